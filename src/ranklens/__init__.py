@@ -1,0 +1,26 @@
+"""ranklens: evaluate regression and scoring models the way they are used.
+
+To rank (Rosset, Perlich & Zadrozny), to target (profit, gain and lift curves), to catch rare
+extremes (Torgo & Ribeiro's utility-based precision and recall) and to bound uncertainty (interval
+scores, bootstrap comparisons). Every public function takes ``(y_true, y_pred, *, ...)`` like
+scikit-learn and accepts NumPy, pandas or polars inputs.
+"""
+
+from __future__ import annotations
+
+from ranklens.compare import *  # noqa: F403
+from ranklens.curves import *  # noqa: F403
+from ranklens.error_curves import *  # noqa: F403
+from ranklens.exceptions import RanklensWarning as RanklensWarning
+from ranklens.exceptions import UndefinedMetricWarning as UndefinedMetricWarning
+from ranklens.intervals import *  # noqa: F403
+from ranklens.listwise import *  # noqa: F403
+from ranklens.metrics import available_metrics as available_metrics
+from ranklens.metrics import get_metric as get_metric
+from ranklens.ranking import *  # noqa: F403
+from ranklens.relevance import *  # noqa: F403
+from ranklens.residual import *  # noqa: F403
+from ranklens.robustness import *  # noqa: F403
+from ranklens.utility import *  # noqa: F403
+
+__version__ = "0.1.0"

@@ -1,0 +1,47 @@
+"""The metric registry: every scalar measure by name, with its direction and family.
+
+>>> from ranklens.metrics import get_metric, available_metrics
+>>> get_metric("kendall_tau").higher_is_better
+True
+
+Measures register themselves where they are defined (``ranklens._registry.register_metric``);
+importing this module imports every measure module so the registry is complete.
+"""
+
+from __future__ import annotations
+
+from ranklens import (  # noqa: F401  (imported for their registrations)
+    curves,
+    error_curves,
+    intervals,
+    listwise,
+    ranking,
+    relevance,
+    residual,
+    robustness,
+    utility,
+)
+from ranklens._registry import _REGISTRY, FAMILIES, MetricSpec
+
+__all__ = ["FAMILIES", "MetricSpec", "available_metrics", "get_metric"]
+
+
+def get_metric(name: str) -> MetricSpec:
+    """The :class:`MetricSpec` registered under ``name``; ``ValueError`` lists the valid names."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown metric {name!r}; available: {', '.join(sorted(_REGISTRY))}"
+        ) from None
+
+
+def available_metrics(family: str | None = None, *, inputs: str | None = None) -> tuple[str, ...]:
+    """Names of registered metrics, optionally restricted to a family and an input kind."""
+    if family is not None and family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}; got {family!r}")
+    return tuple(
+        name
+        for name, spec in sorted(_REGISTRY.items())
+        if (family is None or spec.family == family) and (inputs is None or spec.inputs == inputs)
+    )
