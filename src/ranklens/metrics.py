@@ -11,6 +11,7 @@ importing this module imports every measure module so the registry is complete.
 from __future__ import annotations
 
 from ranklens import (  # noqa: F401  (imported for their registrations)
+    agreement,
     curves,
     error_curves,
     intervals,
