@@ -47,6 +47,12 @@ class Result:
         """All fields as plain Python objects (lists, floats, ints), ready for ``json.dumps``."""
         return {f.name: to_builtin(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
+    def _repr_html_(self) -> str:
+        """A compact HTML table of the fields for notebooks (arrays are summarised, not dumped)."""
+        from ranklens.report.render import result_html
+
+        return result_html(self)
+
     def __repr__(self) -> str:
         parts = []
         for f in dataclasses.fields(self):

@@ -15,6 +15,8 @@ from numpy.typing import NDArray
 
 __all__ = [
     "as_1d_float",
+    "as_2d_float",
+    "as_group_codes",
     "check_fraction",
     "check_pair",
     "check_positive_int",
@@ -171,3 +173,58 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
     return int(value)
+
+
+def as_2d_float(x: Any, name: str, *, n_rows: int) -> FloatArray:
+    """Return ``x`` as a finite float64 array of shape ``(n_rows, K)``; 1-D input is one column.
+
+    Accepts NumPy arrays, nested lists and pandas / polars DataFrames (one column per level).
+    """
+    arr = _to_numpy(x, name)
+    if arr.ndim == 1:
+        arr = arr.reshape(-1, 1)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 1-D or 2-D (rows x levels); got shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}") from None
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    if out.shape[0] != n_rows:
+        raise ValueError(f"{name} has {out.shape[0]} rows but the data have length {n_rows}")
+    if out.shape[1] == 0:
+        raise ValueError(f"{name} has no columns; at least one is needed")
+    if not np.isfinite(out).all():
+        row, col = (int(v[0]) for v in np.nonzero(~np.isfinite(out)))
+        raise ValueError(
+            f"{name} contains non-finite values (first at row {row}, column {col}: "
+            f"{out[row, col]!r})"
+        )
+    return out
+
+
+def as_group_codes(groups: Any, n: int, *, name: str = "groups") -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes ``0..G-1`` (in sorted label order) and the sorted unique labels of ``groups``.
+
+    Labels may be numbers or strings (NumPy, pandas, polars); missing labels are rejected.
+    """
+    arr = _to_numpy(groups, name)
+    if arr.ndim == 2 and 1 in arr.shape and arr.size > 0:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has length {arr.shape[0]} but the data have length {n}")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        first = int(np.flatnonzero(np.isnan(arr))[0])
+        raise ValueError(f"{name} contains NaN labels (first at position {first})")
+    if arr.dtype.kind == "O":
+        missing = [i for i, v in enumerate(arr) if v is None or (isinstance(v, float) and v != v)]
+        if missing:
+            raise ValueError(f"{name} contains missing labels (first at position {missing[0]})")
+    try:
+        labels, codes = np.unique(arr, return_inverse=True)
+    except TypeError:
+        raise ValueError(f"{name} mixes label types that cannot be ordered") from None
+    return np.ascontiguousarray(codes.reshape(-1), dtype=np.int64), labels

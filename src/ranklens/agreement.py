@@ -1,5 +1,225 @@
-"""Placeholder: filled in by the issue that owns this module."""
+"""Do two metrics pick the same models? Agreement between metric rankings (seed 001 Sect. 5.2).
+
+Torgo & Ribeiro (2009, Figure 2) rank 57 models by MAD and by utility-based F and show the two
+rankings barely agree: the top five differ completely and MAD's top ten sit below F's 45th place.
+:func:`compare_metric_rankings` reproduces that analysis for any registered metrics: it scores
+every model with every metric, ranks the models per metric (using each metric's registered
+direction, never its name) and reports Kendall's tau-b and the top-k overlap for every pair of
+metrics.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import dataclasses
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ranklens._results import Result
+from ranklens._validation import as_1d_float, check_pair, check_positive_int, check_sample_weight
+from ranklens.exceptions import RanklensWarning, warn_undefined
+
+__all__ = ["MetricRankingComparison", "compare_metric_rankings"]
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class MetricRankingComparison(Result):
+    """Models ranked by several metrics and the agreement between those rankings.
+
+    Attributes
+    ----------
+    models, metrics : tuple of str
+        Row and column labels.
+    higher_is_better : tuple of bool
+        Registered direction of each metric.
+    scores : ndarray of shape (n_models, n_metrics)
+        Each model's value of each metric (NaN where undefined).
+    ranks : ndarray of shape (n_models, n_metrics)
+        Rank of each model under each metric, 1 = best; ties share their average rank; models
+        with an undefined (NaN) score rank below every scored model (seed 001 footnote 8: models
+        that issue no event signal "have no precision score").
+    kendall_tau, kendall_pvalue : ndarray of shape (n_metrics, n_metrics)
+        Kendall's tau-b between the rankings of each pair of metrics and its two-sided p-value
+        (``scipy.stats.kendalltau``; exact for small untied cases). NaN where a ranking is
+        constant.
+    top_k : int
+    top_k_overlap : ndarray of shape (n_metrics, n_metrics)
+        |top-k(a) & top-k(b)| / k. The top k are the k best ranks, ties at the boundary broken by
+        the order of ``predictions``.
+    best_models : tuple of str
+        The best model under each metric (first in ``predictions`` order on ties).
+    """
+
+    models: tuple[str, ...]
+    metrics: tuple[str, ...]
+    higher_is_better: tuple[bool, ...]
+    scores: FloatArray
+    ranks: FloatArray
+    kendall_tau: FloatArray
+    kendall_pvalue: FloatArray
+    top_k: int
+    top_k_overlap: FloatArray
+    best_models: tuple[str, ...]
+
+
+def _metric_scores(
+    spec: Any, y_true: FloatArray, preds: list[FloatArray], w: FloatArray | None
+) -> FloatArray:
+    """Score every model with one metric, re-issuing each distinct warning once (not per model)."""
+    kwargs = {} if w is None else {"sample_weight": w}
+    out = np.empty(len(preds))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RanklensWarning)
+        for i, p in enumerate(preds):
+            out[i] = float(spec.func(y_true, p, **kwargs))
+    seen: set[tuple[type, str]] = set()
+    for rec in caught:
+        key = (rec.category, str(rec.message))
+        if key in seen:
+            continue
+        seen.add(key)
+        warnings.warn_explicit(
+            rec.message, rec.category, rec.filename, rec.lineno, source=rec.source
+        )
+    return out
+
+
+def _goodness(scores: FloatArray, higher_is_better: bool) -> FloatArray:
+    """Scores oriented so larger is better, NaN (undefined) below everything."""
+    g = scores if higher_is_better else -scores
+    return np.where(np.isnan(g), -np.inf, g)
+
+
+def compare_metric_rankings(
+    y_true: Any,
+    predictions: Mapping[str, Any],
+    metrics: Sequence[str],
+    *,
+    top_k: int = 5,
+    sample_weight: Any = None,
+) -> MetricRankingComparison:
+    r"""Rank many models by each metric and measure how much the rankings agree.
+
+    The analysis of Torgo & Ribeiro (2009), seed 001 Sect. 5.2 and Figure 2 (MAD vs utility F):
+    for every metric the models are ranked by their score in the metric's registered direction
+    (:func:`ranklens.get_metric`), and every pair of rankings is compared by Kendall's tau-b (1:
+    same order, -1: reversed) with its p-value, and by the overlap of their top-k sets.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+    predictions : mapping of str to array-like of shape (n,)
+        Model name -> predictions; at least two models.
+    metrics : sequence of str
+        Registered point metrics (see :func:`ranklens.available_metrics`), at least one. Each is
+        called as ``f(y_true, y_pred[, sample_weight=...])`` with its defaults; for utility
+        measures that means the default box-plot relevance of ``y_true``.
+    top_k : int, default 5
+        Size of the top sets compared (capped at the number of models).
+    sample_weight : array-like of shape (n,), optional
+        Case weights passed to every metric.
+
+    Returns
+    -------
+    MetricRankingComparison
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Kendall's tau is undefined for a pair where one ranking is constant (NaN is reported);
+        warnings raised by the metrics are passed on once each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.arange(10.0)
+    >>> preds = {"a": y + 0.1, "b": y[::-1], "c": y + 1.0}
+    >>> res = compare_metric_rankings(y, preds, ["mae", "kendall_tau"], top_k=1)  # doctest: +SKIP
+    """
+    from ranklens.metrics import get_metric
+
+    if not isinstance(predictions, Mapping):
+        raise ValueError(
+            f"predictions must be a mapping of model name to predictions; "
+            f"got {type(predictions).__name__}"
+        )
+    if len(predictions) < 2:
+        raise ValueError(f"predictions needs at least two models; got {len(predictions)}")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metric_names = tuple(metrics)
+    if not metric_names:
+        raise ValueError("metrics needs at least one metric name; got none")
+    if len(set(metric_names)) != len(metric_names):
+        raise ValueError(f"metrics contains duplicates: {list(metric_names)}")
+    specs = [get_metric(name) for name in metric_names]
+    for spec in specs:
+        if spec.inputs != "point":
+            raise ValueError(
+                f"metric {spec.name!r} needs {spec.inputs} predictions; only point metrics "
+                "can be compared here"
+            )
+    top_k = check_positive_int(top_k, "top_k")
+    y = as_1d_float(y_true, "y_true", min_n=2)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    model_names = tuple(str(name) for name in predictions)
+    preds = [
+        check_pair(y, p, names=("y_true", f"predictions[{name!r}]"))[1]
+        for name, p in zip(model_names, predictions.values(), strict=True)
+    ]
+    for spec in specs:
+        if w is not None and not spec.supports_sample_weight:
+            raise ValueError(f"metric {spec.name!r} does not accept sample_weight")
+
+    from scipy.stats import kendalltau, rankdata
+
+    n_models, n_metrics = len(preds), len(specs)
+    k = min(top_k, n_models)
+    scores = np.column_stack([_metric_scores(spec, y, preds, w) for spec in specs])
+    goodness = np.column_stack(
+        [_goodness(scores[:, j], spec.higher_is_better) for j, spec in enumerate(specs)]
+    )
+    # rankdata ranks ascending; rank the negated goodness so 1 = best, -inf (undefined) last.
+    ranks = np.column_stack([rankdata(-goodness[:, j], method="average") for j in range(n_metrics)])
+    tops = [set(np.argsort(-goodness[:, j], kind="stable")[:k].tolist()) for j in range(n_metrics)]
+
+    tau = np.eye(n_metrics)
+    pval = np.zeros((n_metrics, n_metrics))
+    overlap = np.eye(n_metrics)
+    constant = [bool(np.all(ranks[:, j] == ranks[0, j])) for j in range(n_metrics)]
+    for a in range(n_metrics):
+        if constant[a]:
+            tau[a, a] = pval[a, a] = math.nan
+        for b in range(a + 1, n_metrics):
+            if constant[a] or constant[b]:
+                t, p = math.nan, math.nan
+                which = metric_names[a] if constant[a] else metric_names[b]
+                warn_undefined(
+                    f"Kendall's tau between {metric_names[a]!r} and {metric_names[b]!r} is "
+                    f"undefined: {which!r} gives every model the same rank; returning NaN"
+                )
+            else:
+                res = kendalltau(ranks[:, a], ranks[:, b])
+                t, p = float(res.statistic), float(res.pvalue)
+            tau[a, b] = tau[b, a] = t
+            pval[a, b] = pval[b, a] = p
+            overlap[a, b] = overlap[b, a] = len(tops[a] & tops[b]) / k
+    best = tuple(model_names[int(np.argmax(goodness[:, j]))] for j in range(n_metrics))
+    return MetricRankingComparison(
+        models=model_names,
+        metrics=metric_names,
+        higher_is_better=tuple(spec.higher_is_better for spec in specs),
+        scores=scores,
+        ranks=ranks,
+        kendall_tau=tau,
+        kendall_pvalue=pval,
+        top_k=k,
+        top_k_overlap=overlap,
+        best_models=best,
+    )

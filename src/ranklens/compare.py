@@ -1,5 +1,1042 @@
-"""Placeholder: filled in by the issue that owns this module."""
+"""Comparing models with statistics: paired bootstrap, permutation tests and curve bands.
+
+A difference between two models means little without its uncertainty. Rosset, Perlich & Zadrozny
+(seed 000, Sect. 5.3 and Table 2; seed 002, Sect. 6.3) resample the test set, estimate the standard
+deviation of the difference between two models for each measure, and turn difference / SD into a
+Gaussian p-value; Figure 5 (seed 002, Sect. 6.4) repeats this along the cutoff AUC curve. This
+module does that for any registered metric and any number of models:
+
+* :func:`compare_models` - every model's value and confidence interval per metric, and per pair of
+  models the difference, its bootstrap standard deviation, the Gaussian p-value (Table 2's layout)
+  and a percentile or BCa interval; or a paired permutation (sign-flip) test.
+* :func:`curve_bands` - bootstrap bands for the cutoff AUC, rank lift, gain and lift curves on a
+  fixed grid, and for two models the fraction of replicates in which A beats B at each cutoff.
+* :func:`ranking_agreement` - Kendall's tau and Spearman's rho between two models' predictions
+  (seed 002, Sect. 7: 0.9 and 0.984 for the linear model against the neural network).
+
+How the resampling works
+------------------------
+A bootstrap replicate draws ``n`` rows with replacement. Instead of materialising the resampled
+arrays, each replicate is a vector of *multiplicities* ``c_i`` (how often row ``i`` was drawn) and
+every measure is evaluated with case weights ``c_i * sample_weight_i``; for every registered
+weighted measure this equals the measure on the materialised resample (integer weights are repeated
+rows). One multiplicity matrix serves every metric and every model, so the comparison is *paired*:
+the difference of two models is computed on the same resample. Replicate ``b`` draws its row
+indices with ``numpy.random.Generator.integers`` from a child of ``random_state``, one call per
+replicate in replicate order, so the numbers depend only on ``random_state`` - neither on the
+number of threads nor on how the replicates are grouped into blocks - and the first ``B``
+replicates of a longer run are the same ``B`` replicates.
+
+Fast paths: mean losses (``mse``, ``rmse``, ``mae``) are weighted means, i.e. a product ``W @ L`` of
+the multiplicity matrix with the per-row losses; the rank measures run the two-stage weighted
+kernels of :mod:`ranklens._kernels.ranking` (sort once, then an O(n log n) sweep per replicate
+with new weights). Both run over the replicates of a block in a numba ``prange`` loop. Every other
+registered metric is evaluated by calling its function with ``sample_weight`` once per replicate.
+A fast path is used only after it reproduces the registered function on the full sample.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import dataclasses
+import itertools
+import math
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from ranklens._kernels import compare as _kc
+from ranklens._registry import MetricSpec
+from ranklens._results import Result
+from ranklens._validation import (
+    as_1d_float,
+    check_pair,
+    check_positive_int,
+    check_probability,
+    check_sample_weight,
+)
+from ranklens.exceptions import RanklensWarning, warn_undefined
+
+__all__ = [
+    "DEFAULT_COMPARISON_METRICS",
+    "ComparisonResult",
+    "compare_models",
+]
+
+#: Seed 000 Table 2's measures, in its order.
+DEFAULT_COMPARISON_METRICS: tuple[str, ...] = ("rmse", "mae", "kendall_tau", "spearman_rho")
+
+# At most this many float64 cells in one block of replicate weights (32 MiB); the block size only
+# affects memory and parallelism, never the numbers.
+_BLOCK_CELLS = 1 << 22
+_MAX_BLOCK_ROWS = 64
+# Groups of the grouped jackknife that estimates the BCa acceleration (the full jackknife when
+# n is smaller). Efron & Narasimhan (2020, bcaboot::bcajack) show a few dozen groups suffice.
+_JACKKNIFE_GROUPS = 100
+# A progress bar appears when the projected run time exceeds this many seconds.
+_PROGRESS_AFTER_S = 1.0
+
+_METHODS = ("bootstrap", "permutation")
+_INTERVALS = ("bca", "percentile")
+
+
+# --------------------------------------------------------------------------------------------
+# results
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class ComparisonResult(Result):
+    """Per metric each model's value and uncertainty; per pair of models the difference and test.
+
+    Arrays are indexed ``[metric, model]`` (in the order of :attr:`metrics` and :attr:`models`)
+    or ``[metric, pair]`` (in the order of :attr:`pairs`).
+
+    Attributes
+    ----------
+    models, metrics : tuple of str
+        Model names (keys of ``predictions``) and registry names of the metrics.
+    higher_is_better : tuple of bool
+        Direction of each metric, from the registry.
+    values : ndarray, shape (n_metrics, n_models)
+        The metric on the full sample (the registered function, with ``sample_weight``).
+    std_error : ndarray, shape (n_metrics, n_models)
+        Bootstrap standard deviation of each value (NaN for ``method="permutation"``).
+    ci_lower, ci_upper : ndarray, shape (n_metrics, n_models)
+        Percentile or BCa confidence interval of each value (NaN for ``method="permutation"``).
+    pairs : tuple of (str, str)
+        Every pair ``(a, b)`` of models, ``a`` before ``b`` in the order given.
+    difference : ndarray, shape (n_metrics, n_pairs)
+        ``value[a] - value[b]`` in the metric's units (Table 2's "Absolute Difference" is its
+        absolute value).
+    difference_sd : ndarray, shape (n_metrics, n_pairs)
+        Bootstrap standard deviation of the paired difference (Table 2's "Std. Dev."); for
+        ``method="permutation"`` the standard deviation of its permutation null distribution.
+    z : ndarray, shape (n_metrics, n_pairs)
+        ``difference / difference_sd``.
+    p_value : ndarray, shape (n_metrics, n_pairs)
+        Two-sided p-value for "no difference": ``2 * Phi(-|z|)`` for the bootstrap (Gaussian
+        approximation, seed 000 Sect. 5.3), ``(1 + #{|d*| >= |d|}) / (B + 1)`` for the
+        permutation test.
+    p_value_one_sided : ndarray, shape (n_metrics, n_pairs)
+        One-sided in the direction of the observed difference: ``Phi(-|z|)``, the convention of
+        seed 000 Table 2 (its 0.14778 for RMSE is ``Phi(-96890 / 92649)``); half of
+        ``p_value`` for the bootstrap. Chosen after seeing the data, so prefer ``p_value``.
+    difference_ci_lower, difference_ci_upper : ndarray, shape (n_metrics, n_pairs)
+        Percentile or BCa interval of the difference (NaN for ``method="permutation"``).
+    tau_variance_bootstrap, tau_variance_noether, tau_variance_unbiased : ndarray or None
+        Per model, when ``"kendall_tau"`` is among the metrics (else None): the bootstrap variance
+        of Kendall's tau, Noether's plug-in variance (seed 000 eq. 6) and the unbiased U-statistic
+        variance (NOTES.md); seed 000 Sect. 5.3 reports 0.00103 (bootstrap) against 0.00097
+        (Noether) for its model M2.
+    n_undefined : ndarray, shape (n_metrics, n_models)
+        Bootstrap replicates in which the metric was undefined (e.g. a constant resample); they are
+        left out of the standard errors and intervals (a warning says so).
+    evaluation : tuple of str
+        Per metric, ``"kernel"`` (a vectorised fast path) or ``"generic"`` (the registered
+        function called once per replicate).
+    method, interval : str
+        ``"bootstrap"`` or ``"permutation"``; ``"bca"``, ``"percentile"`` or ``"none"``.
+    n_bootstrap : int
+        Bootstrap replicates, or random sign-flips of the permutation test.
+    confidence_level : float
+    replicates : ndarray, shape (n_bootstrap, n_metrics, n_models)
+        The bootstrap replicates of every value (empty for the permutation test).
+    null_differences : ndarray, shape (n_bootstrap, n_metrics, n_pairs)
+        The permuted differences (empty for the bootstrap).
+    """
+
+    models: tuple[str, ...]
+    metrics: tuple[str, ...]
+    higher_is_better: tuple[bool, ...]
+    values: np.ndarray
+    std_error: np.ndarray
+    ci_lower: np.ndarray
+    ci_upper: np.ndarray
+    pairs: tuple[tuple[str, str], ...]
+    difference: np.ndarray
+    difference_sd: np.ndarray
+    z: np.ndarray
+    p_value: np.ndarray
+    p_value_one_sided: np.ndarray
+    difference_ci_lower: np.ndarray
+    difference_ci_upper: np.ndarray
+    tau_variance_bootstrap: np.ndarray | None
+    tau_variance_noether: np.ndarray | None
+    tau_variance_unbiased: np.ndarray | None
+    n_undefined: np.ndarray
+    evaluation: tuple[str, ...]
+    method: str
+    interval: str
+    n_bootstrap: int
+    confidence_level: float
+    replicates: np.ndarray = dataclasses.field(repr=False)
+    null_differences: np.ndarray = dataclasses.field(repr=False)
+
+    def value(self, metric: str, model: str) -> float:
+        """The value of ``metric`` for ``model``."""
+        return float(self.values[self._metric_index(metric), self._model_index(model)])
+
+    def to_frame(self) -> pd.DataFrame:
+        """Seed 000 Table 2's layout, tidy: one row per metric and pair of models.
+
+        Columns: ``metric, model_a, model_b, value_a, value_b, difference, difference_sd, z,
+        p_value, p_value_one_sided, difference_ci_lower, difference_ci_upper, better,
+        higher_is_better`` (``better`` names the model with the better value, or is empty when
+        the values are equal).
+        """
+        rows = []
+        for k, metric in enumerate(self.metrics):
+            for p, (a, b) in enumerate(self.pairs):
+                ia, ib = self._model_index(a), self._model_index(b)
+                va, vb = self.values[k, ia], self.values[k, ib]
+                rows.append(
+                    {
+                        "metric": metric,
+                        "model_a": a,
+                        "model_b": b,
+                        "value_a": va,
+                        "value_b": vb,
+                        "difference": self.difference[k, p],
+                        "difference_sd": self.difference_sd[k, p],
+                        "z": self.z[k, p],
+                        "p_value": self.p_value[k, p],
+                        "p_value_one_sided": self.p_value_one_sided[k, p],
+                        "difference_ci_lower": self.difference_ci_lower[k, p],
+                        "difference_ci_upper": self.difference_ci_upper[k, p],
+                        "better": _better(a, b, va, vb, self.higher_is_better[k]),
+                        "higher_is_better": self.higher_is_better[k],
+                    }
+                )
+        return pd.DataFrame(rows, columns=_PAIR_COLUMNS)
+
+    def values_frame(self) -> pd.DataFrame:
+        """One row per metric and model: ``metric, model, value, std_error, ci_lower, ci_upper,
+        n_undefined, higher_is_better``."""
+        rows = [
+            {
+                "metric": metric,
+                "model": model,
+                "value": self.values[k, m],
+                "std_error": self.std_error[k, m],
+                "ci_lower": self.ci_lower[k, m],
+                "ci_upper": self.ci_upper[k, m],
+                "n_undefined": int(self.n_undefined[k, m]),
+                "higher_is_better": self.higher_is_better[k],
+            }
+            for k, metric in enumerate(self.metrics)
+            for m, model in enumerate(self.models)
+        ]
+        return pd.DataFrame(rows, columns=_VALUE_COLUMNS)
+
+    def _metric_index(self, metric: str) -> int:
+        try:
+            return self.metrics.index(metric)
+        except ValueError:
+            raise ValueError(
+                f"metric {metric!r} is not in this comparison: {self.metrics}"
+            ) from None
+
+    def _model_index(self, model: str) -> int:
+        try:
+            return self.models.index(model)
+        except ValueError:
+            raise ValueError(f"model {model!r} is not in this comparison: {self.models}") from None
+
+
+_PAIR_COLUMNS = [
+    "metric",
+    "model_a",
+    "model_b",
+    "value_a",
+    "value_b",
+    "difference",
+    "difference_sd",
+    "z",
+    "p_value",
+    "p_value_one_sided",
+    "difference_ci_lower",
+    "difference_ci_upper",
+    "better",
+    "higher_is_better",
+]
+_VALUE_COLUMNS = [
+    "metric",
+    "model",
+    "value",
+    "std_error",
+    "ci_lower",
+    "ci_upper",
+    "n_undefined",
+    "higher_is_better",
+]
+
+
+def _better(a: str, b: str, va: float, vb: float, higher_is_better: bool) -> str:
+    if not (np.isfinite(va) and np.isfinite(vb)) or va == vb:
+        return ""
+    return a if (va > vb) == higher_is_better else b
+
+
+# --------------------------------------------------------------------------------------------
+# input checks
+# --------------------------------------------------------------------------------------------
+
+
+def _check_predictions(
+    y_true: Any, predictions: Any, *, min_models: int = 1
+) -> tuple[np.ndarray, tuple[str, ...], np.ndarray]:
+    """``y_true`` as float64, model names and a ``(n_models, n)`` prediction matrix."""
+    columns = getattr(predictions, "columns", None)
+    if columns is not None and not isinstance(predictions, Mapping):
+        # pandas or polars DataFrame: one model per column.
+        items = [(str(c), predictions[c]) for c in columns]
+    elif isinstance(predictions, Mapping):
+        items = [(str(k), v) for k, v in predictions.items()]
+    else:
+        raise ValueError(
+            "predictions must be a mapping from model name to predictions, e.g. "
+            f"{{'m1': p1, 'm2': p2}}, or a DataFrame with one column per model; "
+            f"got {type(predictions).__name__}"
+        )
+    if len(items) < min_models:
+        raise ValueError(f"predictions must hold at least {min_models} model(s); got {len(items)}")
+    names = tuple(name for name, _ in items)
+    if len(set(names)) != len(names):
+        raise ValueError(f"predictions has duplicate model names: {names}")
+    y = as_1d_float(y_true, "y_true", min_n=2)
+    preds = np.empty((len(items), y.shape[0]), dtype=np.float64)
+    for m, (name, pred) in enumerate(items):
+        _, preds[m] = check_pair(y, pred, names=("y_true", f"predictions[{name!r}]"))
+    return y, names, preds
+
+
+def _resolve_metrics(metrics: Any, *, weighted: bool) -> list[MetricSpec]:
+    from ranklens.metrics import get_metric
+
+    if isinstance(metrics, str | MetricSpec):
+        metrics = [metrics]
+    if not isinstance(metrics, Sequence) or len(metrics) == 0:
+        raise ValueError(f"metrics must be a non-empty sequence of metric names; got {metrics!r}")
+    specs = [m if isinstance(m, MetricSpec) else get_metric(m) for m in metrics]
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"metrics has duplicate names: {names}")
+    for spec in specs:
+        if spec.order_dependent:
+            raise ValueError(
+                f"metric {spec.name!r} depends on the order of the rows, so resampling or "
+                "permuting rows would change what it measures; it cannot be compared here"
+            )
+        if spec.inputs != "point":
+            raise ValueError(
+                f"metric {spec.name!r} needs {spec.inputs} predictions (lower and upper bounds); "
+                "compare_models takes point predictions"
+            )
+        if weighted and not spec.supports_sample_weight:
+            raise ValueError(f"metric {spec.name!r} does not accept sample_weight")
+    return specs
+
+
+def _point_value(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, sw: np.ndarray | None) -> float:
+    if spec.supports_sample_weight:
+        return float(spec.func(y, pred, sample_weight=sw))
+    return float(spec.func(y, pred))
+
+
+# --------------------------------------------------------------------------------------------
+# replicate weights
+# --------------------------------------------------------------------------------------------
+
+
+def _block_rows(n: int) -> int:
+    return max(1, min(_MAX_BLOCK_ROWS, _BLOCK_CELLS // n))
+
+
+def _bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Iterator[np.ndarray]:
+    """Blocks of multiplicity rows, each row from one ``rng.integers`` call (one replicate)."""
+    dtype = np.int32 if n < 2**31 - 1 else np.int64
+    rows = _block_rows(n)
+    indices = np.empty((rows, n), dtype=dtype)
+    for start in range(0, n_replicates, rows):
+        stop = min(start + rows, n_replicates)
+        for r in range(stop - start):
+            indices[r] = rng.integers(0, n, size=n, dtype=dtype)
+        yield _kc.multiplicities_from_indices(indices[: stop - start], n)
+
+
+def _jackknife_groups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, int]:
+    """A random partition of the rows into ``min(n, 100)`` near-equal groups."""
+    n_groups = min(n, _JACKKNIFE_GROUPS)
+    groups = np.empty(n, dtype=np.int64)
+    groups[rng.permutation(n)] = np.arange(n) % n_groups
+    return groups, n_groups
+
+
+def _jackknife_blocks(groups: np.ndarray, n_groups: int) -> Iterator[np.ndarray]:
+    """Blocks of delete-one-group multiplicities (one row per group: ones, zeros in the group)."""
+    n = groups.shape[0]
+    rows = _block_rows(n)
+    for start in range(0, n_groups, rows):
+        stop = min(start + rows, n_groups)
+        block = np.ones((stop - start, n), dtype=np.float64)
+        for g in range(start, stop):
+            block[g - start, groups == g] = 0.0
+        yield block
+
+
+def _swap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Iterator[np.ndarray]:
+    """Blocks of swap indicators: each row one fair coin per observation (one ``rng`` call)."""
+    rows = _block_rows(n)
+    for start in range(0, n_replicates, rows):
+        stop = min(start + rows, n_replicates)
+        block = np.empty((stop - start, n), dtype=np.bool_)
+        for r in range(stop - start):
+            block[r] = rng.random(n) < 0.5
+        yield block
+
+
+# --------------------------------------------------------------------------------------------
+# evaluators: one per group of metrics sharing a code path
+# --------------------------------------------------------------------------------------------
+
+
+class _Evaluator:
+    """Evaluates some of the metrics (``positions`` in the metric list) for every model."""
+
+    path = "generic"
+
+    def __init__(self, positions: list[int]) -> None:
+        self.positions = positions
+
+    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
+        """``(rows, len(positions), n_models)`` values for weights ``multiplicity * w``."""
+        raise NotImplementedError
+
+    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
+        """``(rows, len(positions), 2)`` values of models a and b after swapping predictions."""
+        raise NotImplementedError
+
+
+def _ratio_forms() -> dict[Callable[..., float], Any]:
+    """Issue 3's description of its mean-type measures: ``finalize(sum w num / sum w den)``."""
+    from ranklens import residual
+
+    return getattr(residual, "_RATIO_FORMS", {})
+
+
+class _RatioFormEvaluator(_Evaluator):
+    """Weighted ratios of per-row sums, ``finalize(sum w num / sum w den)`` (``den = 1`` if None).
+
+    Covers every mean loss of :mod:`ranklens.residual` (mse, rmse, mae, log_rmse, rmspe, ...): the
+    numerators and denominators of every model form the columns of one matrix ``L`` and a block of
+    replicates is the product ``W @ L``, one numba pass over the block.
+    """
+
+    path = "kernel"
+
+    def __init__(
+        self,
+        positions: list[int],
+        forms: list[Any],
+        y: np.ndarray,
+        preds: np.ndarray,
+        base_weight: np.ndarray,
+    ) -> None:
+        super().__init__(positions)
+        self.forms = forms
+        self.base_weight = base_weight
+        self.n_models = preds.shape[0]
+        # Per model, the columns: numerator of each form, then the denominators that exist.
+        self.den_column: list[int | None] = []
+        for form in forms:
+            if form.denominator is None:
+                self.den_column.append(None)
+            else:
+                self.den_column.append(len(forms) + sum(c is not None for c in self.den_column))
+        with np.errstate(all="ignore"):
+            self.columns = [
+                np.stack(
+                    [form.numerator(y, pred) for form in forms]
+                    + [form.denominator(y, pred) for form in forms if form.denominator is not None],
+                    axis=1,
+                )
+                for pred in preds
+            ]
+        self.n_columns = self.columns[0].shape[1]
+        # (n, n_models * n_columns), model-major: one kernel pass serves every model.
+        self.flat = np.ascontiguousarray(np.concatenate(self.columns, axis=1))
+
+    def _finish(self, sums: np.ndarray, totals: np.ndarray) -> np.ndarray:
+        """``(rows, n_forms)`` metric values of one model from its column sums."""
+        out = np.empty((sums.shape[0], len(self.forms)))
+        with np.errstate(all="ignore"):
+            for j, form in enumerate(self.forms):
+                den = totals if self.den_column[j] is None else sums[:, self.den_column[j]]
+                out[:, j] = form.finalize(sums[:, j] / den)
+        return out
+
+    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
+        sums, totals = _kc.weighted_loss_sums(multiplicity, self.base_weight, self.flat)
+        c = self.n_columns
+        return np.stack(
+            [self._finish(sums[:, m * c : (m + 1) * c], totals) for m in range(self.n_models)],
+            axis=2,
+        )
+
+    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
+        sums_a, sums_b = _kc.swapped_loss_sums(
+            swaps, self.base_weight, self.columns[a], self.columns[b]
+        )
+        total = np.full(swaps.shape[0], self.base_weight.sum())
+        return np.stack([self._finish(sums_a, total), self._finish(sums_b, total)], axis=2)
+
+
+class _GenericEvaluator(_Evaluator):
+    """Any registered metric: its function called once per replicate with ``sample_weight``."""
+
+    def __init__(
+        self,
+        positions: list[int],
+        specs: list[MetricSpec],
+        y: np.ndarray,
+        preds: np.ndarray,
+        sample_weight: np.ndarray | None,
+    ) -> None:
+        super().__init__(positions)
+        self.specs = specs
+        self.y = y
+        self.preds = preds
+        self.sample_weight = sample_weight
+
+    def _call(
+        self, spec: MetricSpec, y: np.ndarray, pred: np.ndarray, w: np.ndarray | None
+    ) -> float:
+        try:
+            return float(spec.func(y, pred, sample_weight=w))
+        except (ValueError, ZeroDivisionError, FloatingPointError):
+            # The full sample was fine (its value was computed first), so a failure here is a
+            # degenerate resample: count it as an undefined replicate.
+            return math.nan
+
+    def _call_materialised(self, spec: MetricSpec, counts: np.ndarray, pred: np.ndarray) -> float:
+        rows = np.repeat(np.arange(counts.shape[0]), counts.astype(np.int64))
+        try:
+            return float(spec.func(self.y[rows], pred[rows]))
+        except (ValueError, ZeroDivisionError, FloatingPointError):
+            return math.nan
+
+    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
+        out = np.empty((multiplicity.shape[0], len(self.specs), self.preds.shape[0]))
+        with _quiet():
+            for r, counts in enumerate(multiplicity):
+                w = counts if self.sample_weight is None else counts * self.sample_weight
+                for k, spec in enumerate(self.specs):
+                    for m, pred in enumerate(self.preds):
+                        if spec.supports_sample_weight:
+                            out[r, k, m] = self._call(spec, self.y, pred, w)
+                        else:
+                            out[r, k, m] = self._call_materialised(spec, counts, pred)
+        return out
+
+    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
+        out = np.empty((swaps.shape[0], len(self.specs), 2))
+        pa, pb = self.preds[a], self.preds[b]
+        with _quiet():
+            for r, swap in enumerate(swaps):
+                mix_a = np.where(swap, pb, pa)
+                mix_b = np.where(swap, pa, pb)
+                for k, spec in enumerate(self.specs):
+                    w = self.sample_weight if spec.supports_sample_weight else None
+                    call = self._call if spec.supports_sample_weight else _call_unweighted
+                    out[r, k, 0] = call(spec, self.y, mix_a, w)
+                    out[r, k, 1] = call(spec, self.y, mix_b, w)
+        return out
+
+
+def _call_unweighted(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, _w: Any) -> float:
+    try:
+        return float(spec.func(y, pred))
+    except (ValueError, ZeroDivisionError, FloatingPointError):
+        return math.nan
+
+
+class _quiet:
+    """Silence ranklens and NumPy warnings inside replicates (undefined ones are counted)."""
+
+    def __enter__(self) -> None:
+        self._warnings = warnings.catch_warnings()
+        self._warnings.__enter__()
+        warnings.simplefilter("ignore", RanklensWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        self._errstate = np.errstate(all="ignore")
+        self._errstate.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self._errstate.__exit__(*exc)
+        self._warnings.__exit__(*exc)
+
+
+def _build_evaluators(
+    specs: list[MetricSpec],
+    y: np.ndarray,
+    preds: np.ndarray,
+    sample_weight: np.ndarray | None,
+    values: np.ndarray,
+) -> list[_Evaluator]:
+    """Fast evaluators for the metrics that have one (verified on the full sample), else generic."""
+    base_weight = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+    factories: list[tuple[list[int], Callable[[list[int]], _Evaluator]]] = []
+    forms = _ratio_forms()
+    ratio_positions = [k for k, s in enumerate(specs) if s.func in forms]
+    if ratio_positions:
+        factories.append(
+            (
+                ratio_positions,
+                lambda pos: _RatioFormEvaluator(
+                    pos, [forms[specs[k].func] for k in pos], y, preds, base_weight
+                ),
+            )
+        )
+    factories.extend(_rank_factories(specs, y, preds, base_weight))
+
+    evaluators: list[_Evaluator] = []
+    ones = np.ones((1, y.shape[0]))
+    for positions, factory in factories:
+        evaluator = factory(positions)
+        with _quiet():
+            full = evaluator.evaluate(ones)[0]
+        # A fast path is used only for the metrics where it reproduces the registered function.
+        agree = [
+            k
+            for j, k in enumerate(positions)
+            if np.allclose(full[j], values[k], rtol=1e-9, atol=1e-12, equal_nan=True)
+        ]
+        if agree:
+            evaluators.append(evaluator if agree == positions else factory(agree))
+    fast = {k for evaluator in evaluators for k in evaluator.positions}
+    generic = [k for k in range(len(specs)) if k not in fast]
+    if generic:
+        evaluators.append(
+            _GenericEvaluator(generic, [specs[k] for k in generic], y, preds, sample_weight)
+        )
+    return evaluators
+
+
+def _rank_factories(
+    specs: list[MetricSpec], y: np.ndarray, preds: np.ndarray, base_weight: np.ndarray
+) -> list[tuple[list[int], Callable[[list[int]], _Evaluator]]]:
+    """The weighted rank-kernel path (issue 2's two-stage kernels)."""
+    return []
+
+
+def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: np.ndarray) -> None:
+    """Fill ``out[rows, metric, model]`` for one block of multiplicities."""
+    for evaluator in evaluators:
+        out[:, evaluator.positions, :] = evaluator.evaluate(multiplicity)
+
+
+# --------------------------------------------------------------------------------------------
+# progress
+# --------------------------------------------------------------------------------------------
+
+
+class _Progress:
+    """A rich progress bar that appears only when the work is projected to exceed ~1 s."""
+
+    def __init__(self, total: int, description: str, enabled: bool | None) -> None:
+        self.total = total
+        self.description = description
+        self.enabled = enabled
+        self.done = 0
+        self.start = time.perf_counter()
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            self._open()
+        return self
+
+    def _open(self) -> None:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self._bar = Progress(console=Console(stderr=True), transient=True)
+        self._bar.start()
+        self._task = self._bar.add_task(self.description, total=self.total, completed=self.done)
+
+    def advance(self, k: int) -> None:
+        self.done += k
+        if self._bar is None and self.enabled is None and self.done < self.total:
+            elapsed = time.perf_counter() - self.start
+            if elapsed / self.done * self.total > _PROGRESS_AFTER_S:
+                self._open()
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# intervals and tests
+# --------------------------------------------------------------------------------------------
+
+
+def _ndtri(p: Any) -> Any:
+    return special.ndtri(p)
+
+
+def _ndtr(z: Any) -> Any:
+    return special.ndtr(z)
+
+
+def _percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
+    alpha = 1.0 - level
+    lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
+
+
+def _bca_interval(
+    reps: np.ndarray, estimate: float, jackknife: np.ndarray, level: float
+) -> tuple[float, float]:
+    """Efron's BCa interval (Efron & Tibshirani 1993, ch. 14), acceleration from the jackknife.
+
+    ``z0 = Phi^-1((#{t* < t} + #{t* = t} / 2) / B)``; ``a = sum d^3 / (6 (sum d^2)^1.5)`` with
+    ``d = mean(t_(g)) - t_(g)`` over the delete-one-group estimates; the interval is the bootstrap
+    quantiles at ``Phi(z0 + (z0 + z_q) / (1 - a (z0 + z_q)))`` for ``z_q = Phi^-1(alpha/2)`` and
+    ``Phi^-1(1 - alpha/2)``. Returns NaNs when every replicate lies on one side of the estimate
+    (then ``z0`` is infinite).
+    """
+    below = np.count_nonzero(reps < estimate) + 0.5 * np.count_nonzero(reps == estimate)
+    z0 = _ndtri(below / reps.shape[0])
+    if not np.isfinite(z0):
+        return math.nan, math.nan
+    jack = jackknife[np.isfinite(jackknife)]
+    d = jack.mean() - jack if jack.size else np.zeros(1)
+    ss = float(np.sum(d * d))
+    accel = float(np.sum(d**3)) / (6.0 * ss**1.5) if ss > 0 else 0.0
+    alpha = 1.0 - level
+    zq = _ndtri(np.array([alpha / 2, 1 - alpha / 2]))
+    shifted = z0 + zq
+    probs = _ndtr(z0 + shifted / (1.0 - accel * shifted))
+    if not np.all(np.isfinite(probs)):
+        return math.nan, math.nan
+    lo, hi = np.quantile(reps, probs)
+    return float(lo), float(hi)
+
+
+def _interval(
+    reps: np.ndarray,
+    estimate: float,
+    jackknife: np.ndarray | None,
+    level: float,
+    interval: str,
+) -> tuple[float, float]:
+    reps = reps[np.isfinite(reps)]
+    if reps.size < 2 or not np.isfinite(estimate):
+        return math.nan, math.nan
+    if interval == "bca":
+        assert jackknife is not None
+        return _bca_interval(reps, estimate, jackknife, level)
+    return _percentile_interval(reps, level)
+
+
+def _sd(reps: np.ndarray) -> float:
+    reps = reps[np.isfinite(reps)]
+    return float(np.std(reps, ddof=1)) if reps.size >= 2 else math.nan
+
+
+# --------------------------------------------------------------------------------------------
+# compare_models
+# --------------------------------------------------------------------------------------------
+
+
+def compare_models(
+    y_true: Any,
+    predictions: Any,
+    *,
+    metrics: Sequence[str] | str = DEFAULT_COMPARISON_METRICS,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    method: str = "bootstrap",
+    interval: str = "bca",
+    random_state: Any = None,
+    sample_weight: Any = None,
+    progress: bool | None = None,
+) -> ComparisonResult:
+    """Compare models on any registered metrics with a paired bootstrap or a permutation test.
+
+    Seed 000 Sect. 5.3 (Table 2) and seed 002 Sect. 6.3: resample the test set, take the standard
+    deviation of the paired difference ``d = value(A) - value(B)`` over the resamples, and
+    report ``z = d / SD`` with its Gaussian p-value. Here every model also gets a confidence
+    interval, the difference a percentile or BCa interval, and every pair of models is compared.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+    predictions : mapping of str to array-like of shape (n,), or DataFrame
+        One prediction vector per model (a DataFrame: one column per model).
+    metrics : sequence of str, default ("rmse", "mae", "kendall_tau", "spearman_rho")
+        Registry names (:func:`ranklens.metrics.available_metrics`). Metrics that depend on the
+        row order (``pmap``) or need interval predictions are refused with a ``ValueError``.
+    n_bootstrap : int, default 1000
+        Bootstrap replicates (``method="bootstrap"``) or random sign-flips per pair
+        (``method="permutation"``). Seed 000 used 100; 1000 makes the p-value's second digit
+        and the interval ends stable.
+    confidence_level : float, default 0.95
+    method : {"bootstrap", "permutation"}, default "bootstrap"
+        ``"bootstrap"``: paired nonparametric bootstrap of the rows (one multiplicity vector per
+        replicate shared by all models and metrics). ``"permutation"``: for each pair, a paired
+        randomisation test that swaps the two models' predictions for each observation with
+        probability 1/2 (exact under "the two models are exchangeable"); p-value
+        ``(1 + #{|d*| >= |d|}) / (B + 1)`` (Phipson & Smyth 2010). The permutation test gives no
+        intervals: those fields are NaN and ``interval`` is ``"none"``.
+    interval : {"bca", "percentile"}, default "bca"
+        Bootstrap interval type. BCa (bias-corrected and accelerated, Efron 1987) is second-order
+        accurate and the better choice for skewed measures such as RMSE on long-tailed targets;
+        its acceleration comes from a grouped jackknife (``min(n, 100)`` random groups of rows;
+        the ordinary jackknife when n <= 100), as in Efron & Narasimhan's ``bcajack``.
+    random_state : None, int, SeedSequence or numpy Generator
+        Seed of the resampling. The same seed gives the same numbers on any number of threads.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights. Rows are resampled with equal probability and keep their
+        weight: replicate weights are ``multiplicity * sample_weight``.
+    progress : bool or None, default None
+        Show a rich progress bar on stderr: ``None`` when the run is projected to take more than
+        about a second, ``True`` always, ``False`` never.
+
+    Returns
+    -------
+    ComparisonResult
+        ``to_frame()`` gives Table 2's layout, ``values_frame()`` each model's interval.
+
+    Notes
+    -----
+    *Gaussian p-value.* Table 2's p-values are one-sided: 0.14778 = Phi(-96,890 / 92,649) for RMSE
+    and 0.00007 = Phi(-0.1154 / 0.0304) for tau. ``p_value`` is the two-sided
+    ``2 Phi(-|z|)`` - the right test for "do the models differ?" - and ``p_value_one_sided``
+    reproduces the table.
+
+    *Both variances of tau.* With ``"kendall_tau"`` among the metrics, the result holds the
+    bootstrap variance of tau next to Noether's analytical one (seed 000 eq. 6, Sect. 5.3: 0.00103
+    against 0.00097) and its unbiased U-statistic version (NOTES.md); Noether's plug-in is biased
+    low for small n.
+
+    *Undefined replicates.* A resample can make a measure undefined (a constant resampled
+    ``y_true`` for a rank correlation). Such replicates are counted in ``n_undefined``, left out
+    of the standard deviations and intervals, and reported with an ``UndefinedMetricWarning``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.lognormal(size=500)
+    >>> preds = {"m1": y * rng.lognormal(0, 0.6, 500), "m2": y * rng.lognormal(0, 0.9, 500)}
+    >>> res = compare_models(y, preds, metrics=["mae"], n_bootstrap=200, random_state=0)
+    >>> res.to_frame()[["metric", "model_a", "model_b", "better"]].iloc[0].tolist()
+    ['mae', 'm1', 'm2', 'm1']
+    """
+    y, names, preds = _check_predictions(y_true, predictions)
+    n = y.shape[0]
+    sw = check_sample_weight(sample_weight, n)
+    specs = _resolve_metrics(metrics, weighted=sw is not None)
+    n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
+    level = check_probability(confidence_level, "confidence_level")
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
+    if interval not in _INTERVALS:
+        raise ValueError(f"interval must be one of {_INTERVALS}; got {interval!r}")
+    if progress is not None and not isinstance(progress, bool):
+        raise ValueError(f"progress must be True, False or None; got {progress!r}")
+
+    n_metrics, n_models = len(specs), len(names)
+    values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
+    values = values.reshape(n_metrics, n_models)
+    evaluators = _build_evaluators(specs, y, preds, sw, values)
+    evaluation = ["generic"] * n_metrics
+    for evaluator in evaluators:
+        for k in evaluator.positions:
+            evaluation[k] = evaluator.path
+
+    pair_index = list(itertools.combinations(range(n_models), 2))
+    n_pairs = len(pair_index)
+    difference = np.array(
+        [[values[k, a] - values[k, b] for a, b in pair_index] for k in range(n_metrics)]
+    )
+    difference = difference.reshape(n_metrics, n_pairs)
+    rng = np.random.default_rng(random_state)
+
+    nan_models = np.full((n_metrics, n_models), math.nan)
+    nan_pairs = np.full((n_metrics, n_pairs), math.nan)
+    if method == "bootstrap":
+        boot_rng, jack_rng = rng.spawn(2)
+        reps = np.empty((n_boot, n_metrics, n_models))
+        jack = None
+        total = n_boot + (min(n, _JACKKNIFE_GROUPS) if interval == "bca" else 0)
+        with _Progress(total, "bootstrap", progress) as bar:
+            start = 0
+            for block in _bootstrap_blocks(boot_rng, n, n_boot):
+                _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
+                start += block.shape[0]
+                bar.advance(block.shape[0])
+            if interval == "bca":
+                groups, n_groups = _jackknife_groups(jack_rng, n)
+                jack = np.empty((n_groups, n_metrics, n_models))
+                start = 0
+                for block in _jackknife_blocks(groups, n_groups):
+                    _evaluate_all(evaluators, block, jack[start : start + block.shape[0]])
+                    start += block.shape[0]
+                    bar.advance(block.shape[0])
+        n_undefined = _warn_undefined_replicates(reps, values, specs, names)
+        std_error, ci_lower, ci_upper = nan_models.copy(), nan_models.copy(), nan_models.copy()
+        for k in range(n_metrics):
+            for m in range(n_models):
+                std_error[k, m] = _sd(reps[:, k, m])
+                ci_lower[k, m], ci_upper[k, m] = _interval(
+                    reps[:, k, m],
+                    values[k, m],
+                    None if jack is None else jack[:, k, m],
+                    level,
+                    interval,
+                )
+        diff_sd, diff_lo, diff_hi = nan_pairs.copy(), nan_pairs.copy(), nan_pairs.copy()
+        for k in range(n_metrics):
+            for p, (a, b) in enumerate(pair_index):
+                d_reps = reps[:, k, a] - reps[:, k, b]
+                diff_sd[k, p] = _sd(d_reps)
+                d_jack = None if jack is None else jack[:, k, a] - jack[:, k, b]
+                diff_lo[k, p], diff_hi[k, p] = _interval(
+                    d_reps, difference[k, p], d_jack, level, interval
+                )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where((diff_sd == 0) & (difference == 0), 0.0, difference / diff_sd)
+        p_two = 2.0 * _ndtr(-np.abs(z))
+        p_one = _ndtr(-np.abs(z))
+        null = np.empty((0, n_metrics, n_pairs))
+        interval_used = interval
+    else:
+        reps = np.empty((0, n_metrics, n_models))
+        null = np.empty((n_boot, n_metrics, n_pairs))
+        pair_rngs = rng.spawn(max(n_pairs, 1))
+        with _Progress(n_boot * n_pairs, "permutation", progress) as bar:
+            for p, (a, b) in enumerate(pair_index):
+                start = 0
+                for block in _swap_blocks(pair_rngs[p], n, n_boot):
+                    rows = slice(start, start + block.shape[0])
+                    for evaluator in evaluators:
+                        both = evaluator.evaluate_swapped(block, a, b)
+                        null[rows, evaluator.positions, p] = both[:, :, 0] - both[:, :, 1]
+                    start += block.shape[0]
+                    bar.advance(block.shape[0])
+        n_undefined = np.zeros((n_metrics, n_models), dtype=np.int64)
+        diff_sd = np.array(
+            [[_sd(null[:, k, p]) for p in range(n_pairs)] for k in range(n_metrics)]
+        ).reshape(n_metrics, n_pairs)
+        p_two, p_one = _permutation_p_values(null, difference)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = difference / diff_sd
+        std_error, ci_lower, ci_upper = nan_models, nan_models.copy(), nan_models.copy()
+        diff_lo, diff_hi = nan_pairs, nan_pairs.copy()
+        interval_used = "none"
+
+    tau_boot = tau_noether = tau_unbiased = None
+    if "kendall_tau" in [s.name for s in specs]:
+        k_tau = [s.name for s in specs].index("kendall_tau")
+        tau_boot = (
+            np.array(
+                [
+                    np.var(r[np.isfinite(r)], ddof=1) if r.size else math.nan
+                    for r in reps[:, k_tau, :].T
+                ]
+            )
+            if method == "bootstrap"
+            else np.full(n_models, math.nan)
+        )
+        tau_noether, tau_unbiased = _analytical_tau_variances(y, preds, sw)
+
+    return ComparisonResult(
+        models=names,
+        metrics=tuple(s.name for s in specs),
+        higher_is_better=tuple(bool(s.higher_is_better) for s in specs),
+        values=values,
+        std_error=std_error,
+        ci_lower=ci_lower,
+        ci_upper=ci_upper,
+        pairs=tuple((names[a], names[b]) for a, b in pair_index),
+        difference=difference,
+        difference_sd=diff_sd,
+        z=z,
+        p_value=p_two,
+        p_value_one_sided=p_one,
+        difference_ci_lower=diff_lo,
+        difference_ci_upper=diff_hi,
+        tau_variance_bootstrap=tau_boot,
+        tau_variance_noether=tau_noether,
+        tau_variance_unbiased=tau_unbiased,
+        n_undefined=n_undefined,
+        evaluation=tuple(evaluation),
+        method=method,
+        interval=interval_used,
+        n_bootstrap=n_boot,
+        confidence_level=level,
+        replicates=reps,
+        null_differences=null,
+    )
+
+
+def _permutation_p_values(
+    null: np.ndarray, difference: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided and observed-direction one-sided permutation p-values, ``(1 + k) / (B + 1)``."""
+    # A relative tolerance so that the identity permutation, which reproduces the observed
+    # difference up to rounding, always counts as "at least as extreme".
+    observed = np.abs(difference) * (1 - 1e-10)
+    valid = np.isfinite(null)
+    n_valid = valid.sum(axis=0)
+    with np.errstate(invalid="ignore"):
+        extreme = (np.abs(null) >= observed[None]) & valid
+        same_side = (null * np.sign(difference)[None] >= observed[None]) & valid
+    p_two = (1.0 + extreme.sum(axis=0)) / (1.0 + n_valid)
+    p_one = (1.0 + same_side.sum(axis=0)) / (1.0 + n_valid)
+    undefined = ~np.isfinite(difference)
+    p_two[undefined] = math.nan
+    p_one[undefined] = math.nan
+    return p_two, p_one
+
+
+def _warn_undefined_replicates(
+    reps: np.ndarray, values: np.ndarray, specs: list[MetricSpec], names: tuple[str, ...]
+) -> np.ndarray:
+    n_undefined = (~np.isfinite(reps)).sum(axis=0)
+    for k, spec in enumerate(specs):
+        for m, name in enumerate(names):
+            count = int(n_undefined[k, m])
+            if count and np.isfinite(values[k, m]):
+                warn_undefined(
+                    f"{spec.name} of model {name!r} is undefined in {count} of {reps.shape[0]} "
+                    "bootstrap replicates (e.g. a resample with constant y_true); they are left "
+                    "out of its standard error and intervals",
+                    stacklevel=4,
+                )
+    return n_undefined
+
+
+def _analytical_tau_variances(
+    y: np.ndarray, preds: np.ndarray, sample_weight: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Noether's (seed 000 eq. 6) and the unbiased variance of tau, per model (issue 2)."""
+    from ranklens.ranking import ranking_summary
+
+    noether, unbiased = [], []
+    for pred in preds:
+        summary = ranking_summary(y, pred, sample_weight=sample_weight)
+        noether.append(summary.tau_variance)
+        unbiased.append(summary.tau_variance_unbiased)
+    return np.asarray(noether, dtype=np.float64), np.asarray(unbiased, dtype=np.float64)

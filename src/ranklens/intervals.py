@@ -1,5 +1,701 @@
-"""Placeholder: filled in by the issue that owns this module."""
+"""Scores for prediction intervals (seed 004, Payne, Li & Qin 2016; see NOTES.md).
+
+The interval score of Gneiting & Raftery (2007, eq. 43) for a central (1 - alpha) interval [l, u]::
+
+    S_alpha(l, u; y) = (u - l) + (2/alpha) (l - y) 1{y < l} + (2/alpha) (y - u) 1{y > u}
+
+is proper (its expectation is minimised by the true alpha/2 and 1 - alpha/2 quantiles) but not
+strictly proper (NOTES.md). Around it: empirical coverage and width, the weighted interval score
+over several levels (Bracher, Ray, Gneiting & Reich 2021), the scale-consistent PRMSPE of NOTES.md,
+and plot data (intervals ordered by prediction, coverage by prediction decile).
+
+Crossed bounds (``lower > upper``) are an error, never swapped silently: a model that crosses its
+own quantiles has a defect the user must see.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtri
+
+from ranklens._kernels.intervals import interval_sums
+from ranklens._registry import register_metric
+from ranklens._results import Result
+from ranklens._validation import (
+    as_1d_float,
+    as_2d_float,
+    check_pair,
+    check_positive_int,
+    check_probability,
+    check_sample_weight,
+)
+from ranklens.exceptions import warn_undefined
+
+__all__ = [
+    "CoverageByBinResult",
+    "IntervalScoreResult",
+    "OrderedIntervalsResult",
+    "interval_coverage",
+    "interval_coverage_by_bin",
+    "interval_coverage_error",
+    "interval_score",
+    "interval_score_decomposition",
+    "interval_score_per_observation",
+    "intervals_by_prediction",
+    "mean_interval_width",
+    "prmspe",
+    "weighted_interval_score",
+    "weighted_interval_score_decomposition",
+    "weighted_interval_score_from_quantiles",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+
+
+def _check_bounds_order(lower: np.ndarray, upper: np.ndarray, names: tuple[str, str]) -> None:
+    crossed = lower > upper
+    if crossed.any():
+        where = np.argwhere(crossed)[0]
+        pos = ", ".join(str(int(v)) for v in where)
+        lo, up = float(lower[tuple(where)]), float(upper[tuple(where)])
+        raise ValueError(
+            f"{names[0]} must not exceed {names[1]}; got {names[0]}={lo!r} > {names[1]}={up!r} "
+            f"at position {pos} ({int(crossed.sum())} crossed interval(s) in all). Bounds are never swapped silently: fix the interval model "
+            "(e.g. sort its quantile predictions) first"
+        )
+
+
+def _check_intervals(
+    y_true: Any, lower: Any, upper: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    y = as_1d_float(y_true, "y_true")
+    lo = as_1d_float(lower, "lower")
+    up = as_1d_float(upper, "upper")
+    for name, arr in (("lower", lo), ("upper", up)):
+        if arr.shape[0] != y.shape[0]:
+            raise ValueError(
+                f"y_true and {name} must have the same length; got {y.shape[0]} and {arr.shape[0]}"
+            )
+    _check_bounds_order(lo, up, ("lower", "upper"))
+    return y, lo, up
+
+
+def _check_alpha(alpha: Any) -> float:
+    if alpha is None:
+        raise ValueError("alpha is required: the intervals are central (1 - alpha) intervals")
+    return check_probability(alpha, "alpha")
+
+
+def _sums(
+    y: np.ndarray, lo: np.ndarray, up: np.ndarray, w: np.ndarray | None
+) -> tuple[float, float, float, float, float]:
+    weighted = w is not None
+    return interval_sums(y, lo, up, w if weighted else y, weighted)
+
+
+# --------------------------------------------------------------------------------------------
+# the interval score
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class IntervalScoreResult(Result):
+    """An interval score and its decomposition (Bracher et al. 2021, Sect. 2.2).
+
+    ``score = dispersion + penalty_below + penalty_above``, each a (weighted) mean over
+    observations.
+
+    Attributes
+    ----------
+    score : float
+        Mean interval score (single level) or weighted interval score (several levels).
+    dispersion : float
+        The width part: mean ``u - l`` (single level) or its WIS-weighted version.
+    penalty_below : float
+        Part from observations below the lower bound (the forecast was too high, "overprediction").
+    penalty_above : float
+        Part from observations above the upper bound (the forecast was too low, "underprediction").
+    coverage : numpy.ndarray
+        Empirical coverage of each interval level (inclusive bounds), in the order of ``alpha``.
+    alpha : numpy.ndarray
+        The levels: column j is a central ``1 - alpha[j]`` interval.
+    per_observation : numpy.ndarray
+        The score of each observation.
+    """
+
+    score: float
+    dispersion: float
+    penalty_below: float
+    penalty_above: float
+    coverage: np.ndarray
+    alpha: np.ndarray
+    per_observation: np.ndarray
+
+
+@register_metric("interval_score", higher_is_better=False, family="interval", inputs="interval")
+def interval_score(
+    y_true: Any, lower: Any, upper: Any, *, alpha: float, sample_weight: Any = None
+) -> float:
+    """Mean interval score of central (1 - alpha) prediction intervals (lower is better).
+
+    ``S = (u - l) + (2/alpha)(l - y) 1{y < l} + (2/alpha)(y - u) 1{y > u}`` (Gneiting & Raftery
+    2007, eq. 43; seed 004, "Penalized RMSPE"; NOTES.md), averaged with ``sample_weight``. The
+    score is in the units of ``y``; it is proper: its expectation is minimised by the true
+    ``alpha/2`` and ``1 - alpha/2`` quantiles. Despite the ``_score`` name it is a loss.
+
+    Parameters
+    ----------
+    y_true, lower, upper : array-like of shape (n,)
+        Observations and the bounds of their prediction intervals (``lower <= upper``; crossed
+        bounds raise a ``ValueError`` naming the first offending position).
+    alpha : float in (0, 1)
+        Nominal miss rate: ``[lower, upper]`` is a central ``1 - alpha`` interval.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> interval_score([1.0, 5.0], [0.0, 0.0], [2.0, 2.0], alpha=0.2)
+    17.0
+
+    The first interval covers (score = width 2); the second misses by 3: 2 + 2/0.2 * 3 = 32.
+    """
+    y, lo, up = _check_intervals(y_true, lower, upper)
+    a = _check_alpha(alpha)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    total_w, width, below, above, _ = _sums(y, lo, up, w)
+    return float((width + (2.0 / a) * (below + above)) / total_w)
+
+
+def interval_score_per_observation(
+    y_true: Any, lower: Any, upper: Any, *, alpha: float
+) -> np.ndarray:
+    """The interval score of each observation (see :func:`interval_score`), shape (n,)."""
+    y, lo, up = _check_intervals(y_true, lower, upper)
+    a = _check_alpha(alpha)
+    return _per_observation(y, lo, up, a)
+
+
+def _per_observation(y: np.ndarray, lo: np.ndarray, up: np.ndarray, a: float) -> np.ndarray:
+    return (up - lo) + (2.0 / a) * (np.maximum(lo - y, 0.0) + np.maximum(y - up, 0.0))
+
+
+def interval_score_decomposition(
+    y_true: Any, lower: Any, upper: Any, *, alpha: float, sample_weight: Any = None
+) -> IntervalScoreResult:
+    """Mean interval score split into width, penalty below and penalty above, with coverage.
+
+    ``score = mean(u - l) + (2/alpha) mean((l - y)_+) + (2/alpha) mean((y - u)_+)``; see
+    :func:`interval_score` (seed 004; Gneiting & Raftery 2007).
+    """
+    y, lo, up = _check_intervals(y_true, lower, upper)
+    a = _check_alpha(alpha)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    total_w, width, below, above, inside = _sums(y, lo, up, w)
+    return IntervalScoreResult(
+        score=float((width + (2.0 / a) * (below + above)) / total_w),
+        dispersion=float(width / total_w),
+        penalty_below=float((2.0 / a) * below / total_w),
+        penalty_above=float((2.0 / a) * above / total_w),
+        coverage=np.array([inside / total_w]),
+        alpha=np.array([a]),
+        per_observation=_per_observation(y, lo, up, a),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# coverage and width
+
+
+@register_metric(
+    "interval_coverage",
+    higher_is_better=True,
+    family="interval",
+    inputs="interval",
+    description=(
+        "Fraction of y_true inside [lower, upper]; judge it against the nominal 1 - alpha "
+        "(see interval_coverage_error), not by direction alone"
+    ),
+)
+def interval_coverage(
+    y_true: Any, lower: Any, upper: Any, *, alpha: float | None = None, sample_weight: Any = None
+) -> float:
+    """Empirical coverage: the (weighted) fraction of observations with ``lower <= y <= upper``.
+
+    ``(1/n) sum 1{l_i <= y_i <= u_i}`` (seed 004, "the empirical coverage proportion"). Bounds are
+    inclusive, matching the interval score (no penalty on the boundary). ``alpha`` is accepted for
+    the common signature of interval measures and only validated; the nominal coverage is
+    ``1 - alpha``. More coverage is not always better (an infinitely wide interval covers
+    everything): read it with :func:`mean_interval_width`, or use :func:`interval_coverage_error`.
+    """
+    y, lo, up = _check_intervals(y_true, lower, upper)
+    if alpha is not None:
+        _check_alpha(alpha)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    total_w, _, _, _, inside = _sums(y, lo, up, w)
+    return float(inside / total_w)
+
+
+@register_metric(
+    "interval_coverage_error", higher_is_better=False, family="interval", inputs="interval"
+)
+def interval_coverage_error(
+    y_true: Any, lower: Any, upper: Any, *, alpha: float, sample_weight: Any = None
+) -> float:
+    """Absolute gap between empirical coverage and the nominal ``1 - alpha`` (lower is better).
+
+    ``|coverage - (1 - alpha)|``; see :func:`interval_coverage`.
+    """
+    a = _check_alpha(alpha)
+    return abs(interval_coverage(y_true, lower, upper, sample_weight=sample_weight) - (1.0 - a))
+
+
+@register_metric(
+    "mean_interval_width", higher_is_better=False, family="interval", inputs="interval"
+)
+def mean_interval_width(
+    y_true: Any, lower: Any, upper: Any, *, alpha: float | None = None, sample_weight: Any = None
+) -> float:
+    """Mean width ``u - l`` of the intervals, the Lebesgue measure of seed 004 (lower is better).
+
+    ``y_true`` is checked for length only and ``alpha`` only validated; both are taken for the
+    common signature of interval measures. Width alone rewards useless narrow intervals: read it
+    with :func:`interval_coverage`, or use :func:`interval_score`, which balances the two.
+    """
+    y, lo, up = _check_intervals(y_true, lower, upper)
+    if alpha is not None:
+        _check_alpha(alpha)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    total_w, width, _, _, _ = _sums(y, lo, up, w)
+    return float(width / total_w)
+
+
+# --------------------------------------------------------------------------------------------
+# weighted interval score over several levels
+
+
+def _check_levels(alpha: Any) -> np.ndarray:
+    if alpha is None:
+        raise ValueError("alpha is required: one level per interval column")
+    levels = np.atleast_1d(np.asarray(alpha, dtype=np.float64))
+    if levels.ndim != 1 or levels.size == 0:
+        raise ValueError(f"alpha must be a number or a 1-D sequence of numbers; got {alpha!r}")
+    for value in levels:
+        check_probability(value, "alpha")
+    if np.unique(levels).size != levels.size:
+        raise ValueError(f"alpha must not repeat a level; got {levels.tolist()}")
+    return levels
+
+
+def _wis_parts(
+    y_true: Any, lower: Any, upper: Any, alpha: Any, median: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    y = as_1d_float(y_true, "y_true")
+    n = y.shape[0]
+    levels = _check_levels(alpha)
+    lo = as_2d_float(lower, "lower", n_rows=n)
+    up = as_2d_float(upper, "upper", n_rows=n)
+    for name, arr in (("lower", lo), ("upper", up)):
+        if arr.shape[1] != levels.size:
+            raise ValueError(
+                f"{name} has {arr.shape[1]} column(s) but alpha has {levels.size} level(s); "
+                "column j must be the central 1 - alpha[j] interval"
+            )
+    _check_bounds_order(lo, up, ("lower", "upper"))
+    lo, up = np.asfortranarray(lo), np.asfortranarray(up)  # contiguous columns for the kernel
+    m = None if median is None else as_1d_float(median, "median")
+    if m is not None and m.shape[0] != n:
+        raise ValueError(f"y_true and median must have the same length; got {n} and {m.shape[0]}")
+    w = check_sample_weight(sample_weight, n)
+    return y, lo, up, levels, m, w
+
+
+def _wis_decompose(
+    y: np.ndarray,
+    lo: np.ndarray,
+    up: np.ndarray,
+    levels: np.ndarray,
+    m: np.ndarray | None,
+    w: np.ndarray | None,
+    per_observation: bool,
+) -> IntervalScoreResult:
+    # WIS = 1/(K + w0) [w0 |y - m| + sum_k (alpha_k / 2) IS_k], w0 = 1/2 with a median, else 0.
+    # (alpha_k / 2) IS_k = (alpha_k / 2)(u_k - l_k) + (l_k - y)_+ + (y - u_k)_+.
+    k_levels = levels.size
+    norm = k_levels + (0.5 if m is not None else 0.0)
+    dispersion = below = above = 0.0
+    coverage = np.empty(k_levels)
+    total_w = 0.0
+    for j, a in enumerate(levels):
+        total_w, width, b, ab, inside = _sums(y, lo[:, j], up[:, j], w)
+        dispersion += 0.5 * a * width
+        below += b
+        above += ab
+        coverage[j] = inside / total_w
+    if m is not None:
+        # 0.5 |y - m| = 0.5 (m - y)_+ + 0.5 (y - m)_+: the median is a zero-width interval.
+        _, _, b, ab, _ = _sums(y, m, m, w)
+        below += 0.5 * b
+        above += 0.5 * ab
+    scale = 1.0 / (norm * total_w)
+    per_obs = np.empty(0)
+    if per_observation:
+        per_obs = np.zeros(y.shape[0])
+        for j, a in enumerate(levels):
+            per_obs += 0.5 * a * _per_observation(y, lo[:, j], up[:, j], a)
+        if m is not None:
+            per_obs += 0.5 * np.abs(y - m)
+        per_obs /= norm
+    return IntervalScoreResult(
+        score=float((dispersion + below + above) * scale),
+        dispersion=float(dispersion * scale),
+        penalty_below=float(below * scale),
+        penalty_above=float(above * scale),
+        coverage=coverage,
+        alpha=levels,
+        per_observation=per_obs,
+    )
+
+
+@register_metric(
+    "weighted_interval_score", higher_is_better=False, family="interval", inputs="interval"
+)
+def weighted_interval_score(
+    y_true: Any,
+    lower: Any,
+    upper: Any,
+    *,
+    alpha: Any,
+    median: Any = None,
+    sample_weight: Any = None,
+) -> float:
+    """Weighted interval score over K central intervals and the median (Bracher et al. 2021).
+
+    ``WIS = 1/(K + 1/2) * (1/2 |y - m| + sum_k (alpha_k/2) IS_{alpha_k}(l_k, u_k; y))``, averaged
+    over observations with ``sample_weight`` (lower is better). It equals twice the mean pinball
+    loss over the 2K + 1 quantile levels and approximates the CRPS as K grows.
+
+    Without a median the median term is dropped and the normaliser is K (twice the mean pinball
+    loss over the 2K levels given); with one level and no median this is ``alpha/2`` times the
+    interval score, which keeps the signature shared by interval measures usable.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+    lower, upper : array-like of shape (n, K) or (n,)
+        Column j holds the bounds of the central ``1 - alpha[j]`` interval (the ``alpha[j]/2`` and
+        ``1 - alpha[j]/2`` predictive quantiles). DataFrames work (one column per level).
+    alpha : float or sequence of K floats in (0, 1)
+        The levels, distinct.
+    median : array-like of shape (n,), optional
+        The predictive median.
+    sample_weight : array-like of shape (n,), optional
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    weighted_interval_score_from_quantiles : the same score from a matrix of predictive quantiles.
+    """
+    y, lo, up, levels, m, w = _wis_parts(y_true, lower, upper, alpha, median, sample_weight)
+    return _wis_decompose(y, lo, up, levels, m, w, per_observation=False).score
+
+
+def weighted_interval_score_decomposition(
+    y_true: Any,
+    lower: Any,
+    upper: Any,
+    *,
+    alpha: Any,
+    median: Any = None,
+    sample_weight: Any = None,
+) -> IntervalScoreResult:
+    """The weighted interval score with its dispersion / penalty parts, coverage per level and the
+    score of each observation (Bracher et al. 2021, Sect. 2.2); see
+    :func:`weighted_interval_score`."""
+    y, lo, up, levels, m, w = _wis_parts(y_true, lower, upper, alpha, median, sample_weight)
+    return _wis_decompose(y, lo, up, levels, m, w, per_observation=True)
+
+
+def weighted_interval_score_from_quantiles(
+    y_true: Any, quantiles: Any, *, levels: Any, sample_weight: Any = None
+) -> float:
+    """Weighted interval score from predictive quantiles (e.g. a quantile regression's output).
+
+    ``quantiles[:, j]`` is the predictive ``levels[j]`` quantile. The levels must form central
+    intervals: each ``tau < 0.5`` paired with ``1 - tau`` (alpha = 2 tau), plus optionally 0.5,
+    the median. Equals ``2 / (number of levels) * sum_j pinball_{tau_j}`` (Bracher et al. 2021);
+    for unpaired levels use ``sklearn.metrics.mean_pinball_loss`` per level instead.
+
+    Examples
+    --------
+    >>> q = [[0.0, 1.0, 2.0]]  # 10%, 50%, 90% quantiles for one observation
+    >>> weighted_interval_score_from_quantiles([1.5], q, levels=[0.1, 0.5, 0.9])
+    0.3666666666666667
+    """
+    y = as_1d_float(y_true, "y_true")
+    tau = np.atleast_1d(np.asarray(levels, dtype=np.float64))
+    if tau.ndim != 1 or tau.size == 0:
+        raise ValueError(f"levels must be a 1-D sequence of quantile levels; got {levels!r}")
+    for value in tau:
+        check_probability(value, "levels")
+    q = as_2d_float(quantiles, "quantiles", n_rows=y.shape[0])
+    if q.shape[1] != tau.size:
+        raise ValueError(
+            f"quantiles has {q.shape[1]} column(s) but levels has {tau.size}; they must match"
+        )
+    if np.unique(tau).size != tau.size:
+        raise ValueError(f"levels must not repeat; got {tau.tolist()}")
+    tol = 1e-9
+    is_median = np.abs(tau - 0.5) <= tol
+    low_idx = np.flatnonzero(tau < 0.5 - tol)
+    high_idx = np.flatnonzero(tau > 0.5 + tol)
+    partner = []
+    for i in low_idx:
+        match = high_idx[np.abs(tau[high_idx] - (1.0 - tau[i])) <= tol]
+        if match.size != 1:
+            raise ValueError(
+                f"levels must pair each tau < 0.5 with 1 - tau; {float(tau[i])!r} has no partner "
+                f"in {tau.tolist()}"
+            )
+        partner.append(int(match[0]))
+    if len(partner) != high_idx.size:
+        unpaired = float(tau[sorted(set(high_idx.tolist()) - set(partner))[0]])
+        raise ValueError(
+            f"levels must pair each tau > 0.5 with 1 - tau; {unpaired!r} has no partner"
+        )
+    if low_idx.size == 0:
+        raise ValueError("levels must contain at least one central interval (tau, 1 - tau)")
+    median = q[:, int(np.flatnonzero(is_median)[0])] if is_median.any() else None
+    return weighted_interval_score(
+        y,
+        q[:, low_idx],
+        q[:, partner],
+        alpha=2.0 * tau[low_idx],
+        median=median,
+        sample_weight=sample_weight,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# PRMSPE
+
+
+def prmspe(
+    y_true: Any,
+    y_pred: Any,
+    lower: Any,
+    upper: Any,
+    *,
+    alpha: float,
+    sample_weight: Any = None,
+) -> float:
+    """Penalised RMSPE in its scale-consistent form: ``RMSPE + mean interval score / RMS(y)``.
+
+    ``PRMSPE = ||y - yhat|| / ||y|| + mean_i S_alpha(l_i, u_i; y_i) / sqrt(mean_i y_i^2)``
+    (NOTES.md, correcting seed 004, "Criteria for Scoring Prediction Models"). Both terms are free
+    of the units of ``y`` and of the test size k. Seed 004 prints two forms and neither is:
+    ``RMSPE + sum_j (u_j - l_j) / ||y||`` grows like sqrt(k) (a sum over k intervals divided by a
+    norm of order sqrt(k)), and ``RMSPE + sum_j S_j / (k ||y||)`` shrinks like 1/sqrt(k), so the
+    same model would score differently on a larger test set. Dividing the mean score by the root
+    mean square of y (= ||y|| / sqrt(k)) removes the dependence. RMSPE comes from
+    :func:`ranklens.residual.rmspe`, so ``y_true`` must be strictly positive (a ratio scale, as
+    for RMSPE); with weights every mean is weighted.
+
+    Not in the metric registry: it needs a point prediction and an interval at once.
+    """
+    from ranklens.residual import rmspe  # issue 3's module; imported late to avoid a cycle
+
+    y, yhat = check_pair(y_true, y_pred, min_n=1)
+    _, lo, up = _check_intervals(y, lower, upper)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    relative = rmspe(y, yhat, sample_weight=w)  # raises unless every y_true > 0
+    mean_score = interval_score(y, lo, up, alpha=alpha, sample_weight=w)
+    rms_y = math.sqrt(float(np.average(y * y, weights=w)))
+    return float(relative + mean_score / rms_y)
+
+
+# --------------------------------------------------------------------------------------------
+# plot data
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class OrderedIntervalsResult(Result):
+    """Intervals and the truth sorted by increasing prediction, for an "intervals vs truth" plot.
+
+    Attributes
+    ----------
+    order : numpy.ndarray
+        Row indices of the input in increasing ``y_pred`` (stable for ties).
+    y_pred, y_true, lower, upper : numpy.ndarray
+        The inputs in that order.
+    covered : numpy.ndarray of bool
+        ``lower <= y_true <= upper`` per row, in that order.
+    coverage : float
+        Fraction covered (unweighted).
+    """
+
+    order: np.ndarray
+    y_pred: np.ndarray
+    y_true: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    covered: np.ndarray
+    coverage: float
+
+
+def intervals_by_prediction(
+    y_true: Any, y_pred: Any, lower: Any, upper: Any
+) -> OrderedIntervalsResult:
+    """Each observation's interval and truth, ordered by the point prediction (seed 004's plots).
+
+    The exact data are kept; a plotting layer may thin them for drawing.
+    """
+    y, yhat = check_pair(y_true, y_pred, min_n=1)
+    _, lo, up = _check_intervals(y, lower, upper)
+    order = np.argsort(yhat, kind="stable")
+    covered = (lo[order] <= y[order]) & (y[order] <= up[order])
+    return OrderedIntervalsResult(
+        order=order,
+        y_pred=yhat[order],
+        y_true=y[order],
+        lower=lo[order],
+        upper=up[order],
+        covered=covered,
+        coverage=float(covered.mean()),
+    )
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class CoverageByBinResult(Result):
+    """Coverage and width by bin of the point prediction (deciles by default).
+
+    Attributes
+    ----------
+    bin : numpy.ndarray of int
+        Bin number, 1 = lowest predictions; bins left empty by ties are omitted.
+    pred_min, pred_max : numpy.ndarray
+        Range of ``y_pred`` in each bin.
+    count : numpy.ndarray of int
+        Rows per bin.
+    weight : numpy.ndarray
+        Total case weight per bin (= count without weights).
+    coverage : numpy.ndarray
+        (Weighted) fraction of ``y_true`` inside its interval.
+    coverage_low, coverage_high : numpy.ndarray
+        Wilson score interval for the coverage at ``confidence_level``, on the bin's total weight
+        as the number of trials (weights are case counts, as everywhere in ranklens).
+    mean_width : numpy.ndarray
+        (Weighted) mean interval width.
+    nominal : float
+        ``1 - alpha``, or NaN when no ``alpha`` was given.
+    overall_coverage : float
+    confidence_level : float
+    """
+
+    bin: np.ndarray
+    pred_min: np.ndarray
+    pred_max: np.ndarray
+    count: np.ndarray
+    weight: np.ndarray
+    coverage: np.ndarray
+    coverage_low: np.ndarray
+    coverage_high: np.ndarray
+    mean_width: np.ndarray
+    nominal: float
+    overall_coverage: float
+    confidence_level: float
+
+
+def interval_coverage_by_bin(
+    y_true: Any,
+    y_pred: Any,
+    lower: Any,
+    upper: Any,
+    *,
+    n_bins: int = 10,
+    alpha: float | None = None,
+    sample_weight: Any = None,
+    confidence_level: float = 0.95,
+) -> CoverageByBinResult:
+    """Empirical coverage by prediction bin (deciles by default), with Wilson intervals.
+
+    Bins split the rows sorted by ``y_pred`` into ``n_bins`` groups of (about) equal total weight.
+    Rows tied in ``y_pred`` always share a bin: a block of ties goes to the bin holding the
+    midpoint of its cumulative weight, so heavy ties can leave bins empty (they are omitted).
+    A well-calibrated interval model covers about ``1 - alpha`` in every bin; coverage that drifts
+    with the prediction shows intervals that are too narrow where the model predicts high (or low).
+    """
+    y, yhat = check_pair(y_true, y_pred, min_n=1)
+    _, lo, up = _check_intervals(y, lower, upper)
+    n_bins = check_positive_int(n_bins, "n_bins")
+    nominal = math.nan if alpha is None else 1.0 - _check_alpha(alpha)
+    level = check_probability(confidence_level, "confidence_level")
+    w = check_sample_weight(sample_weight, y.shape[0])
+    weights = np.ones_like(y) if w is None else w
+
+    order = np.argsort(yhat, kind="stable")
+    pred_sorted = yhat[order]
+    w_sorted = weights[order]
+    inside = ((lo <= y) & (y <= up))[order]
+    width = (up - lo)[order]
+
+    block_start = np.flatnonzero(np.r_[True, pred_sorted[1:] != pred_sorted[:-1]])
+    block_weight = np.add.reduceat(w_sorted, block_start)
+    cum_before = np.cumsum(block_weight) - block_weight
+    total = float(block_weight.sum())
+    mid = (cum_before + 0.5 * block_weight) / total
+    block_bin = np.minimum((mid * n_bins).astype(np.int64), n_bins - 1)
+    row_bin = np.repeat(block_bin, np.diff(np.r_[block_start, y.shape[0]]))
+
+    count = np.bincount(row_bin, minlength=n_bins)
+    present = np.flatnonzero(count > 0)
+    wsum = np.bincount(row_bin, weights=w_sorted, minlength=n_bins)[present]
+    covered_w = np.bincount(row_bin, weights=w_sorted * inside, minlength=n_bins)[present]
+    width_w = np.bincount(row_bin, weights=w_sorted * width, minlength=n_bins)[present]
+    starts = np.r_[0, np.cumsum(count[present])[:-1]]
+    pred_min = pred_sorted[starts]
+    pred_max = pred_sorted[np.cumsum(count[present]) - 1]
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = covered_w / wsum
+        mean_width = width_w / wsum
+    low, high = _wilson(cov, wsum, level)
+    if np.any(wsum == 0):
+        warn_undefined("coverage is undefined in bins whose case weights are all zero")
+    return CoverageByBinResult(
+        bin=present + 1,
+        pred_min=pred_min,
+        pred_max=pred_max,
+        count=count[present],
+        weight=wsum,
+        coverage=cov,
+        coverage_low=low,
+        coverage_high=high,
+        mean_width=mean_width,
+        nominal=nominal,
+        overall_coverage=float(np.sum(covered_w) / total),
+        confidence_level=level,
+    )
+
+
+def _wilson(p: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for a binomial proportion p observed on n trials."""
+    z = float(ndtri(0.5 + level / 2.0))
+    z2 = z * z
+    with np.errstate(invalid="ignore", divide="ignore"):
+        denom = 1.0 + z2 / n
+        centre = (p + z2 / (2.0 * n)) / denom
+        half = z / denom * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)

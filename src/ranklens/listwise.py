@@ -1,5 +1,300 @@
-"""Placeholder: filled in by the issue that owns this module."""
+"""Rank-list scores: NDCG for continuous targets and seed 004's rank-distance NDCG.
+
+``ndcg_score`` scores one ranking (the rows of ``y_pred``, best first) against relevance
+``y_true``; ``ndcg_by_group`` scores many queries at once. Ties in the prediction are averaged the
+way scikit-learn does (``ignore_ties=False``): tied items share the mean of their gains, so the
+score does not depend on the arbitrary order of ties. ``rank_distance_ndcg`` is Payne, Li & Qin's
+(2016, seed 004) measure with NOTES.md's exact, overflow-free formula.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from ranklens._kernels.listwise import grouped_ndcg, rank_distance_ndcg_kernel
+from ranklens._registry import register_metric
+from ranklens._results import Result
+from ranklens._validation import (
+    as_group_codes,
+    check_pair,
+    check_positive_int,
+    check_sample_weight,
+)
+from ranklens.exceptions import warn_undefined
+
+__all__ = ["GroupedNDCGResult", "ndcg_by_group", "ndcg_score", "rank_distance_ndcg"]
+
+_GAINS = ("linear", "exponential")
+
+
+def _check_common(
+    y_true: Any, y_pred: Any, k: Any, gains: Any, sample_weight: Any, min_n: int
+) -> tuple[np.ndarray, np.ndarray, float, bool, np.ndarray | None]:
+    y, pred = check_pair(y_true, y_pred, min_n=min_n)
+    if gains not in _GAINS:
+        raise ValueError(f"gains must be one of {_GAINS}; got {gains!r}")
+    k_float = math.inf if k is None else float(check_positive_int(k, "k"))
+    negative = y < 0
+    if negative.any():
+        first = int(np.flatnonzero(negative)[0])
+        raise ValueError(
+            "y_true must be non-negative for NDCG (it is the relevance gain); "
+            f"got {float(y[first])!r} at position {first}. Transform the target first with a rule fixed in advance "
+            "(e.g. subtract a known lower bound, or use relevance grades)"
+        )
+    w = check_sample_weight(sample_weight, y.shape[0])
+    return y, pred, k_float, gains == "exponential", w
+
+
+def _descending(values: np.ndarray) -> np.ndarray:
+    """Indices sorting ``values`` in decreasing order (ties contiguous, order among them free)."""
+    return np.argsort(values)[::-1]
+
+
+@register_metric("ndcg", higher_is_better=True, family="listwise")
+def ndcg_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    k: int | None = None,
+    gains: str = "linear",
+    sample_weight: Any = None,
+) -> float:
+    """Normalised discounted cumulative gain of one ranking by ``y_pred`` (higher is better).
+
+    ``DCG@k = sum_{i <= k} g(y_(i)) / log2(i + 1)`` over the rows in decreasing ``y_pred``;
+    ``NDCG@k = DCG@k / IDCG@k``, where IDCG ranks by ``y_true`` itself (seed 004, "Normalized
+    Discounted Cumulative Gain"; Jarvelin & Kekalainen 2002). Rows tied in ``y_pred`` share the
+    mean gain of their block (scikit-learn's ``ndcg_score`` with ``ignore_ties=False``), so the
+    result never depends on how ties happen to be ordered.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Relevance, >= 0. Negative values raise a ``ValueError``: a gain must be non-negative for
+        IDCG to be the best attainable DCG and NDCG to lie in [0, 1], and any automatic shift
+        (by the sample minimum, say) would make the score depend on the sample. Transform the
+        target with a rule fixed in advance.
+    y_pred : array-like of shape (n,)
+        Scores; higher is ranked first. One ranking, 1-D (no reshaping as in scikit-learn).
+    k : int, optional
+        Only the first ``k`` positions count (NDCG@k); default all.
+    gains : {"linear", "exponential"}
+        ``"linear"``: g(y) = y, as in scikit-learn; scale-free (y in cents or dollars gives the same
+        NDCG), hence the default for continuous targets. ``"exponential"``: g(y) = 2^y - 1
+        (Burges et al. 2005; seed 004's form), meant for graded relevance 0, 1, 2, ...; it depends
+        on the units of y (computed without overflow for any y).
+    sample_weight : array-like of shape (n,), optional
+        Multiplicities: a row of weight w occupies w consecutive positions, so integer weights
+        give exactly the NDCG of the list with rows repeated (what a bootstrap replicate needs).
+        Real weights occupy fractional stretches of the list. NDCG is not scale-free in the
+        weights: doubling every weight doubles the list length.
+
+    Returns
+    -------
+    float
+        NaN with an ``UndefinedMetricWarning`` when every ``y_true`` is 0 (IDCG = 0; scikit-learn
+        returns 0 there).
+
+    Examples
+    --------
+    >>> ndcg_score([3, 2, 1, 0], [0.9, 0.8, 0.1, 0.2])
+    0.9889...
+    """
+    y, pred, k_float, exponential, w = _check_common(y_true, y_pred, k, gains, sample_weight, 2)
+    n = y.shape[0]
+    if w is None and k_float < n / 4:
+        # Only the top k can count: select them (and every tie of the k-th score) in O(n).
+        kk = int(k_float)
+        threshold = np.partition(pred, n - kk)[n - kk]
+        keep = np.flatnonzero(pred >= threshold)
+        pred_top, y_top = pred[keep], y[keep]
+        order = _descending(pred_top)
+        y_by_pred, pred_sorted = y_top[order], pred_top[order]
+        y_by_true = np.sort(np.partition(y, n - kk)[n - kk :])[::-1]
+        ones = np.ones(0)
+        dcg, ideal = grouped_ndcg(
+            np.ascontiguousarray(y_by_pred),
+            np.ascontiguousarray(pred_sorted),
+            ones,
+            np.ascontiguousarray(y_by_true),
+            ones,
+            np.array([0, y_by_pred.shape[0]], dtype=np.int64),
+            False,
+            exponential,
+            k_float,
+        )
+        # The ideal list was cut to k rows, the predicted one to the ties at the cut.
+        return _ratio(float(dcg[0]), float(ideal[0]))
+    order = _descending(pred)
+    if w is None:
+        w_by_pred = w_by_true = np.ones(0)
+        y_by_true = np.ascontiguousarray(np.sort(y)[::-1])
+    else:
+        w_by_pred = np.ascontiguousarray(w[order])
+        order_true = _descending(y)
+        y_by_true = np.ascontiguousarray(y[order_true])
+        w_by_true = np.ascontiguousarray(w[order_true])
+    dcg, ideal = grouped_ndcg(
+        np.ascontiguousarray(y[order]),
+        np.ascontiguousarray(pred[order]),
+        w_by_pred,
+        y_by_true,
+        w_by_true,
+        np.array([0, n], dtype=np.int64),
+        w is not None,
+        exponential,
+        k_float,
+    )
+    return _ratio(float(dcg[0]), float(ideal[0]))
+
+
+def _ratio(dcg: float, ideal: float) -> float:
+    if ideal <= 0.0:
+        warn_undefined("NDCG is undefined: every y_true is 0, so the ideal DCG is 0")
+        return math.nan
+    return dcg / ideal
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class GroupedNDCGResult(Result):
+    """NDCG of every query (group) and their mean.
+
+    Attributes
+    ----------
+    mean : float
+        Unweighted mean NDCG over the groups where it is defined.
+    groups : numpy.ndarray
+        Group labels, sorted.
+    scores : numpy.ndarray
+        NDCG per group (NaN where every ``y_true`` of the group is 0).
+    sizes : numpy.ndarray of int
+        Rows per group.
+    n_undefined : int
+        Groups left out of the mean because they have no relevant item.
+    k : int or None
+    gains : str
+    """
+
+    mean: float
+    groups: np.ndarray
+    scores: np.ndarray
+    sizes: np.ndarray
+    n_undefined: int
+    k: int | None
+    gains: str
+
+
+def ndcg_by_group(
+    y_true: Any,
+    y_pred: Any,
+    groups: Any,
+    *,
+    k: int | None = None,
+    gains: str = "linear",
+    sample_weight: Any = None,
+) -> GroupedNDCGResult:
+    """NDCG of each query in a long table (one row per item, ``groups`` naming its query).
+
+    Each group is ranked by ``y_pred`` on its own, with the same definition, tie rule, gains and
+    weights as :func:`ndcg_score`; the mean is over queries, each counting once. All groups are
+    scored in one O(n log n) pass. Groups of one row are allowed (their NDCG is 1).
+
+    Queries with no relevant item (all ``y_true = 0``) have no defined NDCG: they get NaN, are
+    left out of the mean and counted in ``n_undefined`` (with an ``UndefinedMetricWarning``).
+    Conventions differ here: scikit-learn scores such a query 0, LightGBM 1; apply either to
+    ``scores`` if needed.
+    """
+    y, pred, k_float, exponential, w = _check_common(y_true, y_pred, k, gains, sample_weight, 1)
+    codes, labels = as_group_codes(groups, y.shape[0])
+    sizes = np.bincount(codes, minlength=labels.shape[0])
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    order_pred = np.lexsort((-pred, codes))
+    order_true = np.lexsort((-y, codes))
+    weighted = w is not None
+    dcg, ideal = grouped_ndcg(
+        y[order_pred],
+        pred[order_pred],
+        w[order_pred] if weighted else np.ones(0),
+        y[order_true],
+        w[order_true] if weighted else np.ones(0),
+        starts,
+        weighted,
+        exponential,
+        k_float,
+    )
+    defined = ideal > 0.0
+    scores = np.full(labels.shape[0], math.nan)
+    scores[defined] = dcg[defined] / ideal[defined]
+    n_undefined = int((~defined).sum())
+    if n_undefined:
+        warn_undefined(
+            f"{n_undefined} of {labels.shape[0]} group(s) have no relevant item (every y_true is "
+            "0, or zero total weight): their NDCG is NaN and they are left out of the mean"
+        )
+    mean = float(scores[defined].mean()) if defined.any() else math.nan
+    return GroupedNDCGResult(
+        mean=mean,
+        groups=labels,
+        scores=scores,
+        sizes=sizes,
+        n_undefined=n_undefined,
+        k=None if k is None else int(k_float),
+        gains=gains,
+    )
+
+
+def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None = None) -> float:
+    """Seed 004's NDCG with rank-distance relevance ``rel_i = max(0, n - |p_i - t_i|)``.
+
+    The list holds the top items by true rank; item i (in increasing true rank ``t_i``) sits at
+    position i and has predicted rank ``p_i``. With gains ``2^rel - 1`` and discount
+    ``1/log2(i + 1)`` the text's NDCG overflows for n > 1000; NOTES.md's exact, stable form is used:
+
+    ``NDCG = (sum_i w_i 2^(-d_i) - 2^(-n) W) / ((1 - 2^(-n)) W)``,
+    ``w_i = 1/log2(i + 1)``, ``W = sum_i w_i``, ``d_i = min(|p_i - t_i|, n)``.
+
+    Seed 004's three examples (n = 20, top 10) give 0.897583, 0.900211 and 0.914857 (NOTES.md;
+    the text's example terms drop the "- 1" and its IDCG mixes logarithm bases).
+
+    Parameters
+    ----------
+    true_rank : array-like of shape (p,)
+        True ranks of the listed items (1 = best), distinct, in [1, n]; usually ``1..p``.
+    pred_rank : array-like of shape (p,)
+        Their predicted ranks, >= 1. They may exceed ``n`` (the seed's third example predicts 50
+        among 20 lines): the relevance is then 0.
+    n : int
+        Total number of items ranked (p <= n).
+    k : int, optional
+        Score only the first ``k`` positions of the list.
+
+    Examples
+    --------
+    >>> round(rank_distance_ndcg(range(1, 11), [1, 2, 4, 3, 5, 6, 7, 8, 9, 10], n=20), 6)
+    0.897583
+    """
+    t, p = check_pair(true_rank, pred_rank, min_n=1, names=("true_rank", "pred_rank"))
+    n = check_positive_int(n, "n")
+    if t.shape[0] > n:
+        raise ValueError(f"true_rank lists {t.shape[0]} items but n = {n}; need p <= n")
+    for name, arr in (("true_rank", t), ("pred_rank", p)):
+        if (arr < 1).any():
+            first = int(np.flatnonzero(arr < 1)[0])
+            raise ValueError(f"{name} must be >= 1; got {float(arr[first])!r} at position {first}")
+    if (t > n).any():
+        first = int(np.flatnonzero(t > n)[0])
+        raise ValueError(
+            f"true_rank must be <= n = {n}; got {float(t[first])!r} at position {first}"
+        )
+    if np.unique(t).size != t.size:
+        raise ValueError("true_rank must not repeat a rank; the list order would be ambiguous")
+    order = np.argsort(t, kind="stable")
+    distance = np.minimum(np.abs(p[order] - t[order]), float(n))
+    if k is not None:
+        distance = distance[: check_positive_int(k, "k")]
+    return float(rank_distance_ndcg_kernel(np.ascontiguousarray(distance), n))

@@ -1,5 +1,549 @@
-"""Placeholder: filled in by the issue that owns this module."""
+"""Relevance functions phi: R -> [0, 1] for rare extreme values (Torgo & Ribeiro 2009, seed 001).
+
+A relevance function says how much each value of the target matters: 0 for the ordinary bulk,
+1 for the rare extremes a model must catch. Every relevance object here is a frozen, vectorised
+callable ``phi(y) -> ndarray in [0, 1]`` with a readable ``repr``; anything else with that call
+signature (a plain function, a lambda) is accepted wherever ranklens asks for a relevance.
+
+- :class:`SigmoidRelevance`: the seed's sigmoids (eqs. 4-5), for low, high or both extremes.
+- :class:`ControlPointRelevance`: monotone cubic Hermite (pchip) interpolation through user
+  control points (y, phi[, slope]), the form of the later R packages (uba, UBL, IRon).
+- :func:`relevance_from_boxplot`: either form derived from the box plot of a sample, with Tukey
+  or medcouple-adjusted (Hubert & Vandervieren 2008) fences; :func:`boxplot_stats` and
+  :func:`medcouple` expose the ingredients.
+
+When a sample has no box-plot outliers the R packages silently return a relevance that is zero
+everywhere; :func:`relevance_from_boxplot` instead warns with :class:`NoExtremesWarning` and falls
+back to both fences (see its docstring).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import abc
+import dataclasses
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ranklens._kernels import utility as _k
+from ranklens._results import Result
+from ranklens._validation import as_1d_float, check_probability, is_constant
+from ranklens.exceptions import RanklensWarning
+
+__all__ = [
+    "BoxplotStats",
+    "ControlPointRelevance",
+    "NoExtremesWarning",
+    "Relevance",
+    "SigmoidRelevance",
+    "boxplot_stats",
+    "medcouple",
+    "relevance_from_boxplot",
+]
+
+FloatArray = NDArray[np.float64]
+
+
+class NoExtremesWarning(RanklensWarning):
+    """The sample has no box-plot outliers, so a box-plot relevance had to use a fallback."""
+
+
+def _as_float_array(y: Any, name: str = "y") -> tuple[FloatArray, tuple[int, ...]]:
+    """Any-shaped float view of ``y`` (NaN allowed, passed through) and its original shape."""
+    if isinstance(y, str | bytes):
+        raise ValueError(f"{name} must be numeric; got a string {y!r:.40}")
+    to_numpy = getattr(y, "to_numpy", None)
+    raw = to_numpy() if callable(to_numpy) and not isinstance(y, np.ndarray) else y
+    try:
+        arr = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric; got {type(y).__name__}") from None
+    return np.ascontiguousarray(arr.reshape(-1)), arr.shape
+
+
+class Relevance(abc.ABC):
+    """Base class of ranklens relevance functions: ``phi(y)`` maps values to [0, 1].
+
+    Calling the object on an array-like of any shape returns a float array of the same shape
+    (a NumPy float for a scalar); NaN maps to NaN. Subclasses implement :meth:`_evaluate` on a
+    flat float64 array.
+    """
+
+    def __call__(self, y: Any) -> FloatArray:
+        flat, shape = _as_float_array(y)
+        out = self._evaluate(flat).reshape(shape)
+        return out[()] if out.ndim == 0 else out
+
+    @abc.abstractmethod
+    def _evaluate(self, y: FloatArray) -> FloatArray:
+        """phi on a contiguous 1-D float64 array."""
+
+
+def _sigmoid_shape(center: float, origin: float, k: float, delta: float, name: str) -> float:
+    """|s| of seed 001 eq. 5, s = ln(1/delta - 1) / |(c - origin) k|."""
+    width = abs((center - origin) * k)
+    if width == 0.0:
+        raise ValueError(
+            f"{name} equals origin ({origin!r}), so the sigmoid's shape ln(1/delta - 1)/|(c - "
+            f"origin) k| is undefined; move the centre or pass a different origin"
+        )
+    return math.log(1.0 / delta - 1.0) / width
+
+
+@dataclasses.dataclass(frozen=True)
+class SigmoidRelevance(Relevance):
+    r"""The sigmoid relevance of Torgo & Ribeiro (2009), seed 001 eqs. 4-5.
+
+    .. math::
+        f(y) = \frac{1}{1 + e^{-s (y - c)}}, \qquad
+        s = \pm \frac{\ln(\Delta^{-1} - 1)}{|(c - o)\, k|}
+
+    with ``+`` for the high sigmoid (centre ``high_center``) and ``-`` for the low one. ``c`` is
+    where phi = 1/2; phi decays to ``delta`` at ``c - (c - o) k``. For both extremes
+    ``phi = max(f_low, f_high)`` (NOTES.md: the combination is immaterial because the sigmoids
+    do not overlap in practice).
+
+    Parameters
+    ----------
+    low_center, high_center : float or None
+        Centres of the low and high sigmoids; at least one is required, and
+        ``low_center < high_center`` when both are given.
+    k : float, default 0.5
+        Decay factor of eq. 5 (> 0).
+    delta : float, default 1e-4
+        Relevance reached at the decay point, in (0, 1/2).
+    origin : float, default 0.0
+        Reference point the decay width is measured from. ``0`` is the seed's eq. 5 exactly
+        (sensible for returns and other data centred at 0); :func:`relevance_from_boxplot` passes
+        the sample median, so its relevance does not change when the data are shifted (eq. 5 with
+        origin 0 is not location-equivariant: Celsius and Kelvin would give different shapes).
+
+    Examples
+    --------
+    Seed 001 Table 3 (centres +-2 as NOTES.md establishes):
+
+    >>> phi = SigmoidRelevance(low_center=-2.0, high_center=2.0, k=0.5, delta=1e-4)
+    >>> phi([-5.29, -2.43, 0.03, 1.46, 2.53]).round(2)
+    array([1.  , 0.98, 0.  , 0.01, 0.99])
+    """
+
+    low_center: float | None = None
+    high_center: float | None = None
+    k: float = 0.5
+    delta: float = 1e-4
+    origin: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.low_center is None and self.high_center is None:
+            raise ValueError("give low_center, high_center or both; got neither")
+        for name in ("low_center", "high_center"):
+            value = getattr(self, name)
+            if value is not None:
+                value = _finite_float(value, name)
+                object.__setattr__(self, name, value)
+        if self.low_center is not None and self.high_center is not None:
+            if not self.low_center < self.high_center:
+                raise ValueError(
+                    "low_center must be below high_center; "
+                    f"got {self.low_center!r} and {self.high_center!r}"
+                )
+        k = _finite_float(self.k, "k")
+        if k <= 0:
+            raise ValueError(f"k must be positive; got {self.k!r}")
+        delta = check_probability(self.delta, "delta")
+        if delta >= 0.5:
+            raise ValueError(f"delta must be in (0, 0.5); got {self.delta!r}")
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "delta", delta)
+        object.__setattr__(self, "origin", _finite_float(self.origin, "origin"))
+        # Validate the shapes now so a bad centre fails at construction, not on first call.
+        self.low_shape  # noqa: B018
+        self.high_shape  # noqa: B018
+
+    @property
+    def low_shape(self) -> float | None:
+        """s of the low sigmoid (negative), or None."""
+        if self.low_center is None:
+            return None
+        return -_sigmoid_shape(self.low_center, self.origin, self.k, self.delta, "low_center")
+
+    @property
+    def high_shape(self) -> float | None:
+        """s of the high sigmoid (positive), or None."""
+        if self.high_center is None:
+            return None
+        return _sigmoid_shape(self.high_center, self.origin, self.k, self.delta, "high_center")
+
+    def _evaluate(self, y: FloatArray) -> FloatArray:
+        low_s, high_s = self.low_shape, self.high_shape
+        return _k.sigmoid_relevance(
+            y,
+            low_s is not None,
+            self.low_center if self.low_center is not None else 0.0,
+            low_s if low_s is not None else 0.0,
+            high_s is not None,
+            self.high_center if self.high_center is not None else 0.0,
+            high_s if high_s is not None else 0.0,
+        )
+
+
+def _finite_float(value: Any, name: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number; got {value!r}") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be a finite number; got {value!r}")
+    return v
+
+
+@dataclasses.dataclass(frozen=True)
+class ControlPointRelevance(Relevance):
+    r"""Relevance by monotone cubic Hermite interpolation through control points.
+
+    The form of Ribeiro (2011) and the R packages uba, UBL and IRon: the user (or
+    :func:`relevance_from_boxplot` with ``shape="pchip"``) gives points ``(y, phi)`` or
+    ``(y, phi, slope)``; between neighbouring points phi is the cubic Hermite polynomial with
+    those values and slopes, and outside the outermost points it is constant. Missing slopes are
+    the shape-preserving pchip slopes of Fritsch & Carlson (as ``scipy.interpolate.PchipInterpolator``
+    computes them), so phi never overshoots the control values; given slopes are used as they
+    are, and the result is clipped to [0, 1].
+
+    Parameters
+    ----------
+    points : sequence of (y, phi) or (y, phi, slope)
+        At least two points with distinct ``y`` (any order) and ``phi`` in [0, 1].
+
+    Examples
+    --------
+    The box-plot form with zero slopes is phi = 3t^2 - 2t^3 between median and fence (NOTES.md):
+
+    >>> phi = ControlPointRelevance([(-1.5, 1, 0), (0, 0, 0), (1.5, 1, 0)])
+    >>> phi([-3.0, -0.75, 0.0, 0.75, 1.5]).tolist()
+    [1.0, 0.5, 0.0, 0.5, 1.0]
+    """
+
+    points: tuple[tuple[float, float, float], ...]
+    _knots: FloatArray = dataclasses.field(init=False, repr=False, compare=False)
+    _values: FloatArray = dataclasses.field(init=False, repr=False, compare=False)
+    _slopes: FloatArray = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        raw = list(self.points) if not isinstance(self.points, np.ndarray) else self.points.tolist()
+        if len(raw) < 2:
+            raise ValueError(f"points needs at least two control points; got {len(raw)}")
+        ys, phis, slopes = [], [], []
+        for idx, point in enumerate(raw):
+            point = tuple(point)
+            if len(point) not in (2, 3):
+                raise ValueError(
+                    f"points[{idx}] must be (y, phi) or (y, phi, slope); got {point!r}"
+                )
+            ys.append(_finite_float(point[0], f"points[{idx}] y"))
+            phi = _finite_float(point[1], f"points[{idx}] phi")
+            if not 0.0 <= phi <= 1.0:
+                raise ValueError(f"points[{idx}] phi must be in [0, 1]; got {point[1]!r}")
+            phis.append(phi)
+            slopes.append(None if len(point) == 2 else _finite_float(point[2], f"points[{idx}] slope"))
+        order = np.argsort(ys, kind="stable")
+        knots = np.asarray(ys, dtype=np.float64)[order]
+        if np.any(np.diff(knots) == 0):
+            dup = knots[np.flatnonzero(np.diff(knots) == 0)[0]]
+            raise ValueError(f"points must have distinct y values; {dup!r} appears twice")
+        values = np.asarray(phis, dtype=np.float64)[order]
+        given = [slopes[i] for i in order]
+        if any(s is None for s in given):
+            from scipy.interpolate import PchipInterpolator
+
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                auto = PchipInterpolator(knots, values).derivative()(knots)
+            if not np.isfinite(auto).all():
+                raise ValueError(
+                    "points are too close together for pchip slopes (they overflow); "
+                    "merge the nearly equal y values or give the slopes explicitly"
+                )
+            slope_arr = np.array([a if s is None else s for a, s in zip(auto, given, strict=True)])
+        else:
+            slope_arr = np.asarray(given, dtype=np.float64)
+        object.__setattr__(
+            self,
+            "points",
+            tuple(
+                (float(a), float(b), float(c)) for a, b, c in zip(knots, values, slope_arr, strict=True)
+            ),
+        )
+        object.__setattr__(self, "_knots", knots)
+        object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_slopes", np.ascontiguousarray(slope_arr, dtype=np.float64))
+
+    def _evaluate(self, y: FloatArray) -> FloatArray:
+        return _k.hermite_relevance(y, self._knots, self._values, self._slopes)
+
+
+# ------------------------------------------------------------------------------------------------
+# Box plots
+
+
+def medcouple(y: Any) -> float:
+    r"""The medcouple of Brys, Hubert & Struyf (2004), a robust measure of skewness in [-1, 1].
+
+    .. math::
+        MC = \operatorname{med}_{x_i \ge m \ge x_j,\; x_i \ne x_j}
+             \frac{(x_i - m) - (m - x_j)}{x_i - x_j}
+
+    over pairs on either side of the median ``m``; pairs of values tied at the median take
+    +1, 0 or -1 as in Brys et al. (eq. 5), so the result equals statsmodels' ``medcouple``. For
+    an even number of kernel values the median is the mean of the two middle ones. Computed
+    exactly in O(n log n) expected time (Johnson & Mizoguchi selection in the sorted kernel
+    matrix), never by forming the n^2/4 pairs.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        At least one finite value.
+
+    Examples
+    --------
+    >>> round(medcouple([1, 2, 3, 4, 10]), 6)
+    0.5
+    """
+    x = as_1d_float(y, "y", min_n=1)
+    return float(_k.medcouple_sorted(np.sort(x)))
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class BoxplotStats(Result):
+    """Box-plot summary of a sample (:func:`boxplot_stats`).
+
+    Attributes
+    ----------
+    q1, median, q3, iqr : float
+        Quartiles (NumPy's default linear interpolation, R's type 7) and ``q3 - q1``.
+    medcouple : float
+        Robust skewness; NaN when ``adjusted`` is False (not computed).
+    adjusted : bool
+        Whether the fences are the medcouple-adjusted ones.
+    coef : float
+        Fence multiplier (1.5 for Tukey's rule).
+    lower_fence, upper_fence : float
+        ``q1 - coef * e^{a MC} iqr`` and ``q3 + coef * e^{b MC} iqr`` (a = b = 0 for Tukey).
+    lower_adjacent, upper_adjacent : float
+        Tukey's adjacent values: the most extreme observations inside the fences (the whisker
+        ends R's ``boxplot.stats`` reports).
+    n_low_outliers, n_high_outliers : int
+        Observations strictly beyond each fence.
+    """
+
+    n: int
+    q1: float
+    median: float
+    q3: float
+    iqr: float
+    medcouple: float
+    adjusted: bool
+    coef: float
+    lower_fence: float
+    upper_fence: float
+    lower_adjacent: float
+    upper_adjacent: float
+    n_low_outliers: int
+    n_high_outliers: int
+
+
+def boxplot_stats(y: Any, *, coef: float = 1.5, adjusted: bool = False) -> BoxplotStats:
+    r"""Quartiles, fences, adjacent values and outlier counts of a sample.
+
+    Tukey's fences are ``[Q1 - coef IQR, Q3 + coef IQR]`` (seed 001 Sect. 4.1, with coef 1.5).
+    The medcouple-adjusted fences of Hubert & Vandervieren (2008), used by IRon, stretch the side
+    the data are skewed towards:
+
+    .. math::
+        MC \ge 0:\; [Q_1 - c\, e^{-4 MC} IQR,\; Q_3 + c\, e^{3 MC} IQR], \qquad
+        MC < 0:\; [Q_1 - c\, e^{-3 MC} IQR,\; Q_3 + c\, e^{4 MC} IQR].
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        At least two finite values.
+    coef : float, default 1.5
+        Fence multiplier (> 0).
+    adjusted : bool, default False
+        Use the medcouple-adjusted fences.
+    """
+    x = np.sort(as_1d_float(y, "y", min_n=2))
+    coef = _finite_float(coef, "coef")
+    if coef <= 0:
+        raise ValueError(f"coef must be positive; got {coef!r}")
+    q1, med, q3 = (float(v) for v in np.quantile(x, [0.25, 0.5, 0.75]))
+    iqr = q3 - q1
+    mc = float(_k.medcouple_sorted(x)) if adjusted else math.nan
+    if adjusted:
+        low_mult, high_mult = (math.exp(-4.0 * mc), math.exp(3.0 * mc)) if mc >= 0 else (
+            math.exp(-3.0 * mc),
+            math.exp(4.0 * mc),
+        )
+    else:
+        low_mult = high_mult = 1.0
+    lower_fence = q1 - coef * low_mult * iqr
+    upper_fence = q3 + coef * high_mult * iqr
+    lo = int(np.searchsorted(x, lower_fence, side="left"))
+    hi = int(np.searchsorted(x, upper_fence, side="right"))
+    return BoxplotStats(
+        n=int(x.shape[0]),
+        q1=q1,
+        median=float(med),
+        q3=q3,
+        iqr=iqr,
+        medcouple=mc,
+        adjusted=bool(adjusted),
+        coef=coef,
+        lower_fence=lower_fence,
+        upper_fence=upper_fence,
+        lower_adjacent=float(x[lo]),
+        upper_adjacent=float(x[hi - 1]),
+        n_low_outliers=lo,
+        n_high_outliers=int(x.shape[0] - hi),
+    )
+
+
+Extremes = Literal["auto", "both", "high", "low"]
+
+
+def relevance_from_boxplot(
+    y: Any,
+    *,
+    extremes: Extremes = "auto",
+    coef: float = 1.5,
+    adjusted: bool = False,
+    shape: Literal["sigmoid", "pchip"] = "sigmoid",
+    center: Literal["fence", "adjacent"] = "fence",
+    k: float = 0.5,
+    delta: float = 1e-4,
+    fallback: Literal["fences", "raise"] = "fences",
+) -> SigmoidRelevance | ControlPointRelevance:
+    r"""A relevance function for rare extremes derived from the box plot of a sample.
+
+    Seed 001 Sect. 4.1: relevance is 1/2 at the box-plot limits ``adj_L = Q1 - 1.5 IQR`` and
+    ``adj_H = Q3 + 1.5 IQR`` and rises towards the extremes. With ``adjusted=True`` the limits are
+    the medcouple-adjusted fences (Hubert & Vandervieren 2008, as IRon does), which do not flag
+    the long tail of skewed data wholesale.
+
+    - ``shape="sigmoid"`` (seed 001 eqs. 4-5): :class:`SigmoidRelevance` centred at the limits,
+      with decay widths measured from the sample median (``origin=median``, so shifting the data
+      shifts phi; for data with median 0 this is the seed's eq. 5 exactly).
+    - ``shape="pchip"`` (Ribeiro 2011; uba / UBL / IRon; NOTES.md): :class:`ControlPointRelevance`
+      through (limit_L, 1), (median, 0), (limit_H, 1) with zero slopes, i.e.
+      ``phi = 3t^2 - 2t^3`` with ``t = clip((y - med) / (limit - med), 0, 1)`` on each side.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        The sample (normally the training targets), at least two finite values.
+    extremes : {"auto", "both", "high", "low"}, default "auto"
+        Which tails are relevant. ``"auto"`` takes the tails that have box-plot outliers.
+    coef : float, default 1.5
+        Fence multiplier.
+    adjusted : bool, default False
+        Medcouple-adjusted fences instead of Tukey's.
+    shape : {"sigmoid", "pchip"}, default "sigmoid"
+    center : {"fence", "adjacent"}, default "fence"
+        ``"fence"``: the seed's adj values, ``Q3 + coef IQR`` and ``Q1 - coef IQR``.
+        ``"adjacent"``: Tukey's adjacent values, the most extreme observations inside the fences,
+        which is what R's ``boxplot.stats`` (and so uba / UBL / IRon) use.
+    k, delta : float
+        Sigmoid decay factor and precision of eq. 5 (ignored for ``shape="pchip"``).
+    fallback : {"fences", "raise"}, default "fences"
+        What ``extremes="auto"`` does when the sample has **no** box-plot outliers, where the R
+        packages return a relevance that is zero everywhere. ``"fences"`` issues a
+        :class:`NoExtremesWarning` and treats both tails as relevant with the same limits, so phi
+        is 1/2 at the fences and values beyond them (in new data or in predictions) still count
+        as extremes; ``"raise"`` raises ``ValueError`` instead.
+
+    Returns
+    -------
+    SigmoidRelevance or ControlPointRelevance
+
+    Raises
+    ------
+    ValueError
+        For a constant sample, or a degenerate box plot (IQR = 0, so the limit of a tail coincides
+        with the median); use :class:`ControlPointRelevance` or :class:`SigmoidRelevance` with
+        explicit centres then.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.r_[np.linspace(-1, 1, 41), 4.0, 5.0]
+    >>> phi = relevance_from_boxplot(y)            # only the high tail has outliers
+    >>> phi.low_center is None, round(phi.high_center, 3)
+    (True, 2.125)
+    >>> phi([0.0, 2.125, 5.0]).round(3).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    if extremes not in ("auto", "both", "high", "low"):
+        raise ValueError(f"extremes must be 'auto', 'both', 'high' or 'low'; got {extremes!r}")
+    if shape not in ("sigmoid", "pchip"):
+        raise ValueError(f"shape must be 'sigmoid' or 'pchip'; got {shape!r}")
+    if center not in ("fence", "adjacent"):
+        raise ValueError(f"center must be 'fence' or 'adjacent'; got {center!r}")
+    if fallback not in ("fences", "raise"):
+        raise ValueError(f"fallback must be 'fences' or 'raise'; got {fallback!r}")
+    x = as_1d_float(y, "y", min_n=2)
+    if is_constant(x):
+        raise ValueError(f"y is constant ({x[0]!r}); no box-plot relevance can be derived from it")
+    stats = boxplot_stats(x, coef=coef, adjusted=adjusted)
+    low_limit = stats.lower_fence if center == "fence" else stats.lower_adjacent
+    high_limit = stats.upper_fence if center == "fence" else stats.upper_adjacent
+
+    if extremes == "auto":
+        use_low, use_high = stats.n_low_outliers > 0, stats.n_high_outliers > 0
+        if not (use_low or use_high):
+            kind = "medcouple-adjusted" if adjusted else "Tukey"
+            message = (
+                f"y has no box-plot outliers (n={stats.n}, {kind} fences "
+                f"[{stats.lower_fence:.6g}, {stats.upper_fence:.6g}]), so a relevance for "
+                "'auto' extremes would be zero everywhere"
+            )
+            if fallback == "raise":
+                raise ValueError(
+                    message + "; choose extremes='both'/'high'/'low', a smaller coef, or an "
+                    "explicit SigmoidRelevance / ControlPointRelevance"
+                )
+            warnings.warn(
+                message + ". Falling back to extremes='both' with the same limits: phi is 1/2 "
+                "at the fences, so only values beyond them are events. Pass extremes='both' "
+                "(or 'high'/'low') to choose explicitly and silence this warning.",
+                NoExtremesWarning,
+                stacklevel=2,
+            )
+            use_low = use_high = True
+    else:
+        use_low = extremes in ("both", "low")
+        use_high = extremes in ("both", "high")
+
+    for used, limit, side in ((use_low, low_limit, "low"), (use_high, high_limit, "high")):
+        if used and limit == stats.median:
+            raise ValueError(
+                f"the box plot of y is degenerate (IQR = {stats.iqr!r}): the {side} limit equals "
+                f"the median {stats.median!r}, so no {side} tail can be defined; use "
+                "ControlPointRelevance or SigmoidRelevance with explicit centres"
+            )
+
+    if shape == "sigmoid":
+        return SigmoidRelevance(
+            low_center=low_limit if use_low else None,
+            high_center=high_limit if use_high else None,
+            k=k,
+            delta=delta,
+            origin=stats.median,
+        )
+    points: list[Sequence[float]] = [(stats.median, 0.0, 0.0)]
+    if use_low:
+        points.insert(0, (low_limit, 1.0, 0.0))
+    if use_high:
+        points.append((high_limit, 1.0, 0.0))
+    return ControlPointRelevance(tuple(tuple(p) for p in points))

@@ -1,5 +1,540 @@
-"""Placeholder: filled in by the issue that owns this module."""
+"""Residual-based (additive) error measures, all weighted, all registered as ``family="residual"``.
+
+The standard approach the seeds contrast with ranking-based evaluation: a mean of a loss of the
+residuals ``r_i = y_i - yhat_i`` (Rosset, Perlich & Zadrozny (2005), Sect. 2, seed 000), plus the
+median absolute error ("MAD", their eq. 1), the asymmetric LINLIN loss (Torgo & Ribeiro (2009),
+eq. 1, seed 001), Log-RMSE (Rosset, Perlich & Zadrozny (2007), Sect. 6, seed 002) and Payne, Li &
+Qin's RMSPE and pmap (seed 004; see NOTES.md, "Payne et al.").
+
+Every measure is lower-is-better. With ``sample_weight`` each mean becomes ``sum w_i L_i / sum w_i``
+(non-negative case weights: integer weights equal repeated rows, zero weight equals dropping the row),
+except where a docstring says otherwise (``pmap``'s scale).
+
+Each measure is stored with an exact leave-one-out rule (``_LEAVE_ONE_OUT``) that
+:func:`ranklens.robustness.most_influential` uses to search every observation in O(n) (O(n log n)
+for the median).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ranklens._registry import register_metric
+from ranklens._validation import (
+    FloatArray,
+    as_1d_float,
+    check_pair,
+    check_probability,
+    check_sample_weight,
+)
+from ranklens.exceptions import warn_undefined
+
+__all__ = [
+    "epsilon_insensitive_loss",
+    "linlin_loss",
+    "log_rmse",
+    "mae",
+    "median_absolute_error",
+    "mse",
+    "pmap",
+    "rmse",
+    "rmspe",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Shared machinery: every mean-type measure is finalize(sum w_i num_i / sum w_i den_i).
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _RatioForm:
+    """``metric = finalize(sum_i w_i num_i / sum_i w_i den_i)`` (``den_i = 1`` when None).
+
+    ``additive`` marks a mean of a non-negative loss that is unbounded in ``y_true``: such a
+    measure breaks down at 1/n (seed 000, Proposition 1).
+    """
+
+    numerator: Callable[..., FloatArray]
+    denominator: Callable[..., FloatArray] | None = None
+    finalize: Callable[[Any], Any] = lambda v: v
+    additive: bool = True
+
+
+# metric function -> how to compute it; metric function -> exact leave-one-out values
+_RATIO_FORMS: dict[Callable[..., float], _RatioForm] = {}
+_LEAVE_ONE_OUT: dict[Callable[..., float], Callable[..., FloatArray]] = {}
+
+
+def _prepare(
+    y_true: Any, y_pred: Any, sample_weight: Any, *, min_n: int = 1
+) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+    y, p = check_pair(y_true, y_pred, min_n=min_n)
+    return y, p, check_sample_weight(sample_weight, y.shape[0])
+
+
+def _weighted_sum(values: FloatArray, w: FloatArray | None) -> float:
+    return float(values.sum() if w is None else np.dot(w, values))
+
+
+def _evaluate_form(
+    form: _RatioForm, y: FloatArray, p: FloatArray, w: FloatArray | None, **params: Any
+) -> float:
+    num = _weighted_sum(form.numerator(y, p, **params), w)
+    if form.denominator is None:
+        den = float(y.shape[0]) if w is None else float(w.sum())
+    else:
+        den = _weighted_sum(form.denominator(y, p, **params), w)
+    return float(form.finalize(num / den))
+
+
+def _exclusive_sums(values: FloatArray) -> FloatArray:
+    """``sum_{j != i} values_j`` for every i, as prefix + suffix sums (no cancellation)."""
+    prefix = np.concatenate(([0.0], np.cumsum(values)[:-1]))
+    suffix = np.concatenate((np.cumsum(values[::-1])[::-1][1:], [0.0]))
+    return prefix + suffix
+
+
+def _form_leave_one_out(form: _RatioForm) -> Callable[..., FloatArray]:
+    def leave_one_out(y: FloatArray, p: FloatArray, **params: Any) -> FloatArray:
+        num = _exclusive_sums(form.numerator(y, p, **params))
+        if form.denominator is None:
+            den = np.full(y.shape[0], float(y.shape[0] - 1))
+        else:
+            den = _exclusive_sums(form.denominator(y, p, **params))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(form.finalize(num / den), dtype=np.float64)
+
+    return leave_one_out
+
+
+def _ratio_metric(form: _RatioForm) -> Callable[[Callable[..., float]], Callable[..., float]]:
+    """Attach ``form`` (and its O(n) leave-one-out rule) to the public function it describes."""
+
+    def decorator(func: Callable[..., float]) -> Callable[..., float]:
+        _RATIO_FORMS[func] = form
+        _LEAVE_ONE_OUT[func] = _form_leave_one_out(form)
+        return func
+
+    return decorator
+
+
+def _check_nonnegative_param(value: Any, name: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a non-negative number; got {value!r}") from None
+    if not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
+    return v
+
+
+def _check_strictly_positive(x: FloatArray, name: str, metric: str, hint: str) -> None:
+    bad = x <= 0
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{metric} needs {name} > 0; got {float(x[first])!r} at position {first} "
+            f"({int(bad.sum())} value(s) <= 0). {hint}"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Per-observation losses
+# --------------------------------------------------------------------------------------------
+
+
+def _squared(y: FloatArray, p: FloatArray) -> FloatArray:
+    return (y - p) ** 2
+
+
+def _absolute(y: FloatArray, p: FloatArray) -> FloatArray:
+    return np.abs(y - p)
+
+
+def _epsilon_insensitive(y: FloatArray, p: FloatArray, *, epsilon: float = 0.1) -> FloatArray:
+    return np.maximum(np.abs(y - p) - epsilon, 0.0)
+
+
+def _linlin(
+    y: FloatArray, p: FloatArray, *, cost_over: float = 1.0, cost_under: float = 1.0
+) -> FloatArray:
+    r = p - y  # > 0: over-prediction
+    return np.where(r > 0, cost_over * r, -cost_under * r)
+
+
+def _squared_log_error(y: FloatArray, p: FloatArray, *, offset: float = 0.0) -> FloatArray:
+    hint = (
+        "Log-RMSE is defined on a positive scale; pass offset=1 for log(1 + y) "
+        "(scikit-learn's root_mean_squared_log_error) or another shift that makes every value "
+        "positive."
+    )
+    _check_strictly_positive(y + offset, f"y_true + offset (offset={offset:g})", "log_rmse", hint)
+    _check_strictly_positive(p + offset, f"y_pred + offset (offset={offset:g})", "log_rmse", hint)
+    return (np.log(y + offset) - np.log(p + offset)) ** 2
+
+
+def _y_squared_positive(y: FloatArray, p: FloatArray) -> FloatArray:
+    _check_strictly_positive(
+        y,
+        "y_true",
+        "rmspe",
+        "RMSPE is a relative error for a positive, ratio-scale response (seed 004's phenotypes); "
+        "for a response with zeros or negative values use rmse.",
+    )
+    return y**2
+
+
+# --------------------------------------------------------------------------------------------
+# Public measures
+# --------------------------------------------------------------------------------------------
+
+
+@register_metric("mse", higher_is_better=False, family="residual")
+@_ratio_metric(_RatioForm(_squared))
+def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Mean squared error, ``sum w_i (y_i - yhat_i)^2 / sum w_i``.
+
+    Squared error loss ``L(r) = r^2`` of Rosset, Perlich & Zadrozny (2005), Sect. 2 (seed 000).
+    Equals scikit-learn's ``mean_squared_error``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Observed response and prediction (NumPy, pandas or polars; finite).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    float
+        Lower is better; breaks down at 1/n (seed 000, Proposition 1).
+
+    Examples
+    --------
+    >>> mse([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
+    1.6666666666666667
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight)
+    return _evaluate_form(_RATIO_FORMS[mse], y, p, w)
+
+
+@register_metric("rmse", higher_is_better=False, family="residual")
+@_ratio_metric(_RatioForm(_squared, finalize=np.sqrt))
+def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Root mean squared error, ``sqrt(mse)``.
+
+    The RMSE of seed 000's Tables 1 and 2. Equals scikit-learn's ``root_mean_squared_error``.
+
+    Examples
+    --------
+    >>> rmse([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
+    1.2909944487358056
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight)
+    return _evaluate_form(_RATIO_FORMS[rmse], y, p, w)
+
+
+@register_metric("mae", higher_is_better=False, family="residual")
+@_ratio_metric(_RatioForm(_absolute))
+def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Mean absolute error, ``sum w_i |y_i - yhat_i| / sum w_i``.
+
+    Absolute error loss of seed 000, Sect. 2; the MAE of its Tables 1 and 2. Equals scikit-learn's
+    ``mean_absolute_error``.
+
+    Examples
+    --------
+    >>> mae([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
+    1.0
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight)
+    return _evaluate_form(_RATIO_FORMS[mae], y, p, w)
+
+
+@register_metric("epsilon_insensitive_loss", higher_is_better=False, family="residual")
+@_ratio_metric(_RatioForm(_epsilon_insensitive))
+def epsilon_insensitive_loss(
+    y_true: Any, y_pred: Any, *, epsilon: float = 0.1, sample_weight: Any = None
+) -> float:
+    """Mean epsilon-insensitive loss, ``sum w_i max(0, |r_i| - epsilon) / sum w_i``.
+
+    Seed 000, Sect. 2 (the loss of support vector regression). ``epsilon`` is in the units of
+    ``y``; the seed gives no value, so the default 0.1 is scikit-learn's ``SVR`` default. Set it
+    to the tolerance that matters for your response. ``epsilon=0`` gives :func:`mae`.
+
+    Parameters
+    ----------
+    epsilon : float, default 0.1
+        Half-width of the tube inside which errors cost nothing (>= 0).
+
+    Examples
+    --------
+    >>> epsilon_insensitive_loss([1.0, 2.0, 4.0], [1.0, 3.0, 2.0], epsilon=0.5)
+    0.6666666666666666
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight)
+    eps = _check_nonnegative_param(epsilon, "epsilon")
+    return _evaluate_form(_RATIO_FORMS[epsilon_insensitive_loss], y, p, w, epsilon=eps)
+
+
+@register_metric("linlin_loss", higher_is_better=False, family="residual")
+@_ratio_metric(_RatioForm(_linlin))
+def linlin_loss(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    cost_over: float = 1.0,
+    cost_under: float = 1.0,
+    sample_weight: Any = None,
+) -> float:
+    """Mean LINLIN (asymmetric linear) loss, Torgo & Ribeiro (2009), eq. 1 (seed 001).
+
+    ``L_i = cost_over * |y_i - yhat_i|`` for an over-prediction (``yhat_i > y_i``),
+    ``cost_under * |y_i - yhat_i|`` for an under-prediction, 0 when exact; returned as the
+    weighted mean ``sum w_i L_i / sum w_i``. Equal costs of 1 give :func:`mae`; the minimiser of
+    the expected loss is the ``cost_under / (cost_over + cost_under)`` quantile (the pinball loss
+    up to a factor).
+
+    Parameters
+    ----------
+    cost_over, cost_under : float, default 1.0
+        The seed's ``c_o`` and ``c_u`` (non-negative, finite).
+
+    Examples
+    --------
+    >>> linlin_loss([1.0, 2.0, 4.0], [1.0, 3.0, 2.0], cost_over=1.0, cost_under=3.0)
+    2.3333333333333335
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight)
+    c_o = _check_nonnegative_param(cost_over, "cost_over")
+    c_u = _check_nonnegative_param(cost_under, "cost_under")
+    return _evaluate_form(_RATIO_FORMS[linlin_loss], y, p, w, cost_over=c_o, cost_under=c_u)
+
+
+@register_metric("log_rmse", higher_is_better=False, family="residual")
+@_ratio_metric(_RatioForm(_squared_log_error, finalize=np.sqrt))
+def log_rmse(
+    y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: Any = None
+) -> float:
+    """Root mean squared error on the log scale (Log-RMSE of seed 002, Sect. 6).
+
+    ``sqrt(sum w_i (log(y_i + offset) - log(yhat_i + offset))^2 / sum w_i)`` (natural log).
+
+    Zeros and negatives: the seed applies it to wallets and donations, which are positive, and does
+    not say what to do otherwise. Here ``y_true + offset`` and ``y_pred + offset`` must be
+    strictly positive, else a ``ValueError`` names the first offending value: no silent clipping.
+    ``offset=0`` (default) is the seed's log of the response; ``offset=1`` is ``log1p``, i.e.
+    scikit-learn's ``root_mean_squared_log_error``, the usual choice for counts with zeros.
+
+    Theoretically non-robust (a mean of an unbounded loss: Proposition 1 applies) but, as seed 002
+    observes, much less sensitive to single observations than RMSE on skewed data.
+
+    Examples
+    --------
+    >>> round(log_rmse([1.0, 10.0, 100.0], [1.0, 100.0, 100.0]), 6)
+    1.329398
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight)
+    c = float(offset)
+    if not math.isfinite(c):
+        raise ValueError(f"offset must be a finite number; got {offset!r}")
+    return _evaluate_form(_RATIO_FORMS[log_rmse], y, p, w, offset=c)
+
+
+@register_metric("rmspe", higher_is_better=False, family="residual")
+@_ratio_metric(_RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, additive=False))
+def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Relative root mean squared prediction error, Payne, Li & Qin (2016) (seed 004).
+
+    ``RMSPE = ||y - yhat|| / ||y|| = sqrt(sum w_i (y_i - yhat_i)^2 / sum w_i y_i^2)``:
+    the prediction error relative to the size of the response ("within 20 percent" reads
+    RMSPE <= 0.2). It is *not* the per-observation "mean squared percentage error" that some
+    competitions call RMSPE.
+
+    ``y_true`` must be strictly positive: the measure compares errors with distances from 0, which
+    is meaningful only on a ratio scale (the seed's phenotypes); shifting a response with zeros or
+    negatives would change the value arbitrarily. A ``ValueError`` says so; use :func:`rmse`
+    instead. Not additive: corrupting one ``y_i`` grows numerator and denominator together, so
+    Proposition 1 of seed 000 does not apply to corruption of ``y_true``.
+
+    Examples
+    --------
+    >>> round(rmspe([3.0, 4.0], [3.0, 5.0]), 6)
+    0.2
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight)
+    return _evaluate_form(_RATIO_FORMS[rmspe], y, p, w)
+
+
+# --------------------------------------------------------------------------------------------
+# Median absolute error (seed 000's MAD)
+# --------------------------------------------------------------------------------------------
+
+
+def _weighted_median(values: FloatArray, w: FloatArray | None) -> float:
+    """Median; with weights the average of the lower and upper weighted medians.
+
+    With cumulative weight ``c_k`` over the sorted values and total ``W``: lower = first value with
+    ``2 c_k >= W``, upper = first value with ``2 c_k > W``. Integer weights give the median of the
+    repeated sample, zero weights drop rows, unit weights give ``np.median``.
+    """
+    if w is None:
+        return float(np.median(values))
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    c = np.cumsum(w[order])
+    total = c[-1]
+    lower = v[int(np.searchsorted(2.0 * c, total, side="left"))]
+    upper = v[min(int(np.searchsorted(2.0 * c, total, side="right")), v.shape[0] - 1)]
+    return float(0.5 * (lower + upper))
+
+
+@register_metric("median_absolute_error", higher_is_better=False, family="residual")
+def median_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Median of the absolute residuals, ``Median(|r_1|, ..., |r_n|)`` (seed 000, eq. 1, "MAD").
+
+    For an even count the two middle values are averaged (as ``np.median`` and scikit-learn's
+    ``median_absolute_error``). With ``sample_weight`` it is the average of the lower and upper
+    weighted medians, so integer weights equal repeated rows (as scikit-learn >= 1.6).
+
+    Robust for evaluation (breakdown point near 1/2, seed 000 Sect. 4) but, the seed warns, it
+    ignores the largest errors completely.
+
+    Examples
+    --------
+    >>> median_absolute_error([1.0, 2.0, 4.0, 8.0], [1.0, 3.0, 2.0, 8.0])
+    0.5
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight)
+    return _weighted_median(np.abs(y - p), w)
+
+
+def _median_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
+    """Median of the other n - 1 absolute residuals, for every i, after a single sort."""
+    a = np.abs(y - p)
+    n = a.shape[0]
+    order = np.argsort(a, kind="stable")
+    s = a[order]
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    m = n - 1  # size of each leave-one-out sample
+
+    def kth_of_rest(k: int) -> FloatArray:  # k-th smallest of s with s[position] removed
+        return s[k + (k >= position)]
+
+    if m % 2 == 1:
+        return kth_of_rest(m // 2)
+    return 0.5 * (kth_of_rest(m // 2 - 1) + kth_of_rest(m // 2))
+
+
+_LEAVE_ONE_OUT[median_absolute_error] = _median_leave_one_out
+
+
+# --------------------------------------------------------------------------------------------
+# pmap (seed 004): MASE with lag-1 scaling, order-dependent
+# --------------------------------------------------------------------------------------------
+
+
+@register_metric("pmap", higher_is_better=False, family="residual", order_dependent=True)
+def pmap(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    lower: Any = None,
+    upper: Any = None,
+    alpha: float | None = None,
+    sample_weight: Any = None,
+) -> float:
+    """Payne, Li & Qin's pmap (seed 004): MAE scaled by the mean lag-1 change of ``y_true``.
+
+    ``pmap = [sum w_i |y_i - yhat_i| / sum w_i] / [1/(n-1) sum_{t=2..n} |y_t - y_{t-1}|]``
+    ``+ mean interval score`` (the last term only when ``lower``, ``upper`` and ``alpha`` are
+    given; NOTES.md, "Payne et al."). The first term is Hyndman & Koehler's MASE with the in-sample
+    naive one-step forecast as scale (seed 004 prints ``Y_{i=1}`` for ``Y_{i-1}``).
+
+    **Order-dependent**: the scale uses consecutive rows, so the rows must be in their natural
+    order (time, or a spatial transect); shuffling or bootstrapping rows changes the value. It is
+    registered with ``order_dependent=True`` so resampling procedures refuse it.
+
+    With ``sample_weight`` the MAE (and the interval score) are weighted means; the scale is a
+    property of the series, not of the evaluated cases, so it stays unweighted.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), n >= 2, in their natural order
+    lower, upper : array-like of shape (n,), optional
+        A central ``(1 - alpha)`` prediction interval for each row.
+    alpha : float in (0, 1), optional
+        Required together with ``lower`` and ``upper``.
+    sample_weight : array-like of shape (n,), optional
+
+    Returns
+    -------
+    float
+        Lower is better; NaN with an :class:`~ranklens.exceptions.UndefinedMetricWarning` when
+        ``y_true`` never changes between consecutive rows (zero scale).
+
+    Examples
+    --------
+    >>> pmap([1.0, 3.0, 2.0, 4.0], [1.5, 2.5, 2.5, 3.5])
+    0.3
+    """
+    y, p, w = _prepare(y_true, y_pred, sample_weight, min_n=2)
+    given = [lower is not None, upper is not None, alpha is not None]
+    if any(given) and not all(given):
+        raise ValueError(
+            "pmap needs lower, upper and alpha together (a central (1 - alpha) interval); "
+            f"got lower={'given' if given[0] else None}, upper={'given' if given[1] else None}, "
+            f"alpha={alpha!r}"
+        )
+    scale = float(np.abs(np.diff(y)).mean())
+    if scale == 0.0:
+        warn_undefined("pmap is undefined: y_true is constant, so its mean lag-1 change is 0")
+        return float("nan")
+    value = _weighted_sum(np.abs(y - p), w) / (y.shape[0] if w is None else float(w.sum()))
+    value /= scale
+    if all(given):
+        from ranklens.intervals import interval_score
+
+        lo = as_1d_float(lower, "lower")
+        hi = as_1d_float(upper, "upper")
+        for name, arr in (("lower", lo), ("upper", hi)):
+            if arr.shape[0] != y.shape[0]:
+                raise ValueError(
+                    f"{name} has length {arr.shape[0]} but y_true has length {y.shape[0]}"
+                )
+        a = check_probability(alpha, "alpha")
+        value += float(interval_score(y, lo, hi, alpha=a, sample_weight=w))
+    return float(value)
+
+
+def _pmap_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
+    """pmap (without intervals) of the series with row i deleted, for every i, in O(n)."""
+    n = y.shape[0]
+    mae_rest = _exclusive_sums(np.abs(y - p)) / (n - 1)
+    d = np.abs(np.diff(y))  # d[t] = |y[t+1] - y[t]|
+    prefix = np.concatenate(([0.0], np.cumsum(d)))  # prefix[t] = d[0] + ... + d[t-1]
+    total = prefix[-1]
+    scale_sum = np.empty(n)
+    scale_sum[0] = total - d[0]
+    scale_sum[-1] = total - d[-1]
+    if n > 2:
+        inner = np.arange(1, n - 1)
+        # deleting row i removes d[i-1] and d[i] and joins y[i-1] to y[i+1]
+        scale_sum[inner] = (
+            prefix[inner - 1] + (total - prefix[inner + 1]) + np.abs(y[inner + 1] - y[inner - 1])
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = scale_sum / (n - 2) if n > 2 else np.full(n, np.nan)
+        out = mae_rest / scale
+    out[~(scale > 0)] = np.nan
+    return out
+
+
+_LEAVE_ONE_OUT[pmap] = _pmap_leave_one_out

@@ -1,5 +1,668 @@
-"""Placeholder: filled in by the issue that owns this module."""
+"""Evaluation robustness: the most influential observation and breakdown under corruption.
+
+Rosset, Perlich & Zadrozny (2005), Sect. 4 and 5.2 (seed 000; journal version seed 002, Sect. 4 and
+6.2). An evaluation measure is robust when corrupting a few test observations cannot move it much:
+
+* :func:`most_influential` finds, by exact search over every observation, the one whose removal
+  changes a measure most (the "Excl. one" column of seed 000's Table 1).
+* :func:`robustness_table` lays that out for several measures, as Table 1 does.
+* :func:`breakdown_curve` corrupts k observations, adversarially and at random, and reports the
+  value reached next to the bounds of Proposition 1 (additive losses break down at 1/n) and
+  Proposition 2 (tau~ and rho~ move by O(k/n); the tight one-point bounds are in NOTES.md).
+
+Leave-one-out values are exact and fast: O(n) for means of per-observation losses and RMSPE, one sort
+for the median, O(n log n) in total for Kendall's tau and Spearman's rho (see
+:func:`most_influential`).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import dataclasses
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ranklens._registry import MetricSpec
+from ranklens._results import Result
+from ranklens._validation import FloatArray, check_pair, check_positive_int
+from ranklens.exceptions import UndefinedMetricWarning, warn_undefined
+
+__all__ = [
+    "BreakdownResult",
+    "InfluenceResult",
+    "RobustnessTableResult",
+    "breakdown_curve",
+    "most_influential",
+    "robustness_table",
+]
+
+IntArray = NDArray[np.int64]
+
+TABLE1_METRICS: tuple[str, ...] = ("rmse", "mae", "kendall_tau", "spearman_rho")
+
+
+# --------------------------------------------------------------------------------------------
+# Resolving metrics
+# --------------------------------------------------------------------------------------------
+
+
+def _resolve(metric: str | MetricSpec) -> MetricSpec:
+    from ranklens.metrics import get_metric  # imported late: metrics imports this module
+
+    if isinstance(metric, MetricSpec):
+        spec = metric
+    elif isinstance(metric, str):
+        spec = get_metric(metric)
+    else:
+        raise ValueError(
+            f"metric must be a registered metric name or a MetricSpec; got {type(metric).__name__}"
+        )
+    if spec.inputs != "point":
+        raise ValueError(
+            f"metric {spec.name!r} needs prediction intervals (inputs={spec.inputs!r}); "
+            "robustness is defined here for point predictions"
+        )
+    return spec
+
+
+def _ranking_functions() -> dict[str, Callable[..., float] | None]:
+    from ranklens import ranking
+
+    return {
+        name: getattr(ranking, name, None)
+        for name in ("kendall_tau", "tau_normalized", "spearman_rho", "rho_normalized")
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Exact leave-one-out values for Kendall's tau and Spearman's rho, O(n log n) in total
+# --------------------------------------------------------------------------------------------
+
+
+def _exact_dot(a: IntArray, b: IntArray) -> int:
+    """``sum a_i b_i`` as an exact Python int (each product fits int64; the sum may not)."""
+    prod = a * b
+    high, low = prod >> 31, prod & ((1 << 31) - 1)  # prod = high * 2^31 + low, low >= 0
+    return (int(high.sum()) << 31) + int(low.sum())
+
+
+@dataclasses.dataclass(frozen=True)
+class _TieGroups:
+    """Sorted tie groups of one variable, with doubled centred midranks ``U = 2 r - (n + 1)``."""
+
+    order: IntArray  # argsort
+    group: IntArray  # group id of every observation (groups numbered in increasing value)
+    starts: IntArray  # first sorted position of every group
+    sizes: IntArray  # size of every group
+    doubled_rank: IntArray  # U_i, integers summing to 0
+
+    @classmethod
+    def of(cls, x: FloatArray) -> _TieGroups:
+        n = x.shape[0]
+        order = np.argsort(x, kind="stable")
+        xs = x[order]
+        first = np.empty(n, dtype=bool)
+        first[0] = True
+        np.not_equal(xs[1:], xs[:-1], out=first[1:])
+        starts = np.flatnonzero(first).astype(np.int64)
+        sizes = np.diff(np.append(starts, n)).astype(np.int64)
+        group_sorted = np.cumsum(first, dtype=np.int64) - 1
+        group = np.empty(n, dtype=np.int64)
+        group[order] = group_sorted
+        # midrank r = start + (size + 1) / 2 (1-based), so 2r - (n + 1) = 2 start + size - n
+        doubled = 2 * starts[group] + sizes[group] - n
+        return cls(order, group, starts, sizes, doubled)
+
+    def signed_sums(self, values: IntArray) -> IntArray:
+        """``sum_{j != i} sign(x_j - x_i) values_j`` for every i, given ``sum values = 0``.
+
+        Equals ``2 * (sum over larger x) + (sum over the tie group of i, i included)``.
+        """
+        cumulative = np.concatenate(([0], np.cumsum(values[self.order])))
+        ends = self.starts + self.sizes
+        group_sum = cumulative[ends] - cumulative[self.starts]
+        above = cumulative[-1] - cumulative[ends]
+        return (2 * above + group_sum)[self.group]
+
+
+def _pair_counts(y: FloatArray, p: FloatArray) -> tuple[IntArray, ...]:
+    from ranklens.ranking import per_observation_pair_counts
+
+    counts = per_observation_pair_counts(y, p)
+    return tuple(
+        np.asarray(getattr(counts, name), dtype=np.int64)
+        for name in ("concordant", "discordant", "tied_true_only", "tied_pred_only", "tied_both")
+    )
+
+
+def _loo_kendall(y: FloatArray, p: FloatArray, *, harrell: bool) -> FloatArray:
+    """Leave-one-out tau-b (or Harrell's C) for every i from the per-observation pair counts.
+
+    Deleting row i removes exactly the n - 1 pairs it belongs to, so each pair total drops by
+    row i's own count (NOTES.md, "Robustness"): O(1) per row after one O(n log n) count.
+    """
+    n = y.shape[0]
+    c, d, tt, tp, tb = _pair_counts(y, p)
+    # every pair is counted at both of its rows
+    conc = int(c.sum()) // 2 - c
+    disc = int(d.sum()) // 2 - d
+    pred_only = int(tp.sum()) // 2 - tp
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if harrell:  # (C + T_pred/2) / (pairs with distinct y)
+            out = (conc + 0.5 * pred_only) / (conc + disc + pred_only).astype(np.float64)
+        else:  # tau-b = (C - D) / sqrt((n0 - n1)(n0 - n2))
+            m = n - 1
+            n0 = m * (m - 1) // 2
+            tied_true = int(tt.sum() + tb.sum()) // 2 - (tt + tb)
+            tied_pred = int(tp.sum() + tb.sum()) // 2 - (tp + tb)
+            den = np.sqrt((n0 - tied_true).astype(np.float64)) * np.sqrt(
+                (n0 - tied_pred).astype(np.float64)
+            )
+            out = (conc - disc) / den
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def _loo_spearman(y: FloatArray, p: FloatArray) -> FloatArray:
+    """Leave-one-out Spearman rho (midranks, i.e. Pearson correlation of midranks) for every i.
+
+    Derivation (doubled centred midranks ``U = 2r - (n+1)`` of ``y``, ``V`` of ``yhat``): deleting
+    row i lowers the midrank of every other row j by ``1{x_j > x_i} + 1/2 1{x_j = x_i}``, and the
+    mean midrank drops by 1/2, so the centred doubled ranks become ``U_j - sign(x_j - x_i)`` (and
+    likewise ``V_j - sign(z_j - z_i)``). Expanding the sums of products,
+
+    ``sum_{j!=i} U'_j V'_j = sum U V - U_i V_i - S_x(V)_i - S_z(U)_i + (c_i - d_i)``
+    ``sum_{j!=i} U'_j^2   = sum U^2 - U_i^2 - 2 S_x(U)_i + (n - t_i)``
+
+    with ``S_x(V)_i = sum_{j != i} sign(x_j - x_i) V_j`` (one sort and a cumulative sum over the tie
+    groups of x), ``c_i - d_i = sum_j sign(x_j - x_i) sign(z_j - z_i)`` the concordant minus
+    discordant count of row i, and ``t_i`` the size of row i's tie group in x. Then
+    ``rho_i = sum U'V' / sqrt(sum U'^2 sum V'^2)``. The big totals are exact integers; each row
+    adds an O(n^2) integer correction, so rho_i is accurate to float64 rounding.
+    """
+    n = y.shape[0]
+    gx, gz = _TieGroups.of(y), _TieGroups.of(p)
+    u, v = gx.doubled_rank, gz.doubled_rank
+    c, d, *_ = _pair_counts(y, p)
+    cross = float(_exact_dot(u, v)) - (
+        u * v + gx.signed_sums(v) + gz.signed_sums(u) - (c - d)
+    ).astype(np.float64)
+    ss_x = float(_exact_dot(u, u)) - (
+        u * u + 2 * gx.signed_sums(u) - (n - gx.sizes[gx.group])
+    ).astype(np.float64)
+    ss_z = float(_exact_dot(v, v)) - (
+        v * v + 2 * gz.signed_sums(v) - (n - gz.sizes[gz.group])
+    ).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = cross / (np.sqrt(ss_x) * np.sqrt(ss_z))
+    out[~((ss_x > 0) & (ss_z > 0))] = np.nan
+    return np.clip(out, -1.0, 1.0)
+
+
+def _leave_one_out_by_recomputation(
+    func: Callable[..., float], y: FloatArray, p: FloatArray, params: Mapping[str, Any]
+) -> FloatArray:
+    """Recompute ``func`` on each of the n leave-one-out samples: exact, O(n * cost)."""
+    n = y.shape[0]
+    out = np.empty(n)
+    keep = np.ones(n, dtype=bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        for i in range(n):
+            keep[i] = False
+            out[i] = func(y[keep], p[keep], **params)
+            keep[i] = True
+    return out
+
+
+def _leave_one_out(
+    spec: MetricSpec, y: FloatArray, p: FloatArray, params: Mapping[str, Any]
+) -> tuple[FloatArray, str]:
+    """The metric on every leave-one-out sample, and the name of the method used."""
+    from ranklens.residual import _LEAVE_ONE_OUT
+
+    if spec.func in _LEAVE_ONE_OUT:
+        return _LEAVE_ONE_OUT[spec.func](y, p, **params), "exact update"
+    ranking = _ranking_functions()
+    if not params and spec.func is not None:
+        if spec.func is ranking["kendall_tau"]:
+            return _loo_kendall(y, p, harrell=False), "exact update"
+        if spec.func is ranking["tau_normalized"]:
+            return _loo_kendall(y, p, harrell=True), "exact update"
+        if spec.func is ranking["spearman_rho"]:
+            return _loo_spearman(y, p), "exact update"
+        if spec.func is ranking["rho_normalized"]:
+            return 0.5 * (1.0 + _loo_spearman(y, p)), "exact update"
+    return _leave_one_out_by_recomputation(spec.func, y, p, params), "recomputation"
+
+
+# --------------------------------------------------------------------------------------------
+# most_influential
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class InfluenceResult(Result):
+    """The observation whose removal changes a measure most.
+
+    Attributes
+    ----------
+    metric : str
+        Registry name of the measure.
+    index : int or None
+        Row (0-based, original order) of the most influential observation; None when no
+        leave-one-out value is defined.
+    value : float
+        The measure on all n observations ("Entire set").
+    value_without : float
+        The measure without row ``index`` ("Excl. one").
+    change : float
+        ``value_without - value`` (signed).
+    percent_change : float
+        ``100 |change| / |value|`` (seed 000's "%Change"; ``inf`` when ``value`` is 0).
+    leave_one_out : ndarray of shape (n,)
+        The measure without row i, for every i (NaN where undefined).
+    method : str
+        ``"exact update"`` (closed-form leave-one-out) or ``"recomputation"`` (n evaluations).
+    """
+
+    metric: str
+    index: int | None
+    value: float
+    value_without: float
+    change: float
+    percent_change: float
+    leave_one_out: FloatArray
+    method: str
+
+
+def _percent(change: float, value: float) -> float:
+    if change == 0.0:
+        return 0.0
+    return math.inf if value == 0.0 else 100.0 * abs(change) / abs(value)
+
+
+def most_influential(
+    y_true: Any,
+    y_pred: Any,
+    metric: str | MetricSpec,
+    *,
+    metric_params: Mapping[str, Any] | None = None,
+) -> InfluenceResult:
+    """Exact search for the observation whose removal changes ``metric`` most (seed 000, Sect. 5.2).
+
+    For every row i the measure is evaluated on the other n - 1 rows; the row with the largest
+    ``|value_without_i - value|`` is returned (the first such row on a tie; rows whose removal
+    leaves the measure undefined, e.g. a constant ``y_true``, are skipped). Seed 000 takes "the
+    company whose estimated wallet is the furthest from the actual wallet" for additive measures;
+    the exact search agrees with that for means of a monotone loss and also covers RMSPE, the
+    median and pmap, for which the largest residual is not necessarily the most influential.
+
+    Cost, by measure (all exact):
+
+    * means of per-observation losses (``mse``, ``rmse``, ``mae``, ``epsilon_insensitive_loss``,
+      ``linlin_loss``, ``log_rmse``) and ``rmspe``: O(n), from prefix and suffix sums (no
+      subtraction, so no cancellation when one row carries almost all of the loss);
+    * ``median_absolute_error``: one sort, then the median of the other n - 1 values in O(1) per row;
+    * ``pmap``: O(n) (deleting row i joins rows i - 1 and i + 1 in the lag-1 scale);
+    * ``kendall_tau`` (tau-b) and ``tau_normalized`` (Harrell's C): O(n log n) in total, from the
+      per-observation concordant, discordant and tied counts of
+      :func:`ranklens.ranking.per_observation_pair_counts` (removing row i changes T by exactly its
+      discordant count; NOTES.md, "Robustness");
+    * ``spearman_rho`` and ``rho_normalized`` (midranks): O(n log n) in total by an exact update of
+      the midrank sums derived in the docs (``docs/robustness.md``);
+    * any other registered point measure (or any of the above with ``metric_params`` for the
+      ranking measures): the documented fallback recomputes the measure n times, O(n * cost). It is
+      exact but meant for small n (a few thousand rows).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), n >= 3
+    metric : str or MetricSpec
+        A registered point measure (see :func:`ranklens.available_metrics`).
+    metric_params : mapping, optional
+        Extra keyword arguments for the measure (e.g. ``{"epsilon": 0.5}``).
+
+    Returns
+    -------
+    InfluenceResult
+
+    Examples
+    --------
+    >>> r = most_influential([1.0, 2.0, 3.0, 4.0], [1.1, 2.1, 2.9, 9.0], "rmse")
+    >>> r.index, round(r.value, 4), round(r.value_without, 4), round(r.percent_change, 1)
+    (3, 2.5025, 0.1, 96.0)
+    """
+    spec = _resolve(metric)
+    params = dict(metric_params or {})
+    y, p = check_pair(y_true, y_pred, min_n=3)
+    value = float(spec.func(y, p, **params))
+    loo, method = _leave_one_out(spec, y, p, params)
+    loo = np.asarray(loo, dtype=np.float64)
+    distance = np.abs(loo - value)
+    if math.isnan(value) or not np.isfinite(distance).any():
+        warn_undefined(
+            f"most_influential is undefined for {spec.name!r}: the measure is NaN on the full data "
+            "or on every leave-one-out sample"
+        )
+        nan = float("nan")
+        return InfluenceResult(spec.name, None, value, nan, nan, nan, loo, method)
+    index = int(np.nanargmax(np.where(np.isfinite(distance), distance, -np.inf)))
+    without = float(loo[index])
+    change = without - value
+    return InfluenceResult(
+        metric=spec.name,
+        index=index,
+        value=value,
+        value_without=without,
+        change=change,
+        percent_change=_percent(change, value),
+        leave_one_out=loo,
+        method=method,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# robustness_table (seed 000, Table 1)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class RobustnessTableResult(Result):
+    """Seed 000's Table 1: each measure on the entire set and without its most influential row.
+
+    Attributes
+    ----------
+    metrics : tuple of str
+    entire_set : ndarray
+        The measure on all rows.
+    excluding_one : ndarray
+        The measure without the most influential row (for that measure).
+    percent_change : ndarray
+        ``100 |excluding_one - entire_set| / |entire_set|``.
+    index : ndarray of int
+        The most influential row for each measure (-1 where undefined).
+    higher_is_better : ndarray of bool
+    """
+
+    metrics: tuple[str, ...]
+    entire_set: FloatArray
+    excluding_one: FloatArray
+    percent_change: FloatArray
+    index: IntArray
+    higher_is_better: NDArray[np.bool_]
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame in Table 1's layout: Measure, Entire set, Excl. one, % change, row."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "Entire set": self.entire_set,
+                "Excl. one": self.excluding_one,
+                "% change": self.percent_change,
+                "row": self.index,
+            },
+            index=pd.Index(list(self.metrics), name="Measure"),
+        )
+
+
+def robustness_table(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    metrics: Sequence[str | MetricSpec] = TABLE1_METRICS,
+) -> RobustnessTableResult:
+    """Seed 000's Table 1 for any registered measures: entire set, excluding one, % change.
+
+    For each measure :func:`most_influential` finds its own most influential row (Table 1 removes
+    a possibly different company per measure) and the table reports the value with and without
+    it. The default measures are Table 1's: RMSE, MAE, Kendall's tau and Spearman's rho.
+
+    Examples
+    --------
+    >>> t = robustness_table([1.0, 2.0, 3.0, 4.0, 5.0], [1.2, 1.9, 3.3, 3.8, 12.0])
+    >>> t.to_frame().round(3)  # doctest: +NORMALIZE_WHITESPACE
+                  Entire set  Excl. one  % change  row
+    Measure
+    rmse               3.134      0.224    92.849    4
+    mae                1.560      0.200    87.179    4
+    kendall_tau        1.000      1.000     0.000    0
+    spearman_rho       1.000      1.000     0.000    0
+    """
+    if isinstance(metrics, str | MetricSpec):
+        metrics = (metrics,)
+    if len(metrics) == 0:
+        raise ValueError("metrics must name at least one registered measure; got none")
+    rows = [most_influential(y_true, y_pred, m) for m in metrics]
+    specs = [_resolve(m) for m in metrics]
+    return RobustnessTableResult(
+        metrics=tuple(r.metric for r in rows),
+        entire_set=np.array([r.value for r in rows]),
+        excluding_one=np.array([r.value_without for r in rows]),
+        percent_change=np.array([r.percent_change for r in rows]),
+        index=np.array([-1 if r.index is None else r.index for r in rows], dtype=np.int64),
+        higher_is_better=np.array([s.higher_is_better for s in specs], dtype=bool),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# breakdown_curve (Propositions 1 and 2)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class BreakdownResult(Result):
+    """A measure under corruption of k observations' ``y_true``.
+
+    Attributes
+    ----------
+    metric : str
+    n_corrupted : ndarray of int
+        k, the number of corrupted observations.
+    fractions : ndarray
+        ``k / n``.
+    clean : float
+        The measure on the uncorrupted data.
+    adversarial : ndarray
+        The measure after the adversarial corruption of k observations.
+    random : ndarray
+        Mean of the measure over ``n_random`` random corruptions of k observations.
+    max_change : ndarray
+        The largest ``|value - clean|`` any corruption of k observations can cause: Proposition 2's
+        tight bound for Kendall's tau, Spearman's rho and their [0, 1] forms (data without ties),
+        ``inf`` for means of unbounded losses (Proposition 1), NaN where no bound is known.
+    bound : str
+        ``"proposition 2"``, ``"proposition 1 (unbounded)"`` or ``"none known"``.
+    higher_is_better : bool
+    """
+
+    metric: str
+    n_corrupted: IntArray
+    fractions: FloatArray
+    clean: float
+    adversarial: FloatArray
+    random: FloatArray
+    max_change: FloatArray
+    bound: str
+    higher_is_better: bool
+
+
+def proposition2_bound(metric: str, n: int, k: IntArray | int) -> FloatArray:
+    """Largest change of a rank measure when k of n observations are corrupted (no ties).
+
+    Kendall: only the ``k(n-1) - k(k-1)/2`` pairs that involve a corrupted observation can change,
+    so ``|dT| <= k(n-1) - k(k-1)/2`` and ``|d tau~| <= 2 |dT| / (n(n-1))`` (``2/n`` for k = 1).
+    Spearman: one corrupted observation changes R by at most ``n(n-1)/2`` (NOTES.md, tight), so
+    ``|dR| <= k n(n-1)/2`` and ``|d rho~| <= 6 |dR| / (n(n^2-1)) = 3k/(n+1)``. tau and rho move twice
+    as much as tau~ and rho~. Capped at the measure's range. Seed 000's Proposition 2 states the
+    looser ``2k/(n-1)`` and ``(6k/(n-1))(1/(n+1) + 1/2)``.
+    """
+    k_arr = np.asarray(k, dtype=np.float64)
+    pairs = k_arr * (n - 1) - k_arr * (k_arr - 1) / 2.0
+    tau_tilde = np.minimum(2.0 * pairs / (n * (n - 1.0)), 1.0)
+    rho_tilde = np.minimum(3.0 * k_arr / (n + 1.0), 1.0)
+    bounds = {
+        "tau_normalized": tau_tilde,
+        "kendall_tau": 2.0 * tau_tilde,
+        "rho_normalized": rho_tilde,
+        "spearman_rho": 2.0 * rho_tilde,
+    }
+    if metric not in bounds:
+        raise ValueError(f"Proposition 2 covers {sorted(bounds)}; got {metric!r}")
+    return bounds[metric]
+
+
+def _corrupt_values(y: FloatArray, count: int, magnitude: float, *, low: bool) -> FloatArray:
+    """``count`` distinct values beyond the range of y: ``low`` below the minimum, else above.
+
+    The first value is the most extreme. Positive responses stay positive (scaled by powers of
+    ``magnitude``), so measures defined on a positive scale (``log_rmse``, ``rmspe``) still apply.
+    """
+    steps = 2.0 - np.arange(count) / max(count, 1)  # 2 down to just above 1
+    if (y > 0).all():
+        return y.min() / magnitude**steps if low else y.max() * magnitude**steps
+    spread = float(y.max() - y.min()) or max(float(np.abs(y).max()), 1.0)
+    return y.min() - magnitude * spread * steps if low else y.max() + magnitude * spread * steps
+
+
+def _adversarial_corruption(y: FloatArray, p: FloatArray, k: int, magnitude: float) -> FloatArray:
+    """Move the k most extreme predictions' responses beyond the opposite end of y.
+
+    Rows are taken alternately from the top and the bottom of the prediction order. Top-predicted
+    rows get values below min(y) (the highest prediction the lowest value), bottom-predicted rows
+    values above max(y): every pair involving a corrupted row becomes discordant, which attains the
+    Kendall bound from a perfect ranking, and each residual becomes huge (Proposition 1).
+    """
+    order = np.argsort(-p, kind="stable")
+    n_top = (k + 1) // 2
+    top, bottom = order[:n_top], order[::-1][: k - n_top]
+    out = y.copy()
+    out[top] = _corrupt_values(y, n_top, magnitude, low=True)
+    out[bottom] = _corrupt_values(y, k - n_top, magnitude, low=False)
+    return out
+
+
+def _random_corruption(
+    y: FloatArray, k: int, magnitude: float, rng: np.random.Generator
+) -> FloatArray:
+    """Gross errors of random direction in the responses of k rows drawn at random."""
+    rows = rng.choice(y.shape[0], size=k, replace=False)
+    low = rng.random(k) < 0.5
+    out = y.copy()
+    out[rows[low]] = rng.permutation(_corrupt_values(y, int(low.sum()), magnitude, low=True))
+    out[rows[~low]] = rng.permutation(_corrupt_values(y, int((~low).sum()), magnitude, low=False))
+    return out
+
+
+def _has_ties(x: FloatArray) -> bool:
+    return bool(np.unique(x).shape[0] < x.shape[0])
+
+
+def breakdown_curve(
+    y_true: Any,
+    y_pred: Any,
+    metric: str | MetricSpec,
+    *,
+    fractions: Sequence[float] | None = None,
+    n_random: int = 20,
+    magnitude: float = 1e3,
+    random_state: int | np.random.Generator | None = None,
+    metric_params: Mapping[str, Any] | None = None,
+) -> BreakdownResult:
+    """Evaluation breakdown (seed 000, Sect. 4): the measure after corrupting k observations.
+
+    For each k the responses ``y_true`` of k rows are replaced by gross errors and the measure is
+    recomputed:
+
+    * **adversarial**: the k rows with the most extreme predictions (alternately top and bottom)
+      get values far beyond the opposite end of ``y_true`` (``magnitude`` times its range beyond
+      it, or ``magnitude`` times beyond it multiplicatively when ``y_true`` is positive, so
+      positive-scale measures still apply). Every pair involving a corrupted row becomes
+      discordant: for a perfect ranking and k = 1 this attains the tight one-point bound.
+    * **random**: k rows drawn at random get gross errors of random direction; the mean over
+      ``n_random`` draws is reported.
+
+    The result shows Proposition 1 (a mean of an unbounded loss is driven arbitrarily far by a
+    single row: at k = 1 it already grows with ``magnitude``; ``max_change`` is ``inf``) and
+    Proposition 2 (tau~ and rho~ cannot move by more than ``max_change`` = O(k/n), see
+    :func:`proposition2_bound`; the bound is proven for data without ties and is NaN when
+    ``y_true`` or ``y_pred`` has ties).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), n >= 3
+    metric : str or MetricSpec
+        A registered point measure.
+    fractions : sequence of float in (0, 1], optional
+        Fractions of rows to corrupt; ``k = max(1, round(f n))``, duplicates dropped. Default
+        ``(1/n, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)``.
+    n_random : int, default 20
+        Random corruptions per k.
+    magnitude : float > 1, default 1e3
+        Size of the gross errors (see above).
+    random_state : int or Generator, optional
+    metric_params : mapping, optional
+        Extra keyword arguments for the measure.
+
+    Returns
+    -------
+    BreakdownResult
+    """
+    spec = _resolve(metric)
+    params = dict(metric_params or {})
+    y, p = check_pair(y_true, y_pred, min_n=3)
+    n = y.shape[0]
+    n_random = check_positive_int(n_random, "n_random")
+    if not (isinstance(magnitude, int | float) and math.isfinite(magnitude) and magnitude > 1):
+        raise ValueError(f"magnitude must be a finite number > 1; got {magnitude!r}")
+    if fractions is None:
+        fractions = (1.0 / n, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
+    f = np.asarray(fractions, dtype=np.float64).reshape(-1)
+    if f.size == 0 or not np.all((f > 0) & (f <= 1)):
+        raise ValueError(f"fractions must be numbers in (0, 1]; got {list(fractions)!r}")
+    ks = np.unique(np.clip(np.round(f * n).astype(np.int64), 1, n))
+    rng = np.random.default_rng(random_state)
+
+    def evaluate(y_corrupt: FloatArray) -> float:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            return float(spec.func(y_corrupt, p, **params))
+
+    clean = float(spec.func(y, p, **params))
+    adversarial = np.array([evaluate(_adversarial_corruption(y, p, int(k), magnitude)) for k in ks])
+    random = np.array(
+        [
+            np.mean([evaluate(_random_corruption(y, int(k), magnitude, rng)) for _ in range(n_random)])
+            for k in ks
+        ]
+    )
+    from ranklens.residual import _RATIO_FORMS
+
+    ranking = _ranking_functions()
+    rank_names = {id(func): name for name, func in ranking.items() if func is not None}
+    if id(spec.func) in rank_names and not params:
+        bound = "proposition 2"
+        if _has_ties(y) or _has_ties(p):
+            max_change = np.full(ks.shape[0], np.nan)
+        else:
+            max_change = proposition2_bound(rank_names[id(spec.func)], n, ks)
+    elif spec.func in _RATIO_FORMS and _RATIO_FORMS[spec.func].additive:
+        bound, max_change = "proposition 1 (unbounded)", np.full(ks.shape[0], np.inf)
+    else:
+        bound, max_change = "none known", np.full(ks.shape[0], np.nan)
+    return BreakdownResult(
+        metric=spec.name,
+        n_corrupted=ks,
+        fractions=ks / n,
+        clean=clean,
+        adversarial=adversarial,
+        random=random,
+        max_change=np.asarray(max_change, dtype=np.float64),
+        bound=bound,
+        higher_is_better=spec.higher_is_better,
+    )

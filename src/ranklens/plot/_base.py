@@ -1,0 +1,265 @@
+"""What every display shares: lazy matplotlib, the thinning of long curves, and the base class.
+
+Displays follow scikit-learn's pattern (``RocCurveDisplay``): ``XDisplay.from_predictions(y_true,
+y_pred, *, ax=None, name=...)`` computes the result and draws it, ``XDisplay.from_result(result)``
+draws a result already computed, and ``XDisplay(result, name=...).plot(ax=...)`` returns ``self``
+with ``ax_``, ``figure_`` and ``lines_`` set. Drawing again on the same axes adds a model to it.
+
+The exact curve stays on ``display.result``; only what is handed to matplotlib is thinned
+(:func:`thin_indices`), so a curve of ten million points draws as a few thousand vertices without
+changing what the eye sees.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = ["DEFAULT_MAX_POINTS", "thin_indices"]
+
+#: Vertices per drawn curve at most (per line; a band counts its two edges).
+DEFAULT_MAX_POINTS = 4000
+
+
+def _pyplot() -> Any:
+    """Import ``matplotlib.pyplot`` on first use, with an actionable message when it is missing."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "plotting needs matplotlib, the optional extra 'plot': pip install 'ranklens[plot]'"
+        ) from exc
+    return plt
+
+
+def thin_indices(x: Any, *ys: Any, max_points: int = DEFAULT_MAX_POINTS) -> np.ndarray:
+    """Indices of at most about ``max_points`` vertices that draw like the whole curve.
+
+    The x range is split into equal buckets (by position when ``x`` is not sorted); each bucket
+    keeps its first and last point and, for every ``y`` in ``ys``, the points where that y is
+    smallest and largest. A jagged line (the per-observation concordance of seed 000 Fig. 1) thus
+    keeps its full vertical extent in every pixel column, steps keep their corners, and the first
+    and last points are always kept. With ``n <= max_points`` every index is returned.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        Horizontal positions, usually non-decreasing.
+    *ys : array-like of shape (n,)
+        The vertical series drawn against ``x`` (a band passes its lower and upper edges).
+    max_points : int
+        Upper bound on the number of returned indices.
+
+    Returns
+    -------
+    ndarray of int64
+        Sorted unique indices into ``x``.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[0]
+    if n <= max_points:
+        return np.arange(n, dtype=np.int64)
+    per_bucket = 2 + 2 * len(ys)
+    n_buckets = max(1, (max_points - 2) // per_bucket)
+    finite = np.isfinite(x)
+    lo = float(np.min(x[finite])) if finite.any() else 0.0
+    hi = float(np.max(x[finite])) if finite.any() else 0.0
+    if hi > lo and finite.all() and bool(np.all(np.diff(x) >= 0)):
+        bucket = np.minimum(((x - lo) / (hi - lo) * n_buckets).astype(np.int64), n_buckets - 1)
+    else:
+        bucket = np.arange(n, dtype=np.int64) * n_buckets // n
+    # Segment starts; buckets are contiguous runs along the index in both branches.
+    starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
+    ends = np.r_[starts[1:], n] - 1
+    keep = [starts, ends, np.array([0, n - 1])]
+    for y in ys:
+        y = np.asarray(y, dtype=np.float64)
+        # Sort by (bucket, y): the first and last of each run are the argmin and argmax of y.
+        # NaN sorts last; a gap stays a gap because its neighbours are kept by start/end.
+        order = np.lexsort((np.nan_to_num(y, nan=np.inf), bucket))
+        sorted_bucket = bucket[order]
+        first = np.flatnonzero(np.r_[True, sorted_bucket[1:] != sorted_bucket[:-1]])
+        last = np.r_[first[1:], n] - 1
+        keep += [order[first], order[last]]
+    return np.unique(np.concatenate(keep)).astype(np.int64)
+
+
+def _fmt(value: float, digits: int = 3) -> str:
+    """A summary number for a legend; NaN is shown as 'n/a' (the measure was undefined)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v):
+        return "n/a"
+    if v != 0 and (abs(v) >= 10**4 or abs(v) < 10 ** (-digits)):
+        return f"{v:.{digits + 1}g}"
+    return f"{v:.{digits}f}"
+
+
+class _Display:
+    """Base class of every display: holds one exact result and draws it, thinned, on an axes.
+
+    Subclasses set ``_compute`` (the library function behind ``from_predictions``) and implement
+    ``_draw(ax, name, max_points, **kwargs)``, which returns the artists it made. Baselines shared
+    by every model on an axes (the random model, the optimal curve, the budget line) are drawn once
+    per axes through :meth:`_once`.
+    """
+
+    #: ``(module, function)`` computing the result from ``(y_true, y_pred, **kwargs)``.
+    _compute: ClassVar[tuple[str, str]] = ("", "")
+    xlabel: ClassVar[str] = ""
+    ylabel: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+
+    def __init__(self, result: Any, *, name: str | None = None) -> None:
+        self.result = result
+        self.name = name
+        self.ax_: Any = None
+        self.figure_: Any = None
+        self.lines_: list[Any] = []
+
+    @classmethod
+    def _compute_result(cls, *args: Any, **kwargs: Any) -> Any:
+        import importlib
+
+        module, func = cls._compute
+        return getattr(importlib.import_module(module), func)(*args, **kwargs)
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true: Any,
+        y_pred: Any,
+        *,
+        ax: Any = None,
+        name: str | None = None,
+        plot_kwargs: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Compute the result from ``(y_true, y_pred, **kwargs)`` and draw it on ``ax``.
+
+        ``kwargs`` go to the library function; ``plot_kwargs`` to :meth:`plot`.
+        """
+        result = cls._compute_result(y_true, y_pred, **kwargs)
+        return cls(result, name=name).plot(ax=ax, **dict(plot_kwargs or {}))
+
+    @classmethod
+    def from_result(
+        cls, result: Any, *, ax: Any = None, name: str | None = None, **plot_kwargs: Any
+    ) -> Any:
+        """Draw a result already computed (no recomputation)."""
+        return cls(result, name=name).plot(ax=ax, **plot_kwargs)
+
+    @classmethod
+    def from_results(
+        cls, results: Mapping[str, Any], *, ax: Any = None, **plot_kwargs: Any
+    ) -> list[Any]:
+        """Draw several models' results (``{name: result}``) on one axes; returns the displays."""
+        displays = []
+        for name, result in results.items():
+            display = cls(result, name=name).plot(ax=ax, **plot_kwargs)
+            ax = display.ax_
+            displays.append(display)
+        return displays
+
+    def plot(
+        self,
+        ax: Any = None,
+        *,
+        name: str | None = None,
+        max_points: int = DEFAULT_MAX_POINTS,
+        legend: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        """Draw on ``ax`` (a new figure when None) and return ``self``.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; pass the same axes again to overlay another model.
+        name : str, optional
+            Legend label of this model (defaults to the name given at construction).
+        max_points : int
+            Vertices per drawn line at most; the exact curve stays on ``self.result``.
+        legend : bool
+            Whether to (re)draw the legend.
+        **kwargs
+            Passed to the main ``Axes.plot`` call (``color``, ``linestyle``, ...).
+        """
+        if ax is None:
+            _, ax = _pyplot().subplots(figsize=(6.4, 4.4))
+        label_name = name if name is not None else self.name
+        self.lines_ = list(self._draw(ax, label_name, max_points, **kwargs))
+        self.ax_, self.figure_ = ax, ax.figure
+        if self.xlabel and not ax.get_xlabel():
+            ax.set_xlabel(self.xlabel)
+        if self.ylabel and not ax.get_ylabel():
+            ax.set_ylabel(self.ylabel)
+        if self.title and not ax.get_title():
+            ax.set_title(self.title)
+        if legend and ax.get_legend_handles_labels()[0]:
+            ax.legend(loc=self._legend_loc, fontsize="small", frameon=False)
+        return self
+
+    _legend_loc: ClassVar[str] = "best"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _once(ax: Any, gid: str, draw: Callable[[], list[Any]]) -> list[Any]:
+        """Run ``draw`` unless this axes already has an artist tagged ``gid`` (a shared baseline)."""
+        for artist in [*ax.lines, *ax.collections, *ax.patches]:
+            if artist.get_gid() == gid:
+                return []
+        artists = draw()
+        for artist in artists:
+            artist.set_gid(gid)
+        return artists
+
+    @staticmethod
+    def _line(
+        ax: Any,
+        x: Any,
+        y: Any,
+        *,
+        max_points: int,
+        label: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """One thinned line; returns the Line2D."""
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        idx = thin_indices(x, y, max_points=max_points)
+        (line,) = ax.plot(x[idx], y[idx], label=label, **kwargs)
+        return line
+
+    @staticmethod
+    def _band(
+        ax: Any,
+        x: Any,
+        lower: Any,
+        upper: Any,
+        *,
+        max_points: int,
+        **kwargs: Any,
+    ) -> Any:
+        """A thinned filled band between ``lower`` and ``upper``."""
+        x = np.asarray(x, dtype=np.float64)
+        lower = np.asarray(lower, dtype=np.float64)
+        upper = np.asarray(upper, dtype=np.float64)
+        idx = thin_indices(x, lower, upper, max_points=max_points)
+        kwargs.setdefault("alpha", 0.2)
+        kwargs.setdefault("linewidth", 0)
+        return ax.fill_between(x[idx], lower[idx], upper[idx], **kwargs)
+
+    @staticmethod
+    def _label(name: str | None, summary: str | None = None) -> str | None:
+        """Legend text: ``"name (summary)"``, just one of them, or None when neither is known."""
+        if name and summary:
+            return f"{name} ({summary})"
+        return name or summary

@@ -1,0 +1,233 @@
+"""Rare extremes (seed 001): the relevance function, precision and recall over the event
+threshold, and the agreement of two metrics' model rankings (seed 001 Fig. 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ranklens.plot._base import _Display, _fmt
+
+__all__ = ["MetricAgreementDisplay", "RegressionPrecisionRecallDisplay", "RelevanceDisplay"]
+
+
+class RelevanceDisplay(_Display):
+    """A relevance function phi(y) (seed 001 Fig. 1) over the range of the data.
+
+    ``result`` is the relevance function itself (any vectorised callable). With ``y`` given, a
+    histogram of the data is drawn underneath (right axis) so one sees which values count as
+    extreme; with ``event_threshold``, the horizontal line phi = t_E marks where events begin.
+    """
+
+    xlabel = "y"
+    ylabel = "relevance φ(y)"
+    title = "Relevance function"
+    _legend_loc = "upper center"
+
+    def __init__(
+        self,
+        result: Any,
+        *,
+        name: str | None = None,
+        y: Any = None,
+        event_threshold: float | None = None,
+    ) -> None:
+        super().__init__(result, name=name)
+        self.y = None if y is None else np.asarray(y, dtype=np.float64)
+        self.event_threshold = event_threshold
+
+    @classmethod
+    def from_predictions(cls, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            "a relevance function depends on the target only: use "
+            "RelevanceDisplay.from_data(y) or RelevanceDisplay.from_relevance(phi, y=y)"
+        )
+
+    @classmethod
+    def from_relevance(
+        cls,
+        relevance: Any,
+        *,
+        y: Any = None,
+        event_threshold: float | None = None,
+        ax: Any = None,
+        name: str | None = None,
+        **plot_kwargs: Any,
+    ) -> RelevanceDisplay:
+        """Draw a relevance function already built (optionally over the data ``y``)."""
+        display = cls(relevance, name=name, y=y, event_threshold=event_threshold)
+        return display.plot(ax=ax, **plot_kwargs)
+
+    @classmethod
+    def from_data(
+        cls,
+        y: Any,
+        *,
+        event_threshold: float | None = None,
+        ax: Any = None,
+        name: str | None = None,
+        plot_kwargs: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> RelevanceDisplay:
+        """Build :func:`ranklens.relevance_from_boxplot` from ``y`` (``kwargs``) and draw it."""
+        from ranklens.relevance import relevance_from_boxplot
+
+        relevance = relevance_from_boxplot(y, **kwargs)
+        display = cls(relevance, name=name, y=y, event_threshold=event_threshold)
+        return display.plot(ax=ax, **dict(plot_kwargs or {}))
+
+    def _grid(self) -> np.ndarray:
+        if self.y is not None and self.y.size:
+            lo, hi = float(np.nanmin(self.y)), float(np.nanmax(self.y))
+        else:
+            centres = [getattr(self.result, a, None) for a in ("low_center", "high_center")]
+            knots = [p[0] for p in getattr(self.result, "points", ())]
+            values = [c for c in [*centres, *knots] if c is not None]
+            lo, hi = (min(values), max(values)) if values else (-1.0, 1.0)
+        pad = 0.15 * (hi - lo) if hi > lo else 1.0
+        return np.linspace(lo - pad, hi + pad, 801)
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        grid = self._grid()
+        phi = np.asarray(self.result(grid), dtype=np.float64)
+        line = self._line(ax, grid, phi, max_points=max_points, label=name, **kwargs)
+        artists = [line]
+        if self.y is not None and self.y.size:
+            hist_ax = ax.twinx()
+            hist_ax.hist(self.y[np.isfinite(self.y)], bins=60, color="0.75", alpha=0.6)
+            hist_ax.set_ylabel("cases", color="0.45")
+            hist_ax.tick_params(axis="y", colors="0.45")
+            ax.set_zorder(hist_ax.get_zorder() + 1)
+            ax.patch.set_visible(False)
+            events = self.result(self.y)
+            if self.event_threshold is not None:
+                share = float(np.mean(events >= self.event_threshold))
+                line.set_label(self._label(name, f"{100 * share:.1f}% of cases are events"))
+        if self.event_threshold is not None:
+            artists += self._once(ax, "ranklens-event-threshold", lambda: [ax.axhline(
+                self.event_threshold, linestyle="--", color="0.4", linewidth=1,
+                label=f"event threshold t_E = {self.event_threshold:g}")])
+        ax.set_ylim(-0.02, 1.05)
+        return artists
+
+
+class RegressionPrecisionRecallDisplay(_Display):
+    """Utility-based precision, recall and F-beta as the event threshold t_E varies (seed 001).
+
+    One colour per model; precision solid, recall dashed, F-beta dotted; the best F-beta is
+    marked. ``from_predictions(y_true, y_pred, relevance=..., ...)`` computes
+    :func:`ranklens.regression_precision_recall_curve`.
+    """
+
+    _compute = ("ranklens.utility", "regression_precision_recall_curve")
+    xlabel = "event threshold t_E (relevance)"
+    ylabel = "precision / recall / F"
+    title = "Precision and recall for rare extremes"
+    _legend_loc = "lower left"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        label = self._label(name, f"best F{_fmt(r.beta, 1).rstrip('0').rstrip('.')} = "
+                                  f"{_fmt(r.best_f_beta)} at t_E = {_fmt(r.best_threshold, 2)}")
+        kwargs.setdefault("drawstyle", "steps-post")
+        precision = self._line(ax, r.thresholds, r.precision, max_points=max_points,
+                               label=label, **kwargs)
+        color = precision.get_color()
+        kwargs.pop("color", None)
+        recall = self._line(ax, r.thresholds, r.recall, max_points=max_points, color=color,
+                            linestyle="--", **kwargs)
+        f_beta = self._line(ax, r.thresholds, r.f_beta, max_points=max_points, color=color,
+                            linestyle=":", **kwargs)
+        artists = [precision, recall, f_beta]
+        if np.isfinite(r.best_f_beta):
+            (best,) = ax.plot([r.best_threshold], [r.best_f_beta], "o", color=color,
+                              markeredgecolor="white")
+            artists.append(best)
+        artists += self._once(ax, "ranklens-pr-styles", lambda: [
+            ax.plot([], [], color="0.3", linestyle=ls, label=lab)[0]
+            for ls, lab in (("-", "precision"), ("--", "recall"), (":", "F"))])
+        ax.set_ylim(-0.02, 1.05)
+        ax.set_xlim(0, 1)
+        return artists
+
+
+class MetricAgreementDisplay(_Display):
+    """Seed 001 Fig. 2 (right): each model's rank under one metric against another.
+
+    Points on the dashed diagonal are ranked alike by both metrics; the dashed lines mark the top
+    ``top`` positions of each. ``result`` is a :func:`ranklens.compare_metric_rankings` result;
+    ``metrics`` picks the two (default: its first two).
+    """
+
+    title = "Do the metrics pick the same models?"
+    _legend_loc = "upper left"
+
+    def __init__(
+        self,
+        result: Any,
+        *,
+        name: str | None = None,
+        metrics: Sequence[str] | None = None,
+        top: int | None = None,
+    ) -> None:
+        super().__init__(result, name=name)
+        names = tuple(result.metrics)
+        if len(names) < 2 and metrics is None:
+            raise ValueError(f"the comparison holds one metric ({names[0]!r}); two are needed")
+        self.metrics = tuple(metrics) if metrics is not None else names[:2]
+        for metric in self.metrics:
+            if metric not in names:
+                raise ValueError(f"metric {metric!r} is not in this comparison: {names}")
+        self.top = top
+
+    @classmethod
+    def from_predictions(  # type: ignore[override]
+        cls,
+        y_true: Any,
+        predictions: Mapping[str, Any],
+        *,
+        metrics: Sequence[str],
+        ax: Any = None,
+        name: str | None = None,
+        top: int | None = None,
+        plot_kwargs: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> MetricAgreementDisplay:
+        """Rank the models by two metrics (:func:`ranklens.compare_metric_rankings`) and draw."""
+        from ranklens.agreement import compare_metric_rankings
+
+        result = compare_metric_rankings(y_true, predictions, list(metrics), **kwargs)
+        display = cls(result, name=name, metrics=metrics[:2], top=top)
+        return display.plot(ax=ax, **dict(plot_kwargs or {}))
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        a, b = (r.metrics.index(m) for m in self.metrics)
+        x, y = r.ranks[:, a], r.ranks[:, b]
+        n_models = len(r.models)
+        tau = r.kendall_tau[a, b]
+        kwargs.setdefault("s", 28)
+        dots = ax.scatter(x, y, label=self._label(name, f"Kendall τ = {_fmt(tau, 2)}"),
+                          zorder=3, **kwargs)
+        top = self.top if self.top is not None else max(1, min(10, n_models // 4))
+        artists = [dots]
+        artists += self._once(ax, "ranklens-agreement-guides", lambda: [
+            ax.axline((0, 0), slope=1, linestyle="--", color="0.6", linewidth=1),
+            ax.axvline(top + 0.5, linestyle=":", color="0.6", linewidth=1),
+            ax.axhline(top + 0.5, linestyle=":", color="0.6", linewidth=1)])
+        # Name the models at the top of either ranking.
+        for i, model in enumerate(r.models):
+            if x[i] <= 3 or y[i] <= 3:
+                ax.annotate(model, (x[i], y[i]), textcoords="offset points", xytext=(4, 3),
+                            fontsize=7, color="0.25")
+        ax.set_xlim(0.5, n_models + 0.5)
+        ax.set_ylim(0.5, n_models + 0.5)
+        ax.set_aspect("equal", adjustable="box")
+        direction = ["(1 = best, ↑)" if r.higher_is_better[k] else "(1 = best, ↓)"
+                     for k in (a, b)]
+        ax.set_xlabel(f"rank by {self.metrics[0]} {direction[0]}")
+        ax.set_ylabel(f"rank by {self.metrics[1]} {direction[1]}")
+        return artists
+

@@ -1,0 +1,612 @@
+"""Compute everything a report shows for one task, once, as the library's own result objects.
+
+:func:`evaluate_models` is what ``ranklens evaluate`` and ``ranklens demo`` call: every registered
+measure for every model (the registry is iterated, no list of names is kept here), the bootstrap
+comparison, the robustness tables and the curves. The HTML renderer and ``results.json`` only read
+the :class:`ModelEvaluation` it returns; nothing is recomputed while rendering.
+
+A measure that raises for a particular input, or is undefined for it (an
+:class:`~ranklens.exceptions.UndefinedMetricWarning`), is recorded in ``problems`` with its message
+and shown as missing; it never stops the rest of the evaluation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ranklens._results import Result, to_builtin
+from ranklens._validation import as_1d_float, check_pair, check_sample_weight
+
+__all__ = ["ModelEvaluation", "evaluate_models", "evaluation_to_json"]
+
+ProgressCallback = Callable[[str], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelEvaluation(Result):
+    """Everything computed for one task: the measures, the comparison, robustness and curves.
+
+    Attributes
+    ----------
+    title, description : str
+        What the task is (shown as a report section heading).
+    target : str
+        Name of the truth column.
+    n : int
+        Observations evaluated (after dropping rows, see ``n_dropped``).
+    model_names : tuple of str
+        The models, in the order given.
+    values : dict
+        ``values[model][metric]`` for every registered measure that applies; NaN where a measure
+        was undefined or failed (see ``problems``).
+    metrics : dict
+        ``metrics[name]`` = ``{"family", "higher_is_better", "inputs", "description"}`` from the
+        registry, for the measures in ``values``.
+    problems : dict
+        ``problems[model][metric]``: why a value is missing (undefined, an error, or skipped).
+    settings : dict
+        The options the evaluation ran with (alpha, events, budget, bootstrap replicates, ...).
+    n_dropped : int
+        Rows dropped because of missing values (``--drop-na``).
+    comparison : Result or None
+        :func:`ranklens.compare_models` result when the bootstrap ran.
+    robustness : dict
+        ``robustness[model]``: :func:`ranklens.robustness_table` result.
+    curves : dict
+        ``curves[kind][model]``: the curve result objects (``"cutoff_auc"``, ``"gain"``, ...).
+    extras : dict
+        Task-level results that are not per model: the relevance function, the metric-ranking
+        agreement, the best model by depth, the truth's summary for plots.
+    """
+
+    title: str
+    target: str
+    n: int
+    model_names: tuple[str, ...]
+    values: dict[str, dict[str, float]]
+    metrics: dict[str, dict[str, Any]]
+    problems: dict[str, dict[str, str]]
+    description: str = ""
+    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    n_dropped: int = 0
+    comparison: Any = None
+    robustness: dict[str, Any] = dataclasses.field(default_factory=dict)
+    curves: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_frame(self) -> Any:
+        """The measures as a pandas DataFrame: one row per measure, one column per model."""
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {model: [self.values[model].get(m, np.nan) for m in self.metrics] for model in
+             self.model_names},
+            index=pd.Index(list(self.metrics), name="metric"),
+        )
+        frame.insert(0, "family", [self.metrics[m]["family"] for m in self.metrics])
+        frame.insert(1, "higher_is_better", [self.metrics[m]["higher_is_better"] for m in
+                                             self.metrics])
+        return frame
+
+    def _repr_html_(self) -> str:
+        from ranklens.report.render import render_summary_fragment
+
+        return render_summary_fragment(self)
+
+
+def _finite_or_none(value: Any) -> Any:
+    """JSON has no NaN or infinity: map them to null, recursively."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite_or_none(v) for v in value]
+    return value
+
+
+def evaluation_to_json(evaluation: ModelEvaluation) -> dict[str, Any]:
+    """The JSON document of ``ranklens evaluate --json``: strict JSON (NaN becomes null).
+
+    ``doc["models"][model][metric]`` holds every measure by its registry name;
+    ``doc["comparisons"]`` the bootstrap comparison (per-model intervals and pairwise tests) when
+    it ran; ``doc["robustness"][model]`` the robustness tables; ``doc["problems"]`` why values
+    are missing.
+    """
+    from ranklens import __version__
+
+    comparison = None
+    if evaluation.comparison is not None:
+        comparison = to_builtin(evaluation.comparison)
+    doc = {
+        "ranklens_version": __version__,
+        "title": evaluation.title,
+        "target": evaluation.target,
+        "n": evaluation.n,
+        "n_dropped": evaluation.n_dropped,
+        "settings": to_builtin(evaluation.settings),
+        "models": to_builtin(evaluation.values),
+        "metrics": to_builtin(evaluation.metrics),
+        "problems": evaluation.problems,
+        "comparisons": comparison,
+        "robustness": {m: to_builtin(t) for m, t in evaluation.robustness.items()},
+    }
+    return _finite_or_none(doc)
+
+
+# --------------------------------------------------------------------------------------------
+# Calling registered measures
+
+
+def _metric_info(spec: Any) -> dict[str, Any]:
+    return {
+        "family": spec.family,
+        "higher_is_better": bool(spec.higher_is_better),
+        "inputs": spec.inputs,
+        "order_dependent": bool(spec.order_dependent),
+        "description": spec.description,
+    }
+
+
+def _fit_kwargs(
+    func: Callable[..., Any], n_positional: int, context: Mapping[str, Any]
+) -> tuple[dict[str, Any], str | None]:
+    """Keyword arguments of ``func`` that the context provides; or why it cannot be called.
+
+    A registered measure may take task parameters (``relevance``, ``budget``, ``alpha``, ...).
+    Those the user gave are passed by name; a required parameter nobody gave means the measure
+    is skipped with a message, never called with a guess.
+    """
+    kwargs: dict[str, Any] = {}
+    params = list(inspect.signature(func).parameters.values())
+    for param in params[n_positional:]:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        value = context.get(param.name)
+        if value is not None:
+            kwargs[param.name] = value
+        elif param.default is param.empty:
+            return {}, f"skipped: needs parameter {param.name!r}"
+    return kwargs, None
+
+
+def _call_quietly(func: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, str | None]:
+    """Call ``func``; return ``(value, problem)`` with warnings and errors turned into messages."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = func(*args, **kwargs)
+        except Exception as exc:  # a measure failing for this input must not stop the rest
+            return None, f"error: {exc}" if str(exc) else f"error: {type(exc).__name__}"
+    messages = list(dict.fromkeys(str(w.message) for w in caught))
+    return value, ("; ".join(messages) if messages else None)
+
+
+def _as_float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def score_registered_metrics(
+    y_true: np.ndarray,
+    predictions: Mapping[str, np.ndarray],
+    *,
+    intervals: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    sample_weight: np.ndarray | None = None,
+    context: Mapping[str, Any] | None = None,
+    progress: ProgressCallback | None = None,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
+    """Every registered measure for every model: ``(values, metric_info, problems)``.
+
+    Point measures are evaluated for every model; interval measures for the models in
+    ``intervals``. ``context`` supplies named task parameters to the measures that take them.
+    """
+    from ranklens.metrics import available_metrics, get_metric
+
+    context = dict(context or {})
+    intervals = dict(intervals or {})
+    models = list(dict.fromkeys([*predictions, *intervals]))
+    values: dict[str, dict[str, float]] = {name: {} for name in models}
+    problems: dict[str, dict[str, str]] = {name: {} for name in models}
+    info: dict[str, dict[str, Any]] = {}
+    for metric in available_metrics():
+        spec = get_metric(metric)
+        interval = spec.inputs == "interval"
+        inputs = intervals if interval else predictions
+        if not inputs:
+            continue
+        info[metric] = _metric_info(spec)
+        kwargs, skip = _fit_kwargs(spec.func, 3 if interval else 2, context)
+        if spec.supports_sample_weight and sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight
+        for model, given in inputs.items():
+            if progress is not None:
+                progress(f"{model}: {metric}")
+            if skip is not None:
+                values[model][metric] = math.nan
+                problems[model][metric] = skip
+                continue
+            args = (y_true, *given) if interval else (y_true, given)
+            value, problem = _call_quietly(spec.func, *args, **kwargs)
+            values[model][metric] = _as_float(value)
+            if problem is not None:
+                problems[model][metric] = problem
+    if sample_weight is not None:
+        for metric, meta in info.items():
+            if not get_metric(metric).supports_sample_weight:
+                meta["note"] = "unweighted: this measure takes no sample_weight"
+    return values, info, {m: p for m, p in problems.items() if p}
+
+
+# --------------------------------------------------------------------------------------------
+# Curves and task-level results: each builder is optional (its module may be absent or raise).
+
+
+def _library(module: str, name: str) -> Callable[..., Any] | None:
+    """``ranklens.<module>.<name>`` if that module defines it, else None."""
+    try:
+        mod = importlib.import_module(f"ranklens.{module}")
+    except ImportError:
+        return None
+    return getattr(mod, name, None)
+
+
+@dataclasses.dataclass(frozen=True)
+class _CurveSpec:
+    """A per-model curve the report draws: which library function, with which task parameters."""
+
+    kind: str
+    module: str
+    func: str
+    needs: tuple[str, ...] = ()  # context keys that must be present
+    point: bool = True  # point predictions (False: intervals)
+
+
+#: The curves a report shows, in display order. Each names the library function that computes it;
+#: a function not (yet) in the library is skipped.
+CURVES: tuple[_CurveSpec, ...] = (
+    _CurveSpec("concordance_profile", "ranking", "concordance_profile"),
+    _CurveSpec("cutoff_auc", "ranking", "cutoff_auc_curve"),
+    _CurveSpec("rank_lift", "ranking", "rank_lift_curve"),
+    _CurveSpec("roc", "curves", "roc_curve"),
+    _CurveSpec("gain", "curves", "gain_curve"),
+    _CurveSpec("lift", "curves", "lift_curve"),
+    _CurveSpec("profit", "curves", "profit_curve"),
+    _CurveSpec("decile_table", "curves", "decile_table"),
+    _CurveSpec(
+        "precision_recall", "utility", "regression_precision_recall_curve", needs=("relevance",)
+    ),
+    _CurveSpec("rec", "error_curves", "rec_curve"),
+    _CurveSpec("rroc", "error_curves", "rroc_curve"),
+    _CurveSpec("intervals", "intervals", "intervals_by_prediction", point=False),
+    _CurveSpec("coverage_by_bin", "intervals", "interval_coverage_by_bin", point=False),
+)
+
+
+def _curve_results(
+    spec: _CurveSpec,
+    y_true: np.ndarray,
+    predictions: Mapping[str, np.ndarray],
+    intervals: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    sample_weight: np.ndarray | None,
+    context: Mapping[str, Any],
+    problems: dict[str, dict[str, str]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    func = _library(spec.module, spec.func)
+    if func is None or any(context.get(key) is None for key in spec.needs):
+        return {}
+    targets: Mapping[str, Any] = predictions if spec.point else intervals
+    n_positional = 2 if spec.point else 3
+    kwargs, skip = _fit_kwargs(func, n_positional, context)
+    if skip is not None:
+        return {}
+    if sample_weight is not None and "sample_weight" in inspect.signature(func).parameters:
+        kwargs["sample_weight"] = sample_weight
+    out = {}
+    for model, target in targets.items():
+        if progress is not None:
+            progress(f"{model}: {spec.kind} curve")
+        args = (y_true, target) if spec.point else (y_true, *target)
+        if not spec.point:
+            args = (y_true, predictions[model], *target) if _takes_prediction(func) else args
+        result, problem = _call_quietly(func, *args, **kwargs)
+        if result is not None:
+            out[model] = result
+        if problem is not None:
+            problems.setdefault(model, {})[f"{spec.kind} curve"] = problem
+    return out
+
+
+def _takes_prediction(func: Callable[..., Any]) -> bool:
+    """Whether an interval diagnostic takes the point prediction as well as the bounds."""
+    return "y_pred" in inspect.signature(func).parameters
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def evaluate_models(
+    y_true: Any,
+    predictions: Mapping[str, Any],
+    *,
+    title: str = "Model evaluation",
+    description: str = "",
+    target: str = "y",
+    intervals: Mapping[str, tuple[Any, Any]] | None = None,
+    alpha: float | None = None,
+    sample_weight: Any = None,
+    relevance: Any = None,
+    event_threshold: float | None = None,
+    events: str | float | None = None,
+    budget: float | None = None,
+    cost_per_target: float | None = None,
+    n_bootstrap: int = 0,
+    random_state: int | None = 0,
+    robustness: bool = True,
+    curves: bool = True,
+    agreement_predictions: Mapping[str, Any] | None = None,
+    n_dropped: int = 0,
+    progress: ProgressCallback | None = None,
+    show_progress: bool | None = False,
+) -> ModelEvaluation:
+    """Evaluate several models' predictions of one target: measures, comparison, curves.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        The truth.
+    predictions : mapping of str to array-like of shape (n,)
+        Point predictions (or scores) by model name.
+    intervals : mapping of str to (lower, upper), optional
+        Prediction intervals by model name (a model here need not be in ``predictions``), for the
+        interval measures; needs ``alpha`` (each interval is a central ``1 - alpha`` interval).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights, passed to every measure that takes them.
+    relevance : callable, optional
+        A relevance function (``ranklens.relevance``) for the measures of rare extremes.
+    event_threshold, events, budget, cost_per_target : optional
+        Task parameters passed by name to the measures and curves that take them.
+    n_bootstrap : int
+        Paired bootstrap replicates for :func:`ranklens.compare_models`; 0 skips the comparison.
+    random_state : int or None
+        Seed of the bootstrap.
+    robustness, curves : bool
+        Whether to compute the robustness tables and the curves.
+    agreement_predictions : mapping, optional
+        A (larger) set of candidate models whose rankings by different measures are compared
+        (seed 001 Fig. 2); defaults to ``predictions`` when there are at least three models.
+    n_dropped : int
+        Rows the caller dropped for missing values (recorded in the result).
+    progress : callable, optional
+        Called with a short description before each step (for progress bars).
+    show_progress : bool or None
+        Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
+
+    Returns
+    -------
+    ModelEvaluation
+    """
+    if not predictions and not intervals:
+        raise ValueError("predictions is empty; give at least one model")
+    n_min = 2
+    y = as_1d_float(y_true, "y_true", min_n=n_min)
+    preds = {str(k): check_pair(y, v, names=("y_true", f"predictions[{k!r}]"))[1]
+             for k, v in predictions.items()}
+    bounds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for model, (lower, upper) in dict(intervals or {}).items():
+        lo = check_pair(y, lower, names=("y_true", f"lower bound of {model!r}"))[1]
+        hi = check_pair(y, upper, names=("y_true", f"upper bound of {model!r}"))[1]
+        bounds[str(model)] = (lo, hi)
+    if bounds and alpha is None:
+        raise ValueError("alpha is required with prediction intervals (a central 1 - alpha "
+                         "interval); got None")
+    weight = check_sample_weight(sample_weight, y.shape[0])
+    relevance_note = None
+    if relevance is None:
+        relevance, relevance_note = _default_relevance(y)
+    context = {
+        "alpha": alpha,
+        "relevance": relevance,
+        "event_threshold": event_threshold,
+        "events": events,
+        "budget": budget,
+        "cost_per_target": cost_per_target,
+    }
+    settings = {k: v for k, v in context.items() if v is not None and k != "relevance"}
+    if relevance is not None:
+        settings["relevance"] = relevance_note or repr(relevance)
+    settings["n_bootstrap"] = int(n_bootstrap)
+    if n_bootstrap:
+        settings["random_state"] = random_state
+        settings["confidence_level"] = 0.95
+    if weight is not None:
+        settings["sample_weight"] = "given"
+
+    values, info, problems = score_registered_metrics(
+        y, preds, intervals=bounds, sample_weight=weight, context=context, progress=progress
+    )
+    model_names = tuple(dict.fromkeys([*preds, *bounds]))
+
+    comparison = None
+    if n_bootstrap and len(preds) >= 1:
+        compare = _library("compare", "compare_models")
+        if compare is not None:
+            if progress is not None:
+                progress(f"bootstrap comparison ({n_bootstrap} replicates)")
+            comparison, problem = _call_quietly(
+                compare,
+                y,
+                preds,
+                metrics=_comparable_metrics(
+                    values, info, preds, context, weighted=weight is not None
+                ),
+                n_bootstrap=n_bootstrap,
+                random_state=random_state,
+                sample_weight=weight,
+                progress=show_progress,
+            )
+            if problem is not None:
+                problems.setdefault("(all models)", {})["bootstrap comparison"] = problem
+
+    robust: dict[str, Any] = {}
+    table = _library("robustness", "robustness_table")
+    if robustness and table is not None:
+        for model, pred in preds.items():
+            if progress is not None:
+                progress(f"{model}: robustness")
+            result, problem = _call_quietly(table, y, pred)
+            if result is not None:
+                robust[model] = result
+            if problem is not None:
+                problems.setdefault(model, {})["robustness table"] = problem
+
+    curve_results: dict[str, dict[str, Any]] = {}
+    extras: dict[str, Any] = {"y_true_quantiles": np.quantile(y, np.linspace(0, 1, 101))}
+    if curves:
+        for spec in CURVES:
+            found = _curve_results(spec, y, preds, bounds, weight, context, problems, progress)
+            if found:
+                curve_results[spec.kind] = found
+        extras.update(_task_extras(y, preds, agreement_predictions, context, problems, progress))
+        if relevance is not None:
+            extras["relevance"] = relevance
+    return ModelEvaluation(
+        title=title,
+        description=description,
+        target=target,
+        n=int(y.shape[0]),
+        model_names=model_names,
+        values=values,
+        metrics=info,
+        problems={m: p for m, p in problems.items() if p},
+        settings=settings,
+        n_dropped=int(n_dropped),
+        comparison=comparison,
+        robustness=robust,
+        curves=curve_results,
+        extras=extras,
+    )
+
+
+def _default_relevance(y: np.ndarray) -> tuple[Any, str | None]:
+    """The library's default relevance, built once from the evaluated truth.
+
+    The utility measures default to ``relevance_from_boxplot(y_true)``; building it here once
+    makes every model, every bootstrap replicate and the relevance plot use the same function
+    (a replicate would otherwise re-derive it from its own resample).
+    """
+    build = _library("relevance", "relevance_from_boxplot")
+    if build is None:
+        return None, None
+    relevance, problem = _call_quietly(build, y)
+    if relevance is None:
+        return None, None
+    note = "box plot of the evaluated target (default)"
+    return relevance, note + (f"; {problem}" if problem else "")
+
+
+def _with_context(spec: Any, context: Mapping[str, Any]) -> Any:
+    """The registry entry with the task parameters bound (same name, direction and family).
+
+    compare_models calls each measure with its defaults; binding the relevance, event threshold
+    etc. makes the bootstrap measure exactly what the point values measured.
+    """
+    import functools
+
+    kwargs, skip = _fit_kwargs(spec.func, 3 if spec.inputs == "interval" else 2, context)
+    if skip is not None or not kwargs:
+        return spec
+    func = functools.update_wrapper(functools.partial(spec.func, **kwargs), spec.func)
+    return dataclasses.replace(spec, func=func)
+
+
+def _comparable_metrics(
+    values: Mapping[str, Mapping[str, float]],
+    info: Mapping[str, Mapping[str, Any]],
+    preds: Mapping[str, Any],
+    context: Mapping[str, Any],
+    *,
+    weighted: bool,
+) -> list[Any]:
+    """Measures the bootstrap can compare: point, row-order free, defined for every model.
+
+    A measure that depends on the row order (``pmap``) cannot be resampled, and one that is
+    undefined on the full sample would be undefined in most replicates too.
+    """
+    from ranklens.metrics import get_metric
+
+    out = []
+    for metric, meta in info.items():
+        spec = get_metric(metric)
+        if meta["inputs"] != "point" or spec.order_dependent:
+            continue
+        if weighted and not spec.supports_sample_weight:
+            continue
+        if all(math.isfinite(values[m].get(metric, math.nan)) for m in preds):
+            out.append(_with_context(spec, context))
+    return out
+
+
+def _task_extras(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    agreement_predictions: Mapping[str, Any] | None,
+    context: Mapping[str, Any],
+    problems: dict[str, dict[str, str]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """Results about the set of models rather than one model (best by depth, agreement)."""
+    extras: dict[str, Any] = {}
+    candidates = dict(agreement_predictions) if agreement_predictions else dict(preds)
+    rankings = _library("agreement", "compare_metric_rankings")
+    if rankings is not None and len(candidates) >= _MIN_AGREEMENT_MODELS:
+        if progress is not None:
+            progress(f"ranking {len(candidates)} models by every measure")
+        metrics = _agreement_metrics(y, candidates)
+        if len(metrics) >= 2:
+            result, problem = _call_quietly(
+                rankings, y, candidates, metrics, top_k=min(10, len(candidates) // 3 or 1)
+            )
+            if result is not None:
+                extras["metric_agreement"] = result
+            if problem is not None:
+                problems.setdefault("(all models)", {})["metric agreement"] = problem
+    best = _library("curves", "best_model_by_depth")
+    if best is not None and len(preds) >= 2:
+        result, problem = _call_quietly(best, y, dict(preds))
+        if result is not None:
+            extras["best_model_by_depth"] = result
+        if problem is not None:
+            problems.setdefault("(all models)", {})["best model by depth"] = problem
+    return extras
+
+
+#: Fewer models than this make a ranking-agreement scatter meaningless.
+_MIN_AGREEMENT_MODELS = 5
+
+
+def _agreement_metrics(y: np.ndarray, candidates: Mapping[str, Any]) -> list[str]:
+    """Point measures, row-order free, defined for the first candidate (cheap screen)."""
+    from ranklens.metrics import available_metrics, get_metric
+
+    first = next(iter(candidates.values()))
+    out = []
+    for name in available_metrics(inputs="point"):
+        spec = get_metric(name)
+        if spec.order_dependent:
+            continue
+        value, problem = _call_quietly(spec.func, y, first)
+        if problem is None and math.isfinite(_as_float(value)):
+            out.append(name)
+    return out

@@ -1,0 +1,453 @@
+"""Render :class:`~ranklens.report.ModelEvaluation` objects as one self-contained HTML file.
+
+The renderer only reads result objects; it never recomputes a measure. Plots are drawn from the
+stored curves by :mod:`ranklens.plot` and embedded as inline SVG, styles are inline, and there is
+no script and no external resource, so the file opens anywhere without a network.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import html
+import math
+import pathlib
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["format_number", "render_html", "result_html", "write_html"]
+
+
+# --------------------------------------------------------------------------------------------
+# Numbers
+
+
+def format_number(value: Any, digits: int = 4) -> str:
+    """A number as a report shows it: 4 significant decimals, thousands in scientific form.
+
+    NaN and None show as an en dash; integers stay integers; booleans as yes/no.
+    """
+    if value is None:
+        return "–"
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v):
+        return "–"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 1e5 or a < 1e-3:
+        return f"{v:.{digits - 1}e}"
+    if a >= 100:
+        return f"{v:,.{max(digits - 3, 1)}f}"
+    return f"{v:.{digits}f}"
+
+
+def format_pvalue(p: Any) -> str:
+    """A p-value: three decimals, or '< 0.001'."""
+    try:
+        v = float(p)
+    except (TypeError, ValueError):
+        return "–"
+    if math.isnan(v):
+        return "–"
+    return "< 0.001" if v < 0.001 else f"{v:.3f}"
+
+
+# --------------------------------------------------------------------------------------------
+# View models (plain dicts for the template)
+
+
+@dataclasses.dataclass
+class Cell:
+    text: str
+    css: str = ""
+    title: str = ""
+    sub: str = ""
+    key: str = ""
+
+
+@dataclasses.dataclass
+class Row:
+    cells: list[Cell] = dataclasses.field(default_factory=list)
+    group: str = ""
+
+
+@dataclasses.dataclass
+class Table:
+    header: list[dict[str, str]]
+    rows: list[Row]
+    caption: str = ""
+    note: str = ""
+    css: str = ""
+
+
+@dataclasses.dataclass
+class Section:
+    id: str
+    title: str
+    guide: str = ""
+    tables: list[Table] = dataclasses.field(default_factory=list)
+    figures: list[Any] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+def _header(*names: str | tuple[str, str]) -> list[dict[str, str]]:
+    out = []
+    for name in names:
+        text, title = name if isinstance(name, tuple) else (name, "")
+        out.append({"text": text, "title": title})
+    return out
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "task"
+
+
+# --------------------------------------------------------------------------------------------
+# Reading guides: what to look at in each section, in a few sentences.
+
+GUIDES = {
+    "summary": (
+        "One row per registered measure, one column per model; the best value in each row is "
+        "shaded, using the measure's direction (&uarr; higher is better, &darr; lower is better). "
+        "With a bootstrap comparison, the small numbers under a value are its confidence interval: "
+        "two models whose intervals overlap widely are not clearly different. Residual measures "
+        "(MSE, MAE) can be dominated by a few large targets; the rank measures (Kendall's tau, "
+        "Spearman's rho and their [0, 1] forms) ask only whether the model orders the cases "
+        "correctly, which is what targeting needs (Rosset et al. 2005)."
+    ),
+    "comparison": (
+        "Each row compares two models on one measure with a paired bootstrap: the difference "
+        "(first minus second), its bootstrap standard deviation, the Gaussian p-value and an "
+        "interval for the difference (the layout of Rosset et al. 2005, Table 2). A small p-value "
+        "with an interval that excludes zero means the difference is unlikely to be resampling "
+        "noise. The band plots show where along the ranking one model beats the other."
+    ),
+    "ranking": (
+        "<em>Concordance profile</em> (Rosset et al. Fig. 1): for each case, taken in decreasing "
+        "order of prediction, the share of pairs it ranks correctly; the dashed envelope is the "
+        "best that case could do if it alone were moved, and marked points below 50% are cases "
+        "strongly out of place, worth a closer look. The mean height is the normalised tau. "
+        "<em>AUC by cutoff</em> (Fig. 2): the AUC of separating the true top i from the rest, at "
+        "every cutoff, on an axis stretched so the area under the curve equals the normalised rho; "
+        "a curve high on the left means the largest targets are ranked well. <em>Rank lift</em> "
+        "(Fig. 3): cumulative inverse rank captured when targeting the top fraction by prediction, "
+        "between the worst and the optimal ordering."
+    ),
+    "targeting": (
+        "Targeting curves treat the top of the prediction ranking as the customers to contact "
+        "(seed slides 'Visualize model performance'). <em>Gain</em>: share of events (or of the "
+        "total target value) captured against the share targeted; the diagonal is random "
+        "targeting. <em>Lift</em>: gain divided by the share targeted (lift 2 = twice as good as "
+        "random). <em>ROC</em>: true against false positive rate. <em>Profit</em>: money made "
+        "against depth; the vertical line is the most the budget can pay for. Where curves cross, "
+        "the better model depends on how many you can target."
+    ),
+    "extremes": (
+        "Rare extreme values (Torgo &amp; Ribeiro 2009): the relevance function phi(y) says how "
+        "much each target value matters (0 = ordinary, 1 = an extreme worth catching). Precision "
+        "asks how many predicted extremes were real and accurate, recall how many real extremes "
+        "were predicted accurately. The agreement plot ranks many models by an average error and "
+        "by the F measure: points far from the diagonal are models the two disagree on, so choose "
+        "the measure that matches the use."
+    ),
+    "errors": (
+        "<em>REC</em> (Bi &amp; Bennett 2003): share of cases predicted within each error "
+        "tolerance; higher and further left is better, and the area over the curve estimates the "
+        "mean error. <em>RROC</em> (Hern&aacute;ndez-Orallo 2013): total over-prediction against "
+        "total under-prediction as a constant shift is added to the predictions; the point closest "
+        "to the origin is the best shift, and a large area means large errors."
+    ),
+    "intervals": (
+        "Prediction intervals against the truth, cases in order of prediction: points outside the "
+        "band are misses. The interval score (Gneiting &amp; Raftery 2007) adds the width to "
+        "2/alpha times each miss's distance, so it rewards intervals that are narrow <em>and</em> "
+        "cover; coverage alone can be bought with width."
+    ),
+    "robustness": (
+        "How much one observation can move an evaluation (Rosset et al. 2005, Table 1): each "
+        "measure on the whole test set, without its single most influential observation, and the "
+        "percent change. Additive losses can be moved arbitrarily by one case (breakdown point "
+        "1/n); the rank measures move by at most O(1/n)."
+    ),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Tables
+
+
+def _direction(info: dict[str, Any]) -> str:
+    return "↑" if info.get("higher_is_better") else "↓"
+
+
+def best_models(values: Sequence[float], higher_is_better: bool) -> set[int]:
+    finite = [(i, v) for i, v in enumerate(values) if v is not None and math.isfinite(v)]
+    if len(finite) < 2:
+        return set()
+    target = max(v for _, v in finite) if higher_is_better else min(v for _, v in finite)
+    if all(v == target for _, v in finite):
+        return set()
+    return {i for i, v in finite if v == target}
+
+
+def _family_order(metrics: dict[str, dict[str, Any]]) -> list[str]:
+    from ranklens._registry import FAMILIES
+
+    seen = list(dict.fromkeys(m["family"] for m in metrics.values()))
+    return [f for f in FAMILIES if f in seen] + [f for f in seen if f not in FAMILIES]
+
+
+def summary_table(evaluation: Any) -> Table:
+    """Every model and measure, grouped by family; CIs from the comparison when it ran."""
+    from ranklens.report.adapters import comparison_intervals
+
+    intervals = comparison_intervals(evaluation.comparison)
+    models = list(evaluation.model_names)
+    rows: list[Row] = []
+    for family in _family_order(evaluation.metrics):
+        rows.append(Row(group=family))
+        for metric, info in evaluation.metrics.items():
+            if info["family"] != family:
+                continue
+            values = [evaluation.values.get(m, {}).get(metric) for m in models]
+            best = best_models(values, bool(info["higher_is_better"]))
+            cells = [Cell(metric, title=info.get("description", ""),
+                          sub="")]
+            cells[0].text = metric
+            cells[0].sub = f"{_direction(info)} {info.get('description', '')}"[:90]
+            for j, model in enumerate(models):
+                value = values[j]
+                problem = evaluation.problems.get(model, {}).get(metric, "")
+                if metric not in evaluation.values.get(model, {}):
+                    cells.append(Cell("", css="missing"))
+                    continue
+                css = "best" if j in best else ""
+                if value is None or not math.isfinite(value):
+                    css = "missing"
+                ci = intervals.get((model, metric))
+                sub = f"[{format_number(ci[0])}, {format_number(ci[1])}]" if ci else ""
+                cells.append(Cell(format_number(value), css=css, title=problem, sub=sub,
+                                  key=f"{model}:{metric}"))
+            rows.append(Row(cells=cells))
+    header = _header("measure", *models)
+    note = ""
+    if intervals:
+        level = evaluation.settings.get("confidence_level", 0.95)
+        note = (f"Intervals: {int(round(100 * level))}% paired bootstrap, "
+                f"{evaluation.settings.get('n_bootstrap')} replicates.")
+    return Table(header=header, rows=rows, caption="", note=note, css="summary")
+
+
+def frame_table(frame: Any, *, caption: str = "", note: str = "", index: bool = True,
+                pvalue_columns: Iterable[str] = ()) -> Table:
+    """A pandas DataFrame as a report table (numbers formatted, text left-aligned)."""
+    pcols = set(pvalue_columns)
+    columns = [str(c) for c in frame.columns]
+    index_name = str(frame.index.name) if frame.index.name is not None else ""
+    header = _header(*(([index_name] if index else []) + columns))
+    rows = []
+    for label, record in zip(frame.index, frame.itertuples(index=False), strict=True):
+        cells = [Cell(str(label), css="text")] if index else []
+        for column, value in zip(columns, record, strict=True):
+            if column in pcols:
+                text = format_pvalue(value)
+                css = "sig" if _is_small(value) else ""
+            elif isinstance(value, str):
+                text, css = value, "text"
+            elif isinstance(value, tuple | list) and len(value) == 2:
+                text, css = f"[{format_number(value[0])}, {format_number(value[1])}]", ""
+            else:
+                text, css = format_number(value), ""
+            cells.append(Cell(text, css=css))
+        rows.append(Row(cells=cells))
+    return Table(header=header, rows=rows, caption=caption, note=note)
+
+
+def _is_small(p: Any) -> bool:
+    try:
+        return float(p) < 0.05
+    except (TypeError, ValueError):
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# Generic result rendering (notebooks)
+
+
+def _summarise(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        if value.size and value.dtype.kind in "biuf":
+            finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
+            span = (f", {format_number(finite.min())} … {format_number(finite.max())}"
+                    if finite.size else "")
+            return f"array of {value.size:,} ({value.dtype}{span})"
+        return f"array of {value.size:,} ({value.dtype})"
+    if isinstance(value, tuple) and all(isinstance(v, int | float | np.number) for v in value):
+        return "(" + ", ".join(format_number(v) for v in value) + ")"
+    if isinstance(value, float | int | np.number) and not isinstance(value, bool):
+        return format_number(value)
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def result_html(result: Any) -> str:
+    """Any frozen result as a small HTML table (for ``_repr_html_`` in notebooks)."""
+    rows = []
+    for field in dataclasses.fields(result):
+        if not field.repr:
+            continue
+        value = getattr(result, field.name)
+        if dataclasses.is_dataclass(value) and hasattr(value, "_repr_html_"):
+            text = f"<details><summary>{html.escape(type(value).__name__)}</summary>" \
+                   f"{value._repr_html_()}</details>"
+        else:
+            text = html.escape(_summarise(value))
+        rows.append(f"<tr><th style='text-align:left'>{html.escape(field.name)}</th>"
+                    f"<td style='text-align:right'>{text}</td></tr>")
+    return (f"<div class='ranklens-result'><strong>{html.escape(type(result).__name__)}</strong>"
+            f"<table>{''.join(rows)}</table></div>")
+
+
+# --------------------------------------------------------------------------------------------
+# Whole documents
+
+
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ranklens.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _settings_items(settings: dict[str, Any]) -> list[tuple[str, str]]:
+    items = []
+    for key, value in settings.items():
+        text = format_number(value) if isinstance(value, int | float) else str(value)
+        items.append((key.replace("_", " "), text))
+    return items
+
+
+def _problems(evaluation: Any) -> list[tuple[str, str, str]]:
+    return [(who, what, why) for who, items in evaluation.problems.items()
+            for what, why in items.items()]
+
+
+def task_view(evaluation: Any, *, index: int = 0, figures: bool = True) -> dict[str, Any]:
+    """The template's view of one evaluation: facts, sections with tables and figures."""
+    from ranklens.report.adapters import comparison_table, robustness_tables
+
+    sections = [Section("summary", "Measures", GUIDES["summary"], [summary_table(evaluation)])]
+    drawn = {}
+    if figures:
+        from ranklens.report.figures import build_figures
+
+        drawn = build_figures(evaluation)
+    comparison = comparison_table(evaluation.comparison)
+    if comparison is not None or drawn.get("comparison"):
+        sections.append(Section("comparison", "Model comparison", GUIDES["comparison"],
+                                [comparison] if comparison is not None else [],
+                                drawn.get("comparison", [])))
+    for key, title in (("ranking", "Ranking"), ("targeting", "Targeting"),
+                       ("extremes", "Rare extremes"), ("errors", "Error curves"),
+                       ("intervals", "Prediction intervals")):
+        from ranklens.report.adapters import section_tables
+
+        tables = section_tables(evaluation, key)
+        if drawn.get(key) or tables:
+            sections.append(Section(key, title, GUIDES[key], tables, drawn.get(key, [])))
+    robust = robustness_tables(evaluation.robustness)
+    if robust:
+        sections.append(Section("robustness", "Evaluation robustness", GUIDES["robustness"],
+                                robust))
+    if not figures:
+        pass
+    elif not any(s.figures for s in sections):
+        sections[0].notes.append("No plots: install matplotlib (pip install 'ranklens[plot]').")
+    return {
+        "id": f"task-{index + 1}-{_slug(evaluation.title)}",
+        "title": evaluation.title,
+        "description": evaluation.description,
+        "target": evaluation.target,
+        "n": f"{evaluation.n:,}",
+        "n_dropped": evaluation.n_dropped,
+        "models": list(evaluation.model_names),
+        "settings": _settings_items(evaluation.settings),
+        "sections": sections,
+        "problems": _problems(evaluation),
+    }
+
+
+def render_html(
+    evaluations: Any,
+    *,
+    title: str = "ranklens report",
+    subtitle: str = "",
+    figures: bool = True,
+) -> str:
+    """The report as one HTML string: every evaluation a section, plots inline.
+
+    Parameters
+    ----------
+    evaluations : ModelEvaluation or sequence of them
+        Computed results (:func:`ranklens.report.evaluate_models`); nothing is recomputed.
+    title, subtitle : str
+        Page heading.
+    figures : bool
+        Whether to draw plots (needs matplotlib; without it the report has tables only).
+    """
+    from ranklens import __version__
+
+    if not isinstance(evaluations, list | tuple):
+        evaluations = [evaluations]
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        title=title,
+        subtitle=subtitle,
+        version=__version__,
+        created=_dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        tasks=[task_view(ev, index=i, figures=figures) for i, ev in enumerate(evaluations)],
+    )
+
+
+def write_html(path: str | pathlib.Path, evaluations: Any, **kwargs: Any) -> pathlib.Path:
+    """Render (:func:`render_html`) and write to ``path``; returns the resolved path."""
+    path = pathlib.Path(path)
+    text = render_html(evaluations, **kwargs)
+    path.write_text(text, encoding="utf-8")
+    return path.resolve()
+
+
+def render_summary_fragment(evaluation: Any) -> str:
+    """The summary table alone, as an HTML fragment (``ModelEvaluation._repr_html_``)."""
+    env = _environment()
+    template = env.from_string(
+        "<style>{% include 'report.css' %}</style><div class='ranklens-report'>"
+        "<h4>{{ title }} (n = {{ n }})</h4>"
+        "{% for table in [table] %}<table class='summary'><thead><tr>"
+        "{% for h in table.header %}<th>{{ h.text }}</th>{% endfor %}</tr></thead><tbody>"
+        "{% for row in table.rows %}{% if row.group %}<tr class='group'><th colspan='"
+        "{{ table.header|length }}'>{{ row.group }}</th></tr>{% else %}<tr>"
+        "{% for c in row.cells %}<td class='{{ c.css }}'>{{ c.text }}"
+        "{% if c.sub %}<span class='sub'>{{ c.sub }}</span>{% endif %}</td>{% endfor %}</tr>"
+        "{% endif %}{% endfor %}</tbody></table>{% endfor %}</div>"
+    )
+    return template.render(title=evaluation.title, n=f"{evaluation.n:,}",
+                           table=summary_table(evaluation))

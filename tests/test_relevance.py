@@ -1,0 +1,377 @@
+"""Relevance functions, box plots and the medcouple (seed 001 Sect. 4.1; NOTES.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.interpolate import CubicHermiteSpline, PchipInterpolator
+
+import reference_utility as ref
+from ranklens import (
+    ControlPointRelevance,
+    NoExtremesWarning,
+    Relevance,
+    SigmoidRelevance,
+    boxplot_stats,
+    medcouple,
+    relevance_from_boxplot,
+)
+
+TABLE3_Y = np.array([-5.29, -2.65, -2.43, -0.20, -0.03, 0.03, 0.51, 1.46, 2.53, 2.94])
+TABLE3_M1 = np.array([-4.40, -2.06, -2.20, 0.10, -0.23, -0.27, 0.97, 2.00, 1.86, 2.15])
+TABLE3_M2 = np.array([-5.09, -2.95, -2.89, 0.69, -0.82, 0.70, -0.08, 0.92, 2.83, 3.17])
+TABLE3_PHI = SigmoidRelevance(low_center=-2.0, high_center=2.0, k=0.5, delta=1e-4)
+
+
+# ------------------------------------------------------------------------------------------------
+# SigmoidRelevance
+
+
+def test_table3_relevance_rows():
+    """Seed 001 Table 3, rows phi(Y), phi(Yhat_1), phi(Yhat_2) (centres +-2, NOTES.md)."""
+    np.testing.assert_array_equal(
+        TABLE3_PHI(TABLE3_Y).round(2), [1.00, 1.00, 0.98, 0, 0, 0, 0, 0.01, 0.99, 1.00]
+    )
+    np.testing.assert_array_equal(
+        TABLE3_PHI(TABLE3_M1).round(2), [1.00, 0.63, 0.86, 0, 0, 0, 0, 0.50, 0.22, 0.80]
+    )
+    np.testing.assert_array_equal(
+        TABLE3_PHI(TABLE3_M2).round(2), [1.00, 1.00, 1.00, 0, 0, 0, 0, 0.00, 1.00, 1.00]
+    )
+
+
+def test_text_centres_do_not_reproduce_table3():
+    """The +-1.5 the text states gives a different phi(Y) row (NOTES.md erratum)."""
+    phi = SigmoidRelevance(-1.5, 1.5)
+    assert phi(TABLE3_Y).round(2)[7] != 0.01
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "k", "delta", "origin"),
+    [(-2.0, 2.0, 0.5, 1e-4, 0.0), (None, 3.0, 0.3, 1e-3, 1.0), (-1.0, None, 1.0, 0.01, 0.5)],
+)
+def test_sigmoid_matches_reference(rng, low, high, k, delta, origin):
+    y = rng.normal(scale=3, size=200)
+    phi = SigmoidRelevance(low, high, k=k, delta=delta, origin=origin)
+    np.testing.assert_allclose(phi(y), ref.sigmoid_relevance(y, low, high, k, delta, origin))
+
+
+def test_sigmoid_eq5_decay_point_and_centre():
+    """phi(c) = 1/2 and phi(c - c k) = delta for the high sigmoid; mirrored for the low one."""
+    phi = SigmoidRelevance(low_center=-4.0, high_center=3.0, k=0.25, delta=1e-3)
+    assert phi(3.0) == pytest.approx(0.5)
+    assert phi(-4.0) == pytest.approx(0.5)
+    assert phi(3.0 - 3.0 * 0.25) == pytest.approx(1e-3)
+    assert phi(-4.0 + 4.0 * 0.25) == pytest.approx(1e-3)
+    assert phi.high_shape > 0 > phi.low_shape
+
+
+def test_sigmoid_extreme_inputs_do_not_overflow():
+    phi = SigmoidRelevance(-1.0, 1.0)
+    with np.errstate(all="raise"):
+        out = phi(np.array([-1e308, -1e10, 0.0, 1e10, 1e308]))
+    np.testing.assert_array_equal(out, [1.0, 1.0, out[2], 1.0, 1.0])
+    assert 0 <= out[2] < 1e-6
+
+
+def test_relevance_call_shapes_and_array_likes():
+    phi = TABLE3_PHI
+    assert isinstance(phi(2.0), float)
+    assert phi(np.zeros((2, 3))).shape == (2, 3)
+    np.testing.assert_array_equal(phi(pd.Series(TABLE3_Y)), phi(TABLE3_Y))
+    np.testing.assert_array_equal(phi(pl.Series(TABLE3_Y)), phi(TABLE3_Y))
+    np.testing.assert_array_equal(phi(list(TABLE3_Y)), phi(TABLE3_Y))
+    assert np.isnan(phi([np.nan, 1.0])[0])
+    with pytest.raises(ValueError, match="y must be numeric"):
+        phi("abc")
+    with pytest.raises(ValueError, match="y must be numeric"):
+        phi(["a", "b"])
+
+
+def test_relevance_objects_are_frozen_hashable_picklable_with_readable_repr():
+    cp = ControlPointRelevance([(-1.0, 1.0), (0.0, 0.0), (2.0, 1.0, 0.0)])
+    for phi in (TABLE3_PHI, cp):
+        assert isinstance(phi, Relevance)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            phi.k = 3  # type: ignore[misc]
+        hash(phi)
+        clone = pickle.loads(pickle.dumps(phi))
+        assert clone == phi
+        np.testing.assert_array_equal(clone(TABLE3_Y), phi(TABLE3_Y))
+    assert repr(TABLE3_PHI) == (
+        "SigmoidRelevance(low_center=-2.0, high_center=2.0, k=0.5, delta=0.0001, origin=0.0)"
+    )
+    assert repr(cp).startswith("ControlPointRelevance(points=((-1.0, 1.0,")
+    assert "_knots" not in repr(cp)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({}, "give low_center, high_center or both"),
+        ({"low_center": 2.0, "high_center": 1.0}, "low_center must be below high_center"),
+        ({"high_center": 1.0, "k": 0}, "k must be positive"),
+        ({"high_center": 1.0, "k": np.nan}, "k must be a finite number"),
+        ({"high_center": 1.0, "delta": 0.7}, "delta must be in"),
+        ({"high_center": 1.0, "delta": 0.5}, r"delta must be in \(0, 0.5\)"),
+        ({"high_center": np.inf}, "high_center must be a finite number"),
+        ({"high_center": "a"}, "high_center must be a finite number"),
+        ({"high_center": 0.0}, "high_center equals origin"),
+        ({"low_center": 1.0, "origin": 1.0}, "low_center equals origin"),
+    ],
+)
+def test_sigmoid_bad_parameters(kwargs, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        SigmoidRelevance(**kwargs)
+
+
+# ------------------------------------------------------------------------------------------------
+# ControlPointRelevance
+
+
+def test_control_points_without_slopes_match_scipy_pchip(rng):
+    pts = [(-3.0, 1.0), (-1.0, 0.2), (0.0, 0.0), (1.5, 0.6), (4.0, 1.0)]
+    phi = ControlPointRelevance(pts)
+    y = rng.uniform(-3, 4, size=500)
+    expected = PchipInterpolator([p[0] for p in pts], [p[1] for p in pts])(y)
+    np.testing.assert_allclose(phi(y), expected, atol=1e-12)
+
+
+def test_control_points_with_slopes_match_cubic_hermite(rng):
+    pts = [(0.0, 0.0, 0.0), (1.0, 0.4, 0.3), (3.0, 1.0, 0.0)]
+    phi = ControlPointRelevance(pts)
+    y = rng.uniform(0, 3, size=500)
+    spline = CubicHermiteSpline([0.0, 1.0, 3.0], [0.0, 0.4, 1.0], [0.0, 0.3, 0.0])
+    np.testing.assert_allclose(phi(y), np.clip(spline(y), 0, 1), atol=1e-12)
+
+
+def test_control_points_are_sorted_and_extrapolated_flat():
+    phi = ControlPointRelevance([(2.0, 1.0, 0.0), (0.0, 0.0, 0.0)])
+    assert phi.points == ((0.0, 0.0, 0.0), (2.0, 1.0, 0.0))
+    np.testing.assert_array_equal(phi([-10.0, 0.0, 2.0, 10.0]), [0.0, 0.0, 1.0, 1.0])
+
+
+def test_control_points_boxplot_form_is_smoothstep(rng):
+    phi = ControlPointRelevance([(-1.5, 1, 0), (0.2, 0, 0), (2.5, 1, 0)])
+    y = rng.uniform(-4, 5, size=300)
+    np.testing.assert_allclose(
+        phi(y), ref.boxplot_pchip_relevance(y, 0.2, -1.5, 2.5), atol=1e-12
+    )
+
+
+@given(st.lists(st.integers(-10_000, 10_000), min_size=2, max_size=8, unique=True), st.data())
+def test_control_points_pchip_stays_within_control_values(ints, data):
+    xs = [v / 100 for v in ints]
+    phis = data.draw(st.lists(st.floats(0, 1), min_size=len(xs), max_size=len(xs)))
+    phi = ControlPointRelevance(list(zip(xs, phis, strict=True)))
+    grid = np.linspace(min(xs) - 1, max(xs) + 1, 200)
+    out = phi(grid)
+    assert out.min() >= min(phis) - 1e-12
+    assert out.max() <= max(phis) + 1e-12
+
+
+@pytest.mark.parametrize(
+    ("points", "pattern"),
+    [
+        ([(0.0, 0.0)], "at least two control points"),
+        ([(0.0, 0.0), (0.0, 1.0)], "distinct y values"),
+        ([(0.0, 0.0), (1.0, 1.5)], r"points\[1\] phi must be in \[0, 1\]"),
+        ([(0.0, 0.0), (1.0,)], r"points\[1\] must be \(y, phi\)"),
+        ([(0.0, 0.0), (np.nan, 1.0)], r"points\[1\] y must be a finite number"),
+    ],
+)
+def test_control_points_bad_input(points, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        ControlPointRelevance(points)
+
+
+# ------------------------------------------------------------------------------------------------
+# medcouple
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 10, 11, 40, 101])
+def test_medcouple_matches_brute_force_with_ties(rng, n):
+    for _ in range(30):
+        x = rng.integers(-4, 5, size=n).astype(float)
+        assert medcouple(x) == pytest.approx(ref.medcouple(x), abs=1e-12)
+        x = rng.standard_exponential(n) ** 2
+        assert medcouple(x) == pytest.approx(ref.medcouple(x), abs=1e-12)
+
+
+@given(st.lists(st.integers(-20, 20), min_size=1, max_size=60))
+def test_medcouple_property_brute_force_and_symmetry(values):
+    x = np.asarray(values, dtype=float)
+    mc = medcouple(x)
+    assert mc == pytest.approx(ref.medcouple(x), abs=1e-12)
+    assert -1.0 <= mc <= 1.0
+    assert medcouple(-x) == pytest.approx(-mc, abs=1e-12)
+    assert medcouple(3.0 * x + 7.0) == pytest.approx(mc, abs=1e-12)
+
+
+def test_medcouple_statsmodels_if_installed(rng):
+    sm = pytest.importorskip("statsmodels.stats.stattools")
+    for _ in range(20):
+        x = np.round(rng.lognormal(size=int(rng.integers(2, 300))), 1)
+        assert medcouple(x) == pytest.approx(float(sm.medcouple(x)), abs=1e-12)
+
+
+def test_medcouple_known_values():
+    assert medcouple([1, 2, 3, 4, 5]) == 0.0
+    assert medcouple([0.0, 0.0, 0.0]) == 0.0
+    # Right skew is positive; an exponential sample's medcouple is about 1/3 in large samples.
+    x = np.random.default_rng(3).standard_exponential(200_001)
+    assert medcouple(x) == pytest.approx(1 / 3, abs=0.01)
+
+
+def test_medcouple_large_n_is_fast_and_exact_on_a_subsample(rng):
+    x = rng.lognormal(size=400_000)
+    assert -1 < medcouple(x) < 1
+    small = x[:1500]
+    assert medcouple(small) == pytest.approx(ref.medcouple(small), abs=1e-12)
+
+
+def test_medcouple_bad_input():
+    with pytest.raises(ValueError, match="y contains 1 NaN"):
+        medcouple([1.0, np.nan])
+    with pytest.raises(ValueError, match="y is empty"):
+        medcouple([])
+
+
+# ------------------------------------------------------------------------------------------------
+# Box plots
+
+
+def test_boxplot_stats_tukey(rng):
+    y = np.r_[rng.normal(size=200), 8.0, 9.0, -7.0]
+    s = boxplot_stats(y)
+    q1, med, q3 = np.quantile(y, [0.25, 0.5, 0.75])
+    assert (s.q1, s.median, s.q3) == (q1, med, q3)
+    assert s.lower_fence == pytest.approx(q1 - 1.5 * (q3 - q1))
+    assert s.upper_fence == pytest.approx(q3 + 1.5 * (q3 - q1))
+    assert s.n_low_outliers == int((y < s.lower_fence).sum())
+    assert s.n_high_outliers == int((y > s.upper_fence).sum())
+    inside = y[(y >= s.lower_fence) & (y <= s.upper_fence)]
+    assert (s.lower_adjacent, s.upper_adjacent) == (inside.min(), inside.max())
+    assert np.isnan(s.medcouple) and not s.adjusted
+    assert s.to_dict()["n"] == 203
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_boxplot_stats_adjusted_fences(rng, sign):
+    y = sign * rng.lognormal(size=500)
+    s = boxplot_stats(y, adjusted=True, coef=2.0)
+    mc = ref.medcouple(y)
+    assert s.medcouple == pytest.approx(mc, abs=1e-12)
+    a, b = (-4, 3) if mc >= 0 else (-3, 4)
+    assert s.lower_fence == pytest.approx(s.q1 - 2.0 * np.exp(a * mc) * s.iqr)
+    assert s.upper_fence == pytest.approx(s.q3 + 2.0 * np.exp(b * mc) * s.iqr)
+    tukey = boxplot_stats(y, coef=2.0)
+    # The adjusted box plot flags fewer points in the long tail than Tukey's.
+    long_tail = "n_high_outliers" if sign > 0 else "n_low_outliers"
+    assert getattr(s, long_tail) < getattr(tukey, long_tail)
+
+
+def test_boxplot_stats_bad_input():
+    with pytest.raises(ValueError, match="coef must be positive"):
+        boxplot_stats([1.0, 2.0], coef=0)
+    with pytest.raises(ValueError, match="y has 1 observation"):
+        boxplot_stats([1.0])
+
+
+# ------------------------------------------------------------------------------------------------
+# relevance_from_boxplot
+
+
+@pytest.fixture
+def high_tailed(rng):
+    return np.r_[rng.normal(size=300), 6.0, 7.5]
+
+
+def test_boxplot_relevance_auto_picks_tails_with_outliers(high_tailed):
+    phi = relevance_from_boxplot(high_tailed)
+    s = boxplot_stats(high_tailed)
+    assert isinstance(phi, SigmoidRelevance)
+    assert phi.low_center is None
+    assert phi.high_center == s.upper_fence
+    assert phi.origin == s.median
+    assert phi(s.upper_fence) == pytest.approx(0.5)
+    both = relevance_from_boxplot(np.r_[high_tailed, -9.0])
+    assert both.low_center is not None and both.high_center is not None
+    low = relevance_from_boxplot(-high_tailed)
+    assert low.high_center is None and low.low_center == pytest.approx(-s.upper_fence)
+
+
+def test_boxplot_relevance_is_location_equivariant(high_tailed):
+    phi = relevance_from_boxplot(high_tailed)
+    shifted = relevance_from_boxplot(high_tailed + 1000.0)
+    grid = np.linspace(-5, 10, 101)
+    np.testing.assert_allclose(shifted(grid + 1000.0), phi(grid), atol=1e-9)
+
+
+def test_boxplot_relevance_pchip_matches_notes_formula(high_tailed):
+    y = np.r_[high_tailed, -8.0]
+    s = boxplot_stats(y)
+    phi = relevance_from_boxplot(y, shape="pchip")
+    assert isinstance(phi, ControlPointRelevance)
+    grid = np.linspace(-10, 10, 401)
+    np.testing.assert_allclose(
+        phi(grid),
+        ref.boxplot_pchip_relevance(grid, s.median, s.lower_fence, s.upper_fence),
+        atol=1e-12,
+    )
+    assert phi(s.median) == 0.0 and phi(s.upper_fence) == 1.0
+
+
+def test_boxplot_relevance_adjacent_and_adjusted(rng):
+    y = rng.lognormal(size=400)
+    s = boxplot_stats(y, adjusted=True)
+    phi = relevance_from_boxplot(y, adjusted=True, center="adjacent", extremes="high")
+    assert phi.high_center == s.upper_adjacent
+    assert phi.high_center <= s.upper_fence
+
+
+def test_no_outliers_warns_and_falls_back_to_both_fences():
+    y = np.linspace(-1.0, 1.0, 50)
+    with pytest.warns(NoExtremesWarning, match="no box-plot outliers.*Falling back"):
+        phi = relevance_from_boxplot(y)
+    s = boxplot_stats(y)
+    assert (phi.low_center, phi.high_center) == (s.lower_fence, s.upper_fence)
+    assert phi(y).max() > 0  # never all zeros
+    assert phi(s.upper_fence + 1.0) > 0.5
+    with pytest.raises(ValueError, match="no box-plot outliers"):
+        relevance_from_boxplot(y, fallback="raise")
+    # Choosing the tails explicitly is not a fallback: no warning.
+    explicit = relevance_from_boxplot(y, extremes="both")
+    assert explicit == phi
+
+
+def test_boxplot_relevance_degenerate_inputs():
+    with pytest.raises(ValueError, match="y is constant"):
+        relevance_from_boxplot([2.0, 2.0, 2.0])
+    zero_inflated = np.r_[np.zeros(80), np.arange(1.0, 21.0)]
+    with pytest.raises(ValueError, match="degenerate.*IQR = 0"):
+        relevance_from_boxplot(zero_inflated)
+    with pytest.raises(ValueError, match="y contains 1 NaN"):
+        relevance_from_boxplot([1.0, np.nan, 3.0])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"extremes": "top"}, "extremes must be"),
+        ({"shape": "linear"}, "shape must be"),
+        ({"center": "whisker"}, "center must be"),
+        ({"fallback": "zeros"}, "fallback must be"),
+        ({"coef": -1}, "coef must be positive"),
+    ],
+)
+def test_boxplot_relevance_bad_options(high_tailed, kwargs, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        relevance_from_boxplot(high_tailed, **kwargs)
