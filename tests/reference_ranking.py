@@ -14,7 +14,7 @@ import numpy as np
 
 
 def _sign(x: float) -> int:
-    return (x > 0) - (x < 0)
+    return int(x > 0) - int(x < 0)
 
 
 def per_observation_counts(y, p, w=None):
@@ -188,7 +188,7 @@ def u_statistic_variances(g):
     ]
     theta2 = np.mean(quads)
     unbiased = 2 / npairs * (2 * (n - 2) * (e12 - theta2) + (e2 - theta2))
-    return plug, max(unbiased, 0.0)
+    return max(plug, 0.0), max(unbiased, 0.0)
 
 
 def cutoff_aucs(y, p, w=None):
@@ -225,7 +225,7 @@ def partial_measures(y, p, percentiles):
                     mis += 1
                 elif p[i] == p[j]:
                     mis += Fraction(1, 2)
-    tau_p = 1 - 2 * mis / diff_pairs
+    tau_p = 1 - 2 * mis / diff_pairs if diff_pairs else math.nan
     r_p = Fraction(0)
     denom = 0
     for cut in range(1, len(percentiles) + 1):
@@ -238,5 +238,5 @@ def partial_measures(y, p, percentiles):
                     r_p += 1
                 elif p[i] == p[j]:
                     r_p += Fraction(1, 2)
-    rho_p = 1 - 2 * r_p / denom
+    rho_p = 1 - 2 * r_p / denom if denom else math.nan
     return tau_p, rho_p, mis, r_p, bins

@@ -6,6 +6,7 @@ Moniz 2020) with Python loops and no shared code with ranklens, for small inputs
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -90,7 +91,7 @@ def sera_exact_by_integration(phi_true, sq_err):
     """Integrate the step function SER_t over [0, 1] piece by piece between distinct phi values."""
     cuts = sorted(set([0.0, 1.0, *[float(p) for p in phi_true]]))
     area = 0.0
-    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+    for lo, hi in itertools.pairwise(cuts):
         # SER_t is constant on (lo, hi]: cases with phi >= hi.
         area += (hi - lo) * ser(phi_true, sq_err, hi)
     return area
@@ -98,7 +99,7 @@ def sera_exact_by_integration(phi_true, sq_err):
 
 def sera_trapezoid(phi_true, sq_err, step=0.001):
     """IRon's approximation: trapezoid rule over t = 0, step, ..., 1."""
-    ts = np.linspace(0.0, 1.0, int(round(1 / step)) + 1)
+    ts = np.linspace(0.0, 1.0, round(1 / step) + 1)
     vals = np.array([ser(phi_true, sq_err, t) for t in ts])
     return float(np.sum(np.diff(ts) * (vals[1:] + vals[:-1]) / 2))
 

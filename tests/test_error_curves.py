@@ -6,10 +6,10 @@ import time
 
 import numpy as np
 import pytest
-import reference_residual as ref
 from hypothesis import given
 from hypothesis import strategies as st
 
+import reference_residual as ref
 from ranklens import mae, mse, rec_curve, rroc_curve
 
 
@@ -97,9 +97,7 @@ def test_rroc_vertices_and_area_against_the_definition(rng):
             )
 
 
-@given(
-    st.lists(st.floats(-100, 100, allow_subnormal=False), min_size=1, max_size=20), st.data()
-)
+@given(st.lists(st.floats(-100, 100, allow_subnormal=False), min_size=1, max_size=20), st.data())
 def test_rroc_area_is_n_squared_variance_over_two(errors, data):
     """Hernandez-Orallo (2013): AOC = n^2 sigma^2 / 2 (population variance of the errors)."""
     e = np.array(errors)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 from sklearn.metrics import mean_pinball_loss
 
+from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.intervals import (
     interval_coverage,
     interval_coverage_by_bin,
@@ -494,3 +495,26 @@ def test_coverage_by_bin_bad_input():
         interval_coverage_by_bin([1.0, 2.0], [1, 2], [0, 0], [3, 3], n_bins=0)
     with pytest.raises(ValueError, match="confidence_level"):
         interval_coverage_by_bin([1.0, 2.0], [1, 2], [0, 0], [3, 3], confidence_level=1.0)
+
+
+def test_coverage_by_bin_zero_weight_bin_is_undefined():
+    # cumulative-weight midpoints 0.25, 0.5, 0.75: the zero-weight row is alone in bin 3 of 4
+    with pytest.warns(UndefinedMetricWarning, match="bins whose case weights are all zero"):
+        res = interval_coverage_by_bin(
+            [0.0, 1, 2], [0.0, 1, 2], [0, 0, 0], [5, 5, 5], n_bins=4, sample_weight=[2, 0, 2]
+        )
+    np.testing.assert_array_equal(res.bin, [2, 3, 4])
+    assert math.isnan(res.coverage[1]) and res.coverage[0] == 1.0
+
+
+def test_pmap_adds_the_mean_interval_score(rng):
+    from ranklens.residual import pmap
+
+    y = np.cumsum(rng.normal(size=60))
+    pred = y + rng.normal(size=60)
+    lo, up = pred - 1, pred + 1
+    assert pmap(y, pred, lower=lo, upper=up, alpha=0.2) == pytest.approx(
+        pmap(y, pred) + interval_score(y, lo, up, alpha=0.2)
+    )
+    with pytest.raises(ValueError, match="lower must not exceed upper"):
+        pmap(y, pred, lower=up, upper=lo, alpha=0.2)

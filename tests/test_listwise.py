@@ -42,10 +42,17 @@ def test_seed_004_examples(pred_rank, expected):
 
 
 def test_seed_004_example_terms():
-    # NOTES.md: the text's summands are (2^19 - 1)/log2(4) = 262143.75 (the text drops the -1)
-    # and (2^19 - 1)/log2(5) = 225798.12 (its second example term)
-    assert (2**19 - 1) / math.log2(4) == pytest.approx(262143.75)
-    assert (2**19 - 1) / math.log2(5) == pytest.approx(225798.12, abs=0.01)
+    # The text's summands with the "- 1" it drops restored (NOTES.md): 262143.5 (text: 262144),
+    # 225798.12 (text: 225798.6) and 82696.91 (text agrees); they are the DCG terms of the
+    # swapped positions, so NDCG = 1 - (their loss) / IDCG reproduces the first example.
+    assert (2**19 - 1) / math.log2(4) == 262143.5
+    assert (2**19 - 1) / math.log2(5) == pytest.approx(225798.12, abs=0.005)
+    assert (2**18 - 1) / math.log2(9) == pytest.approx(82696.91, abs=0.005)
+    terms = [(2**20 - 1) / math.log2(i + 1) for i in range(1, 11)]
+    dcg = sum(terms) - terms[2] - terms[3] + 262143.5 + (2**19 - 1) / math.log2(5)
+    assert dcg / sum(terms) == pytest.approx(
+        rank_distance_ndcg(range(1, 11), SEED_EXAMPLES[0][0], n=20), rel=1e-13
+    )
 
 
 @pytest.mark.parametrize("n", [20, 1000, 1100, 5000])
@@ -208,7 +215,7 @@ def test_fractional_weights_are_continuous(rng):
 
 
 @given(
-    st.lists(st.floats(0, 100, allow_nan=False), min_size=2, max_size=20),
+    st.lists(st.one_of(st.just(0.0), st.floats(1e-3, 100)), min_size=2, max_size=20),
     st.lists(st.floats(-5, 5, allow_nan=False), min_size=20, max_size=20),
     st.floats(0.01, 1000),
 )
@@ -332,3 +339,11 @@ def test_grouped_bad_input():
         ndcg_by_group([1.0, 2.0, 3.0], [1, 2, 3], [1.0, np.nan, 2.0])
     with pytest.raises(ValueError, match="y_true must be non-negative"):
         ndcg_by_group([1.0, -2.0, 3.0], [1, 2, 3], [1, 1, 2])
+
+
+def test_grouped_polars_string_labels():
+    res = ndcg_by_group(
+        pl.Series([3.0, 1.0, 0.0, 2.0]), [0.1, 0.2, 0.3, 0.4], pl.Series(["x", "x", "y", "y"])
+    )
+    np.testing.assert_array_equal(res.groups, ["x", "y"])
+    assert res.scores[1] == 1.0

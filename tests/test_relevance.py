@@ -161,9 +161,7 @@ def test_control_points_are_sorted_and_extrapolated_flat():
 def test_control_points_boxplot_form_is_smoothstep(rng):
     phi = ControlPointRelevance([(-1.5, 1, 0), (0.2, 0, 0), (2.5, 1, 0)])
     y = rng.uniform(-4, 5, size=300)
-    np.testing.assert_allclose(
-        phi(y), ref.boxplot_pchip_relevance(y, 0.2, -1.5, 2.5), atol=1e-12
-    )
+    np.testing.assert_allclose(phi(y), ref.boxplot_pchip_relevance(y, 0.2, -1.5, 2.5), atol=1e-12)
 
 
 @given(st.lists(st.integers(-10_000, 10_000), min_size=2, max_size=8, unique=True), st.data())
@@ -356,7 +354,7 @@ def test_boxplot_relevance_degenerate_inputs():
     with pytest.raises(ValueError, match="y is constant"):
         relevance_from_boxplot([2.0, 2.0, 2.0])
     zero_inflated = np.r_[np.zeros(80), np.arange(1.0, 21.0)]
-    with pytest.raises(ValueError, match="degenerate.*IQR = 0"):
+    with pytest.raises(ValueError, match=r"degenerate.*IQR = 0"):
         relevance_from_boxplot(zero_inflated)
     with pytest.raises(ValueError, match="y contains 1 NaN"):
         relevance_from_boxplot([1.0, np.nan, 3.0])
@@ -375,3 +373,48 @@ def test_boxplot_relevance_degenerate_inputs():
 def test_boxplot_relevance_bad_options(high_tailed, kwargs, pattern):
     with pytest.raises(ValueError, match=pattern):
         relevance_from_boxplot(high_tailed, **kwargs)
+
+
+def test_control_points_too_close_for_pchip_slopes():
+    with pytest.raises(ValueError, match="too close together"):
+        ControlPointRelevance([(0.0, 0.0), (1e-300, 1.0), (1.0, 0.0)])
+
+
+def test_any_callable_is_a_relevance_duck_type():
+    """Issue 5 accepts 'a relevance function with an event threshold': phi(y) -> [0, 1]."""
+    for phi in (TABLE3_PHI, relevance_from_boxplot(np.r_[np.arange(20.0), 99.0], shape="pchip")):
+        out = phi(np.linspace(-100, 100, 11))
+        assert out.shape == (11,) and out.dtype == np.float64
+        assert ((out >= 0) & (out <= 1)).all()
+
+
+@given(st.lists(st.tuples(st.integers(-30, 30), st.integers(0, 4)), min_size=2, max_size=40))
+def test_weighted_boxplot_equals_repeated_rows(rows):
+    y = np.array([float(a) for a, _ in rows])
+    w = np.array([float(b) for _, b in rows])
+    if w.sum() < 1:
+        w[0] = 1.0
+    s = boxplot_stats(y, sample_weight=w, adjusted=True)
+    r = boxplot_stats(np.repeat(y, w.astype(int)), adjusted=True) if w.sum() >= 2 else None
+    if r is None:
+        return
+    for field in ("q1", "median", "q3", "lower_fence", "upper_fence", "medcouple"):
+        assert getattr(s, field) == getattr(r, field), field
+    assert (s.lower_adjacent, s.upper_adjacent) == (r.lower_adjacent, r.upper_adjacent)
+    assert (s.n_low_outliers > 0) == (r.n_low_outliers > 0)
+    assert (s.n_high_outliers > 0) == (r.n_high_outliers > 0)
+
+
+def test_weighted_boxplot_non_integer_weights_are_scale_free(rng):
+    y = rng.lognormal(size=101)
+    w = rng.uniform(0.1, 2.0, size=101)
+    a = boxplot_stats(y, sample_weight=w)
+    b = boxplot_stats(y, sample_weight=3.7 * w)
+    assert (a.q1, a.median, a.q3) == pytest.approx((b.q1, b.median, b.q3), rel=1e-12)
+    c = boxplot_stats(y, sample_weight=np.full(101, 0.3))
+    d = boxplot_stats(y)
+    assert (c.q1, c.median, c.q3) == pytest.approx((d.q1, d.median, d.q3), rel=1e-12)
+    with pytest.raises(ValueError, match="integer \\(frequency\\) sample_weight only"):
+        boxplot_stats(y, sample_weight=w, adjusted=True)
+    with pytest.raises(ValueError, match="sample_weight has length 3"):
+        boxplot_stats(y, sample_weight=[1.0, 2.0, 3.0])

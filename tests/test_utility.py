@@ -121,7 +121,12 @@ def test_matches_reference_with_ties(rng, weighted, t_e):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             res = regression_precision_recall(
-                y, pred, relevance=phi, event_threshold=t_e, accuracy=acc, sample_weight=w,
+                y,
+                pred,
+                relevance=phi,
+                event_threshold=t_e,
+                accuracy=acc,
+                sample_weight=w,
                 beta=0.5,
             )
         for got, want in ((res.precision, p_ref), (res.recall, r_ref)):
@@ -227,9 +232,7 @@ def test_f_beta_limits():
     res = regression_f_beta_curve(Y, M1, betas=[0.0, 1.0, 1e6], **TABLE3)
     assert res.f_beta[0] == pytest.approx(res.precision)
     assert res.f_beta[2] == pytest.approx(res.recall, rel=1e-9)
-    assert res.f_beta[1] == pytest.approx(
-        regression_precision_recall(Y, M1, **TABLE3).f_beta
-    )
+    assert res.f_beta[1] == pytest.approx(regression_precision_recall(Y, M1, **TABLE3).f_beta)
     default = regression_f_beta_curve(Y, M2, **TABLE3)
     assert default.betas.shape == (33,) and default.betas[0] == 1 / 16
     # F-beta moves monotonically from precision to recall.
@@ -413,7 +416,7 @@ def test_scalar_defaults_without_outliers_warn_then_fall_back():
 
 def test_scalar_default_accuracy_needs_a_spread():
     y = np.r_[np.zeros(10), 1.0, 5.0, -5.0, 0.0]
-    with pytest.raises(ValueError, match="(IQR|degenerate)"):
+    with pytest.raises(ValueError, match=r"(IQR|degenerate)"):
         utility_f1(y, y)
     with pytest.raises(ValueError, match="needs an interquartile range > 0"):
         utility_f1(y, y, relevance=PHI)
@@ -509,3 +512,16 @@ def test_large_n_matches_numpy(rng):
     assert res.recall == pytest.approx(np.sum(alpha[et] * pt[et]) / pt[et].sum(), rel=1e-9)
     assert res.precision == pytest.approx(np.sum(alpha[ep] * pp[ep]) / pp[ep].sum(), rel=1e-9)
     assert res.n_true_events == int(et.sum())
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [utility_precision, utility_recall, utility_f1, sera, relevance_weighted_squared_error],
+)
+def test_defaults_with_integer_weights_equal_repeated_rows(rng, metric):
+    y, p = _heavy_tailed(rng, 150)
+    w = rng.integers(0, 4, size=150).astype(float)
+    reps = w.astype(int)
+    assert metric(y, p, sample_weight=w) == pytest.approx(
+        metric(np.repeat(y, reps), np.repeat(p, reps)), rel=1e-12
+    )

@@ -23,13 +23,13 @@ from ranklens._results import Result
 from ranklens._validation import as_1d_float, check_pair, check_positive_int, check_sample_weight
 from ranklens.exceptions import RanklensWarning, warn_undefined
 
-__all__ = ["MetricRankingComparison", "compare_metric_rankings"]
+__all__ = ["MetricRankingComparisonResult", "compare_metric_rankings"]
 
 FloatArray = NDArray[np.float64]
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class MetricRankingComparison(Result):
+class MetricRankingComparisonResult(Result):
     """Models ranked by several metrics and the agreement between those rankings.
 
     Attributes
@@ -103,7 +103,7 @@ def compare_metric_rankings(
     *,
     top_k: int = 5,
     sample_weight: Any = None,
-) -> MetricRankingComparison:
+) -> MetricRankingComparisonResult:
     r"""Rank many models by each metric and measure how much the rankings agree.
 
     The analysis of Torgo & Ribeiro (2009), seed 001 Sect. 5.2 and Figure 2 (MAD vs utility F):
@@ -127,7 +127,7 @@ def compare_metric_rankings(
 
     Returns
     -------
-    MetricRankingComparison
+    MetricRankingComparisonResult
 
     Warns
     -----
@@ -138,9 +138,13 @@ def compare_metric_rankings(
     Examples
     --------
     >>> import numpy as np
-    >>> y = np.arange(10.0)
-    >>> preds = {"a": y + 0.1, "b": y[::-1], "c": y + 1.0}
-    >>> res = compare_metric_rankings(y, preds, ["mae", "kendall_tau"], top_k=1)  # doctest: +SKIP
+    >>> y = np.r_[np.linspace(-1, 1, 41), 4.0, 5.0, -4.5]
+    >>> preds = {"a": y * 1.05, "b": np.clip(y, -3, 3), "c": y + 0.3}
+    >>> res = compare_metric_rankings(y, preds, ["utility_f1", "sera"], top_k=1)
+    >>> res.ranks.tolist()                      # rows: models a, b, c; 1 = best
+    [[1.0, 1.0], [3.0, 3.0], [2.0, 2.0]]
+    >>> float(res.kendall_tau[0, 1]), res.best_models
+    (1.0, ('a', 'a'))
     """
     from ranklens.metrics import get_metric
 
@@ -211,7 +215,7 @@ def compare_metric_rankings(
             pval[a, b] = pval[b, a] = p
             overlap[a, b] = overlap[b, a] = len(tops[a] & tops[b]) / k
     best = tuple(model_names[int(np.argmax(goodness[:, j]))] for j in range(n_metrics))
-    return MetricRankingComparison(
+    return MetricRankingComparisonResult(
         models=model_names,
         metrics=metric_names,
         higher_is_better=tuple(spec.higher_is_better for spec in specs),

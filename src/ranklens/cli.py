@@ -156,6 +156,20 @@ def parse_relevance(spec: str | None, y: Any) -> Any:
     )
 
 
+def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """``"TP,FN,FP,TN"`` as the slides' 2x2 matrix ``((TP, FN), (FP, TN))``."""
+    if spec is None:
+        return None
+    try:
+        values = [float(v) for v in spec.split(",")]
+    except ValueError:
+        values = []
+    if len(values) != 4:
+        raise InputError(f"--cost-benefit needs four numbers TP,FN,FP,TN (e.g. 4,0,-5,0); "
+                         f"got {spec!r}")
+    return (values[0], values[1]), (values[2], values[3])
+
+
 def _key_value(item: str) -> tuple[str, float]:
     key, sep, value = item.partition("=")
     if not sep:
@@ -214,6 +228,15 @@ def evaluate(
     cost_per_target: Annotated[
         float | None, typer.Option(help="Cost of targeting one case (profit curve).")
     ] = None,
+    value_margin: Annotated[
+        float | None,
+        typer.Option(help="Profit per unit of the target captured (profit curve: margin x "
+                          "value - cost per target)."),
+    ] = None,
+    cost_benefit: Annotated[
+        str | None,
+        typer.Option(help="Profit curve for events: TP,FN,FP,TN payoffs, e.g. 4,0,-5,0."),
+    ] = None,
     weight: Annotated[
         str | None, typer.Option(help="Column of non-negative case weights.")
     ] = None,
@@ -246,7 +269,8 @@ def evaluate(
             file=file, target=target, preds=list(pred), lowers=list(lower or []),
             uppers=list(upper or []), alpha=alpha, relevance=relevance,
             event_threshold=event_threshold, events=events, budget=budget,
-            cost_per_target=cost_per_target, weight=weight, bootstrap=bootstrap, seed=seed,
+            cost_per_target=cost_per_target, value_margin=value_margin,
+            cost_benefit=cost_benefit, weight=weight, bootstrap=bootstrap, seed=seed,
             drop_na=drop_na, title=title, console=console, quiet=quiet,
         )
         if not quiet:
@@ -297,6 +321,8 @@ def _evaluate(
     events: str | None,
     budget: float | None,
     cost_per_target: float | None,
+    value_margin: float | None,
+    cost_benefit: str | None,
     weight: str | None,
     bootstrap: int,
     seed: int,
@@ -319,8 +345,15 @@ def _evaluate(
         raise InputError(f"--alpha must be in (0, 1); got {alpha}")
     if bootstrap < 0:
         raise InputError(f"--bootstrap must be >= 0; got {bootstrap}")
-    if (budget is None) != (cost_per_target is None):
-        raise InputError("--budget and --cost-per-target go together")
+    if budget is not None and cost_per_target is None:
+        raise InputError("--budget and --cost-per-target go together (at most "
+                         "floor(budget / cost per target) cases can be targeted)")
+    if value_margin is not None and cost_per_target is None:
+        raise InputError("--value-margin needs --cost-per-target (profit = margin x value "
+                         "captured - cost per target x cases targeted)")
+    if value_margin is not None and cost_benefit is not None:
+        raise InputError("give --value-margin or --cost-benefit, not both")
+    payoffs = parse_cost_benefit(cost_benefit)
     if len(set(preds)) != len(preds):
         raise InputError(f"a --pred column is given twice: {preds}")
 
@@ -360,6 +393,8 @@ def _evaluate(
             events=events,
             budget=budget,
             cost_per_target=cost_per_target,
+            value_margin=value_margin,
+            cost_benefit=payoffs,
             n_bootstrap=bootstrap,
             random_state=seed,
             n_dropped=n_dropped,

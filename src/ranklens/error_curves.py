@@ -185,7 +185,7 @@ def rroc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RROCCu
         keep = w > 0
         e, w = e[keep], w[keep]
         total_w = float(w.sum())
-        center = float(np.dot(w, e) / total_w)
+        center = float((w * e).sum() / total_w)
     else:
         total_w = float(e.shape[0])
         center = float(e.mean())

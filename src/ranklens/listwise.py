@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._kernels.curves import ranked_order  # radix argsort, ~3x np.argsort at n = 1e7
 from ranklens._kernels.listwise import grouped_ndcg, rank_distance_ndcg_kernel
 from ranklens._registry import register_metric
 from ranklens._results import Result
@@ -43,16 +44,11 @@ def _check_common(
         first = int(np.flatnonzero(negative)[0])
         raise ValueError(
             "y_true must be non-negative for NDCG (it is the relevance gain); "
-            f"got {float(y[first])!r} at position {first}. Transform the target first with a rule fixed in advance "
-            "(e.g. subtract a known lower bound, or use relevance grades)"
+            f"got {float(y[first])!r} at position {first}. Transform the target first with a "
+            "rule fixed in advance (e.g. subtract a known lower bound, or use relevance grades)"
         )
     w = check_sample_weight(sample_weight, y.shape[0])
     return y, pred, k_float, gains == "exponential", w
-
-
-def _descending(values: np.ndarray) -> np.ndarray:
-    """Indices sorting ``values`` in decreasing order (ties contiguous, order among them free)."""
-    return np.argsort(values)[::-1]
 
 
 @register_metric("ndcg", higher_is_better=True, family="listwise")
@@ -102,50 +98,40 @@ def ndcg_score(
 
     Examples
     --------
-    >>> ndcg_score([3, 2, 1, 0], [0.9, 0.8, 0.1, 0.2])
-    0.9889...
+    >>> round(ndcg_score([3, 2, 1, 0], [0.9, 0.8, 0.1, 0.2]), 4)  # the last two swapped
+    0.9854
     """
     y, pred, k_float, exponential, w = _check_common(y_true, y_pred, k, gains, sample_weight, 2)
     n = y.shape[0]
     if w is None and k_float < n / 4:
-        # Only the top k can count: select them (and every tie of the k-th score) in O(n).
+        # Only the top k can count: keep them (and every tie of the k-th score) in O(n); the
+        # ideal list is cut to the k largest y, the predicted one to the rows kept.
         kk = int(k_float)
-        threshold = np.partition(pred, n - kk)[n - kk]
-        keep = np.flatnonzero(pred >= threshold)
-        pred_top, y_top = pred[keep], y[keep]
-        order = _descending(pred_top)
-        y_by_pred, pred_sorted = y_top[order], pred_top[order]
-        y_by_true = np.sort(np.partition(y, n - kk)[n - kk :])[::-1]
-        ones = np.ones(0)
-        dcg, ideal = grouped_ndcg(
-            np.ascontiguousarray(y_by_pred),
-            np.ascontiguousarray(pred_sorted),
-            ones,
-            np.ascontiguousarray(y_by_true),
-            ones,
-            np.array([0, y_by_pred.shape[0]], dtype=np.int64),
-            False,
-            exponential,
-            k_float,
-        )
-        # The ideal list was cut to k rows, the predicted one to the ties at the cut.
-        return _ratio(float(dcg[0]), float(ideal[0]))
-    order = _descending(pred)
+        ideal_y = np.sort(np.partition(y, n - kk)[n - kk :])[::-1]
+        keep = np.flatnonzero(pred >= np.partition(pred, n - kk)[n - kk])
+        y, pred = y[keep], pred[keep]
+    else:
+        ideal_y = None
+    order, pred_keys = ranked_order(pred)
     if w is None:
         w_by_pred = w_by_true = np.ones(0)
-        y_by_true = np.ascontiguousarray(np.sort(y)[::-1])
+        if ideal_y is None:
+            ideal_y = np.sort(y)[::-1]
     else:
-        w_by_pred = np.ascontiguousarray(w[order])
-        order_true = _descending(y)
-        y_by_true = np.ascontiguousarray(y[order_true])
-        w_by_true = np.ascontiguousarray(w[order_true])
+        w_by_pred = w[order]
+        order_true = ranked_order(y)[0]
+        ideal_y = y[order_true]
+        w_by_true = w[order_true]
+    ideal_y = np.ascontiguousarray(ideal_y)
     dcg, ideal = grouped_ndcg(
-        np.ascontiguousarray(y[order]),
-        np.ascontiguousarray(pred[order]),
+        y[order],
+        pred_keys,
         w_by_pred,
-        y_by_true,
+        ideal_y,
+        ideal_y,
         w_by_true,
-        np.array([0, n], dtype=np.int64),
+        np.array([0, y.shape[0]], dtype=np.int64),
+        np.array([0, ideal_y.shape[0]], dtype=np.int64),
         w is not None,
         exponential,
         k_float,
@@ -213,15 +199,20 @@ def ndcg_by_group(
     codes, labels = as_group_codes(groups, y.shape[0])
     sizes = np.bincount(codes, minlength=labels.shape[0])
     starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    order_pred = np.lexsort((-pred, codes))
-    order_true = np.lexsort((-y, codes))
+    # by group, then by decreasing score: a stable sort by group of the ranked rows
+    order_pred = ranked_order(pred)[0]
+    order_pred = order_pred[np.argsort(codes[order_pred], kind="stable")]
+    order_true = ranked_order(y)[0]
+    order_true = order_true[np.argsort(codes[order_true], kind="stable")]
     weighted = w is not None
     dcg, ideal = grouped_ndcg(
         y[order_pred],
         pred[order_pred],
         w[order_pred] if weighted else np.ones(0),
         y[order_true],
+        y[order_true],
         w[order_true] if weighted else np.ones(0),
+        starts,
         starts,
         weighted,
         exponential,

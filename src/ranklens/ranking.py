@@ -1,5 +1,925 @@
-"""Placeholder: filled in by the issue that owns this module."""
+"""Ranking-based evaluation of regression models (Rosset, Perlich & Zadrozny; seeds 000 and 002).
+
+A regression model used to *rank* (whom to target first) is judged by how well its predictions
+order the truth. Notation as in seed 000 and NOTES.md "Ranking measures": observations sorted by
+decreasing prediction, ``s_i`` the true rank (1 = largest), ``N = n(n-1)``.
+
+* ``T`` = pairs ordered the wrong way round (eq. 2), ``R`` = those pairs weighted by their distance
+  in the model's ranking (eq. 3); ``tau = 1 - 4T/N`` and ``rho = 1 - 12R/(n(n^2-1))`` without ties.
+* ``tau~ = (1 + tau)/2`` is the probability of ordering a random pair correctly, ``rho~ = (1+rho)/2``.
+* Figures 1-3 of seed 000 (:func:`concordance_profile`, :func:`cutoff_auc_curve`,
+  :func:`rank_lift_curve`), the partial measures of seed 002 Sect. 5 (:func:`partial_kendall_tau`,
+  :func:`partial_spearman_rho`) and the Noether confidence interval (eq. 6) for tau.
+
+Ties (the papers assume none; NOTES.md decides): Kendall's tau is tau-b, Spearman's rho uses
+midranks (both agree with scipy); ``tau_normalized`` is Harrell's C, the fraction of pairs with
+different ``y_true`` that the prediction orders correctly, a tie in the prediction earning half
+(``(1 + Somers' D(pred|y))/2``, AUC for binary ``y_true``); ``rho_normalized = (1 + rho)/2``.
+``T`` counts strictly discordant pairs; ``R`` weights each by the distance of the two prediction
+midranks (a multiple of 1/2 when predictions tie). Both are exact Python integers (``Fraction``
+for a half-integer ``R``) at any n; with ``sample_weight`` every pair counts ``w_i * w_j`` and they
+are floats. Every algorithm is O(n log n); the kernels are in :mod:`ranklens._kernels.ranking`.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import dataclasses
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from ranklens._kernels import ranking as _k
+from ranklens._registry import register_metric
+from ranklens._results import Result
+from ranklens._validation import check_pair, check_probability, check_sample_weight
+from ranklens.exceptions import warn_undefined
+
+__all__ = [
+    "ConcordanceProfileResult",
+    "CutoffAUCResult",
+    "PairCountsResult",
+    "PartialRankingResult",
+    "RankLiftResult",
+    "RankingSummary",
+    "concordance_profile",
+    "cutoff_auc_curve",
+    "kendall_tau",
+    "partial_kendall_tau",
+    "partial_spearman_rho",
+    "per_observation_pair_counts",
+    "rank_lift_curve",
+    "ranking_summary",
+    "rho_normalized",
+    "spearman_rho",
+    "tau_normalized",
+]
+
+_ONE = np.ones(1, np.int64)
+_NO_INT = np.empty(0, np.int64)
+_NO_FLOAT = np.empty(0, np.float64)
+
+
+def _exact(value: Fraction) -> int | Fraction:
+    """An exact count as an ``int`` when integral, else the ``Fraction`` itself."""
+    return int(value) if value.denominator == 1 else value
+
+
+def _warn_all(reasons: list[str], stacklevel: int = 4) -> None:
+    """One warning per call naming every undefined quantity (stacklevel 4: the user's call)."""
+    if reasons:
+        warn_undefined("; ".join(reasons), stacklevel=stacklevel)
+
+
+def _inputs(y_true: Any, y_pred: Any, sample_weight: Any) -> tuple[Any, Any, Any]:
+    y, p = check_pair(y_true, y_pred)
+    return y, p, check_sample_weight(sample_weight, y.size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-observation pair counts (the contract leave-one-out code builds on)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PairCountsResult(Result):
+    """For every row i (original order), the number of other rows j in each pair class.
+
+    ``concordant + discordant + tied_true_only + tied_pred_only + tied_both == n - 1`` row-wise;
+    each total over rows is twice the number of pairs of that class. Removing row i lowers the
+    pair counts of the data by exactly row i's counts (exact leave-one-out tau, NOTES.md Prop. 2).
+    """
+
+    concordant: np.ndarray
+    discordant: np.ndarray
+    tied_true_only: np.ndarray
+    tied_pred_only: np.ndarray
+    tied_both: np.ndarray
+
+
+def per_observation_pair_counts(y_true: Any, y_pred: Any) -> PairCountsResult:
+    """Concordant, discordant and tied counts of every observation against all others.
+
+    Row i and j != i are concordant when ``(y_j - y_i)(pred_j - pred_i) > 0``, discordant when it is
+    ``< 0``; otherwise they are tied in ``y_true`` only, in ``y_pred`` only or in both. Without ties
+    ``concordant`` is the C_i of seed 000 eq. (6) (NOTES.md corrects the inequalities).
+
+    One Fenwick sweep, O(n log n); int64 arrays in the original row order.
+
+    Examples
+    --------
+    >>> r = per_observation_pair_counts([1, 2, 3], [1, 3, 2])
+    >>> r.concordant.tolist(), r.discordant.tolist()
+    ([2, 1, 1], [0, 1, 1])
+    """
+    y, p = check_pair(y_true, y_pred)
+    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+    out = [np.empty(y.size, np.int64) for _ in range(5)]
+    proto = _k.record_prototype(y.size, unit=True)
+    _k.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
+    return PairCountsResult(
+        concordant=out[0],
+        discordant=out[1],
+        tied_true_only=out[2],
+        tied_pred_only=out[3],
+        tied_both=out[4],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Summary
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class RankingSummary(Result):
+    """Ranking evaluation of one model (seed 000 Sect. 2-3, seed 002 Sect. 3.1; NOTES.md).
+
+    Attributes
+    ----------
+    n : int
+        Number of observations.
+    discordant_pairs : int or float
+        T (eq. 2): pairs ordered oppositely by ``y_true`` and ``y_pred`` (ties excluded).
+    weighted_discordance : int, Fraction or float
+        R (eq. 3): each discordant pair weighted by the distance of its prediction midranks.
+    concordant_pairs, tied_true_only_pairs, tied_pred_only_pairs, tied_both_pairs : int or float
+        The other pair classes; the five add up to n(n-1)/2 (weighted: (W^2 - sum w^2)/2).
+    kendall_tau, spearman_rho : float
+        tau-b and midrank Spearman (scipy's definitions).
+    tau_normalized, rho_normalized : float
+        Harrell's C = (1 + Somers' D(pred|y))/2 (= (1 + tau)/2 without ties) and (1 + rho)/2.
+    tau_variance, tau_variance_unbiased : float
+        Noether's plug-in variance (eq. 6 of seed 000) and the unbiased U-statistic version
+        (NOTES.md); with ties both are for tau-b by the delta method (see :func:`ranking_summary`).
+    tau_ci : tuple of float
+        ``tau +- z * sqrt(tau_variance_unbiased)`` at ``confidence_level``, clipped to [-1, 1].
+    tau_null_pvalue, rho_null_pvalue : float
+        Two-sided p-values of independence (normal with Kendall's tie-corrected variance; t with
+        n - 2 degrees of freedom for rho), as scipy's ``kendalltau(method="asymptotic")`` and
+        ``spearmanr``.
+    confidence_level : float
+    """
+
+    n: int
+    discordant_pairs: Any
+    weighted_discordance: Any
+    concordant_pairs: Any
+    tied_true_only_pairs: Any
+    tied_pred_only_pairs: Any
+    tied_both_pairs: Any
+    kendall_tau: float
+    spearman_rho: float
+    tau_normalized: float
+    rho_normalized: float
+    tau_variance: float
+    tau_variance_unbiased: float
+    tau_ci: tuple[float, float]
+    tau_null_pvalue: float
+    rho_null_pvalue: float
+    confidence_level: float
+
+    def confidence_interval(self, confidence_level: float | None = None) -> tuple[float, float]:
+        """Noether interval for tau at another level (default: the one the summary was made at)."""
+        level = self.confidence_level if confidence_level is None else confidence_level
+        level = check_probability(level, "confidence_level")
+        return _wald_interval(self.kendall_tau, self.tau_variance_unbiased, level)
+
+
+def _wald_interval(estimate: float, variance: float, level: float) -> tuple[float, float]:
+    if not (np.isfinite(estimate) and np.isfinite(variance)):
+        return (math.nan, math.nan)
+    half = float(special.ndtri(0.5 + level / 2)) * math.sqrt(variance)
+    return (max(-1.0, estimate - half), min(1.0, estimate + half))
+
+
+def _kendall_null_variance(n: int, sizes_a: np.ndarray, sizes_b: np.ndarray) -> float:
+    """Var0(S), S = concordant - discordant, with Kendall's tie correction (as scipy)."""
+    m = n * (n - 1.0)
+
+    def tie_terms(sizes: np.ndarray) -> tuple[float, float, float]:
+        t = sizes[sizes > 1].astype(np.float64)
+        return (
+            float(np.sum(t * (t - 1) / 2)),
+            float(np.sum(t * (t - 1) * (t - 2))),
+            float(np.sum(t * (t - 1) * (2 * t + 5))),
+        )
+
+    atie, a0, a1 = tie_terms(sizes_a)
+    btie, b0, b1 = tie_terms(sizes_b)
+    var = (m * (2 * n + 5) - a1 - b1) / 18 + 2 * atie * btie / m
+    if n > 2:
+        var += a0 * b0 / (9 * m * (n - 2))
+    return var
+
+
+def _normal_two_sided(z: float) -> float:
+    return float(2 * special.ndtr(-abs(z))) if np.isfinite(z) else math.nan
+
+
+def _spearman_pvalue(rho: float, n: int) -> float:
+    """Two-sided p-value of rho = 0 from t = rho sqrt((n-2)/(1-rho^2)), df = n-2 (as scipy)."""
+    if not np.isfinite(rho) or n <= 2:
+        return math.nan
+    if abs(rho) >= 1.0:
+        return 0.0
+    t = rho * math.sqrt((n - 2) / ((1.0 - rho) * (1.0 + rho)))
+    return float(2 * special.stdtr(n - 2, -abs(t)))
+
+
+def _noether_variances(
+    n: int, stats: dict[str, float], moments: np.ndarray, tau: float
+) -> tuple[float, float]:
+    """Plug-in (eq. 6) and unbiased variance of tau-b by the U-statistic formulas of NOTES.md.
+
+    The kernel is the delta-method linearisation of tau-b = U_h / sqrt(U_y U_p) (U_h: mean of
+    sign(dy) sign(dp) over ordered pairs, U_y / U_p: fractions of pairs with distinct y / pred):
+    g_ij = h_ij / sqrt(by bp) - tau/2 (dy_ij / by + dp_ij / bp). Without ties g = h - tau and both
+    formulas reduce to NOTES.md's (eq. 6 and its unbiased twin). Needs only sums over rows of
+    G_i = sum_j g_ij and G_i^2, accumulated by the sweep (``moments``), and the pair-class totals.
+    """
+    if not np.isfinite(tau) or n < 2:
+        return math.nan, math.nan
+    npairs = n * (n - 1.0)
+    by = 2 * stats["distinct_y"] / npairs
+    bp = 2 * stats["distinct_pred"] / npairs
+    alpha = 1 / math.sqrt(by * bp)
+    beta = tau / (2 * by)
+    gamma = tau / (2 * bp)
+    s_h, s_hh, s_hy, s_hp, s_y, s_yy, s_yp, s_p, s_pp = (float(v) for v in moments)
+    a_sum = alpha * s_h - beta * s_y - gamma * s_p
+    q_sum = (
+        alpha**2 * s_hh
+        + beta**2 * s_yy
+        + gamma**2 * s_pp
+        - 2 * alpha * beta * s_hy
+        - 2 * alpha * gamma * s_hp
+        + 2 * beta * gamma * s_yp
+    )
+    # sum of g_ij^2 over ordered pairs, by pair class
+    b_sum = 2 * (
+        stats["concordant"] * (alpha - beta - gamma) ** 2
+        + stats["discordant"] * (alpha + beta + gamma) ** 2
+        + stats["tied_true_only"] * gamma**2
+        + stats["tied_pred_only"] * beta**2
+    )
+    u = a_sum / npairs
+    e2 = b_sum / npairs
+    plug_in = math.nan
+    if n > 2:
+        e12 = (q_sum - b_sum) / (npairs * (n - 2))
+        plug_in = max(0.0, 2 / npairs * (2 * (n - 2) * (e12 - u * u) + (e2 - u * u)))
+    else:
+        plug_in = max(0.0, 2 / npairs * (e2 - u * u))
+    unbiased = math.nan
+    if n > 3:
+        theta2 = (a_sum**2 - 2 * b_sum - 4 * (q_sum - b_sum)) / (npairs * (n - 2) * (n - 3))
+        unbiased = (2 / npairs) * (
+            2 * (q_sum - b_sum) / npairs + b_sum / npairs - (2 * n - 3) * theta2
+        )
+        unbiased = max(0.0, unbiased)
+    return plug_in, unbiased
+
+
+def _pair_class_stats(stats: np.ndarray, n: int, exact: bool) -> dict[str, Any]:
+    """Pair-class totals from the sweep's ``stats`` (see ``ranklens._kernels.ranking.sweep``)."""
+    conc2, disc2, total, sy2, sp2, sj2, sw2 = (int(v) if exact else float(v) for v in stats)
+    half = (lambda v: v // 2) if exact else (lambda v: v / 2)
+    all_pairs = half(total * total - sw2)
+    tied_y = half(sy2 - sw2)  # includes tied in both
+    tied_p = half(sp2 - sw2)
+    tied_b = half(sj2 - sw2)
+    return {
+        "total": total,
+        "concordant": half(conc2),
+        "discordant": half(disc2),
+        "tied_true_only": tied_y - tied_b,
+        "tied_pred_only": tied_p - tied_b,
+        "tied_both": tied_b,
+        "distinct_y": all_pairs - tied_y,
+        "distinct_pred": all_pairs - tied_p,
+    }
+
+
+def _tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:
+    tau = c_index = math.nan
+    if s["distinct_y"] > 0 and s["distinct_pred"] > 0:
+        tau = (s["concordant"] - s["discordant"]) / math.sqrt(s["distinct_y"] * s["distinct_pred"])
+        tau = min(1.0, max(-1.0, float(tau)))
+    if s["distinct_y"] > 0:
+        c_index = float((s["concordant"] + s["tied_pred_only"] / 2) / s["distinct_y"])
+    return tau, c_index
+
+
+def _exact_spearman(n: int, limbs: np.ndarray) -> tuple[float, int | Fraction]:
+    """Midrank Spearman rho and R from the sweep's exact limb sums (no overflow for n < 2**30).
+
+    With a, b the prediction and truth midranks, S2 = sum (2a)(2b), WY = sum_i 2a_i (2 L_i + c_i -
+    m_i) (within the y tie group of i, size m_i: L_i rows with a smaller prediction, c_i with the
+    same), Tp / Ty = sum t^3 - t over tie groups: 4 sum (a - abar)(b - bbar) = S2 - n(n+1)^2 and
+    R = sum over discordant pairs of |a_i - a_j| = [(n^3 - n - Tp) - 3 (S2 - n(n+1)^2) - 3 WY] / 12
+    (= sum i^2 - sum i s_i without ties, seed 000 Sect. 4).
+    """
+    s2, wy, t_pred, t_y = (_k.limbs_to_int(limbs[2 * i], limbs[2 * i + 1]) for i in range(4))
+    cube = n**3 - n
+    cross = s2 - n * (n + 1) ** 2
+    r_value = _exact(Fraction(cube - t_pred - 3 * cross - 3 * wy, 12))
+    denom = (cube - t_pred) * (cube - t_y)
+    rho = math.nan
+    if denom > 0:
+        rho = min(1.0, max(-1.0, 3 * cross / math.sqrt(denom)))
+    return rho, r_value
+
+
+def _undefined_reasons(s: dict[str, Any], tau: float, rho: float, c_index: float) -> list[str]:
+    reasons = []
+    if s["distinct_y"] == 0:
+        reasons.append("y_true is constant (every pair is tied): tau, rho and C are undefined")
+    elif s["distinct_pred"] == 0:
+        reasons.append(
+            "y_pred is constant: Kendall's tau and Spearman's rho are undefined "
+            "(Harrell's C is 0.5, every pair being a tie in the prediction)"
+        )
+    return reasons
+
+
+@register_metric("kendall_tau", higher_is_better=True, family="ranking")
+def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Kendall's tau-b between truth and prediction (seed 000 eq. 4; ties: NOTES.md).
+
+    tau-b = (C - D) / sqrt((P - T_y)(P - T_p)) over pairs (P pairs, T_y / T_p tied in y / pred),
+    equal to 1 - 4T/N without ties; pairs weighted by ``w_i w_j``. NaN and an
+    ``UndefinedMetricWarning`` when either argument is constant.
+    """
+    return _point(y_true, y_pred, sample_weight, "tau")
+
+
+@register_metric("spearman_rho", higher_is_better=True, family="ranking")
+def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Spearman's rho: Pearson correlation of midranks (seed 000 eq. 5; ties: NOTES.md).
+
+    Equal to 1 - 12R/(n(n^2-1)) without ties. With weights: weighted Pearson correlation of
+    weighted midranks W(<) + W(=)/2. NaN and an ``UndefinedMetricWarning`` for constant input.
+    """
+    return _point(y_true, y_pred, sample_weight, "rho")
+
+
+@register_metric("tau_normalized", higher_is_better=True, family="ranking")
+def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Harrell's C: the fraction of pairs with different truth that the prediction orders correctly.
+
+    (concordant + tied-in-prediction/2) / pairs with distinct y = (1 + Somers' D(pred|y))/2; equal
+    to tau~ = (1 + tau)/2 of seed 000 without ties and to the AUC for binary y (NOTES.md).
+    """
+    return _point(y_true, y_pred, sample_weight, "c")
+
+
+@register_metric("rho_normalized", higher_is_better=True, family="ranking")
+def rho_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """rho~ = (1 + rho)/2 (seed 000 Sect. 2), in [0, 1] with 1 for a perfect ranking."""
+    rho = _point(y_true, y_pred, sample_weight, "rho")
+    return (1 + rho) / 2
+
+
+def _rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
+    """The sequence and one sweep: ``(stats, moments, limbs, fsums, order, key, pkey)``."""
+    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+    empties = [_NO_INT] * 5 if w is None else [_NO_FLOAT] * 5
+    weights = _ONE if w is None else w[order]
+    proto = _k.record_prototype(y.size, unit=w is None)
+    stats, moments, limbs, fsums = _k.sweep(
+        key, pkey, n_y, weights, w is None, proto, _NO_INT, *empties
+    )
+    return stats, moments, limbs, fsums, order, key, pkey
+
+
+def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
+    y, p, w = _inputs(y_true, y_pred, sample_weight)
+    stats, _, limbs, fsums, *_ = _rank_sweep(y, p, w)
+    if which == "rho":
+        if w is None:
+            value, _ = _exact_spearman(y.size, limbs)
+        else:
+            value = _k._rho(fsums[0], fsums[1], fsums[2])
+    else:
+        s = _pair_class_stats(stats, y.size, exact=w is None)
+        tau, c_index = _tau_c_from_classes(s)
+        value = tau if which == "tau" else c_index
+    value = float(value)
+    if math.isnan(value):
+        what = {"tau": "Kendall's tau", "rho": "Spearman's rho", "c": "Harrell's C"}[which]
+        warn_undefined(
+            f"{what} is undefined: y_true or y_pred is constant (all pairs tied)", stacklevel=4
+        )
+    return value
+
+
+def ranking_summary(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sample_weight: Any = None,
+    confidence_level: float = 0.95,
+) -> RankingSummary:
+    """Every ranking measure of seeds 000 / 002 for one model, exactly, in O(n log n).
+
+    T and R (eqs. 2-3), Kendall's tau-b and Spearman's rho (eqs. 4-5), their [0, 1] forms, the
+    Noether variance of tau (eq. 6 of seed 000 / NOTES.md) with its unbiased U-statistic version,
+    a Wald interval ``tau +- z sqrt(V_unbiased)`` and null-hypothesis p-values (seed 002 Sect. 3.1).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; pairs count ``w_i w_j`` (integer weights equal repeated rows).
+        Point estimates only: the variance, interval and p-values need a sample size that case
+        weights do not define, so they are NaN (with an ``UndefinedMetricWarning``); use a
+        bootstrap instead.
+    confidence_level : float, default 0.95
+
+    Notes
+    -----
+    Decisions (NOTES.md): with ties, tau is tau-b; ``tau_normalized`` is Harrell's C; the Noether
+    variance is that of the delta-method linearisation of tau-b (the same U-statistic formulas
+    applied to g_ij = h_ij/sqrt(by bp) - tau/2 (dy_ij/by + dp_ij/bp)), identical to eq. (6)
+    without ties. The interval uses the unbiased variance (eq. 6 is biased low for small n).
+    The p-values use the asymptotic normal (Kendall) and t (Spearman) approximations at every n.
+
+    Examples
+    --------
+    >>> s = ranking_summary([1, 2, 3, 4, 5], [2, 1, 3, 5, 4])
+    >>> s.discordant_pairs, s.weighted_discordance, s.kendall_tau, s.spearman_rho
+    (2, 2, 0.6, 0.8)
+    """
+    y, p, w = _inputs(y_true, y_pred, sample_weight)
+    level = check_probability(confidence_level, "confidence_level")
+    n = int(y.size)
+    stats, moments, limbs, fsums, order, key, pkey = _rank_sweep(y, p, w)
+    s = _pair_class_stats(stats, n, exact=w is None)
+    if w is None:
+        rho, r_value = _exact_spearman(n, limbs)
+    else:
+        rho = float(_k._rho(fsums[0], fsums[1], fsums[2]))
+        r_value = float(fsums[1] - fsums[0] - fsums[3] / 2)
+    discordant = s["discordant"]
+    tau, c_index = _tau_c_from_classes(s)
+    reasons = _undefined_reasons(s, tau, rho, c_index)
+    if w is None:
+        var_plug, var_unb = _noether_variances(n, s, moments, tau)
+        if n < 4 and np.isfinite(tau):
+            reasons.append(f"the unbiased variance of tau needs n >= 4 (got n = {n})")
+        if np.isfinite(tau):
+            pred_sizes = np.diff(np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1], True]))
+            y_sizes = np.bincount(key)
+            var0 = _kendall_null_variance(n, pred_sizes, y_sizes)
+            diff = s["concordant"] - s["discordant"]
+            tau_p = _normal_two_sided(diff / math.sqrt(var0)) if var0 > 0 else math.nan
+        else:
+            tau_p = math.nan
+        rho_p = _spearman_pvalue(rho, n)
+    else:
+        var_plug = var_unb = tau_p = rho_p = math.nan
+        reasons.append(
+            "with sample_weight the variance, confidence interval and p-values of tau and rho are "
+            "not computed (case weights define no sample size); use a bootstrap"
+        )
+    _warn_all(reasons)
+    return RankingSummary(
+        n=n,
+        discordant_pairs=discordant,
+        weighted_discordance=r_value,
+        concordant_pairs=s["concordant"],
+        tied_true_only_pairs=s["tied_true_only"],
+        tied_pred_only_pairs=s["tied_pred_only"],
+        tied_both_pairs=s["tied_both"],
+        kendall_tau=tau,
+        spearman_rho=rho,
+        tau_normalized=c_index,
+        rho_normalized=(1 + rho) / 2,
+        tau_variance=var_plug,
+        tau_variance_unbiased=var_unb,
+        tau_ci=_wald_interval(tau, var_unb, level),
+        tau_null_pvalue=tau_p,
+        rho_null_pvalue=rho_p,
+        confidence_level=level,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure 1: per-observation concordance and its locally optimal envelope
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ConcordanceProfileResult(Result):
+    """Figure 1 of seed 000: per observation, in decreasing-prediction order.
+
+    Attributes
+    ----------
+    row_index : ndarray of int
+        Original row of each position (ties in the prediction by row index).
+    fraction_correct : ndarray
+        C_i / comparable_i: rows j with a different y that are ordered correctly relative to i
+        (a tie in the prediction counts 1/2); C_i / (n - 1) without ties.
+    envelope : ndarray
+        E_i / comparable_i, the locally optimal envelope: the best fraction achievable by moving
+        this one prediction anywhere among the others (>= ``fraction_correct``).
+    area : float
+        Comparable-weighted mean of ``fraction_correct`` = Harrell's C (= tau~ without ties).
+    envelope_area : float
+        The same mean of ``envelope``.
+    """
+
+    row_index: np.ndarray
+    fraction_correct: np.ndarray
+    envelope: np.ndarray
+    area: float
+    envelope_area: float
+
+
+def concordance_profile(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None
+) -> ConcordanceProfileResult:
+    """Percent of correctly ranked pairs per observation and its locally optimal envelope.
+
+    Seed 000 Sect. 3.2, Figure 1; NOTES.md: C_i = #{j<i: s_j < s_i} + #{j>i: s_j > s_i} (the text
+    reverses the inequalities) and E_i = (n - s_i) + max_q sum_{t<=q} g_t, computed for every i
+    by one sweep over a max segment tree, O(n log n).
+
+    With ties, a row's comparable partners are the rows with a different ``y_true``; a tie in the
+    prediction earns 1/2 in C_i; the envelope moves the prediction between the distinct predictions
+    of the others. With ``sample_weight`` partners count ``w_j`` and the area weights rows by
+    ``w_i * comparable_i``. ``area`` equals ``tau_normalized`` of :func:`ranking_summary`.
+    """
+    y, p, w = _inputs(y_true, y_pred, sample_weight)
+    n = y.size
+    order, key, pkey, y_rank, pred_rank, n_y, _ = _k.sequence(y, p, need_pred_rank=True)
+    weights = np.ones(n) if w is None else w
+    conc, tied_pred = np.empty(n), np.empty(n)
+    tied_true, tied_both = np.empty(n), np.empty(n)
+    proto = _k.record_prototype(n, unit=False)
+    _k.sweep(
+        key, pkey, n_y, weights[order], False, proto, order,
+        conc, np.empty(n), tied_true, tied_pred, tied_both,
+    )  # fmt: skip
+    ytot = np.bincount(y_rank, weights=weights)
+    comparable = weights.sum() - ytot[y_rank]
+    correct = conc + tied_pred / 2
+    envelope = _k.concordance_envelope(order, y_rank, pred_rank, weights)
+    shown = _k.order_by_pred(pred_rank)
+    reasons = []
+    denom = float(np.sum(weights * comparable))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = correct / comparable
+        env = envelope / comparable
+    if denom > 0:
+        area = float(np.sum(weights * correct) / denom)
+        env_area = float(np.sum(weights * envelope) / denom)
+    else:
+        area = env_area = math.nan
+        reasons.append("y_true is constant: no pair can be ordered, the profile is undefined")
+    if denom > 0 and not np.all(comparable > 0):
+        reasons.append("some rows have no partner with a different y_true: their fraction is NaN")
+    _warn_all(reasons)
+    return ConcordanceProfileResult(
+        row_index=shown,
+        fraction_correct=frac[shown],
+        envelope=env[shown],
+        area=area,
+        envelope_area=env_area,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure 2: AUC at every cutoff; Figure 3: lift of the cumulative rank
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class CutoffAUCResult(Result):
+    """Figure 2 of seed 000: AUC_i at every cutoff (positives = the true top i).
+
+    Attributes
+    ----------
+    n_positive : ndarray
+        i, the number (weight) of positives at each cut; cuts lie between distinct y values.
+    fraction_positive : ndarray
+        i / n.
+    auc : ndarray
+        AUC_i = 1 - M_i / (i (n - i)), a tie in the prediction counting 1/2.
+    pair_weight : ndarray
+        The x-width of each cut: i (n - i) without ties; with ties in ``y_true`` times the midrank
+        gap between the two values the cut separates.
+    x_edges : ndarray
+        Cumulative share of ``pair_weight`` (length m + 1, from 0 to 1): draw ``auc`` as bars
+        between consecutive edges.
+    area : float
+        sum(pair_weight * auc) / sum(pair_weight) = rho~ without ties.
+    """
+
+    n_positive: np.ndarray
+    fraction_positive: np.ndarray
+    auc: np.ndarray
+    pair_weight: np.ndarray
+    x_edges: np.ndarray
+    area: float
+
+
+def _positive_weight_rows(y: np.ndarray, p: np.ndarray, w: Any) -> tuple[Any, Any, np.ndarray]:
+    """Drop zero-weight rows (they change nothing) and return unit weights when unweighted."""
+    if w is None:
+        return y, p, np.ones(y.size)
+    keep = w > 0
+    return y[keep], p[keep], w[keep]
+
+
+def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> CutoffAUCResult:
+    """AUC of the prediction for every split of the truth into top i versus the rest.
+
+    Seed 000 Sect. 3.2, Figure 2; NOTES.md: M_i = sum_{r<=i} pi(r) - i(i+1)/2 and
+    AUC_i = 1 - M_i/(i(n-i)) from one sort and a cumulative sum; sum_i M_i = R, so with x-widths
+    i(n-i) the area is rho~ (the text's class definition is corrected to y_j >= the i-th largest y).
+
+    Ties: cuts only between distinct ``y_true`` values, prediction ties count 1/2 (midranks), and
+    each cut's width is multiplied by the midrank gap it spans, so that the widths still add up
+    the rank differences. Then ``area = (1 + cov(a, b)/var(b))/2`` for prediction midranks a and
+    truth midranks b: rho~ whenever the two have the same tie structure (e.g. no ties), otherwise
+    the Spearman analogue of Harrell's C (1 when every AUC is 1), as is :func:`rank_lift_curve`'s.
+    """
+    y, p, w = _inputs(y_true, y_pred, sample_weight)
+    y, p, weights = _positive_weight_rows(y, p, w)
+    total = float(weights.sum())
+    if y.size < 2 or y.min() == y.max():
+        _warn_all(["y_true is constant: there is no cutoff, the curve is empty"])
+        empty = np.empty(0)
+        return CutoffAUCResult(empty, empty, empty, empty, np.zeros(1), math.nan)
+    order, y_rank, pred_rank = _k.prepare_ranks(y, p)
+    positives, u, gap = _k.cutoff_auc_sums(order, y_rank, pred_rank, weights)
+    pairs = positives * (total - positives)
+    auc = u / pairs
+    pair_weight = gap * pairs
+    edges = np.concatenate(([0.0], np.cumsum(pair_weight) / pair_weight.sum()))
+    area = float(np.sum(pair_weight * auc) / pair_weight.sum())
+    return CutoffAUCResult(
+        n_positive=positives,
+        fraction_positive=positives / total,
+        auc=auc,
+        pair_weight=pair_weight,
+        x_edges=edges,
+        area=area,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class RankLiftResult(Result):
+    """Figure 3 of seed 000: lift curve of the cumulative inverse rank of the truth.
+
+    Attributes
+    ----------
+    fraction_targeted : ndarray
+        0, 1/n, ..., 1: the share targeted, in decreasing-prediction order.
+    model : ndarray
+        p_i = sum_{j<=i} (n - s_j + 1) as a share of its total (so 1 at the end).
+    optimal, worst : ndarray
+        The same for the perfect ranking sum_{j<=i} (n - j + 1) and the reversed one sum_{j<=i} j.
+    area : float
+        (area(model) - area(worst)) / (area(optimal) - area(worst)) = rho~ without ties.
+    """
+
+    fraction_targeted: np.ndarray
+    model: np.ndarray
+    optimal: np.ndarray
+    worst: np.ndarray
+    area: float
+
+
+def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RankLiftResult:
+    """Cumulative inverse rank captured by targeting the top predictions first.
+
+    Seed 000 Sect. 3.2, Figure 3. The text's area identity "n^3 - n^2 - n - R + sum i^2" is false
+    (NOTES.md); the area normalised between the worst and the optimal curve is rho~ (exactly,
+    since sum_i p_i = sum i^2 - R).
+
+    Ties: the inverse rank is the midrank of ``y_true``; rows tied in the prediction share their
+    mean inverse rank (the curve is the straight line across the tie, as a ROC curve is). With
+    ties the normalised area is the Spearman analogue of Harrell's C described in
+    :func:`cutoff_auc_curve` (the two areas agree). With ``sample_weight`` rows advance the x axis
+    by their weight and add weight times inverse (weighted mid)rank.
+    """
+    y, p, w = _inputs(y_true, y_pred, sample_weight)
+    y, p, weights = _positive_weight_rows(y, p, w)
+    order, y_rank, pred_rank = _k.prepare_ranks(y, p)
+    ytot = np.bincount(y_rank, weights=weights)
+    inverse_rank = (np.cumsum(ytot) - ytot / 2 + 0.5)[y_rank]  # ascending midrank of y
+    w_sorted = weights[order]
+    mass_sorted = w_sorted * inverse_rank[order]
+    groups = pred_rank[order]
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    group_mean = np.add.reduceat(mass_sorted, starts) / np.add.reduceat(w_sorted, starts)
+    sizes = np.diff(np.r_[starts, order.size])
+    model = np.cumsum(w_sorted * np.repeat(group_mean, sizes))
+    x = np.concatenate(([0.0], np.cumsum(w_sorted)))
+    total_w = x[-1]
+    total_mass = model[-1]
+    by_y = _k.order_by_y_then_pred(order, y_rank)
+    best_x = np.concatenate(([0.0], np.cumsum(weights[by_y])))
+    best = np.concatenate(([0.0], np.cumsum((weights * inverse_rank)[by_y])))
+    worst_x = np.concatenate(([0.0], np.cumsum(weights[by_y[::-1]])))
+    worst = np.concatenate(([0.0], np.cumsum((weights * inverse_rank)[by_y[::-1]])))
+    model = np.concatenate(([0.0], model))
+    a_model = np.trapezoid(model, x)
+    a_best = np.trapezoid(best, best_x)
+    a_worst = np.trapezoid(worst, worst_x)
+    if a_best - a_worst > 0:
+        area = float((a_model - a_worst) / (a_best - a_worst))
+    else:
+        area = math.nan
+        _warn_all(["y_true is constant: the rank lift area is undefined"])
+    return RankLiftResult(
+        fraction_targeted=x / total_w,
+        model=model / total_mass,
+        optimal=np.interp(x, best_x, best) / total_mass,
+        worst=np.interp(x, worst_x, worst) / total_mass,
+        area=area,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Partial ranking (seed 002 Sect. 5)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PartialRankingResult(Result):
+    """A partial ranking measure of seed 002 Sect. 5 (formulas reconstructed in NOTES.md).
+
+    Attributes
+    ----------
+    statistic : float
+        tau^p or rho^p, in [-1, 1].
+    misordered : int, Fraction
+        T^p (pairs from different bins in the wrong order) or R^p = sum over cuts of the
+        misordered pairs M_{N_l}; a tie in the prediction counts 1/2.
+    null_mean, null_variance : float
+        Mean and variance of ``misordered`` under independence (random prediction order).
+    pvalue : float
+        Two-sided normal p-value of independence.
+    percentiles : ndarray
+        The cuts k_1 < ... < k_{p-1} (fractions of the data counted from the top).
+    bin_sizes : ndarray of int
+        n_1, ..., n_p: observations in each bin, top bin first.
+    n : int
+    """
+
+    statistic: float
+    misordered: Any
+    null_mean: float
+    null_variance: float
+    pvalue: float
+    percentiles: np.ndarray
+    bin_sizes: np.ndarray
+    n: int
+
+
+def _check_percentiles(percentiles: Any) -> np.ndarray:
+    try:
+        k = np.atleast_1d(np.asarray(percentiles, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"percentiles must be numbers in (0, 1); got {percentiles!r:.60}"
+        ) from None
+    if k.ndim != 1 or k.size == 0:
+        raise ValueError(f"percentiles must be a non-empty 1-D sequence; got shape {k.shape}")
+    if not np.all(np.isfinite(k)) or np.any(k <= 0) or np.any(k >= 1):
+        hint = " (fractions, not percent: divide by 100)" if np.nanmax(k) >= 1 else ""
+        raise ValueError(f"percentiles must lie strictly in (0, 1){hint}; got {k.tolist()}")
+    if np.any(np.diff(k) <= 0):
+        raise ValueError(f"percentiles must be strictly increasing; got {k.tolist()}")
+    return k
+
+
+def _bins(y: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bin (1 = top) of every row: b(r) = min{j : N_j >= r} at the true midrank r (1 = largest).
+
+    Tied values share a midrank and so a bin; cuts N_l = n k_l need not be integers (a cut within
+    1e-9 of an integer is snapped to it, so 0.3 * 10 is 3).
+    """
+    n = y.size
+    cuts = n * k
+    nearest = np.round(cuts)
+    cuts = np.where(np.abs(cuts - nearest) < 1e-9 * max(1.0, n), nearest, cuts)
+    y_rank, _ = _k.dense_ranks(y)
+    sizes = np.bincount(y_rank)
+    below = np.cumsum(sizes) - sizes
+    desc_mid = n - below[y_rank] - (sizes[y_rank] - 1) / 2  # 1 = largest
+    bins = 1 + np.searchsorted(cuts, desc_mid, side="left")
+    return bins, np.bincount(bins, minlength=k.size + 2)[1:]
+
+
+def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRankingResult:
+    """Partial Kendall tau for percentile bins (seed 002 Sect. 5, Definition 2; NOTES.md).
+
+    T^p = #{i<j : b(s_i) > b(s_j)}, tau^p = 1 - 4 T^p / (n^2 - sum n_j^2): only pairs in different
+    bins count. One cut (p = 2) gives 2 AUC - 1, n bins give tau (Proposition 3). Worked example
+    of NOTES.md: n = 10, k = (0.2, 0.5) gives T^p = 5 and tau^p = 21/31.
+
+    Ties: rows with equal ``y_true`` share a bin (by their midrank); a tie in the prediction between
+    two bins counts 1/2 in T^p, so tau^p = Somers' D(pred | bin). Null: Var0(T^p) =
+    [n^2(2n+3) - sum n_j^2(2n_j+3)]/72 without prediction ties (Jonckheere), Kendall's tie
+    correction otherwise.
+    """
+    y, p = check_pair(y_true, y_pred)
+    k = _check_percentiles(percentiles)
+    n = int(y.size)
+    bins, bin_sizes = _bins(y, k)
+    # the pair classes of (-bin, prediction): bins play the role of a heavily tied y_true
+    stats, _, _, _, _, _, pkey = _rank_sweep(-bins.astype(np.float64), p, None)
+    pred_sizes = np.diff(np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1], True]))
+    s = _pair_class_stats(stats, n, exact=True)
+    diff_pairs = s["distinct_y"]
+    misordered = _exact(s["discordant"] + Fraction(s["tied_pred_only"], 2))
+    reasons = []
+    if diff_pairs == 0:
+        reasons.append("all observations fall in one bin: partial tau is undefined")
+        statistic = pvalue = math.nan
+        var0 = math.nan
+    else:
+        statistic = float(1 - Fraction(4) * misordered / (2 * diff_pairs))
+        var_s = _kendall_null_variance(n, bin_sizes, pred_sizes)
+        var0 = var_s / 4
+        if var_s > 0:
+            pvalue = _normal_two_sided((s["concordant"] - s["discordant"]) / math.sqrt(var_s))
+        else:
+            pvalue = math.nan
+            reasons.append("y_pred is constant: the null p-value of partial tau is undefined")
+    _warn_all(reasons)
+    return PartialRankingResult(
+        statistic=statistic,
+        misordered=misordered,
+        null_mean=diff_pairs / 2,
+        null_variance=var0,
+        pvalue=pvalue,
+        percentiles=k,
+        bin_sizes=bin_sizes,
+        n=n,
+    )
+
+
+def partial_spearman_rho(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRankingResult:
+    """Partial Spearman rho for percentile bins (seed 002 Sect. 5, Definition 3; NOTES.md).
+
+    R^p = sum_{i<j} (b(s_i) - b(s_j))_+ = sum_l M_{N_l}, rho^p = 1 - 2 R^p / sum_l N_l (n - N_l):
+    a weighted mean of 2 AUC - 1 over the cuts. One cut gives 2 AUC - 1, n bins give rho
+    (Proposition 3). NOTES.md example: n = 10, k = (0.2, 0.5) gives R^p = 6 and rho^p = 29/41.
+
+    Ties as in :func:`partial_kendall_tau` (cut sizes N_l are the actual bin counts). Null:
+    R^p is a linear rank statistic, Var0 = Var(pred midranks) * sum_j n_j (j - jbar)^2 / (n - 1)
+    (= n(n+1)/12 * sum_j n_j (j - jbar)^2 without ties), E0 = sum_l N_l (n - N_l) / 2.
+    """
+    y, p = check_pair(y_true, y_pred)
+    k = _check_percentiles(percentiles)
+    n = int(y.size)
+    bins, bin_sizes = _bins(y, k)
+    pred_rank, _ = _k.dense_ranks(p)
+    pred_sizes = np.bincount(pred_rank)
+    mid2 = (2 * (np.cumsum(pred_sizes) - pred_sizes) + pred_sizes + 1)[pred_rank]  # 2 x midrank
+    per_bin = np.bincount(bins, weights=mid2, minlength=k.size + 2)[1:]
+    cum_mid2 = np.cumsum(np.round(per_bin).astype(np.int64))
+    cum_size = np.cumsum(bin_sizes)
+    misordered = Fraction(0)
+    denom = 0
+    for cut in range(k.size):
+        i = int(cum_size[cut])
+        if 0 < i < n:
+            u = Fraction(int(cum_mid2[cut]), 2) - i * (i + 1) // 2
+            misordered += i * (n - i) - u
+            denom += i * (n - i)
+    reasons = []
+    if denom == 0:
+        reasons.append("all observations fall in one bin: partial rho is undefined")
+        statistic = pvalue = var0 = math.nan
+    else:
+        statistic = float(1 - 2 * misordered / denom)
+        j = np.arange(1, k.size + 2, dtype=np.float64)
+        jbar = float(np.sum(j * bin_sizes) / n)
+        spread = float(np.sum(bin_sizes * (j - jbar) ** 2))
+        var_pred = (n**3 - n - _k.sum_t3_minus_t(pred_sizes)) / 12
+        var0 = var_pred * spread / (n - 1)
+        if var0 > 0:
+            pvalue = _normal_two_sided(float(misordered - Fraction(denom, 2)) / math.sqrt(var0))
+        else:
+            pvalue = math.nan
+            reasons.append("y_pred is constant: the null p-value of partial rho is undefined")
+    _warn_all(reasons)
+    return PartialRankingResult(
+        statistic=statistic,
+        misordered=_exact(misordered),
+        null_mean=denom / 2,
+        null_variance=var0,
+        pvalue=pvalue,
+        percentiles=k,
+        bin_sizes=bin_sizes,
+        n=n,
+    )

@@ -31,11 +31,16 @@ from numpy.typing import NDArray
 
 from ranklens._kernels import utility as _k
 from ranklens._results import Result
-from ranklens._validation import as_1d_float, check_probability, is_constant
+from ranklens._validation import (
+    as_1d_float,
+    check_probability,
+    check_sample_weight,
+    is_constant,
+)
 from ranklens.exceptions import RanklensWarning
 
 __all__ = [
-    "BoxplotStats",
+    "BoxplotStatsResult",
     "ControlPointRelevance",
     "NoExtremesWarning",
     "Relevance",
@@ -145,12 +150,12 @@ class SigmoidRelevance(Relevance):
             if value is not None:
                 value = _finite_float(value, name)
                 object.__setattr__(self, name, value)
-        if self.low_center is not None and self.high_center is not None:
-            if not self.low_center < self.high_center:
-                raise ValueError(
-                    "low_center must be below high_center; "
-                    f"got {self.low_center!r} and {self.high_center!r}"
-                )
+        both = self.low_center is not None and self.high_center is not None
+        if both and not self.low_center < self.high_center:
+            raise ValueError(
+                "low_center must be below high_center; "
+                f"got {self.low_center!r} and {self.high_center!r}"
+            )
         k = _finite_float(self.k, "k")
         if k <= 0:
             raise ValueError(f"k must be positive; got {self.k!r}")
@@ -209,9 +214,9 @@ class ControlPointRelevance(Relevance):
     :func:`relevance_from_boxplot` with ``shape="pchip"``) gives points ``(y, phi)`` or
     ``(y, phi, slope)``; between neighbouring points phi is the cubic Hermite polynomial with
     those values and slopes, and outside the outermost points it is constant. Missing slopes are
-    the shape-preserving pchip slopes of Fritsch & Carlson (as ``scipy.interpolate.PchipInterpolator``
-    computes them), so phi never overshoots the control values; given slopes are used as they
-    are, and the result is clipped to [0, 1].
+    the shape-preserving pchip slopes of Fritsch & Carlson (as
+    ``scipy.interpolate.PchipInterpolator`` computes them), so phi never overshoots the control
+    values; given slopes are used as they are, and the result is clipped to [0, 1].
 
     Parameters
     ----------
@@ -248,7 +253,9 @@ class ControlPointRelevance(Relevance):
             if not 0.0 <= phi <= 1.0:
                 raise ValueError(f"points[{idx}] phi must be in [0, 1]; got {point[1]!r}")
             phis.append(phi)
-            slopes.append(None if len(point) == 2 else _finite_float(point[2], f"points[{idx}] slope"))
+            slopes.append(
+                None if len(point) == 2 else _finite_float(point[2], f"points[{idx}] slope")
+            )
         order = np.argsort(ys, kind="stable")
         knots = np.asarray(ys, dtype=np.float64)[order]
         if np.any(np.diff(knots) == 0):
@@ -273,7 +280,8 @@ class ControlPointRelevance(Relevance):
             self,
             "points",
             tuple(
-                (float(a), float(b), float(c)) for a, b, c in zip(knots, values, slope_arr, strict=True)
+                (float(a), float(b), float(c))
+                for a, b, c in zip(knots, values, slope_arr, strict=True)
             ),
         )
         object.__setattr__(self, "_knots", knots)
@@ -308,15 +316,17 @@ def medcouple(y: Any) -> float:
 
     Examples
     --------
-    >>> round(medcouple([1, 2, 3, 4, 10]), 6)
-    0.5
+    >>> round(medcouple([0, 1, 2, 3, 5, 8, 13]), 6)     # right-skewed
+    0.380952
+    >>> medcouple([1, 2, 3, 4, 5])                      # symmetric
+    0.0
     """
     x = as_1d_float(y, "y", min_n=1)
     return float(_k.medcouple_sorted(np.sort(x)))
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class BoxplotStats(Result):
+class BoxplotStatsResult(Result):
     """Box-plot summary of a sample (:func:`boxplot_stats`).
 
     Attributes
@@ -354,7 +364,36 @@ class BoxplotStats(Result):
     n_high_outliers: int
 
 
-def boxplot_stats(y: Any, *, coef: float = 1.5, adjusted: bool = False) -> BoxplotStats:
+def _weighted_quantiles(x: FloatArray, w: FloatArray | None, qs: Sequence[float]) -> list[float]:
+    """Type-7 (linear) quantiles of sorted ``x`` with positive frequency weights ``w``.
+
+    Integer weights give exactly the quantiles of the sample with row i repeated w_i times.
+    Non-integer weights are first rescaled to sum to the number of rows, so multiplying every
+    weight by a constant changes nothing and constant weights give the unweighted quantiles.
+    """
+    if w is None:
+        return [float(v) for v in np.quantile(x, qs)]
+    if not np.all(w == np.round(w)):
+        w = w * (w.shape[0] / w.sum())
+    cum = np.cumsum(w)
+    total = float(cum[-1])
+    out = []
+    for q in qs:
+        h = max(total - 1.0, 0.0) * q
+        lo = math.floor(h)
+        t = h - lo
+        # Row holding the lo-th (0-based) element of the expanded sample, and the next one.
+        i0 = min(int(np.searchsorted(cum, lo, side="right")), x.shape[0] - 1)
+        i1 = min(int(np.searchsorted(cum, lo + 1, side="right")), x.shape[0] - 1)
+        a, b = float(x[i0]), float(x[i1])
+        # NumPy's lerp, so integer weights reproduce np.quantile on repeated rows bit for bit.
+        out.append(b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t)
+    return out
+
+
+def boxplot_stats(
+    y: Any, *, coef: float = 1.5, adjusted: bool = False, sample_weight: Any = None
+) -> BoxplotStatsResult:
     r"""Quartiles, fences, adjacent values and outlier counts of a sample.
 
     Tukey's fences are ``[Q1 - coef IQR, Q3 + coef IQR]`` (seed 001 Sect. 4.1, with coef 1.5).
@@ -373,18 +412,40 @@ def boxplot_stats(y: Any, *, coef: float = 1.5, adjusted: bool = False) -> Boxpl
         Fence multiplier (> 0).
     adjusted : bool, default False
         Use the medcouple-adjusted fences.
+    sample_weight : array-like of shape (n,), optional
+        Frequency weights: integer weights give the box plot of the sample with each row
+        repeated that many times (rows of weight 0 are dropped); see ``_weighted_quantiles``
+        for non-integer weights. The adjusted box plot accepts integer weights only.
     """
-    x = np.sort(as_1d_float(y, "y", min_n=2))
+    raw = as_1d_float(y, "y", min_n=2)
+    w = check_sample_weight(sample_weight, raw.shape[0])
     coef = _finite_float(coef, "coef")
     if coef <= 0:
         raise ValueError(f"coef must be positive; got {coef!r}")
-    q1, med, q3 = (float(v) for v in np.quantile(x, [0.25, 0.5, 0.75]))
+    if w is None:
+        x = np.sort(raw)
+    else:
+        keep = w > 0
+        order = np.argsort(raw[keep], kind="stable")
+        x, w = raw[keep][order], w[keep][order]
+    q1, med, q3 = _weighted_quantiles(x, w, [0.25, 0.5, 0.75])
     iqr = q3 - q1
-    mc = float(_k.medcouple_sorted(x)) if adjusted else math.nan
+    if adjusted and w is not None:
+        if not np.all(w == np.round(w)):
+            raise ValueError(
+                "the medcouple-adjusted box plot accepts integer (frequency) sample_weight only"
+            )
+        mc = float(_k.medcouple_sorted(np.repeat(x, w.astype(np.int64))))
+    else:
+        mc = float(_k.medcouple_sorted(x)) if adjusted else math.nan
     if adjusted:
-        low_mult, high_mult = (math.exp(-4.0 * mc), math.exp(3.0 * mc)) if mc >= 0 else (
-            math.exp(-3.0 * mc),
-            math.exp(4.0 * mc),
+        low_mult, high_mult = (
+            (math.exp(-4.0 * mc), math.exp(3.0 * mc))
+            if mc >= 0
+            else (
+                math.exp(-3.0 * mc),
+                math.exp(4.0 * mc),
+            )
         )
     else:
         low_mult = high_mult = 1.0
@@ -392,7 +453,7 @@ def boxplot_stats(y: Any, *, coef: float = 1.5, adjusted: bool = False) -> Boxpl
     upper_fence = q3 + coef * high_mult * iqr
     lo = int(np.searchsorted(x, lower_fence, side="left"))
     hi = int(np.searchsorted(x, upper_fence, side="right"))
-    return BoxplotStats(
+    return BoxplotStatsResult(
         n=int(x.shape[0]),
         q1=q1,
         median=float(med),
@@ -424,6 +485,7 @@ def relevance_from_boxplot(
     k: float = 0.5,
     delta: float = 1e-4,
     fallback: Literal["fences", "raise"] = "fences",
+    sample_weight: Any = None,
 ) -> SigmoidRelevance | ControlPointRelevance:
     r"""A relevance function for rare extremes derived from the box plot of a sample.
 
@@ -462,6 +524,8 @@ def relevance_from_boxplot(
         :class:`NoExtremesWarning` and treats both tails as relevant with the same limits, so phi
         is 1/2 at the fences and values beyond them (in new data or in predictions) still count
         as extremes; ``"raise"`` raises ``ValueError`` instead.
+    sample_weight : array-like of shape (n,), optional
+        Frequency weights for the box plot (see :func:`boxplot_stats`).
 
     Returns
     -------
@@ -480,8 +544,8 @@ def relevance_from_boxplot(
     >>> y = np.r_[np.linspace(-1, 1, 41), 4.0, 5.0]
     >>> phi = relevance_from_boxplot(y)            # only the high tail has outliers
     >>> phi.low_center is None, round(phi.high_center, 3)
-    (True, 2.125)
-    >>> phi([0.0, 2.125, 5.0]).round(3).tolist()
+    (True, 2.15)
+    >>> phi([0.0, 2.15, 5.0]).round(3).tolist()
     [0.0, 0.5, 1.0]
     """
     if extremes not in ("auto", "both", "high", "low"):
@@ -493,9 +557,10 @@ def relevance_from_boxplot(
     if fallback not in ("fences", "raise"):
         raise ValueError(f"fallback must be 'fences' or 'raise'; got {fallback!r}")
     x = as_1d_float(y, "y", min_n=2)
-    if is_constant(x):
+    w = check_sample_weight(sample_weight, x.shape[0])
+    if is_constant(x if w is None else x[w > 0]):
         raise ValueError(f"y is constant ({x[0]!r}); no box-plot relevance can be derived from it")
-    stats = boxplot_stats(x, coef=coef, adjusted=adjusted)
+    stats = boxplot_stats(x, coef=coef, adjusted=adjusted, sample_weight=w)
     low_limit = stats.lower_fence if center == "fence" else stats.lower_adjacent
     high_limit = stats.upper_fence if center == "fence" else stats.upper_adjacent
 

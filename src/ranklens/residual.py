@@ -6,9 +6,9 @@ median absolute error ("MAD", their eq. 1), the asymmetric LINLIN loss (Torgo & 
 eq. 1, seed 001), Log-RMSE (Rosset, Perlich & Zadrozny (2007), Sect. 6, seed 002) and Payne, Li &
 Qin's RMSPE and pmap (seed 004; see NOTES.md, "Payne et al.").
 
-Every measure is lower-is-better. With ``sample_weight`` each mean becomes ``sum w_i L_i / sum w_i``
-(non-negative case weights: integer weights equal repeated rows, zero weight equals dropping the row),
-except where a docstring says otherwise (``pmap``'s scale).
+Every measure is lower-is-better. With ``sample_weight`` each mean becomes
+``sum w_i L_i / sum w_i`` (non-negative case weights: integer weights equal repeated rows, zero
+weight equals dropping the row), except where a docstring says otherwise (``pmap``'s scale).
 
 Each measure is stored with an exact leave-one-out rule (``_LEAVE_ONE_OUT``) that
 :func:`ranklens.robustness.most_influential` uses to search every observation in O(n) (O(n log n)
@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._kernels.residual import weighted_quantile_threshold
 from ranklens._registry import register_metric
 from ranklens._validation import (
     FloatArray,
@@ -79,7 +80,7 @@ def _prepare(
 
 
 def _weighted_sum(values: FloatArray, w: FloatArray | None) -> float:
-    return float(values.sum() if w is None else np.dot(w, values))
+    return float(values.sum() if w is None else (w * values).sum())  # pairwise, no BLAS threads
 
 
 def _evaluate_form(
@@ -319,9 +320,7 @@ def linlin_loss(
 
 @register_metric("log_rmse", higher_is_better=False, family="residual")
 @_ratio_metric(_RatioForm(_squared_log_error, finalize=np.sqrt))
-def log_rmse(
-    y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: Any = None
-) -> float:
+def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: Any = None) -> float:
     """Root mean squared error on the log scale (Log-RMSE of seed 002, Sect. 6).
 
     ``sqrt(sum w_i (log(y_i + offset) - log(yhat_i + offset))^2 / sum w_i)`` (natural log).
@@ -380,18 +379,16 @@ def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 def _weighted_median(values: FloatArray, w: FloatArray | None) -> float:
     """Median; with weights the average of the lower and upper weighted medians.
 
-    With cumulative weight ``c_k`` over the sorted values and total ``W``: lower = first value with
-    ``2 c_k >= W``, upper = first value with ``2 c_k > W``. Integer weights give the median of the
-    repeated sample, zero weights drop rows, unit weights give ``np.median``.
+    With ``W(x)`` the total weight of the values ``<= x`` and ``W`` the total: lower = smallest
+    value with ``W(x) >= W/2``, upper = smallest value with ``W(x) > W/2``. Integer weights give
+    the median of the repeated sample, zero weights drop rows, unit weights give ``np.median``.
+    Found by weighted quickselect in expected O(n), without a sort.
     """
     if w is None:
         return float(np.median(values))
-    order = np.argsort(values, kind="stable")
-    v = values[order]
-    c = np.cumsum(w[order])
-    total = c[-1]
-    lower = v[int(np.searchsorted(2.0 * c, total, side="left"))]
-    upper = v[min(int(np.searchsorted(2.0 * c, total, side="right")), v.shape[0] - 1)]
+    half = float(w.sum()) / 2.0
+    lower = weighted_quantile_threshold(values, w, half, False)
+    upper = weighted_quantile_threshold(values, w, half, True)
     return float(0.5 * (lower + upper))
 
 

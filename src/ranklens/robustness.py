@@ -10,8 +10,8 @@ Rosset, Perlich & Zadrozny (2005), Sect. 4 and 5.2 (seed 000; journal version se
   value reached next to the bounds of Proposition 1 (additive losses break down at 1/n) and
   Proposition 2 (tau~ and rho~ move by O(k/n); the tight one-point bounds are in NOTES.md).
 
-Leave-one-out values are exact and fast: O(n) for means of per-observation losses and RMSPE, one sort
-for the median, O(n log n) in total for Kendall's tau and Spearman's rho (see
+Leave-one-out values are exact and fast: O(n) for means of per-observation losses and RMSPE, one
+sort for the median, O(n log n) in total for Kendall's tau and Spearman's rho (see
 :func:`most_influential`).
 """
 
@@ -37,6 +37,7 @@ __all__ = [
     "RobustnessTableResult",
     "breakdown_curve",
     "most_influential",
+    "proposition2_bound",
     "robustness_table",
 ]
 
@@ -67,6 +68,19 @@ def _resolve(metric: str | MetricSpec) -> MetricSpec:
             "robustness is defined here for point predictions"
         )
     return spec
+
+
+def _scalar_params(metric_params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Extra keyword arguments for the measure; per-row arrays cannot follow a removed row."""
+    params = dict(metric_params or {})
+    for key, value in params.items():
+        if key == "sample_weight" or np.ndim(value) > 0:
+            raise ValueError(
+                f"metric_params may hold scalar parameters only (e.g. epsilon); got {key!r} "
+                "with one value per row, which the leave-one-out and corruption samples cannot "
+                "carry (robustness is evaluated unweighted and without intervals)"
+            )
+    return params
 
 
 def _ranking_functions() -> dict[str, Callable[..., float] | None]:
@@ -228,7 +242,7 @@ def _leave_one_out(
     if spec.func in _LEAVE_ONE_OUT:
         return _LEAVE_ONE_OUT[spec.func](y, p, **params), "exact update"
     ranking = _ranking_functions()
-    if not params and spec.func is not None:
+    if not params:  # the ranking measures take no parameters besides sample_weight
         if spec.func is ranking["kendall_tau"]:
             return _loo_kendall(y, p, harrell=False), "exact update"
         if spec.func is ranking["tau_normalized"]:
@@ -307,7 +321,8 @@ def most_influential(
     * means of per-observation losses (``mse``, ``rmse``, ``mae``, ``epsilon_insensitive_loss``,
       ``linlin_loss``, ``log_rmse``) and ``rmspe``: O(n), from prefix and suffix sums (no
       subtraction, so no cancellation when one row carries almost all of the loss);
-    * ``median_absolute_error``: one sort, then the median of the other n - 1 values in O(1) per row;
+    * ``median_absolute_error``: one sort, then the median of the other n - 1 values in O(1) per
+      row;
     * ``pmap``: O(n) (deleting row i joins rows i - 1 and i + 1 in the lag-1 scale);
     * ``kendall_tau`` (tau-b) and ``tau_normalized`` (Harrell's C): O(n log n) in total, from the
       per-observation concordant, discordant and tied counts of
@@ -335,10 +350,10 @@ def most_influential(
     --------
     >>> r = most_influential([1.0, 2.0, 3.0, 4.0], [1.1, 2.1, 2.9, 9.0], "rmse")
     >>> r.index, round(r.value, 4), round(r.value_without, 4), round(r.percent_change, 1)
-    (3, 2.5025, 0.1, 96.0)
+    (3, 2.5015, 0.1, 96.0)
     """
     spec = _resolve(metric)
-    params = dict(metric_params or {})
+    params = _scalar_params(metric_params)
     y, p = check_pair(y_true, y_pred, min_n=3)
     value = float(spec.func(y, p, **params))
     loo, method = _leave_one_out(spec, y, p, params)
@@ -429,7 +444,7 @@ def robustness_table(
     >>> t.to_frame().round(3)  # doctest: +NORMALIZE_WHITESPACE
                   Entire set  Excl. one  % change  row
     Measure
-    rmse               3.134      0.224    92.849    4
+    rmse               3.136      0.212    93.236    4
     mae                1.560      0.200    87.179    4
     kendall_tau        1.000      1.000     0.000    0
     spearman_rho       1.000      1.000     0.000    0
@@ -478,6 +493,9 @@ class BreakdownResult(Result):
         ``inf`` for means of unbounded losses (Proposition 1), NaN where no bound is known.
     bound : str
         ``"proposition 2"``, ``"proposition 1 (unbounded)"`` or ``"none known"``.
+    corruption : str
+        ``"additive"`` (gross errors beyond the range of y) or ``"multiplicative"`` (used when the
+        measure needs a positive response).
     higher_is_better : bool
     """
 
@@ -489,6 +507,7 @@ class BreakdownResult(Result):
     random: FloatArray
     max_change: FloatArray
     bound: str
+    corruption: str
     higher_is_better: bool
 
 
@@ -498,9 +517,9 @@ def proposition2_bound(metric: str, n: int, k: IntArray | int) -> FloatArray:
     Kendall: only the ``k(n-1) - k(k-1)/2`` pairs that involve a corrupted observation can change,
     so ``|dT| <= k(n-1) - k(k-1)/2`` and ``|d tau~| <= 2 |dT| / (n(n-1))`` (``2/n`` for k = 1).
     Spearman: one corrupted observation changes R by at most ``n(n-1)/2`` (NOTES.md, tight), so
-    ``|dR| <= k n(n-1)/2`` and ``|d rho~| <= 6 |dR| / (n(n^2-1)) = 3k/(n+1)``. tau and rho move twice
-    as much as tau~ and rho~. Capped at the measure's range. Seed 000's Proposition 2 states the
-    looser ``2k/(n-1)`` and ``(6k/(n-1))(1/(n+1) + 1/2)``.
+    ``|dR| <= k n(n-1)/2`` and ``|d rho~| <= 6 |dR| / (n(n^2-1)) = 3k/(n+1)``. tau and rho move
+    twice as much as tau~ and rho~. Capped at the measure's range. Seed 000's Proposition 2 states
+    the looser ``2k/(n-1)`` and ``(6k/(n-1))(1/(n+1) + 1/2)``.
     """
     k_arr = np.asarray(k, dtype=np.float64)
     pairs = k_arr * (n - 1) - k_arr * (k_arr - 1) / 2.0
@@ -517,20 +536,25 @@ def proposition2_bound(metric: str, n: int, k: IntArray | int) -> FloatArray:
     return bounds[metric]
 
 
-def _corrupt_values(y: FloatArray, count: int, magnitude: float, *, low: bool) -> FloatArray:
+def _corrupt_values(
+    y: FloatArray, count: int, magnitude: float, *, low: bool, multiplicative: bool
+) -> FloatArray:
     """``count`` distinct values beyond the range of y: ``low`` below the minimum, else above.
 
-    The first value is the most extreme. Positive responses stay positive (scaled by powers of
-    ``magnitude``), so measures defined on a positive scale (``log_rmse``, ``rmspe``) still apply.
+    The first value is the most extreme. Additive: ``magnitude`` times the range of y (1 to 2
+    times) beyond it. Multiplicative (for positive responses whose measure needs them positive,
+    e.g. ``log_rmse``): divided or multiplied by ``magnitude`` (to the power 1 to 2).
     """
     steps = 2.0 - np.arange(count) / max(count, 1)  # 2 down to just above 1
-    if (y > 0).all():
+    if multiplicative:
         return y.min() / magnitude**steps if low else y.max() * magnitude**steps
     spread = float(y.max() - y.min()) or max(float(np.abs(y).max()), 1.0)
     return y.min() - magnitude * spread * steps if low else y.max() + magnitude * spread * steps
 
 
-def _adversarial_corruption(y: FloatArray, p: FloatArray, k: int, magnitude: float) -> FloatArray:
+def _adversarial_corruption(
+    y: FloatArray, p: FloatArray, k: int, magnitude: float, multiplicative: bool
+) -> FloatArray:
     """Move the k most extreme predictions' responses beyond the opposite end of y.
 
     Rows are taken alternately from the top and the bottom of the prediction order. Top-predicted
@@ -542,20 +566,24 @@ def _adversarial_corruption(y: FloatArray, p: FloatArray, k: int, magnitude: flo
     n_top = (k + 1) // 2
     top, bottom = order[:n_top], order[::-1][: k - n_top]
     out = y.copy()
-    out[top] = _corrupt_values(y, n_top, magnitude, low=True)
-    out[bottom] = _corrupt_values(y, k - n_top, magnitude, low=False)
+    out[top] = _corrupt_values(y, n_top, magnitude, low=True, multiplicative=multiplicative)
+    out[bottom] = _corrupt_values(y, k - n_top, magnitude, low=False, multiplicative=multiplicative)
     return out
 
 
 def _random_corruption(
-    y: FloatArray, k: int, magnitude: float, rng: np.random.Generator
+    y: FloatArray, k: int, magnitude: float, multiplicative: bool, rng: np.random.Generator
 ) -> FloatArray:
     """Gross errors of random direction in the responses of k rows drawn at random."""
     rows = rng.choice(y.shape[0], size=k, replace=False)
     low = rng.random(k) < 0.5
     out = y.copy()
-    out[rows[low]] = rng.permutation(_corrupt_values(y, int(low.sum()), magnitude, low=True))
-    out[rows[~low]] = rng.permutation(_corrupt_values(y, int((~low).sum()), magnitude, low=False))
+    for side in (True, False):
+        chosen = rows[low == side]
+        values = _corrupt_values(
+            y, chosen.shape[0], magnitude, low=side, multiplicative=multiplicative
+        )
+        out[chosen] = rng.permutation(values)
     return out
 
 
@@ -580,9 +608,10 @@ def breakdown_curve(
     recomputed:
 
     * **adversarial**: the k rows with the most extreme predictions (alternately top and bottom)
-      get values far beyond the opposite end of ``y_true`` (``magnitude`` times its range beyond
-      it, or ``magnitude`` times beyond it multiplicatively when ``y_true`` is positive, so
-      positive-scale measures still apply). Every pair involving a corrupted row becomes
+      get values far beyond the opposite end of ``y_true`` (1 to 2 times ``magnitude`` times its
+      range beyond it; when the measure rejects such values, as ``log_rmse`` rejects values
+      <= 0, and ``y_true`` is positive, ``min(y) / magnitude^(1..2)`` and
+      ``max(y) * magnitude^(1..2)`` instead). Every pair involving a corrupted row becomes
       discordant: for a perfect ranking and k = 1 this attains the tight one-point bound.
     * **random**: k rows drawn at random get gross errors of random direction; the mean over
       ``n_random`` draws is reported.
@@ -612,9 +641,19 @@ def breakdown_curve(
     Returns
     -------
     BreakdownResult
+
+    Examples
+    --------
+    From a perfect ranking of 20 rows, one corrupted row costs tau~ exactly the bound 2/n:
+
+    >>> import numpy as np
+    >>> y = np.arange(20.0)
+    >>> b = breakdown_curve(y, y, "tau_normalized", fractions=[0.05], random_state=0)
+    >>> b.n_corrupted.tolist(), round(b.clean - b.adversarial[0], 4), round(b.max_change[0], 4)
+    ([1], 0.1, 0.1)
     """
     spec = _resolve(metric)
-    params = dict(metric_params or {})
+    params = _scalar_params(metric_params)
     y, p = check_pair(y_true, y_pred, min_n=3)
     n = y.shape[0]
     n_random = check_positive_int(n_random, "n_random")
@@ -634,10 +673,26 @@ def breakdown_curve(
             return float(spec.func(y_corrupt, p, **params))
 
     clean = float(spec.func(y, p, **params))
-    adversarial = np.array([evaluate(_adversarial_corruption(y, p, int(k), magnitude)) for k in ks])
+    # Additive gross errors, unless the measure rejects them (a positive-scale measure such as
+    # log_rmse): then multiplicative ones that keep a positive response positive.
+    multiplicative = False
+    try:
+        evaluate(_adversarial_corruption(y, p, int(ks[-1]), magnitude, False))
+    except ValueError:
+        if not (y > 0).all():
+            raise
+        multiplicative = True
+    adversarial = np.array(
+        [evaluate(_adversarial_corruption(y, p, int(k), magnitude, multiplicative)) for k in ks]
+    )
     random = np.array(
         [
-            np.mean([evaluate(_random_corruption(y, int(k), magnitude, rng)) for _ in range(n_random)])
+            np.mean(
+                [
+                    evaluate(_random_corruption(y, int(k), magnitude, multiplicative, rng))
+                    for _ in range(n_random)
+                ]
+            )
             for k in ks
         ]
     )
@@ -664,5 +719,6 @@ def breakdown_curve(
         random=random,
         max_change=np.asarray(max_change, dtype=np.float64),
         bound=bound,
+        corruption="multiplicative" if multiplicative else "additive",
         higher_is_better=spec.higher_is_better,
     )

@@ -7,8 +7,9 @@ measures, not with MSE or MAD. These scorers plug them into ``GridSearchCV``,
     from ranklens import relevance_from_boxplot
     from ranklens.scorers import make_utility_scorer
 
-    phi = relevance_from_boxplot(y_train)          # fix the relevance once, from all of y_train
-    search = GridSearchCV(model, grid, scoring=make_utility_scorer("f_beta", relevance=phi, beta=0.5))
+    phi = relevance_from_boxplot(y_train)    # fix the relevance once, from all of y_train
+    scorer = make_utility_scorer("f_beta", relevance=phi, beta=0.5)
+    search = GridSearchCV(model, grid, scoring=scorer)
 
 Pass a relevance derived from the whole training target: without it each validation fold derives
 its own box-plot relevance from its own ``y``, so folds judge extremes differently (and a fold

@@ -16,7 +16,9 @@ Registered scalar measures (family ``"utility"``): ``utility_precision``, ``util
 ``relevance_from_boxplot(y_true, extremes="auto")`` (box-plot sigmoids, warning and falling back
 to both fences when ``y_true`` has no outliers) and the **default accuracy**
 ``smooth_accuracy(threshold=IQR(y_true) / 2, k=8)``, which for the sample behind seed 001
-Table 3 (fences at +-2, so IQR = 1) is exactly the table's t_L = 0.5, k = 8.
+Table 3 (fences at +-2, so IQR = 1) is exactly the table's t_L = 0.5, k = 8. With
+``sample_weight`` both defaults use the weighted box plot (frequency weights), so integer
+weights act exactly as repeated rows, as everywhere in ranklens.
 """
 
 from __future__ import annotations
@@ -34,13 +36,13 @@ from ranklens._registry import register_metric
 from ranklens._results import Result
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
 from ranklens.exceptions import warn_undefined
-from ranklens.relevance import relevance_from_boxplot
+from ranklens.relevance import _weighted_quantiles, relevance_from_boxplot
 
 __all__ = [
-    "RegressionFBetaCurve",
-    "RegressionPrecisionRecall",
-    "RegressionPrecisionRecallCurve",
-    "SeraCurve",
+    "RegressionFBetaCurveResult",
+    "RegressionPrecisionRecallCurveResult",
+    "RegressionPrecisionRecallResult",
+    "SeraCurveResult",
     "SmoothAccuracy",
     "StepAccuracy",
     "regression_f_beta_curve",
@@ -181,9 +183,14 @@ def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -
 # Shared preparation
 
 
-def _default_accuracy(y_true: FloatArray) -> SmoothAccuracy:
-    q1, q3 = np.quantile(y_true, [0.25, 0.75])
-    half_iqr = 0.5 * float(q3 - q1)
+def _default_accuracy(y_true: FloatArray, weight: FloatArray | None) -> SmoothAccuracy:
+    if weight is None:
+        q1, q3 = _weighted_quantiles(y_true, None, [0.25, 0.75])
+    else:
+        keep = weight > 0
+        order = np.argsort(y_true[keep], kind="stable")
+        q1, q3 = _weighted_quantiles(y_true[keep][order], weight[keep][order], [0.25, 0.75])
+    half_iqr = 0.5 * (q3 - q1)
     if not half_iqr > 0:
         raise ValueError(
             "the default accuracy smooth_accuracy(threshold=IQR(y_true)/2) needs an interquartile "
@@ -280,7 +287,7 @@ def _prepare(
     a, b = check_pair(y_true, y_pred)
     w = check_sample_weight(sample_weight, a.shape[0])
     if relevance is None:
-        relevance = relevance_from_boxplot(a, extremes="auto")
+        relevance = relevance_from_boxplot(a, extremes="auto", sample_weight=w)
     elif not callable(relevance):
         raise ValueError(
             "relevance must be a callable phi(y) -> [0, 1] such as SigmoidRelevance(...); "
@@ -289,7 +296,7 @@ def _prepare(
     phi_true = _relevance_values(relevance, a, "y_true")
     phi_pred = _relevance_values(relevance, b, "y_pred") if need_pred_relevance else phi_true
     if need_accuracy:
-        acc = _default_accuracy(a) if accuracy is None else accuracy
+        acc = _default_accuracy(a, w) if accuracy is None else accuracy
         alpha = _accuracy_values(acc, a, b)
     else:
         alpha = phi_true
@@ -312,7 +319,7 @@ def _f_beta(precision: float, recall: float, beta: float) -> float:
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RegressionPrecisionRecall(Result):
+class RegressionPrecisionRecallResult(Result):
     """Utility-based precision, recall and F-beta (:func:`regression_precision_recall`).
 
     Attributes
@@ -347,7 +354,7 @@ def regression_precision_recall(
     accuracy: AccuracyLike | None = None,
     beta: float = 1.0,
     sample_weight: Any = None,
-) -> RegressionPrecisionRecall:
+) -> RegressionPrecisionRecallResult:
     r"""Precision, recall and F-beta for regression (Torgo & Ribeiro 2009, seed 001 eqs. 6-11).
 
     .. math::
@@ -365,10 +372,11 @@ def regression_precision_recall(
     ----------
     y_true, y_pred : array-like of shape (n,)
     relevance : callable, optional
-        phi(y) -> [0, 1] (a :class:`~ranklens.SigmoidRelevance`, :class:`~ranklens.ControlPointRelevance`
-        or any vectorised callable). Default: ``relevance_from_boxplot(y_true, extremes="auto")``
-        (see :mod:`ranklens.utility`). For model selection derive it once from the training
-        targets and pass it, so every model and fold is judged by the same relevance.
+        phi(y) -> [0, 1] (a :class:`~ranklens.SigmoidRelevance`,
+        :class:`~ranklens.ControlPointRelevance` or any vectorised callable). Default:
+        ``relevance_from_boxplot(y_true, extremes="auto")`` (see :mod:`ranklens.utility`). For
+        model selection derive it once from the training targets and pass it, so every model
+        and fold is judged by the same relevance.
     event_threshold : float, default 0.5
         t_E in (0, 1].
     accuracy : callable, optional
@@ -381,7 +389,7 @@ def regression_precision_recall(
 
     Returns
     -------
-    RegressionPrecisionRecall
+    RegressionPrecisionRecallResult
 
     Warns
     -----
@@ -429,7 +437,7 @@ def regression_precision_recall(
             f"recall is undefined: no true value has relevance >= event_threshold={t_e:g} "
             "(no true events); returning NaN"
         )
-    return RegressionPrecisionRecall(
+    return RegressionPrecisionRecallResult(
         precision=float(precision),
         recall=float(recall),
         f_beta=_f_beta(precision, recall, beta),
@@ -443,7 +451,7 @@ def regression_precision_recall(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RegressionPrecisionRecallCurve(Result):
+class RegressionPrecisionRecallCurveResult(Result):
     """Precision, recall and F-beta as the event threshold t_E varies.
 
     Attributes
@@ -503,7 +511,7 @@ def regression_precision_recall_curve(
     thresholds: Any = None,
     beta: float = 1.0,
     sample_weight: Any = None,
-) -> RegressionPrecisionRecallCurve:
+) -> RegressionPrecisionRecallCurveResult:
     r"""Utility-based precision, recall and F-beta at every event threshold, in O(n log n).
 
     The measures of :func:`regression_precision_recall` for a whole range of t_E from one sort of
@@ -558,7 +566,7 @@ def regression_precision_recall_curve(
         best_t, best_f = float(t[best]), float(f[best])
     else:
         best_t = best_f = math.nan
-    return RegressionPrecisionRecallCurve(
+    return RegressionPrecisionRecallCurveResult(
         thresholds=t,
         precision=precision,
         recall=recall,
@@ -572,7 +580,7 @@ def regression_precision_recall_curve(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RegressionFBetaCurve(Result):
+class RegressionFBetaCurveResult(Result):
     """F-beta as a function of beta at a fixed event threshold (:func:`regression_f_beta_curve`).
 
     F-beta moves from precision (beta = 0) towards recall (beta -> infinity).
@@ -594,7 +602,7 @@ def regression_f_beta_curve(
     accuracy: AccuracyLike | None = None,
     betas: Any = None,
     sample_weight: Any = None,
-) -> RegressionFBetaCurve:
+) -> RegressionFBetaCurveResult:
     r"""F-beta of seed 001 eq. 11 over a range of beta (precision and recall computed once).
 
     Parameters
@@ -619,7 +627,7 @@ def regression_f_beta_curve(
         sample_weight=sample_weight,
     )
     f = np.array([_f_beta(res.precision, res.recall, float(v)) for v in b])
-    return RegressionFBetaCurve(
+    return RegressionFBetaCurveResult(
         betas=b,
         f_beta=f,
         precision=res.precision,
@@ -667,7 +675,12 @@ def relevance_weighted_error(
     """
     _check_loss(loss)
     prep = _prepare(
-        y_true, y_pred, relevance, None, sample_weight, need_pred_relevance=False,
+        y_true,
+        y_pred,
+        relevance,
+        None,
+        sample_weight,
+        need_pred_relevance=False,
         need_accuracy=False,
     )
     case_w = prep.phi_true if prep.weight is None else prep.phi_true * prep.weight
@@ -712,7 +725,7 @@ def relevance_weighted_absolute_error(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class SeraCurve(Result):
+class SeraCurveResult(Result):
     """The relevance-thresholded squared-error curve SER_t and its exact area (:func:`sera_curve`).
 
     Attributes
@@ -732,7 +745,12 @@ class SeraCurve(Result):
 
 def _sera_prepare(y_true: Any, y_pred: Any, relevance: Any, sample_weight: Any) -> _Prepared:
     return _prepare(
-        y_true, y_pred, relevance, None, sample_weight, need_pred_relevance=False,
+        y_true,
+        y_pred,
+        relevance,
+        None,
+        sample_weight,
+        need_pred_relevance=False,
         need_accuracy=False,
     )
 
@@ -780,7 +798,7 @@ def sera_curve(
     *,
     relevance: RelevanceLike | None = None,
     sample_weight: Any = None,
-) -> SeraCurve:
+) -> SeraCurveResult:
     """The SER_t curve at every distinct relevance value (one sort) and its exact area, SERA.
 
     SER_t is a left-continuous step function of t, constant between consecutive distinct values
@@ -792,7 +810,7 @@ def sera_curve(
         sq = sq * prep.weight
     t = np.unique(np.concatenate([[0.0, 1.0], prep.phi_true]))
     (ser,) = _suffix_totals(prep.phi_true, [sq], t)
-    return SeraCurve(thresholds=t, ser=ser, sera=float(np.dot(prep.phi_true, sq)))
+    return SeraCurveResult(thresholds=t, ser=ser, sera=float(np.dot(prep.phi_true, sq)))
 
 
 # ------------------------------------------------------------------------------------------------

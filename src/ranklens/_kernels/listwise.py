@@ -148,34 +148,52 @@ def tie_averaged_dcg(
 @njit(cache=True)
 def grouped_ndcg(
     y_by_pred: np.ndarray,
-    pred_sorted: np.ndarray,
+    pred_keys: np.ndarray,
     w_by_pred: np.ndarray,
     y_by_true: np.ndarray,
+    true_keys: np.ndarray,
     w_by_true: np.ndarray,
-    starts: np.ndarray,
+    starts_pred: np.ndarray,
+    starts_true: np.ndarray,
     weighted: bool,
     exponential: bool,
     k: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-group DCG and ideal DCG (both divided by the group's largest gain).
 
-    Rows are sorted by group, then by decreasing prediction (``*_by_pred``) or decreasing truth
-    (``*_by_true``); group g occupies rows ``starts[g]:starts[g + 1]``.
+    Rows are sorted by group, then by decreasing prediction (``*_by_pred``; ties are equal
+    ``pred_keys``) or decreasing truth (``*_by_true``). Group g occupies rows
+    ``starts_pred[g]:starts_pred[g + 1]`` of the first and ``starts_true[g]:starts_true[g + 1]``
+    of the second (the lists may differ in length when only the top k were kept).
     """
-    n_groups = starts.shape[0] - 1
+    n_groups = starts_pred.shape[0] - 1
     dcg = np.zeros(n_groups)
     ideal = np.zeros(n_groups)
     for g in range(n_groups):
-        lo = starts[g]
-        hi = starts[g + 1]
-        y_max = y_by_true[lo]
+        lo_t = starts_true[g]
+        hi_t = starts_true[g + 1]
+        y_max = y_by_true[lo_t]
         if y_max <= 0.0:
             continue  # no relevant item: NDCG undefined, left to the caller
         ideal[g] = tie_averaged_dcg(
-            y_by_true[lo:hi], y_by_true[lo:hi], w_by_true[lo:hi], weighted, y_max, exponential, k
+            y_by_true[lo_t:hi_t],
+            true_keys[lo_t:hi_t],
+            w_by_true[lo_t:hi_t] if weighted else w_by_true,
+            weighted,
+            y_max,
+            exponential,
+            k,
         )
+        lo_p = starts_pred[g]
+        hi_p = starts_pred[g + 1]
         dcg[g] = tie_averaged_dcg(
-            y_by_pred[lo:hi], pred_sorted[lo:hi], w_by_pred[lo:hi], weighted, y_max, exponential, k
+            y_by_pred[lo_p:hi_p],
+            pred_keys[lo_p:hi_p],
+            w_by_pred[lo_p:hi_p] if weighted else w_by_pred,
+            weighted,
+            y_max,
+            exponential,
+            k,
         )
     return dcg, ideal
 

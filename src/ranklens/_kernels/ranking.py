@@ -43,16 +43,18 @@ __all__ = [
     "concordance_envelope",
     "cutoff_auc_sums",
     "dense_ranks",
-    "exact_rank_sums",
     "limbs_to_int",
+    "order_by_pred",
     "order_by_y_then_pred",
-    "pair_sweep",
     "prepare_ranks",
+    "radix_argsort",
+    "record_prototype",
+    "sequence",
     "sum_t3_minus_t",
+    "sweep",
     "weighted_harrell_c",
     "weighted_kendall_tau",
     "weighted_rank_correlations",
-    "weighted_rank_sums",
     "weighted_spearman_rho",
 ]
 
@@ -64,26 +66,168 @@ _MASK31 = (1 << 31) - 1
 # ---------------------------------------------------------------------------------------------
 
 
+_SIGN = np.int64(-(2**63))
+_LOW63 = np.int64(2**63 - 1)
+
+
 @njit(cache=True)
-def _dense_rank_from_order(x, order):
+def radix_argsort(x):
+    """Stable ascending argsort of float64 ``x`` (no NaN) by an 11-bit LSD radix sort.
+
+    Returns ``(keys, order)``: ``keys`` are int64 whose bit patterns sort as unsigned integers in
+    the order of the values (equal values, -0.0 and 0.0 included, have equal keys) and ``order``
+    the rows. O(n); passes whose digit is the same for every key are skipped. About 3x faster
+    than ``np.argsort`` at n = 1e7, whose comparisons jump through memory.
+    """
     n = x.size
+    keys = np.empty(n, np.int64)
+    bits = x.view(np.int64)
+    for i in range(n):
+        v = bits[i]
+        if v == _SIGN:  # -0.0 equals 0.0
+            v = 0
+        if v < 0:
+            v = v ^ _LOW63
+        keys[i] = v ^ _SIGN
+    order = np.arange(n)
+    if n < 2:
+        return keys, order
+    hist = np.zeros((6, 2048), np.int64)
+    for i in range(n):
+        k = keys[i]
+        for d in range(5):
+            hist[d, (k >> (11 * d)) & 2047] += 1
+        hist[5, (k >> 55) & 511] += 1
+    keys2 = np.empty(n, np.int64)
+    order2 = np.empty(n, np.int64)
+    offsets = np.empty(2048, np.int64)
+    for d in range(6):
+        shift = 11 * d
+        mask = 2047 if d < 5 else 511
+        if hist[d, (keys[0] >> shift) & mask] == n:
+            continue
+        acc = 0
+        for b in range(mask + 1):
+            offsets[b] = acc
+            acc += hist[d, b]
+        for i in range(n):
+            k = keys[i]
+            b = (k >> shift) & mask
+            pos = offsets[b]
+            offsets[b] = pos + 1
+            keys2[pos] = k
+            order2[pos] = order[i]
+        keys, keys2 = keys2, keys
+        order, order2 = order2, order
+    return keys, order
+
+
+@njit(cache=True)
+def _dense_ranks_sorted(keys, order):
+    n = keys.size
     rank = np.empty(n, np.int64)
     g = 0
-    prev = x[order[0]]
     for k in range(n):
-        i = order[k]
-        v = x[i]
-        if v != prev:
+        if k > 0 and keys[k] != keys[k - 1]:
             g += 1
-            prev = v
-        rank[i] = g
+        rank[order[k]] = g
     return rank, g + 1
 
 
 def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
     """Dense ranks (int64, 0 = smallest, ties share a rank) and the number of distinct values."""
-    rank, n_groups = _dense_rank_from_order(x, np.argsort(x))
+    rank, n_groups = _dense_ranks_sorted(*radix_argsort(np.ascontiguousarray(x, dtype=np.float64)))
     return rank, int(n_groups)
+
+
+@njit(cache=True)
+def _sort_prediction_ties(order, key, t0, t1, n_y):
+    """Sort positions t0..t1-1 (one prediction tie group) by decreasing key, then by row."""
+    m = t1 - t0
+    n = order.size
+    if m <= 16:
+        for i in range(t0 + 1, t1):
+            o = order[i]
+            k = key[i]
+            j = i - 1
+            while j >= t0 and (key[j] < k or (key[j] == k and order[j] > o)):
+                order[j + 1] = order[j]
+                key[j + 1] = key[j]
+                j -= 1
+            order[j + 1] = o
+            key[j + 1] = k
+        return
+    composite = np.empty(m, np.int64)
+    for i in range(m):
+        composite[i] = (n_y - 1 - key[t0 + i]) * n + order[t0 + i]
+    idx = np.argsort(composite)
+    rows = order[t0:t1].copy()
+    keys = key[t0:t1].copy()
+    for i in range(m):
+        order[t0 + i] = rows[idx[i]]
+        key[t0 + i] = keys[idx[i]]
+
+
+@njit(cache=True)
+def _build_sequence(y_keys, y_order, p_keys, p_order, need_pred_rank):
+    """The sequence in decreasing prediction (ties: decreasing y, then row) from two radix sorts.
+
+    Returns ``order`` (rows), ``key`` (dense y rank per position), ``pkey`` (dense prediction rank
+    per position, non-increasing), ``y_rank`` and ``pred_rank`` per row (``pred_rank`` empty
+    unless asked for), and the numbers of distinct y and prediction values.
+    """
+    n = y_keys.size
+    y_rank, n_y = _dense_ranks_sorted(y_keys, y_order)
+    order = np.empty(n, np.int64)
+    key = np.empty(n, np.int64)
+    pkey = np.empty(n, np.int64)
+    n_p = 1
+    for k in range(1, n):
+        if p_keys[k] != p_keys[k - 1]:
+            n_p += 1
+    g = n_p - 1
+    for t in range(n):
+        k = n - 1 - t
+        if t > 0 and p_keys[k] != p_keys[k + 1]:
+            g -= 1
+        i = p_order[k]
+        order[t] = i
+        pkey[t] = g
+        key[t] = y_rank[i]
+    t = 0
+    while t < n:
+        e = t + 1
+        while e < n and pkey[e] == pkey[t]:
+            e += 1
+        if e - t > 1:
+            _sort_prediction_ties(order, key, t, e, n_y)
+        t = e
+    pred_rank = np.empty(n if need_pred_rank else 0, np.int64)
+    if need_pred_rank:
+        for t in range(n):
+            pred_rank[order[t]] = pkey[t]
+    return order, key, pkey, y_rank, pred_rank, n_y, n_p
+
+
+def sequence(
+    y_true: np.ndarray, y_pred: np.ndarray, need_pred_rank: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """``(order, key, pkey, y_rank, pred_rank, n_y, n_pred)``: see :func:`_build_sequence`."""
+    y_keys, y_order = radix_argsort(np.ascontiguousarray(y_true, dtype=np.float64))
+    p_keys, p_order = radix_argsort(np.ascontiguousarray(y_pred, dtype=np.float64))
+    order, key, pkey, y_rank, pred_rank, n_y, n_p = _build_sequence(
+        y_keys, y_order, p_keys, p_order, need_pred_rank
+    )
+    return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
+
+
+def prepare_ranks(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stage 1 of the two-stage interface: ``(order, y_rank, pred_rank)`` (see module docstring).
+
+    Independent of any weights; O(n log n) (two argsorts, then linear passes).
+    """
+    order, _, _, y_rank, pred_rank, _, _ = sequence(y_true, y_pred, need_pred_rank=True)
+    return order, y_rank, pred_rank
 
 
 @njit(cache=True)
@@ -104,31 +248,24 @@ def _stable_counting_sort_desc(rows, key, n_keys):
 
 
 @njit(cache=True)
-def _order_by_pred_then_y(y_rank, n_y, pred_rank, n_pred):
-    rows = np.arange(y_rank.size)
-    by_y = _stable_counting_sort_desc(rows, y_rank, n_y)
-    return _stable_counting_sort_desc(by_y, pred_rank, n_pred)
+def _n_values(rank):
+    m = 0
+    for i in range(rank.size):
+        if rank[i] + 1 > m:
+            m = rank[i] + 1
+    return m
 
 
-def prepare_ranks(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Stage 1 of the two-stage interface: ``(order, y_rank, pred_rank)`` (see module docstring).
-
-    Independent of any weights; O(n log n) (two argsorts, then counting sorts).
-    """
-    y_rank, n_y = dense_ranks(y_true)
-    pred_rank, n_pred = dense_ranks(y_pred)
-    order = _order_by_pred_then_y(y_rank, n_y, pred_rank, n_pred)
-    return order, y_rank, pred_rank
+@njit(cache=True)
+def order_by_pred(pred_rank):
+    """Rows by decreasing prediction, ties by increasing row index."""
+    return _stable_counting_sort_desc(np.arange(pred_rank.size), pred_rank, _n_values(pred_rank))
 
 
 @njit(cache=True)
 def order_by_y_then_pred(order, y_rank):
     """Rows by decreasing ``y_true``, ties by decreasing prediction (a stable re-sort of ``order``)."""
-    n_y = 0
-    for i in range(y_rank.size):
-        if y_rank[i] + 1 > n_y:
-            n_y = y_rank[i] + 1
-    return _stable_counting_sort_desc(order, y_rank, n_y)
+    return _stable_counting_sort_desc(order, y_rank, _n_values(y_rank))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,16 +304,8 @@ def sum_t3_minus_t(sizes: np.ndarray) -> int:
     return limbs_to_int(*_sum_t3_minus_t_limbs(np.asarray(sizes, dtype=np.int64)))
 
 
-@njit(cache=True)
-def _group_totals(rank, n_groups, w, unit):
-    tot = np.zeros(n_groups, w.dtype)
-    for i in range(rank.size):
-        tot[rank[i]] += w[0] if unit else w[i]
-    return tot
-
-
 # ---------------------------------------------------------------------------------------------
-# The pair sweep: concordant / discordant / tied weight per observation
+# The pair sweep: concordant / discordant / tied weight per observation, and every sum
 # ---------------------------------------------------------------------------------------------
 
 
@@ -200,81 +329,162 @@ def _fenwick_add(tree, r, v):
         r += r & (-r)
 
 
+_BUCKET_BITS = 10  # at most 1024 buckets of y ranks; each bucket's arrays stay in cache
+
+
 @njit(cache=True)
-def pair_sweep(order, y_rank, pred_rank, w, unit, conc, disc, tied_true, tied_pred, tied_both):
-    """One Fenwick sweep in decreasing-prediction order; pair weights ``w_i * w_j``.
+def sweep(key, pkey, n_y, w, unit, rec_proto, rows, conc, disc, tied_true, tied_pred, tied_both):
+    """All pair counts and rank sums from the sequence (decreasing prediction, ties: decreasing y).
 
-    ``unit=True`` means every weight is ``w[0]`` (pass ``np.ones(1, np.int64)`` for exact integer
-    counts); otherwise ``w`` has length n. The five output arrays receive, per row i (original row
-    order), the weight of the other rows j that are concordant, discordant, tied in ``y_true``
-    only, tied in the prediction only and tied in both; pass empty arrays to skip storing.
+    ``key`` / ``pkey``: dense y / prediction rank per position; ``w``: weights per position, or
+    ``unit=True`` with ``w = np.ones(1, np.int64)`` for exact integer counts. ``rec_proto`` is an
+    empty array whose dtype holds the per-position records (int32 is enough for unit weights and
+    n < 2**28; else the dtype of ``w``). With ``rows`` (the row of each position) and five arrays of
+    length n, the per-row weights of concordant, discordant, tied-y-only, tied-prediction-only and
+    tied-both partners are stored; pass empty arrays to skip.
 
-    Returns ``stats`` (dtype of ``w``): [sum_i w_i conc_i, sum_i w_i disc_i, W, sum over y groups
-    of W_g^2, the same over prediction groups, over joint (y, prediction) groups, sum w_i^2], and
-    ``moments`` (float64): sums over i of w_i * [h, h^2, h*dy, h*dp, dy, dy^2, dy*dp, dp, dp^2] with
-    h_i = conc_i - disc_i, dy_i = W - W(y group of i), dp_i = W - W(prediction group of i); these
-    feed the Noether variance.
+    Cache-friendly two-level Fenwick: the y ranks are cut into at most 1024 buckets; a sequential
+    pass counts, per position, the earlier (higher-prediction) weight in lower buckets and deals
+    the positions into their buckets; a pass per bucket finishes the count with a small Fenwick
+    tree and computes everything else with the bucket's y totals in cache.
+
+    Returns ``stats`` (dtype of w: [sum w c, sum w d, W, sum over y groups W_g^2, prediction
+    groups, joint groups, sum w^2]), ``moments`` (float64, see :func:`_noether_moments`),
+    ``limbs`` (int64 pairs: S2, WY, Tp, Ty; unit weights only, see :func:`exact_spearman_parts`)
+    and ``fsums`` (float64: cov, var_pred, var_y, wy of the weighted midranks).
     """
-    n = order.size
-    n_y = 0
-    for i in range(n):
-        if y_rank[i] + 1 > n_y:
-            n_y = y_rank[i] + 1
-    ytot = _group_totals(y_rank, n_y, w, unit)
-    ybelow = np.zeros(n_y, w.dtype)  # weight with a smaller y rank
-    total = ytot[0] * 0
-    for g in range(n_y):
-        ybelow[g] = total
-        total += ytot[g]
+    n = key.size
+    one_w = w[0]
+    zero = one_w * 0
     store = conc.size > 0
-    store_ties = tied_true.size > 0
-    tree = np.zeros(n_y + 1, w.dtype)
-    seen = np.zeros(n_y, w.dtype)  # weight already swept (higher prediction) per y rank
+    weighted = not unit
+    total = zero
+    if unit:
+        total = one_w * n
+    else:
+        for t in range(n):
+            total += w[t]
+    bits = 0
+    while (1 << bits) < n_y:
+        bits += 1
+    shift = bits - _BUCKET_BITS if bits > _BUCKET_BITS else 0
+    n_b = ((n_y - 1) >> shift) + 1
+    width = 1 << shift
+    bstart = np.zeros(n_b + 1, np.int64)
+    for t in range(n):
+        bstart[(key[t] >> shift) + 1] += 1
+    for b in range(n_b):
+        bstart[b + 1] += bstart[b]
+    cursor = bstart[:-1].copy()
+    nf = 6 + (1 if weighted else 0) + (1 if store else 0)
+    rec = np.empty((n, nf), rec_proto.dtype)
+    bfen = np.zeros(n_b + 1, w.dtype)
     stats = np.zeros(7, w.dtype)
-    moments = np.zeros(9, np.float64)
-    zero = total * 0
+    limbs = np.zeros(8, np.int64)
     processed = zero
-    sum_w2 = zero
-    for g in range(n_y):
-        stats[3] += ytot[g] * ytot[g]
-    stats[2] = total
-    k = 0
-    while k < n:
-        r = pred_rank[order[k]]
-        e = k
+    # pass A: prediction groups, joint runs, earlier weight in lower buckets; deal into buckets
+    t = 0
+    while t < n:
+        e = t
         gw = zero
-        while e < n and pred_rank[order[e]] == r:
-            wt = w[0] if unit else w[order[e]]
+        while e < n and pkey[e] == pkey[t]:
+            wt = one_w if unit else w[e]
             gw += wt
-            sum_w2 += wt * wt
+            stats[6] += wt * wt
             e += 1
         stats[4] += gw * gw
-        lower_pred = total - processed - gw
+        if unit:
+            gs = np.int64(e - t)
+            if gs > 1:
+                limbs[4], limbs[5] = _limb_add(limbs[4], limbs[5], gs * (gs - 1), gs + 1)
         ingroup_greater = zero
-        j = k
+        j = t
         while j < e:
-            yr = y_rank[order[j]]
+            kj = key[j]
             f = j
             rw = zero
-            while f < e and y_rank[order[f]] == yr:
-                rw += w[0] if unit else w[order[f]]
+            while f < e and key[f] == kj:
+                rw += one_w if unit else w[f]
                 f += 1
             stats[5] += rw * rw
-            below_hp = _fenwick_prefix(tree, yr)
-            eq_hp = seen[yr]
-            above_hp = processed - below_hp - eq_hp
-            ingroup_less = gw - ingroup_greater - rw
-            below_lp = ybelow[yr] - below_hp - ingroup_less
-            eq_lp = ytot[yr] - eq_hp - rw
-            above_lp = lower_pred - below_lp - eq_lp
-            c = above_hp + below_lp
-            d = below_hp + above_lp
-            stats[0] += c * rw
-            stats[1] += d * rw
+            b = kj >> shift
+            v = ingroup_greater - 2 * _fenwick_prefix(bfen, b)
+            runpos = zero
+            for m in range(j, f):
+                pos = cursor[b]
+                cursor[b] += 1
+                rec[pos, 0] = kj
+                rec[pos, 1] = v
+                rec[pos, 2] = gw
+                rec[pos, 3] = rw
+                rec[pos, 4] = runpos
+                rec[pos, 5] = processed
+                wm = one_w if unit else w[m]
+                if weighted:
+                    rec[pos, 6] = wm
+                if store:
+                    rec[pos, nf - 1] = rows[m]
+                runpos += wm
+            _fenwick_add(bfen, b, rw)
+            ingroup_greater += rw
+            j = f
+        processed += gw
+        t = e
+    stats[2] = total
+    # pass B: bucket by bucket, in prediction order within each bucket
+    ytot = np.zeros(width, w.dtype)
+    ybelow = np.zeros(width, w.dtype)
+    tree = np.zeros(width + 1, w.dtype)
+    seen = np.zeros(width, w.dtype)
+    moments = np.zeros(9, np.float64)
+    fsums = np.zeros(4, np.float64)
+    ftotal = np.float64(total)
+    offset = zero
+    for b in range(n_b):
+        s0 = bstart[b]
+        s1 = bstart[b + 1]
+        if s0 == s1:
+            continue
+        base = b << shift
+        top = 0
+        for pos in range(s0, s1):
+            kk = np.int64(rec[pos, 0]) - base
+            ytot[kk] += one_w if unit else rec[pos, 6]
+            if kk + 1 > top:
+                top = kk + 1
+        acc = offset
+        for kk in range(top):
+            yt = ytot[kk]
+            ybelow[kk] = acc
+            acc += yt
+            stats[3] += yt * yt
+            if unit:
+                gs = np.int64(yt)
+                if gs > 1:
+                    limbs[6], limbs[7] = _limb_add(limbs[6], limbs[7], gs * (gs - 1), gs + 1)
+        for pos in range(s0, s1):
+            kk = np.int64(rec[pos, 0]) - base
+            v = rec[pos, 1]
+            gw = rec[pos, 2]
+            rw = rec[pos, 3]
+            runpos = rec[pos, 4]
+            proc = rec[pos, 5]
+            wt = one_w if unit else rec[pos, 6]
+            below_local = _fenwick_prefix(tree, kk)
+            eqb = seen[kk]
+            yb = ybelow[kk]
+            yt = ytot[kk]
+            # x1 = higher-prediction weight - lower-y weight in the own group - 2 * earlier weight
+            # with a lower y in lower buckets + own run predecessors (see the module notes)
+            x1 = proc - gw + v + rw + runpos
+            c = x1 + yb - 2 * below_local - eqb
+            d = (total - gw + rw - x1) + 2 * below_local + eqb - yb - yt
+            stats[0] += wt * c
+            stats[1] += wt * d
+            fw = np.float64(wt)
             h = np.float64(c - d)
-            dy = np.float64(total - ytot[yr])
-            dp = np.float64(total - gw)
-            fw = np.float64(rw)
+            dy = ftotal - np.float64(yt)
+            dp = ftotal - np.float64(gw)
             moments[0] += fw * h
             moments[1] += fw * h * h
             moments[2] += fw * h * dy
@@ -284,160 +494,49 @@ def pair_sweep(order, y_rank, pred_rank, w, unit, conc, disc, tied_true, tied_pr
             moments[6] += fw * dy * dp
             moments[7] += fw * dp
             moments[8] += fw * dp * dp
-            if store or store_ties:
-                for m in range(j, f):
-                    t = order[m]
-                    if store:
-                        conc[t] = c
-                        disc[t] = d
-                    if store_ties:
-                        own = w[0] if unit else w[t]
-                        tied_both[t] = rw - own
-                        tied_true[t] = ytot[yr] - rw
-                        tied_pred[t] = gw - rw
-            ingroup_greater += rw
-            j = f
-        # insert the group: one Fenwick update per joint run
-        j = k
-        while j < e:
-            yr = y_rank[order[j]]
-            f = j
-            rw = zero
-            while f < e and y_rank[order[f]] == yr:
-                rw += w[0] if unit else w[order[f]]
-                f += 1
-            _fenwick_add(tree, yr, rw)
-            seen[yr] += rw
-            j = f
-        processed += gw
-        k = e
-    stats[6] = sum_w2
-    return stats, moments
+            same_y_higher_pred = eqb - runpos
+            a2 = 2 * (total - proc) - gw  # twice W(pred <) + W(pred =)/2
+            b2 = 2 * yb + yt
+            spread = yt - 2 * same_y_higher_pred - rw  # W(same y, lower pred) - W(.., higher)
+            if unit:
+                a2x = np.int64(a2) + 1  # twice the usual midrank
+                limbs[0], limbs[1] = _limb_add(limbs[0], limbs[1], a2x * (np.int64(b2) + 1), 1)
+                limbs[2], limbs[3] = _limb_add(limbs[2], limbs[3], a2x * np.int64(spread), 1)
+            else:
+                ac = 0.5 * (np.float64(a2) - ftotal)
+                bc = 0.5 * (np.float64(b2) - ftotal)
+                fsums[0] += fw * ac * bc
+                fsums[1] += fw * ac * ac
+                fsums[2] += fw * bc * bc
+                fsums[3] += fw * 0.5 * np.float64(a2) * np.float64(spread)
+            if store:
+                row = np.int64(rec[pos, nf - 1])
+                conc[row] = c
+                disc[row] = d
+                tied_true[row] = yt - rw
+                tied_pred[row] = gw - rw
+                tied_both[row] = rw - wt
+            _fenwick_add(tree, kk, wt)
+            seen[kk] += wt
+        offset = acc
+        for kk in range(top):
+            ytot[kk] = 0
+            seen[kk] = 0
+        for kk in range(top + 1):
+            tree[kk] = 0
+    return stats, moments, limbs, fsums
 
 
-# ---------------------------------------------------------------------------------------------
-# O(n) rank sums: Spearman and the weighted discordance R
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def exact_rank_sums(order, y_rank, pred_rank):
-    """Exact (limb) sums for Spearman's rho and R, unweighted, with midranks a (prediction), b (y).
-
-    Returns ``(s2_hi, s2_lo, wy_hi, wy_lo)`` with S2 = sum_i (2 a_i)(2 b_i) and
-    WY = sum_i 2 a_i (2 L_i + c_i - m_i), where within the y tie group of i (size m_i) L_i rows have
-    a smaller prediction and c_i the same one. Then, with Tp = sum over prediction tie groups of
-    t^3 - t: 12 R = (n^3 - n - Tp) - 3 (S2 - n (n+1)^2) - 3 WY (R over discordant pairs of their
-    prediction-midrank distance) and 4 * sum (a - abar)(b - bbar) = S2 - n (n+1)^2.
-    """
-    n = order.size
-    one = np.ones(1, np.int64)
-    n_y = 0
-    for i in range(n):
-        if y_rank[i] + 1 > n_y:
-            n_y = y_rank[i] + 1
-    ytot = _group_totals(y_rank, n_y, one, True)
-    ybelow = np.zeros(n_y, np.int64)
-    acc = np.int64(0)
-    for g in range(n_y):
-        ybelow[g] = acc
-        acc += ytot[g]
-    seen = np.zeros(n_y, np.int64)
-    s2_hi = np.int64(0)
-    s2_lo = np.int64(0)
-    wy_hi = np.int64(0)
-    wy_lo = np.int64(0)
-    processed = np.int64(0)
-    k = 0
-    while k < n:
-        r = pred_rank[order[k]]
-        e = k
-        while e < n and pred_rank[order[e]] == r:
-            e += 1
-        gsize = e - k
-        a2 = 2 * (n - processed - gsize) + gsize + 1  # twice the ascending midrank
-        j = k
-        while j < e:
-            yr = y_rank[order[j]]
-            f = j
-            while f < e and y_rank[order[f]] == yr:
-                f += 1
-            rw = f - j
-            m = ytot[yr]
-            b2 = 2 * ybelow[yr] + m + 1
-            s2_hi, s2_lo = _limb_add(s2_hi, s2_lo, a2 * b2, rw)
-            # 2 L + c - m with L = m - seen - rw (lower prediction inside the y group), c = rw
-            s = m - 2 * seen[yr] - rw
-            wy_hi, wy_lo = _limb_add(wy_hi, wy_lo, a2 * s, rw)
-            seen[yr] += rw
-            j = f
-        processed += gsize
-        k = e
-    return s2_hi, s2_lo, wy_hi, wy_lo
-
-
-@njit(cache=True)
-def weighted_rank_sums(order, y_rank, pred_rank, w):
-    """Weighted midrank sums: (cov, var_pred, var_y, wy) in float64.
-
-    With weighted midranks a_i = W(pred < pred_i) + W(pred = pred_i)/2 and b_i likewise for y (both
-    have weighted mean W/2): cov = sum w (a - W/2)(b - W/2), var_* the same for a and b, and
-    wy = sum_i w_i a_i * [W(same y, lower pred) - W(same y, higher pred)]; the weighted R is then
-    var_pred - cov - wy / 2.
-    """
-    n = order.size
-    n_y = 0
-    for i in range(n):
-        if y_rank[i] + 1 > n_y:
-            n_y = y_rank[i] + 1
-    ytot = _group_totals(y_rank, n_y, w, False)
-    bmid = np.zeros(n_y, np.float64)
-    total = 0.0
-    for g in range(n_y):
-        bmid[g] = total + 0.5 * ytot[g]
-        total += ytot[g]
-    half = 0.5 * total
-    seen = np.zeros(n_y, np.float64)
-    cov = 0.0
-    var_a = 0.0
-    var_b = 0.0
-    wy = 0.0
-    processed = 0.0
-    k = 0
-    while k < n:
-        r = pred_rank[order[k]]
-        e = k
-        gw = 0.0
-        while e < n and pred_rank[order[e]] == r:
-            gw += w[order[e]]
-            e += 1
-        a = (total - processed - gw) + 0.5 * gw
-        ac = a - half
-        j = k
-        while j < e:
-            yr = y_rank[order[j]]
-            f = j
-            rw = 0.0
-            while f < e and y_rank[order[f]] == yr:
-                rw += w[order[f]]
-                f += 1
-            bc = bmid[yr] - half
-            cov += rw * ac * bc
-            var_a += rw * ac * ac
-            var_b += rw * bc * bc
-            wy += rw * a * (ytot[yr] - 2.0 * seen[yr] - rw)
-            seen[yr] += rw
-            j = f
-        processed += gw
-        k = e
-    return cov, var_a, var_b, wy
+def record_prototype(n: int, unit: bool) -> np.ndarray:
+    """The record dtype for :func:`sweep`: int32 when it can hold every value, else int64/float64."""
+    if not unit:
+        return np.empty(0, np.float64)
+    return np.empty(0, np.int32 if n < (1 << 28) else np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
 # Stage 2 of the two-stage interface: weighted tau-b, rho, Harrell's C
 # ---------------------------------------------------------------------------------------------
-
-_EMPTY_F = np.empty(0, np.float64)
 
 
 @njit(cache=True)
@@ -466,36 +565,48 @@ def _rho(cov, var_a, var_b):
 
 
 @njit(cache=True)
+def _weighted_sweep(order, y_rank, pred_rank, w):
+    n = order.size
+    key = np.empty(n, np.int64)
+    pkey = np.empty(n, np.int64)
+    wseq = np.empty(n, np.float64)
+    for t in range(n):
+        i = order[t]
+        key[t] = y_rank[i]
+        pkey[t] = pred_rank[i]
+        wseq[t] = w[i]
+    empty_i = np.empty(0, np.int64)
+    empty_f = np.empty(0, np.float64)
+    return sweep(
+        key, pkey, _n_values(y_rank), wseq, False, empty_f, empty_i,
+        empty_f, empty_f, empty_f, empty_f, empty_f,
+    )  # fmt: skip
+
+
+@njit(cache=True)
 def weighted_rank_correlations(order, y_rank, pred_rank, w):
     """Weighted (tau_b, rho, harrell_c) from the stage-1 arrays and float64 weights ``w``."""
-    empty = np.empty(0, np.float64)
-    stats, _ = pair_sweep(order, y_rank, pred_rank, w, False, empty, empty, empty, empty, empty)
+    stats, _, _, fsums = _weighted_sweep(order, y_rank, pred_rank, w)
     tau, c_index = _tau_and_c(stats)
-    cov, var_a, var_b, _ = weighted_rank_sums(order, y_rank, pred_rank, w)
-    return tau, _rho(cov, var_a, var_b), c_index
+    return tau, _rho(fsums[0], fsums[1], fsums[2]), c_index
 
 
 @njit(cache=True)
 def weighted_kendall_tau(order, y_rank, pred_rank, w):
     """Weighted Kendall tau-b (pairs weighted by w_i w_j)."""
-    empty = np.empty(0, np.float64)
-    stats, _ = pair_sweep(order, y_rank, pred_rank, w, False, empty, empty, empty, empty, empty)
-    return _tau_and_c(stats)[0]
-
-
-@njit(cache=True)
-def weighted_harrell_c(order, y_rank, pred_rank, w):
-    """Weighted Harrell's C = (1 + Somers' D(pred | y)) / 2."""
-    empty = np.empty(0, np.float64)
-    stats, _ = pair_sweep(order, y_rank, pred_rank, w, False, empty, empty, empty, empty, empty)
-    return _tau_and_c(stats)[1]
+    return weighted_rank_correlations(order, y_rank, pred_rank, w)[0]
 
 
 @njit(cache=True)
 def weighted_spearman_rho(order, y_rank, pred_rank, w):
     """Weighted Spearman rho: weighted Pearson correlation of weighted midranks."""
-    cov, var_a, var_b, _ = weighted_rank_sums(order, y_rank, pred_rank, w)
-    return _rho(cov, var_a, var_b)
+    return weighted_rank_correlations(order, y_rank, pred_rank, w)[1]
+
+
+@njit(cache=True)
+def weighted_harrell_c(order, y_rank, pred_rank, w):
+    """Weighted Harrell's C = (1 + Somers' D(pred | y)) / 2."""
+    return weighted_rank_correlations(order, y_rank, pred_rank, w)[2]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -503,20 +614,35 @@ def weighted_spearman_rho(order, y_rank, pred_rank, w):
 # ---------------------------------------------------------------------------------------------
 
 
+@njit(inline="always")
+def _prefix_tree_add(tree, size, leaf, v):
+    """Add v to leaf ``leaf``; node j keeps (sum, max prefix sum) of its leaves in tree[j]."""
+    node = size + leaf
+    tree[node, 0] += v
+    tree[node, 1] += v
+    node >>= 1
+    while node >= 1:
+        left = 2 * node
+        tree[node, 0] = tree[left, 0] + tree[left + 1, 0]
+        tree[node, 1] = max(tree[left, 1], tree[left, 0] + tree[left + 1, 1])
+        node >>= 1
+
+
 @njit(cache=True)
 def concordance_envelope(order, y_rank, pred_rank, w):
     """Locally optimal envelope E_i of Figure 1 (NOTES.md), weighted, per row (original order).
 
     E_i = max over the slots between the distinct predictions of the other rows of the weight of
-    rows j with y_j != y_i ordered correctly relative to i placed in that slot. A max segment tree
-    over the K + 1 slots (K = distinct predictions), P(q) initialised to minus the weight of the
-    first q prediction groups; y groups are swept from the largest y down (NOTES.md algorithm,
-    generalised to ties: the rows of a y group get +w (neutral), the query, then +w again).
+    rows j with y_j != y_i ordered correctly relative to i placed in that slot:
+    E_i = W(y < y_i) + max_q P(q), P(q) = sum of g_t w_t over the first q prediction groups with
+    g_t = +1 / 0 / -1 for y_t greater / equal / smaller. NOTES.md keeps P in a lazy segment tree;
+    here P is the prefix sum of per-slot increments, in a tree whose nodes hold (sum, max prefix)
+    so that an update is one leaf-to-root path and max_q P(q) is read at the root. y groups are
+    swept from the largest y down: the rows of the group get +w (neutral), the query, +w again.
     """
     n = order.size
-    # prediction group index in decreasing-prediction order, and the group weights
     group_of = np.empty(n, np.int64)
-    gweights = np.zeros(n + 1, np.float64)
+    gweights = np.zeros(n, np.float64)
     n_groups = 0
     k = 0
     while k < n:
@@ -528,23 +654,22 @@ def concordance_envelope(order, y_rank, pred_rank, w):
             e += 1
         n_groups += 1
         k = e
-    n_leaves = n_groups + 1
     size = 1
-    while size < n_leaves:
+    while size < n_groups + 1:
         size *= 2
-    mx = np.full(2 * size, -np.inf)
-    tag = np.zeros(2 * size, np.float64)
-    acc = 0.0
-    for q in range(n_leaves):
-        mx[size + q] = -acc
-        if q < n_groups:
-            acc += gweights[q]
+    # leaf 0 is the empty prefix (P(0) = 0); leaf g + 1 holds the increment of prediction group g
+    tree = np.zeros((2 * size, 2), np.float64)
+    total = 0.0
+    for g in range(n_groups):
+        tree[size + g + 1, 0] = -gweights[g]
+        tree[size + g + 1, 1] = -gweights[g]
+        total += gweights[g]
     for node in range(size - 1, 0, -1):
-        mx[node] = max(mx[2 * node], mx[2 * node + 1])
-    total = acc
+        left = 2 * node
+        tree[node, 0] = tree[left, 0] + tree[left + 1, 0]
+        tree[node, 1] = max(tree[left, 1], tree[left, 0] + tree[left + 1, 1])
     by_y = order_by_y_then_pred(order, y_rank)
     envelope = np.empty(n, np.float64)
-    # weight below the current y group: total minus everything swept so far
     swept = 0.0
     k = 0
     while k < n:
@@ -563,42 +688,15 @@ def concordance_envelope(order, y_rank, pred_rank, w):
                 while f < e and group_of[by_y[f]] == g:
                     rw += w[by_y[f]]
                     f += 1
-                _suffix_add(mx, tag, size, g + 1, n_leaves, rw)
+                _prefix_tree_add(tree, size, g + 1, rw)
                 m = f
             if step == 0:
-                best = (total - swept - gw) + mx[1]
+                best = (total - swept - gw) + tree[1, 1]
                 for m in range(k, e):
                     envelope[by_y[m]] = best
         swept += gw
         k = e
     return envelope
-
-
-@njit(inline="always")
-def _suffix_add(mx, tag, size, lo, n_leaves, v):
-    """Add v to leaves [lo, n_leaves) of a max tree with non-propagated tags."""
-    if lo >= n_leaves:
-        return
-    left = lo + size
-    right = n_leaves + size
-    l0 = left
-    r0 = right - 1
-    while left < right:
-        if left & 1:
-            tag[left] += v
-            mx[left] += v
-            left += 1
-        if right & 1:
-            right -= 1
-            tag[right] += v
-            mx[right] += v
-        left >>= 1
-        right >>= 1
-    for start in (l0, r0):
-        node = start >> 1
-        while node >= 1:
-            mx[node] = max(mx[2 * node], mx[2 * node + 1]) + tag[node]
-            node >>= 1
 
 
 @njit(cache=True)

@@ -297,10 +297,7 @@ def medcouple_sorted(x):
     Brys et al.'s definition and statsmodels).
     """
     n = x.shape[0]
-    if n % 2 == 1:
-        med = x[n // 2]
-    else:
-        med = 0.5 * (x[n // 2 - 1] + x[n // 2])
+    med = x[n // 2] if n % 2 == 1 else 0.5 * (x[n // 2 - 1] + x[n // 2])
     scale = 0.0
     for i in range(n):
         a = abs(x[i] - med)

@@ -15,6 +15,7 @@ The core library never imports matplotlib.
 from __future__ import annotations
 
 from ranklens.plot._base import DEFAULT_MAX_POINTS, thin_indices
+from ranklens.plot.bands import BeatProbabilityDisplay, CurveBandsDisplay
 from ranklens.plot.error_curves import RECCurveDisplay, RROCCurveDisplay
 from ranklens.plot.extremes import (
     MetricAgreementDisplay,
@@ -22,10 +23,26 @@ from ranklens.plot.extremes import (
     RelevanceDisplay,
 )
 from ranklens.plot.intervals import IntervalDisplay
+from ranklens.plot.ranking import ConcordanceProfileDisplay, CutoffAUCDisplay, RankLiftDisplay
+from ranklens.plot.targeting import (
+    GainCurveDisplay,
+    LiftCurveDisplay,
+    ProfitCurveDisplay,
+    RocCurveDisplay,
+)
 
 __all__ = [
     "DEFAULT_MAX_POINTS",
+    "BeatProbabilityDisplay",
+    "CurveBandsDisplay",
+    "ConcordanceProfileDisplay",
+    "CutoffAUCDisplay",
+    "GainCurveDisplay",
     "IntervalDisplay",
+    "LiftCurveDisplay",
+    "ProfitCurveDisplay",
+    "RankLiftDisplay",
+    "RocCurveDisplay",
     "MetricAgreementDisplay",
     "RECCurveDisplay",
     "RROCCurveDisplay",

@@ -40,9 +40,10 @@ def thin_indices(x: Any, *ys: Any, max_points: int = DEFAULT_MAX_POINTS) -> np.n
 
     The x range is split into equal buckets (by position when ``x`` is not sorted); each bucket
     keeps its first and last point and, for every ``y`` in ``ys``, the points where that y is
-    smallest and largest. A jagged line (the per-observation concordance of seed 000 Fig. 1) thus
-    keeps its full vertical extent in every pixel column, steps keep their corners, and the first
-    and last points are always kept. With ``n <= max_points`` every index is returned.
+    smallest and largest and the two points around its largest jump. A jagged line (the
+    per-observation concordance of seed 000 Fig. 1) thus keeps its full vertical extent in every
+    pixel column, a step stays exactly where it is, and the first and last points are always
+    kept. With ``n <= max_points`` every index is returned.
 
     Parameters
     ----------
@@ -62,7 +63,7 @@ def thin_indices(x: Any, *ys: Any, max_points: int = DEFAULT_MAX_POINTS) -> np.n
     n = x.shape[0]
     if n <= max_points:
         return np.arange(n, dtype=np.int64)
-    per_bucket = 2 + 2 * len(ys)
+    per_bucket = 2 + 4 * len(ys)
     n_buckets = max(1, (max_points - 2) // per_bucket)
     finite = np.isfinite(x)
     lo = float(np.min(x[finite])) if finite.any() else 0.0
@@ -79,12 +80,22 @@ def thin_indices(x: Any, *ys: Any, max_points: int = DEFAULT_MAX_POINTS) -> np.n
         y = np.asarray(y, dtype=np.float64)
         # Sort by (bucket, y): the first and last of each run are the argmin and argmax of y.
         # NaN sorts last; a gap stays a gap because its neighbours are kept by start/end.
-        order = np.lexsort((np.nan_to_num(y, nan=np.inf), bucket))
-        sorted_bucket = bucket[order]
-        first = np.flatnonzero(np.r_[True, sorted_bucket[1:] != sorted_bucket[:-1]])
-        last = np.r_[first[1:], n] - 1
-        keep += [order[first], order[last]]
+        keep += _run_ends(np.nan_to_num(y, nan=np.inf), bucket)
+        # The largest jump in each bucket and the point before it: a step stays where it is.
+        filled = np.nan_to_num(y, nan=0.0)
+        jump = np.abs(np.diff(filled, prepend=filled[0]))
+        largest = _run_ends(jump, bucket)[1]
+        keep += [largest, np.maximum(largest - 1, 0)]
     return np.unique(np.concatenate(keep)).astype(np.int64)
+
+
+def _run_ends(key: np.ndarray, bucket: np.ndarray) -> list[np.ndarray]:
+    """Per bucket, the index of the smallest and of the largest ``key`` (one lexsort)."""
+    order = np.lexsort((key, bucket))
+    sorted_bucket = bucket[order]
+    first = np.flatnonzero(np.r_[True, sorted_bucket[1:] != sorted_bucket[:-1]])
+    last = np.r_[first[1:], order.size] - 1
+    return [order[first], order[last]]
 
 
 def _fmt(value: float, digits: int = 3) -> str:
@@ -202,9 +213,15 @@ class _Display:
         if self.title and not ax.get_title():
             ax.set_title(self.title)
         if legend and ax.get_legend_handles_labels()[0]:
-            ax.legend(loc=self._legend_loc, fontsize="small", frameon=False)
+            if self._legend_loc == "below":
+                # Curves that fill the axes (profit, lift) keep their legend out of the way.
+                ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2,
+                          fontsize="small", frameon=False)
+            else:
+                ax.legend(loc=self._legend_loc, fontsize="small", frameon=False)
         return self
 
+    #: Legend position: a matplotlib ``loc`` or ``"below"`` (under the axes, two columns).
     _legend_loc: ClassVar[str] = "best"
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:

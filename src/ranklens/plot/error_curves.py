@@ -71,7 +71,6 @@ class RROCCurveDisplay(_Display):
             extent = max(extent, ax.get_xlim()[1])
         ax.set_xlim(0, extent)
         ax.set_ylim(-extent, 0)
-        ax.set_aspect("equal", adjustable="box")
         artists = [line, point]
         artists += self._once(ax, "ranklens-rroc-diagonal", lambda: [ax.axline(
             (0, 0), slope=-1, linestyle="--", color="0.6", linewidth=1, label="balanced errors")])

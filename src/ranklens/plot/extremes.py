@@ -125,7 +125,7 @@ class RegressionPrecisionRecallDisplay(_Display):
     xlabel = "event threshold t_E (relevance)"
     ylabel = "precision / recall / F"
     title = "Precision and recall for rare extremes"
-    _legend_loc = "lower left"
+    _legend_loc = "below"
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result

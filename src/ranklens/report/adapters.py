@@ -9,11 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from ranklens.report.render import Cell, Row, Table, _header, format_number, format_pvalue
 
-__all__ = ["comparison_intervals", "comparison_table", "robustness_tables", "section_tables"]
+__all__ = ["comparison_intervals", "comparison_tables", "robustness_tables", "section_tables"]
 
 
 def comparison_intervals(comparison: Any) -> dict[tuple[str, str], tuple[float, float]]:
@@ -29,14 +27,39 @@ def comparison_intervals(comparison: Any) -> dict[tuple[str, str], tuple[float, 
     return out
 
 
-def comparison_table(comparison: Any) -> Table | None:
-    """Seed 000 Table 2's layout for every metric and pair of models."""
+def _headline_metrics(comparison: Any) -> list[str]:
+    """The comparison's measures that seed 000 Table 2 reports (the library's default set)."""
+    try:
+        from ranklens.compare import DEFAULT_COMPARISON_METRICS
+    except ImportError:  # pragma: no cover
+        return []
+    return [m for m in DEFAULT_COMPARISON_METRICS if m in comparison.metrics]
+
+
+def comparison_tables(comparison: Any) -> list[Table]:
+    """Seed 000 Table 2's layout: the headline measures in full view, every measure collapsed."""
     if comparison is None:
-        return None
+        return []
     frame = comparison.to_frame()
+    headline = _headline_metrics(comparison)
+    tables = []
+    if headline and len(headline) < len(comparison.metrics):
+        table = _pairs_table(comparison, frame[frame["metric"].isin(headline)])
+        table.caption = "Headline measures (seed 000, Table 2)"
+        tables.append(table)
+        rest = _pairs_table(comparison, frame)
+        rest.caption = (f"Every compared measure ({len(comparison.metrics)} measures, "
+                        f"{len(comparison.pairs)} pair(s) each)")
+        rest.collapsed = True
+        tables.append(rest)
+    else:
+        tables.append(_pairs_table(comparison, frame))
+    return tables
+
+
+def _pairs_table(comparison: Any, frame: Any) -> Table:
     level = int(round(100 * comparison.confidence_level))
     header = _header(
-        "measure",
         "models (a vs b)",
         ("a", "value of model a"),
         ("b", "value of model b"),
@@ -47,19 +70,24 @@ def comparison_table(comparison: Any) -> Table | None:
         ("better", "the model with the better value (using the measure's direction)"),
     )
     rows = []
+    current = None
     for record in frame.itertuples(index=False):
+        if record.metric != current:
+            current = record.metric
+            arrow = "↑ higher is better" if record.higher_is_better else "↓ lower is better"
+            rows.append(Row(group=f"{record.metric} ({arrow})"))
+        p_value = float(record.p_value)
         rows.append(
             Row(
                 cells=[
-                    Cell(str(record.metric), css="text"),
                     Cell(f"{record.model_a} vs {record.model_b}", css="text"),
                     Cell(format_number(record.value_a)),
                     Cell(format_number(record.value_b)),
                     Cell(format_number(record.difference)),
                     Cell(format_number(record.difference_sd)),
                     Cell(
-                        format_pvalue(record.p_value),
-                        css="sig" if record.p_value < 0.05 else "",
+                        format_pvalue(p_value),
+                        css="sig" if p_value < 0.05 else "",
                         key=f"p:{record.metric}:{record.model_a}:{record.model_b}",
                     ),
                     Cell(
@@ -79,23 +107,106 @@ def comparison_table(comparison: Any) -> Table | None:
 
 
 def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
-    """Seed 000 Table 1's layout per model (whole set, without the most influential point)."""
-    tables = []
+    """Seed 000 Table 1's layout, one block of rows per model."""
+    if not robustness:
+        return []
+    header = _header(
+        "measure",
+        ("entire set", "the measure on every case"),
+        ("excluding one", "without the single case whose removal changes it most"),
+        ("% change", "100 |excluding one − entire set| / |entire set|"),
+        ("case", "row of that most influential case (0-based, in the evaluated data)"),
+    )
+    rows = []
     for model, result in robustness.items():
-        frame = result.to_frame() if hasattr(result, "to_frame") else None
-        if frame is None:
-            continue
-        from ranklens.report.render import frame_table
-
-        tables.append(frame_table(frame, caption=model, index=False))
-    return tables
+        rows.append(Row(group=model))
+        for k, metric in enumerate(result.metrics):
+            index = int(result.index[k])
+            rows.append(Row(cells=[
+                Cell(str(metric), css="text"),
+                Cell(format_number(result.entire_set[k])),
+                Cell(format_number(result.excluding_one[k])),
+                Cell(format_number(result.percent_change[k], 3),
+                     css="sig" if float(result.percent_change[k]) >= 5 else ""),
+                Cell(str(index) if index >= 0 else "–"),
+            ]))
+    note = "Changes of 5% or more in bold: one case moves that evaluation noticeably."
+    return [Table(header=header, rows=rows, note=note, css="robustness")]
 
 
 def section_tables(evaluation: Any, section: str) -> list[Table]:
-    """Tables shown next to a section's plots (e.g. the decile table under targeting)."""
-    return []
+    """Tables shown next to a section's plots (decile tables, best model by depth, coverage)."""
+    from ranklens.report.render import frame_table
+
+    tables: list[Table] = []
+    if section == "targeting":
+        best = evaluation.extras.get("best_model_by_depth")
+        if best is not None:
+            tables.append(_depth_table(best))
+        for model, result in evaluation.curves.get("decile_table", {}).items():
+            frame = result.to_frame()
+            keep = [c for c in ("count", "events", "rate", "cumulative_gain", "lift", "bin_lift",
+                                "ks") if c in frame.columns]
+            table = frame_table(frame[keep], caption=f"Decile table: {model}",
+                                note=f"events: {result.event_definition}")
+            table.collapsed = True
+            tables.append(table)
+    if section == "intervals":
+        for model, result in evaluation.curves.get("coverage_by_bin", {}).items():
+            tables.append(_coverage_table(model, result))
+    return tables
 
 
-def _finite(values: Any) -> np.ndarray:
-    arr = np.asarray(values, dtype=np.float64)
-    return arr[np.isfinite(arr)]
+#: Targeting depths shown in the best-model table.
+_DEPTHS = (0.05, 0.1, 0.2, 0.3, 0.5)
+
+
+def _depth_table(result: Any) -> Table:
+    """Each model's curve value at a few depths, the winner in bold, then where winners change."""
+    models = list(result.model_names)
+    header = _header("share targeted", *models, "best")
+    rows = []
+    for depth in _DEPTHS:
+        j = int(abs(result.depths - depth).argmin())
+        if abs(result.depths[j] - depth) > 1e-9:
+            continue
+        values = [float(v) for v in result.values[:, j]]
+        winner = str(result.winner[j])
+        cells = [Cell(f"{100 * depth:g}%", css="text")]
+        cells += [Cell(format_number(v), css="best" if m == winner else "")
+                  for m, v in zip(models, values, strict=True)]
+        cells.append(Cell(winner, css="text"))
+        rows.append(Row(cells=cells))
+    runs = "; ".join(f"{name} {100 * lo:.0f}–{100 * hi:.0f}%" for name, lo, hi in result.segments)
+    note = (f"{result.curve.capitalize()} of each model when the top share is targeted (seed 003: "
+            f"'which model for which depth'); events: {result.event_definition}. Winner by "
+            f"depth: {runs}.")
+    return Table(header=header, rows=rows, caption=f"Best model by targeting depth ({result.curve})",
+                 note=note)
+
+
+def _coverage_table(model: str, result: Any) -> Table:
+    level = int(round(100 * result.confidence_level))
+    header = _header("decile of prediction", "predictions", "cases",
+                     ("coverage", "share of the truth inside its interval"),
+                     (f"{level}% interval", "Wilson score interval of the coverage"),
+                     "mean width")
+    rows = []
+    nominal = result.nominal
+    for k in range(result.bin.size):
+        coverage = float(result.coverage[k])
+        low, high = float(result.coverage_low[k]), float(result.coverage_high[k])
+        off = math.isfinite(nominal) and not (low <= nominal <= high)
+        rows.append(Row(cells=[
+            Cell(str(int(result.bin[k])), css="text"),
+            Cell(f"{format_number(result.pred_min[k])} to {format_number(result.pred_max[k])}"),
+            Cell(format_number(int(result.count[k]))),
+            Cell(f"{100 * coverage:.1f}%", css="sig" if off else ""),
+            Cell(f"[{100 * low:.1f}%, {100 * high:.1f}%]"),
+            Cell(format_number(result.mean_width[k])),
+        ]))
+    note = (f"Overall coverage {100 * result.overall_coverage:.1f}%"
+            + (f" against a nominal {100 * nominal:.0f}%" if math.isfinite(nominal) else "")
+            + "; bold: the nominal level is outside the bin's interval.")
+    return Table(header=header, rows=rows, caption=f"Coverage by prediction decile: {model}",
+                 note=note)

@@ -178,6 +178,20 @@ def _fit_kwargs(
     return kwargs, None
 
 
+def model_context(
+    context: Mapping[str, Any], bounds: tuple[np.ndarray, np.ndarray] | None
+) -> dict[str, Any]:
+    """Task parameters for a point measure of one model.
+
+    ``alpha`` describes prediction intervals and is withheld from point measures: a point measure
+    with an optional interval term (``pmap``) is then the same quantity for every model in its row
+    of the table, whether or not that model also gave intervals. The interval measures report the
+    interval part separately.
+    """
+    del bounds  # the interval term is reported by the interval measures, per model
+    return {**context, "alpha": None}
+
+
 def _call_quietly(func: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, str | None]:
     """Call ``func``; return ``(value, problem)`` with warnings and errors turned into messages."""
     with warnings.catch_warnings(record=True) as caught:
@@ -226,12 +240,13 @@ def score_registered_metrics(
         if not inputs:
             continue
         info[metric] = _metric_info(spec)
-        kwargs, skip = _fit_kwargs(spec.func, 3 if interval else 2, context)
-        if spec.supports_sample_weight and sample_weight is not None:
-            kwargs["sample_weight"] = sample_weight
         for model, given in inputs.items():
             if progress is not None:
                 progress(f"{model}: {metric}")
+            local = context if interval else model_context(context, intervals.get(model))
+            kwargs, skip = _fit_kwargs(spec.func, 3 if interval else 2, local)
+            if spec.supports_sample_weight and sample_weight is not None:
+                kwargs["sample_weight"] = sample_weight
             if skip is not None:
                 values[model][metric] = math.nan
                 problems[model][metric] = skip
@@ -263,13 +278,26 @@ def _library(module: str, name: str) -> Callable[..., Any] | None:
 
 @dataclasses.dataclass(frozen=True)
 class _CurveSpec:
-    """A per-model curve the report draws: which library function, with which task parameters."""
+    """A per-model curve the report draws: which library function, with which task parameters.
+
+    ``needs``: context keys that must all be given; ``needs_any``: at least one of them;
+    ``fixed``: keyword arguments that override the context; ``when``: a condition on y_true.
+    """
 
     kind: str
     module: str
     func: str
-    needs: tuple[str, ...] = ()  # context keys that must be present
+    needs: tuple[str, ...] = ()
+    needs_any: tuple[str, ...] = ()
+    fixed: tuple[tuple[str, Any], ...] = ()
+    when: Callable[[np.ndarray], bool] | None = None
     point: bool = True  # point predictions (False: intervals)
+    margin_means_value: bool = False  # with value_margin, events are y itself ("value")
+
+
+def _is_nonnegative_continuous(y: np.ndarray) -> bool:
+    """Value-based curves need y >= 0; a 0/1 target has events already."""
+    return bool(np.all(y >= 0) and not np.all(np.isin(y, (0.0, 1.0))))
 
 
 #: The curves a report shows, in display order. Each names the library function that computes it;
@@ -280,11 +308,21 @@ CURVES: tuple[_CurveSpec, ...] = (
     _CurveSpec("rank_lift", "ranking", "rank_lift_curve"),
     _CurveSpec("roc", "curves", "roc_curve"),
     _CurveSpec("gain", "curves", "gain_curve"),
-    _CurveSpec("lift", "curves", "lift_curve"),
-    _CurveSpec("profit", "curves", "profit_curve"),
-    _CurveSpec("decile_table", "curves", "decile_table"),
     _CurveSpec(
-        "precision_recall", "utility", "regression_precision_recall_curve", needs=("relevance",)
+        "value_gain", "curves", "gain_curve", fixed=(("events", "value"),),
+        when=_is_nonnegative_continuous,
+    ),
+    _CurveSpec("lift", "curves", "lift_curve"),
+    _CurveSpec(
+        "profit", "curves", "profit_curve", needs_any=("cost_benefit", "value_margin"),
+        margin_means_value=True,
+    ),
+    _CurveSpec("decile_table", "curves", "decile_table"),
+    # A fixed grid of event thresholds: the default (every distinct relevance value) crowds the
+    # curve into [0, tiny] when the predictions never reach the extremes.
+    _CurveSpec(
+        "precision_recall", "utility", "regression_precision_recall_curve",
+        needs=("relevance",), fixed=(("thresholds", tuple(np.linspace(0.01, 1.0, 100))),),
     ),
     _CurveSpec("rec", "error_curves", "rec_curve"),
     _CurveSpec("rroc", "error_curves", "rroc_curve"),
@@ -306,9 +344,18 @@ def _curve_results(
     func = _library(spec.module, spec.func)
     if func is None or any(context.get(key) is None for key in spec.needs):
         return {}
+    if spec.needs_any and all(context.get(key) is None for key in spec.needs_any):
+        return {}
+    if spec.when is not None and not spec.when(y_true):
+        return {}
     targets: Mapping[str, Any] = predictions if spec.point else intervals
-    n_positional = 2 if spec.point else 3
-    kwargs, skip = _fit_kwargs(func, n_positional, context)
+    local = dict(context)
+    if spec.margin_means_value and local.get("value_margin") is not None:
+        local["events"] = "value"  # a margin on captured value works on y itself
+    local.update(spec.fixed)
+    with_prediction = not spec.point and _takes_prediction(func)
+    n_positional = 2 if spec.point else (4 if with_prediction else 3)
+    kwargs, skip = _fit_kwargs(func, n_positional, local)
     if skip is not None:
         return {}
     if sample_weight is not None and "sample_weight" in inspect.signature(func).parameters:
@@ -317,9 +364,14 @@ def _curve_results(
     for model, target in targets.items():
         if progress is not None:
             progress(f"{model}: {spec.kind} curve")
-        args = (y_true, target) if spec.point else (y_true, *target)
-        if not spec.point:
-            args = (y_true, predictions[model], *target) if _takes_prediction(func) else args
+        if spec.point:
+            args: tuple[Any, ...] = (y_true, target)
+        elif with_prediction:
+            if model not in predictions:
+                continue
+            args = (y_true, predictions[model], *target)
+        else:
+            args = (y_true, *target)
         result, problem = _call_quietly(func, *args, **kwargs)
         if result is not None:
             out[model] = result
@@ -351,6 +403,8 @@ def evaluate_models(
     events: str | float | None = None,
     budget: float | None = None,
     cost_per_target: float | None = None,
+    value_margin: float | None = None,
+    cost_benefit: Any = None,
     n_bootstrap: int = 0,
     random_state: int | None = 0,
     robustness: bool = True,
@@ -375,8 +429,10 @@ def evaluate_models(
         Non-negative case weights, passed to every measure that takes them.
     relevance : callable, optional
         A relevance function (``ranklens.relevance``) for the measures of rare extremes.
-    event_threshold, events, budget, cost_per_target : optional
-        Task parameters passed by name to the measures and curves that take them.
+    event_threshold, events, budget, cost_per_target, value_margin, cost_benefit : optional
+        Task parameters passed by name to the measures and curves that take them (see
+        :func:`ranklens.profit_curve`: ``value_margin`` or ``cost_benefit`` enables the profit
+        curve).
     n_bootstrap : int
         Paired bootstrap replicates for :func:`ranklens.compare_models`; 0 skips the comparison.
     random_state : int or None
@@ -422,6 +478,8 @@ def evaluate_models(
         "events": events,
         "budget": budget,
         "cost_per_target": cost_per_target,
+        "value_margin": value_margin,
+        "cost_benefit": cost_benefit,
     }
     settings = {k: v for k, v in context.items() if v is not None and k != "relevance"}
     if relevance is not None:
@@ -472,13 +530,15 @@ def evaluate_models(
                 problems.setdefault(model, {})["robustness table"] = problem
 
     curve_results: dict[str, dict[str, Any]] = {}
-    extras: dict[str, Any] = {"y_true_quantiles": np.quantile(y, np.linspace(0, 1, 101))}
+    extras: dict[str, Any] = {"y_true": y}
     if curves:
         for spec in CURVES:
             found = _curve_results(spec, y, preds, bounds, weight, context, problems, progress)
             if found:
                 curve_results[spec.kind] = found
-        extras.update(_task_extras(y, preds, agreement_predictions, context, problems, progress))
+        extras.update(
+            _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
+        )
         if relevance is not None:
             extras["relevance"] = relevance
     return ModelEvaluation(
@@ -563,6 +623,7 @@ def _task_extras(
     preds: Mapping[str, np.ndarray],
     agreement_predictions: Mapping[str, Any] | None,
     context: Mapping[str, Any],
+    weight: np.ndarray | None,
     problems: dict[str, dict[str, str]],
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
@@ -584,7 +645,10 @@ def _task_extras(
                 problems.setdefault("(all models)", {})["metric agreement"] = problem
     best = _library("curves", "best_model_by_depth")
     if best is not None and len(preds) >= 2:
-        result, problem = _call_quietly(best, y, dict(preds))
+        kwargs = {"events": context["events"]} if context.get("events") is not None else {}
+        if weight is not None:
+            kwargs["sample_weight"] = weight
+        result, problem = _call_quietly(best, y, dict(preds), **kwargs)
         if result is not None:
             extras["best_model_by_depth"] = result
         if problem is not None:
@@ -597,16 +661,22 @@ _MIN_AGREEMENT_MODELS = 5
 
 
 def _agreement_metrics(y: np.ndarray, candidates: Mapping[str, Any]) -> list[str]:
-    """Point measures, row-order free, defined for the first candidate (cheap screen)."""
+    """Point measures that can rank the candidates: row-order free, never raising for any of
+    them, and defined for at least two (an undefined score ranks last, seed 001 footnote 8)."""
     from ranklens.metrics import available_metrics, get_metric
 
-    first = next(iter(candidates.values()))
     out = []
     for name in available_metrics(inputs="point"):
         spec = get_metric(name)
         if spec.order_dependent:
             continue
-        value, problem = _call_quietly(spec.func, y, first)
-        if problem is None and math.isfinite(_as_float(value)):
+        finite = 0
+        for pred in candidates.values():
+            value, problem = _call_quietly(spec.func, y, pred)
+            if value is None:  # raised: the measure does not apply to this task
+                finite = -1
+                break
+            finite += math.isfinite(_as_float(value))
+        if finite >= 2:
             out.append(name)
     return out

@@ -1,11 +1,255 @@
-"""Draw the report's plots from stored results (placeholder, filled as the displays land)."""
+"""Draw the report's plots from the stored results with :mod:`ranklens.plot` (no recomputation).
+
+Each figure is rendered to SVG and embedded as an ``<img>`` with a ``data:`` URI: the file stays
+self-contained, and each plot's internal ids and styles stay isolated from the page and from each
+other. Without matplotlib the report simply has no plots.
+"""
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import html
+import io
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["build_figures"]
+__all__ = ["FigureView", "build_figures", "figure_to_img"]
+
+#: Width of one plot in inches; SVG scales to the page.
+_WIDTH = 6.2
+_HEIGHT = 4.3
+
+_STYLE = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 7.5,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.fonttype": "none",
+}
 
 
-def build_figures(evaluation: Any) -> dict[str, list[Any]]:
-    return {}
+@dataclasses.dataclass
+class FigureView:
+    """One embedded plot: its title, caption, and the ``<img>`` element."""
+
+    title: str
+    caption: str
+    image: str
+    css: str = ""
+
+
+def figure_to_img(figure: Any, *, alt: str, salt: str) -> str:
+    """Render a matplotlib Figure as an ``<img>`` holding base64 SVG (deterministic ids)."""
+    import matplotlib
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": salt}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(alt)}" '
+            f'loading="lazy">')
+
+
+def _new_figure(n_axes: int = 1, *, columns: int = 1, wide: bool = False) -> tuple[Any, Any]:
+    from matplotlib.figure import Figure
+
+    rows = math.ceil(n_axes / columns)
+    width = _WIDTH * (2 if wide else 1)
+    height = _HEIGHT * rows * (0.8 if columns > 1 else 1)
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(rows, columns, squeeze=False).ravel()
+    for ax in axes[n_axes:]:
+        ax.set_visible(False)
+    return fig, axes[:n_axes]
+
+
+# --------------------------------------------------------------------------------------------
+# One builder per plot: returns (title, caption, figure, css) or None when its data is absent.
+
+Built = tuple[str, str, Any, str]
+
+
+def _overlay(display: Any, results: Mapping[str, Any]) -> Any:
+    fig, (ax,) = _new_figure()
+    display.from_results(results, ax=ax)
+    return fig
+
+
+def _concordance(ev: Any) -> Built | None:
+    from ranklens.plot import ConcordanceProfileDisplay
+
+    results = ev.curves.get("concordance_profile")
+    if not results:
+        return None
+    columns = 2 if len(results) > 1 else 1
+    fig, axes = _new_figure(len(results), columns=columns, wide=columns > 1)
+    for ax, (name, result) in zip(axes, results.items(), strict=True):
+        ConcordanceProfileDisplay.from_result(result, ax=ax, name=name)
+        ax.set_title(name)
+    caption = ("Per case, in decreasing order of prediction: share of correctly ranked pairs "
+               "(solid), locally optimal envelope (dashed), cases below 50% marked (seed 000, "
+               "Fig. 1).")
+    return "Concordance profile", caption, fig, "wide" if columns > 1 else ""
+
+
+def _simple(kind: str, display_name: str, title: str, caption: str) -> Callable[[Any], Any]:
+    def build(ev: Any) -> Built | None:
+        import ranklens.plot as plots
+
+        results = ev.curves.get(kind)
+        if not results:
+            return None
+        return title, caption, _overlay(getattr(plots, display_name), results), ""
+
+    return build
+
+
+def _relevance(ev: Any) -> Built | None:
+    from ranklens.plot import RelevanceDisplay
+
+    relevance = ev.extras.get("relevance")
+    if relevance is None:
+        return None
+    fig, (ax,) = _new_figure()
+    threshold = ev.settings.get("event_threshold", _default_event_threshold())
+    RelevanceDisplay.from_relevance(relevance, y=ev.extras.get("y_true"),
+                                    event_threshold=threshold, ax=ax)
+    caption = ("How much each target value matters (seed 001, Fig. 1), over the distribution "
+               "of the evaluated target (grey); values above the dashed threshold are events.")
+    return "Relevance function", caption, fig, ""
+
+
+def _default_event_threshold() -> float | None:
+    import inspect
+
+    try:
+        from ranklens.utility import regression_precision_recall
+    except ImportError:  # pragma: no cover
+        return None
+    return inspect.signature(regression_precision_recall).parameters["event_threshold"].default
+
+
+def _agreement(ev: Any) -> Built | None:
+    from ranklens.plot import MetricAgreementDisplay
+
+    result = ev.extras.get("metric_agreement")
+    if result is None or len(result.metrics) < 2:
+        return None
+    # Seed 001 Fig. 2 sets an average error against the utility F measure.
+    preferred = [m for m in ("mae", "utility_f1") if m in result.metrics]
+    metrics = preferred if len(preferred) == 2 else list(result.metrics[:2])
+    fig, (ax,) = _new_figure()
+    MetricAgreementDisplay.from_result(result, ax=ax, metrics=metrics)
+    a, b = (result.metrics.index(m) for m in metrics)
+    caption = (f"{len(result.models)} candidate models ranked by {metrics[0]} and by "
+               f"{metrics[1]} (seed 001, Fig. 2); Kendall tau between the rankings "
+               f"{_num(result.kendall_tau[a, b])}. Points far from the diagonal are models the "
+               "two measures judge differently; undefined scores rank last.")
+    return "Do the measures pick the same models?", caption, fig, ""
+
+
+def _intervals(ev: Any) -> Built | None:
+    from ranklens.plot import IntervalDisplay
+
+    results = ev.curves.get("intervals")
+    if not results:
+        return None
+    fig, axes = _new_figure(len(results), columns=1)
+    for ax, (name, result) in zip(axes, results.items(), strict=True):
+        IntervalDisplay.from_result(result, ax=ax, name=name)
+    alpha = ev.settings.get("alpha")
+    nominal = f" (nominal {100 * (1 - alpha):g}%)" if alpha else ""
+    caption = (f"Intervals (band), point predictions (line) and the truth (dots; red outside "
+               f"the interval){nominal}, cases ordered by prediction.")
+    return "Intervals against the truth", caption, fig, ""
+
+
+def _num(value: Any) -> str:
+    from ranklens.report.render import format_number
+
+    return format_number(value, 3)
+
+
+#: Section -> plot builders, in display order.
+BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
+    "ranking": (
+        _concordance,
+        _simple("cutoff_auc", "CutoffAUCDisplay", "AUC by cutoff",
+                "AUC of separating the true top i from the rest at every cutoff; the x axis is "
+                "stretched by the pairs each cutoff separates, so the area is the normalised "
+                "rho (seed 000, Fig. 2 and 5)."),
+        _simple("rank_lift", "RankLiftDisplay", "Rank lift",
+                "Cumulative inverse rank captured by targeting the top predictions, between "
+                "the optimal and worst orderings (seed 000, Fig. 3)."),
+    ),
+    "targeting": (
+        _simple("gain", "GainCurveDisplay", "Cumulative gain",
+                "Share of events captured against share targeted; diagonal = random."),
+        _simple("value_gain", "GainCurveDisplay", "Value captured",
+                "Share of the total target value captured by targeting the top predictions: "
+                "what a wallet targeter wants."),
+        _simple("lift", "LiftCurveDisplay", "Lift",
+                "Gain divided by the share targeted; 1 = random."),
+        _simple("roc", "RocCurveDisplay", "ROC curve",
+                "True against false positive rate as the threshold falls."),
+        _simple("profit", "ProfitCurveDisplay", "Profit",
+                "Profit against depth; circle = best depth, square = best within the budget, "
+                "vertical line = the deepest the budget pays for."),
+    ),
+    "extremes": (
+        _relevance,
+        _simple("precision_recall", "RegressionPrecisionRecallDisplay",
+                "Precision and recall over the event threshold",
+                "Utility-based precision (solid), recall (dashed) and F (dotted) as the "
+                "relevance needed to count as an event rises (seed 001)."),
+        _agreement,
+    ),
+    "errors": (
+        _simple("rec", "RECCurveDisplay", "REC curve",
+                "Share of cases within each absolute-error tolerance; area over the curve = "
+                "mean absolute error."),
+        _simple("rroc", "RROCCurveDisplay", "RROC curve",
+                "Over- against under-estimation as a constant shift is added; dots = the "
+                "models as fitted."),
+    ),
+    "intervals": (_intervals,),
+}
+
+
+def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[FigureView]]:
+    """Every plot the evaluation has data for, by report section (empty without matplotlib).
+
+    A plot that fails to draw is left out with a note in its place rather than breaking the
+    report.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        return {}
+    out: dict[str, list[FigureView]] = {}
+    with matplotlib.rc_context(_STYLE):
+        for section, builders in BUILDERS.items():
+            views = []
+            for k, build in enumerate(builders):
+                try:
+                    built = build(evaluation)
+                except Exception as exc:  # a broken plot must not lose the whole report
+                    views.append(FigureView(
+                        title="Plot unavailable", caption=f"{type(exc).__name__}: {exc}",
+                        image=""))
+                    continue
+                if built is None:
+                    continue
+                title, caption, figure, css = built
+                image = figure_to_img(figure, alt=title, salt=f"{prefix}{section}{k}")
+                views.append(FigureView(title=title, caption=caption, image=image, css=css))
+            if views:
+                out[section] = views
+    return out
+

@@ -91,6 +91,7 @@ class Table:
     caption: str = ""
     note: str = ""
     css: str = ""
+    collapsed: bool = False
 
 
 @dataclasses.dataclass
@@ -189,6 +190,12 @@ GUIDES = {
 # Tables
 
 
+def _plain(text: str) -> str:
+    """A docstring line without reStructuredText markup (``code``, :func:`x`)."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
+
+
 def _direction(info: dict[str, Any]) -> str:
     return "↑" if info.get("higher_is_better") else "↓"
 
@@ -218,16 +225,15 @@ def summary_table(evaluation: Any) -> Table:
     models = list(evaluation.model_names)
     rows: list[Row] = []
     for family in _family_order(evaluation.metrics):
-        rows.append(Row(group=family))
+        rows.append(Row(group=family.capitalize()))
         for metric, info in evaluation.metrics.items():
             if info["family"] != family:
                 continue
             values = [evaluation.values.get(m, {}).get(metric) for m in models]
             best = best_models(values, bool(info["higher_is_better"]))
-            cells = [Cell(metric, title=info.get("description", ""),
-                          sub="")]
-            cells[0].text = metric
-            cells[0].sub = f"{_direction(info)} {info.get('description', '')}"[:90]
+            description = _plain(info.get("description", ""))
+            cells = [Cell(metric, css="measure", title=description,
+                          sub=f"{_direction(info)} {description}")]
             for j, model in enumerate(models):
                 value = values[j]
                 problem = evaluation.problems.get(model, {}).get(metric, "")
@@ -340,7 +346,12 @@ def _environment() -> Any:
 def _settings_items(settings: dict[str, Any]) -> list[tuple[str, str]]:
     items = []
     for key, value in settings.items():
-        text = format_number(value) if isinstance(value, int | float) else str(value)
+        if isinstance(value, bool):
+            text = "yes" if value else "no"
+        elif isinstance(value, int | float):
+            text = f"{value:,.6g}"
+        else:
+            text = str(value)
         items.append((key.replace("_", " "), text))
     return items
 
@@ -352,19 +363,18 @@ def _problems(evaluation: Any) -> list[tuple[str, str, str]]:
 
 def task_view(evaluation: Any, *, index: int = 0, figures: bool = True) -> dict[str, Any]:
     """The template's view of one evaluation: facts, sections with tables and figures."""
-    from ranklens.report.adapters import comparison_table, robustness_tables
+    from ranklens.report.adapters import comparison_tables, robustness_tables
 
     sections = [Section("summary", "Measures", GUIDES["summary"], [summary_table(evaluation)])]
     drawn = {}
     if figures:
         from ranklens.report.figures import build_figures
 
-        drawn = build_figures(evaluation)
-    comparison = comparison_table(evaluation.comparison)
-    if comparison is not None or drawn.get("comparison"):
+        drawn = build_figures(evaluation, prefix=f"t{index}")
+    comparison = comparison_tables(evaluation.comparison)
+    if comparison or drawn.get("comparison"):
         sections.append(Section("comparison", "Model comparison", GUIDES["comparison"],
-                                [comparison] if comparison is not None else [],
-                                drawn.get("comparison", [])))
+                                comparison, drawn.get("comparison", [])))
     for key, title in (("ranking", "Ranking"), ("targeting", "Targeting"),
                        ("extremes", "Rare extremes"), ("errors", "Error curves"),
                        ("intervals", "Prediction intervals")):
@@ -435,19 +445,31 @@ def write_html(path: str | pathlib.Path, evaluations: Any, **kwargs: Any) -> pat
     return path.resolve()
 
 
+_FRAGMENT_STYLE = """
+.ranklens-summary table { border-collapse: collapse; font-size: 13px; }
+.ranklens-summary th, .ranklens-summary td { padding: 3px 9px; text-align: right;
+  border-bottom: 1px solid #d9dde5; }
+.ranklens-summary th:first-child, .ranklens-summary td:first-child { text-align: left; }
+.ranklens-summary tr.group th { background: #eef2f8; text-transform: capitalize; }
+.ranklens-summary td.best { background: #e7f3e8; font-weight: 600; }
+.ranklens-summary .sub { display: block; font-size: 11px; color: #5b6475; }
+"""
+
+
 def render_summary_fragment(evaluation: Any) -> str:
-    """The summary table alone, as an HTML fragment (``ModelEvaluation._repr_html_``)."""
-    env = _environment()
-    template = env.from_string(
-        "<style>{% include 'report.css' %}</style><div class='ranklens-report'>"
-        "<h4>{{ title }} (n = {{ n }})</h4>"
-        "{% for table in [table] %}<table class='summary'><thead><tr>"
+    """The summary table alone, as an HTML fragment (``ModelEvaluation._repr_html_``).
+
+    Its styles are scoped to the fragment, so a notebook's own page is left alone.
+    """
+    template = _environment().from_string(
+        "<div class='ranklens-summary'><style>{{ style }}</style>"
+        "<strong>{{ title }}</strong> (n = {{ n }})<table><thead><tr>"
         "{% for h in table.header %}<th>{{ h.text }}</th>{% endfor %}</tr></thead><tbody>"
         "{% for row in table.rows %}{% if row.group %}<tr class='group'><th colspan='"
         "{{ table.header|length }}'>{{ row.group }}</th></tr>{% else %}<tr>"
         "{% for c in row.cells %}<td class='{{ c.css }}'>{{ c.text }}"
-        "{% if c.sub %}<span class='sub'>{{ c.sub }}</span>{% endif %}</td>{% endfor %}</tr>"
-        "{% endif %}{% endfor %}</tbody></table>{% endfor %}</div>"
+        "{% if c.sub and not loop.first %}<span class='sub'>{{ c.sub }}</span>{% endif %}"
+        "</td>{% endfor %}</tr>{% endif %}{% endfor %}</tbody></table></div>"
     )
-    return template.render(title=evaluation.title, n=f"{evaluation.n:,}",
+    return template.render(title=evaluation.title, n=f"{evaluation.n:,}", style=_FRAGMENT_STYLE,
                            table=summary_table(evaluation))

@@ -1,0 +1,156 @@
+"""Targeting curves of seed 003's slides: ROC, cumulative gain, lift and profit
+(:mod:`ranklens.curves`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ranklens.plot._base import _Display, _fmt
+
+__all__ = ["GainCurveDisplay", "LiftCurveDisplay", "ProfitCurveDisplay", "RocCurveDisplay"]
+
+
+def _percent_axis(axis: Any) -> None:
+    from matplotlib.ticker import PercentFormatter
+
+    axis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
+
+
+class RocCurveDisplay(_Display):
+    """ROC curve: true against false positive rate as the targeting threshold falls.
+
+    ``from_predictions(y_true, y_score, events="top:0.1")`` for a continuous target. The diagonal
+    is the random model.
+    """
+
+    _compute = ("ranklens.curves", "roc_curve")
+    xlabel = "false positive rate"
+    ylabel = "true positive rate"
+    title = "ROC curve"
+    _legend_loc = "lower right"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        line = self._line(ax, r.fpr, r.tpr, max_points=max_points,
+                          label=self._label(name, f"AUC = {_fmt(r.auc)}"), **kwargs)
+        artists = [line]
+        artists += self._once(ax, "ranklens-roc-random", lambda: [ax.axline(
+            (0, 0), slope=1, color="0.6", linestyle="--", linewidth=1, label="random")])
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+        if r.event_definition and not ax.get_title().endswith(")"):
+            ax.set_title(f"ROC curve (events: {r.event_definition})", fontsize=10)
+        return artists
+
+
+class GainCurveDisplay(_Display):
+    """Cumulative gain (the slides' cumulative response curve): share of events, or of the total
+    value with ``events="value"``, captured by targeting the top fraction by score.
+
+    The random model is the diagonal; the perfect model (dashed) targets the events first.
+    """
+
+    _compute = ("ranklens.curves", "gain_curve")
+    xlabel = "share targeted"
+    title = "Cumulative gain"
+    _legend_loc = "lower right"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        value = r.event_definition == "value"
+        line = self._line(ax, r.fraction_targeted, r.gain, max_points=max_points,
+                          label=self._label(name, f"accuracy ratio = {_fmt(r.accuracy_ratio)}"),
+                          **kwargs)
+        artists = [line]
+        artists += self._once(ax, "ranklens-gain-baselines", lambda: [
+            ax.axline((0, 0), slope=1, color="0.6", linestyle="--", linewidth=1, label="random"),
+            self._line(ax, r.fraction_targeted, r.perfect_gain, max_points=max_points,
+                       color="0.3", linestyle=":", linewidth=1, label="perfect")])
+        if not ax.get_ylabel():
+            ax.set_ylabel("share of total value captured" if value else "share of events captured")
+        if value and ax.get_title() == self.title:
+            ax.set_title("Value captured (cumulative gain of y)")
+        elif not value and ax.get_title() == self.title:
+            ax.set_title(f"Cumulative gain (events: {r.event_definition})", fontsize=10)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+        _percent_axis(ax.xaxis)
+        _percent_axis(ax.yaxis)
+        return artists
+
+
+class LiftCurveDisplay(_Display):
+    """Lift: cumulative gain divided by the share targeted (random = 1, perfect dashed)."""
+
+    _compute = ("ranklens.curves", "lift_curve")
+    xlabel = "share targeted"
+    ylabel = "lift"
+    title = "Lift"
+    _legend_loc = "below"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        at_10 = r.at(0.1) if r.fraction_targeted.size else math.nan
+        line = self._line(ax, r.fraction_targeted, r.lift, max_points=max_points,
+                          label=self._label(name, f"lift at 10% = {_fmt(at_10, 2)}"), **kwargs)
+        artists = [line]
+        artists += self._once(ax, "ranklens-lift-baselines", lambda: [
+            ax.axhline(1.0, color="0.6", linestyle="--", linewidth=1, label="random"),
+            self._line(ax, r.fraction_targeted, r.perfect_lift, max_points=max_points,
+                       color="0.3", linestyle=":", linewidth=1, label="perfect")])
+        ax.set_xlim(0, 1)
+        ax.set_ylim(bottom=0)
+        # The first points of a lift curve (a handful of cases) swing wildly; show the body.
+        top = [v for v in (r.at(0.02) if r.fraction_targeted.size else math.nan,
+                           float(r.perfect_lift.max()) if r.perfect_lift.size else math.nan)
+               if math.isfinite(v)]
+        if top:
+            ax.set_ylim(0, max(max(top) * 1.1, ax.get_ylim()[1] if len(ax.lines) > 3 else 0))
+        _percent_axis(ax.xaxis)
+        return artists
+
+
+class ProfitCurveDisplay(_Display):
+    """Profit against the share targeted, with the random and perfect models and the budget.
+
+    The marked point is the profit-maximising depth; with a budget the vertical line is the
+    deepest targeting it pays for (``floor(budget / cost_per_target)`` cases) and the square the
+    best profit within it.
+    """
+
+    _compute = ("ranklens.curves", "profit_curve")
+    xlabel = "share targeted"
+    ylabel = "profit"
+    title = "Profit"
+    _legend_loc = "below"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        summary = f"best {_fmt(r.best_profit, 0)} at {100 * r.best_fraction:.0f}%"
+        if r.budget_profit is not None:
+            summary += f"; within budget {_fmt(r.budget_profit, 0)}"
+        line = self._line(ax, r.fraction_targeted, r.profit, max_points=max_points,
+                          label=self._label(name, summary), **kwargs)
+        color = line.get_color()
+        (best,) = ax.plot([r.best_fraction], [r.best_profit], "o", color=color,
+                          markeredgecolor="white", zorder=4)
+        artists = [line, best]
+        if r.budget_profit is not None:
+            (within,) = ax.plot([r.budget_fraction], [r.budget_profit], "s", color=color,
+                                markeredgecolor="white", zorder=4)
+            artists.append(within)
+            total = float(r.n_targeted[-1]) if r.n_targeted.size else 0.0
+            share = min(r.max_targets / total, 1.0) if total > 0 else math.nan
+            artists += self._once(ax, "ranklens-profit-budget", lambda: [ax.axvline(
+                share, color="#8a4b00", linestyle="-.", linewidth=1.2,
+                label=f"budget: {r.max_targets:,} targets")])
+        artists += self._once(ax, "ranklens-profit-baselines", lambda: [
+            self._line(ax, r.fraction_targeted, r.random_profit, max_points=max_points,
+                       color="0.6", linestyle="--", linewidth=1, label="random"),
+            self._line(ax, r.fraction_targeted, r.perfect_profit, max_points=max_points,
+                       color="0.3", linestyle=":", linewidth=1, label="perfect"),
+            ax.axhline(0.0, color="0.85", linewidth=0.8)])
+        ax.set_xlim(0, 1)
+        _percent_axis(ax.xaxis)
+        return artists

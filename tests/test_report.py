@@ -1,0 +1,212 @@
+"""The HTML report: rendered from result objects only, self-contained, readable without network."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from ranklens.report import (
+    ModelEvaluation,
+    evaluate_models,
+    evaluation_to_json,
+    render_html,
+    result_html,
+    write_html,
+)
+from ranklens.report.render import format_number
+
+
+@pytest.fixture(scope="module")
+def task():
+    rng = np.random.default_rng(7)
+    n = 120
+    y = rng.lognormal(mean=3, size=n)
+    predictions = {
+        "gbm": y * rng.lognormal(sigma=0.3, size=n),
+        "linear": y + rng.normal(scale=25, size=n),
+    }
+    bounds = {"gbm": (predictions["gbm"] * 0.6, predictions["gbm"] * 1.6)}
+    return y, predictions, bounds
+
+
+@pytest.fixture(scope="module")
+def evaluation(task) -> ModelEvaluation:
+    y, predictions, bounds = task
+    return evaluate_models(
+        y,
+        predictions,
+        title="Wallets",
+        description="A test task.",
+        target="spend",
+        intervals=bounds,
+        alpha=0.1,
+        events="top:0.2",
+        budget=200.0,
+        cost_per_target=10.0,
+        value_margin=0.5,
+        n_bootstrap=40,
+        random_state=1,
+    )
+
+
+@pytest.fixture(scope="module")
+def page(evaluation) -> str:
+    pytest.importorskip("matplotlib")
+    return render_html(evaluation, title="Test report")
+
+
+def test_evaluation_holds_the_library_results(task, evaluation):
+    from ranklens.compare import ComparisonResult
+    from ranklens.curves import roc_curve
+    from ranklens.intervals import interval_score
+    from ranklens.ranking import kendall_tau
+
+    y, predictions, bounds = task
+    assert evaluation.model_names == ("gbm", "linear")
+    assert isinstance(evaluation.comparison, ComparisonResult)
+    for model, pred in predictions.items():
+        assert evaluation.values[model]["kendall_tau"] == kendall_tau(y, pred)
+        expected = roc_curve(y, pred, events="top:0.2")
+        np.testing.assert_array_equal(evaluation.curves["roc"][model].tpr, expected.tpr)
+    assert evaluation.values["gbm"]["interval_score"] == interval_score(y, *bounds["gbm"],
+                                                                        alpha=0.1)
+    assert "interval_score" not in evaluation.values["linear"]
+    for kind in ("cutoff_auc", "rank_lift", "roc", "gain", "lift", "profit", "rec", "rroc",
+                 "concordance_profile", "decile_table", "value_gain"):
+        assert set(evaluation.curves[kind]) == {"gbm", "linear"}, kind
+    assert set(evaluation.curves["intervals"]) == {"gbm"}
+    assert set(evaluation.robustness) == {"gbm", "linear"}
+    profit = evaluation.curves["profit"]["gbm"]
+    assert profit.max_targets == 20 and profit.value_margin == 0.5
+
+
+def test_point_values_are_the_registered_functions(evaluation):
+    from ranklens.metrics import get_metric
+
+    y = evaluation.extras["y_true"]
+    rec = evaluation.curves["rec"]["gbm"]
+    # The REC area is the MAE: the curve and the value come from the same predictions.
+    assert rec.area_over_curve == pytest.approx(evaluation.values["gbm"]["mae"])
+    spec = get_metric("spearman_rho")
+    assert spec.higher_is_better
+    assert evaluation.metrics["spearman_rho"]["family"] == spec.family
+    assert y.size == evaluation.n == 120
+
+
+def test_bootstrap_uses_the_task_parameters(evaluation):
+    # roc_auc with events="top:0.2" in the table and in the bootstrap must be the same number.
+    comparison = evaluation.comparison
+    if "roc_auc" in comparison.metrics:
+        assert comparison.value("roc_auc", "gbm") == pytest.approx(
+            evaluation.values["gbm"]["roc_auc"]
+        )
+
+
+def test_page_is_self_contained(page):
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script" not in page
+    assert not re.search(r'(src|href)\s*=\s*"(https?:)?//', page)
+    assert "@import" not in page and "url(http" not in page
+
+
+def test_page_shows_every_model_measure_and_interval(page, evaluation):
+    for metric in evaluation.metrics:
+        assert f">{metric}<" in page or f">{metric}</th>" in page or metric in page
+    for model in evaluation.model_names:
+        assert model in page
+    tau = format_number(evaluation.values["gbm"]["kendall_tau"])
+    assert f'data-key="gbm:kendall_tau">{tau}' in page
+    low = evaluation.comparison.ci_lower[evaluation.comparison.metrics.index("kendall_tau"), 0]
+    assert f"[{format_number(low)}," in page
+    for title in ("Measures", "Model comparison", "Ranking", "Targeting", "Rare extremes",
+                  "Error curves", "Prediction intervals", "Evaluation robustness"):
+        assert f">{title}</h3>" in page, title
+    assert page.count("Reading guide.") >= 6
+    assert page.count('<img src="data:image/svg+xml;base64,') >= 8
+
+
+def test_renderer_never_recomputes(evaluation, monkeypatch):
+    import ranklens.metrics
+    import ranklens.ranking
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("the renderer recomputed a measure")
+
+    for name in ("concordance_profile", "cutoff_auc_curve", "rank_lift_curve", "kendall_tau"):
+        monkeypatch.setattr(ranklens.ranking, name, forbidden)
+    monkeypatch.setattr(ranklens.metrics, "get_metric", forbidden)
+    assert "Wallets" in render_html(evaluation, figures=False)
+
+
+def test_report_without_plots_or_comparison(rng, tmp_path):
+    y = rng.normal(size=50)
+    ev = evaluate_models(y, {"a": y + rng.normal(size=50)}, curves=False, robustness=False)
+    assert ev.comparison is None and not ev.curves
+    path = write_html(tmp_path / "r.html", ev, figures=False)
+    text = path.read_text()
+    assert "Model comparison" not in text and "kendall_tau" in text
+
+
+def test_a_broken_plot_does_not_break_the_report(evaluation, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from ranklens.report import figures
+
+    def broken(ev):
+        raise RuntimeError("cannot draw")
+
+    monkeypatch.setitem(figures.BUILDERS, "errors", (broken,))
+    text = render_html(evaluation)
+    assert "Plot unavailable" in text and "cannot draw" in text
+
+
+def test_json_document(evaluation):
+    doc = evaluation_to_json(evaluation)
+    text = json.dumps(doc, allow_nan=False)
+    back = json.loads(text)
+    assert back["models"]["gbm"]["kendall_tau"] == pytest.approx(
+        evaluation.values["gbm"]["kendall_tau"]
+    )
+    assert back["comparisons"]["metrics"][0] in evaluation.metrics
+    assert back["robustness"]["gbm"]["metrics"]
+
+
+def test_repr_html_for_notebooks(evaluation):
+    rec = evaluation.curves["rec"]["gbm"]
+    text = rec._repr_html_()
+    assert "RECCurveResult" in text and "area_over_curve" in text and "array of" in text
+    assert result_html(rec) == text
+    summary = evaluation._repr_html_()
+    assert "kendall_tau" in summary and "Wallets" in summary
+    assert "<body" not in summary and "body {" not in summary
+    frame = evaluation.to_frame()
+    assert list(frame.columns[:2]) == ["family", "higher_is_better"]
+    assert frame.loc["kendall_tau", "gbm"] == evaluation.values["gbm"]["kendall_tau"]
+
+
+def test_empty_predictions_are_refused():
+    with pytest.raises(ValueError, match="predictions is empty"):
+        evaluate_models([1.0, 2.0, 3.0], {})
+
+
+def test_format_number():
+    assert format_number(float("nan")) == "–"
+    assert format_number(None) == "–"
+    assert format_number(12) == "12"
+    assert format_number(0.123456) == "0.1235"
+    assert format_number(123456.0) == "1.235e+05"
+    assert format_number(1234.5) == "1,234.5"
+    assert format_number(0) == "0"
+
+
+def test_embedded_plots_are_valid_svg(page):
+    import base64
+    import xml.etree.ElementTree as ET
+
+    images = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', page)
+    assert images
+    for data in images:
+        root = ET.fromstring(base64.b64decode(data))
+        assert root.tag.endswith("svg")
