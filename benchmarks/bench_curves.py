@@ -3,8 +3,9 @@
 Usage: ``python benchmarks/bench_curves.py [--quick] [--n N] [--repeats R]``. Prints one table of
 best-of-``R`` wall and CPU times and each wall time's ratio to ``sklearn.metrics.roc_curve``
 measured in the same run. Every case runs on one thread, so on a shared machine the CPU time is
-the better estimate of the time on an idle core. Data: a binary target with 20 % events and a noisy continuous score (all scores
-distinct), plus a lognormal continuous target for the event-definition and value-based curves.
+the better estimate of the time on an idle core. Data: a binary target with 20 % events and a
+noisy continuous score (all scores distinct), plus a lognormal continuous target for the
+event-definition and value-based curves.
 """
 
 from __future__ import annotations

@@ -555,3 +555,27 @@ def test_results_are_frozen_and_json_ready():
         with pytest.raises(AttributeError):
             result.event_definition = "x"  # type: ignore[misc]
     assert set(curves.__all__) <= set(dir(ranklens))
+
+
+# --- issue 2: the regression cutoff AUC is the ROC AUC at that cutoff ---------------------------
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cutoff_auc_of_issue_2_equals_roc_auc_at_each_cutoff(weighted):
+    from ranklens.ranking import cutoff_auc_curve
+
+    rng = np.random.default_rng(16)
+    n = 60
+    y = np.round(rng.normal(size=n) * 2) / 2  # ties in y
+    p = np.round(y + rng.normal(size=n), 1)  # ties in the prediction
+    w = rng.integers(1, 4, n).astype(float) if weighted else None
+    cut = cutoff_auc_curve(y, p, sample_weight=w)
+    weights = np.ones(n) if w is None else w
+    values = np.unique(y)[::-1][: cut.auc.shape[0]]  # the cut after each distinct value
+    np.testing.assert_allclose(cut.n_positive, [weights[y >= v].sum() for v in values])
+    for v, auc in zip(values, cut.auc, strict=True):
+        r = roc_curve(y, p, events=f">={v}", sample_weight=w)
+        assert r.auc == pytest.approx(auc, rel=1e-12, abs=1e-15)
+    # events="top:q" lands on a cut (ties included), so it gives one of these AUCs.
+    q = float(cut.fraction_positive[2])
+    assert roc_curve(y, p, events=f"top:{q}", sample_weight=w).auc == pytest.approx(cut.auc[2])

@@ -649,7 +649,8 @@ def breakdown_curve(
     >>> import numpy as np
     >>> y = np.arange(20.0)
     >>> b = breakdown_curve(y, y, "tau_normalized", fractions=[0.05], random_state=0)
-    >>> b.n_corrupted.tolist(), round(b.clean - b.adversarial[0], 4), round(b.max_change[0], 4)
+    >>> change = b.clean - float(b.adversarial[0])
+    >>> b.n_corrupted.tolist(), round(change, 4), round(float(b.max_change[0]), 4)
     ([1], 0.1, 0.1)
     """
     spec = _resolve(metric)

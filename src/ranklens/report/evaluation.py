@@ -63,8 +63,10 @@ class ModelEvaluation(Result):
     curves : dict
         ``curves[kind][model]``: the curve result objects (``"cutoff_auc"``, ``"gain"``, ...).
     extras : dict
-        Task-level results that are not per model: the relevance function, the metric-ranking
-        agreement, the best model by depth, the truth's summary for plots.
+        Task-level results that are not per model: ``relevance`` (the relevance function),
+        ``metric_agreement``, ``best_model_by_depth``, ``bands`` (curve name ->
+        :func:`ranklens.compare.curve_bands` result) and ``y_true`` (the evaluated truth, for
+        plots).
     """
 
     title: str
@@ -300,6 +302,9 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
     return bool(np.all(y >= 0) and not np.all(np.isin(y, (0.0, 1.0))))
 
 
+#: Curves with bootstrap bands in the comparison section (seed 000 Fig. 5: the cutoff AUC).
+BAND_CURVES: tuple[str, ...] = ("cutoff_auc",)
+
 #: The curves a report shows, in display order. Each names the library function that computes it;
 #: a function not (yet) in the library is skipped.
 CURVES: tuple[_CurveSpec, ...] = (
@@ -517,6 +522,23 @@ def evaluate_models(
             if problem is not None:
                 problems.setdefault("(all models)", {})["bootstrap comparison"] = problem
 
+    bands: dict[str, Any] = {}
+    band_func = _library("compare", "curve_bands")
+    if n_bootstrap >= 2 and curves and band_func is not None:
+        for curve in BAND_CURVES:
+            if progress is not None:
+                progress(f"bootstrap bands of the {curve} curve")
+            kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
+            result, problem = _call_quietly(
+                band_func, y, preds, curve=curve, n_bootstrap=n_bootstrap,
+                random_state=random_state, sample_weight=weight, progress=show_progress,
+                **kwargs,
+            )
+            if result is not None:
+                bands[curve] = result
+            if problem is not None:
+                problems.setdefault("(all models)", {})[f"{curve} bands"] = problem
+
     robust: dict[str, Any] = {}
     table = _library("robustness", "robustness_table")
     if robustness and table is not None:
@@ -531,6 +553,8 @@ def evaluate_models(
 
     curve_results: dict[str, dict[str, Any]] = {}
     extras: dict[str, Any] = {"y_true": y}
+    if bands:
+        extras["bands"] = bands
     if curves:
         for spec in CURVES:
             found = _curve_results(spec, y, preds, bounds, weight, context, problems, progress)
