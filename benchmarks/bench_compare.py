@@ -105,7 +105,7 @@ def main(quick: bool) -> None:
     )
     print(f"n = {n:,}, {n_boot} paired replicates of tau, rho, RMSE, MAE for two models")
     print(f"evaluation paths: {dict(zip(res.metrics, res.evaluation))}")
-    print(f"{'method':<58}{'time (s)':>10}{'ratio':>10}")
+    print(f"{'method':<66}{'time (s)':>10}{'ratio':>10}")
     rows = [
         (
             f"scipy.stats.bootstrap(paired=True), percentile [{n_peer} timed, x{n_boot // n_peer}]",
@@ -115,7 +115,7 @@ def main(quick: bool) -> None:
         ("ranklens compare_models, BCa (default)", t_bca),
     ]
     for label, t in rows:
-        print(f"{label:<58}{t:>10.2f}{t_peer / t:>9.1f}x")
+        print(f"{label:<66}{t:>10.2f}{t_peer / t:>9.1f}x")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ with weights ``w_i * w_j`` on pairs and half credit for ties in the prediction w
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -18,7 +19,7 @@ def _sign(x: float) -> int:
 
 
 def per_observation_counts(y, p, w=None):
-    """Per row i: weight of j != i that are concordant, discordant, tied in y only / p only / both."""
+    """Per row i: weight of j != i concordant, discordant, tied in y only / p only / both."""
     n = len(y)
     w = np.ones(n) if w is None else np.asarray(w, float)
     out = np.zeros((5, n))
@@ -63,12 +64,12 @@ def pair_totals(y, p, w=None):
 
 
 def tau_b(y, p, w=None):
-    c, d, ty, tp, tb = pair_totals(y, p, w)
+    c, d, ty, tp, _ = pair_totals(y, p, w)
     return (c - d) / math.sqrt((c + d + tp) * (c + d + ty))
 
 
 def harrell_c(y, p, w=None):
-    c, d, ty, tp, tb = pair_totals(y, p, w)
+    c, d, _, tp, _ = pair_totals(y, p, w)
     return (c + tp / 2) / (c + d + tp)
 
 
@@ -119,13 +120,13 @@ def r_from_permutation(s):
 
 
 def concordance_fractions(y, p, w=None):
-    """Per row: (conc + tied-pred-only / 2) / weight of rows with a different y (Harrell per row)."""
-    c, d, ty, tp, tb = per_observation_counts(y, p, w)
+    """Per row: (conc + tied-pred-only / 2) / weight of rows with a different y (Harrell)."""
+    c, d, _, tp, _ = per_observation_counts(y, p, w)
     return (c + tp / 2) / (c + d + tp)
 
 
 def envelope_fractions(y, p, w=None):
-    """E_i / comparable_i: reinsert row i in the best slot between the others' distinct predictions."""
+    """E_i / comparable_i: row i reinserted in the best slot between the others' predictions."""
     n = len(y)
     w = np.ones(n) if w is None else np.asarray(w, float)
     out = np.zeros(n)
@@ -134,7 +135,7 @@ def envelope_fractions(y, p, w=None):
         values = sorted({p[j] for j in others})
         # candidate predictions: below all, between consecutive distinct values, above all
         cands = [values[0] - 1.0, values[-1] + 1.0]
-        cands += [(a + b) / 2 for a, b in zip(values[:-1], values[1:], strict=True)]
+        cands += [(a + b) / 2 for a, b in itertools.pairwise(values)]
         best = -1.0
         for v in cands:
             good = sum(w[j] for j in others if _sign(y[j] - y[i]) * _sign(p[j] - v) > 0)
@@ -240,3 +241,22 @@ def partial_measures(y, p, percentiles):
                     r_p += Fraction(1, 2)
     rho_p = 1 - 2 * r_p / denom if denom else math.nan
     return tau_p, rho_p, mis, r_p, bins
+
+
+def per_observation_counts_vectorized(y, p):
+    """The same five counts as :func:`per_observation_counts` with n x n sign matrices (n <~ 5000)."""
+    y = np.asarray(y, float)
+    p = np.asarray(p, float)
+    sy = np.sign(y[None, :] - y[:, None])
+    sp = np.sign(p[None, :] - p[:, None])
+    prod = sy * sp
+    off = ~np.eye(len(y), dtype=bool)
+    return np.array(
+        [
+            (prod > 0).sum(1),
+            (prod < 0).sum(1),
+            ((sy == 0) & (sp != 0)).sum(1),
+            ((sp == 0) & (sy != 0)).sum(1),
+            ((sy == 0) & (sp == 0) & off).sum(1),
+        ]
+    )

@@ -53,8 +53,21 @@ def test_evaluate_writes_every_registered_measure(tmp_path, csv):
     out = tmp_path / "results.json"
     html = tmp_path / "report.html"
     result = _run(
-        "evaluate", str(csv), "--target", "spend", "--pred", "gbm", "--pred", "linear",
-        "--bootstrap", "40", "--json", str(out), "--html", str(html), "--quiet",
+        "evaluate",
+        str(csv),
+        "--target",
+        "spend",
+        "--pred",
+        "gbm",
+        "--pred",
+        "linear",
+        "--bootstrap",
+        "40",
+        "--json",
+        str(out),
+        "--html",
+        str(html),
+        "--quiet",
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
@@ -89,9 +102,23 @@ def test_json_is_strict_and_nan_becomes_null(tmp_path, rng):
     path = tmp_path / "d.csv"
     pd.DataFrame({"y": y, "flat": np.zeros(n), "ok": y + rng.normal(size=n)}).to_csv(path)
     out = tmp_path / "r.json"
-    result = _run("evaluate", str(path), "-t", "y", "-p", "flat", "-p", "ok",
-                  "--bootstrap", "0", "--json", str(out), "-q")
+    result = _run(
+        "evaluate",
+        str(path),
+        "-t",
+        "y",
+        "-p",
+        "flat",
+        "-p",
+        "ok",
+        "--bootstrap",
+        "0",
+        "--json",
+        str(out),
+        "-q",
+    )
     assert result.exit_code == 0, result.output
+
     def refuse(constant):
         raise AssertionError(f"non-standard JSON constant {constant}")
 
@@ -110,8 +137,19 @@ def test_a_measure_that_raises_is_reported_not_fatal(tmp_path, csv, monkeypatch)
     spec = _registry.MetricSpec("exploding_error", exploding, False, "residual")
     monkeypatch.setitem(_registry._REGISTRY, "exploding_error", spec)
     out = tmp_path / "r.json"
-    result = _run("evaluate", str(csv), "-t", "spend", "-p", "gbm", "--bootstrap", "0",
-                  "--json", str(out), "-q")
+    result = _run(
+        "evaluate",
+        str(csv),
+        "-t",
+        "spend",
+        "-p",
+        "gbm",
+        "--bootstrap",
+        "0",
+        "--json",
+        str(out),
+        "-q",
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     assert doc["models"]["gbm"]["exploding_error"] is None
@@ -124,9 +162,27 @@ def test_intervals_add_the_interval_measures(tmp_path, frame):
     path = tmp_path / "d.csv"
     frame.to_csv(path, index=False)
     out = tmp_path / "r.json"
-    result = _run("evaluate", str(path), "-t", "spend", "-p", "gbm", "-p", "linear",
-                  "--lower", "lo", "--upper", "hi", "--alpha", "0.1", "--bootstrap", "0",
-                  "--json", str(out), "-q")
+    result = _run(
+        "evaluate",
+        str(path),
+        "-t",
+        "spend",
+        "-p",
+        "gbm",
+        "-p",
+        "linear",
+        "--lower",
+        "lo",
+        "--upper",
+        "hi",
+        "--alpha",
+        "0.1",
+        "--bootstrap",
+        "0",
+        "--json",
+        str(out),
+        "-q",
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     interval = set(available_metrics(inputs="interval"))
@@ -146,8 +202,19 @@ def test_drop_na_drops_and_reports(tmp_path, frame):
     _one_line_error(result, "3 row(s) have missing or infinite values")
     assert "--drop-na" in result.output
     out = tmp_path / "r.json"
-    result = _run("evaluate", str(path), "-t", "spend", "-p", "gbm", "--bootstrap", "0",
-                  "--drop-na", "--json", str(out))
+    result = _run(
+        "evaluate",
+        str(path),
+        "-t",
+        "spend",
+        "-p",
+        "gbm",
+        "--bootstrap",
+        "0",
+        "--drop-na",
+        "--json",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     assert "dropped 3 row(s)" in result.output
     doc = json.loads(out.read_text())
@@ -161,10 +228,26 @@ def test_drop_na_drops_and_reports(tmp_path, frame):
         (["{csv}", "-t", "nope", "-p", "gbm"], "column 'nope' not found in scores.csv"),
         (["{csv}", "-t", "spend", "-p", "segment"], "column 'segment' is not numeric"),
         (["{csv}", "-t", "spend", "-p", "gbm", "--lower", "gbm"], "come in pairs"),
-        (["{csv}", "-t", "spend", "-p", "gbm", "--lower", "gbm", "--upper", "gbm"],
-         "--alpha is required"),
-        (["{csv}", "-t", "spend", "-p", "gbm", "--alpha", "1.5", "--lower", "gbm", "--upper",
-          "gbm"], "--alpha must be in (0, 1)"),
+        (
+            ["{csv}", "-t", "spend", "-p", "gbm", "--lower", "gbm", "--upper", "gbm"],
+            "--alpha is required",
+        ),
+        (
+            [
+                "{csv}",
+                "-t",
+                "spend",
+                "-p",
+                "gbm",
+                "--alpha",
+                "1.5",
+                "--lower",
+                "gbm",
+                "--upper",
+                "gbm",
+            ],
+            "--alpha must be in (0, 1)",
+        ),
         (["{csv}", "-t", "spend", "-p", "gbm", "--budget", "10"], "go together"),
         (["{csv}", "-t", "spend", "-p", "gbm", "--relevance", "wobbly"], "not understood"),
         (["{csv}", "-t", "spend", "-p", "gbm", "--weight", "segment"], "is not numeric"),
@@ -190,8 +273,9 @@ def test_library_errors_are_one_line(tmp_path, frame):
     path = tmp_path / "d.csv"
     frame.to_csv(path, index=False)
     _one_line_error(
-        _run("evaluate", str(path), "-t", "spend", "-p", "gbm", "--weight", "w",
-             "--bootstrap", "0"),
+        _run(
+            "evaluate", str(path), "-t", "spend", "-p", "gbm", "--weight", "w", "--bootstrap", "0"
+        ),
         "sample_weight must be non-negative",
     )
 
@@ -208,8 +292,23 @@ def test_relevance_options(tmp_path, rng):
     path = tmp_path / "d.csv"
     pd.DataFrame({"y": y, "p": y + rng.normal(scale=0.5, size=200)}).to_csv(path)
     out = tmp_path / "r.json"
-    result = _run("evaluate", str(path), "-t", "y", "-p", "p", "--relevance", "both",
-                  "--event-threshold", "0.75", "--bootstrap", "0", "--json", str(out), "-q")
+    result = _run(
+        "evaluate",
+        str(path),
+        "-t",
+        "y",
+        "-p",
+        "p",
+        "--relevance",
+        "both",
+        "--event-threshold",
+        "0.75",
+        "--bootstrap",
+        "0",
+        "--json",
+        str(out),
+        "-q",
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     assert doc["settings"]["event_threshold"] == 0.75
@@ -218,9 +317,25 @@ def test_relevance_options(tmp_path, rng):
 
 def test_budget_and_margin_reach_the_profit_curve(tmp_path, csv):
     html = tmp_path / "r.html"
-    result = _run("evaluate", str(csv), "-t", "spend", "-p", "gbm", "--budget", "100",
-                  "--cost-per-target", "10", "--value-margin", "0.5", "--bootstrap", "0",
-                  "--html", str(html), "-q")
+    result = _run(
+        "evaluate",
+        str(csv),
+        "-t",
+        "spend",
+        "-p",
+        "gbm",
+        "--budget",
+        "100",
+        "--cost-per-target",
+        "10",
+        "--value-margin",
+        "0.5",
+        "--bootstrap",
+        "0",
+        "--html",
+        str(html),
+        "-q",
+    )
     assert result.exit_code == 0, result.output
     assert "Profit" in html.read_text()
 

@@ -579,3 +579,10 @@ def test_cutoff_auc_of_issue_2_equals_roc_auc_at_each_cutoff(weighted):
     # events="top:q" lands on a cut (ties included), so it gives one of these AUCs.
     q = float(cut.fraction_positive[2])
     assert roc_curve(y, p, events=f"top:{q}", sample_weight=w).auc == pytest.approx(cut.auc[2])
+
+
+def test_best_model_by_depth_without_events_warns_and_names_no_winner():
+    with pytest.warns(UndefinedMetricWarning, match="gain curve is undefined"):
+        r = best_model_by_depth([0, 0, 0, 0], {"a": [1, 2, 3, 4], "b": [4, 3, 2, 1]}, curve="gain")
+    assert set(r.winner.tolist()) == {""} and r.segments == () and r.crossing_depths.size == 0
+    assert np.isnan(r.values).all()

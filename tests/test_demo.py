@@ -16,8 +16,13 @@ def test_demo_command_writes_the_report_and_prints_its_path(tmp_path, monkeypatc
     import ranklens._demo as demo
 
     y = rng.lognormal(size=60)
-    small = evaluate_models(y, {"a": y * rng.lognormal(size=60), "b": y + 1.0},
-                            title="Small task", n_bootstrap=0, curves=False)
+    small = evaluate_models(
+        y,
+        {"a": y * rng.lognormal(size=60), "b": y + 1.0},
+        title="Small task",
+        n_bootstrap=0,
+        curves=False,
+    )
     calls = {}
 
     def fake_run_demo(*, n_bootstrap, random_state=0, progress=None):
@@ -56,8 +61,9 @@ def test_full_demo_runs_end_to_end(tmp_path):
     assert "metric_agreement" in returns.extras
     assert returns.extras["metric_agreement"].scores.shape[0] >= 30
     # The relevance-weighted model predicts extremes that the plain ones never do.
-    assert returns.values["gbm_extremes"]["utility_recall"] > returns.values["linear"][
-        "utility_recall"
-    ]
+    assert (
+        returns.values["gbm_extremes"]["utility_recall"]
+        > returns.values["linear"]["utility_recall"]
+    )
     text = write_html(tmp_path / "demo.html", [wallet, returns]).read_text()
     assert "Wallet targeting" in text and "Rare extreme moves" in text

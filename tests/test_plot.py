@@ -120,7 +120,7 @@ def test_display_follows_the_sklearn_pattern(data, name, kwargs):
     # from_result and plot(ax=...) draw the stored result without recomputing it.
     again = cls.from_result(display.result, name="good")
     assert again.result is display.result
-    fig, ax = plt.subplots()
+    _fig, ax = plt.subplots()
     assert cls(display.result, name="x").plot(ax=ax).ax_ is ax
 
 
@@ -224,3 +224,35 @@ def test_importing_the_library_or_plot_package_does_not_import_matplotlib():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_bootstrap_band_displays(data):
+    y, good, poor = data
+    predictions = {"good": good, "poor": poor, "other": (good + poor) / 2}
+    bands = plot.CurveBandsDisplay.from_predictions(
+        y, predictions, n_bootstrap=30, random_state=0, plot_kwargs={"max_points": 500}
+    )
+    result = bands.result
+    assert result.models == ("good", "poor", "other")
+    labels = bands.ax_.get_legend_handles_labels()[1]
+    assert labels == ["good", "poor", "other"]
+    assert len(bands.ax_.collections) == 3  # one band per model
+    simultaneous = plot.CurveBandsDisplay.from_result(result, simultaneous=True)
+    assert len(simultaneous.ax_.lines) > len(bands.ax_.lines)
+    beats = plot.BeatProbabilityDisplay.from_result(result, pairs=[("good", "poor")])
+    assert beats.ax_.get_legend_handles_labels()[1] == ["good beats poor"]
+    drawn = beats.lines_[0].get_ydata()
+    np.testing.assert_allclose(drawn, result.prob_a_beats_b[0])
+
+
+def test_from_result_routes_constructor_options(rng):
+    y = rng.lognormal(size=100)
+    predictions = {f"m{i}": y + rng.normal(scale=i + 1, size=100) for i in range(6)}
+    from ranklens.agreement import compare_metric_rankings
+
+    result = compare_metric_rankings(y, predictions, ["mae", "rmse", "kendall_tau"])
+    display = plot.MetricAgreementDisplay.from_result(
+        result, metrics=["rmse", "kendall_tau"], top=2
+    )
+    assert display.metrics == ("rmse", "kendall_tau") and display.top == 2
+    assert display.ax_.get_xlabel().startswith("rank by rmse")

@@ -71,11 +71,23 @@ def test_evaluation_holds_the_library_results(task, evaluation):
         assert evaluation.values[model]["kendall_tau"] == kendall_tau(y, pred)
         expected = roc_curve(y, pred, events="top:0.2")
         np.testing.assert_array_equal(evaluation.curves["roc"][model].tpr, expected.tpr)
-    assert evaluation.values["gbm"]["interval_score"] == interval_score(y, *bounds["gbm"],
-                                                                        alpha=0.1)
+    assert evaluation.values["gbm"]["interval_score"] == interval_score(
+        y, *bounds["gbm"], alpha=0.1
+    )
     assert "interval_score" not in evaluation.values["linear"]
-    for kind in ("cutoff_auc", "rank_lift", "roc", "gain", "lift", "profit", "rec", "rroc",
-                 "concordance_profile", "decile_table", "value_gain"):
+    for kind in (
+        "cutoff_auc",
+        "rank_lift",
+        "roc",
+        "gain",
+        "lift",
+        "profit",
+        "rec",
+        "rroc",
+        "concordance_profile",
+        "decile_table",
+        "value_gain",
+    ):
         assert set(evaluation.curves[kind]) == {"gbm", "linear"}, kind
     assert set(evaluation.curves["intervals"]) == {"gbm"}
     assert set(evaluation.robustness) == {"gbm", "linear"}
@@ -121,8 +133,16 @@ def test_page_shows_every_model_measure_and_interval(page, evaluation):
     assert f'data-key="gbm:kendall_tau">{tau}' in page
     low = evaluation.comparison.ci_lower[evaluation.comparison.metrics.index("kendall_tau"), 0]
     assert f"[{format_number(low)}," in page
-    for title in ("Measures", "Model comparison", "Ranking", "Targeting", "Rare extremes",
-                  "Error curves", "Prediction intervals", "Evaluation robustness"):
+    for title in (
+        "Measures",
+        "Model comparison",
+        "Ranking",
+        "Targeting",
+        "Rare extremes",
+        "Error curves",
+        "Prediction intervals",
+        "Evaluation robustness",
+    ):
         assert f">{title}</h3>" in page, title
     assert page.count("Reading guide.") >= 6
     assert page.count('<img src="data:image/svg+xml;base64,') >= 8
@@ -210,3 +230,14 @@ def test_embedded_plots_are_valid_svg(page):
     for data in images:
         root = ET.fromstring(base64.b64decode(data))
         assert root.tag.endswith("svg")
+
+
+def test_bootstrap_keeps_to_its_time_budget(task):
+    from ranklens.compare import DEFAULT_COMPARISON_METRICS
+
+    y, predictions, _ = task
+    ev = evaluate_models(y, predictions, n_bootstrap=20, bootstrap_budget_s=0.0, curves=False,
+                         robustness=False)
+    assert set(ev.comparison.metrics) == set(DEFAULT_COMPARISON_METRICS)
+    left_out = ev.settings["not bootstrapped (time budget)"].split(", ")
+    assert "roc_auc" in left_out and "kendall_tau" not in left_out

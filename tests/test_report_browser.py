@@ -16,8 +16,11 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="headless chromium is not installed "
-                       "(.ci/run installs it; locally: apt-get install chromium)"),
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="headless chromium is not installed "
+        "(.ci/run installs it; locally: apt-get install chromium)",
+    ),
 ]
 
 FLAGS = (
@@ -52,20 +55,33 @@ def report(tmp_path_factory):
     rng = np.random.default_rng(3)
     n = 150
     y = rng.lognormal(mean=3, size=n)
-    predictions = {"gbm": y * rng.lognormal(sigma=0.4, size=n),
-                   "linear": y + rng.normal(scale=20, size=n)}
+    predictions = {
+        "gbm": y * rng.lognormal(sigma=0.4, size=n),
+        "linear": y + rng.normal(scale=20, size=n),
+    }
     evaluation = evaluate_models(
-        y, predictions, title="Browser check", events="top:0.1", budget=300.0,
-        cost_per_target=10.0, value_margin=0.4, n_bootstrap=30, random_state=0,
+        y,
+        predictions,
+        title="Browser check",
+        events="top:0.1",
+        budget=300.0,
+        cost_per_target=10.0,
+        value_margin=0.4,
+        n_bootstrap=30,
+        random_state=0,
     )
-    path = write_html(tmp_path_factory.mktemp("report") / "report.html", evaluation,
-                      title="Browser check")
+    path = write_html(
+        tmp_path_factory.mktemp("report") / "report.html", evaluation, title="Browser check"
+    )
     return path, evaluation
 
 
 def _console_messages(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines()
-            if ":CONSOLE" in line or "Uncaught" in line or "Failed to load resource" in line]
+    return [
+        line
+        for line in stderr.splitlines()
+        if ":CONSOLE" in line or "Uncaught" in line or "Failed to load resource" in line
+    ]
 
 
 def test_report_renders_without_console_errors_and_shows_the_numbers(tmp_path, report):

@@ -127,8 +127,11 @@ def fit_sp500_models(
     for depth in (3, 8, None):
         for leaf in (1, 20):
             grid[f"rf_d{depth}_l{leaf}"] = RandomForestRegressor(
-                n_estimators=30, max_depth=depth, min_samples_leaf=leaf,
-                random_state=random_state, n_jobs=1,
+                n_estimators=30,
+                max_depth=depth,
+                min_samples_leaf=leaf,
+                random_state=random_state,
+                n_jobs=1,
             )
     for loss in ("squared_error", "huber"):
         for depth in (1, 3):
@@ -139,8 +142,9 @@ def fit_sp500_models(
     for factor, w in emphasis.items():
         grid[f"gbm_extremes_x{factor}"] = (gbm(loss="huber", max_depth=3, n_estimators=50), w)
         grid[f"rf_extremes_x{factor}"] = (
-            RandomForestRegressor(n_estimators=30, min_samples_leaf=3,
-                                  random_state=random_state, n_jobs=1),
+            RandomForestRegressor(
+                n_estimators=30, min_samples_leaf=3, random_state=random_state, n_jobs=1
+            ),
             w,
         )
     candidates = {}
@@ -235,8 +239,13 @@ def render_demo(
     from ranklens.report.terminal import summary_table
 
     start = time.perf_counter()
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
         task = bar.add_task("fitting models", total=None)
         evaluations = run_demo(
             n_bootstrap=n_bootstrap,

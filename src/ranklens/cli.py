@@ -49,8 +49,10 @@ def read_table(path: pathlib.Path) -> Any:
         raise InputError(f"{path} is a directory, not a data file")
     suffixes = [s.lower() for s in path.suffixes]
     compressed = {".gz", ".bz2", ".xz", ".zip", ".zst"}
-    kind = suffixes[-2] if len(suffixes) >= 2 and suffixes[-1] in compressed else (
-        suffixes[-1] if suffixes else ""
+    kind = (
+        suffixes[-2]
+        if len(suffixes) >= 2 and suffixes[-1] in compressed
+        else (suffixes[-1] if suffixes else "")
     )
     try:
         if kind in (".parquet", ".pq"):
@@ -81,8 +83,9 @@ def numeric_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     import pandas as pd
 
     if column not in frame.columns:
-        raise InputError(f"column {column!r} not found in {path.name}; columns: "
-                         f"{_list_columns(frame)}")
+        raise InputError(
+            f"column {column!r} not found in {path.name}; columns: {_list_columns(frame)}"
+        )
     series = frame[column]
     if isinstance(series, pd.DataFrame):
         raise InputError(f"column name {column!r} appears more than once in {path.name}")
@@ -93,9 +96,7 @@ def numeric_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     raise InputError(f"column {column!r} is not numeric (dtype {series.dtype}{example})")
 
 
-def drop_missing(
-    columns: dict[str, Any], *, drop: bool
-) -> tuple[dict[str, Any], int]:
+def drop_missing(columns: dict[str, Any], *, drop: bool) -> tuple[dict[str, Any], int]:
     """Remove rows with a NaN or infinite value in any used column (or explain and stop)."""
     import numpy as np
 
@@ -135,7 +136,7 @@ def parse_relevance(spec: str | None, y: Any) -> Any:
             extremes = text.partition(":")[2] or "auto"
             return rel.relevance_from_boxplot(y, extremes=extremes, shape="pchip")
         if text.startswith("sigmoid:"):
-            params = dict(_key_value(item) for item in text[len("sigmoid:"):].split(","))
+            params = dict(_key_value(item) for item in text[len("sigmoid:") :].split(","))
             return rel.SigmoidRelevance(
                 low_center=params.get("low"),
                 high_center=params.get("high"),
@@ -143,8 +144,11 @@ def parse_relevance(spec: str | None, y: Any) -> Any:
                 delta=params.get("delta", 1e-4),
             )
         if text.startswith("points:"):
-            points = [tuple(float(v) for v in item.split(":")) for item in
-                      text[len("points:"):].split(",") if item]
+            points = [
+                tuple(float(v) for v in item.split(":"))
+                for item in text[len("points:") :].split(",")
+                if item
+            ]
             return rel.ControlPointRelevance(points)
     except InputError:
         raise
@@ -165,8 +169,9 @@ def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[flo
     except ValueError:
         values = []
     if len(values) != 4:
-        raise InputError(f"--cost-benefit needs four numbers TP,FN,FP,TN (e.g. 4,0,-5,0); "
-                         f"got {spec!r}")
+        raise InputError(
+            f"--cost-benefit needs four numbers TP,FN,FP,TN (e.g. 4,0,-5,0); got {spec!r}"
+        )
     return (values[0], values[1]), (values[2], values[3])
 
 
@@ -188,8 +193,11 @@ def _progress_context(console: Any) -> Any:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     return Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-        console=console, transient=True,
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
     )
 
 
@@ -203,8 +211,10 @@ def evaluate(
     ],
     lower: Annotated[
         list[str] | None,
-        typer.Option(help="Lower bound column of a prediction interval (the k-th --lower and "
-                          "--upper belong to the k-th --pred)."),
+        typer.Option(
+            help="Lower bound column of a prediction interval (the k-th --lower and "
+            "--upper belong to the k-th --pred)."
+        ),
     ] = None,
     upper: Annotated[list[str] | None, typer.Option(help="Upper bound column.")] = None,
     alpha: Annotated[
@@ -212,17 +222,20 @@ def evaluate(
     ] = None,
     relevance: Annotated[
         str | None,
-        typer.Option(help="Relevance of extreme values: auto, both, high, low, "
-                          "pchip[:both|high|low], sigmoid:low=C,high=C[,k=K] or "
-                          "points:Y:PHI,Y:PHI,..."),
+        typer.Option(
+            help="Relevance of extreme values: auto, both, high, low, "
+            "pchip[:both|high|low], sigmoid:low=C,high=C[,k=K] or "
+            "points:Y:PHI,Y:PHI,..."
+        ),
     ] = None,
     event_threshold: Annotated[
         float | None, typer.Option(help="Relevance at or above which a value is an event.")
     ] = None,
     events: Annotated[
         str | None,
-        typer.Option(help="Event definition for ROC, gain and lift with a continuous target, "
-                          "e.g. top:0.1."),
+        typer.Option(
+            help="Event definition for ROC, gain and lift with a continuous target, e.g. top:0.1."
+        ),
     ] = None,
     budget: Annotated[float | None, typer.Option(help="Campaign budget (profit curve).")] = None,
     cost_per_target: Annotated[
@@ -230,19 +243,26 @@ def evaluate(
     ] = None,
     value_margin: Annotated[
         float | None,
-        typer.Option(help="Profit per unit of the target captured (profit curve: margin x "
-                          "value - cost per target)."),
+        typer.Option(
+            help="Profit per unit of the target captured (profit curve: margin x "
+            "value - cost per target)."
+        ),
     ] = None,
     cost_benefit: Annotated[
         str | None,
         typer.Option(help="Profit curve for events: TP,FN,FP,TN payoffs, e.g. 4,0,-5,0."),
     ] = None,
-    weight: Annotated[
-        str | None, typer.Option(help="Column of non-negative case weights.")
-    ] = None,
+    weight: Annotated[str | None, typer.Option(help="Column of non-negative case weights.")] = None,
     bootstrap: Annotated[
         int, typer.Option(help="Paired bootstrap replicates for intervals and tests (0: none).")
     ] = 1000,
+    bootstrap_budget: Annotated[
+        float,
+        typer.Option(
+            help="Rough time budget of the bootstrap in seconds: the headline measures always "
+            "run, the others while they fit."
+        ),
+    ] = 120.0,
     seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
     drop_na: Annotated[
         bool, typer.Option("--drop-na", help="Drop rows with missing values (and report them).")
@@ -266,12 +286,27 @@ def evaluate(
     console = Console(stderr=True, quiet=quiet)
     try:
         evaluation = _evaluate(
-            file=file, target=target, preds=list(pred), lowers=list(lower or []),
-            uppers=list(upper or []), alpha=alpha, relevance=relevance,
-            event_threshold=event_threshold, events=events, budget=budget,
-            cost_per_target=cost_per_target, value_margin=value_margin,
-            cost_benefit=cost_benefit, weight=weight, bootstrap=bootstrap, seed=seed,
-            drop_na=drop_na, title=title, console=console, quiet=quiet,
+            file=file,
+            target=target,
+            preds=list(pred),
+            lowers=list(lower or []),
+            uppers=list(upper or []),
+            alpha=alpha,
+            relevance=relevance,
+            event_threshold=event_threshold,
+            events=events,
+            budget=budget,
+            cost_per_target=cost_per_target,
+            value_margin=value_margin,
+            cost_benefit=cost_benefit,
+            weight=weight,
+            bootstrap=bootstrap,
+            bootstrap_budget=bootstrap_budget,
+            seed=seed,
+            drop_na=drop_na,
+            title=title,
+            console=console,
+            quiet=quiet,
         )
         if not quiet:
             from ranklens.report.terminal import summary_table
@@ -285,8 +320,12 @@ def evaluate(
         if html is not None:
             from ranklens.report import write_html
 
-            written = write_html(html, evaluation, title=evaluation.title,
-                                 subtitle=f"{file.name}: {', '.join(evaluation.model_names)}")
+            written = write_html(
+                html,
+                evaluation,
+                title=evaluation.title,
+                subtitle=f"{file.name}: {', '.join(evaluation.model_names)}",
+            )
             console.print(f"report: {written}")
     except InputError as exc:
         _fail(str(exc))
@@ -325,6 +364,7 @@ def _evaluate(
     cost_benefit: str | None,
     weight: str | None,
     bootstrap: int,
+    bootstrap_budget: float,
     seed: int,
     drop_na: bool,
     title: str | None,
@@ -333,24 +373,33 @@ def _evaluate(
 ) -> Any:
     """Read, check and evaluate; every bad input raises :class:`InputError`."""
     if len(lowers) != len(uppers):
-        raise InputError(f"--lower and --upper must come in pairs; got {len(lowers)} --lower "
-                         f"and {len(uppers)} --upper")
+        raise InputError(
+            f"--lower and --upper must come in pairs; got {len(lowers)} --lower "
+            f"and {len(uppers)} --upper"
+        )
     if len(lowers) > len(preds):
-        raise InputError(f"{len(lowers)} interval(s) but only {len(preds)} --pred; the k-th "
-                         "--lower/--upper pair belongs to the k-th --pred")
+        raise InputError(
+            f"{len(lowers)} interval(s) but only {len(preds)} --pred; the k-th "
+            "--lower/--upper pair belongs to the k-th --pred"
+        )
     if lowers and alpha is None:
-        raise InputError("--alpha is required with --lower/--upper (e.g. --alpha 0.1 for 90% "
-                         "intervals)")
+        raise InputError(
+            "--alpha is required with --lower/--upper (e.g. --alpha 0.1 for 90% intervals)"
+        )
     if alpha is not None and not 0 < alpha < 1:
         raise InputError(f"--alpha must be in (0, 1); got {alpha}")
     if bootstrap < 0:
         raise InputError(f"--bootstrap must be >= 0; got {bootstrap}")
     if budget is not None and cost_per_target is None:
-        raise InputError("--budget and --cost-per-target go together (at most "
-                         "floor(budget / cost per target) cases can be targeted)")
+        raise InputError(
+            "--budget and --cost-per-target go together (at most "
+            "floor(budget / cost per target) cases can be targeted)"
+        )
     if value_margin is not None and cost_per_target is None:
-        raise InputError("--value-margin needs --cost-per-target (profit = margin x value "
-                         "captured - cost per target x cases targeted)")
+        raise InputError(
+            "--value-margin needs --cost-per-target (profit = margin x value "
+            "captured - cost per target x cases targeted)"
+        )
     if value_margin is not None and cost_benefit is not None:
         raise InputError("give --value-margin or --cost-benefit, not both")
     payoffs = parse_cost_benefit(cost_benefit)
@@ -368,8 +417,10 @@ def _evaluate(
     if len(y) < 2:
         raise InputError(f"{len(y)} row(s) to evaluate; at least 2 are needed")
     predictions = {p: columns[p] for p in preds}
-    intervals = {preds[k]: (columns[lo], columns[hi])
-                 for k, (lo, hi) in enumerate(zip(lowers, uppers, strict=True))}
+    intervals = {
+        preds[k]: (columns[lo], columns[hi])
+        for k, (lo, hi) in enumerate(zip(lowers, uppers, strict=True))
+    }
     sample_weight = columns[weight] if weight is not None else None
 
     from ranklens.report import evaluate_models
@@ -396,6 +447,7 @@ def _evaluate(
             value_margin=value_margin,
             cost_benefit=payoffs,
             n_bootstrap=bootstrap,
+            bootstrap_budget_s=bootstrap_budget,
             random_state=seed,
             n_dropped=n_dropped,
             progress=None if quiet else progress,

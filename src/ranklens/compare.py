@@ -805,14 +805,6 @@ class _Progress:
 # --------------------------------------------------------------------------------------------
 
 
-def _ndtri(p: Any) -> Any:
-    return special.ndtri(p)
-
-
-def _ndtr(z: Any) -> Any:
-    return special.ndtr(z)
-
-
 def _percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
     alpha = 1.0 - level
     lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
@@ -831,7 +823,7 @@ def _bca_interval(
     (then ``z0`` is infinite).
     """
     below = np.count_nonzero(reps < estimate) + 0.5 * np.count_nonzero(reps == estimate)
-    z0 = _ndtri(below / reps.shape[0])
+    z0 = special.ndtri(below / reps.shape[0])
     if not np.isfinite(z0):
         return math.nan, math.nan
     jack = jackknife[np.isfinite(jackknife)]
@@ -839,9 +831,9 @@ def _bca_interval(
     ss = float(np.sum(d * d))
     accel = float(np.sum(d**3)) / (6.0 * ss**1.5) if ss > 0 else 0.0
     alpha = 1.0 - level
-    zq = _ndtri(np.array([alpha / 2, 1 - alpha / 2]))
+    zq = special.ndtri(np.array([alpha / 2, 1 - alpha / 2]))
     shifted = z0 + zq
-    probs = _ndtr(z0 + shifted / (1.0 - accel * shifted))
+    probs = special.ndtr(z0 + shifted / (1.0 - accel * shifted))
     if not np.all(np.isfinite(probs)):
         return math.nan, math.nan
     lo, hi = np.quantile(reps, probs)
@@ -988,79 +980,26 @@ def compare_models(
     )
     difference = difference.reshape(n_metrics, n_pairs)
     rng = np.random.default_rng(random_state)
-
-    nan_models = np.full((n_metrics, n_models), math.nan)
-    nan_pairs = np.full((n_metrics, n_pairs), math.nan)
     if method == "bootstrap":
-        boot_rng, jack_rng = rng.spawn(2)
-        reps = np.empty((n_boot, n_metrics, n_models))
-        jack = None
-        total = n_boot + (min(n, _JACKKNIFE_GROUPS) if interval == "bca" else 0)
-        with _Progress(total, "bootstrap", progress) as bar:
-            start = 0
-            for block in _bootstrap_blocks(boot_rng, n, n_boot):
-                _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
-                start += block.shape[0]
-                bar.advance(block.shape[0])
-            if interval == "bca":
-                groups, n_groups = _jackknife_groups(jack_rng, n)
-                jack = np.empty((n_groups, n_metrics, n_models))
-                start = 0
-                for block in _jackknife_blocks(groups, n_groups):
-                    _evaluate_all(evaluators, block, jack[start : start + block.shape[0]])
-                    start += block.shape[0]
-                    bar.advance(block.shape[0])
-        n_undefined = _warn_undefined_replicates(reps, values, specs, names)
-        std_error, ci_lower, ci_upper = nan_models.copy(), nan_models.copy(), nan_models.copy()
-        for k in range(n_metrics):
-            for m in range(n_models):
-                std_error[k, m] = _sd(reps[:, k, m])
-                ci_lower[k, m], ci_upper[k, m] = _interval(
-                    reps[:, k, m],
-                    values[k, m],
-                    None if jack is None else jack[:, k, m],
-                    level,
-                    interval,
-                )
-        diff_sd, diff_lo, diff_hi = nan_pairs.copy(), nan_pairs.copy(), nan_pairs.copy()
-        for k in range(n_metrics):
-            for p, (a, b) in enumerate(pair_index):
-                d_reps = reps[:, k, a] - reps[:, k, b]
-                diff_sd[k, p] = _sd(d_reps)
-                d_jack = None if jack is None else jack[:, k, a] - jack[:, k, b]
-                diff_lo[k, p], diff_hi[k, p] = _interval(
-                    d_reps, difference[k, p], d_jack, level, interval
-                )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where((diff_sd == 0) & (difference == 0), 0.0, difference / diff_sd)
-        p_two = 2.0 * _ndtr(-np.abs(z))
-        p_one = _ndtr(-np.abs(z))
-        null = np.empty((0, n_metrics, n_pairs))
-        interval_used = interval
+        fields = _bootstrap_fields(
+            evaluators,
+            specs,
+            names,
+            values,
+            difference,
+            pair_index,
+            n,
+            n_boot,
+            level,
+            interval,
+            rng,
+            progress,
+        )
     else:
-        reps = np.empty((0, n_metrics, n_models))
-        null = np.empty((n_boot, n_metrics, n_pairs))
-        pair_rngs = rng.spawn(max(n_pairs, 1))
-        with _Progress(n_boot * n_pairs, "permutation", progress) as bar:
-            for p, (a, b) in enumerate(pair_index):
-                start = 0
-                for block in _swap_blocks(pair_rngs[p], n, n_boot):
-                    rows = slice(start, start + block.shape[0])
-                    for evaluator in evaluators:
-                        both = evaluator.evaluate_swapped(block, a, b)
-                        null[rows, evaluator.positions, p] = both[:, :, 0] - both[:, :, 1]
-                    start += block.shape[0]
-                    bar.advance(block.shape[0])
-        n_undefined = np.zeros((n_metrics, n_models), dtype=np.int64)
-        diff_sd = np.array(
-            [[_sd(null[:, k, p]) for p in range(n_pairs)] for k in range(n_metrics)]
-        ).reshape(n_metrics, n_pairs)
-        p_two, p_one = _permutation_p_values(null, difference)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = difference / diff_sd
-        std_error, ci_lower, ci_upper = nan_models, nan_models.copy(), nan_models.copy()
-        diff_lo, diff_hi = nan_pairs, nan_pairs.copy()
-        interval_used = "none"
+        fields = _permutation_fields(
+            evaluators, n_metrics, n_models, difference, pair_index, n, n_boot, rng, progress
+        )
+    reps = fields["replicates"]
 
     tau_boot = tau_noether = tau_unbiased = None
     metric_names = [s.name for s in specs]
@@ -1075,29 +1014,141 @@ def compare_models(
         metrics=tuple(s.name for s in specs),
         higher_is_better=tuple(bool(s.higher_is_better) for s in specs),
         values=values,
-        std_error=std_error,
-        ci_lower=ci_lower,
-        ci_upper=ci_upper,
         pairs=tuple((names[a], names[b]) for a, b in pair_index),
         difference=difference,
-        difference_sd=diff_sd,
-        z=z,
-        p_value=p_two,
-        p_value_one_sided=p_one,
-        difference_ci_lower=diff_lo,
-        difference_ci_upper=diff_hi,
         tau_variance_bootstrap=tau_boot,
         tau_variance_noether=tau_noether,
         tau_variance_unbiased=tau_unbiased,
-        n_undefined=n_undefined,
         evaluation=tuple(evaluation),
         method=method,
-        interval=interval_used,
         n_bootstrap=n_boot,
         confidence_level=level,
-        replicates=reps,
-        null_differences=null,
+        **fields,
     )
+
+
+def _bootstrap_fields(
+    evaluators: list[_Evaluator],
+    specs: list[MetricSpec],
+    names: tuple[str, ...],
+    values: np.ndarray,
+    difference: np.ndarray,
+    pair_index: list[tuple[int, int]],
+    n: int,
+    n_boot: int,
+    level: float,
+    interval: str,
+    rng: np.random.Generator,
+    progress: bool | None,
+) -> dict[str, Any]:
+    """Replicates, jackknife (for BCa) and every bootstrap statistic of the result."""
+    n_metrics, n_models = values.shape
+    boot_rng, jack_rng = rng.spawn(2)
+    reps = np.empty((n_boot, n_metrics, n_models))
+    jack = None
+    total = n_boot + (min(n, _JACKKNIFE_GROUPS) if interval == "bca" else 0)
+    with _Progress(total, "bootstrap", progress) as bar:
+        start = 0
+        for block in _bootstrap_blocks(boot_rng, n, n_boot):
+            _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
+            start += block.shape[0]
+            bar.advance(block.shape[0])
+        if interval == "bca":
+            groups, n_groups = _jackknife_groups(jack_rng, n)
+            jack = np.empty((n_groups, n_metrics, n_models))
+            start = 0
+            for block in _jackknife_blocks(groups, n_groups):
+                _evaluate_all(evaluators, block, jack[start : start + block.shape[0]])
+                start += block.shape[0]
+                bar.advance(block.shape[0])
+    n_undefined = _warn_undefined_replicates(reps, values, specs, names)
+
+    def jack_of(k: int, m: int) -> np.ndarray | None:
+        return None if jack is None else jack[:, k, m]
+
+    std_error = np.full((n_metrics, n_models), math.nan)
+    ci = np.full((2, n_metrics, n_models), math.nan)
+    for k in range(n_metrics):
+        for m in range(n_models):
+            std_error[k, m] = _sd(reps[:, k, m])
+            ci[:, k, m] = _interval(reps[:, k, m], values[k, m], jack_of(k, m), level, interval)
+    n_pairs = len(pair_index)
+    diff_sd = np.full((n_metrics, n_pairs), math.nan)
+    diff_ci = np.full((2, n_metrics, n_pairs), math.nan)
+    for k in range(n_metrics):
+        for p, (a, b) in enumerate(pair_index):
+            d_reps = reps[:, k, a] - reps[:, k, b]
+            d_jack = None if jack is None else jack[:, k, a] - jack[:, k, b]
+            diff_sd[k, p] = _sd(d_reps)
+            diff_ci[:, k, p] = _interval(d_reps, difference[k, p], d_jack, level, interval)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # identical models: no difference and no variability, z = 0 (p = 1)
+        z = np.where((diff_sd == 0) & (difference == 0), 0.0, difference / diff_sd)
+    return {
+        "std_error": std_error,
+        "ci_lower": ci[0],
+        "ci_upper": ci[1],
+        "difference_sd": diff_sd,
+        "z": z,
+        "p_value": 2.0 * special.ndtr(-np.abs(z)),
+        "p_value_one_sided": special.ndtr(-np.abs(z)),
+        "difference_ci_lower": diff_ci[0],
+        "difference_ci_upper": diff_ci[1],
+        "n_undefined": n_undefined,
+        "interval": interval,
+        "replicates": reps,
+        "null_differences": np.empty((0, n_metrics, n_pairs)),
+    }
+
+
+def _permutation_fields(
+    evaluators: list[_Evaluator],
+    n_metrics: int,
+    n_models: int,
+    difference: np.ndarray,
+    pair_index: list[tuple[int, int]],
+    n: int,
+    n_boot: int,
+    rng: np.random.Generator,
+    progress: bool | None,
+) -> dict[str, Any]:
+    """The permutation null distribution of every pair's difference and its p-values."""
+    n_pairs = len(pair_index)
+    null = np.empty((n_boot, n_metrics, n_pairs))
+    pair_rngs = rng.spawn(max(n_pairs, 1))  # one stream per pair: a pair's test ignores the rest
+    with _Progress(n_boot * n_pairs, "permutation", progress) as bar:
+        for p, (a, b) in enumerate(pair_index):
+            start = 0
+            for block in _swap_blocks(pair_rngs[p], n, n_boot):
+                rows = slice(start, start + block.shape[0])
+                for evaluator in evaluators:
+                    both = evaluator.evaluate_swapped(block, a, b)
+                    null[rows, evaluator.positions, p] = both[:, :, 0] - both[:, :, 1]
+                start += block.shape[0]
+                bar.advance(block.shape[0])
+    diff_sd = np.array(
+        [[_sd(null[:, k, p]) for p in range(n_pairs)] for k in range(n_metrics)]
+    ).reshape(n_metrics, n_pairs)
+    p_two, p_one = _permutation_p_values(null, difference)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = difference / diff_sd
+    nan_models = np.full((n_metrics, n_models), math.nan)
+    nan_pairs = np.full((n_metrics, n_pairs), math.nan)
+    return {
+        "std_error": nan_models,
+        "ci_lower": nan_models.copy(),
+        "ci_upper": nan_models.copy(),
+        "difference_sd": diff_sd,
+        "z": z,
+        "p_value": p_two,
+        "p_value_one_sided": p_one,
+        "difference_ci_lower": nan_pairs,
+        "difference_ci_upper": nan_pairs.copy(),
+        "n_undefined": np.zeros((n_metrics, n_models), dtype=np.int64),
+        "interval": "none",
+        "replicates": np.empty((0, n_metrics, n_models)),
+        "null_differences": null,
+    }
 
 
 def _permutation_p_values(
@@ -1143,7 +1194,8 @@ def _analytical_tau_variances(y: np.ndarray, preds: np.ndarray) -> tuple[np.ndar
 
     noether, unbiased = [], []
     for pred in preds:
-        summary = ranking_summary(y, pred)
+        with _quiet():  # an undefined tau was already reported by its point estimate
+            summary = ranking_summary(y, pred)
         noether.append(summary.tau_variance)
         unbiased.append(summary.tau_variance_unbiased)
     return np.asarray(noether, dtype=np.float64), np.asarray(unbiased, dtype=np.float64)

@@ -1136,10 +1136,9 @@ def profit_curve(
     }
     if budget is not None:
         k_max = _max_targets(float(budget), float(spec.cost))
-        within = np.flatnonzero(cw <= k_max * (1.0 + 1e-12))
-        j = int(within[_best(profit[within])])
+        g = int(np.searchsorted(cw, k_max * (1.0 + 1e-12), side="right"))  # first not fitting
+        j = _best(profit[:g])
         best_b, depth_b, thr_b = float(profit[j]), float(cw[j]), float(ranked.thresholds[j])
-        g = int(within[-1]) + 1  # the first group that does not fit entirely
         if g < cw.shape[0]:
             at_k = float(np.interp(k_max, cw[g - 1 : g + 1], profit[g - 1 : g + 1]))
             if at_k > best_b:
@@ -1194,7 +1193,8 @@ class ModelByDepthResult(Result):
     values : ndarray of shape (n_models, n_depths)
         Each model's curve at each depth (expected values inside ties).
     winner : ndarray of str
-        The best model at each depth (on a tie the previous winner stays, else the first listed).
+        The best model at each depth (on a tie the previous winner stays, else the first listed);
+        empty strings when the curves are undefined (no events, with a warning).
     crossing_depths : ndarray
         Where the winner changes, located exactly between the two grid depths around the change.
     crossing_from, crossing_to : ndarray of str
@@ -1329,6 +1329,19 @@ def best_model_by_depth(
     values = linear / d if curve == "lift" else linear
     winner_idx = np.empty(d.shape[0], dtype=np.int64)
     crossings: list[tuple[float, int, int]] = []
+    if np.isnan(linear).any():  # no events (already warned): no model can win
+        return ModelByDepthResult(
+            curve=curve,
+            depths=d,
+            model_names=names,
+            values=values,
+            winner=np.full(d.shape[0], "", dtype=np.str_),
+            crossing_depths=np.empty(0),
+            crossing_from=np.empty(0, dtype=np.str_),
+            crossing_to=np.empty(0, dtype=np.str_),
+            segments=(),
+            event_definition=target.definition,
+        )
     for j in range(d.shape[0]):
         column = linear[:, j]
         best = float(np.max(column))

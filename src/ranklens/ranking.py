@@ -6,7 +6,8 @@ decreasing prediction, ``s_i`` the true rank (1 = largest), ``N = n(n-1)``.
 
 * ``T`` = pairs ordered the wrong way round (eq. 2), ``R`` = those pairs weighted by their distance
   in the model's ranking (eq. 3); ``tau = 1 - 4T/N`` and ``rho = 1 - 12R/(n(n^2-1))`` without ties.
-* ``tau~ = (1 + tau)/2`` is the probability of ordering a random pair correctly, ``rho~ = (1+rho)/2``.
+* ``tau~ = (1 + tau)/2`` is the probability of ordering a random pair correctly;
+  ``rho~ = (1 + rho)/2``.
 * Figures 1-3 of seed 000 (:func:`concordance_profile`, :func:`cutoff_auc_curve`,
   :func:`rank_lift_curve`), the partial measures of seed 002 Sect. 5 (:func:`partial_kendall_tau`,
   :func:`partial_spearman_rho`) and the Noether confidence interval (eq. 6) for tau.
@@ -456,7 +457,7 @@ def ranking_summary(
     y, p, w = _inputs(y_true, y_pred, sample_weight)
     level = check_probability(confidence_level, "confidence_level")
     n = int(y.size)
-    stats, moments, limbs, fsums, order, key, pkey = _rank_sweep(y, p, w)
+    stats, moments, limbs, fsums, _, key, pkey = _rank_sweep(y, p, w)
     s = _pair_class_stats(stats, n, exact=w is None)
     if w is None:
         rho, r_value = _exact_spearman(n, limbs)
@@ -557,17 +558,17 @@ def concordance_profile(
     n = y.size
     order, key, pkey, y_rank, pred_rank, n_y, _ = _k.sequence(y, p, need_pred_rank=True)
     weights = np.ones(n) if w is None else w
+    w_seq = weights[order]
     conc, tied_pred = np.empty(n), np.empty(n)
-    tied_true, tied_both = np.empty(n), np.empty(n)
+    unused = [np.empty(n) for _ in range(3)]
     proto = _k.record_prototype(n, unit=False)
     _k.sweep(
-        key, pkey, n_y, weights[order], False, proto, order,
-        conc, np.empty(n), tied_true, tied_pred, tied_both,
-    )  # fmt: skip
+        key, pkey, n_y, w_seq, False, proto, order, conc, unused[0], unused[1], tied_pred, unused[2]
+    )
     ytot = np.bincount(y_rank, weights=weights)
     comparable = weights.sum() - ytot[y_rank]
     correct = conc + tied_pred / 2
-    envelope = _k.concordance_envelope(order, y_rank, pred_rank, weights)
+    envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)[y_rank]
     shown = _k.order_by_pred(pred_rank)
     reasons = []
     denom = float(np.sum(weights * comparable))
@@ -655,8 +656,8 @@ def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> 
         _warn_all(["y_true is constant: there is no cutoff, the curve is empty"])
         empty = np.empty(0)
         return CutoffAUCResult(empty, empty, empty, empty, np.zeros(1), math.nan)
-    order, y_rank, pred_rank = _k.prepare_ranks(y, p)
-    positives, u, gap = _k.cutoff_auc_sums(order, y_rank, pred_rank, weights)
+    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+    positives, u, gap = _k.cutoff_auc_sums(key, pkey, n_y, weights[order])
     pairs = positives * (total - positives)
     auc = u / pairs
     pair_weight = gap * pairs
@@ -710,25 +711,23 @@ def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> R
     """
     y, p, w = _inputs(y_true, y_pred, sample_weight)
     y, p, weights = _positive_weight_rows(y, p, w)
-    order, y_rank, pred_rank = _k.prepare_ranks(y, p)
-    ytot = np.bincount(y_rank, weights=weights)
-    inverse_rank = (np.cumsum(ytot) - ytot / 2 + 0.5)[y_rank]  # ascending midrank of y
-    w_sorted = weights[order]
-    mass_sorted = w_sorted * inverse_rank[order]
-    groups = pred_rank[order]
-    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
-    group_mean = np.add.reduceat(mass_sorted, starts) / np.add.reduceat(w_sorted, starts)
-    sizes = np.diff(np.r_[starts, order.size])
-    model = np.cumsum(w_sorted * np.repeat(group_mean, sizes))
-    x = np.concatenate(([0.0], np.cumsum(w_sorted)))
-    total_w = x[-1]
-    total_mass = model[-1]
-    by_y = _k.order_by_y_then_pred(order, y_rank)
-    best_x = np.concatenate(([0.0], np.cumsum(weights[by_y])))
-    best = np.concatenate(([0.0], np.cumsum((weights * inverse_rank)[by_y])))
-    worst_x = np.concatenate(([0.0], np.cumsum(weights[by_y[::-1]])))
-    worst = np.concatenate(([0.0], np.cumsum((weights * inverse_rank)[by_y[::-1]])))
-    model = np.concatenate(([0.0], model))
+    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+    w_seq = weights[order]
+    ytot = np.bincount(key, weights=w_seq, minlength=n_y)
+    inverse_rank = np.cumsum(ytot) - ytot / 2 + 0.5  # ascending midrank of each y value
+    mass_seq = w_seq * inverse_rank[key]
+    starts = np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1]])
+    group_mean = np.add.reduceat(mass_seq, starts) / np.add.reduceat(w_seq, starts)
+    sizes = np.diff(np.r_[starts, key.size])
+    model = np.concatenate(([0.0], np.cumsum(w_seq * np.repeat(group_mean, sizes))))
+    x = np.concatenate(([0.0], np.cumsum(w_seq)))
+    # optimal / worst: whole y values at a time (rows of one value share their inverse rank)
+    value_mass = ytot * inverse_rank
+    best_x = np.concatenate(([0.0], np.cumsum(ytot[::-1])))
+    best = np.concatenate(([0.0], np.cumsum(value_mass[::-1])))
+    worst_x = np.concatenate(([0.0], np.cumsum(ytot)))
+    worst = np.concatenate(([0.0], np.cumsum(value_mass)))
+    total_w, total_mass = x[-1], model[-1]
     a_model = np.trapezoid(model, x)
     a_best = np.trapezoid(best, best_x)
     a_worst = np.trapezoid(worst, worst_x)

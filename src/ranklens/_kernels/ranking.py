@@ -1,7 +1,11 @@
 """Numba kernels for the ranking measures (Rosset, Perlich & Zadrozny; seeds 000, 002; NOTES.md).
 
-Everything is O(n log n) or better: one comparison sort per variable (to dense ranks), counting
-sorts for every further order, one Fenwick sweep for the pair counts, O(n) passes for the rest.
+Everything is O(n log n) or better and reads memory sequentially wherever it can (at n = 1e7 a
+random memory access costs more than a comparison): one stable LSD radix argsort per variable
+(:func:`radix_argsort`), then "the sequence" -- the rows in decreasing prediction, ties by
+decreasing ``y_true``, then by row (:func:`sequence`: ``order``, the dense y rank ``key`` and
+prediction rank ``pkey`` of each position) -- and one sweep over it (:func:`sweep`) for every
+pair count and rank sum.
 
 Two-stage interface (used by the bootstrap and by leave-one-out code)
 --------------------------------------------------------------------
@@ -12,10 +16,10 @@ Stage 1 depends on the data only, never on weights, so it can be done once per d
 ``y_rank`` and ``pred_rank`` are int64 dense ranks per row in the original row order (0 = smallest
 value, equal values share a rank); ``order`` (int64) lists the rows by decreasing prediction, ties
 in the prediction by decreasing ``y_true``, remaining ties by increasing row index. These are plain
-arrays; :func:`prepare_ranks` itself is a Python function (it calls ``np.argsort``).
+arrays; :func:`prepare_ranks` itself is a Python function.
 
-Stage 2 are ``@njit`` functions on those arrays and a float64 weight vector ``w`` (length n,
-non-negative); they can be called from inside other numba functions::
+Stage 2 are ``@njit`` functions on those arrays and a float64 weight vector ``w`` (length n, in row
+order, non-negative); they can be called from inside other numba functions::
 
     weighted_rank_correlations(order, y_rank, pred_rank, w) -> (tau_b, rho, c_index)
     weighted_kendall_tau(order, y_rank, pred_rank, w) -> float      # tau-b
@@ -23,15 +27,15 @@ non-negative); they can be called from inside other numba functions::
     weighted_harrell_c(order, y_rank, pred_rank, w) -> float        # (1 + Somers' D(pred|y)) / 2
 
 Pairs are weighted by ``w_i * w_j``; weighted midranks are ``W(<) + W(=)/2``. Integer weights give
-exactly the values of the data with each row repeated ``w_i`` times (a bootstrap replicate is a
-vector of multiplicities) and a zero weight is the same as dropping the row. Undefined values
-(all positive weight in one ``y_true`` value, ...) come back as NaN; the public wrappers warn.
+the values of the data with each row repeated ``w_i`` times (a bootstrap replicate is a vector of
+multiplicities) and a zero weight is the same as dropping the row. Undefined values (all positive
+weight in one ``y_true`` value, ...) come back as NaN; the public wrappers warn.
 
 Exact arithmetic
 ----------------
 Unweighted pair counts are int64 (they are below n^2). Sums that reach n^3 (Spearman's cross
-product, the weighted discordance R) are accumulated in two int64 limbs of 31 bits
-(:func:`_limb_add`) and combined into a Python int by the caller, exact for n < 2**30.
+product, the weighted discordance R, tie corrections) are accumulated in two int64 limbs of 31
+bits (:func:`_limb_add`) and combined into a Python int by the caller, exact for n < 2**30.
 """
 
 from __future__ import annotations
@@ -221,7 +225,9 @@ def sequence(
     return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
 
 
-def prepare_ranks(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def prepare_ranks(
+    y_true: np.ndarray, y_pred: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stage 1 of the two-stage interface: ``(order, y_rank, pred_rank)`` (see module docstring).
 
     Independent of any weights; O(n log n) (two argsorts, then linear passes).
@@ -264,7 +270,7 @@ def order_by_pred(pred_rank):
 
 @njit(cache=True)
 def order_by_y_then_pred(order, y_rank):
-    """Rows by decreasing ``y_true``, ties by decreasing prediction (a stable re-sort of ``order``)."""
+    """Rows by decreasing ``y_true``, ties by decreasing prediction (a stable re-sort of order)."""
     return _stable_counting_sort_desc(order, y_rank, _n_values(y_rank))
 
 
@@ -528,7 +534,7 @@ def sweep(key, pkey, n_y, w, unit, rec_proto, rows, conc, disc, tied_true, tied_
 
 
 def record_prototype(n: int, unit: bool) -> np.ndarray:
-    """The record dtype for :func:`sweep`: int32 when it can hold every value, else int64/float64."""
+    """The record dtype for :func:`sweep`: int32 when it holds every value, else int64/float64."""
     if not unit:
         return np.empty(0, np.float64)
     return np.empty(0, np.int32 if n < (1 << 28) else np.int64)
@@ -629,31 +635,46 @@ def _prefix_tree_add(tree, size, leaf, v):
 
 
 @njit(cache=True)
-def concordance_envelope(order, y_rank, pred_rank, w):
-    """Locally optimal envelope E_i of Figure 1 (NOTES.md), weighted, per row (original order).
+def concordance_envelope(key, pkey, n_y, w):
+    """Locally optimal envelope E of Figure 1 (NOTES.md), weighted, per y value (dense rank).
 
-    E_i = max over the slots between the distinct predictions of the other rows of the weight of
-    rows j with y_j != y_i ordered correctly relative to i placed in that slot:
-    E_i = W(y < y_i) + max_q P(q), P(q) = sum of g_t w_t over the first q prediction groups with
-    g_t = +1 / 0 / -1 for y_t greater / equal / smaller. NOTES.md keeps P in a lazy segment tree;
-    here P is the prefix sum of per-slot increments, in a tree whose nodes hold (sum, max prefix)
-    so that an update is one leaf-to-root path and max_q P(q) is read at the root. y groups are
-    swept from the largest y down: the rows of the group get +w (neutral), the query, +w again.
+    Sequence arrays as in :func:`sweep` (``w`` per position, float64). For a row with y value v,
+    E = max over the slots between the distinct predictions of the other rows of the weight of
+    rows with y != v ordered correctly relative to it placed in that slot (it does not depend on
+    the row's own prediction): E = W(y < v) + max_q P(q), P(q) = sum of g_t w_t over the first q
+    prediction groups with g_t = +1 / 0 / -1 for y_t greater / equal / smaller than v.
+
+    NOTES.md keeps P in a lazy segment tree; here P is the prefix sum of per-slot increments in a
+    tree whose nodes hold (sum, max prefix), so an update is one leaf-to-root path and max_q P(q)
+    is the root. y values are swept from the largest down: the rows with value v get +w (neutral),
+    the query, +w again. The positions are first dealt into y order (one counting sort) so that
+    the sweep reads its inputs sequentially.
     """
-    n = order.size
-    group_of = np.empty(n, np.int64)
-    gweights = np.zeros(n, np.float64)
-    n_groups = 0
-    k = 0
-    while k < n:
-        r = pred_rank[order[k]]
-        e = k
-        while e < n and pred_rank[order[e]] == r:
-            group_of[order[e]] = n_groups
-            gweights[n_groups] += w[order[e]]
-            e += 1
-        n_groups += 1
-        k = e
+    n = key.size
+    # prediction group index (0 = highest prediction) per position, and the group weights
+    group = np.empty(n, np.int64)
+    gweights = np.zeros(n + 1, np.float64)
+    g = -1
+    for t in range(n):
+        if t == 0 or pkey[t] != pkey[t - 1]:
+            g += 1
+        group[t] = g
+        gweights[g] += w[t]
+    n_groups = g + 1
+    # deal positions into decreasing y (stable: decreasing prediction within a y value)
+    start = np.zeros(n_y + 1, np.int64)
+    for t in range(n):
+        start[n_y - key[t]] += 1
+    for v in range(n_y):
+        start[v + 1] += start[v]
+    group_by_y = np.empty(n, np.int64)
+    w_by_y = np.empty(n, np.float64)
+    for t in range(n):
+        slot = n_y - 1 - key[t]
+        pos = start[slot]
+        start[slot] = pos + 1
+        group_by_y[pos] = group[t]
+        w_by_y[pos] = w[t]
     size = 1
     while size < n_groups + 1:
         size *= 2
@@ -668,95 +689,73 @@ def concordance_envelope(order, y_rank, pred_rank, w):
         left = 2 * node
         tree[node, 0] = tree[left, 0] + tree[left + 1, 0]
         tree[node, 1] = max(tree[left, 1], tree[left, 0] + tree[left + 1, 1])
-    by_y = order_by_y_then_pred(order, y_rank)
-    envelope = np.empty(n, np.float64)
+    envelope = np.empty(n_y, np.float64)
     swept = 0.0
     k = 0
-    while k < n:
-        yr = y_rank[by_y[k]]
-        e = k
+    for slot in range(n_y):
+        e = start[slot]  # after dealing, start[slot] is the end of the slot
         gw = 0.0
-        while e < n and y_rank[by_y[e]] == yr:
-            gw += w[by_y[e]]
-            e += 1
+        for m in range(k, e):
+            gw += w_by_y[m]
         for step in range(2):
             m = k
             while m < e:
-                g = group_of[by_y[m]]
+                g = group_by_y[m]
                 f = m
                 rw = 0.0
-                while f < e and group_of[by_y[f]] == g:
-                    rw += w[by_y[f]]
+                while f < e and group_by_y[f] == g:
+                    rw += w_by_y[f]
                     f += 1
                 _prefix_tree_add(tree, size, g + 1, rw)
                 m = f
             if step == 0:
-                best = (total - swept - gw) + tree[1, 1]
-                for m in range(k, e):
-                    envelope[by_y[m]] = best
+                envelope[n_y - 1 - slot] = (total - swept - gw) + tree[1, 1]
         swept += gw
         k = e
     return envelope
 
 
 @njit(cache=True)
-def cutoff_auc_sums(order, y_rank, pred_rank, w):
-    """Figure 2 cuts between distinct y values, weighted; pred ties get half credit.
+def cutoff_auc_sums(key, pkey, n_y, w):
+    """Figure 2 cuts between distinct y values, weighted; prediction ties get half credit.
 
-    Returns per cut c (between the c-th and (c+1)-th largest distinct y): the positive weight
-    W_P, the Mann-Whitney sum U_c = sum_{positives} w_i a_i - W_P^2 / 2 (a = weighted midrank of the
-    prediction, W(<) + W(=)/2), and the midrank gap between the two y groups on either side of the
-    cut, (W_g + W_{g+1}) / 2. AUC_c = U_c / (W_P (W - W_P)).
+    Sequence arrays as in :func:`sweep` (``w`` per position, float64, all positive). Returns per
+    cut c (between the c-th and (c+1)-th largest distinct y): the positive weight W_P, the
+    Mann-Whitney sum U_c = sum_{positives} w_i a_i - W_P^2 / 2 (a = weighted prediction midrank
+    W(<) + W(=)/2), and the midrank gap (W_g + W_{g+1}) / 2 between the two y values on either side
+    of the cut. AUC_c = U_c / (W_P (W - W_P)).
     """
-    n = order.size
-    # weighted ascending midrank of the prediction for every row
-    a = np.empty(n, np.float64)
+    n = key.size
     total = 0.0
-    for i in range(n):
-        total += w[i]
+    for t in range(n):
+        total += w[t]
+    wy = np.zeros(n_y, np.float64)
+    sa = np.zeros(n_y, np.float64)
     processed = 0.0
-    k = 0
-    while k < n:
-        r = pred_rank[order[k]]
-        e = k
+    t = 0
+    while t < n:
+        e = t
         gw = 0.0
-        while e < n and pred_rank[order[e]] == r:
-            gw += w[order[e]]
+        while e < n and pkey[e] == pkey[t]:
+            gw += w[e]
             e += 1
         mid = (total - processed - gw) + 0.5 * gw
-        for m in range(k, e):
-            a[order[m]] = mid
+        for m in range(t, e):
+            wy[key[m]] += w[m]
+            sa[key[m]] += w[m] * mid
         processed += gw
-        k = e
-    by_y = order_by_y_then_pred(order, y_rank)
-    n_y = 0
-    for i in range(n):
-        if y_rank[i] + 1 > n_y:
-            n_y = y_rank[i] + 1
-    positives = np.empty(n_y, np.float64)
-    u = np.empty(n_y, np.float64)
-    gap = np.empty(n_y, np.float64)
+        t = e
+    m = n_y - 1
+    positives = np.empty(m, np.float64)
+    u = np.empty(m, np.float64)
+    gap = np.empty(m, np.float64)
     wp = 0.0
-    sa = 0.0
-    prev_gw = 0.0
-    c = 0
-    k = 0
-    while k < n:
-        yr = y_rank[by_y[k]]
-        e = k
-        gw = 0.0
-        while e < n and y_rank[by_y[e]] == yr:
-            t = by_y[e]
-            gw += w[t]
-            sa += w[t] * a[t]
-            e += 1
-        if c > 0:
-            gap[c - 1] = 0.5 * (prev_gw + gw)
-        if e < n:
-            wp += gw
-            positives[c] = wp
-            u[c] = sa - 0.5 * wp * wp
-            c += 1
-        prev_gw = gw
-        k = e
-    return positives[:c], u[:c], gap[:c]
+    acc = 0.0
+    for c in range(m):
+        v = n_y - 1 - c  # the c-th largest value joins the positives
+        wp += wy[v]
+        acc += sa[v]
+        positives[c] = wp
+        u[c] = acc - 0.5 * wp * wp
+        gap[c] = 0.5 * (wy[v] + wy[v - 1])
+    return positives, u, gap

@@ -12,6 +12,7 @@ changing what the eye sees.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -111,6 +112,12 @@ def _fmt(value: float, digits: int = 3) -> str:
     return f"{v:.{digits}f}"
 
 
+def _constructor_options(cls: type) -> set[str]:
+    """Keyword-only options of a display's constructor beyond ``result`` and ``name``."""
+    params = inspect.signature(cls.__init__).parameters
+    return {p for p, v in params.items() if v.kind is v.KEYWORD_ONLY and p != "name"}
+
+
 class _Display:
     """Base class of every display: holds one exact result and draws it, thinned, on an axes.
 
@@ -160,10 +167,16 @@ class _Display:
 
     @classmethod
     def from_result(
-        cls, result: Any, *, ax: Any = None, name: str | None = None, **plot_kwargs: Any
+        cls, result: Any, *, ax: Any = None, name: str | None = None, **kwargs: Any
     ) -> Any:
-        """Draw a result already computed (no recomputation)."""
-        return cls(result, name=name).plot(ax=ax, **plot_kwargs)
+        """Draw a result already computed (no recomputation).
+
+        ``kwargs`` that the display's constructor takes (e.g. ``metrics`` of
+        :class:`MetricAgreementDisplay`) go to it, the rest to :meth:`plot`.
+        """
+        options = _constructor_options(cls)
+        init = {k: kwargs.pop(k) for k in list(kwargs) if k in options}
+        return cls(result, name=name, **init).plot(ax=ax, **kwargs)
 
     @classmethod
     def from_results(
@@ -215,8 +228,13 @@ class _Display:
         if legend and ax.get_legend_handles_labels()[0]:
             if self._legend_loc == "below":
                 # Curves that fill the axes (profit, lift) keep their legend out of the way.
-                ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2,
-                          fontsize="small", frameon=False)
+                ax.legend(
+                    loc="upper center",
+                    bbox_to_anchor=(0.5, -0.14),
+                    ncols=2,
+                    fontsize="small",
+                    frameon=False,
+                )
             else:
                 ax.legend(loc=self._legend_loc, fontsize="small", frameon=False)
         return self
@@ -229,7 +247,7 @@ class _Display:
 
     @staticmethod
     def _once(ax: Any, gid: str, draw: Callable[[], list[Any]]) -> list[Any]:
-        """Run ``draw`` unless this axes already has an artist tagged ``gid`` (a shared baseline)."""
+        """Run ``draw`` unless the axes already has an artist tagged ``gid`` (shared baseline)."""
         for artist in [*ax.lines, *ax.collections, *ax.patches]:
             if artist.get_gid() == gid:
                 return []

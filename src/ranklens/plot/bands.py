@@ -71,25 +71,40 @@ class CurveBandsDisplay(_BandsBase):
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
-        level = int(round(100 * r.confidence_level))
+        level = round(100 * r.confidence_level)
         artists = []
         for m, model in enumerate(r.models):
-            line = self._line(ax, r.x, r.estimate[m], max_points=max_points, label=model,
-                              **kwargs)
+            line = self._line(ax, r.x, r.estimate[m], max_points=max_points, label=model, **kwargs)
             color = line.get_color()
-            band = self._band(ax, r.x, r.lower[m], r.upper[m], max_points=max_points,
-                              color=color, alpha=0.18)
+            band = self._band(
+                ax, r.x, r.lower[m], r.upper[m], max_points=max_points, color=color, alpha=0.18
+            )
             artists += [line, band]
             if self.simultaneous:
                 for edge in (r.simultaneous_lower[m], r.simultaneous_upper[m]):
-                    artists.append(self._line(ax, r.x, edge, max_points=max_points,
-                                              color=color, linestyle="--", linewidth=0.8))
+                    artists.append(
+                        self._line(
+                            ax,
+                            r.x,
+                            edge,
+                            max_points=max_points,
+                            color=color,
+                            linestyle="--",
+                            linewidth=0.8,
+                        )
+                    )
         if r.curve == "cutoff_auc":
-            artists += self._once(ax, "ranklens-bands-random", lambda: [ax.axhline(
-                0.5, color="0.6", linestyle=":", linewidth=1)])
+            artists += self._once(
+                ax,
+                "ranklens-bands-random",
+                lambda: [ax.axhline(0.5, color="0.6", linestyle=":", linewidth=1)],
+            )
         if not ax.get_title():
-            ax.set_title(f"{_Y_LABELS.get(r.curve, r.curve)}: {level}% bootstrap bands "
-                         f"({r.n_bootstrap} replicates)", fontsize=10)
+            ax.set_title(
+                f"{_Y_LABELS.get(r.curve, r.curve)}: {level}% bootstrap bands "
+                f"({r.n_bootstrap} replicates)",
+                fontsize=10,
+            )
         if not ax.get_ylabel():
             ax.set_ylabel(_Y_LABELS.get(r.curve, r.curve))
         self._labels(ax)
@@ -110,22 +125,40 @@ class BeatProbabilityDisplay(_BandsBase):
     def __init__(self, result: Any, *, name: str | None = None, pairs: Any = None):
         super().__init__(result, name=name)
         wanted = None if pairs is None else {tuple(p) for p in pairs}
-        self.pairs = [k for k, pair in enumerate(result.pairs)
-                      if wanted is None or tuple(pair) in wanted]
+        self.pairs = [
+            k for k, pair in enumerate(result.pairs) if wanted is None or tuple(pair) in wanted
+        ]
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
         artists = []
         for k in self.pairs:
             a, b = r.pairs[k]
-            artists.append(self._line(ax, r.x, r.prob_a_beats_b[k], max_points=max_points,
-                                      label=f"{a} beats {b}", **kwargs))
-        artists += self._once(ax, "ranklens-beats-levels", lambda: [
-            ax.axhline(level, color="0.5", linestyle=":", linewidth=1) for level in (0.05, 0.95)
-        ] + [ax.axhline(0.5, color="0.8", linewidth=0.8)])
+            artists.append(
+                self._line(
+                    ax,
+                    r.x,
+                    r.prob_a_beats_b[k],
+                    max_points=max_points,
+                    label=f"{a} beats {b}",
+                    **kwargs,
+                )
+            )
+        artists += self._once(
+            ax,
+            "ranklens-beats-levels",
+            lambda: (
+                [
+                    ax.axhline(level, color="0.5", linestyle=":", linewidth=1)
+                    for level in (0.05, 0.95)
+                ]
+                + [ax.axhline(0.5, color="0.8", linewidth=0.8)]
+            ),
+        )
         if not ax.get_title():
-            ax.set_title(f"Where one model beats another ({_Y_LABELS.get(r.curve, r.curve)})",
-                         fontsize=10)
+            ax.set_title(
+                f"Where one model beats another ({_Y_LABELS.get(r.curve, r.curve)})", fontsize=10
+            )
         ax.set_ylim(-0.02, 1.02)
         self._labels(ax)
         return artists

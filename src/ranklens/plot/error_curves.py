@@ -19,7 +19,7 @@ class RECCurveDisplay(_Display):
     --------
     >>> from ranklens.plot import RECCurveDisplay
     >>> disp = RECCurveDisplay.from_predictions(y_test, pred, name="gbm")  # doctest: +SKIP
-    >>> RECCurveDisplay.from_predictions(y_test, pred2, ax=disp.ax_, name="linear")  # doctest: +SKIP
+    >>> RECCurveDisplay.from_predictions(y_test, p2, ax=disp.ax_, name="lin")  # doctest: +SKIP
     """
 
     _compute = ("ranklens.error_curves", "rec_curve")
@@ -31,12 +31,19 @@ class RECCurveDisplay(_Display):
         r = self.result
         kwargs.setdefault("drawstyle", "steps-post")
         line = self._line(
-            ax, r.tolerance, r.accuracy, max_points=max_points,
-            label=self._label(name, f"AOC = {_fmt(r.area_over_curve)}"), **kwargs,
+            ax,
+            r.tolerance,
+            r.accuracy,
+            max_points=max_points,
+            label=self._label(name, f"AOC = {_fmt(r.area_over_curve)}"),
+            **kwargs,
         )
         if not ax.get_xlabel():
-            ax.set_xlabel("tolerance (absolute error)" if r.loss == "absolute"
-                          else "tolerance (squared error)")
+            ax.set_xlabel(
+                "tolerance (absolute error)"
+                if r.loss == "absolute"
+                else "tolerance (squared error)"
+            )
         ax.set_ylim(0, 1.02)
         ax.set_xlim(left=0)
         return [line]
@@ -59,11 +66,21 @@ class RROCCurveDisplay(_Display):
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
         line = self._line(
-            ax, r.over, r.under, max_points=max_points,
-            label=self._label(name, f"area = {_fmt(r.area, 4)}"), **kwargs,
+            ax,
+            r.over,
+            r.under,
+            max_points=max_points,
+            label=self._label(name, f"area = {_fmt(r.area, 4)}"),
+            **kwargs,
         )
-        (point,) = ax.plot([r.model_over], [r.model_under], "o", color=line.get_color(),
-                           markersize=6, markeredgecolor="white")
+        (point,) = ax.plot(
+            [r.model_over],
+            [r.model_under],
+            "o",
+            color=line.get_color(),
+            markersize=6,
+            markeredgecolor="white",
+        )
         # The curve runs to infinity; show the square around every model's operating point.
         extent = 2.0 * max(r.model_over, -r.model_under, 1e-12)
         first = not any(a.get_gid() == "ranklens-rroc-diagonal" for a in ax.lines)
@@ -72,6 +89,18 @@ class RROCCurveDisplay(_Display):
         ax.set_xlim(0, extent)
         ax.set_ylim(-extent, 0)
         artists = [line, point]
-        artists += self._once(ax, "ranklens-rroc-diagonal", lambda: [ax.axline(
-            (0, 0), slope=-1, linestyle="--", color="0.6", linewidth=1, label="balanced errors")])
+        artists += self._once(
+            ax,
+            "ranklens-rroc-diagonal",
+            lambda: [
+                ax.axline(
+                    (0, 0),
+                    slope=-1,
+                    linestyle="--",
+                    color="0.6",
+                    linewidth=1,
+                    label="balanced errors",
+                )
+            ],
+        )
         return artists

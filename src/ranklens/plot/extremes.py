@@ -106,9 +106,19 @@ class RelevanceDisplay(_Display):
                 share = float(np.mean(events >= self.event_threshold))
                 line.set_label(self._label(name, f"{100 * share:.1f}% of cases are events"))
         if self.event_threshold is not None:
-            artists += self._once(ax, "ranklens-event-threshold", lambda: [ax.axhline(
-                self.event_threshold, linestyle="--", color="0.4", linewidth=1,
-                label=f"event threshold t_E = {self.event_threshold:g}")])
+            artists += self._once(
+                ax,
+                "ranklens-event-threshold",
+                lambda: [
+                    ax.axhline(
+                        self.event_threshold,
+                        linestyle="--",
+                        color="0.4",
+                        linewidth=1,
+                        label=f"event threshold t_E = {self.event_threshold:g}",
+                    )
+                ],
+            )
         ax.set_ylim(-0.02, 1.05)
         return artists
 
@@ -129,25 +139,37 @@ class RegressionPrecisionRecallDisplay(_Display):
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
-        label = self._label(name, f"best F{_fmt(r.beta, 1).rstrip('0').rstrip('.')} = "
-                                  f"{_fmt(r.best_f_beta)} at t_E = {_fmt(r.best_threshold, 2)}")
+        label = self._label(
+            name,
+            f"best F{_fmt(r.beta, 1).rstrip('0').rstrip('.')} = "
+            f"{_fmt(r.best_f_beta)} at t_E = {_fmt(r.best_threshold, 2)}",
+        )
         kwargs.setdefault("drawstyle", "steps-post")
-        precision = self._line(ax, r.thresholds, r.precision, max_points=max_points,
-                               label=label, **kwargs)
+        precision = self._line(
+            ax, r.thresholds, r.precision, max_points=max_points, label=label, **kwargs
+        )
         color = precision.get_color()
         kwargs.pop("color", None)
-        recall = self._line(ax, r.thresholds, r.recall, max_points=max_points, color=color,
-                            linestyle="--", **kwargs)
-        f_beta = self._line(ax, r.thresholds, r.f_beta, max_points=max_points, color=color,
-                            linestyle=":", **kwargs)
+        recall = self._line(
+            ax, r.thresholds, r.recall, max_points=max_points, color=color, linestyle="--", **kwargs
+        )
+        f_beta = self._line(
+            ax, r.thresholds, r.f_beta, max_points=max_points, color=color, linestyle=":", **kwargs
+        )
         artists = [precision, recall, f_beta]
         if np.isfinite(r.best_f_beta):
-            (best,) = ax.plot([r.best_threshold], [r.best_f_beta], "o", color=color,
-                              markeredgecolor="white")
+            (best,) = ax.plot(
+                [r.best_threshold], [r.best_f_beta], "o", color=color, markeredgecolor="white"
+            )
             artists.append(best)
-        artists += self._once(ax, "ranklens-pr-styles", lambda: [
-            ax.plot([], [], color="0.3", linestyle=ls, label=lab)[0]
-            for ls, lab in (("-", "precision"), ("--", "recall"), (":", "F"))])
+        artists += self._once(
+            ax,
+            "ranklens-pr-styles",
+            lambda: [
+                ax.plot([], [], color="0.3", linestyle=ls, label=lab)[0]
+                for ls, lab in (("-", "precision"), ("--", "recall"), (":", "F"))
+            ],
+        )
         ax.set_ylim(-0.02, 1.05)
         ax.set_xlim(0, 1)
         return artists
@@ -209,25 +231,35 @@ class MetricAgreementDisplay(_Display):
         n_models = len(r.models)
         tau = r.kendall_tau[a, b]
         kwargs.setdefault("s", 28)
-        dots = ax.scatter(x, y, label=self._label(name, f"Kendall τ = {_fmt(tau, 2)}"),
-                          zorder=3, **kwargs)
+        dots = ax.scatter(
+            x, y, label=self._label(name, f"Kendall τ = {_fmt(tau, 2)}"), zorder=3, **kwargs
+        )
         top = self.top if self.top is not None else max(1, min(10, n_models // 4))
         artists = [dots]
-        artists += self._once(ax, "ranklens-agreement-guides", lambda: [
-            ax.axline((0, 0), slope=1, linestyle="--", color="0.6", linewidth=1),
-            ax.axvline(top + 0.5, linestyle=":", color="0.6", linewidth=1),
-            ax.axhline(top + 0.5, linestyle=":", color="0.6", linewidth=1)])
+        artists += self._once(
+            ax,
+            "ranklens-agreement-guides",
+            lambda: [
+                ax.axline((0, 0), slope=1, linestyle="--", color="0.6", linewidth=1),
+                ax.axvline(top + 0.5, linestyle=":", color="0.6", linewidth=1),
+                ax.axhline(top + 0.5, linestyle=":", color="0.6", linewidth=1),
+            ],
+        )
         # Name the models at the top of either ranking.
         for i, model in enumerate(r.models):
             if x[i] <= 3 or y[i] <= 3:
-                ax.annotate(model, (x[i], y[i]), textcoords="offset points", xytext=(4, 3),
-                            fontsize=7, color="0.25")
+                ax.annotate(
+                    model,
+                    (x[i], y[i]),
+                    textcoords="offset points",
+                    xytext=(4, 3),
+                    fontsize=7,
+                    color="0.25",
+                )
         ax.set_xlim(0.5, n_models + 0.5)
         ax.set_ylim(0.5, n_models + 0.5)
         ax.set_aspect("equal", adjustable="box")
-        direction = ["(1 = best, ↑)" if r.higher_is_better[k] else "(1 = best, ↓)"
-                     for k in (a, b)]
+        direction = ["(1 = best, ↑)" if r.higher_is_better[k] else "(1 = best, ↓)" for k in (a, b)]
         ax.set_xlabel(f"rank by {self.metrics[0]} {direction[0]}")
         ax.set_ylabel(f"rank by {self.metrics[1]} {direction[1]}")
         return artists
-

@@ -47,11 +47,20 @@ class IntervalDisplay(_Display):
         n = r.y_true.shape[0]
         x = np.arange(n, dtype=np.float64)
         label = self._label(name, f"coverage {100 * r.coverage:.1f}%")
-        band = self._band(ax, x, r.lower, r.upper, max_points=max_points, alpha=0.25,
-                          color=kwargs.pop("color", None), label=label)
+        band = self._band(
+            ax,
+            x,
+            r.lower,
+            r.upper,
+            max_points=max_points,
+            alpha=0.25,
+            color=kwargs.pop("color", None),
+            label=label,
+        )
         color = band.get_facecolor()[0][:3]
-        line = self._line(ax, x, r.y_pred, max_points=max_points, color=color, linewidth=1,
-                          **kwargs)
+        line = self._line(
+            ax, x, r.y_pred, max_points=max_points, color=color, linewidth=1, **kwargs
+        )
         covered = np.flatnonzero(r.covered)
         missed = np.flatnonzero(~r.covered)
         budget = max(max_points // 2, 1)
@@ -59,10 +68,16 @@ class IntervalDisplay(_Display):
             missed = missed[thin_indices(x[missed], r.y_true[missed], max_points=budget)]
         if covered.size > budget:
             covered = covered[thin_indices(x[covered], r.y_true[covered], max_points=budget)]
-        dots = ax.scatter(x[covered], r.y_true[covered], s=6, color="0.25", linewidths=0,
-                          zorder=3)
-        miss = ax.scatter(x[missed], r.y_true[missed], s=10, color="#c62828", linewidths=0,
-                          zorder=4, label=f"truth outside ({(~r.covered).sum():,})")
+        dots = ax.scatter(x[covered], r.y_true[covered], s=6, color="0.25", linewidths=0, zorder=3)
+        miss = ax.scatter(
+            x[missed],
+            r.y_true[missed],
+            s=10,
+            color="#c62828",
+            linewidths=0,
+            zorder=4,
+            label=f"truth outside ({(~r.covered).sum():,})",
+        )
         if not ax.get_ylabel():
             ax.set_ylabel("value")
         ax.set_xlim(-0.5, n - 0.5)

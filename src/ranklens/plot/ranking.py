@@ -1,4 +1,7 @@
-"""Seed 000's ranking plots (Rosset, Perlich & Zadrozny 2005, Figures 1-3; :mod:`ranklens.ranking`)."""
+"""Seed 000's ranking plots (Rosset, Perlich & Zadrozny 2005, Figures 1-3).
+
+The results come from :mod:`ranklens.ranking`.
+"""
 
 from __future__ import annotations
 
@@ -44,21 +47,54 @@ class ConcordanceProfileDisplay(_Display):
         x = (np.arange(n, dtype=np.float64) + 0.5) / max(n, 1)
         idx = thin_indices(x, r.fraction_correct, max_points=max_points)
         color = kwargs.pop("color", None) or _next_color(ax)
-        dots = ax.scatter(x[idx], r.fraction_correct[idx], s=kwargs.pop("s", 4), color=color,
-                          alpha=0.45, linewidths=0, zorder=2)
-        envelope = self._line(ax, x, r.envelope, max_points=max_points, color=color,
-                              linewidth=0.6, alpha=0.35, zorder=1)
+        dots = ax.scatter(
+            x[idx],
+            r.fraction_correct[idx],
+            s=kwargs.pop("s", 4),
+            color=color,
+            alpha=0.45,
+            linewidths=0,
+            zorder=2,
+        )
+        envelope = self._line(
+            ax,
+            x,
+            r.envelope,
+            max_points=max_points,
+            color=color,
+            linewidth=0.6,
+            alpha=0.35,
+            zorder=1,
+        )
         artists = [dots, envelope]
         window = self.window if self.window is not None else max(5, n // 25)
         if window > 1 and n > window:
             mean_c = _running_mean(r.fraction_correct, window)
             mean_e = _running_mean(r.envelope, window)
-            artists.append(self._line(
-                ax, x, mean_c, max_points=max_points, color=color, linewidth=1.8,
-                label=self._label(name, f"τ̃ = {_fmt(r.area)}; running mean"), **kwargs))
-            artists.append(self._line(
-                ax, x, mean_e, max_points=max_points, color=color, linewidth=1.4,
-                linestyle="--", label="locally optimal envelope, running mean"))
+            artists.append(
+                self._line(
+                    ax,
+                    x,
+                    mean_c,
+                    max_points=max_points,
+                    color=color,
+                    linewidth=1.8,
+                    label=self._label(name, f"τ̃ = {_fmt(r.area)}; running mean"),
+                    **kwargs,
+                )
+            )
+            artists.append(
+                self._line(
+                    ax,
+                    x,
+                    mean_e,
+                    max_points=max_points,
+                    color=color,
+                    linewidth=1.4,
+                    linestyle="--",
+                    label="locally optimal envelope, running mean",
+                )
+            )
         else:
             dots.set_label(self._label(name, f"τ̃ = {_fmt(r.area)}"))
         artists.append(ax.axhline(r.area, color=color, linestyle=":", linewidth=1))
@@ -66,9 +102,18 @@ class ConcordanceProfileDisplay(_Display):
         n_low = low.size
         if low.size > max_points:
             low = low[thin_indices(x[low], r.fraction_correct[low], max_points=max_points)]
-        artists.append(ax.scatter(
-            x[low], r.fraction_correct[low], marker="x", s=16, color="#c62828",
-            linewidths=0.8, zorder=4, label=f"below 50% ({n_low:,} cases)"))
+        artists.append(
+            ax.scatter(
+                x[low],
+                r.fraction_correct[low],
+                marker="x",
+                s=16,
+                color="#c62828",
+                linewidths=0.8,
+                zorder=4,
+                label=f"below 50% ({n_low:,} cases)",
+            )
+        )
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
         _percent_axis(ax.xaxis)
@@ -119,13 +164,23 @@ class CutoffAUCDisplay(_Display):
         x = np.append(r.x_edges[:-1], r.x_edges[-1])
         y = np.append(r.auc, r.auc[-1])
         kwargs.setdefault("drawstyle", "steps-post")
-        line = self._line(ax, x, y, max_points=max_points,
-                          label=self._label(name, f"ρ̃ = {_fmt(r.area)}"), **kwargs)
+        line = self._line(
+            ax,
+            x,
+            y,
+            max_points=max_points,
+            label=self._label(name, f"ρ̃ = {_fmt(r.area)}"),
+            **kwargs,
+        )
         artists = [line]
-        artists += self._once(ax, "ranklens-cutoff-random", lambda: [ax.axhline(
-            0.5, color="0.6", linestyle="--", linewidth=1, label="random")])
-        if not any(getattr(a, "get_gid", lambda: None)() == "ranklens-cutoff-top"
-                   for a in ax.child_axes):
+        artists += self._once(
+            ax,
+            "ranklens-cutoff-random",
+            lambda: [ax.axhline(0.5, color="0.6", linestyle="--", linewidth=1, label="random")],
+        )
+        if not any(
+            getattr(a, "get_gid", lambda: None)() == "ranklens-cutoff-top" for a in ax.child_axes
+        ):
             top = _cutoff_axis(ax, r)
             if top is not None:
                 artists.append(top)
@@ -167,15 +222,42 @@ class RankLiftDisplay(_Display):
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
-        line = self._line(ax, r.fraction_targeted, r.model, max_points=max_points,
-                          label=self._label(name, f"area = {_fmt(r.area)}"), **kwargs)
+        line = self._line(
+            ax,
+            r.fraction_targeted,
+            r.model,
+            max_points=max_points,
+            label=self._label(name, f"area = {_fmt(r.area)}"),
+            **kwargs,
+        )
         artists = [line]
-        artists += self._once(ax, "ranklens-ranklift-bounds", lambda: [
-            self._line(ax, r.fraction_targeted, r.optimal, max_points=max_points, color="0.3",
-                       linestyle="--", linewidth=1, label="optimal"),
-            self._line(ax, r.fraction_targeted, r.worst, max_points=max_points, color="0.3",
-                       linestyle=":", linewidth=1, label="worst"),
-            ax.axline((0, 0), slope=1, color="0.7", linewidth=0.8, label="random")])
+        artists += self._once(
+            ax,
+            "ranklens-ranklift-bounds",
+            lambda: [
+                self._line(
+                    ax,
+                    r.fraction_targeted,
+                    r.optimal,
+                    max_points=max_points,
+                    color="0.3",
+                    linestyle="--",
+                    linewidth=1,
+                    label="optimal",
+                ),
+                self._line(
+                    ax,
+                    r.fraction_targeted,
+                    r.worst,
+                    max_points=max_points,
+                    color="0.3",
+                    linestyle=":",
+                    linewidth=1,
+                    label="worst",
+                ),
+                ax.axline((0, 0), slope=1, color="0.7", linewidth=0.8, label="random"),
+            ],
+        )
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.01)
         _percent_axis(ax.xaxis)

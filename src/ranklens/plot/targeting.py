@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ranklens.plot._base import _Display, _fmt
 
 __all__ = ["GainCurveDisplay", "LiftCurveDisplay", "ProfitCurveDisplay", "RocCurveDisplay"]
@@ -32,11 +34,22 @@ class RocCurveDisplay(_Display):
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
-        line = self._line(ax, r.fpr, r.tpr, max_points=max_points,
-                          label=self._label(name, f"AUC = {_fmt(r.auc)}"), **kwargs)
+        line = self._line(
+            ax,
+            r.fpr,
+            r.tpr,
+            max_points=max_points,
+            label=self._label(name, f"AUC = {_fmt(r.auc)}"),
+            **kwargs,
+        )
         artists = [line]
-        artists += self._once(ax, "ranklens-roc-random", lambda: [ax.axline(
-            (0, 0), slope=1, color="0.6", linestyle="--", linewidth=1, label="random")])
+        artists += self._once(
+            ax,
+            "ranklens-roc-random",
+            lambda: [
+                ax.axline((0, 0), slope=1, color="0.6", linestyle="--", linewidth=1, label="random")
+            ],
+        )
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.01)
         if r.event_definition and not ax.get_title().endswith(")"):
@@ -59,14 +72,34 @@ class GainCurveDisplay(_Display):
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
         value = r.event_definition == "value"
-        line = self._line(ax, r.fraction_targeted, r.gain, max_points=max_points,
-                          label=self._label(name, f"accuracy ratio = {_fmt(r.accuracy_ratio)}"),
-                          **kwargs)
+        line = self._line(
+            ax,
+            r.fraction_targeted,
+            r.gain,
+            max_points=max_points,
+            label=self._label(name, f"accuracy ratio = {_fmt(r.accuracy_ratio)}"),
+            **kwargs,
+        )
         artists = [line]
-        artists += self._once(ax, "ranklens-gain-baselines", lambda: [
-            ax.axline((0, 0), slope=1, color="0.6", linestyle="--", linewidth=1, label="random"),
-            self._line(ax, r.fraction_targeted, r.perfect_gain, max_points=max_points,
-                       color="0.3", linestyle=":", linewidth=1, label="perfect")])
+        artists += self._once(
+            ax,
+            "ranklens-gain-baselines",
+            lambda: [
+                ax.axline(
+                    (0, 0), slope=1, color="0.6", linestyle="--", linewidth=1, label="random"
+                ),
+                self._line(
+                    ax,
+                    r.fraction_targeted,
+                    r.perfect_gain,
+                    max_points=max_points,
+                    color="0.3",
+                    linestyle=":",
+                    linewidth=1,
+                    label="perfect",
+                ),
+            ],
+        )
         if not ax.get_ylabel():
             ax.set_ylabel("share of total value captured" if value else "share of events captured")
         if value and ax.get_title() == self.title:
@@ -92,21 +125,40 @@ class LiftCurveDisplay(_Display):
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
         at_10 = r.at(0.1) if r.fraction_targeted.size else math.nan
-        line = self._line(ax, r.fraction_targeted, r.lift, max_points=max_points,
-                          label=self._label(name, f"lift at 10% = {_fmt(at_10, 2)}"), **kwargs)
+        line = self._line(
+            ax,
+            r.fraction_targeted,
+            r.lift,
+            max_points=max_points,
+            label=self._label(name, f"lift at 10% = {_fmt(at_10, 2)}"),
+            **kwargs,
+        )
         artists = [line]
-        artists += self._once(ax, "ranklens-lift-baselines", lambda: [
-            ax.axhline(1.0, color="0.6", linestyle="--", linewidth=1, label="random"),
-            self._line(ax, r.fraction_targeted, r.perfect_lift, max_points=max_points,
-                       color="0.3", linestyle=":", linewidth=1, label="perfect")])
+        artists += self._once(
+            ax,
+            "ranklens-lift-baselines",
+            lambda: [
+                ax.axhline(1.0, color="0.6", linestyle="--", linewidth=1, label="random"),
+                self._line(
+                    ax,
+                    r.fraction_targeted,
+                    r.perfect_lift,
+                    max_points=max_points,
+                    color="0.3",
+                    linestyle=":",
+                    linewidth=1,
+                    label="perfect",
+                ),
+            ],
+        )
+        # The first few cases swing the lift wildly and the perfect model's lift (1 / event
+        # share) can dwarf every real model: scale to the models' curves beyond 2% targeted.
+        body = r.lift[r.fraction_targeted >= 0.02]
+        top = float(np.nanmax(body)) if body.size and np.isfinite(body).any() else 2.0
+        previous = getattr(ax, "_ranklens_lift_top", 0.0)
+        ax._ranklens_lift_top = max(previous, top)
         ax.set_xlim(0, 1)
-        ax.set_ylim(bottom=0)
-        # The first points of a lift curve (a handful of cases) swing wildly; show the body.
-        top = [v for v in (r.at(0.02) if r.fraction_targeted.size else math.nan,
-                           float(r.perfect_lift.max()) if r.perfect_lift.size else math.nan)
-               if math.isfinite(v)]
-        if top:
-            ax.set_ylim(0, max(max(top) * 1.1, ax.get_ylim()[1] if len(ax.lines) > 3 else 0))
+        ax.set_ylim(0, max(1.5, 1.25 * ax._ranklens_lift_top))
         _percent_axis(ax.xaxis)
         return artists
 
@@ -130,27 +182,71 @@ class ProfitCurveDisplay(_Display):
         summary = f"best {_fmt(r.best_profit, 0)} at {100 * r.best_fraction:.0f}%"
         if r.budget_profit is not None:
             summary += f"; within budget {_fmt(r.budget_profit, 0)}"
-        line = self._line(ax, r.fraction_targeted, r.profit, max_points=max_points,
-                          label=self._label(name, summary), **kwargs)
+        line = self._line(
+            ax,
+            r.fraction_targeted,
+            r.profit,
+            max_points=max_points,
+            label=self._label(name, summary),
+            **kwargs,
+        )
         color = line.get_color()
-        (best,) = ax.plot([r.best_fraction], [r.best_profit], "o", color=color,
-                          markeredgecolor="white", zorder=4)
+        (best,) = ax.plot(
+            [r.best_fraction], [r.best_profit], "o", color=color, markeredgecolor="white", zorder=4
+        )
         artists = [line, best]
         if r.budget_profit is not None:
-            (within,) = ax.plot([r.budget_fraction], [r.budget_profit], "s", color=color,
-                                markeredgecolor="white", zorder=4)
+            (within,) = ax.plot(
+                [r.budget_fraction],
+                [r.budget_profit],
+                "s",
+                color=color,
+                markeredgecolor="white",
+                zorder=4,
+            )
             artists.append(within)
             total = float(r.n_targeted[-1]) if r.n_targeted.size else 0.0
             share = min(r.max_targets / total, 1.0) if total > 0 else math.nan
-            artists += self._once(ax, "ranklens-profit-budget", lambda: [ax.axvline(
-                share, color="#8a4b00", linestyle="-.", linewidth=1.2,
-                label=f"budget: {r.max_targets:,} targets")])
-        artists += self._once(ax, "ranklens-profit-baselines", lambda: [
-            self._line(ax, r.fraction_targeted, r.random_profit, max_points=max_points,
-                       color="0.6", linestyle="--", linewidth=1, label="random"),
-            self._line(ax, r.fraction_targeted, r.perfect_profit, max_points=max_points,
-                       color="0.3", linestyle=":", linewidth=1, label="perfect"),
-            ax.axhline(0.0, color="0.85", linewidth=0.8)])
+            artists += self._once(
+                ax,
+                "ranklens-profit-budget",
+                lambda: [
+                    ax.axvline(
+                        share,
+                        color="#8a4b00",
+                        linestyle="-.",
+                        linewidth=1.2,
+                        label=f"budget: {r.max_targets:,} targets",
+                    )
+                ],
+            )
+        artists += self._once(
+            ax,
+            "ranklens-profit-baselines",
+            lambda: [
+                self._line(
+                    ax,
+                    r.fraction_targeted,
+                    r.random_profit,
+                    max_points=max_points,
+                    color="0.6",
+                    linestyle="--",
+                    linewidth=1,
+                    label="random",
+                ),
+                self._line(
+                    ax,
+                    r.fraction_targeted,
+                    r.perfect_profit,
+                    max_points=max_points,
+                    color="0.3",
+                    linestyle=":",
+                    linewidth=1,
+                    label="perfect",
+                ),
+                ax.axhline(0.0, color="0.85", linewidth=0.8),
+            ],
+        )
         ax.set_xlim(0, 1)
         _percent_axis(ax.xaxis)
         return artists

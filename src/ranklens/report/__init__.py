@@ -1,7 +1,7 @@
 """The HTML report: evaluate several models once, render the results as one self-contained file.
 
 >>> from ranklens.report import evaluate_models, write_html
->>> evaluation = evaluate_models(y_test, {"gbm": p1, "linear": p2}, n_bootstrap=500)  # doctest: +SKIP
+>>> evaluation = evaluate_models(y_test, {"gbm": p1, "lm": p2}, n_bootstrap=500)  # doctest: +SKIP
 >>> write_html("report.html", evaluation)  # doctest: +SKIP
 
 :func:`evaluate_models` computes (every registered measure, the bootstrap comparison, robustness

@@ -48,8 +48,10 @@ def comparison_tables(comparison: Any) -> list[Table]:
         table.caption = "Headline measures (seed 000, Table 2)"
         tables.append(table)
         rest = _pairs_table(comparison, frame)
-        rest.caption = (f"Every compared measure ({len(comparison.metrics)} measures, "
-                        f"{len(comparison.pairs)} pair(s) each)")
+        rest.caption = (
+            f"Every compared measure ({len(comparison.metrics)} measures, "
+            f"{len(comparison.pairs)} pair(s) each)"
+        )
         rest.collapsed = True
         tables.append(rest)
     else:
@@ -58,7 +60,7 @@ def comparison_tables(comparison: Any) -> list[Table]:
 
 
 def _pairs_table(comparison: Any, frame: Any) -> Table:
-    level = int(round(100 * comparison.confidence_level))
+    level = round(100 * comparison.confidence_level)
     header = _header(
         "models (a vs b)",
         ("a", "value of model a"),
@@ -122,14 +124,20 @@ def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
         rows.append(Row(group=model))
         for k, metric in enumerate(result.metrics):
             index = int(result.index[k])
-            rows.append(Row(cells=[
-                Cell(str(metric), css="text"),
-                Cell(format_number(result.entire_set[k])),
-                Cell(format_number(result.excluding_one[k])),
-                Cell(format_number(result.percent_change[k], 3),
-                     css="sig" if float(result.percent_change[k]) >= 5 else ""),
-                Cell(str(index) if index >= 0 else "–"),
-            ]))
+            rows.append(
+                Row(
+                    cells=[
+                        Cell(str(metric), css="text"),
+                        Cell(format_number(result.entire_set[k])),
+                        Cell(format_number(result.excluding_one[k])),
+                        Cell(
+                            format_number(result.percent_change[k], 3),
+                            css="sig" if float(result.percent_change[k]) >= 5 else "",
+                        ),
+                        Cell(str(index) if index >= 0 else "–"),
+                    ]
+                )
+            )
     note = "Changes of 5% or more in bold: one case moves that evaluation noticeably."
     return [Table(header=header, rows=rows, note=note, css="robustness")]
 
@@ -145,10 +153,16 @@ def section_tables(evaluation: Any, section: str) -> list[Table]:
             tables.append(_depth_table(best))
         for model, result in evaluation.curves.get("decile_table", {}).items():
             frame = result.to_frame()
-            keep = [c for c in ("count", "events", "rate", "cumulative_gain", "lift", "bin_lift",
-                                "ks") if c in frame.columns]
-            table = frame_table(frame[keep], caption=f"Decile table: {model}",
-                                note=f"events: {result.event_definition}")
+            keep = [
+                c
+                for c in ("count", "events", "rate", "cumulative_gain", "lift", "bin_lift", "ks")
+                if c in frame.columns
+            ]
+            table = frame_table(
+                frame[keep],
+                caption=f"Decile table: {model}",
+                note=f"events: {result.event_definition}",
+            )
             table.collapsed = True
             tables.append(table)
     if section == "intervals":
@@ -173,40 +187,62 @@ def _depth_table(result: Any) -> Table:
         values = [float(v) for v in result.values[:, j]]
         winner = str(result.winner[j])
         cells = [Cell(f"{100 * depth:g}%", css="text")]
-        cells += [Cell(format_number(v), css="best" if m == winner else "")
-                  for m, v in zip(models, values, strict=True)]
+        cells += [
+            Cell(format_number(v), css="best" if m == winner else "")
+            for m, v in zip(models, values, strict=True)
+        ]
         cells.append(Cell(winner, css="text"))
         rows.append(Row(cells=cells))
     runs = "; ".join(f"{name} {100 * lo:.0f}–{100 * hi:.0f}%" for name, lo, hi in result.segments)
-    note = (f"{result.curve.capitalize()} of each model when the top share is targeted (seed 003: "
-            f"'which model for which depth'); events: {result.event_definition}. Winner by "
-            f"depth: {runs}.")
-    return Table(header=header, rows=rows, caption=f"Best model by targeting depth ({result.curve})",
-                 note=note)
+    note = (
+        f"{result.curve.capitalize()} of each model when the top share is targeted (seed 003: "
+        f"'which model for which depth'); events: {result.event_definition}. Winner by "
+        f"depth: {runs}."
+    )
+    return Table(
+        header=header,
+        rows=rows,
+        caption=f"Best model by targeting depth ({result.curve})",
+        note=note,
+    )
 
 
 def _coverage_table(model: str, result: Any) -> Table:
-    level = int(round(100 * result.confidence_level))
-    header = _header("decile of prediction", "predictions", "cases",
-                     ("coverage", "share of the truth inside its interval"),
-                     (f"{level}% interval", "Wilson score interval of the coverage"),
-                     "mean width")
+    level = round(100 * result.confidence_level)
+    header = _header(
+        "decile of prediction",
+        "predictions",
+        "cases",
+        ("coverage", "share of the truth inside its interval"),
+        (f"{level}% interval", "Wilson score interval of the coverage"),
+        "mean width",
+    )
     rows = []
     nominal = result.nominal
     for k in range(result.bin.size):
         coverage = float(result.coverage[k])
         low, high = float(result.coverage_low[k]), float(result.coverage_high[k])
         off = math.isfinite(nominal) and not (low <= nominal <= high)
-        rows.append(Row(cells=[
-            Cell(str(int(result.bin[k])), css="text"),
-            Cell(f"{format_number(result.pred_min[k])} to {format_number(result.pred_max[k])}"),
-            Cell(format_number(int(result.count[k]))),
-            Cell(f"{100 * coverage:.1f}%", css="sig" if off else ""),
-            Cell(f"[{100 * low:.1f}%, {100 * high:.1f}%]"),
-            Cell(format_number(result.mean_width[k])),
-        ]))
-    note = (f"Overall coverage {100 * result.overall_coverage:.1f}%"
-            + (f" against a nominal {100 * nominal:.0f}%" if math.isfinite(nominal) else "")
-            + "; bold: the nominal level is outside the bin's interval.")
-    return Table(header=header, rows=rows, caption=f"Coverage by prediction decile: {model}",
-                 note=note)
+        rows.append(
+            Row(
+                cells=[
+                    Cell(str(int(result.bin[k])), css="text"),
+                    Cell(
+                        f"{format_number(result.pred_min[k])} to "
+                        f"{format_number(result.pred_max[k])}"
+                    ),
+                    Cell(format_number(int(result.count[k]))),
+                    Cell(f"{100 * coverage:.1f}%", css="sig" if off else ""),
+                    Cell(f"[{100 * low:.1f}%, {100 * high:.1f}%]"),
+                    Cell(format_number(result.mean_width[k])),
+                ]
+            )
+        )
+    note = (
+        f"Overall coverage {100 * result.overall_coverage:.1f}%"
+        + (f" against a nominal {100 * nominal:.0f}%" if math.isfinite(nominal) else "")
+        + "; bold: the nominal level is outside the bin's interval."
+    )
+    return Table(
+        header=header, rows=rows, caption=f"Coverage by prediction decile: {model}", note=note
+    )

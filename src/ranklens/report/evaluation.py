@@ -16,6 +16,7 @@ import dataclasses
 import importlib
 import inspect
 import math
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -89,13 +90,16 @@ class ModelEvaluation(Result):
         import pandas as pd
 
         frame = pd.DataFrame(
-            {model: [self.values[model].get(m, np.nan) for m in self.metrics] for model in
-             self.model_names},
+            {
+                model: [self.values[model].get(m, np.nan) for m in self.metrics]
+                for model in self.model_names
+            },
             index=pd.Index(list(self.metrics), name="metric"),
         )
         frame.insert(0, "family", [self.metrics[m]["family"] for m in self.metrics])
-        frame.insert(1, "higher_is_better", [self.metrics[m]["higher_is_better"] for m in
-                                             self.metrics])
+        frame.insert(
+            1, "higher_is_better", [self.metrics[m]["higher_is_better"] for m in self.metrics]
+        )
         return frame
 
     def _repr_html_(self) -> str:
@@ -221,11 +225,14 @@ def score_registered_metrics(
     sample_weight: np.ndarray | None = None,
     context: Mapping[str, Any] | None = None,
     progress: ProgressCallback | None = None,
+    timings: dict[str, float] | None = None,
 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
     """Every registered measure for every model: ``(values, metric_info, problems)``.
 
     Point measures are evaluated for every model; interval measures for the models in
     ``intervals``. ``context`` supplies named task parameters to the measures that take them.
+    ``timings``, when given, receives the slowest single call of each measure in seconds (the
+    bootstrap budget is planned from it).
     """
     from ranklens.metrics import available_metrics, get_metric
 
@@ -254,7 +261,11 @@ def score_registered_metrics(
                 problems[model][metric] = skip
                 continue
             args = (y_true, *given) if interval else (y_true, given)
+            start = time.perf_counter()
             value, problem = _call_quietly(spec.func, *args, **kwargs)
+            if timings is not None:
+                elapsed = time.perf_counter() - start
+                timings[metric] = max(timings.get(metric, 0.0), elapsed)
             values[model][metric] = _as_float(value)
             if problem is not None:
                 problems[model][metric] = problem
@@ -314,20 +325,29 @@ CURVES: tuple[_CurveSpec, ...] = (
     _CurveSpec("roc", "curves", "roc_curve"),
     _CurveSpec("gain", "curves", "gain_curve"),
     _CurveSpec(
-        "value_gain", "curves", "gain_curve", fixed=(("events", "value"),),
+        "value_gain",
+        "curves",
+        "gain_curve",
+        fixed=(("events", "value"),),
         when=_is_nonnegative_continuous,
     ),
     _CurveSpec("lift", "curves", "lift_curve"),
     _CurveSpec(
-        "profit", "curves", "profit_curve", needs_any=("cost_benefit", "value_margin"),
+        "profit",
+        "curves",
+        "profit_curve",
+        needs_any=("cost_benefit", "value_margin"),
         margin_means_value=True,
     ),
     _CurveSpec("decile_table", "curves", "decile_table"),
     # A fixed grid of event thresholds: the default (every distinct relevance value) crowds the
     # curve into [0, tiny] when the predictions never reach the extremes.
     _CurveSpec(
-        "precision_recall", "utility", "regression_precision_recall_curve",
-        needs=("relevance",), fixed=(("thresholds", tuple(np.linspace(0.01, 1.0, 100))),),
+        "precision_recall",
+        "utility",
+        "regression_precision_recall_curve",
+        needs=("relevance",),
+        fixed=(("thresholds", tuple(np.linspace(0.01, 1.0, 100))),),
     ),
     _CurveSpec("rec", "error_curves", "rec_curve"),
     _CurveSpec("rroc", "error_curves", "rroc_curve"),
@@ -416,6 +436,7 @@ def evaluate_models(
     curves: bool = True,
     agreement_predictions: Mapping[str, Any] | None = None,
     n_dropped: int = 0,
+    bootstrap_budget_s: float = 120.0,
     progress: ProgressCallback | None = None,
     show_progress: bool | None = False,
 ) -> ModelEvaluation:
@@ -449,6 +470,11 @@ def evaluate_models(
         (seed 001 Fig. 2); defaults to ``predictions`` when there are at least three models.
     n_dropped : int
         Rows the caller dropped for missing values (recorded in the result).
+    bootstrap_budget_s : float
+        Rough time budget of the bootstrap. Seed 000 Table 2's measures are always compared;
+        the others join, cheapest first, while the estimated time (one call's time x replicates
+        x models) fits; those left out are listed in ``settings``. The bands are skipped when
+        they would not fit.
     progress : callable, optional
         Called with a short description before each step (for progress bars).
     show_progress : bool or None
@@ -462,16 +488,19 @@ def evaluate_models(
         raise ValueError("predictions is empty; give at least one model")
     n_min = 2
     y = as_1d_float(y_true, "y_true", min_n=n_min)
-    preds = {str(k): check_pair(y, v, names=("y_true", f"predictions[{k!r}]"))[1]
-             for k, v in predictions.items()}
+    preds = {
+        str(k): check_pair(y, v, names=("y_true", f"predictions[{k!r}]"))[1]
+        for k, v in predictions.items()
+    }
     bounds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for model, (lower, upper) in dict(intervals or {}).items():
         lo = check_pair(y, lower, names=("y_true", f"lower bound of {model!r}"))[1]
         hi = check_pair(y, upper, names=("y_true", f"upper bound of {model!r}"))[1]
         bounds[str(model)] = (lo, hi)
     if bounds and alpha is None:
-        raise ValueError("alpha is required with prediction intervals (a central 1 - alpha "
-                         "interval); got None")
+        raise ValueError(
+            "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
+        )
     weight = check_sample_weight(sample_weight, y.shape[0])
     relevance_note = None
     if relevance is None:
@@ -496,48 +525,36 @@ def evaluate_models(
     if weight is not None:
         settings["sample_weight"] = "given"
 
+    timings: dict[str, float] = {}
     values, info, problems = score_registered_metrics(
-        y, preds, intervals=bounds, sample_weight=weight, context=context, progress=progress
+        y, preds, intervals=bounds, sample_weight=weight, context=context, progress=progress,
+        timings=timings,
     )
     model_names = tuple(dict.fromkeys([*preds, *bounds]))
 
     comparison = None
-    if n_bootstrap and len(preds) >= 1:
-        compare = _library("compare", "compare_models")
-        if compare is not None:
-            if progress is not None:
-                progress(f"bootstrap comparison ({n_bootstrap} replicates)")
-            comparison, problem = _call_quietly(
-                compare,
-                y,
-                preds,
-                metrics=_comparable_metrics(
-                    values, info, preds, context, weighted=weight is not None
-                ),
-                n_bootstrap=n_bootstrap,
-                random_state=random_state,
-                sample_weight=weight,
-                progress=show_progress,
-            )
-            if problem is not None:
-                problems.setdefault("(all models)", {})["bootstrap comparison"] = problem
-
-    bands: dict[str, Any] = {}
-    band_func = _library("compare", "curve_bands")
-    if n_bootstrap >= 2 and curves and band_func is not None:
-        for curve in BAND_CURVES:
-            if progress is not None:
-                progress(f"bootstrap bands of the {curve} curve")
-            kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
-            result, problem = _call_quietly(
-                band_func, y, preds, curve=curve, n_bootstrap=n_bootstrap,
-                random_state=random_state, sample_weight=weight, progress=show_progress,
-                **kwargs,
-            )
-            if result is not None:
-                bands[curve] = result
-            if problem is not None:
-                problems.setdefault("(all models)", {})[f"{curve} bands"] = problem
+    compare = _library("compare", "compare_models")
+    if n_bootstrap and compare is not None:
+        metrics, left_out = _bootstrap_plan(
+            values, info, preds, context, timings, n_bootstrap=n_bootstrap,
+            budget_s=bootstrap_budget_s, weighted=weight is not None,
+        )
+        if left_out:
+            settings["not bootstrapped (time budget)"] = ", ".join(left_out)
+        if progress is not None:
+            progress(f"bootstrap comparison ({n_bootstrap} replicates)")
+        comparison, problem = _call_quietly(
+            compare,
+            y,
+            preds,
+            metrics=metrics,
+            n_bootstrap=n_bootstrap,
+            random_state=random_state,
+            sample_weight=weight,
+            progress=show_progress,
+        )
+        if problem is not None:
+            problems.setdefault("(all models)", {})["bootstrap comparison"] = problem
 
     robust: dict[str, Any] = {}
     table = _library("robustness", "robustness_table")
@@ -553,18 +570,25 @@ def evaluate_models(
 
     curve_results: dict[str, dict[str, Any]] = {}
     extras: dict[str, Any] = {"y_true": y}
-    if bands:
-        extras["bands"] = bands
+    curve_seconds: dict[str, float] = {}
     if curves:
         for spec in CURVES:
+            start = time.perf_counter()
             found = _curve_results(spec, y, preds, bounds, weight, context, problems, progress)
             if found:
                 curve_results[spec.kind] = found
+                curve_seconds[spec.kind] = (time.perf_counter() - start) / len(found)
         extras.update(
             _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
         )
         if relevance is not None:
             extras["relevance"] = relevance
+        bands = _bands(
+            y, preds, weight, events, n_bootstrap, random_state, curve_seconds,
+            bootstrap_budget_s, show_progress, settings, problems, progress,
+        )
+        if bands:
+            extras["bands"] = bands
     return ModelEvaluation(
         title=title,
         description=description,
@@ -696,7 +720,7 @@ def _agreement_metrics(y: np.ndarray, candidates: Mapping[str, Any]) -> list[str
             continue
         finite = 0
         for pred in candidates.values():
-            value, problem = _call_quietly(spec.func, y, pred)
+            value, _problem = _call_quietly(spec.func, y, pred)
             if value is None:  # raised: the measure does not apply to this task
                 finite = -1
                 break
@@ -704,3 +728,80 @@ def _agreement_metrics(y: np.ndarray, candidates: Mapping[str, Any]) -> list[str
         if finite >= 2:
             out.append(name)
     return out
+
+
+def _bootstrap_plan(
+    values: Mapping[str, Mapping[str, float]],
+    info: Mapping[str, Mapping[str, Any]],
+    preds: Mapping[str, Any],
+    context: Mapping[str, Any],
+    timings: Mapping[str, float],
+    *,
+    n_bootstrap: int,
+    budget_s: float,
+    weighted: bool,
+) -> tuple[list[Any], list[str]]:
+    """The measures to bootstrap within the time budget, and those left out.
+
+    The headline measures (seed 000 Table 2: :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`)
+    run on vectorised kernels and are always included; the rest join, cheapest first, while
+    ``seconds per call x replicates x models`` fits the budget. At the usual test-set sizes
+    everything fits; at millions of rows the generic per-replicate measures would take hours.
+    """
+    from ranklens.compare import DEFAULT_COMPARISON_METRICS
+
+    candidates = _comparable_metrics(values, info, preds, context, weighted=weighted)
+    scale = n_bootstrap * max(len(preds), 1)
+    chosen, left_out, spent = [], [], 0.0
+    ordered = sorted(candidates, key=lambda spec: (spec.name not in DEFAULT_COMPARISON_METRICS,
+                                                   timings.get(spec.name, 0.0)))
+    for spec in ordered:
+        cost = timings.get(spec.name, 0.0) * scale
+        if spec.name in DEFAULT_COMPARISON_METRICS or spent + cost <= budget_s:
+            chosen.append(spec)
+            spent += 0.0 if spec.name in DEFAULT_COMPARISON_METRICS else cost
+        else:
+            left_out.append(spec.name)
+    order = {name: k for k, name in enumerate(info)}
+    chosen.sort(key=lambda spec: order.get(spec.name, len(order)))
+    return chosen, sorted(left_out)
+
+
+def _bands(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    weight: np.ndarray | None,
+    events: Any,
+    n_bootstrap: int,
+    random_state: Any,
+    curve_seconds: Mapping[str, float],
+    budget_s: float,
+    show_progress: bool | None,
+    settings: dict[str, Any],
+    problems: dict[str, dict[str, str]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """Bootstrap bands of :data:`BAND_CURVES` (same replicates as the comparison), in budget."""
+    band_func = _library("compare", "curve_bands")
+    if n_bootstrap < 2 or band_func is None:
+        return {}
+    bands: dict[str, Any] = {}
+    for curve in BAND_CURVES:
+        cost = curve_seconds.get(curve, 0.0) * n_bootstrap * len(preds)
+        if cost > budget_s:
+            settings[f"{curve} bands"] = (
+                f"skipped: about {cost:.0f} s at this n, over the {budget_s:g} s budget"
+            )
+            continue
+        if progress is not None:
+            progress(f"bootstrap bands of the {curve} curve")
+        kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
+        result, problem = _call_quietly(
+            band_func, y, preds, curve=curve, n_bootstrap=n_bootstrap,
+            random_state=random_state, sample_weight=weight, progress=show_progress, **kwargs,
+        )
+        if result is not None:
+            bands[curve] = result
+        if problem is not None:
+            problems.setdefault("(all models)", {})[f"{curve} bands"] = problem
+    return bands

@@ -52,8 +52,7 @@ def figure_to_img(figure: Any, *, alt: str, salt: str) -> str:
     with matplotlib.rc_context({"svg.hashsalt": salt}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return (f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(alt)}" '
-            f'loading="lazy">')
+    return f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(alt)}" loading="lazy">'
 
 
 def _new_figure(n_axes: int = 1, *, columns: int = 1, wide: bool = False) -> tuple[Any, Any]:
@@ -92,9 +91,11 @@ def _concordance(ev: Any) -> Built | None:
     for ax, (name, result) in zip(axes, results.items(), strict=True):
         ConcordanceProfileDisplay.from_result(result, ax=ax, name=name)
         ax.set_title(name)
-    caption = ("Per case, in decreasing order of prediction: share of correctly ranked pairs "
-               "(solid), locally optimal envelope (dashed), cases below 50% marked (seed 000, "
-               "Fig. 1).")
+    caption = (
+        "Per case, in decreasing order of prediction: share of correctly ranked pairs "
+        "(solid), locally optimal envelope (dashed), cases below 50% marked (seed 000, "
+        "Fig. 1)."
+    )
     return "Concordance profile", caption, fig, "wide" if columns > 1 else ""
 
 
@@ -118,10 +119,13 @@ def _relevance(ev: Any) -> Built | None:
         return None
     fig, (ax,) = _new_figure()
     threshold = ev.settings.get("event_threshold", _default_event_threshold())
-    RelevanceDisplay.from_relevance(relevance, y=ev.extras.get("y_true"),
-                                    event_threshold=threshold, ax=ax)
-    caption = ("How much each target value matters (seed 001, Fig. 1), over the distribution "
-               "of the evaluated target (grey); values above the dashed threshold are events.")
+    RelevanceDisplay.from_relevance(
+        relevance, y=ev.extras.get("y_true"), event_threshold=threshold, ax=ax
+    )
+    caption = (
+        "How much each target value matters (seed 001, Fig. 1), over the distribution "
+        "of the evaluated target (grey); values above the dashed threshold are events."
+    )
     return "Relevance function", caption, fig, ""
 
 
@@ -147,10 +151,12 @@ def _agreement(ev: Any) -> Built | None:
     fig, (ax,) = _new_figure()
     MetricAgreementDisplay.from_result(result, ax=ax, metrics=metrics)
     a, b = (result.metrics.index(m) for m in metrics)
-    caption = (f"{len(result.models)} candidate models ranked by {metrics[0]} and by "
-               f"{metrics[1]} (seed 001, Fig. 2); Kendall tau between the rankings "
-               f"{_num(result.kendall_tau[a, b])}. Points far from the diagonal are models the "
-               "two measures judge differently; undefined scores rank last.")
+    caption = (
+        f"{len(result.models)} candidate models ranked by {metrics[0]} and by "
+        f"{metrics[1]} (seed 001, Fig. 2); Kendall tau between the rankings "
+        f"{_num(result.kendall_tau[a, b])}. Points far from the diagonal are models the "
+        "two measures judge differently; undefined scores rank last."
+    )
     return "Do the measures pick the same models?", caption, fig, ""
 
 
@@ -165,8 +171,10 @@ def _intervals(ev: Any) -> Built | None:
         IntervalDisplay.from_result(result, ax=ax, name=name)
     alpha = ev.settings.get("alpha")
     nominal = f" (nominal {100 * (1 - alpha):g}%)" if alpha else ""
-    caption = (f"Intervals (band), point predictions (line) and the truth (dots; red outside "
-               f"the interval){nominal}, cases ordered by prediction.")
+    caption = (
+        f"Intervals (band), point predictions (line) and the truth (dots; red outside "
+        f"the interval){nominal}, cases ordered by prediction."
+    )
     return "Intervals against the truth", caption, fig, ""
 
 
@@ -177,16 +185,17 @@ def _bands(ev: Any) -> Built | None:
     if result is None:
         return None
     show_pairs = 0 < len(result.pairs) <= _MAX_PAIRS_DRAWN
-    fig, axes = _new_figure(2 if show_pairs else 1, columns=2 if show_pairs else 1,
-                            wide=show_pairs)
+    fig, axes = _new_figure(2 if show_pairs else 1, columns=2 if show_pairs else 1, wide=show_pairs)
     CurveBandsDisplay.from_result(result, ax=axes[0])
     if show_pairs:
         BeatProbabilityDisplay.from_result(result, ax=axes[1])
-    level = int(round(100 * result.confidence_level))
-    caption = (f"Left: each model's AUC at every cutoff (true top share counted as positive) "
-               f"with its pointwise {level}% bootstrap band. Right: share of paired replicates "
-               "in which the first model of a pair is ahead; beyond the dotted 95%/5% lines one "
-               "model wins in at least 95% of resamples (seed 000, Fig. 5 and Sect. 5.4).")
+    level = round(100 * result.confidence_level)
+    caption = (
+        f"Left: each model's AUC at every cutoff (true top share counted as positive) "
+        f"with its pointwise {level}% bootstrap band. Right: share of paired replicates "
+        "in which the first model of a pair is ahead; beyond the dotted 95%/5% lines one "
+        "model wins in at least 95% of resamples (seed 000, Fig. 5 and Sect. 5.4)."
+    )
     return "AUC by cutoff with bootstrap bands", caption, fig, "wide" if show_pairs else ""
 
 
@@ -205,43 +214,79 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
     "comparison": (_bands,),
     "ranking": (
         _concordance,
-        _simple("cutoff_auc", "CutoffAUCDisplay", "AUC by cutoff",
-                "AUC of separating the true top i from the rest at every cutoff; the x axis is "
-                "stretched by the pairs each cutoff separates, so the area is the normalised "
-                "rho (seed 000, Fig. 2 and 5)."),
-        _simple("rank_lift", "RankLiftDisplay", "Rank lift",
-                "Cumulative inverse rank captured by targeting the top predictions, between "
-                "the optimal and worst orderings (seed 000, Fig. 3)."),
+        _simple(
+            "cutoff_auc",
+            "CutoffAUCDisplay",
+            "AUC by cutoff",
+            "AUC of separating the true top i from the rest at every cutoff; the x axis is "
+            "stretched by the pairs each cutoff separates, so the area is the normalised "
+            "rho (seed 000, Fig. 2 and 5).",
+        ),
+        _simple(
+            "rank_lift",
+            "RankLiftDisplay",
+            "Rank lift",
+            "Cumulative inverse rank captured by targeting the top predictions, between "
+            "the optimal and worst orderings (seed 000, Fig. 3).",
+        ),
     ),
     "targeting": (
-        _simple("gain", "GainCurveDisplay", "Cumulative gain",
-                "Share of events captured against share targeted; diagonal = random."),
-        _simple("value_gain", "GainCurveDisplay", "Value captured",
-                "Share of the total target value captured by targeting the top predictions: "
-                "what a wallet targeter wants."),
-        _simple("lift", "LiftCurveDisplay", "Lift",
-                "Gain divided by the share targeted; 1 = random."),
-        _simple("roc", "RocCurveDisplay", "ROC curve",
-                "True against false positive rate as the threshold falls."),
-        _simple("profit", "ProfitCurveDisplay", "Profit",
-                "Profit against depth; circle = best depth, square = best within the budget, "
-                "vertical line = the deepest the budget pays for."),
+        _simple(
+            "gain",
+            "GainCurveDisplay",
+            "Cumulative gain",
+            "Share of events captured against share targeted; diagonal = random.",
+        ),
+        _simple(
+            "value_gain",
+            "GainCurveDisplay",
+            "Value captured",
+            "Share of the total target value captured by targeting the top predictions: "
+            "what a wallet targeter wants.",
+        ),
+        _simple(
+            "lift", "LiftCurveDisplay", "Lift", "Gain divided by the share targeted; 1 = random."
+        ),
+        _simple(
+            "roc",
+            "RocCurveDisplay",
+            "ROC curve",
+            "True against false positive rate as the threshold falls.",
+        ),
+        _simple(
+            "profit",
+            "ProfitCurveDisplay",
+            "Profit",
+            "Profit against depth; circle = best depth, square = best within the budget, "
+            "vertical line = the deepest the budget pays for.",
+        ),
     ),
     "extremes": (
         _relevance,
-        _simple("precision_recall", "RegressionPrecisionRecallDisplay",
-                "Precision and recall over the event threshold",
-                "Utility-based precision (solid), recall (dashed) and F (dotted) as the "
-                "relevance needed to count as an event rises (seed 001)."),
+        _simple(
+            "precision_recall",
+            "RegressionPrecisionRecallDisplay",
+            "Precision and recall over the event threshold",
+            "Utility-based precision (solid), recall (dashed) and F (dotted) as the "
+            "relevance needed to count as an event rises (seed 001).",
+        ),
         _agreement,
     ),
     "errors": (
-        _simple("rec", "RECCurveDisplay", "REC curve",
-                "Share of cases within each absolute-error tolerance; area over the curve = "
-                "mean absolute error."),
-        _simple("rroc", "RROCCurveDisplay", "RROC curve",
-                "Over- against under-estimation as a constant shift is added; dots = the "
-                "models as fitted."),
+        _simple(
+            "rec",
+            "RECCurveDisplay",
+            "REC curve",
+            "Share of cases within each absolute-error tolerance; area over the curve = "
+            "mean absolute error.",
+        ),
+        _simple(
+            "rroc",
+            "RROCCurveDisplay",
+            "RROC curve",
+            "Over- against under-estimation as a constant shift is added; dots = the "
+            "models as fitted.",
+        ),
     ),
     "intervals": (_intervals,),
 }
@@ -265,9 +310,13 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
                 try:
                     built = build(evaluation)
                 except Exception as exc:  # a broken plot must not lose the whole report
-                    views.append(FigureView(
-                        title="Plot unavailable", caption=f"{type(exc).__name__}: {exc}",
-                        image=""))
+                    views.append(
+                        FigureView(
+                            title="Plot unavailable",
+                            caption=f"{type(exc).__name__}: {exc}",
+                            image="",
+                        )
+                    )
                     continue
                 if built is None:
                     continue
@@ -277,4 +326,3 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
             if views:
                 out[section] = views
     return out
-

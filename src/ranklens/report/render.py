@@ -232,8 +232,14 @@ def summary_table(evaluation: Any) -> Table:
             values = [evaluation.values.get(m, {}).get(metric) for m in models]
             best = best_models(values, bool(info["higher_is_better"]))
             description = _plain(info.get("description", ""))
-            cells = [Cell(metric, css="measure", title=description,
-                          sub=f"{_direction(info)} {description}")]
+            cells = [
+                Cell(
+                    metric,
+                    css="measure",
+                    title=description,
+                    sub=f"{_direction(info)} {description}",
+                )
+            ]
             for j, model in enumerate(models):
                 value = values[j]
                 problem = evaluation.problems.get(model, {}).get(metric, "")
@@ -245,20 +251,35 @@ def summary_table(evaluation: Any) -> Table:
                     css = "missing"
                 ci = intervals.get((model, metric))
                 sub = f"[{format_number(ci[0])}, {format_number(ci[1])}]" if ci else ""
-                cells.append(Cell(format_number(value), css=css, title=problem, sub=sub,
-                                  key=f"{model}:{metric}"))
+                cells.append(
+                    Cell(
+                        format_number(value),
+                        css=css,
+                        title=problem,
+                        sub=sub,
+                        key=f"{model}:{metric}",
+                    )
+                )
             rows.append(Row(cells=cells))
     header = _header("measure", *models)
     note = ""
     if intervals:
         level = evaluation.settings.get("confidence_level", 0.95)
-        note = (f"Intervals: {int(round(100 * level))}% paired bootstrap, "
-                f"{evaluation.settings.get('n_bootstrap')} replicates.")
+        note = (
+            f"Intervals: {round(100 * level)}% paired bootstrap, "
+            f"{evaluation.settings.get('n_bootstrap')} replicates."
+        )
     return Table(header=header, rows=rows, caption="", note=note, css="summary")
 
 
-def frame_table(frame: Any, *, caption: str = "", note: str = "", index: bool = True,
-                pvalue_columns: Iterable[str] = ()) -> Table:
+def frame_table(
+    frame: Any,
+    *,
+    caption: str = "",
+    note: str = "",
+    index: bool = True,
+    pvalue_columns: Iterable[str] = (),
+) -> Table:
     """A pandas DataFrame as a report table (numbers formatted, text left-aligned)."""
     pcols = set(pvalue_columns)
     columns = [str(c) for c in frame.columns]
@@ -297,8 +318,11 @@ def _summarise(value: Any) -> str:
     if isinstance(value, np.ndarray):
         if value.size and value.dtype.kind in "biuf":
             finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
-            span = (f", {format_number(finite.min())} … {format_number(finite.max())}"
-                    if finite.size else "")
+            span = (
+                f", {format_number(finite.min())} … {format_number(finite.max())}"
+                if finite.size
+                else ""
+            )
             return f"array of {value.size:,} ({value.dtype}{span})"
         return f"array of {value.size:,} ({value.dtype})"
     if isinstance(value, tuple) and all(isinstance(v, int | float | np.number) for v in value):
@@ -317,14 +341,20 @@ def result_html(result: Any) -> str:
             continue
         value = getattr(result, field.name)
         if dataclasses.is_dataclass(value) and hasattr(value, "_repr_html_"):
-            text = f"<details><summary>{html.escape(type(value).__name__)}</summary>" \
-                   f"{value._repr_html_()}</details>"
+            text = (
+                f"<details><summary>{html.escape(type(value).__name__)}</summary>"
+                f"{value._repr_html_()}</details>"
+            )
         else:
             text = html.escape(_summarise(value))
-        rows.append(f"<tr><th style='text-align:left'>{html.escape(field.name)}</th>"
-                    f"<td style='text-align:right'>{text}</td></tr>")
-    return (f"<div class='ranklens-result'><strong>{html.escape(type(result).__name__)}</strong>"
-            f"<table>{''.join(rows)}</table></div>")
+        rows.append(
+            f"<tr><th style='text-align:left'>{html.escape(field.name)}</th>"
+            f"<td style='text-align:right'>{text}</td></tr>"
+        )
+    return (
+        f"<div class='ranklens-result'><strong>{html.escape(type(result).__name__)}</strong>"
+        f"<table>{''.join(rows)}</table></div>"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -357,8 +387,11 @@ def _settings_items(settings: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _problems(evaluation: Any) -> list[tuple[str, str, str]]:
-    return [(who, what, why) for who, items in evaluation.problems.items()
-            for what, why in items.items()]
+    return [
+        (who, what, why)
+        for who, items in evaluation.problems.items()
+        for what, why in items.items()
+    ]
 
 
 def task_view(evaluation: Any, *, index: int = 0, figures: bool = True) -> dict[str, Any]:
@@ -373,11 +406,22 @@ def task_view(evaluation: Any, *, index: int = 0, figures: bool = True) -> dict[
         drawn = build_figures(evaluation, prefix=f"t{index}")
     comparison = comparison_tables(evaluation.comparison)
     if comparison or drawn.get("comparison"):
-        sections.append(Section("comparison", "Model comparison", GUIDES["comparison"],
-                                comparison, drawn.get("comparison", [])))
-    for key, title in (("ranking", "Ranking"), ("targeting", "Targeting"),
-                       ("extremes", "Rare extremes"), ("errors", "Error curves"),
-                       ("intervals", "Prediction intervals")):
+        sections.append(
+            Section(
+                "comparison",
+                "Model comparison",
+                GUIDES["comparison"],
+                comparison,
+                drawn.get("comparison", []),
+            )
+        )
+    for key, title in (
+        ("ranking", "Ranking"),
+        ("targeting", "Targeting"),
+        ("extremes", "Rare extremes"),
+        ("errors", "Error curves"),
+        ("intervals", "Prediction intervals"),
+    ):
         from ranklens.report.adapters import section_tables
 
         tables = section_tables(evaluation, key)
@@ -385,8 +429,9 @@ def task_view(evaluation: Any, *, index: int = 0, figures: bool = True) -> dict[
             sections.append(Section(key, title, GUIDES[key], tables, drawn.get(key, [])))
     robust = robustness_tables(evaluation.robustness)
     if robust:
-        sections.append(Section("robustness", "Evaluation robustness", GUIDES["robustness"],
-                                robust))
+        sections.append(
+            Section("robustness", "Evaluation robustness", GUIDES["robustness"], robust)
+        )
     if not figures:
         pass
     elif not any(s.figures for s in sections):
@@ -471,5 +516,9 @@ def render_summary_fragment(evaluation: Any) -> str:
         "{% if c.sub and not loop.first %}<span class='sub'>{{ c.sub }}</span>{% endif %}"
         "</td>{% endfor %}</tr>{% endif %}{% endfor %}</tbody></table></div>"
     )
-    return template.render(title=evaluation.title, n=f"{evaluation.n:,}", style=_FRAGMENT_STYLE,
-                           table=summary_table(evaluation))
+    return template.render(
+        title=evaluation.title,
+        n=f"{evaluation.n:,}",
+        style=_FRAGMENT_STYLE,
+        table=summary_table(evaluation),
+    )

@@ -24,8 +24,9 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
     for model in evaluation.model_names:
         table.add_column(model, justify="right")
     for metric, info in list(evaluation.metrics.items())[:max_rows]:
-        values = [evaluation.values.get(m, {}).get(metric, math.nan) for m in
-                  evaluation.model_names]
+        values = [
+            evaluation.values.get(m, {}).get(metric, math.nan) for m in evaluation.model_names
+        ]
         best = best_models(values, bool(info["higher_is_better"]))
         cells = []
         for j, value in enumerate(values):
