@@ -244,7 +244,7 @@ def partial_measures(y, p, percentiles):
 
 
 def per_observation_counts_vectorized(y, p):
-    """The same five counts as :func:`per_observation_counts` with n x n sign matrices (n <~ 5000)."""
+    """The five counts of :func:`per_observation_counts` from n x n sign matrices (n <~ 5000)."""
     y = np.asarray(y, float)
     p = np.asarray(p, float)
     sy = np.sign(y[None, :] - y[:, None])

@@ -679,3 +679,22 @@ def test_constant_resamples_of_a_rank_measure_are_undefined(rng):
         )
     # P(no row with y = 2 drawn) = (3/4)^4 = 0.32
     assert 15 < res.n_undefined[0, 0] < 50
+
+
+def test_a_fast_path_that_disagrees_with_the_registry_is_not_used(rng, monkeypatch):
+    import ranklens.compare as compare
+
+    wrong = dict(compare._RANK_OUTPUTS)
+    wrong["rho_normalized"] = (1, lambda v: v)  # forgets (1 + rho) / 2
+    monkeypatch.setattr(compare, "_RANK_OUTPUTS", wrong)
+    y, preds = _tied(rng, 60)
+    res = compare_models(
+        y,
+        preds,
+        metrics=["spearman_rho", "rho_normalized"],
+        n_bootstrap=20,
+        random_state=0,
+        progress=False,
+    )
+    assert res.evaluation == ("kernel", "generic")
+    np.testing.assert_allclose(res.replicates[:, 1], (1 + res.replicates[:, 0]) / 2, atol=1e-12)

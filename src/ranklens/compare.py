@@ -3,8 +3,8 @@
 A difference between two models means little without its uncertainty. Rosset, Perlich & Zadrozny
 (seed 000, Sect. 5.3 and Table 2; seed 002, Sect. 6.3) resample the test set, estimate the standard
 deviation of the difference between two models for each measure, and turn difference / SD into a
-Gaussian p-value; Figure 5 (seed 002, Sect. 6.4) repeats this along the cutoff AUC curve. This
-module does that for any registered metric and any number of models:
+Gaussian p-value; seed 000's Figure 5 (Sect. 5.4; seed 002 Sect. 6.4) repeats this along the
+cutoff AUC curve. This module does that for any registered metric and any number of models:
 
 * :func:`compare_models` - every model's value and confidence interval per metric, and per pair of
   models the difference, its bootstrap standard deviation, the Gaussian p-value (Table 2's layout)
@@ -27,12 +27,15 @@ replicate in replicate order, so the numbers depend only on ``random_state`` - n
 number of threads nor on how the replicates are grouped into blocks - and the first ``B``
 replicates of a longer run are the same ``B`` replicates.
 
-Fast paths: mean losses (``mse``, ``rmse``, ``mae``) are weighted means, i.e. a product ``W @ L`` of
-the multiplicity matrix with the per-row losses; the rank measures run the two-stage weighted
-kernels of :mod:`ranklens._kernels.ranking` (sort once, then an O(n log n) sweep per replicate
-with new weights). Both run over the replicates of a block in a numba ``prange`` loop. Every other
-registered metric is evaluated by calling its function with ``sample_weight`` once per replicate.
-A fast path is used only after it reproduces the registered function on the full sample.
+Fast paths: the mean losses of :mod:`ranklens.residual` (``mse``, ``rmse``, ``mae``, ``log_rmse``,
+``rmspe``, ...; its ratio forms ``finalize(sum w num / sum w den)``) are a product ``W @ L`` of the
+multiplicity matrix with per-row losses; the rank measures (``kendall_tau``, ``spearman_rho``,
+``tau_normalized``, ``rho_normalized``) sort once with :mod:`ranklens._kernels.ranking`'s stage 1
+and then run one lean O(n log n) weighted sweep per replicate and model
+(:mod:`ranklens._kernels.compare`). Both loop over the replicates of a block in numba (``prange``
+when the block is large enough). Every other registered metric is evaluated by calling its
+function with ``sample_weight`` once per replicate. A fast path is used for a metric only after
+it reproduces the registered function on the full sample.
 """
 
 from __future__ import annotations

@@ -270,27 +270,23 @@ def _gather_positive(order, y_sorted, p_sorted, multiplicity, base_weight):
     """Rows with positive weight, in ``order``: their y ranks, prediction ranks and weights.
 
     ``y_sorted``/``p_sorted`` are the ranks already arranged in ``order`` (contiguous), so the
-    only scattered reads are the weights.
+    only scattered reads are the weights. One pass into full-length buffers, returned as views.
     """
     n = order.size
-    w_all = np.empty(n, np.float64)
-    m = 0
-    for k in range(n):
-        i = order[k]
-        w_all[k] = multiplicity[i] * base_weight[i]
-        if w_all[k] > 0.0:
-            m += 1
-    y_seq = np.empty(m, np.int64)
-    p_seq = np.empty(m, np.int64)
-    w_seq = np.empty(m, np.float64)
+    y_seq = np.empty(n, np.int64)
+    p_seq = np.empty(n, np.int64)
+    w_seq = np.empty(n, np.float64)
     t = 0
     for k in range(n):
-        if w_all[k] > 0.0:
-            y_seq[t] = y_sorted[k]
-            p_seq[t] = p_sorted[k]
-            w_seq[t] = w_all[k]
-            t += 1
-    return y_seq, p_seq, w_seq
+        i = order[k]
+        w = multiplicity[i] * base_weight[i]
+        # branch-free compaction (a third of a bootstrap row is zero, at random): always write,
+        # advance only past positive weights
+        y_seq[t] = y_sorted[k]
+        p_seq[t] = p_sorted[k]
+        w_seq[t] = w
+        t += 1 if w > 0.0 else 0
+    return y_seq[:t], p_seq[:t], w_seq[:t]
 
 
 @njit(cache=True)

@@ -173,31 +173,39 @@ def _sort_prediction_ties(order, key, t0, t1, n_y):
 
 
 @njit(cache=True)
-def _build_sequence(y_keys, y_order, p_keys, p_order, need_pred_rank):
-    """The sequence in decreasing prediction (ties: decreasing y, then row) from two radix sorts.
+def _build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank):
+    """The sequence in decreasing prediction (ties: decreasing y, then row).
 
-    Returns ``order`` (rows), ``key`` (dense y rank per position), ``pkey`` (dense prediction rank
-    per position, non-increasing), ``y_rank`` and ``pred_rank`` per row (``pred_rank`` empty
-    unless asked for), and the numbers of distinct y and prediction values.
+    From the dense y ranks and the radix sort of the prediction, whose two arrays are reused in
+    place (they become ``pkey`` and ``order``). Returns ``order`` (rows), ``key`` (dense y rank per
+    position), ``pkey`` (dense prediction rank per position, non-increasing), ``pred_rank`` per row
+    (empty unless asked for) and the number of distinct predictions.
     """
-    n = y_keys.size
-    y_rank, n_y = _dense_ranks_sorted(y_keys, y_order)
-    order = np.empty(n, np.int64)
-    key = np.empty(n, np.int64)
-    pkey = np.empty(n, np.int64)
+    n = p_keys.size
     n_p = 1
     for k in range(1, n):
         if p_keys[k] != p_keys[k - 1]:
             n_p += 1
+    # reverse in place, then turn the keys into dense ranks (highest prediction = n_p - 1)
+    for t in range(n // 2):
+        tmp = p_order[t]
+        p_order[t] = p_order[n - 1 - t]
+        p_order[n - 1 - t] = tmp
+        tmp = p_keys[t]
+        p_keys[t] = p_keys[n - 1 - t]
+        p_keys[n - 1 - t] = tmp
+    order = p_order
+    pkey = p_keys
     g = n_p - 1
+    prev = pkey[0]
+    key = np.empty(n, np.int64)
     for t in range(n):
-        k = n - 1 - t
-        if t > 0 and p_keys[k] != p_keys[k + 1]:
+        v = pkey[t]
+        if v != prev:
             g -= 1
-        i = p_order[k]
-        order[t] = i
+            prev = v
         pkey[t] = g
-        key[t] = y_rank[i]
+        key[t] = y_rank[order[t]]
     t = 0
     while t < n:
         e = t + 1
@@ -210,18 +218,21 @@ def _build_sequence(y_keys, y_order, p_keys, p_order, need_pred_rank):
     if need_pred_rank:
         for t in range(n):
             pred_rank[order[t]] = pkey[t]
-    return order, key, pkey, y_rank, pred_rank, n_y, n_p
+    return order, key, pkey, pred_rank, n_p
 
 
 def sequence(
     y_true: np.ndarray, y_pred: np.ndarray, need_pred_rank: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
-    """``(order, key, pkey, y_rank, pred_rank, n_y, n_pred)``: see :func:`_build_sequence`."""
-    y_keys, y_order = radix_argsort(np.ascontiguousarray(y_true, dtype=np.float64))
+    """``(order, key, pkey, y_rank, pred_rank, n_y, n_pred)``: the sequence and dense ranks.
+
+    ``order``: rows by decreasing prediction, ties by decreasing y, then row; ``key`` / ``pkey``:
+    dense y / prediction rank (0 = smallest) of each position; ``y_rank`` / ``pred_rank``: the same
+    per row (``pred_rank`` empty unless ``need_pred_rank``); the numbers of distinct values.
+    """
+    y_rank, n_y = dense_ranks(y_true)
     p_keys, p_order = radix_argsort(np.ascontiguousarray(y_pred, dtype=np.float64))
-    order, key, pkey, y_rank, pred_rank, n_y, n_p = _build_sequence(
-        y_keys, y_order, p_keys, p_order, need_pred_rank
-    )
+    order, key, pkey, pred_rank, n_p = _build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank)
     return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
 
 

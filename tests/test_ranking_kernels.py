@@ -1,0 +1,145 @@
+"""The kernels behind the ranking measures, including the two-stage (sort once, sweep per weight
+vector) interface that the bootstrap builds on (ranklens._kernels.ranking)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats as ss
+from numba import njit
+
+import reference_ranking as ref
+from ranklens._kernels import ranking as K
+from ranklens.ranking import ranking_summary
+
+
+def test_radix_argsort_is_a_stable_argsort():
+    rng = np.random.default_rng(0)
+    cases = [
+        rng.normal(size=1000),
+        rng.integers(-3, 3, 1000).astype(float),
+        np.array([0.0, -0.0, 1e308, -1e308, 5e-324, -5e-324, np.inf, -np.inf, 2.0, -2.0]),
+        np.array([1.5]),
+        rng.lognormal(size=5000) * 1e-300,
+    ]
+    for x in cases:
+        keys, order = K.radix_argsort(x)
+        np.testing.assert_array_equal(order, np.argsort(x + 0.0, kind="stable"))
+        # keys are equal exactly when the values are
+        np.testing.assert_array_equal(keys[1:] == keys[:-1], x[order][1:] == x[order][:-1])
+
+
+def test_dense_ranks():
+    x = np.array([3.0, -0.0, 0.0, 2.0, 3.0, -1.0])
+    rank, groups = K.dense_ranks(x)
+    np.testing.assert_array_equal(rank, ss.rankdata(x, method="dense") - 1)
+    assert groups == 4
+
+
+def test_prepare_ranks_contract():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 5, 200).astype(float)
+    p = rng.integers(0, 7, 200).astype(float)
+    order, y_rank, pred_rank = K.prepare_ranks(y, p)
+    for arr in (order, y_rank, pred_rank):
+        assert arr.dtype == np.int64 and arr.shape == (200,)
+    np.testing.assert_array_equal(y_rank, ss.rankdata(y, method="dense") - 1)
+    np.testing.assert_array_equal(pred_rank, ss.rankdata(p, method="dense") - 1)
+    expected = np.lexsort((np.arange(200), -y, -p))  # pred desc, y desc, row asc
+    np.testing.assert_array_equal(order, expected)
+    by_y = K.order_by_y_then_pred(order, y_rank)
+    np.testing.assert_array_equal(by_y, np.lexsort((np.arange(200), -p, -y)))
+
+
+def _repeat_reference(y, p, m):
+    s = ranking_summary(np.repeat(y, m), np.repeat(p, m))
+    return s.kendall_tau, s.spearman_rho, s.tau_normalized
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_two_stage_integer_weights_equal_repeated_rows(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    if seed % 2:
+        y, p = rng.normal(size=n), rng.normal(size=n)
+    else:
+        y, p = rng.integers(0, 6, n).astype(float), rng.integers(0, 6, n).astype(float)
+    order, y_rank, pred_rank = K.prepare_ranks(y, p)  # once
+    for _ in range(3):  # a few bootstrap-like replicates
+        m = rng.multinomial(n, np.ones(n) / n)
+        got = K.weighted_rank_correlations(order, y_rank, pred_rank, m.astype(np.float64))
+        np.testing.assert_allclose(got, _repeat_reference(y, p, m), atol=1e-12)
+        w = m.astype(np.float64)
+        assert K.weighted_kendall_tau(order, y_rank, pred_rank, w) == pytest.approx(got[0])
+        assert K.weighted_spearman_rho(order, y_rank, pred_rank, w) == pytest.approx(got[1])
+        assert K.weighted_harrell_c(order, y_rank, pred_rank, w) == pytest.approx(got[2])
+
+
+def test_two_stage_zero_weight_drops_the_row():
+    rng = np.random.default_rng(3)
+    y, p = rng.integers(0, 5, 30).astype(float), rng.normal(size=30)
+    w = rng.random(30)
+    w[[0, 5, 6]] = 0.0
+    keep = w > 0
+    full = K.weighted_rank_correlations(*K.prepare_ranks(y, p), w)
+    dropped = K.weighted_rank_correlations(*K.prepare_ranks(y[keep], p[keep]), w[keep])
+    np.testing.assert_allclose(full, dropped, atol=1e-12)
+
+
+def test_two_stage_fractional_weights_match_brute_force():
+    rng = np.random.default_rng(4)
+    y, p = rng.integers(0, 4, 14).astype(float), rng.integers(0, 4, 14).astype(float)
+    w = rng.random(14) + 0.1
+    got = K.weighted_rank_correlations(*K.prepare_ranks(y, p), w)
+    expected = (ref.tau_b(y, p, w), ref.spearman_rho(y, p, w), ref.harrell_c(y, p, w))
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+
+
+def test_stage_two_is_callable_from_numba():
+    @njit
+    def replicate_mean(order, y_rank, pred_rank, weights):
+        acc = np.zeros(3)
+        for b in range(weights.shape[0]):
+            tau, rho, c = K.weighted_rank_correlations(order, y_rank, pred_rank, weights[b])
+            acc[0] += tau
+            acc[1] += rho
+            acc[2] += c
+        return acc / weights.shape[0]
+
+    rng = np.random.default_rng(5)
+    y, p = rng.normal(size=25), rng.normal(size=25)
+    prepared = K.prepare_ranks(y, p)
+    weights = rng.multinomial(25, np.ones(25) / 25, size=4).astype(np.float64)
+    got = replicate_mean(*prepared, weights)
+    expected = np.mean([_repeat_reference(y, p, m.astype(int)) for m in weights], axis=0)
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+
+
+def test_undefined_weighted_values_are_nan():
+    y = np.array([1.0, 1.0, 2.0])
+    p = np.array([1.0, 2.0, 3.0])
+    w = np.array([1.0, 1.0, 0.0])  # all positive weight on one y value
+    tau, rho, c = K.weighted_rank_correlations(*K.prepare_ranks(y, p), w)
+    assert np.isnan(tau) and np.isnan(rho) and np.isnan(c)
+
+
+def test_exact_helpers():
+    sizes = np.array([1, 2, 5, 3_000_000, 2_500_000])
+    assert K.sum_t3_minus_t(sizes) == sum(int(t) ** 3 - int(t) for t in sizes)
+    assert K.limbs_to_int(-3, 5) == -3 * 2**31 + 5
+
+
+@pytest.mark.parametrize("n_y", [1, 2, 1023, 1025, 5000])
+def test_sweep_bucket_boundaries(n_y):
+    """Counts are right whether y has one bucket or many (the two-level Fenwick)."""
+    rng = np.random.default_rng(n_y)
+    n = 2000
+    y = rng.integers(0, n_y, n).astype(float)
+    p = np.round(y / max(n_y, 1) + rng.normal(size=n), 1)
+    order, key, pkey, _, _, n_vals, _ = K.sequence(y, p)
+    outs = [np.empty(n, np.int64) for _ in range(5)]
+    stats, *_ = K.sweep(
+        key, pkey, n_vals, np.ones(1, np.int64), True, K.record_prototype(n, True), order, *outs
+    )
+    np.testing.assert_array_equal(np.array(outs), ref.per_observation_counts_vectorized(y, p))
+    assert stats[0] == outs[0].sum() and stats[1] == outs[1].sum()
