@@ -6,9 +6,9 @@ scipy's kendalltau computes tau-b and its p-value, spearmanr rho and its p-value
 y (a long-tailed "wallet") and a noisy prediction log(y) + N(0, 1).
 
 Timings are the best of a few repeats, interleaved so that machine load hits every contender
-alike; numba is compiled before timing. Peak memory is the growth of the process's peak resident
-set during one call (Linux /proc; VmHWM is reset before each call), which also counts numba's
-allocations that tracemalloc cannot see.
+alike; numba is compiled before timing. Peak memory is the growth of the peak resident set during
+one call, each in a fresh process (Linux /proc; VmHWM is reset just before the call), so it also
+counts numba's allocations, which tracemalloc cannot see.
 
     python benchmarks/bench_ranking.py            # n = 1e5, 1e6, 1e7; curves at 1e6
     python benchmarks/bench_ranking.py --quick    # n = 1e4, 1e5; curves at 1e5 (seconds)
@@ -17,6 +17,8 @@ allocations that tracemalloc cannot see.
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -62,6 +64,24 @@ def peak_extra_mib(fn: Callable[[], Any]) -> float:
     return (peak - before) / 1024
 
 
+CONTENDERS: dict[str, Callable[[np.ndarray, np.ndarray], Any]] = {
+    "summary": ranking_summary,
+    "kendalltau": ss.kendalltau,
+    "spearmanr": ss.spearmanr,
+}
+
+
+def memory_in_child(name: str, n: int) -> float:
+    """Run ``peak_extra_mib`` for one contender at size n in a fresh Python process."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--memory-child", name, str(n)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def best_times(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
     best = dict.fromkeys(fns, float("inf"))
     for _ in range(repeats):
@@ -81,7 +101,15 @@ def data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small n, runs in seconds")
+    parser.add_argument("--memory-child", nargs=2, metavar=("NAME", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_child:
+        name, n = args.memory_child[0], int(args.memory_child[1])
+        y, p = data(1000)
+        CONTENDERS[name](y, p)  # import / compile outside the measurement
+        y, p = data(n, seed=n)
+        print(peak_extra_mib(lambda: CONTENDERS[name](y, p)))
+        return
     sizes = [10**4, 10**5] if args.quick else [10**5, 10**6, 10**7]
     curve_n = 10**5 if args.quick else 10**6
 
@@ -103,13 +131,9 @@ def main() -> None:
     print("-" * len(header))
     for n in sizes:
         y, p = data(n, seed=n)
-        fns = {
-            "summary": lambda y=y, p=p: ranking_summary(y, p),
-            "kendalltau": lambda y=y, p=p: ss.kendalltau(y, p),
-            "spearmanr": lambda y=y, p=p: ss.spearmanr(y, p),
-        }
+        fns = {name: (lambda f=f, y=y, p=p: f(y, p)) for name, f in CONTENDERS.items()}
         t = best_times(fns, repeats=2 if n >= 10**7 else 3)
-        mem = {name: peak_extra_mib(fn) for name, fn in fns.items()}
+        mem = {name: memory_in_child(name, n) for name in CONTENDERS}
         print(
             f"{n:>10.0e} {t['summary']:>9.3f} {t['kendalltau']:>10.3f} {t['spearmanr']:>9.3f} "
             f"{t['summary'] / t['kendalltau']:>8.2f} "

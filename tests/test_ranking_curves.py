@@ -313,3 +313,10 @@ def test_partial_undefined():
     with pytest.warns(UndefinedMetricWarning, match="y_pred is constant"):
         r = partial_spearman_rho([1.0, 2.0, 3.0, 4.0], [1, 1, 1, 1], [0.5])
     assert r.statistic == 0.0 and math.isnan(r.pvalue)
+
+
+def test_rank_lift_undefined():
+    with pytest.warns(UndefinedMetricWarning, match="rank lift area is undefined"):
+        r = rank_lift_curve([2.0, 2.0, 2.0], [1.0, 2.0, 3.0])
+    assert math.isnan(r.area)
+    np.testing.assert_allclose(r.model, r.optimal)

@@ -262,7 +262,7 @@ def evaluate(
             help="Rough time budget of the bootstrap in seconds: the headline measures always "
             "run, the others while they fit."
         ),
-    ] = 120.0,
+    ] = 60.0,
     seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
     drop_na: Annotated[
         bool, typer.Option("--drop-na", help="Drop rows with missing values (and report them).")

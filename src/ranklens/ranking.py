@@ -284,7 +284,7 @@ def _noether_variances(
     return plug_in, unbiased
 
 
-def _pair_class_stats(stats: np.ndarray, n: int, exact: bool) -> dict[str, Any]:
+def _pair_class_stats(stats: np.ndarray, exact: bool) -> dict[str, Any]:
     """Pair-class totals from the sweep's ``stats`` (see ``ranklens._kernels.ranking.sweep``)."""
     conc2, disc2, total, sy2, sp2, sj2, sw2 = (int(v) if exact else float(v) for v in stats)
     half = (lambda v: v // 2) if exact else (lambda v: v / 2)
@@ -334,7 +334,7 @@ def _exact_spearman(n: int, limbs: np.ndarray) -> tuple[float, int | Fraction]:
     return rho, r_value
 
 
-def _undefined_reasons(s: dict[str, Any], tau: float, rho: float, c_index: float) -> list[str]:
+def _undefined_reasons(s: dict[str, Any]) -> list[str]:
     reasons = []
     if s["distinct_y"] == 0:
         reasons.append("y_true is constant (every pair is tied): tau, rho and C are undefined")
@@ -405,7 +405,7 @@ def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
         else:
             value = _k._rho(fsums[0], fsums[1], fsums[2])
     else:
-        s = _pair_class_stats(stats, y.size, exact=w is None)
+        s = _pair_class_stats(stats, exact=w is None)
         tau, c_index = _tau_c_from_classes(s)
         value = tau if which == "tau" else c_index
     value = float(value)
@@ -458,7 +458,7 @@ def ranking_summary(
     level = check_probability(confidence_level, "confidence_level")
     n = int(y.size)
     stats, moments, limbs, fsums, _, key, pkey = _rank_sweep(y, p, w)
-    s = _pair_class_stats(stats, n, exact=w is None)
+    s = _pair_class_stats(stats, exact=w is None)
     if w is None:
         rho, r_value = _exact_spearman(n, limbs)
     else:
@@ -466,7 +466,7 @@ def ranking_summary(
         r_value = float(fsums[1] - fsums[0] - fsums[3] / 2)
     discordant = s["discordant"]
     tau, c_index = _tau_c_from_classes(s)
-    reasons = _undefined_reasons(s, tau, rho, c_index)
+    reasons = _undefined_reasons(s)
     if w is None:
         var_plug, var_unb = _noether_variances(n, s, moments, tau)
         if n < 4 and np.isfinite(tau):
@@ -836,7 +836,7 @@ def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRa
     # the pair classes of (-bin, prediction): bins play the role of a heavily tied y_true
     stats, _, _, _, _, _, pkey = _rank_sweep(-bins.astype(np.float64), p, None)
     pred_sizes = np.diff(np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1], True]))
-    s = _pair_class_stats(stats, n, exact=True)
+    s = _pair_class_stats(stats, exact=True)
     diff_pairs = s["distinct_y"]
     misordered = _exact(s["discordant"] + Fraction(s["tied_pred_only"], 2))
     reasons = []

@@ -366,9 +366,19 @@ def sweep(key, pkey, n_y, w, unit, rec_proto, rows, conc, disc, tied_true, tied_
     tree and computes everything else with the bucket's y totals in cache.
 
     Returns ``stats`` (dtype of w: [sum w c, sum w d, W, sum over y groups W_g^2, prediction
-    groups, joint groups, sum w^2]), ``moments`` (float64, see :func:`_noether_moments`),
-    ``limbs`` (int64 pairs: S2, WY, Tp, Ty; unit weights only, see :func:`exact_spearman_parts`)
-    and ``fsums`` (float64: cov, var_pred, var_y, wy of the weighted midranks).
+    groups, joint groups, sum w^2]); ``moments`` (float64: sums over positions of w times h, h^2,
+    h dy, h dp, dy, dy^2, dy dp, dp, dp^2 with h = c - d, dy = W - W(own y value), dp = W - W(own
+    prediction value), for the Noether variance); ``limbs`` (int64 limb pairs, unit weights only:
+    S2 = sum (2a)(2b) of the usual midranks, WY = sum 2a (W(same y, lower pred) - W(same y, higher
+    pred)), Tp and Ty = sum t^3 - t over prediction / y tie groups; see
+    ``ranklens.ranking._exact_spearman``); and ``fsums`` (float64, weighted midranks
+    a = W(<) + W(=)/2: sum w (a - W/2)(b - W/2), the same for a twice and b twice, and
+    sum w a (W(same y, lower pred) - W(same y, higher pred)); weighted R = var_a - cov - that/2).
+
+    Per position, with earlier = higher prediction: c = W(earlier, higher y) + W(later, lower y)
+    and d = W(earlier, lower y) + W(later, higher y); within a prediction tie group the rows are in
+    decreasing y, so no earlier row of the own group has a lower y, and the two bucket levels give
+    W(earlier, lower y) = (lower buckets, pass A) + (same bucket, pass B).
     """
     n = key.size
     one_w = w[0]
