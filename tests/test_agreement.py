@@ -150,3 +150,25 @@ def test_bad_top_k():
     y = np.array([1.0, 2.0, 3.0, 4.0, 50.0])
     with pytest.raises(ValueError, match="top_k must be an integer"):
         compare_metric_rankings(y, {"a": y, "b": y}, ["sera"], top_k=0)
+
+
+def test_metric_specs_with_bound_parameters_are_accepted():
+    """A spec whose func binds a relevance learnt elsewhere is used as given, under its name."""
+    import dataclasses
+    import functools
+
+    from ranklens import SigmoidRelevance, utility_f1
+    from ranklens.metrics import get_metric
+
+    rng = np.random.default_rng(3)
+    y = np.r_[rng.normal(size=200), 4.0, 5.0, -4.5]
+    preds = {"good": y + rng.normal(scale=0.1, size=y.size), "bad": rng.normal(size=y.size)}
+    phi = SigmoidRelevance(low_center=-2.0, high_center=2.0)
+    bound = dataclasses.replace(
+        get_metric("utility_f1"), func=functools.partial(utility_f1, relevance=phi)
+    )
+    res = compare_metric_rankings(y, preds, [bound, "mae"], top_k=1)
+    assert res.metrics == ("utility_f1", "mae")
+    expected = [utility_f1(y, preds[m], relevance=phi) for m in ("good", "bad")]
+    np.testing.assert_allclose(res.scores[:, 0], expected)
+    assert res.best_models == ("good", "good")

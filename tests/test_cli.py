@@ -316,6 +316,7 @@ def test_relevance_options(tmp_path, rng):
 
 
 def test_budget_and_margin_reach_the_profit_curve(tmp_path, csv):
+    pytest.importorskip("matplotlib")
     html = tmp_path / "r.html"
     result = _run(
         "evaluate",

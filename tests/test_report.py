@@ -236,8 +236,39 @@ def test_bootstrap_keeps_to_its_time_budget(task):
     from ranklens.compare import DEFAULT_COMPARISON_METRICS
 
     y, predictions, _ = task
-    ev = evaluate_models(y, predictions, n_bootstrap=20, bootstrap_budget_s=0.0, curves=False,
-                         robustness=False)
-    assert set(ev.comparison.metrics) == set(DEFAULT_COMPARISON_METRICS)
+    ev = evaluate_models(
+        y, predictions, n_bootstrap=20, bootstrap_budget_s=0.0, curves=False, robustness=False
+    )
+    compared = set(ev.comparison.metrics)
+    # The headline measures and the engine's vectorised ones always run ...
+    assert set(DEFAULT_COMPARISON_METRICS) <= compared
+    assert {"kernel"} == {how for how in ev.comparison.evaluation}
+    # ... the per-replicate ones only within the budget, and the report says which were left out.
     left_out = ev.settings["not bootstrapped (time budget)"].split(", ")
-    assert "roc_auc" in left_out and "kendall_tau" not in left_out
+    assert "roc_auc" in left_out and not compared & set(left_out)
+    full = evaluate_models(y, predictions, n_bootstrap=20, curves=False, robustness=False)
+    assert "roc_auc" in full.comparison.metrics
+    assert "not bootstrapped (time budget)" not in full.settings
+
+
+def test_metric_agreement_gets_the_task_relevance(rng, monkeypatch):
+    import ranklens.agreement
+    from ranklens._registry import MetricSpec
+    from ranklens.relevance import SigmoidRelevance
+
+    y = rng.standard_t(3, size=150)
+    candidates = {f"m{i}": y * (0.2 * i) + rng.normal(size=150) for i in range(6)}
+    relevance = SigmoidRelevance(low_center=-2.0, high_center=2.0)
+    seen = []
+    real = ranklens.agreement.compare_metric_rankings
+
+    def accepting_specs(y_true, predictions, metrics, **kwargs):
+        seen.append(list(metrics))
+        names = [m.name if isinstance(m, MetricSpec) else m for m in metrics]
+        return real(y_true, predictions, names, **kwargs)
+
+    monkeypatch.setattr(ranklens.agreement, "compare_metric_rankings", accepting_specs)
+    ev = evaluate_models(y, candidates, relevance=relevance, curves=True, robustness=False)
+    specs = {m.name: m for m in seen[0]}
+    assert specs["utility_f1"].func.keywords["relevance"] is relevance
+    assert "metric_agreement" in ev.extras

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens._registry import MetricSpec
 from ranklens._results import Result
 from ranklens._validation import as_1d_float, check_pair, check_positive_int, check_sample_weight
 from ranklens.exceptions import RanklensWarning, warn_undefined
@@ -99,7 +100,7 @@ def _goodness(scores: FloatArray, higher_is_better: bool) -> FloatArray:
 def compare_metric_rankings(
     y_true: Any,
     predictions: Mapping[str, Any],
-    metrics: Sequence[str],
+    metrics: Sequence[str | MetricSpec],
     *,
     top_k: int = 5,
     sample_weight: Any = None,
@@ -116,10 +117,14 @@ def compare_metric_rankings(
     y_true : array-like of shape (n,)
     predictions : mapping of str to array-like of shape (n,)
         Model name -> predictions; at least two models.
-    metrics : sequence of str
-        Registered point metrics (see :func:`ranklens.available_metrics`), at least one. Each is
-        called as ``f(y_true, y_pred[, sample_weight=...])`` with its defaults; for utility
-        measures that means the default box-plot relevance of ``y_true``.
+    metrics : sequence of str or MetricSpec
+        Registered point metrics (see :func:`ranklens.available_metrics`), at least one, by name
+        or as :class:`~ranklens.metrics.MetricSpec` objects. A name is called as
+        ``f(y_true, y_pred[, sample_weight=...])`` with its defaults (for utility measures, the
+        default box-plot relevance of ``y_true``); to fix parameters such as a relevance function
+        learnt on training data, pass a spec whose ``func`` binds them, e.g.
+        ``dataclasses.replace(get_metric("utility_f1"), func=functools.partial(utility_f1,
+        relevance=phi))``.
     top_k : int, default 5
         Size of the top sets compared (capped at the number of models).
     sample_weight : array-like of shape (n,), optional
@@ -155,14 +160,14 @@ def compare_metric_rankings(
         )
     if len(predictions) < 2:
         raise ValueError(f"predictions needs at least two models; got {len(predictions)}")
-    if isinstance(metrics, str):
+    if isinstance(metrics, str | MetricSpec):
         metrics = [metrics]
-    metric_names = tuple(metrics)
+    specs = [m if isinstance(m, MetricSpec) else get_metric(m) for m in metrics]
+    metric_names = tuple(spec.name for spec in specs)
     if not metric_names:
         raise ValueError("metrics needs at least one metric name; got none")
     if len(set(metric_names)) != len(metric_names):
         raise ValueError(f"metrics contains duplicates: {list(metric_names)}")
-    specs = [get_metric(name) for name in metric_names]
     for spec in specs:
         if spec.inputs != "point":
             raise ValueError(

@@ -207,7 +207,14 @@ def _call_quietly(func: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[
         except Exception as exc:  # a measure failing for this input must not stop the rest
             return None, f"error: {exc}" if str(exc) else f"error: {type(exc).__name__}"
     messages = list(dict.fromkeys(str(w.message) for w in caught))
+    if len(messages) > _MAX_MESSAGES:
+        more = len(messages) - _MAX_MESSAGES
+        messages = [*messages[:_MAX_MESSAGES], f"and {more} more warning(s)"]
     return value, ("; ".join(messages) if messages else None)
+
+
+#: Distinct warnings kept per problem (a comparison of many measures can raise dozens).
+_MAX_MESSAGES = 3
 
 
 def _as_float(value: Any) -> float:
@@ -527,7 +534,13 @@ def evaluate_models(
     compare = _library("compare", "compare_models")
     if n_bootstrap and compare is not None:
         metrics, left_out = _bootstrap_plan(
-            y, values, info, preds, context, weight, n_bootstrap=n_bootstrap,
+            y,
+            values,
+            info,
+            preds,
+            context,
+            weight,
+            n_bootstrap=n_bootstrap,
             budget_s=bootstrap_budget_s,
         )
         if left_out:
@@ -575,8 +588,18 @@ def evaluate_models(
         if relevance is not None:
             extras["relevance"] = relevance
         bands = _bands(
-            y, preds, weight, events, n_bootstrap, random_state, curve_seconds,
-            bootstrap_budget_s, show_progress, settings, problems, progress,
+            y,
+            preds,
+            weight,
+            events,
+            n_bootstrap,
+            random_state,
+            curve_seconds,
+            bootstrap_budget_s,
+            show_progress,
+            settings,
+            problems,
+            progress,
         )
         if bands:
             extras["bands"] = bands
@@ -673,11 +696,24 @@ def _task_extras(
     if rankings is not None and len(candidates) >= _MIN_AGREEMENT_MODELS:
         if progress is not None:
             progress(f"ranking {len(candidates)} models by every measure")
-        metrics = _agreement_metrics(y, candidates)
+        metrics = _agreement_metrics(y, candidates, context)
         if len(metrics) >= 2:
-            result, problem = _call_quietly(
-                rankings, y, candidates, metrics, top_k=min(10, len(candidates) // 3 or 1)
-            )
+            top_k = min(10, len(candidates) // 3 or 1)
+            # Bound registry entries carry the task's relevance etc.; by name, each measure
+            # would use its defaults (e.g. a relevance derived from the test targets).
+            result, problem = _call_quietly(rankings, y, candidates, metrics, top_k=top_k)
+            if result is None:
+                # compare_metric_rankings takes names only: keep the measures whose defaults are
+                # what the task uses, rather than rank by a relevance the task did not choose.
+                names = [spec.name for spec in metrics if spec is get_spec(spec.name)]
+                dropped = [spec.name for spec in metrics if spec is not get_spec(spec.name)]
+                result, problem = _call_quietly(rankings, y, candidates, names, top_k=top_k)
+                if result is not None and dropped:
+                    note = (
+                        f"left out {', '.join(dropped)}: they take this task's parameters "
+                        "(relevance, events), which compare_metric_rankings cannot receive"
+                    )
+                    problem = note + (f"; {problem}" if problem else "")
             if result is not None:
                 extras["metric_agreement"] = result
             if problem is not None:
@@ -699,14 +735,20 @@ def _task_extras(
 _MIN_AGREEMENT_MODELS = 5
 
 
-def _agreement_metrics(y: np.ndarray, candidates: Mapping[str, Any]) -> list[str]:
-    """Point measures that can rank the candidates: row-order free, never raising for any of
-    them, and defined for at least two (an undefined score ranks last, seed 001 footnote 8)."""
-    from ranklens.metrics import available_metrics, get_metric
+def _agreement_metrics(
+    y: np.ndarray, candidates: Mapping[str, Any], context: Mapping[str, Any]
+) -> list[Any]:
+    """Registry entries (task parameters bound) that can rank the candidates.
+
+    A measure qualifies when it is a row-order free point measure, never raises for any
+    candidate, and is defined for at least two of them (an undefined score ranks last, seed 001
+    footnote 8).
+    """
+    from ranklens.metrics import available_metrics
 
     out = []
     for name in available_metrics(inputs="point"):
-        spec = get_metric(name)
+        spec = _with_context(get_spec(name), {**context, "alpha": None})
         if spec.order_dependent:
             continue
         finite = 0
@@ -717,8 +759,15 @@ def _agreement_metrics(y: np.ndarray, candidates: Mapping[str, Any]) -> list[str
                 break
             finite += math.isfinite(_as_float(value))
         if finite >= 2:
-            out.append(name)
+            out.append(spec)
     return out
+
+
+def get_spec(name: str) -> Any:
+    """The registry entry of ``name`` (:func:`ranklens.metrics.get_metric`)."""
+    from ranklens.metrics import get_metric
+
+    return get_metric(name)
 
 
 def _bootstrap_plan(
@@ -735,26 +784,42 @@ def _bootstrap_plan(
     """The measures to bootstrap within the time budget, and those left out.
 
     The headline measures (seed 000 Table 2: :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`)
-    run on vectorised kernels and are always included. Every other measure is called once per
-    replicate and model with multiplicity weights, so one such weighted call is timed here and the
-    measures join, cheapest first, while ``1.5 x seconds x replicates x models`` fits the budget.
-    At the usual test-set sizes everything fits; at millions of rows the per-replicate measures
-    would take hours.
+    and every measure the comparison engine evaluates on a vectorised kernel (found with a
+    two-replicate trial run, its ``evaluation`` field) are always included. Every other measure is
+    called once per replicate and model with multiplicity weights, so one such weighted call is
+    timed here and the measures join, cheapest first, while
+    ``1.5 x seconds x replicates x models`` fits the budget. At the usual test-set sizes
+    everything fits; at millions of rows the per-replicate measures would take hours.
     """
-    from ranklens.compare import DEFAULT_COMPARISON_METRICS
+    from ranklens.compare import DEFAULT_COMPARISON_METRICS, compare_models
 
     candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
+    fast = set(DEFAULT_COMPARISON_METRICS)
+    trial, _ = _call_quietly(
+        compare_models,
+        y,
+        preds,
+        metrics=candidates,
+        n_bootstrap=2,
+        random_state=0,
+        sample_weight=weight,
+        progress=False,
+    )
+    if trial is not None:
+        fast |= {
+            m for m, how in zip(trial.metrics, trial.evaluation, strict=True) if how == "kernel"
+        }
     first = next(iter(preds.values()))
     multiplicity = np.random.default_rng(0).multinomial(y.size, np.full(y.size, 1.0 / y.size))
-    trial = multiplicity.astype(np.float64) * (1.0 if weight is None else weight)
+    trial_weight = multiplicity.astype(np.float64) * (1.0 if weight is None else weight)
     scale = 1.5 * n_bootstrap * max(len(preds), 1)
     costs = {}
     for spec in candidates:
-        if spec.name in DEFAULT_COMPARISON_METRICS:
+        if spec.name in fast:
             costs[spec.name] = 0.0
             continue
         start = time.perf_counter()
-        _call_quietly(spec.func, y, first, sample_weight=trial)
+        _call_quietly(spec.func, y, first, sample_weight=trial_weight)
         costs[spec.name] = (time.perf_counter() - start) * scale
     chosen, left_out, spent = [], [], 0.0
     for spec in sorted(candidates, key=lambda spec: costs[spec.name]):
@@ -798,8 +863,15 @@ def _bands(
             progress(f"bootstrap bands of the {curve} curve")
         kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
         result, problem = _call_quietly(
-            band_func, y, preds, curve=curve, n_bootstrap=n_bootstrap,
-            random_state=random_state, sample_weight=weight, progress=show_progress, **kwargs,
+            band_func,
+            y,
+            preds,
+            curve=curve,
+            n_bootstrap=n_bootstrap,
+            random_state=random_state,
+            sample_weight=weight,
+            progress=show_progress,
+            **kwargs,
         )
         if result is not None:
             bands[curve] = result

@@ -137,14 +137,16 @@ GUIDES = {
         "noise. The band plots show where along the ranking one model beats the other."
     ),
     "ranking": (
-        "<em>Concordance profile</em> (Rosset et al. Fig. 1): for each case, taken in decreasing "
-        "order of prediction, the share of pairs it ranks correctly; the dashed envelope is the "
-        "best that case could do if it alone were moved, and marked points below 50% are cases "
-        "strongly out of place, worth a closer look. The mean height is the normalised tau. "
-        "<em>AUC by cutoff</em> (Fig. 2): the AUC of separating the true top i from the rest, at "
-        "every cutoff, on an axis stretched so the area under the curve equals the normalised rho; "
-        "a curve high on the left means the largest targets are ranked well. <em>Rank lift</em> "
-        "(Fig. 3): cumulative inverse rank captured when targeting the top fraction by prediction, "
+        "<em>Concordance profile</em> (Rosset et al. Fig. 1): each dot is a case, taken in "
+        "decreasing order of prediction, at the share of pairs it orders correctly; the thick "
+        "lines are running means of the dots and of the locally optimal envelope (the best the "
+        "case could reach if its prediction alone were moved). A gap between the two lines is "
+        "local misordering; red crosses below 50% are cases strongly out of place, worth a "
+        "closer look. The dotted level is the normalised tau. <em>AUC by cutoff</em> (Fig. 2): "
+        "the AUC of separating the true top i from the rest, at every cutoff, on an axis "
+        "stretched so the area under the curve equals the normalised rho; a curve high on the "
+        "left means the largest targets are ranked well. <em>Rank lift</em> (Fig. 3): "
+        "cumulative inverse rank captured when targeting the top fraction by prediction, "
         "between the worst and the optimal ordering."
     ),
     "targeting": (
