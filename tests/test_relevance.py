@@ -215,8 +215,10 @@ def test_medcouple_property_brute_force_and_symmetry(values):
 
 def test_medcouple_statsmodels_if_installed(rng):
     sm = pytest.importorskip("statsmodels.stats.stattools")
+    # statsmodels warns that its fast algorithm is unstable below n = 10; small n is covered by
+    # the brute-force reference test.
     for _ in range(20):
-        x = np.round(rng.lognormal(size=int(rng.integers(2, 300))), 1)
+        x = np.round(rng.lognormal(size=int(rng.integers(10, 300))), 1)
         assert medcouple(x) == pytest.approx(float(sm.medcouple(x)), abs=1e-12)
 
 
