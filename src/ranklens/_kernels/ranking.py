@@ -22,6 +22,7 @@ Stage 2 are ``@njit`` functions on those arrays and a float64 weight vector ``w`
 order, non-negative); they can be called from inside other numba functions::
 
     weighted_rank_correlations(order, y_rank, pred_rank, w) -> (tau_b, rho, c_index)
+    rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred) -> (tau_b, rho, c_index)  # pre-sorted
     weighted_kendall_tau(order, y_rank, pred_rank, w) -> float      # tau-b
     weighted_spearman_rho(order, y_rank, pred_rank, w) -> float     # Pearson of weighted midranks
     weighted_harrell_c(order, y_rank, pred_rank, w) -> float        # (1 + Somers' D(pred|y)) / 2
@@ -52,6 +53,7 @@ __all__ = [
     "order_by_y_then_pred",
     "prepare_ranks",
     "radix_argsort",
+    "rank_correlations_sorted",
     "record_prototype",
     "sequence",
     "sum_t3_minus_t",
@@ -567,24 +569,6 @@ def record_prototype(n: int, unit: bool) -> np.ndarray:
 
 
 @njit(cache=True)
-def _tau_and_c(stats):
-    conc = 0.5 * stats[0]
-    disc = 0.5 * stats[1]
-    w2 = stats[2] * stats[2]
-    distinct_y = 0.5 * (w2 - stats[3])
-    distinct_pred = 0.5 * (w2 - stats[4])
-    tied_pred_only = 0.5 * (stats[4] - stats[5])
-    tau = np.nan
-    c_index = np.nan
-    if distinct_y > 0.0 and distinct_pred > 0.0:
-        tau = (conc - disc) / np.sqrt(distinct_y * distinct_pred)
-        tau = min(1.0, max(-1.0, tau))
-    if distinct_y > 0.0:
-        c_index = (conc + 0.5 * tied_pred_only) / distinct_y
-    return tau, c_index
-
-
-@njit(cache=True)
 def _rho(cov, var_a, var_b):
     if var_a > 0.0 and var_b > 0.0:
         return min(1.0, max(-1.0, cov / np.sqrt(var_a * var_b)))
@@ -592,30 +576,120 @@ def _rho(cov, var_a, var_b):
 
 
 @njit(cache=True)
-def _weighted_sweep(order, y_rank, pred_rank, w):
-    n = order.size
-    key = np.empty(n, np.int64)
-    pkey = np.empty(n, np.int64)
-    wseq = np.empty(n, np.float64)
-    for t in range(n):
-        i = order[t]
-        key[t] = y_rank[i]
-        pkey[t] = pred_rank[i]
-        wseq[t] = w[i]
-    empty_i = np.empty(0, np.int64)
-    empty_f = np.empty(0, np.float64)
-    return sweep(
-        key, pkey, _n_values(y_rank), wseq, False, empty_f, empty_i,
-        empty_f, empty_f, empty_f, empty_f, empty_f,
-    )  # fmt: skip
+def rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred):
+    """Weighted ``(tau_b, rho, harrell_c)`` of a sequence sorted by ``y``, ties by prediction.
+
+    ``y_seq`` and ``p_seq`` are integer ranks (ties share a rank; ``p_seq < n_pred``), ``w_seq``
+    positive float64 weights; pairs are weighted by ``w_i w_j`` and midranks are ``W(<) + W(=)/2``
+    (equal to the materialised data for integer weights). With W the total weight and the sums of
+    squared group weights over y groups (Sy), prediction groups (Sp) and joint groups (Sj):
+    pairs with distinct y ``= (W^2 - Sy)/2``, with distinct prediction ``(W^2 - Sp)/2``, tied in
+    the prediction only ``(Sp - Sj)/2``; the discordant weight D is the weight of earlier rows
+    with a larger prediction rank (a Fenwick tree; within a y group predictions ascend, so ties
+    in y never count), and the concordant weight ``C = (W^2 - Sy)/2 - D - (Sp - Sj)/2``.
+    Spearman's rho is the weighted Pearson correlation of the midranks. NaN where undefined (a
+    constant variable).
+    """
+    m = y_seq.size
+    total = 0.0
+    for k in range(m):
+        total += w_seq[k]
+    half = 0.5 * total
+    # prediction groups: weights and weighted midranks
+    pred_w = np.zeros(n_pred, np.float64)
+    for k in range(m):
+        pred_w[p_seq[k]] += w_seq[k]
+    pred_mid = np.empty(n_pred, np.float64)
+    below = 0.0
+    sum_p2 = 0.0
+    var_a = 0.0
+    for g in range(n_pred):
+        gw = pred_w[g]
+        pred_mid[g] = below + 0.5 * gw - half
+        below += gw
+        sum_p2 += gw * gw
+        var_a += gw * pred_mid[g] * pred_mid[g]
+    # y groups and joint groups are runs of the sorted sequence
+    sum_y2 = 0.0
+    sum_j2 = 0.0
+    var_b = 0.0
+    cov = 0.0
+    below = 0.0
+    disc = 0.0
+    tree = np.zeros(n_pred + 1, np.float64)
+    k = 0
+    while k < m:
+        e = k
+        gw = 0.0
+        while e < m and y_seq[e] == y_seq[k]:
+            gw += w_seq[e]
+            e += 1
+        b = below + 0.5 * gw - half
+        var_b += gw * b * b
+        sum_y2 += gw * gw
+        j = k
+        while j < e:
+            f = j
+            jw = 0.0
+            while f < e and p_seq[f] == p_seq[j]:
+                jw += w_seq[f]
+                f += 1
+            sum_j2 += jw * jw
+            cov += jw * pred_mid[p_seq[j]] * b
+            j = f
+        # discordant: earlier rows (smaller y) with a larger prediction rank
+        for t in range(k, e):
+            r = p_seq[t] + 1
+            not_larger = 0.0
+            while r > 0:
+                not_larger += tree[r]
+                r -= r & (-r)
+            disc += w_seq[t] * (below - not_larger)
+        for t in range(k, e):
+            r = p_seq[t] + 1
+            while r <= n_pred:
+                tree[r] += w_seq[t]
+                r += r & (-r)
+        below += gw
+        k = e
+    w2 = total * total
+    distinct_y = 0.5 * (w2 - sum_y2)
+    distinct_p = 0.5 * (w2 - sum_p2)
+    tied_pred_only = 0.5 * (sum_p2 - sum_j2)
+    conc = distinct_y - disc - tied_pred_only
+    tau = np.nan
+    c_index = np.nan
+    rho = np.nan
+    if distinct_y > 0.0 and distinct_p > 0.0:
+        tau = min(1.0, max(-1.0, (conc - disc) / np.sqrt(distinct_y * distinct_p)))
+    if distinct_y > 0.0:
+        c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
+    if var_a > 0.0 and var_b > 0.0:
+        rho = min(1.0, max(-1.0, cov / np.sqrt(var_a * var_b)))
+    return tau, rho, c_index
 
 
 @njit(cache=True)
 def weighted_rank_correlations(order, y_rank, pred_rank, w):
-    """Weighted (tau_b, rho, harrell_c) from the stage-1 arrays and float64 weights ``w``."""
-    stats, _, _, fsums = _weighted_sweep(order, y_rank, pred_rank, w)
-    tau, c_index = _tau_and_c(stats)
-    return tau, _rho(fsums[0], fsums[1], fsums[2]), c_index
+    """Weighted (tau_b, rho, harrell_c) from the stage-1 arrays and float64 weights ``w``.
+
+    Re-sorts ``order`` by y (a linear counting sort), keeps the rows with positive weight and runs
+    :func:`rank_correlations_sorted`, the one stage-2 kernel (the bootstrap calls it directly).
+    """
+    by_y = order_by_y_then_pred(order, y_rank)
+    n = by_y.size
+    y_seq = np.empty(n, np.int64)
+    p_seq = np.empty(n, np.int64)
+    w_seq = np.empty(n, np.float64)
+    t = 0
+    for k in range(n - 1, -1, -1):  # increasing y, ties by increasing prediction
+        i = by_y[k]
+        if w[i] > 0.0:
+            y_seq[t] = y_rank[i]
+            p_seq[t] = pred_rank[i]
+            w_seq[t] = w[i]
+            t += 1
+    return rank_correlations_sorted(y_seq[:t], p_seq[:t], w_seq[:t], _n_values(pred_rank))
 
 
 @njit(cache=True)
