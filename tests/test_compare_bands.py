@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranklens.compare import CurveBandsResult, curve_bands, ranking_agreement
+from ranklens.bands import CurveBandsResult, curve_bands
+from ranklens.compare import ranking_agreement
 from ranklens.curves import gain_curve, lift_curve
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.ranking import cutoff_auc_curve, rank_lift_curve

@@ -9,6 +9,7 @@ scikit-learn and accepts NumPy, pandas or polars inputs.
 from __future__ import annotations
 
 from ranklens.agreement import *  # noqa: F403
+from ranklens.bands import *  # noqa: F403
 from ranklens.compare import *  # noqa: F403
 from ranklens.curves import *  # noqa: F403
 from ranklens.error_curves import *  # noqa: F403

@@ -1,5 +1,5 @@
 """Bootstrap bands of a curve and where one model beats another (seed 000 Fig. 5;
-:func:`ranklens.compare.curve_bands`)."""
+:func:`ranklens.bands.curve_bands`)."""
 
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ _Y_LABELS = {
 
 
 class _BandsBase(_Display):
-    """Displays of a :class:`~ranklens.compare.CurveBandsResult` (all its models at once)."""
+    """Displays of a :class:`~ranklens.bands.CurveBandsResult` (all its models at once)."""
 
-    _compute = ("ranklens.compare", "curve_bands")
+    _compute = ("ranklens.bands", "curve_bands")
 
     @classmethod
     def from_predictions(  # type: ignore[override]
@@ -40,7 +40,7 @@ class _BandsBase(_Display):
         plot_kwargs: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Run :func:`ranklens.compare.curve_bands` on ``{model: y_pred}`` and draw it."""
+        """Run :func:`ranklens.bands.curve_bands` on ``{model: y_pred}`` and draw it."""
         result = cls._compute_result(y_true, predictions, **kwargs)
         return cls(result, name=name).plot(ax=ax, **dict(plot_kwargs or {}))
 

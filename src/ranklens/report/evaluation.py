@@ -66,7 +66,7 @@ class ModelEvaluation(Result):
     extras : dict
         Task-level results that are not per model: ``relevance`` (the relevance function),
         ``metric_agreement``, ``best_model_by_depth``, ``bands`` (curve name ->
-        :func:`ranklens.compare.curve_bands` result) and ``y_true`` (the evaluated truth, for
+        :func:`ranklens.bands.curve_bands` result) and ``y_true`` (the evaluated truth, for
         plots).
     """
 
@@ -280,13 +280,12 @@ def score_registered_metrics(
 # Curves and task-level results: each builder is optional (its module may be absent or raise).
 
 
-def _library(module: str, name: str) -> Callable[..., Any] | None:
-    """``ranklens.<module>.<name>`` if that module defines it, else None."""
-    try:
-        mod = importlib.import_module(f"ranklens.{module}")
-    except ImportError:
-        return None
-    return getattr(mod, name, None)
+def _library(module: str, name: str) -> Callable[..., Any]:
+    """``ranklens.<module>.<name>``: the library function a report section renders.
+
+    A missing one is a programming error and raises (it is never skipped silently).
+    """
+    return getattr(importlib.import_module(f"ranklens.{module}"), name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -316,8 +315,7 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
 #: Curves with bootstrap bands in the comparison section (seed 000 Fig. 5: the cutoff AUC).
 BAND_CURVES: tuple[str, ...] = ("cutoff_auc",)
 
-#: The curves a report shows, in display order. Each names the library function that computes it;
-#: a function not (yet) in the library is skipped.
+#: The curves a report shows, in display order. Each names the library function that computes it.
 CURVES: tuple[_CurveSpec, ...] = (
     _CurveSpec("concordance_profile", "ranking", "concordance_profile"),
     _CurveSpec("cutoff_auc", "ranking", "cutoff_auc_curve"),
@@ -367,7 +365,7 @@ def _curve_results(
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
     func = _library(spec.module, spec.func)
-    if func is None or any(context.get(key) is None for key in spec.needs):
+    if any(context.get(key) is None for key in spec.needs):
         return {}
     if spec.needs_any and all(context.get(key) is None for key in spec.needs_any):
         return {}
@@ -532,7 +530,7 @@ def evaluate_models(
 
     comparison = None
     compare = _library("compare", "compare_models")
-    if n_bootstrap and compare is not None:
+    if n_bootstrap:
         metrics, left_out = _bootstrap_plan(
             y,
             values,
@@ -562,7 +560,7 @@ def evaluate_models(
 
     robust: dict[str, Any] = {}
     table = _library("robustness", "robustness_table")
-    if robustness and table is not None:
+    if robustness:
         for model, pred in preds.items():
             if progress is not None:
                 progress(f"{model}: robustness")
@@ -629,8 +627,6 @@ def _default_relevance(y: np.ndarray) -> tuple[Any, str | None]:
     (a replicate would otherwise re-derive it from its own resample).
     """
     build = _library("relevance", "relevance_from_boxplot")
-    if build is None:
-        return None, None
     relevance, problem = _call_quietly(build, y)
     if relevance is None:
         return None, None
@@ -693,7 +689,7 @@ def _task_extras(
     extras: dict[str, Any] = {}
     candidates = dict(agreement_predictions) if agreement_predictions else dict(preds)
     rankings = _library("agreement", "compare_metric_rankings")
-    if rankings is not None and len(candidates) >= _MIN_AGREEMENT_MODELS:
+    if len(candidates) >= _MIN_AGREEMENT_MODELS:
         if progress is not None:
             progress(f"ranking {len(candidates)} models by every measure")
         metrics = _agreement_metrics(y, candidates, context)
@@ -719,7 +715,7 @@ def _task_extras(
             if problem is not None:
                 problems.setdefault("(all models)", {})["metric agreement"] = problem
     best = _library("curves", "best_model_by_depth")
-    if best is not None and len(preds) >= 2:
+    if len(preds) >= 2:
         kwargs = {"events": context["events"]} if context.get("events") is not None else {}
         if weight is not None:
             kwargs["sample_weight"] = weight
@@ -848,8 +844,8 @@ def _bands(
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
     """Bootstrap bands of :data:`BAND_CURVES` (same replicates as the comparison), in budget."""
-    band_func = _library("compare", "curve_bands")
-    if n_bootstrap < 2 or band_func is None:
+    band_func = _library("bands", "curve_bands")
+    if n_bootstrap < 2:
         return {}
     bands: dict[str, Any] = {}
     for curve in BAND_CURVES:

@@ -1,0 +1,351 @@
+"""Bootstrap bands for evaluation curves, and where one model beats another.
+
+Rosset, Perlich & Zadrozny (2005), seed 000 Fig. 5 and seed 002 Sect. 6.4: the cutoff AUC curve,
+the cumulative-rank lift, the gain and the lift curve of every model are recomputed on paired
+bootstrap replicates (the multiplicity weights of :func:`ranklens.compare_models`) and read off a
+fixed grid; the result holds pointwise and simultaneous bands and, for each pair of models, the
+fraction of replicates in which the first is above the second at each grid point.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ranklens._results import Result
+from ranklens._validation import (
+    as_1d_float,
+    check_positive_int,
+    check_probability,
+    check_sample_weight,
+)
+from ranklens.compare import _bootstrap_blocks, _check_predictions, _Progress, _quiet
+from ranklens.exceptions import warn_undefined
+
+__all__ = ["CurveBandsResult", "curve_bands"]
+
+# --------------------------------------------------------------------------------------------
+# curve bands
+# --------------------------------------------------------------------------------------------
+
+_CURVE_KINDS = ("cutoff_auc", "rank_lift", "gain", "lift")
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class CurveBandsResult(Result):
+    """Bootstrap bands of a performance curve on a fixed grid, per model and per pair of models.
+
+    Attributes
+    ----------
+    curve : str
+        ``"cutoff_auc"``, ``"rank_lift"``, ``"gain"`` or ``"lift"``.
+    models : tuple of str
+    x : ndarray, shape (n_grid,)
+        The grid: the fraction of positives (the true top fraction) for ``"cutoff_auc"``, the
+        fraction targeted otherwise.
+    estimate : ndarray, shape (n_models, n_grid)
+        The curve of each model on the full sample, read off at ``x``.
+    lower, upper : ndarray, shape (n_models, n_grid)
+        Pointwise percentile bands at ``confidence_level``.
+    simultaneous_lower, simultaneous_upper : ndarray, shape (n_models, n_grid)
+        Simultaneous bands: the pointwise percentile band widened (its tail probability
+        calibrated) until ``confidence_level`` of the bootstrap curves lie inside it at every x,
+        so the whole curve is covered with about that probability, where the pointwise band
+        holds at each x separately.
+    pairs : tuple of (str, str)
+    difference, difference_lower, difference_upper : ndarray, shape (n_pairs, n_grid)
+        ``curve(a) - curve(b)`` and its pointwise percentile interval.
+    prob_a_beats_b : ndarray, shape (n_pairs, n_grid)
+        Fraction of replicates in which model ``a``'s curve is above model ``b``'s at ``x`` (a
+        tie counts 1/2): seed 000 Sect. 5.4, "within a 0.1 to 0.9 cutoff range M1 outperforms M2
+        more than 95% of the time". Every curve here is higher-is-better.
+    n_undefined : ndarray, shape (n_models,)
+        Replicates in which the curve was undefined (e.g. no events in the resample).
+    n_bootstrap : int
+    confidence_level : float
+    replicates : ndarray, shape (n_bootstrap, n_models, n_grid)
+    """
+
+    curve: str
+    models: tuple[str, ...]
+    x: np.ndarray
+    estimate: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    simultaneous_lower: np.ndarray
+    simultaneous_upper: np.ndarray
+    pairs: tuple[tuple[str, str], ...]
+    difference: np.ndarray
+    difference_lower: np.ndarray
+    difference_upper: np.ndarray
+    prob_a_beats_b: np.ndarray
+    n_undefined: np.ndarray
+    n_bootstrap: int
+    confidence_level: float
+    replicates: np.ndarray = dataclasses.field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model and grid point: ``model, x, estimate, lower, upper,
+        simultaneous_lower, simultaneous_upper``."""
+        n_grid = self.x.shape[0]
+        return pd.DataFrame(
+            {
+                "model": np.repeat(np.array(self.models, dtype=object), n_grid),
+                "x": np.tile(self.x, len(self.models)),
+                "estimate": self.estimate.ravel(),
+                "lower": self.lower.ravel(),
+                "upper": self.upper.ravel(),
+                "simultaneous_lower": self.simultaneous_lower.ravel(),
+                "simultaneous_upper": self.simultaneous_upper.ravel(),
+            }
+        )
+
+    def pairs_frame(self) -> pd.DataFrame:
+        """One row per pair and grid point: ``model_a, model_b, x, difference, difference_lower,
+        difference_upper, prob_a_beats_b``."""
+        n_grid = self.x.shape[0]
+        return pd.DataFrame(
+            {
+                "model_a": np.repeat(np.array([a for a, _ in self.pairs], dtype=object), n_grid),
+                "model_b": np.repeat(np.array([b for _, b in self.pairs], dtype=object), n_grid),
+                "x": np.tile(self.x, len(self.pairs)),
+                "difference": self.difference.ravel(),
+                "difference_lower": self.difference_lower.ravel(),
+                "difference_upper": self.difference_upper.ravel(),
+                "prob_a_beats_b": self.prob_a_beats_b.ravel(),
+            }
+        )
+
+
+def _default_grid(curve: str) -> np.ndarray:
+    if curve == "cutoff_auc":
+        return np.round(np.arange(1, 100) / 100.0, 2)
+    return np.round(np.arange(1, 101) / 100.0, 2)
+
+
+def _check_grid(grid: Any, curve: str) -> np.ndarray:
+    if grid is None:
+        return _default_grid(curve)
+    x = as_1d_float(grid, "grid")
+    if np.any(np.diff(x) <= 0):
+        raise ValueError("grid must be strictly increasing")
+    low_ok = x[0] > 0 if curve == "lift" else x[0] >= 0
+    if not low_ok or x[-1] > 1:
+        bounds = "(0, 1]" if curve == "lift" else "[0, 1]"
+        raise ValueError(
+            f"grid holds fractions and must lie in {bounds} for curve={curve!r}; "
+            f"got values from {x[0]!r} to {x[-1]!r}"
+        )
+    return x
+
+
+def _curve_reader(curve: str, grid: np.ndarray, events: Any) -> Callable[..., np.ndarray]:
+    """``read(y, pred, w) -> values at grid`` for the named curve (issues 2 and 5)."""
+    if curve == "cutoff_auc":
+        from ranklens.ranking import cutoff_auc_curve
+
+        def read(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+            res = cutoff_auc_curve(y, pred, sample_weight=w)
+            if res.auc.size == 0:
+                return np.full(grid.shape, math.nan)
+            # AUC between two cuts: linear in the fraction of positives; beyond the first and
+            # last cut, the end value.
+            return np.interp(grid, res.fraction_positive, res.auc)
+
+    elif curve == "rank_lift":
+        from ranklens.ranking import rank_lift_curve
+
+        def read(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+            res = rank_lift_curve(y, pred, sample_weight=w)
+            return np.interp(grid, res.fraction_targeted, res.model)
+
+    else:
+        from ranklens.curves import gain_curve, lift_curve
+
+        func = gain_curve if curve == "gain" else lift_curve
+
+        def read(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+            return np.asarray(func(y, pred, events=events, sample_weight=w).at(grid), dtype=float)
+
+    return read
+
+
+def _simultaneous_band(
+    reps: np.ndarray, estimate: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pointwise percentile band widened until ``level`` of the replicate curves lie inside.
+
+    The tail probability ``gamma`` of the pointwise band ``[q(gamma/2), q(1 - gamma/2)]`` is
+    calibrated by bisection so that the fraction of replicates inside the band at every grid
+    point is at least ``level`` (Davison & Hinkley 1997, Sect. 5.4 / 7.x). Unlike a symmetric
+    ``estimate +- c sd`` band it respects the curve's range and its skewness at the ends.
+    """
+    finite = np.isfinite(reps).all(axis=1)
+    curves = reps[finite]
+    if curves.shape[0] < 2:
+        nan = np.full(estimate.shape, math.nan)
+        return nan, nan.copy()
+
+    def band(gamma: float) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = np.quantile(curves, [gamma / 2, 1 - gamma / 2], axis=0)
+        return lo, hi
+
+    def coverage(gamma: float) -> float:
+        lo, hi = band(gamma)
+        return float(np.mean(np.all((curves >= lo) & (curves <= hi), axis=1)))
+
+    low, high = 0.0, 1.0 - level  # coverage(0) = 1; the pointwise level is the widest gamma
+    if coverage(high) >= level:
+        return band(high)
+    for _ in range(30):
+        mid = 0.5 * (low + high)
+        if coverage(mid) >= level:
+            low = mid
+        else:
+            high = mid
+    return band(low)
+
+
+def _pointwise(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = 1.0 - level
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
+        lo, hi = np.nanquantile(reps, [alpha / 2, 1 - alpha / 2], axis=0)
+    return lo, hi
+
+
+def curve_bands(
+    y_true: Any,
+    predictions: Any,
+    *,
+    curve: str = "cutoff_auc",
+    grid: Any = None,
+    events: Any = None,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    random_state: Any = None,
+    sample_weight: Any = None,
+    progress: bool | None = None,
+) -> CurveBandsResult:
+    """Bootstrap bands for a performance curve, and where model A beats model B along it.
+
+    Seed 000 Sect. 5.4 (Figure 5) and seed 002 Sect. 6.4: the AUC at every cutoff for two models,
+    with a bootstrap of their difference ("within a 0.1 to 0.9 cutoff range M1 outperforms M2
+    more than 95% of the time"; "the differences in AUC are significant at these cutoffs"). The
+    same paired resampling as :func:`compare_models` (one multiplicity vector per replicate shared
+    by all models), each curve recomputed with case weights ``multiplicity * sample_weight`` and
+    read off at a fixed grid.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+    predictions : mapping of str to array-like, or DataFrame
+        One prediction (score) vector per model.
+    curve : {"cutoff_auc", "rank_lift", "gain", "lift"}, default "cutoff_auc"
+        :func:`ranklens.ranking.cutoff_auc_curve` (x = fraction of the truth called positive,
+        seed 000 Fig. 2 and 5), :func:`ranklens.ranking.rank_lift_curve` (Fig. 3),
+        :func:`ranklens.curves.gain_curve` or :func:`ranklens.curves.lift_curve` (x = fraction
+        targeted).
+    grid : array-like, optional
+        Strictly increasing fractions in [0, 1] ((0, 1] for the lift); default 0.01, ..., 0.99
+        for the cutoff AUC and 0.01, ..., 1 otherwise. The cutoff AUC is linear in the fraction
+        of positives between two cuts; gain and lift are read off their straight segments.
+    events : optional
+        Event definition of the gain and lift curves (see :func:`ranklens.curves.gain_curve`;
+        default: the true top 10 %). A definition relative to the data (``"top:0.1"``) is
+        re-applied in every replicate, as part of the statistic.
+    n_bootstrap, confidence_level, random_state, sample_weight, progress
+        As in :func:`compare_models`.
+
+    Returns
+    -------
+    CurveBandsResult
+        Pointwise and simultaneous (sup-t) bands per model; per pair the difference with its
+        pointwise interval and the fraction of replicates in which ``a`` is above ``b``.
+    """
+    if curve not in _CURVE_KINDS:
+        raise ValueError(f"curve must be one of {_CURVE_KINDS}; got {curve!r}")
+    y, names, preds = _check_predictions(y_true, predictions)
+    n = y.shape[0]
+    sw = check_sample_weight(sample_weight, n)
+    x = _check_grid(grid, curve)
+    n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
+    level = check_probability(confidence_level, "confidence_level")
+    if progress is not None and not isinstance(progress, bool):
+        raise ValueError(f"progress must be True, False or None; got {progress!r}")
+    read = _curve_reader(curve, x, events)
+    n_models = len(names)
+    estimate = np.stack([read(y, pred, sw) for pred in preds])
+
+    rng = np.random.default_rng(random_state)
+    boot_rng, _ = rng.spawn(2)  # the same replicates as compare_models with this random_state
+    reps = np.empty((n_boot, n_models, x.shape[0]))
+    with _Progress(n_boot, f"{curve} bands", progress) as bar:
+        start = 0
+        for block in _bootstrap_blocks(boot_rng, n, n_boot):
+            with _quiet():
+                for r, counts in enumerate(block):
+                    w = counts if sw is None else counts * sw
+                    for m, pred in enumerate(preds):
+                        try:
+                            reps[start + r, m] = read(y, pred, w)
+                        except (ValueError, ZeroDivisionError, FloatingPointError):
+                            reps[start + r, m] = math.nan
+            start += block.shape[0]
+            bar.advance(block.shape[0])
+
+    undefined = ~np.isfinite(reps).all(axis=2)
+    n_undefined = undefined.sum(axis=0)
+    reps[undefined] = math.nan
+    for m, name in enumerate(names):
+        if n_undefined[m] and np.isfinite(estimate[m]).all():
+            warn_undefined(
+                f"the {curve} curve of model {name!r} is undefined in {int(n_undefined[m])} of "
+                f"{n_boot} bootstrap replicates (e.g. no events in the resample); they are left "
+                "out of its bands",
+                stacklevel=2,
+            )
+    lower, upper = _pointwise(reps, level)
+    sim = [_simultaneous_band(reps[:, m], estimate[m], level) for m in range(n_models)]
+    pair_index = list(itertools.combinations(range(n_models), 2))
+    diffs = np.stack([reps[:, a] - reps[:, b] for a, b in pair_index]) if pair_index else None
+    if diffs is None:
+        empty = np.empty((0, x.shape[0]))
+        difference = diff_lo = diff_hi = beats = empty
+    else:
+        difference = np.stack([estimate[a] - estimate[b] for a, b in pair_index])
+        diff_lo, diff_hi = _pointwise(np.moveaxis(diffs, 0, 1), level)
+        valid = np.isfinite(diffs)
+        wins = np.where(valid, (diffs > 0) + 0.5 * (diffs == 0), 0.0).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            beats = wins / valid.sum(axis=1)
+    return CurveBandsResult(
+        curve=curve,
+        models=names,
+        x=x,
+        estimate=estimate,
+        lower=lower,
+        upper=upper,
+        simultaneous_lower=np.stack([s[0] for s in sim]),
+        simultaneous_upper=np.stack([s[1] for s in sim]),
+        pairs=tuple((names[a], names[b]) for a, b in pair_index),
+        difference=difference,
+        difference_lower=diff_lo,
+        difference_upper=diff_hi,
+        prob_a_beats_b=beats,
+        n_undefined=n_undefined,
+        n_bootstrap=n_boot,
+        confidence_level=level,
+        replicates=reps,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# agreement between two models' rankings
