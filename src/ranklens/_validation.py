@@ -18,6 +18,7 @@ __all__ = [
     "as_2d_float",
     "as_group_codes",
     "check_fraction",
+    "check_nonnegative_number",
     "check_pair",
     "check_positive_int",
     "check_probability",
@@ -228,3 +229,14 @@ def as_group_codes(groups: Any, n: int, *, name: str = "groups") -> tuple[np.nda
     except TypeError:
         raise ValueError(f"{name} mixes label types that cannot be ordered") from None
     return np.ascontiguousarray(codes.reshape(-1), dtype=np.int64), labels
+
+
+def check_nonnegative_number(value: Any, name: str) -> float:
+    """A finite float >= 0 (a cost, a tolerance, a beta), or a ``ValueError`` naming ``name``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a non-negative number; got {value!r}") from None
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
+    return v

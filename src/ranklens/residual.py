@@ -29,6 +29,7 @@ from ranklens._registry import register_metric
 from ranklens._validation import (
     FloatArray,
     as_1d_float,
+    check_nonnegative_number,
     check_pair,
     check_probability,
     check_sample_weight,
@@ -123,16 +124,6 @@ def _ratio_metric(form: _RatioForm) -> Callable[[Callable[..., float]], Callable
         return func
 
     return decorator
-
-
-def _check_nonnegative_param(value: Any, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a non-negative number; got {value!r}") from None
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
-    return v
 
 
 def _check_strictly_positive(x: FloatArray, name: str, metric: str, hint: str) -> None:
@@ -280,7 +271,7 @@ def epsilon_insensitive_loss(
     0.6666666666666666
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
-    eps = _check_nonnegative_param(epsilon, "epsilon")
+    eps = check_nonnegative_number(epsilon, "epsilon")
     return _evaluate_form(_RATIO_FORMS[epsilon_insensitive_loss], y, p, w, epsilon=eps)
 
 
@@ -313,8 +304,8 @@ def linlin_loss(
     2.3333333333333335
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
-    c_o = _check_nonnegative_param(cost_over, "cost_over")
-    c_u = _check_nonnegative_param(cost_under, "cost_under")
+    c_o = check_nonnegative_number(cost_over, "cost_over")
+    c_u = check_nonnegative_number(cost_under, "cost_under")
     return _evaluate_form(_RATIO_FORMS[linlin_loss], y, p, w, cost_over=c_o, cost_under=c_u)
 
 

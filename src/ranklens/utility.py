@@ -34,7 +34,12 @@ from numpy.typing import NDArray
 from ranklens._kernels import utility as _k
 from ranklens._registry import register_metric
 from ranklens._results import Result
-from ranklens._validation import as_1d_float, check_pair, check_sample_weight
+from ranklens._validation import (
+    as_1d_float,
+    check_nonnegative_number,
+    check_pair,
+    check_sample_weight,
+)
 from ranklens.exceptions import warn_undefined
 from ranklens.relevance import _weighted_quantiles, relevance_from_boxplot
 
@@ -254,16 +259,6 @@ def _check_event_threshold(value: Any) -> float:
     return v
 
 
-def _check_beta(value: Any, name: str = "beta") -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a non-negative number; got {value!r}") from None
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
-    return v
-
-
 @dataclasses.dataclass(frozen=True)
 class _Prepared:
     y_true: FloatArray
@@ -411,7 +406,7 @@ def regression_precision_recall(
     (0.670344, 0.668162)
     """
     t_e = _check_event_threshold(event_threshold)
-    beta = _check_beta(beta)
+    beta = check_nonnegative_number(beta, "beta")
     prep = _prepare(y_true, y_pred, relevance, accuracy, sample_weight)
     num_r, den_r, n_true, num_p, den_p, n_pred = _k.precision_recall_sums(
         prep.phi_true,
@@ -531,7 +526,7 @@ def regression_precision_recall_curve(
     UndefinedMetricWarning
         Once, when the measures are undefined at some of the thresholds given.
     """
-    beta = _check_beta(beta)
+    beta = check_nonnegative_number(beta, "beta")
     prep = _prepare(y_true, y_pred, relevance, accuracy, sample_weight)
     if thresholds is None:
         top = min(float(prep.phi_true.max()), float(prep.phi_pred.max()))
