@@ -65,11 +65,13 @@ def test_rec_worked_example_and_perfect_model():
 
 def test_rec_bad_input():
     with pytest.raises(ValueError, match="loss must be one of"):
-        rec_curve([1.0], [1.0], loss="huber")
+        rec_curve([1.0, 2.0], [1.0, 2.0], loss="huber")
     with pytest.raises(ValueError, match="y_pred contains 1 NaN"):
         rec_curve([1.0, 2.0], [np.nan, 1.0])
     with pytest.raises(ValueError, match="same length"):
-        rec_curve([1.0, 2.0], [1.0])
+        rec_curve([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"y_true has 1 observation\(s\); at least 2"):
+        rec_curve([1.0], [1.0])
 
 
 # --- RROC ----------------------------------------------------------------------------------------
@@ -97,7 +99,7 @@ def test_rroc_vertices_and_area_against_the_definition(rng):
             )
 
 
-@given(st.lists(st.floats(-100, 100, allow_subnormal=False), min_size=1, max_size=20), st.data())
+@given(st.lists(st.floats(-100, 100, allow_subnormal=False), min_size=2, max_size=20), st.data())
 def test_rroc_area_is_n_squared_variance_over_two(errors, data):
     """Hernandez-Orallo (2013): AOC = n^2 sigma^2 / 2 (population variance of the errors)."""
     e = np.array(errors)

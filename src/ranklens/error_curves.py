@@ -84,7 +84,7 @@ def rec_curve(
     """
     if loss not in _REC_LOSSES:
         raise ValueError(f"loss must be one of {_REC_LOSSES}; got {loss!r}")
-    y, p = check_pair(y_true, y_pred, min_n=1)
+    y, p = check_pair(y_true, y_pred, min_n=2)
     w = check_sample_weight(sample_weight, y.shape[0])
     losses = np.abs(y - p) if loss == "absolute" else (y - p) ** 2
     if w is not None:  # zero-weight rows do not exist for the curve
@@ -178,7 +178,7 @@ def rroc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RROCCu
     >>> curve.area
     0.75
     """
-    y, p = check_pair(y_true, y_pred, min_n=1)
+    y, p = check_pair(y_true, y_pred, min_n=2)
     w = check_sample_weight(sample_weight, y.shape[0])
     e = p - y
     if w is not None:

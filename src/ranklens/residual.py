@@ -74,7 +74,7 @@ _LEAVE_ONE_OUT: dict[Callable[..., float], Callable[..., FloatArray]] = {}
 
 
 def _prepare(
-    y_true: Any, y_pred: Any, sample_weight: Any, *, min_n: int = 1
+    y_true: Any, y_pred: Any, sample_weight: Any, *, min_n: int = 2
 ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
     y, p = check_pair(y_true, y_pred, min_n=min_n)
     return y, p, check_sample_weight(sample_weight, y.shape[0])
