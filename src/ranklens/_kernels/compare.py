@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ranklens._kernels.ranking import rank_correlations_sorted
+from ranklens._kernels.ranking import gather_positive, rank_correlations_sorted
 
 __all__ = [
     "multiplicities_parallel",
@@ -170,30 +170,6 @@ def swapped_loss_sums_serial(swaps, base_weight, losses_a, losses_b):
 
 
 @njit(cache=True)
-def _gather_positive(order, y_sorted, p_sorted, multiplicity, base_weight):
-    """Rows with positive weight, in ``order``: their y ranks, prediction ranks and weights.
-
-    ``y_sorted``/``p_sorted`` are the ranks already arranged in ``order`` (contiguous), so the
-    only scattered reads are the weights. One pass into full-length buffers, returned as views.
-    """
-    n = order.size
-    y_seq = np.empty(n, np.int64)
-    p_seq = np.empty(n, np.int64)
-    w_seq = np.empty(n, np.float64)
-    t = 0
-    for k in range(n):
-        i = order[k]
-        w = multiplicity[i] * base_weight[i]
-        # branch-free compaction (a third of a bootstrap row is zero, at random): always write,
-        # advance only past positive weights
-        y_seq[t] = y_sorted[k]
-        p_seq[t] = p_sorted[k]
-        w_seq[t] = w
-        t += 1 if w > 0.0 else 0
-    return y_seq[:t], p_seq[:t], w_seq[:t]
-
-
-@njit(cache=True)
 def _sort_within_runs(y_seq, p_seq, w_seq):
     """Sort ``p_seq`` (carrying ``w_seq``) inside each run of equal ``y_seq``: insertion sort for
     short runs, a merge sort for long ones (e.g. the many zeros of a donation amount)."""
@@ -227,7 +203,7 @@ def _sort_within_runs(y_seq, p_seq, w_seq):
 @njit(cache=True)
 def _rank_row(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, b, out):
     for m in range(orders.shape[0]):
-        y_seq, p_seq, w_seq = _gather_positive(
+        y_seq, p_seq, w_seq = gather_positive(
             orders[m], y_sorted[m], p_sorted[m], multiplicity[b], base_weight
         )
         tau, rho, c_index = rank_correlations_sorted(y_seq, p_seq, w_seq, n_preds[m])
@@ -269,7 +245,7 @@ def _swapped_rank_row(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n_u
             i = y_order[k]
             use_b = swaps[b, i] if side == 0 else not swaps[b, i]
             mixed[k] = rank_b[i] if use_b else rank_a[i]
-        y_seq, p_seq, w_seq = _gather_positive(y_order, y_sorted, mixed, ones, base_weight)
+        y_seq, p_seq, w_seq = gather_positive(y_order, y_sorted, mixed, ones, base_weight)
         _sort_within_runs(y_seq, p_seq, w_seq)
         tau, rho, c_index = rank_correlations_sorted(y_seq, p_seq, w_seq, n_union)
         out[b, 0, side] = tau

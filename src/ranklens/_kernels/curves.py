@@ -134,7 +134,8 @@ def radix_sort(keys, payload, carry):
 def ranked_order(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(order, sorted_keys)``: ``x[order]`` is non-increasing; equal keys mark tied values.
 
-    A radix argsort (also used by :mod:`ranklens.listwise`); the index dtype is int32 below
+    A radix argsort (also used by :mod:`ranklens.listwise`; :func:`radix_sort` also serves
+    :func:`ranklens._kernels.ranking.radix_argsort`); the index dtype is int32 below
     2**31 rows.
     """
     n = x.shape[0]

@@ -22,6 +22,7 @@ Stage 2 are ``@njit`` functions on those arrays and a float64 weight vector ``w`
 order, non-negative); they can be called from inside other numba functions::
 
     weighted_rank_correlations(order, y_rank, pred_rank, w) -> (tau_b, rho, c_index)
+    gather_positive(order, y_sorted, p_sorted, multiplicity, base_weight) -> (y_seq, p_seq, w_seq)
     rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred) -> (tau_b, rho, c_index)  # pre-sorted
     weighted_kendall_tau(order, y_rank, pred_rank, w) -> float      # tau-b
     weighted_spearman_rho(order, y_rank, pred_rank, w) -> float     # Pearson of weighted midranks
@@ -44,10 +45,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ranklens._kernels.curves import descending_keys, radix_sort
+
 __all__ = [
     "concordance_envelope",
     "cutoff_auc_sums",
     "dense_ranks",
+    "gather_positive",
     "limbs_to_int",
     "order_by_pred",
     "order_by_y_then_pred",
@@ -72,60 +76,24 @@ _MASK31 = (1 << 31) - 1
 # ---------------------------------------------------------------------------------------------
 
 
-_SIGN = np.int64(-(2**63))
-_LOW63 = np.int64(2**63 - 1)
-
-
 @njit(cache=True)
 def radix_argsort(x):
-    """Stable ascending argsort of float64 ``x`` (no NaN) by an 11-bit LSD radix sort.
+    """Stable ascending argsort of float64 ``x`` (no NaN) by an LSD radix sort.
 
     Returns ``(keys, order)``: ``keys`` are int64 whose bit patterns sort as unsigned integers in
     the order of the values (equal values, -0.0 and 0.0 included, have equal keys) and ``order``
-    the rows. O(n); passes whose digit is the same for every key are skipped. About 3x faster
-    than ``np.argsort`` at n = 1e7, whose comparisons jump through memory.
+    the rows. The keys are the complement of :func:`ranklens._kernels.curves.descending_keys` and
+    the sort is the curves' :func:`ranklens._kernels.curves.radix_sort` (8-bit digits, passes
+    whose digit is the same for every key skipped), one radix sort for the package: against the
+    11-bit twin this module had, 0.6-0.8x the time on continuous data at n >= 1e6 and within
+    about 10% either way on small or heavily tied data. O(n); about 3x faster than
+    ``np.argsort`` at n = 1e7, whose comparisons jump through memory.
     """
-    n = x.size
-    keys = np.empty(n, np.int64)
-    bits = x.view(np.int64)
-    for i in range(n):
-        v = bits[i]
-        if v == _SIGN:  # -0.0 equals 0.0
-            v = 0
-        if v < 0:
-            v = v ^ _LOW63
-        keys[i] = v ^ _SIGN
-    order = np.arange(n)
-    if n < 2:
-        return keys, order
-    hist = np.zeros((6, 2048), np.int64)
-    for i in range(n):
-        k = keys[i]
-        for d in range(5):
-            hist[d, (k >> (11 * d)) & 2047] += 1
-        hist[5, (k >> 55) & 511] += 1
-    keys2 = np.empty(n, np.int64)
-    order2 = np.empty(n, np.int64)
-    offsets = np.empty(2048, np.int64)
-    for d in range(6):
-        shift = 11 * d
-        mask = 2047 if d < 5 else 511
-        if hist[d, (keys[0] >> shift) & mask] == n:
-            continue
-        acc = 0
-        for b in range(mask + 1):
-            offsets[b] = acc
-            acc += hist[d, b]
-        for i in range(n):
-            k = keys[i]
-            b = (k >> shift) & mask
-            pos = offsets[b]
-            offsets[b] = pos + 1
-            keys2[pos] = k
-            order2[pos] = order[i]
-        keys, keys2 = keys2, keys
-        order, order2 = order2, order
-    return keys, order
+    keys = descending_keys(x)
+    for i in range(keys.size):
+        keys[i] = ~keys[i]
+    sorted_keys, order = radix_sort(keys, np.arange(keys.size), True)
+    return sorted_keys.view(np.int64), order
 
 
 @njit(cache=True)
@@ -570,6 +538,7 @@ def record_prototype(n: int, unit: bool) -> np.ndarray:
 
 @njit(cache=True)
 def _rho(cov, var_a, var_b):
+    """``cov / sqrt(var_a var_b)`` clipped to [-1, 1]; NaN when a variance is not positive."""
     if var_a > 0.0 and var_b > 0.0:
         return min(1.0, max(-1.0, cov / np.sqrt(var_a * var_b)))
     return np.nan
@@ -639,17 +608,9 @@ def rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred):
             j = f
         # discordant: earlier rows (smaller y) with a larger prediction rank
         for t in range(k, e):
-            r = p_seq[t] + 1
-            not_larger = 0.0
-            while r > 0:
-                not_larger += tree[r]
-                r -= r & (-r)
-            disc += w_seq[t] * (below - not_larger)
+            disc += w_seq[t] * (below - _fenwick_prefix(tree, p_seq[t] + 1))
         for t in range(k, e):
-            r = p_seq[t] + 1
-            while r <= n_pred:
-                tree[r] += w_seq[t]
-                r += r & (-r)
+            _fenwick_add(tree, p_seq[t], w_seq[t])
         below += gw
         k = e
     w2 = total * total
@@ -657,39 +618,50 @@ def rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred):
     distinct_p = 0.5 * (w2 - sum_p2)
     tied_pred_only = 0.5 * (sum_p2 - sum_j2)
     conc = distinct_y - disc - tied_pred_only
-    tau = np.nan
+    tau = _rho(conc - disc, distinct_y, distinct_p)  # same clipped ratio as Pearson's
     c_index = np.nan
-    rho = np.nan
-    if distinct_y > 0.0 and distinct_p > 0.0:
-        tau = min(1.0, max(-1.0, (conc - disc) / np.sqrt(distinct_y * distinct_p)))
     if distinct_y > 0.0:
         c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
-    if var_a > 0.0 and var_b > 0.0:
-        rho = min(1.0, max(-1.0, cov / np.sqrt(var_a * var_b)))
-    return tau, rho, c_index
+    return tau, _rho(cov, var_a, var_b), c_index
+
+
+@njit(cache=True)
+def gather_positive(order, y_sorted, p_sorted, multiplicity, base_weight):
+    """Rows with positive weight, in ``order``: their y ranks, prediction ranks and weights.
+
+    ``y_sorted``/``p_sorted`` are the ranks already arranged in ``order`` (contiguous), so the
+    only scattered reads are the weights. One pass into full-length buffers, returned as views.
+    """
+    n = order.size
+    y_seq = np.empty(n, np.int64)
+    p_seq = np.empty(n, np.int64)
+    w_seq = np.empty(n, np.float64)
+    t = 0
+    for k in range(n):
+        i = order[k]
+        w = multiplicity[i] * base_weight[i]
+        # branch-free compaction (a third of a bootstrap row is zero, at random): always write,
+        # advance only past positive weights
+        y_seq[t] = y_sorted[k]
+        p_seq[t] = p_sorted[k]
+        w_seq[t] = w
+        t += 1 if w > 0.0 else 0
+    return y_seq[:t], p_seq[:t], w_seq[:t]
 
 
 @njit(cache=True)
 def weighted_rank_correlations(order, y_rank, pred_rank, w):
     """Weighted (tau_b, rho, harrell_c) from the stage-1 arrays and float64 weights ``w``.
 
-    Re-sorts ``order`` by y (a linear counting sort), keeps the rows with positive weight and runs
-    :func:`rank_correlations_sorted`, the one stage-2 kernel (the bootstrap calls it directly).
+    Re-sorts ``order`` by y (a linear counting sort), keeps the rows with positive weight
+    (:func:`gather_positive`) and runs :func:`rank_correlations_sorted`, the one stage-2 kernel
+    (the bootstrap calls both directly).
     """
-    by_y = order_by_y_then_pred(order, y_rank)
-    n = by_y.size
-    y_seq = np.empty(n, np.int64)
-    p_seq = np.empty(n, np.int64)
-    w_seq = np.empty(n, np.float64)
-    t = 0
-    for k in range(n - 1, -1, -1):  # increasing y, ties by increasing prediction
-        i = by_y[k]
-        if w[i] > 0.0:
-            y_seq[t] = y_rank[i]
-            p_seq[t] = pred_rank[i]
-            w_seq[t] = w[i]
-            t += 1
-    return rank_correlations_sorted(y_seq[:t], p_seq[:t], w_seq[:t], _n_values(pred_rank))
+    by_y = order_by_y_then_pred(order, y_rank)[::-1].copy()  # increasing y, ties by prediction
+    y_seq, p_seq, w_seq = gather_positive(
+        by_y, y_rank[by_y], pred_rank[by_y], w, np.ones(by_y.size, np.float64)
+    )
+    return rank_correlations_sorted(y_seq, p_seq, w_seq, _n_values(pred_rank))
 
 
 @njit(cache=True)
