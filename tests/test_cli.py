@@ -1,4 +1,8 @@
-"""``ranklens evaluate``: every registered measure to JSON/HTML; bad input is one line, exit 2."""
+"""``ranklens evaluate``: every registered measure to JSON/HTML; bad input is one line, exit 2.
+
+The field cases (every option's validation, failures against undefined values, markup in names,
+atomic outputs, comparisons with scikit-learn and SciPy) are in ``test_cli_field.py``.
+"""
 
 from __future__ import annotations
 
@@ -124,10 +128,12 @@ def test_json_is_strict_and_nan_becomes_null(tmp_path, rng):
 
     doc = json.loads(out.read_text(), parse_constant=refuse)
     assert doc["models"]["flat"]["kendall_tau"] is None
-    assert "kendall_tau" in doc["problems"]["flat"]
+    assert doc["problems"]["flat"]["kendall_tau"]["kind"] == "undefined"
+    assert "constant" in doc["problems"]["flat"]["kendall_tau"]["message"]
+    assert doc["failures"] == []
 
 
-def test_a_measure_that_raises_is_reported_not_fatal(tmp_path, csv, monkeypatch):
+def test_a_measure_that_raises_is_a_failure_exit_1(tmp_path, csv, monkeypatch):
     from ranklens import _registry
 
     def exploding(y_true, y_pred, *, sample_weight=None):
@@ -150,10 +156,18 @@ def test_a_measure_that_raises_is_reported_not_fatal(tmp_path, csv, monkeypatch)
         str(out),
         "-q",
     )
-    assert result.exit_code == 0, result.output
+    # The rest is still evaluated and written; the failure is an error line and exit status 1.
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip().splitlines() == [
+        "error: exploding_error failed for gbm: RuntimeError: boom for this input"
+    ]
     doc = json.loads(out.read_text())
     assert doc["models"]["gbm"]["exploding_error"] is None
-    assert "boom for this input" in doc["problems"]["gbm"]["exploding_error"]
+    problem = doc["problems"]["gbm"]["exploding_error"]
+    assert problem == {"kind": "failed", "message": "RuntimeError: boom for this input"}
+    assert doc["failures"] == [
+        {"model": "gbm", "measure": "exploding_error", "message": problem["message"]}
+    ]
     assert doc["models"]["gbm"]["mae"] is not None
 
 
@@ -226,7 +240,7 @@ def test_drop_na_drops_and_reports(tmp_path, frame):
     [
         (["missing.csv", "-t", "spend", "-p", "gbm"], "file not found: "),
         (["{csv}", "-t", "nope", "-p", "gbm"], "column 'nope' not found in scores.csv"),
-        (["{csv}", "-t", "spend", "-p", "segment"], "column 'segment' is not numeric"),
+        (["{csv}", "-t", "spend", "-p", "segment"], "column 'segment' row 1: 'a' is not a number"),
         (["{csv}", "-t", "spend", "-p", "gbm", "--lower", "gbm"], "come in pairs"),
         (
             ["{csv}", "-t", "spend", "-p", "gbm", "--lower", "gbm", "--upper", "gbm"],
@@ -250,7 +264,7 @@ def test_drop_na_drops_and_reports(tmp_path, frame):
         ),
         (["{csv}", "-t", "spend", "-p", "gbm", "--budget", "10"], "go together"),
         (["{csv}", "-t", "spend", "-p", "gbm", "--relevance", "wobbly"], "not understood"),
-        (["{csv}", "-t", "spend", "-p", "gbm", "--weight", "segment"], "is not numeric"),
+        (["{csv}", "-t", "spend", "-p", "gbm", "--weight", "segment"], "is not a number"),
         (["{csv}", "-t", "spend", "-p", "gbm", "-p", "gbm"], "given twice"),
     ],
 )
@@ -276,7 +290,7 @@ def test_library_errors_are_one_line(tmp_path, frame):
         _run(
             "evaluate", str(path), "-t", "spend", "-p", "gbm", "--weight", "w", "--bootstrap", "0"
         ),
-        "sample_weight must be non-negative",
+        "--weight 'w' must be non-negative",
     )
 
 

@@ -2,17 +2,76 @@
 
 ``ranklens evaluate FILE --target COL --pred COL ...`` evaluates predictions stored in a CSV or
 Parquet file with every registered measure and writes an HTML report and/or a JSON file;
-``ranklens demo`` runs the bundled case studies. Bad input (a missing file, an unknown or
-non-numeric column, missing values) ends with a one-line ``error: ...`` on stderr and exit
-status 2, never a traceback.
+``ranklens demo`` runs the bundled case studies.
+
+Exit status:
+
+* **2**, bad input: every option and the data are checked with the library's own parsers before
+  any work starts (a missing file, an unknown, duplicated or non-numeric column, a cell that is
+  not a number, missing values, crossed intervals, an option out of range). One line
+  ``error: ...`` on stderr, never a traceback, and nothing is written.
+* **1**, something failed: a measure, a curve or the comparison raised an error that is not a
+  property of the data (``error: <measure> failed for <model>: <message>``, one line per
+  failure), or an output could not be rendered or written. The outputs are still written when
+  they can be, and show the failure.
+* **0**: every measure is a value, or undefined for this data with the reason recorded.
 """
 
 from __future__ import annotations
 
 import pathlib
-from typing import Annotated, Any
+import re
+import sys
+from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
+
+#: Exit status when a measure, curve, comparison or output failed.
+EXIT_FAILED = 1
+
+#: Exit status for bad input (like a usage error).
+EXIT_BAD_INPUT = 2
+
+#: More bootstrap replicates than this are refused: the intervals stop changing long before, and
+#: the run would take days.
+MAX_BOOTSTRAP = 1_000_000
+
+#: ``--json -`` writes the JSON document to stdout.
+STDOUT = "-"
+
+
+class InputError(Exception):
+    """Bad input from the command line; its message is printed as one line."""
+
+
+class _OneLineErrors(TyperGroup):
+    """Usage errors (an unknown option, a value typer cannot convert) as one ``error:`` line.
+
+    typer draws them as a multi-line panel; every other bad input of this command line is one
+    line starting with ``error:``, and scripts match on that.
+    """
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        except Exception as exc:
+            if not (hasattr(exc, "format_message") and isinstance(exc.exit_code, int)):
+                raise
+            # With no arguments typer has already printed the help; the error carries it again.
+            if type(exc).__name__ != "NoArgsIsHelpError":
+                ctx = getattr(exc, "ctx", None)
+                hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+                message = " ".join(str(exc.format_message()).split())
+                typer.echo(f"error: {message}{hint}", err=True)
+            sys.exit(exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
+
 
 app = typer.Typer(
     name="ranklens",
@@ -20,14 +79,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_OneLineErrors,
 )
-
-#: Exit status for bad input (like a usage error).
-EXIT_BAD_INPUT = 2
-
-
-class InputError(Exception):
-    """Bad input from the command line; its message is printed as one line."""
 
 
 @app.callback()
@@ -40,7 +93,13 @@ def _root() -> None:
 
 
 def read_table(path: pathlib.Path) -> Any:
-    """Read a CSV (``.csv``, ``.tsv``, ``.txt``, optionally compressed) or Parquet file."""
+    """Read a CSV (``.csv``, ``.tsv``, ``.txt``, optionally compressed) or Parquet file.
+
+    Column names are the file's own: pandas renames a repeated CSV header ``a`` to ``a.1``
+    silently, so the header is read again and the repeats restored, to be refused by name
+    (:func:`numeric_column`) rather than evaluated under a name the file does not have. A file
+    with a header and no data rows is refused.
+    """
     import pandas as pd
 
     if not path.exists():
@@ -56,18 +115,41 @@ def read_table(path: pathlib.Path) -> Any:
     )
     try:
         if kind in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        if kind in (".csv", ".txt", ".tsv", ".tab"):
-            return pd.read_csv(path, sep="\t" if kind in (".tsv", ".tab") else ",")
+            frame = pd.read_parquet(path)
+        elif kind in (".csv", ".txt", ".tsv", ".tab"):
+            sep = "\t" if kind in (".tsv", ".tab") else ","
+            frame = pd.read_csv(path, sep=sep)
+            frame.columns = _csv_header(path, sep, list(frame.columns))
+        else:
+            raise InputError(
+                f"unsupported file type {path.suffix or '(none)'!r} for {path}; "
+                "use .csv, .tsv or .parquet"
+            )
+    except InputError:
+        raise
     except Exception as exc:  # pandas / pyarrow raise many types for unreadable files
         raise InputError(f"could not read {path}: {_first_line(exc)}") from None
-    raise InputError(
-        f"unsupported file type {path.suffix or '(none)'!r} for {path}; use .csv, .tsv or .parquet"
-    )
+    if frame.shape[0] == 0:
+        raise InputError(f"{path.name} has no data rows (only a header); nothing to evaluate")
+    return frame
+
+
+def _csv_header(path: pathlib.Path, sep: str, parsed: list[Any]) -> list[Any]:
+    """The header as written in the file, where pandas renamed a repeated name (``a.1``)."""
+    import pandas as pd
+
+    row = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
+    raw = row.iloc[0].tolist() if row.shape[0] else []
+    if len(raw) != len(parsed):
+        return parsed  # an index column or a ragged header: keep what pandas made of it
+    # An empty header cell keeps pandas' "Unnamed: k"; every other name is the file's.
+    return [
+        name if name != "" else parsed_name for name, parsed_name in zip(raw, parsed, strict=True)
+    ]
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
+    text = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
     return text[0] if text else type(exc).__name__
 
 
@@ -77,8 +159,17 @@ def _list_columns(frame: Any, limit: int = 12) -> str:
     return shown + (f", ... ({len(names)} columns)" if len(names) > limit else "")
 
 
+def _shown(value: Any, limit: int = 40) -> str:
+    text = str(value)
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
 def numeric_column(frame: Any, column: str, path: pathlib.Path) -> Any:
-    """The column as float64, or an :class:`InputError` naming it and what it holds."""
+    """The column as a float64 NumPy array, or an :class:`InputError` naming what is wrong.
+
+    Booleans count as 0/1 and missing cells become NaN (see :func:`drop_missing`); a cell that
+    is not a number is named by column, 1-based data row and value.
+    """
     import numpy as np
     import pandas as pd
 
@@ -88,12 +179,29 @@ def numeric_column(frame: Any, column: str, path: pathlib.Path) -> Any:
         )
     series = frame[column]
     if isinstance(series, pd.DataFrame):
-        raise InputError(f"column name {column!r} appears more than once in {path.name}")
-    if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
-        return pd.to_numeric(series, errors="coerce").astype(np.float64)
-    present = series.dropna()
-    example = f"; e.g. {present.iloc[0]!r:.30}" if len(present) else ""
-    raise InputError(f"column {column!r} is not numeric (dtype {series.dtype}{example})")
+        positions = [k + 1 for k, name in enumerate(frame.columns) if name == column]
+        raise InputError(
+            f"column name {column!r} appears {len(positions)} times in {path.name} (columns "
+            f"{', '.join(map(str, positions))}); rename the copies so that each name is one column"
+        )
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        series = series.astype(dtype.categories.dtype)
+        dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype) or (
+        pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
+    ):
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not (pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype)):
+        raise InputError(f"column {column!r} is not numeric (dtype {dtype})")
+    numbers = pd.to_numeric(series, errors="coerce")
+    bad = (numbers.isna() & series.notna()).to_numpy()
+    if bad.any():
+        row = int(bad.argmax())
+        raise InputError(
+            f"column {column!r} row {row + 1}: {_shown(series.iloc[row])} is not a number"
+        )
+    return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def drop_missing(columns: dict[str, Any], *, drop: bool) -> tuple[dict[str, Any], int]:
@@ -120,6 +228,21 @@ def drop_missing(columns: dict[str, Any], *, drop: bool) -> tuple[dict[str, Any]
     if not keep.any():
         raise InputError("every row has a missing value; nothing is left to evaluate")
     return {name: np.asarray(c, dtype=np.float64)[keep] for name, c in columns.items()}, n_bad
+
+
+def check_intervals(columns: dict[str, Any], pairs: list[tuple[str, str]]) -> None:
+    """Refuse crossed intervals (lower > upper), naming the columns and the first data row."""
+    import numpy as np
+
+    for lower, upper in pairs:
+        crossed = np.asarray(columns[lower]) > np.asarray(columns[upper])  # NaN: not crossed
+        if crossed.any():
+            row = int(np.flatnonzero(crossed)[0])
+            raise InputError(
+                f"--lower {lower!r} is above --upper {upper!r} in {int(crossed.sum())} row(s) "
+                f"(first at data row {row + 1}: {columns[lower][row]:.6g} > "
+                f"{columns[upper][row]:.6g}); is the pair swapped?"
+            )
 
 
 def parse_relevance(spec: str | None, y: Any) -> Any:
@@ -160,10 +283,46 @@ def parse_relevance(spec: str | None, y: Any) -> Any:
     )
 
 
-def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[float, float]] | None:
-    """``"TP,FN,FP,TN"`` as the slides' 2x2 matrix ``((TP, FN), (FP, TN))``."""
+def parse_events(spec: str | None) -> str | float | None:
+    """What ``--events`` hands the library: a bare number ``t`` is the threshold ``y >= t``.
+
+    The library takes a number for ``y >= t`` and text for the other forms (``top:0.1``,
+    ``>=100``, ``>100``, ``value``); the command line receives text, so a number is converted
+    here. Whether the definition is valid is checked on the data by :func:`check_events`.
+    """
     if spec is None:
         return None
+    text = spec.strip()
+    if not text:
+        raise InputError("--events is empty; use e.g. top:0.1, >=100 or 500")
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def check_events(spec: str, events: str | float, y: Any) -> None:
+    """Apply the library's event parser to the target, so a bad ``--events`` stops the run.
+
+    Without this, a definition such as ``top10`` makes every event-based measure and curve
+    undefined one by one, after the whole evaluation has run.
+    """
+    import numpy as np
+
+    from ranklens.curves import _event_response
+
+    try:
+        _event_response(np.array(y, dtype=np.float64), events, None)
+    except ValueError as exc:
+        raise InputError(f"--events {spec!r}: {_first_line(exc)}") from None
+
+
+def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """``"TP,FN,FP,TN"`` as the 2x2 payoff matrix ``((TP, FN), (FP, TN))`` (finite numbers)."""
+    if spec is None:
+        return None
+    from ranklens.curves import _check_cost_benefit
+
     try:
         values = [float(v) for v in spec.split(",")]
     except ValueError:
@@ -172,7 +331,14 @@ def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[flo
         raise InputError(
             f"--cost-benefit needs four numbers TP,FN,FP,TN (e.g. 4,0,-5,0); got {spec!r}"
         )
-    return (values[0], values[1]), (values[2], values[3])
+    matrix = (values[0], values[1]), (values[2], values[3])
+    try:
+        _check_cost_benefit(matrix)
+    except ValueError:
+        raise InputError(
+            f"--cost-benefit needs four finite numbers TP,FN,FP,TN; got {spec!r}"
+        ) from None
+    return matrix
 
 
 def _key_value(item: str) -> tuple[str, float]:
@@ -185,6 +351,158 @@ def _key_value(item: str) -> tuple[str, float]:
         raise InputError(f"--relevance: {key.strip()}={value!r} is not a number") from None
 
 
+#: The library's parameter names in its messages, as the options that set them.
+_OPTION_NAMES = ("cost_benefit", "cost_per_target", "value_margin", "budget", "event_threshold")
+
+
+def _as_options(message: str) -> str:
+    """A library message with its parameter names written as the command line's options."""
+    pattern = r"\b(" + "|".join(_OPTION_NAMES) + r")\b"
+    return re.sub(pattern, lambda m: "--" + m.group(1).replace("_", "-"), message)
+
+
+def _library_check(func: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call one of the library's parsers; its ``ValueError`` becomes an :class:`InputError`."""
+    try:
+        return func(*args, **kwargs)
+    except ValueError as exc:
+        raise InputError(_first_line(exc)) from None
+
+
+def _check_output(path: pathlib.Path | None, option: str, *, stdout_ok: bool) -> None:
+    if path is None or (stdout_ok and str(path) == STDOUT):
+        return
+    if str(path) == STDOUT:
+        raise InputError(f"{option} - (stdout) is not supported; give a file name")
+    if path.is_dir():
+        raise InputError(f"{option} {path} is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise InputError(f"{option} {path}: directory {path.parent} does not exist")
+
+
+def check_bootstrap(bootstrap: int) -> int:
+    """``--bootstrap``: 0 (none) or 2 to :data:`MAX_BOOTSTRAP` replicates."""
+    from ranklens._validation import check_positive_int
+
+    if bootstrap == 0:
+        return 0
+    try:
+        n = check_positive_int(bootstrap, "--bootstrap", minimum=2)
+    except ValueError as exc:
+        raise InputError(f"{_first_line(exc)} (or 0 for no bootstrap)") from None
+    if n > MAX_BOOTSTRAP:
+        raise InputError(
+            f"--bootstrap {n:,} is more than {MAX_BOOTSTRAP:,} replicates; 1000 to 10000 give "
+            "stable intervals"
+        )
+    return n
+
+
+def _positive(value: float | None, option: str) -> float | None:
+    """A positive finite number (the library's number parser, then > 0)."""
+    if value is None:
+        return None
+    from ranklens.curves import _finite
+
+    number = _library_check(_finite, value, option, minimum=0)
+    if number == 0:
+        raise InputError(f"{option} must be positive; got {value!r}")
+    return number
+
+
+def check_options(
+    *,
+    preds: list[str],
+    lowers: list[str],
+    uppers: list[str],
+    alpha: float | None,
+    event_threshold: float | None,
+    budget: float | None,
+    cost_per_target: float | None,
+    value_margin: float | None,
+    cost_benefit: str | None,
+    bootstrap: int,
+    bootstrap_budget: float,
+    seed: int,
+    json_path: pathlib.Path | None,
+    html: pathlib.Path | None,
+) -> Any:
+    """Every option that needs no data, checked with the library's parsers; the payoff matrix.
+
+    Raises :class:`InputError` for the first problem found.
+    """
+    from ranklens._validation import check_nonnegative_number, check_positive_int, check_probability
+    from ranklens.curves import _finite, _profit_spec
+    from ranklens.utility import _check_event_threshold
+
+    if len(set(preds)) != len(preds):
+        raise InputError(f"a --pred column is given twice: {preds}")
+    if len(lowers) != len(uppers):
+        raise InputError(
+            f"--lower and --upper must come in pairs; got {len(lowers)} --lower "
+            f"and {len(uppers)} --upper"
+        )
+    if len(lowers) > len(preds):
+        raise InputError(
+            f"{len(lowers)} interval(s) but only {len(preds)} --pred; the k-th "
+            "--lower/--upper pair belongs to the k-th --pred"
+        )
+    if lowers and alpha is None:
+        raise InputError(
+            "--alpha is required with --lower/--upper (e.g. --alpha 0.1 for 90% intervals)"
+        )
+    if alpha is not None and not lowers:
+        # alpha describes intervals only; alone it would change nothing.
+        raise InputError("--alpha describes prediction intervals: give --lower and --upper too")
+    if alpha is not None:
+        _library_check(check_probability, alpha, "--alpha")
+    if event_threshold is not None:
+        try:
+            _check_event_threshold(event_threshold)
+        except ValueError as exc:
+            raise InputError(_as_options(_first_line(exc))) from None
+    check_bootstrap(bootstrap)
+    _library_check(check_nonnegative_number, bootstrap_budget, "--bootstrap-budget")
+    _library_check(check_positive_int, seed, "--seed", minimum=0)
+
+    _positive(budget, "--budget")
+    _positive(cost_per_target, "--cost-per-target")
+    if value_margin is not None:
+        _library_check(_finite, value_margin, "--value-margin")
+    if budget is not None and cost_per_target is None:
+        raise InputError(
+            "--budget and --cost-per-target go together (at most "
+            "floor(budget / cost per target) cases can be targeted)"
+        )
+    if value_margin is not None and cost_per_target is None:
+        raise InputError(
+            "--value-margin needs --cost-per-target (profit = margin x value "
+            "captured - cost per target x cases targeted)"
+        )
+    if value_margin is not None and cost_benefit is not None:
+        raise InputError("give --value-margin or --cost-benefit, not both")
+    payoffs = parse_cost_benefit(cost_benefit)
+    if payoffs is None and value_margin is None and cost_per_target is not None:
+        # Only the profit curve reads them: without a profit definition they would do nothing.
+        raise InputError(
+            "--budget and --cost-per-target shape the profit curve; add --value-margin M "
+            "(profit on the target's value) or --cost-benefit TP,FN,FP,TN (profit on events)"
+        )
+    if payoffs is not None or value_margin is not None:
+        # The profit curve's own rules (e.g. a payoff matrix already holds the cost of
+        # targeting, so --cost-per-target only converts a --budget).
+        try:
+            _profit_spec(payoffs, value_margin, cost_per_target, budget, None)
+        except ValueError as exc:
+            raise InputError(f"profit curve: {_as_options(_first_line(exc))}") from None
+
+    _check_output(json_path, "--json", stdout_ok=True)
+    _check_output(html, "--html", stdout_ok=False)
+    if json_path is not None and html is not None and json_path.resolve() == html.resolve():
+        raise InputError(f"--json and --html both name {html}")
+    return payoffs
+
+
 # --------------------------------------------------------------------------------------------
 # Output
 
@@ -194,11 +512,71 @@ def _progress_context(console: Any) -> Any:
 
     return Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
+        # Descriptions hold model (column) names: shown verbatim, never parsed as markup.
+        TextColumn("{task.description}", markup=False),
         TimeElapsedColumn(),
         console=console,
         transient=True,
     )
+
+
+def _show(console: Any, evaluation: Any) -> None:
+    """The summary table and, below it, why values are missing or qualified."""
+    from ranklens.report.terminal import problems_table, summary_table
+
+    console.print(summary_table(evaluation))
+    problems = problems_table(evaluation)
+    if problems is not None:
+        console.print(problems)
+
+
+def _say(console: Any, text: str) -> None:
+    """A status line with user text (paths) shown verbatim and never wrapped inside a path."""
+    from ranklens.report.terminal import plain
+
+    console.print(plain(text), soft_wrap=True)
+
+
+def failure_lines(evaluations: Any) -> list[str]:
+    """One ``error: <measure> failed for <model>: <message>`` line per failure."""
+    from ranklens.report.evaluation import ALL_MODELS
+
+    lines = []
+    for evaluation in evaluations:
+        for who, what, problem in evaluation.failures:
+            model = "all models" if who == ALL_MODELS else who
+            lines.append(f"error: {what} failed for {model}: {problem.first_line}")
+    return lines
+
+
+def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _json_text(evaluation: Any) -> str:
+    import json
+
+    from ranklens.report import evaluation_to_json
+
+    return json.dumps(evaluation_to_json(evaluation), indent=2, allow_nan=False) + "\n"
+
+
+def _render(what: str, func: Any, *args: Any, **kwargs: Any) -> str:
+    """Render one output; a failure is exit 1 and nothing has been written yet."""
+    try:
+        return func(*args, **kwargs)
+    except Exception as exc:  # any rendering error: report it, keep the previous files
+        _fail(f"could not render the {what}: {type(exc).__name__}: {_first_line(exc)}", 1)
+
+
+def _write(outputs: dict[pathlib.Path, str]) -> list[pathlib.Path]:
+    from ranklens.report.render import write_texts_atomic
+
+    try:
+        return write_texts_atomic(outputs)
+    except OSError as exc:
+        _fail(f"could not write {', '.join(map(str, outputs))}: {_first_line(exc)}", 1)
 
 
 @app.command()
@@ -229,12 +607,14 @@ def evaluate(
         ),
     ] = None,
     event_threshold: Annotated[
-        float | None, typer.Option(help="Relevance at or above which a value is an event.")
+        float | None,
+        typer.Option(help="Relevance at or above which a value is an event, in (0, 1]."),
     ] = None,
     events: Annotated[
         str | None,
         typer.Option(
-            help="Event definition for ROC, gain and lift with a continuous target, e.g. top:0.1."
+            help="Event definition for ROC, gain and lift with a continuous target: top:0.1 "
+            "(the true top 10%), >=100, >100, or a number t (y >= t)."
         ),
     ] = None,
     budget: Annotated[float | None, typer.Option(help="Campaign budget (profit curve).")] = None,
@@ -254,7 +634,10 @@ def evaluate(
     ] = None,
     weight: Annotated[str | None, typer.Option(help="Column of non-negative case weights.")] = None,
     bootstrap: Annotated[
-        int, typer.Option(help="Paired bootstrap replicates for intervals and tests (0: none).")
+        int,
+        typer.Option(
+            help="Paired bootstrap replicates for intervals and tests (0: none, else >= 2)."
+        ),
     ] = 1000,
     bootstrap_budget: Annotated[
         float,
@@ -263,7 +646,7 @@ def evaluate(
             "run, the others while they fit."
         ),
     ] = 60.0,
-    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
+    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap (>= 0).")] = 0,
     drop_na: Annotated[
         bool, typer.Option("--drop-na", help="Drop rows with missing values (and report them).")
     ] = False,
@@ -271,19 +654,26 @@ def evaluate(
         pathlib.Path | None, typer.Option("--html", help="Write the HTML report here.")
     ] = None,
     json_path: Annotated[
-        pathlib.Path | None, typer.Option("--json", help="Write every measure as JSON here.")
+        pathlib.Path | None,
+        typer.Option("--json", help="Write every measure as JSON here ('-': to stdout)."),
     ] = None,
     title: Annotated[str | None, typer.Option(help="Report title.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No table, no progress.")] = False,
 ) -> None:
     """Evaluate prediction columns of FILE against --target with every registered measure.
 
+    Exit status 0: done; 1: a measure, curve or output failed (one error line each); 2: bad
+    input (one error line, nothing computed).
+
     Example: ranklens evaluate scores.csv --target spend --pred gbm --pred linear
     --html report.html --json results.json
     """
     from rich.console import Console
 
+    to_stdout = json_path is not None and str(json_path) == STDOUT
     console = Console(stderr=True, quiet=quiet)
+    # With --json - stdout carries the JSON document and nothing else.
+    table_console = Console(stderr=to_stdout, quiet=quiet)
     try:
         evaluation = _evaluate(
             file=file,
@@ -305,46 +695,48 @@ def evaluate(
             seed=seed,
             drop_na=drop_na,
             title=title,
+            json_path=json_path,
+            html=html,
             console=console,
             quiet=quiet,
         )
-        if not quiet:
-            from ranklens.report.terminal import summary_table
-
-            Console().print(summary_table(evaluation))
-        if evaluation.n_dropped:
-            console.print(f"dropped {evaluation.n_dropped} row(s) with missing values")
-        if json_path is not None:
-            _write_json(json_path, evaluation)
-            console.print(f"results: {json_path}")
-        if html is not None:
-            from ranklens.report import write_html
-
-            written = write_html(
-                html,
-                evaluation,
-                title=evaluation.title,
-                subtitle=f"{file.name}: {', '.join(evaluation.model_names)}",
-            )
-            console.print(f"report: {written}")
     except InputError as exc:
         _fail(str(exc))
-    except (ValueError, OSError) as exc:
-        _fail(_first_line(exc))
 
+    _show(table_console, evaluation)
+    if evaluation.n_dropped:
+        console.print(f"dropped {evaluation.n_dropped} row(s) with missing values")
 
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(EXIT_BAD_INPUT)
+    # Render everything before writing anything: a rendering error leaves every previous file
+    # as it was, and a new JSON never sits beside an old HTML report.
+    outputs: dict[pathlib.Path, str] = {}
+    json_text = _render("JSON results", _json_text, evaluation) if json_path is not None else ""
+    if json_path is not None and not to_stdout:
+        outputs[json_path] = json_text
+    if html is not None:
+        from ranklens.report import render
 
+        outputs[html] = _render(
+            "HTML report",
+            render.render_html,
+            evaluation,
+            title=evaluation.title,
+            subtitle=f"{file.name}: {', '.join(evaluation.model_names)}",
+        )
+    written = dict(zip(outputs, _write(outputs), strict=True)) if outputs else {}
+    if to_stdout:
+        sys.stdout.write(json_text)
+        sys.stdout.flush()
+    elif json_path is not None:
+        _say(console, f"results: {written[json_path]}")
+    if html is not None:
+        _say(console, f"report: {written[html]}")
 
-def _write_json(path: pathlib.Path, evaluation: Any) -> None:
-    import json
-
-    from ranklens.report import evaluation_to_json
-
-    text = json.dumps(evaluation_to_json(evaluation), indent=2, allow_nan=False)
-    path.write_text(text + "\n", encoding="utf-8")
+    failures = failure_lines([evaluation])
+    for line in failures:
+        typer.echo(line, err=True)
+    if failures:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _evaluate(
@@ -368,51 +760,46 @@ def _evaluate(
     seed: int,
     drop_na: bool,
     title: str | None,
+    json_path: pathlib.Path | None,
+    html: pathlib.Path | None,
     console: Any,
     quiet: bool,
 ) -> Any:
-    """Read, check and evaluate; every bad input raises :class:`InputError`."""
-    if len(lowers) != len(uppers):
-        raise InputError(
-            f"--lower and --upper must come in pairs; got {len(lowers)} --lower "
-            f"and {len(uppers)} --upper"
-        )
-    if len(lowers) > len(preds):
-        raise InputError(
-            f"{len(lowers)} interval(s) but only {len(preds)} --pred; the k-th "
-            "--lower/--upper pair belongs to the k-th --pred"
-        )
-    if lowers and alpha is None:
-        raise InputError(
-            "--alpha is required with --lower/--upper (e.g. --alpha 0.1 for 90% intervals)"
-        )
-    if alpha is not None and not 0 < alpha < 1:
-        raise InputError(f"--alpha must be in (0, 1); got {alpha}")
-    if bootstrap < 0:
-        raise InputError(f"--bootstrap must be >= 0; got {bootstrap}")
-    if budget is not None and cost_per_target is None:
-        raise InputError(
-            "--budget and --cost-per-target go together (at most "
-            "floor(budget / cost per target) cases can be targeted)"
-        )
-    if value_margin is not None and cost_per_target is None:
-        raise InputError(
-            "--value-margin needs --cost-per-target (profit = margin x value "
-            "captured - cost per target x cases targeted)"
-        )
-    if value_margin is not None and cost_benefit is not None:
-        raise InputError("give --value-margin or --cost-benefit, not both")
-    payoffs = parse_cost_benefit(cost_benefit)
-    if len(set(preds)) != len(preds):
-        raise InputError(f"a --pred column is given twice: {preds}")
+    """Check every option and the data, then evaluate; bad input raises :class:`InputError`."""
+    import numpy as np
+
+    from ranklens._validation import check_sample_weight
+
+    payoffs = check_options(
+        preds=preds,
+        lowers=lowers,
+        uppers=uppers,
+        alpha=alpha,
+        event_threshold=event_threshold,
+        budget=budget,
+        cost_per_target=cost_per_target,
+        value_margin=value_margin,
+        cost_benefit=cost_benefit,
+        bootstrap=bootstrap,
+        bootstrap_budget=bootstrap_budget,
+        seed=seed,
+        json_path=json_path,
+        html=html,
+    )
+    event_spec = parse_events(events)
 
     frame = read_table(file)
-    used = {target: target, **{p: p for p in preds}}
-    used.update({c: c for c in [*lowers, *uppers]})
+    used = dict.fromkeys([target, *preds, *lowers, *uppers])
     if weight is not None:
-        used[weight] = weight
+        used[weight] = None
     columns = {name: numeric_column(frame, name, file) for name in used}
+    check_intervals(columns, list(zip(lowers, uppers, strict=True)))
     columns, n_dropped = drop_missing(columns, drop=drop_na)
+    for values in columns.values():
+        # The same arrays feed every measure: one that wrote into its input would corrupt the
+        # rest, so that becomes an error (a failure) instead. pandas 3 hands out read-only
+        # arrays too, so the library has to take them either way.
+        values.setflags(write=False)
     y = columns[target]
     if len(y) < 2:
         raise InputError(f"{len(y)} row(s) to evaluate; at least 2 are needed")
@@ -422,6 +809,11 @@ def _evaluate(
         for k, (lo, hi) in enumerate(zip(lowers, uppers, strict=True))
     }
     sample_weight = columns[weight] if weight is not None else None
+    if sample_weight is not None:
+        _library_check(check_sample_weight, sample_weight, len(y), name=f"--weight {weight!r}")
+    if event_spec is not None:
+        check_events(str(events), event_spec, y)
+    relevance_function = parse_relevance(relevance, np.array(y, dtype=np.float64))
 
     from ranklens.report import evaluate_models
 
@@ -431,28 +823,34 @@ def _evaluate(
         def progress(message: str) -> None:
             bar.update(task, description=message)
 
-        return evaluate_models(
-            y,
-            predictions,
-            title=title or f"{file.name}: {target}",
-            target=target,
-            intervals=intervals or None,
-            alpha=alpha,
-            sample_weight=sample_weight,
-            relevance=parse_relevance(relevance, y),
-            event_threshold=event_threshold,
-            events=events,
-            budget=budget,
-            cost_per_target=cost_per_target,
-            value_margin=value_margin,
-            cost_benefit=payoffs,
-            n_bootstrap=bootstrap,
-            bootstrap_budget_s=bootstrap_budget,
-            random_state=seed,
-            n_dropped=n_dropped,
-            progress=None if quiet else progress,
-            show_progress=None if not quiet else False,
-        )
+        try:
+            return evaluate_models(
+                y,
+                predictions,
+                title=title or f"{file.name}: {target}",
+                target=target,
+                intervals=intervals or None,
+                alpha=alpha,
+                sample_weight=sample_weight,
+                relevance=relevance_function,
+                event_threshold=event_threshold,
+                events=event_spec,
+                budget=budget,
+                cost_per_target=cost_per_target,
+                value_margin=value_margin,
+                cost_benefit=payoffs,
+                n_bootstrap=bootstrap,
+                bootstrap_budget_s=bootstrap_budget,
+                random_state=seed,
+                n_dropped=n_dropped,
+                progress=None if quiet else progress,
+                show_progress=None if not quiet else False,
+            )
+        except (ValueError, TypeError) as exc:
+            # evaluate_models checks its inputs first and records every later error itself.
+            raise InputError(_first_line(exc)) from None
+        except Exception as exc:  # a bug outside any one measure: still one line, exit 1
+            _fail(f"evaluation failed: {type(exc).__name__}: {_first_line(exc)}", EXIT_FAILED)
 
 
 @app.command()
@@ -461,15 +859,52 @@ def demo(
         pathlib.Path, typer.Option("--out", "-o", help="Where to write the HTML report.")
     ] = pathlib.Path("ranklens-demo-report.html"),
     bootstrap: Annotated[
-        int, typer.Option(help="Paired bootstrap replicates (0: no intervals).")
+        int, typer.Option(help="Paired bootstrap replicates (0: no intervals, else >= 2).")
     ] = 500,
 ) -> None:
-    """Fit scikit-learn models on bundled real data, print the evaluation, write the report."""
+    """Fit scikit-learn models on bundled real data, print the evaluation, write the report.
+
+    Exit status 1 when any measure, curve or the report failed (one error line each).
+    """
+    import time
+
     from rich.console import Console
 
-    from ranklens._demo import render_demo
+    from ranklens import _demo
 
-    render_demo(Console(), out=out, n_bootstrap=bootstrap)
+    try:
+        check_bootstrap(bootstrap)
+        _check_output(out, "--out", stdout_ok=False)
+    except InputError as exc:
+        _fail(str(exc))
+    console = Console()
+    start = time.perf_counter()
+    with _progress_context(Console(stderr=True)) as bar:
+        task = bar.add_task("fitting models", total=None)
+        evaluations = _demo.run_demo(
+            n_bootstrap=bootstrap,
+            progress=lambda message: bar.update(task, description=message),
+        )
+        bar.update(task, description="writing the report")
+        from ranklens.report import render
+
+        text = _render(
+            "HTML report",
+            render.render_html,
+            evaluations,
+            title="ranklens demo",
+            subtitle="Ranking, targeting, rare extremes and uncertainty on two real data sets",
+        )
+        (path,) = _write({out: text})
+    for evaluation in evaluations:
+        _show(console, evaluation)
+    _say(console, f"Done in {time.perf_counter() - start:.0f} s.")
+    _say(console, f"Report: {path}")
+    failures = failure_lines(evaluations)
+    for line in failures:
+        typer.echo(line, err=True)
+    if failures:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def main() -> None:

@@ -7,16 +7,24 @@
 :func:`evaluate_models` computes (every registered measure, the bootstrap comparison, robustness
 tables, curves); :func:`render_html` / :func:`write_html` only render what it returned. The
 template and styles ship as package data (``ranklens/report/templates``); plots are inline SVG, so
-the report needs no network to view.
+the report needs no network to view. Each value that is missing or qualified carries a
+:class:`Problem` (note, skipped, undefined or failed) in ``ModelEvaluation.problems``, and
+:func:`write_html` replaces a previous report atomically.
 """
 
 from __future__ import annotations
 
-from ranklens.report.evaluation import ModelEvaluation, evaluate_models, evaluation_to_json
+from ranklens.report.evaluation import (
+    ModelEvaluation,
+    Problem,
+    evaluate_models,
+    evaluation_to_json,
+)
 from ranklens.report.render import render_html, result_html, write_html
 
 __all__ = [
     "ModelEvaluation",
+    "Problem",
     "evaluate_models",
     "evaluation_to_json",
     "render_html",

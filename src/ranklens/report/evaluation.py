@@ -5,9 +5,14 @@ measure for every model (the registry is iterated, no list of names is kept here
 comparison, the robustness tables and the curves. The HTML renderer and ``results.json`` only read
 the :class:`ModelEvaluation` it returns; nothing is recomputed while rendering.
 
-A measure that raises for a particular input, or is undefined for it (an
-:class:`~ranklens.exceptions.UndefinedMetricWarning`), is recorded in ``problems`` with its message
-and shown as missing; it never stops the rest of the evaluation.
+Every measure and curve ends in one of three states: a **value**; **undefined** for this data
+(NaN with the reason from an :class:`~ranklens.exceptions.UndefinedMetricWarning` or another
+ranklens warning, or the data rejected by the measure's own ``ValueError``, e.g. Log-RMSE of a
+target with zeros); or **failed** (any other exception: a bug or an environment problem, never
+mistaken for a property of the data). A measure that needs a parameter nobody gave is
+**skipped**. Each missing or qualified value is recorded in ``problems`` as a :class:`Problem`
+with its kind and message; nothing stops the rest of the evaluation, and the caller decides what a
+failure means (``ranklens evaluate`` exits with status 1).
 """
 
 from __future__ import annotations
@@ -15,20 +20,70 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import linecache
 import math
+import pathlib
 import time
+import traceback
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
 
 from ranklens._results import Result, to_builtin
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
+from ranklens.exceptions import RanklensWarning, UndefinedMetricWarning
 
-__all__ = ["ModelEvaluation", "evaluate_models", "evaluation_to_json"]
+__all__ = [
+    "ALL_MODELS",
+    "PROBLEM_KINDS",
+    "ModelEvaluation",
+    "Problem",
+    "evaluate_models",
+    "evaluation_to_json",
+]
 
 ProgressCallback = Callable[[str], None]
+
+#: The kinds of :class:`Problem`: a value that stands with a warning about it, a measure left out
+#: for want of a parameter, a measure undefined for this data, and a measure that failed.
+PROBLEM_KINDS = ("note", "skipped", "undefined", "failed")
+
+#: Key of ``problems`` for task-level results (the bootstrap comparison, bands, agreement).
+ALL_MODELS = "(all models)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem(Result):
+    """Why a value is missing or qualified: its kind and the message that explains it.
+
+    Attributes
+    ----------
+    kind : {"note", "skipped", "undefined", "failed"}
+        ``"undefined"``: the measure is not defined for this data (it returned NaN with a ranklens
+        warning, or rejected the data with its own ``ValueError``); ``"skipped"``: it needs a
+        parameter that was not given; ``"failed"``: it raised any other exception, or returned
+        NaN without a warning saying why; ``"note"``: the value stands, with a warning about it.
+    message : str
+        The warning or exception text (an exception's type name leads a failure's message).
+    """
+
+    kind: str
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in PROBLEM_KINDS:
+            raise ValueError(f"kind must be one of {PROBLEM_KINDS}; got {self.kind!r}")
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+    @property
+    def first_line(self) -> str:
+        """The message's first non-empty line (a numba error runs to dozens of lines)."""
+        lines = [line.strip() for line in self.message.splitlines() if line.strip()]
+        return lines[0] if lines else self.kind
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,12 +102,13 @@ class ModelEvaluation(Result):
         The models, in the order given.
     values : dict
         ``values[model][metric]`` for every registered measure that applies; NaN where a measure
-        was undefined or failed (see ``problems``).
+        was undefined, skipped or failed (see ``problems``).
     metrics : dict
         ``metrics[name]`` = ``{"family", "higher_is_better", "inputs", "description"}`` from the
         registry, for the measures in ``values``.
     problems : dict
-        ``problems[model][metric]``: why a value is missing (undefined, an error, or skipped).
+        ``problems[model][what]``: a :class:`Problem` saying why a value (a measure, a curve, the
+        comparison) is missing or qualified; task-level entries are under :data:`ALL_MODELS`.
     settings : dict
         The options the evaluation ran with (alpha, events, budget, bootstrap replicates, ...).
     n_dropped : int
@@ -76,7 +132,7 @@ class ModelEvaluation(Result):
     model_names: tuple[str, ...]
     values: dict[str, dict[str, float]]
     metrics: dict[str, dict[str, Any]]
-    problems: dict[str, dict[str, str]]
+    problems: dict[str, dict[str, Problem]]
     description: str = ""
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
     n_dropped: int = 0
@@ -102,6 +158,16 @@ class ModelEvaluation(Result):
         )
         return frame
 
+    @property
+    def failures(self) -> list[tuple[str, str, Problem]]:
+        """``(model, what, problem)`` for every measure, curve or comparison that failed."""
+        return [
+            (who, what, problem)
+            for who, items in self.problems.items()
+            for what, problem in items.items()
+            if problem.kind == "failed"
+        ]
+
     def _repr_html_(self) -> str:
         from ranklens.report.render import render_summary_fragment
 
@@ -124,8 +190,11 @@ def evaluation_to_json(evaluation: ModelEvaluation) -> dict[str, Any]:
 
     ``doc["models"][model][metric]`` holds every measure by its registry name;
     ``doc["comparisons"]`` the bootstrap comparison (per-model intervals and pairwise tests) when
-    it ran; ``doc["robustness"][model]`` the robustness tables; ``doc["problems"]`` why values
-    are missing.
+    it ran; ``doc["robustness"][model]`` the robustness tables; ``doc["problems"][model][what]``
+    why a value is missing or qualified (``{"kind", "message"}``, kind one of
+    :data:`PROBLEM_KINDS`); ``doc["failures"]`` lists the failed ones (empty when nothing failed);
+    ``doc["curves"][kind][model]`` each curve's summary numbers (the ROC AUC, the profit at the
+    best depth and within the budget, ...; the per-point arrays are in the report's plots).
     """
     from ranklens import __version__
 
@@ -141,11 +210,33 @@ def evaluation_to_json(evaluation: ModelEvaluation) -> dict[str, Any]:
         "settings": to_builtin(evaluation.settings),
         "models": to_builtin(evaluation.values),
         "metrics": to_builtin(evaluation.metrics),
-        "problems": evaluation.problems,
+        "problems": to_builtin(evaluation.problems),
+        "failures": [
+            {"model": who, "measure": what, "message": problem.message}
+            for who, what, problem in evaluation.failures
+        ],
         "comparisons": comparison,
         "robustness": {m: to_builtin(t) for m, t in evaluation.robustness.items()},
+        "curves": {
+            kind: {model: _curve_summary(result) for model, result in results.items()}
+            for kind, results in evaluation.curves.items()
+        },
     }
     return _finite_or_none(doc)
+
+
+def _curve_summary(result: Any) -> dict[str, Any]:
+    """A curve result's scalar fields (numbers, settings, labels), without its arrays."""
+    if not dataclasses.is_dataclass(result):
+        return {}
+    out = {}
+    for field in dataclasses.fields(result):
+        value = getattr(result, field.name)
+        skip = isinstance(value, np.ndarray) or hasattr(value, "to_numpy")  # arrays, frames
+        if skip or callable(value) or dataclasses.is_dataclass(value):
+            continue
+        out[field.name] = to_builtin(value)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -164,7 +255,7 @@ def _metric_info(spec: Any) -> dict[str, Any]:
 
 def _fit_kwargs(
     func: Callable[..., Any], n_positional: int, context: Mapping[str, Any]
-) -> tuple[dict[str, Any], str | None]:
+) -> tuple[dict[str, Any], Problem | None]:
     """Keyword arguments of ``func`` that the context provides; or why it cannot be called.
 
     A registered measure may take task parameters (``relevance``, ``budget``, ``alpha``, ...).
@@ -180,7 +271,7 @@ def _fit_kwargs(
         if value is not None:
             kwargs[param.name] = value
         elif param.default is param.empty:
-            return {}, f"skipped: needs parameter {param.name!r}"
+            return {}, Problem("skipped", f"needs parameter {param.name!r}")
     return kwargs, None
 
 
@@ -198,26 +289,110 @@ def model_context(
     return {**context, "alpha": None}
 
 
-def _call_quietly(func: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, str | None]:
-    """Call ``func``; return ``(value, problem)`` with warnings and errors turned into messages."""
+#: Distinct warnings kept per problem (a comparison of many measures can raise dozens).
+_MAX_MESSAGES = 3
+
+#: Source directory of the ranklens package: a ValueError raised here is the library's own.
+_PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _capture(
+    func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[Any, Exception | None, list[warnings.WarningMessage]]:
+    """``(value, exception, warnings)`` of one call; nothing escapes."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             value = func(*args, **kwargs)
         except Exception as exc:  # a measure failing for this input must not stop the rest
-            return None, f"error: {exc}" if str(exc) else f"error: {type(exc).__name__}"
+            return None, exc, list(caught)
+    return value, None, list(caught)
+
+
+def _warning_text(caught: list[warnings.WarningMessage]) -> str:
     messages = list(dict.fromkeys(str(w.message) for w in caught))
     if len(messages) > _MAX_MESSAGES:
         more = len(messages) - _MAX_MESSAGES
         messages = [*messages[:_MAX_MESSAGES], f"and {more} more warning(s)"]
-    return value, ("; ".join(messages) if messages else None)
+    return "; ".join(messages)
 
 
-#: Distinct warnings kept per problem (a comparison of many measures can raise dozens).
-_MAX_MESSAGES = 3
+def _rejected_by_library(exc: Exception) -> bool:
+    """Whether ``exc`` is a ``ValueError`` that ranklens raised on purpose.
+
+    The library's contract is a ``ValueError`` naming the argument for input outside a measure's
+    domain (Log-RMSE needs a positive target, NDCG a non-negative one): for data that passed the
+    caller's checks this means "undefined for this data". A ``ValueError`` from NumPy or Python
+    itself (writing into a read-only array, shapes that do not broadcast) also surfaces in a
+    ranklens frame but not at a ``raise`` statement: that is a failure, and is never taken for a
+    property of the data.
+    """
+    if not isinstance(exc, ValueError) or exc.__traceback__ is None:
+        return False
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    try:
+        inside = pathlib.Path(frame.filename).resolve().is_relative_to(_PACKAGE_DIR)
+    except (OSError, ValueError):
+        return False
+    if not inside:
+        return False
+    line = (frame.line or linecache.getline(frame.filename, frame.lineno or 0)).strip()
+    return line.startswith("raise ")
+
+
+def _exception_problem(exc: Exception) -> Problem:
+    text = str(exc).strip()
+    if _rejected_by_library(exc):
+        return Problem("undefined", text or type(exc).__name__)
+    return Problem("failed", f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+
+
+def _call_quietly(
+    func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[Any, Problem | None]:
+    """Call ``func``; return ``(result, problem)`` with warnings and errors as a :class:`Problem`.
+
+    For results that are not a single number (curves, tables, the comparison): an exception gives
+    ``(None, problem)`` (undefined or failed, see :func:`_rejected_by_library`); warnings give the
+    result with an ``"undefined"`` problem when one is an UndefinedMetricWarning, else a note.
+    """
+    value, exc, caught = _capture(func, *args, **kwargs)
+    if exc is not None:
+        return None, _exception_problem(exc)
+    if not caught:
+        return value, None
+    undefined = any(issubclass(w.category, UndefinedMetricWarning) for w in caught)
+    return value, Problem("undefined" if undefined else "note", _warning_text(caught))
+
+
+def _score_quietly(
+    func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[float, Problem | None]:
+    """A scalar measure as ``(value, problem)``: a value, undefined, or failed.
+
+    NaN is "undefined" only with a ranklens warning that says why: the library's contract is NaN
+    together with an UndefinedMetricWarning, so a bare NaN (or a result that is not a number) is
+    a failure, never a silent blank.
+    """
+    value, exc, caught = _capture(func, *args, **kwargs)
+    if exc is not None:
+        return math.nan, _exception_problem(exc)
+    number = _as_float(value)
+    text = _warning_text(caught)
+    if not math.isnan(number):
+        return number, (Problem("note", text) if caught else None)
+    if any(issubclass(w.category, RanklensWarning) for w in caught):
+        return math.nan, Problem("undefined", text)
+    if isinstance(value, float | np.floating):
+        reason = "returned NaN without a warning saying why"
+    else:
+        reason = f"returned {type(value).__name__} {value!r:.40}, not a number"
+    return math.nan, Problem("failed", reason + (f" ({text})" if text else ""))
 
 
 def _as_float(value: Any) -> float:
+    if isinstance(value, bool | np.bool_):
+        return math.nan  # a measure returns a number; True is not a score
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -232,11 +407,12 @@ def score_registered_metrics(
     sample_weight: np.ndarray | None = None,
     context: Mapping[str, Any] | None = None,
     progress: ProgressCallback | None = None,
-) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Any]], dict[str, dict[str, Problem]]]:
     """Every registered measure for every model: ``(values, metric_info, problems)``.
 
     Point measures are evaluated for every model; interval measures for the models in
     ``intervals``. ``context`` supplies named task parameters to the measures that take them.
+    ``problems[model][metric]`` is a :class:`Problem` for each value that is not a plain number.
     """
     from ranklens.metrics import available_metrics, get_metric
 
@@ -244,7 +420,7 @@ def score_registered_metrics(
     intervals = dict(intervals or {})
     models = list(dict.fromkeys([*predictions, *intervals]))
     values: dict[str, dict[str, float]] = {name: {} for name in models}
-    problems: dict[str, dict[str, str]] = {name: {} for name in models}
+    problems: dict[str, dict[str, Problem]] = {name: {} for name in models}
     info: dict[str, dict[str, Any]] = {}
     for metric in available_metrics():
         spec = get_metric(metric)
@@ -265,8 +441,8 @@ def score_registered_metrics(
                 problems[model][metric] = skip
                 continue
             args = (y_true, *given) if interval else (y_true, given)
-            value, problem = _call_quietly(spec.func, *args, **kwargs)
-            values[model][metric] = _as_float(value)
+            value, problem = _score_quietly(spec.func, *args, **kwargs)
+            values[model][metric] = value
             if problem is not None:
                 problems[model][metric] = problem
     if sample_weight is not None:
@@ -312,7 +488,8 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
     return bool(np.all(y >= 0) and not np.all(np.isin(y, (0.0, 1.0))))
 
 
-#: Curves with bootstrap bands in the comparison section (seed 000 Fig. 5: the cutoff AUC).
+#: Curves with bootstrap bands in the comparison section (the cutoff AUC of Rosset et al. 2005,
+#: Fig. 5).
 BAND_CURVES: tuple[str, ...] = ("cutoff_auc",)
 
 #: The curves a report shows, in display order. Each names the library function that computes it.
@@ -361,9 +538,10 @@ def _curve_results(
     intervals: Mapping[str, tuple[np.ndarray, np.ndarray]],
     sample_weight: np.ndarray | None,
     context: Mapping[str, Any],
-    problems: dict[str, dict[str, str]],
+    problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
+    """One curve for every model; a curve that raises is recorded as undefined or failed."""
     func = _library(spec.module, spec.func)
     if any(context.get(key) is None for key in spec.needs):
         return {}
@@ -465,7 +643,8 @@ def evaluate_models(
         Whether to compute the robustness tables and the curves.
     agreement_predictions : mapping, optional
         A (larger) set of candidate models whose rankings by different measures are compared
-        (seed 001 Fig. 2); defaults to ``predictions`` when there are at least three models.
+        (Torgo & Ribeiro 2009, Fig. 2); defaults to ``predictions`` when there are at least five
+        models.
     n_dropped : int
         Rows the caller dropped for missing values (recorded in the result).
     bootstrap_budget_s : float
@@ -500,9 +679,9 @@ def evaluate_models(
             "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
         )
     weight = check_sample_weight(sample_weight, y.shape[0])
-    relevance_note = None
+    relevance_note = relevance_failure = None
     if relevance is None:
-        relevance, relevance_note = _default_relevance(y)
+        relevance, relevance_note, relevance_failure = _default_relevance(y)
     context = {
         "alpha": alpha,
         "relevance": relevance,
@@ -526,6 +705,8 @@ def evaluate_models(
     values, info, problems = score_registered_metrics(
         y, preds, intervals=bounds, sample_weight=weight, context=context, progress=progress
     )
+    if relevance_failure is not None:
+        problems.setdefault(ALL_MODELS, {})["default relevance"] = relevance_failure
     model_names = tuple(dict.fromkeys([*preds, *bounds]))
 
     comparison = None
@@ -545,18 +726,23 @@ def evaluate_models(
             settings["not bootstrapped (time budget)"] = ", ".join(left_out)
         if progress is not None:
             progress(f"bootstrap comparison ({n_bootstrap} replicates)")
-        comparison, problem = _call_quietly(
-            compare,
-            y,
-            preds,
-            metrics=metrics,
-            n_bootstrap=n_bootstrap,
-            random_state=random_state,
-            sample_weight=weight,
-            progress=show_progress,
-        )
+        problem = None
+        if metrics:
+            comparison, problem = _call_quietly(
+                compare,
+                y,
+                preds,
+                metrics=metrics,
+                n_bootstrap=n_bootstrap,
+                random_state=random_state,
+                sample_weight=weight,
+                progress=show_progress,
+            )
+        else:
+            # Nothing to resample is a property of this data, not a failure of the comparison.
+            problem = Problem("skipped", "no measure is defined for every model on this data")
         if problem is not None:
-            problems.setdefault("(all models)", {})["bootstrap comparison"] = problem
+            problems.setdefault(ALL_MODELS, {})["bootstrap comparison"] = problem
 
     robust: dict[str, Any] = {}
     table = _library("robustness", "robustness_table")
@@ -619,19 +805,22 @@ def evaluate_models(
     )
 
 
-def _default_relevance(y: np.ndarray) -> tuple[Any, str | None]:
+def _default_relevance(y: np.ndarray) -> tuple[Any, str | None, Problem | None]:
     """The library's default relevance, built once from the evaluated truth.
 
     The utility measures default to ``relevance_from_boxplot(y_true)``; building it here once
     makes every model, every bootstrap replicate and the relevance plot use the same function
-    (a replicate would otherwise re-derive it from its own resample).
+    (a replicate would otherwise re-derive it from its own resample). Returns the relevance, the
+    note for ``settings`` and, when building it failed (rather than being undefined for this
+    target, e.g. a constant one), the failure.
     """
     build = _library("relevance", "relevance_from_boxplot")
     relevance, problem = _call_quietly(build, y)
     if relevance is None:
-        return None, None
+        failed = problem is not None and problem.kind == "failed"
+        return None, None, problem if failed else None
     note = "box plot of the evaluated target (default)"
-    return relevance, note + (f"; {problem}" if problem else "")
+    return relevance, note + (f"; {problem.message}" if problem else ""), None
 
 
 def _with_context(spec: Any, context: Mapping[str, Any]) -> Any:
@@ -682,7 +871,7 @@ def _task_extras(
     agreement_predictions: Mapping[str, Any] | None,
     context: Mapping[str, Any],
     weight: np.ndarray | None,
-    problems: dict[str, dict[str, str]],
+    problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
     """Results about the set of models rather than one model (best by depth, agreement)."""
@@ -692,28 +881,16 @@ def _task_extras(
     if len(candidates) >= _MIN_AGREEMENT_MODELS:
         if progress is not None:
             progress(f"ranking {len(candidates)} models by every measure")
-        metrics = _agreement_metrics(y, candidates, context)
+        metrics = _agreement_metrics(y, candidates, context, problems, scored=preds.keys())
         if len(metrics) >= 2:
             top_k = min(10, len(candidates) // 3 or 1)
             # Bound registry entries carry the task's relevance etc.; by name, each measure
             # would use its defaults (e.g. a relevance derived from the test targets).
             result, problem = _call_quietly(rankings, y, candidates, metrics, top_k=top_k)
-            if result is None:
-                # compare_metric_rankings takes names only: keep the measures whose defaults are
-                # what the task uses, rather than rank by a relevance the task did not choose.
-                names = [spec.name for spec in metrics if spec is get_spec(spec.name)]
-                dropped = [spec.name for spec in metrics if spec is not get_spec(spec.name)]
-                result, problem = _call_quietly(rankings, y, candidates, names, top_k=top_k)
-                if result is not None and dropped:
-                    note = (
-                        f"left out {', '.join(dropped)}: they take this task's parameters "
-                        "(relevance, events), which compare_metric_rankings cannot receive"
-                    )
-                    problem = note + (f"; {problem}" if problem else "")
             if result is not None:
                 extras["metric_agreement"] = result
             if problem is not None:
-                problems.setdefault("(all models)", {})["metric agreement"] = problem
+                problems.setdefault(ALL_MODELS, {})["metric agreement"] = problem
     best = _library("curves", "best_model_by_depth")
     if len(preds) >= 2:
         kwargs = {"events": context["events"]} if context.get("events") is not None else {}
@@ -723,7 +900,7 @@ def _task_extras(
         if result is not None:
             extras["best_model_by_depth"] = result
         if problem is not None:
-            problems.setdefault("(all models)", {})["best model by depth"] = problem
+            problems.setdefault(ALL_MODELS, {})["best model by depth"] = problem
     return extras
 
 
@@ -732,13 +909,19 @@ _MIN_AGREEMENT_MODELS = 5
 
 
 def _agreement_metrics(
-    y: np.ndarray, candidates: Mapping[str, Any], context: Mapping[str, Any]
+    y: np.ndarray,
+    candidates: Mapping[str, Any],
+    context: Mapping[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    scored: Collection[str] = (),
 ) -> list[Any]:
     """Registry entries (task parameters bound) that can rank the candidates.
 
     A measure qualifies when it is a row-order free point measure, never raises for any
-    candidate, and is defined for at least two of them (an undefined score ranks last, seed 001
-    footnote 8).
+    candidate, and is finite for at least two of them (an undefined score ranks last, Torgo &
+    Ribeiro 2009). A measure that fails for a candidate is left out and its failure recorded
+    under that candidate, unless the candidate is one of the ``scored`` models, whose failures
+    the measures table records already.
     """
     from ranklens.metrics import available_metrics
 
@@ -748,9 +931,11 @@ def _agreement_metrics(
         if spec.order_dependent:
             continue
         finite = 0
-        for pred in candidates.values():
-            value, _problem = _call_quietly(spec.func, y, pred)
-            if value is None:  # raised: the measure does not apply to this task
+        for candidate, pred in candidates.items():
+            value, problem = _call_quietly(spec.func, y, pred)
+            if value is None:  # raised: the measure does not apply to this task, or failed
+                if problem is not None and problem.kind == "failed" and candidate not in scored:
+                    problems.setdefault(candidate, {})[f"{name} (metric agreement)"] = problem
                 finite = -1
                 break
             finite += math.isfinite(_as_float(value))
@@ -779,7 +964,8 @@ def _bootstrap_plan(
 ) -> tuple[list[Any], list[str]]:
     """The measures to bootstrap within the time budget, and those left out.
 
-    The headline measures (seed 000 Table 2: :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`)
+    The headline measures (Rosset et al. 2005, Table 2:
+    :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`)
     and every measure the comparison engine evaluates on a vectorised kernel (found with a
     two-replicate trial run, its ``evaluation`` field) are always included. Every other measure is
     called once per replicate and model with multiplicity weights, so one such weighted call is
@@ -791,6 +977,7 @@ def _bootstrap_plan(
 
     candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
     fast = set(DEFAULT_COMPARISON_METRICS)
+    # A probe for timing only: if it fails, the real comparison fails too and is recorded there.
     trial, _ = _call_quietly(
         compare_models,
         y,
@@ -815,7 +1002,7 @@ def _bootstrap_plan(
             costs[spec.name] = 0.0
             continue
         start = time.perf_counter()
-        _call_quietly(spec.func, y, first, sample_weight=trial_weight)
+        _call_quietly(spec.func, y, first, sample_weight=trial_weight)  # timed, result unused
         costs[spec.name] = (time.perf_counter() - start) * scale
     chosen, left_out, spent = [], [], 0.0
     for spec in sorted(candidates, key=lambda spec: costs[spec.name]):
@@ -872,5 +1059,5 @@ def _bands(
         if result is not None:
             bands[curve] = result
         if problem is not None:
-            problems.setdefault("(all models)", {})[f"{curve} bands"] = problem
+            problems.setdefault(ALL_MODELS, {})[f"{curve} bands"] = problem
     return bands

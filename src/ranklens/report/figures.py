@@ -31,6 +31,10 @@ _STYLE = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "svg.fonttype": "none",
+    # Model names and titles are the user's column names: a name such as "m_$_v1_$" would be
+    # read as mathtext and fail to parse, losing the plot. No report plot uses mathtext, so
+    # every text is drawn verbatim.
+    "text.parse_math": False,
 }
 
 

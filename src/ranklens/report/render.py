@@ -7,18 +7,29 @@ no script and no external resource, so the file opens anywhere without a network
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import html
 import math
+import os
 import pathlib
 import re
-from collections.abc import Iterable, Sequence
+import stat
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["format_number", "render_html", "result_html", "write_html"]
+__all__ = [
+    "format_number",
+    "render_html",
+    "result_html",
+    "write_html",
+    "write_text_atomic",
+    "write_texts_atomic",
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -485,11 +496,69 @@ def render_html(
 
 
 def write_html(path: str | pathlib.Path, evaluations: Any, **kwargs: Any) -> pathlib.Path:
-    """Render (:func:`render_html`) and write to ``path``; returns the resolved path."""
-    path = pathlib.Path(path)
+    """Render (:func:`render_html`), then write to ``path`` atomically; returns the resolved path.
+
+    The whole report is rendered before the file is touched, and written with
+    :func:`write_text_atomic`: a rendering error or a full disk leaves a previous report intact.
+    """
     text = render_html(evaluations, **kwargs)
-    path.write_text(text, encoding="utf-8")
-    return path.resolve()
+    return write_text_atomic(path, text)
+
+
+def write_text_atomic(path: str | pathlib.Path, text: str) -> pathlib.Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically; returns the resolved path.
+
+    See :func:`write_texts_atomic`.
+    """
+    (written,) = write_texts_atomic({pathlib.Path(path): text})
+    return written
+
+
+def write_texts_atomic(outputs: Mapping[str | pathlib.Path, str]) -> list[pathlib.Path]:
+    """Write several files so that readers see all old or all new contents, never a torn file.
+
+    Each text goes to a temporary file in its target's directory (so the final rename stays on
+    one file system), is flushed to disk, and only when every file is staged are they moved into
+    place with :func:`os.replace`. A failure while staging removes the temporary files and leaves
+    every previous file untouched: a JSON result is never replaced while its HTML report fails.
+    A replaced file keeps its permissions; a new one gets the usual ``0o666 & ~umask``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The resolved paths, in the order given.
+    """
+    staged: list[tuple[str, pathlib.Path]] = []
+    try:
+        for target, text in outputs.items():
+            path = pathlib.Path(target)
+            fd, temporary = tempfile.mkstemp(
+                prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+            )
+            staged.append((temporary, path))
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            # mkstemp creates the file private (0o600); the report is an ordinary output file.
+            os.chmod(temporary, _file_mode(path))
+        for temporary, path in staged:
+            os.replace(temporary, path)
+    except BaseException:
+        for temporary, _path in staged:
+            with contextlib.suppress(FileNotFoundError):  # already moved into place
+                os.unlink(temporary)
+        raise
+    return [path.resolve() for _temporary, path in staged]
+
+
+def _file_mode(path: pathlib.Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)  # the only portable way to read it: set and restore at once
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 _FRAGMENT_STYLE = """

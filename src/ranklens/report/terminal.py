@@ -1,4 +1,9 @@
-"""Terminal output shared by ``ranklens evaluate`` and ``ranklens demo`` (rich tables)."""
+"""Terminal output shared by ``ranklens evaluate`` and ``ranklens demo`` (rich tables).
+
+Every string that comes from the user or the data (a column name, a title, a path, an error
+message) reaches rich as a :class:`rich.text.Text`, never as a markup string: a model column named
+``a[/]`` must not crash the table, and one named ``[link=...]x`` must not become a hyperlink.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,33 @@ from typing import Any
 
 from ranklens.report.render import best_models, format_number
 
-__all__ = ["summary_table"]
+__all__ = ["plain", "problems_table", "summary_table"]
+
+#: Longest reason shown in the terminal (the report and the JSON keep the whole message).
+_MAX_REASON = 160
+
+
+def plain(text: Any, style: str = "") -> Any:
+    """``text`` as a rich Text: shown verbatim, with no markup or emoji codes interpreted."""
+    from rich.text import Text
+
+    return Text(str(text), style=style)
 
 
 def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
     """Every measure (rows) by model (columns); the best value per row in bold green.
 
-    "Best" follows each measure's registered direction (arrow column); with a bootstrap
-    comparison the row also shows whether the best model is significantly ahead of the runner-up.
+    "Best" follows each measure's registered direction (arrow column). A measure that failed
+    shows ``failed`` in red; one that is undefined for this data or skipped shows an en dash
+    (:func:`problems_table` says why).
     """
     from rich.table import Table
 
-    table = Table(title=f"{evaluation.title} (n = {evaluation.n:,})", title_justify="left")
+    table = Table(title=plain(f"{evaluation.title} (n = {evaluation.n:,})"), title_justify="left")
     table.add_column("measure", style="bold")
     table.add_column("", justify="center")
     for model in evaluation.model_names:
-        table.add_column(model, justify="right")
+        table.add_column(plain(model), justify="right")
     for metric, info in list(evaluation.metrics.items())[:max_rows]:
         values = [
             evaluation.values.get(m, {}).get(metric, math.nan) for m in evaluation.model_names
@@ -30,10 +46,53 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
         best = best_models(values, bool(info["higher_is_better"]))
         cells = []
         for j, value in enumerate(values):
-            if metric not in evaluation.values.get(evaluation.model_names[j], {}):
-                cells.append("")
+            model = evaluation.model_names[j]
+            if metric not in evaluation.values.get(model, {}):
+                cells.append(plain(""))
                 continue
-            text = format_number(value)
-            cells.append(f"[bold green]{text}[/]" if j in best else text)
-        table.add_row(metric, "↑" if info["higher_is_better"] else "↓", *cells)
+            problem = evaluation.problems.get(model, {}).get(metric)
+            if problem is not None and problem.kind == "failed":
+                cells.append(plain("failed", "bold red"))
+                continue
+            cells.append(plain(format_number(value), "bold green" if j in best else ""))
+        table.add_row(plain(metric), "↑" if info["higher_is_better"] else "↓", *cells)
+    return table
+
+
+def _reason(problem: Any) -> str:
+    text = problem.first_line
+    return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
+
+
+def problems_table(evaluation: Any, *, kinds: tuple[str, ...] | None = None) -> Any | None:
+    """Why values are missing or qualified, one row per reason (None when there is nothing).
+
+    Rows with the same kind, subject and reason are merged, listing their models: a target with
+    zeros gives Log-RMSE's reason once, not once per model. Failures come first.
+    """
+    from rich.table import Table
+
+    from ranklens.report.evaluation import PROBLEM_KINDS
+
+    merged: dict[tuple[str, str, str], list[str]] = {}
+    for who, items in evaluation.problems.items():
+        for what, problem in items.items():
+            if kinds is not None and problem.kind not in kinds:
+                continue
+            merged.setdefault((problem.kind, what, _reason(problem)), []).append(who)
+    if not merged:
+        return None
+    severity = {kind: k for k, kind in enumerate(reversed(PROBLEM_KINDS))}
+    styles = {"failed": "bold red", "undefined": "yellow", "skipped": "dim", "note": "dim"}
+    table = Table(
+        title=plain("Why values are missing or qualified"), title_justify="left", show_lines=False
+    )
+    for header in ("", "measure", "model", "reason"):
+        table.add_column(header, overflow="fold")
+    for (kind, what, reason), models in sorted(
+        merged.items(), key=lambda item: (severity.get(item[0][0], 0), item[0][1])
+    ):
+        table.add_row(
+            plain(kind, styles.get(kind, "")), plain(what), plain(", ".join(models)), plain(reason)
+        )
     return table
