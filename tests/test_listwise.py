@@ -276,7 +276,8 @@ def test_undefined_when_nothing_is_relevant():
     ],
 )
 def test_bad_input(args, kwargs, pattern):
-    with pytest.raises(ValueError, match=pattern):
+    error = TypeError if "numeric" in pattern else ValueError
+    with pytest.raises(error, match=pattern):
         ndcg_score(*args, **kwargs)
 
 

@@ -1,53 +1,237 @@
 """Input checks shared by every public function.
 
-One place for conversion of array-likes (lists, NumPy, pandas, polars) to NumPy and for the error
-messages users see. Every message names the argument and what was received, so a user can tell
-``y_true`` from ``y_pred`` without reading a traceback.
+One place converts what users hold (lists, NumPy arrays of any dtype, byte order, layout or
+writeability, pandas 2 and 3 Series including nullable, Arrow-backed and categorical dtypes,
+polars Series, pyarrow arrays, one-column data frames) to the one array type the kernels take:
+a C-contiguous, aligned, writable, native-endian float64 array. A copy is made only when the
+input is not already such an array, and kernels never write into what they are given, so a
+caller's array is never modified.
+
+Every message names the argument and what was received, so a user can tell ``y_true`` from
+``y_pred`` without reading a traceback. Data of the wrong kind (strings, objects that are not
+numbers, complex numbers, dates) raise :class:`TypeError`; data of the right kind but the wrong
+shape, length or values raise :class:`ValueError`. Missing values of nullable, Arrow and polars
+containers become NaN, so they are treated exactly as NaN is (usually: rejected, naming the
+first position).
 """
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens.exceptions import RowAlignmentWarning
+
 __all__ = [
     "as_1d_float",
     "as_2d_float",
     "as_group_codes",
+    "check_aligned",
     "check_fraction",
     "check_nonnegative_number",
     "check_pair",
     "check_positive_int",
     "check_probability",
     "check_sample_weight",
+    "check_sample_weight_scaled",
     "is_constant",
+    "normalize_weights",
+    "to_float_array",
 ]
 
 FloatArray = NDArray[np.float64]
 
+#: dtype kinds that are numbers: bool, signed and unsigned integers, floats.
+_NUMERIC_KINDS = "biuf"
+_KIND_NAMES = {
+    "c": "complex numbers",
+    "M": "dates/times",
+    "m": "time differences",
+    "U": "strings",
+    "S": "bytes",
+    "V": "structured records",
+}
 
-def _to_numpy(x: Any, name: str) -> np.ndarray:
-    """Convert an array-like (including pandas and polars objects) to a NumPy array."""
+
+def _module_of(x: Any) -> str:
+    return type(x).__module__.split(".", 1)[0]
+
+
+def _wrong_kind(name: str, what: str) -> TypeError:
+    return TypeError(f"{name} must be numeric (numbers or booleans); got {what}")
+
+
+def _from_pandas(x: Any, name: str) -> np.ndarray:
+    """A pandas Series / one-column DataFrame / Index as a float64 array (missing -> NaN)."""
+    import pandas as pd
+
+    if isinstance(x, pd.DataFrame):
+        if x.shape[1] != 1:
+            raise ValueError(
+                f"{name} must be 1-D; got a DataFrame with {x.shape[1]} columns (pass one column)"
+            )
+        x = x.iloc[:, 0]
+    dtype = x.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = dtype.categories
+        if not (
+            pd.api.types.is_numeric_dtype(categories.dtype)
+            or pd.api.types.is_bool_dtype(categories.dtype)
+        ):
+            raise _wrong_kind(name, f"a categorical with {categories.dtype} categories")
+        codes = np.asarray(x.cat.codes if isinstance(x, pd.Series) else x.codes)
+        values = categories.to_numpy(dtype=np.float64, na_value=np.nan)
+        out = np.full(codes.shape[0], np.nan)
+        present = codes >= 0
+        out[present] = values[codes[present]]
+        return out
+    if pd.api.types.is_bool_dtype(dtype) or (
+        pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
+    ):
+        # Nullable (Int64, Float64, boolean) and Arrow-backed numbers: pd.NA becomes NaN.
+        return x.to_numpy(dtype=np.float64, na_value=np.nan)
+    if pd.api.types.is_object_dtype(dtype):
+        return x.to_numpy(dtype=object)
+    raise _wrong_kind(name, f"a pandas {type(x).__name__} of dtype {dtype}")
+
+
+def _from_polars(x: Any, name: str) -> np.ndarray:
+    """A polars Series / one-column DataFrame as a float64 array (null -> NaN)."""
+    import polars as pl
+
+    if isinstance(x, pl.DataFrame):
+        if x.width != 1:
+            raise ValueError(
+                f"{name} must be 1-D; got a DataFrame with {x.width} columns (pass one column)"
+            )
+        x = x.to_series(0)
+    if not isinstance(x, pl.Series):
+        raise _wrong_kind(name, f"a polars {type(x).__name__}")
+    dtype = x.dtype
+    if dtype == pl.Boolean or dtype.is_numeric():
+        # Casting first turns nulls into NaN (and decimals into floats).
+        return x.cast(pl.Float64).to_numpy()
+    if dtype == pl.Null:
+        return np.full(x.len(), np.nan)
+    raise _wrong_kind(name, f"a polars Series of dtype {dtype}")
+
+
+def _from_arrow(x: Any, name: str) -> np.ndarray:
+    """A pyarrow Array / ChunkedArray as a float64 array (null -> NaN)."""
+    import pyarrow as pa
+    import pyarrow.types as pat
+
+    if isinstance(x, pa.Table | pa.RecordBatch):
+        if x.num_columns != 1:
+            raise ValueError(f"{name} must be 1-D; got an Arrow table with {x.num_columns} columns")
+        x = x.column(0)
+    if not isinstance(x, pa.Array | pa.ChunkedArray):
+        raise _wrong_kind(name, f"a pyarrow {type(x).__name__}")
+    t = x.type
+    if pat.is_dictionary(t):
+        x = x.cast(t.value_type)
+        t = x.type
+    if not (pat.is_integer(t) or pat.is_floating(t) or pat.is_boolean(t) or pat.is_decimal(t)):
+        raise _wrong_kind(name, f"an Arrow array of type {t}")
+    filled = x.cast(pa.float64()).fill_null(float("nan"))
+    return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _objects_to_float(arr: np.ndarray, name: str) -> np.ndarray:
+    """An object array whose items are all real numbers (or missing) as float64; else TypeError.
+
+    Strings are refused even when they look like numbers (``"1.5"``): parsing them is the
+    reader's job, and a column of strings usually means the wrong column.
+    """
+    flat = arr.reshape(-1)
+    out = np.empty(flat.shape[0], dtype=np.float64)
+    for i, v in enumerate(flat):
+        if v is None or type(v).__name__ == "NAType":  # None and pandas.NA are missing values
+            out[i] = np.nan
+        elif isinstance(v, numbers.Real | np.bool_) and not isinstance(v, np.datetime64):
+            out[i] = float(v)
+        else:
+            raise TypeError(
+                f"{name} must be numeric (numbers or booleans); got {type(v).__name__} "
+                f"{v!r:.40} at position {i}"
+            )
+    return out.reshape(arr.shape)
+
+
+def to_float_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 NumPy array of any shape, or a ``TypeError`` / ``ValueError``.
+
+    The one conversion every public function goes through. Missing values of nullable containers
+    become NaN; masked arrays with masked entries are refused (their mask would otherwise be
+    ignored); strings, non-numeric objects, complex numbers and dates are refused with a
+    ``TypeError`` naming ``name``. The result is C-contiguous, aligned, native-endian and
+    writable; it is ``x`` itself only when ``x`` already is such a float64 array.
+    """
     if x is None:
         raise ValueError(f"{name} is required; got None")
     if isinstance(x, str | bytes):
-        raise ValueError(f"{name} must be an array of numbers; got a string {x!r:.40}")
-    # pandas / polars Series and single-column frames all offer to_numpy().
-    to_numpy = getattr(x, "to_numpy", None)
-    if callable(to_numpy) and not isinstance(x, np.ndarray):
-        try:
-            arr = to_numpy()
-        except Exception as exc:  # pragma: no cover - defensive: exotic containers
-            raise ValueError(f"{name} could not be converted to a NumPy array: {exc}") from exc
+        raise _wrong_kind(name, f"a string {x!r:.40}")
+    if isinstance(x, np.ma.MaskedArray):
+        n_masked = int(np.ma.count_masked(x))
+        if n_masked:
+            raise TypeError(
+                f"{name} is a masked array with {n_masked} masked value(s); ranklens does not "
+                "ignore masks silently: pass x.filled(np.nan) to treat them as missing, or "
+                "x.compressed() (and the same rows of the other arguments) to drop them"
+            )
+        x = np.ma.getdata(x)
+    module = _module_of(x)
+    if module == "pandas":
+        arr = _from_pandas(x, name)
+    elif module == "polars":
+        arr = _from_polars(x, name)
+    elif module == "pyarrow":
+        arr = _from_arrow(x, name)
     else:
         try:
             arr = np.asarray(x)
-        except Exception as exc:
-            raise ValueError(f"{name} could not be converted to a NumPy array: {exc}") from exc
-    return np.asarray(arr)
+        except Exception as exc:  # ragged lists and exotic objects raise many types
+            raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+    kind = arr.dtype.kind
+    if kind == "O":
+        arr = _objects_to_float(arr, name)
+    elif kind not in _NUMERIC_KINDS:
+        what = _KIND_NAMES.get(kind, f"dtype {arr.dtype}")
+        raise _wrong_kind(name, f"{what} (dtype {arr.dtype})")
+    out = np.require(arr, dtype=np.float64, requirements=("C", "A", "W"))
+    return out
+
+
+def check_aligned(*, stacklevel: int = 3, **named: Any) -> None:
+    """Warn when pandas inputs carry different indexes: ranklens matches rows by position.
+
+    scikit-learn and NumPy match by position too, but a pandas user who filtered or shuffled one
+    Series and not the other usually meant to match by label, and would get a wrong number
+    without any error.
+    """
+    indexes = [
+        (key, value.index)
+        for key, value in named.items()
+        if _module_of(value) == "pandas" and hasattr(value, "index")
+    ]
+    if len(indexes) < 2:
+        return
+    first, first_index = indexes[0]
+    for other, other_index in indexes[1:]:
+        if len(first_index) == len(other_index) and not first_index.equals(other_index):
+            warnings.warn(
+                f"{first} and {other} are pandas objects with different indexes; ranklens "
+                "matches rows by position, not by index label (align them first, e.g. "
+                f"{other} = {other}.reindex({first}.index), or pass .to_numpy() to silence this)",
+                RowAlignmentWarning,
+                stacklevel=stacklevel,
+            )
+            return
 
 
 def as_1d_float(
@@ -58,71 +242,106 @@ def as_1d_float(
     allow_nan: bool = False,
     allow_inf: bool = False,
 ) -> FloatArray:
-    """Return ``x`` as a contiguous 1-D float64 array, or raise a ``ValueError`` naming ``name``.
+    """Return ``x`` as a writable, contiguous 1-D float64 array, or raise naming ``name``.
 
-    Accepts lists, tuples, NumPy arrays, pandas Series / single-column DataFrames and polars
-    Series / single-column DataFrames. Booleans are accepted (as 0/1); strings, objects, complex
-    numbers, datetimes and nested sequences are rejected.
+    Accepts everything :func:`to_float_array` accepts; a one-column 2-D input is flattened.
+    NaN (including the missing values of nullable containers) and infinities are rejected
+    unless allowed, naming the count and the first position.
     """
-    arr = _to_numpy(x, name)
+    arr = to_float_array(x, name)
     if arr.ndim == 2 and 1 in arr.shape and arr.size > 0:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
-    kind = arr.dtype.kind
-    if kind == "O":
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{name} must be numeric; got dtype object with non-numeric values "
-                f"(first: {arr[0]!r:.40})"
-            ) from None
-    elif kind not in "biuf":
-        raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}")
-    out = np.ascontiguousarray(arr, dtype=np.float64)
-    if out.shape[0] < min_n:
+    if arr.shape[0] < min_n:
         if min_n <= 1:
             raise ValueError(f"{name} is empty; at least one observation is needed")
-        raise ValueError(f"{name} has {out.shape[0]} observation(s); at least {min_n} are needed")
-    finite = np.isfinite(out)
+        raise ValueError(f"{name} has {arr.shape[0]} observation(s); at least {min_n} are needed")
+    finite = np.isfinite(arr)
     if not finite.all():
-        nan_mask = np.isnan(out)
+        nan_mask = np.isnan(arr)
         n_nan = int(nan_mask.sum())
-        n_inf = int(out.size - finite.sum()) - n_nan
+        n_inf = int(arr.size - finite.sum()) - n_nan
         if n_nan and not allow_nan:
             first = int(np.flatnonzero(nan_mask)[0])
             raise ValueError(
-                f"{name} contains {n_nan} NaN value(s) (first at position {first}); "
+                f"{name} contains {n_nan} NaN or missing value(s) (first at position {first}); "
                 "drop or impute them first"
             )
         if n_inf and not allow_inf:
-            first = int(np.flatnonzero(np.isinf(out))[0])
+            first = int(np.flatnonzero(np.isinf(arr))[0])
             raise ValueError(
                 f"{name} contains {n_inf} infinite value(s) (first at position {first})"
             )
-    return out
+    return arr
 
 
-def check_sample_weight(
+def check_sample_weight_scaled(
     sample_weight: Any, n: int, *, name: str = "sample_weight"
-) -> FloatArray | None:
-    """Validate non-negative, finite case weights of length ``n`` with a positive total.
+) -> tuple[FloatArray | None, float]:
+    """Validated case weights rescaled to mean 1, and the scale: ``w = scaled * scale``.
 
-    Returns ``None`` when ``sample_weight`` is ``None`` (the unweighted case, which callers
-    usually handle with faster exact integer arithmetic).
+    Every measure that is scale-free in the weights (a weighted mean, a weighted correlation, a
+    fraction targeted) works on the rescaled weights, so ``w`` and ``1e150 * w`` give the same
+    number: products and sums of weights over all pairs can neither overflow nor underflow.
+    Measures that report weighted *counts* (rows targeted under a budget, pair counts) multiply
+    by ``scale`` (or its square, for pairs) at the end. Returns ``(None, 1.0)`` for ``None``.
     """
     if sample_weight is None:
-        return None
+        return None, 1.0
+    return normalize_weights(_validated_weights(sample_weight, n, name))
+
+
+def normalize_weights(w: FloatArray) -> tuple[FloatArray, float]:
+    """Validated weights ``w`` as ``(w / scale, scale)`` with ``w / scale`` of mean 1.
+
+    For engines that received the user's weights unscaled (so that every measure they call sees
+    exactly what the user gave) and run a scale-free fast path of their own.
+    """
+    # Dividing by the largest weight first keeps the mean representable however small the
+    # weights are (denormal weights would make n / total overflow).
+    largest = float(w.max())
+    unit = w / largest
+    mean_unit = float(unit.mean())
+    return unit / mean_unit, largest * mean_unit
+
+
+def _validated_weights(sample_weight: Any, n: int, name: str) -> FloatArray:
     w = as_1d_float(sample_weight, name)
     if w.shape[0] != n:
         raise ValueError(f"{name} has length {w.shape[0]} but the data have length {n}")
     if (w < 0).any():
         first = int(np.flatnonzero(w < 0)[0])
         raise ValueError(f"{name} must be non-negative; got {w[first]!r} at position {first}")
-    if not w.sum() > 0:
+    largest = float(w.max())
+    if not largest > 0:
         raise ValueError(f"{name} sums to zero; at least one observation needs positive weight")
+    with np.errstate(over="ignore"):
+        total = float(w.sum())
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name} sums to {total} (overflow); rescale the weights (only their ratios matter "
+            "for most measures)"
+        )
     return w
+
+
+def check_sample_weight(
+    sample_weight: Any, n: int, *, name: str = "sample_weight", normalize: bool = True
+) -> FloatArray | None:
+    """Validate non-negative case weights of length ``n`` with a finite, positive total.
+
+    Returns the weights rescaled to mean 1 (see :func:`check_sample_weight_scaled`; only the
+    ratios of case weights matter to a scale-free measure), or, with ``normalize=False``, the
+    validated weights themselves (for results that report weighted counts of rows, such as the
+    number of customers a budget buys). ``None`` when ``sample_weight`` is ``None`` (the
+    unweighted case, which callers usually handle with faster exact integer arithmetic).
+    """
+    if sample_weight is None:
+        return None
+    if normalize:
+        return check_sample_weight_scaled(sample_weight, n, name=name)[0]
+    return _validated_weights(sample_weight, n, name)
 
 
 def check_pair(
@@ -132,7 +351,12 @@ def check_pair(
     min_n: int = 2,
     names: Sequence[str] = ("y_true", "y_pred"),
 ) -> tuple[FloatArray, FloatArray]:
-    """Validate two equal-length 1-D numeric arrays with at least ``min_n`` finite values."""
+    """Validate two equal-length 1-D numeric arrays with at least ``min_n`` finite values.
+
+    Warns (:class:`~ranklens.exceptions.RowAlignmentWarning`) when both are pandas objects with
+    different indexes, since rows are matched by position.
+    """
+    check_aligned(stacklevel=4, **{names[0]: y_true, names[1]: y_pred})
     a = as_1d_float(y_true, names[0], min_n=min_n)
     b = as_1d_float(y_pred, names[1], min_n=min_n)
     if a.shape[0] != b.shape[0]:
@@ -179,19 +403,15 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
 def as_2d_float(x: Any, name: str, *, n_rows: int) -> FloatArray:
     """Return ``x`` as a finite float64 array of shape ``(n_rows, K)``; 1-D input is one column.
 
-    Accepts NumPy arrays, nested lists and pandas / polars DataFrames (one column per level).
+    Accepts NumPy arrays, nested lists and pandas / polars DataFrames (one column per level);
+    non-numeric data raise a ``TypeError`` naming ``name``.
     """
-    arr = _to_numpy(x, name)
+    arr = _to_2d_numpy(x, name)
     if arr.ndim == 1:
         arr = arr.reshape(-1, 1)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 1-D or 2-D (rows x levels); got shape {arr.shape}")
-    if arr.dtype.kind not in "biuf":
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}") from None
-    out = np.ascontiguousarray(arr, dtype=np.float64)
+    out = np.require(arr, dtype=np.float64, requirements=("C", "A", "W"))
     if out.shape[0] != n_rows:
         raise ValueError(f"{name} has {out.shape[0]} rows but the data have length {n_rows}")
     if out.shape[1] == 0:
@@ -199,10 +419,44 @@ def as_2d_float(x: Any, name: str, *, n_rows: int) -> FloatArray:
     if not np.isfinite(out).all():
         row, col = (int(v[0]) for v in np.nonzero(~np.isfinite(out)))
         raise ValueError(
-            f"{name} contains non-finite values (first at row {row}, column {col}: "
+            f"{name} contains non-finite or missing values (first at row {row}, column {col}: "
             f"{out[row, col]!r})"
         )
     return out
+
+
+def _to_2d_numpy(x: Any, name: str) -> np.ndarray:
+    """A 2-D container column by column through :func:`to_float_array` (so each is checked)."""
+    module = _module_of(x)
+    if module == "pandas" and hasattr(x, "columns"):
+        columns = [
+            to_float_array(x.iloc[:, j], f"{name} column {x.columns[j]!r}")
+            for j in range(x.shape[1])
+        ]
+        return np.column_stack(columns) if columns else np.empty((len(x), 0))
+    if module == "polars" and hasattr(x, "columns"):
+        columns = [
+            to_float_array(x.to_series(j), f"{name} column {x.columns[j]!r}")
+            for j in range(x.width)
+        ]
+        return np.column_stack(columns) if columns else np.empty((x.height, 0))
+    return to_float_array(x, name)
+
+
+def _labels_to_numpy(x: Any, name: str) -> np.ndarray:
+    """Group labels (numbers or strings) as a NumPy array."""
+    if x is None:
+        raise ValueError(f"{name} is required; got None")
+    to_numpy = getattr(x, "to_numpy", None)
+    if callable(to_numpy) and not isinstance(x, np.ndarray):
+        try:
+            return np.asarray(to_numpy())
+        except Exception as exc:
+            raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+    try:
+        return np.asarray(x)
+    except Exception as exc:
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
 
 
 def as_group_codes(groups: Any, n: int, *, name: str = "groups") -> tuple[np.ndarray, np.ndarray]:
@@ -210,7 +464,7 @@ def as_group_codes(groups: Any, n: int, *, name: str = "groups") -> tuple[np.nda
 
     Labels may be numbers or strings (NumPy, pandas, polars); missing labels are rejected.
     """
-    arr = _to_numpy(groups, name)
+    arr = _labels_to_numpy(groups, name)
     if arr.ndim == 2 and 1 in arr.shape and arr.size > 0:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
@@ -221,7 +475,11 @@ def as_group_codes(groups: Any, n: int, *, name: str = "groups") -> tuple[np.nda
         first = int(np.flatnonzero(np.isnan(arr))[0])
         raise ValueError(f"{name} contains NaN labels (first at position {first})")
     if arr.dtype.kind == "O":
-        missing = [i for i, v in enumerate(arr) if v is None or (isinstance(v, float) and v != v)]
+        missing = [
+            i
+            for i, v in enumerate(arr)
+            if v is None or type(v).__name__ == "NAType" or (isinstance(v, float) and v != v)
+        ]
         if missing:
             raise ValueError(f"{name} contains missing labels (first at position {missing[0]})")
     try:

@@ -176,7 +176,7 @@ def compare_metric_rankings(
             )
     top_k = check_positive_int(top_k, "top_k")
     y = as_1d_float(y_true, "y_true", min_n=2)
-    w = check_sample_weight(sample_weight, y.shape[0])
+    w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     model_names = tuple(str(name) for name in predictions)
     preds = [
         check_pair(y, p, names=("y_true", f"predictions[{name!r}]"))[1]

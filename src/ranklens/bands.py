@@ -274,7 +274,7 @@ def curve_bands(
         raise ValueError(f"curve must be one of {_CURVE_KINDS}; got {curve!r}")
     y, names, preds = _check_predictions(y_true, predictions)
     n = y.shape[0]
-    sw = check_sample_weight(sample_weight, n)
+    sw = check_sample_weight(sample_weight, n, normalize=False)
     x = _check_grid(grid, curve)
     n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
     level = check_probability(confidence_level, "confidence_level")

@@ -62,6 +62,7 @@ from ranklens._validation import (
     check_positive_int,
     check_probability,
     check_sample_weight,
+    normalize_weights,
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
 
@@ -611,7 +612,11 @@ def _build_evaluators(
     values: np.ndarray,
 ) -> list[_Evaluator]:
     """Fast evaluators for the metrics that have one (verified on the full sample), else generic."""
-    base_weight = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+    # The fast paths compute scale-free measures; weights of mean 1 keep their pair products
+    # and sums representable whatever the user's scale.
+    base_weight = (
+        np.ones(y.shape[0]) if sample_weight is None else normalize_weights(sample_weight)[0]
+    )
     factories: list[tuple[list[int], Callable[[list[int]], _Evaluator]]] = []
     forms = _ratio_forms()
     ratio_positions = [k for k, s in enumerate(specs) if s.func in forms]
@@ -954,7 +959,9 @@ def compare_models(
     """
     y, names, preds = _check_predictions(y_true, predictions)
     n = y.shape[0]
-    sw = check_sample_weight(sample_weight, n)
+    # The user's weights, unscaled: the registered functions (and so the generic evaluator) see
+    # exactly what a direct call would; the fast paths rescale them (see _build_evaluators).
+    sw = check_sample_weight(sample_weight, n, normalize=False)
     specs = _resolve_metrics(metrics, weighted=sw is not None)
     n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
     level = check_probability(confidence_level, "confidence_level")
@@ -1258,7 +1265,7 @@ def ranking_agreement(
 
     a, b = check_pair(pred_a, pred_b, names=("pred_a", "pred_b"))
     level = check_probability(confidence_level, "confidence_level")
-    sw = check_sample_weight(sample_weight, a.shape[0])
+    sw = check_sample_weight(sample_weight, a.shape[0], normalize=False)
     if sw is None:
         summary = ranking_summary(a, b, confidence_level=level)
         return RankingAgreementResult(

@@ -204,7 +204,7 @@ def _event_response(
 
 def _target(y: FloatArray, events: Any, sample_weight: Any) -> _Target:
     """The response to accumulate for the validated ``y``; rows of zero weight are dropped."""
-    w = check_sample_weight(sample_weight, y.shape[0])
+    w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     keep = None
     if w is not None and not (w > 0).all():
         keep = w > 0

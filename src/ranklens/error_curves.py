@@ -179,7 +179,7 @@ def rroc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RROCCu
     0.75
     """
     y, p = check_pair(y_true, y_pred, min_n=2)
-    w = check_sample_weight(sample_weight, y.shape[0])
+    w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     e = p - y
     if w is not None:
         keep = w > 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["RanklensWarning", "UndefinedMetricWarning", "warn_undefined"]
+__all__ = ["RanklensWarning", "RowAlignmentWarning", "UndefinedMetricWarning", "warn_undefined"]
 
 
 class RanklensWarning(UserWarning):
@@ -24,3 +24,7 @@ class UndefinedMetricWarning(RanklensWarning):
 def warn_undefined(message: str, *, stacklevel: int = 3) -> None:
     """Issue an :class:`UndefinedMetricWarning` attributed to the caller of the public function."""
     warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel)
+
+
+class RowAlignmentWarning(RanklensWarning):
+    """Two pandas inputs have different indexes; ranklens matches their rows by position."""

@@ -47,7 +47,7 @@ def _check_common(
             f"got {float(y[first])!r} at position {first}. Transform the target first with a "
             "rule fixed in advance (e.g. subtract a known lower bound, or use relevance grades)"
         )
-    w = check_sample_weight(sample_weight, y.shape[0])
+    w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     return y, pred, k_float, gains == "exponential", w
 
 

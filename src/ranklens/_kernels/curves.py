@@ -88,8 +88,11 @@ def radix_sort(keys, payload, carry):
             hist[p, (k >> np.uint64(p * _RADIX_BITS)) & mask] += 1
     cur_keys = keys
     nxt_keys = np.empty(n, dtype=np.uint64)
-    cur_load = payload if carry else payload[:0]
-    nxt_load = np.empty_like(cur_load)
+    # Two scratch buffers of our own for the payload: the caller's payload is only ever read
+    # (it may be a read-only view, and numba types read-only and writable arrays differently).
+    m = n if carry else 0
+    cur_load = np.empty(m, dtype=payload.dtype)
+    nxt_load = np.empty(m, dtype=payload.dtype)
     moved = False
     offsets = np.empty(_N_BUCKETS, dtype=np.int64)
     for p in range(_N_PASSES):
@@ -105,7 +108,16 @@ def radix_sort(keys, payload, carry):
             offsets[b] = total
             total += hist[p, b]
         shift = np.uint64(p * _RADIX_BITS)
-        if carry:
+        if carry and not moved:  # first moving pass: read the caller's payload
+            for i in range(n):
+                k = cur_keys[i]
+                d = (k >> shift) & mask
+                j = offsets[d]
+                offsets[d] = j + 1
+                nxt_keys[j] = k
+                nxt_load[j] = payload[i]
+            cur_load, nxt_load = nxt_load, cur_load
+        elif carry:
             for i in range(n):
                 k = cur_keys[i]
                 d = (k >> shift) & mask
@@ -113,10 +125,7 @@ def radix_sort(keys, payload, carry):
                 offsets[d] = j + 1
                 nxt_keys[j] = k
                 nxt_load[j] = cur_load[i]
-            if moved:
-                cur_load, nxt_load = nxt_load, cur_load
-            else:  # never write into the caller's payload: a second buffer from now on
-                cur_load, nxt_load = nxt_load, np.empty_like(nxt_load)
+            cur_load, nxt_load = nxt_load, cur_load
         else:
             for i in range(n):
                 k = cur_keys[i]
@@ -127,7 +136,7 @@ def radix_sort(keys, payload, carry):
         moved = True
         cur_keys, nxt_keys = nxt_keys, cur_keys
     if carry and not moved:
-        cur_load = payload.copy()
+        cur_load[:] = payload
     return cur_keys, cur_load
 
 
