@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,6 +18,7 @@ from sklearn.metrics import mean_pinball_loss
 
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.intervals import (
+    CoverageLevelWarning,
     interval_coverage,
     interval_coverage_by_bin,
     interval_coverage_error,
@@ -74,9 +77,12 @@ def test_interval_score_matches_direct_formula(rng, alpha, weighted):
     if weighted:
         w[0] = 1.0
     expected = interval_score_direct(y, lo, up, alpha, w)
-    assert interval_score(y, lo, up, alpha=alpha, sample_weight=w) == pytest.approx(
-        expected, rel=1e-12
-    )
+    # these random intervals cover about two thirds: for alpha = 0.9 (nominal 10%) that is the
+    # sign of a coverage level passed as alpha, and the score says so
+    check = pytest.warns(CoverageLevelWarning) if alpha > 0.5 else contextlib.nullcontext()
+    with check:
+        score = interval_score(y, lo, up, alpha=alpha, sample_weight=w)
+    assert score == pytest.approx(expected, rel=1e-12)
     per_obs = interval_score_per_observation(y, lo, up, alpha=alpha)
     assert np.average(per_obs, weights=w) == pytest.approx(expected, rel=1e-12)
 
@@ -326,7 +332,9 @@ def test_wis_bad_input(rng):
         weighted_interval_score(y, lower, crossed, alpha=[0.1, 0.5])
     bad = lower.copy()
     bad[2, 0] = np.nan
-    with pytest.raises(ValueError, match="lower contains non-finite values \\(first at row 2"):
+    with pytest.raises(
+        ValueError, match=r"lower contains non-finite (or missing )?values \(first at row 2"
+    ):
         weighted_interval_score(y, bad, upper, alpha=[0.1, 0.5])
     q = np.column_stack([lower[:, 0], mu, upper[:, 1]])
     with pytest.raises(ValueError, match=r"0\.05 has no partner"):
@@ -347,7 +355,7 @@ def test_wis_bad_input(rng):
     [
         (
             ([1.0, np.nan], [0, 0], [2, 2]),
-            r"y_true contains 1 NaN value\(s\) \(first at position 1",
+            r"y_true contains 1 NaN (or missing )?value\(s\) \(first at position 1",
         ),
         (([1.0, 2.0], [0, -np.inf], [2, 2]), r"lower contains 1 infinite value"),
         (
@@ -365,7 +373,9 @@ def test_wis_bad_input(rng):
     ],
 )
 def test_bad_input_messages(args, pattern):
-    with pytest.raises(ValueError, match=pattern):
+    # strings are data of the wrong kind: TypeError (ValueError before validation said so)
+    error = (TypeError, ValueError) if "numeric" in pattern else ValueError
+    with pytest.raises(error, match=pattern):
         interval_score(*args, alpha=0.1)
 
 
@@ -518,3 +528,52 @@ def test_pmap_adds_the_mean_interval_score(rng):
     )
     with pytest.raises(ValueError, match="lower must not exceed upper"):
         pmap(y, pred, lower=up, upper=lo, alpha=0.2)
+
+
+# ----------------------------------------------------------------- alpha is the miss rate
+
+
+def _covering(rng, n, coverage):
+    """Intervals [y - 1, y + 1] around n observations of which about ``coverage`` fall inside."""
+    y = rng.normal(size=n)
+    inside = rng.random(n) < coverage
+    centre = np.where(inside, y, y + 3.0)
+    return y, centre - 1.0, centre + 1.0
+
+
+def test_alpha_given_as_the_coverage_level_warns(rng):
+    # 80% intervals scored with alpha=0.8 (the coverage) instead of 0.2 (the miss rate)
+    y, lo, up = _covering(rng, 200, 0.8)
+    with pytest.warns(CoverageLevelWarning, match=r"alpha is the miss rate.*alpha=0\.2"):
+        score = interval_score(y, lo, up, alpha=0.8)
+    assert score == pytest.approx(interval_score_direct(y, lo, up, 0.8, None))
+    with pytest.warns(CoverageLevelWarning):
+        interval_score_decomposition(y, lo, up, alpha=0.8)
+    with pytest.warns(CoverageLevelWarning):
+        interval_coverage_error(y, lo, up, alpha=0.8)
+    with pytest.warns(CoverageLevelWarning):  # one level: alpha/2 times the interval score
+        weighted_interval_score(y, lo, up, alpha=0.8)
+    assert issubclass(CoverageLevelWarning, Warning)
+    from ranklens.exceptions import RanklensWarning
+
+    assert issubclass(CoverageLevelWarning, RanklensWarning)
+
+
+def test_coverage_check_stays_quiet_where_it_should(rng):
+    y, lo, up = _covering(rng, 200, 0.8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CoverageLevelWarning)
+        interval_score(y, lo, up, alpha=0.2)  # the right alpha
+        interval_coverage_error(y, lo, up, alpha=0.2)
+        # several levels: no single level to judge
+        weighted_interval_score(y, np.c_[lo, lo - 1], np.c_[up, up + 1], alpha=[0.8, 0.1])
+        # fewer than 20 rows: too few to tell
+        interval_score(y[:19], lo[:19], up[:19], alpha=0.8)
+        # badly calibrated intervals at an ordinary level are what the coverage error reports
+        y2, lo2, up2 = _covering(rng, 200, 0.2)
+        interval_score(y2, lo2, up2, alpha=0.2)
+        # a genuine 20% interval (alpha = 0.8) that covers about 20%
+        interval_score(y2, lo2, up2, alpha=0.8)
+        # within the margin: 45% coverage for a nominal 20% (0.2 + 0.3 = 0.5 not exceeded)
+        y3, lo3, up3 = _covering(rng, 400, 0.45)
+        interval_score(y3, lo3, up3, alpha=0.8)

@@ -7,6 +7,7 @@ NOTES.md, and exact integer arithmetic at sizes where int64 overflows.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import warnings
@@ -230,24 +231,84 @@ def test_exact_r_random_permutation_large_n():
 # ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seed", range(6))
+# Documented as NaN with weights (no sample size), and n, the number of rows.
+_NOT_WITH_WEIGHTS = {
+    "n",
+    "tau_variance",
+    "tau_variance_unbiased",
+    "tau_ci",
+    "tau_null_pvalue",
+    "rho_null_pvalue",
+}
+
+
+@pytest.mark.parametrize("seed", range(12))
 def test_integer_weights_equal_repeated_rows(seed):
     rng = np.random.default_rng(seed)
     n = 15
-    y, p = _random_case(rng, n, ties=seed % 2 == 0)
-    w = rng.integers(0, 4, n)
+    y, p = _random_case(rng, n, ties=seed % 3 != 2)
+    w = rng.integers(0, 5, n)
     w[0] = max(w[0], 1)
     yy, pp = np.repeat(y, w), np.repeat(p, w)
     with pytest.warns(UndefinedMetricWarning, match="sample_weight"):
         sw = ranking_summary(y, p, sample_weight=w)
     s = ranking_summary(yy, pp)
-    for field in ("discordant_pairs", "concordant_pairs", "weighted_discordance"):
-        assert getattr(sw, field) == pytest.approx(float(getattr(s, field)), rel=1e-12)
-    for field in ("kendall_tau", "spearman_rho", "tau_normalized", "rho_normalized"):
-        assert getattr(sw, field) == pytest.approx(getattr(s, field), abs=1e-12)
+    # every numeric field, tied_both_pairs included: the copies of one row are tied in both,
+    # which the sum over pairs of different rows alone (w_i w_j) used to leave out
+    fields = [f.name for f in dataclasses.fields(s) if f.name not in _NOT_WITH_WEIGHTS]
+    assert "tied_both_pairs" in fields and "weighted_discordance" in fields
+    for field in fields:
+        assert float(getattr(sw, field)) == pytest.approx(
+            float(getattr(s, field)), rel=1e-9, abs=1e-12
+        ), field
+    for field in _NOT_WITH_WEIGHTS - {"n", "tau_ci"}:
+        assert math.isnan(getattr(sw, field)), field
+    assert all(math.isnan(v) for v in sw.tau_ci)
+    assert sw.n == n  # rows, not their total weight
     for f in (kendall_tau, spearman_rho, tau_normalized, rho_normalized):
         assert f(y, p, sample_weight=w) == pytest.approx(f(yy, pp), abs=1e-12)
-    assert math.isnan(sw.tau_variance) and math.isnan(sw.tau_null_pvalue)
+
+
+def test_weighted_pair_counts_are_never_negative():
+    # Perfect rankings with ties and fractional weights: the weighted counts are differences of
+    # float sums (e.g. R, tied-in-y-only) whose exact value is 0; they must not come out below.
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n = int(rng.integers(3, 40))
+        y = np.round(rng.normal(size=n), 1)
+        w = rng.uniform(0.01, 1e3, size=n) * 10.0 ** rng.integers(-90, 90)
+        for p in (y, 2 * y + 1, np.round(y)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                s = ranking_summary(y, p, sample_weight=w)
+            for field in (
+                "discordant_pairs",
+                "weighted_discordance",
+                "concordant_pairs",
+                "tied_true_only_pairs",
+                "tied_pred_only_pairs",
+                "tied_both_pairs",
+            ):
+                assert getattr(s, field) >= 0.0, field
+            if p is not y:
+                continue
+            # exactly 0 mathematically; in floats at most round-off of the concordant weight
+            for field in (
+                "discordant_pairs",
+                "tied_true_only_pairs",
+                "tied_pred_only_pairs",
+            ):
+                assert getattr(s, field) <= 1e-12 * s.concordant_pairs, field
+
+
+def test_tied_both_pairs_with_fractional_weights():
+    # rows (1, 1) and (1, 1) with weights 0.75 + 0.75 form one group of weight 1.5: 1.5 * 0.5 / 2
+    # pairs; a lone row of weight 0.5 is less than one observation and has no pair with itself
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        s = ranking_summary([1, 1, 2, 3], [1, 1, 2, 3], sample_weight=[0.75, 0.75, 0.5, 2.0])
+    assert s.tied_both_pairs == pytest.approx(1.5 * 0.5 / 2 + 2.0 * 1.0 / 2)
+    assert s.concordant_pairs == pytest.approx(1.5 * 0.5 + 1.5 * 2.0 + 0.5 * 2.0)
 
 
 def test_weighted_matches_brute_force_with_fractional_weights():
@@ -334,8 +395,10 @@ def test_to_dict_is_json_ready():
     ],
 )
 def test_bad_input(y, p, pattern):
+    # strings are data of the wrong kind: TypeError (ValueError before validation said so)
+    error = (TypeError, ValueError) if "numeric" in pattern else ValueError
     for f in (ranking_summary, kendall_tau, per_observation_pair_counts):
-        with pytest.raises(ValueError, match=pattern):
+        with pytest.raises(error, match=pattern):
             f(y, p)
 
 

@@ -89,9 +89,9 @@ def test_relevance_call_shapes_and_array_likes():
     np.testing.assert_array_equal(phi(pl.Series(TABLE3_Y)), phi(TABLE3_Y))
     np.testing.assert_array_equal(phi(list(TABLE3_Y)), phi(TABLE3_Y))
     assert np.isnan(phi([np.nan, 1.0])[0])
-    with pytest.raises(ValueError, match="y must be numeric"):
+    with pytest.raises(TypeError, match="y must be numeric"):
         phi("abc")
-    with pytest.raises(ValueError, match="y must be numeric"):
+    with pytest.raises(TypeError, match="y must be numeric"):
         phi(["a", "b"])
 
 
@@ -250,7 +250,9 @@ def test_medcouple_bad_input():
 
 def test_boxplot_stats_tukey(rng):
     y = np.r_[rng.normal(size=200), 8.0, 9.0, -7.0]
-    s = boxplot_stats(y)
+    # The expected quartiles are NumPy's type 7, so that rule is asked for explicitly (the
+    # default is Tukey's hinges, tested against R below).
+    s = boxplot_stats(y, quartiles="type7")
     q1, med, q3 = np.quantile(y, [0.25, 0.5, 0.75])
     assert (s.q1, s.median, s.q3) == (q1, med, q3)
     assert s.lower_fence == pytest.approx(q1 - 1.5 * (q3 - q1))
@@ -390,33 +392,175 @@ def test_any_callable_is_a_relevance_duck_type():
         assert ((out >= 0) & (out <= 1)).all()
 
 
-@given(st.lists(st.tuples(st.integers(-30, 30), st.integers(0, 4)), min_size=2, max_size=40))
-def test_weighted_boxplot_equals_repeated_rows(rows):
+_BOX_FIELDS = (
+    "q1",
+    "median",
+    "q3",
+    "iqr",
+    "lower_fence",
+    "upper_fence",
+    "lower_adjacent",
+    "upper_adjacent",
+    "medcouple",
+)
+
+
+@given(
+    st.lists(st.tuples(st.integers(-30, 30), st.integers(0, 4)), min_size=2, max_size=40),
+    st.sampled_from(["hinges", "type7"]),
+)
+def test_weighted_boxplot_equals_repeated_rows(rows, quartiles):
     y = np.array([float(a) for a, _ in rows])
     w = np.array([float(b) for _, b in rows])
-    if w.sum() < 1:
-        w[0] = 1.0
-    s = boxplot_stats(y, sample_weight=w, adjusted=True)
-    r = boxplot_stats(np.repeat(y, w.astype(int)), adjusted=True) if w.sum() >= 2 else None
-    if r is None:
+    if w.sum() < 2:
+        with pytest.raises(ValueError, match=r"frequencies|sums to zero"):
+            boxplot_stats(y, sample_weight=w, adjusted=True, quartiles=quartiles)
         return
-    for field in ("q1", "median", "q3", "lower_fence", "upper_fence", "medcouple"):
-        assert getattr(s, field) == getattr(r, field), field
-    assert (s.lower_adjacent, s.upper_adjacent) == (r.lower_adjacent, r.upper_adjacent)
-    assert (s.n_low_outliers > 0) == (r.n_low_outliers > 0)
-    assert (s.n_high_outliers > 0) == (r.n_high_outliers > 0)
+    s = boxplot_stats(y, sample_weight=w, adjusted=True, quartiles=quartiles)
+    r = boxplot_stats(np.repeat(y, w.astype(int)), adjusted=True, quartiles=quartiles)
+    for field in _BOX_FIELDS:
+        assert getattr(s, field) == getattr(r, field), field  # bit for bit
+    # outliers are counted in rows; their weight is the repeated sample's count
+    assert w[y < s.lower_fence].sum() == r.n_low_outliers
+    assert w[y > s.upper_fence].sum() == r.n_high_outliers
 
 
-def test_weighted_boxplot_non_integer_weights_are_scale_free(rng):
-    y = rng.lognormal(size=101)
-    w = rng.uniform(0.1, 2.0, size=101)
-    a = boxplot_stats(y, sample_weight=w)
-    b = boxplot_stats(y, sample_weight=3.7 * w)
-    assert (a.q1, a.median, a.q3) == pytest.approx((b.q1, b.median, b.q3), rel=1e-12)
-    c = boxplot_stats(y, sample_weight=np.full(101, 0.3))
-    d = boxplot_stats(y)
-    assert (c.q1, c.median, c.q3) == pytest.approx((d.q1, d.median, d.q3), rel=1e-12)
-    with pytest.raises(ValueError, match="integer \\(frequency\\) sample_weight only"):
-        boxplot_stats(y, sample_weight=w, adjusted=True)
+def test_weighted_boxplot_never_repeats_rows():
+    """A weight of 1e13 used to become 1e13 repeated rows (tens of TiB); now it is one number."""
+    y = np.array([0.0, 1.0, 5.0, 6.0, 12.0, 28.0])
+    w = np.array([1.0, 1.0, 1e13, 1.0, 1.0, 1.0])
+    s = boxplot_stats(y, sample_weight=w, adjusted=True)
+    assert (s.q1, s.median, s.q3) == (5.0, 5.0, 5.0)
+    assert -1.0 <= s.medcouple <= 1.0
+    # the other rows are 5 in 1e13 + 5 observations: outside the (zero-width) box
+    assert s.n_low_outliers == 2 and s.n_high_outliers == 3
+    # With 1e6 copies of the median the kernel weights are still exact: the 1e12 pairs of tied
+    # copies split (K^2 - K)/2 at -1, K at 0 and (K^2 - K)/2 at +1; with the 2K pairs at -1 (tie
+    # row, below), 3K at +1 (above, tie column) and the 6 others (-2/3, -3/5, 1/6, 3/11, 9/14,
+    # 19/27), W(h <= 1/6) is exactly half of (K + 3)(K + 2), so MC = (1/6 + 3/11) / 2.
+    w[2] = 1e6
+    s = boxplot_stats(y, sample_weight=w, adjusted=True)
+    assert s.medcouple == pytest.approx((1 / 6 + 3 / 11) / 2, rel=1e-14)
+    phi = relevance_from_boxplot(
+        np.r_[y, 7.0], sample_weight=np.r_[1e13, 1e13, 1e13, 1e13, 1e13, 1.0, 1e13]
+    )
+    assert phi(28.0) == pytest.approx(1.0)
+
+
+def test_weighted_boxplot_non_integer_weights_take_the_same_path(rng):
+    # Half weights on a doubled sample describe the sample itself: blocks (0, 1], (1, 2], ...
+    y = rng.lognormal(size=41)
+    doubled = np.repeat(y, 2)
+    for quartiles in ("hinges", "type7"):
+        a = boxplot_stats(doubled, sample_weight=np.full(82, 0.5), quartiles=quartiles)
+        b = boxplot_stats(y, quartiles=quartiles)
+        assert [getattr(a, f) for f in _BOX_FIELDS[:-1]] == [
+            getattr(b, f) for f in _BOX_FIELDS[:-1]
+        ]
+    a = boxplot_stats(doubled, sample_weight=np.full(82, 0.5), adjusted=True)
+    b = boxplot_stats(y, adjusted=True)
+    assert a.medcouple == pytest.approx(b.medcouple, abs=1e-15)
+    # 1.5 and 0.5 on the rows of [a, b, c, d] describe [a, a, b, c, c, d] less a half of each
+    # of b and d: the k-th value is the row whose cumulative block holds k
+    s = boxplot_stats([1.0, 2.0, 3.0, 4.0], sample_weight=[1.5, 0.5, 1.5, 0.5])
+    # W = 4: depths 1.5, 2.5, 3.5 -> (x(1) + x(2))/2 = 1, (x(2) + x(3))/2 = 2, (x(3) + x(4))/2
+    # with x(1) = 1 (block (0, 1.5]), x(2) = 2 ((1.5, 2]), x(3) = 3, x(4) = 4 ((3.5, 4])
+    assert (s.q1, s.median, s.q3) == (1.5, 2.5, 3.5)
+    # A zero weight drops the row.
+    w = rng.uniform(0.5, 2.0, size=41)
+    w[[3, 17]] = 0.0
+    keep = w > 0
+    a = boxplot_stats(y, sample_weight=w, adjusted=True)
+    b = boxplot_stats(y[keep], sample_weight=w[keep], adjusted=True)
+    assert [getattr(a, f) for f in _BOX_FIELDS] == [getattr(b, f) for f in _BOX_FIELDS]
+
+
+def test_weighted_boxplot_needs_two_observations_worth_of_weight():
+    y = np.arange(10.0)
+    with pytest.raises(ValueError, match=r"sum to 1, less than the two observations"):
+        boxplot_stats(y, sample_weight=np.full(10, 0.1))
+    with pytest.raises(ValueError, match="multiplied by the number of rows"):
+        relevance_from_boxplot(y, sample_weight=np.full(10, 0.1))
     with pytest.raises(ValueError, match="sample_weight has length 3"):
         boxplot_stats(y, sample_weight=[1.0, 2.0, 3.0])
+
+
+# ------------------------------------------------------------------------------------------------
+# Parity with R: fivenum / boxplot.stats (Tukey's hinges) and robustbase::adjboxStats. Every value
+# is derived by hand from R's definitions: fivenum takes n4 = floor((n + 3) / 2) / 2, the depths
+# d = (1, n4, (n + 1) / 2, n + 1 - n4, n) and 0.5 * (x[floor(d)] + x[ceiling(d)]); boxplot.stats
+# flags x < hinge_L - 1.5 IQR or x > hinge_U + 1.5 IQR and reports the range of the rest.
+
+
+@pytest.mark.parametrize(
+    ("y", "fivenum", "stats", "out"),
+    [
+        # fivenum(c(0, 1, 5, 6, 12, 28)) = 0 1 5.5 12 28 (n4 = 2, d = 1 2 3.5 5 6);
+        # boxplot.stats(c(0, 1, 5, 6, 12, 28)): fences -15.5 and 28.5, $out = numeric(0)
+        ([0, 1, 5, 6, 12, 28], (0, 1, 5.5, 12, 28), (0, 1, 5.5, 12, 28), []),
+        # fivenum(c(1:9, 100)) = 1 3 5.5 8 100 (n4 = 3, d = 1 3 5.5 8 10);
+        # boxplot.stats(c(1:9, 100))$stats = 1 3 5.5 8 9, $out = 100 (upper fence 15.5)
+        (
+            [1, 2, 3, 4, 5, 6, 7, 8, 9, 100],
+            (1, 3, 5.5, 8, 100),
+            (1, 3, 5.5, 8, 9),
+            [100],
+        ),
+        # fivenum(c(2, 3, 3, 4, 7, 9, 20)) = 2 3 4 8 20 (n4 = 2.5, d = 1 2.5 4 5.5 7);
+        # boxplot.stats(...)$stats = 2 3 4 8 9, $out = 20 (upper fence 15.5)
+        ([2, 3, 3, 4, 7, 9, 20], (2, 3, 4, 8, 20), (2, 3, 4, 8, 9), [20]),
+        # fivenum(c(-10, 0:5, 30)) = -10 0.5 2.5 4.5 30 (n4 = 2.5, d = 1 2.5 4.5 6.5 8);
+        # boxplot.stats(...)$stats = 0 0.5 2.5 4.5 5, $out = -10 30 (fences -5.5, 10.5)
+        (
+            [-10, 0, 1, 2, 3, 4, 5, 30],
+            (-10, 0.5, 2.5, 4.5, 30),
+            (0, 0.5, 2.5, 4.5, 5),
+            [-10, 30],
+        ),
+        # fivenum(c(1, 2, 4, 8, 16)) = 1 2 4 8 16 (n4 = 2, d = 1 2 3 4 5); no outlier (fence 17)
+        ([1, 2, 4, 8, 16], (1, 2, 4, 8, 16), (1, 2, 4, 8, 16), []),
+        # fivenum(c(3, 1)) = 1 1 2 3 3 (n4 = 1, d = 1 1 1.5 2 2)
+        ([3, 1], (1, 1, 2, 3, 3), (1, 1, 2, 3, 3), []),
+    ],
+)
+def test_boxplot_stats_match_r_fivenum_and_boxplot_stats(y, fivenum, stats, out):
+    s = boxplot_stats(y)
+    y = np.asarray(y, dtype=float)
+    assert (y.min(), s.q1, s.median, s.q3, y.max()) == fivenum
+    assert (s.lower_adjacent, s.q1, s.median, s.q3, s.upper_adjacent) == stats
+    assert sorted(y[(y < s.lower_fence) | (y > s.upper_fence)].tolist()) == out
+    assert s.n_low_outliers + s.n_high_outliers == len(out)
+
+
+def test_hinges_are_the_default_and_type7_the_option():
+    y = [0, 1, 5, 6, 12, 28]
+    # R: boxplot.stats(c(0, 1, 5, 6, 12, 28))$out is empty; type-7 quartiles (2, 10.5) put the
+    # upper fence at 10.5 + 1.5 * 8.5 = 23.25 and flag 28.
+    assert boxplot_stats(y).n_high_outliers == 0
+    t7 = boxplot_stats(y, quartiles="type7")
+    assert (t7.q1, t7.q3, t7.upper_fence, t7.n_high_outliers) == (2.0, 10.5, 23.25, 1)
+    # The relevance follows: no outlier, so "auto" falls back to both fences (R finds none).
+    with pytest.warns(NoExtremesWarning):
+        phi = relevance_from_boxplot(y)
+    assert phi.high_center == 28.5
+    phi7 = relevance_from_boxplot(y, quartiles="type7")
+    assert phi7.high_center == 23.25 and phi7.low_center is None
+    with pytest.raises(ValueError, match="quartiles must be 'hinges' or 'type7'"):
+        boxplot_stats(y, quartiles="tukey")
+    with pytest.raises(ValueError, match="quartiles must be"):
+        relevance_from_boxplot(y, quartiles=7)
+
+
+def test_adjusted_fences_use_the_hinges_as_robustbase_adjboxstats():
+    # robustbase::mc(c(0, 1, 5, 6, 12, 28)) = 2/11: with median 5.5 the 9 kernel values
+    # (a + b) / (a - b), a in {22.5, 6.5, 0.5}, b in {-0.5, -4.5, -5.5}, sorted, are
+    # -5/6 -4/5 0 1/12 2/11 17/28 2/3 6/7 22/23, and the 5th is 2/11.
+    # robustbase::adjboxStats(c(0, 1, 5, 6, 12, 28))$fence
+    #   = c(1 - 1.5 * exp(-4 * 2/11) * 11, 12 + 1.5 * exp(3 * 2/11) * 11)
+    s = boxplot_stats([0, 1, 5, 6, 12, 28], adjusted=True)
+    mc = 2 / 11
+    assert s.medcouple == pytest.approx(mc, rel=1e-15)
+    assert (s.q1, s.q3) == (1.0, 12.0)
+    assert s.lower_fence == pytest.approx(1 - 1.5 * np.exp(-4 * mc) * 11, rel=1e-15)
+    assert s.upper_fence == pytest.approx(12 + 1.5 * np.exp(3 * mc) * 11, rel=1e-15)
+    assert s.n_low_outliers == s.n_high_outliers == 0

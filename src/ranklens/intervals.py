@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 from scipy.special import ndtri
 
-from ranklens._kernels.intervals import interval_sums
+from ranklens._kernels.intervals import interval_max_deviation, interval_sums
 from ranklens._registry import register_metric
 from ranklens._results import Result
 from ranklens._validation import (
@@ -32,11 +33,14 @@ from ranklens._validation import (
     check_positive_int,
     check_probability,
     check_sample_weight,
+    check_sample_weight_scaled,
 )
-from ranklens.exceptions import warn_undefined
+from ranklens.exceptions import RanklensWarning, warn_undefined
+from ranklens.residual import _binary_exponent, _ldexp, _scaled
 
 __all__ = [
     "CoverageByBinResult",
+    "CoverageLevelWarning",
     "IntervalScoreResult",
     "OrderedIntervalsResult",
     "interval_coverage",
@@ -92,11 +96,93 @@ def _check_alpha(alpha: Any) -> float:
     return check_probability(alpha, "alpha")
 
 
+class CoverageLevelWarning(RanklensWarning):
+    """The observed coverage is far above ``1 - alpha``: ``alpha`` may be the coverage level.
+
+    ``alpha`` is the nominal miss rate of a central interval (0.2 for an 80% interval); passing
+    the coverage (0.8) instead makes the interval score weigh misses by 2/0.8 instead of 2/0.2.
+    """
+
+
+#: The rule of :func:`_warn_if_alpha_looks_like_coverage`: at least this many rows, and an
+#: observed coverage above ``1 - alpha`` by more than this margin.
+_COVERAGE_CHECK_MIN_N = 20
+_COVERAGE_CHECK_MARGIN = 0.3
+
+
+def _warn_if_alpha_looks_like_coverage(
+    coverage: float, alpha: float, n: int, *, stacklevel: int = 3
+) -> None:
+    """Warn when ``alpha`` is probably the coverage level rather than the miss rate.
+
+    The rule: ``alpha > 0.5`` (a nominal coverage below one half, which intervals rarely have),
+    ``n >= 20`` rows and an observed coverage above ``1 - alpha + 0.3``. Under the nominal
+    level the coverage of n rows has standard deviation ``sqrt(alpha (1 - alpha) / n) <= 0.112``
+    for n >= 20, so the margin is at least 2.7 of them: with the miss rate given correctly the
+    warning is rare, and with the coverage given instead (alpha = 0.8 for intervals covering
+    about 80%) it fires. Poorly calibrated intervals at an ordinary level (alpha <= 0.5) never
+    trigger it: that is what :func:`interval_coverage_error` reports.
+    """
+    if (
+        alpha > 0.5
+        and n >= _COVERAGE_CHECK_MIN_N
+        and coverage > 1.0 - alpha + _COVERAGE_CHECK_MARGIN
+    ):
+        warnings.warn(
+            f"alpha={alpha:g} asks for central {1 - alpha:.0%} intervals, but {coverage:.0%} of "
+            f"the {n} observations fall inside them. alpha is the miss rate, not the coverage: "
+            f"an 80% interval has alpha=0.2 (did you mean alpha={1 - alpha:g}?)",
+            CoverageLevelWarning,
+            stacklevel=stacklevel,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Scale:
+    """How the kernel scales: inputs times ``pre``, differences times ``post * post2``.
+
+    The sums it returns are the true sums times ``2**-exponent``; scaling by a power of two near
+    the largest deviation keeps widths and penalties of any magnitude (1e300 or 1e-300) from
+    overflowing or underflowing on the way to a representable mean.
+    """
+
+    pre: float
+    post: float
+    post2: float
+    exponent: int
+
+    @classmethod
+    def of(cls, y: np.ndarray, pairs: list[tuple[np.ndarray, np.ndarray]]) -> _Scale:
+        big = max(interval_max_deviation(y, lo, up, 1.0) for lo, up in pairs)
+        pre, shift = 1.0, 0
+        if not math.isfinite(big):
+            # a width or penalty beyond the largest float: halve the inputs (exact) first
+            pre, shift = 0.5, 1
+            big = max(interval_max_deviation(y, lo, up, 0.5) for lo, up in pairs)
+        e = _binary_exponent(big)
+        # 2**-e in two halves: each stays a normal float even for e near -1074 or 1024
+        half = -e // 2
+        return cls(pre, math.ldexp(1.0, half), math.ldexp(1.0, -e - half), e + shift)
+
+    def unscale(self, value: float) -> float:
+        return _ldexp(value, self.exponent)
+
+
 def _sums(
-    y: np.ndarray, lo: np.ndarray, up: np.ndarray, w: np.ndarray | None
-) -> tuple[float, float, float, float, float]:
+    y: np.ndarray,
+    lo: np.ndarray,
+    up: np.ndarray,
+    w: np.ndarray | None,
+    scale: _Scale | None = None,
+) -> tuple[float, float, float, float, float, _Scale]:
+    """(total weight, width, below, above, weight inside) with the sums in ``scale``'s units."""
+    if scale is None:
+        scale = _Scale.of(y, [(lo, up)])
     weighted = w is not None
-    return interval_sums(y, lo, up, w if weighted else y, weighted)
+    sums = interval_sums(
+        y, lo, up, w if weighted else y, weighted, scale.pre, scale.post, scale.post2
+    )
+    return (*sums, scale)
 
 
 # --------------------------------------------------------------------------------------------
@@ -161,6 +247,21 @@ def interval_score(
     Returns
     -------
     float
+        The mean score; widths and penalties are summed after scaling by a power of two, so the
+        mean is returned whenever it is a float (bounds of 1e300 or 1e-300 included).
+
+    Warns
+    -----
+    CoverageLevelWarning
+        When ``alpha > 0.5``, there are at least 20 rows and the observed coverage exceeds
+        ``1 - alpha`` by more than 0.3: ``alpha`` then looks like the coverage level (0.8) given
+        where the miss rate (0.2) was meant. Under the nominal level the coverage of n >= 20
+        rows has a standard deviation of at most 0.112, so the margin is 2.7 of them or more.
+
+    References
+    ----------
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
 
     Examples
     --------
@@ -172,8 +273,9 @@ def interval_score(
     y, lo, up = _check_intervals(y_true, lower, upper)
     a = _check_alpha(alpha)
     w = check_sample_weight(sample_weight, y.shape[0])
-    total_w, width, below, above, _ = _sums(y, lo, up, w)
-    return float((width + (2.0 / a) * (below + above)) / total_w)
+    total_w, width, below, above, inside, scale = _sums(y, lo, up, w)
+    _warn_if_alpha_looks_like_coverage(inside / total_w, a, y.shape[0])
+    return scale.unscale(width / total_w + (2.0 / a) * ((below + above) / total_w))
 
 
 def interval_score_per_observation(
@@ -186,7 +288,9 @@ def interval_score_per_observation(
 
 
 def _per_observation(y: np.ndarray, lo: np.ndarray, up: np.ndarray, a: float) -> np.ndarray:
-    return (up - lo) + (2.0 / a) * (np.maximum(lo - y, 0.0) + np.maximum(y - up, 0.0))
+    # inf only where the observation's own score exceeds the largest float
+    with np.errstate(over="ignore"):
+        return (up - lo) + (2.0 / a) * (np.maximum(lo - y, 0.0) + np.maximum(y - up, 0.0))
 
 
 def interval_score_decomposition(
@@ -200,12 +304,13 @@ def interval_score_decomposition(
     y, lo, up = _check_intervals(y_true, lower, upper)
     a = _check_alpha(alpha)
     w = check_sample_weight(sample_weight, y.shape[0])
-    total_w, width, below, above, inside = _sums(y, lo, up, w)
+    total_w, width, below, above, inside, scale = _sums(y, lo, up, w)
+    _warn_if_alpha_looks_like_coverage(inside / total_w, a, y.shape[0])
     return IntervalScoreResult(
-        score=float((width + (2.0 / a) * (below + above)) / total_w),
-        dispersion=float(width / total_w),
-        penalty_below=float((2.0 / a) * below / total_w),
-        penalty_above=float((2.0 / a) * above / total_w),
+        score=scale.unscale(width / total_w + (2.0 / a) * ((below + above) / total_w)),
+        dispersion=scale.unscale(width / total_w),
+        penalty_below=scale.unscale((2.0 / a) * (below / total_w)),
+        penalty_above=scale.unscale((2.0 / a) * (above / total_w)),
         coverage=np.array([inside / total_w]),
         alpha=np.array([a]),
         per_observation=_per_observation(y, lo, up, a),
@@ -241,7 +346,7 @@ def interval_coverage(
     if alpha is not None:
         _check_alpha(alpha)
     w = check_sample_weight(sample_weight, y.shape[0])
-    total_w, _, _, _, inside = _sums(y, lo, up, w)
+    total_w, _, _, _, inside, _ = _sums(y, lo, up, w)
     return float(inside / total_w)
 
 
@@ -254,9 +359,21 @@ def interval_coverage_error(
     """Absolute gap between empirical coverage and the nominal ``1 - alpha`` (lower is better).
 
     ``|coverage - (1 - alpha)|``; see :func:`interval_coverage`.
+
+    Warns
+    -----
+    CoverageLevelWarning
+        When ``alpha > 0.5``, n >= 20 and the coverage exceeds ``1 - alpha`` by more than 0.3:
+        ``alpha`` is then most likely the coverage level (0.8) where the miss rate (0.2) was
+        meant (see :func:`interval_score`).
     """
     a = _check_alpha(alpha)
-    return abs(interval_coverage(y_true, lower, upper, sample_weight=sample_weight) - (1.0 - a))
+    y, lo, up = _check_intervals(y_true, lower, upper)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    total_w, _, _, _, inside, _ = _sums(y, lo, up, w)
+    coverage = float(inside / total_w)
+    _warn_if_alpha_looks_like_coverage(coverage, a, y.shape[0])
+    return abs(coverage - (1.0 - a))
 
 
 @register_metric(
@@ -275,8 +392,8 @@ def mean_interval_width(
     if alpha is not None:
         _check_alpha(alpha)
     w = check_sample_weight(sample_weight, y.shape[0])
-    total_w, width, _, _, _ = _sums(y, lo, up, w)
-    return float(width / total_w)
+    total_w, width, _, _, _, scale = _sums(y, lo, up, w)
+    return scale.unscale(width / total_w)
 
 
 # --------------------------------------------------------------------------------------------
@@ -335,17 +452,25 @@ def _wis_decompose(
     dispersion = below = above = 0.0
     coverage = np.empty(k_levels)
     total_w = 0.0
+    # one scale for every level and the median, so that their sums add up
+    pairs = [(lo[:, j], up[:, j]) for j in range(k_levels)] + ([] if m is None else [(m, m)])
+    units = _Scale.of(y, pairs)
     for j, a in enumerate(levels):
-        total_w, width, b, ab, inside = _sums(y, lo[:, j], up[:, j], w)
+        total_w, width, b, ab, inside, _ = _sums(y, lo[:, j], up[:, j], w, units)
         dispersion += 0.5 * a * width
         below += b
         above += ab
         coverage[j] = inside / total_w
     if m is not None:
         # 0.5 |y - m| = 0.5 (m - y)_+ + 0.5 (y - m)_+: the median is a zero-width interval.
-        _, _, b, ab, _ = _sums(y, m, m, w)
+        _, _, b, ab, _, _ = _sums(y, m, m, w, units)
         below += 0.5 * b
         above += 0.5 * ab
+    if k_levels == 1 and m is None:
+        # the single-level use is alpha/2 times the interval score: the same check applies
+        _warn_if_alpha_looks_like_coverage(
+            float(coverage[0]), float(levels[0]), y.shape[0], stacklevel=4
+        )
     scale = 1.0 / (norm * total_w)
     per_obs = np.empty(0)
     if per_observation:
@@ -356,10 +481,10 @@ def _wis_decompose(
             per_obs += 0.5 * np.abs(y - m)
         per_obs /= norm
     return IntervalScoreResult(
-        score=float((dispersion + below + above) * scale),
-        dispersion=float(dispersion * scale),
-        penalty_below=float(below * scale),
-        penalty_above=float(above * scale),
+        score=units.unscale((dispersion + below + above) * scale),
+        dispersion=units.unscale(dispersion * scale),
+        penalty_below=units.unscale(below * scale),
+        penalty_above=units.unscale(above * scale),
         coverage=coverage,
         alpha=levels,
         per_observation=per_obs,
@@ -515,14 +640,16 @@ def prmspe(
 
     Not in the metric registry: it needs a point prediction and an interval at once.
     """
-    from ranklens.residual import rmspe  # issue 3's module; imported late to avoid a cycle
+    from ranklens.residual import rmspe
 
     y, yhat = check_pair(y_true, y_pred, min_n=1)
     _, lo, up = _check_intervals(y, lower, upper)
     w = check_sample_weight(sample_weight, y.shape[0])
     relative = rmspe(y, yhat, sample_weight=w)  # raises unless every y_true > 0
     mean_score = interval_score(y, lo, up, alpha=alpha, sample_weight=w)
-    rms_y = math.sqrt(float(np.average(y * y, weights=w)))
+    # the root mean square of y, scaled before squaring like RMSPE itself
+    ys, e = _scaled(y)
+    rms_y = _ldexp(math.sqrt(float(np.average(ys * ys, weights=w))), e)
     return float(relative + mean_score / rms_y)
 
 
@@ -642,7 +769,9 @@ def interval_coverage_by_bin(
     n_bins = check_positive_int(n_bins, "n_bins")
     nominal = math.nan if alpha is None else 1.0 - _check_alpha(alpha)
     level = check_probability(confidence_level, "confidence_level")
-    w = check_sample_weight(sample_weight, y.shape[0])
+    # Coverage and widths are ratios (rescaled weights); the Wilson interval counts trials, so
+    # the bins' weights go back to the scale they were given (integer weights = repeated rows).
+    w, weight_scale = check_sample_weight_scaled(sample_weight, y.shape[0])
     weights = np.ones_like(y) if w is None else w
 
     order = np.argsort(yhat, kind="stable")
@@ -671,7 +800,8 @@ def interval_coverage_by_bin(
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = covered_w / wsum
         mean_width = width_w / wsum
-    low, high = _wilson(cov, wsum, level)
+    trials = wsum * weight_scale
+    low, high = _wilson(cov, trials, level)
     if np.any(wsum == 0):
         warn_undefined("coverage is undefined in bins whose case weights are all zero")
     return CoverageByBinResult(
@@ -679,7 +809,7 @@ def interval_coverage_by_bin(
         pred_min=pred_min,
         pred_max=pred_max,
         count=count[present],
-        weight=wsum,
+        weight=trials,
         coverage=cov,
         coverage_low=low,
         coverage_high=high,

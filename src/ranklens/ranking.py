@@ -35,7 +35,12 @@ from scipy import special
 from ranklens._kernels import ranking as _k
 from ranklens._registry import register_metric
 from ranklens._results import Result
-from ranklens._validation import check_pair, check_probability, check_sample_weight
+from ranklens._validation import (
+    check_pair,
+    check_probability,
+    check_sample_weight,
+    check_sample_weight_scaled,
+)
 from ranklens.exceptions import warn_undefined
 
 __all__ = [
@@ -141,13 +146,18 @@ class RankingSummary(Result):
     Attributes
     ----------
     n : int
-        Number of observations.
+        Number of observations (rows; with ``sample_weight`` still the rows, not W).
     discordant_pairs : int or float
         T (eq. 2): pairs ordered oppositely by ``y_true`` and ``y_pred`` (ties excluded).
     weighted_discordance : int, Fraction or float
         R (eq. 3): each discordant pair weighted by the distance of its prediction midranks.
     concordant_pairs, tied_true_only_pairs, tied_pred_only_pairs, tied_both_pairs : int or float
-        The other pair classes; the five add up to n(n-1)/2 (weighted: (W^2 - sum w^2)/2).
+        The other pair classes; the five add up to n(n-1)/2. With weights they are counts of
+        the sample with row i repeated w_i times, on the scale of the weights given: pairs of
+        different rows count ``w_i w_j`` and the copies of one row are tied in both, so a group
+        of rows equal in both variables with total weight W_g holds ``W_g (W_g - 1)/2`` tied
+        pairs (none when W_g < 1); the five add up to (W^2 - W)/2 when every such group weighs
+        at least 1 (integer weights, for example).
     kendall_tau, spearman_rho : float
         tau-b and midrank Spearman (scipy's definitions).
     tau_normalized, rho_normalized : float
@@ -454,18 +464,26 @@ def ranking_summary(
     >>> s.discordant_pairs, s.weighted_discordance, s.kendall_tau, s.spearman_rho
     (2, 2, 0.6, 0.8)
     """
-    y, p, w = _inputs(y_true, y_pred, sample_weight)
+    y, p = check_pair(y_true, y_pred)
+    # Every weighted sum uses the weights rescaled to mean 1 (pairs of weights of 1e150 neither
+    # overflow nor, at 1e-150, underflow); the counts go back to the scale given at the end.
+    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
     level = check_probability(confidence_level, "confidence_level")
     n = int(y.size)
-    stats, moments, limbs, fsums, _, key, pkey = _rank_sweep(y, p, w)
+    stats, moments, limbs, fsums, order, key, pkey = _rank_sweep(y, p, w)
     s = _pair_class_stats(stats, exact=w is None)
     if w is None:
         rho, r_value = _exact_spearman(n, limbs)
     else:
         rho = float(_k._rho(fsums[0], fsums[1], fsums[2]))
         r_value = float(fsums[1] - fsums[0] - fsums[3] / 2)
-    discordant = s["discordant"]
     tau, c_index = _tau_c_from_classes(s)
+    counts = {
+        name: s[name]
+        for name in ("discordant", "concordant", "tied_true_only", "tied_pred_only", "tied_both")
+    }
+    if w is not None:
+        counts, r_value = _weighted_counts(counts, r_value, w, weight_scale, order, key, pkey)
     reasons = _undefined_reasons(s)
     if w is None:
         var_plug, var_unb = _noether_variances(n, s, moments, tau)
@@ -489,12 +507,12 @@ def ranking_summary(
     _warn_all(reasons)
     return RankingSummary(
         n=n,
-        discordant_pairs=discordant,
+        discordant_pairs=counts["discordant"],
         weighted_discordance=r_value,
-        concordant_pairs=s["concordant"],
-        tied_true_only_pairs=s["tied_true_only"],
-        tied_pred_only_pairs=s["tied_pred_only"],
-        tied_both_pairs=s["tied_both"],
+        concordant_pairs=counts["concordant"],
+        tied_true_only_pairs=counts["tied_true_only"],
+        tied_pred_only_pairs=counts["tied_pred_only"],
+        tied_both_pairs=counts["tied_both"],
         kendall_tau=tau,
         spearman_rho=rho,
         tau_normalized=c_index,
@@ -506,6 +524,39 @@ def ranking_summary(
         rho_null_pvalue=rho_p,
         confidence_level=level,
     )
+
+
+def _weighted_counts(
+    counts: dict[str, float],
+    r_value: float,
+    w: np.ndarray,
+    scale: float,
+    order: np.ndarray,
+    key: np.ndarray,
+    pkey: np.ndarray,
+) -> tuple[dict[str, float], float]:
+    """The weighted pair counts and R on the scale of the given weights ``w * scale``.
+
+    The sweep counts pairs of different rows, ``w_i w_j``, so a pair class scales by ``scale^2``
+    and R (pairs times a midrank distance) by ``scale^3``; the factors are applied one at a time
+    so that a count that is a float is never lost to an intermediate overflow. Tied in both, the
+    sweep's ``(sum_g W_g^2 - sum_i w_i^2) / 2`` leaves out the pairs among the copies of one row,
+    which repeated rows have: it becomes ``sum_g W_g (W_g - 1) / 2`` over the groups of rows equal
+    in both variables (``W_g`` on the given scale), each taken as 0 when ``W_g < 1`` (less than
+    one observation has no pair; integer weights never get there).
+    """
+    out = {name: counts[name] * scale * scale for name in counts if name != "tied_both"}
+    # groups equal in both variables are runs of the sequence (decreasing prediction, ties by y)
+    w_seq = w[order]
+    starts = np.flatnonzero(np.r_[True, (pkey[1:] != pkey[:-1]) | (key[1:] != key[:-1])])
+    with np.errstate(over="ignore", under="ignore"):  # inf only for a count beyond any float
+        group = np.add.reduceat(w_seq, starts) * scale
+        out["tied_both"] = float(np.sum(group * np.maximum(group - 1.0, 0.0)) / 2.0)
+    # Every class is a sum of non-negative terms; the weighted ones are differences of float sums
+    # (e.g. tied in y only = (sum of squared y-group weights - joint ones) / 2), which round-off
+    # can leave a few units in the last place below 0. A count is never negative: clip.
+    out = {name: max(0.0, float(value)) for name, value in out.items()}
+    return out, max(0.0, float(r_value) * scale * scale * scale)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,6 +620,12 @@ def concordance_profile(
     comparable = weights.sum() - ytot[y_rank]
     correct = conc + tied_pred / 2
     envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)[y_rank]
+    if w is not None:
+        # weighted partner counts are differences of float sums: a count that is 0 can come out
+        # a few units in the last place below it (never by more), so clip at 0
+        comparable = np.maximum(comparable, 0.0)
+        correct = np.maximum(correct, 0.0)
+        envelope = np.maximum(envelope, 0.0)
     shown = _k.order_by_pred(pred_rank)
     reasons = []
     denom = float(np.sum(weights * comparable))
@@ -649,7 +706,8 @@ def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> 
     truth midranks b: rho~ whenever the two have the same tie structure (e.g. no ties), otherwise
     the Spearman analogue of Harrell's C (1 when every AUC is 1), as is :func:`rank_lift_curve`'s.
     """
-    y, p, w = _inputs(y_true, y_pred, sample_weight)
+    y, p = check_pair(y_true, y_pred)
+    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
     y, p, weights = _positive_weight_rows(y, p, w)
     total = float(weights.sum())
     if y.size < 2 or y.min() == y.max():
@@ -663,14 +721,17 @@ def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> 
     pair_weight = gap * pairs
     edges = np.concatenate(([0.0], np.cumsum(pair_weight) / pair_weight.sum()))
     area = float(np.sum(pair_weight * auc) / pair_weight.sum())
-    return CutoffAUCResult(
-        n_positive=positives,
-        fraction_positive=positives / total,
-        auc=auc,
-        pair_weight=pair_weight,
-        x_edges=edges,
-        area=area,
-    )
+    # The weights were rescaled to mean 1 for the sums; the counts go back to the given scale
+    # (positives: weight; pair widths: weight^3), one factor at a time.
+    with np.errstate(over="ignore", under="ignore"):
+        return CutoffAUCResult(
+            n_positive=positives * weight_scale,
+            fraction_positive=positives / total,
+            auc=auc,
+            pair_weight=pair_weight * weight_scale * weight_scale * weight_scale,
+            x_edges=edges,
+            area=area,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -709,25 +770,32 @@ def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> R
     :func:`cutoff_auc_curve` (the two areas agree). With ``sample_weight`` rows advance the x axis
     by their weight and add weight times inverse (weighted mid)rank.
     """
-    y, p, w = _inputs(y_true, y_pred, sample_weight)
+    y, p = check_pair(y_true, y_pred)
+    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
     y, p, weights = _positive_weight_rows(y, p, w)
     order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
     w_seq = weights[order]
     ytot = np.bincount(key, weights=w_seq, minlength=n_y)
-    inverse_rank = np.cumsum(ytot) - ytot / 2 + 0.5  # ascending midrank of each y value
-    mass_seq = w_seq * inverse_rank[key]
+    # The inverse rank of a row is its ascending midrank in the repeated sample, W(<) + W(=)/2
+    # + 1/2 in observations. The weights are rescaled to mean 1 (units of weight_scale
+    # observations), so the 1/2 becomes ``offset``; it adds ``offset * x`` to every curve, which
+    # cancels in the normalised area, so the areas are taken without it (no cancellation of
+    # large terms however large or small the weights are).
+    midrank = np.cumsum(ytot) - ytot / 2
+    with np.errstate(over="ignore", divide="ignore"):
+        offset = 0.5 / weight_scale
+    mass_seq = w_seq * midrank[key]
     starts = np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1]])
     group_mean = np.add.reduceat(mass_seq, starts) / np.add.reduceat(w_seq, starts)
     sizes = np.diff(np.r_[starts, key.size])
     model = np.concatenate(([0.0], np.cumsum(w_seq * np.repeat(group_mean, sizes))))
     x = np.concatenate(([0.0], np.cumsum(w_seq)))
     # optimal / worst: whole y values at a time (rows of one value share their inverse rank)
-    value_mass = ytot * inverse_rank
+    value_mass = ytot * midrank
     best_x = np.concatenate(([0.0], np.cumsum(ytot[::-1])))
     best = np.concatenate(([0.0], np.cumsum(value_mass[::-1])))
     worst_x = np.concatenate(([0.0], np.cumsum(ytot)))
     worst = np.concatenate(([0.0], np.cumsum(value_mass)))
-    total_w, total_mass = x[-1], model[-1]
     a_model = np.trapezoid(model, x)
     a_best = np.trapezoid(best, best_x)
     a_worst = np.trapezoid(worst, worst_x)
@@ -736,6 +804,11 @@ def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> R
     else:
         area = math.nan
         _warn_all(["y_true is constant: the rank lift area is undefined"])
+    with np.errstate(over="ignore", invalid="ignore"):
+        model = model + offset * x
+        best = best + offset * best_x
+        worst = worst + offset * worst_x
+    total_w, total_mass = x[-1], model[-1]
     return RankLiftResult(
         fraction_targeted=x / total_w,
         model=model / total_mass,

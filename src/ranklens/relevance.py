@@ -9,8 +9,10 @@ signature (a plain function, a lambda) is accepted wherever ranklens asks for a 
 - :class:`ControlPointRelevance`: monotone cubic Hermite (pchip) interpolation through user
   control points (y, phi[, slope]), the form of the later R packages (uba, UBL, IRon).
 - :func:`relevance_from_boxplot`: either form derived from the box plot of a sample, with Tukey
-  or medcouple-adjusted (Hubert & Vandervieren 2008) fences; :func:`boxplot_stats` and
-  :func:`medcouple` expose the ingredients.
+  or medcouple-adjusted (Hubert & Vandervieren 2008) fences around Tukey's hinges, the quartiles
+  of R's ``fivenum`` and ``boxplot.stats``; :func:`boxplot_stats` and :func:`medcouple` expose
+  the ingredients. With ``sample_weight`` the box plot reads the weights as frequencies (integer
+  weights act as repeated rows, without repeating anything in memory).
 
 When a sample has no box-plot outliers the R packages silently return a relevance that is zero
 everywhere; :func:`relevance_from_boxplot` instead warns with :class:`NoExtremesWarning` and falls
@@ -36,6 +38,7 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
     is_constant,
+    to_float_array,
 )
 from ranklens.exceptions import RanklensWarning
 
@@ -58,15 +61,12 @@ class NoExtremesWarning(RanklensWarning):
 
 
 def _as_float_array(y: Any, name: str = "y") -> tuple[FloatArray, tuple[int, ...]]:
-    """Any-shaped float view of ``y`` (NaN allowed, passed through) and its original shape."""
-    if isinstance(y, str | bytes):
-        raise ValueError(f"{name} must be numeric; got a string {y!r:.40}")
-    to_numpy = getattr(y, "to_numpy", None)
-    raw = to_numpy() if callable(to_numpy) and not isinstance(y, np.ndarray) else y
-    try:
-        arr = np.asarray(raw, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric; got {type(y).__name__}") from None
+    """Any-shaped float view of ``y`` (NaN allowed, passed through) and its original shape.
+
+    The library's one conversion (:func:`ranklens._validation.to_float_array`), so strings,
+    dates and complex numbers raise the same ``TypeError`` here as in every measure.
+    """
+    arr = to_float_array(y, name)
     return np.ascontiguousarray(arr.reshape(-1)), arr.shape
 
 
@@ -325,14 +325,22 @@ def medcouple(y: Any) -> float:
     return float(_k.medcouple_sorted(np.sort(x)))
 
 
+Quartiles = Literal["hinges", "type7"]
+
+
 @dataclasses.dataclass(frozen=True, repr=False)
 class BoxplotStatsResult(Result):
     """Box-plot summary of a sample (:func:`boxplot_stats`).
 
     Attributes
     ----------
+    n : int
+        Rows with positive weight (all rows without ``sample_weight``).
     q1, median, q3, iqr : float
-        Quartiles (NumPy's default linear interpolation, R's type 7) and ``q3 - q1``.
+        The lower and upper quartile (Tukey's hinges by default, as R's ``fivenum``; see
+        ``quartiles``), the median and ``q3 - q1``.
+    quartiles : {"hinges", "type7"}
+        How ``q1`` and ``q3`` were found.
     medcouple : float
         Robust skewness; NaN when ``adjusted`` is False (not computed).
     adjusted : bool
@@ -345,7 +353,7 @@ class BoxplotStatsResult(Result):
         Tukey's adjacent values: the most extreme observations inside the fences (the whisker
         ends R's ``boxplot.stats`` reports).
     n_low_outliers, n_high_outliers : int
-        Observations strictly beyond each fence.
+        Rows (of positive weight) strictly beyond each fence.
     """
 
     n: int
@@ -353,6 +361,7 @@ class BoxplotStatsResult(Result):
     median: float
     q3: float
     iqr: float
+    quartiles: str
     medcouple: float
     adjusted: bool
     coef: float
@@ -364,41 +373,156 @@ class BoxplotStatsResult(Result):
     n_high_outliers: int
 
 
-def _weighted_quantiles(x: FloatArray, w: FloatArray | None, qs: Sequence[float]) -> list[float]:
-    """Type-7 (linear) quantiles of sorted ``x`` with positive frequency weights ``w``.
+def _check_quartiles(quartiles: Any) -> str:
+    if quartiles not in ("hinges", "type7"):
+        raise ValueError(f"quartiles must be 'hinges' or 'type7'; got {quartiles!r}")
+    return str(quartiles)
 
-    Integer weights give exactly the quantiles of the sample with row i repeated w_i times.
-    Non-integer weights are first rescaled to sum to the number of rows, so multiplying every
-    weight by a constant changes nothing and constant weights give the unweighted quantiles.
+
+def _frequency_weights(sample_weight: Any, n: int) -> FloatArray | None:
+    """Validated case weights on the scale they were given (None without weights).
+
+    The box plot reads weights as frequencies (a weight of 3 is three observations), so unlike
+    the scale-free measures it needs their absolute size, and integer weights must stay exact
+    integers: the validated weights themselves, not rescaled to mean 1.
     """
-    if w is None:
-        return [float(v) for v in np.quantile(x, qs)]
-    if not np.all(w == np.round(w)):
-        w = w * (w.shape[0] / w.sum())
-    cum = np.cumsum(w)
-    total = float(cum[-1])
+    return check_sample_weight(sample_weight, n, normalize=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Sample:
+    """A sample sorted ascending, with cumulative frequency weights (``cum`` None: unit)."""
+
+    x: FloatArray
+    cum: FloatArray | None
+    size: float  # n, or the total weight W
+
+    @classmethod
+    def of(cls, y: FloatArray, w: FloatArray | None) -> _Sample:
+        if w is None:
+            return cls(np.sort(y), None, float(y.shape[0]))
+        keep = w > 0  # a row of weight 0 is absent
+        order = np.argsort(y[keep], kind="stable")
+        cum = np.cumsum(w[keep][order])
+        total = float(cum[-1])
+        if total < 2.0:
+            raise ValueError(
+                "the box plot reads sample_weight as frequencies (a weight of 3 counts as three "
+                f"observations); these weights sum to {total:.6g}, less than the two "
+                "observations a box plot needs. Relative weights (probabilities, weights that "
+                "sum to 1) must be scaled to counts first, e.g. multiplied by the number of rows"
+            )
+        return cls(y[keep][order], cum, total)
+
+    def at(self, k: float) -> float:
+        """The k-th smallest (1-based, k a whole number) of the sample with each row repeated
+        w_i times: the row whose block ``(C_{i-1}, C_i]`` of cumulative weight holds k."""
+        last = self.x.shape[0] - 1
+        if self.cum is None:
+            return float(self.x[min(max(int(k) - 1, 0), last)])
+        return float(self.x[min(int(np.searchsorted(self.cum, k, side="left")), last)])
+
+
+def _midpoint(a: float, b: float) -> float:
+    """``(a + b) / 2`` as R's ``0.5 * (a + b)``, without overflow of the sum."""
+    return a if a == b else 0.5 * a + 0.5 * b
+
+
+def _hinges(sample: _Sample) -> tuple[float, float, float]:
+    """Tukey's lower hinge, median and upper hinge, exactly as R's ``fivenum``.
+
+    With N the sample size: ``n4 = floor((N + 3) / 2) / 2``, depths ``d = (n4, (N + 1) / 2,
+    N + 1 - n4)`` and each statistic ``(x[floor(d)] + x[ceiling(d)]) / 2`` (1-based order
+    statistics). With frequency weights N is the total weight W and x the repeated sample.
+    """
+    size = sample.size
+    n4 = math.floor((size + 3.0) / 2.0) / 2.0
     out = []
-    for q in qs:
-        h = max(total - 1.0, 0.0) * q
+    for depth in (n4, (size + 1.0) / 2.0, size + 1.0 - n4):
+        out.append(_midpoint(sample.at(math.floor(depth)), sample.at(math.ceil(depth))))
+    return out[0], out[1], out[2]
+
+
+def _type7(sample: _Sample) -> tuple[float, float, float]:
+    """Type-7 (linear) quartiles and median, as ``np.quantile`` (of the repeated sample)."""
+    if sample.cum is None:
+        q1, med, q3 = np.quantile(sample.x, [0.25, 0.5, 0.75])
+        return float(q1), float(med), float(q3)
+    out = []
+    for q in (0.25, 0.5, 0.75):
+        h = (sample.size - 1.0) * q  # 0-based virtual index, as NumPy's
         lo = math.floor(h)
         t = h - lo
-        # Row holding the lo-th (0-based) element of the expanded sample, and the next one.
-        i0 = min(int(np.searchsorted(cum, lo, side="right")), x.shape[0] - 1)
-        i1 = min(int(np.searchsorted(cum, lo + 1, side="right")), x.shape[0] - 1)
-        a, b = float(x[i0]), float(x[i1])
+        a, b = sample.at(lo + 1), sample.at(lo + 2)
         # NumPy's lerp, so integer weights reproduce np.quantile on repeated rows bit for bit.
         out.append(b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t)
-    return out
+    return out[0], out[1], out[2]
+
+
+def _fence_multipliers(mc: float) -> tuple[float, float]:
+    """``(e^{a MC}, e^{b MC})`` of Hubert & Vandervieren (2008) with a = -4, b = 3."""
+    if mc >= 0:
+        return math.exp(-4.0 * mc), math.exp(3.0 * mc)
+    return math.exp(-3.0 * mc), math.exp(4.0 * mc)
+
+
+def _boxplot(
+    raw: FloatArray, w: FloatArray | None, coef: float, adjusted: bool, quartiles: str
+) -> BoxplotStatsResult:
+    """:func:`boxplot_stats` on validated input (``w``: frequency weights as given, or None)."""
+    sample = _Sample.of(raw, w)
+    x = sample.x
+    q1, med, q3 = _hinges(sample) if quartiles == "hinges" else _type7(sample)
+    iqr = q3 - q1
+    if not adjusted:
+        mc = math.nan
+        low_mult = high_mult = 1.0
+    else:
+        if sample.cum is None:
+            mc = float(_k.medcouple_sorted(x))
+        else:
+            weights = np.diff(sample.cum, prepend=0.0)  # the positive weights, in sorted order
+            # the median of the repeated sample, as the unweighted kernel takes it
+            _, median, _ = _hinges(sample)
+            mc = float(_k.weighted_medcouple_sorted(x, weights, median))
+        low_mult, high_mult = _fence_multipliers(mc)
+    lower_fence = q1 - coef * low_mult * iqr
+    upper_fence = q3 + coef * high_mult * iqr
+    lo = int(np.searchsorted(x, lower_fence, side="left"))
+    hi = int(np.searchsorted(x, upper_fence, side="right"))
+    return BoxplotStatsResult(
+        n=int(x.shape[0]),
+        q1=q1,
+        median=float(med),
+        q3=q3,
+        iqr=iqr,
+        quartiles=quartiles,
+        medcouple=mc,
+        adjusted=bool(adjusted),
+        coef=coef,
+        lower_fence=lower_fence,
+        upper_fence=upper_fence,
+        lower_adjacent=float(x[lo]),
+        upper_adjacent=float(x[hi - 1]),
+        n_low_outliers=lo,
+        n_high_outliers=int(x.shape[0] - hi),
+    )
 
 
 def boxplot_stats(
-    y: Any, *, coef: float = 1.5, adjusted: bool = False, sample_weight: Any = None
+    y: Any,
+    *,
+    coef: float = 1.5,
+    adjusted: bool = False,
+    quartiles: Quartiles = "hinges",
+    sample_weight: Any = None,
 ) -> BoxplotStatsResult:
-    r"""Quartiles, fences, adjacent values and outlier counts of a sample.
+    r"""Quartiles, fences, adjacent values and outlier counts of a sample, as R's ``boxplot.stats``.
 
-    Tukey's fences are ``[Q1 - coef IQR, Q3 + coef IQR]`` (seed 001 Sect. 4.1, with coef 1.5).
-    The medcouple-adjusted fences of Hubert & Vandervieren (2008), used by IRon, stretch the side
-    the data are skewed towards:
+    Tukey's fences are ``[Q1 - coef IQR, Q3 + coef IQR]`` (Torgo & Ribeiro 2009, Sect. 4.1, with
+    coef 1.5); observations strictly outside are outliers and the adjacent values are the most
+    extreme observations inside. The medcouple-adjusted fences of Hubert & Vandervieren (2008),
+    used by IRon, stretch the side the data are skewed towards:
 
     .. math::
         MC \ge 0:\; [Q_1 - c\, e^{-4 MC} IQR,\; Q_3 + c\, e^{3 MC} IQR], \qquad
@@ -412,63 +536,59 @@ def boxplot_stats(
         Fence multiplier (> 0).
     adjusted : bool, default False
         Use the medcouple-adjusted fences.
+    quartiles : {"hinges", "type7"}, default "hinges"
+        ``"hinges"``: Tukey's hinges, the quartiles of R's ``fivenum``, which R's
+        ``boxplot.stats`` and robustbase's ``adjboxStats`` (and so the R packages uba, UBL and
+        IRon) use. ``"type7"``: NumPy's default linear interpolation (R's ``quantile`` type 7),
+        which moves the fences by a fraction of the gap between neighbouring order statistics.
     sample_weight : array-like of shape (n,), optional
-        Frequency weights: integer weights give the box plot of the sample with each row
-        repeated that many times (rows of weight 0 are dropped); see ``_weighted_quantiles``
-        for non-integer weights. The adjusted box plot accepts integer weights only.
+        Frequency weights: row i counts as w_i observations, so integer weights give the box
+        plot of the sample with each row repeated that many times (rows of weight 0 are
+        dropped), and any other non-negative weights go through the same formulas with W, the
+        total weight, as the sample size. Their scale matters (weights 2, 2, 2 describe six
+        observations, not three); they must sum to at least 2. Nothing is repeated in memory:
+        a weight of 1e13 costs what a weight of 1 does.
+
+    Notes
+    -----
+    With N observations sorted as x_(1) <= ... <= x_(N), R's ``fivenum`` takes the depths
+    ``n4 = floor((N + 3) / 2) / 2``, ``(N + 1) / 2`` and ``N + 1 - n4`` and returns at each depth d
+    the average of ``x_(floor(d))`` and ``x_(ceiling(d))``: the lower hinge, the median and the
+    upper hinge (Tukey 1977). The hinges are the medians of the lower and upper halves of the
+    sample (each half including the median when N is odd), so they are always observations or
+    midpoints of two. For ``y = [0, 1, 5, 6, 12, 28]`` the hinges are 1 and 12, the upper fence
+    ``12 + 1.5 * 11 = 28.5`` and R finds no outlier; the type-7 quartiles 2 and 10.5 put the
+    fence at 23.25 and flag 28.
+
+    With frequency weights the sample is the one with row i repeated w_i times: the k-th order
+    statistic is the value of the row whose block ``(C_{i-1}, C_i]`` of cumulative weight holds
+    k. The same definition serves integer and non-integer weights, and the medcouple uses the
+    weighted kernel with the pairs (i, j) counted ``w_i w_j`` times.
+
+    References
+    ----------
+    Tukey, J. W. (1977). *Exploratory Data Analysis*. Addison-Wesley.
+    R Core Team. ``fivenum`` and ``boxplot.stats``, package grDevices / stats of R.
+    Hubert, M. and Vandervieren, E. (2008). An adjusted boxplot for skewed distributions.
+    *Computational Statistics & Data Analysis* 52(12), 5186-5201.
+    Ribeiro, R. P. (2011). *Utility-based Regression*. PhD thesis, University of Porto.
+    Branco, P., Ribeiro, R. P. and Torgo, L. (2016). UBL: an R package for utility-based
+    learning. arXiv:1604.08079.
+
+    Examples
+    --------
+    >>> s = boxplot_stats([0, 1, 5, 6, 12, 28])
+    >>> s.q1, s.median, s.q3, s.upper_fence, s.n_high_outliers
+    (1.0, 5.5, 12.0, 28.5, 0)
+    >>> boxplot_stats([0, 1, 5, 6, 12, 28], quartiles="type7").n_high_outliers
+    1
     """
     raw = as_1d_float(y, "y", min_n=2)
-    w = check_sample_weight(sample_weight, raw.shape[0])
+    w = _frequency_weights(sample_weight, raw.shape[0])
     coef = _finite_float(coef, "coef")
     if coef <= 0:
         raise ValueError(f"coef must be positive; got {coef!r}")
-    if w is None:
-        x = np.sort(raw)
-    else:
-        keep = w > 0
-        order = np.argsort(raw[keep], kind="stable")
-        x, w = raw[keep][order], w[keep][order]
-    q1, med, q3 = _weighted_quantiles(x, w, [0.25, 0.5, 0.75])
-    iqr = q3 - q1
-    if adjusted and w is not None:
-        if not np.all(w == np.round(w)):
-            raise ValueError(
-                "the medcouple-adjusted box plot accepts integer (frequency) sample_weight only"
-            )
-        mc = float(_k.medcouple_sorted(np.repeat(x, w.astype(np.int64))))
-    else:
-        mc = float(_k.medcouple_sorted(x)) if adjusted else math.nan
-    if adjusted:
-        low_mult, high_mult = (
-            (math.exp(-4.0 * mc), math.exp(3.0 * mc))
-            if mc >= 0
-            else (
-                math.exp(-3.0 * mc),
-                math.exp(4.0 * mc),
-            )
-        )
-    else:
-        low_mult = high_mult = 1.0
-    lower_fence = q1 - coef * low_mult * iqr
-    upper_fence = q3 + coef * high_mult * iqr
-    lo = int(np.searchsorted(x, lower_fence, side="left"))
-    hi = int(np.searchsorted(x, upper_fence, side="right"))
-    return BoxplotStatsResult(
-        n=int(x.shape[0]),
-        q1=q1,
-        median=float(med),
-        q3=q3,
-        iqr=iqr,
-        medcouple=mc,
-        adjusted=bool(adjusted),
-        coef=coef,
-        lower_fence=lower_fence,
-        upper_fence=upper_fence,
-        lower_adjacent=float(x[lo]),
-        upper_adjacent=float(x[hi - 1]),
-        n_low_outliers=lo,
-        n_high_outliers=int(x.shape[0] - hi),
-    )
+    return _boxplot(raw, w, coef, bool(adjusted), _check_quartiles(quartiles))
 
 
 Extremes = Literal["auto", "both", "high", "low"]
@@ -485,6 +605,7 @@ def relevance_from_boxplot(
     k: float = 0.5,
     delta: float = 1e-4,
     fallback: Literal["fences", "raise"] = "fences",
+    quartiles: Quartiles = "hinges",
     sample_weight: Any = None,
 ) -> SigmoidRelevance | ControlPointRelevance:
     r"""A relevance function for rare extremes derived from the box plot of a sample.
@@ -524,8 +645,12 @@ def relevance_from_boxplot(
         :class:`NoExtremesWarning` and treats both tails as relevant with the same limits, so phi
         is 1/2 at the fences and values beyond them (in new data or in predictions) still count
         as extremes; ``"raise"`` raises ``ValueError`` instead.
+    quartiles : {"hinges", "type7"}, default "hinges"
+        Tukey's hinges (R's ``fivenum``, as ``boxplot.stats`` and the R packages uba, UBL and
+        IRon) or NumPy's type-7 quartiles; see :func:`boxplot_stats`.
     sample_weight : array-like of shape (n,), optional
-        Frequency weights for the box plot (see :func:`boxplot_stats`).
+        Frequency weights for the box plot (integer weights act as repeated rows; their scale
+        matters, see :func:`boxplot_stats`).
 
     Returns
     -------
@@ -537,6 +662,27 @@ def relevance_from_boxplot(
         For a constant sample, or a degenerate box plot (IQR = 0, so the limit of a tail coincides
         with the median); use :class:`ControlPointRelevance` or :class:`SigmoidRelevance` with
         explicit centres then.
+
+    Notes
+    -----
+    The quartiles are Tukey's hinges by default, so the fences, the outliers and hence the
+    relevance agree with R's ``boxplot.stats`` (and robustbase's ``adjboxStats`` for
+    ``adjusted=True``), on which the R packages of the method's authors (uba, UBL, IRon) build
+    their box-plot relevance. ``quartiles="type7"`` gives NumPy's default quartiles instead;
+    the two differ by at most the gap between neighbouring order statistics, which matters for
+    small or heavily tied samples: for ``[0, 1, 5, 6, 12, 28]`` the hinges find no outlier
+    (upper fence 28.5), type 7 flags 28.
+
+    References
+    ----------
+    Tukey, J. W. (1977). *Exploratory Data Analysis*. Addison-Wesley.
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science*, LNCS 5808, 332-346.
+    Ribeiro, R. P. (2011). *Utility-based Regression*. PhD thesis, University of Porto.
+    Branco, P., Ribeiro, R. P. and Torgo, L. (2016). UBL: an R package for utility-based
+    learning. arXiv:1604.08079.
+    Hubert, M. and Vandervieren, E. (2008). An adjusted boxplot for skewed distributions.
+    *Computational Statistics & Data Analysis* 52(12), 5186-5201.
 
     Examples
     --------
@@ -556,11 +702,12 @@ def relevance_from_boxplot(
         raise ValueError(f"center must be 'fence' or 'adjacent'; got {center!r}")
     if fallback not in ("fences", "raise"):
         raise ValueError(f"fallback must be 'fences' or 'raise'; got {fallback!r}")
+    quartiles = _check_quartiles(quartiles)
     x = as_1d_float(y, "y", min_n=2)
-    w = check_sample_weight(sample_weight, x.shape[0])
+    w = _frequency_weights(sample_weight, x.shape[0])
     if is_constant(x if w is None else x[w > 0]):
         raise ValueError(f"y is constant ({x[0]!r}); no box-plot relevance can be derived from it")
-    stats = boxplot_stats(x, coef=coef, adjusted=adjusted, sample_weight=w)
+    stats = boxplot_stats(x, coef=coef, adjusted=adjusted, quartiles=quartiles, sample_weight=w)
     low_limit = stats.lower_fence if center == "fence" else stats.lower_adjacent
     high_limit = stats.upper_fence if center == "fence" else stats.upper_adjacent
 

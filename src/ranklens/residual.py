@@ -10,6 +10,12 @@ Every measure is lower-is-better. With ``sample_weight`` each mean becomes
 ``sum w_i L_i / sum w_i`` (non-negative case weights: integer weights equal repeated rows, zero
 weight equals dropping the row), except where a docstring says otherwise (``pmap``'s scale).
 
+Any magnitude: the residuals are scaled by a power of two near their largest absolute value
+before they are squared or summed (the approach of LAPACK's ``dnrm2`` and of C's ``hypot``), so
+a value that is representable as a float is returned as such: ``rmse`` of residuals of size
+1e200, or ``rmspe`` of a response of size 1e-200, is exact to rounding instead of ``inf`` or a
+division by zero. A value beyond the largest float (``mse`` of residuals of 1e200) is ``inf``.
+
 Each measure is stored with an exact leave-one-out rule (``_LEAVE_ONE_OUT``) that
 :func:`ranklens.robustness.most_influential` uses to search every observation in O(n) (O(n log n)
 for the median).
@@ -59,13 +65,17 @@ class _RatioForm:
     """``metric = finalize(sum_i w_i num_i / sum_i w_i den_i)`` (``den_i = 1`` when None).
 
     ``additive`` marks a mean of a non-negative loss that is unbounded in ``y_true``: such a
-    measure breaks down at 1/n (seed 000, Proposition 1).
+    measure breaks down at 1/n (seed 000, Proposition 1). ``scaled``, when given, computes the
+    public value without overflow or underflow (see :func:`_scaled_residuals`); the plain
+    ``numerator`` / ``denominator`` columns serve the leave-one-out rules and the bootstrap, which
+    work at ordinary magnitudes.
     """
 
     numerator: Callable[..., FloatArray]
     denominator: Callable[..., FloatArray] | None = None
     finalize: Callable[[Any], Any] = lambda v: v
     additive: bool = True
+    scaled: Callable[..., float] | None = None
 
 
 # metric function -> how to compute it; metric function -> exact leave-one-out values
@@ -87,6 +97,8 @@ def _weighted_sum(values: FloatArray, w: FloatArray | None) -> float:
 def _evaluate_form(
     form: _RatioForm, y: FloatArray, p: FloatArray, w: FloatArray | None, **params: Any
 ) -> float:
+    if form.scaled is not None:
+        return float(form.scaled(y, p, w, **params))
     num = _weighted_sum(form.numerator(y, p, **params), w)
     if form.denominator is None:
         den = float(y.shape[0]) if w is None else float(w.sum())
@@ -137,6 +149,113 @@ def _check_strictly_positive(x: FloatArray, name: str, metric: str, hint: str) -
 
 
 # --------------------------------------------------------------------------------------------
+# Scaling: every value that is representable is computed, whatever the magnitude of the data
+# --------------------------------------------------------------------------------------------
+
+
+def _ldexp(x: float, e: int) -> float:
+    """``x * 2**e`` with IEEE overflow to inf and gradual underflow (``math.ldexp`` raises)."""
+    with np.errstate(over="ignore", under="ignore"):
+        return float(np.ldexp(np.float64(x), e))
+
+
+def _binary_exponent(big: float) -> int:
+    """``e`` with ``big = m 2**e``, ``m`` in [0.5, 1); 0 for 0 (nothing to scale)."""
+    return math.frexp(big)[1] if big > 0 else 0
+
+
+def _scaled(x: FloatArray) -> tuple[FloatArray, int]:
+    """``x = xs * 2**e`` with ``max |xs|`` in [0.5, 1) (``xs = x``, ``e = 0`` for all zeros).
+
+    Multiplying by a power of two is exact for every result above the subnormal range, so the
+    scaled values carry the same digits; values below ``2**-1022`` times the largest lose
+    precision, but they are too small to change a sum or a mean of squares of these values.
+    """
+    e = _binary_exponent(float(np.max(np.abs(x))))
+    return (np.ldexp(x, -e) if e else x), e
+
+
+def _scaled_residuals(y: FloatArray, p: FloatArray) -> tuple[FloatArray, int]:
+    """Residuals ``y - p = rs * 2**e`` with ``max |rs|`` in [0.5, 1).
+
+    Squaring ``rs`` instead of ``y - p`` is the scaling of LAPACK's ``dnrm2`` and of ``hypot``:
+    ``sum r_i^2`` overflows for ``|r| > 1.3e154`` and underflows for ``|r| < 1.5e-154``, although
+    RMSE and RMSPE are representable far beyond both. A residual beyond the largest float
+    (``y`` and ``p`` of opposite signs near 1.8e308) is taken as twice the difference of the
+    halves, which is exact for normal numbers.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = y - p
+    if not np.isfinite(r).all():
+        rs, e = _scaled(0.5 * y - 0.5 * p)
+        return rs, e + 1
+    return _scaled(r)
+
+
+def _mean(values: FloatArray, w: FloatArray | None) -> float:
+    """(Weighted) mean; ``w`` has mean 1 after validation, so ``w * values`` cannot overflow."""
+    if w is None:
+        return float(values.sum() / values.shape[0])
+    return float((w * values).sum() / w.sum())
+
+
+def _scaled_power_mean(
+    y: FloatArray, p: FloatArray, w: FloatArray | None, *, power: int, root: bool
+) -> float:
+    """``mean |r|^power`` (``power`` 1 or 2), or its square root, without over/underflow."""
+    rs, e = _scaled_residuals(y, p)
+    m = _mean(np.abs(rs) if power == 1 else rs * rs, w)
+    if root:
+        return _ldexp(math.sqrt(m), e)
+    return _ldexp(m, power * e)
+
+
+def _scaled_mse(y: FloatArray, p: FloatArray, w: FloatArray | None) -> float:
+    return _scaled_power_mean(y, p, w, power=2, root=False)
+
+
+def _scaled_rmse(y: FloatArray, p: FloatArray, w: FloatArray | None) -> float:
+    return _scaled_power_mean(y, p, w, power=2, root=True)
+
+
+def _scaled_mae(y: FloatArray, p: FloatArray, w: FloatArray | None) -> float:
+    return _scaled_power_mean(y, p, w, power=1, root=False)
+
+
+def _scaled_epsilon(
+    y: FloatArray, p: FloatArray, w: FloatArray | None, *, epsilon: float = 0.1
+) -> float:
+    rs, e = _scaled_residuals(y, p)
+    # epsilon on the residuals' scale; inf when it exceeds every residual by far (loss 0)
+    eps = _ldexp(epsilon, -e)
+    return _ldexp(_mean(np.maximum(np.abs(rs) - eps, 0.0), w), e)
+
+
+def _scaled_linlin(
+    y: FloatArray,
+    p: FloatArray,
+    w: FloatArray | None,
+    *,
+    cost_over: float = 1.0,
+    cost_under: float = 1.0,
+) -> float:
+    rs, e = _scaled_residuals(p, y)  # > 0: over-prediction
+    # the costs are scaled too, so that a cost near the largest float times n rows cannot overflow
+    e_cost = _binary_exponent(max(cost_over, cost_under))
+    c_o, c_u = _ldexp(cost_over, -e_cost), _ldexp(cost_under, -e_cost)
+    loss = np.where(rs > 0, c_o * rs, -c_u * rs)
+    return _ldexp(_mean(loss, w), e + e_cost)
+
+
+def _scaled_rmspe(y: FloatArray, p: FloatArray, w: FloatArray | None) -> float:
+    _check_rmspe_response(y)
+    rs, e_r = _scaled_residuals(y, p)
+    ys, e_y = _scaled(y)
+    ratio = _mean(rs * rs, w) / _mean(ys * ys, w)
+    return _ldexp(math.sqrt(ratio), e_r - e_y)
+
+
+# --------------------------------------------------------------------------------------------
 # Per-observation losses
 # --------------------------------------------------------------------------------------------
 
@@ -166,12 +285,28 @@ def _squared_log_error(y: FloatArray, p: FloatArray, *, offset: float = 0.0) -> 
         "(scikit-learn's root_mean_squared_log_error) or another shift that makes every value "
         "positive."
     )
-    _check_strictly_positive(y + offset, f"y_true + offset (offset={offset:g})", "log_rmse", hint)
-    _check_strictly_positive(p + offset, f"y_pred + offset (offset={offset:g})", "log_rmse", hint)
-    return (np.log(y + offset) - np.log(p + offset)) ** 2
+    with np.errstate(over="ignore"):  # a sum beyond the largest float is positive all the same
+        _check_strictly_positive(
+            y + offset, f"y_true + offset (offset={offset:g})", "log_rmse", hint
+        )
+        _check_strictly_positive(
+            p + offset, f"y_pred + offset (offset={offset:g})", "log_rmse", hint
+        )
+    return (_log_shifted(y, offset) - _log_shifted(p, offset)) ** 2
 
 
-def _y_squared_positive(y: FloatArray, p: FloatArray) -> FloatArray:
+def _log_shifted(x: FloatArray, offset: float) -> FloatArray:
+    """``log(x + offset)``, also where the sum exceeds the largest float (log of the halves)."""
+    with np.errstate(over="ignore"):
+        s = x + offset
+    out = np.log(s)
+    big = np.isinf(s)
+    if big.any():
+        out[big] = np.log(0.5 * x[big] + 0.5 * offset) + math.log(2.0)
+    return out
+
+
+def _check_rmspe_response(y: FloatArray) -> None:
     _check_strictly_positive(
         y,
         "y_true",
@@ -179,6 +314,10 @@ def _y_squared_positive(y: FloatArray, p: FloatArray) -> FloatArray:
         "RMSPE is a relative error for a positive, ratio-scale response (seed 004's phenotypes); "
         "for a response with zeros or negative values use rmse.",
     )
+
+
+def _y_squared_positive(y: FloatArray, p: FloatArray) -> FloatArray:
+    _check_rmspe_response(y)
     return y**2
 
 
@@ -188,7 +327,7 @@ def _y_squared_positive(y: FloatArray, p: FloatArray) -> FloatArray:
 
 
 @register_metric("mse", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_squared))
+@_ratio_metric(_RatioForm(_squared, scaled=_scaled_mse))
 def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean squared error, ``sum w_i (y_i - yhat_i)^2 / sum w_i``.
 
@@ -217,11 +356,18 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
 
 @register_metric("rmse", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_squared, finalize=np.sqrt))
+@_ratio_metric(_RatioForm(_squared, finalize=np.sqrt, scaled=_scaled_rmse))
 def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Root mean squared error, ``sqrt(mse)``.
 
-    The RMSE of seed 000's Tables 1 and 2. Equals scikit-learn's ``root_mean_squared_error``.
+    The RMSE of seed 000's Tables 1 and 2. Equals scikit-learn's ``root_mean_squared_error``
+    at ordinary magnitudes; computed as ``s sqrt(mean (r_i / s)^2)`` with ``s`` a power of two
+    near ``max |r_i|``, so it neither overflows nor underflows where the result is a float.
+
+    References
+    ----------
+    Anderson, E. (2017). Algorithm 978: Safe scaling in the Level 1 BLAS. ACM Transactions on
+    Mathematical Software 44(1), article 12.
 
     Examples
     --------
@@ -233,7 +379,7 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
 
 @register_metric("mae", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_absolute))
+@_ratio_metric(_RatioForm(_absolute, scaled=_scaled_mae))
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean absolute error, ``sum w_i |y_i - yhat_i| / sum w_i``.
 
@@ -250,7 +396,7 @@ def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
 
 @register_metric("epsilon_insensitive_loss", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_epsilon_insensitive))
+@_ratio_metric(_RatioForm(_epsilon_insensitive, scaled=_scaled_epsilon))
 def epsilon_insensitive_loss(
     y_true: Any, y_pred: Any, *, epsilon: float = 0.1, sample_weight: Any = None
 ) -> float:
@@ -276,7 +422,7 @@ def epsilon_insensitive_loss(
 
 
 @register_metric("linlin_loss", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_linlin))
+@_ratio_metric(_RatioForm(_linlin, scaled=_scaled_linlin))
 def linlin_loss(
     y_true: Any,
     y_pred: Any,
@@ -338,7 +484,11 @@ def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: An
 
 
 @register_metric("rmspe", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, additive=False))
+@_ratio_metric(
+    _RatioForm(
+        _squared, _y_squared_positive, finalize=np.sqrt, additive=False, scaled=_scaled_rmspe
+    )
+)
 def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Relative root mean squared prediction error, Payne, Li & Qin (2016) (seed 004).
 
@@ -352,6 +502,9 @@ def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     negatives would change the value arbitrarily. A ``ValueError`` says so; use :func:`rmse`
     instead. Not additive: corrupting one ``y_i`` grows numerator and denominator together, so
     Proposition 1 of seed 000 does not apply to corruption of ``y_true``.
+
+    Numerator and denominator are scaled separately by powers of two before squaring, so the
+    ratio is exact to rounding at any magnitude (``rmspe([1e-200, 2e-200], [0, 0])`` is 1).
 
     Examples
     --------
@@ -367,20 +520,36 @@ def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 # --------------------------------------------------------------------------------------------
 
 
+def _midpoint(a: float, b: float) -> float:
+    """``(a + b) / 2`` without overflow of the sum (the halves are exact for normal numbers)."""
+    return a if a == b else 0.5 * a + 0.5 * b
+
+
 def _weighted_median(values: FloatArray, w: FloatArray | None) -> float:
     """Median; with weights the average of the lower and upper weighted medians.
 
     With ``W(x)`` the total weight of the values ``<= x`` and ``W`` the total: lower = smallest
     value with ``W(x) >= W/2``, upper = smallest value with ``W(x) > W/2``. Integer weights give
     the median of the repeated sample, zero weights drop rows, unit weights give ``np.median``.
-    Found by weighted quickselect in expected O(n), without a sort.
+    Found by weighted quickselect in expected O(n), without a sort; the search is bounded by n
+    passes for any finite weights (see ``weighted_quantile_threshold``).
     """
     if w is None:
-        return float(np.median(values))
+        n = values.shape[0]
+        k = n // 2
+        part = np.partition(values, [k - 1, k] if n % 2 == 0 else [k])
+        return float(part[k]) if n % 2 else _midpoint(float(part[k - 1]), float(part[k]))
     half = float(w.sum()) / 2.0
-    lower = weighted_quantile_threshold(values, w, half, False)
-    upper = weighted_quantile_threshold(values, w, half, True)
-    return float(0.5 * (lower + upper))
+    # Weights arrive rescaled to mean 1, so integer weights are no longer integers and a
+    # cumulative weight that is exactly half the total (the even case: average two values) comes
+    # out a few units in the last place above or below it. Cumulative weights within ``tol`` of
+    # half are taken as equal to it: the rescaling and the compensated sums of the kernel err by
+    # at most (6 + log2 n) units of 2**-53 of the total, far below any one weight of an integer
+    # weighting below 2**45 in total.
+    tol = 64.0 * np.finfo(np.float64).eps * half
+    lower = weighted_quantile_threshold(values, w, half - tol, False)
+    upper = weighted_quantile_threshold(values, w, half + tol, True)
+    return _midpoint(float(lower), float(upper))
 
 
 @register_metric("median_absolute_error", higher_is_better=False, family="residual")
@@ -400,7 +569,13 @@ def median_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None
     0.5
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
-    return _weighted_median(np.abs(y - p), w)
+    with np.errstate(over="ignore"):
+        a = np.abs(y - p)
+    if np.isfinite(a).all():
+        return _weighted_median(a, w)
+    # A residual beyond the largest float: the median of the halved residuals, doubled (inf only
+    # when the median itself is beyond the largest float).
+    return _ldexp(_weighted_median(np.abs(0.5 * y - 0.5 * p), w), 1)
 
 
 def _median_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
@@ -481,12 +656,13 @@ def pmap(
             f"got lower={'given' if given[0] else None}, upper={'given' if given[1] else None}, "
             f"alpha={alpha!r}"
         )
-    scale = float(np.abs(np.diff(y)).mean())
+    # both means scaled before summing (see _scaled_residuals), so pmap is a float whenever it is
+    # representable, for series of any magnitude
+    scale = _scaled_mae(y[1:], y[:-1], None)
     if scale == 0.0:
         warn_undefined("pmap is undefined: y_true is constant, so its mean lag-1 change is 0")
         return float("nan")
-    value = _weighted_sum(np.abs(y - p), w) / (y.shape[0] if w is None else float(w.sum()))
-    value /= scale
+    value = _scaled_mae(y, p, w) / scale
     if all(given):
         from ranklens.intervals import interval_score
 

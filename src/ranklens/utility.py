@@ -17,8 +17,10 @@ Registered scalar measures (family ``"utility"``): ``utility_precision``, ``util
 to both fences when ``y_true`` has no outliers) and the **default accuracy**
 ``smooth_accuracy(threshold=IQR(y_true) / 2, k=8)``, which for the sample behind seed 001
 Table 3 (fences at +-2, so IQR = 1) is exactly the table's t_L = 0.5, k = 8. With
-``sample_weight`` both defaults use the weighted box plot (frequency weights), so integer
-weights act exactly as repeated rows, as everywhere in ranklens.
+``sample_weight`` both defaults use the weighted box plot (frequency weights, on the scale they
+are given), so integer weights act exactly as repeated rows, as everywhere in ranklens; with an
+explicit relevance and accuracy every measure depends only on the ratios of the weights (SERA, a
+sum, on their scale as well).
 """
 
 from __future__ import annotations
@@ -38,10 +40,11 @@ from ranklens._validation import (
     as_1d_float,
     check_nonnegative_number,
     check_pair,
-    check_sample_weight,
+    check_sample_weight_scaled,
 )
 from ranklens.exceptions import warn_undefined
-from ranklens.relevance import _weighted_quantiles, relevance_from_boxplot
+from ranklens.relevance import _frequency_weights, _hinges, _Sample, relevance_from_boxplot
+from ranklens.residual import _scaled_residuals
 
 __all__ = [
     "RegressionFBetaCurveResult",
@@ -188,14 +191,11 @@ def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -
 # Shared preparation
 
 
-def _default_accuracy(y_true: FloatArray, weight: FloatArray | None) -> SmoothAccuracy:
-    if weight is None:
-        q1, q3 = _weighted_quantiles(y_true, None, [0.25, 0.75])
-    else:
-        keep = weight > 0
-        order = np.argsort(y_true[keep], kind="stable")
-        q1, q3 = _weighted_quantiles(y_true[keep][order], weight[keep][order], [0.25, 0.75])
-    half_iqr = 0.5 * (q3 - q1)
+def _default_accuracy(y_true: FloatArray, frequency: FloatArray | None) -> SmoothAccuracy:
+    """``smooth_accuracy(IQR / 2, k=8)`` with the IQR of the default box plot (Tukey's hinges;
+    ``frequency``: the case weights as given, read as frequencies as the box plot reads them)."""
+    q1, _, q3 = _hinges(_Sample.of(y_true, frequency))
+    half_iqr = 0.5 * q3 - 0.5 * q1  # halves first: q3 - q1 may exceed the largest float
     if not half_iqr > 0:
         raise ValueError(
             "the default accuracy smooth_accuracy(threshold=IQR(y_true)/2) needs an interquartile "
@@ -263,7 +263,8 @@ def _check_event_threshold(value: Any) -> float:
 class _Prepared:
     y_true: FloatArray
     y_pred: FloatArray
-    weight: FloatArray | None
+    weight: FloatArray | None  # case weights rescaled to mean 1
+    weight_scale: float  # the given weights are weight * weight_scale
     phi_true: FloatArray
     phi_pred: FloatArray
     alpha: FloatArray
@@ -280,9 +281,14 @@ def _prepare(
     need_accuracy: bool = True,
 ) -> _Prepared:
     a, b = check_pair(y_true, y_pred)
-    w = check_sample_weight(sample_weight, a.shape[0])
+    # The weighted sums use the weights rescaled to mean 1 (no overflow or underflow however
+    # large or small the weights are); the default box plot reads the weights as frequencies,
+    # on the scale they were given, so that integer weights act exactly as repeated rows.
+    w, scale = check_sample_weight_scaled(sample_weight, a.shape[0])
+    uses_box_plot = relevance is None or (need_accuracy and accuracy is None)
+    frequency = _frequency_weights(sample_weight, a.shape[0]) if uses_box_plot else None
     if relevance is None:
-        relevance = relevance_from_boxplot(a, extremes="auto", sample_weight=w)
+        relevance = relevance_from_boxplot(a, extremes="auto", sample_weight=frequency)
     elif not callable(relevance):
         raise ValueError(
             "relevance must be a callable phi(y) -> [0, 1] such as SigmoidRelevance(...); "
@@ -291,11 +297,11 @@ def _prepare(
     phi_true = _relevance_values(relevance, a, "y_true")
     phi_pred = _relevance_values(relevance, b, "y_pred") if need_pred_relevance else phi_true
     if need_accuracy:
-        acc = _default_accuracy(a, w) if accuracy is None else accuracy
+        acc = _default_accuracy(a, frequency) if accuracy is None else accuracy
         alpha = _accuracy_values(acc, a, b)
     else:
         alpha = phi_true
-    return _Prepared(a, b, w, phi_true, phi_pred, alpha)
+    return _Prepared(a, b, w, scale, phi_true, phi_pred, alpha)
 
 
 def _f_beta(precision: float, recall: float, beta: float) -> float:
@@ -440,8 +446,9 @@ def regression_precision_recall(
         event_threshold=t_e,
         n_true_events=int(n_true),
         n_predicted_events=int(n_pred),
-        true_event_relevance=float(den_r),
-        predicted_event_relevance=float(den_p),
+        # weighted sums: on the scale of the given weights (integer weights = repeated rows)
+        true_event_relevance=float(_unscale(den_r, 0, prep.weight_scale)),
+        predicted_event_relevance=float(_unscale(den_p, 0, prep.weight_scale)),
     )
 
 
@@ -635,10 +642,24 @@ def regression_f_beta_curve(
 # Relevance-weighted errors and SERA
 
 
-def _loss_values(prep: _Prepared, loss: str) -> FloatArray:
+def _scaled_losses(prep: _Prepared, loss: str) -> tuple[FloatArray, int]:
+    """Losses ``L_i = values_i * 2**e``, the errors scaled to at most 1 before squaring.
+
+    As for RMSE (:mod:`ranklens.residual`): squared errors of size 1e200 overflow and of size
+    1e-200 underflow, while the sums and means built on them are representable.
+    """
     code = _check_loss(loss)
-    d = prep.y_pred - prep.y_true
-    return d * d if code == _k.LOSS_SQUARED else np.abs(d)
+    rs, e = _scaled_residuals(prep.y_pred, prep.y_true)
+    if code == _k.LOSS_SQUARED:
+        return rs * rs, 2 * e
+    return np.abs(rs), e
+
+
+def _unscale(values: Any, e: int, weight_scale: float = 1.0) -> Any:
+    """``values * weight_scale * 2**e`` (array or scalar) with one rounding and IEEE overflow."""
+    m, e_w = math.frexp(weight_scale)
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(np.asarray(values, dtype=np.float64) * m, e + e_w)
 
 
 def relevance_weighted_error(
@@ -686,7 +707,8 @@ def relevance_weighted_error(
             "(or zero weight); returning NaN"
         )
         return math.nan
-    return float(np.dot(case_w, _loss_values(prep, loss)) / total)
+    values, e = _scaled_losses(prep, loss)
+    return float(_unscale(np.dot(case_w, values) / total, e))
 
 
 @register_metric(
@@ -750,11 +772,19 @@ def _sera_prepare(y_true: Any, y_pred: Any, relevance: Any, sample_weight: Any) 
     )
 
 
-def _sera_value(prep: _Prepared) -> float:
-    sq = _loss_values(prep, "squared")
+def _sera_terms(prep: _Prepared) -> tuple[FloatArray, int]:
+    """``w_i (yhat_i - y_i)^2 = terms_i * 2**e * weight_scale`` (see :func:`_scaled_losses`)."""
+    sq, e = _scaled_losses(prep, "squared")
     if prep.weight is not None:
         sq = sq * prep.weight
-    return float(np.dot(prep.phi_true, sq))
+    return sq, e
+
+
+def _sera_value(prep: _Prepared) -> float:
+    # SERA is a weighted sum, not a mean: it carries the scale of the weights (integer weights
+    # act as repeated rows), restored after summing the rescaled terms.
+    sq, e = _sera_terms(prep)
+    return float(_unscale(np.dot(prep.phi_true, sq), e, prep.weight_scale))
 
 
 @register_metric("sera", higher_is_better=False, family="utility")
@@ -770,7 +800,10 @@ def sera(
     The closed form holds because case i contributes to SER_t exactly for t in [0, phi(y_i)],
     so the area is exact in O(n); the R package IRon's 1001-step trapezoid approximates it
     (error O(step)). SERA is a **sum**, so it grows with n; compare models on the same data.
-    With case weights each squared error is multiplied by its weight.
+    With case weights each squared error is multiplied by its weight (so integer weights act
+    as repeated rows and multiplying every weight by c multiplies SERA by c). The errors are
+    scaled by a power of two before squaring, so SERA is representable whenever its value is,
+    whatever the magnitude of the data (errors of 1e200 or 1e-200).
 
     Parameters
     ----------
@@ -800,12 +833,14 @@ def sera_curve(
     of phi(y_true); ``ser[j]`` is its value at ``thresholds[j]``. See :func:`sera`.
     """
     prep = _sera_prepare(y_true, y_pred, relevance, sample_weight)
-    sq = _loss_values(prep, "squared")
-    if prep.weight is not None:
-        sq = sq * prep.weight
+    sq, e = _sera_terms(prep)
     t = np.unique(np.concatenate([[0.0, 1.0], prep.phi_true]))
     (ser,) = _suffix_totals(prep.phi_true, [sq], t)
-    return SeraCurveResult(thresholds=t, ser=ser, sera=float(np.dot(prep.phi_true, sq)))
+    return SeraCurveResult(
+        thresholds=t,
+        ser=_unscale(ser, e, prep.weight_scale),
+        sera=float(_unscale(np.dot(prep.phi_true, sq), e, prep.weight_scale)),
+    )
 
 
 # ------------------------------------------------------------------------------------------------

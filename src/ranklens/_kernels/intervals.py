@@ -1,4 +1,11 @@
-"""Kernel for interval scores: one pass over (y, lower, upper) for every weighted sum needed."""
+"""Kernels for interval scores: one pass over (y, lower, upper) for every weighted sum needed.
+
+The sums are taken of differences scaled by a power of two (``post``, chosen by the caller from
+:func:`interval_max_deviation`), so that neither widths near the largest float nor penalties
+near the smallest overflow or underflow on the way to a representable mean score; the caller
+multiplies the means back. ``pre`` (1 or 1/2) halves the inputs first when a difference itself
+would exceed the largest float (bounds of opposite signs near 1.8e308).
+"""
 
 from __future__ import annotations
 
@@ -10,17 +17,46 @@ BLOCK = 4096
 
 
 @njit(cache=True)
+def interval_max_deviation(
+    y: np.ndarray, lower: np.ndarray, upper: np.ndarray, pre: float
+) -> float:
+    """Largest of ``u - l``, ``(l - y)_+`` and ``(y - u)_+`` over rows (inputs times ``pre``)."""
+    big = 0.0
+    for i in range(y.shape[0]):
+        lo = pre * lower[i]
+        up = pre * upper[i]
+        yi = pre * y[i]
+        d = up - lo
+        if yi < lo:
+            d = max(d, lo - yi)
+        elif yi > up:
+            d = max(d, yi - up)
+        if d > big or d != d:
+            big = d
+    return big
+
+
+@njit(cache=True)
 def interval_sums(
-    y: np.ndarray, lower: np.ndarray, upper: np.ndarray, w: np.ndarray, weighted: bool
+    y: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    w: np.ndarray,
+    weighted: bool,
+    pre: float,
+    post: float,
+    post2: float,
 ) -> tuple[float, float, float, float, float]:
     """Weighted sums: (total weight, width, (lower - y)_+, (y - upper)_+, weight inside).
 
-    The mean interval score is (width + 2/alpha * (below + above)) / total weight.
+    Every difference of ``pre * inputs`` is multiplied by ``post`` and then ``post2`` (powers of
+    two; two factors so that scaling up from the subnormal range stays within the floats). The
+    mean interval score is ``(width + 2/alpha * (below + above)) / total weight / (post post2)``.
     """
     n = y.shape[0]
     totals = np.zeros(5)
     start = 0
-    while start < n:
+    while start < n:  # integer steps of BLOCK: bounded by n / BLOCK + 1 passes
         stop = min(start + BLOCK, n)
         s_w = 0.0
         s_width = 0.0
@@ -29,15 +65,15 @@ def interval_sums(
         s_inside = 0.0
         for i in range(start, stop):
             wi = w[i] if weighted else 1.0
-            lo = lower[i]
-            up = upper[i]
-            yi = y[i]
+            lo = pre * lower[i]
+            up = pre * upper[i]
+            yi = pre * y[i]
             s_w += wi
-            s_width += wi * (up - lo)
+            s_width += wi * ((up - lo) * post * post2)
             if yi < lo:
-                s_below += wi * (lo - yi)
+                s_below += wi * ((lo - yi) * post * post2)
             elif yi > up:
-                s_above += wi * (yi - up)
+                s_above += wi * ((yi - up) * post * post2)
             else:
                 s_inside += wi
         totals[0] += s_w

@@ -20,6 +20,7 @@ __all__ = [
     "medcouple_sorted",
     "precision_recall_sums",
     "sigmoid_relevance",
+    "weighted_medcouple_sorted",
 ]
 
 LOSS_ABSOLUTE = 0
@@ -240,6 +241,10 @@ def _kth_largest_h(zplus, zminus, kth):
     left_total = 0
     right_total = p * q
     seed = 88172645463325252
+    # Each round discards at least a quarter of the candidates in exact arithmetic (Johnson &
+    # Mizoguchi); h is monotone only up to rounding, so a round that discards nothing (two cells
+    # equal in exact arithmetic, rounded apart) ends the rounds and the candidates left are
+    # sorted below. The loop is therefore bounded by the number of cells, whatever the rounding.
     while right_total - left_total > p:
         m = 0
         for i in range(p):
@@ -267,9 +272,13 @@ def _kth_largest_h(zplus, zminus, kth):
             n_greater += big_p[i] + 1
             n_geq += big_q[i]
         if kth <= n_greater - 1:
+            if n_greater >= right_total:
+                break  # no progress (rounding): sort what is left
             right[:] = big_p
             right_total = n_greater
         elif kth > n_geq - 1:
+            if n_geq <= left_total:
+                break
             left[:] = big_q
             left_total = n_geq
         else:
@@ -285,8 +294,10 @@ def _kth_largest_h(zplus, zminus, kth):
             rest[m] = _h(zplus, zminus, i, j, p)
             m += 1
     rest = np.sort(rest)
-    # rest holds the candidates ranked left_total .. right_total - 1 in decreasing order.
-    return rest[m - 1 - (kth - left_total)]
+    # rest holds the candidates ranked left_total .. right_total - 1 in decreasing order; the
+    # clip only matters if rounding made the staircase counts disagree with the cells.
+    k = min(max(m - 1 - (kth - left_total), 0), m - 1)
+    return rest[k]
 
 
 @njit(cache=True)
@@ -332,3 +343,166 @@ def medcouple_sorted(x):
         return upper
     lower = _kth_largest_h(zplus, zminus, total // 2)
     return 0.5 * (upper + lower)
+
+
+# ---------------------------------------------------------------------------------------------
+# Weighted medcouple: frequency weights, without repeating rows.
+#
+# Row i of weight w_i stands for w_i copies, so the cell (i, j) of the kernel matrix stands for
+# w_i w_j pairs and the medcouple is the weighted median of h over the cells. The rows equal to
+# the median (total weight K) form one row of Z+ and one column of Z- whose common cell holds
+# the K x K pairs of tied copies: in the unweighted kernel K(K-1)/2 of them are +1, K are 0 and
+# K(K-1)/2 are -1 (Brys et al. 2004, eq. 5), which is what integer K gives here. For K < 1 the
+# counts K(K-1)/2 would be negative; the cell then holds K^2 at 0 (continuous at K = 1). The
+# weighted median is found by bisection over the ordered bit patterns of the floats in [-1, 1]
+# with a staircase count of the weight of the cells <= v (O(p + q) per step): at most 64 steps,
+# a bound that does not depend on the data or on rounding, and the answer is the exact smallest
+# float v at which the count reaches the target, i.e. a cell value.
+
+
+@njit(cache=True)
+def _order_key(v, buf):
+    """An int64 that orders like the float v (-0.0 and 0.0 share a key)."""
+    buf[0] = v
+    bits = buf.view(np.int64)[0]
+    if bits >= 0:
+        return bits
+    return -(bits & 0x7FFFFFFFFFFFFFFF)
+
+
+@njit(cache=True)
+def _key_value(key, buf):
+    """The float whose :func:`_order_key` is ``key``."""
+    ibuf = buf.view(np.int64)
+    if key >= 0:
+        ibuf[0] = key
+    else:
+        ibuf[0] = (-key) | np.int64(-0x8000000000000000)
+    return buf[0]
+
+
+@njit(cache=True)
+def _weight_at_most(v, zplus, wplus, zminus, wminus, col_suffix, tie, tie_masses):
+    """Total weight of the cells with h <= v (the tie cell through ``tie_masses``)."""
+    p = zplus.shape[0]
+    q = zminus.shape[0]
+    total = 0.0
+    j = q
+    for i in range(p):
+        # h(i, j) decreases along the row, and the first column with h <= v moves left as i grows
+        while j > 0:
+            a = zplus[i]
+            b = zminus[j - 1]
+            # the tie cell sits at 0, its place in the monotone order (-1 <= 0 <= +1)
+            h = 0.0 if tie and i == p - 1 and j - 1 == 0 else (a + b) / (a - b)
+            if h <= v:
+                j -= 1
+            else:
+                break
+        if tie and i == p - 1 and j == 0:
+            total += wplus[i] * col_suffix[1]  # the tie cell is counted by its masses below
+        else:
+            total += wplus[i] * col_suffix[j]
+    if tie:
+        if v >= -1.0:
+            total += tie_masses[0]
+        if v >= 0.0:
+            total += tie_masses[1]
+        if v >= 1.0:
+            total += tie_masses[2]
+    return total
+
+
+@njit(cache=True)
+def _smallest_reaching(target, strict, zplus, wplus, zminus, wminus, col_suffix, tie, masses):
+    """Smallest float v in [-1, 1] whose cell weight <= v reaches (exceeds) ``target``."""
+    buf = np.empty(1, np.float64)
+    lo = _order_key(-1.0, buf) - 1  # below every h: weight 0, short of a positive target
+    hi = _order_key(1.0, buf)  # every cell: the whole weight
+    for _ in range(70):  # the key range holds fewer than 2**64 floats: at most 64 halvings
+        if hi - lo <= 1:
+            break
+        mid = lo + (hi - lo) // 2
+        c = _weight_at_most(
+            _key_value(mid, buf), zplus, wplus, zminus, wminus, col_suffix, tie, masses
+        )
+        if (c > target) if strict else (c >= target):
+            hi = mid
+        else:
+            lo = mid
+    return _key_value(hi, buf)
+
+
+@njit(cache=True)
+def weighted_medcouple_sorted(x, w, med):
+    """Medcouple of ``x`` sorted ascending with positive frequency weights ``w``, median ``med``.
+
+    Integer weights give the medcouple of the sample with row i repeated w_i times (the value of
+    :func:`medcouple_sorted` on it, to the last bit); the median of the kernel values is the
+    average of the lower and upper weighted medians. O((p + q) * 64) for p rows at or above the
+    median and q at or below it.
+    """
+    n = x.shape[0]
+    scale = 0.0
+    for i in range(n):
+        a = abs(x[i] - med)
+        if a > scale:
+            scale = a
+    if scale == 0.0:
+        return 0.0
+    scale *= 2.0
+    n_above = 0
+    n_below = 0
+    tie_weight = 0.0
+    for i in range(n):
+        if x[i] > med:
+            n_above += 1
+        elif x[i] < med:
+            n_below += 1
+        else:
+            tie_weight += w[i]
+    tie = tie_weight > 0.0
+    p = n_above + (1 if tie else 0)
+    q = n_below + (1 if tie else 0)
+    zplus = np.empty(p, np.float64)
+    wplus = np.empty(p, np.float64)
+    zminus = np.empty(q, np.float64)
+    wminus = np.empty(q, np.float64)
+    # Z+ decreasing (the tie row last), Z- decreasing (the tie column first)
+    t = 0
+    for i in range(n - 1, -1, -1):
+        if x[i] > med:
+            zplus[t] = (x[i] - med) / scale
+            wplus[t] = w[i]
+            t += 1
+    t = 0
+    if tie:
+        zplus[p - 1] = 0.0
+        wplus[p - 1] = tie_weight
+        zminus[0] = 0.0
+        wminus[0] = tie_weight
+        t = 1
+    for i in range(n - 1, -1, -1):
+        if x[i] < med:
+            zminus[t] = (x[i] - med) / scale
+            wminus[t] = w[i]
+            t += 1
+    col_suffix = np.zeros(q + 1, np.float64)
+    for j in range(q - 1, -1, -1):
+        col_suffix[j] = col_suffix[j + 1] + wminus[j]
+    masses = np.zeros(3, np.float64)  # tie cell weight at -1, 0, +1
+    if tie:
+        k = tie_weight
+        zero = k if k >= 1.0 else k * k
+        masses[0] = 0.5 * (k * k - zero)
+        masses[1] = zero
+        masses[2] = masses[0]
+    total_plus = 0.0
+    for i in range(p):
+        total_plus += wplus[i]
+    half = 0.5 * total_plus * col_suffix[0]
+    lower = _smallest_reaching(half, False, zplus, wplus, zminus, wminus, col_suffix, tie, masses)
+    upper = _smallest_reaching(half, True, zplus, wplus, zminus, wminus, col_suffix, tie, masses)
+    if lower == upper:
+        return lower
+    return 0.5 * (lower + upper)
