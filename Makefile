@@ -5,7 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench clean
+VENV_PD2 := .venv-pandas2
+
+.PHONY: demo test test-pandas2 lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +28,15 @@ test: $(DEVSTAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n 2 -q
 
+# The suite under pandas < 3 (writable to_numpy, no Copy-on-Write by default, object strings):
+# a change of the pandas pin must not reopen what pandas 3 exposed, nor the reverse.
+test-pandas2:
+	$(PYTHON) -m venv $(VENV_PD2)
+	$(VENV_PD2)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV_PD2)/bin/python -m pip install --quiet -e ".[dev]" "pandas>=2.1,<3"
+	$(VENV_PD2)/bin/python -c "import pandas; assert pandas.__version__ < '3', pandas.__version__"
+	$(VENV_PD2)/bin/python -m pytest -n 2 -q -m "not slow and not browser" -p no:cacheprovider
+
 lint: $(DEVSTAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -34,4 +45,4 @@ bench: $(DEVSTAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(VENV_PD2) build dist .pytest_cache .ruff_cache

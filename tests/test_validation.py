@@ -31,7 +31,10 @@ def test_array_likes_are_accepted(value):
 @pytest.mark.parametrize(
     ("value", "pattern"),
     [
-        ([1.0, np.nan, 2.0], r"y_true contains 1 NaN or missing value\(s\) \(first at position 1\)"),
+        (
+            [1.0, np.nan, 2.0],
+            r"y_true contains 1 NaN or missing value\(s\) \(first at position 1\)",
+        ),
         ([1.0, np.inf, 2.0], r"y_true contains 1 infinite value"),
         ([], r"y_true has 0 observation"),
         ([1.0], r"y_true has 1 observation\(s\); at least 2"),

@@ -38,6 +38,7 @@ import dataclasses
 import functools
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -55,7 +56,7 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
 )
-from ranklens.exceptions import warn_undefined
+from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
 
 __all__ = [
     "DEFAULT_EVENTS",
@@ -157,13 +158,13 @@ def _event_response(
         if spec == "value":
             if (y < 0).any():
                 first = int(np.flatnonzero(y < 0)[0])
-                raise ValueError(
+                raise DomainError(
                     "events='value' uses y_true as the value captured, so it must be "
                     f"non-negative; got {y[first]!r} at position {first}"
                 )
             total = float(y.sum() if w is None else y @ w)
             if not total > 0:
-                raise ValueError("events='value' needs a positive total of y_true; got 0")
+                raise DomainError("events='value' needs a positive total of y_true; got 0")
             return y, True, "value"
         if spec.startswith("top:"):
             text = spec[4:]
@@ -262,7 +263,31 @@ def _prepare(
     y_true: Any, y_score: Any, events: Any, sample_weight: Any, score_name: str = "y_score"
 ) -> _Ranked:
     y, score = check_pair(y_true, y_score, names=("y_true", score_name))
+    _warn_if_swapped(y, score, score_name)
     return _rank(score, _target(y, events, sample_weight))
+
+
+#: Distinct values of y_true above which a 0/1 score makes the call look swapped.
+_SWAP_MIN_DISTINCT = 10
+
+
+def _warn_if_swapped(y: FloatArray, score: FloatArray, score_name: str) -> None:
+    """Warn when the score is 0/1 labels and y_true is continuous: the usual swapped call.
+
+    ``roc_curve(score, labels)`` runs without error (a continuous ``y_true`` gets the default
+    event definition) and gives a plausible but meaningless number, so it must not be silent.
+    """
+    if not _is_binary(score) or _is_binary(y):
+        return
+    if np.unique(y).shape[0] < _SWAP_MIN_DISTINCT:
+        return
+    warnings.warn(
+        f"{score_name} takes only the values 0 and 1 while y_true takes "
+        f"{np.unique(y).shape[0]} distinct values: the arguments look swapped. The order is "
+        f"(y_true, {score_name}): the labels or target first, the model's score second.",
+        SwappedArgumentsWarning,
+        stacklevel=4,
+    )
 
 
 def _perfect_vertices(target: _Target) -> tuple[FloatArray, FloatArray]:

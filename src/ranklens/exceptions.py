@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["RanklensWarning", "RowAlignmentWarning", "UndefinedMetricWarning", "warn_undefined"]
+__all__ = [
+    "DomainError",
+    "RanklensWarning",
+    "RowAlignmentWarning",
+    "SwappedArgumentsWarning",
+    "UndefinedMetricWarning",
+    "warn_undefined",
+]
 
 
 class RanklensWarning(UserWarning):
@@ -28,3 +35,16 @@ def warn_undefined(message: str, *, stacklevel: int = 3) -> None:
 
 class RowAlignmentWarning(RanklensWarning):
     """Two pandas inputs have different indexes; ranklens matches their rows by position."""
+
+
+class SwappedArgumentsWarning(RanklensWarning):
+    """The arguments look swapped (for example a 0/1 label passed as the score)."""
+
+
+class DomainError(ValueError):
+    """The data lie outside the domain of a measure (Log-RMSE of a negative target, say).
+
+    A :class:`ValueError`, so code that catches bad input keeps working; it is raised for valid
+    data on which one measure is not defined, so that an evaluation of many measures can report
+    that measure as undefined for this data rather than as a failure.
+    """

@@ -25,7 +25,7 @@ from ranklens._validation import (
     check_positive_int,
     check_sample_weight,
 )
-from ranklens.exceptions import warn_undefined
+from ranklens.exceptions import DomainError, warn_undefined
 
 __all__ = ["GroupedNDCGResult", "ndcg_by_group", "ndcg_score", "rank_distance_ndcg"]
 
@@ -42,7 +42,7 @@ def _check_common(
     negative = y < 0
     if negative.any():
         first = int(np.flatnonzero(negative)[0])
-        raise ValueError(
+        raise DomainError(
             "y_true must be non-negative for NDCG (it is the relevance gain); "
             f"got {float(y[first])!r} at position {first}. Transform the target first with a "
             "rule fixed in advance (e.g. subtract a known lower bound, or use relevance grades)"

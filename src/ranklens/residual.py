@@ -40,7 +40,7 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
 )
-from ranklens.exceptions import warn_undefined
+from ranklens.exceptions import DomainError, warn_undefined
 
 __all__ = [
     "epsilon_insensitive_loss",
@@ -142,7 +142,7 @@ def _check_strictly_positive(x: FloatArray, name: str, metric: str, hint: str) -
     bad = x <= 0
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise ValueError(
+        raise DomainError(
             f"{metric} needs {name} > 0; got {float(x[first])!r} at position {first} "
             f"({int(bad.sum())} value(s) <= 0). {hint}"
         )

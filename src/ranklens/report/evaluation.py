@@ -20,11 +20,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
-import linecache
 import math
-import pathlib
 import time
-import traceback
 import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
@@ -33,7 +30,7 @@ import numpy as np
 
 from ranklens._results import Result, to_builtin
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
-from ranklens.exceptions import RanklensWarning, UndefinedMetricWarning
+from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWarning
 
 __all__ = [
     "ALL_MODELS",
@@ -292,9 +289,6 @@ def model_context(
 #: Distinct warnings kept per problem (a comparison of many measures can raise dozens).
 _MAX_MESSAGES = 3
 
-#: Source directory of the ranklens package: a ValueError raised here is the library's own.
-_PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent
-
 
 def _capture(
     func: Callable[..., Any], *args: Any, **kwargs: Any
@@ -317,32 +311,11 @@ def _warning_text(caught: list[warnings.WarningMessage]) -> str:
     return "; ".join(messages)
 
 
-def _rejected_by_library(exc: Exception) -> bool:
-    """Whether ``exc`` is a ``ValueError`` that ranklens raised on purpose.
-
-    The library's contract is a ``ValueError`` naming the argument for input outside a measure's
-    domain (Log-RMSE needs a positive target, NDCG a non-negative one): for data that passed the
-    caller's checks this means "undefined for this data". A ``ValueError`` from NumPy or Python
-    itself (writing into a read-only array, shapes that do not broadcast) also surfaces in a
-    ranklens frame but not at a ``raise`` statement: that is a failure, and is never taken for a
-    property of the data.
-    """
-    if not isinstance(exc, ValueError) or exc.__traceback__ is None:
-        return False
-    frame = traceback.extract_tb(exc.__traceback__)[-1]
-    try:
-        inside = pathlib.Path(frame.filename).resolve().is_relative_to(_PACKAGE_DIR)
-    except (OSError, ValueError):
-        return False
-    if not inside:
-        return False
-    line = (frame.line or linecache.getline(frame.filename, frame.lineno or 0)).strip()
-    return line.startswith("raise ")
-
-
 def _exception_problem(exc: Exception) -> Problem:
     text = str(exc).strip()
-    if _rejected_by_library(exc):
+    # A DomainError is the library saying "this measure is not defined for these data" (Log-RMSE
+    # of a 0/1 target); any other exception, ranklens's own ValueErrors included, is a failure.
+    if isinstance(exc, DomainError):
         return Problem("undefined", text or type(exc).__name__)
     return Problem("failed", f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
 
@@ -353,7 +326,7 @@ def _call_quietly(
     """Call ``func``; return ``(result, problem)`` with warnings and errors as a :class:`Problem`.
 
     For results that are not a single number (curves, tables, the comparison): an exception gives
-    ``(None, problem)`` (undefined or failed, see :func:`_rejected_by_library`); warnings give the
+    ``(None, problem)`` (undefined or failed, see :func:`_exception_problem`); warnings give the
     result with an ``"undefined"`` problem when one is an UndefinedMetricWarning, else a note.
     """
     value, exc, caught = _capture(func, *args, **kwargs)
