@@ -411,6 +411,10 @@ def test_misaligned_pandas_indexes_warn():
     with pytest.warns(RowAlignmentWarning, match="matches rows by position"):
         value = rl.mse(y, p)
     assert value == rl.mse(Y, PRED)  # by position, as documented
+    with pytest.warns(RowAlignmentWarning, match="y_true and lower"):
+        rl.interval_score(y, p - 3, p + 3, alpha=0.1)
+    with pytest.warns(RowAlignmentWarning, match=r"y_true and predictions\['b'\]"):
+        rl.compare_models(y, {"a": y * 2, "b": p}, metrics=["mse"], n_bootstrap=10)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rl.mse(y, pd.Series(PRED, index=np.arange(N)))  # same index: silent

@@ -58,6 +58,7 @@ from ranklens._registry import MetricSpec
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
+    check_aligned,
     check_pair,
     check_positive_int,
     check_probability,
@@ -320,6 +321,9 @@ def _check_predictions(
     names = tuple(name for name, _ in items)
     if len(set(names)) != len(names):
         raise ValueError(f"predictions has duplicate model names: {names}")
+    check_aligned(
+        stacklevel=4, y_true=y_true, **{f"predictions[{name!r}]": pred for name, pred in items}
+    )
     y = as_1d_float(y_true, "y_true", min_n=2)
     preds = np.empty((len(items), y.shape[0]), dtype=np.float64)
     for m, (name, pred) in enumerate(items):

@@ -29,6 +29,7 @@ from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
     as_2d_float,
+    check_aligned,
     check_pair,
     check_positive_int,
     check_probability,
@@ -78,6 +79,7 @@ def _check_bounds_order(lower: np.ndarray, upper: np.ndarray, names: tuple[str, 
 def _check_intervals(
     y_true: Any, lower: Any, upper: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    check_aligned(stacklevel=4, y_true=y_true, lower=lower, upper=upper)
     y = as_1d_float(y_true, "y_true")
     lo = as_1d_float(lower, "lower")
     up = as_1d_float(upper, "upper")
