@@ -46,6 +46,9 @@ class FigureView:
     caption: str
     image: str
     css: str = ""
+    #: Why the plot could not be drawn (empty when it was): the report shows the note in its
+    #: place, and the command line counts it as a failure.
+    error: str = ""
 
 
 def figure_to_img(figure: Any, *, alt: str, salt: str) -> str:
@@ -318,11 +321,13 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
                 try:
                     built = build(evaluation)
                 except Exception as exc:  # a broken plot must not lose the whole report
+                    message = f"{type(exc).__name__}: {exc}"
                     views.append(
                         FigureView(
                             title="Plot unavailable",
-                            caption=f"{type(exc).__name__}: {exc}",
+                            caption=message,
                             image="",
+                            error=f"{section} plot {k + 1}: {message}",
                         )
                     )
                     continue

@@ -407,8 +407,18 @@ def _problems(evaluation: Any) -> list[tuple[str, str, str]]:
     ]
 
 
-def task_view(evaluation: Any, *, index: int = 0, figures: bool = True) -> dict[str, Any]:
-    """The template's view of one evaluation: facts, sections with tables and figures."""
+def task_view(
+    evaluation: Any,
+    *,
+    index: int = 0,
+    figures: bool = True,
+    figure_errors: list[str] | None = None,
+) -> dict[str, Any]:
+    """The template's view of one evaluation: facts, sections with tables and figures.
+
+    Plots that could not be drawn are appended to ``figure_errors`` (when given) as
+    ``"<section> plot <k>: <error>"``.
+    """
     from ranklens.report.adapters import comparison_tables, robustness_tables
 
     sections = [Section("summary", "Measures", GUIDES["summary"], [summary_table(evaluation)])]
@@ -417,6 +427,8 @@ def task_view(evaluation: Any, *, index: int = 0, figures: bool = True) -> dict[
         from ranklens.report.figures import build_figures
 
         drawn = build_figures(evaluation, prefix=f"t{index}")
+        if figure_errors is not None:
+            figure_errors.extend(v.error for views in drawn.values() for v in views if v.error)
     comparison = comparison_tables(evaluation.comparison)
     if comparison or drawn.get("comparison"):
         sections.append(
@@ -469,6 +481,7 @@ def render_html(
     title: str = "ranklens report",
     subtitle: str = "",
     figures: bool = True,
+    figure_errors: list[str] | None = None,
 ) -> str:
     """The report as one HTML string: every evaluation a section, plots inline.
 
@@ -480,6 +493,10 @@ def render_html(
         Page heading.
     figures : bool
         Whether to draw plots (needs matplotlib; without it the report has tables only).
+    figure_errors : list of str, optional
+        Receives one message per plot that could not be drawn. The report keeps a note in the
+        plot's place either way; a caller that must not pass over a failure (the command line)
+        reads this list.
     """
     from ranklens import __version__
 
@@ -491,7 +508,10 @@ def render_html(
         subtitle=subtitle,
         version=__version__,
         created=_dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
-        tasks=[task_view(ev, index=i, figures=figures) for i, ev in enumerate(evaluations)],
+        tasks=[
+            task_view(ev, index=i, figures=figures, figure_errors=figure_errors)
+            for i, ev in enumerate(evaluations)
+        ],
     )
 
 
