@@ -589,3 +589,21 @@ def test_help_and_no_arguments_still_show_the_usage():
     assert "error:" not in result.output
     result = runner.invoke(app, ["evaluate", "--help"])
     assert result.exit_code == 0 and "--json" in result.output
+
+
+def test_a_plot_that_fails_to_draw_is_a_failure(tmp_path, wallet_csv, monkeypatch):
+    """The report keeps a note in the plot's place, and the command exits 1 naming the plot."""
+    pytest.importorskip("matplotlib")
+    from ranklens.report import figures
+
+    def broken(evaluation):
+        raise RuntimeError("cannot draw")
+
+    section = next(iter(figures.BUILDERS))
+    monkeypatch.setitem(figures.BUILDERS, section, (broken, *figures.BUILDERS[section]))
+    html = tmp_path / "r.html"
+    result = _run("evaluate", wallet_csv, "-t", "spend", "-p", "gbm", "--bootstrap", "0",
+                  "--html", html)  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert f"error: {section} plot 1: RuntimeError: cannot draw" in result.stderr
+    assert "Plot unavailable" in html.read_text()  # the rest of the report is there

@@ -710,6 +710,7 @@ def evaluate(
     # Render everything before writing anything: a rendering error leaves every previous file
     # as it was, and a new JSON never sits beside an old HTML report.
     outputs: dict[pathlib.Path, str] = {}
+    figure_errors: list[str] = []
     json_text = _render("JSON results", _json_text, evaluation) if json_path is not None else ""
     if json_path is not None and not to_stdout:
         outputs[json_path] = json_text
@@ -722,6 +723,7 @@ def evaluate(
             evaluation,
             title=evaluation.title,
             subtitle=f"{file.name}: {', '.join(evaluation.model_names)}",
+            figure_errors=figure_errors,
         )
     written = dict(zip(outputs, _write(outputs), strict=True)) if outputs else {}
     if to_stdout:
@@ -732,7 +734,7 @@ def evaluate(
     if html is not None:
         _say(console, f"report: {written[html]}")
 
-    failures = failure_lines([evaluation])
+    failures = failure_lines([evaluation]) + [f"error: {e}" for e in figure_errors]
     for line in failures:
         typer.echo(line, err=True)
     if failures:
@@ -888,19 +890,21 @@ def demo(
         bar.update(task, description="writing the report")
         from ranklens.report import render
 
+        figure_errors: list[str] = []
         text = _render(
             "HTML report",
             render.render_html,
             evaluations,
             title="ranklens demo",
             subtitle="Ranking, targeting, rare extremes and uncertainty on two real data sets",
+            figure_errors=figure_errors,
         )
         (path,) = _write({out: text})
     for evaluation in evaluations:
         _show(console, evaluation)
     _say(console, f"Done in {time.perf_counter() - start:.0f} s.")
     _say(console, f"Report: {path}")
-    failures = failure_lines(evaluations)
+    failures = failure_lines(evaluations) + [f"error: {e}" for e in figure_errors]
     for line in failures:
         typer.echo(line, err=True)
     if failures:
