@@ -355,7 +355,10 @@ def test_failure_is_exit_1_and_shown_in_both_outputs(tmp_path, wallet_csv, monke
     doc = _json(out)
     assert doc["problems"]["gbm"]["broken_error"]["kind"] == "failed"
     assert doc["failures"][0]["measure"] == "broken_error"
-    assert "failed: RuntimeError: kernel exploded" in html.read_text()
+    text = html.read_text()
+    assert "failed: RuntimeError: kernel exploded" in text
+    # the summary cell itself says "failed" (never a dash that reads as "not applicable")
+    assert '<td class="failed"' in text
 
 
 def test_a_failing_curve_is_a_failure(tmp_path, wallet_csv, monkeypatch):

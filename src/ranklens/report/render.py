@@ -260,15 +260,19 @@ def summary_table(evaluation: Any) -> Table:
                     cells.append(Cell("", css="missing"))
                     continue
                 css = "best" if j in best else ""
+                text = format_number(value)
                 if value is None or not math.isfinite(value):
                     css = "missing"
+                failed = getattr(problem, "kind", "") == "failed"
+                if failed:  # never a dash that reads as "not applicable"
+                    css, text = "failed", "failed"
                 ci = intervals.get((model, metric))
                 sub = f"[{format_number(ci[0])}, {format_number(ci[1])}]" if ci else ""
                 cells.append(
                     Cell(
-                        format_number(value),
+                        text,
                         css=css,
-                        title=problem,
+                        title=str(problem) if problem else "",
                         sub=sub,
                         key=f"{model}:{metric}",
                     )
