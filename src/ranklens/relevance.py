@@ -40,7 +40,7 @@ from ranklens._validation import (
     is_constant,
     to_float_array,
 )
-from ranklens.exceptions import RanklensWarning
+from ranklens.exceptions import DomainError, RanklensWarning
 
 __all__ = [
     "BoxplotStatsResult",
@@ -406,7 +406,7 @@ class _Sample:
         cum = np.cumsum(w[keep][order])
         total = float(cum[-1])
         if total < 2.0:
-            raise ValueError(
+            raise DomainError(
                 "the box plot reads sample_weight as frequencies (a weight of 3 counts as three "
                 f"observations); these weights sum to {total:.6g}, less than the two "
                 "observations a box plot needs. Relative weights (probabilities, weights that "
@@ -706,7 +706,7 @@ def relevance_from_boxplot(
     x = as_1d_float(y, "y", min_n=2)
     w = _frequency_weights(sample_weight, x.shape[0])
     if is_constant(x if w is None else x[w > 0]):
-        raise ValueError(f"y is constant ({x[0]!r}); no box-plot relevance can be derived from it")
+        raise DomainError(f"y is constant ({x[0]!r}); no box-plot relevance can be derived from it")
     stats = boxplot_stats(x, coef=coef, adjusted=adjusted, quartiles=quartiles, sample_weight=w)
     low_limit = stats.lower_fence if center == "fence" else stats.lower_adjacent
     high_limit = stats.upper_fence if center == "fence" else stats.upper_adjacent
@@ -739,7 +739,7 @@ def relevance_from_boxplot(
 
     for used, limit, side in ((use_low, low_limit, "low"), (use_high, high_limit, "high")):
         if used and limit == stats.median:
-            raise ValueError(
+            raise DomainError(
                 f"the box plot of y is degenerate (IQR = {stats.iqr!r}): the {side} limit equals "
                 f"the median {stats.median!r}, so no {side} tail can be defined; use "
                 "ControlPointRelevance or SigmoidRelevance with explicit centres"
