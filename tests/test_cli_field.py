@@ -610,3 +610,25 @@ def test_a_plot_that_fails_to_draw_is_a_failure(tmp_path, wallet_csv, monkeypatc
     assert result.exit_code == 1, result.output
     assert f"error: {section} plot 1: RuntimeError: cannot draw" in result.stderr
     assert "Plot unavailable" in html.read_text()  # the rest of the report is there
+
+
+def test_rare_binary_target_is_not_a_failure(tmp_path, rng):
+    """A 0/1 target with 10 % events: the box-plot relevance is degenerate (IQR = 0), so the
+    rare-extreme measures are undefined for these data (exit 0), and ROC AUC equals
+    scikit-learn's."""
+    n = 400
+    x = rng.normal(size=n)
+    frame = pd.DataFrame({"churned": (x > np.quantile(x, 0.9)).astype(int)})
+    frame["gbm"] = x + rng.normal(size=n)
+    path = tmp_path / "churn.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "r.json"
+    result = _run("evaluate", path, "-t", "churned", "-p", "gbm", "--bootstrap", "0",
+                  "--json", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = _json(out)
+    assert doc["failures"] == []
+    expected = roc_auc_score(frame["churned"], frame["gbm"])
+    assert doc["models"]["gbm"]["roc_auc"] == pytest.approx(expected, **TOL)
+    assert doc["problems"]["gbm"]["utility_f1"]["kind"] == "undefined"
+    assert "degenerate" in doc["problems"]["gbm"]["utility_f1"]["message"]
