@@ -22,6 +22,7 @@ from ranklens import (
     robustness,
     utility,
 )
+from ranklens._version import __version__ as __version__
 from ranklens.agreement import *  # noqa: F403
 from ranklens.bands import *  # noqa: F403
 from ranklens.compare import *  # noqa: F403
@@ -39,8 +40,6 @@ from ranklens.relevance import *  # noqa: F403
 from ranklens.residual import *  # noqa: F403
 from ranklens.robustness import *  # noqa: F403
 from ranklens.utility import *  # noqa: F403
-
-__version__ = "0.1.0"
 
 #: The public namespace: every name a user may rely on (the submodules' own ``__all__``).
 __all__ = sorted(

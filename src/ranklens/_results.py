@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._format import result_html
+
 __all__ = ["Result", "to_builtin"]
 
 
@@ -49,8 +51,6 @@ class Result:
 
     def _repr_html_(self) -> str:
         """A compact HTML table of the fields for notebooks (arrays are summarised, not dumped)."""
-        from ranklens.report.render import result_html
-
         return result_html(self)
 
     def __repr__(self) -> str:

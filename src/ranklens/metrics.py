@@ -5,21 +5,18 @@
 True
 
 Measures register themselves where they are defined (``ranklens._registry.register_metric``);
-importing this module imports every measure module so the registry is complete.
+importing this module imports every module that registers a measure, so the registry is
+complete, and nothing else (the engines above it are not imported).
 """
 
 from __future__ import annotations
 
 from ranklens import (  # noqa: F401  (imported for their registrations)
-    agreement,
     curves,
-    error_curves,
     intervals,
     listwise,
     ranking,
-    relevance,
     residual,
-    robustness,
     utility,
 )
 from ranklens._registry import _REGISTRY, FAMILIES, MetricSpec

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ranklens.report.render import Cell, Row, Table, _header, format_number, format_pvalue
+from ranklens.report.tables import Cell, Row, Table, format_number, format_pvalue, frame_table
+from ranklens.report.tables import header as _header
 
 __all__ = ["comparison_intervals", "comparison_tables", "robustness_tables", "section_tables"]
 
@@ -144,8 +145,6 @@ def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
 
 def section_tables(evaluation: Any, section: str) -> list[Table]:
     """Tables shown next to a section's plots (decile tables, best model by depth, coverage)."""
-    from ranklens.report.render import frame_table
-
     tables: list[Table] = []
     if section == "targeting":
         best = evaluation.extras.get("best_model_by_depth")

@@ -30,6 +30,7 @@ import numpy as np
 
 from ranklens._results import Result, to_builtin
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
+from ranklens._version import __version__
 from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWarning
 
 __all__ = [
@@ -193,8 +194,6 @@ def evaluation_to_json(evaluation: ModelEvaluation) -> dict[str, Any]:
     ``doc["curves"][kind][model]`` each curve's summary numbers (the ROC AUC, the profit at the
     best depth and within the budget, ...; the per-point arrays are in the report's plots).
     """
-    from ranklens import __version__
-
     comparison = None
     if evaluation.comparison is not None:
         comparison = to_builtin(evaluation.comparison)

@@ -215,7 +215,7 @@ _MAX_PAIRS_DRAWN = 6
 
 
 def _num(value: Any) -> str:
-    from ranklens.report.render import format_number
+    from ranklens._format import format_number
 
     return format_number(value, 3)
 

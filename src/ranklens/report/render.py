@@ -8,19 +8,20 @@ no script and no external resource, so the file opens anywhere without a network
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as _dt
-import html
 import math
 import os
 import pathlib
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
+from ranklens._format import format_number, result_html
+from ranklens._version import __version__
+from ranklens.report.tables import Cell, Row, Section, Table
+from ranklens.report.tables import header as _header
 
 __all__ = [
     "format_number",
@@ -30,97 +31,6 @@ __all__ = [
     "write_text_atomic",
     "write_texts_atomic",
 ]
-
-
-# --------------------------------------------------------------------------------------------
-# Numbers
-
-
-def format_number(value: Any, digits: int = 4) -> str:
-    """A number as a report shows it: 4 significant decimals, thousands in scientific form.
-
-    NaN and None show as an en dash; integers stay integers; booleans as yes/no.
-    """
-    if value is None:
-        return "–"
-    if isinstance(value, bool | np.bool_):
-        return "yes" if value else "no"
-    if isinstance(value, int | np.integer):
-        return f"{int(value):,}"
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if math.isnan(v):
-        return "–"
-    if math.isinf(v):
-        return "∞" if v > 0 else "−∞"
-    if v == 0:
-        return "0"
-    a = abs(v)
-    if a >= 1e5 or a < 1e-3:
-        return f"{v:.{digits - 1}e}"
-    if a >= 100:
-        return f"{v:,.{max(digits - 3, 1)}f}"
-    return f"{v:.{digits}f}"
-
-
-def format_pvalue(p: Any) -> str:
-    """A p-value: three decimals, or '< 0.001'."""
-    try:
-        v = float(p)
-    except (TypeError, ValueError):
-        return "–"
-    if math.isnan(v):
-        return "–"
-    return "< 0.001" if v < 0.001 else f"{v:.3f}"
-
-
-# --------------------------------------------------------------------------------------------
-# View models (plain dicts for the template)
-
-
-@dataclasses.dataclass
-class Cell:
-    text: str
-    css: str = ""
-    title: str = ""
-    sub: str = ""
-    key: str = ""
-
-
-@dataclasses.dataclass
-class Row:
-    cells: list[Cell] = dataclasses.field(default_factory=list)
-    group: str = ""
-
-
-@dataclasses.dataclass
-class Table:
-    header: list[dict[str, str]]
-    rows: list[Row]
-    caption: str = ""
-    note: str = ""
-    css: str = ""
-    collapsed: bool = False
-
-
-@dataclasses.dataclass
-class Section:
-    id: str
-    title: str
-    guide: str = ""
-    tables: list[Table] = dataclasses.field(default_factory=list)
-    figures: list[Any] = dataclasses.field(default_factory=list)
-    notes: list[str] = dataclasses.field(default_factory=list)
-
-
-def _header(*names: str | tuple[str, str]) -> list[dict[str, str]]:
-    out = []
-    for name in names:
-        text, title = name if isinstance(name, tuple) else (name, "")
-        out.append({"text": text, "title": title})
-    return out
 
 
 def _slug(text: str) -> str:
@@ -289,89 +199,8 @@ def summary_table(evaluation: Any) -> Table:
     return Table(header=header, rows=rows, caption="", note=note, css="summary")
 
 
-def frame_table(
-    frame: Any,
-    *,
-    caption: str = "",
-    note: str = "",
-    index: bool = True,
-    pvalue_columns: Iterable[str] = (),
-) -> Table:
-    """A pandas DataFrame as a report table (numbers formatted, text left-aligned)."""
-    pcols = set(pvalue_columns)
-    columns = [str(c) for c in frame.columns]
-    index_name = str(frame.index.name) if frame.index.name is not None else ""
-    header = _header(*(([index_name] if index else []) + columns))
-    rows = []
-    for label, record in zip(frame.index, frame.itertuples(index=False), strict=True):
-        cells = [Cell(str(label), css="text")] if index else []
-        for column, value in zip(columns, record, strict=True):
-            if column in pcols:
-                text = format_pvalue(value)
-                css = "sig" if _is_small(value) else ""
-            elif isinstance(value, str):
-                text, css = value, "text"
-            elif isinstance(value, tuple | list) and len(value) == 2:
-                text, css = f"[{format_number(value[0])}, {format_number(value[1])}]", ""
-            else:
-                text, css = format_number(value), ""
-            cells.append(Cell(text, css=css))
-        rows.append(Row(cells=cells))
-    return Table(header=header, rows=rows, caption=caption, note=note)
-
-
-def _is_small(p: Any) -> bool:
-    try:
-        return float(p) < 0.05
-    except (TypeError, ValueError):
-        return False
-
-
 # --------------------------------------------------------------------------------------------
 # Generic result rendering (notebooks)
-
-
-def _summarise(value: Any) -> str:
-    if isinstance(value, np.ndarray):
-        if value.size and value.dtype.kind in "biuf":
-            finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
-            span = (
-                f", {format_number(finite.min())} … {format_number(finite.max())}"
-                if finite.size
-                else ""
-            )
-            return f"array of {value.size:,} ({value.dtype}{span})"
-        return f"array of {value.size:,} ({value.dtype})"
-    if isinstance(value, tuple) and all(isinstance(v, int | float | np.number) for v in value):
-        return "(" + ", ".join(format_number(v) for v in value) + ")"
-    if isinstance(value, float | int | np.number) and not isinstance(value, bool):
-        return format_number(value)
-    text = repr(value)
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-def result_html(result: Any) -> str:
-    """Any frozen result as a small HTML table (for ``_repr_html_`` in notebooks)."""
-    rows = []
-    for field in dataclasses.fields(result):
-        if not field.repr:
-            continue
-        value = getattr(result, field.name)
-        if dataclasses.is_dataclass(value) and hasattr(value, "_repr_html_"):
-            text = (
-                f"<details><summary>{html.escape(type(value).__name__)}</summary>"
-                f"{value._repr_html_()}</details>"
-            )
-        else:
-            text = html.escape(_summarise(value))
-        rows.append(
-            f"<tr><th style='text-align:left'>{html.escape(field.name)}</th>"
-            f"<td style='text-align:right'>{text}</td></tr>"
-        )
-    return (
-        f"<div class='ranklens-result'><strong>{html.escape(type(result).__name__)}</strong>"
-        f"<table>{''.join(rows)}</table></div>"
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -502,8 +331,6 @@ def render_html(
         plot's place either way; a caller that must not pass over a failure (the command line)
         reads this list.
     """
-    from ranklens import __version__
-
     if not isinstance(evaluations, list | tuple):
         evaluations = [evaluations]
     template = _environment().get_template("report.html.j2")

@@ -1,0 +1,90 @@
+"""Number formatting and the compact HTML of result objects: the bottom of the package.
+
+Everything that shows a number (result ``repr``s in notebooks, the report, the terminal tables)
+formats it here, so a value reads the same everywhere, and the result base class can render
+itself without importing the presentation layer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["format_number", "result_html", "summarise"]
+
+
+def format_number(value: Any, digits: int = 4) -> str:
+    """A number as a report shows it: 4 significant decimals, thousands in scientific form.
+
+    NaN and None show as an en dash; integers stay integers; booleans as yes/no.
+    """
+    if value is None:
+        return "–"
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v):
+        return "–"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 1e5 or a < 1e-3:
+        return f"{v:.{digits - 1}e}"
+    if a >= 100:
+        return f"{v:,.{max(digits - 3, 1)}f}"
+    return f"{v:.{digits}f}"
+
+
+def summarise(value: Any) -> str:
+    """One short line for any field value: arrays by size, dtype and range; long reprs cut."""
+    if isinstance(value, np.ndarray):
+        if value.size and value.dtype.kind in "biuf":
+            finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
+            span = (
+                f", {format_number(finite.min())} … {format_number(finite.max())}"
+                if finite.size
+                else ""
+            )
+            return f"array of {value.size:,} ({value.dtype}{span})"
+        return f"array of {value.size:,} ({value.dtype})"
+    if isinstance(value, tuple) and all(isinstance(v, int | float | np.number) for v in value):
+        return "(" + ", ".join(format_number(v) for v in value) + ")"
+    if isinstance(value, float | int | np.number) and not isinstance(value, bool):
+        return format_number(value)
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def result_html(result: Any) -> str:
+    """Any frozen result as a small HTML table (for ``_repr_html_`` in notebooks)."""
+    rows = []
+    for field in dataclasses.fields(result):
+        if not field.repr:
+            continue
+        value = getattr(result, field.name)
+        if dataclasses.is_dataclass(value) and hasattr(value, "_repr_html_"):
+            text = (
+                f"<details><summary>{html.escape(type(value).__name__)}</summary>"
+                f"{value._repr_html_()}</details>"
+            )
+        else:
+            text = html.escape(summarise(value))
+        rows.append(
+            f"<tr><th style='text-align:left'>{html.escape(field.name)}</th>"
+            f"<td style='text-align:right'>{text}</td></tr>"
+        )
+    return (
+        f"<div class='ranklens-result'><strong>{html.escape(type(result).__name__)}</strong>"
+        f"<table>{''.join(rows)}</table></div>"
+    )

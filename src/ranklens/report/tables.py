@@ -1,0 +1,126 @@
+"""The report's view models: tables of cells, sections, and the number formats they use.
+
+The adapters (results -> tables) and the renderer (tables -> HTML) both read these, so neither
+imports the other's module for them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from ranklens._format import format_number
+
+__all__ = [
+    "Cell",
+    "Row",
+    "Section",
+    "Table",
+    "format_number",
+    "format_pvalue",
+    "frame_table",
+    "header",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Numbers
+
+
+def format_pvalue(p: Any) -> str:
+    """A p-value: three decimals, or '< 0.001'."""
+    try:
+        v = float(p)
+    except (TypeError, ValueError):
+        return "–"
+    if math.isnan(v):
+        return "–"
+    return "< 0.001" if v < 0.001 else f"{v:.3f}"
+
+
+# --------------------------------------------------------------------------------------------
+# View models (plain dicts for the template)
+
+
+@dataclasses.dataclass
+class Cell:
+    text: str
+    css: str = ""
+    title: str = ""
+    sub: str = ""
+    key: str = ""
+
+
+@dataclasses.dataclass
+class Row:
+    cells: list[Cell] = dataclasses.field(default_factory=list)
+    group: str = ""
+
+
+@dataclasses.dataclass
+class Table:
+    header: list[dict[str, str]]
+    rows: list[Row]
+    caption: str = ""
+    note: str = ""
+    css: str = ""
+    collapsed: bool = False
+
+
+@dataclasses.dataclass
+class Section:
+    id: str
+    title: str
+    guide: str = ""
+    tables: list[Table] = dataclasses.field(default_factory=list)
+    figures: list[Any] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+def header(*names: str | tuple[str, str]) -> list[dict[str, str]]:
+    """Column headings: a name, or ``(name, tooltip)``."""
+    out = []
+    for name in names:
+        text, title = name if isinstance(name, tuple) else (name, "")
+        out.append({"text": text, "title": title})
+    return out
+
+
+def frame_table(
+    frame: Any,
+    *,
+    caption: str = "",
+    note: str = "",
+    index: bool = True,
+    pvalue_columns: Iterable[str] = (),
+) -> Table:
+    """A pandas DataFrame as a report table (numbers formatted, text left-aligned)."""
+    pcols = set(pvalue_columns)
+    columns = [str(c) for c in frame.columns]
+    index_name = str(frame.index.name) if frame.index.name is not None else ""
+    columns_header = header(*(([index_name] if index else []) + columns))
+    rows = []
+    for label, record in zip(frame.index, frame.itertuples(index=False), strict=True):
+        cells = [Cell(str(label), css="text")] if index else []
+        for column, value in zip(columns, record, strict=True):
+            if column in pcols:
+                text = format_pvalue(value)
+                css = "sig" if _is_small(value) else ""
+            elif isinstance(value, str):
+                text, css = value, "text"
+            elif isinstance(value, tuple | list) and len(value) == 2:
+                text, css = f"[{format_number(value[0])}, {format_number(value[1])}]", ""
+            else:
+                text, css = format_number(value), ""
+            cells.append(Cell(text, css=css))
+        rows.append(Row(cells=cells))
+    return Table(header=columns_header, rows=rows, caption=caption, note=note)
+
+
+def _is_small(p: Any) -> bool:
+    try:
+        return float(p) < 0.05
+    except (TypeError, ValueError):
+        return False
