@@ -4,63 +4,223 @@ To rank (Rosset, Perlich & Zadrozny), to target (profit, gain and lift curves), 
 extremes (Torgo & Ribeiro's utility-based precision and recall) and to bound uncertainty (interval
 scores, bootstrap comparisons). Every public function takes ``(y_true, y_pred, *, ...)`` like
 scikit-learn and accepts NumPy, pandas or polars inputs.
+
+``import ranklens`` imports nothing heavy: each public name is looked up in :data:`_EXPORTS` and its
+module (with NumPy, SciPy, numba and the module's kernels) is imported on first use, so a script
+that needs the ranking measures never pays for pandas, the bootstrap or the curves.
 """
 
 from __future__ import annotations
 
-from ranklens import (
-    agreement,
-    bands,
-    compare,
-    curves,
-    error_curves,
-    intervals,
-    listwise,
-    ranking,
-    relevance,
-    residual,
-    robustness,
-    utility,
-)
-from ranklens._version import __version__ as __version__
-from ranklens.agreement import *  # noqa: F403
-from ranklens.bands import *  # noqa: F403
-from ranklens.compare import *  # noqa: F403
-from ranklens.curves import *  # noqa: F403
-from ranklens.error_curves import *  # noqa: F403
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ranklens.exceptions import RanklensWarning as RanklensWarning
 from ranklens.exceptions import RowAlignmentWarning as RowAlignmentWarning
 from ranklens.exceptions import UndefinedMetricWarning as UndefinedMetricWarning
-from ranklens.intervals import *  # noqa: F403
-from ranklens.listwise import *  # noqa: F403
-from ranklens.metrics import available_metrics as available_metrics
-from ranklens.metrics import get_metric as get_metric
-from ranklens.ranking import *  # noqa: F403
-from ranklens.relevance import *  # noqa: F403
-from ranklens.residual import *  # noqa: F403
-from ranklens.robustness import *  # noqa: F403
-from ranklens.utility import *  # noqa: F403
 
-#: The public namespace: every name a user may rely on (the submodules' own ``__all__``).
-__all__ = sorted(
-    {
-        *agreement.__all__,
-        *bands.__all__,
-        *compare.__all__,
-        *curves.__all__,
-        *error_curves.__all__,
-        *intervals.__all__,
-        *listwise.__all__,
-        *ranking.__all__,
-        *relevance.__all__,
-        *residual.__all__,
-        *robustness.__all__,
-        *utility.__all__,
-        "RanklensWarning",
-        "RowAlignmentWarning",
-        "UndefinedMetricWarning",
+__version__ = "0.1.0"
+
+#: Public names by module (each module's own ``__all__``; ``tests/test_first_contact.py`` checks
+#: that they agree). A name missing here is still found: the lookup falls back to importing every
+#: module.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "agreement": (
+        "MetricRankingComparisonResult",
+        "compare_metric_rankings",
+    ),
+    "bands": (
+        "CurveBandsResult",
+        "curve_bands",
+    ),
+    "compare": (
+        "ComparisonResult",
+        "DEFAULT_COMPARISON_METRICS",
+        "RankingAgreementResult",
+        "compare_models",
+        "ranking_agreement",
+    ),
+    "curves": (
+        "DEFAULT_EVENTS",
+        "DecileTableResult",
+        "GainCurveResult",
+        "LiftCurveResult",
+        "ModelByDepthResult",
+        "ProfitCurveResult",
+        "RocCurveResult",
+        "accuracy_ratio",
+        "best_model_by_depth",
+        "decile_table",
+        "gain_area",
+        "gain_curve",
+        "ks_statistic",
+        "lift_at_10",
+        "lift_at_20",
+        "lift_at_5",
+        "lift_curve",
+        "profit_curve",
+        "roc_auc",
+        "roc_curve",
+    ),
+    "error_curves": (
+        "RECCurveResult",
+        "RROCCurveResult",
+        "rec_curve",
+        "rroc_curve",
+    ),
+    "intervals": (
+        "CoverageByBinResult",
+        "CoverageLevelWarning",
+        "IntervalScoreResult",
+        "OrderedIntervalsResult",
+        "interval_coverage",
+        "interval_coverage_by_bin",
+        "interval_coverage_error",
+        "interval_score",
+        "interval_score_decomposition",
+        "interval_score_per_observation",
+        "intervals_by_prediction",
+        "mean_interval_width",
+        "prmspe",
+        "weighted_interval_score",
+        "weighted_interval_score_decomposition",
+        "weighted_interval_score_from_quantiles",
+    ),
+    "listwise": (
+        "GroupedNDCGResult",
+        "ndcg_by_group",
+        "ndcg_score",
+        "rank_distance_ndcg",
+    ),
+    "ranking": (
+        "ConcordanceProfileResult",
+        "CutoffAUCResult",
+        "PairCountsResult",
+        "PartialRankingResult",
+        "RankLiftResult",
+        "RankingSummary",
+        "concordance_profile",
+        "cutoff_auc_curve",
+        "kendall_tau",
+        "partial_kendall_tau",
+        "partial_spearman_rho",
+        "per_observation_pair_counts",
+        "rank_lift_curve",
+        "ranking_summary",
+        "rho_normalized",
+        "spearman_rho",
+        "tau_normalized",
+    ),
+    "relevance": (
+        "BoxplotStatsResult",
+        "ControlPointRelevance",
+        "NoExtremesWarning",
+        "Relevance",
+        "SigmoidRelevance",
+        "boxplot_stats",
+        "medcouple",
+        "relevance_from_boxplot",
+    ),
+    "residual": (
+        "epsilon_insensitive_loss",
+        "linlin_loss",
+        "log_rmse",
+        "mae",
+        "median_absolute_error",
+        "mse",
+        "pmap",
+        "rmse",
+        "rmspe",
+    ),
+    "robustness": (
+        "BreakdownResult",
+        "InfluenceResult",
+        "RobustnessTableResult",
+        "breakdown_curve",
+        "most_influential",
+        "proposition2_bound",
+        "robustness_table",
+    ),
+    "utility": (
+        "RegressionFBetaCurveResult",
+        "RegressionPrecisionRecallCurveResult",
+        "RegressionPrecisionRecallResult",
+        "SeraCurveResult",
+        "SmoothAccuracy",
+        "StepAccuracy",
+        "regression_f_beta_curve",
+        "regression_precision_recall",
+        "regression_precision_recall_curve",
+        "relevance_weighted_absolute_error",
+        "relevance_weighted_error",
+        "relevance_weighted_squared_error",
+        "sera",
+        "sera_curve",
+        "smooth_accuracy",
+        "step_accuracy",
+        "utility_f1",
+        "utility_precision",
+        "utility_recall",
+    ),
+    "metrics": (
         "available_metrics",
         "get_metric",
-        "__version__",
-    }
-)
+    ),
+}
+
+#: The submodules reachable as attributes (``ranklens.ranking``) without an explicit import.
+_SUBMODULES = (*(m for m in _EXPORTS if m != "metrics"), "metrics")
+
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+if TYPE_CHECKING:  # static tools see the eager imports
+    from ranklens.agreement import *  # noqa: F403
+    from ranklens.bands import *  # noqa: F403
+    from ranklens.compare import *  # noqa: F403
+    from ranklens.curves import *  # noqa: F403
+    from ranklens.error_curves import *  # noqa: F403
+    from ranklens.intervals import *  # noqa: F403
+    from ranklens.listwise import *  # noqa: F403
+    from ranklens.metrics import available_metrics as available_metrics
+    from ranklens.metrics import get_metric as get_metric
+    from ranklens.ranking import *  # noqa: F403
+    from ranklens.relevance import *  # noqa: F403
+    from ranklens.residual import *  # noqa: F403
+    from ranklens.robustness import *  # noqa: F403
+    from ranklens.utility import *  # noqa: F403
+
+
+def _public_names() -> list[str]:
+    """Every public name, from the modules themselves (imports all of them)."""
+    names = {"RanklensWarning", "RowAlignmentWarning", "UndefinedMetricWarning", "__version__"}
+    for module in _EXPORTS:
+        names.update(_EXPORTS[module] if module == "metrics" else _module(module).__all__)
+    return sorted(names)
+
+
+def _module(name: str) -> Any:
+    return importlib.import_module(f"ranklens.{name}")
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module behind a public name on first use (PEP 562), and keep the name."""
+    if name == "__all__":
+        value: Any = _public_names()
+    elif name in _WHERE:
+        value = getattr(_module(_WHERE[name]), name)
+    elif name in _SUBMODULES:
+        value = _module(name)
+    else:
+        # A name added to a module but not yet to _EXPORTS: look through every module.
+        for module in _EXPORTS:
+            if name in getattr(_module(module), "__all__", ()):
+                value = getattr(_module(module), name)
+                break
+        else:
+            raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE, *_SUBMODULES})

@@ -40,17 +40,18 @@ it reproduces the registered function on the full sample.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import itertools
 import math
+import os
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
-import pandas as pd
 from scipy import special
 
 from ranklens._kernels import compare as _kc
@@ -66,6 +67,9 @@ from ranklens._validation import (
     normalize_weights,
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
+
+if TYPE_CHECKING:  # pandas is imported by the two methods that build a DataFrame
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_COMPARISON_METRICS",
@@ -90,6 +94,13 @@ _PROGRESS_AFTER_S = 1.0
 # A block of replicates runs on numba's thread pool only above this much work (about a
 # millisecond): waking the pool costs more than small blocks take, very much so on a busy machine.
 _PARALLEL_WORK = 2_000_000
+# ... and only when the whole call has this much work (about 4 s on one thread), unless the
+# parallel driver is compiled already: compiling a prange driver takes 1.5-2 s more than its
+# serial twin, which only a long run wins back (docs/performance.md, "Cold start").
+_PARALLEL_PAYS = 8_000_000_000
+# Replicate rows (bootstrap + jackknife, or permutations x pairs) of the running call: the driver
+# is chosen once per call from its total work, so a call compiles one of the two drivers.
+_RUN_ROWS: contextvars.ContextVar[int] = contextvars.ContextVar("_RUN_ROWS", default=1)
 
 _METHODS = ("bootstrap", "permutation")
 _INTERVALS = ("bca", "percentile")
@@ -202,6 +213,8 @@ class ComparisonResult(Result):
         higher_is_better`` (``better`` names the model with the better value, or is empty when
         the values are equal).
         """
+        import pandas as pd
+
         rows = []
         for k, metric in enumerate(self.metrics):
             for p, (a, b) in enumerate(self.pairs):
@@ -230,6 +243,8 @@ class ComparisonResult(Result):
     def values_frame(self) -> pd.DataFrame:
         """One row per metric and model: ``metric, model, value, std_error, ci_lower, ci_upper,
         n_undefined, higher_is_better``."""
+        import pandas as pd
+
         rows = [
             {
                 "metric": metric,
@@ -369,9 +384,40 @@ def _point_value(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, sw: np.ndarr
 # --------------------------------------------------------------------------------------------
 
 
-def _kernel(name: str, work: float) -> Callable[..., Any]:
-    """The parallel or the serial driver of kernel ``name`` (same numbers either way)."""
-    parallel = work >= _PARALLEL_WORK and numba.get_num_threads() > 1
+@contextlib.contextmanager
+def _run_rows(rows: int) -> Iterator[None]:
+    """Within the block: the running call evaluates ``rows`` replicate rows in all."""
+    token = _RUN_ROWS.set(max(int(rows), 1))
+    try:
+        yield
+    finally:
+        _RUN_ROWS.reset(token)
+
+
+def _compiled(dispatcher: Any) -> bool:
+    """Whether ``dispatcher`` has machine code in this process or in numba's on-disk cache."""
+    if dispatcher.signatures:
+        return True
+    try:  # numba's cache index (private attribute; no cache known when it moves)
+        return os.path.exists(dispatcher._cache._index_path)
+    except AttributeError:
+        return False
+
+
+def _kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
+    """The parallel or the serial driver of kernel ``name`` (same numbers either way).
+
+    ``row_work`` is the work of one replicate row. The choice depends on the call (its block size
+    and its total rows, :data:`_RUN_ROWS`), never on one block: every block of a call, the last
+    short one included, uses the same driver, and a call compiles at most one of the two.
+    """
+    import numba
+
+    rows = _RUN_ROWS.get()
+    block_work = row_work * min(_block_rows(n), rows)
+    parallel = block_work >= _PARALLEL_WORK and numba.get_num_threads() > 1
+    if parallel and row_work * rows < _PARALLEL_PAYS:
+        parallel = _compiled(getattr(_kc, f"{name}_parallel"))
     return getattr(_kc, f"{name}_parallel" if parallel else f"{name}_serial")
 
 
@@ -389,7 +435,7 @@ def _bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> It
         for r in range(stop - start):
             indices[r] = rng.integers(0, n, size=n, dtype=dtype)
         rows_used = stop - start
-        yield _kernel("multiplicities", rows_used * n)(indices[:rows_used], n)
+        yield _kernel("multiplicities", n, n)(indices[:rows_used], n)
 
 
 def _jackknife_groups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, int]:
@@ -504,8 +550,8 @@ class _RatioFormEvaluator(_Evaluator):
         return out
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
-        work = multiplicity.size * self.flat.shape[1]
-        sums, totals = _kernel("weighted_loss_sums", work)(
+        n = multiplicity.shape[1]
+        sums, totals = _kernel("weighted_loss_sums", n * self.flat.shape[1], n)(
             multiplicity, self.base_weight, self.flat
         )
         c = self.n_columns
@@ -515,8 +561,8 @@ class _RatioFormEvaluator(_Evaluator):
         )
 
     def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
-        work = 2 * swaps.size * self.n_columns
-        sums_a, sums_b = _kernel("swapped_loss_sums", work)(
+        n = swaps.shape[1]
+        sums_a, sums_b = _kernel("swapped_loss_sums", 2 * n * self.n_columns, n)(
             swaps, self.base_weight, self.columns[a], self.columns[b]
         )
         total = np.full(swaps.shape[0], self.base_weight.sum())
@@ -719,8 +765,8 @@ class _RankEvaluator(_Evaluator):
             )
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
-        work = 30 * multiplicity.size * self.orders.shape[0]
-        raw = _kernel("rank_replicates", work)(
+        n = multiplicity.shape[1]
+        raw = _kernel("rank_replicates", 30 * n * self.orders.shape[0], n)(
             multiplicity, self.base_weight, self.orders, self.y_sorted, self.p_sorted, self.n_preds
         )
         return self._select(raw)
@@ -732,7 +778,7 @@ class _RankEvaluator(_Evaluator):
             n = self.y_rank.shape[0]
             self._union[(a, b)] = (union[:n].copy(), union[n:].copy(), n_union)
         rank_a, rank_b, n_union = self._union[(a, b)]
-        raw = _kernel("swapped_rank", 80 * swaps.size)(
+        raw = _kernel("swapped_rank", 80 * swaps.shape[1], swaps.shape[1])(
             swaps, self.base_weight, self.y_order, self.y_ranks_by_y, rank_a, rank_b, n_union
         )
         return self._select(raw)
@@ -979,13 +1025,53 @@ def compare_models(
     n_metrics, n_models = len(specs), len(names)
     values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
     values = values.reshape(n_metrics, n_models)
+    pair_index = list(itertools.combinations(range(n_models), 2))
+    if method == "bootstrap":
+        rows = n_boot + (min(n, _JACKKNIFE_GROUPS) if interval == "bca" else 0)
+    else:
+        rows = n_boot * len(pair_index)
+    with _run_rows(rows):
+        return _compare(
+            y,
+            names,
+            preds,
+            sw,
+            specs,
+            values,
+            pair_index,
+            n_boot,
+            level,
+            method,
+            interval,
+            random_state,
+            progress,
+        )
+
+
+def _compare(
+    y: np.ndarray,
+    names: tuple[str, ...],
+    preds: np.ndarray,
+    sw: np.ndarray | None,
+    specs: list[MetricSpec],
+    values: np.ndarray,
+    pair_index: list[tuple[int, int]],
+    n_boot: int,
+    level: float,
+    method: str,
+    interval: str,
+    random_state: Any,
+    progress: bool | None,
+) -> ComparisonResult:
+    """:func:`compare_models` once its arguments are checked and the point values computed."""
+    n = y.shape[0]
+    n_metrics, n_models = values.shape
     evaluators = _build_evaluators(specs, y, preds, sw, values)
     evaluation = ["generic"] * n_metrics
     for evaluator in evaluators:
         for k in evaluator.positions:
             evaluation[k] = evaluator.path
 
-    pair_index = list(itertools.combinations(range(n_models), 2))
     n_pairs = len(pair_index)
     difference = np.array(
         [[values[k, a] - values[k, b] for a, b in pair_index] for k in range(n_metrics)]

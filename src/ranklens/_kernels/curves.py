@@ -136,7 +136,10 @@ def radix_sort(keys, payload, carry):
         moved = True
         cur_keys, nxt_keys = nxt_keys, cur_keys
     if carry and not moved:
-        cur_load[:] = payload
+        # A loop, not ``cur_load[:] = payload``: numba's slice assignment brings its broadcasting
+        # checks, whose error messages alone took 2 s to compile (docs/performance.md).
+        for i in range(n):
+            cur_load[i] = payload[i]
     return cur_keys, cur_load
 
 
