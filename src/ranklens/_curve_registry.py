@@ -1,0 +1,178 @@
+"""The curve registry: every evaluation curve with what the engines and the report need to know.
+
+The metric registry's twin for curves. A curve function registers itself where it is defined
+(:func:`register_curve`), holding the objects themselves, never their names as strings: the
+function, its family (which is also its report section), the task parameters it needs, and, for
+curves that can carry bootstrap bands, how to read the curve on a grid of fractions. The Display
+that draws a curve registers itself from the presentation layer (:func:`register_display`), so
+this module, at the bottom of the package, imports nothing above it.
+
+Readers: :func:`ranklens.curve_bands` (which curves have bands, and how to read them),
+the evaluation pipeline (which curves to compute, with which parameters), and the report (which
+Display draws each one). A new curve is one function, one registration and one test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+
+__all__ = [
+    "CURVE_FAMILIES",
+    "CurveSpec",
+    "available_curves",
+    "display_for",
+    "get_curve",
+    "register_curve",
+    "register_display",
+]
+
+#: The families of curves, in display order; each is also a section of the report.
+CURVE_FAMILIES: tuple[str, ...] = ("ranking", "targeting", "extremes", "residual", "intervals")
+
+CurveInputs = Literal["point", "interval", "point_and_interval"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclasses.dataclass(frozen=True)
+class CurveSpec:
+    """What the rest of ranklens needs to know about a registered curve.
+
+    Attributes
+    ----------
+    name : str
+        Registry name, also the key of the curve in an evaluation (``evaluation.curves[name]``).
+        One function may be registered under several names with different fixed parameters
+        (the gain curve of events, and of the value captured).
+    func : callable
+        ``func(y_true, y_pred, **params)`` (``inputs="point"``), ``func(y_true, lower, upper)``
+        (``"interval"``) or ``func(y_true, y_pred, lower, upper)`` (``"point_and_interval"``).
+    family : str
+        One of :data:`CURVE_FAMILIES`: the measure family and the report section.
+    inputs : str
+        What the curve is computed from.
+    needs : tuple of str
+        Task parameters that must all be given for the curve to be computed.
+    needs_any : tuple of str
+        Task parameters of which at least one must be given.
+    fixed : mapping
+        Keyword arguments always passed (they override the task's parameters).
+    fixed_with : mapping
+        ``{parameter: {keyword: value}}``: when the task gives ``parameter``, these keyword
+        arguments are fixed too (a profit from a value margin works on ``y`` itself, whatever
+        event definition the task gave the other curves).
+    applies : callable, optional
+        ``applies(y_true) -> bool``: whether the curve makes sense for this target (value curves
+        need a non-negative, non-binary target).
+    on_grid : callable, optional
+        ``on_grid(result, grid) -> ndarray``: the curve's value at each fraction of ``grid``.
+        Curves that define it can carry bootstrap bands (:func:`ranklens.curve_bands`).
+    description : str
+        One line for tables and the report.
+    """
+
+    name: str
+    func: Callable[..., Any]
+    family: str
+    inputs: str = "point"
+    needs: tuple[str, ...] = ()
+    needs_any: tuple[str, ...] = ()
+    fixed: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    fixed_with: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    applies: Callable[[np.ndarray], bool] | None = None
+    on_grid: Callable[[Any, np.ndarray], np.ndarray] | None = None
+    description: str = ""
+
+    @property
+    def display(self) -> type | None:
+        """The Display class that draws this curve (None until the plot layer is imported)."""
+        return display_for(self.func)
+
+
+_CURVES: dict[str, CurveSpec] = {}
+_DISPLAYS: dict[Callable[..., Any], type] = {}
+
+
+def register_curve(
+    name: str,
+    *,
+    family: str,
+    inputs: CurveInputs = "point",
+    needs: tuple[str, ...] = (),
+    needs_any: tuple[str, ...] = (),
+    fixed: Mapping[str, Any] | None = None,
+    fixed_with: Mapping[str, Mapping[str, Any]] | None = None,
+    applies: Callable[[np.ndarray], bool] | None = None,
+    on_grid: Callable[[Any, np.ndarray], np.ndarray] | None = None,
+    description: str | None = None,
+) -> Callable[[F], F]:
+    """Decorator registering a curve function under ``name`` (the function is unchanged).
+
+    Decorators stack: the same function can be registered under several names.
+    """
+    if family not in CURVE_FAMILIES:
+        raise ValueError(f"family must be one of {CURVE_FAMILIES}; got {family!r}")
+    if inputs not in ("point", "interval", "point_and_interval"):
+        raise ValueError(
+            f"inputs must be 'point', 'interval' or 'point_and_interval'; got {inputs!r}"
+        )
+
+    def decorator(func: F) -> F:
+        if name in _CURVES and _CURVES[name].func is not func:
+            raise ValueError(f"curve {name!r} is registered twice")
+        doc = (func.__doc__ or "").strip().splitlines()
+        _CURVES[name] = CurveSpec(
+            name=name,
+            func=func,
+            family=family,
+            inputs=inputs,
+            needs=tuple(needs),
+            needs_any=tuple(needs_any),
+            fixed=dict(fixed or {}),
+            fixed_with={k: dict(v) for k, v in (fixed_with or {}).items()},
+            applies=applies,
+            on_grid=on_grid,
+            description=description if description is not None else (doc[0] if doc else ""),
+        )
+        return func
+
+    return decorator
+
+
+def register_display(func: Callable[..., Any], display: type) -> None:
+    """Record that ``display`` draws the results of ``func`` (called by the plot layer)."""
+    _DISPLAYS[func] = display
+
+
+def display_for(func: Callable[..., Any]) -> type | None:
+    """The Display registered for the curve function ``func``, if any."""
+    return _DISPLAYS.get(func)
+
+
+def get_curve(name: str) -> CurveSpec:
+    """The :class:`CurveSpec` registered under ``name``; ``ValueError`` lists the valid names."""
+    try:
+        return _CURVES[name]
+    except KeyError:
+        raise ValueError(f"unknown curve {name!r}; available: {', '.join(_CURVES)}") from None
+
+
+def available_curves(family: str | None = None, *, banded: bool | None = None) -> tuple[str, ...]:
+    """Names of registered curves in display order (by family, then registration).
+
+    ``banded=True`` keeps the curves that can carry bootstrap bands (they define ``on_grid``).
+    """
+    if family is not None and family not in CURVE_FAMILIES:
+        raise ValueError(f"family must be one of {CURVE_FAMILIES}; got {family!r}")
+    order = {f: k for k, f in enumerate(CURVE_FAMILIES)}
+    specs = sorted(_CURVES.values(), key=lambda s: order[s.family])  # stable: registration order
+    return tuple(
+        s.name
+        for s in specs
+        if (family is None or s.family == family)
+        and (banded is None or (s.on_grid is not None) == banded)
+    )
