@@ -25,6 +25,8 @@ SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 
 FOUNDATIONS = {
     "ranklens._cache",
+    "ranklens._extras",
+    "ranklens._progress",
     "ranklens._format",
     "ranklens._registry",
     "ranklens._results",
@@ -45,6 +47,7 @@ MEASURES = {
     "ranklens.events",
 }
 INFERENCE = {
+    "ranklens._budget",
     "ranklens._resampling",
     "ranklens.agreement",
     "ranklens.bands",
@@ -54,6 +57,7 @@ INFERENCE = {
 PIPELINE = {"ranklens.evaluation", "ranklens.report.evaluation"}
 PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli")
 PRESENTATION = {
+    "ranklens.__main__",
     "ranklens.cli",
     "ranklens._demo",
     "ranklens._warmup",

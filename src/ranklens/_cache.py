@@ -22,8 +22,9 @@ import os
 import pathlib
 import sys
 import tempfile
+from typing import Any
 
-__all__ = ["cache_dir", "configure", "user_cache_dir"]
+__all__ = ["cache_dir", "configure", "is_compiled", "user_cache_dir"]
 
 #: The folder of the kernel modules: numba's in-tree cache is its ``__pycache__``.
 _KERNELS = pathlib.Path(__file__).resolve().parent / "_kernels"
@@ -89,3 +90,18 @@ def cache_dir() -> pathlib.Path:
     if given:
         return pathlib.Path(given)
     return _KERNELS / "__pycache__"
+
+
+def is_compiled(dispatcher: Any) -> bool:
+    """Whether a kernel has machine code in this process or in numba's on-disk cache.
+
+    A kernel called only from other kernels is compiled (and cached) with its first caller; in a
+    later process the caller's cached code is loaded and the callee's dispatcher stays empty, so
+    the cache index is what tells that it was compiled.
+    """
+    if dispatcher.signatures:
+        return True
+    try:  # numba's cache index (a private attribute: when it moves, no cache is known)
+        return os.path.exists(dispatcher._cache._index_path)
+    except AttributeError:
+        return False

@@ -2,7 +2,11 @@
 
 ``ranklens evaluate FILE --target COL --pred COL ...`` evaluates predictions stored in a CSV or
 Parquet file with every registered measure and writes an HTML report and/or a JSON file;
-``ranklens demo`` runs the bundled case studies.
+``ranklens demo`` runs the bundled case studies; ``ranklens warmup`` compiles every numba kernel
+ahead of use (once per install).
+
+The console script enters through :mod:`ranklens.__main__`, which checks for typer, rich and jinja2
+(the ``cli`` extra) before this module imports them.
 
 Exit status:
 
@@ -113,6 +117,8 @@ def read_table(path: pathlib.Path) -> Any:
         if len(suffixes) >= 2 and suffixes[-1] in compressed
         else (suffixes[-1] if suffixes else "")
     )
+    if kind in (".parquet", ".pq"):
+        _require_parquet()
     try:
         if kind in (".parquet", ".pq"):
             frame = pd.read_parquet(path)
@@ -132,6 +138,19 @@ def read_table(path: pathlib.Path) -> Any:
     if frame.shape[0] == 0:
         raise InputError(f"{path.name} has no data rows (only a header); nothing to evaluate")
     return frame
+
+
+def _require_parquet() -> None:
+    """Parquet needs pyarrow (the ``parquet`` extra); pandas can also use fastparquet."""
+    from ranklens._extras import MissingExtraError, require
+
+    try:
+        require("parquet", "reading Parquet files")
+    except MissingExtraError as exc:
+        try:
+            require("parquet", "reading Parquet files", modules=("fastparquet",))
+        except MissingExtraError:
+            raise InputError(str(exc)) from None
 
 
 def _csv_header(path: pathlib.Path, sep: str, parsed: list[Any]) -> list[Any]:
@@ -507,9 +526,51 @@ def check_options(
 # Output
 
 
-def _progress_context(console: Any) -> Any:
+#: ``"stage (k/N): detail"``: a progress message that counts its steps.
+_COUNTED = re.compile(r"^(?P<stage>[^(]*?)\s*\((?P<done>\d+)/(?P<total>\d+)\)")
+
+
+class _ProgressLines:
+    """What the commands ask of a rich ``Progress``, as a line every few seconds on stderr.
+
+    For logs (CI, pipelines): a spinner redrawn in place shows nothing useful there. A message
+    that counts its steps (``"measures (12/75): gbm: mae"``) gives the percentage and the time
+    left of its stage.
+    """
+
+    def __init__(self, label: str, quiet: bool) -> None:
+        from ranklens._progress import LineProgress
+
+        self._lines = LineProgress(label)
+        self._quiet = quiet
+
+    def __enter__(self) -> _ProgressLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, description: str, total: float | None = None) -> int:
+        self.update(0, description=description)
+        return 0
+
+    def update(self, task: int, description: str) -> None:
+        if self._quiet:
+            return
+        counted = _COUNTED.match(description)
+        if counted is None:
+            self._lines.update(description)
+        else:
+            done, total = int(counted["done"]), int(counted["total"])
+            self._lines.update(counted["stage"], done, total)
+
+
+def _progress_context(console: Any, label: str = "ranklens") -> Any:
+    """A transient spinner on a terminal; progress lines elsewhere (see :class:`_ProgressLines`)."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    if not (console.is_terminal or console.is_jupyter):
+        return _ProgressLines(label, quiet=console.quiet)
     return Progress(
         SpinnerColumn(),
         # Descriptions hold model (column) names: shown verbatim, never parsed as markup.
@@ -819,7 +880,7 @@ def _evaluate(
 
     from ranklens.report import evaluate_models
 
-    with _progress_context(console) as bar:
+    with _progress_context(console, "ranklens evaluate") as bar:
         task = bar.add_task("evaluating", total=None)
 
         def progress(message: str) -> None:
@@ -873,7 +934,12 @@ def demo(
     from rich.console import Console
 
     from ranklens import _demo
+    from ranklens._extras import MissingExtraError, require
 
+    try:
+        require("demo", "the demo")
+    except MissingExtraError as exc:
+        _fail(str(exc), EXIT_FAILED)
     try:
         check_bootstrap(bootstrap)
         _check_output(out, "--out", stdout_ok=False)
@@ -881,7 +947,7 @@ def demo(
         _fail(str(exc))
     console = Console()
     start = time.perf_counter()
-    with _progress_context(Console(stderr=True)) as bar:
+    with _progress_context(Console(stderr=True), "ranklens demo") as bar:
         task = bar.add_task("fitting models", total=None)
         evaluations = _demo.run_demo(
             n_bootstrap=bootstrap,
@@ -911,8 +977,56 @@ def demo(
         raise typer.Exit(EXIT_FAILED)
 
 
+@app.command()
+def warmup() -> None:
+    """Compile every numba kernel now, once per install, so that later runs start fast.
+
+    The compiled code is cached on disk (the folder is printed; see docs/install.md). Without
+    this, each kernel compiles on its first use instead.
+    """
+    from rich.console import Console
+
+    from ranklens._warmup import warmup as compile_all
+
+    console = Console(stderr=True)
+    title = "compiling kernels, once per install"
+    if console.is_terminal or console.is_jupyter:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        bar = Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        with bar:
+            task = bar.add_task(title, total=1)
+
+            def progress(done: int, total: int, step: str) -> None:
+                bar.update(task, completed=done, total=total, description=f"{title}: {step}")
+
+            report = compile_all(progress)
+    else:
+        from ranklens._progress import LineProgress
+
+        lines = LineProgress("ranklens warmup")
+
+        def progress(done: int, total: int, step: str) -> None:
+            # Each step takes seconds when cold: say what runs, then at most every few seconds.
+            lines.update(f"{title}: {step}", done, total, force=done == 0)
+
+        report = compile_all(progress)
+    _say(
+        console,
+        f"{report.n_ready} kernels ready in {report.total_seconds:.0f} s; "
+        f"cache: {report.cache_dir}",
+    )
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Run the command line (the console script enters through :mod:`ranklens.__main__`)."""
     app()
 
 

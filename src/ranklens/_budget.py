@@ -1,0 +1,386 @@
+"""A time budget for the bootstrap of an evaluation that is a real bound, not a hope.
+
+``ranklens evaluate --bootstrap-budget S`` (``evaluate_models(bootstrap_budget_s=S)``) bounds the
+wall time of the bootstrap part: the timing done here, the comparison of the measures
+(:func:`ranklens.compare_models`) and the curve bands (:func:`ranklens.curve_bands`).
+
+1. **Compile first, outside the budget.** The comparison and the bands run once on a tiny sample
+   of the rows (two replicates), so that every kernel they use is compiled (or loaded from the
+   cache) before anything is timed. A first run used to time the compilation and conclude, at
+   n = 500, that the bands would take minutes.
+2. **Time real replicates.** At the real n, a block of replicates is evaluated by every fast path
+   of the comparison and by each measure that is called once per replicate, the resampling itself
+   is timed, and the bands run a few replicates. Each is timed on its second run, so that a
+   parallel driver compiled on the way does not count.
+3. **Fit the budget, in order of priority.** The measures with a vectorised kernel (the headline
+   measures of Rosset, Perlich & Zadrozny 2005, Table 2, among them) come first; when even they do
+   not fit at the requested number of replicates, the replicates are reduced (down to
+   :data:`MIN_REPLICATES`, below which the bootstrap is skipped). Then the bands, then the
+   per-replicate measures, cheapest first, join while the estimate stays within
+   :data:`SAFETY` of what is left of the budget.
+
+The plan says what it reduced or skipped and why (:meth:`BootstrapPlan.notes`), and the caller
+records the time the bootstrap took against the budget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MIN_REPLICATES", "SAFETY", "BootstrapPlan", "plan_bootstrap"]
+
+#: Fewer replicates than this give intervals too rough to report: the bootstrap is skipped.
+MIN_REPLICATES = 100
+
+#: The plan fills at most this share of the budget left after timing (single timings on a busy
+#: machine are off by 10-20%; the bound is the whole budget).
+SAFETY = 0.8
+
+#: Rows of the tiny sample the kernels are compiled on.
+_COMPILE_ROWS = 48
+
+#: Replicates timed per fast path (and for the bands).
+_TIMED_ROWS = 4
+
+
+@dataclasses.dataclass
+class BootstrapPlan:
+    """What the bootstrap will do within the budget, and what it reduced or skipped.
+
+    Attributes
+    ----------
+    metrics : list of MetricSpec
+        Measures to bootstrap, in the order given.
+    n_bootstrap, requested : int
+        Replicates to run, and replicates asked for.
+    bands : tuple of str
+        Curves whose bands fit.
+    left_out : list of str
+        Measures not bootstrapped (over the budget).
+    skipped_bands : dict
+        Curve -> why its bands were skipped.
+    skipped : str or None
+        Why nothing is bootstrapped (even the fastest measures at the fewest replicates are over
+        the budget), else None.
+    estimate_s : float
+        Estimated seconds of the comparison and the bands.
+    budget_s, planning_s, compile_s : float
+        The budget; seconds spent timing replicates (inside the budget); seconds spent
+        compiling on the tiny sample (outside it).
+    """
+
+    metrics: list[Any]
+    n_bootstrap: int
+    requested: int
+    bands: tuple[str, ...] = ()
+    left_out: list[str] = dataclasses.field(default_factory=list)
+    skipped_bands: dict[str, str] = dataclasses.field(default_factory=dict)
+    skipped: str | None = None
+    estimate_s: float = 0.0
+    budget_s: float = math.inf
+    planning_s: float = 0.0
+    compile_s: float = 0.0
+
+    def notes(self) -> dict[str, str]:
+        """``settings`` entries saying what was reduced or skipped to meet the budget."""
+        out: dict[str, str] = {}
+        if self.skipped is not None:
+            out["bootstrap (time budget)"] = f"skipped: {self.skipped}"
+            return out
+        if self.n_bootstrap < self.requested:
+            out["bootstrap replicates (time budget)"] = (
+                f"{self.n_bootstrap} of the {self.requested} requested, to fit the "
+                f"{self.budget_s:g} s budget"
+            )
+        if self.left_out:
+            out["not bootstrapped (time budget)"] = ", ".join(sorted(self.left_out))
+        for curve, why in self.skipped_bands.items():
+            out[f"{curve} bands"] = f"skipped: {why}"
+        return out
+
+
+@dataclasses.dataclass
+class _Costs:
+    """Measured seconds: fixed per run, and per replicate row."""
+
+    values: dict[int, float]  # point value of metric k, all models
+    build: float  # building the fast paths (their sort, their check on the full sample)
+    resample: float  # one bootstrap row: random indices and multiplicities
+    group_of: dict[int, int]  # metric position -> fast path (generic ones: absent)
+    group_row: dict[int, float]  # fast path -> seconds per row, all its metrics and models
+    generic_row: dict[int, float]  # metric position -> seconds per row, all models
+    band_fixed: dict[str, float]
+    band_row: dict[str, float]
+
+
+def _timed(func: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start
+
+
+def _quietly(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)``, or None when it raises; warnings silenced (timing runs only)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return func(*args, **kwargs)
+        except Exception:  # the real run records any failure; a timing run only measures
+            return None
+
+
+def _compile(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    specs: Sequence[Any],
+    weight: np.ndarray | None,
+    band_curves: Sequence[str],
+    band_kwargs: Mapping[str, Mapping[str, Any]],
+    interval: str,
+) -> None:
+    """Run the comparison and the bands on a tiny sample: every kernel they use gets compiled."""
+    from ranklens.bands import curve_bands
+    from ranklens.compare import compare_models
+
+    n = y.shape[0]
+    rows = np.unique(np.linspace(0, n - 1, min(n, _COMPILE_ROWS)).round().astype(np.int64))
+    small = {name: pred[rows] for name, pred in preds.items()}
+    small_weight = None if weight is None else weight[rows]
+    _quietly(
+        compare_models,
+        y[rows],
+        small,
+        metrics=list(specs),
+        n_bootstrap=2,
+        interval=interval,
+        random_state=0,
+        sample_weight=small_weight,
+        progress=False,
+    )
+    for curve in band_curves:
+        _quietly(
+            curve_bands,
+            y[rows],
+            small,
+            curve=curve,
+            n_bootstrap=2,
+            random_state=0,
+            sample_weight=small_weight,
+            progress=False,
+            **band_kwargs.get(curve, {}),
+        )
+
+
+def _measure(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    specs: Sequence[Any],
+    weight: np.ndarray | None,
+    band_curves: Sequence[str],
+    band_kwargs: Mapping[str, Mapping[str, Any]],
+    total_rows: int,
+) -> _Costs:
+    """Time each part of the run at the real n (kernels compiled already)."""
+    from ranklens import compare
+    from ranklens.bands import curve_bands
+
+    n = y.shape[0]
+    names = list(preds)
+    matrix = np.stack([preds[name] for name in names])
+    values_of: dict[int, float] = {}
+    values = np.full((len(specs), len(names)), math.nan)
+    with compare._quiet():
+        for k, spec in enumerate(specs):
+            start = time.perf_counter()
+            for m, pred in enumerate(matrix):
+                try:
+                    values[k, m] = compare._point_value(spec, y, pred, weight)
+                except Exception:  # the real run records it; here it only costs time
+                    values[k, m] = math.nan
+            values_of[k] = time.perf_counter() - start
+
+    rng = np.random.default_rng(0)
+    with compare._run_rows(total_rows):  # the drivers the real run will choose
+        start = time.perf_counter()
+        evaluators = _quietly(compare._build_evaluators, list(specs), y, matrix, weight, values)
+        build = time.perf_counter() - start
+        # A first block may compile the parallel driver: not timed.
+        next(compare._bootstrap_blocks(rng, n, _TIMED_ROWS))
+        start = time.perf_counter()
+        block = next(compare._bootstrap_blocks(rng, n, _TIMED_ROWS))
+        resample = (time.perf_counter() - start) / block.shape[0]
+
+        group_of: dict[int, int] = {}
+        group_row: dict[int, float] = {}
+        generic_row: dict[int, float] = {}
+        for g, evaluator in enumerate(evaluators or []):
+            if evaluator.path == "generic":
+                continue
+            with compare._quiet():
+                evaluator.evaluate(block)  # compile / warm
+                seconds = _timed(lambda evaluator=evaluator: evaluator.evaluate(block))
+            group_row[g] = seconds / block.shape[0]
+            for k in evaluator.positions:
+                group_of[k] = g
+        for k, spec in enumerate(specs):
+            if k in group_of:
+                continue
+            one = compare._GenericEvaluator([k], [spec], y, matrix, weight)
+            with compare._quiet():
+                seconds = _timed(lambda one=one: one.evaluate(block[:1]))
+                if seconds < 0.02:  # fast: time a few rows for a steadier figure
+                    seconds = _timed(lambda one=one: one.evaluate(block)) / block.shape[0]
+            generic_row[k] = seconds
+
+    band_fixed: dict[str, float] = {}
+    band_row: dict[str, float] = {}
+    for curve in band_curves:
+        seconds = _timed(
+            lambda curve=curve: _quietly(
+                curve_bands,
+                y,
+                dict(preds),
+                curve=curve,
+                n_bootstrap=_TIMED_ROWS,
+                random_state=0,
+                sample_weight=weight,
+                progress=False,
+                **band_kwargs.get(curve, {}),
+            )
+        )
+        # The run's fixed part is about one replicate (the curve of each model on the full
+        # sample); count it as one more row.
+        band_row[curve] = seconds / (_TIMED_ROWS + 1)
+        band_fixed[curve] = band_row[curve]
+    return _Costs(
+        values_of, build, resample, group_of, group_row, generic_row, band_fixed, band_row
+    )
+
+
+def _compare_seconds(costs: _Costs, chosen: Sequence[int], replicates: int, jack: int) -> float:
+    """Estimated seconds of ``compare_models`` on the metrics at positions ``chosen``."""
+    groups = {costs.group_of[k] for k in chosen if k in costs.group_of}
+    per_row = sum(costs.group_row[g] for g in groups)
+    per_row += sum(costs.generic_row[k] for k in chosen if k not in costs.group_of)
+    fixed = sum(costs.values[k] for k in chosen) + (costs.build if groups else 0.0)
+    return fixed + replicates * (per_row + costs.resample) + jack * per_row
+
+
+def _band_seconds(costs: _Costs, curve: str, replicates: int) -> float:
+    return costs.band_fixed[curve] + replicates * (costs.band_row[curve] + costs.resample)
+
+
+def plan_bootstrap(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    specs: Sequence[Any],
+    weight: np.ndarray | None,
+    *,
+    n_bootstrap: int,
+    budget_s: float,
+    headline: Sequence[str] = (),
+    band_curves: Sequence[str] = (),
+    band_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
+    interval: str = "bca",
+) -> BootstrapPlan:
+    """The measures, replicates and bands that fit ``budget_s`` (see the module docstring).
+
+    Parameters
+    ----------
+    y, preds, weight
+        The evaluated truth, predictions by model and case weights (validated arrays).
+    specs : sequence of MetricSpec
+        Measures the bootstrap can compare (defined for every model).
+    n_bootstrap : int
+        Replicates requested.
+    budget_s : float
+        Seconds for the timing, the comparison and the bands together (``inf``: no bound).
+    headline : sequence of str
+        Measures that come first whatever their cost.
+    band_curves : sequence of str
+        Curves whose bootstrap bands are wanted, in order of priority.
+    band_kwargs : mapping, optional
+        Extra keyword arguments of :func:`ranklens.curve_bands` per curve.
+    interval : {"bca", "percentile"}
+        The comparison's interval (BCa adds a jackknife of ``min(n, 100)`` rows).
+    """
+    from ranklens.compare import _JACKKNIFE_GROUPS
+
+    band_kwargs = dict(band_kwargs or {})
+    specs = list(specs)
+    requested = int(n_bootstrap)
+    if not specs and not band_curves:
+        return BootstrapPlan([], requested, requested, budget_s=budget_s)
+    if math.isinf(budget_s):  # no bound: nothing to time
+        return BootstrapPlan(specs, requested, requested, tuple(band_curves), budget_s=budget_s)
+
+    start = time.perf_counter()
+    _compile(y, preds, specs, weight, band_curves, band_kwargs, interval)
+    compiled = time.perf_counter()
+    jack = min(y.shape[0], _JACKKNIFE_GROUPS) if interval == "bca" else 0
+    costs = _measure(y, preds, specs, weight, band_curves, band_kwargs, requested + jack)
+    planning_s = time.perf_counter() - compiled
+    room = SAFETY * max(budget_s - planning_s, 0.0)
+    plan = BootstrapPlan(
+        [],
+        requested,
+        requested,
+        budget_s=budget_s,
+        planning_s=planning_s,
+        compile_s=compiled - start,
+    )
+
+    # 1. The fast paths and the headline measures: their replicates are reduced to fit.
+    core = [k for k, spec in enumerate(specs) if k in costs.group_of or spec.name in headline]
+    optional = [k for k in range(len(specs)) if k not in core]
+    replicates = requested
+    if core and _compare_seconds(costs, core, replicates, jack) > room:
+        per_replicate = _compare_seconds(costs, core, 1, 0) - _compare_seconds(costs, core, 0, 0)
+        fixed = _compare_seconds(costs, core, 0, jack)
+        replicates = int((room - fixed) / per_replicate) if per_replicate > 0 else requested
+        replicates = min(replicates, requested)
+        if replicates < min(MIN_REPLICATES, requested):
+            need = _compare_seconds(costs, core, min(MIN_REPLICATES, requested), jack)
+            plan.skipped = (
+                f"even {min(MIN_REPLICATES, requested)} replicates of the fastest measures "
+                f"take about {need:.0f} s at n = {y.shape[0]}, over the {budget_s:g} s budget"
+            )
+            plan.left_out = [spec.name for spec in specs]
+            plan.skipped_bands = {c: "the bootstrap was skipped" for c in band_curves}
+            return plan
+    plan.n_bootstrap = replicates
+    spent = _compare_seconds(costs, core, replicates, jack) if core else 0.0
+
+    # 2. The bands, then 3. the per-replicate measures, cheapest first, while they fit.
+    bands = []
+    for curve in band_curves:
+        cost = _band_seconds(costs, curve, replicates)
+        if spent + cost <= room:
+            bands.append(curve)
+            spent += cost
+        else:
+            plan.skipped_bands[curve] = (
+                f"about {cost:.0f} s at n = {y.shape[0]}, over what the {budget_s:g} s budget "
+                "leaves after the comparison"
+            )
+    chosen = list(core)
+    base = _compare_seconds(costs, chosen, replicates, jack) if chosen else 0.0
+    for k in sorted(optional, key=lambda k: costs.generic_row.get(k, 0.0)):
+        extra = _compare_seconds(costs, [*chosen, k], replicates, jack) - base
+        if spent + extra <= room:
+            chosen.append(k)
+            spent += extra
+            base += extra
+        else:
+            plan.left_out.append(specs[k].name)
+    plan.metrics = [specs[k] for k in sorted(chosen)]
+    plan.bands = tuple(bands)
+    plan.estimate_s = spent
+    return plan

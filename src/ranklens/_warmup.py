@@ -1,0 +1,224 @@
+"""Compile every kernel ahead of use (``ranklens warmup``), once per install.
+
+numba compiles a kernel on its first call and caches the machine code on disk
+(:mod:`ranklens._cache`). A fresh install therefore pays seconds of compilation on its first calls;
+:func:`warmup` pays all of it at once, by calling every family of measures on a small synthetic
+data set, unweighted and weighted, the whole evaluation pipeline, and both drivers (serial and
+parallel) of the bootstrap kernels. The inputs go through the library's validation, which hands the
+kernels C-contiguous float64 arrays, so the signatures compiled here are the ones real data use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["STEPS", "WarmupReport", "kernel_dispatchers", "warmup"]
+
+#: Kernel modules (``ranklens._kernels.<name>``).
+KERNEL_MODULES = ("compare", "curves", "intervals", "listwise", "ranking", "residual", "utility")
+
+
+@dataclasses.dataclass(frozen=True)
+class WarmupReport:
+    """What :func:`warmup` did: seconds per step, kernels ready, and where they are cached."""
+
+    seconds: dict[str, float]
+    n_kernels: int
+    n_ready: int
+    cache_dir: str
+
+    @property
+    def total_seconds(self) -> float:
+        return float(sum(self.seconds.values()))
+
+
+def kernel_dispatchers() -> dict[str, Any]:
+    """Every numba kernel defined in a kernel module, as ``"module.name"``.
+
+    Helpers marked ``inline="always"`` are left out: they are compiled into their callers and
+    never on their own.
+    """
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    out = {}
+    for module_name in KERNEL_MODULES:
+        module = importlib.import_module(f"ranklens._kernels.{module_name}")
+        for name, value in vars(module).items():
+            # Only the module's own kernels (ranking re-exports the curves' radix sort).
+            if not isinstance(value, CPUDispatcher) or value.py_func.__module__ != module.__name__:
+                continue
+            if value.targetoptions.get("inline") != "always":
+                out[f"{module_name}.{name}"] = value
+    return out
+
+
+def _data(n: int = 120) -> dict[str, Any]:
+    """A small task with ties, a long-tailed target, two models, intervals and weights."""
+    rng = np.random.default_rng(0)
+    y = np.round(rng.lognormal(mean=2.0, sigma=1.0, size=n), 1)
+    good = y * rng.lognormal(0.0, 0.3, n)
+    poor = np.round(y.mean() + rng.normal(0.0, y.std(), n), 0)
+    return {
+        "y": y,
+        "preds": {"good": good, "poor": poor},
+        "lower": good * 0.6,
+        "upper": good * 1.5,
+        "weight": rng.uniform(0.5, 2.0, n),
+        "groups": np.repeat(np.arange(n // 10), 10),
+    }
+
+
+def _measures(d: dict[str, Any]) -> None:
+    """Every registered measure, unweighted and weighted (the registry, not a list of names)."""
+    from ranklens.metrics import available_metrics, get_metric
+
+    y, p, w = d["y"], d["preds"]["good"], d["weight"]
+    for name in available_metrics():
+        spec = get_metric(name)
+        args = (y, d["lower"], d["upper"]) if spec.inputs == "interval" else (y, p)
+        kwargs = {"alpha": 0.2} if spec.inputs == "interval" else {}
+        with contextlib.suppress(Exception):  # a measure undefined here compiled all the same
+            spec.func(*args, **kwargs)
+        if spec.supports_sample_weight:
+            with contextlib.suppress(Exception):
+                spec.func(*args, sample_weight=w, **kwargs)
+
+
+def _extras(d: dict[str, Any]) -> None:
+    """Public functions outside the registry and the pipeline's defaults."""
+    from types import SimpleNamespace
+
+    from ranklens import compare, curves, error_curves, listwise, ranking, relevance, robustness
+
+    rl = SimpleNamespace(
+        **{
+            name: getattr(module, name)
+            for module in (compare, curves, error_curves, listwise, ranking, relevance, robustness)
+            for name in module.__all__
+        }
+    )
+    y, p, w = d["y"], d["preds"]["good"], d["weight"]
+    calls: list[Callable[[], Any]] = [
+        lambda: rl.ranking_summary(y, p),
+        lambda: rl.per_observation_pair_counts(y, p),
+        lambda: rl.partial_kendall_tau(y, p, [0.1, 0.5]),
+        lambda: rl.partial_spearman_rho(y, p, [0.1, 0.5]),
+        lambda: rl.ndcg_by_group(y, p, d["groups"]),
+        lambda: rl.ndcg_by_group(y, p, d["groups"], sample_weight=w),
+        lambda: rl.rank_distance_ndcg(np.arange(1.0, 11.0), np.arange(10.0, 0.0, -1.0), n=10),
+        lambda: rl.medcouple(y),
+        lambda: rl.relevance_from_boxplot(y, adjusted=True, sample_weight=w),
+        lambda: rl.relevance_from_boxplot(y, shape="pchip")(y),
+        lambda: rl.boxplot_stats(y, sample_weight=w),
+        lambda: rl.most_influential(y, p, metric="kendall_tau"),
+        lambda: rl.most_influential(y, p, metric="spearman_rho"),
+        lambda: rl.breakdown_curve(y, p, metric="mae"),
+        lambda: rl.ranking_agreement(p, d["preds"]["poor"], sample_weight=w),
+    ]
+    for kind in ("roc_curve", "gain_curve", "lift_curve", "decile_table"):
+        func = getattr(rl, kind)
+        calls.append(lambda func=func: func(y, p, sample_weight=w))
+    for kind in ("concordance_profile", "cutoff_auc_curve", "rank_lift_curve"):
+        func = getattr(rl, kind)
+        calls.append(lambda func=func: func(y, p, sample_weight=w))
+    calls.append(lambda: rl.rec_curve(y, p, sample_weight=w))
+    calls.append(lambda: rl.rroc_curve(y, p, sample_weight=w))
+    for call in calls:
+        with contextlib.suppress(Exception):
+            call()
+
+
+def _pipeline(d: dict[str, Any], weighted: bool) -> None:
+    """The evaluation behind ``ranklens evaluate``: curves, robustness, bootstrap and bands."""
+    from ranklens.report.evaluation import evaluate_models
+
+    evaluate_models(
+        d["y"],
+        d["preds"],
+        intervals={"good": (d["lower"], d["upper"])},
+        alpha=0.2,
+        sample_weight=d["weight"] if weighted else None,
+        value_margin=1.0,
+        events="top:0.2",
+        n_bootstrap=8,
+        bootstrap_budget_s=float("inf"),
+        show_progress=False,
+    )
+
+
+@contextlib.contextmanager
+def _every_driver() -> Iterator[None]:
+    """Within the block the bootstrap uses the parallel drivers whatever the size of the work."""
+    from ranklens import compare
+
+    saved = compare._PARALLEL_WORK, compare._PARALLEL_PAYS
+    compare._PARALLEL_WORK = compare._PARALLEL_PAYS = 0
+    try:
+        yield
+    finally:
+        compare._PARALLEL_WORK, compare._PARALLEL_PAYS = saved
+
+
+def _resampling(d: dict[str, Any]) -> None:
+    """Both drivers of every bootstrap and permutation kernel."""
+    import numba
+
+    from ranklens.compare import compare_models
+
+    def run() -> None:
+        for method in ("bootstrap", "permutation"):
+            compare_models(
+                d["y"],
+                d["preds"],
+                n_bootstrap=8,
+                method=method,
+                random_state=0,
+                progress=False,
+            )
+
+    run()
+    if numba.get_num_threads() > 1:  # one thread: the parallel drivers are never used
+        with _every_driver():
+            run()
+
+
+#: ``(description, function of the data)``, in the order they run.
+STEPS: tuple[tuple[str, Callable[[dict[str, Any]], None]], ...] = (
+    ("every measure", _measures),
+    ("curves, robustness, ranking details", _extras),
+    ("the evaluation pipeline", lambda d: _pipeline(d, weighted=False)),
+    ("the evaluation pipeline, weighted", lambda d: _pipeline(d, weighted=True)),
+    ("bootstrap and permutation drivers", _resampling),
+)
+
+
+def warmup(progress: Callable[[int, int, str], None] | None = None) -> WarmupReport:
+    """Compile (or load from the cache) every kernel; ``progress(done, total, step)`` per step."""
+    from ranklens._cache import cache_dir, is_compiled
+
+    data = _data()
+    seconds: dict[str, float] = {}
+    for k, (description, step) in enumerate(STEPS):
+        if progress is not None:
+            progress(k, len(STEPS), description)
+        start = time.perf_counter()
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # undefined measures on toy data say so; no matter
+            step(data)
+        seconds[description] = time.perf_counter() - start
+    if progress is not None:
+        progress(len(STEPS), len(STEPS), "done")
+    kernels = kernel_dispatchers()
+    ready = sum(1 for d in kernels.values() if is_compiled(d))
+    return WarmupReport(
+        seconds=seconds, n_kernels=len(kernels), n_ready=ready, cache_dir=str(cache_dir())
+    )
