@@ -689,17 +689,22 @@ def test_constant_resamples_of_a_rank_measure_are_undefined(rng):
     assert 15 < res.n_undefined[0, 0] < 50
 
 
-def test_a_fast_path_that_disagrees_with_the_registry_is_not_used(rng, monkeypatch):
-    import ranklens.compare as compare
+def test_a_fast_path_that_disagrees_with_the_registry_is_not_used(rng):
+    from ranklens._registry import RankStatistic, RankSweepForm
 
-    wrong = dict(compare._RANK_OUTPUTS)
-    wrong["rho_normalized"] = (1, lambda v: v)  # forgets (1 + rho) / 2
-    monkeypatch.setattr(compare, "_RANK_OUTPUTS", wrong)
+    spec = get_metric("rho_normalized")
+    wrong = dataclasses.replace(
+        spec,
+        capabilities=dataclasses.replace(
+            spec.capabilities, batched=RankSweepForm(RankStatistic.SPEARMAN_RHO)
+        ),  # forgets (1 + rho) / 2
+    )
+    assert wrong.capabilities.batched is not None  # declared for the same function: kept
     y, preds = _tied(rng, 60)
     res = compare_models(
         y,
         preds,
-        metrics=["spearman_rho", "rho_normalized"],
+        metrics=["spearman_rho", wrong],
         n_bootstrap=20,
         random_state=0,
         progress=False,

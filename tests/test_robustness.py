@@ -20,7 +20,8 @@ from ranklens import (
 from ranklens._registry import MetricSpec
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.metrics import get_metric
-from ranklens.robustness import _exact_dot, proposition2_bound
+from ranklens.ranking import _exact_dot
+from ranklens.robustness import proposition2_bound
 
 RANKING = ("kendall_tau", "tau_normalized", "spearman_rho", "rho_normalized")
 

@@ -27,15 +27,17 @@ replicate in replicate order, so the numbers depend only on ``random_state`` - n
 number of threads nor on how the replicates are grouped into blocks - and the first ``B``
 replicates of a longer run are the same ``B`` replicates.
 
-Fast paths: the mean losses of :mod:`ranklens.residual` (``mse``, ``rmse``, ``mae``, ``log_rmse``,
-``rmspe``, ...; its ratio forms ``finalize(sum w num / sum w den)``) are a product ``W @ L`` of the
-multiplicity matrix with per-row losses; the rank measures (``kendall_tau``, ``spearman_rho``,
-``tau_normalized``, ``rho_normalized``) sort once with :mod:`ranklens._kernels.ranking`'s stage 1
-and then run one lean O(n log n) weighted sweep per replicate and model
-(:mod:`ranklens._kernels.compare`). Both loop over the replicates of a block in numba (``prange``
-when the block is large enough). Every other registered metric is evaluated by calling its
-function with ``sample_weight`` once per replicate. A fast path is used for a metric only after
-it reproduces the registered function on the full sample.
+Fast paths come from what each measure declares when it registers (its
+:class:`~ranklens.metrics.MetricSpec` ``capabilities.batched``); this module never names a measure.
+A :class:`~ranklens._registry.RatioForm` ``finalize(sum w num / sum w den)`` (the mean losses of
+:mod:`ranklens.residual`) is a product ``W @ L`` of the multiplicity matrix with per-row values; a
+:class:`~ranklens._registry.RankSweepForm` (the rank correlations, Harrell's C, Somers' D) is one
+output of the shared rank sweep: each model is sorted once with :mod:`ranklens._kernels.ranking`'s
+stage 1, then one lean O(n log n) weighted sweep per replicate and model
+(:mod:`ranklens._kernels.compare`) serves every such measure. Both loop over the replicates of a
+block in numba (``prange`` when the block is large enough). Every other metric is evaluated by
+calling its function with ``sample_weight`` once per replicate. A fast path is used for a metric
+only after it reproduces the registered function on the full sample.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ import numpy as np
 from scipy import special
 
 from ranklens._kernels import compare as _kc
-from ranklens._registry import MetricSpec
+from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
@@ -81,6 +83,8 @@ __all__ = [
 
 #: Seed 000 Table 2's measures, in its order.
 DEFAULT_COMPARISON_METRICS: tuple[str, ...] = ("rmse", "mae", "kendall_tau", "spearman_rho")
+# The metric whose row the ComparisonResult.tau_variance_* aliases read.
+_TAU_ALIAS_METRIC = "kendall_tau"
 
 # At most this many float64 cells in one block of replicate weights (32 MiB); the block size only
 # affects memory and parallelism, never the numbers.
@@ -150,13 +154,13 @@ class ComparisonResult(Result):
         ``p_value`` for the bootstrap. Chosen after seeing the data, so prefer ``p_value``.
     difference_ci_lower, difference_ci_upper : ndarray, shape (n_metrics, n_pairs)
         Percentile or BCa interval of the difference (NaN for ``method="permutation"``).
-    tau_variance_bootstrap, tau_variance_noether, tau_variance_unbiased : ndarray or None
-        Per model, when ``"kendall_tau"`` is among the metrics of a bootstrap (else None): the
-        bootstrap variance of Kendall's tau, Noether's plug-in variance (seed 000 eq. 6) and the
-        unbiased U-statistic variance (NOTES.md); seed 000 Sect. 5.3 reports 0.00103 (bootstrap)
-        against 0.00097 (Noether) for its model M2. The two analytical ones are None with
-        ``sample_weight``: they need a number of observations, which case weights do not define
-        (:func:`ranklens.ranking.ranking_summary`); the bootstrap variance is then the one to use.
+    variance_plug_in, variance_unbiased : ndarray, shape (n_metrics, n_models)
+        Analytical variances of each value, for the metrics that declare them (Kendall's tau:
+        Noether's plug-in variance and its unbiased U-statistic version), to set beside the
+        bootstrap variance ``std_error ** 2``; Rosset, Perlich & Zadrozny (2005, Sect. 5.3)
+        report 0.00103 (bootstrap) against 0.00097 (Noether) for a model at n = 500. NaN for the
+        other metrics and with ``sample_weight``: they need a number of observations, which case
+        weights do not define (:func:`ranklens.ranking.ranking_summary`).
     n_undefined : ndarray, shape (n_metrics, n_models)
         Bootstrap replicates in which the metric was undefined (e.g. a constant resample); they are
         left out of the standard errors and intervals (a warning says so).
@@ -189,9 +193,8 @@ class ComparisonResult(Result):
     p_value_one_sided: np.ndarray
     difference_ci_lower: np.ndarray
     difference_ci_upper: np.ndarray
-    tau_variance_bootstrap: np.ndarray | None
-    tau_variance_noether: np.ndarray | None
-    tau_variance_unbiased: np.ndarray | None
+    variance_plug_in: np.ndarray
+    variance_unbiased: np.ndarray
     n_undefined: np.ndarray
     evaluation: tuple[str, ...]
     method: str
@@ -204,6 +207,31 @@ class ComparisonResult(Result):
     def value(self, metric: str, model: str) -> float:
         """The value of ``metric`` for ``model``."""
         return float(self.values[self._metric_index(metric), self._model_index(model)])
+
+    # The three tau_variance_* names predate the per-metric variances: kept as aliases that read
+    # Kendall's tau's row, None where there is nothing to read (as before).
+    def _tau_row(self, field: np.ndarray, *, analytical: bool) -> np.ndarray | None:
+        if _TAU_ALIAS_METRIC not in self.metrics or self.method != "bootstrap":
+            return None
+        row = field[self.metrics.index(_TAU_ALIAS_METRIC)]
+        if analytical and np.isnan(row).all():
+            return None  # none available: sample_weight given, or tau undefined for every model
+        return row.copy()
+
+    @property
+    def tau_variance_bootstrap(self) -> np.ndarray | None:
+        """Alias: per model, ``std_error ** 2`` of ``"kendall_tau"`` (None without it)."""
+        return self._tau_row(self.std_error**2, analytical=False)
+
+    @property
+    def tau_variance_noether(self) -> np.ndarray | None:
+        """Alias: per model, ``variance_plug_in`` of ``"kendall_tau"`` (None where all NaN)."""
+        return self._tau_row(self.variance_plug_in, analytical=True)
+
+    @property
+    def tau_variance_unbiased(self) -> np.ndarray | None:
+        """Alias: per model, ``variance_unbiased`` of ``"kendall_tau"`` (None where all NaN)."""
+        return self._tau_row(self.variance_unbiased, analytical=True)
 
     def to_frame(self) -> pd.DataFrame:
         """Seed 000 Table 2's layout, tidy: one row per metric and pair of models.
@@ -491,13 +519,6 @@ class _Evaluator:
         raise NotImplementedError
 
 
-def _ratio_forms() -> dict[Callable[..., float], Any]:
-    """Issue 3's description of its mean-type measures: ``finalize(sum w num / sum w den)``."""
-    from ranklens import residual
-
-    return getattr(residual, "_RATIO_FORMS", {})
-
-
 class _RatioFormEvaluator(_Evaluator):
     """Weighted ratios of per-row sums, ``finalize(sum w num / sum w den)`` (``den = 1`` if None).
 
@@ -668,18 +689,25 @@ def _build_evaluators(
         np.ones(y.shape[0]) if sample_weight is None else normalize_weights(sample_weight)[0]
     )
     factories: list[tuple[list[int], Callable[[list[int]], _Evaluator]]] = []
-    forms = _ratio_forms()
-    ratio_positions = [k for k, s in enumerate(specs) if s.func in forms]
+    forms = [s.capabilities.batched for s in specs]
+    ratio_positions = [k for k, form in enumerate(forms) if isinstance(form, RatioForm)]
     if ratio_positions:
         factories.append(
             (
                 ratio_positions,
                 lambda pos: _RatioFormEvaluator(
-                    pos, [forms[specs[k].func] for k in pos], y, preds, base_weight
+                    pos, [forms[k] for k in pos], y, preds, base_weight
                 ),
             )
         )
-    factories.extend(_rank_factories(specs, y, preds, base_weight))
+    rank_positions = [k for k, form in enumerate(forms) if isinstance(form, RankSweepForm)]
+    if rank_positions:
+        factories.append(
+            (
+                rank_positions,
+                lambda pos: _RankEvaluator(pos, [forms[k] for k in pos], y, preds, base_weight),
+            )
+        )
 
     evaluators: list[_Evaluator] = []
     ones = np.ones((1, y.shape[0]))
@@ -704,17 +732,20 @@ def _build_evaluators(
     return evaluators
 
 
-# registry name -> which output of the rank kernel, and the map applied to it
-_RANK_OUTPUTS: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]]] = {
-    "kendall_tau": (0, lambda v: v),
-    "spearman_rho": (1, lambda v: v),
-    "tau_normalized": (2, lambda v: v),  # Harrell's C (NOTES.md: tau~ with ties)
-    "rho_normalized": (1, lambda v: (1.0 + v) / 2.0),
+# The position of each statistic in the rank kernels' output (ranklens._kernels.compare:
+# rank_replicates and swapped_rank return (tau_b, rho, harrell_c) per row and model).
+_KERNEL_OUTPUT: dict[RankStatistic, int] = {
+    RankStatistic.KENDALL_TAU_B: 0,
+    RankStatistic.SPEARMAN_RHO: 1,
+    RankStatistic.HARRELL_C: 2,
 }
 
 
 class _RankEvaluator(_Evaluator):
-    """Weighted tau-b, Spearman's rho and Harrell's C of every model, per replicate (numba).
+    """Measures declared as outputs of the rank sweep, every model, per replicate (numba).
+
+    One sweep gives weighted tau-b, Spearman's rho and Harrell's C; each measure is its declared
+    :class:`~ranklens._registry.RankSweepForm` (one of them, mapped by its ``transform``).
 
     Stage 1 (once): issue 2's ``prepare_ranks`` (dense ranks) and the rows sorted by y, ties by
     prediction. Stage 2 (per replicate and model): ``rank_correlations_sorted`` on the rows with
@@ -726,7 +757,7 @@ class _RankEvaluator(_Evaluator):
     def __init__(
         self,
         positions: list[int],
-        names: list[str],
+        forms: list[RankSweepForm],
         y: np.ndarray,
         preds: np.ndarray,
         base_weight: np.ndarray,
@@ -734,7 +765,7 @@ class _RankEvaluator(_Evaluator):
         from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred, prepare_ranks
 
         super().__init__(positions)
-        self.names = names
+        self.forms = forms
         self.base_weight = base_weight
         orders, y_sorted, p_sorted, n_preds = [], [], [], []
         for pred in preds:
@@ -757,10 +788,10 @@ class _RankEvaluator(_Evaluator):
         self._union: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}
 
     def _select(self, raw: np.ndarray) -> np.ndarray:
-        """``(rows, 3, n_models)`` kernel output -> ``(rows, len(names), n_models)`` metrics."""
+        """``(rows, 3, n_models)`` kernel output -> ``(rows, len(forms), n_models)`` metrics."""
         with np.errstate(invalid="ignore"):
             return np.stack(
-                [_RANK_OUTPUTS[name][1](raw[:, _RANK_OUTPUTS[name][0], :]) for name in self.names],
+                [form.transform(raw[:, _KERNEL_OUTPUT[form.statistic], :]) for form in self.forms],
                 axis=1,
             )
 
@@ -782,28 +813,6 @@ class _RankEvaluator(_Evaluator):
             swaps, self.base_weight, self.y_order, self.y_ranks_by_y, rank_a, rank_b, n_union
         )
         return self._select(raw)
-
-
-def _rank_factories(
-    specs: list[MetricSpec], y: np.ndarray, preds: np.ndarray, base_weight: np.ndarray
-) -> list[tuple[list[int], Callable[[list[int]], _Evaluator]]]:
-    """The rank-kernel path for the registered rank correlations (issue 2's definitions)."""
-    from ranklens import ranking
-
-    # Only the registered functions themselves (a user's spec under the same name is generic).
-    positions = [
-        k
-        for k, s in enumerate(specs)
-        if s.name in _RANK_OUTPUTS and s.func is getattr(ranking, s.name, None)
-    ]
-    if not positions:
-        return []
-    return [
-        (
-            positions,
-            lambda pos: _RankEvaluator(pos, [specs[k].name for k in pos], y, preds, base_weight),
-        )
-    ]
 
 
 def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: np.ndarray) -> None:
@@ -988,10 +997,11 @@ def compare_models(
     ``2 Phi(-|z|)`` - the right test for "do the models differ?" - and ``p_value_one_sided``
     reproduces the table.
 
-    *Both variances of tau.* With ``"kendall_tau"`` among the metrics, the result holds the
-    bootstrap variance of tau next to Noether's analytical one (seed 000 eq. 6, Sect. 5.3: 0.00103
-    against 0.00097) and its unbiased U-statistic version (NOTES.md); Noether's plug-in is biased
-    low for small n.
+    *Both variances of tau.* For the metrics that declare an analytical variance (Kendall's tau),
+    the result holds it beside the bootstrap variance ``std_error ** 2``: Noether's plug-in
+    (``variance_plug_in``; 0.00097 against a bootstrap 0.00103 in Rosset, Perlich & Zadrozny
+    2005, Sect. 5.3) and its unbiased U-statistic version (``variance_unbiased``); Noether's
+    plug-in is biased low for small n.
 
     *Undefined replicates.* A resample can make a measure undefined (a constant resampled
     ``y_true`` for a rank correlation). Such replicates are counted in ``n_undefined``, left out
@@ -1097,15 +1107,7 @@ def _compare(
         fields = _permutation_fields(
             evaluators, n_metrics, n_models, difference, pair_index, n, n_boot, rng, progress
         )
-    reps = fields["replicates"]
-
-    tau_boot = tau_noether = tau_unbiased = None
-    metric_names = [s.name for s in specs]
-    if "kendall_tau" in metric_names and method == "bootstrap":
-        tau_reps = reps[:, metric_names.index("kendall_tau"), :]
-        tau_boot = np.array([_sd(tau_reps[:, m]) ** 2 for m in range(n_models)])
-        if sw is None:
-            tau_noether, tau_unbiased = _analytical_tau_variances(y, preds)
+    plug_in, unbiased = _analytical_variances(specs, y, preds, weighted=sw is not None)
 
     return ComparisonResult(
         models=names,
@@ -1114,9 +1116,8 @@ def _compare(
         values=values,
         pairs=tuple((names[a], names[b]) for a, b in pair_index),
         difference=difference,
-        tau_variance_bootstrap=tau_boot,
-        tau_variance_noether=tau_noether,
-        tau_variance_unbiased=tau_unbiased,
+        variance_plug_in=plug_in,
+        variance_unbiased=unbiased,
         evaluation=tuple(evaluation),
         method=method,
         n_bootstrap=n_boot,
@@ -1286,17 +1287,21 @@ def _warn_undefined_replicates(
     return n_undefined
 
 
-def _analytical_tau_variances(y: np.ndarray, preds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Noether's (seed 000 eq. 6) and the unbiased variance of tau, per model (issue 2)."""
-    from ranklens.ranking import ranking_summary
-
-    noether, unbiased = [], []
-    for pred in preds:
-        with _quiet():  # an undefined tau was already reported by its point estimate
-            summary = ranking_summary(y, pred)
-        noether.append(summary.tau_variance)
-        unbiased.append(summary.tau_variance_unbiased)
-    return np.asarray(noether, dtype=np.float64), np.asarray(unbiased, dtype=np.float64)
+def _analytical_variances(
+    specs: list[MetricSpec], y: np.ndarray, preds: np.ndarray, *, weighted: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(n_metrics, n_models)`` plug-in and unbiased variances the metrics declare, else NaN."""
+    out = np.full((2, len(specs), preds.shape[0]), math.nan)
+    if weighted:  # case weights define no number of observations
+        return out[0], out[1]
+    for k, spec in enumerate(specs):
+        variance = spec.capabilities.variance
+        if variance is None:
+            continue
+        for m, pred in enumerate(preds):
+            with _quiet():  # an undefined value was already reported by its point estimate
+                out[:, k, m] = variance(y, pred)
+    return out[0], out[1]
 
 
 # --------------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._kernels import curves as _k
-from ranklens._registry import register_metric
+from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
@@ -57,6 +57,10 @@ from ranklens._validation import (
     check_sample_weight,
 )
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
+
+# The business measures sort by prediction; on a continuous y_true their default events (its
+# top 10 %) are a quantile of y_true, an order statistic of the truth as well.
+_FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
 
 __all__ = [
     "DEFAULT_EVENTS",
@@ -1404,7 +1408,7 @@ def best_model_by_depth(
 # Registered scalars: binary y as labels; any other y uses DEFAULT_EVENTS (the true top 10 %)
 
 
-@register_metric("roc_auc", higher_is_better=True, family="business")
+@register_metric("roc_auc", higher_is_better=True, family="business", computational_form=_FORM)
 def roc_auc(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1412,7 +1416,7 @@ def roc_auc(
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).auc
 
 
-@register_metric("ks_statistic", higher_is_better=True, family="business")
+@register_metric("ks_statistic", higher_is_better=True, family="business", computational_form=_FORM)
 def ks_statistic(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1420,7 +1424,7 @@ def ks_statistic(
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).ks_statistic
 
 
-@register_metric("gain_area", higher_is_better=True, family="business")
+@register_metric("gain_area", higher_is_better=True, family="business", computational_form=_FORM)
 def gain_area(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1428,7 +1432,9 @@ def gain_area(
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).area
 
 
-@register_metric("accuracy_ratio", higher_is_better=True, family="business")
+@register_metric(
+    "accuracy_ratio", higher_is_better=True, family="business", computational_form=_FORM
+)
 def accuracy_ratio(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1442,7 +1448,7 @@ def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight:
     return float(np.interp(depth, ranked.fraction, gain)) / depth
 
 
-@register_metric("lift_at_5", higher_is_better=True, family="business")
+@register_metric("lift_at_5", higher_is_better=True, family="business", computational_form=_FORM)
 def lift_at_5(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1450,7 +1456,7 @@ def lift_at_5(
     return _lift_at(y_true, y_pred, 0.05, events, sample_weight)
 
 
-@register_metric("lift_at_10", higher_is_better=True, family="business")
+@register_metric("lift_at_10", higher_is_better=True, family="business", computational_form=_FORM)
 def lift_at_10(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1458,7 +1464,7 @@ def lift_at_10(
     return _lift_at(y_true, y_pred, 0.10, events, sample_weight)
 
 
-@register_metric("lift_at_20", higher_is_better=True, family="business")
+@register_metric("lift_at_20", higher_is_better=True, family="business", computational_form=_FORM)
 def lift_at_20(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ranklens._kernels.intervals import interval_max_deviation, interval_sums
-from ranklens._registry import register_metric
+from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
@@ -38,6 +38,9 @@ from ranklens._validation import (
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
 from ranklens.residual import _binary_exponent, _ldexp, _scaled
+
+# Every registered interval measure is a function of weighted means over the rows.
+_FORM = ComputationalForm.MERGEABLE_SUMS
 
 __all__ = [
     "CoverageByBinResult",
@@ -225,7 +228,13 @@ class IntervalScoreResult(Result):
     per_observation: np.ndarray
 
 
-@register_metric("interval_score", higher_is_better=False, family="interval", inputs="interval")
+@register_metric(
+    "interval_score",
+    higher_is_better=False,
+    family="interval",
+    inputs="interval",
+    computational_form=_FORM,
+)
 def interval_score(
     y_true: Any, lower: Any, upper: Any, *, alpha: float, sample_weight: Any = None
 ) -> float:
@@ -332,6 +341,7 @@ def interval_score_decomposition(
         "Fraction of y_true inside [lower, upper]; judge it against the nominal 1 - alpha "
         "(see interval_coverage_error), not by direction alone"
     ),
+    computational_form=_FORM,
 )
 def interval_coverage(
     y_true: Any, lower: Any, upper: Any, *, alpha: float | None = None, sample_weight: Any = None
@@ -353,7 +363,11 @@ def interval_coverage(
 
 
 @register_metric(
-    "interval_coverage_error", higher_is_better=False, family="interval", inputs="interval"
+    "interval_coverage_error",
+    higher_is_better=False,
+    family="interval",
+    inputs="interval",
+    computational_form=_FORM,
 )
 def interval_coverage_error(
     y_true: Any, lower: Any, upper: Any, *, alpha: float, sample_weight: Any = None
@@ -379,7 +393,11 @@ def interval_coverage_error(
 
 
 @register_metric(
-    "mean_interval_width", higher_is_better=False, family="interval", inputs="interval"
+    "mean_interval_width",
+    higher_is_better=False,
+    family="interval",
+    inputs="interval",
+    computational_form=_FORM,
 )
 def mean_interval_width(
     y_true: Any, lower: Any, upper: Any, *, alpha: float | None = None, sample_weight: Any = None
@@ -494,7 +512,11 @@ def _wis_decompose(
 
 
 @register_metric(
-    "weighted_interval_score", higher_is_better=False, family="interval", inputs="interval"
+    "weighted_interval_score",
+    higher_is_better=False,
+    family="interval",
+    inputs="interval",
+    computational_form=_FORM,
 )
 def weighted_interval_score(
     y_true: Any,

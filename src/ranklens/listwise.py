@@ -17,7 +17,7 @@ import numpy as np
 
 from ranklens._kernels.curves import ranked_order  # radix argsort, ~3x np.argsort at n = 1e7
 from ranklens._kernels.listwise import grouped_ndcg, rank_distance_ndcg_kernel
-from ranklens._registry import register_metric
+from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
 from ranklens._validation import (
     as_group_codes,
@@ -26,6 +26,9 @@ from ranklens._validation import (
     check_sample_weight,
 )
 from ranklens.exceptions import DomainError, warn_undefined
+
+# DCG follows the prediction's order, its ideal (IDCG) the truth's.
+_FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
 
 __all__ = ["GroupedNDCGResult", "ndcg_by_group", "ndcg_score", "rank_distance_ndcg"]
 
@@ -51,7 +54,7 @@ def _check_common(
     return y, pred, k_float, gains == "exponential", w
 
 
-@register_metric("ndcg", higher_is_better=True, family="listwise")
+@register_metric("ndcg", higher_is_better=True, family="listwise", computational_form=_FORM)
 def ndcg_score(
     y_true: Any,
     y_pred: Any,

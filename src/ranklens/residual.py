@@ -16,9 +16,10 @@ a value that is representable as a float is returned as such: ``rmse`` of residu
 1e200, or ``rmspe`` of a response of size 1e-200, is exact to rounding instead of ``inf`` or a
 division by zero. A value beyond the largest float (``mse`` of residuals of 1e200) is ``inf``.
 
-Each measure is stored with an exact leave-one-out rule (``_LEAVE_ONE_OUT``) that
-:func:`ranklens.robustness.most_influential` uses to search every observation in O(n) (O(n log n)
-for the median).
+Each measure declares its capabilities where it is registered: the means their ratio form
+(one matrix product per block of bootstrap replicates), every measure an exact leave-one-out rule
+that :func:`ranklens.robustness.most_influential` uses to search every observation in O(n)
+(O(n log n) for the median), and the means of an unbounded loss their breakdown at 1/n.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._kernels.residual import weighted_quantile_threshold
-from ranklens._registry import register_metric
+from ranklens._registry import BreakdownBound, ComputationalForm, RatioForm, register_metric
 from ranklens._validation import (
     FloatArray,
     as_1d_float,
@@ -61,26 +62,24 @@ __all__ = [
 
 
 @dataclasses.dataclass(frozen=True)
-class _RatioForm:
+class _RatioForm(RatioForm):
     """``metric = finalize(sum_i w_i num_i / sum_i w_i den_i)`` (``den_i = 1`` when None).
 
-    ``additive`` marks a mean of a non-negative loss that is unbounded in ``y_true``: such a
-    measure breaks down at 1/n (seed 000, Proposition 1). ``scaled``, when given, computes the
-    public value without overflow or underflow (see :func:`_scaled_residuals`); the plain
-    ``numerator`` / ``denominator`` columns serve the leave-one-out rules and the bootstrap, which
-    work at ordinary magnitudes.
+    ``scaled``, when given, computes the public value without overflow or underflow (see
+    :func:`_scaled_residuals`); the plain ``numerator`` / ``denominator`` columns serve the
+    leave-one-out rules and the bootstrap, which work at ordinary magnitudes.
     """
 
-    numerator: Callable[..., FloatArray]
-    denominator: Callable[..., FloatArray] | None = None
-    finalize: Callable[[Any], Any] = lambda v: v
-    additive: bool = True
     scaled: Callable[..., float] | None = None
 
 
-# metric function -> how to compute it; metric function -> exact leave-one-out values
-_RATIO_FORMS: dict[Callable[..., float], _RatioForm] = {}
-_LEAVE_ONE_OUT: dict[Callable[..., float], Callable[..., FloatArray]] = {}
+def _unbounded(n: int, k: Any) -> FloatArray:
+    return np.full(np.shape(k), np.inf)
+
+
+# A mean of a non-negative loss that is unbounded in y_true: one corrupted row moves it
+# arbitrarily far, so it breaks down at 1/n (Rosset, Perlich & Zadrozny 2005, Proposition 1).
+_PROPOSITION_1 = BreakdownBound(_unbounded, reference="proposition 1 (unbounded)")
 
 
 def _prepare(
@@ -127,15 +126,19 @@ def _form_leave_one_out(form: _RatioForm) -> Callable[..., FloatArray]:
     return leave_one_out
 
 
-def _ratio_metric(form: _RatioForm) -> Callable[[Callable[..., float]], Callable[..., float]]:
-    """Attach ``form`` (and its O(n) leave-one-out rule) to the public function it describes."""
+def _mean_capabilities(form: _RatioForm, *, additive: bool = True) -> dict[str, Any]:
+    """The capabilities of a ratio-form measure, for ``register_metric(**...)``.
 
-    def decorator(func: Callable[..., float]) -> Callable[..., float]:
-        _RATIO_FORMS[func] = form
-        _LEAVE_ONE_OUT[func] = _form_leave_one_out(form)
-        return func
-
-    return decorator
+    Its ratio form batches the bootstrap, its sums give the O(n) leave-one-out and make it a
+    mergeable-sums measure; ``additive`` (a mean of an unbounded non-negative loss) adds the
+    breakdown at 1/n.
+    """
+    return {
+        "batched": form,
+        "leave_one_out": _form_leave_one_out(form),
+        "breakdown": _PROPOSITION_1 if additive else None,
+        "computational_form": ComputationalForm.MERGEABLE_SUMS,
+    }
 
 
 def _check_strictly_positive(x: FloatArray, name: str, metric: str, hint: str) -> None:
@@ -321,13 +324,21 @@ def _y_squared_positive(y: FloatArray, p: FloatArray) -> FloatArray:
     return y**2
 
 
+_MSE = _RatioForm(_squared, scaled=_scaled_mse)
+_RMSE = _RatioForm(_squared, finalize=np.sqrt, scaled=_scaled_rmse)
+_MAE = _RatioForm(_absolute, scaled=_scaled_mae)
+_EPSILON = _RatioForm(_epsilon_insensitive, scaled=_scaled_epsilon)
+_LINLIN = _RatioForm(_linlin, scaled=_scaled_linlin)
+_LOG_RMSE = _RatioForm(_squared_log_error, finalize=np.sqrt)
+_RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_scaled_rmspe)
+
+
 # --------------------------------------------------------------------------------------------
 # Public measures
 # --------------------------------------------------------------------------------------------
 
 
-@register_metric("mse", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_squared, scaled=_scaled_mse))
+@register_metric("mse", higher_is_better=False, family="residual", **_mean_capabilities(_MSE))
 def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean squared error, ``sum w_i (y_i - yhat_i)^2 / sum w_i``.
 
@@ -352,11 +363,10 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     1.6666666666666667
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
-    return _evaluate_form(_RATIO_FORMS[mse], y, p, w)
+    return _evaluate_form(_MSE, y, p, w)
 
 
-@register_metric("rmse", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_squared, finalize=np.sqrt, scaled=_scaled_rmse))
+@register_metric("rmse", higher_is_better=False, family="residual", **_mean_capabilities(_RMSE))
 def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Root mean squared error, ``sqrt(mse)``.
 
@@ -375,11 +385,10 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     1.2909944487358056
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
-    return _evaluate_form(_RATIO_FORMS[rmse], y, p, w)
+    return _evaluate_form(_RMSE, y, p, w)
 
 
-@register_metric("mae", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_absolute, scaled=_scaled_mae))
+@register_metric("mae", higher_is_better=False, family="residual", **_mean_capabilities(_MAE))
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean absolute error, ``sum w_i |y_i - yhat_i| / sum w_i``.
 
@@ -392,11 +401,15 @@ def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     1.0
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
-    return _evaluate_form(_RATIO_FORMS[mae], y, p, w)
+    return _evaluate_form(_MAE, y, p, w)
 
 
-@register_metric("epsilon_insensitive_loss", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_epsilon_insensitive, scaled=_scaled_epsilon))
+@register_metric(
+    "epsilon_insensitive_loss",
+    higher_is_better=False,
+    family="residual",
+    **_mean_capabilities(_EPSILON),
+)
 def epsilon_insensitive_loss(
     y_true: Any, y_pred: Any, *, epsilon: float = 0.1, sample_weight: Any = None
 ) -> float:
@@ -418,11 +431,12 @@ def epsilon_insensitive_loss(
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
     eps = check_nonnegative_number(epsilon, "epsilon")
-    return _evaluate_form(_RATIO_FORMS[epsilon_insensitive_loss], y, p, w, epsilon=eps)
+    return _evaluate_form(_EPSILON, y, p, w, epsilon=eps)
 
 
-@register_metric("linlin_loss", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_linlin, scaled=_scaled_linlin))
+@register_metric(
+    "linlin_loss", higher_is_better=False, family="residual", **_mean_capabilities(_LINLIN)
+)
 def linlin_loss(
     y_true: Any,
     y_pred: Any,
@@ -452,11 +466,12 @@ def linlin_loss(
     y, p, w = _prepare(y_true, y_pred, sample_weight)
     c_o = check_nonnegative_number(cost_over, "cost_over")
     c_u = check_nonnegative_number(cost_under, "cost_under")
-    return _evaluate_form(_RATIO_FORMS[linlin_loss], y, p, w, cost_over=c_o, cost_under=c_u)
+    return _evaluate_form(_LINLIN, y, p, w, cost_over=c_o, cost_under=c_u)
 
 
-@register_metric("log_rmse", higher_is_better=False, family="residual")
-@_ratio_metric(_RatioForm(_squared_log_error, finalize=np.sqrt))
+@register_metric(
+    "log_rmse", higher_is_better=False, family="residual", **_mean_capabilities(_LOG_RMSE)
+)
 def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: Any = None) -> float:
     """Root mean squared error on the log scale (Log-RMSE of seed 002, Sect. 6).
 
@@ -480,14 +495,12 @@ def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: An
     c = float(offset)
     if not math.isfinite(c):
         raise ValueError(f"offset must be a finite number; got {offset!r}")
-    return _evaluate_form(_RATIO_FORMS[log_rmse], y, p, w, offset=c)
+    return _evaluate_form(_LOG_RMSE, y, p, w, offset=c)
 
 
-@register_metric("rmspe", higher_is_better=False, family="residual")
-@_ratio_metric(
-    _RatioForm(
-        _squared, _y_squared_positive, finalize=np.sqrt, additive=False, scaled=_scaled_rmspe
-    )
+# Not additive: a corrupted y_i grows the numerator and the denominator together.
+@register_metric(
+    "rmspe", higher_is_better=False, family="residual", **_mean_capabilities(_RMSPE, additive=False)
 )
 def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Relative root mean squared prediction error, Payne, Li & Qin (2016) (seed 004).
@@ -512,7 +525,7 @@ def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     0.2
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
-    return _evaluate_form(_RATIO_FORMS[rmspe], y, p, w)
+    return _evaluate_form(_RMSPE, y, p, w)
 
 
 # --------------------------------------------------------------------------------------------
@@ -552,7 +565,32 @@ def _weighted_median(values: FloatArray, w: FloatArray | None) -> float:
     return _midpoint(float(lower), float(upper))
 
 
-@register_metric("median_absolute_error", higher_is_better=False, family="residual")
+def _median_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
+    """Median of the other n - 1 absolute residuals, for every i, after a single sort."""
+    a = np.abs(y - p)
+    n = a.shape[0]
+    order = np.argsort(a, kind="stable")
+    s = a[order]
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    m = n - 1  # size of each leave-one-out sample
+
+    def kth_of_rest(k: int) -> FloatArray:  # k-th smallest of s with s[position] removed
+        return s[k + (k >= position)]
+
+    if m % 2 == 1:
+        return kth_of_rest(m // 2)
+    return 0.5 * (kth_of_rest(m // 2 - 1) + kth_of_rest(m // 2))
+
+
+# A quantile of the residuals needs their order, which neither mergeable sums nor sorts by
+# prediction or truth provide: no computational form.
+@register_metric(
+    "median_absolute_error",
+    higher_is_better=False,
+    family="residual",
+    leave_one_out=_median_leave_one_out,
+)
 def median_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Median of the absolute residuals, ``Median(|r_1|, ..., |r_n|)`` (seed 000, eq. 1, "MAD").
 
@@ -578,33 +616,42 @@ def median_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None
     return _ldexp(_weighted_median(np.abs(0.5 * y - 0.5 * p), w), 1)
 
 
-def _median_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
-    """Median of the other n - 1 absolute residuals, for every i, after a single sort."""
-    a = np.abs(y - p)
-    n = a.shape[0]
-    order = np.argsort(a, kind="stable")
-    s = a[order]
-    position = np.empty(n, dtype=np.int64)
-    position[order] = np.arange(n)
-    m = n - 1  # size of each leave-one-out sample
-
-    def kth_of_rest(k: int) -> FloatArray:  # k-th smallest of s with s[position] removed
-        return s[k + (k >= position)]
-
-    if m % 2 == 1:
-        return kth_of_rest(m // 2)
-    return 0.5 * (kth_of_rest(m // 2 - 1) + kth_of_rest(m // 2))
-
-
-_LEAVE_ONE_OUT[median_absolute_error] = _median_leave_one_out
-
-
 # --------------------------------------------------------------------------------------------
 # pmap (seed 004): MASE with lag-1 scaling, order-dependent
 # --------------------------------------------------------------------------------------------
 
 
-@register_metric("pmap", higher_is_better=False, family="residual", order_dependent=True)
+def _pmap_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
+    """pmap (without intervals) of the series with row i deleted, for every i, in O(n)."""
+    n = y.shape[0]
+    mae_rest = _exclusive_sums(np.abs(y - p)) / (n - 1)
+    d = np.abs(np.diff(y))  # d[t] = |y[t+1] - y[t]|
+    prefix = np.concatenate(([0.0], np.cumsum(d)))  # prefix[t] = d[0] + ... + d[t-1]
+    total = prefix[-1]
+    scale_sum = np.empty(n)
+    scale_sum[0] = total - d[0]
+    scale_sum[-1] = total - d[-1]
+    if n > 2:
+        inner = np.arange(1, n - 1)
+        # deleting row i removes d[i-1] and d[i] and joins y[i-1] to y[i+1]
+        scale_sum[inner] = (
+            prefix[inner - 1] + (total - prefix[inner + 1]) + np.abs(y[inner + 1] - y[inner - 1])
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = scale_sum / (n - 2) if n > 2 else np.full(n, np.nan)
+        out = mae_rest / scale
+    out[~(scale > 0)] = np.nan
+    return out
+
+
+# Its lag-1 scale needs the rows in their order: no computational form.
+@register_metric(
+    "pmap",
+    higher_is_better=False,
+    family="residual",
+    order_dependent=True,
+    leave_one_out=_pmap_leave_one_out,
+)
 def pmap(
     y_true: Any,
     y_pred: Any,
@@ -676,29 +723,3 @@ def pmap(
         a = check_probability(alpha, "alpha")
         value += float(interval_score(y, lo, hi, alpha=a, sample_weight=w))
     return float(value)
-
-
-def _pmap_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
-    """pmap (without intervals) of the series with row i deleted, for every i, in O(n)."""
-    n = y.shape[0]
-    mae_rest = _exclusive_sums(np.abs(y - p)) / (n - 1)
-    d = np.abs(np.diff(y))  # d[t] = |y[t+1] - y[t]|
-    prefix = np.concatenate(([0.0], np.cumsum(d)))  # prefix[t] = d[0] + ... + d[t-1]
-    total = prefix[-1]
-    scale_sum = np.empty(n)
-    scale_sum[0] = total - d[0]
-    scale_sum[-1] = total - d[-1]
-    if n > 2:
-        inner = np.arange(1, n - 1)
-        # deleting row i removes d[i-1] and d[i] and joins y[i-1] to y[i+1]
-        scale_sum[inner] = (
-            prefix[inner - 1] + (total - prefix[inner + 1]) + np.abs(y[inner + 1] - y[inner - 1])
-        )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = scale_sum / (n - 2) if n > 2 else np.full(n, np.nan)
-        out = mae_rest / scale
-    out[~(scale > 0)] = np.nan
-    return out
-
-
-_LEAVE_ONE_OUT[pmap] = _pmap_leave_one_out

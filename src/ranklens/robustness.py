@@ -10,9 +10,12 @@ Rosset, Perlich & Zadrozny (2005), Sect. 4 and 5.2 (seed 000; journal version se
   value reached next to the bounds of Proposition 1 (additive losses break down at 1/n) and
   Proposition 2 (tau~ and rho~ move by O(k/n); the tight one-point bounds are in NOTES.md).
 
-Leave-one-out values are exact and fast: O(n) for means of per-observation losses and RMSPE, one
-sort for the median, O(n log n) in total for Kendall's tau and Spearman's rho (see
-:func:`most_influential`).
+Everything measure-specific comes from the measure's registration (its
+:class:`~ranklens.metrics.MetricSpec` capabilities), never from its name: the exact leave-one-out
+rule a measure declares (O(n) for means of per-observation losses, one sort for the median,
+O(n log n) in total for the rank correlations) and the breakdown bound it declares. A measure
+that declares no leave-one-out is recomputed n times; one that declares no bound reports
+"none known".
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._registry import MetricSpec
+from ranklens._registry import BreakdownBound, MetricSpec
 from ranklens._results import Result
 from ranklens._validation import FloatArray, check_pair, check_positive_int
 from ranklens.exceptions import UndefinedMetricWarning, warn_undefined
@@ -83,140 +86,6 @@ def _scalar_params(metric_params: Mapping[str, Any] | None) -> dict[str, Any]:
     return params
 
 
-def _ranking_functions() -> dict[str, Callable[..., float] | None]:
-    from ranklens import ranking
-
-    return {
-        name: getattr(ranking, name, None)
-        for name in ("kendall_tau", "tau_normalized", "spearman_rho", "rho_normalized")
-    }
-
-
-# --------------------------------------------------------------------------------------------
-# Exact leave-one-out values for Kendall's tau and Spearman's rho, O(n log n) in total
-# --------------------------------------------------------------------------------------------
-
-
-def _exact_dot(a: IntArray, b: IntArray) -> int:
-    """``sum a_i b_i`` as an exact Python int (each product fits int64; the sum may not)."""
-    prod = a * b
-    high, low = prod >> 31, prod & ((1 << 31) - 1)  # prod = high * 2^31 + low, low >= 0
-    return (int(high.sum()) << 31) + int(low.sum())
-
-
-@dataclasses.dataclass(frozen=True)
-class _TieGroups:
-    """Sorted tie groups of one variable, with doubled centred midranks ``U = 2 r - (n + 1)``."""
-
-    order: IntArray  # argsort
-    group: IntArray  # group id of every observation (groups numbered in increasing value)
-    starts: IntArray  # first sorted position of every group
-    sizes: IntArray  # size of every group
-    doubled_rank: IntArray  # U_i, integers summing to 0
-
-    @classmethod
-    def of(cls, x: FloatArray) -> _TieGroups:
-        n = x.shape[0]
-        order = np.argsort(x, kind="stable")
-        xs = x[order]
-        first = np.empty(n, dtype=bool)
-        first[0] = True
-        np.not_equal(xs[1:], xs[:-1], out=first[1:])
-        starts = np.flatnonzero(first).astype(np.int64)
-        sizes = np.diff(np.append(starts, n)).astype(np.int64)
-        group_sorted = np.cumsum(first, dtype=np.int64) - 1
-        group = np.empty(n, dtype=np.int64)
-        group[order] = group_sorted
-        # midrank r = start + (size + 1) / 2 (1-based), so 2r - (n + 1) = 2 start + size - n
-        doubled = 2 * starts[group] + sizes[group] - n
-        return cls(order, group, starts, sizes, doubled)
-
-    def signed_sums(self, values: IntArray) -> IntArray:
-        """``sum_{j != i} sign(x_j - x_i) values_j`` for every i, given ``sum values = 0``.
-
-        Equals ``2 * (sum over larger x) + (sum over the tie group of i, i included)``.
-        """
-        cumulative = np.concatenate(([0], np.cumsum(values[self.order])))
-        ends = self.starts + self.sizes
-        group_sum = cumulative[ends] - cumulative[self.starts]
-        above = cumulative[-1] - cumulative[ends]
-        return (2 * above + group_sum)[self.group]
-
-
-def _pair_counts(y: FloatArray, p: FloatArray) -> tuple[IntArray, ...]:
-    from ranklens.ranking import per_observation_pair_counts
-
-    counts = per_observation_pair_counts(y, p)
-    return tuple(
-        np.asarray(getattr(counts, name), dtype=np.int64)
-        for name in ("concordant", "discordant", "tied_true_only", "tied_pred_only", "tied_both")
-    )
-
-
-def _loo_kendall(y: FloatArray, p: FloatArray, *, harrell: bool) -> FloatArray:
-    """Leave-one-out tau-b (or Harrell's C) for every i from the per-observation pair counts.
-
-    Deleting row i removes exactly the n - 1 pairs it belongs to, so each pair total drops by
-    row i's own count (NOTES.md, "Robustness"): O(1) per row after one O(n log n) count.
-    """
-    n = y.shape[0]
-    c, d, tt, tp, tb = _pair_counts(y, p)
-    # every pair is counted at both of its rows
-    conc = int(c.sum()) // 2 - c
-    disc = int(d.sum()) // 2 - d
-    pred_only = int(tp.sum()) // 2 - tp
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if harrell:  # (C + T_pred/2) / (pairs with distinct y)
-            out = (conc + 0.5 * pred_only) / (conc + disc + pred_only).astype(np.float64)
-        else:  # tau-b = (C - D) / sqrt((n0 - n1)(n0 - n2))
-            m = n - 1
-            n0 = m * (m - 1) // 2
-            tied_true = int(tt.sum() + tb.sum()) // 2 - (tt + tb)
-            tied_pred = int(tp.sum() + tb.sum()) // 2 - (tp + tb)
-            den = np.sqrt((n0 - tied_true).astype(np.float64)) * np.sqrt(
-                (n0 - tied_pred).astype(np.float64)
-            )
-            out = (conc - disc) / den
-    out[~np.isfinite(out)] = np.nan
-    return out
-
-
-def _loo_spearman(y: FloatArray, p: FloatArray) -> FloatArray:
-    """Leave-one-out Spearman rho (midranks, i.e. Pearson correlation of midranks) for every i.
-
-    Derivation (doubled centred midranks ``U = 2r - (n+1)`` of ``y``, ``V`` of ``yhat``): deleting
-    row i lowers the midrank of every other row j by ``1{x_j > x_i} + 1/2 1{x_j = x_i}``, and the
-    mean midrank drops by 1/2, so the centred doubled ranks become ``U_j - sign(x_j - x_i)`` (and
-    likewise ``V_j - sign(z_j - z_i)``). Expanding the sums of products,
-
-    ``sum_{j!=i} U'_j V'_j = sum U V - U_i V_i - S_x(V)_i - S_z(U)_i + (c_i - d_i)``
-    ``sum_{j!=i} U'_j^2   = sum U^2 - U_i^2 - 2 S_x(U)_i + (n - t_i)``
-
-    with ``S_x(V)_i = sum_{j != i} sign(x_j - x_i) V_j`` (one sort and a cumulative sum over the tie
-    groups of x), ``c_i - d_i = sum_j sign(x_j - x_i) sign(z_j - z_i)`` the concordant minus
-    discordant count of row i, and ``t_i`` the size of row i's tie group in x. Then
-    ``rho_i = sum U'V' / sqrt(sum U'^2 sum V'^2)``. The big totals are exact integers; each row
-    adds an O(n^2) integer correction, so rho_i is accurate to float64 rounding.
-    """
-    n = y.shape[0]
-    gx, gz = _TieGroups.of(y), _TieGroups.of(p)
-    u, v = gx.doubled_rank, gz.doubled_rank
-    c, d, *_ = _pair_counts(y, p)
-    cross = float(_exact_dot(u, v)) - (
-        u * v + gx.signed_sums(v) + gz.signed_sums(u) - (c - d)
-    ).astype(np.float64)
-    ss_x = float(_exact_dot(u, u)) - (
-        u * u + 2 * gx.signed_sums(u) - (n - gx.sizes[gx.group])
-    ).astype(np.float64)
-    ss_z = float(_exact_dot(v, v)) - (
-        v * v + 2 * gz.signed_sums(v) - (n - gz.sizes[gz.group])
-    ).astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = cross / (np.sqrt(ss_x) * np.sqrt(ss_z))
-    out[~((ss_x > 0) & (ss_z > 0))] = np.nan
-    return np.clip(out, -1.0, 1.0)
-
-
 def _leave_one_out_by_recomputation(
     func: Callable[..., float], y: FloatArray, p: FloatArray, params: Mapping[str, Any]
 ) -> FloatArray:
@@ -237,20 +106,9 @@ def _leave_one_out(
     spec: MetricSpec, y: FloatArray, p: FloatArray, params: Mapping[str, Any]
 ) -> tuple[FloatArray, str]:
     """The metric on every leave-one-out sample, and the name of the method used."""
-    from ranklens.residual import _LEAVE_ONE_OUT
-
-    if spec.func in _LEAVE_ONE_OUT:
-        return _LEAVE_ONE_OUT[spec.func](y, p, **params), "exact update"
-    ranking = _ranking_functions()
-    if not params:  # the ranking measures take no parameters besides sample_weight
-        if spec.func is ranking["kendall_tau"]:
-            return _loo_kendall(y, p, harrell=False), "exact update"
-        if spec.func is ranking["tau_normalized"]:
-            return _loo_kendall(y, p, harrell=True), "exact update"
-        if spec.func is ranking["spearman_rho"]:
-            return _loo_spearman(y, p), "exact update"
-        if spec.func is ranking["rho_normalized"]:
-            return 0.5 * (1.0 + _loo_spearman(y, p)), "exact update"
+    exact = spec.capabilities.leave_one_out
+    if exact is not None:
+        return exact(y, p, **params), "exact update"
     return _leave_one_out_by_recomputation(spec.func, y, p, params), "recomputation"
 
 
@@ -316,7 +174,9 @@ def most_influential(
     the exact search agrees with that for means of a monotone loss and also covers RMSPE, the
     median and pmap, for which the largest residual is not necessarily the most influential.
 
-    Cost, by measure (all exact):
+    Cost (all exact): a measure that declares an exact leave-one-out rule when it registers
+    (:attr:`~ranklens.metrics.MetricSpec.capabilities`) is searched with it (``method`` is
+    ``"exact update"``); the registered ones are
 
     * means of per-observation losses (``mse``, ``rmse``, ``mae``, ``epsilon_insensitive_loss``,
       ``linlin_loss``, ``log_rmse``) and ``rmspe``: O(n), from prefix and suffix sums (no
@@ -324,15 +184,15 @@ def most_influential(
     * ``median_absolute_error``: one sort, then the median of the other n - 1 values in O(1) per
       row;
     * ``pmap``: O(n) (deleting row i joins rows i - 1 and i + 1 in the lag-1 scale);
-    * ``kendall_tau`` (tau-b) and ``tau_normalized`` (Harrell's C): O(n log n) in total, from the
-      per-observation concordant, discordant and tied counts of
+    * ``kendall_tau`` (tau-b), ``tau_normalized`` (Harrell's C) and ``somers_d``: O(n log n) in
+      total, from the per-observation concordant, discordant and tied counts of
       :func:`ranklens.ranking.per_observation_pair_counts` (removing row i changes T by exactly its
-      discordant count; NOTES.md, "Robustness");
+      discordant count);
     * ``spearman_rho`` and ``rho_normalized`` (midranks): O(n log n) in total by an exact update of
-      the midrank sums derived in the docs (``docs/robustness.md``);
-    * any other registered point measure (or any of the above with ``metric_params`` for the
-      ranking measures): the documented fallback recomputes the measure n times, O(n * cost). It is
-      exact but meant for small n (a few thousand rows).
+      the midrank sums derived in the docs (``docs/robustness.md``).
+
+    Any other point measure (``method`` is ``"recomputation"``) is recomputed n times,
+    O(n * cost): exact but meant for small n (a few thousand rows).
 
     Parameters
     ----------
@@ -511,29 +371,44 @@ class BreakdownResult(Result):
     higher_is_better: bool
 
 
-def proposition2_bound(metric: str, n: int, k: IntArray | int) -> FloatArray:
+def proposition2_bound(metric: str | MetricSpec, n: int, k: IntArray | int) -> FloatArray:
     """Largest change of a rank measure when k of n observations are corrupted (no ties).
+
+    The bound the measure declares when it registers (its
+    :attr:`~ranklens.metrics.MetricSpec.capabilities` ``breakdown``). For the registered rank
+    measures, Rosset, Perlich & Zadrozny's Proposition 2 in its tight form:
 
     Kendall: only the ``k(n-1) - k(k-1)/2`` pairs that involve a corrupted observation can change,
     so ``|dT| <= k(n-1) - k(k-1)/2`` and ``|d tau~| <= 2 |dT| / (n(n-1))`` (``2/n`` for k = 1).
-    Spearman: one corrupted observation changes R by at most ``n(n-1)/2`` (NOTES.md, tight), so
-    ``|dR| <= k n(n-1)/2`` and ``|d rho~| <= 6 |dR| / (n(n^2-1)) = 3k/(n+1)``. tau and rho move
-    twice as much as tau~ and rho~. Capped at the measure's range. Seed 000's Proposition 2 states
-    the looser ``2k/(n-1)`` and ``(6k/(n-1))(1/(n+1) + 1/2)``.
+    Spearman: one corrupted observation changes R by at most ``n(n-1)/2`` (tight), so
+    ``|dR| <= k n(n-1)/2`` and ``|d rho~| <= 6 |dR| / (n(n^2-1)) = 3k/(n+1)``. tau, rho and
+    Somers' D move twice as much as tau~ (Harrell's C) and rho~. Capped at the measure's range.
+    The paper states the looser ``2k/(n-1)`` and ``(6k/(n-1))(1/(n+1) + 1/2)``.
+
+    Raises ``ValueError`` for a measure that declares no finite bound.
     """
-    k_arr = np.asarray(k, dtype=np.float64)
-    pairs = k_arr * (n - 1) - k_arr * (k_arr - 1) / 2.0
-    tau_tilde = np.minimum(2.0 * pairs / (n * (n - 1.0)), 1.0)
-    rho_tilde = np.minimum(3.0 * k_arr / (n + 1.0), 1.0)
-    bounds = {
-        "tau_normalized": tau_tilde,
-        "kendall_tau": 2.0 * tau_tilde,
-        "rho_normalized": rho_tilde,
-        "spearman_rho": 2.0 * rho_tilde,
-    }
-    if metric not in bounds:
-        raise ValueError(f"Proposition 2 covers {sorted(bounds)}; got {metric!r}")
-    return bounds[metric]
+    spec = _resolve(metric)
+    bound = _finite_bound(spec)
+    if bound is None:
+        covered = sorted(
+            name for name in _registered_names() if _finite_bound(_resolve(name)) is not None
+        )
+        raise ValueError(f"Proposition 2 covers {covered}; got {spec.name!r}")
+    return np.asarray(bound.max_change(n, np.asarray(k)), dtype=np.float64)
+
+
+def _finite_bound(spec: MetricSpec) -> BreakdownBound | None:
+    """The declared bound when it is finite (a mean of an unbounded loss has none to state)."""
+    bound = spec.capabilities.breakdown
+    if bound is None or not np.all(np.isfinite(bound.max_change(3, np.ones(1)))):
+        return None
+    return bound
+
+
+def _registered_names() -> tuple[str, ...]:
+    from ranklens.metrics import available_metrics  # imported late: metrics imports this module
+
+    return available_metrics(inputs="point")
 
 
 def _corrupt_values(
@@ -697,20 +572,13 @@ def breakdown_curve(
             for k in ks
         ]
     )
-    from ranklens.residual import _RATIO_FORMS
-
-    ranking = _ranking_functions()
-    rank_names = {id(func): name for name, func in ranking.items() if func is not None}
-    if id(spec.func) in rank_names and not params:
-        bound = "proposition 2"
-        if _has_ties(y) or _has_ties(p):
-            max_change = np.full(ks.shape[0], np.nan)
-        else:
-            max_change = proposition2_bound(rank_names[id(spec.func)], n, ks)
-    elif spec.func in _RATIO_FORMS and _RATIO_FORMS[spec.func].additive:
-        bound, max_change = "proposition 1 (unbounded)", np.full(ks.shape[0], np.inf)
-    else:
+    declared = spec.capabilities.breakdown
+    if declared is None:
         bound, max_change = "none known", np.full(ks.shape[0], np.nan)
+    elif declared.requires_distinct and (_has_ties(y) or _has_ties(p)):
+        bound, max_change = declared.reference, np.full(ks.shape[0], np.nan)
+    else:
+        bound, max_change = declared.reference, declared.max_change(n, ks)
     return BreakdownResult(
         metric=spec.name,
         n_corrupted=ks,

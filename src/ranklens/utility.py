@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._kernels import utility as _k
-from ranklens._registry import register_metric
+from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
@@ -45,6 +45,10 @@ from ranklens._validation import (
 from ranklens.exceptions import warn_undefined
 from ranklens.relevance import _frequency_weights, _hinges, _Sample, relevance_from_boxplot
 from ranklens.residual import _scaled_residuals
+
+# The utility measures are sums once the relevance is fixed, but their default relevance is a
+# box plot of y_true (its quartiles): order statistics of the truth.
+_FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
 
 __all__ = [
     "RegressionFBetaCurveResult",
@@ -716,6 +720,7 @@ def relevance_weighted_error(
     higher_is_better=False,
     family="utility",
     description="Squared error weighted by phi(y_true) (default box-plot relevance)",
+    computational_form=_FORM,
 )
 def relevance_weighted_squared_error(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
@@ -731,6 +736,7 @@ def relevance_weighted_squared_error(
     higher_is_better=False,
     family="utility",
     description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
+    computational_form=_FORM,
 )
 def relevance_weighted_absolute_error(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
@@ -787,7 +793,7 @@ def _sera_value(prep: _Prepared) -> float:
     return float(_unscale(np.dot(prep.phi_true, sq), e, prep.weight_scale))
 
 
-@register_metric("sera", higher_is_better=False, family="utility")
+@register_metric("sera", higher_is_better=False, family="utility", computational_form=_FORM)
 def sera(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
 ) -> float:
@@ -852,6 +858,7 @@ def sera_curve(
     higher_is_better=True,
     family="utility",
     description="Utility-based precision for rare extremes (Torgo & Ribeiro 2009)",
+    computational_form=_FORM,
 )
 def utility_precision(
     y_true: Any,
@@ -878,6 +885,7 @@ def utility_precision(
     higher_is_better=True,
     family="utility",
     description="Utility-based recall for rare extremes (Torgo & Ribeiro 2009)",
+    computational_form=_FORM,
 )
 def utility_recall(
     y_true: Any,
@@ -904,6 +912,7 @@ def utility_recall(
     higher_is_better=True,
     family="utility",
     description="Utility-based F1 for rare extremes (Torgo & Ribeiro 2009)",
+    computational_form=_FORM,
 )
 def utility_f1(
     y_true: Any,
