@@ -47,7 +47,6 @@ import contextvars
 import dataclasses
 import itertools
 import math
-import os
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -56,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import special
 
+from ranklens._cache import is_compiled
 from ranklens._kernels import compare as _kc
 from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens._results import Result
@@ -422,16 +422,6 @@ def _run_rows(rows: int) -> Iterator[None]:
         _RUN_ROWS.reset(token)
 
 
-def _compiled(dispatcher: Any) -> bool:
-    """Whether ``dispatcher`` has machine code in this process or in numba's on-disk cache."""
-    if dispatcher.signatures:
-        return True
-    try:  # numba's cache index (private attribute; no cache known when it moves)
-        return os.path.exists(dispatcher._cache._index_path)
-    except AttributeError:
-        return False
-
-
 def _kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
     """The parallel or the serial driver of kernel ``name`` (same numbers either way).
 
@@ -445,7 +435,7 @@ def _kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
     block_work = row_work * min(_block_rows(n), rows)
     parallel = block_work >= _PARALLEL_WORK and numba.get_num_threads() > 1
     if parallel and row_work * rows < _PARALLEL_PAYS:
-        parallel = _compiled(getattr(_kc, f"{name}_parallel"))
+        parallel = is_compiled(getattr(_kc, f"{name}_parallel"))
     return getattr(_kc, f"{name}_parallel" if parallel else f"{name}_serial")
 
 
@@ -827,7 +817,12 @@ def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: n
 
 
 class _Progress:
-    """A rich progress bar that appears only when the work is projected to exceed ~1 s."""
+    """Progress of a resampling run that appears only when it is projected to exceed ~1 s.
+
+    On a terminal (or in Jupyter) a rich bar on stderr; elsewhere (a CI log, a pipe, or without
+    rich, which comes with the ``cli`` extra) a line every few seconds with the percentage and
+    the time left (:class:`ranklens._progress.LineProgress`).
+    """
 
     def __init__(self, total: int, description: str, enabled: bool | None) -> None:
         self.total = total
@@ -837,6 +832,7 @@ class _Progress:
         self.start = time.perf_counter()
         self._bar: Any = None
         self._task: Any = None
+        self._lines: Any = None
 
     def __enter__(self) -> _Progress:
         if self.enabled:
@@ -844,21 +840,33 @@ class _Progress:
         return self
 
     def _open(self) -> None:
-        from rich.console import Console
-        from rich.progress import Progress
+        from ranklens._progress import LineProgress, is_terminal
 
-        self._bar = Progress(console=Console(stderr=True), transient=True)
+        try:
+            from rich.console import Console
+            from rich.progress import Progress
+        except ImportError:
+            console = None
+        else:
+            console = Console(stderr=True)
+        if console is None or not (is_terminal() or console.is_jupyter):
+            self._lines = LineProgress()
+            return
+        self._bar = Progress(console=console, transient=True)
         self._bar.start()
         self._task = self._bar.add_task(self.description, total=self.total, completed=self.done)
 
     def advance(self, k: int) -> None:
         self.done += k
-        if self._bar is None and self.enabled is None and self.done < self.total:
+        opened = self._bar is not None or self._lines is not None
+        if not opened and self.enabled is None and self.done < self.total:
             elapsed = time.perf_counter() - self.start
             if elapsed / self.done * self.total > _PROGRESS_AFTER_S:
                 self._open()
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done)
+        elif self._lines is not None:
+            self._lines.update(self.description, self.done, self.total)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
