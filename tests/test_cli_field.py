@@ -362,12 +362,16 @@ def test_failure_is_exit_1_and_shown_in_both_outputs(tmp_path, wallet_csv, monke
 
 
 def test_a_failing_curve_is_a_failure(tmp_path, wallet_csv, monkeypatch):
-    import ranklens.curves
+    import dataclasses
+
+    from ranklens import _curve_registry
+    from ranklens.metrics import get_curve
 
     def broken_roc(*args, **kwargs):
         raise TypeError("cannot sort a read-only array")
 
-    monkeypatch.setattr(ranklens.curves, "roc_curve", broken_roc)
+    spec = dataclasses.replace(get_curve("roc"), func=broken_roc)
+    monkeypatch.setitem(_curve_registry._CURVES, "roc", spec)
     out = tmp_path / "r.json"
     result = _run(
         "evaluate", wallet_csv, "-t", "spend", "-p", "gbm", "--bootstrap", "0", "--json", out

@@ -10,6 +10,7 @@ fraction of replicates in which the first is above the second at each grid point
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import itertools
 import math
 import warnings
@@ -28,6 +29,7 @@ from ranklens._validation import (
 )
 from ranklens.compare import _bootstrap_blocks, _check_predictions, _Progress, _quiet
 from ranklens.exceptions import warn_undefined
+from ranklens.metrics import available_curves, get_curve
 
 __all__ = ["CurveBandsResult", "curve_bands"]
 
@@ -35,7 +37,10 @@ __all__ = ["CurveBandsResult", "curve_bands"]
 # curve bands
 # --------------------------------------------------------------------------------------------
 
-_CURVE_KINDS = ("cutoff_auc", "rank_lift", "gain", "lift")
+
+def _curve_kinds() -> tuple[str, ...]:
+    """The registered curves that can carry bands (they say how to read them on a grid)."""
+    return available_curves(banded=True)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -147,32 +152,19 @@ def _check_grid(grid: Any, curve: str) -> np.ndarray:
 
 
 def _curve_reader(curve: str, grid: np.ndarray, events: Any) -> Callable[..., np.ndarray]:
-    """``read(y, pred, w) -> values at grid`` for the named curve (issues 2 and 5)."""
-    if curve == "cutoff_auc":
-        from ranklens.ranking import cutoff_auc_curve
+    """``read(y, pred, w) -> values at grid`` for the registered curve ``curve``.
 
-        def read(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-            res = cutoff_auc_curve(y, pred, sample_weight=w)
-            if res.auc.size == 0:
-                return np.full(grid.shape, math.nan)
-            # AUC between two cuts: linear in the fraction of positives; beyond the first and
-            # last cut, the end value.
-            return np.interp(grid, res.fraction_positive, res.auc)
+    The curve's own registration says how it is read on a grid (``CurveSpec.on_grid``); the
+    event definition goes to the curves that take one.
+    """
+    spec = get_curve(curve)
+    on_grid = spec.on_grid
+    if on_grid is None:  # pragma: no cover - _check_curve admits banded curves only
+        raise ValueError(f"curve {curve!r} cannot carry bands")
+    extra = {"events": events} if "events" in inspect.signature(spec.func).parameters else {}
 
-    elif curve == "rank_lift":
-        from ranklens.ranking import rank_lift_curve
-
-        def read(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-            res = rank_lift_curve(y, pred, sample_weight=w)
-            return np.interp(grid, res.fraction_targeted, res.model)
-
-    else:
-        from ranklens.curves import gain_curve, lift_curve
-
-        func = gain_curve if curve == "gain" else lift_curve
-
-        def read(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-            return np.asarray(func(y, pred, events=events, sample_weight=w).at(grid), dtype=float)
+    def read(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+        return on_grid(spec.func(y, pred, sample_weight=w, **extra), grid)
 
     return read
 
@@ -270,8 +262,8 @@ def curve_bands(
         Pointwise and simultaneous (sup-t) bands per model; per pair the difference with its
         pointwise interval and the fraction of replicates in which ``a`` is above ``b``.
     """
-    if curve not in _CURVE_KINDS:
-        raise ValueError(f"curve must be one of {_CURVE_KINDS}; got {curve!r}")
+    if curve not in _curve_kinds():
+        raise ValueError(f"curve must be one of {_curve_kinds()}; got {curve!r}")
     y, names, preds = _check_predictions(y_true, predictions)
     n = y.shape[0]
     sw = check_sample_weight(sample_weight, n, normalize=False)

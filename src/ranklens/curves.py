@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens._curve_registry import register_curve
 from ranklens._kernels import curves as _k
 from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
@@ -421,6 +422,7 @@ def _roc(ranked: _Ranked) -> RocCurveResult:
     )
 
 
+@register_curve("roc", family="targeting")
 def roc_curve(
     y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
 ) -> RocCurveResult:
@@ -581,6 +583,23 @@ def _gain(ranked: _Ranked, func: str = "gain curve") -> GainCurveResult:
     )
 
 
+def _at_grid(result: Any, grid: np.ndarray) -> np.ndarray:
+    return np.asarray(result.at(grid), dtype=np.float64)
+
+
+def _is_nonnegative_continuous(y: np.ndarray) -> bool:
+    """Value curves need y >= 0; a 0/1 target has events already."""
+    return bool(np.all(y >= 0) and not np.all(np.isin(y, (0.0, 1.0))))
+
+
+@register_curve(
+    "value_gain",
+    family="targeting",
+    fixed={"events": "value"},
+    applies=_is_nonnegative_continuous,
+    description="Share of the total target value captured by targeting the top predictions.",
+)
+@register_curve("gain", family="targeting", on_grid=_at_grid)
 def gain_curve(
     y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
 ) -> GainCurveResult:
@@ -690,6 +709,7 @@ def _lift(ranked: _Ranked) -> LiftCurveResult:
     )
 
 
+@register_curve("lift", family="targeting", on_grid=_at_grid)
 def lift_curve(
     y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
 ) -> LiftCurveResult:
@@ -804,6 +824,7 @@ class DecileTableResult(Result):
         return frame.set_index("bin")
 
 
+@register_curve("decile_table", family="targeting")
 def decile_table(
     y_true: Any,
     y_score: Any,
@@ -1068,6 +1089,13 @@ def _best(values: FloatArray) -> int:
     return int(np.argmax(values))  # first maximum: the shallowest depth
 
 
+@register_curve(
+    "profit",
+    family="targeting",
+    needs_any=("cost_benefit", "value_margin"),
+    # a margin on captured value works on y itself, whatever events the other curves use
+    fixed_with={"value_margin": {"events": "value"}},
+)
 def profit_curve(
     y_true: Any,
     y_score: Any,

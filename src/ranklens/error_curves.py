@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ranklens._curve_registry import register_curve
 from ranklens._results import Result
 from ranklens._validation import FloatArray, check_pair, check_sample_weight
 
@@ -47,6 +48,7 @@ class RECCurveResult(Result):
     loss: str
 
 
+@register_curve("rec", family="residual")
 def rec_curve(
     y_true: Any,
     y_pred: Any,
@@ -144,6 +146,7 @@ def _strict_prefix_suffix(values: FloatArray) -> tuple[FloatArray, FloatArray]:
     return prefix, suffix
 
 
+@register_curve("rroc", family="residual")
 def rroc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RROCCurveResult:
     """Regression ROC curve of Hernandez-Orallo (2013), "ROC curves for regression", in O(n log n).
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
+from ranklens._curve_registry import register_curve
 from ranklens._kernels.intervals import interval_max_deviation, interval_sums
 from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
@@ -706,6 +707,7 @@ class OrderedIntervalsResult(Result):
     coverage: float
 
 
+@register_curve("intervals", family="intervals", inputs="point_and_interval")
 def intervals_by_prediction(
     y_true: Any, y_pred: Any, lower: Any, upper: Any
 ) -> OrderedIntervalsResult:
@@ -769,6 +771,7 @@ class CoverageByBinResult(Result):
     confidence_level: float
 
 
+@register_curve("coverage_by_bin", family="intervals", inputs="point_and_interval")
 def interval_coverage_by_bin(
     y_true: Any,
     y_pred: Any,

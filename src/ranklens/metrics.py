@@ -1,4 +1,4 @@
-"""The metric registry: every scalar measure by name, with its direction and family.
+"""The registries: every scalar measure and every curve by name, with what engines may use.
 
 >>> from ranklens.metrics import get_metric, available_metrics
 >>> get_metric("kendall_tau").higher_is_better
@@ -13,15 +13,26 @@ from __future__ import annotations
 
 from ranklens import (  # noqa: F401  (imported for their registrations)
     curves,
+    error_curves,
     intervals,
     listwise,
     ranking,
     residual,
     utility,
 )
+from ranklens._curve_registry import CURVE_FAMILIES, CurveSpec, available_curves, get_curve
 from ranklens._registry import _REGISTRY, FAMILIES, MetricSpec
 
-__all__ = ["FAMILIES", "MetricSpec", "available_metrics", "get_metric"]
+__all__ = [
+    "CURVE_FAMILIES",
+    "FAMILIES",
+    "CurveSpec",
+    "MetricSpec",
+    "available_curves",
+    "available_metrics",
+    "get_curve",
+    "get_metric",
+]
 
 
 def get_metric(name: str) -> MetricSpec:

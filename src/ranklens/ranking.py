@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from ranklens._curve_registry import register_curve
 from ranklens._kernels import ranking as _k
 from ranklens._registry import (
     BreakdownBound,
@@ -926,6 +927,7 @@ class ConcordanceProfileResult(Result):
     envelope_area: float
 
 
+@register_curve("concordance_profile", family="ranking")
 def concordance_profile(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None
 ) -> ConcordanceProfileResult:
@@ -1028,6 +1030,15 @@ def _positive_weight_rows(y: np.ndarray, p: np.ndarray, w: Any) -> tuple[Any, An
     return y[keep], p[keep], w[keep]
 
 
+def _cutoff_auc_on_grid(result: CutoffAUCResult, grid: np.ndarray) -> np.ndarray:
+    """AUC at each fraction of the truth called positive: linear between two cuts; beyond the
+    first and last cut, the end value (NaN everywhere when there is no cut)."""
+    if result.auc.size == 0:
+        return np.full(grid.shape, np.nan)
+    return np.interp(grid, result.fraction_positive, result.auc)
+
+
+@register_curve("cutoff_auc", family="ranking", on_grid=_cutoff_auc_on_grid)
 def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> CutoffAUCResult:
     """AUC of the prediction for every split of the truth into top i versus the rest.
 
@@ -1092,6 +1103,11 @@ class RankLiftResult(Result):
     area: float
 
 
+def _rank_lift_on_grid(result: RankLiftResult, grid: np.ndarray) -> np.ndarray:
+    return np.interp(grid, result.fraction_targeted, result.model)
+
+
+@register_curve("rank_lift", family="ranking", on_grid=_rank_lift_on_grid)
 def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RankLiftResult:
     """Cumulative inverse rank captured by targeting the top predictions first.
 

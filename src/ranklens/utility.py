@@ -33,6 +33,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens._curve_registry import register_curve
 from ranklens._kernels import utility as _k
 from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
@@ -508,6 +509,14 @@ def _event_totals(
     return num, den, cnt
 
 
+@register_curve(
+    "precision_recall",
+    family="extremes",
+    needs=("relevance",),
+    # A fixed grid of event thresholds: the default (every distinct relevance value) crowds the
+    # curve into [0, tiny] when the predictions never reach the extremes.
+    fixed={"thresholds": tuple(np.linspace(0.01, 1.0, 100))},
+)
 def regression_precision_recall_curve(
     y_true: Any,
     y_pred: Any,

@@ -19,6 +19,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ranklens._curve_registry import register_display
+
 __all__ = ["DEFAULT_MAX_POINTS", "thin_indices"]
 
 #: Vertices per drawn curve at most (per line; a band counts its two edges).
@@ -127,8 +129,9 @@ class _Display:
     per axes through :meth:`_once`.
     """
 
-    #: ``(module, function)`` computing the result from ``(y_true, y_pred, **kwargs)``.
-    _compute: ClassVar[tuple[str, str]] = ("", "")
+    #: The library function computing the result from ``(y_true, y_pred, **kwargs)``; setting it
+    #: registers the display as the one that draws that curve (see ``ranklens.metrics``).
+    _compute: ClassVar[Any] = None
     xlabel: ClassVar[str] = ""
     ylabel: ClassVar[str] = ""
     title: ClassVar[str] = ""
@@ -140,12 +143,16 @@ class _Display:
         self.figure_: Any = None
         self.lines_: list[Any] = []
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_compute" in cls.__dict__ and cls._compute is not None:
+            register_display(cls._compute, cls)
+
     @classmethod
     def _compute_result(cls, *args: Any, **kwargs: Any) -> Any:
-        import importlib
-
-        module, func = cls._compute
-        return getattr(importlib.import_module(module), func)(*args, **kwargs)
+        if cls._compute is None:  # pragma: no cover - every concrete display sets it
+            raise TypeError(f"{cls.__name__} has no library function to compute its result")
+        return cls._compute(*args, **kwargs)
 
     @classmethod
     def from_predictions(

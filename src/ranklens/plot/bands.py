@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ranklens.bands import curve_bands
 from ranklens.plot._base import _Display
 
 __all__ = ["BeatProbabilityDisplay", "CurveBandsDisplay"]
@@ -27,7 +28,7 @@ _Y_LABELS = {
 class _BandsBase(_Display):
     """Displays of a :class:`~ranklens.bands.CurveBandsResult` (all its models at once)."""
 
-    _compute = ("ranklens.bands", "curve_bands")
+    _compute = staticmethod(curve_bands)
 
     @classmethod
     def from_predictions(  # type: ignore[override]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ranklens.error_curves import rec_curve, rroc_curve
 from ranklens.plot._base import _Display, _fmt
 
 __all__ = ["RECCurveDisplay", "RROCCurveDisplay"]
@@ -22,7 +23,7 @@ class RECCurveDisplay(_Display):
     >>> RECCurveDisplay.from_predictions(y_test, p2, ax=disp.ax_, name="lin")  # doctest: +SKIP
     """
 
-    _compute = ("ranklens.error_curves", "rec_curve")
+    _compute = staticmethod(rec_curve)
     ylabel = "share of cases within tolerance"
     title = "REC curve"
     _legend_loc = "lower right"
@@ -57,7 +58,7 @@ class RROCCurveDisplay(_Display):
     ``OVER = -UNDER`` is where the errors are balanced. A curve closer to the origin is better.
     """
 
-    _compute = ("ranklens.error_curves", "rroc_curve")
+    _compute = staticmethod(rroc_curve)
     xlabel = "over-estimation  Σ (ŷ − y)₊"
     ylabel = "under-estimation  −Σ (ŷ − y)₋"
     title = "RROC curve"

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ranklens.plot._base import _Display, _fmt
+from ranklens.utility import regression_precision_recall_curve
 
 __all__ = ["MetricAgreementDisplay", "RegressionPrecisionRecallDisplay", "RelevanceDisplay"]
 
@@ -131,7 +132,7 @@ class RegressionPrecisionRecallDisplay(_Display):
     :func:`ranklens.regression_precision_recall_curve`.
     """
 
-    _compute = ("ranklens.utility", "regression_precision_recall_curve")
+    _compute = staticmethod(regression_precision_recall_curve)
     xlabel = "event threshold t_E (relevance)"
     ylabel = "precision / recall / F"
     title = "Precision and recall for rare extremes"

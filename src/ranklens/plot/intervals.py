@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.intervals import intervals_by_prediction
 from ranklens.plot._base import _Display, thin_indices
 
 __all__ = ["IntervalDisplay"]
@@ -21,7 +22,7 @@ class IntervalDisplay(_Display):
     ``from_predictions(y_true, y_pred, *, lower, upper)`` computes the result.
     """
 
-    _compute = ("ranklens.intervals", "intervals_by_prediction")
+    _compute = staticmethod(intervals_by_prediction)
     xlabel = "cases, in increasing order of prediction"
     title = "Prediction intervals against the truth"
     _legend_loc = "upper left"

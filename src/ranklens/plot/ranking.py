@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ranklens.plot._base import _Display, _fmt, thin_indices
+from ranklens.ranking import concordance_profile, cutoff_auc_curve, rank_lift_curve
 
 __all__ = ["ConcordanceProfileDisplay", "CutoffAUCDisplay", "RankLiftDisplay"]
 
@@ -31,7 +32,7 @@ class ConcordanceProfileDisplay(_Display):
         Cases per running mean (default ``max(5, n // 25)``); 1 turns the means off.
     """
 
-    _compute = ("ranklens.ranking", "concordance_profile")
+    _compute = staticmethod(concordance_profile)
     xlabel = "cases by decreasing prediction (share of cases)"
     ylabel = "correctly ranked pairs"
     title = "Concordance profile"
@@ -151,7 +152,7 @@ class CutoffAUCDisplay(_Display):
     largest targets are ranked well.
     """
 
-    _compute = ("ranklens.ranking", "cutoff_auc_curve")
+    _compute = staticmethod(cutoff_auc_curve)
     xlabel = "cutoffs, weighted by the pairs they separate"
     ylabel = "AUC at the cutoff"
     title = ""  # the top axis takes the title's place
@@ -214,7 +215,7 @@ class RankLiftDisplay(_Display):
     how much of the total inverse rank did the model capture compared to the optimum?
     """
 
-    _compute = ("ranklens.ranking", "rank_lift_curve")
+    _compute = staticmethod(rank_lift_curve)
     xlabel = "share of cases targeted (by decreasing prediction)"
     ylabel = "cumulative inverse rank captured"
     title = "Rank lift"

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.curves import gain_curve, lift_curve, profit_curve, roc_curve
 from ranklens.plot._base import _Display, _fmt
 
 __all__ = ["GainCurveDisplay", "LiftCurveDisplay", "ProfitCurveDisplay", "RocCurveDisplay"]
@@ -26,7 +27,7 @@ class RocCurveDisplay(_Display):
     is the random model.
     """
 
-    _compute = ("ranklens.curves", "roc_curve")
+    _compute = staticmethod(roc_curve)
     xlabel = "false positive rate"
     ylabel = "true positive rate"
     title = "ROC curve"
@@ -64,7 +65,7 @@ class GainCurveDisplay(_Display):
     The random model is the diagonal; the perfect model (dashed) targets the events first.
     """
 
-    _compute = ("ranklens.curves", "gain_curve")
+    _compute = staticmethod(gain_curve)
     xlabel = "share targeted"
     title = "Cumulative gain"
     _legend_loc = "lower right"
@@ -116,7 +117,7 @@ class GainCurveDisplay(_Display):
 class LiftCurveDisplay(_Display):
     """Lift: cumulative gain divided by the share targeted (random = 1, perfect dashed)."""
 
-    _compute = ("ranklens.curves", "lift_curve")
+    _compute = staticmethod(lift_curve)
     xlabel = "share targeted"
     ylabel = "lift"
     title = "Lift"
@@ -171,7 +172,7 @@ class ProfitCurveDisplay(_Display):
     best profit within it.
     """
 
-    _compute = ("ranklens.curves", "profit_curve")
+    _compute = staticmethod(profit_curve)
     xlabel = "share targeted"
     ylabel = "profit"
     title = "Profit"

@@ -18,7 +18,6 @@ failure means (``ranklens evaluate`` exits with status 1).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 import math
 import time
@@ -28,10 +27,18 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._budget import BootstrapPlan, plan_bootstrap
 from ranklens._results import Result, to_builtin
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
 from ranklens._version import __version__
+from ranklens.agreement import compare_metric_rankings
+from ranklens.bands import curve_bands
+from ranklens.compare import DEFAULT_COMPARISON_METRICS, compare_models
+from ranklens.curves import best_model_by_depth
 from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWarning
+from ranklens.metrics import CurveSpec, available_curves, get_curve
+from ranklens.relevance import relevance_from_boxplot
+from ranklens.robustness import robustness_table
 
 __all__ = [
     "ALL_MODELS",
@@ -394,7 +401,13 @@ def score_registered_metrics(
     values: dict[str, dict[str, float]] = {name: {} for name in models}
     problems: dict[str, dict[str, Problem]] = {name: {} for name in models}
     info: dict[str, dict[str, Any]] = {}
-    for metric in available_metrics():
+    names = available_metrics()
+    # Steps, for progress lines that say how far the measures are ("measures (12/75): ...").
+    total = sum(
+        len(intervals if get_metric(m).inputs == "interval" else predictions) for m in names
+    )
+    step = 0
+    for metric in names:
         spec = get_metric(metric)
         interval = spec.inputs == "interval"
         inputs = intervals if interval else predictions
@@ -402,8 +415,9 @@ def score_registered_metrics(
             continue
         info[metric] = _metric_info(spec)
         for model, given in inputs.items():
+            step += 1
             if progress is not None:
-                progress(f"{model}: {metric}")
+                progress(f"measures ({step}/{total}): {model}: {metric}")
             local = context if interval else model_context(context, intervals.get(model))
             kwargs, skip = _fit_kwargs(spec.func, 3 if interval else 2, local)
             if spec.supports_sample_weight and sample_weight is not None:
@@ -428,83 +442,13 @@ def score_registered_metrics(
 # Curves and task-level results: each builder is optional (its module may be absent or raise).
 
 
-def _library(module: str, name: str) -> Callable[..., Any]:
-    """``ranklens.<module>.<name>``: the library function a report section renders.
-
-    A missing one is a programming error and raises (it is never skipped silently).
-    """
-    return getattr(importlib.import_module(f"ranklens.{module}"), name)
-
-
-@dataclasses.dataclass(frozen=True)
-class _CurveSpec:
-    """A per-model curve the report draws: which library function, with which task parameters.
-
-    ``needs``: context keys that must all be given; ``needs_any``: at least one of them;
-    ``fixed``: keyword arguments that override the context; ``when``: a condition on y_true.
-    """
-
-    kind: str
-    module: str
-    func: str
-    needs: tuple[str, ...] = ()
-    needs_any: tuple[str, ...] = ()
-    fixed: tuple[tuple[str, Any], ...] = ()
-    when: Callable[[np.ndarray], bool] | None = None
-    point: bool = True  # point predictions (False: intervals)
-    margin_means_value: bool = False  # with value_margin, events are y itself ("value")
-
-
-def _is_nonnegative_continuous(y: np.ndarray) -> bool:
-    """Value-based curves need y >= 0; a 0/1 target has events already."""
-    return bool(np.all(y >= 0) and not np.all(np.isin(y, (0.0, 1.0))))
-
-
 #: Curves with bootstrap bands in the comparison section (the cutoff AUC of Rosset et al. 2005,
-#: Fig. 5).
+#: Fig. 5); each must be a registered curve that can carry bands (``CurveSpec.on_grid``).
 BAND_CURVES: tuple[str, ...] = ("cutoff_auc",)
-
-#: The curves a report shows, in display order. Each names the library function that computes it.
-CURVES: tuple[_CurveSpec, ...] = (
-    _CurveSpec("concordance_profile", "ranking", "concordance_profile"),
-    _CurveSpec("cutoff_auc", "ranking", "cutoff_auc_curve"),
-    _CurveSpec("rank_lift", "ranking", "rank_lift_curve"),
-    _CurveSpec("roc", "curves", "roc_curve"),
-    _CurveSpec("gain", "curves", "gain_curve"),
-    _CurveSpec(
-        "value_gain",
-        "curves",
-        "gain_curve",
-        fixed=(("events", "value"),),
-        when=_is_nonnegative_continuous,
-    ),
-    _CurveSpec("lift", "curves", "lift_curve"),
-    _CurveSpec(
-        "profit",
-        "curves",
-        "profit_curve",
-        needs_any=("cost_benefit", "value_margin"),
-        margin_means_value=True,
-    ),
-    _CurveSpec("decile_table", "curves", "decile_table"),
-    # A fixed grid of event thresholds: the default (every distinct relevance value) crowds the
-    # curve into [0, tiny] when the predictions never reach the extremes.
-    _CurveSpec(
-        "precision_recall",
-        "utility",
-        "regression_precision_recall_curve",
-        needs=("relevance",),
-        fixed=(("thresholds", tuple(np.linspace(0.01, 1.0, 100))),),
-    ),
-    _CurveSpec("rec", "error_curves", "rec_curve"),
-    _CurveSpec("rroc", "error_curves", "rroc_curve"),
-    _CurveSpec("intervals", "intervals", "intervals_by_prediction", point=False),
-    _CurveSpec("coverage_by_bin", "intervals", "interval_coverage_by_bin", point=False),
-)
 
 
 def _curve_results(
-    spec: _CurveSpec,
+    spec: CurveSpec,
     y_true: np.ndarray,
     predictions: Mapping[str, np.ndarray],
     intervals: Mapping[str, tuple[np.ndarray, np.ndarray]],
@@ -513,21 +457,24 @@ def _curve_results(
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
-    """One curve for every model; a curve that raises is recorded as undefined or failed."""
-    func = _library(spec.module, spec.func)
+    """One registered curve for every model; a curve that raises is recorded as undefined or
+    failed. What it is computed from and with which task parameters is read from its spec."""
+    func = spec.func
     if any(context.get(key) is None for key in spec.needs):
         return {}
     if spec.needs_any and all(context.get(key) is None for key in spec.needs_any):
         return {}
-    if spec.when is not None and not spec.when(y_true):
+    if spec.applies is not None and not spec.applies(y_true):
         return {}
-    targets: Mapping[str, Any] = predictions if spec.point else intervals
+    point = spec.inputs == "point"
+    targets: Mapping[str, Any] = predictions if point else intervals
     local = dict(context)
-    if spec.margin_means_value and local.get("value_margin") is not None:
-        local["events"] = "value"  # a margin on captured value works on y itself
+    for key, fixed in spec.fixed_with.items():
+        if local.get(key) is not None:
+            local.update(fixed)
     local.update(spec.fixed)
-    with_prediction = not spec.point and _takes_prediction(func)
-    n_positional = 2 if spec.point else (4 if with_prediction else 3)
+    with_prediction = spec.inputs == "point_and_interval"
+    n_positional = 2 if point else (4 if with_prediction else 3)
     kwargs, skip = _fit_kwargs(func, n_positional, local)
     if skip is not None:
         return {}
@@ -536,8 +483,8 @@ def _curve_results(
     out = {}
     for model, target in targets.items():
         if progress is not None:
-            progress(f"{model}: {spec.kind} curve")
-        if spec.point:
+            progress(f"{model}: {spec.name} curve")
+        if point:
             args: tuple[Any, ...] = (y_true, target)
         elif with_prediction:
             if model not in predictions:
@@ -549,13 +496,8 @@ def _curve_results(
         if result is not None:
             out[model] = result
         if problem is not None:
-            problems.setdefault(model, {})[f"{spec.kind} curve"] = problem
+            problems.setdefault(model, {})[f"{spec.name} curve"] = problem
     return out
-
-
-def _takes_prediction(func: Callable[..., Any]) -> bool:
-    """Whether an interval diagnostic takes the point prediction as well as the bounds."""
-    return "y_pred" in inspect.signature(func).parameters
 
 
 # --------------------------------------------------------------------------------------------
@@ -682,9 +624,12 @@ def evaluate_models(
     model_names = tuple(dict.fromkeys([*preds, *bounds]))
 
     comparison = None
-    compare = _library("compare", "compare_models")
+    compare = compare_models
+    plan = None
     if n_bootstrap:
-        metrics, left_out = _bootstrap_plan(
+        if progress is not None:
+            progress("bootstrap: compiling on a small sample, timing replicates")
+        plan = _bootstrap_plan(
             y,
             values,
             info,
@@ -693,31 +638,35 @@ def evaluate_models(
             weight,
             n_bootstrap=n_bootstrap,
             budget_s=bootstrap_budget_s,
+            bands=curves,
         )
-        if left_out:
-            settings["not bootstrapped (time budget)"] = ", ".join(left_out)
-        if progress is not None:
-            progress(f"bootstrap comparison ({n_bootstrap} replicates)")
+        settings.update(plan.notes())
+        start = time.perf_counter()
         problem = None
-        if metrics:
+        if plan.skipped is not None:
+            problem = Problem("skipped", f"time budget: {plan.skipped}")
+        elif plan.metrics:
+            if progress is not None:
+                progress(f"bootstrap comparison ({plan.n_bootstrap} replicates)")
             comparison, problem = _call_quietly(
                 compare,
                 y,
                 preds,
-                metrics=metrics,
-                n_bootstrap=n_bootstrap,
+                metrics=plan.metrics,
+                n_bootstrap=plan.n_bootstrap,
                 random_state=random_state,
                 sample_weight=weight,
                 progress=show_progress,
             )
-        else:
+        elif not plan.left_out:
             # Nothing to resample is a property of this data, not a failure of the comparison.
             problem = Problem("skipped", "no measure is defined for every model on this data")
+        plan.run_s += time.perf_counter() - start
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})["bootstrap comparison"] = problem
 
     robust: dict[str, Any] = {}
-    table = _library("robustness", "robustness_table")
+    table = robustness_table
     if robustness:
         for model, pred in preds.items():
             if progress is not None:
@@ -730,35 +679,25 @@ def evaluate_models(
 
     curve_results: dict[str, dict[str, Any]] = {}
     extras: dict[str, Any] = {"y_true": y}
-    curve_seconds: dict[str, float] = {}
     if curves:
-        for spec in CURVES:
-            start = time.perf_counter()
+        for name in available_curves():
+            spec = get_curve(name)
             found = _curve_results(spec, y, preds, bounds, weight, context, problems, progress)
             if found:
-                curve_results[spec.kind] = found
-                curve_seconds[spec.kind] = (time.perf_counter() - start) / len(found)
+                curve_results[name] = found
         extras.update(
             _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
         )
         if relevance is not None:
             extras["relevance"] = relevance
-        bands = _bands(
-            y,
-            preds,
-            weight,
-            events,
-            n_bootstrap,
-            random_state,
-            curve_seconds,
-            bootstrap_budget_s,
-            show_progress,
-            settings,
-            problems,
-            progress,
-        )
-        if bands:
-            extras["bands"] = bands
+        if plan is not None:
+            bands = _bands(
+                y, preds, weight, events, plan, random_state, show_progress, problems, progress
+            )
+            if bands:
+                extras["bands"] = bands
+    if plan is not None:
+        settings["bootstrap time"] = plan.time_note()
     return ModelEvaluation(
         title=title,
         description=description,
@@ -786,7 +725,7 @@ def _default_relevance(y: np.ndarray) -> tuple[Any, str | None, Problem | None]:
     note for ``settings`` and, when building it failed (rather than being undefined for this
     target, e.g. a constant one), the failure.
     """
-    build = _library("relevance", "relevance_from_boxplot")
+    build = relevance_from_boxplot
     relevance, problem = _call_quietly(build, y)
     if relevance is None:
         failed = problem is not None and problem.kind == "failed"
@@ -849,7 +788,7 @@ def _task_extras(
     """Results about the set of models rather than one model (best by depth, agreement)."""
     extras: dict[str, Any] = {}
     candidates = dict(agreement_predictions) if agreement_predictions else dict(preds)
-    rankings = _library("agreement", "compare_metric_rankings")
+    rankings = compare_metric_rankings
     if len(candidates) >= _MIN_AGREEMENT_MODELS:
         if progress is not None:
             progress(f"ranking {len(candidates)} models by every measure")
@@ -863,7 +802,7 @@ def _task_extras(
                 extras["metric_agreement"] = result
             if problem is not None:
                 problems.setdefault(ALL_MODELS, {})["metric agreement"] = problem
-    best = _library("curves", "best_model_by_depth")
+    best = best_model_by_depth
     if len(preds) >= 2:
         kwargs = {"events": context["events"]} if context.get("events") is not None else {}
         if weight is not None:
@@ -933,59 +872,39 @@ def _bootstrap_plan(
     *,
     n_bootstrap: int,
     budget_s: float,
-) -> tuple[list[Any], list[str]]:
-    """The measures to bootstrap within the time budget, and those left out.
+    bands: bool = True,
+) -> BootstrapPlan:
+    """The measures, replicates and bands of the bootstrap that fit ``budget_s`` seconds.
 
-    The headline measures (Rosset et al. 2005, Table 2:
-    :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`)
-    and every measure the comparison engine evaluates on a vectorised kernel (found with a
-    two-replicate trial run, its ``evaluation`` field) are always included. Every other measure is
-    called once per replicate and model with multiplicity weights, so one such weighted call is
-    timed here and the measures join, cheapest first, while
-    ``1.5 x seconds x replicates x models`` fits the budget. At the usual test-set sizes
-    everything fits; at millions of rows the per-replicate measures would take hours.
+    :func:`ranklens._budget.plan_bootstrap` compiles every kernel on a tiny sample first (not
+    counted), then times real replicates at this n and fits the budget by priority: the measures
+    the comparison engine evaluates on a vectorised kernel, the headline measures of Rosset et
+    al. (2005, Table 2: :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`) among them, with
+    fewer replicates if they do not fit; then the bands of :data:`BAND_CURVES`; then every other
+    measure, called once per replicate and model, cheapest first. What it reduced or skipped is
+    in :meth:`~ranklens._budget.BootstrapPlan.notes`.
     """
-    from ranklens.compare import DEFAULT_COMPARISON_METRICS, compare_models
-
     candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
-    fast = set(DEFAULT_COMPARISON_METRICS)
-    # A probe for timing only: if it fails, the real comparison fails too and is recorded there.
-    trial, _ = _call_quietly(
-        compare_models,
+    band_curves = BAND_CURVES if bands and n_bootstrap >= 2 else ()
+    band_kwargs = {
+        curve: {"events": context["events"]}
+        for curve in band_curves
+        if curve in ("gain", "lift") and context.get("events")
+    }
+    plan = plan_bootstrap(
         y,
         preds,
-        metrics=candidates,
-        n_bootstrap=2,
-        random_state=0,
-        sample_weight=weight,
-        progress=False,
+        candidates,
+        weight,
+        n_bootstrap=n_bootstrap,
+        budget_s=budget_s,
+        headline=DEFAULT_COMPARISON_METRICS,
+        band_curves=band_curves,
+        band_kwargs=band_kwargs,
     )
-    if trial is not None:
-        fast |= {
-            m for m, how in zip(trial.metrics, trial.evaluation, strict=True) if how == "kernel"
-        }
-    first = next(iter(preds.values()))
-    multiplicity = np.random.default_rng(0).multinomial(y.size, np.full(y.size, 1.0 / y.size))
-    trial_weight = multiplicity.astype(np.float64) * (1.0 if weight is None else weight)
-    scale = 1.5 * n_bootstrap * max(len(preds), 1)
-    costs = {}
-    for spec in candidates:
-        if spec.name in fast:
-            costs[spec.name] = 0.0
-            continue
-        start = time.perf_counter()
-        _call_quietly(spec.func, y, first, sample_weight=trial_weight)  # timed, result unused
-        costs[spec.name] = (time.perf_counter() - start) * scale
-    chosen, left_out, spent = [], [], 0.0
-    for spec in sorted(candidates, key=lambda spec: costs[spec.name]):
-        if spent + costs[spec.name] <= budget_s:
-            chosen.append(spec)
-            spent += costs[spec.name]
-        else:
-            left_out.append(spec.name)
     order = {name: k for k, name in enumerate(info)}
-    chosen.sort(key=lambda spec: order.get(spec.name, len(order)))
-    return chosen, sorted(left_out)
+    plan.metrics.sort(key=lambda spec: order.get(spec.name, len(order)))
+    return plan
 
 
 def _bands(
@@ -993,27 +912,17 @@ def _bands(
     preds: Mapping[str, np.ndarray],
     weight: np.ndarray | None,
     events: Any,
-    n_bootstrap: int,
+    plan: BootstrapPlan,
     random_state: Any,
-    curve_seconds: Mapping[str, float],
-    budget_s: float,
     show_progress: bool | None,
-    settings: dict[str, Any],
-    problems: dict[str, dict[str, str]],
+    problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
-    """Bootstrap bands of :data:`BAND_CURVES` (same replicates as the comparison), in budget."""
-    band_func = _library("bands", "curve_bands")
-    if n_bootstrap < 2:
-        return {}
+    """Bootstrap bands of the curves the plan kept (same replicates as the comparison)."""
+    band_func = curve_bands
     bands: dict[str, Any] = {}
-    for curve in BAND_CURVES:
-        cost = curve_seconds.get(curve, 0.0) * n_bootstrap * len(preds)
-        if cost > budget_s:
-            settings[f"{curve} bands"] = (
-                f"skipped: about {cost:.0f} s at this n, over the {budget_s:g} s budget"
-            )
-            continue
+    start = time.perf_counter()
+    for curve in plan.bands:
         if progress is not None:
             progress(f"bootstrap bands of the {curve} curve")
         kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
@@ -1022,7 +931,7 @@ def _bands(
             y,
             preds,
             curve=curve,
-            n_bootstrap=n_bootstrap,
+            n_bootstrap=plan.n_bootstrap,
             random_state=random_state,
             sample_weight=weight,
             progress=show_progress,
@@ -1032,4 +941,5 @@ def _bands(
             bands[curve] = result
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})[f"{curve} bands"] = problem
+    plan.run_s += time.perf_counter() - start
     return bands

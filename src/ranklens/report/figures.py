@@ -15,6 +15,9 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import ranklens.plot  # noqa: F401  (its Displays register themselves with the curves they draw)
+from ranklens.metrics import get_curve
+
 __all__ = ["FigureView", "build_figures", "figure_to_img"]
 
 #: Width of one plot in inches; SVG scales to the page.
@@ -106,14 +109,17 @@ def _concordance(ev: Any) -> Built | None:
     return "Concordance profile", caption, fig, "wide" if columns > 1 else ""
 
 
-def _simple(kind: str, display_name: str, title: str, caption: str) -> Callable[[Any], Any]:
-    def build(ev: Any) -> Built | None:
-        import ranklens.plot as plots
+def _simple(kind: str, title: str, caption: str) -> Callable[[Any], Any]:
+    """A plot of the registered curve ``kind``, every model on one axes, by the curve's Display."""
+    display = get_curve(kind).display
+    if display is None:
+        raise ValueError(f"no Display draws the curve {kind!r}; register one in ranklens.plot")
 
+    def build(ev: Any) -> Built | None:
         results = ev.curves.get(kind)
         if not results:
             return None
-        return title, caption, _overlay(getattr(plots, display_name), results), ""
+        return title, caption, _overlay(display, results), ""
 
     return build
 
@@ -227,7 +233,6 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
         _concordance,
         _simple(
             "cutoff_auc",
-            "CutoffAUCDisplay",
             "AUC by cutoff",
             "AUC of separating the true top i from the rest at every cutoff; the x axis is "
             "stretched by the pairs each cutoff separates, so the area is the normalised "
@@ -235,7 +240,6 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
         ),
         _simple(
             "rank_lift",
-            "RankLiftDisplay",
             "Rank lift",
             "Cumulative inverse rank captured by targeting the top predictions, between "
             "the optimal and worst orderings (seed 000, Fig. 3).",
@@ -244,29 +248,23 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
     "targeting": (
         _simple(
             "gain",
-            "GainCurveDisplay",
             "Cumulative gain",
             "Share of events captured against share targeted; diagonal = random.",
         ),
         _simple(
             "value_gain",
-            "GainCurveDisplay",
             "Value captured",
             "Share of the total target value captured by targeting the top predictions: "
             "what a wallet targeter wants.",
         ),
-        _simple(
-            "lift", "LiftCurveDisplay", "Lift", "Gain divided by the share targeted; 1 = random."
-        ),
+        _simple("lift", "Lift", "Gain divided by the share targeted; 1 = random."),
         _simple(
             "roc",
-            "RocCurveDisplay",
             "ROC curve",
             "True against false positive rate as the threshold falls.",
         ),
         _simple(
             "profit",
-            "ProfitCurveDisplay",
             "Profit",
             "Profit against depth; circle = best depth, square = best within the budget, "
             "vertical line = the deepest the budget pays for.",
@@ -276,7 +274,6 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
         _relevance,
         _simple(
             "precision_recall",
-            "RegressionPrecisionRecallDisplay",
             "Precision and recall over the event threshold",
             "Utility-based precision (solid), recall (dashed) and F (dotted) as the "
             "relevance needed to count as an event rises (seed 001).",
@@ -286,14 +283,12 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
     "errors": (
         _simple(
             "rec",
-            "RECCurveDisplay",
             "REC curve",
             "Share of cases within each absolute-error tolerance; area over the curve = "
             "mean absolute error.",
         ),
         _simple(
             "rroc",
-            "RROCCurveDisplay",
             "RROC curve",
             "Over- against under-estimation as a constant shift is added; dots = the "
             "models as fitted.",
