@@ -25,6 +25,9 @@ SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 
 FOUNDATIONS = {
     "ranklens._cache",
+    "ranklens._curve_registry",
+    "ranklens._extras",
+    "ranklens._progress",
     "ranklens._extras",
     "ranklens._progress",
     "ranklens._format",
@@ -54,7 +57,7 @@ INFERENCE = {
     "ranklens.compare",
     "ranklens.robustness",
 }
-PIPELINE = {"ranklens.evaluation", "ranklens.report.evaluation"}
+PIPELINE = {"ranklens._budget", "ranklens.evaluation", "ranklens.report.evaluation"}
 PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli")
 PRESENTATION = {
     "ranklens.__main__",

@@ -589,6 +589,20 @@ def _show(console: Any, evaluation: Any) -> None:
     problems = problems_table(evaluation)
     if problems is not None:
         console.print(problems)
+    for line in budget_lines(evaluation):
+        _say(console, line)
+
+
+def budget_lines(evaluation: Any) -> list[str]:
+    """What the bootstrap's time budget reduced or skipped, and the time it took (one line each).
+
+    The same entries as the report's settings and the JSON's ``settings``.
+    """
+    return [
+        f"{key}: {value}"
+        for key, value in evaluation.settings.items()
+        if "(time budget)" in key or key.endswith(" bands") or key == "bootstrap time"
+    ]
 
 
 def _say(console: Any, text: str) -> None:

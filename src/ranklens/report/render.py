@@ -192,10 +192,11 @@ def summary_table(evaluation: Any) -> Table:
     note = ""
     if intervals:
         level = evaluation.settings.get("confidence_level", 0.95)
-        note = (
-            f"Intervals: {round(100 * level)}% paired bootstrap, "
-            f"{evaluation.settings.get('n_bootstrap')} replicates."
-        )
+        # The replicates that ran: a time budget may have reduced those requested.
+        replicates = getattr(evaluation.comparison, "n_bootstrap", None)
+        if replicates is None:
+            replicates = evaluation.settings.get("n_bootstrap")
+        note = f"Intervals: {round(100 * level)}% paired bootstrap, {replicates} replicates."
     return Table(header=header, rows=rows, caption="", note=note, css="summary")
 
 
