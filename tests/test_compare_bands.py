@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ranklens.agreement import ranking_agreement
 from ranklens.bands import CurveBandsResult, curve_bands
-from ranklens.compare import ranking_agreement
 from ranklens.curves import gain_curve, lift_curve
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.ranking import cutoff_auc_curve, rank_lift_curve
@@ -217,3 +217,12 @@ def test_agreement_bad_input():
         ranking_agreement([1.0, 2.0, 3.0], [1.0, 2.0])
     with pytest.raises(ValueError, match="pred_b contains 1 NaN"):
         ranking_agreement([1.0, 2.0, 3.0], [1.0, np.nan, 2.0])
+
+
+def test_ranking_agreement_old_path_is_a_deprecated_alias():
+    import ranklens.agreement
+    import ranklens.compare
+
+    with pytest.warns(DeprecationWarning, match="moved to ranklens.agreement"):
+        old = ranklens.compare.ranking_agreement
+    assert old is ranklens.agreement.ranking_agreement

@@ -27,12 +27,12 @@ from ranklens.intervals import (
     interval_score_per_observation,
     intervals_by_prediction,
     mean_interval_width,
-    prmspe,
     weighted_interval_score,
     weighted_interval_score_decomposition,
     weighted_interval_score_from_quantiles,
 )
 from ranklens.metrics import get_metric
+from ranklens.residual import prmspe  # RMSPE plus an interval term: with the residual measures
 from reference_intervals import (
     interval_score_direct,
     normal_expected_interval_score,

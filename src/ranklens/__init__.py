@@ -27,7 +27,9 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "agreement": (
         "MetricRankingComparisonResult",
+        "RankingAgreementResult",
         "compare_metric_rankings",
+        "ranking_agreement",
     ),
     "bands": (
         "CurveBandsResult",
@@ -36,9 +38,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "compare": (
         "ComparisonResult",
         "DEFAULT_COMPARISON_METRICS",
-        "RankingAgreementResult",
         "compare_models",
-        "ranking_agreement",
     ),
     "curves": (
         "DEFAULT_EVENTS",
@@ -81,7 +81,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "interval_score_per_observation",
         "intervals_by_prediction",
         "mean_interval_width",
-        "prmspe",
         "weighted_interval_score",
         "weighted_interval_score_decomposition",
         "weighted_interval_score_from_quantiles",
@@ -108,6 +107,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "rank_lift_curve",
         "ranking_summary",
         "rho_normalized",
+        "somers_d",
         "spearman_rho",
         "tau_normalized",
     ),
@@ -129,6 +129,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "median_absolute_error",
         "mse",
         "pmap",
+        "prmspe",
         "rmse",
         "rmspe",
     ),

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["format_number", "result_html", "summarise"]
+__all__ = ["format_number", "result_html", "summarise", "table_html"]
 
 
 def format_number(value: Any, digits: int = 4) -> str:
@@ -88,3 +88,47 @@ def result_html(result: Any) -> str:
         f"<div class='ranklens-result'><strong>{html.escape(type(result).__name__)}</strong>"
         f"<table>{''.join(rows)}</table></div>"
     )
+
+
+#: Styles of :func:`table_html`, scoped to its fragment so a notebook's own page is left alone.
+_TABLE_STYLE = (
+    ".ranklens-table table{border-collapse:collapse;font-size:13px}"
+    ".ranklens-table th,.ranklens-table td{padding:3px 9px;text-align:right;"
+    "border-bottom:1px solid #d9dde5}"
+    ".ranklens-table th:first-child,.ranklens-table td:first-child{text-align:left}"
+    ".ranklens-table tr.group th{background:#eef2f8;text-transform:capitalize}"
+    ".ranklens-table td.best{background:#e7f3e8;font-weight:600}"
+    ".ranklens-table td.failed{color:#b00020;font-weight:600}"
+)
+
+
+def table_html(
+    title: str,
+    header: list[str],
+    rows: list[tuple[str, list[tuple[str, str]]] | str],
+) -> str:
+    """A small self-contained HTML table for notebooks (``_repr_html_`` of rich results).
+
+    ``rows`` holds group headings (a plain string) and data rows ``(label, [(text, css), ...])``;
+    every text is escaped here.
+    """
+    parts = [
+        f"<div class='ranklens-table'><style>{_TABLE_STYLE}</style>",
+        f"<strong>{html.escape(title)}</strong><table><thead><tr>",
+        "".join(f"<th>{html.escape(h)}</th>" for h in header),
+        "</tr></thead><tbody>",
+    ]
+    for row in rows:
+        if isinstance(row, str):
+            parts.append(
+                f"<tr class='group'><th colspan='{len(header)}'>{html.escape(row)}</th></tr>"
+            )
+            continue
+        label, cells = row
+        parts.append(f"<tr><td>{html.escape(label)}</td>")
+        parts.extend(
+            f"<td class='{html.escape(css)}'>{html.escape(text)}</td>" for text, css in cells
+        )
+        parts.append("</tr>")
+    parts.append("</tbody></table></div>")
+    return "".join(parts)

@@ -27,6 +27,8 @@ from ranklens._curve_registry import register_curve
 from ranklens._kernels.intervals import interval_max_deviation, interval_sums
 from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
+from ranklens._scaling import binary_exponent as _binary_exponent
+from ranklens._scaling import ldexp as _ldexp
 from ranklens._validation import (
     as_1d_float,
     as_2d_float,
@@ -38,7 +40,6 @@ from ranklens._validation import (
     check_sample_weight_scaled,
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
-from ranklens.residual import _binary_exponent, _ldexp, _scaled
 
 # Every registered interval measure is a function of weighted means over the rows.
 _FORM = ComputationalForm.MERGEABLE_SUMS
@@ -56,7 +57,6 @@ __all__ = [
     "interval_score_per_observation",
     "intervals_by_prediction",
     "mean_interval_width",
-    "prmspe",
     "weighted_interval_score",
     "weighted_interval_score_decomposition",
     "weighted_interval_score_from_quantiles",
@@ -640,42 +640,6 @@ def weighted_interval_score_from_quantiles(
 
 # --------------------------------------------------------------------------------------------
 # PRMSPE
-
-
-def prmspe(
-    y_true: Any,
-    y_pred: Any,
-    lower: Any,
-    upper: Any,
-    *,
-    alpha: float,
-    sample_weight: Any = None,
-) -> float:
-    """Penalised RMSPE in its scale-consistent form: ``RMSPE + mean interval score / RMS(y)``.
-
-    ``PRMSPE = ||y - yhat|| / ||y|| + mean_i S_alpha(l_i, u_i; y_i) / sqrt(mean_i y_i^2)``
-    (NOTES.md, correcting seed 004, "Criteria for Scoring Prediction Models"). Both terms are free
-    of the units of ``y`` and of the test size k. Seed 004 prints two forms and neither is:
-    ``RMSPE + sum_j (u_j - l_j) / ||y||`` grows like sqrt(k) (a sum over k intervals divided by a
-    norm of order sqrt(k)), and ``RMSPE + sum_j S_j / (k ||y||)`` shrinks like 1/sqrt(k), so the
-    same model would score differently on a larger test set. Dividing the mean score by the root
-    mean square of y (= ||y|| / sqrt(k)) removes the dependence. RMSPE comes from
-    :func:`ranklens.residual.rmspe`, so ``y_true`` must be strictly positive (a ratio scale, as
-    for RMSPE); with weights every mean is weighted.
-
-    Not in the metric registry: it needs a point prediction and an interval at once.
-    """
-    from ranklens.residual import rmspe
-
-    y, yhat = check_pair(y_true, y_pred, min_n=1)
-    _, lo, up = _check_intervals(y, lower, upper)
-    w = check_sample_weight(sample_weight, y.shape[0])
-    relative = rmspe(y, yhat, sample_weight=w)  # raises unless every y_true > 0
-    mean_score = interval_score(y, lo, up, alpha=alpha, sample_weight=w)
-    # the root mean square of y, scaled before squaring like RMSPE itself
-    ys, e = _scaled(y)
-    rms_y = _ldexp(math.sqrt(float(np.average(ys * ys, weights=w))), e)
-    return float(relative + mean_score / rms_y)
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,6 +33,9 @@ import numpy as np
 
 from ranklens._kernels.residual import weighted_quantile_threshold
 from ranklens._registry import BreakdownBound, ComputationalForm, RatioForm, register_metric
+from ranklens._scaling import binary_exponent as _binary_exponent
+from ranklens._scaling import ldexp as _ldexp
+from ranklens._scaling import scaled as _scaled
 from ranklens._validation import (
     FloatArray,
     as_1d_float,
@@ -42,6 +45,7 @@ from ranklens._validation import (
     check_sample_weight,
 )
 from ranklens.exceptions import DomainError, warn_undefined
+from ranklens.intervals import interval_score
 
 __all__ = [
     "epsilon_insensitive_loss",
@@ -51,6 +55,7 @@ __all__ = [
     "median_absolute_error",
     "mse",
     "pmap",
+    "prmspe",
     "rmse",
     "rmspe",
 ]
@@ -154,28 +159,6 @@ def _check_strictly_positive(x: FloatArray, name: str, metric: str, hint: str) -
 # --------------------------------------------------------------------------------------------
 # Scaling: every value that is representable is computed, whatever the magnitude of the data
 # --------------------------------------------------------------------------------------------
-
-
-def _ldexp(x: float, e: int) -> float:
-    """``x * 2**e`` with IEEE overflow to inf and gradual underflow (``math.ldexp`` raises)."""
-    with np.errstate(over="ignore", under="ignore"):
-        return float(np.ldexp(np.float64(x), e))
-
-
-def _binary_exponent(big: float) -> int:
-    """``e`` with ``big = m 2**e``, ``m`` in [0.5, 1); 0 for 0 (nothing to scale)."""
-    return math.frexp(big)[1] if big > 0 else 0
-
-
-def _scaled(x: FloatArray) -> tuple[FloatArray, int]:
-    """``x = xs * 2**e`` with ``max |xs|`` in [0.5, 1) (``xs = x``, ``e = 0`` for all zeros).
-
-    Multiplying by a power of two is exact for every result above the subnormal range, so the
-    scaled values carry the same digits; values below ``2**-1022`` times the largest lose
-    precision, but they are too small to change a sum or a mean of squares of these values.
-    """
-    e = _binary_exponent(float(np.max(np.abs(x))))
-    return (np.ldexp(x, -e) if e else x), e
 
 
 def _scaled_residuals(y: FloatArray, p: FloatArray) -> tuple[FloatArray, int]:
@@ -711,8 +694,6 @@ def pmap(
         return float("nan")
     value = _scaled_mae(y, p, w) / scale
     if all(given):
-        from ranklens.intervals import interval_score
-
         lo = as_1d_float(lower, "lower")
         hi = as_1d_float(upper, "upper")
         for name, arr in (("lower", lo), ("upper", hi)):
@@ -723,3 +704,63 @@ def pmap(
         a = check_probability(alpha, "alpha")
         value += float(interval_score(y, lo, hi, alpha=a, sample_weight=w))
     return float(value)
+
+
+def prmspe(
+    y_true: Any,
+    y_pred: Any,
+    lower: Any,
+    upper: Any,
+    *,
+    alpha: float,
+    sample_weight: Any = None,
+) -> float:
+    r"""Penalised RMSPE in its scale-consistent form: ``RMSPE + mean interval score / RMS(y)``.
+
+    .. math::
+
+        \mathrm{PRMSPE} = \frac{\lVert y - \hat y \rVert}{\lVert y \rVert}
+        + \frac{\tfrac1k \sum_i S_\alpha(l_i, u_i; y_i)}{\sqrt{\tfrac1k \sum_i y_i^2}}
+
+    with :func:`rmspe` and the interval score ``S_alpha`` of Gneiting & Raftery (2007)
+    (:func:`ranklens.interval_score`).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Targets (strictly positive: a ratio scale, as for RMSPE) and point predictions.
+    lower, upper : array-like of shape (n,)
+        Bounds of central ``(1 - alpha)`` prediction intervals.
+    alpha : float
+        Miss rate of the intervals, in (0, 1) (0.2 for 80 % intervals).
+    sample_weight : array-like of shape (n,), optional
+        Case weights; every mean is weighted.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Payne, Li & Qin (2016) print two forms and neither is free of the test size k:
+    ``RMSPE + sum_j (u_j - l_j) / ||y||`` grows like sqrt(k) (a sum over k intervals divided by
+    a norm of order sqrt(k)), and ``RMSPE + sum_j S_j / (k ||y||)`` shrinks like 1/sqrt(k), so
+    the same model would score differently on a larger test set. Dividing the *mean* score by
+    the root mean square of y (= ||y|| / sqrt(k)) removes the dependence, and both terms are
+    free of the units of y. Not in the metric registry: it needs a point prediction and an
+    interval at once.
+
+    References
+    ----------
+    Payne, R. D., Li, Y. and Qin, Z. (2016). Measures of prediction accuracy and ranking.
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    """
+    y, yhat = check_pair(y_true, y_pred, min_n=1)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    relative = rmspe(y, yhat, sample_weight=w)  # raises unless every y_true > 0
+    mean_score = interval_score(y, lower, upper, alpha=alpha, sample_weight=w)
+    # the root mean square of y, scaled before squaring like RMSPE itself
+    ys, e = _scaled(y)
+    rms_y = _ldexp(math.sqrt(float(np.average(ys * ys, weights=w))), e)
+    return float(relative + mean_score / rms_y)

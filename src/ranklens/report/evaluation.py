@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._budget import BootstrapPlan, plan_bootstrap
+from ranklens._format import format_number, table_html
 from ranklens._results import Result, to_builtin
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
 from ranklens._version import __version__
@@ -174,9 +175,28 @@ class ModelEvaluation(Result):
         ]
 
     def _repr_html_(self) -> str:
-        from ranklens.report.render import render_summary_fragment
-
-        return render_summary_fragment(self)
+        """Every measure by model, grouped by family, the best value of each row shaded."""
+        models = list(self.model_names)
+        rows: list[tuple[str, list[tuple[str, str]]] | str] = []
+        families = list(dict.fromkeys(info["family"] for info in self.metrics.values()))
+        for family in families:
+            rows.append(family)
+            for metric, info in self.metrics.items():
+                if info["family"] != family:
+                    continue
+                values = [self.values.get(m, {}).get(metric) for m in models]
+                finite = [v for v in values if v is not None and math.isfinite(v)]
+                best = (max if info["higher_is_better"] else min)(finite) if finite else None
+                cells = []
+                for model, value in zip(models, values, strict=True):
+                    problem = self.problems.get(model, {}).get(metric)
+                    if problem is not None and problem.kind == "failed":
+                        cells.append(("failed", "failed"))
+                        continue
+                    shade = "best" if len(finite) > 1 and value == best else ""
+                    cells.append((format_number(value), shade))
+                rows.append((metric, cells))
+        return table_html(f"{self.title} (n = {self.n:,})", ["measure", *models], rows)
 
 
 def _finite_or_none(value: Any) -> Any:

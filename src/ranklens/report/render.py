@@ -411,37 +411,3 @@ def _file_mode(path: pathlib.Path) -> int:
         umask = os.umask(0)  # the only portable way to read it: set and restore at once
         os.umask(umask)
         return 0o666 & ~umask
-
-
-_FRAGMENT_STYLE = """
-.ranklens-summary table { border-collapse: collapse; font-size: 13px; }
-.ranklens-summary th, .ranklens-summary td { padding: 3px 9px; text-align: right;
-  border-bottom: 1px solid #d9dde5; }
-.ranklens-summary th:first-child, .ranklens-summary td:first-child { text-align: left; }
-.ranklens-summary tr.group th { background: #eef2f8; text-transform: capitalize; }
-.ranklens-summary td.best { background: #e7f3e8; font-weight: 600; }
-.ranklens-summary .sub { display: block; font-size: 11px; color: #5b6475; }
-"""
-
-
-def render_summary_fragment(evaluation: Any) -> str:
-    """The summary table alone, as an HTML fragment (``ModelEvaluation._repr_html_``).
-
-    Its styles are scoped to the fragment, so a notebook's own page is left alone.
-    """
-    template = _environment().from_string(
-        "<div class='ranklens-summary'><style>{{ style }}</style>"
-        "<strong>{{ title }}</strong> (n = {{ n }})<table><thead><tr>"
-        "{% for h in table.header %}<th>{{ h.text }}</th>{% endfor %}</tr></thead><tbody>"
-        "{% for row in table.rows %}{% if row.group %}<tr class='group'><th colspan='"
-        "{{ table.header|length }}'>{{ row.group }}</th></tr>{% else %}<tr>"
-        "{% for c in row.cells %}<td class='{{ c.css }}'>{{ c.text }}"
-        "{% if c.sub and not loop.first %}<span class='sub'>{{ c.sub }}</span>{% endif %}"
-        "</td>{% endfor %}</tr>{% endif %}{% endfor %}</tbody></table></div>"
-    )
-    return template.render(
-        title=evaluation.title,
-        n=f"{evaluation.n:,}",
-        style=_FRAGMENT_STYLE,
-        table=summary_table(evaluation),
-    )
