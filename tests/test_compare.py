@@ -420,10 +420,10 @@ def test_no_warnings_on_clean_data(rng):
 
 def test_bootstrap_indices_reference_matches_engine(rng):
     """The reference's index stream is the engine's: multiplicities are their bincounts."""
-    from ranklens.compare import _bootstrap_blocks
+    from ranklens._resampling import bootstrap_blocks
 
     boot_rng, _ = np.random.default_rng(21).spawn(2)
-    block = next(_bootstrap_blocks(boot_rng, 30, 5))
+    block = next(bootstrap_blocks(boot_rng, 30, 5))
     for row, rows in zip(block, bootstrap_indices(30, 5, 21)):
         np.testing.assert_array_equal(row, np.bincount(rows, minlength=30))
 

@@ -202,7 +202,7 @@ def _measure(
     total_rows: int,
 ) -> _Costs:
     """Time each part of the run at the real n (kernels compiled already)."""
-    from ranklens import compare
+    from ranklens import _resampling, compare
     from ranklens.bands import curve_bands
 
     n = y.shape[0]
@@ -210,7 +210,7 @@ def _measure(
     matrix = np.stack([preds[name] for name in names])
     values_of: dict[int, float] = {}
     values = np.full((len(specs), len(names)), math.nan)
-    with compare._quiet():
+    with _resampling.quiet():
         for k, spec in enumerate(specs):
             start = time.perf_counter()
             for m, pred in enumerate(matrix):
@@ -221,14 +221,14 @@ def _measure(
             values_of[k] = time.perf_counter() - start
 
     rng = np.random.default_rng(0)
-    with compare._run_rows(total_rows):  # the drivers the real run will choose
+    with _resampling.run_rows(total_rows):  # the drivers the real run will choose
         start = time.perf_counter()
         evaluators = _quietly(compare._build_evaluators, list(specs), y, matrix, weight, values)
         build = time.perf_counter() - start
         # A first block may compile the parallel driver: not timed.
-        next(compare._bootstrap_blocks(rng, n, _TIMED_ROWS))
+        next(_resampling.bootstrap_blocks(rng, n, _TIMED_ROWS))
         start = time.perf_counter()
-        block = next(compare._bootstrap_blocks(rng, n, _TIMED_ROWS))
+        block = next(_resampling.bootstrap_blocks(rng, n, _TIMED_ROWS))
         resample = (time.perf_counter() - start) / block.shape[0]
 
         group_of: dict[int, int] = {}
@@ -237,7 +237,7 @@ def _measure(
         for g, evaluator in enumerate(evaluators or []):
             if evaluator.path == "generic":
                 continue
-            with compare._quiet():
+            with _resampling.quiet():
                 evaluator.evaluate(block)  # compile / warm
                 seconds = _timed(lambda evaluator=evaluator: evaluator.evaluate(block))
             group_row[g] = seconds / block.shape[0]
@@ -247,7 +247,7 @@ def _measure(
             if k in group_of:
                 continue
             one = compare._GenericEvaluator([k], [spec], y, matrix, weight)
-            with compare._quiet():
+            with _resampling.quiet():
                 seconds = _timed(lambda one=one: one.evaluate(block[:1]))
                 if seconds < 0.02:  # fast: time a few rows for a steadier figure
                     seconds = _timed(lambda one=one: one.evaluate(block)) / block.shape[0]
@@ -329,7 +329,7 @@ def plan_bootstrap(
     interval : {"bca", "percentile"}
         The comparison's interval (BCa adds a jackknife of ``min(n, 100)`` rows).
     """
-    from ranklens.compare import _JACKKNIFE_GROUPS
+    from ranklens._resampling import JACKKNIFE_GROUPS
 
     band_kwargs = dict(band_kwargs or {})
     specs = list(specs)
@@ -342,7 +342,7 @@ def plan_bootstrap(
     start = time.perf_counter()
     _compile(y, preds, specs, weight, band_curves, band_kwargs, interval)
     compiled = time.perf_counter()
-    jack = min(y.shape[0], _JACKKNIFE_GROUPS) if interval == "bca" else 0
+    jack = min(y.shape[0], JACKKNIFE_GROUPS) if interval == "bca" else 0
     costs = _measure(y, preds, specs, weight, band_curves, band_kwargs, requested + jack)
     planning_s = time.perf_counter() - compiled
     room = SAFETY * max(budget_s - planning_s, 0.0)

@@ -158,14 +158,14 @@ def _pipeline(d: dict[str, Any], weighted: bool) -> None:
 @contextlib.contextmanager
 def _every_driver() -> Iterator[None]:
     """Within the block the bootstrap uses the parallel drivers whatever the size of the work."""
-    from ranklens import compare
+    from ranklens import _resampling
 
-    saved = compare._PARALLEL_WORK, compare._PARALLEL_PAYS
-    compare._PARALLEL_WORK = compare._PARALLEL_PAYS = 0
+    saved = _resampling.PARALLEL_WORK, _resampling.PARALLEL_PAYS
+    _resampling.PARALLEL_WORK = _resampling.PARALLEL_PAYS = 0
     try:
         yield
     finally:
-        compare._PARALLEL_WORK, compare._PARALLEL_PAYS = saved
+        _resampling.PARALLEL_WORK, _resampling.PARALLEL_PAYS = saved
 
 
 def _resampling(d: dict[str, Any]) -> None:

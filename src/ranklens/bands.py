@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ranklens._resampling import Progress, bootstrap_blocks, check_predictions, quiet
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
@@ -27,7 +28,6 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
 )
-from ranklens.compare import _bootstrap_blocks, _check_predictions, _Progress, _quiet
 from ranklens.exceptions import warn_undefined
 from ranklens.metrics import available_curves, get_curve
 
@@ -264,7 +264,7 @@ def curve_bands(
     """
     if curve not in _curve_kinds():
         raise ValueError(f"curve must be one of {_curve_kinds()}; got {curve!r}")
-    y, names, preds = _check_predictions(y_true, predictions)
+    y, names, preds = check_predictions(y_true, predictions)
     n = y.shape[0]
     sw = check_sample_weight(sample_weight, n, normalize=False)
     x = _check_grid(grid, curve)
@@ -279,10 +279,10 @@ def curve_bands(
     rng = np.random.default_rng(random_state)
     boot_rng, _ = rng.spawn(2)  # the same replicates as compare_models with this random_state
     reps = np.empty((n_boot, n_models, x.shape[0]))
-    with _Progress(n_boot, f"{curve} bands", progress) as bar:
+    with Progress(n_boot, f"{curve} bands", progress) as bar:
         start = 0
-        for block in _bootstrap_blocks(boot_rng, n, n_boot):
-            with _quiet():
+        for block in bootstrap_blocks(boot_rng, n, n_boot):
+            with quiet():
                 for r, counts in enumerate(block):
                     w = counts if sw is None else counts * sw
                     for m, pred in enumerate(preds):

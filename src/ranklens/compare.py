@@ -42,33 +42,39 @@ only after it reproduces the registered function on the full sample.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
 import itertools
 import math
-import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import special
 
-from ranklens._cache import is_compiled
-from ranklens._kernels import compare as _kc
 from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
+from ranklens._resampling import (
+    JACKKNIFE_GROUPS,
+    Progress,
+    bootstrap_blocks,
+    check_predictions,
+    interval_from_replicates,
+    jackknife_blocks,
+    jackknife_groups,
+    kernel,
+    quiet,
+    replicate_sd,
+    run_rows,
+    swap_blocks,
+)
 from ranklens._results import Result
 from ranklens._validation import (
-    as_1d_float,
-    check_aligned,
-    check_pair,
     check_positive_int,
     check_probability,
     check_sample_weight,
     normalize_weights,
 )
-from ranklens.exceptions import RanklensWarning, warn_undefined
+from ranklens.exceptions import warn_undefined
 
 if TYPE_CHECKING:  # pandas is imported by the two methods that build a DataFrame
     import pandas as pd
@@ -83,26 +89,6 @@ __all__ = [
 DEFAULT_COMPARISON_METRICS: tuple[str, ...] = ("rmse", "mae", "kendall_tau", "spearman_rho")
 # The metric whose row the ComparisonResult.tau_variance_* aliases read.
 _TAU_ALIAS_METRIC = "kendall_tau"
-
-# At most this many float64 cells in one block of replicate weights (32 MiB); the block size only
-# affects memory and parallelism, never the numbers.
-_BLOCK_CELLS = 1 << 22
-_MAX_BLOCK_ROWS = 64
-# Groups of the grouped jackknife that estimates the BCa acceleration (the full jackknife when
-# n is smaller). Efron & Narasimhan (2020, bcaboot::bcajack) show a few dozen groups suffice.
-_JACKKNIFE_GROUPS = 100
-# A progress bar appears when the projected run time exceeds this many seconds.
-_PROGRESS_AFTER_S = 1.0
-# A block of replicates runs on numba's thread pool only above this much work (about a
-# millisecond): waking the pool costs more than small blocks take, very much so on a busy machine.
-_PARALLEL_WORK = 2_000_000
-# ... and only when the whole call has this much work (about 4 s on one thread), unless the
-# parallel driver is compiled already: compiling a prange driver takes 1.5-2 s more than its
-# serial twin, which only a long run wins back (docs/performance.md, "Cold start").
-_PARALLEL_PAYS = 8_000_000_000
-# Replicate rows (bootstrap + jackknife, or permutations x pairs) of the running call: the driver
-# is chosen once per call from its total work, so a call compiles one of the two drivers.
-_RUN_ROWS: contextvars.ContextVar[int] = contextvars.ContextVar("_RUN_ROWS", default=1)
 
 _METHODS = ("bootstrap", "permutation")
 _INTERVALS = ("bca", "percentile")
@@ -341,37 +327,6 @@ def _better(a: str, b: str, va: float, vb: float, higher_is_better: bool) -> str
 # --------------------------------------------------------------------------------------------
 
 
-def _check_predictions(
-    y_true: Any, predictions: Any, *, min_models: int = 1
-) -> tuple[np.ndarray, tuple[str, ...], np.ndarray]:
-    """``y_true`` as float64, model names and a ``(n_models, n)`` prediction matrix."""
-    columns = getattr(predictions, "columns", None)
-    if columns is not None and not isinstance(predictions, Mapping):
-        # pandas or polars DataFrame: one model per column.
-        items = [(str(c), predictions[c]) for c in columns]
-    elif isinstance(predictions, Mapping):
-        items = [(str(k), v) for k, v in predictions.items()]
-    else:
-        raise ValueError(
-            "predictions must be a mapping from model name to predictions, e.g. "
-            f"{{'m1': p1, 'm2': p2}}, or a DataFrame with one column per model; "
-            f"got {type(predictions).__name__}"
-        )
-    if len(items) < min_models:
-        raise ValueError(f"predictions must hold at least {min_models} model(s); got {len(items)}")
-    names = tuple(name for name, _ in items)
-    if len(set(names)) != len(names):
-        raise ValueError(f"predictions has duplicate model names: {names}")
-    check_aligned(
-        stacklevel=4, y_true=y_true, **{f"predictions[{name!r}]": pred for name, pred in items}
-    )
-    y = as_1d_float(y_true, "y_true", min_n=2)
-    preds = np.empty((len(items), y.shape[0]), dtype=np.float64)
-    for m, (name, pred) in enumerate(items):
-        _, preds[m] = check_pair(y, pred, names=("y_true", f"predictions[{name!r}]"))
-    return y, names, preds
-
-
 def _resolve_metrics(metrics: Any, *, weighted: bool) -> list[MetricSpec]:
     from ranklens.metrics import get_metric
 
@@ -408,81 +363,6 @@ def _point_value(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, sw: np.ndarr
 # --------------------------------------------------------------------------------------------
 # replicate weights
 # --------------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def _run_rows(rows: int) -> Iterator[None]:
-    """Within the block: the running call evaluates ``rows`` replicate rows in all."""
-    token = _RUN_ROWS.set(max(int(rows), 1))
-    try:
-        yield
-    finally:
-        _RUN_ROWS.reset(token)
-
-
-def _kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
-    """The parallel or the serial driver of kernel ``name`` (same numbers either way).
-
-    ``row_work`` is the work of one replicate row. The choice depends on the call (its block size
-    and its total rows, :data:`_RUN_ROWS`), never on one block: every block of a call, the last
-    short one included, uses the same driver, and a call compiles at most one of the two.
-    """
-    import numba
-
-    rows = _RUN_ROWS.get()
-    block_work = row_work * min(_block_rows(n), rows)
-    parallel = block_work >= _PARALLEL_WORK and numba.get_num_threads() > 1
-    if parallel and row_work * rows < _PARALLEL_PAYS:
-        parallel = is_compiled(getattr(_kc, f"{name}_parallel"))
-    return getattr(_kc, f"{name}_parallel" if parallel else f"{name}_serial")
-
-
-def _block_rows(n: int) -> int:
-    return max(1, min(_MAX_BLOCK_ROWS, _BLOCK_CELLS // n))
-
-
-def _bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Iterator[np.ndarray]:
-    """Blocks of multiplicity rows, each row from one ``rng.integers`` call (one replicate)."""
-    dtype = np.int32 if n < 2**31 - 1 else np.int64
-    rows = _block_rows(n)
-    indices = np.empty((rows, n), dtype=dtype)
-    for start in range(0, n_replicates, rows):
-        stop = min(start + rows, n_replicates)
-        for r in range(stop - start):
-            indices[r] = rng.integers(0, n, size=n, dtype=dtype)
-        rows_used = stop - start
-        yield _kernel("multiplicities", n, n)(indices[:rows_used], n)
-
-
-def _jackknife_groups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, int]:
-    """A random partition of the rows into ``min(n, 100)`` near-equal groups."""
-    n_groups = min(n, _JACKKNIFE_GROUPS)
-    groups = np.empty(n, dtype=np.int64)
-    groups[rng.permutation(n)] = np.arange(n) % n_groups
-    return groups, n_groups
-
-
-def _jackknife_blocks(groups: np.ndarray, n_groups: int) -> Iterator[np.ndarray]:
-    """Blocks of delete-one-group multiplicities (one row per group: ones, zeros in the group)."""
-    n = groups.shape[0]
-    rows = _block_rows(n)
-    for start in range(0, n_groups, rows):
-        stop = min(start + rows, n_groups)
-        block = np.ones((stop - start, n), dtype=np.float64)
-        for g in range(start, stop):
-            block[g - start, groups == g] = 0.0
-        yield block
-
-
-def _swap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Iterator[np.ndarray]:
-    """Blocks of swap indicators: each row one fair coin per observation (one ``rng`` call)."""
-    rows = _block_rows(n)
-    for start in range(0, n_replicates, rows):
-        stop = min(start + rows, n_replicates)
-        block = np.empty((stop - start, n), dtype=np.bool_)
-        for r in range(stop - start):
-            block[r] = rng.random(n) < 0.5
-        yield block
 
 
 # --------------------------------------------------------------------------------------------
@@ -560,7 +440,7 @@ class _RatioFormEvaluator(_Evaluator):
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
         n = multiplicity.shape[1]
-        sums, totals = _kernel("weighted_loss_sums", n * self.flat.shape[1], n)(
+        sums, totals = kernel("weighted_loss_sums", n * self.flat.shape[1], n)(
             multiplicity, self.base_weight, self.flat
         )
         c = self.n_columns
@@ -571,7 +451,7 @@ class _RatioFormEvaluator(_Evaluator):
 
     def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
         n = swaps.shape[1]
-        sums_a, sums_b = _kernel("swapped_loss_sums", 2 * n * self.n_columns, n)(
+        sums_a, sums_b = kernel("swapped_loss_sums", 2 * n * self.n_columns, n)(
             swaps, self.base_weight, self.columns[a], self.columns[b]
         )
         total = np.full(swaps.shape[0], self.base_weight.sum())
@@ -614,7 +494,7 @@ class _GenericEvaluator(_Evaluator):
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
         out = np.empty((multiplicity.shape[0], len(self.specs), self.preds.shape[0]))
-        with _quiet():
+        with quiet():
             for r, counts in enumerate(multiplicity):
                 w = counts if self.sample_weight is None else counts * self.sample_weight
                 for k, spec in enumerate(self.specs):
@@ -628,7 +508,7 @@ class _GenericEvaluator(_Evaluator):
     def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
         out = np.empty((swaps.shape[0], len(self.specs), 2))
         pa, pb = self.preds[a], self.preds[b]
-        with _quiet():
+        with quiet():
             for r, swap in enumerate(swaps):
                 mix_a = np.where(swap, pb, pa)
                 mix_b = np.where(swap, pa, pb)
@@ -645,22 +525,6 @@ def _call_unweighted(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, _w: Any)
         return float(spec.func(y, pred))
     except (ValueError, ZeroDivisionError, FloatingPointError):
         return math.nan
-
-
-class _quiet:
-    """Silence ranklens and NumPy warnings inside replicates (undefined ones are counted)."""
-
-    def __enter__(self) -> None:
-        self._warnings = warnings.catch_warnings()
-        self._warnings.__enter__()
-        warnings.simplefilter("ignore", RanklensWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        self._errstate = np.errstate(all="ignore")
-        self._errstate.__enter__()
-
-    def __exit__(self, *exc: object) -> None:
-        self._errstate.__exit__(*exc)
-        self._warnings.__exit__(*exc)
 
 
 def _build_evaluators(
@@ -701,7 +565,7 @@ def _build_evaluators(
     ones = np.ones((1, y.shape[0]))
     for positions, factory in factories:
         evaluator = factory(positions)
-        with _quiet():
+        with quiet():
             full = evaluator.evaluate(ones)[0]
         # A fast path is used only for the metrics where it reproduces the registered function.
         agree = [
@@ -785,7 +649,7 @@ class _RankEvaluator(_Evaluator):
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
         n = multiplicity.shape[1]
-        raw = _kernel("rank_replicates", 30 * n * self.orders.shape[0], n)(
+        raw = kernel("rank_replicates", 30 * n * self.orders.shape[0], n)(
             multiplicity, self.base_weight, self.orders, self.y_sorted, self.p_sorted, self.n_preds
         )
         return self._select(raw)
@@ -797,7 +661,7 @@ class _RankEvaluator(_Evaluator):
             n = self.y_rank.shape[0]
             self._union[(a, b)] = (union[:n].copy(), union[n:].copy(), n_union)
         rank_a, rank_b, n_union = self._union[(a, b)]
-        raw = _kernel("swapped_rank", 80 * swaps.shape[1], swaps.shape[1])(
+        raw = kernel("swapped_rank", 80 * swaps.shape[1], swaps.shape[1])(
             swaps, self.base_weight, self.y_order, self.y_ranks_by_y, rank_a, rank_b, n_union
         )
         return self._select(raw)
@@ -814,122 +678,9 @@ def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: n
 # --------------------------------------------------------------------------------------------
 
 
-class _Progress:
-    """Progress of a resampling run that appears only when it is projected to exceed ~1 s.
-
-    On a terminal (or in Jupyter) a rich bar on stderr; elsewhere (a CI log, a pipe, or without
-    rich, which comes with the ``cli`` extra) a line every few seconds with the percentage and
-    the time left (:class:`ranklens._progress.LineProgress`).
-    """
-
-    def __init__(self, total: int, description: str, enabled: bool | None) -> None:
-        self.total = total
-        self.description = description
-        self.enabled = enabled
-        self.done = 0
-        self.start = time.perf_counter()
-        self._bar: Any = None
-        self._task: Any = None
-        self._lines: Any = None
-
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            self._open()
-        return self
-
-    def _open(self) -> None:
-        from ranklens._progress import LineProgress, is_terminal
-
-        try:
-            from rich.console import Console
-            from rich.progress import Progress
-        except ImportError:
-            console = None
-        else:
-            console = Console(stderr=True)
-        if console is None or not (is_terminal() or console.is_jupyter):
-            self._lines = LineProgress()
-            return
-        self._bar = Progress(console=console, transient=True)
-        self._bar.start()
-        self._task = self._bar.add_task(self.description, total=self.total, completed=self.done)
-
-    def advance(self, k: int) -> None:
-        self.done += k
-        opened = self._bar is not None or self._lines is not None
-        if not opened and self.enabled is None and self.done < self.total:
-            elapsed = time.perf_counter() - self.start
-            if elapsed / self.done * self.total > _PROGRESS_AFTER_S:
-                self._open()
-        if self._bar is not None:
-            self._bar.update(self._task, completed=self.done)
-        elif self._lines is not None:
-            self._lines.update(self.description, self.done, self.total)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
 # --------------------------------------------------------------------------------------------
 # intervals and tests
 # --------------------------------------------------------------------------------------------
-
-
-def _percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
-    alpha = 1.0 - level
-    lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
-    return float(lo), float(hi)
-
-
-def _bca_interval(
-    reps: np.ndarray, estimate: float, jackknife: np.ndarray, level: float
-) -> tuple[float, float]:
-    """Efron's BCa interval (Efron & Tibshirani 1993, ch. 14), acceleration from the jackknife.
-
-    ``z0 = Phi^-1((#{t* < t} + #{t* = t} / 2) / B)``; ``a = sum d^3 / (6 (sum d^2)^1.5)`` with
-    ``d = mean(t_(g)) - t_(g)`` over the delete-one-group estimates; the interval is the bootstrap
-    quantiles at ``Phi(z0 + (z0 + z_q) / (1 - a (z0 + z_q)))`` for ``z_q = Phi^-1(alpha/2)`` and
-    ``Phi^-1(1 - alpha/2)``. Returns NaNs when every replicate lies on one side of the estimate
-    (then ``z0`` is infinite).
-    """
-    below = np.count_nonzero(reps < estimate) + 0.5 * np.count_nonzero(reps == estimate)
-    z0 = special.ndtri(below / reps.shape[0])
-    if not np.isfinite(z0):
-        return math.nan, math.nan
-    jack = jackknife[np.isfinite(jackknife)]
-    d = jack.mean() - jack if jack.size else np.zeros(1)
-    ss = float(np.sum(d * d))
-    accel = float(np.sum(d**3)) / (6.0 * ss**1.5) if ss > 0 else 0.0
-    alpha = 1.0 - level
-    zq = special.ndtri(np.array([alpha / 2, 1 - alpha / 2]))
-    shifted = z0 + zq
-    probs = special.ndtr(z0 + shifted / (1.0 - accel * shifted))
-    if not np.all(np.isfinite(probs)):
-        return math.nan, math.nan
-    lo, hi = np.quantile(reps, probs)
-    return float(lo), float(hi)
-
-
-def _interval(
-    reps: np.ndarray,
-    estimate: float,
-    jackknife: np.ndarray | None,
-    level: float,
-    interval: str,
-) -> tuple[float, float]:
-    reps = reps[np.isfinite(reps)]
-    if reps.size < 2 or not np.isfinite(estimate):
-        return math.nan, math.nan
-    if interval == "bca":
-        assert jackknife is not None
-        return _bca_interval(reps, estimate, jackknife, level)
-    return _percentile_interval(reps, level)
-
-
-def _sd(reps: np.ndarray) -> float:
-    reps = reps[np.isfinite(reps)]
-    return float(np.std(reps, ddof=1)) if reps.size >= 2 else math.nan
 
 
 # --------------------------------------------------------------------------------------------
@@ -988,7 +739,7 @@ def compare_models(
         Non-negative case weights. Rows are resampled with equal probability and keep their
         weight: replicate weights are ``multiplicity * sample_weight``.
     progress : bool or None, default None
-        Show a rich progress bar on stderr: ``None`` when the run is projected to take more than
+        Report progress as lines on stderr: ``None`` when the run is projected to take more than
         about a second, ``True`` always, ``False`` never.
 
     Returns
@@ -1023,7 +774,7 @@ def compare_models(
     >>> res.to_frame()[["metric", "model_a", "model_b", "better"]].iloc[0].tolist()
     ['mae', 'm1', 'm2', 'm1']
     """
-    y, names, preds = _check_predictions(y_true, predictions)
+    y, names, preds = check_predictions(y_true, predictions)
     n = y.shape[0]
     # The user's weights, unscaled: the registered functions (and so the generic evaluator) see
     # exactly what a direct call would; the fast paths rescale them (see _build_evaluators).
@@ -1043,10 +794,10 @@ def compare_models(
     values = values.reshape(n_metrics, n_models)
     pair_index = list(itertools.combinations(range(n_models), 2))
     if method == "bootstrap":
-        rows = n_boot + (min(n, _JACKKNIFE_GROUPS) if interval == "bca" else 0)
+        rows = n_boot + (min(n, JACKKNIFE_GROUPS) if interval == "bca" else 0)
     else:
         rows = n_boot * len(pair_index)
-    with _run_rows(rows):
+    with run_rows(rows):
         return _compare(
             y,
             names,
@@ -1151,18 +902,18 @@ def _bootstrap_fields(
     boot_rng, jack_rng = rng.spawn(2)
     reps = np.empty((n_boot, n_metrics, n_models))
     jack = None
-    total = n_boot + (min(n, _JACKKNIFE_GROUPS) if interval == "bca" else 0)
-    with _Progress(total, "bootstrap", progress) as bar:
+    total = n_boot + (min(n, JACKKNIFE_GROUPS) if interval == "bca" else 0)
+    with Progress(total, "bootstrap", progress) as bar:
         start = 0
-        for block in _bootstrap_blocks(boot_rng, n, n_boot):
+        for block in bootstrap_blocks(boot_rng, n, n_boot):
             _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
             start += block.shape[0]
             bar.advance(block.shape[0])
         if interval == "bca":
-            groups, n_groups = _jackknife_groups(jack_rng, n)
+            groups, n_groups = jackknife_groups(jack_rng, n)
             jack = np.empty((n_groups, n_metrics, n_models))
             start = 0
-            for block in _jackknife_blocks(groups, n_groups):
+            for block in jackknife_blocks(groups, n_groups):
                 _evaluate_all(evaluators, block, jack[start : start + block.shape[0]])
                 start += block.shape[0]
                 bar.advance(block.shape[0])
@@ -1175,8 +926,10 @@ def _bootstrap_fields(
     ci = np.full((2, n_metrics, n_models), math.nan)
     for k in range(n_metrics):
         for m in range(n_models):
-            std_error[k, m] = _sd(reps[:, k, m])
-            ci[:, k, m] = _interval(reps[:, k, m], values[k, m], jack_of(k, m), level, interval)
+            std_error[k, m] = replicate_sd(reps[:, k, m])
+            ci[:, k, m] = interval_from_replicates(
+                reps[:, k, m], values[k, m], jack_of(k, m), level, interval
+            )
     n_pairs = len(pair_index)
     diff_sd = np.full((n_metrics, n_pairs), math.nan)
     diff_ci = np.full((2, n_metrics, n_pairs), math.nan)
@@ -1184,8 +937,10 @@ def _bootstrap_fields(
         for p, (a, b) in enumerate(pair_index):
             d_reps = reps[:, k, a] - reps[:, k, b]
             d_jack = None if jack is None else jack[:, k, a] - jack[:, k, b]
-            diff_sd[k, p] = _sd(d_reps)
-            diff_ci[:, k, p] = _interval(d_reps, difference[k, p], d_jack, level, interval)
+            diff_sd[k, p] = replicate_sd(d_reps)
+            diff_ci[:, k, p] = interval_from_replicates(
+                d_reps, difference[k, p], d_jack, level, interval
+            )
     with np.errstate(divide="ignore", invalid="ignore"):
         # identical models: no difference and no variability, z = 0 (p = 1)
         z = np.where((diff_sd == 0) & (difference == 0), 0.0, difference / diff_sd)
@@ -1221,10 +976,10 @@ def _permutation_fields(
     n_pairs = len(pair_index)
     null = np.empty((n_boot, n_metrics, n_pairs))
     pair_rngs = rng.spawn(max(n_pairs, 1))  # one stream per pair: a pair's test ignores the rest
-    with _Progress(n_boot * n_pairs, "permutation", progress) as bar:
+    with Progress(n_boot * n_pairs, "permutation", progress) as bar:
         for p, (a, b) in enumerate(pair_index):
             start = 0
-            for block in _swap_blocks(pair_rngs[p], n, n_boot):
+            for block in swap_blocks(pair_rngs[p], n, n_boot):
                 rows = slice(start, start + block.shape[0])
                 for evaluator in evaluators:
                     both = evaluator.evaluate_swapped(block, a, b)
@@ -1232,7 +987,7 @@ def _permutation_fields(
                 start += block.shape[0]
                 bar.advance(block.shape[0])
     diff_sd = np.array(
-        [[_sd(null[:, k, p]) for p in range(n_pairs)] for k in range(n_metrics)]
+        [[replicate_sd(null[:, k, p]) for p in range(n_pairs)] for k in range(n_metrics)]
     ).reshape(n_metrics, n_pairs)
     p_two, p_one = _permutation_p_values(null, difference)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1305,7 +1060,7 @@ def _analytical_variances(
         if variance is None:
             continue
         for m, pred in enumerate(preds):
-            with _quiet():  # an undefined value was already reported by its point estimate
+            with quiet():  # an undefined value was already reported by its point estimate
                 out[:, k, m] = variance(y, pred)
     return out[0], out[1]
 

@@ -1,0 +1,294 @@
+"""Resampling shared by the inference engines: replicate weights, intervals, progress.
+
+The comparison engine (:func:`ranklens.compare_models`) and the curve bands
+(:func:`ranklens.curve_bands`) draw the same replicate weights from the same generator, in the
+same blocks, so that their replicates are paired; they build the same percentile and BCa
+intervals; and they report progress the same way. This module holds those pieces and nothing
+that knows a measure.
+
+* Replicate weights come in blocks of rows (one row one replicate): multinomial multiplicities
+  for the bootstrap (each row from one ``rng.integers`` call), delete-one-group indicators for
+  the grouped jackknife behind the BCa acceleration, fair coins for the paired permutation test.
+  The block size changes memory and parallelism, never the numbers.
+* Intervals: the percentile interval and Efron's BCa interval (Efron & Tibshirani 1993, ch. 14).
+* Progress: plain lines on stderr, a few seconds apart, when a run is projected to take more
+  than about a second (a terminal bar belongs to the presentation layer, which passes its own
+  callback to the evaluation pipeline).
+
+References
+----------
+Efron, B. and Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
+Efron, B. and Narasimhan, B. (2020). The automatic construction of bootstrap confidence
+intervals. *Journal of Computational and Graphical Statistics* 29(3), 608-619.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from ranklens._cache import is_compiled
+from ranklens._kernels import compare as _kc
+from ranklens._validation import as_1d_float, check_aligned, check_pair
+from ranklens.exceptions import RanklensWarning
+
+__all__ = [
+    "JACKKNIFE_GROUPS",
+    "Progress",
+    "bootstrap_blocks",
+    "check_predictions",
+    "interval_from_replicates",
+    "jackknife_blocks",
+    "jackknife_groups",
+    "kernel",
+    "quiet",
+    "replicate_sd",
+    "run_rows",
+    "swap_blocks",
+]
+
+# At most this many float64 cells in one block of replicate weights (32 MiB); the block size only
+# affects memory and parallelism, never the numbers.
+BLOCK_CELLS = 1 << 22
+MAX_BLOCK_ROWS = 64
+# Groups of the grouped jackknife that estimates the BCa acceleration (the full jackknife when
+# n is smaller). Efron & Narasimhan (2020, bcaboot::bcajack) show a few dozen groups suffice.
+JACKKNIFE_GROUPS = 100
+# A progress bar appears when the projected run time exceeds this many seconds.
+PROGRESS_AFTER_S = 1.0
+# A block of replicates runs on numba's thread pool only above this much work (about a
+# millisecond): waking the pool costs more than small blocks take, very much so on a busy machine.
+PARALLEL_WORK = 2_000_000
+# ... and only when the whole call has this much work (about 4 s on one thread), unless the
+# parallel driver is compiled already: compiling a prange driver takes 1.5-2 s more than its
+# serial twin, which only a long run wins back (docs/performance.md, "Cold start").
+PARALLEL_PAYS = 8_000_000_000
+# Replicate rows (bootstrap + jackknife, or permutations x pairs) of the running call: the driver
+# is chosen once per call from its total work, so a call compiles one of the two drivers.
+RUN_ROWS: contextvars.ContextVar[int] = contextvars.ContextVar("RUN_ROWS", default=1)
+
+
+@contextlib.contextmanager
+def run_rows(rows: int) -> Iterator[None]:
+    """Within the block: the running call evaluates ``rows`` replicate rows in all."""
+    token = RUN_ROWS.set(max(int(rows), 1))
+    try:
+        yield
+    finally:
+        RUN_ROWS.reset(token)
+
+
+def kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
+    """The parallel or the serial driver of kernel ``name`` (same numbers either way).
+
+    ``row_work`` is the work of one replicate row. The choice depends on the call (its block size
+    and its total rows, :data:`RUN_ROWS`), never on one block: every block of a call, the last
+    short one included, uses the same driver, and a call compiles at most one of the two.
+    """
+    import numba
+
+    rows = RUN_ROWS.get()
+    block_work = row_work * min(block_rows(n), rows)
+    parallel = block_work >= PARALLEL_WORK and numba.get_num_threads() > 1
+    if parallel and row_work * rows < PARALLEL_PAYS:
+        parallel = is_compiled(getattr(_kc, f"{name}_parallel"))
+    return getattr(_kc, f"{name}_parallel" if parallel else f"{name}_serial")
+
+
+def block_rows(n: int) -> int:
+    return max(1, min(MAX_BLOCK_ROWS, BLOCK_CELLS // n))
+
+
+def bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Iterator[np.ndarray]:
+    """Blocks of multiplicity rows, each row from one ``rng.integers`` call (one replicate)."""
+    dtype = np.int32 if n < 2**31 - 1 else np.int64
+    rows = block_rows(n)
+    indices = np.empty((rows, n), dtype=dtype)
+    for start in range(0, n_replicates, rows):
+        stop = min(start + rows, n_replicates)
+        for r in range(stop - start):
+            indices[r] = rng.integers(0, n, size=n, dtype=dtype)
+        rows_used = stop - start
+        yield kernel("multiplicities", n, n)(indices[:rows_used], n)
+
+
+def jackknife_groups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, int]:
+    """A random partition of the rows into ``min(n, 100)`` near-equal groups."""
+    n_groups = min(n, JACKKNIFE_GROUPS)
+    groups = np.empty(n, dtype=np.int64)
+    groups[rng.permutation(n)] = np.arange(n) % n_groups
+    return groups, n_groups
+
+
+def jackknife_blocks(groups: np.ndarray, n_groups: int) -> Iterator[np.ndarray]:
+    """Blocks of delete-one-group multiplicities (one row per group: ones, zeros in the group)."""
+    n = groups.shape[0]
+    rows = block_rows(n)
+    for start in range(0, n_groups, rows):
+        stop = min(start + rows, n_groups)
+        block = np.ones((stop - start, n), dtype=np.float64)
+        for g in range(start, stop):
+            block[g - start, groups == g] = 0.0
+        yield block
+
+
+def swap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Iterator[np.ndarray]:
+    """Blocks of swap indicators: each row one fair coin per observation (one ``rng`` call)."""
+    rows = block_rows(n)
+    for start in range(0, n_replicates, rows):
+        stop = min(start + rows, n_replicates)
+        block = np.empty((stop - start, n), dtype=np.bool_)
+        for r in range(stop - start):
+            block[r] = rng.random(n) < 0.5
+        yield block
+
+
+class quiet:
+    """Silence ranklens and NumPy warnings inside replicates (undefined ones are counted)."""
+
+    def __enter__(self) -> None:
+        self._warnings = warnings.catch_warnings()
+        self._warnings.__enter__()
+        warnings.simplefilter("ignore", RanklensWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        self._errstate = np.errstate(all="ignore")
+        self._errstate.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self._errstate.__exit__(*exc)
+        self._warnings.__exit__(*exc)
+
+
+class Progress:
+    """Progress of a resampling run, shown only when it is projected to exceed about a second.
+
+    Plain lines on stderr a few seconds apart (stage, percentage, time left:
+    :class:`ranklens._progress.LineProgress`), readable in a terminal, a notebook and a CI log
+    alike. ``enabled``: True always shows it, False never, None when the run is projected to be
+    long. Terminal bars belong to the presentation layer (the command line draws its own).
+    """
+
+    def __init__(self, total: int, description: str, enabled: bool | None) -> None:
+        self.total = total
+        self.description = description
+        self.enabled = enabled
+        self.done = 0
+        self.start = time.perf_counter()
+        self._lines: Any = None
+
+    def __enter__(self) -> Progress:
+        if self.enabled:
+            self._open()
+        return self
+
+    def _open(self) -> None:
+        from ranklens._progress import LineProgress
+
+        self._lines = LineProgress()
+
+    def advance(self, k: int) -> None:
+        self.done += k
+        if self._lines is None and self.enabled is None and self.done < self.total:
+            elapsed = time.perf_counter() - self.start
+            if elapsed / self.done * self.total > PROGRESS_AFTER_S:
+                self._open()
+        if self._lines is not None:
+            self._lines.update(self.description, self.done, self.total)
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
+    alpha = 1.0 - level
+    lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
+
+
+def bca_interval(
+    reps: np.ndarray, estimate: float, jackknife: np.ndarray, level: float
+) -> tuple[float, float]:
+    """Efron's BCa interval (Efron & Tibshirani 1993, ch. 14), acceleration from the jackknife.
+
+    ``z0 = Phi^-1((#{t* < t} + #{t* = t} / 2) / B)``; ``a = sum d^3 / (6 (sum d^2)^1.5)`` with
+    ``d = mean(t_(g)) - t_(g)`` over the delete-one-group estimates; the interval is the bootstrap
+    quantiles at ``Phi(z0 + (z0 + z_q) / (1 - a (z0 + z_q)))`` for ``z_q = Phi^-1(alpha/2)`` and
+    ``Phi^-1(1 - alpha/2)``. Returns NaNs when every replicate lies on one side of the estimate
+    (then ``z0`` is infinite).
+    """
+    below = np.count_nonzero(reps < estimate) + 0.5 * np.count_nonzero(reps == estimate)
+    z0 = special.ndtri(below / reps.shape[0])
+    if not np.isfinite(z0):
+        return math.nan, math.nan
+    jack = jackknife[np.isfinite(jackknife)]
+    d = jack.mean() - jack if jack.size else np.zeros(1)
+    ss = float(np.sum(d * d))
+    accel = float(np.sum(d**3)) / (6.0 * ss**1.5) if ss > 0 else 0.0
+    alpha = 1.0 - level
+    zq = special.ndtri(np.array([alpha / 2, 1 - alpha / 2]))
+    shifted = z0 + zq
+    probs = special.ndtr(z0 + shifted / (1.0 - accel * shifted))
+    if not np.all(np.isfinite(probs)):
+        return math.nan, math.nan
+    lo, hi = np.quantile(reps, probs)
+    return float(lo), float(hi)
+
+
+def interval_from_replicates(
+    reps: np.ndarray,
+    estimate: float,
+    jackknife: np.ndarray | None,
+    level: float,
+    interval: str,
+) -> tuple[float, float]:
+    reps = reps[np.isfinite(reps)]
+    if reps.size < 2 or not np.isfinite(estimate):
+        return math.nan, math.nan
+    if interval == "bca":
+        assert jackknife is not None
+        return bca_interval(reps, estimate, jackknife, level)
+    return percentile_interval(reps, level)
+
+
+def replicate_sd(reps: np.ndarray) -> float:
+    reps = reps[np.isfinite(reps)]
+    return float(np.std(reps, ddof=1)) if reps.size >= 2 else math.nan
+
+
+def check_predictions(
+    y_true: Any, predictions: Any, *, min_models: int = 1
+) -> tuple[np.ndarray, tuple[str, ...], np.ndarray]:
+    """``y_true`` as float64, model names and a ``(n_models, n)`` prediction matrix."""
+    columns = getattr(predictions, "columns", None)
+    if columns is not None and not isinstance(predictions, Mapping):
+        # pandas or polars DataFrame: one model per column.
+        items = [(str(c), predictions[c]) for c in columns]
+    elif isinstance(predictions, Mapping):
+        items = [(str(k), v) for k, v in predictions.items()]
+    else:
+        raise ValueError(
+            "predictions must be a mapping from model name to predictions, e.g. "
+            f"{{'m1': p1, 'm2': p2}}, or a DataFrame with one column per model; "
+            f"got {type(predictions).__name__}"
+        )
+    if len(items) < min_models:
+        raise ValueError(f"predictions must hold at least {min_models} model(s); got {len(items)}")
+    names = tuple(name for name, _ in items)
+    if len(set(names)) != len(names):
+        raise ValueError(f"predictions has duplicate model names: {names}")
+    check_aligned(
+        stacklevel=4, y_true=y_true, **{f"predictions[{name!r}]": pred for name, pred in items}
+    )
+    y = as_1d_float(y_true, "y_true", min_n=2)
+    preds = np.empty((len(items), y.shape[0]), dtype=np.float64)
+    for m, (name, pred) in enumerate(items):
+        _, preds[m] = check_pair(y, pred, names=("y_true", f"predictions[{name!r}]"))
+    return y, names, preds
