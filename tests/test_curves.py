@@ -454,7 +454,7 @@ REGISTERED = ("roc_auc", "ks_statistic", "gain_area", "accuracy_ratio", "lift_at
 
 
 def test_registered_scalars():
-    names = set(available_metrics("business"))
+    names = set(available_metrics("targeting"))
     assert {*REGISTERED, "lift_at_10", "lift_at_20"} <= names
     rng = np.random.default_rng(14)
     y = rng.lognormal(size=300)
@@ -462,7 +462,7 @@ def test_registered_scalars():
     w = rng.integers(1, 3, 300).astype(float)
     for name in (*REGISTERED, "lift_at_10", "lift_at_20"):
         spec = get_metric(name)
-        assert spec.higher_is_better and spec.family == "business"
+        assert spec.higher_is_better and spec.family == "targeting"
         assert spec.supports_sample_weight
         value = spec(y, p, sample_weight=w)
         assert isinstance(value, float) and math.isfinite(value)

@@ -235,7 +235,7 @@ def test_registry_entries():
         ("weighted_interval_score", False),
     ]:
         spec = get_metric(name)
-        assert spec.family == "interval" and spec.inputs == "interval"
+        assert spec.family == "intervals" and spec.inputs == "interval"
         assert spec.higher_is_better is higher and spec.supports_sample_weight
         # the shared signature f(y_true, lower, upper, *, alpha, sample_weight)
         value = spec(

@@ -323,15 +323,15 @@ def test_prmspe_at_large_and_small_magnitudes(rng):
 # Weights of any magnitude: every scale-free weighted measure gives the same number for w and
 # c w; the counts and sums (ranking_summary's pair counts, SERA) scale with c.
 
-FAMILIES = ("residual", "ranking", "utility", "interval")
+FAMILIES = ("residual", "ranking", "extremes", "intervals")
 
 
 def _call(name, y, p, lo, up, w):
     spec = get_metric(name)
-    if spec.family == "interval":
+    if spec.family == "intervals":
         alpha = [0.3] if name == "weighted_interval_score" else 0.3
         return spec(y, lo, up, alpha=alpha, sample_weight=w)
-    if spec.family == "utility":
+    if spec.family == "extremes":
         # An explicit relevance and accuracy: the default box plot reads weights as frequencies
         # (integer weights = repeated rows), so its result depends on their scale by design.
         return spec(

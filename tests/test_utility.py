@@ -384,11 +384,11 @@ def test_registered_utility_metrics():
         "relevance_weighted_squared_error": False,
         "relevance_weighted_absolute_error": False,
     }
-    assert set(expected) <= set(available_metrics("utility"))
+    assert set(expected) <= set(available_metrics("extremes"))
     for name, hib in expected.items():
         spec = get_metric(name)
         assert spec.higher_is_better is hib
-        assert spec.family == "utility"
+        assert spec.family == "extremes"
         assert spec.supports_sample_weight
 
 

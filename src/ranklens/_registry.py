@@ -23,6 +23,7 @@ import numpy as np
 
 __all__ = [
     "FAMILIES",
+    "FAMILY_ALIASES",
     "INPUTS",
     "BreakdownBound",
     "Capabilities",
@@ -34,16 +35,23 @@ __all__ = [
     "register_metric",
 ]
 
-Family = Literal["residual", "ranking", "utility", "interval", "listwise", "curve", "business"]
+Family = Literal["ranking", "residual", "targeting", "extremes", "intervals", "listwise"]
+#: The families of measures, in display order. One vocabulary across ranklens: the same names
+#: are the curve families, the report's sections, the ``ranklens.plot`` modules and the docs.
 FAMILIES: tuple[str, ...] = (
-    "residual",
     "ranking",
-    "utility",
-    "interval",
+    "residual",
+    "targeting",
+    "extremes",
+    "intervals",
     "listwise",
-    "curve",
-    "business",
 )
+#: Earlier family names, still accepted by ``available_metrics(family=...)``.
+FAMILY_ALIASES: dict[str, str] = {
+    "business": "targeting",
+    "utility": "extremes",
+    "interval": "intervals",
+}
 Inputs = Literal["point", "interval"]
 INPUTS: tuple[str, ...] = ("point", "interval")
 

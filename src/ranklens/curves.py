@@ -1436,7 +1436,7 @@ def best_model_by_depth(
 # Registered scalars: binary y as labels; any other y uses DEFAULT_EVENTS (the true top 10 %)
 
 
-@register_metric("roc_auc", higher_is_better=True, family="business", computational_form=_FORM)
+@register_metric("roc_auc", higher_is_better=True, family="targeting", computational_form=_FORM)
 def roc_auc(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1444,7 +1444,9 @@ def roc_auc(
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).auc
 
 
-@register_metric("ks_statistic", higher_is_better=True, family="business", computational_form=_FORM)
+@register_metric(
+    "ks_statistic", higher_is_better=True, family="targeting", computational_form=_FORM
+)
 def ks_statistic(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1452,7 +1454,7 @@ def ks_statistic(
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).ks_statistic
 
 
-@register_metric("gain_area", higher_is_better=True, family="business", computational_form=_FORM)
+@register_metric("gain_area", higher_is_better=True, family="targeting", computational_form=_FORM)
 def gain_area(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1461,7 +1463,7 @@ def gain_area(
 
 
 @register_metric(
-    "accuracy_ratio", higher_is_better=True, family="business", computational_form=_FORM
+    "accuracy_ratio", higher_is_better=True, family="targeting", computational_form=_FORM
 )
 def accuracy_ratio(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
@@ -1476,7 +1478,7 @@ def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight:
     return float(np.interp(depth, ranked.fraction, gain)) / depth
 
 
-@register_metric("lift_at_5", higher_is_better=True, family="business", computational_form=_FORM)
+@register_metric("lift_at_5", higher_is_better=True, family="targeting", computational_form=_FORM)
 def lift_at_5(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1484,7 +1486,7 @@ def lift_at_5(
     return _lift_at(y_true, y_pred, 0.05, events, sample_weight)
 
 
-@register_metric("lift_at_10", higher_is_better=True, family="business", computational_form=_FORM)
+@register_metric("lift_at_10", higher_is_better=True, family="targeting", computational_form=_FORM)
 def lift_at_10(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1492,7 +1494,7 @@ def lift_at_10(
     return _lift_at(y_true, y_pred, 0.10, events, sample_weight)
 
 
-@register_metric("lift_at_20", higher_is_better=True, family="business", computational_form=_FORM)
+@register_metric("lift_at_20", higher_is_better=True, family="targeting", computational_form=_FORM)
 def lift_at_20(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:

@@ -232,7 +232,7 @@ class IntervalScoreResult(Result):
 @register_metric(
     "interval_score",
     higher_is_better=False,
-    family="interval",
+    family="intervals",
     inputs="interval",
     computational_form=_FORM,
 )
@@ -336,7 +336,7 @@ def interval_score_decomposition(
 @register_metric(
     "interval_coverage",
     higher_is_better=True,
-    family="interval",
+    family="intervals",
     inputs="interval",
     description=(
         "Fraction of y_true inside [lower, upper]; judge it against the nominal 1 - alpha "
@@ -366,7 +366,7 @@ def interval_coverage(
 @register_metric(
     "interval_coverage_error",
     higher_is_better=False,
-    family="interval",
+    family="intervals",
     inputs="interval",
     computational_form=_FORM,
 )
@@ -396,7 +396,7 @@ def interval_coverage_error(
 @register_metric(
     "mean_interval_width",
     higher_is_better=False,
-    family="interval",
+    family="intervals",
     inputs="interval",
     computational_form=_FORM,
 )
@@ -515,7 +515,7 @@ def _wis_decompose(
 @register_metric(
     "weighted_interval_score",
     higher_is_better=False,
-    family="interval",
+    family="intervals",
     inputs="interval",
     computational_form=_FORM,
 )

@@ -21,7 +21,7 @@ from ranklens import (  # noqa: F401  (imported for their registrations)
     utility,
 )
 from ranklens._curve_registry import CURVE_FAMILIES, CurveSpec, available_curves, get_curve
-from ranklens._registry import _REGISTRY, FAMILIES, MetricSpec
+from ranklens._registry import _REGISTRY, FAMILIES, FAMILY_ALIASES, MetricSpec
 
 __all__ = [
     "CURVE_FAMILIES",
@@ -46,7 +46,13 @@ def get_metric(name: str) -> MetricSpec:
 
 
 def available_metrics(family: str | None = None, *, inputs: str | None = None) -> tuple[str, ...]:
-    """Names of registered metrics, optionally restricted to a family and an input kind."""
+    """Names of registered metrics, optionally restricted to a family and an input kind.
+
+    ``family`` is one of :data:`FAMILIES`; the earlier names ``"business"``, ``"utility"`` and
+    ``"interval"`` are accepted for ``"targeting"``, ``"extremes"`` and ``"intervals"``.
+    """
+    if family is not None:
+        family = FAMILY_ALIASES.get(family, family)
     if family is not None and family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}; got {family!r}")
     return tuple(

@@ -9,7 +9,7 @@ errata of NOTES.md; relevance-weighted errors (seed 001 Sect. 3.1) and SERA (Rib
   :func:`regression_f_beta_curve` over beta.
 - :func:`relevance_weighted_error` (case weights phi(y)), :func:`sera` and :func:`sera_curve`.
 
-Registered scalar measures (family ``"utility"``): ``utility_precision``, ``utility_recall``,
+Registered scalar measures (family ``"extremes"``): ``utility_precision``, ``utility_recall``,
 ``utility_f1`` (higher is better), ``sera``, ``relevance_weighted_squared_error`` and
 ``relevance_weighted_absolute_error`` (lower is better). Called with only
 ``(y_true, y_pred, *, sample_weight=None)`` they use the **default relevance**
@@ -727,7 +727,7 @@ def relevance_weighted_error(
 @register_metric(
     "relevance_weighted_squared_error",
     higher_is_better=False,
-    family="utility",
+    family="extremes",
     description="Squared error weighted by phi(y_true) (default box-plot relevance)",
     computational_form=_FORM,
 )
@@ -743,7 +743,7 @@ def relevance_weighted_squared_error(
 @register_metric(
     "relevance_weighted_absolute_error",
     higher_is_better=False,
-    family="utility",
+    family="extremes",
     description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
     computational_form=_FORM,
 )
@@ -802,7 +802,7 @@ def _sera_value(prep: _Prepared) -> float:
     return float(_unscale(np.dot(prep.phi_true, sq), e, prep.weight_scale))
 
 
-@register_metric("sera", higher_is_better=False, family="utility", computational_form=_FORM)
+@register_metric("sera", higher_is_better=False, family="extremes", computational_form=_FORM)
 def sera(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
 ) -> float:
@@ -865,7 +865,7 @@ def sera_curve(
 @register_metric(
     "utility_precision",
     higher_is_better=True,
-    family="utility",
+    family="extremes",
     description="Utility-based precision for rare extremes (Torgo & Ribeiro 2009)",
     computational_form=_FORM,
 )
@@ -892,7 +892,7 @@ def utility_precision(
 @register_metric(
     "utility_recall",
     higher_is_better=True,
-    family="utility",
+    family="extremes",
     description="Utility-based recall for rare extremes (Torgo & Ribeiro 2009)",
     computational_form=_FORM,
 )
@@ -919,7 +919,7 @@ def utility_recall(
 @register_metric(
     "utility_f1",
     higher_is_better=True,
-    family="utility",
+    family="extremes",
     description="Utility-based F1 for rare extremes (Torgo & Ribeiro 2009)",
     computational_form=_FORM,
 )
