@@ -57,7 +57,7 @@ INFERENCE = {
     "ranklens.compare",
     "ranklens.robustness",
 }
-PIPELINE = {"ranklens._budget", "ranklens.evaluation", "ranklens.report.evaluation"}
+PIPELINE = {"ranklens._budget", "ranklens.evaluation"}
 PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli")
 PRESENTATION = {
     "ranklens.__main__",

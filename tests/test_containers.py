@@ -136,6 +136,9 @@ SKIPPED: dict[str, str] = {
     "step_accuracy": "a factory of accuracy functions; takes no data",
     "smooth_accuracy": "a factory of accuracy functions; takes no data",
     "weighted_interval_score_from_quantiles": "2-D quantiles: covered by test_2d_containers",
+    "evaluate_models": "runs every function checked here; its result records timings, and the "
+    "CLI tests feed it CSV and Parquet columns (tests/test_cli_field.py)",
+    "evaluation_to_json": "takes a ModelEvaluation, not data",
 }
 
 

@@ -254,7 +254,7 @@ def test_bootstrap_keeps_to_its_time_budget(task):
 
 def test_metric_agreement_gets_the_task_relevance(rng, monkeypatch):
     import ranklens.agreement
-    import ranklens.report.evaluation
+    import ranklens.evaluation
     from ranklens._registry import MetricSpec
     from ranklens.relevance import SigmoidRelevance
 
@@ -269,7 +269,7 @@ def test_metric_agreement_gets_the_task_relevance(rng, monkeypatch):
         names = [m.name if isinstance(m, MetricSpec) else m for m in metrics]
         return real(y_true, predictions, names, **kwargs)
 
-    monkeypatch.setattr(ranklens.report.evaluation, "compare_metric_rankings", accepting_specs)
+    monkeypatch.setattr(ranklens.evaluation, "compare_metric_rankings", accepting_specs)
     ev = evaluate_models(y, candidates, relevance=relevance, curves=True, robustness=False)
     specs = {m.name: m for m in seen[0]}
     assert specs["utility_f1"].func.keywords["relevance"] is relevance

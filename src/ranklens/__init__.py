@@ -38,6 +38,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "compare": (
         "ComparisonResult",
         "DEFAULT_COMPARISON_METRICS",
+        "PermutationTestResult",
         "compare_models",
     ),
     "curves": (
@@ -61,6 +62,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "profit_curve",
         "roc_auc",
         "roc_curve",
+    ),
+    "evaluation": (
+        "ModelEvaluation",
+        "Problem",
+        "evaluate_models",
+        "evaluation_to_json",
     ),
     "error_curves": (
         "RECCurveResult",
@@ -180,6 +187,10 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.compare import *  # noqa: F403
     from ranklens.curves import *  # noqa: F403
     from ranklens.error_curves import *  # noqa: F403
+    from ranklens.evaluation import ModelEvaluation as ModelEvaluation
+    from ranklens.evaluation import Problem as Problem
+    from ranklens.evaluation import evaluate_models as evaluate_models
+    from ranklens.evaluation import evaluation_to_json as evaluation_to_json
     from ranklens.intervals import *  # noqa: F403
     from ranklens.listwise import *  # noqa: F403
     from ranklens.metrics import available_metrics as available_metrics

@@ -614,7 +614,7 @@ def _say(console: Any, text: str) -> None:
 
 def failure_lines(evaluations: Any) -> list[str]:
     """One ``error: <measure> failed for <model>: <message>`` line per failure."""
-    from ranklens.report.evaluation import ALL_MODELS
+    from ranklens.evaluation import ALL_MODELS
 
     lines = []
     for evaluation in evaluations:

@@ -14,7 +14,7 @@ the report needs no network to view. Each value that is missing or qualified car
 
 from __future__ import annotations
 
-from ranklens.report.evaluation import (
+from ranklens.evaluation import (
     ModelEvaluation,
     Problem,
     evaluate_models,

@@ -72,7 +72,7 @@ def problems_table(evaluation: Any, *, kinds: tuple[str, ...] | None = None) -> 
     """
     from rich.table import Table
 
-    from ranklens.report.evaluation import PROBLEM_KINDS
+    from ranklens.evaluation import PROBLEM_KINDS
 
     merged: dict[tuple[str, str, str], list[str]] = {}
     for who, items in evaluation.problems.items():

@@ -1,0 +1,967 @@
+"""The evaluation pipeline: everything a report shows for one task, computed once.
+
+This layer sits between the inference engines and the presentation: :mod:`ranklens.report`
+renders a :class:`ModelEvaluation`, it never computes one.
+
+:func:`evaluate_models` is what ``ranklens evaluate`` and ``ranklens demo`` call: every registered
+measure for every model (the registry is iterated, no list of names is kept here), the bootstrap
+comparison, the robustness tables and the curves. The HTML renderer and ``results.json`` only read
+the :class:`ModelEvaluation` it returns; nothing is recomputed while rendering.
+
+Every measure and curve ends in one of three states: a **value**; **undefined** for this data
+(NaN with the reason from an :class:`~ranklens.exceptions.UndefinedMetricWarning` or another
+ranklens warning, or a :class:`~ranklens.exceptions.DomainError`: the data lie outside the
+measure's domain, e.g. Log-RMSE of a target with zeros); or **failed** (any other exception: a
+bug or an environment problem, never mistaken for a property of the data). A measure that needs
+a parameter nobody gave is **skipped**. Each missing or qualified value is recorded in
+``problems`` as a :class:`Problem` with its kind and message; nothing stops the rest of the
+evaluation, and the caller decides what a failure means (``ranklens evaluate`` exits with
+status 1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import time
+import warnings
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+import numpy as np
+
+from ranklens._budget import BootstrapPlan, plan_bootstrap
+from ranklens._format import format_number, table_html
+from ranklens._results import Result, to_builtin
+from ranklens._validation import as_1d_float, check_pair, check_sample_weight
+from ranklens._version import __version__
+from ranklens.agreement import compare_metric_rankings
+from ranklens.bands import curve_bands
+from ranklens.compare import DEFAULT_COMPARISON_METRICS, compare_models
+from ranklens.curves import best_model_by_depth
+from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWarning
+from ranklens.metrics import CurveSpec, available_curves, get_curve
+from ranklens.relevance import relevance_from_boxplot
+from ranklens.robustness import robustness_table
+
+__all__ = [
+    "ModelEvaluation",
+    "Problem",
+    "evaluate_models",
+    "evaluation_to_json",
+]
+
+ProgressCallback = Callable[[str], None]
+
+#: The kinds of :class:`Problem`: a value that stands with a warning about it, a measure left out
+#: for want of a parameter, a measure undefined for this data, and a measure that failed.
+PROBLEM_KINDS = ("note", "skipped", "undefined", "failed")
+
+#: Key of ``problems`` for task-level results (the bootstrap comparison, bands, agreement).
+ALL_MODELS = "(all models)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem(Result):
+    """Why a value is missing or qualified: its kind and the message that explains it.
+
+    Attributes
+    ----------
+    kind : {"note", "skipped", "undefined", "failed"}
+        ``"undefined"``: the measure is not defined for this data (it returned NaN with a ranklens
+        warning, or rejected the data with its own ``ValueError``); ``"skipped"``: it needs a
+        parameter that was not given; ``"failed"``: it raised any other exception, or returned
+        NaN without a warning saying why; ``"note"``: the value stands, with a warning about it.
+    message : str
+        The warning or exception text (an exception's type name leads a failure's message).
+    """
+
+    kind: str
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in PROBLEM_KINDS:
+            raise ValueError(f"kind must be one of {PROBLEM_KINDS}; got {self.kind!r}")
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+    @property
+    def first_line(self) -> str:
+        """The message's first non-empty line (a numba error runs to dozens of lines)."""
+        lines = [line.strip() for line in self.message.splitlines() if line.strip()]
+        return lines[0] if lines else self.kind
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelEvaluation(Result):
+    """Everything computed for one task: the measures, the comparison, robustness and curves.
+
+    Attributes
+    ----------
+    title, description : str
+        What the task is (shown as a report section heading).
+    target : str
+        Name of the truth column.
+    n : int
+        Observations evaluated (after dropping rows, see ``n_dropped``).
+    model_names : tuple of str
+        The models, in the order given.
+    values : dict
+        ``values[model][metric]`` for every registered measure that applies; NaN where a measure
+        was undefined, skipped or failed (see ``problems``).
+    metrics : dict
+        ``metrics[name]`` = ``{"family", "higher_is_better", "inputs", "description"}`` from the
+        registry, for the measures in ``values``.
+    problems : dict
+        ``problems[model][what]``: a :class:`Problem` saying why a value (a measure, a curve, the
+        comparison) is missing or qualified; task-level entries are under :data:`ALL_MODELS`.
+    settings : dict
+        The options the evaluation ran with (alpha, events, budget, bootstrap replicates, ...).
+    n_dropped : int
+        Rows dropped because of missing values (``--drop-na``).
+    comparison : Result or None
+        :func:`ranklens.compare_models` result when the bootstrap ran.
+    robustness : dict
+        ``robustness[model]``: :func:`ranklens.robustness_table` result.
+    curves : dict
+        ``curves[kind][model]``: the curve result objects (``"cutoff_auc"``, ``"gain"``, ...).
+    extras : dict
+        Task-level results that are not per model: ``relevance`` (the relevance function),
+        ``metric_agreement``, ``best_model_by_depth``, ``bands`` (curve name ->
+        :func:`ranklens.bands.curve_bands` result) and ``y_true`` (the evaluated truth, for
+        plots).
+    """
+
+    title: str
+    target: str
+    n: int
+    model_names: tuple[str, ...]
+    values: dict[str, dict[str, float]]
+    metrics: dict[str, dict[str, Any]]
+    problems: dict[str, dict[str, Problem]]
+    description: str = ""
+    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    n_dropped: int = 0
+    comparison: Any = None
+    robustness: dict[str, Any] = dataclasses.field(default_factory=dict)
+    curves: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_frame(self) -> Any:
+        """The measures as a pandas DataFrame: one row per measure, one column per model."""
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {
+                model: [self.values[model].get(m, np.nan) for m in self.metrics]
+                for model in self.model_names
+            },
+            index=pd.Index(list(self.metrics), name="metric"),
+        )
+        frame.insert(0, "family", [self.metrics[m]["family"] for m in self.metrics])
+        frame.insert(
+            1, "higher_is_better", [self.metrics[m]["higher_is_better"] for m in self.metrics]
+        )
+        return frame
+
+    @property
+    def failures(self) -> list[tuple[str, str, Problem]]:
+        """``(model, what, problem)`` for every measure, curve or comparison that failed."""
+        return [
+            (who, what, problem)
+            for who, items in self.problems.items()
+            for what, problem in items.items()
+            if problem.kind == "failed"
+        ]
+
+    def _repr_html_(self) -> str:
+        """Every measure by model, grouped by family, the best value of each row shaded."""
+        models = list(self.model_names)
+        rows: list[tuple[str, list[tuple[str, str]]] | str] = []
+        families = list(dict.fromkeys(info["family"] for info in self.metrics.values()))
+        for family in families:
+            rows.append(family)
+            for metric, info in self.metrics.items():
+                if info["family"] != family:
+                    continue
+                values = [self.values.get(m, {}).get(metric) for m in models]
+                finite = [v for v in values if v is not None and math.isfinite(v)]
+                best = (max if info["higher_is_better"] else min)(finite) if finite else None
+                cells = []
+                for model, value in zip(models, values, strict=True):
+                    problem = self.problems.get(model, {}).get(metric)
+                    if problem is not None and problem.kind == "failed":
+                        cells.append(("failed", "failed"))
+                        continue
+                    shade = "best" if len(finite) > 1 and value == best else ""
+                    cells.append((format_number(value), shade))
+                rows.append((metric, cells))
+        return table_html(f"{self.title} (n = {self.n:,})", ["measure", *models], rows)
+
+
+def _finite_or_none(value: Any) -> Any:
+    """JSON has no NaN or infinity: map them to null, recursively."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite_or_none(v) for v in value]
+    return value
+
+
+def evaluation_to_json(evaluation: ModelEvaluation) -> dict[str, Any]:
+    """The JSON document of ``ranklens evaluate --json``: strict JSON (NaN becomes null).
+
+    ``doc["models"][model][metric]`` holds every measure by its registry name;
+    ``doc["comparisons"]`` the bootstrap comparison (per-model intervals and pairwise tests) when
+    it ran; ``doc["robustness"][model]`` the robustness tables; ``doc["problems"][model][what]``
+    why a value is missing or qualified (``{"kind", "message"}``, kind one of
+    :data:`PROBLEM_KINDS`); ``doc["failures"]`` lists the failed ones (empty when nothing failed);
+    ``doc["curves"][kind][model]`` each curve's summary numbers (the ROC AUC, the profit at the
+    best depth and within the budget, ...; the per-point arrays are in the report's plots).
+    """
+    comparison = None
+    if evaluation.comparison is not None:
+        comparison = to_builtin(evaluation.comparison)
+    doc = {
+        "ranklens_version": __version__,
+        "title": evaluation.title,
+        "target": evaluation.target,
+        "n": evaluation.n,
+        "n_dropped": evaluation.n_dropped,
+        "settings": to_builtin(evaluation.settings),
+        "models": to_builtin(evaluation.values),
+        "metrics": to_builtin(evaluation.metrics),
+        "problems": to_builtin(evaluation.problems),
+        "failures": [
+            {"model": who, "measure": what, "message": problem.message}
+            for who, what, problem in evaluation.failures
+        ],
+        "comparisons": comparison,
+        "robustness": {m: to_builtin(t) for m, t in evaluation.robustness.items()},
+        "curves": {
+            kind: {model: _curve_summary(result) for model, result in results.items()}
+            for kind, results in evaluation.curves.items()
+        },
+    }
+    return _finite_or_none(doc)
+
+
+def _curve_summary(result: Any) -> dict[str, Any]:
+    """A curve result's scalar fields (numbers, settings, labels), without its arrays."""
+    if not dataclasses.is_dataclass(result):
+        return {}
+    out = {}
+    for field in dataclasses.fields(result):
+        value = getattr(result, field.name)
+        skip = isinstance(value, np.ndarray) or hasattr(value, "to_numpy")  # arrays, frames
+        if skip or callable(value) or dataclasses.is_dataclass(value):
+            continue
+        out[field.name] = to_builtin(value)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Calling registered measures
+
+
+def _metric_info(spec: Any) -> dict[str, Any]:
+    return {
+        "family": spec.family,
+        "higher_is_better": bool(spec.higher_is_better),
+        "inputs": spec.inputs,
+        "order_dependent": bool(spec.order_dependent),
+        "description": spec.description,
+    }
+
+
+def _fit_kwargs(
+    func: Callable[..., Any], n_positional: int, context: Mapping[str, Any]
+) -> tuple[dict[str, Any], Problem | None]:
+    """Keyword arguments of ``func`` that the context provides; or why it cannot be called.
+
+    A registered measure may take task parameters (``relevance``, ``budget``, ``alpha``, ...).
+    Those the user gave are passed by name; a required parameter nobody gave means the measure
+    is skipped with a message, never called with a guess.
+    """
+    kwargs: dict[str, Any] = {}
+    params = list(inspect.signature(func).parameters.values())
+    for param in params[n_positional:]:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        value = context.get(param.name)
+        if value is not None:
+            kwargs[param.name] = value
+        elif param.default is param.empty:
+            return {}, Problem("skipped", f"needs parameter {param.name!r}")
+    return kwargs, None
+
+
+def model_context(
+    context: Mapping[str, Any], bounds: tuple[np.ndarray, np.ndarray] | None
+) -> dict[str, Any]:
+    """Task parameters for a point measure of one model.
+
+    ``alpha`` describes prediction intervals and is withheld from point measures: a point measure
+    with an optional interval term (``pmap``) is then the same quantity for every model in its row
+    of the table, whether or not that model also gave intervals. The interval measures report the
+    interval part separately.
+    """
+    del bounds  # the interval term is reported by the interval measures, per model
+    return {**context, "alpha": None}
+
+
+#: Distinct warnings kept per problem (a comparison of many measures can raise dozens).
+_MAX_MESSAGES = 3
+
+
+def _capture(
+    func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[Any, Exception | None, list[warnings.WarningMessage]]:
+    """``(value, exception, warnings)`` of one call; nothing escapes."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = func(*args, **kwargs)
+        except Exception as exc:  # a measure failing for this input must not stop the rest
+            return None, exc, list(caught)
+    return value, None, list(caught)
+
+
+def _warning_text(caught: list[warnings.WarningMessage]) -> str:
+    messages = list(dict.fromkeys(str(w.message) for w in caught))
+    if len(messages) > _MAX_MESSAGES:
+        more = len(messages) - _MAX_MESSAGES
+        messages = [*messages[:_MAX_MESSAGES], f"and {more} more warning(s)"]
+    return "; ".join(messages)
+
+
+def _exception_problem(exc: Exception) -> Problem:
+    text = str(exc).strip()
+    # A DomainError is the library saying "this measure is not defined for these data" (Log-RMSE
+    # of a 0/1 target); any other exception, ranklens's own ValueErrors included, is a failure.
+    if isinstance(exc, DomainError):
+        return Problem("undefined", text or type(exc).__name__)
+    return Problem("failed", f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+
+
+def _call_quietly(
+    func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[Any, Problem | None]:
+    """Call ``func``; return ``(result, problem)`` with warnings and errors as a :class:`Problem`.
+
+    For results that are not a single number (curves, tables, the comparison): an exception gives
+    ``(None, problem)`` (undefined or failed, see :func:`_exception_problem`); warnings give the
+    result with an ``"undefined"`` problem when one is an UndefinedMetricWarning, else a note.
+    """
+    value, exc, caught = _capture(func, *args, **kwargs)
+    if exc is not None:
+        return None, _exception_problem(exc)
+    if not caught:
+        return value, None
+    undefined = any(issubclass(w.category, UndefinedMetricWarning) for w in caught)
+    return value, Problem("undefined" if undefined else "note", _warning_text(caught))
+
+
+def _score_quietly(
+    func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[float, Problem | None]:
+    """A scalar measure as ``(value, problem)``: a value, undefined, or failed.
+
+    NaN is "undefined" only with a ranklens warning that says why: the library's contract is NaN
+    together with an UndefinedMetricWarning, so a bare NaN (or a result that is not a number) is
+    a failure, never a silent blank.
+    """
+    value, exc, caught = _capture(func, *args, **kwargs)
+    if exc is not None:
+        return math.nan, _exception_problem(exc)
+    number = _as_float(value)
+    text = _warning_text(caught)
+    if not math.isnan(number):
+        return number, (Problem("note", text) if caught else None)
+    if any(issubclass(w.category, RanklensWarning) for w in caught):
+        return math.nan, Problem("undefined", text)
+    if isinstance(value, float | np.floating):
+        reason = "returned NaN without a warning saying why"
+    else:
+        reason = f"returned {type(value).__name__} {value!r:.40}, not a number"
+    return math.nan, Problem("failed", reason + (f" ({text})" if text else ""))
+
+
+def _as_float(value: Any) -> float:
+    if isinstance(value, bool | np.bool_):
+        return math.nan  # a measure returns a number; True is not a score
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def score_registered_metrics(
+    y_true: np.ndarray,
+    predictions: Mapping[str, np.ndarray],
+    *,
+    intervals: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    sample_weight: np.ndarray | None = None,
+    context: Mapping[str, Any] | None = None,
+    progress: ProgressCallback | None = None,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Any]], dict[str, dict[str, Problem]]]:
+    """Every registered measure for every model: ``(values, metric_info, problems)``.
+
+    Point measures are evaluated for every model; interval measures for the models in
+    ``intervals``. ``context`` supplies named task parameters to the measures that take them.
+    ``problems[model][metric]`` is a :class:`Problem` for each value that is not a plain number.
+    """
+    from ranklens.metrics import available_metrics, get_metric
+
+    context = dict(context or {})
+    intervals = dict(intervals or {})
+    models = list(dict.fromkeys([*predictions, *intervals]))
+    values: dict[str, dict[str, float]] = {name: {} for name in models}
+    problems: dict[str, dict[str, Problem]] = {name: {} for name in models}
+    info: dict[str, dict[str, Any]] = {}
+    names = available_metrics()
+    # Steps, for progress lines that say how far the measures are ("measures (12/75): ...").
+    total = sum(
+        len(intervals if get_metric(m).inputs == "interval" else predictions) for m in names
+    )
+    step = 0
+    for metric in names:
+        spec = get_metric(metric)
+        interval = spec.inputs == "interval"
+        inputs = intervals if interval else predictions
+        if not inputs:
+            continue
+        info[metric] = _metric_info(spec)
+        for model, given in inputs.items():
+            step += 1
+            if progress is not None:
+                progress(f"measures ({step}/{total}): {model}: {metric}")
+            local = context if interval else model_context(context, intervals.get(model))
+            kwargs, skip = _fit_kwargs(spec.func, 3 if interval else 2, local)
+            if spec.supports_sample_weight and sample_weight is not None:
+                kwargs["sample_weight"] = sample_weight
+            if skip is not None:
+                values[model][metric] = math.nan
+                problems[model][metric] = skip
+                continue
+            args = (y_true, *given) if interval else (y_true, given)
+            value, problem = _score_quietly(spec.func, *args, **kwargs)
+            values[model][metric] = value
+            if problem is not None:
+                problems[model][metric] = problem
+    if sample_weight is not None:
+        for metric, meta in info.items():
+            if not get_metric(metric).supports_sample_weight:
+                meta["note"] = "unweighted: this measure takes no sample_weight"
+    return values, info, {m: p for m, p in problems.items() if p}
+
+
+# --------------------------------------------------------------------------------------------
+# Curves and task-level results: each builder is optional (its module may be absent or raise).
+
+
+#: Curves with bootstrap bands in the comparison section (the cutoff AUC of Rosset et al. 2005,
+#: Fig. 5); each must be a registered curve that can carry bands (``CurveSpec.on_grid``).
+BAND_CURVES: tuple[str, ...] = ("cutoff_auc",)
+
+
+def _curve_results(
+    spec: CurveSpec,
+    y_true: np.ndarray,
+    predictions: Mapping[str, np.ndarray],
+    intervals: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    sample_weight: np.ndarray | None,
+    context: Mapping[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """One registered curve for every model; a curve that raises is recorded as undefined or
+    failed. What it is computed from and with which task parameters is read from its spec."""
+    func = spec.func
+    if any(context.get(key) is None for key in spec.needs):
+        return {}
+    if spec.needs_any and all(context.get(key) is None for key in spec.needs_any):
+        return {}
+    if spec.applies is not None and not spec.applies(y_true):
+        return {}
+    point = spec.inputs == "point"
+    targets: Mapping[str, Any] = predictions if point else intervals
+    local = dict(context)
+    for key, fixed in spec.fixed_with.items():
+        if local.get(key) is not None:
+            local.update(fixed)
+    local.update(spec.fixed)
+    with_prediction = spec.inputs == "point_and_interval"
+    n_positional = 2 if point else (4 if with_prediction else 3)
+    kwargs, skip = _fit_kwargs(func, n_positional, local)
+    if skip is not None:
+        return {}
+    if sample_weight is not None and "sample_weight" in inspect.signature(func).parameters:
+        kwargs["sample_weight"] = sample_weight
+    out = {}
+    for model, target in targets.items():
+        if progress is not None:
+            progress(f"{model}: {spec.name} curve")
+        if point:
+            args: tuple[Any, ...] = (y_true, target)
+        elif with_prediction:
+            if model not in predictions:
+                continue
+            args = (y_true, predictions[model], *target)
+        else:
+            args = (y_true, *target)
+        result, problem = _call_quietly(func, *args, **kwargs)
+        if result is not None:
+            out[model] = result
+        if problem is not None:
+            problems.setdefault(model, {})[f"{spec.name} curve"] = problem
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def evaluate_models(
+    y_true: Any,
+    predictions: Mapping[str, Any],
+    *,
+    title: str = "Model evaluation",
+    description: str = "",
+    target: str = "y",
+    intervals: Mapping[str, tuple[Any, Any]] | None = None,
+    alpha: float | None = None,
+    sample_weight: Any = None,
+    relevance: Any = None,
+    event_threshold: float | None = None,
+    events: str | float | None = None,
+    budget: float | None = None,
+    cost_per_target: float | None = None,
+    value_margin: float | None = None,
+    cost_benefit: Any = None,
+    n_bootstrap: int = 0,
+    random_state: int | None = 0,
+    robustness: bool = True,
+    curves: bool = True,
+    agreement_predictions: Mapping[str, Any] | None = None,
+    n_dropped: int = 0,
+    bootstrap_budget_s: float = 60.0,
+    progress: ProgressCallback | None = None,
+    show_progress: bool | None = False,
+) -> ModelEvaluation:
+    """Evaluate several models' predictions of one target: measures, comparison, curves.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        The truth.
+    predictions : mapping of str to array-like of shape (n,)
+        Point predictions (or scores) by model name.
+    intervals : mapping of str to (lower, upper), optional
+        Prediction intervals by model name (a model here need not be in ``predictions``), for the
+        interval measures; needs ``alpha`` (each interval is a central ``1 - alpha`` interval).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights, passed to every measure that takes them.
+    relevance : callable, optional
+        A relevance function (``ranklens.relevance``) for the measures of rare extremes.
+    event_threshold, events, budget, cost_per_target, value_margin, cost_benefit : optional
+        Task parameters passed by name to the measures and curves that take them (see
+        :func:`ranklens.profit_curve`: ``value_margin`` or ``cost_benefit`` enables the profit
+        curve).
+    n_bootstrap : int
+        Paired bootstrap replicates for :func:`ranklens.compare_models`; 0 skips the comparison.
+    random_state : int or None
+        Seed of the bootstrap.
+    robustness, curves : bool
+        Whether to compute the robustness tables and the curves.
+    agreement_predictions : mapping, optional
+        A (larger) set of candidate models whose rankings by different measures are compared
+        (Torgo & Ribeiro 2009, Fig. 2); defaults to ``predictions`` when there are at least five
+        models.
+    n_dropped : int
+        Rows the caller dropped for missing values (recorded in the result).
+    bootstrap_budget_s : float
+        Rough time budget of the bootstrap. Seed 000 Table 2's measures are always compared;
+        the others join, cheapest first, while the estimated time (one weighted call's time x
+        replicates x models) fits; those left out are listed in ``settings``. The bands are
+        skipped when they would not fit.
+    progress : callable, optional
+        Called with a short description before each step (for progress bars).
+    show_progress : bool or None
+        Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
+
+    Returns
+    -------
+    ModelEvaluation
+    """
+    if not predictions and not intervals:
+        raise ValueError("predictions is empty; give at least one model")
+    n_min = 2
+    y = as_1d_float(y_true, "y_true", min_n=n_min)
+    preds = {
+        str(k): check_pair(y, v, names=("y_true", f"predictions[{k!r}]"))[1]
+        for k, v in predictions.items()
+    }
+    bounds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for model, (lower, upper) in dict(intervals or {}).items():
+        lo = check_pair(y, lower, names=("y_true", f"lower bound of {model!r}"))[1]
+        hi = check_pair(y, upper, names=("y_true", f"upper bound of {model!r}"))[1]
+        bounds[str(model)] = (lo, hi)
+    if bounds and alpha is None:
+        raise ValueError(
+            "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
+        )
+    weight = check_sample_weight(sample_weight, y.shape[0])
+    relevance_note = relevance_failure = None
+    if relevance is None:
+        relevance, relevance_note, relevance_failure = _default_relevance(y)
+    context = {
+        "alpha": alpha,
+        "relevance": relevance,
+        "event_threshold": event_threshold,
+        "events": events,
+        "budget": budget,
+        "cost_per_target": cost_per_target,
+        "value_margin": value_margin,
+        "cost_benefit": cost_benefit,
+    }
+    settings = {k: v for k, v in context.items() if v is not None and k != "relevance"}
+    if relevance is not None:
+        settings["relevance"] = relevance_note or repr(relevance)
+    settings["n_bootstrap"] = int(n_bootstrap)
+    if n_bootstrap:
+        settings["random_state"] = random_state
+        settings["confidence_level"] = 0.95
+    if weight is not None:
+        settings["sample_weight"] = "given"
+
+    values, info, problems = score_registered_metrics(
+        y, preds, intervals=bounds, sample_weight=weight, context=context, progress=progress
+    )
+    if relevance_failure is not None:
+        problems.setdefault(ALL_MODELS, {})["default relevance"] = relevance_failure
+    model_names = tuple(dict.fromkeys([*preds, *bounds]))
+
+    comparison = None
+    compare = compare_models
+    plan = None
+    if n_bootstrap:
+        if progress is not None:
+            progress("bootstrap: compiling on a small sample, timing replicates")
+        plan = _bootstrap_plan(
+            y,
+            values,
+            info,
+            preds,
+            context,
+            weight,
+            n_bootstrap=n_bootstrap,
+            budget_s=bootstrap_budget_s,
+            bands=curves,
+        )
+        settings.update(plan.notes())
+        start = time.perf_counter()
+        problem = None
+        if plan.skipped is not None:
+            problem = Problem("skipped", f"time budget: {plan.skipped}")
+        elif plan.metrics:
+            if progress is not None:
+                progress(f"bootstrap comparison ({plan.n_bootstrap} replicates)")
+            comparison, problem = _call_quietly(
+                compare,
+                y,
+                preds,
+                metrics=plan.metrics,
+                n_bootstrap=plan.n_bootstrap,
+                random_state=random_state,
+                sample_weight=weight,
+                progress=show_progress,
+            )
+        elif not plan.left_out:
+            # Nothing to resample is a property of this data, not a failure of the comparison.
+            problem = Problem("skipped", "no measure is defined for every model on this data")
+        plan.run_s += time.perf_counter() - start
+        if problem is not None:
+            problems.setdefault(ALL_MODELS, {})["bootstrap comparison"] = problem
+
+    robust: dict[str, Any] = {}
+    table = robustness_table
+    if robustness:
+        for model, pred in preds.items():
+            if progress is not None:
+                progress(f"{model}: robustness")
+            result, problem = _call_quietly(table, y, pred)
+            if result is not None:
+                robust[model] = result
+            if problem is not None:
+                problems.setdefault(model, {})["robustness table"] = problem
+
+    curve_results: dict[str, dict[str, Any]] = {}
+    extras: dict[str, Any] = {"y_true": y}
+    if curves:
+        for name in available_curves():
+            spec = get_curve(name)
+            found = _curve_results(spec, y, preds, bounds, weight, context, problems, progress)
+            if found:
+                curve_results[name] = found
+        extras.update(
+            _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
+        )
+        if relevance is not None:
+            extras["relevance"] = relevance
+        if plan is not None:
+            bands = _bands(
+                y, preds, weight, events, plan, random_state, show_progress, problems, progress
+            )
+            if bands:
+                extras["bands"] = bands
+    if plan is not None:
+        settings["bootstrap time"] = plan.time_note()
+    return ModelEvaluation(
+        title=title,
+        description=description,
+        target=target,
+        n=int(y.shape[0]),
+        model_names=model_names,
+        values=values,
+        metrics=info,
+        problems={m: p for m, p in problems.items() if p},
+        settings=settings,
+        n_dropped=int(n_dropped),
+        comparison=comparison,
+        robustness=robust,
+        curves=curve_results,
+        extras=extras,
+    )
+
+
+def _default_relevance(y: np.ndarray) -> tuple[Any, str | None, Problem | None]:
+    """The library's default relevance, built once from the evaluated truth.
+
+    The utility measures default to ``relevance_from_boxplot(y_true)``; building it here once
+    makes every model, every bootstrap replicate and the relevance plot use the same function
+    (a replicate would otherwise re-derive it from its own resample). Returns the relevance, the
+    note for ``settings`` and, when building it failed (rather than being undefined for this
+    target, e.g. a constant one), the failure.
+    """
+    build = relevance_from_boxplot
+    relevance, problem = _call_quietly(build, y)
+    if relevance is None:
+        failed = problem is not None and problem.kind == "failed"
+        return None, None, problem if failed else None
+    note = "box plot of the evaluated target (default)"
+    return relevance, note + (f"; {problem.message}" if problem else ""), None
+
+
+def _with_context(spec: Any, context: Mapping[str, Any]) -> Any:
+    """The registry entry with the task parameters bound (same name, direction and family).
+
+    compare_models calls each measure with its defaults; binding the relevance, event threshold
+    etc. makes the bootstrap measure exactly what the point values measured.
+    """
+    import functools
+
+    kwargs, skip = _fit_kwargs(spec.func, 3 if spec.inputs == "interval" else 2, context)
+    if skip is not None or not kwargs:
+        return spec
+    func = functools.update_wrapper(functools.partial(spec.func, **kwargs), spec.func)
+    return dataclasses.replace(spec, func=func)
+
+
+def _comparable_metrics(
+    values: Mapping[str, Mapping[str, float]],
+    info: Mapping[str, Mapping[str, Any]],
+    preds: Mapping[str, Any],
+    context: Mapping[str, Any],
+    *,
+    weighted: bool,
+) -> list[Any]:
+    """Measures the bootstrap can compare: point, row-order free, defined for every model.
+
+    A measure that depends on the row order (``pmap``) cannot be resampled, and one that is
+    undefined on the full sample would be undefined in most replicates too.
+    """
+    from ranklens.metrics import get_metric
+
+    out = []
+    for metric, meta in info.items():
+        spec = get_metric(metric)
+        if meta["inputs"] != "point" or spec.order_dependent:
+            continue
+        if weighted and not spec.supports_sample_weight:
+            continue
+        if all(math.isfinite(values[m].get(metric, math.nan)) for m in preds):
+            out.append(_with_context(spec, context))
+    return out
+
+
+def _task_extras(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    agreement_predictions: Mapping[str, Any] | None,
+    context: Mapping[str, Any],
+    weight: np.ndarray | None,
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """Results about the set of models rather than one model (best by depth, agreement)."""
+    extras: dict[str, Any] = {}
+    candidates = dict(agreement_predictions) if agreement_predictions else dict(preds)
+    rankings = compare_metric_rankings
+    if len(candidates) >= _MIN_AGREEMENT_MODELS:
+        if progress is not None:
+            progress(f"ranking {len(candidates)} models by every measure")
+        metrics = _agreement_metrics(y, candidates, context, problems, scored=preds.keys())
+        if len(metrics) >= 2:
+            top_k = min(10, len(candidates) // 3 or 1)
+            # Bound registry entries carry the task's relevance etc.; by name, each measure
+            # would use its defaults (e.g. a relevance derived from the test targets).
+            result, problem = _call_quietly(rankings, y, candidates, metrics, top_k=top_k)
+            if result is not None:
+                extras["metric_agreement"] = result
+            if problem is not None:
+                problems.setdefault(ALL_MODELS, {})["metric agreement"] = problem
+    best = best_model_by_depth
+    if len(preds) >= 2:
+        kwargs = {"events": context["events"]} if context.get("events") is not None else {}
+        if weight is not None:
+            kwargs["sample_weight"] = weight
+        result, problem = _call_quietly(best, y, dict(preds), **kwargs)
+        if result is not None:
+            extras["best_model_by_depth"] = result
+        if problem is not None:
+            problems.setdefault(ALL_MODELS, {})["best model by depth"] = problem
+    return extras
+
+
+#: Fewer models than this make a ranking-agreement scatter meaningless.
+_MIN_AGREEMENT_MODELS = 5
+
+
+def _agreement_metrics(
+    y: np.ndarray,
+    candidates: Mapping[str, Any],
+    context: Mapping[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    scored: Collection[str] = (),
+) -> list[Any]:
+    """Registry entries (task parameters bound) that can rank the candidates.
+
+    A measure qualifies when it is a row-order free point measure, never raises for any
+    candidate, and is finite for at least two of them (an undefined score ranks last, Torgo &
+    Ribeiro 2009). A measure that fails for a candidate is left out and its failure recorded
+    under that candidate, unless the candidate is one of the ``scored`` models, whose failures
+    the measures table records already.
+    """
+    from ranklens.metrics import available_metrics
+
+    out = []
+    for name in available_metrics(inputs="point"):
+        spec = _with_context(get_spec(name), {**context, "alpha": None})
+        if spec.order_dependent:
+            continue
+        finite = 0
+        for candidate, pred in candidates.items():
+            value, problem = _call_quietly(spec.func, y, pred)
+            if value is None:  # raised: the measure does not apply to this task, or failed
+                if problem is not None and problem.kind == "failed" and candidate not in scored:
+                    problems.setdefault(candidate, {})[f"{name} (metric agreement)"] = problem
+                finite = -1
+                break
+            finite += math.isfinite(_as_float(value))
+        if finite >= 2:
+            out.append(spec)
+    return out
+
+
+def get_spec(name: str) -> Any:
+    """The registry entry of ``name`` (:func:`ranklens.metrics.get_metric`)."""
+    from ranklens.metrics import get_metric
+
+    return get_metric(name)
+
+
+def _bootstrap_plan(
+    y: np.ndarray,
+    values: Mapping[str, Mapping[str, float]],
+    info: Mapping[str, Mapping[str, Any]],
+    preds: Mapping[str, np.ndarray],
+    context: Mapping[str, Any],
+    weight: np.ndarray | None,
+    *,
+    n_bootstrap: int,
+    budget_s: float,
+    bands: bool = True,
+) -> BootstrapPlan:
+    """The measures, replicates and bands of the bootstrap that fit ``budget_s`` seconds.
+
+    :func:`ranklens._budget.plan_bootstrap` compiles every kernel on a tiny sample first (not
+    counted), then times real replicates at this n and fits the budget by priority: the measures
+    the comparison engine evaluates on a vectorised kernel, the headline measures of Rosset et
+    al. (2005, Table 2: :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`) among them, with
+    fewer replicates if they do not fit; then the bands of :data:`BAND_CURVES`; then every other
+    measure, called once per replicate and model, cheapest first. What it reduced or skipped is
+    in :meth:`~ranklens._budget.BootstrapPlan.notes`.
+    """
+    candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
+    band_curves = BAND_CURVES if bands and n_bootstrap >= 2 else ()
+    band_kwargs = {
+        curve: {"events": context["events"]}
+        for curve in band_curves
+        if curve in ("gain", "lift") and context.get("events")
+    }
+    plan = plan_bootstrap(
+        y,
+        preds,
+        candidates,
+        weight,
+        n_bootstrap=n_bootstrap,
+        budget_s=budget_s,
+        headline=DEFAULT_COMPARISON_METRICS,
+        band_curves=band_curves,
+        band_kwargs=band_kwargs,
+    )
+    order = {name: k for k, name in enumerate(info)}
+    plan.metrics.sort(key=lambda spec: order.get(spec.name, len(order)))
+    return plan
+
+
+def _bands(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    weight: np.ndarray | None,
+    events: Any,
+    plan: BootstrapPlan,
+    random_state: Any,
+    show_progress: bool | None,
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """Bootstrap bands of the curves the plan kept (same replicates as the comparison)."""
+    band_func = curve_bands
+    bands: dict[str, Any] = {}
+    start = time.perf_counter()
+    for curve in plan.bands:
+        if progress is not None:
+            progress(f"bootstrap bands of the {curve} curve")
+        kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
+        result, problem = _call_quietly(
+            band_func,
+            y,
+            preds,
+            curve=curve,
+            n_bootstrap=plan.n_bootstrap,
+            random_state=random_state,
+            sample_weight=weight,
+            progress=show_progress,
+            **kwargs,
+        )
+        if result is not None:
+            bands[curve] = result
+        if problem is not None:
+            problems.setdefault(ALL_MODELS, {})[f"{curve} bands"] = problem
+    plan.run_s += time.perf_counter() - start
+    return bands
