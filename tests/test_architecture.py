@@ -195,3 +195,15 @@ def test_engines_import_no_measure_module(module):
     if module not in graph:
         pytest.skip(f"{module} does not exist")
     assert not (graph[module] & MEASURES), graph[module] & MEASURES
+
+
+def test_moved_pipeline_names_are_deprecated_aliases():
+    import ranklens.evaluation
+    import ranklens.report.evaluation
+
+    with pytest.warns(DeprecationWarning, match="moved to ranklens.evaluation"):
+        old = ranklens.report.evaluation.evaluate_models
+    assert old is ranklens.evaluation.evaluate_models
+    import ranklens.report
+
+    assert ranklens.report.evaluate_models is ranklens.evaluation.evaluate_models  # no warning
