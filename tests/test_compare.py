@@ -13,7 +13,12 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, compare_models
+from ranklens.compare import (
+    DEFAULT_COMPARISON_METRICS,
+    ComparisonResult,
+    PermutationTestResult,
+    compare_models,
+)
 from ranklens.exceptions import UndefinedMetricWarning, warn_undefined
 from ranklens.metrics import get_metric
 from ranklens.residual import mae, median_absolute_error, rmse
@@ -225,9 +230,8 @@ def test_permutation_test_matches_reference(rng):
         random_state=4,
         progress=False,
     )
-    assert res.interval == "none"
-    assert np.isnan(res.ci_lower).all() and np.isnan(res.difference_ci_lower).all()
-    assert res.replicates.shape == (0, 2, 2)
+    assert isinstance(res, PermutationTestResult) and res.n_permutations == 60
+    assert res.null_differences.shape == (60, 2, 1)
     pa, pb = preds["m1"], preds["m2"]
     ref = np.array(
         [
@@ -257,6 +261,8 @@ def test_permutation_of_identical_models_gives_p_one(rng):
     )
     assert res.difference[0, 0] == 0
     assert res.p_value[0, 0] == 1.0
+    # no difference and a null of zeros: z is 0, as for the bootstrap, not 0/0
+    assert res.null_sd[0, 0] == 0 and res.z[0, 0] == 0
 
 
 def test_identical_models_bootstrap(rng):
@@ -337,6 +343,250 @@ def test_frames_and_dict(rng):
     assert (values.ci_lower <= values.value).all() and (values.value <= values.ci_upper).all()
     json.dumps(res.to_dict())
     assert "ComparisonResult(" in repr(res)
+
+
+# ---------------------------------------------------------------------------------------------
+# one result type per method: no field changes meaning with the method
+# ---------------------------------------------------------------------------------------------
+
+BOOTSTRAP_FIELDS = [
+    "models",
+    "metrics",
+    "higher_is_better",
+    "values",
+    "std_error",
+    "ci_lower",
+    "ci_upper",
+    "pairs",
+    "difference",
+    "difference_sd",
+    "z",
+    "p_value",
+    "p_value_one_sided",
+    "difference_ci_lower",
+    "difference_ci_upper",
+    "variance_plug_in",
+    "variance_unbiased",
+    "n_undefined",
+    "evaluation",
+    "method",
+    "interval",
+    "n_bootstrap",
+    "confidence_level",
+    "replicates",
+]
+PERMUTATION_FIELDS = [
+    "models",
+    "metrics",
+    "higher_is_better",
+    "values",
+    "pairs",
+    "difference",
+    "null_sd",
+    "z",
+    "p_value",
+    "p_value_one_sided",
+    "n_undefined",
+    "evaluation",
+    "method",
+    "n_permutations",
+    "null_differences",
+]
+PAIR_KEYS = ["metric", "model_a", "model_b", "value_a", "value_b", "difference"]
+
+
+def _both(rng, n=80, **kwargs):
+    y, preds = _wallets(rng, n)
+    preds["m3"] = y * rng.lognormal(0.0, 0.7, n)
+    kw = dict(metrics=["rmse", "kendall_tau"], n_bootstrap=20, random_state=0, progress=False)
+    kw.update(kwargs)
+    return compare_models(y, preds, **kw), compare_models(y, preds, method="permutation", **kw)
+
+
+def test_each_method_has_its_own_result_type(rng):
+    boot, perm = _both(rng)
+    assert type(boot) is ComparisonResult and type(perm) is PermutationTestResult
+    assert [f.name for f in dataclasses.fields(boot)] == BOOTSTRAP_FIELDS
+    assert [f.name for f in dataclasses.fields(perm)] == PERMUTATION_FIELDS
+    # What the two share is the same numbers.
+    for name in ("models", "metrics", "higher_is_better", "pairs", "evaluation"):
+        assert getattr(boot, name) == getattr(perm, name)
+    np.testing.assert_array_equal(boot.values, perm.values)
+    np.testing.assert_array_equal(boot.difference, perm.difference)
+    # The bootstrap's fields are all about the bootstrap ...
+    assert boot.method == "bootstrap" and boot.interval == "bca" and boot.n_bootstrap == 20
+    assert boot.replicates.shape == (20, 2, 3) and boot.n_undefined.shape == (2, 3)
+    assert np.isfinite(boot.std_error).all() and np.isfinite(boot.difference_ci_lower).all()
+    assert not hasattr(boot, "null_differences")
+    # ... and the permutation test's about the test: no NaN intervals, no empty replicates.
+    assert perm.method == "permutation" and perm.n_permutations == 20
+    assert perm.null_differences.shape == (20, 2, 3) and perm.n_undefined.shape == (2, 3)
+    assert (perm.n_undefined == 0).all()
+    for name in ("std_error", "ci_lower", "difference_ci_lower", "interval", "replicates"):
+        assert not hasattr(perm, name), name
+    np.testing.assert_allclose(perm.null_sd, perm.null_differences.std(axis=0, ddof=1))
+    np.testing.assert_allclose(perm.z, perm.difference / perm.null_sd)
+    # The method is a constant of the type, not something to set.
+    with pytest.raises(ValueError, match="init=False"):
+        dataclasses.replace(boot, method="permutation")
+
+
+def test_permutation_numbers_are_unchanged():
+    """The permutation p-values and null SD computed before the test had its own result type."""
+    rng = np.random.default_rng(20240501)
+    n = 120
+    y = rng.lognormal(0.0, 1.0, n)
+    preds = {
+        name: y * rng.lognormal(0.0, s, n) for name, s in (("a", 0.7), ("b", 0.8), ("c", 0.75))
+    }
+    w = rng.uniform(0.5, 2.0, n)
+    expected = {
+        False: (
+            [[0.085, 0.2, 0.705], [0.415, 0.765, 0.28], [0.615, 0.205, 0.47]],
+            [[0.025, 0.12, 0.34], [0.205, 0.415, 0.125], [0.31, 0.1, 0.21]],
+            [
+                [0.753002192962, 0.441676476514, 0.701240000922],
+                [0.0389903113833, 0.0411517557262, 0.0391389958984],
+                [0.102459540604, 0.0873223920957, 0.0969001321564],
+            ],
+        ),
+        True: (
+            [[0.08, 0.205, 0.665], [0.59, 0.505, 0.265], [0.68, 0.37, 0.495]],
+            [[0.03, 0.125, 0.32], [0.265, 0.285, 0.115], [0.31, 0.165, 0.245]],
+            [
+                [0.842728250148, 0.470433546658, 0.787146088089],
+                [0.0426052823633, 0.0416943498518, 0.0428878353236],
+                [0.111970214184, 0.0915711210045, 0.106379773868],
+            ],
+        ),
+    }
+    for weighted, (p_two, p_one, null_sd) in expected.items():
+        res = compare_models(
+            y,
+            preds,
+            metrics=["rmse", "kendall_tau", "median_absolute_error"],  # ratio, rank, generic
+            n_bootstrap=199,
+            method="permutation",
+            random_state=42,
+            sample_weight=w if weighted else None,
+            progress=False,
+        )
+        assert res.evaluation == ("kernel", "kernel", "generic")
+        np.testing.assert_allclose(res.p_value, p_two, rtol=1e-12)
+        np.testing.assert_allclose(res.p_value_one_sided, p_one, rtol=1e-12)
+        np.testing.assert_allclose(res.null_sd, null_sd, rtol=1e-10)
+
+
+def test_frame_layouts(rng):
+    boot, perm = _both(rng)
+    frame, perm_frame = boot.to_frame(), perm.to_frame()
+    assert list(frame.columns) == [
+        *PAIR_KEYS,
+        "difference_sd",
+        "z",
+        "p_value",
+        "p_value_one_sided",
+        "difference_ci_lower",
+        "difference_ci_upper",
+        "better",
+        "higher_is_better",
+    ]
+    assert list(perm_frame.columns) == [
+        *PAIR_KEYS,
+        "null_sd",
+        "z",
+        "p_value",
+        "p_value_one_sided",
+        "better",
+        "higher_is_better",
+    ]
+    # Same rows in the same order (metric-major, then pair): the tables line up row by row.
+    assert len(perm_frame) == 2 * 3
+    keys = [*PAIR_KEYS, "better", "higher_is_better"]
+    pd.testing.assert_frame_equal(frame[keys], perm_frame[keys])
+    for name in ("null_sd", "z", "p_value", "p_value_one_sided"):
+        np.testing.assert_array_equal(perm_frame[name], getattr(perm, name).ravel())
+    np.testing.assert_array_equal(frame["difference_sd"], boot.difference_sd.ravel())
+    assert list(boot.values_frame().columns) == [
+        "metric",
+        "model",
+        "value",
+        "std_error",
+        "ci_lower",
+        "ci_upper",
+        "n_undefined",
+        "higher_is_better",
+    ]
+    values = perm.values_frame()
+    assert list(values.columns) == ["metric", "model", "value", "higher_is_better"]
+    np.testing.assert_array_equal(values["value"], perm.values.ravel())
+
+
+def test_permutation_result_repr_dict_and_lookup(rng):
+    _, perm = _both(rng)
+    text = repr(perm)
+    assert text.startswith("PermutationTestResult(models=('m1', 'm2', 'm3')")
+    assert "n_permutations=20" in text and "method='permutation'" in text
+    assert "null_differences" not in text and len(text) < 1500
+    assert "null_sd" in perm._repr_html_()
+    doc = json.loads(json.dumps(perm.to_dict()))
+    assert list(doc) == PERMUTATION_FIELDS and doc["method"] == "permutation"
+    assert perm.value("kendall_tau", "m2") == perm.values[1, 1]
+    with pytest.raises(ValueError, match="model 'm9' is not in this comparison"):
+        perm.value("rmse", "m9")
+    assert json.loads(json.dumps(_both(rng)[0].to_dict()))["method"] == "bootstrap"
+
+
+def test_old_access_patterns_keep_working(rng):
+    boot, perm = _both(rng, metrics=["kendall_tau", "mae"])
+    # the fields every comparison had and that mean the same for the permutation test
+    for name in ("difference", "z", "p_value", "p_value_one_sided"):
+        assert getattr(perm, name).shape == (2, 3), name
+    assert perm.null_differences.shape == (20, 2, 3)
+    assert perm.to_frame()["p_value"].between(0, 1).all()
+    # the two renamed ones: still answer, with a DeprecationWarning naming the new name
+    with pytest.warns(DeprecationWarning, match="use PermutationTestResult.null_sd"):
+        np.testing.assert_array_equal(perm.difference_sd, perm.null_sd)
+    with pytest.warns(DeprecationWarning, match="use PermutationTestResult.n_permutations"):
+        assert perm.n_bootstrap == 20
+    # the bootstrap result reads as before, its Kendall's tau aliases included
+    assert boot.method == "bootstrap" and boot.n_bootstrap == 20
+    np.testing.assert_array_equal(boot.tau_variance_bootstrap, boot.std_error[0] ** 2)
+    np.testing.assert_array_equal(boot.tau_variance_noether, boot.variance_plug_in[0])
+
+
+def test_type_checkers_see_the_result_of_each_method():
+    import typing
+
+    returns = [f.__annotations__["return"] for f in typing.get_overloads(compare_models)]
+    assert returns == [
+        "ComparisonResult",
+        "PermutationTestResult",
+        "ComparisonResult | PermutationTestResult",
+    ]
+    assert compare_models.__annotations__["return"] == returns[-1]
+
+
+def test_the_report_renders_either_test(rng):
+    from ranklens.report import evaluate_models, render_html
+    from ranklens.report.adapters import comparison_intervals, comparison_tables
+
+    boot, perm = _both(rng)
+    assert comparison_intervals(perm) == {}
+    assert len(comparison_intervals(boot)) == 2 * 3
+    [boot_table] = comparison_tables(boot)
+    [perm_table] = comparison_tables(perm)
+    assert [h["text"] for h in boot_table.header][4:7] == ["SD", "p-value", "95% CI of difference"]
+    assert [h["text"] for h in perm_table.header][4:] == ["null SD", "p-value", "better"]
+    assert "Paired permutation test, 20 random swaps" in perm_table.note
+    assert "Paired bootstrap, 20 replicates" in boot_table.note
+    cells = [row.cells for row in perm_table.rows if row.cells]
+    assert len(cells) == 2 * 3 and {len(c) for c in cells} == {7}
+    # The pipeline runs the bootstrap; a permutation result swapped in must render too.
+    y, preds = _wallets(rng, 60)
+    evaluation = evaluate_models(y, preds, n_bootstrap=0, curves=False, robustness=False)
+    html = render_html(dataclasses.replace(evaluation, comparison=perm), figures=False)
+    assert "Model comparison" in html and "null SD" in html and "random swaps" in html
 
 
 @pytest.mark.parametrize("kind", ["pandas", "polars"])

@@ -1,18 +1,19 @@
-"""Comparing models with statistics: paired bootstrap, permutation tests and curve bands.
+"""Comparing models with statistics: the paired bootstrap and the paired permutation test.
 
 A difference between two models means little without its uncertainty. Rosset, Perlich & Zadrozny
-(seed 000, Sect. 5.3 and Table 2; seed 002, Sect. 6.3) resample the test set, estimate the standard
+(2005, Sect. 5.3 and Table 2; 2007, Sect. 6.3) resample the test set, estimate the standard
 deviation of the difference between two models for each measure, and turn difference / SD into a
-Gaussian p-value; seed 000's Figure 5 (Sect. 5.4; seed 002 Sect. 6.4) repeats this along the
-cutoff AUC curve. This module does that for any registered metric and any number of models:
+Gaussian p-value; their Figure 5 (2005, Sect. 5.4; 2007, Sect. 6.4) repeats this along the cutoff
+AUC curve (:func:`ranklens.curve_bands`). This module does the first for any registered metric
+and any number of models, with :func:`compare_models`:
 
-* :func:`compare_models` - every model's value and confidence interval per metric, and per pair of
-  models the difference, its bootstrap standard deviation, the Gaussian p-value (Table 2's layout)
-  and a percentile or BCa interval; or a paired permutation (sign-flip) test.
-* :func:`curve_bands` - bootstrap bands for the cutoff AUC, rank lift, gain and lift curves on a
-  fixed grid, and for two models the fraction of replicates in which A beats B at each cutoff.
-* :func:`ranking_agreement` - Kendall's tau and Spearman's rho between two models' predictions
-  (seed 002, Sect. 7: 0.9 and 0.984 for the linear model against the neural network).
+* ``method="bootstrap"`` gives a :class:`ComparisonResult`: every model's value and confidence
+  interval per metric, and per pair of models the difference, its bootstrap standard deviation,
+  the Gaussian p-value (Table 2's layout) and a percentile or BCa interval;
+* ``method="permutation"`` gives a :class:`PermutationTestResult`: per pair the difference, its
+  permutation null distribution and the permutation p-values (no intervals).
+
+Each method has its own result type, so no field changes meaning with the method.
 
 How the resampling works
 ------------------------
@@ -38,6 +39,21 @@ stage 1, then one lean O(n log n) weighted sweep per replicate and model
 block in numba (``prange`` when the block is large enough). Every other metric is evaluated by
 calling its function with ``sample_weight`` once per replicate. A fast path is used for a metric
 only after it reproduces the registered function on the full sample.
+
+References
+----------
+Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression models.
+*Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM)*, 370-377.
+
+Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression models.
+*Knowledge and Information Systems*, 12(3), 331-353.
+
+Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
+Association*, 82(397), 171-185.
+
+Phipson, B. and Smyth, G. K. (2010). Permutation p-values should never be zero: calculating exact
+p-values when permutations are randomly drawn. *Statistical Applications in Genetics and
+Molecular Biology*, 9(1), Article 39.
 """
 
 from __future__ import annotations
@@ -47,7 +63,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 from scipy import special
@@ -76,16 +92,17 @@ from ranklens._validation import (
 )
 from ranklens.exceptions import warn_undefined
 
-if TYPE_CHECKING:  # pandas is imported by the two methods that build a DataFrame
+if TYPE_CHECKING:  # pandas is imported by the methods that build a DataFrame
     import pandas as pd
 
 __all__ = [
     "DEFAULT_COMPARISON_METRICS",
     "ComparisonResult",
+    "PermutationTestResult",
     "compare_models",
 ]
 
-#: Seed 000 Table 2's measures, in its order.
+#: The measures of Table 2 of Rosset, Perlich & Zadrozny (2005), in its order.
 DEFAULT_COMPARISON_METRICS: tuple[str, ...] = ("rmse", "mae", "kendall_tau", "spearman_rho")
 # The metric whose row the ComparisonResult.tau_variance_* aliases read.
 _TAU_ALIAS_METRIC = "kendall_tau"
@@ -100,11 +117,80 @@ _INTERVALS = ("bca", "percentile")
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class ComparisonResult(Result):
-    """Per metric each model's value and uncertainty; per pair of models the difference and test.
+class _PairwiseResult(Result):
+    """What both comparison results share: lookups and the tidy per-pair frame.
 
-    Arrays are indexed ``[metric, model]`` (in the order of :attr:`metrics` and :attr:`models`)
-    or ``[metric, pair]`` (in the order of :attr:`pairs`).
+    Holds no fields of its own (each result declares its fields, in its own order, so that its
+    repr and ``to_dict()`` read in a sensible order); the names below are what the methods use.
+    """
+
+    if TYPE_CHECKING:
+        models: tuple[str, ...]
+        metrics: tuple[str, ...]
+        higher_is_better: tuple[bool, ...]
+        values: np.ndarray
+        pairs: tuple[tuple[str, str], ...]
+        difference: np.ndarray
+
+    def value(self, metric: str, model: str) -> float:
+        """The value of ``metric`` for ``model`` on the full sample."""
+        return float(self.values[self._metric_index(metric), self._model_index(model)])
+
+    def _pair_frame(self, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+        """One row per metric and pair: the models and values, ``columns[name][metric, pair]``
+        in the order given, then ``better`` and ``higher_is_better``."""
+        import pandas as pd
+
+        rows = []
+        for k, metric in enumerate(self.metrics):
+            for p, (a, b) in enumerate(self.pairs):
+                va = self.values[k, self._model_index(a)]
+                vb = self.values[k, self._model_index(b)]
+                row: dict[str, Any] = {
+                    "metric": metric,
+                    "model_a": a,
+                    "model_b": b,
+                    "value_a": va,
+                    "value_b": vb,
+                }
+                row.update({name: array[k, p] for name, array in columns.items()})
+                row["better"] = _better(a, b, va, vb, self.higher_is_better[k])
+                row["higher_is_better"] = self.higher_is_better[k]
+                rows.append(row)
+        order = ["metric", "model_a", "model_b", "value_a", "value_b", *columns]
+        return pd.DataFrame(rows, columns=[*order, "better", "higher_is_better"])
+
+    def _value_rows(self) -> list[dict[str, Any]]:
+        """One dict per metric and model: ``metric, model, value``."""
+        return [
+            {"metric": metric, "model": model, "value": self.values[k, m]}
+            for k, metric in enumerate(self.metrics)
+            for m, model in enumerate(self.models)
+        ]
+
+    def _metric_index(self, metric: str) -> int:
+        try:
+            return self.metrics.index(metric)
+        except ValueError:
+            raise ValueError(
+                f"metric {metric!r} is not in this comparison: {self.metrics}"
+            ) from None
+
+    def _model_index(self, model: str) -> int:
+        try:
+            return self.models.index(model)
+        except ValueError:
+            raise ValueError(f"model {model!r} is not in this comparison: {self.models}") from None
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class ComparisonResult(_PairwiseResult):
+    """The paired bootstrap: each model's value and interval, each pair's difference and test.
+
+    What :func:`compare_models` returns with ``method="bootstrap"`` (the default). Arrays are
+    indexed ``[metric, model]`` (in the order of :attr:`metrics` and :attr:`models`) or
+    ``[metric, pair]`` (in the order of :attr:`pairs`). The paired permutation test has its own
+    result, :class:`PermutationTestResult`.
 
     Attributes
     ----------
@@ -115,29 +201,28 @@ class ComparisonResult(Result):
     values : ndarray, shape (n_metrics, n_models)
         The metric on the full sample (the registered function, with ``sample_weight``).
     std_error : ndarray, shape (n_metrics, n_models)
-        Bootstrap standard deviation of each value (NaN for ``method="permutation"``).
+        Bootstrap standard deviation of each value.
     ci_lower, ci_upper : ndarray, shape (n_metrics, n_models)
-        Percentile or BCa confidence interval of each value (NaN for ``method="permutation"``).
+        Percentile or BCa confidence interval of each value.
     pairs : tuple of (str, str)
         Every pair ``(a, b)`` of models, ``a`` before ``b`` in the order given.
     difference : ndarray, shape (n_metrics, n_pairs)
         ``value[a] - value[b]`` in the metric's units (Table 2's "Absolute Difference" is its
         absolute value).
     difference_sd : ndarray, shape (n_metrics, n_pairs)
-        Bootstrap standard deviation of the paired difference (Table 2's "Std. Dev."); for
-        ``method="permutation"`` the standard deviation of its permutation null distribution.
+        Bootstrap standard deviation of the paired difference (Table 2's "Std. Dev.").
     z : ndarray, shape (n_metrics, n_pairs)
-        ``difference / difference_sd``.
+        ``difference / difference_sd`` (0 for identical models: no difference, no variability).
     p_value : ndarray, shape (n_metrics, n_pairs)
-        Two-sided p-value for "no difference": ``2 * Phi(-|z|)`` for the bootstrap (Gaussian
-        approximation, seed 000 Sect. 5.3), ``(1 + #{|d*| >= |d|}) / (B + 1)`` for the
-        permutation test.
+        Two-sided p-value for "no difference", ``2 * Phi(-|z|)`` (the Gaussian approximation of
+        Rosset, Perlich & Zadrozny 2005, Sect. 5.3).
     p_value_one_sided : ndarray, shape (n_metrics, n_pairs)
-        One-sided in the direction of the observed difference: ``Phi(-|z|)``, the convention of
-        seed 000 Table 2 (its 0.14778 for RMSE is ``Phi(-96890 / 92649)``); half of
-        ``p_value`` for the bootstrap. Chosen after seeing the data, so prefer ``p_value``.
+        ``Phi(-|z|)``, one-sided in the direction of the observed difference: the convention of
+        Table 2 of Rosset, Perlich & Zadrozny (2005), whose 0.14778 for RMSE is
+        ``Phi(-96890 / 92649)``. Half of ``p_value``; chosen after seeing the data, so prefer
+        ``p_value``.
     difference_ci_lower, difference_ci_upper : ndarray, shape (n_metrics, n_pairs)
-        Percentile or BCa interval of the difference (NaN for ``method="permutation"``).
+        Percentile or BCa interval of the difference.
     variance_plug_in, variance_unbiased : ndarray, shape (n_metrics, n_models)
         Analytical variances of each value, for the metrics that declare them (Kendall's tau:
         Noether's plug-in variance and its unbiased U-statistic version), to set beside the
@@ -151,15 +236,24 @@ class ComparisonResult(Result):
     evaluation : tuple of str
         Per metric, ``"kernel"`` (a vectorised fast path) or ``"generic"`` (the registered
         function called once per replicate).
-    method, interval : str
-        ``"bootstrap"`` or ``"permutation"``; ``"bca"``, ``"percentile"`` or ``"none"``.
+    method : str
+        Always ``"bootstrap"``: names the test in ``to_dict()`` (and so in the report's
+        ``results.json``) beside :class:`PermutationTestResult`'s ``"permutation"``.
+    interval : str
+        ``"bca"`` or ``"percentile"``.
     n_bootstrap : int
-        Bootstrap replicates, or random sign-flips of the permutation test.
+        Bootstrap replicates.
     confidence_level : float
     replicates : ndarray, shape (n_bootstrap, n_metrics, n_models)
-        The bootstrap replicates of every value (empty for the permutation test).
-    null_differences : ndarray, shape (n_bootstrap, n_metrics, n_pairs)
-        The permuted differences (empty for the bootstrap).
+        The bootstrap replicates of every value.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
+
+    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
+    Association*, 82(397), 171-185.
     """
 
     models: tuple[str, ...]
@@ -181,21 +275,17 @@ class ComparisonResult(Result):
     variance_unbiased: np.ndarray
     n_undefined: np.ndarray
     evaluation: tuple[str, ...]
-    method: str
+    # A constant, not an argument: the type already says which test ran.
+    method: str = dataclasses.field(default="bootstrap", init=False)
     interval: str
     n_bootstrap: int
     confidence_level: float
     replicates: np.ndarray = dataclasses.field(repr=False)
-    null_differences: np.ndarray = dataclasses.field(repr=False)
-
-    def value(self, metric: str, model: str) -> float:
-        """The value of ``metric`` for ``model``."""
-        return float(self.values[self._metric_index(metric), self._model_index(model)])
 
     # The three tau_variance_* names predate the per-metric variances: kept as aliases that read
     # Kendall's tau's row, None where there is nothing to read (as before).
     def _tau_row(self, field: np.ndarray, *, analytical: bool) -> np.ndarray | None:
-        if _TAU_ALIAS_METRIC not in self.metrics or self.method != "bootstrap":
+        if _TAU_ALIAS_METRIC not in self.metrics:
             return None
         row = field[self.metrics.index(_TAU_ALIAS_METRIC)]
         if analytical and np.isnan(row).all():
@@ -218,92 +308,41 @@ class ComparisonResult(Result):
         return self._tau_row(self.variance_unbiased, analytical=True)
 
     def to_frame(self) -> pd.DataFrame:
-        """Seed 000 Table 2's layout, tidy: one row per metric and pair of models.
+        """Table 2 of Rosset, Perlich & Zadrozny (2005), tidy: one row per metric and pair.
 
         Columns: ``metric, model_a, model_b, value_a, value_b, difference, difference_sd, z,
         p_value, p_value_one_sided, difference_ci_lower, difference_ci_upper, better,
         higher_is_better`` (``better`` names the model with the better value, or is empty when
         the values are equal).
         """
-        import pandas as pd
-
-        rows = []
-        for k, metric in enumerate(self.metrics):
-            for p, (a, b) in enumerate(self.pairs):
-                ia, ib = self._model_index(a), self._model_index(b)
-                va, vb = self.values[k, ia], self.values[k, ib]
-                rows.append(
-                    {
-                        "metric": metric,
-                        "model_a": a,
-                        "model_b": b,
-                        "value_a": va,
-                        "value_b": vb,
-                        "difference": self.difference[k, p],
-                        "difference_sd": self.difference_sd[k, p],
-                        "z": self.z[k, p],
-                        "p_value": self.p_value[k, p],
-                        "p_value_one_sided": self.p_value_one_sided[k, p],
-                        "difference_ci_lower": self.difference_ci_lower[k, p],
-                        "difference_ci_upper": self.difference_ci_upper[k, p],
-                        "better": _better(a, b, va, vb, self.higher_is_better[k]),
-                        "higher_is_better": self.higher_is_better[k],
-                    }
-                )
-        return pd.DataFrame(rows, columns=_PAIR_COLUMNS)
+        return self._pair_frame(
+            {
+                "difference": self.difference,
+                "difference_sd": self.difference_sd,
+                "z": self.z,
+                "p_value": self.p_value,
+                "p_value_one_sided": self.p_value_one_sided,
+                "difference_ci_lower": self.difference_ci_lower,
+                "difference_ci_upper": self.difference_ci_upper,
+            }
+        )
 
     def values_frame(self) -> pd.DataFrame:
         """One row per metric and model: ``metric, model, value, std_error, ci_lower, ci_upper,
         n_undefined, higher_is_better``."""
         import pandas as pd
 
-        rows = [
-            {
-                "metric": metric,
-                "model": model,
-                "value": self.values[k, m],
-                "std_error": self.std_error[k, m],
-                "ci_lower": self.ci_lower[k, m],
-                "ci_upper": self.ci_upper[k, m],
-                "n_undefined": int(self.n_undefined[k, m]),
-                "higher_is_better": self.higher_is_better[k],
-            }
-            for k, metric in enumerate(self.metrics)
-            for m, model in enumerate(self.models)
-        ]
+        rows = self._value_rows()
+        for row in rows:
+            k, m = self._metric_index(row["metric"]), self._model_index(row["model"])
+            row["std_error"] = self.std_error[k, m]
+            row["ci_lower"] = self.ci_lower[k, m]
+            row["ci_upper"] = self.ci_upper[k, m]
+            row["n_undefined"] = int(self.n_undefined[k, m])
+            row["higher_is_better"] = self.higher_is_better[k]
         return pd.DataFrame(rows, columns=_VALUE_COLUMNS)
 
-    def _metric_index(self, metric: str) -> int:
-        try:
-            return self.metrics.index(metric)
-        except ValueError:
-            raise ValueError(
-                f"metric {metric!r} is not in this comparison: {self.metrics}"
-            ) from None
 
-    def _model_index(self, model: str) -> int:
-        try:
-            return self.models.index(model)
-        except ValueError:
-            raise ValueError(f"model {model!r} is not in this comparison: {self.models}") from None
-
-
-_PAIR_COLUMNS = [
-    "metric",
-    "model_a",
-    "model_b",
-    "value_a",
-    "value_b",
-    "difference",
-    "difference_sd",
-    "z",
-    "p_value",
-    "p_value_one_sided",
-    "difference_ci_lower",
-    "difference_ci_upper",
-    "better",
-    "higher_is_better",
-]
 _VALUE_COLUMNS = [
     "metric",
     "model",
@@ -314,6 +353,133 @@ _VALUE_COLUMNS = [
     "n_undefined",
     "higher_is_better",
 ]
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class PermutationTestResult(_PairwiseResult):
+    """The paired permutation test: each pair's difference against its permutation null.
+
+    What :func:`compare_models` returns with ``method="permutation"``. For each pair ``(a, b)``,
+    each of ``n_permutations`` random swaps exchanges the two models' predictions for every
+    observation independently with probability 1/2 and recomputes the difference. Under "the two
+    models are exchangeable" the observed difference is one draw of that distribution, so the
+    test is exact without a Gaussian approximation; it gives p-values, not intervals. Arrays are
+    indexed ``[metric, model]`` or ``[metric, pair]`` as in :class:`ComparisonResult`.
+
+    Attributes
+    ----------
+    models, metrics : tuple of str
+        Model names (keys of ``predictions``) and registry names of the metrics.
+    higher_is_better : tuple of bool
+        Direction of each metric, from the registry.
+    values : ndarray, shape (n_metrics, n_models)
+        The metric on the full sample (the registered function, with ``sample_weight``).
+    pairs : tuple of (str, str)
+        Every pair ``(a, b)`` of models, ``a`` before ``b`` in the order given.
+    difference : ndarray, shape (n_metrics, n_pairs)
+        The observed ``value[a] - value[b]``, in the metric's units.
+    null_sd : ndarray, shape (n_metrics, n_pairs)
+        Standard deviation of the permutation null distribution of the difference (of
+        ``null_differences`` over the swaps in which it is defined). It measures how far
+        differences reach when the models are exchangeable; it is not a standard error of
+        ``difference`` (use the bootstrap's ``difference_sd`` for that).
+    z : ndarray, shape (n_metrics, n_pairs)
+        ``difference / null_sd``, the observed difference in units of the null's spread (0 for
+        identical models). Descriptive only: the p-values come from the permutation distribution
+        itself, not from a Gaussian reading of ``z``.
+    p_value : ndarray, shape (n_metrics, n_pairs)
+        Two-sided permutation p-value ``(1 + #{|d*| >= |d|}) / (1 + B)`` over the ``B`` swaps in
+        which the difference is defined (Phipson & Smyth 2010: never 0, and exact when the swaps
+        are drawn at random). NaN where the observed difference is undefined.
+    p_value_one_sided : ndarray, shape (n_metrics, n_pairs)
+        One-sided in the direction of the observed difference,
+        ``(1 + #{d* sign(d) >= |d|}) / (1 + B)``. Chosen after seeing the data, so prefer
+        ``p_value``.
+    n_undefined : ndarray, shape (n_metrics, n_pairs)
+        Swaps in which the difference was undefined (NaN); they are left out of ``null_sd`` and
+        the p-values.
+    evaluation : tuple of str
+        Per metric, ``"kernel"`` (a vectorised fast path) or ``"generic"`` (the registered
+        function called once per swap).
+    method : str
+        Always ``"permutation"``: names the test in ``to_dict()``.
+    n_permutations : int
+        Random swaps per pair (``n_bootstrap`` of :func:`compare_models`).
+    null_differences : ndarray, shape (n_permutations, n_metrics, n_pairs)
+        The permuted differences ``d*``. Each pair has its own random stream, so a pair's test
+        does not depend on the other models.
+
+    References
+    ----------
+    Phipson, B. and Smyth, G. K. (2010). Permutation p-values should never be zero: calculating
+    exact p-values when permutations are randomly drawn. *Statistical Applications in Genetics
+    and Molecular Biology*, 9(1), Article 39.
+    """
+
+    models: tuple[str, ...]
+    metrics: tuple[str, ...]
+    higher_is_better: tuple[bool, ...]
+    values: np.ndarray
+    pairs: tuple[tuple[str, str], ...]
+    difference: np.ndarray
+    null_sd: np.ndarray
+    z: np.ndarray
+    p_value: np.ndarray
+    p_value_one_sided: np.ndarray
+    n_undefined: np.ndarray
+    evaluation: tuple[str, ...]
+    # A constant, not an argument: the type already says which test ran.
+    method: str = dataclasses.field(default="permutation", init=False)
+    n_permutations: int
+    null_differences: np.ndarray = dataclasses.field(repr=False)
+
+    # Before the two tests had their own results these names meant the null SD and the number of
+    # swaps on a permutation result; kept, with a warning, so that such code keeps running.
+    @property
+    def difference_sd(self) -> np.ndarray:
+        """Deprecated alias of :attr:`null_sd` (the SD of the null, not a standard error)."""
+        _warn_renamed("difference_sd", "null_sd")
+        return self.null_sd
+
+    @property
+    def n_bootstrap(self) -> int:
+        """Deprecated alias of :attr:`n_permutations`."""
+        _warn_renamed("n_bootstrap", "n_permutations")
+        return self.n_permutations
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per metric and pair, the layout of :meth:`ComparisonResult.to_frame`.
+
+        Columns: ``metric, model_a, model_b, value_a, value_b, difference, null_sd, z, p_value,
+        p_value_one_sided, better, higher_is_better`` (no interval columns: the test gives
+        none).
+        """
+        return self._pair_frame(
+            {
+                "difference": self.difference,
+                "null_sd": self.null_sd,
+                "z": self.z,
+                "p_value": self.p_value,
+                "p_value_one_sided": self.p_value_one_sided,
+            }
+        )
+
+    def values_frame(self) -> pd.DataFrame:
+        """One row per metric and model: ``metric, model, value, higher_is_better``."""
+        import pandas as pd
+
+        rows = self._value_rows()
+        for row in rows:
+            row["higher_is_better"] = self.higher_is_better[self._metric_index(row["metric"])]
+        return pd.DataFrame(rows, columns=["metric", "model", "value", "higher_is_better"])
+
+
+def _warn_renamed(old: str, new: str) -> None:
+    warnings.warn(
+        f"PermutationTestResult.{old} is deprecated; use PermutationTestResult.{new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def _better(a: str, b: str, va: float, vb: float, higher_is_better: bool) -> str:
@@ -358,11 +524,6 @@ def _point_value(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, sw: np.ndarr
     if spec.supports_sample_weight:
         return float(spec.func(y, pred, sample_weight=sw))
     return float(spec.func(y, pred))
-
-
-# --------------------------------------------------------------------------------------------
-# replicate weights
-# --------------------------------------------------------------------------------------------
 
 
 # --------------------------------------------------------------------------------------------
@@ -599,7 +760,7 @@ class _RankEvaluator(_Evaluator):
     One sweep gives weighted tau-b, Spearman's rho and Harrell's C; each measure is its declared
     :class:`~ranklens._registry.RankSweepForm` (one of them, mapped by its ``transform``).
 
-    Stage 1 (once): issue 2's ``prepare_ranks`` (dense ranks) and the rows sorted by y, ties by
+    Stage 1 (once): ``prepare_ranks`` (dense ranks) and the rows sorted by y, ties by
     prediction. Stage 2 (per replicate and model): ``rank_correlations_sorted`` on the rows with
     positive weight, O(n log n).
     """
@@ -674,18 +835,58 @@ def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: n
 
 
 # --------------------------------------------------------------------------------------------
-# progress
-# --------------------------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------------------------
-# intervals and tests
-# --------------------------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------------------------
 # compare_models
 # --------------------------------------------------------------------------------------------
+
+
+# The overloads let a type checker see which result a literal ``method`` gives; the last one
+# covers a method only known at run time.
+@overload
+def compare_models(
+    y_true: Any,
+    predictions: Any,
+    *,
+    metrics: Sequence[str] | str = ...,
+    n_bootstrap: int = ...,
+    confidence_level: float = ...,
+    method: Literal["bootstrap"] = ...,
+    interval: str = ...,
+    random_state: Any = ...,
+    sample_weight: Any = ...,
+    progress: bool | None = ...,
+) -> ComparisonResult: ...
+
+
+@overload
+def compare_models(
+    y_true: Any,
+    predictions: Any,
+    *,
+    metrics: Sequence[str] | str = ...,
+    n_bootstrap: int = ...,
+    confidence_level: float = ...,
+    method: Literal["permutation"],
+    interval: str = ...,
+    random_state: Any = ...,
+    sample_weight: Any = ...,
+    progress: bool | None = ...,
+) -> PermutationTestResult: ...
+
+
+@overload
+def compare_models(
+    y_true: Any,
+    predictions: Any,
+    *,
+    metrics: Sequence[str] | str = ...,
+    n_bootstrap: int = ...,
+    confidence_level: float = ...,
+    method: str = ...,
+    interval: str = ...,
+    random_state: Any = ...,
+    sample_weight: Any = ...,
+    progress: bool | None = ...,
+) -> ComparisonResult | PermutationTestResult: ...
 
 
 def compare_models(
@@ -700,13 +901,14 @@ def compare_models(
     random_state: Any = None,
     sample_weight: Any = None,
     progress: bool | None = None,
-) -> ComparisonResult:
+) -> ComparisonResult | PermutationTestResult:
     """Compare models on any registered metrics with a paired bootstrap or a permutation test.
 
-    Seed 000 Sect. 5.3 (Table 2) and seed 002 Sect. 6.3: resample the test set, take the standard
-    deviation of the paired difference ``d = value(A) - value(B)`` over the resamples, and
-    report ``z = d / SD`` with its Gaussian p-value. Here every model also gets a confidence
-    interval, the difference a percentile or BCa interval, and every pair of models is compared.
+    Rosset, Perlich & Zadrozny (2005, Sect. 5.3 and Table 2; 2007, Sect. 6.3): resample the test
+    set, take the standard deviation of the paired difference ``d = value(A) - value(B)`` over
+    the resamples, and report ``z = d / SD`` with its Gaussian p-value. Here every model also gets
+    a confidence interval, the difference a percentile or BCa interval, and every pair of models
+    is compared. ``method="permutation"`` runs a paired permutation test instead.
 
     Parameters
     ----------
@@ -717,35 +919,41 @@ def compare_models(
         Registry names (:func:`ranklens.metrics.available_metrics`). Metrics that depend on the
         row order (``pmap``) or need interval predictions are refused with a ``ValueError``.
     n_bootstrap : int, default 1000
-        Bootstrap replicates (``method="bootstrap"``) or random sign-flips per pair
-        (``method="permutation"``). Seed 000 used 100; 1000 makes the p-value's second digit
-        and the interval ends stable.
+        Bootstrap replicates (``method="bootstrap"``) or random swaps per pair
+        (``method="permutation"``, the result's ``n_permutations``). Rosset, Perlich & Zadrozny
+        (2005) used 100; 1000 makes the p-value's second digit and the interval ends stable.
     confidence_level : float, default 0.95
+        Of the bootstrap intervals (the permutation test gives none).
     method : {"bootstrap", "permutation"}, default "bootstrap"
         ``"bootstrap"``: paired nonparametric bootstrap of the rows (one multiplicity vector per
-        replicate shared by all models and metrics). ``"permutation"``: for each pair, a paired
-        randomisation test that swaps the two models' predictions for each observation with
-        probability 1/2 (exact under "the two models are exchangeable"); p-value
-        ``(1 + #{|d*| >= |d|}) / (B + 1)`` (Phipson & Smyth 2010). The permutation test gives no
-        intervals: those fields are NaN and ``interval`` is ``"none"``.
+        replicate shared by all models and metrics); returns a :class:`ComparisonResult`.
+        ``"permutation"``: for each pair, a paired randomisation test that swaps the two models'
+        predictions for each observation with probability 1/2 (exact under "the two models are
+        exchangeable"), p-value ``(1 + #{|d*| >= |d|}) / (B + 1)`` (Phipson & Smyth 2010);
+        returns a :class:`PermutationTestResult`, with p-values and no intervals.
     interval : {"bca", "percentile"}, default "bca"
         Bootstrap interval type. BCa (bias-corrected and accelerated, Efron 1987) is second-order
         accurate and the better choice for skewed measures such as RMSE on long-tailed targets;
         its acceleration comes from a grouped jackknife (``min(n, 100)`` random groups of rows;
-        the ordinary jackknife when n <= 100), as in Efron & Narasimhan's ``bcajack``.
+        the ordinary jackknife when n <= 100), as in Efron & Narasimhan's ``bcajack``. Not used
+        by the permutation test.
     random_state : None, int, SeedSequence or numpy Generator
         Seed of the resampling. The same seed gives the same numbers on any number of threads.
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights. Rows are resampled with equal probability and keep their
-        weight: replicate weights are ``multiplicity * sample_weight``.
+        weight: replicate weights are ``multiplicity * sample_weight`` (the permutation test
+        keeps each row's weight and swaps only the predictions).
     progress : bool or None, default None
         Report progress as lines on stderr: ``None`` when the run is projected to take more than
         about a second, ``True`` always, ``False`` never.
 
     Returns
     -------
-    ComparisonResult
-        ``to_frame()`` gives Table 2's layout, ``values_frame()`` each model's interval.
+    ComparisonResult or PermutationTestResult
+        A :class:`ComparisonResult` for the bootstrap: ``to_frame()`` gives Table 2's layout,
+        ``values_frame()`` each model's interval. A :class:`PermutationTestResult` for the
+        permutation test: ``to_frame()`` in the same layout, with the null distribution's SD
+        (``null_sd``) and the permutation p-values, and no interval columns.
 
     Notes
     -----
@@ -755,14 +963,28 @@ def compare_models(
     reproduces the table.
 
     *Both variances of tau.* For the metrics that declare an analytical variance (Kendall's tau),
-    the result holds it beside the bootstrap variance ``std_error ** 2``: Noether's plug-in
-    (``variance_plug_in``; 0.00097 against a bootstrap 0.00103 in Rosset, Perlich & Zadrozny
-    2005, Sect. 5.3) and its unbiased U-statistic version (``variance_unbiased``); Noether's
-    plug-in is biased low for small n.
+    the bootstrap result holds it beside the bootstrap variance ``std_error ** 2``: Noether's
+    plug-in (``variance_plug_in``; 0.00097 against a bootstrap 0.00103 in Rosset, Perlich &
+    Zadrozny 2005, Sect. 5.3) and its unbiased U-statistic version (``variance_unbiased``);
+    Noether's plug-in is biased low for small n.
 
     *Undefined replicates.* A resample can make a measure undefined (a constant resampled
     ``y_true`` for a rank correlation). Such replicates are counted in ``n_undefined``, left out
     of the standard deviations and intervals, and reported with an ``UndefinedMetricWarning``.
+    Swaps of the permutation test in which a difference is undefined are counted in its
+    ``n_undefined`` and left out of its p-values.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
+
+    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
+    Association*, 82(397), 171-185.
+
+    Phipson, B. and Smyth, G. K. (2010). Permutation p-values should never be zero: calculating
+    exact p-values when permutations are randomly drawn. *Statistical Applications in Genetics
+    and Molecular Biology*, 9(1), Article 39.
 
     Examples
     --------
@@ -773,6 +995,11 @@ def compare_models(
     >>> res = compare_models(y, preds, metrics=["mae"], n_bootstrap=200, random_state=0)
     >>> res.to_frame()[["metric", "model_a", "model_b", "better"]].iloc[0].tolist()
     ['mae', 'm1', 'm2', 'm1']
+    >>> test = compare_models(
+    ...     y, preds, metrics=["mae"], n_bootstrap=199, method="permutation", random_state=0
+    ... )
+    >>> type(test).__name__, float(test.p_value[0, 0])
+    ('PermutationTestResult', 0.005)
     """
     y, names, preds = check_predictions(y_true, predictions)
     n = y.shape[0]
@@ -798,106 +1025,60 @@ def compare_models(
     else:
         rows = n_boot * len(pair_index)
     with run_rows(rows):
-        return _compare(
-            y,
-            names,
-            preds,
-            sw,
-            specs,
-            values,
-            pair_index,
-            n_boot,
-            level,
-            method,
-            interval,
-            random_state,
-            progress,
-        )
-
-
-def _compare(
-    y: np.ndarray,
-    names: tuple[str, ...],
-    preds: np.ndarray,
-    sw: np.ndarray | None,
-    specs: list[MetricSpec],
-    values: np.ndarray,
-    pair_index: list[tuple[int, int]],
-    n_boot: int,
-    level: float,
-    method: str,
-    interval: str,
-    random_state: Any,
-    progress: bool | None,
-) -> ComparisonResult:
-    """:func:`compare_models` once its arguments are checked and the point values computed."""
-    n = y.shape[0]
-    n_metrics, n_models = values.shape
-    evaluators = _build_evaluators(specs, y, preds, sw, values)
-    evaluation = ["generic"] * n_metrics
-    for evaluator in evaluators:
-        for k in evaluator.positions:
-            evaluation[k] = evaluator.path
-
-    n_pairs = len(pair_index)
-    difference = np.array(
-        [[values[k, a] - values[k, b] for a, b in pair_index] for k in range(n_metrics)]
-    )
-    difference = difference.reshape(n_metrics, n_pairs)
-    rng = np.random.default_rng(random_state)
-    if method == "bootstrap":
-        fields = _bootstrap_fields(
+        evaluators = _build_evaluators(specs, y, preds, sw, values)
+        evaluation = ["generic"] * n_metrics
+        for evaluator in evaluators:
+            for k in evaluator.positions:
+                evaluation[k] = evaluator.path
+        difference = np.array(
+            [[values[k, a] - values[k, b] for a, b in pair_index] for k in range(n_metrics)]
+        ).reshape(n_metrics, len(pair_index))
+        # The fields both results share (each result declares them itself).
+        common: dict[str, Any] = {
+            "models": names,
+            "metrics": tuple(s.name for s in specs),
+            "higher_is_better": tuple(bool(s.higher_is_better) for s in specs),
+            "values": values,
+            "pairs": tuple((names[a], names[b]) for a, b in pair_index),
+            "difference": difference,
+            "evaluation": tuple(evaluation),
+        }
+        rng = np.random.default_rng(random_state)
+        if method == "permutation":
+            return _permutation_test(evaluators, common, pair_index, n, n_boot, rng, progress)
+        return _bootstrap(
             evaluators,
             specs,
-            names,
-            values,
-            difference,
+            y,
+            preds,
+            sw,
+            common,
             pair_index,
-            n,
             n_boot,
             level,
             interval,
             rng,
             progress,
         )
-    else:
-        fields = _permutation_fields(
-            evaluators, n_metrics, n_models, difference, pair_index, n, n_boot, rng, progress
-        )
-    plug_in, unbiased = _analytical_variances(specs, y, preds, weighted=sw is not None)
-
-    return ComparisonResult(
-        models=names,
-        metrics=tuple(s.name for s in specs),
-        higher_is_better=tuple(bool(s.higher_is_better) for s in specs),
-        values=values,
-        pairs=tuple((names[a], names[b]) for a, b in pair_index),
-        difference=difference,
-        variance_plug_in=plug_in,
-        variance_unbiased=unbiased,
-        evaluation=tuple(evaluation),
-        method=method,
-        n_bootstrap=n_boot,
-        confidence_level=level,
-        **fields,
-    )
 
 
-def _bootstrap_fields(
+def _bootstrap(
     evaluators: list[_Evaluator],
     specs: list[MetricSpec],
-    names: tuple[str, ...],
-    values: np.ndarray,
-    difference: np.ndarray,
+    y: np.ndarray,
+    preds: np.ndarray,
+    sw: np.ndarray | None,
+    common: dict[str, Any],
     pair_index: list[tuple[int, int]],
-    n: int,
     n_boot: int,
     level: float,
     interval: str,
     rng: np.random.Generator,
     progress: bool | None,
-) -> dict[str, Any]:
+) -> ComparisonResult:
     """Replicates, jackknife (for BCa) and every bootstrap statistic of the result."""
+    n = y.shape[0]
+    names, values, difference = common["models"], common["values"], common["difference"]
     n_metrics, n_models = values.shape
     boot_rng, jack_rng = rng.spawn(2)
     reps = np.empty((n_boot, n_metrics, n_models))
@@ -941,39 +1122,41 @@ def _bootstrap_fields(
             diff_ci[:, k, p] = interval_from_replicates(
                 d_reps, difference[k, p], d_jack, level, interval
             )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # identical models: no difference and no variability, z = 0 (p = 1)
-        z = np.where((diff_sd == 0) & (difference == 0), 0.0, difference / diff_sd)
-    return {
-        "std_error": std_error,
-        "ci_lower": ci[0],
-        "ci_upper": ci[1],
-        "difference_sd": diff_sd,
-        "z": z,
-        "p_value": 2.0 * special.ndtr(-np.abs(z)),
-        "p_value_one_sided": special.ndtr(-np.abs(z)),
-        "difference_ci_lower": diff_ci[0],
-        "difference_ci_upper": diff_ci[1],
-        "n_undefined": n_undefined,
-        "interval": interval,
-        "replicates": reps,
-        "null_differences": np.empty((0, n_metrics, n_pairs)),
-    }
+    z = _standardise(difference, diff_sd)
+    plug_in, unbiased = _analytical_variances(specs, y, preds, weighted=sw is not None)
+    return ComparisonResult(
+        **common,
+        std_error=std_error,
+        ci_lower=ci[0],
+        ci_upper=ci[1],
+        difference_sd=diff_sd,
+        z=z,
+        p_value=2.0 * special.ndtr(-np.abs(z)),
+        p_value_one_sided=special.ndtr(-np.abs(z)),
+        difference_ci_lower=diff_ci[0],
+        difference_ci_upper=diff_ci[1],
+        variance_plug_in=plug_in,
+        variance_unbiased=unbiased,
+        n_undefined=n_undefined,
+        interval=interval,
+        n_bootstrap=n_boot,
+        confidence_level=level,
+        replicates=reps,
+    )
 
 
-def _permutation_fields(
+def _permutation_test(
     evaluators: list[_Evaluator],
-    n_metrics: int,
-    n_models: int,
-    difference: np.ndarray,
+    common: dict[str, Any],
     pair_index: list[tuple[int, int]],
     n: int,
     n_boot: int,
     rng: np.random.Generator,
     progress: bool | None,
-) -> dict[str, Any]:
+) -> PermutationTestResult:
     """The permutation null distribution of every pair's difference and its p-values."""
-    n_pairs = len(pair_index)
+    difference = common["difference"]
+    n_metrics, n_pairs = difference.shape
     null = np.empty((n_boot, n_metrics, n_pairs))
     pair_rngs = rng.spawn(max(n_pairs, 1))  # one stream per pair: a pair's test ignores the rest
     with Progress(n_boot * n_pairs, "permutation", progress) as bar:
@@ -986,29 +1169,26 @@ def _permutation_fields(
                     null[rows, evaluator.positions, p] = both[:, :, 0] - both[:, :, 1]
                 start += block.shape[0]
                 bar.advance(block.shape[0])
-    diff_sd = np.array(
+    null_sd = np.array(
         [[replicate_sd(null[:, k, p]) for p in range(n_pairs)] for k in range(n_metrics)]
     ).reshape(n_metrics, n_pairs)
     p_two, p_one = _permutation_p_values(null, difference)
+    return PermutationTestResult(
+        **common,
+        null_sd=null_sd,
+        z=_standardise(difference, null_sd),
+        p_value=p_two,
+        p_value_one_sided=p_one,
+        n_undefined=(~np.isfinite(null)).sum(axis=0),
+        n_permutations=n_boot,
+        null_differences=null,
+    )
+
+
+def _standardise(difference: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """``difference / sd``; identical models (no difference, no variability) give 0, not NaN."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = difference / diff_sd
-    nan_models = np.full((n_metrics, n_models), math.nan)
-    nan_pairs = np.full((n_metrics, n_pairs), math.nan)
-    return {
-        "std_error": nan_models,
-        "ci_lower": nan_models.copy(),
-        "ci_upper": nan_models.copy(),
-        "difference_sd": diff_sd,
-        "z": z,
-        "p_value": p_two,
-        "p_value_one_sided": p_one,
-        "difference_ci_lower": nan_pairs,
-        "difference_ci_upper": nan_pairs.copy(),
-        "n_undefined": np.zeros((n_metrics, n_models), dtype=np.int64),
-        "interval": "none",
-        "replicates": np.empty((0, n_metrics, n_models)),
-        "null_differences": null,
-    }
+        return np.where((sd == 0) & (difference == 0), 0.0, difference / sd)
 
 
 def _permutation_p_values(
@@ -1043,7 +1223,8 @@ def _warn_undefined_replicates(
                     f"{spec.name} of model {name!r} is undefined in {count} of {reps.shape[0]} "
                     "bootstrap replicates (e.g. a resample with constant y_true); they are left "
                     "out of its standard error and intervals",
-                    stacklevel=4,
+                    # warn_undefined <- this <- _bootstrap <- compare_models <- the user's call
+                    stacklevel=5,
                 )
     return n_undefined
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
 from ranklens.report.tables import Cell, Row, Table, format_number, format_pvalue, frame_table
 from ranklens.report.tables import header as _header
 
@@ -16,8 +17,12 @@ __all__ = ["comparison_intervals", "comparison_tables", "robustness_tables", "se
 
 
 def comparison_intervals(comparison: Any) -> dict[tuple[str, str], tuple[float, float]]:
-    """``{(model, metric): (low, high)}`` from a :class:`~ranklens.compare.ComparisonResult`."""
-    if comparison is None or getattr(comparison, "method", "") != "bootstrap":
+    """``{(model, metric): (low, high)}`` from a :class:`~ranklens.compare.ComparisonResult`.
+
+    Empty for anything else: a :class:`~ranklens.compare.PermutationTestResult` gives p-values,
+    not intervals.
+    """
+    if not isinstance(comparison, ComparisonResult):
         return {}
     out = {}
     for k, metric in enumerate(comparison.metrics):
@@ -29,16 +34,13 @@ def comparison_intervals(comparison: Any) -> dict[tuple[str, str], tuple[float, 
 
 
 def _headline_metrics(comparison: Any) -> list[str]:
-    """The comparison's measures that seed 000 Table 2 reports (the library's default set)."""
-    try:
-        from ranklens.compare import DEFAULT_COMPARISON_METRICS
-    except ImportError:  # pragma: no cover
-        return []
+    """The compared measures that Table 2 of Rosset, Perlich & Zadrozny (2005) reports."""
     return [m for m in DEFAULT_COMPARISON_METRICS if m in comparison.metrics]
 
 
 def comparison_tables(comparison: Any) -> list[Table]:
-    """Seed 000 Table 2's layout: the headline measures in full view, every measure collapsed."""
+    """Table 2's layout (Rosset, Perlich & Zadrozny 2005): the headline measures in full view,
+    every measure collapsed. Takes the bootstrap's or the permutation test's result."""
     if comparison is None:
         return []
     frame = comparison.to_frame()
@@ -46,7 +48,7 @@ def comparison_tables(comparison: Any) -> list[Table]:
     tables = []
     if headline and len(headline) < len(comparison.metrics):
         table = _pairs_table(comparison, frame[frame["metric"].isin(headline)])
-        table.caption = "Headline measures (seed 000, Table 2)"
+        table.caption = "Headline measures (Rosset, Perlich & Zadrozny 2005, Table 2)"
         tables.append(table)
         rest = _pairs_table(comparison, frame)
         rest.caption = (
@@ -61,15 +63,26 @@ def comparison_tables(comparison: Any) -> list[Table]:
 
 
 def _pairs_table(comparison: Any, frame: Any) -> Table:
-    level = round(100 * comparison.confidence_level)
+    # The two tests share the layout; what differs is the spread column, how the p-value is
+    # read, and whether there is an interval (the permutation test gives none).
+    permutation = isinstance(comparison, PermutationTestResult)
+    if permutation:
+        spread = ("null SD", "standard deviation of the difference over the random swaps")
+        p_help = "two-sided permutation p-value, (1 + #{|d*| ≥ |d|}) / (1 + swaps)"
+        columns: tuple[Any, ...] = ()
+    else:
+        level = round(100 * comparison.confidence_level)
+        spread = ("SD", "bootstrap standard deviation of the paired difference")
+        p_help = "two-sided Gaussian p-value, 2 Φ(−|difference / SD|)"
+        columns = ((f"{level}% CI of difference", f"{comparison.interval} interval"),)
     header = _header(
         "models (a vs b)",
         ("a", "value of model a"),
         ("b", "value of model b"),
         ("difference", "a − b, in the measure's units"),
-        ("SD", "bootstrap standard deviation of the paired difference"),
-        ("p-value", "two-sided Gaussian p-value, 2 Φ(−|difference / SD|)"),
-        (f"{level}% CI of difference", f"{comparison.interval} interval"),
+        spread,
+        ("p-value", p_help),
+        *columns,
         ("better", "the model with the better value (using the measure's direction)"),
     )
     rows = []
@@ -80,32 +93,39 @@ def _pairs_table(comparison: Any, frame: Any) -> Table:
             arrow = "↑ higher is better" if record.higher_is_better else "↓ lower is better"
             rows.append(Row(group=f"{record.metric} ({arrow})"))
         p_value = float(record.p_value)
-        rows.append(
-            Row(
-                cells=[
-                    Cell(f"{record.model_a} vs {record.model_b}", css="text"),
-                    Cell(format_number(record.value_a)),
-                    Cell(format_number(record.value_b)),
-                    Cell(format_number(record.difference)),
-                    Cell(format_number(record.difference_sd)),
-                    Cell(
-                        format_pvalue(p_value),
-                        css="sig" if p_value < 0.05 else "",
-                        key=f"p:{record.metric}:{record.model_a}:{record.model_b}",
-                    ),
-                    Cell(
-                        f"[{format_number(record.difference_ci_lower)}, "
-                        f"{format_number(record.difference_ci_upper)}]"
-                    ),
-                    Cell(str(record.better), css="text"),
-                ]
+        cells = [
+            Cell(f"{record.model_a} vs {record.model_b}", css="text"),
+            Cell(format_number(record.value_a)),
+            Cell(format_number(record.value_b)),
+            Cell(format_number(record.difference)),
+            Cell(format_number(record.null_sd if permutation else record.difference_sd)),
+            Cell(
+                format_pvalue(p_value),
+                css="sig" if p_value < 0.05 else "",
+                key=f"p:{record.metric}:{record.model_a}:{record.model_b}",
+            ),
+        ]
+        if not permutation:
+            cells.append(
+                Cell(
+                    f"[{format_number(record.difference_ci_lower)}, "
+                    f"{format_number(record.difference_ci_upper)}]"
+                )
             )
+        cells.append(Cell(str(record.better), css="text"))
+        rows.append(Row(cells=cells))
+    if permutation:
+        note = (
+            f"Paired permutation test, {comparison.n_permutations} random swaps of the two "
+            "models' predictions per pair; p-values below 0.05 in bold. A permutation test gives "
+            "no interval. One-sided p-values are in results.json."
         )
-    note = (
-        f"{comparison.method.capitalize()}, {comparison.n_bootstrap} paired replicates; "
-        "p-values below 0.05 in bold. One-sided p-values (seed 000's convention) are half the "
-        "two-sided ones and are in results.json."
-    )
+    else:
+        note = (
+            f"Paired bootstrap, {comparison.n_bootstrap} replicates; p-values below 0.05 in "
+            "bold. One-sided p-values (the convention of Rosset, Perlich & Zadrozny 2005) are "
+            "half the two-sided ones and are in results.json."
+        )
     return Table(header=header, rows=rows, note=note, css="comparison")
 
 
@@ -194,9 +214,9 @@ def _depth_table(result: Any) -> Table:
         rows.append(Row(cells=cells))
     runs = "; ".join(f"{name} {100 * lo:.0f}–{100 * hi:.0f}%" for name, lo, hi in result.segments)
     note = (
-        f"{result.curve.capitalize()} of each model when the top share is targeted (seed 003: "
-        f"'which model for which depth'); events: {result.event_definition}. Winner by "
-        f"depth: {runs}."
+        f"{result.curve.capitalize()} of each model when the top share is targeted (which model "
+        "for which depth, as in the lecture slides 'Visualize Model Performance'); events: "
+        f"{result.event_definition}. Winner by depth: {runs}."
     )
     return Table(
         header=header,
