@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 from sklearn import metrics as skm
 
-from ranklens import curves
+from ranklens import targeting
 
 BUDGET_S = 3.0
 
@@ -53,37 +53,39 @@ def main() -> None:
     cases: list[tuple[str, Callable[[], object]]] = [
         ("sklearn roc_curve (peer)", lambda: skm.roc_curve(y, score, drop_intermediate=False)),
         ("sklearn roc_auc_score (peer)", lambda: skm.roc_auc_score(y, score)),
-        ("roc_curve", lambda: curves.roc_curve(y, score)),
-        ("roc_curve, tied scores", lambda: curves.roc_curve(y, tied)),
-        ("roc_curve, weighted", lambda: curves.roc_curve(y, score, sample_weight=weight)),
-        ("roc_curve, events='top:0.1'", lambda: curves.roc_curve(y_cont, pred_cont)),
-        ("gain_curve", lambda: curves.gain_curve(y, score)),
+        ("roc_curve", lambda: targeting.roc_curve(y, score)),
+        ("roc_curve, tied scores", lambda: targeting.roc_curve(y, tied)),
+        ("roc_curve, weighted", lambda: targeting.roc_curve(y, score, sample_weight=weight)),
+        ("roc_curve, events='top:0.1'", lambda: targeting.roc_curve(y_cont, pred_cont)),
+        ("gain_curve", lambda: targeting.gain_curve(y, score)),
         (
             "gain_curve, events='value'",
-            lambda: curves.gain_curve(y_cont, pred_cont, events="value"),
+            lambda: targeting.gain_curve(y_cont, pred_cont, events="value"),
         ),
-        ("lift_curve", lambda: curves.lift_curve(y, score)),
-        ("decile_table", lambda: curves.decile_table(y, score)),
+        ("lift_curve", lambda: targeting.lift_curve(y, score)),
+        ("decile_table", lambda: targeting.decile_table(y, score)),
         (
             "profit_curve, budget",
-            lambda: curves.profit_curve(
+            lambda: targeting.profit_curve(
                 y, score, cost_benefit=matrix, budget=4_000_000, cost_per_target=5
             ),
         ),
         (
             "profit_curve, value_margin",
-            lambda: curves.profit_curve(y_cont, pred_cont, value_margin=0.5, cost_per_target=0.2),
+            lambda: targeting.profit_curve(
+                y_cont, pred_cont, value_margin=0.5, cost_per_target=0.2
+            ),
         ),
         (
             "best_model_by_depth, 2 models",
-            lambda: curves.best_model_by_depth(y, {"a": score, "b": tied}),
+            lambda: targeting.best_model_by_depth(y, {"a": score, "b": tied}),
         ),
     ]
 
     # Warm numba (compiled on first call, cached afterwards).
-    curves.roc_curve(y[:1000], score[:1000])
-    curves.gain_curve(y_cont[:1000], pred_cont[:1000], events="value")
-    curves.roc_curve(y[:1000], score[:1000], sample_weight=weight[:1000])
+    targeting.roc_curve(y[:1000], score[:1000])
+    targeting.gain_curve(y_cont[:1000], pred_cont[:1000], events="value")
+    targeting.roc_curve(y[:1000], score[:1000], sample_weight=weight[:1000])
 
     print(f"n = {n:,}; best of {args.repeats}; ratio = time / sklearn roc_curve")
     times = {name: _best_time(func, args.repeats) for name, func in cases}

@@ -1,7 +1,7 @@
 """Definitional (slow) twins of the business curves, for small data with ties.
 
 Each function follows the definition directly (a mask per threshold, a loop over pairs, an
-average over every order of the tied rows) and shares no code with ``ranklens.curves``.
+average over every order of the tied rows) and shares no code with ``ranklens.targeting``.
 """
 
 from __future__ import annotations

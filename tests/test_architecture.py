@@ -39,15 +39,16 @@ FOUNDATIONS = {
     "ranklens.exceptions",
 }
 MEASURES = {
-    "ranklens.curves",
-    "ranklens.error_curves",
+    "ranklens.curves",  # deprecated alias of targeting
+    "ranklens.error_curves",  # deprecated alias of residual
+    "ranklens.extremes",
     "ranklens.intervals",
     "ranklens.listwise",
     "ranklens.ranking",
     "ranklens.relevance",
     "ranklens.residual",
-    "ranklens.utility",
-    "ranklens.events",
+    "ranklens.targeting",
+    "ranklens.utility",  # deprecated alias of extremes
 }
 INFERENCE = {
     "ranklens._budget",

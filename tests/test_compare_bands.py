@@ -10,9 +10,9 @@ from scipy import stats
 
 from ranklens.agreement import ranking_agreement
 from ranklens.bands import CurveBandsResult, curve_bands
-from ranklens.curves import gain_curve, lift_curve
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.ranking import cutoff_auc_curve, rank_lift_curve
+from ranklens.targeting import gain_curve, lift_curve
 from reference_compare import bootstrap_indices
 
 

@@ -8,7 +8,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from ranklens.curves import (
+from ranklens.targeting import (
     decile_table,
     gain_curve,
     lift_curve,

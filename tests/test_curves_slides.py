@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranklens.curves import (
+from ranklens.targeting import (
     best_model_by_depth,
     decile_table,
     gain_curve,

@@ -60,9 +60,9 @@ def page(evaluation) -> str:
 
 def test_evaluation_holds_the_library_results(task, evaluation):
     from ranklens.compare import ComparisonResult
-    from ranklens.curves import roc_curve
     from ranklens.intervals import interval_score
     from ranklens.ranking import kendall_tau
+    from ranklens.targeting import roc_curve
 
     y, predictions, bounds = task
     assert evaluation.model_names == ("gbm", "linear")

@@ -41,7 +41,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PermutationTestResult",
         "compare_models",
     ),
-    "curves": (
+    "targeting": (
         "DEFAULT_EVENTS",
         "DecileTableResult",
         "GainCurveResult",
@@ -68,12 +68,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Problem",
         "evaluate_models",
         "evaluation_to_json",
-    ),
-    "error_curves": (
-        "RECCurveResult",
-        "RROCCurveResult",
-        "rec_curve",
-        "rroc_curve",
     ),
     "intervals": (
         "CoverageByBinResult",
@@ -129,6 +123,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "relevance_from_boxplot",
     ),
     "residual": (
+        "RECCurveResult",
+        "RROCCurveResult",
+        "rec_curve",
+        "rroc_curve",
         "epsilon_insensitive_loss",
         "linlin_loss",
         "log_rmse",
@@ -149,7 +147,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "proposition2_bound",
         "robustness_table",
     ),
-    "utility": (
+    "extremes": (
         "RegressionFBetaCurveResult",
         "RegressionPrecisionRecallCurveResult",
         "RegressionPrecisionRecallResult",
@@ -177,7 +175,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 }
 
 #: The submodules reachable as attributes (``ranklens.ranking``) without an explicit import.
-_SUBMODULES = (*(m for m in _EXPORTS if m != "metrics"), "metrics")
+_SUBMODULES = (
+    *(m for m in _EXPORTS if m != "metrics"),
+    "metrics",
+    # earlier module names, now deprecated aliases of targeting, extremes and residual
+    "curves",
+    "utility",
+    "error_curves",
+)
 
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -185,12 +190,11 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.agreement import *  # noqa: F403
     from ranklens.bands import *  # noqa: F403
     from ranklens.compare import *  # noqa: F403
-    from ranklens.curves import *  # noqa: F403
-    from ranklens.error_curves import *  # noqa: F403
     from ranklens.evaluation import ModelEvaluation as ModelEvaluation
     from ranklens.evaluation import Problem as Problem
     from ranklens.evaluation import evaluate_models as evaluate_models
     from ranklens.evaluation import evaluation_to_json as evaluation_to_json
+    from ranklens.extremes import *  # noqa: F403
     from ranklens.intervals import *  # noqa: F403
     from ranklens.listwise import *  # noqa: F403
     from ranklens.metrics import available_metrics as available_metrics
@@ -199,7 +203,7 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.relevance import *  # noqa: F403
     from ranklens.residual import *  # noqa: F403
     from ranklens.robustness import *  # noqa: F403
-    from ranklens.utility import *  # noqa: F403
+    from ranklens.targeting import *  # noqa: F403
 
 
 def _public_names() -> list[str]:

@@ -97,12 +97,30 @@ def _extras(d: dict[str, Any]) -> None:
     """Public functions outside the registry and the pipeline's defaults."""
     from types import SimpleNamespace
 
-    from ranklens import compare, curves, error_curves, listwise, ranking, relevance, robustness
+    from ranklens import (
+        agreement,
+        compare,
+        listwise,
+        ranking,
+        relevance,
+        residual,
+        robustness,
+        targeting,
+    )
 
     rl = SimpleNamespace(
         **{
             name: getattr(module, name)
-            for module in (compare, curves, error_curves, listwise, ranking, relevance, robustness)
+            for module in (
+                agreement,
+                compare,
+                listwise,
+                ranking,
+                relevance,
+                residual,
+                robustness,
+                targeting,
+            )
             for name in module.__all__
         }
     )

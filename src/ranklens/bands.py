@@ -243,14 +243,14 @@ def curve_bands(
     curve : {"cutoff_auc", "rank_lift", "gain", "lift"}, default "cutoff_auc"
         :func:`ranklens.ranking.cutoff_auc_curve` (x = fraction of the truth called positive,
         seed 000 Fig. 2 and 5), :func:`ranklens.ranking.rank_lift_curve` (Fig. 3),
-        :func:`ranklens.curves.gain_curve` or :func:`ranklens.curves.lift_curve` (x = fraction
+        :func:`ranklens.targeting.gain_curve` or :func:`ranklens.targeting.lift_curve` (x = fraction
         targeted).
     grid : array-like, optional
         Strictly increasing fractions in [0, 1] ((0, 1] for the lift); default 0.01, ..., 0.99
         for the cutoff AUC and 0.01, ..., 1 otherwise. The cutoff AUC is linear in the fraction
         of positives between two cuts; gain and lift are read off their straight segments.
     events : optional
-        Event definition of the gain and lift curves (see :func:`ranklens.curves.gain_curve`;
+        Event definition of the gain and lift curves (see :func:`ranklens.targeting.gain_curve`;
         default: the true top 10 %). A definition relative to the data (``"top:0.1"``) is
         re-applied in every replicate, as part of the statistic.
     n_bootstrap, confidence_level, random_state, sample_weight, progress

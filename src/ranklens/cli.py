@@ -328,7 +328,7 @@ def check_events(spec: str, events: str | float, y: Any) -> None:
     """
     import numpy as np
 
-    from ranklens.curves import _event_response
+    from ranklens.targeting import _event_response
 
     try:
         _event_response(np.array(y, dtype=np.float64), events, None)
@@ -340,7 +340,7 @@ def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[flo
     """``"TP,FN,FP,TN"`` as the 2x2 payoff matrix ``((TP, FN), (FP, TN))`` (finite numbers)."""
     if spec is None:
         return None
-    from ranklens.curves import _check_cost_benefit
+    from ranklens.targeting import _check_cost_benefit
 
     try:
         values = [float(v) for v in spec.split(",")]
@@ -421,7 +421,7 @@ def _positive(value: float | None, option: str) -> float | None:
     """A positive finite number (the library's number parser, then > 0)."""
     if value is None:
         return None
-    from ranklens.curves import _finite
+    from ranklens.targeting import _finite
 
     number = _library_check(_finite, value, option, minimum=0)
     if number == 0:
@@ -451,8 +451,8 @@ def check_options(
     Raises :class:`InputError` for the first problem found.
     """
     from ranklens._validation import check_nonnegative_number, check_positive_int, check_probability
-    from ranklens.curves import _finite, _profit_spec
-    from ranklens.utility import _check_event_threshold
+    from ranklens.extremes import _check_event_threshold
+    from ranklens.targeting import _finite, _profit_spec
 
     if len(set(preds)) != len(preds):
         raise InputError(f"a --pred column is given twice: {preds}")
@@ -717,8 +717,9 @@ def evaluate(
     bootstrap_budget: Annotated[
         float,
         typer.Option(
-            help="Rough time budget of the bootstrap in seconds: the headline measures always "
-            "run, the others while they fit."
+            help="Time budget of the bootstrap in seconds, a bound on its wall time (compiling "
+            "is not counted): fewer replicates, then fewer bands and measures, as needed; the "
+            "report says what was cut."
         ),
     ] = 60.0,
     seed: Annotated[int, typer.Option(help="Random seed of the bootstrap (>= 0).")] = 0,

@@ -39,11 +39,11 @@ from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, compare_models
-from ranklens.curves import best_model_by_depth
 from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWarning
 from ranklens.metrics import CurveSpec, available_curves, get_curve
 from ranklens.relevance import relevance_from_boxplot
 from ranklens.robustness import robustness_table
+from ranklens.targeting import best_model_by_depth
 
 __all__ = [
     "ModelEvaluation",
@@ -584,10 +584,13 @@ def evaluate_models(
     n_dropped : int
         Rows the caller dropped for missing values (recorded in the result).
     bootstrap_budget_s : float
-        Rough time budget of the bootstrap. Seed 000 Table 2's measures are always compared;
-        the others join, cheapest first, while the estimated time (one weighted call's time x
-        replicates x models) fits; those left out are listed in ``settings``. The bands are
-        skipped when they would not fit.
+        Time budget of the bootstrap in seconds, a bound on its wall time (``inf``: none). The
+        kernels are compiled on a small sample first (not counted), real replicates are timed,
+        and the measures with a vectorised kernel (the headline measures of Rosset et al. 2005,
+        Table 2, among them; with fewer replicates if even they do not fit), then the bands,
+        then the per-replicate measures, cheapest first, are kept while they fit
+        (:func:`ranklens._budget.plan_bootstrap`). What was reduced or skipped, and the time
+        taken, are in ``settings``.
     progress : callable, optional
         Called with a short description before each step (for progress bars).
     show_progress : bool or None

@@ -12,13 +12,12 @@ complete, and nothing else (the engines above it are not imported).
 from __future__ import annotations
 
 from ranklens import (  # noqa: F401  (imported for their registrations)
-    curves,
-    error_curves,
+    extremes,
     intervals,
     listwise,
     ranking,
     residual,
-    utility,
+    targeting,
 )
 from ranklens._curve_registry import CURVE_FAMILIES, CurveSpec, available_curves, get_curve
 from ranklens._registry import _REGISTRY, FAMILIES, FAMILY_ALIASES, MetricSpec

@@ -30,7 +30,7 @@ require("sklearn", "ranklens.scorers")  # one line naming the extra, not a trace
 
 from sklearn.metrics import make_scorer  # noqa: E402
 
-from ranklens.utility import (  # noqa: E402
+from ranklens.extremes import (  # noqa: E402
     AccuracyLike,
     RelevanceLike,
     regression_precision_recall,

@@ -6,7 +6,7 @@ group (one curve point, straight segments across the tie). The ordering is an LS
 order-preserving 64-bit keys that carries a payload along (the response itself when there are no
 weights, else the row index): about four times faster than ``np.argsort`` at n = 1e7, and the
 sorted keys decode back to the thresholds without a gather. That is what keeps each curve under
-the 3 s budget (``docs/performance.md``). Validation lives in :mod:`ranklens.curves`;
+the 3 s budget (``docs/performance.md``). Validation lives in :mod:`ranklens.targeting`;
 ``tests/reference_curves.py`` holds the definitional twins.
 """
 

@@ -1,7 +1,7 @@
 """Numba kernels for utility-based regression measures (Torgo & Ribeiro 2009; seed 001).
 
 Pure numeric code: relevance and accuracy evaluation, the fused precision / recall sums, and the
-O(n log n) medcouple. Validation lives in :mod:`ranklens.relevance` and :mod:`ranklens.utility`;
+O(n log n) medcouple. Validation lives in :mod:`ranklens.relevance` and :mod:`ranklens.extremes`;
 every kernel has a definitional twin in ``tests/reference_utility.py``.
 """
 

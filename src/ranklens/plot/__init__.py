@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from ranklens.plot._base import DEFAULT_MAX_POINTS, thin_indices
 from ranklens.plot.bands import BeatProbabilityDisplay, CurveBandsDisplay
-from ranklens.plot.error_curves import RECCurveDisplay, RROCCurveDisplay
 from ranklens.plot.extremes import (
     MetricAgreementDisplay,
     RegressionPrecisionRecallDisplay,
@@ -24,6 +23,7 @@ from ranklens.plot.extremes import (
 )
 from ranklens.plot.intervals import IntervalDisplay
 from ranklens.plot.ranking import ConcordanceProfileDisplay, CutoffAUCDisplay, RankLiftDisplay
+from ranklens.plot.residual import RECCurveDisplay, RROCCurveDisplay
 from ranklens.plot.targeting import (
     GainCurveDisplay,
     LiftCurveDisplay,

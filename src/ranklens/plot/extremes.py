@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.extremes import regression_precision_recall_curve
 from ranklens.plot._base import _Display, _fmt
-from ranklens.utility import regression_precision_recall_curve
 
 __all__ = ["MetricAgreementDisplay", "RegressionPrecisionRecallDisplay", "RelevanceDisplay"]
 

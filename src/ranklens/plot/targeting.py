@@ -1,5 +1,5 @@
 """Targeting curves of seed 003's slides: ROC, cumulative gain, lift and profit
-(:mod:`ranklens.curves`)."""
+(:mod:`ranklens.targeting`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.curves import gain_curve, lift_curve, profit_curve, roc_curve
 from ranklens.plot._base import _Display, _fmt
+from ranklens.targeting import gain_curve, lift_curve, profit_curve, roc_curve
 
 __all__ = ["GainCurveDisplay", "LiftCurveDisplay", "ProfitCurveDisplay", "RocCurveDisplay"]
 

@@ -146,7 +146,7 @@ def _default_event_threshold() -> float | None:
     import inspect
 
     try:
-        from ranklens.utility import regression_precision_recall
+        from ranklens.extremes import regression_precision_recall
     except ImportError:  # pragma: no cover
         return None
     return inspect.signature(regression_precision_recall).parameters["event_threshold"].default

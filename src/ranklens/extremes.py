@@ -1,0 +1,944 @@
+"""Precision and recall for regression: utility-based measures for rare extreme values.
+
+Torgo & Ribeiro (2009), "Precision and Recall for Regression" (seed 001), with the parameters and
+errata of NOTES.md; relevance-weighted errors (seed 001 Sect. 3.1) and SERA (Ribeiro & Moniz 2020).
+
+- Accuracy functions alpha (eqs. 8-9): :func:`step_accuracy`, :func:`smooth_accuracy`.
+- :func:`regression_precision_recall` (eqs. 6, 10, 11): precision, recall and F-beta with the
+  event counts; :func:`regression_precision_recall_curve` over the event threshold and
+  :func:`regression_f_beta_curve` over beta.
+- :func:`relevance_weighted_error` (case weights phi(y)), :func:`sera` and :func:`sera_curve`.
+
+Registered scalar measures (family ``"extremes"``): ``utility_precision``, ``utility_recall``,
+``utility_f1`` (higher is better), ``sera``, ``relevance_weighted_squared_error`` and
+``relevance_weighted_absolute_error`` (lower is better). Called with only
+``(y_true, y_pred, *, sample_weight=None)`` they use the **default relevance**
+``relevance_from_boxplot(y_true, extremes="auto")`` (box-plot sigmoids, warning and falling back
+to both fences when ``y_true`` has no outliers) and the **default accuracy**
+``smooth_accuracy(threshold=IQR(y_true) / 2, k=8)``, which for the sample behind seed 001
+Table 3 (fences at +-2, so IQR = 1) is exactly the table's t_L = 0.5, k = 8. With
+``sample_weight`` both defaults use the weighted box plot (frequency weights, on the scale they
+are given), so integer weights act exactly as repeated rows, as everywhere in ranklens; with an
+explicit relevance and accuracy every measure depends only on the ratios of the weights (SERA, a
+sum, on their scale as well).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ranklens._curve_registry import register_curve
+from ranklens._kernels import utility as _k
+from ranklens._registry import ComputationalForm, register_metric
+from ranklens._results import Result
+from ranklens._validation import (
+    as_1d_float,
+    check_nonnegative_number,
+    check_pair,
+    check_sample_weight_scaled,
+)
+from ranklens.exceptions import warn_undefined
+from ranklens.relevance import _frequency_weights, _hinges, _Sample, relevance_from_boxplot
+from ranklens.residual import _scaled_residuals
+
+# The utility measures are sums once the relevance is fixed, but their default relevance is a
+# box plot of y_true (its quartiles): order statistics of the truth.
+_FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
+
+__all__ = [
+    "RegressionFBetaCurveResult",
+    "RegressionPrecisionRecallCurveResult",
+    "RegressionPrecisionRecallResult",
+    "SeraCurveResult",
+    "SmoothAccuracy",
+    "StepAccuracy",
+    "regression_f_beta_curve",
+    "regression_precision_recall",
+    "regression_precision_recall_curve",
+    "relevance_weighted_absolute_error",
+    "relevance_weighted_error",
+    "relevance_weighted_squared_error",
+    "sera",
+    "sera_curve",
+    "smooth_accuracy",
+    "step_accuracy",
+    "utility_f1",
+    "utility_precision",
+    "utility_recall",
+]
+
+FloatArray = NDArray[np.float64]
+RelevanceLike = Callable[[Any], Any]
+AccuracyLike = Callable[[FloatArray, FloatArray], Any]
+Loss = Literal["absolute", "squared"]
+_LOSS_CODES = {"absolute": _k.LOSS_ABSOLUTE, "squared": _k.LOSS_SQUARED}
+
+
+# ------------------------------------------------------------------------------------------------
+# Accuracy functions alpha (seed 001 eqs. 8-9)
+
+
+def _check_loss(loss: Any) -> int:
+    if loss not in _LOSS_CODES:
+        raise ValueError(f"loss must be 'absolute' or 'squared'; got {loss!r}")
+    return _LOSS_CODES[loss]
+
+
+def _check_threshold(value: Any, *, allow_zero: bool) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"threshold must be a non-negative number; got {value!r}") from None
+    if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        bound = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"threshold must be a finite {bound} number; got {value!r}")
+    return v
+
+
+@dataclasses.dataclass(frozen=True)
+class StepAccuracy:
+    r"""alpha = I(L(y, yhat) <= t_L), seed 001 eq. 8 (use :func:`step_accuracy`).
+
+    With ``threshold=0`` only exact predictions are accurate: the 0/1 accuracy of classification
+    (eq. 7), under which the measures reduce to classification precision and recall.
+    """
+
+    threshold: float
+    loss: Loss = "absolute"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "threshold", _check_threshold(self.threshold, allow_zero=True))
+        _check_loss(self.loss)
+
+    def __call__(self, y_true: Any, y_pred: Any) -> FloatArray:
+        """alpha for each pair (argument order as everywhere in ranklens: truth first)."""
+        a, b = check_pair(y_true, y_pred, min_n=1)
+        return _k.accuracy_values(a, b, False, self.threshold, 0.0, _LOSS_CODES[self.loss])
+
+
+@dataclasses.dataclass(frozen=True)
+class SmoothAccuracy:
+    r"""alpha = I(L <= t_L) (1 - exp(-k (L - t_L)^2 / t_L^2)), seed 001 eq. 9.
+
+    Use :func:`smooth_accuracy`. Note alpha(L = 0) = 1 - e^{-k}, not exactly 1 (0.99966 for
+    k = 8), as in the seed.
+    """
+
+    threshold: float
+    k: float = 8.0
+    loss: Loss = "absolute"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "threshold", _check_threshold(self.threshold, allow_zero=False))
+        try:
+            k = float(self.k)
+        except (TypeError, ValueError):
+            raise ValueError(f"k must be a positive number; got {self.k!r}") from None
+        if not (math.isfinite(k) and k > 0):
+            raise ValueError(f"k must be a positive number; got {self.k!r}")
+        object.__setattr__(self, "k", k)
+        _check_loss(self.loss)
+
+    def __call__(self, y_true: Any, y_pred: Any) -> FloatArray:
+        """alpha for each pair (argument order as everywhere in ranklens: truth first)."""
+        a, b = check_pair(y_true, y_pred, min_n=1)
+        return _k.accuracy_values(a, b, True, self.threshold, self.k, _LOSS_CODES[self.loss])
+
+
+def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
+    r"""Step accuracy alpha(yhat, y) = I(L(yhat, y) <= t_L) (seed 001 eq. 8).
+
+    Parameters
+    ----------
+    threshold : float
+        t_L >= 0, on the scale of the loss (squared units for ``loss="squared"``).
+    loss : {"absolute", "squared"}
+        L = |yhat - y| or (yhat - y)^2.
+
+    Examples
+    --------
+    >>> step_accuracy(0.5)([0.0, 0.0], [0.4, 0.6]).tolist()
+    [1.0, 0.0]
+    """
+    return StepAccuracy(threshold=threshold, loss=loss)
+
+
+def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -> SmoothAccuracy:
+    r"""Smooth accuracy (seed 001 eq. 9), a Gaussian-shaped decay from 1 to 0 over [0, t_L].
+
+    .. math:: \alpha = I(L \le t_L) \left(1 - e^{-k (L - t_L)^2 / t_L^2}\right)
+
+    Parameters
+    ----------
+    threshold : float
+        t_L > 0, on the scale of the loss.
+    k : float, default 8
+        Steepness; Table 3 of seed 001 uses k = 8 (NOTES.md).
+    loss : {"absolute", "squared"}
+
+    Examples
+    --------
+    Seed 001 Table 3, M1's third prediction (L = 0.23, t_L = 0.5):
+
+    >>> round(float(smooth_accuracy(0.5)([-2.43], [-2.20])[0]), 2)
+    0.9
+    """
+    return SmoothAccuracy(threshold=threshold, k=k, loss=loss)
+
+
+# ------------------------------------------------------------------------------------------------
+# Shared preparation
+
+
+def _default_accuracy(y_true: FloatArray, frequency: FloatArray | None) -> SmoothAccuracy:
+    """``smooth_accuracy(IQR / 2, k=8)`` with the IQR of the default box plot (Tukey's hinges;
+    ``frequency``: the case weights as given, read as frequencies as the box plot reads them)."""
+    q1, _, q3 = _hinges(_Sample.of(y_true, frequency))
+    half_iqr = 0.5 * q3 - 0.5 * q1  # halves first: q3 - q1 may exceed the largest float
+    if not half_iqr > 0:
+        raise ValueError(
+            "the default accuracy smooth_accuracy(threshold=IQR(y_true)/2) needs an interquartile "
+            "range > 0; y_true has IQR 0, so pass accuracy= explicitly"
+        )
+    return SmoothAccuracy(threshold=half_iqr, k=8.0)
+
+
+def _relevance_values(relevance: RelevanceLike, y: FloatArray, name: str) -> FloatArray:
+    """phi(y) checked to be n finite values in [0, 1]."""
+    try:
+        raw = relevance(y)
+    except Exception as exc:
+        raise ValueError(f"relevance could not be evaluated on {name}: {exc}") from exc
+    phi = np.asarray(raw, dtype=np.float64).reshape(-1) if np.ndim(raw) else None
+    if phi is None or phi.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"relevance must return one value per element of {name} ({y.shape[0]}); "
+            f"got shape {np.shape(raw)}"
+        )
+    phi = np.ascontiguousarray(phi)
+    lo, hi = (float(phi.min()), float(phi.max())) if phi.size else (0.0, 0.0)
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo >= 0.0 and hi <= 1.0):
+        raise ValueError(
+            f"relevance must map {name} into [0, 1]; got values in [{lo!r}, {hi!r}]"
+            + (" (NaN present)" if np.isnan(phi).any() else "")
+        )
+    return phi
+
+
+def _accuracy_values(accuracy: Any, y_true: FloatArray, y_pred: FloatArray) -> FloatArray:
+    if isinstance(accuracy, StepAccuracy | SmoothAccuracy):
+        # Skip the re-validation of the public __call__: the pair is already checked.
+        smooth = isinstance(accuracy, SmoothAccuracy)
+        k = accuracy.k if smooth else 0.0
+        return _k.accuracy_values(
+            y_true, y_pred, smooth, accuracy.threshold, k, _LOSS_CODES[accuracy.loss]
+        )
+    if not callable(accuracy):
+        raise ValueError(
+            f"accuracy must be a callable alpha(y_true, y_pred) such as step_accuracy(...); "
+            f"got {type(accuracy).__name__}"
+        )
+    alpha = np.ascontiguousarray(np.asarray(accuracy(y_true, y_pred), dtype=np.float64))
+    if alpha.shape != y_true.shape:
+        raise ValueError(
+            f"accuracy must return one value per pair ({y_true.shape[0]}); got shape {alpha.shape}"
+        )
+    if not (np.isfinite(alpha).all() and alpha.min() >= 0.0 and alpha.max() <= 1.0):
+        raise ValueError("accuracy must return finite values in [0, 1]")
+    return alpha
+
+
+def _check_event_threshold(value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"event_threshold must be a number in (0, 1]; got {value!r}") from None
+    if not (0.0 < v <= 1.0):
+        raise ValueError(f"event_threshold must be in (0, 1]; got {value!r}")
+    return v
+
+
+@dataclasses.dataclass(frozen=True)
+class _Prepared:
+    y_true: FloatArray
+    y_pred: FloatArray
+    weight: FloatArray | None  # case weights rescaled to mean 1
+    weight_scale: float  # the given weights are weight * weight_scale
+    phi_true: FloatArray
+    phi_pred: FloatArray
+    alpha: FloatArray
+
+
+def _prepare(
+    y_true: Any,
+    y_pred: Any,
+    relevance: RelevanceLike | None,
+    accuracy: Any,
+    sample_weight: Any,
+    *,
+    need_pred_relevance: bool = True,
+    need_accuracy: bool = True,
+) -> _Prepared:
+    a, b = check_pair(y_true, y_pred)
+    # The weighted sums use the weights rescaled to mean 1 (no overflow or underflow however
+    # large or small the weights are); the default box plot reads the weights as frequencies,
+    # on the scale they were given, so that integer weights act exactly as repeated rows.
+    w, scale = check_sample_weight_scaled(sample_weight, a.shape[0])
+    uses_box_plot = relevance is None or (need_accuracy and accuracy is None)
+    frequency = _frequency_weights(sample_weight, a.shape[0]) if uses_box_plot else None
+    if relevance is None:
+        relevance = relevance_from_boxplot(a, extremes="auto", sample_weight=frequency)
+    elif not callable(relevance):
+        raise ValueError(
+            "relevance must be a callable phi(y) -> [0, 1] such as SigmoidRelevance(...); "
+            f"got {type(relevance).__name__}"
+        )
+    phi_true = _relevance_values(relevance, a, "y_true")
+    phi_pred = _relevance_values(relevance, b, "y_pred") if need_pred_relevance else phi_true
+    if need_accuracy:
+        acc = _default_accuracy(a, frequency) if accuracy is None else accuracy
+        alpha = _accuracy_values(acc, a, b)
+    else:
+        alpha = phi_true
+    return _Prepared(a, b, w, scale, phi_true, phi_pred, alpha)
+
+
+def _f_beta(precision: float, recall: float, beta: float) -> float:
+    """Eq. 11; 0 when precision = recall = 0 (the weighted harmonic mean lies between them)."""
+    if math.isnan(precision) or math.isnan(recall):
+        return math.nan
+    b2 = beta * beta
+    den = b2 * precision + recall
+    if den == 0.0:
+        return 0.0
+    return (b2 + 1.0) * precision * recall / den
+
+
+# ------------------------------------------------------------------------------------------------
+# Precision, recall, F-beta
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class RegressionPrecisionRecallResult(Result):
+    """Utility-based precision, recall and F-beta (:func:`regression_precision_recall`).
+
+    Attributes
+    ----------
+    precision, recall, f_beta : float
+        Eqs. 10, 6 and 11 of seed 001; NaN (with a warning) when undefined.
+    beta, event_threshold : float
+        The parameters used.
+    n_true_events, n_predicted_events : int
+        Observations with phi(y) >= t_E and with phi(yhat) >= t_E (rows of positive weight).
+    true_event_relevance, predicted_event_relevance : float
+        The denominators: (weighted) sums of phi over true and predicted events.
+    """
+
+    precision: float
+    recall: float
+    f_beta: float
+    beta: float
+    event_threshold: float
+    n_true_events: int
+    n_predicted_events: int
+    true_event_relevance: float
+    predicted_event_relevance: float
+
+
+def regression_precision_recall(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    relevance: RelevanceLike | None = None,
+    event_threshold: float = 0.5,
+    accuracy: AccuracyLike | None = None,
+    beta: float = 1.0,
+    sample_weight: Any = None,
+) -> RegressionPrecisionRecallResult:
+    r"""Precision, recall and F-beta for regression (Torgo & Ribeiro 2009, seed 001 eqs. 6-11).
+
+    .. math::
+        \mathrm{recall} = \frac{\sum_{\phi(y_i) \ge t_E} \alpha_i\, \phi(y_i)}
+                               {\sum_{\phi(y_i) \ge t_E} \phi(y_i)}, \quad
+        \mathrm{precision} = \frac{\sum_{\phi(\hat y_i) \ge t_E} \alpha_i\, \phi(\hat y_i)}
+                                  {\sum_{\phi(\hat y_i) \ge t_E} \phi(\hat y_i)}, \quad
+        F_\beta = \frac{(\beta^2 + 1) P R}{\beta^2 P + R}
+
+    Events are the observations whose relevance reaches ``t_E``; alpha_i in [0, 1] is the accuracy
+    of prediction i. The seed's eq. 10 mixes >= and > between numerator and denominator; like
+    NOTES.md we use >= in both. Case weights multiply every term.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+    relevance : callable, optional
+        phi(y) -> [0, 1] (a :class:`~ranklens.SigmoidRelevance`,
+        :class:`~ranklens.ControlPointRelevance` or any vectorised callable). Default:
+        ``relevance_from_boxplot(y_true, extremes="auto")`` (see :mod:`ranklens.extremes`). For
+        model selection derive it once from the training targets and pass it, so every model
+        and fold is judged by the same relevance.
+    event_threshold : float, default 0.5
+        t_E in (0, 1].
+    accuracy : callable, optional
+        alpha(y_true, y_pred) -> [0, 1], e.g. :func:`smooth_accuracy` or :func:`step_accuracy`.
+        Default ``smooth_accuracy(threshold=IQR(y_true)/2, k=8)``.
+    beta : float, default 1.0
+        Weight of recall relative to precision (>= 0; the seed uses beta = 0.5 for trading).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    RegressionPrecisionRecallResult
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        No predicted events (seed 001 footnote 8: the model "has no precision score"): precision
+        and F are NaN. No true events: recall and F are NaN. When precision = recall = 0, F = 0.
+
+    Examples
+    --------
+    Seed 001 Table 3, model M2 (parameters from NOTES.md):
+
+    >>> from ranklens import SigmoidRelevance
+    >>> y = [-5.29, -2.65, -2.43, -0.20, -0.03, 0.03, 0.51, 1.46, 2.53, 2.94]
+    >>> m2 = [-5.09, -2.95, -2.89, 0.69, -0.82, 0.70, -0.08, 0.92, 2.83, 3.17]
+    >>> res = regression_precision_recall(
+    ...     y, m2, relevance=SigmoidRelevance(-2.0, 2.0), event_threshold=0.75,
+    ...     accuracy=smooth_accuracy(0.5, k=8))
+    >>> round(res.recall, 6), round(res.precision, 6)
+    (0.670344, 0.668162)
+    """
+    t_e = _check_event_threshold(event_threshold)
+    beta = check_nonnegative_number(beta, "beta")
+    prep = _prepare(y_true, y_pred, relevance, accuracy, sample_weight)
+    num_r, den_r, n_true, num_p, den_p, n_pred = _k.precision_recall_sums(
+        prep.phi_true,
+        prep.phi_pred,
+        prep.alpha,
+        prep.weight if prep.weight is not None else prep.alpha,
+        prep.weight is not None,
+        t_e,
+    )
+    if den_p > 0:
+        precision = num_p / den_p
+    else:
+        precision = math.nan
+        warn_undefined(
+            f"precision is undefined: no prediction has relevance >= event_threshold={t_e:g} "
+            "(no predicted events; Torgo & Ribeiro 2009, footnote 8); returning NaN"
+        )
+    if den_r > 0:
+        recall = num_r / den_r
+    else:
+        recall = math.nan
+        warn_undefined(
+            f"recall is undefined: no true value has relevance >= event_threshold={t_e:g} "
+            "(no true events); returning NaN"
+        )
+    return RegressionPrecisionRecallResult(
+        precision=float(precision),
+        recall=float(recall),
+        f_beta=_f_beta(precision, recall, beta),
+        beta=beta,
+        event_threshold=t_e,
+        n_true_events=int(n_true),
+        n_predicted_events=int(n_pred),
+        # weighted sums: on the scale of the given weights (integer weights = repeated rows)
+        true_event_relevance=float(_unscale(den_r, 0, prep.weight_scale)),
+        predicted_event_relevance=float(_unscale(den_p, 0, prep.weight_scale)),
+    )
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class RegressionPrecisionRecallCurveResult(Result):
+    """Precision, recall and F-beta as the event threshold t_E varies.
+
+    Attributes
+    ----------
+    thresholds : ndarray
+        Increasing event thresholds t_E.
+    precision, recall, f_beta : ndarray
+        The measures at each threshold (NaN where undefined).
+    n_true_events, n_predicted_events : ndarray of int
+        Event counts at each threshold.
+    beta : float
+    best_threshold, best_f_beta : float
+        The threshold with the largest F-beta (the lowest such threshold on ties), NaN if none.
+    """
+
+    thresholds: FloatArray
+    precision: FloatArray
+    recall: FloatArray
+    f_beta: FloatArray
+    n_true_events: NDArray[np.int64]
+    n_predicted_events: NDArray[np.int64]
+    beta: float
+    best_threshold: float
+    best_f_beta: float
+
+
+def _suffix_totals(
+    key: FloatArray, columns: list[FloatArray], thresholds: FloatArray
+) -> list[FloatArray]:
+    """For every threshold t and column c: sum of c over the cases with key >= t (one sort)."""
+    order = np.argsort(key, kind="stable")
+    idx = np.searchsorted(key[order], thresholds, side="left")
+    out = []
+    for col in columns:
+        # suffix[j] = sum over sorted positions >= j, suffix[n] = 0.
+        suffix = np.concatenate([np.cumsum(col[order][::-1])[::-1], [0.0]])
+        out.append(suffix[idx])
+    return out
+
+
+def _event_totals(
+    phi: FloatArray, alpha: FloatArray, weight: FloatArray | None, thresholds: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """For every t: sum_{phi >= t} w alpha phi, sum_{phi >= t} w phi, #{phi >= t, w > 0}."""
+    w_phi = phi if weight is None else weight * phi
+    counted = np.ones_like(phi) if weight is None else (weight > 0).astype(np.float64)
+    num, den, cnt = _suffix_totals(phi, [w_phi * alpha, w_phi, counted], thresholds)
+    return num, den, cnt
+
+
+@register_curve(
+    "precision_recall",
+    family="extremes",
+    needs=("relevance",),
+    # A fixed grid of event thresholds: the default (every distinct relevance value) crowds the
+    # curve into [0, tiny] when the predictions never reach the extremes.
+    fixed={"thresholds": tuple(np.linspace(0.01, 1.0, 100))},
+)
+def regression_precision_recall_curve(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    relevance: RelevanceLike | None = None,
+    accuracy: AccuracyLike | None = None,
+    thresholds: Any = None,
+    beta: float = 1.0,
+    sample_weight: Any = None,
+) -> RegressionPrecisionRecallCurveResult:
+    r"""Utility-based precision, recall and F-beta at every event threshold, in O(n log n).
+
+    The measures of :func:`regression_precision_recall` for a whole range of t_E from one sort of
+    phi(y) and one of phi(yhat) (suffix sums), not one pass per threshold.
+
+    Parameters
+    ----------
+    y_true, y_pred, relevance, accuracy, beta, sample_weight
+        As in :func:`regression_precision_recall`.
+    thresholds : array-like, optional
+        Event thresholds in (0, 1]. Default: every distinct positive relevance value of y_true
+        and y_pred up to the smaller of max phi(y_true) and max phi(y_pred), where both measures
+        are defined (the exact step curve).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Once, when the measures are undefined at some of the thresholds given.
+    """
+    beta = check_nonnegative_number(beta, "beta")
+    prep = _prepare(y_true, y_pred, relevance, accuracy, sample_weight)
+    if thresholds is None:
+        top = min(float(prep.phi_true.max()), float(prep.phi_pred.max()))
+        both = np.concatenate([prep.phi_true, prep.phi_pred])
+        t = np.unique(both[(both > 0) & (both <= top)])
+        if t.size == 0:
+            warn_undefined(
+                "no threshold gives both true and predicted events (max relevance of y_true "
+                f"{prep.phi_true.max():g}, of y_pred {prep.phi_pred.max():g}); the curve is empty"
+            )
+    else:
+        t = np.sort(as_1d_float(thresholds, "thresholds"))
+        if t[0] <= 0 or t[-1] > 1:
+            raise ValueError(f"thresholds must lie in (0, 1]; got [{t[0]!r}, {t[-1]!r}]")
+    num_r, den_r, n_true = _event_totals(prep.phi_true, prep.alpha, prep.weight, t)
+    num_p, den_p, n_pred = _event_totals(prep.phi_pred, prep.alpha, prep.weight, t)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = np.where(den_r > 0, num_r / den_r, np.nan)
+        precision = np.where(den_p > 0, num_p / den_p, np.nan)
+        b2 = beta * beta
+        den_f = b2 * precision + recall
+        f = np.where(den_f > 0, (b2 + 1) * precision * recall / den_f, 0.0)
+        f = np.where(np.isnan(precision) | np.isnan(recall), np.nan, f)
+    undefined = int(np.isnan(f).sum())
+    if undefined and thresholds is not None:
+        warn_undefined(
+            f"precision or recall is undefined (no predicted or no true events) at {undefined} "
+            f"of {t.size} thresholds; those entries are NaN"
+        )
+    if np.isfinite(f).any():
+        best = int(np.nanargmax(f))
+        best_t, best_f = float(t[best]), float(f[best])
+    else:
+        best_t = best_f = math.nan
+    return RegressionPrecisionRecallCurveResult(
+        thresholds=t,
+        precision=precision,
+        recall=recall,
+        f_beta=f,
+        n_true_events=np.rint(n_true).astype(np.int64),
+        n_predicted_events=np.rint(n_pred).astype(np.int64),
+        beta=beta,
+        best_threshold=best_t,
+        best_f_beta=best_f,
+    )
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class RegressionFBetaCurveResult(Result):
+    """F-beta as a function of beta at a fixed event threshold (:func:`regression_f_beta_curve`).
+
+    F-beta moves from precision (beta = 0) towards recall (beta -> infinity).
+    """
+
+    betas: FloatArray
+    f_beta: FloatArray
+    precision: float
+    recall: float
+    event_threshold: float
+
+
+def regression_f_beta_curve(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    relevance: RelevanceLike | None = None,
+    event_threshold: float = 0.5,
+    accuracy: AccuracyLike | None = None,
+    betas: Any = None,
+    sample_weight: Any = None,
+) -> RegressionFBetaCurveResult:
+    r"""F-beta of seed 001 eq. 11 over a range of beta (precision and recall computed once).
+
+    Parameters
+    ----------
+    betas : array-like, optional
+        Non-negative values; default ``2 ** np.linspace(-4, 4, 33)`` (1/16 to 16).
+    Others
+        As in :func:`regression_precision_recall`.
+    """
+    if betas is None:
+        b = 2.0 ** np.linspace(-4.0, 4.0, 33)
+    else:
+        b = as_1d_float(betas, "betas")
+        if (b < 0).any():
+            raise ValueError(f"betas must be non-negative; got {b[b < 0][0]!r}")
+    res = regression_precision_recall(
+        y_true,
+        y_pred,
+        relevance=relevance,
+        event_threshold=event_threshold,
+        accuracy=accuracy,
+        sample_weight=sample_weight,
+    )
+    f = np.array([_f_beta(res.precision, res.recall, float(v)) for v in b])
+    return RegressionFBetaCurveResult(
+        betas=b,
+        f_beta=f,
+        precision=res.precision,
+        recall=res.recall,
+        event_threshold=res.event_threshold,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Relevance-weighted errors and SERA
+
+
+def _scaled_losses(prep: _Prepared, loss: str) -> tuple[FloatArray, int]:
+    """Losses ``L_i = values_i * 2**e``, the errors scaled to at most 1 before squaring.
+
+    As for RMSE (:mod:`ranklens.residual`): squared errors of size 1e200 overflow and of size
+    1e-200 underflow, while the sums and means built on them are representable.
+    """
+    code = _check_loss(loss)
+    rs, e = _scaled_residuals(prep.y_pred, prep.y_true)
+    if code == _k.LOSS_SQUARED:
+        return rs * rs, 2 * e
+    return np.abs(rs), e
+
+
+def _unscale(values: Any, e: int, weight_scale: float = 1.0) -> Any:
+    """``values * weight_scale * 2**e`` (array or scalar) with one rounding and IEEE overflow."""
+    m, e_w = math.frexp(weight_scale)
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(np.asarray(values, dtype=np.float64) * m, e + e_w)
+
+
+def relevance_weighted_error(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    relevance: RelevanceLike | None = None,
+    loss: Loss = "squared",
+    sample_weight: Any = None,
+) -> float:
+    r"""Mean loss with case weights phi(y_i) (seed 001 Sect. 3.1).
+
+    .. math:: \frac{\sum_i w_i \phi(y_i) L(\hat y_i, y_i)}{\sum_i w_i \phi(y_i)}
+
+    The case-weight alternative the seed discusses: it focuses on relevant **true** values, but
+    (the seed's objection) does not penalise false alarms - a relevant prediction for an
+    irrelevant true value - which utility-based precision does.
+
+    Parameters
+    ----------
+    relevance : callable, optional
+        Default ``relevance_from_boxplot(y_true, extremes="auto")``.
+    loss : {"squared", "absolute"}
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        When every true value has zero relevance (NaN is returned).
+    """
+    _check_loss(loss)
+    prep = _prepare(
+        y_true,
+        y_pred,
+        relevance,
+        None,
+        sample_weight,
+        need_pred_relevance=False,
+        need_accuracy=False,
+    )
+    case_w = prep.phi_true if prep.weight is None else prep.phi_true * prep.weight
+    total = float(case_w.sum())
+    if not total > 0:
+        warn_undefined(
+            "relevance-weighted error is undefined: every true value has zero relevance "
+            "(or zero weight); returning NaN"
+        )
+        return math.nan
+    values, e = _scaled_losses(prep, loss)
+    return float(_unscale(np.dot(case_w, values) / total, e))
+
+
+@register_metric(
+    "relevance_weighted_squared_error",
+    higher_is_better=False,
+    family="extremes",
+    description="Squared error weighted by phi(y_true) (default box-plot relevance)",
+    computational_form=_FORM,
+)
+def relevance_weighted_squared_error(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
+) -> float:
+    """Relevance-weighted mean squared error; see :func:`relevance_weighted_error`."""
+    return relevance_weighted_error(
+        y_true, y_pred, relevance=relevance, loss="squared", sample_weight=sample_weight
+    )
+
+
+@register_metric(
+    "relevance_weighted_absolute_error",
+    higher_is_better=False,
+    family="extremes",
+    description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
+    computational_form=_FORM,
+)
+def relevance_weighted_absolute_error(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
+) -> float:
+    """Relevance-weighted mean absolute error; see :func:`relevance_weighted_error`."""
+    return relevance_weighted_error(
+        y_true, y_pred, relevance=relevance, loss="absolute", sample_weight=sample_weight
+    )
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class SeraCurveResult(Result):
+    """The relevance-thresholded squared-error curve SER_t and its exact area (:func:`sera_curve`).
+
+    Attributes
+    ----------
+    thresholds : ndarray
+        Increasing relevance thresholds t in [0, 1] (0, every distinct phi(y_true), 1).
+    ser : ndarray
+        SER_t = sum of (weighted) squared errors over the cases with phi(y_true) >= t.
+    sera : float
+        The area under SER_t over [0, 1], exactly.
+    """
+
+    thresholds: FloatArray
+    ser: FloatArray
+    sera: float
+
+
+def _sera_prepare(y_true: Any, y_pred: Any, relevance: Any, sample_weight: Any) -> _Prepared:
+    return _prepare(
+        y_true,
+        y_pred,
+        relevance,
+        None,
+        sample_weight,
+        need_pred_relevance=False,
+        need_accuracy=False,
+    )
+
+
+def _sera_terms(prep: _Prepared) -> tuple[FloatArray, int]:
+    """``w_i (yhat_i - y_i)^2 = terms_i * 2**e * weight_scale`` (see :func:`_scaled_losses`)."""
+    sq, e = _scaled_losses(prep, "squared")
+    if prep.weight is not None:
+        sq = sq * prep.weight
+    return sq, e
+
+
+def _sera_value(prep: _Prepared) -> float:
+    # SERA is a weighted sum, not a mean: it carries the scale of the weights (integer weights
+    # act as repeated rows), restored after summing the rescaled terms.
+    sq, e = _sera_terms(prep)
+    return float(_unscale(np.dot(prep.phi_true, sq), e, prep.weight_scale))
+
+
+@register_metric("sera", higher_is_better=False, family="extremes", computational_form=_FORM)
+def sera(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
+) -> float:
+    r"""Squared error-relevance area, SERA (Ribeiro & Moniz 2020), computed exactly.
+
+    .. math::
+        SER_t = \sum_{i:\, \phi(y_i) \ge t} (\hat y_i - y_i)^2, \qquad
+        SERA = \int_0^1 SER_t\, dt = \sum_i \phi(y_i)\, (\hat y_i - y_i)^2
+
+    The closed form holds because case i contributes to SER_t exactly for t in [0, phi(y_i)],
+    so the area is exact in O(n); the R package IRon's 1001-step trapezoid approximates it
+    (error O(step)). SERA is a **sum**, so it grows with n; compare models on the same data.
+    With case weights each squared error is multiplied by its weight (so integer weights act
+    as repeated rows and multiplying every weight by c multiplies SERA by c). The errors are
+    scaled by a power of two before squaring, so SERA is representable whenever its value is,
+    whatever the magnitude of the data (errors of 1e200 or 1e-200).
+
+    Parameters
+    ----------
+    relevance : callable, optional
+        Default ``relevance_from_boxplot(y_true, extremes="auto")``.
+
+    Examples
+    --------
+    >>> from ranklens import ControlPointRelevance
+    >>> phi = ControlPointRelevance([(0, 0, 0), (2, 1, 0)])
+    >>> sera([0.0, 1.0, 2.0], [1.0, 1.0, 4.0], relevance=phi)
+    4.0
+    """
+    return _sera_value(_sera_prepare(y_true, y_pred, relevance, sample_weight))
+
+
+def sera_curve(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    relevance: RelevanceLike | None = None,
+    sample_weight: Any = None,
+) -> SeraCurveResult:
+    """The SER_t curve at every distinct relevance value (one sort) and its exact area, SERA.
+
+    SER_t is a left-continuous step function of t, constant between consecutive distinct values
+    of phi(y_true); ``ser[j]`` is its value at ``thresholds[j]``. See :func:`sera`.
+    """
+    prep = _sera_prepare(y_true, y_pred, relevance, sample_weight)
+    sq, e = _sera_terms(prep)
+    t = np.unique(np.concatenate([[0.0, 1.0], prep.phi_true]))
+    (ser,) = _suffix_totals(prep.phi_true, [sq], t)
+    return SeraCurveResult(
+        thresholds=t,
+        ser=_unscale(ser, e, prep.weight_scale),
+        sera=float(_unscale(np.dot(prep.phi_true, sq), e, prep.weight_scale)),
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Registered scalar measures
+
+
+@register_metric(
+    "utility_precision",
+    higher_is_better=True,
+    family="extremes",
+    description="Utility-based precision for rare extremes (Torgo & Ribeiro 2009)",
+    computational_form=_FORM,
+)
+def utility_precision(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sample_weight: Any = None,
+    relevance: RelevanceLike | None = None,
+    event_threshold: float = 0.5,
+    accuracy: AccuracyLike | None = None,
+) -> float:
+    """Precision of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`)."""
+    return regression_precision_recall(
+        y_true,
+        y_pred,
+        relevance=relevance,
+        event_threshold=event_threshold,
+        accuracy=accuracy,
+        sample_weight=sample_weight,
+    ).precision
+
+
+@register_metric(
+    "utility_recall",
+    higher_is_better=True,
+    family="extremes",
+    description="Utility-based recall for rare extremes (Torgo & Ribeiro 2009)",
+    computational_form=_FORM,
+)
+def utility_recall(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sample_weight: Any = None,
+    relevance: RelevanceLike | None = None,
+    event_threshold: float = 0.5,
+    accuracy: AccuracyLike | None = None,
+) -> float:
+    """Recall of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`)."""
+    return regression_precision_recall(
+        y_true,
+        y_pred,
+        relevance=relevance,
+        event_threshold=event_threshold,
+        accuracy=accuracy,
+        sample_weight=sample_weight,
+    ).recall
+
+
+@register_metric(
+    "utility_f1",
+    higher_is_better=True,
+    family="extremes",
+    description="Utility-based F1 for rare extremes (Torgo & Ribeiro 2009)",
+    computational_form=_FORM,
+)
+def utility_f1(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sample_weight: Any = None,
+    relevance: RelevanceLike | None = None,
+    event_threshold: float = 0.5,
+    accuracy: AccuracyLike | None = None,
+) -> float:
+    """F1 of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`)."""
+    return regression_precision_recall(
+        y_true,
+        y_pred,
+        relevance=relevance,
+        event_threshold=event_threshold,
+        accuracy=accuracy,
+        sample_weight=sample_weight,
+        beta=1.0,
+    ).f_beta

@@ -1,0 +1,107 @@
+"""REC and RROC curves (:mod:`ranklens.residual`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ranklens.plot._base import _Display, _fmt
+from ranklens.residual import rec_curve, rroc_curve
+
+__all__ = ["RECCurveDisplay", "RROCCurveDisplay"]
+
+
+class RECCurveDisplay(_Display):
+    """Regression error characteristic curve (Bi & Bennett 2003): share of cases within tolerance.
+
+    Draws ``result.accuracy`` against ``result.tolerance`` as the exact step function; the legend
+    gives the area over the curve (the mean loss).
+
+    Examples
+    --------
+    >>> from ranklens.plot import RECCurveDisplay
+    >>> disp = RECCurveDisplay.from_predictions(y_test, pred, name="gbm")  # doctest: +SKIP
+    >>> RECCurveDisplay.from_predictions(y_test, p2, ax=disp.ax_, name="lin")  # doctest: +SKIP
+    """
+
+    _compute = staticmethod(rec_curve)
+    ylabel = "share of cases within tolerance"
+    title = "REC curve"
+    _legend_loc = "lower right"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        kwargs.setdefault("drawstyle", "steps-post")
+        line = self._line(
+            ax,
+            r.tolerance,
+            r.accuracy,
+            max_points=max_points,
+            label=self._label(name, f"AOC = {_fmt(r.area_over_curve)}"),
+            **kwargs,
+        )
+        if not ax.get_xlabel():
+            ax.set_xlabel(
+                "tolerance (absolute error)"
+                if r.loss == "absolute"
+                else "tolerance (squared error)"
+            )
+        ax.set_ylim(0, 1.02)
+        ax.set_xlim(left=0)
+        return [line]
+
+
+class RROCCurveDisplay(_Display):
+    """Regression ROC curve (Hernández-Orallo 2013): over- against under-estimation.
+
+    Each point is the total over-prediction and total under-prediction after a constant shift of
+    the predictions; the model's own point (shift 0) is marked, and the dashed diagonal
+    ``OVER = -UNDER`` is where the errors are balanced. A curve closer to the origin is better.
+    """
+
+    _compute = staticmethod(rroc_curve)
+    xlabel = "over-estimation  Σ (ŷ − y)₊"
+    ylabel = "under-estimation  −Σ (ŷ − y)₋"
+    title = "RROC curve"
+    _legend_loc = "lower right"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        line = self._line(
+            ax,
+            r.over,
+            r.under,
+            max_points=max_points,
+            label=self._label(name, f"area = {_fmt(r.area, 4)}"),
+            **kwargs,
+        )
+        (point,) = ax.plot(
+            [r.model_over],
+            [r.model_under],
+            "o",
+            color=line.get_color(),
+            markersize=6,
+            markeredgecolor="white",
+        )
+        # The curve runs to infinity; show the square around every model's operating point.
+        extent = 2.0 * max(r.model_over, -r.model_under, 1e-12)
+        first = not any(a.get_gid() == "ranklens-rroc-diagonal" for a in ax.lines)
+        if not first:
+            extent = max(extent, ax.get_xlim()[1])
+        ax.set_xlim(0, extent)
+        ax.set_ylim(-extent, 0)
+        artists = [line, point]
+        artists += self._once(
+            ax,
+            "ranklens-rroc-diagonal",
+            lambda: [
+                ax.axline(
+                    (0, 0),
+                    slope=-1,
+                    linestyle="--",
+                    color="0.6",
+                    linewidth=1,
+                    label="balanced errors",
+                )
+            ],
+        )
+        return artists

@@ -1,0 +1,1502 @@
+"""Business curves: ROC, cumulative gain, lift, profit under a budget, decile tables (seed 003).
+
+These are the curves a marketing or risk team uses to decide how many customers to target and
+with which model (lecture slides "Visualize Model Performance", seed 003; NOTES.md "Business
+curves"). Rank the customers by decreasing score, target the top of the list, and read off what
+targeting the top fraction ``x`` buys:
+
+- :func:`roc_curve` (true against false positive rate) with its AUC, Gini and KS statistic;
+- :func:`gain_curve` (the slides' *cumulative response curve*: share of events captured);
+- :func:`lift_curve` (gain divided by the fraction targeted; random model = 1);
+- :func:`profit_curve` (profit from a 2x2 cost-benefit matrix or from a value margin, with the
+  profit-maximising depth and the best profit within a budget);
+- :func:`decile_table` (count, events, rate, cumulative gain, lift and KS per decile);
+- :func:`best_model_by_depth` (which model wins at each targeting depth and where they cross).
+
+**Targets.** ``y_true`` may be binary (0/1 or bool; no event definition needed), or a continuous
+target with an event definition passed as ``events=`` (see :func:`roc_curve` for the grammar:
+``"top:0.1"``, ``">=100"``, a number, a relevance function), or ``events="value"`` for the
+value-based curves that use ``y`` itself (share of total ``y`` captured: a wallet or donation
+targeter). With ``events=None`` a continuous target uses :data:`DEFAULT_EVENTS` (the true top
+10 %), which is also what the registered scalars use.
+
+**Ties.** Tied scores are never split arbitrarily: each distinct score is one point of the curve
+and the curve is a straight segment across the tie. A straight segment is the expectation over
+a random order of the tied observations, so every value read off a segment (lift at 10 %, the
+decile table, profit at a budget falling inside a tie) is the expected value under random
+tie-breaking. This is ``sklearn.metrics.roc_curve(..., drop_intermediate=False)`` grouped by
+distinct score.
+
+**Weights.** ``sample_weight`` are case (frequency) weights: an integer weight ``k`` is the same
+as ``k`` copies of the row, so fractions targeted, counts, budgets and profits are weighted.
+Rows of weight zero are dropped before anything else (they add no curve point).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import numbers
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ranklens._curve_registry import register_curve
+from ranklens._kernels import curves as _k
+from ranklens._registry import ComputationalForm, register_metric
+from ranklens._results import Result
+from ranklens._validation import (
+    as_1d_float,
+    check_pair,
+    check_positive_int,
+    check_probability,
+    check_sample_weight,
+)
+from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
+
+# The business measures sort by prediction; on a continuous y_true their default events (its
+# top 10 %) are a quantile of y_true, an order statistic of the truth as well.
+_FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
+
+__all__ = [
+    "DEFAULT_EVENTS",
+    "DecileTableResult",
+    "GainCurveResult",
+    "LiftCurveResult",
+    "ModelByDepthResult",
+    "ProfitCurveResult",
+    "RocCurveResult",
+    "accuracy_ratio",
+    "best_model_by_depth",
+    "decile_table",
+    "gain_area",
+    "gain_curve",
+    "ks_statistic",
+    "lift_at_5",
+    "lift_at_10",
+    "lift_at_20",
+    "lift_curve",
+    "profit_curve",
+    "roc_auc",
+    "roc_curve",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Event definition used for a non-binary ``y_true`` when ``events=None``: the true top 10 %
+#: (ties at the boundary included, see :func:`roc_curve`).
+DEFAULT_EVENTS = "top:0.1"
+
+EventsLike = str | float | Callable[[Any], Any] | tuple[Callable[[Any], Any], float] | None
+
+_DEFAULT_RELEVANCE_THRESHOLD = 0.5  # as in ranklens.extremes (regression_precision_recall)
+_DEFAULT_DEPTHS = np.arange(1, 101) / 100.0
+_CURVES = ("gain", "lift", "profit")
+
+
+# ------------------------------------------------------------------------------------------------
+# Targets: binary labels, an event definition on a continuous y, or y itself (value)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Target:
+    """The per-row response the curves accumulate, with the rows of positive weight only."""
+
+    response: FloatArray  # 1/0 event indicator, or y itself (value curves)
+    weight: FloatArray | None  # None: every row counts 1
+    keep: NDArray[np.bool_] | None  # rows kept (weight > 0); None: all
+    is_value: bool
+    definition: str
+
+
+def _is_binary(y: FloatArray) -> bool:
+    return bool(np.all((y == 0.0) | (y == 1.0)))
+
+
+def _top_threshold(y: FloatArray, q: float, w: FloatArray | None) -> float:
+    """Smallest y value v with weight{y >= v} >= q * total weight (so ties at v are all in)."""
+    n = y.shape[0]
+    if w is None:
+        # 1e-9 absorbs the rounding of q * n (0.1 * 100000 = 10000.000000000002).
+        k = min(n, max(1, math.ceil(q * n - 1e-9)))
+        return float(np.partition(y, n - k)[n - k])
+    sorted_keys, sorted_w = _k.radix_sort(_k.descending_keys(y), w, True)
+    cum = np.cumsum(sorted_w)
+    j = min(int(np.searchsorted(cum, q * cum[-1] * (1.0 - 1e-12), side="left")), n - 1)
+    return float(_k.decode_keys(sorted_keys[j : j + 1])[0])
+
+
+def _relevance_events(y: FloatArray, phi: Any, threshold: Any) -> tuple[FloatArray, str]:
+    # Shared with the utility measures of issue 4, so phi is checked the same way everywhere.
+    from ranklens.extremes import _check_event_threshold, _relevance_values
+
+    t_e = _check_event_threshold(threshold)
+    values = _relevance_values(phi, y, "y_true")
+    return (values >= t_e).astype(np.float64), f"relevance >= {t_e:g} ({phi!r:.60})"
+
+
+def _parse_threshold(text: str, spec: str) -> float:
+    try:
+        t = float(text)
+    except ValueError:
+        t = math.nan
+    if not math.isfinite(t):
+        raise ValueError(f"events={spec!r}: the threshold must be a finite number; got {text!r}")
+    return t
+
+
+def _event_response(
+    y: FloatArray, events: Any, w: FloatArray | None
+) -> tuple[FloatArray, bool, str]:
+    """(response, is_value, definition) for the event definition ``events``."""
+    if events is None:
+        if _is_binary(y):
+            return y, False, "binary"
+        events = DEFAULT_EVENTS
+    if isinstance(events, str):
+        spec = events.strip().replace(" ", "")
+        if spec == "value":
+            if (y < 0).any():
+                first = int(np.flatnonzero(y < 0)[0])
+                raise DomainError(
+                    "events='value' uses y_true as the value captured, so it must be "
+                    f"non-negative; got {y[first]!r} at position {first}"
+                )
+            total = float(y.sum() if w is None else y @ w)
+            if not total > 0:
+                raise DomainError("events='value' needs a positive total of y_true; got 0")
+            return y, True, "value"
+        if spec.startswith("top:"):
+            text = spec[4:]
+            percent = text.endswith("%")
+            q = _parse_threshold(text[:-1] if percent else text, events)
+            q = check_probability(q / 100.0 if percent else q, "the fraction in events='top:q'")
+            v = _top_threshold(y, q, w)
+            response = (y >= v).astype(np.float64)
+            share = float(response.mean() if w is None else (response @ w) / w.sum())
+            return response, False, f"top:{q:g} (y >= {v:.6g}; event share {share:.4g})"
+        if spec.startswith(">="):
+            t = _parse_threshold(spec[2:], events)
+            return (y >= t).astype(np.float64), False, f"y >= {t:g}"
+        if spec.startswith(">"):
+            t = _parse_threshold(spec[1:], events)
+            return (y > t).astype(np.float64), False, f"y > {t:g}"
+        raise ValueError(
+            "events must be None, 'value', 'top:q' (e.g. 'top:0.1'), '>=t' or '>t' (e.g. '>=100'),"
+            f" a number t (y >= t), a relevance callable, or (relevance, threshold); got {events!r}"
+        )
+    if isinstance(events, numbers.Real) and not isinstance(events, bool):
+        t = float(events)
+        if not math.isfinite(t):
+            raise ValueError(f"events: a numeric threshold must be finite; got {events!r}")
+        return (y >= t).astype(np.float64), False, f"y >= {t:g}"
+    if isinstance(events, tuple) and len(events) == 2 and callable(events[0]):
+        response, text = _relevance_events(y, events[0], events[1])
+        return response, False, text
+    if callable(events):
+        threshold = getattr(events, "event_threshold", _DEFAULT_RELEVANCE_THRESHOLD)
+        response, text = _relevance_events(y, events, threshold)
+        return response, False, text
+    raise ValueError(
+        "events must be None, 'value', 'top:q', '>=t', '>t', a number, a relevance callable or "
+        f"(relevance, threshold); got {type(events).__name__} {events!r:.40}"
+    )
+
+
+def _target(y: FloatArray, events: Any, sample_weight: Any) -> _Target:
+    """The response to accumulate for the validated ``y``; rows of zero weight are dropped."""
+    w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
+    keep = None
+    if w is not None and not (w > 0).all():
+        keep = w > 0
+        y, w = y[keep], w[keep]
+    response, is_value, definition = _event_response(y, events, w)
+    return _Target(np.ascontiguousarray(response), w, keep, is_value, definition)
+
+
+# ------------------------------------------------------------------------------------------------
+# Ranking by score and accumulating per distinct score
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ranked:
+    """Cumulative sums at each distinct score (decreasing), each with a leading 0 for x = 0."""
+
+    thresholds: FloatArray  # inf, then the distinct scores in decreasing order
+    cum_weight: FloatArray
+    cum_events: FloatArray  # sum of w * response (events, or value)
+    cum_nonevents: FloatArray  # sum of w * (1 - response); meaningless for value targets
+    target: _Target
+
+    @property
+    def total_weight(self) -> float:
+        return float(self.cum_weight[-1])
+
+    @property
+    def total_events(self) -> float:
+        return float(self.cum_events[-1])
+
+    @property
+    def total_nonevents(self) -> float:
+        return float(self.cum_nonevents[-1])
+
+    @functools.cached_property
+    def fraction(self) -> FloatArray:
+        return self.cum_weight / self.cum_weight[-1]
+
+
+def _rank(score: FloatArray, target: _Target) -> _Ranked:
+    if target.keep is not None:
+        score = score[target.keep]
+    if target.weight is None:
+        # Carry the response through the sort: no random gather afterwards.
+        keys = _k.descending_keys(score)
+        sorted_keys, response = _k.radix_sort(keys, target.response, True)
+        thr, cw, ce, cn = _k.group_sums_sorted(sorted_keys, response)
+    else:
+        order, sorted_keys = _k.ranked_order(score)
+        thr, cw, ce, cn = _k.group_sums_indexed(sorted_keys, order, target.response, target.weight)
+    return _Ranked(thr.view(np.float64), cw, ce, cn, target)
+
+
+def _prepare(
+    y_true: Any, y_score: Any, events: Any, sample_weight: Any, score_name: str = "y_score"
+) -> _Ranked:
+    y, score = check_pair(y_true, y_score, names=("y_true", score_name))
+    _warn_if_swapped(y, score, score_name)
+    return _rank(score, _target(y, events, sample_weight))
+
+
+#: Distinct values of y_true above which a 0/1 score makes the call look swapped.
+_SWAP_MIN_DISTINCT = 10
+
+
+def _warn_if_swapped(y: FloatArray, score: FloatArray, score_name: str) -> None:
+    """Warn when the score is 0/1 labels and y_true is continuous: the usual swapped call.
+
+    ``roc_curve(score, labels)`` runs without error (a continuous ``y_true`` gets the default
+    event definition) and gives a plausible but meaningless number, so it must not be silent.
+    """
+    if not _is_binary(score) or _is_binary(y):
+        return
+    if np.unique(y).shape[0] < _SWAP_MIN_DISTINCT:
+        return
+    warnings.warn(
+        f"{score_name} takes only the values 0 and 1 while y_true takes "
+        f"{np.unique(y).shape[0]} distinct values: the arguments look swapped. The order is "
+        f"(y_true, {score_name}): the labels or target first, the model's score second.",
+        SwappedArgumentsWarning,
+        stacklevel=4,
+    )
+
+
+def _perfect_vertices(target: _Target) -> tuple[FloatArray, FloatArray]:
+    """Vertices (cumulative weight, cumulative response) of the perfect ranking (by response)."""
+    keys = _k.descending_keys(target.response)
+    n = keys.shape[0]
+    cw = np.zeros(n + 1)
+    cr = np.zeros(n + 1)
+    if target.weight is None:
+        sorted_keys, _ = _k.radix_sort(keys, target.response, False)
+        cw[1:] = np.arange(1, n + 1)
+        np.cumsum(_k.decode_keys(sorted_keys), out=cr[1:])
+    else:
+        sorted_keys, w = _k.radix_sort(keys, target.weight, True)
+        np.cumsum(w, out=cw[1:])
+        np.cumsum(w * _k.decode_keys(sorted_keys), out=cr[1:])
+    return cw, cr
+
+
+def _perfect_gain(ranked: _Ranked) -> tuple[FloatArray, float, FloatArray, FloatArray]:
+    """Perfect gain at the model's fractions, its exact area, and its own vertices (x, gain).
+
+    For events the perfect model targets every event first: gain = min(x / p, 1) with p the
+    event share, area 1 - p/2. For values it targets the largest y first.
+    """
+    x = ranked.fraction
+    if not ranked.target.is_value:
+        p = ranked.total_events / ranked.total_weight
+        if p == 0.0:
+            nan = np.full_like(x, np.nan)
+            return nan, math.nan, np.array([0.0, 1.0]), np.array([math.nan, math.nan])
+        vx = np.array([0.0, p, 1.0]) if p < 1.0 else np.array([0.0, 1.0])
+        vg = np.minimum(vx / p, 1.0)
+        return np.minimum(x / p, 1.0), 1.0 - p / 2.0, vx, vg
+    cw, cr = _perfect_vertices(ranked.target)
+    vx, vg = cw / cw[-1], cr / cr[-1]
+    return _k.interp_sorted(x, vx, vg), _k.trapezoid(vx, vg), vx, vg
+
+
+def _interp_depth(depth: Any, x: FloatArray, values: FloatArray, *, allow_zero: bool) -> Any:
+    d = np.asarray(depth, dtype=np.float64)
+    low_ok = (d >= 0.0) if allow_zero else (d > 0.0)
+    if not (np.isfinite(d).all() and low_ok.all() and (d <= 1.0).all()):
+        bounds = "[0, 1]" if allow_zero else "(0, 1]"
+        raise ValueError(f"depth must be in {bounds} (a fraction targeted); got {depth!r}")
+    out = np.interp(d, x, values)
+    return float(out) if out.ndim == 0 else out
+
+
+# ------------------------------------------------------------------------------------------------
+# ROC
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class RocCurveResult(Result):
+    """ROC curve of a score for binary events (:func:`roc_curve`).
+
+    Attributes
+    ----------
+    fpr, tpr : ndarray
+        False and true positive rates, one point per distinct score plus (0, 0) first.
+    thresholds : ndarray
+        ``inf``, then the distinct scores in decreasing order: point ``k`` targets every row with
+        score >= ``thresholds[k]``.
+    auc : float
+        Area under the curve (trapezoids: tied scores count one half), 0.5 for a random model,
+        1 for a perfect one.
+    gini : float
+        ``2 auc - 1`` (Somers' D; the accuracy ratio of :class:`GainCurveResult`).
+    ks_statistic : float
+        Kolmogorov-Smirnov statistic ``max(tpr - fpr)``: the largest gap between the score
+        distributions of events and non-events.
+    n_events, n_nonevents : float
+        (Weighted) numbers of events and non-events.
+    event_definition : str
+        How events were defined (``"binary"``, ``"top:0.1 (y >= ...)"``, ...).
+    """
+
+    fpr: FloatArray
+    tpr: FloatArray
+    thresholds: FloatArray
+    auc: float
+    gini: float
+    ks_statistic: float
+    n_events: float
+    n_nonevents: float
+    event_definition: str
+
+
+def _require_events(ranked: _Ranked, func: str) -> None:
+    if ranked.target.is_value:
+        raise ValueError(
+            f"{func} needs binary events (true and false positives); events='value' has none. "
+            "Use gain_curve/lift_curve for value-based curves, or define events (e.g. 'top:0.1')"
+        )
+
+
+def _roc(ranked: _Ranked) -> RocCurveResult:
+    _require_events(ranked, "roc_curve")
+    tp, fp = ranked.cum_events, ranked.cum_nonevents
+    p, n = ranked.total_events, ranked.total_nonevents
+    if p == 0.0 or n == 0.0:
+        missing = "events" if p == 0.0 else "non-events"
+        warn_undefined(
+            f"the ROC curve is undefined: y_true has no {missing} under the event definition "
+            f"{ranked.target.definition!r}",
+            stacklevel=4,
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpr = tp / p if p > 0 else np.full_like(tp, np.nan)
+        fpr = fp / n if n > 0 else np.full_like(fp, np.nan)
+    if p > 0 and n > 0:
+        twice_area, ks = _k.roc_sums(tp, fp, p, n)
+        auc = twice_area / (2.0 * p * n)
+    else:
+        auc = ks = math.nan
+    return RocCurveResult(
+        fpr=fpr,
+        tpr=tpr,
+        thresholds=ranked.thresholds,
+        auc=auc,
+        gini=2.0 * auc - 1.0,
+        ks_statistic=ks,
+        n_events=p,
+        n_nonevents=n,
+        event_definition=ranked.target.definition,
+    )
+
+
+@register_curve("roc", family="targeting")
+def roc_curve(
+    y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
+) -> RocCurveResult:
+    r"""ROC curve and AUC of a score (seed 003, "ROC Curve" and "Area Under Curve").
+
+    Rank by decreasing score; at each distinct score ``t`` (targeting every row with score >= t)
+
+    .. math::
+        \mathrm{TPR}(t) = \frac{TP(t)}{p}, \qquad \mathrm{FPR}(t) = \frac{FP(t)}{n},
+
+    with weighted counts. The curve starts at (0, 0) (nobody targeted, threshold ``inf``) and has
+    one point per distinct score; tied scores are one straight segment, so the AUC (trapezoids)
+    is the probability that a random event outscores a random non-event, ties counting one half.
+    The random model is the diagonal (AUC 0.5), the perfect model goes through (0, 1) (AUC 1).
+    Identical to ``sklearn.metrics.roc_curve(..., drop_intermediate=False)`` and
+    ``roc_auc_score`` (with ``sample_weight`` too; rows of weight 0 are dropped as there).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels (0/1 or bool), or a continuous target with an event definition.
+    y_score : array-like of shape (n,)
+        Score; higher means more likely to be an event (a regression prediction of ``y``).
+    events : str, float, callable or (callable, float), optional
+        What counts as an event when ``y_true`` is not binary:
+
+        - ``"top:q"`` (or ``"top:10%"``): the true top fraction ``q`` by (weighted) share. Ties
+          at the boundary are all **included**: events are ``y >= v`` with ``v`` the smallest
+          value whose upper tail holds at least ``q`` of the weight, so the event share is
+          ``>= q`` (it is reported in ``event_definition``). Splitting tied ``y`` at random would
+          make the events depend on chance; this matches the cutoffs between distinct ``y``
+          values of :func:`ranklens.ranking.cutoff_auc_curve` (NOTES.md, Figure 2).
+        - a number ``t`` or ``">=t"``: events are ``y >= t``; ``">t"``: ``y > t``. For low
+          extremes negate both ``y_true`` and the score.
+        - a relevance function ``phi`` (issue 4, :mod:`ranklens.relevance`; any callable
+          ``phi(y) -> [0, 1]``): events are ``phi(y) >= t_E`` (NOTES.md: ``>=``), with ``t_E`` the
+          callable's ``event_threshold`` attribute if it has one, else 0.5 (the default of
+          :func:`ranklens.extremes.regression_precision_recall`); pass ``(phi, t_E)`` to choose.
+        - ``None`` (default): the labels if ``y_true`` is binary (only 0 and 1), else
+          :data:`DEFAULT_EVENTS` (``"top:0.1"``).
+
+        ``"value"`` (the value-based curves) has no ROC curve and raises ``ValueError``.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    RocCurveResult
+        ``fpr``, ``tpr``, ``thresholds``, ``auc``, ``gini``, ``ks_statistic`` and the counts.
+        Without events or without non-events the rates and summaries are NaN, with an
+        :class:`~ranklens.exceptions.UndefinedMetricWarning`.
+
+    Examples
+    --------
+    >>> r = roc_curve([1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1])
+    >>> r.fpr.tolist(), r.tpr.tolist(), r.auc
+    ([0.0, 0.0, 0.5, 1.0], [0.0, 0.5, 1.0, 1.0], 0.875)
+    """
+    return _roc(_prepare(y_true, y_score, events, sample_weight))
+
+
+# ------------------------------------------------------------------------------------------------
+# Gain and lift
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class GainCurveResult(Result):
+    """Cumulative gain (cumulative response) curve (:func:`gain_curve`).
+
+    Attributes
+    ----------
+    fraction_targeted : ndarray
+        Share of the (weighted) rows targeted, from 0 to 1; one point per distinct score.
+    gain : ndarray
+        Share of all events (or of the total value) captured by those rows: the slides' TPR.
+    thresholds : ndarray
+        ``inf``, then the distinct scores in decreasing order.
+    n_targeted : ndarray
+        (Weighted) number of rows targeted at each point.
+    random_gain, perfect_gain : ndarray
+        The baselines at the same fractions: ``x`` for random targeting; for a perfect model
+        ``min(x / p, 1)`` with ``p`` the event share (or, for values, the largest ``y`` first).
+    area, random_area, perfect_area : float
+        Areas under the curves over x in [0, 1]: ``random_area`` is 0.5, ``perfect_area`` is
+        ``1 - p/2`` for events.
+    accuracy_ratio : float
+        ``(area - 1/2) / (perfect_area - 1/2)``: 0 for random, 1 for perfect. For binary events
+        it equals ``2 AUC - 1`` (the Gini coefficient), ties and weights included.
+    total_events : float
+        (Weighted) number of events, or the (weighted) total of ``y`` for ``events="value"``.
+    total_weight : float
+        (Weighted) number of rows.
+    event_definition : str
+        How events were defined (``"value"`` for value curves).
+    """
+
+    fraction_targeted: FloatArray
+    gain: FloatArray
+    thresholds: FloatArray
+    n_targeted: FloatArray
+    random_gain: FloatArray
+    perfect_gain: FloatArray
+    area: float
+    random_area: float
+    perfect_area: float
+    accuracy_ratio: float
+    total_events: float
+    total_weight: float
+    event_definition: str
+
+    def at(self, depth: Any) -> Any:
+        """Gain when the top fraction ``depth`` (in [0, 1]) is targeted (straight across ties)."""
+        return _interp_depth(depth, self.fraction_targeted, self.gain, allow_zero=True)
+
+
+def _gain_or_undefined(ranked: _Ranked, func: str) -> FloatArray:
+    total = ranked.total_events
+    if total == 0.0:
+        warn_undefined(
+            f"the {func} is undefined: y_true has no events under the event definition "
+            f"{ranked.target.definition!r}",
+            stacklevel=5,
+        )
+        return np.full_like(ranked.cum_events, np.nan)
+    return ranked.cum_events / total
+
+
+def _gain(ranked: _Ranked, func: str = "gain curve") -> GainCurveResult:
+    x = ranked.fraction
+    gain = _gain_or_undefined(ranked, func)
+    perfect, perfect_area, _, _ = _perfect_gain(ranked)
+    area = _k.trapezoid(x, gain)
+    if math.isnan(area):
+        ratio = math.nan
+    elif perfect_area > 0.5:
+        ratio = (area - 0.5) / (perfect_area - 0.5)
+    else:
+        warn_undefined(
+            "the accuracy ratio is undefined: the perfect model is no better than random "
+            "(every row is an event, or every value is equal)",
+            stacklevel=4,
+        )
+        ratio = math.nan
+    return GainCurveResult(
+        fraction_targeted=x,
+        gain=gain,
+        thresholds=ranked.thresholds,
+        n_targeted=ranked.cum_weight,
+        random_gain=x.copy(),
+        perfect_gain=perfect,
+        area=area,
+        random_area=0.5,
+        perfect_area=perfect_area,
+        accuracy_ratio=ratio,
+        total_events=ranked.total_events,
+        total_weight=ranked.total_weight,
+        event_definition=ranked.target.definition,
+    )
+
+
+def _at_grid(result: Any, grid: np.ndarray) -> np.ndarray:
+    return np.asarray(result.at(grid), dtype=np.float64)
+
+
+def _is_nonnegative_continuous(y: np.ndarray) -> bool:
+    """Value curves need y >= 0; a 0/1 target has events already."""
+    return bool(np.all(y >= 0) and not np.all(np.isin(y, (0.0, 1.0))))
+
+
+@register_curve(
+    "value_gain",
+    family="targeting",
+    fixed={"events": "value"},
+    applies=_is_nonnegative_continuous,
+    description="Share of the total target value captured by targeting the top predictions.",
+)
+@register_curve("gain", family="targeting", on_grid=_at_grid)
+def gain_curve(
+    y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
+) -> GainCurveResult:
+    r"""Cumulative gain curve: the slides' *cumulative response curve* (seed 003).
+
+    Targeting the top fraction ``x`` of rows by decreasing score captures
+
+    .. math::
+        G(x) = \frac{\sum_{i\ \mathrm{targeted}} w_i r_i}{\sum_i w_i r_i},
+
+    where ``r_i`` is the event indicator (the slides' TPR) or, with ``events="value"``, ``y_i``
+    itself (share of total value captured: what a wallet or donation targeter wants; ``y`` must
+    be non-negative). One point per distinct score, straight segments across ties (the expected
+    gain under random tie-breaking). The random model is ``G(x) = x`` (area 1/2); the perfect
+    model targets every event (or the largest values) first. The area under the curve and the
+    accuracy ratio ``(area - 1/2) / (perfect area - 1/2)`` summarise it; for binary events the
+    ratio equals ``2 AUC - 1`` (NOTES.md, "Business curves").
+
+    Parameters
+    ----------
+    y_true, y_score, events, sample_weight
+        As in :func:`roc_curve`; ``events="value"`` is allowed here.
+
+    Returns
+    -------
+    GainCurveResult
+        Use ``.at(0.1)`` for the share captured by the top 10 %.
+
+    Examples
+    --------
+    Seed 003's example has 20 % responders and captures 30 % of them in the top decile:
+
+    >>> y = [1] * 3 + [0] * 2 + [1] * 7 + [0] * 38
+    >>> g = gain_curve(y, -np.arange(50.0))
+    >>> round(g.at(0.1), 6), round(float(g.perfect_gain[5]), 6)
+    (0.3, 0.5)
+    """
+    return _gain(_prepare(y_true, y_score, events, sample_weight))
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class LiftCurveResult(Result):
+    """Lift curve (:func:`lift_curve`): gain divided by the fraction targeted.
+
+    Attributes
+    ----------
+    fraction_targeted : ndarray
+        Share of rows targeted, one point per distinct score (x = 0, where lift is 0/0, is
+        left out).
+    lift : ndarray
+        ``gain / fraction_targeted``; 1 for the random model.
+    gain : ndarray
+        The cumulative gain at the same points (so ``lift * fraction_targeted``).
+    thresholds : ndarray
+        The distinct scores in decreasing order.
+    random_lift, perfect_lift : ndarray
+        Baselines at the same fractions (ones; ``min(x / p, 1) / x`` for events).
+    area, perfect_area : float
+        Exact integral of the lift over (0, 1] along the straight gain segments (random model: 1;
+        perfect model with event share ``p``: ``1 + ln(1/p)``).
+    total_events, total_weight : float
+        As in :class:`GainCurveResult`.
+    event_definition : str
+        How events were defined.
+    """
+
+    fraction_targeted: FloatArray
+    lift: FloatArray
+    gain: FloatArray
+    thresholds: FloatArray
+    random_lift: FloatArray
+    perfect_lift: FloatArray
+    area: float
+    perfect_area: float
+    total_events: float
+    total_weight: float
+    event_definition: str
+
+    def at(self, depth: Any) -> Any:
+        """Lift when the top fraction ``depth`` (in (0, 1]) is targeted: gain(depth) / depth.
+
+        The gain is read off its straight segments, so inside a tie this is the expected lift
+        under random tie-breaking.
+        """
+        x = np.concatenate(([0.0], self.fraction_targeted))
+        g = np.concatenate(([0.0], self.gain))
+        gain = _interp_depth(depth, x, g, allow_zero=False)
+        return gain / float(depth) if isinstance(gain, float) else gain / np.asarray(depth)
+
+
+def _lift(ranked: _Ranked) -> LiftCurveResult:
+    x = ranked.fraction
+    gain = _gain_or_undefined(ranked, "lift curve")
+    perfect, _, vx, vg = _perfect_gain(ranked)
+    return LiftCurveResult(
+        fraction_targeted=x[1:],
+        lift=gain[1:] / x[1:],
+        gain=gain[1:],
+        thresholds=ranked.thresholds[1:],
+        random_lift=np.ones_like(x[1:]),
+        perfect_lift=perfect[1:] / x[1:],
+        area=_k.lift_area(x, gain) if ranked.total_events > 0 else math.nan,
+        perfect_area=_k.lift_area(vx, vg) if ranked.total_events > 0 else math.nan,
+        total_events=ranked.total_events,
+        total_weight=ranked.total_weight,
+        event_definition=ranked.target.definition,
+    )
+
+
+@register_curve("lift", family="targeting", on_grid=_at_grid)
+def lift_curve(
+    y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
+) -> LiftCurveResult:
+    r"""Lift curve (seed 003, "Lift Curve"): how much better than random targeting is.
+
+    .. math::
+        \mathrm{Lift}(x) = \frac{G(x)}{x} = \frac{\mathrm{TPR}}{\%Y},
+
+    with ``G`` the cumulative gain of :func:`gain_curve`. A random model has lift 1; lift 2 means
+    the targeted group holds twice the event rate (or mean value) of the whole population. The
+    perfect model with event share ``p`` has lift ``1/p`` up to ``x = p`` (NOTES.md: 5 at 10 %
+    with 20 % positives). Points are the distinct scores; between them the gain is straight, so
+    ``.at(depth)`` is the expected lift under random tie-breaking.
+
+    Parameters
+    ----------
+    y_true, y_score, events, sample_weight
+        As in :func:`gain_curve` (``events="value"`` allowed).
+
+    Returns
+    -------
+    LiftCurveResult
+
+    Examples
+    --------
+    >>> y = [1] * 3 + [0] * 2 + [1] * 7 + [0] * 38
+    >>> round(lift_curve(y, -np.arange(50.0)).at(0.1), 6)
+    3.0
+    """
+    return _lift(_prepare(y_true, y_score, events, sample_weight))
+
+
+# ------------------------------------------------------------------------------------------------
+# Decile table
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class DecileTableResult(Result):
+    """Per-bin gains table (:func:`decile_table`); ``to_frame()`` gives a pandas DataFrame.
+
+    Attributes
+    ----------
+    bin : ndarray of int
+        1 (highest scores) to ``n_bins``.
+    fraction_start, fraction_end : ndarray
+        The slice of the ranked population (``(k-1)/n_bins`` to ``k/n_bins``).
+    score_max, score_min : ndarray
+        Highest and lowest score with weight in the bin.
+    count, events, rate : ndarray
+        (Weighted) rows, events (sum of ``y`` for ``events="value"``) and their ratio (event
+        rate or mean value) in the bin.
+    cumulative_count, cumulative_events, cumulative_gain : ndarray
+        Running totals and the share of all events captured down to the bin (the gain curve).
+    lift : ndarray
+        Cumulative lift ``cumulative_gain / fraction_end`` (the slides' lift table).
+    bin_lift : ndarray
+        ``rate / overall_rate`` (the bin's own lift).
+    ks : ndarray
+        ``TPR - FPR`` at the end of the bin (for values: ``cumulative_gain - fraction_end``, the gap
+        between the value-weighted and case-weighted score distributions).
+    ks_max : float
+        The largest ``ks`` at a bin boundary (the exact KS statistic over all cutoffs is
+        :attr:`RocCurveResult.ks_statistic`).
+    overall_rate, total_count, total_events : float
+        Population event rate (mean value), (weighted) rows and events.
+    event_definition : str
+        How events were defined.
+    """
+
+    bin: NDArray[np.int64]
+    fraction_start: FloatArray
+    fraction_end: FloatArray
+    score_max: FloatArray
+    score_min: FloatArray
+    count: FloatArray
+    events: FloatArray
+    rate: FloatArray
+    cumulative_count: FloatArray
+    cumulative_events: FloatArray
+    cumulative_gain: FloatArray
+    lift: FloatArray
+    bin_lift: FloatArray
+    ks: FloatArray
+    ks_max: float
+    overall_rate: float
+    total_count: float
+    total_events: float
+    event_definition: str
+
+    _COLUMNS = (
+        "bin",
+        "fraction_start",
+        "fraction_end",
+        "score_max",
+        "score_min",
+        "count",
+        "events",
+        "rate",
+        "cumulative_count",
+        "cumulative_events",
+        "cumulative_gain",
+        "lift",
+        "bin_lift",
+        "ks",
+    )
+
+    def to_frame(self) -> Any:
+        """The table as a ``pandas.DataFrame``, one row per bin (index: ``bin``)."""
+        import pandas as pd
+
+        frame = pd.DataFrame({name: getattr(self, name) for name in self._COLUMNS})
+        return frame.set_index("bin")
+
+
+@register_curve("decile_table", family="targeting")
+def decile_table(
+    y_true: Any,
+    y_score: Any,
+    *,
+    n_bins: int = 10,
+    events: EventsLike = None,
+    sample_weight: Any = None,
+) -> DecileTableResult:
+    r"""Gains table by score decile (or any number of equal bins): seed 003's CRC and lift tables.
+
+    Bin ``k`` holds the ranked slice from ``(k-1)/K`` to ``k/K`` of the (weighted) population,
+    highest scores first, and reports its count, events, event rate, the cumulative gain
+    ``G(k/K)``, the cumulative lift ``G(k/K) / (k/K)``, the bin lift (bin rate / overall rate)
+    and ``KS_k = TPR_k - FPR_k``.
+
+    **Ties straddling a bin boundary** are not cut arbitrarily: the tied group is shared between
+    the bins in proportion to the weight falling on each side, and its events in the same
+    proportion (the expectation under random tie-breaking). So every bin holds exactly 1/K of
+    the weight and ``cumulative_gain`` equals ``gain_curve(...).at(k/K)`` exactly; counts and
+    events may be fractional. Bins that follow quantile cut points instead would have unequal
+    sizes whenever scores tie.
+
+    Parameters
+    ----------
+    y_true, y_score, events, sample_weight
+        As in :func:`gain_curve` (``events="value"``: the bins report value sums and means).
+    n_bins : int, default 10
+        Number of equal bins (10 = deciles, 20 = ventiles).
+
+    Returns
+    -------
+    DecileTableResult
+        With ``to_frame()`` for a pandas DataFrame.
+
+    Examples
+    --------
+    >>> t = decile_table([1, 0, 1, 1, 0, 0, 0, 1, 0, 0], np.arange(10.0)[::-1], n_bins=5)
+    >>> t.events.tolist(), t.lift.round(3).tolist()
+    ([1.0, 2.0, 0.0, 1.0, 0.0], [1.25, 1.875, 1.25, 1.25, 1.0])
+    """
+    n_bins = check_positive_int(n_bins, "n_bins")
+    ranked = _prepare(y_true, y_score, events, sample_weight)
+    total_w, total_e = ranked.total_weight, ranked.total_events
+    gain = _gain_or_undefined(ranked, "decile table")
+    fractions = np.arange(n_bins + 1) / n_bins
+    bounds = np.arange(n_bins + 1) * total_w / n_bins  # exact when n_bins divides the total
+    bounds[-1] = total_w
+    cw, ce = ranked.cum_weight, ranked.cum_events
+    cum_events = np.interp(bounds, cw, ce)
+    cum_events[0], cum_events[-1] = 0.0, total_e
+    cum_count = bounds
+    events_in = np.diff(cum_events)
+    count = np.diff(cum_count)
+    ends = cw[1:]
+    first_group = np.minimum(np.searchsorted(ends, bounds[:-1], side="right"), ends.shape[0] - 1)
+    last_group = np.minimum(np.searchsorted(ends, bounds[1:], side="left"), ends.shape[0] - 1)
+    scores = ranked.thresholds[1:]
+    overall_rate = total_e / total_w
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = events_in / count
+        bin_lift = rate / overall_rate if total_e > 0 else np.full(n_bins, np.nan)
+    cum_gain = np.interp(bounds[1:], cw, gain) if total_e > 0 else np.full(n_bins, np.nan)
+    if total_e > 0:
+        cum_gain[-1] = 1.0
+    lift = cum_gain / fractions[1:]
+    if ranked.target.is_value:
+        ks = cum_gain - fractions[1:]
+    else:
+        n_non = ranked.total_nonevents
+        fpr = (cum_count[1:] - cum_events[1:]) / n_non if n_non > 0 else np.full(n_bins, np.nan)
+        if n_non == 0.0 and total_e > 0:
+            warn_undefined(
+                "the KS column is undefined: y_true has no non-events under the event definition "
+                f"{ranked.target.definition!r}",
+                stacklevel=3,
+            )
+        ks = cum_gain - fpr
+    ks_max = float(np.max(ks)) if np.isfinite(ks).all() else math.nan
+    return DecileTableResult(
+        bin=np.arange(1, n_bins + 1, dtype=np.int64),
+        fraction_start=fractions[:-1],
+        fraction_end=fractions[1:],
+        score_max=scores[first_group],
+        score_min=scores[last_group],
+        count=count,
+        events=events_in,
+        rate=rate,
+        cumulative_count=cum_count[1:],
+        cumulative_events=cum_events[1:],
+        cumulative_gain=cum_gain,
+        lift=lift,
+        bin_lift=bin_lift,
+        ks=ks,
+        ks_max=ks_max,
+        overall_rate=overall_rate,
+        total_count=total_w,
+        total_events=total_e,
+        event_definition=ranked.target.definition,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Profit
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class ProfitCurveResult(Result):
+    """Profit against the fraction targeted (:func:`profit_curve`).
+
+    Attributes
+    ----------
+    fraction_targeted, n_targeted : ndarray
+        Share and (weighted) number of rows targeted, one point per distinct score from 0.
+    thresholds : ndarray
+        ``inf``, then the distinct scores in decreasing order.
+    profit, random_profit, perfect_profit : ndarray
+        Total profit of the model, of random targeting of the same number of rows, and of the
+        perfect ranking, at each point.
+    area : float
+        Mean profit over depths, ``integral of profit dx`` over [0, 1].
+    best_profit, best_fraction, best_n_targeted, best_threshold : float
+        The profit-maximising point (the shallowest one if several tie); threshold ``inf`` means
+        "target nobody".
+    max_targets : int or None
+        ``floor(budget / cost_per_target)`` (None without a budget).
+    budget_profit, budget_fraction, budget_n_targeted, budget_threshold : float or None
+        The best profit with at most ``max_targets`` (weighted) rows targeted. If the budget ends
+        inside a tie, the last group is targeted in part and the profit is the expectation under
+        random tie-breaking. None without a budget.
+    cost_benefit : tuple or None
+        The 2x2 matrix used ``((TP, FN), (FP, TN))``, or None for a value margin.
+    value_margin, cost_per_target, budget : float or None
+        The parameters used.
+    event_definition : str
+        How events were defined (``"value"`` with ``value_margin``).
+    """
+
+    fraction_targeted: FloatArray
+    n_targeted: FloatArray
+    thresholds: FloatArray
+    profit: FloatArray
+    random_profit: FloatArray
+    perfect_profit: FloatArray
+    area: float
+    best_profit: float
+    best_fraction: float
+    best_n_targeted: float
+    best_threshold: float
+    max_targets: int | None
+    budget_profit: float | None
+    budget_fraction: float | None
+    budget_n_targeted: float | None
+    budget_threshold: float | None
+    cost_benefit: tuple[tuple[float, float], tuple[float, float]] | None
+    value_margin: float | None
+    cost_per_target: float | None
+    budget: float | None
+    event_definition: str
+
+    def at(self, depth: Any) -> Any:
+        """Profit when the top fraction ``depth`` (in [0, 1]) is targeted (expected within ties)."""
+        return _interp_depth(depth, self.fraction_targeted, self.profit, allow_zero=True)
+
+
+def _finite(value: Any, name: str, *, minimum: float | None = None) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number; got {value!r}") from None
+    if not math.isfinite(v) or (minimum is not None and v < minimum):
+        bound = "" if minimum is None else f" >= {minimum:g}"
+        raise ValueError(f"{name} must be a finite number{bound}; got {value!r}")
+    return v
+
+
+def _check_cost_benefit(cost_benefit: Any) -> FloatArray:
+    try:
+        cb = np.asarray(cost_benefit, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "cost_benefit must be a 2x2 matrix [[TP, FN], [FP, TN]] of numbers; "
+            f"got {cost_benefit!r:.60}"
+        ) from None
+    if cb.shape != (2, 2) or not np.isfinite(cb).all():
+        raise ValueError(
+            "cost_benefit must be a finite 2x2 matrix [[TP, FN], [FP, TN]] (rows: actual positive, "
+            f"negative; columns: targeted, not targeted); got {cost_benefit!r:.60}"
+        )
+    return cb
+
+
+@dataclasses.dataclass(frozen=True)
+class _ProfitSpec:
+    """How to turn cumulative sums into profit: a 2x2 matrix, or a margin on captured value."""
+
+    matrix: FloatArray | None
+    margin: float | None
+    cost: float | None
+
+    def profit(
+        self, cw: FloatArray, ce: FloatArray, cn: FloatArray, p: float, n: float
+    ) -> FloatArray:
+        if self.matrix is not None:
+            # b_TP TP + b_FN (p - TP) + b_FP FP + b_TN (n - FP), regrouped to save passes.
+            (b_tp, b_fn), (b_fp, b_tn) = self.matrix
+            out = (b_tp - b_fn) * ce
+            out += (b_fp - b_tn) * cn
+            out += b_fn * p + b_tn * n
+            return out
+        out = self.margin * ce
+        out -= self.cost * cw
+        return out
+
+
+def _profit_spec(
+    cost_benefit: Any, value_margin: Any, cost_per_target: Any, budget: Any, events: Any
+) -> tuple[_ProfitSpec, Any]:
+    if (cost_benefit is None) == (value_margin is None):
+        raise ValueError(
+            "pass exactly one of cost_benefit (a 2x2 matrix for events) or value_margin (profit "
+            "per unit of y captured, with cost_per_target); got "
+            + ("both" if cost_benefit is not None else "neither")
+        )
+    cost = (
+        None if cost_per_target is None else _finite(cost_per_target, "cost_per_target", minimum=0)
+    )
+    if budget is not None:
+        _finite(budget, "budget", minimum=0)
+        if cost is None or cost == 0.0:
+            raise ValueError(
+                "budget needs a positive cost_per_target: at most floor(budget / cost_per_target) "
+                f"rows can be targeted; got cost_per_target={cost_per_target!r}"
+            )
+    if cost_benefit is not None:
+        if cost is not None and budget is None:
+            raise ValueError(
+                "with cost_benefit the matrix already holds the cost of targeting; cost_per_target"
+                " only converts a budget into a number of targets, so pass budget too (or drop it)"
+            )
+        return _ProfitSpec(_check_cost_benefit(cost_benefit), None, cost), events
+    margin = _finite(value_margin, "value_margin")
+    if cost is None:
+        raise ValueError(
+            "value_margin needs cost_per_target: profit = value_margin * captured y - "
+            "cost_per_target * number targeted"
+        )
+    if events not in (None, "value"):
+        raise ValueError(
+            f"value_margin works on y itself (events='value'); got events={events!r}. "
+            "For events use cost_benefit"
+        )
+    return _ProfitSpec(None, margin, cost), "value"
+
+
+def _max_targets(budget: float, cost: float) -> int:
+    # Exact decimal arithmetic: 0.3 / 0.1 must allow 3 targets, not 2.
+    ratio = Fraction(repr(float(budget))) / Fraction(repr(float(cost)))
+    return math.floor(ratio)
+
+
+def _best(values: FloatArray) -> int:
+    return int(np.argmax(values))  # first maximum: the shallowest depth
+
+
+@register_curve(
+    "profit",
+    family="targeting",
+    needs_any=("cost_benefit", "value_margin"),
+    # a margin on captured value works on y itself, whatever events the other curves use
+    fixed_with={"value_margin": {"events": "value"}},
+)
+def profit_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    cost_benefit: Any = None,
+    value_margin: float | None = None,
+    cost_per_target: float | None = None,
+    budget: float | None = None,
+    events: EventsLike = None,
+    sample_weight: Any = None,
+) -> ProfitCurveResult:
+    r"""Profit by fraction targeted, the best depth and the best profit within a budget (seed 003).
+
+    **Events** (binary ``y_true`` or an event definition): with the slides' cost-benefit matrix
+
+    ======================  ============  ================
+    actual \\ decision       targeted (Y)  not targeted (N)
+    ======================  ============  ================
+    positive (p)             ``b_TP``      ``b_FN``
+    negative (n)             ``b_FP``      ``b_TN``
+    ======================  ============  ================
+
+    passed as ``cost_benefit=[[b_TP, b_FN], [b_FP, b_TN]]``, targeting every row with score
+    >= ``t`` earns ``b_TP TP + b_FN FN + b_FP FP + b_TN TN`` (weighted counts). Seed 003:
+    ``[[4, 0], [-5, 0]]`` (revenue 9 - cost 5), 500 p and 500 n: profit -500 when everybody is
+    targeted, 160 for 240 p and 160 n in the top 400.
+
+    **Values** (``value_margin=m``, ``cost_per_target=c``): targeting a set earns
+    ``m * sum(w y) - c * sum(w)`` over it (a margin on the value captured minus the cost of the
+    offers); ``y_true`` must be non-negative.
+
+    **Baselines.** The random model targets the same fraction ``x`` at random, so it catches the
+    fraction ``x`` of every cell of the matrix (NOTES.md: it "must predict the same fraction as
+    the model", e.g. 200 p and 200 n at 40 %, profit -200):
+    ``x (b_TP p + b_FP n) + (1 - x)(b_FN p + b_TN n)``, or ``x (m V - c W)`` for values. The
+    perfect model targets events (largest values) first.
+
+    **Budget.** With a budget ``B`` and cost ``c`` per offer at most ``K = floor(B / c)`` rows
+    can be targeted (seed 003 exercise: 4000 / 5 = 800 of 10,000 customers; NOTES.md). The best
+    profit within budget is the maximum of the curve over ``n_targeted <= K``; the curve is
+    straight inside a tie, so that maximum is at a curve point or at exactly ``K`` (partly
+    targeting a tied group, valued at its expectation). ``cost_per_target`` with a
+    ``cost_benefit`` matrix serves only this conversion (the matrix already holds the cost).
+
+    Parameters
+    ----------
+    y_true, y_score, events, sample_weight
+        As in :func:`roc_curve`. With ``value_margin``, ``events`` must be None or ``"value"``.
+    cost_benefit : array-like of shape (2, 2), optional
+        ``[[b_TP, b_FN], [b_FP, b_TN]]``: rows actual positive / negative, columns targeted /
+        not targeted (the slides' layout).
+    value_margin : float, optional
+        Profit per unit of ``y`` captured (instead of ``cost_benefit``).
+    cost_per_target : float, optional
+        Cost of one offer: required with ``value_margin`` and with ``budget``.
+    budget : float, optional
+        Total spend allowed; sample weights count as customers.
+
+    Returns
+    -------
+    ProfitCurveResult
+        The curve, baselines, ``best_*`` and ``budget_*`` summaries.
+
+    Examples
+    --------
+    >>> y = [1] * 240 + [0] * 160 + [1] * 260 + [0] * 340  # seed 003: 240 p in the top 400
+    >>> s = [2.0] * 400 + [1.0] * 600
+    >>> r = profit_curve(y, s, cost_benefit=[[4, 0], [-5, 0]])
+    >>> r.profit.tolist(), r.random_profit.tolist()
+    ([0.0, 160.0, -500.0], [0.0, -200.0, -500.0])
+    """
+    spec, events = _profit_spec(cost_benefit, value_margin, cost_per_target, budget, events)
+    ranked = _prepare(y_true, y_score, events, sample_weight)
+    if spec.matrix is not None:
+        _require_events(ranked, "profit_curve with cost_benefit")
+    x, cw, ce, cn = ranked.fraction, ranked.cum_weight, ranked.cum_events, ranked.cum_nonevents
+    total_w, p, n = ranked.total_weight, ranked.total_events, ranked.total_nonevents
+    profit = spec.profit(cw, ce, cn, p, n)
+    full = float(profit[-1])
+    nobody = float(profit[0])
+    random_profit = nobody + x * (full - nobody)
+    if spec.matrix is not None:
+        perfect_tp = np.minimum(cw, p)
+        perfect = spec.profit(cw, perfect_tp, cw - perfect_tp, p, n)
+    else:
+        vx, vv = _perfect_vertices(ranked.target)
+        perfect = spec.profit(cw, _k.interp_sorted(cw, vx, vv), cw, p, n)
+    i = _best(profit)
+    budget_fields: dict[str, Any] = {
+        "max_targets": None,
+        "budget_profit": None,
+        "budget_fraction": None,
+        "budget_n_targeted": None,
+        "budget_threshold": None,
+    }
+    if budget is not None:
+        k_max = _max_targets(float(budget), float(spec.cost))
+        g = int(np.searchsorted(cw, k_max * (1.0 + 1e-12), side="right"))  # first not fitting
+        j = _best(profit[:g])
+        best_b, depth_b, thr_b = float(profit[j]), float(cw[j]), float(ranked.thresholds[j])
+        if g < cw.shape[0]:
+            at_k = float(np.interp(k_max, cw[g - 1 : g + 1], profit[g - 1 : g + 1]))
+            if at_k > best_b:
+                best_b, depth_b, thr_b = at_k, float(k_max), float(ranked.thresholds[g])
+        budget_fields = {
+            "max_targets": k_max,
+            "budget_profit": best_b,
+            "budget_fraction": depth_b / total_w,
+            "budget_n_targeted": depth_b,
+            "budget_threshold": thr_b,
+        }
+    matrix = None
+    if spec.matrix is not None:
+        matrix = tuple(tuple(float(v) for v in row) for row in spec.matrix)
+    return ProfitCurveResult(
+        fraction_targeted=x,
+        n_targeted=cw,
+        thresholds=ranked.thresholds,
+        profit=profit,
+        random_profit=random_profit,
+        perfect_profit=perfect,
+        area=_k.trapezoid(x, profit),
+        best_profit=float(profit[i]),
+        best_fraction=float(x[i]),
+        best_n_targeted=float(cw[i]),
+        best_threshold=float(ranked.thresholds[i]),
+        cost_benefit=matrix,  # type: ignore[arg-type]
+        value_margin=spec.margin,
+        cost_per_target=spec.cost,
+        budget=None if budget is None else float(budget),
+        event_definition=ranked.target.definition,
+        **budget_fields,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Comparing models by depth
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class ModelByDepthResult(Result):
+    """Which model wins at each targeting depth (:func:`best_model_by_depth`).
+
+    Attributes
+    ----------
+    curve : str
+        The curve compared (``"gain"``, ``"lift"`` or ``"profit"``).
+    depths : ndarray
+        Fractions targeted at which the models are compared.
+    model_names : tuple of str
+        The models, in the order given.
+    values : ndarray of shape (n_models, n_depths)
+        Each model's curve at each depth (expected values inside ties).
+    winner : ndarray of str
+        The best model at each depth (on a tie the previous winner stays, else the first listed);
+        empty strings when the curves are undefined (no events, with a warning).
+    crossing_depths : ndarray
+        Where the winner changes, located exactly between the two grid depths around the change.
+    crossing_from, crossing_to : ndarray of str
+        The models before and after each crossing.
+    segments : tuple of (str, float, float)
+        ``(model, from_depth, to_depth)`` runs: e.g. ``(("tree", 0.01, 0.25), ("nb", 0.25, 1.0))``.
+    event_definition : str
+        How events were defined.
+    """
+
+    curve: str
+    depths: FloatArray
+    model_names: tuple[str, ...]
+    values: FloatArray
+    winner: NDArray[np.str_]
+    crossing_depths: FloatArray
+    crossing_from: NDArray[np.str_]
+    crossing_to: NDArray[np.str_]
+    segments: tuple[tuple[str, float, float], ...]
+    event_definition: str
+
+
+def _check_depths(depths: Any) -> FloatArray:
+    if depths is None:
+        return _DEFAULT_DEPTHS.copy()
+    d = as_1d_float(depths, "depths")
+    if (d <= 0).any() or (d > 1).any():
+        raise ValueError(f"depths must lie in (0, 1]; got values in [{d.min()!r}, {d.max()!r}]")
+    if (np.diff(d) <= 0).any():
+        raise ValueError("depths must be strictly increasing")
+    return d
+
+
+def _crossing(
+    xa: FloatArray, fa: FloatArray, xb: FloatArray, fb: FloatArray, lo: float, hi: float
+) -> float:
+    """Last point in [lo, hi] where f_b - f_a turns from <= 0 to > 0 (both piecewise linear)."""
+    inner = np.concatenate((xa[(xa > lo) & (xa < hi)], xb[(xb > lo) & (xb < hi)]))
+    grid = np.unique(np.concatenate(([lo, hi], inner)))
+    diff = np.interp(grid, xb, fb) - np.interp(grid, xa, fa)
+    below = np.flatnonzero(diff <= 0)
+    if below.shape[0] == 0:  # pragma: no cover - the caller guarantees diff(lo) <= 0
+        return lo
+    k = int(below[-1])
+    if k == grid.shape[0] - 1 or diff[k] == 0.0:
+        return float(grid[k])
+    d0, d1 = diff[k], diff[k + 1]
+    return float(grid[k] + (grid[k + 1] - grid[k]) * (-d0) / (d1 - d0))
+
+
+def best_model_by_depth(
+    y_true: Any,
+    predictions: Mapping[str, Any],
+    *,
+    curve: str = "lift",
+    depths: Sequence[float] | None = None,
+    events: EventsLike = None,
+    sample_weight: Any = None,
+    cost_benefit: Any = None,
+    value_margin: float | None = None,
+    cost_per_target: float | None = None,
+) -> ModelByDepthResult:
+    """Which model wins at each targeting depth, and where the winners cross (seed 003).
+
+    The slides compare lift curves: "if targeting the top 25 % of customers the tree model is
+    best; beyond 25 % Naive Bayes". Each model's curve is read at every depth (expected values
+    inside ties), the best model is named per depth, and each change of winner is located
+    exactly: between the two grid depths around it, the curves are piecewise linear (gain,
+    profit) and the last point where the new winner overtakes the old one is solved for. A
+    change and change back between two grid depths is not seen: refine ``depths`` to see it.
+
+    At a fixed depth, gain and lift order the models identically (same ``x``), and so does
+    profit whenever a true positive is worth more than a false one; ``curve`` chooses the values
+    reported.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Target, as in :func:`gain_curve`.
+    predictions : mapping of str to array-like
+        Model name -> scores (at least one model).
+    curve : {"lift", "gain", "profit"}, default "lift"
+        ``"profit"`` needs ``cost_benefit`` or ``value_margin`` (as in :func:`profit_curve`).
+    depths : sequence of float, optional
+        Strictly increasing fractions in (0, 1]; default 0.01, 0.02, ..., 1.
+    events, sample_weight
+        As in :func:`gain_curve` (``events="value"`` allowed).
+    cost_benefit, value_margin, cost_per_target
+        For ``curve="profit"`` only.
+
+    Returns
+    -------
+    ModelByDepthResult
+        ``winner`` per depth, ``crossing_depths`` and ``segments``.
+    """
+    if curve not in _CURVES:
+        raise ValueError(f"curve must be one of {_CURVES}; got {curve!r}")
+    if not isinstance(predictions, Mapping) or len(predictions) == 0:
+        raise ValueError(
+            "predictions must be a non-empty mapping of model name -> scores; got "
+            f"{type(predictions).__name__}"
+        )
+    if curve == "profit":
+        spec, events = _profit_spec(cost_benefit, value_margin, cost_per_target, None, events)
+    elif cost_benefit is not None or value_margin is not None or cost_per_target is not None:
+        raise ValueError(
+            "cost_benefit, value_margin and cost_per_target need curve='profit'; "
+            f"got curve={curve!r}"
+        )
+    d = _check_depths(depths)
+    names = tuple(str(name) for name in predictions)
+    y = as_1d_float(y_true, "y_true", min_n=2)
+    target = _target(y, events, sample_weight)
+    vertices: list[tuple[FloatArray, FloatArray]] = []
+    for name, scores in predictions.items():
+        _, score = check_pair(y, scores, names=("y_true", f"predictions[{name!r}]"))
+        ranked = _rank(score, target)
+        if curve == "profit":
+            if spec.matrix is not None:
+                _require_events(ranked, "best_model_by_depth with cost_benefit")
+            f = spec.profit(
+                ranked.cum_weight,
+                ranked.cum_events,
+                ranked.cum_nonevents,
+                ranked.total_events,
+                ranked.total_nonevents,
+            )
+        else:
+            f = _gain_or_undefined(ranked, f"{curve} curve")
+        vertices.append((ranked.fraction, f))
+    linear = np.vstack([np.interp(d, x, f) for x, f in vertices])
+    values = linear / d if curve == "lift" else linear
+    winner_idx = np.empty(d.shape[0], dtype=np.int64)
+    crossings: list[tuple[float, int, int]] = []
+    if np.isnan(linear).any():  # no events (already warned): no model can win
+        return ModelByDepthResult(
+            curve=curve,
+            depths=d,
+            model_names=names,
+            values=values,
+            winner=np.full(d.shape[0], "", dtype=np.str_),
+            crossing_depths=np.empty(0),
+            crossing_from=np.empty(0, dtype=np.str_),
+            crossing_to=np.empty(0, dtype=np.str_),
+            segments=(),
+            event_definition=target.definition,
+        )
+    for j in range(d.shape[0]):
+        column = linear[:, j]
+        best = float(np.max(column))
+        tol = 1e-12 * max(1.0, abs(best))
+        tied = np.flatnonzero(column >= best - tol)
+        prev = int(winner_idx[j - 1]) if j > 0 else -1
+        winner_idx[j] = prev if prev in tied else int(tied[0])
+        if j > 0 and winner_idx[j] != prev:
+            a, b = prev, int(winner_idx[j])
+            at = _crossing(*vertices[a], *vertices[b], float(d[j - 1]), float(d[j]))
+            crossings.append((at, a, b))
+    segments = []
+    start = float(d[0])
+    current = int(winner_idx[0])
+    for at, _, b in crossings:
+        segments.append((names[current], start, at))
+        start, current = at, b
+    segments.append((names[current], start, float(d[-1])))
+    name_arr = np.array(names)
+    return ModelByDepthResult(
+        curve=curve,
+        depths=d,
+        model_names=names,
+        values=values,
+        winner=name_arr[winner_idx],
+        crossing_depths=np.array([c[0] for c in crossings], dtype=np.float64),
+        crossing_from=name_arr[np.array([c[1] for c in crossings], dtype=np.int64)],
+        crossing_to=name_arr[np.array([c[2] for c in crossings], dtype=np.int64)],
+        segments=tuple(segments),
+        event_definition=target.definition,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Registered scalars: binary y as labels; any other y uses DEFAULT_EVENTS (the true top 10 %)
+
+
+@register_metric("roc_auc", higher_is_better=True, family="targeting", computational_form=_FORM)
+def roc_auc(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+) -> float:
+    """Area under the ROC curve (binary y, else events = true top 10 %; see roc_curve)."""
+    return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).auc
+
+
+@register_metric(
+    "ks_statistic", higher_is_better=True, family="targeting", computational_form=_FORM
+)
+def ks_statistic(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+) -> float:
+    """Kolmogorov-Smirnov statistic max(TPR - FPR) (binary y, else events = true top 10 %)."""
+    return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).ks_statistic
+
+
+@register_metric("gain_area", higher_is_better=True, family="targeting", computational_form=_FORM)
+def gain_area(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+) -> float:
+    """Area under the cumulative gain curve (binary y, else events = true top 10 %)."""
+    return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).area
+
+
+@register_metric(
+    "accuracy_ratio", higher_is_better=True, family="targeting", computational_form=_FORM
+)
+def accuracy_ratio(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+) -> float:
+    """Gain-curve accuracy ratio, 0 random to 1 perfect (= 2 AUC - 1 for binary events)."""
+    return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).accuracy_ratio
+
+
+def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight: Any) -> float:
+    ranked = _prepare(y_true, y_pred, events, sample_weight, "y_pred")
+    gain = _gain_or_undefined(ranked, "lift")
+    return float(np.interp(depth, ranked.fraction, gain)) / depth
+
+
+@register_metric("lift_at_5", higher_is_better=True, family="targeting", computational_form=_FORM)
+def lift_at_5(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+) -> float:
+    """Lift when the top 5 % by prediction is targeted (binary y, else events = true top 10 %)."""
+    return _lift_at(y_true, y_pred, 0.05, events, sample_weight)
+
+
+@register_metric("lift_at_10", higher_is_better=True, family="targeting", computational_form=_FORM)
+def lift_at_10(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+) -> float:
+    """Lift when the top 10 % by prediction is targeted (binary y, else events = true top 10 %)."""
+    return _lift_at(y_true, y_pred, 0.10, events, sample_weight)
+
+
+@register_metric("lift_at_20", higher_is_better=True, family="targeting", computational_form=_FORM)
+def lift_at_20(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+) -> float:
+    """Lift when the top 20 % by prediction is targeted (binary y, else events = true top 10 %)."""
+    return _lift_at(y_true, y_pred, 0.20, events, sample_weight)
