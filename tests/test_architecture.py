@@ -208,3 +208,21 @@ def test_moved_pipeline_names_are_deprecated_aliases():
     import ranklens.report
 
     assert ranklens.report.evaluate_models is ranklens.evaluation.evaluate_models  # no warning
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "name"),
+    [
+        ("ranklens.curves", "ranklens.targeting", "roc_curve"),
+        ("ranklens.utility", "ranklens.extremes", "utility_f1"),
+        ("ranklens.error_curves", "ranklens.residual", "rec_curve"),
+        ("ranklens.plot.error_curves", "ranklens.plot.residual", "RECCurveDisplay"),
+    ],
+)
+def test_renamed_modules_are_deprecated_aliases(old, new, name):
+    import importlib
+
+    old_module, new_module = importlib.import_module(old), importlib.import_module(new)
+    with pytest.warns(DeprecationWarning, match=f"moved to {new}"):
+        value = getattr(old_module, name)
+    assert value is getattr(new_module, name)
