@@ -1,18 +1,19 @@
-"""Ranking-based evaluation of regression models (Rosset, Perlich & Zadrozny; seeds 000 and 002).
+"""Ranking-based evaluation of regression models (Rosset, Perlich & Zadrozny 2005, 2007).
 
 A regression model used to *rank* (whom to target first) is judged by how well its predictions
-order the truth. Notation as in seed 000 and NOTES.md "Ranking measures": observations sorted by
+order the truth. Notation as in Rosset, Perlich & Zadrozny (2005): observations sorted by
 decreasing prediction, ``s_i`` the true rank (1 = largest), ``N = n(n-1)``.
 
 * ``T`` = pairs ordered the wrong way round (eq. 2), ``R`` = those pairs weighted by their distance
   in the model's ranking (eq. 3); ``tau = 1 - 4T/N`` and ``rho = 1 - 12R/(n(n^2-1))`` without ties.
 * ``tau~ = (1 + tau)/2`` is the probability of ordering a random pair correctly;
   ``rho~ = (1 + rho)/2``.
-* Figures 1-3 of seed 000 (:func:`concordance_profile`, :func:`cutoff_auc_curve`,
-  :func:`rank_lift_curve`), the partial measures of seed 002 Sect. 5 (:func:`partial_kendall_tau`,
-  :func:`partial_spearman_rho`) and the Noether confidence interval (eq. 6) for tau.
+* Figures 1-3 of Rosset, Perlich & Zadrozny (2005) (:func:`concordance_profile`,
+  :func:`cutoff_auc_curve`, :func:`rank_lift_curve`), the partial measures of their 2007 journal
+  version, Sect. 5 (:func:`partial_kendall_tau`, :func:`partial_spearman_rho`) and the Noether
+  confidence interval (eq. 6) for tau.
 
-Ties (the papers assume none; NOTES.md decides): Kendall's tau is tau-b, Spearman's rho uses
+Ties (the papers assume none, so ranklens decides): Kendall's tau is tau-b, Spearman's rho uses
 midranks (both agree with scipy); ``tau_normalized`` is Harrell's C, the fraction of pairs with
 different ``y_true`` that the prediction orders correctly, a tie in the prediction earning half
 (``(1 + Somers' D(pred|y))/2``, AUC for binary ``y_true``); ``somers_d`` is Somers' D(pred|y)
@@ -104,7 +105,8 @@ class PairCountsResult(Result):
 
     ``concordant + discordant + tied_true_only + tied_pred_only + tied_both == n - 1`` row-wise;
     each total over rows is twice the number of pairs of that class. Removing row i lowers the
-    pair counts of the data by exactly row i's counts (exact leave-one-out tau, NOTES.md Prop. 2).
+    pair counts of the data by exactly row i's counts (exact leave-one-out tau; Proposition 2 of the
+    2005 paper).
     """
 
     concordant: np.ndarray
@@ -119,7 +121,8 @@ def per_observation_pair_counts(y_true: Any, y_pred: Any) -> PairCountsResult:
 
     Row i and j != i are concordant when ``(y_j - y_i)(pred_j - pred_i) > 0``, discordant when it is
     ``< 0``; otherwise they are tied in ``y_true`` only, in ``y_pred`` only or in both. Without ties
-    ``concordant`` is the C_i of seed 000 eq. (6) (NOTES.md corrects the inequalities).
+    ``concordant`` is the C_i of Rosset, Perlich & Zadrozny (2005), eq. (6), with the inequalities
+    the printed text reverses put right.
 
     One Fenwick sweep, O(n log n); int64 arrays in the original row order.
 
@@ -150,7 +153,7 @@ def per_observation_pair_counts(y_true: Any, y_pred: Any) -> PairCountsResult:
 
 @dataclasses.dataclass(frozen=True)
 class RankingSummary(Result):
-    """Ranking evaluation of one model (seed 000 Sect. 2-3, seed 002 Sect. 3.1; NOTES.md).
+    """Ranking evaluation of one model (Rosset et al. 2005, Sect. 2-3; 2007, Sect. 3.1).
 
     Attributes
     ----------
@@ -172,8 +175,9 @@ class RankingSummary(Result):
     tau_normalized, rho_normalized : float
         Harrell's C = (1 + Somers' D(pred|y))/2 (= (1 + tau)/2 without ties) and (1 + rho)/2.
     tau_variance, tau_variance_unbiased : float
-        Noether's plug-in variance (eq. 6 of seed 000) and the unbiased U-statistic version
-        (NOTES.md); with ties both are for tau-b by the delta method (see :func:`ranking_summary`).
+        Noether's plug-in variance (eq. 6 of Rosset, Perlich & Zadrozny 2005) and the unbiased
+        U-statistic version; with ties both are for tau-b by the delta method (see
+        :func:`ranking_summary`).
     tau_ci : tuple of float
         ``tau +- z * sqrt(tau_variance_unbiased)`` at ``confidence_level``, clipped to [-1, 1].
     tau_null_pvalue, rho_null_pvalue : float
@@ -252,13 +256,14 @@ def _spearman_pvalue(rho: float, n: int) -> float:
 def _noether_variances(
     n: int, stats: dict[str, float], moments: np.ndarray, tau: float
 ) -> tuple[float, float]:
-    """Plug-in (eq. 6) and unbiased variance of tau-b by the U-statistic formulas of NOTES.md.
+    """Plug-in (eq. 6) and unbiased variance of tau-b by U-statistic formulas.
 
     The kernel is the delta-method linearisation of tau-b = U_h / sqrt(U_y U_p) (U_h: mean of
     sign(dy) sign(dp) over ordered pairs, U_y / U_p: fractions of pairs with distinct y / pred):
     g_ij = h_ij / sqrt(by bp) - tau/2 (dy_ij / by + dp_ij / bp). Without ties g = h - tau and both
-    formulas reduce to NOTES.md's (eq. 6 and its unbiased twin). Needs only sums over rows of
-    G_i = sum_j g_ij and G_i^2, accumulated by the sweep (``moments``), and the pair-class totals.
+    formulas reduce to eq. 6 of Rosset, Perlich & Zadrozny (2005) and its unbiased twin. Needs only
+    sums over rows of G_i = sum_j g_ij and G_i^2, accumulated by the sweep (``moments``), and the
+    pair-class totals.
     """
     if not np.isfinite(tau) or n < 2:
         return math.nan, math.nan
@@ -340,7 +345,7 @@ def _exact_spearman(n: int, limbs: np.ndarray) -> tuple[float, int | Fraction]:
     m_i) (within the y tie group of i, size m_i: L_i rows with a smaller prediction, c_i with the
     same), Tp / Ty = sum t^3 - t over tie groups: 4 sum (a - abar)(b - bbar) = S2 - n(n+1)^2 and
     R = sum over discordant pairs of |a_i - a_j| = [(n^3 - n - Tp) - 3 (S2 - n(n+1)^2) - 3 WY] / 12
-    (= sum i^2 - sum i s_i without ties, seed 000 Sect. 4).
+    (= sum i^2 - sum i s_i without ties, Rosset, Perlich & Zadrozny 2005, Sect. 4).
     """
     s2, wy, t_pred, t_y = (_k.limbs_to_int(limbs[2 * i], limbs[2 * i + 1]) for i in range(4))
     cube = n**3 - n
@@ -586,7 +591,7 @@ def _tau_variances(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     computational_form=_TWO_SORTS,
 )
 def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """Kendall's tau-b between truth and prediction (seed 000 eq. 4; ties: NOTES.md).
+    """Kendall's tau-b between truth and prediction (Rosset, Perlich & Zadrozny 2005, eq. 4).
 
     tau-b = (C - D) / sqrt((P - T_y)(P - T_p)) over pairs (P pairs, T_y / T_p tied in y / pred),
     equal to 1 - 4T/N without ties; pairs weighted by ``w_i w_j``. NaN and an
@@ -605,7 +610,7 @@ def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float
     computational_form=_TWO_SORTS,
 )
 def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """Spearman's rho: Pearson correlation of midranks (seed 000 eq. 5; ties: NOTES.md).
+    """Spearman's rho: Pearson correlation of midranks (Rosset, Perlich & Zadrozny 2005, eq. 5).
 
     Equal to 1 - 12R/(n(n^2-1)) without ties. With weights: weighted Pearson correlation of
     weighted midranks W(<) + W(=)/2. NaN and an ``UndefinedMetricWarning`` for constant input.
@@ -626,7 +631,8 @@ def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     """Harrell's C: the fraction of pairs with different truth that the prediction orders correctly.
 
     (concordant + tied-in-prediction/2) / pairs with distinct y = (1 + Somers' D(pred|y))/2; equal
-    to tau~ = (1 + tau)/2 of seed 000 without ties and to the AUC for binary y (NOTES.md).
+    to tau~ = (1 + tau)/2 of Rosset, Perlich & Zadrozny (2005) without ties and to the AUC for
+    binary y.
     """
     return _point(y_true, y_pred, sample_weight, "c")
 
@@ -641,7 +647,7 @@ def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     computational_form=_TWO_SORTS,
 )
 def rho_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """rho~ = (1 + rho)/2 (seed 000 Sect. 2), in [0, 1] with 1 for a perfect ranking."""
+    """rho~ = (1 + rho)/2 (Rosset et al. 2005, Sect. 2): 1 for a perfect ranking, 0 for reversed."""
     rho = _point(y_true, y_pred, sample_weight, "rho")
     return (1 + rho) / 2
 
@@ -770,11 +776,12 @@ def ranking_summary(
     sample_weight: Any = None,
     confidence_level: float = 0.95,
 ) -> RankingSummary:
-    """Every ranking measure of seeds 000 / 002 for one model, exactly, in O(n log n).
+    """Every ranking measure of Rosset et al. (2005, 2007) for one model, exactly, in O(n log n).
 
     T and R (eqs. 2-3), Kendall's tau-b and Spearman's rho (eqs. 4-5), their [0, 1] forms, the
-    Noether variance of tau (eq. 6 of seed 000 / NOTES.md) with its unbiased U-statistic version,
-    a Wald interval ``tau +- z sqrt(V_unbiased)`` and null-hypothesis p-values (seed 002 Sect. 3.1).
+    Noether variance of tau (eq. 6 of the 2005 paper) with its unbiased U-statistic version,
+    a Wald interval ``tau +- z sqrt(V_unbiased)`` and null-hypothesis p-values (2007 paper, Sect.
+    3.1).
 
     Parameters
     ----------
@@ -788,9 +795,9 @@ def ranking_summary(
 
     Notes
     -----
-    Decisions (NOTES.md): with ties, tau is tau-b; ``tau_normalized`` is Harrell's C; the Noether
-    variance is that of the delta-method linearisation of tau-b (the same U-statistic formulas
-    applied to g_ij = h_ij/sqrt(by bp) - tau/2 (dy_ij/by + dp_ij/bp)), identical to eq. (6)
+    Decisions where the papers are silent: with ties, tau is tau-b; ``tau_normalized`` is Harrell's
+    C; the Noether variance is that of the delta-method linearisation of tau-b (the same U-statistic
+    formulas applied to g_ij = h_ij/sqrt(by bp) - tau/2 (dy_ij/by + dp_ij/bp)), identical to eq. (6)
     without ties. The interval uses the unbiased variance (eq. 6 is biased low for small n).
     The p-values use the asymptotic normal (Kendall) and t (Spearman) approximations at every n.
 
@@ -902,7 +909,7 @@ def _weighted_counts(
 
 @dataclasses.dataclass(frozen=True)
 class ConcordanceProfileResult(Result):
-    """Figure 1 of seed 000: per observation, in decreasing-prediction order.
+    """Figure 1 of Rosset et al. (2005): per observation, in decreasing-prediction order.
 
     Attributes
     ----------
@@ -933,9 +940,9 @@ def concordance_profile(
 ) -> ConcordanceProfileResult:
     """Percent of correctly ranked pairs per observation and its locally optimal envelope.
 
-    Seed 000 Sect. 3.2, Figure 1; NOTES.md: C_i = #{j<i: s_j < s_i} + #{j>i: s_j > s_i} (the text
-    reverses the inequalities) and E_i = (n - s_i) + max_q sum_{t<=q} g_t, computed for every i
-    by one sweep over a max segment tree, O(n log n).
+    Rosset et al. (2005), Sect. 3.2, Figure 1: C_i = #{j<i: s_j < s_i} + #{j>i: s_j > s_i}
+    (the text reverses the inequalities) and E_i = (n - s_i) + max_q sum_{t<=q} g_t, computed
+    for every i by one sweep over a max segment tree, O(n log n).
 
     With ties, a row's comparable partners are the rows with a different ``y_true``; a tie in the
     prediction earns 1/2 in C_i; the envelope moves the prediction between the distinct predictions
@@ -994,7 +1001,7 @@ def concordance_profile(
 
 @dataclasses.dataclass(frozen=True)
 class CutoffAUCResult(Result):
-    """Figure 2 of seed 000: AUC_i at every cutoff (positives = the true top i).
+    """Figure 2 of Rosset et al. (2005): AUC_i at every cutoff (positives = the true top i).
 
     Attributes
     ----------
@@ -1042,7 +1049,7 @@ def _cutoff_auc_on_grid(result: CutoffAUCResult, grid: np.ndarray) -> np.ndarray
 def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> CutoffAUCResult:
     """AUC of the prediction for every split of the truth into top i versus the rest.
 
-    Seed 000 Sect. 3.2, Figure 2; NOTES.md: M_i = sum_{r<=i} pi(r) - i(i+1)/2 and
+    Rosset, Perlich & Zadrozny (2005), Sect. 3.2, Figure 2: M_i = sum_{r<=i} pi(r) - i(i+1)/2 and
     AUC_i = 1 - M_i/(i(n-i)) from one sort and a cumulative sum; sum_i M_i = R, so with x-widths
     i(n-i) the area is rho~ (the text's class definition is corrected to y_j >= the i-th largest y).
 
@@ -1082,7 +1089,7 @@ def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> 
 
 @dataclasses.dataclass(frozen=True)
 class RankLiftResult(Result):
-    """Figure 3 of seed 000: lift curve of the cumulative inverse rank of the truth.
+    """Figure 3 of Rosset et al. (2005): lift curve of the cumulative inverse rank of the truth.
 
     Attributes
     ----------
@@ -1111,8 +1118,9 @@ def _rank_lift_on_grid(result: RankLiftResult, grid: np.ndarray) -> np.ndarray:
 def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RankLiftResult:
     """Cumulative inverse rank captured by targeting the top predictions first.
 
-    Seed 000 Sect. 3.2, Figure 3. The text's area identity "n^3 - n^2 - n - R + sum i^2" is false
-    (NOTES.md); the area normalised between the worst and the optimal curve is rho~ (exactly,
+    Rosset, Perlich & Zadrozny (2005), Sect. 3.2, Figure 3. The printed area identity
+    "n^3 - n^2 - n - R + sum i^2" is false; the area normalised between the worst and the optimal
+    curve is rho~ (exactly,
     since sum_i p_i = sum i^2 - R).
 
     Ties: the inverse rank is the midrank of ``y_true``; rows tied in the prediction share their
@@ -1170,13 +1178,16 @@ def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> R
 
 
 # ---------------------------------------------------------------------------------------------
-# Partial ranking (seed 002 Sect. 5)
+# Partial ranking (Rosset, Perlich & Zadrozny 2007, Sect. 5)
 # ---------------------------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True)
 class PartialRankingResult(Result):
-    """A partial ranking measure of seed 002 Sect. 5 (formulas reconstructed in NOTES.md).
+    """A partial ranking measure of Rosset, Perlich & Zadrozny (2007), Sect. 5.
+
+    The formulas are garbled in the published text; ranklens reconstructs them so that the
+    paper's Proposition 3 holds (one cut gives 2 AUC - 1, n bins give tau and rho).
 
     Attributes
     ----------
@@ -1242,11 +1253,11 @@ def _bins(y: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRankingResult:
-    """Partial Kendall tau for percentile bins (seed 002 Sect. 5, Definition 2; NOTES.md).
+    """Partial Kendall tau for percentile bins (Rosset, Perlich & Zadrozny 2007, Sect. 5).
 
     T^p = #{i<j : b(s_i) > b(s_j)}, tau^p = 1 - 4 T^p / (n^2 - sum n_j^2): only pairs in different
-    bins count. One cut (p = 2) gives 2 AUC - 1, n bins give tau (Proposition 3). Worked example
-    of NOTES.md: n = 10, k = (0.2, 0.5) gives T^p = 5 and tau^p = 21/31.
+    bins count. One cut (p = 2) gives 2 AUC - 1, n bins give tau (Proposition 3). Worked example:
+    n = 10, k = (0.2, 0.5) gives T^p = 5 and tau^p = 21/31.
 
     Ties: rows with equal ``y_true`` share a bin (by their midrank); a tie in the prediction between
     two bins counts 1/2 in T^p, so tau^p = Somers' D(pred | bin). Null: Var0(T^p) =
@@ -1291,11 +1302,11 @@ def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRa
 
 
 def partial_spearman_rho(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRankingResult:
-    """Partial Spearman rho for percentile bins (seed 002 Sect. 5, Definition 3; NOTES.md).
+    """Partial Spearman rho for percentile bins (Rosset, Perlich & Zadrozny 2007, Sect. 5).
 
     R^p = sum_{i<j} (b(s_i) - b(s_j))_+ = sum_l M_{N_l}, rho^p = 1 - 2 R^p / sum_l N_l (n - N_l):
     a weighted mean of 2 AUC - 1 over the cuts. One cut gives 2 AUC - 1, n bins give rho
-    (Proposition 3). NOTES.md example: n = 10, k = (0.2, 0.5) gives R^p = 6 and rho^p = 29/41.
+    (Proposition 3). Worked example: n = 10, k = (0.2, 0.5) gives R^p = 6 and rho^p = 29/41.
 
     Ties as in :func:`partial_kendall_tau` (cut sizes N_l are the actual bin counts). Null:
     R^p is a linear rank statistic, Var0 = Var(pred midranks) * sum_j n_j (j - jbar)^2 / (n - 1)
