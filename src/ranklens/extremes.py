@@ -1,7 +1,8 @@
 """Precision and recall for regression: utility-based measures for rare extreme values.
 
-Torgo & Ribeiro (2009), "Precision and Recall for Regression" (seed 001), with the parameters and
-errata of NOTES.md; relevance-weighted errors (seed 001 Sect. 3.1) and SERA (Ribeiro & Moniz 2020).
+Torgo & Ribeiro (2009), "Precision and Recall for Regression", with the parameters that reproduce
+their Table 3 and its errata put right; relevance-weighted errors (their Sect. 3.1) and SERA
+(Ribeiro & Moniz 2020).
 
 - Accuracy functions alpha (eqs. 8-9): :func:`step_accuracy`, :func:`smooth_accuracy`.
 - :func:`regression_precision_recall` (eqs. 6, 10, 11): precision, recall and F-beta with the
@@ -15,7 +16,7 @@ Registered scalar measures (family ``"extremes"``): ``utility_precision``, ``uti
 ``(y_true, y_pred, *, sample_weight=None)`` they use the **default relevance**
 ``relevance_from_boxplot(y_true, extremes="auto")`` (box-plot sigmoids, warning and falling back
 to both fences when ``y_true`` has no outliers) and the **default accuracy**
-``smooth_accuracy(threshold=IQR(y_true) / 2, k=8)``, which for the sample behind seed 001
+``smooth_accuracy(threshold=IQR(y_true) / 2, k=8)``, which for the sample behind Torgo & Ribeiro's
 Table 3 (fences at +-2, so IQR = 1) is exactly the table's t_L = 0.5, k = 8. With
 ``sample_weight`` both defaults use the weighted box plot (frequency weights, on the scale they
 are given), so integer weights act exactly as repeated rows, as everywhere in ranklens; with an
@@ -81,7 +82,7 @@ _LOSS_CODES = {"absolute": _k.LOSS_ABSOLUTE, "squared": _k.LOSS_SQUARED}
 
 
 # ------------------------------------------------------------------------------------------------
-# Accuracy functions alpha (seed 001 eqs. 8-9)
+# Accuracy functions alpha (Torgo & Ribeiro 2009, eqs. 8-9)
 
 
 def _check_loss(loss: Any) -> int:
@@ -103,7 +104,7 @@ def _check_threshold(value: Any, *, allow_zero: bool) -> float:
 
 @dataclasses.dataclass(frozen=True)
 class StepAccuracy:
-    r"""alpha = I(L(y, yhat) <= t_L), seed 001 eq. 8 (use :func:`step_accuracy`).
+    r"""alpha = I(L(y, yhat) <= t_L), Torgo & Ribeiro (2009) eq. 8 (use :func:`step_accuracy`).
 
     With ``threshold=0`` only exact predictions are accurate: the 0/1 accuracy of classification
     (eq. 7), under which the measures reduce to classification precision and recall.
@@ -124,10 +125,10 @@ class StepAccuracy:
 
 @dataclasses.dataclass(frozen=True)
 class SmoothAccuracy:
-    r"""alpha = I(L <= t_L) (1 - exp(-k (L - t_L)^2 / t_L^2)), seed 001 eq. 9.
+    r"""alpha = I(L <= t_L) (1 - exp(-k (L - t_L)^2 / t_L^2)), Torgo & Ribeiro (2009) eq. 9.
 
     Use :func:`smooth_accuracy`. Note alpha(L = 0) = 1 - e^{-k}, not exactly 1 (0.99966 for
-    k = 8), as in the seed.
+    k = 8), as in the paper.
     """
 
     threshold: float
@@ -152,7 +153,7 @@ class SmoothAccuracy:
 
 
 def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
-    r"""Step accuracy alpha(yhat, y) = I(L(yhat, y) <= t_L) (seed 001 eq. 8).
+    r"""Step accuracy alpha(yhat, y) = I(L(yhat, y) <= t_L) (Torgo & Ribeiro 2009, eq. 8).
 
     Parameters
     ----------
@@ -170,7 +171,7 @@ def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
 
 
 def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -> SmoothAccuracy:
-    r"""Smooth accuracy (seed 001 eq. 9), a Gaussian-shaped decay from 1 to 0 over [0, t_L].
+    r"""Smooth accuracy (Torgo & Ribeiro 2009, eq. 9): a Gaussian-shaped decay over [0, t_L].
 
     .. math:: \alpha = I(L \le t_L) \left(1 - e^{-k (L - t_L)^2 / t_L^2}\right)
 
@@ -179,12 +180,13 @@ def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -
     threshold : float
         t_L > 0, on the scale of the loss.
     k : float, default 8
-        Steepness; Table 3 of seed 001 uses k = 8 (NOTES.md).
+        Steepness; k = 8 reproduces Table 3 of Torgo & Ribeiro (2009) (the paper does not
+        state it).
     loss : {"absolute", "squared"}
 
     Examples
     --------
-    Seed 001 Table 3, M1's third prediction (L = 0.23, t_L = 0.5):
+    Torgo & Ribeiro (2009) Table 3, M1's third prediction (L = 0.23, t_L = 0.5):
 
     >>> round(float(smooth_accuracy(0.5)([-2.43], [-2.20])[0]), 2)
     0.9
@@ -331,7 +333,7 @@ class RegressionPrecisionRecallResult(Result):
     Attributes
     ----------
     precision, recall, f_beta : float
-        Eqs. 10, 6 and 11 of seed 001; NaN (with a warning) when undefined.
+        Eqs. 10, 6 and 11 of Torgo & Ribeiro (2009); NaN (with a warning) when undefined.
     beta, event_threshold : float
         The parameters used.
     n_true_events, n_predicted_events : int
@@ -361,7 +363,7 @@ def regression_precision_recall(
     beta: float = 1.0,
     sample_weight: Any = None,
 ) -> RegressionPrecisionRecallResult:
-    r"""Precision, recall and F-beta for regression (Torgo & Ribeiro 2009, seed 001 eqs. 6-11).
+    r"""Precision, recall and F-beta for regression (Torgo & Ribeiro 2009, eqs. 6-11).
 
     .. math::
         \mathrm{recall} = \frac{\sum_{\phi(y_i) \ge t_E} \alpha_i\, \phi(y_i)}
@@ -371,8 +373,8 @@ def regression_precision_recall(
         F_\beta = \frac{(\beta^2 + 1) P R}{\beta^2 P + R}
 
     Events are the observations whose relevance reaches ``t_E``; alpha_i in [0, 1] is the accuracy
-    of prediction i. The seed's eq. 10 mixes >= and > between numerator and denominator; like
-    NOTES.md we use >= in both. Case weights multiply every term.
+    of prediction i. The paper's eq. 10 mixes >= and > between numerator and denominator;
+    ranklens uses >= in both. Case weights multiply every term.
 
     Parameters
     ----------
@@ -389,7 +391,7 @@ def regression_precision_recall(
         alpha(y_true, y_pred) -> [0, 1], e.g. :func:`smooth_accuracy` or :func:`step_accuracy`.
         Default ``smooth_accuracy(threshold=IQR(y_true)/2, k=8)``.
     beta : float, default 1.0
-        Weight of recall relative to precision (>= 0; the seed uses beta = 0.5 for trading).
+        Weight of recall relative to precision (>= 0; the paper uses beta = 0.5 for trading).
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights.
 
@@ -400,12 +402,14 @@ def regression_precision_recall(
     Warns
     -----
     UndefinedMetricWarning
-        No predicted events (seed 001 footnote 8: the model "has no precision score"): precision
-        and F are NaN. No true events: recall and F are NaN. When precision = recall = 0, F = 0.
+        No predicted events (Torgo & Ribeiro 2009, footnote 8: the model "has no precision score"):
+        precision and F are NaN. No true events: recall and F are NaN. When precision = recall = 0,
+        F = 0.
 
     Examples
     --------
-    Seed 001 Table 3, model M2 (parameters from NOTES.md):
+    Torgo & Ribeiro (2009) Table 3, model M2 (centres +-2 and k = 8, the values that reproduce
+    the table; the text states +-1.5):
 
     >>> from ranklens import SigmoidRelevance
     >>> y = [-5.29, -2.65, -2.43, -0.20, -0.03, 0.03, 0.51, 1.46, 2.53, 2.94]
@@ -618,7 +622,7 @@ def regression_f_beta_curve(
     betas: Any = None,
     sample_weight: Any = None,
 ) -> RegressionFBetaCurveResult:
-    r"""F-beta of seed 001 eq. 11 over a range of beta (precision and recall computed once).
+    r"""F-beta (Torgo & Ribeiro 2009, eq. 11) over a range of beta (precision and recall once).
 
     Parameters
     ----------
@@ -683,12 +687,12 @@ def relevance_weighted_error(
     loss: Loss = "squared",
     sample_weight: Any = None,
 ) -> float:
-    r"""Mean loss with case weights phi(y_i) (seed 001 Sect. 3.1).
+    r"""Mean loss with case weights phi(y_i) (Torgo & Ribeiro 2009, Sect. 3.1).
 
     .. math:: \frac{\sum_i w_i \phi(y_i) L(\hat y_i, y_i)}{\sum_i w_i \phi(y_i)}
 
-    The case-weight alternative the seed discusses: it focuses on relevant **true** values, but
-    (the seed's objection) does not penalise false alarms - a relevant prediction for an
+    The case-weight alternative Torgo & Ribeiro discuss: it focuses on relevant **true** values, but
+    (their objection) does not penalise false alarms - a relevant prediction for an
     irrelevant true value - which utility-based precision does.
 
     Parameters

@@ -1,8 +1,8 @@
-"""Business curves: ROC, cumulative gain, lift, profit under a budget, decile tables (seed 003).
+"""Business curves: ROC, cumulative gain, lift, profit under a budget, decile tables.
 
 These are the curves a marketing or risk team uses to decide how many customers to target and
-with which model (lecture slides "Visualize Model Performance", seed 003; NOTES.md "Business
-curves"). Rank the customers by decreasing score, target the top of the list, and read off what
+with which model (Provost & Fawcett 2013, ch. 8, "Visualizing Model Performance"). Rank the
+customers by decreasing score, target the top of the list, and read off what
 targeting the top fraction ``x`` buys:
 
 - :func:`roc_curve` (true against false positive rate) with its AUC, Gini and KS statistic;
@@ -132,7 +132,7 @@ def _top_threshold(y: FloatArray, q: float, w: FloatArray | None) -> float:
 
 
 def _relevance_events(y: FloatArray, phi: Any, threshold: Any) -> tuple[FloatArray, str]:
-    # Shared with the utility measures of issue 4, so phi is checked the same way everywhere.
+    # Shared with the utility-based measures (ranklens.extremes): phi is checked alike everywhere.
     from ranklens.extremes import _check_event_threshold, _relevance_values
 
     t_e = _check_event_threshold(threshold)
@@ -426,7 +426,7 @@ def _roc(ranked: _Ranked) -> RocCurveResult:
 def roc_curve(
     y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
 ) -> RocCurveResult:
-    r"""ROC curve and AUC of a score (seed 003, "ROC Curve" and "Area Under Curve").
+    r"""ROC curve and AUC of a score (Provost & Fawcett 2013, ch. 8; Fawcett 2006).
 
     Rank by decreasing score; at each distinct score ``t`` (targeting every row with score >= t)
 
@@ -454,11 +454,12 @@ def roc_curve(
           value whose upper tail holds at least ``q`` of the weight, so the event share is
           ``>= q`` (it is reported in ``event_definition``). Splitting tied ``y`` at random would
           make the events depend on chance; this matches the cutoffs between distinct ``y``
-          values of :func:`ranklens.ranking.cutoff_auc_curve` (NOTES.md, Figure 2).
+          values of :func:`ranklens.ranking.cutoff_auc_curve` (Rosset et al. 2005, Figure 2).
         - a number ``t`` or ``">=t"``: events are ``y >= t``; ``">t"``: ``y > t``. For low
           extremes negate both ``y_true`` and the score.
-        - a relevance function ``phi`` (issue 4, :mod:`ranklens.relevance`; any callable
-          ``phi(y) -> [0, 1]``): events are ``phi(y) >= t_E`` (NOTES.md: ``>=``), with ``t_E`` the
+        - a relevance function ``phi`` (:mod:`ranklens.relevance`; any callable
+          ``phi(y) -> [0, 1]``): events are ``phi(y) >= t_E`` (``>=``, as in
+          :func:`ranklens.extremes.regression_precision_recall`), with ``t_E`` the
           callable's ``event_threshold`` attribute if it has one, else 0.5 (the default of
           :func:`ranklens.extremes.regression_precision_recall`); pass ``(phi, t_E)`` to choose.
         - ``None`` (default): the labels if ``y_true`` is binary (only 0 and 1), else
@@ -603,7 +604,7 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
 def gain_curve(
     y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
 ) -> GainCurveResult:
-    r"""Cumulative gain curve: the slides' *cumulative response curve* (seed 003).
+    r"""Cumulative gain curve: the slides' *cumulative response curve* (Provost & Fawcett 2013).
 
     Targeting the top fraction ``x`` of rows by decreasing score captures
 
@@ -616,7 +617,7 @@ def gain_curve(
     gain under random tie-breaking). The random model is ``G(x) = x`` (area 1/2); the perfect
     model targets every event (or the largest values) first. The area under the curve and the
     accuracy ratio ``(area - 1/2) / (perfect area - 1/2)`` summarise it; for binary events the
-    ratio equals ``2 AUC - 1`` (NOTES.md, "Business curves").
+    ratio equals ``2 AUC - 1``.
 
     Parameters
     ----------
@@ -630,7 +631,7 @@ def gain_curve(
 
     Examples
     --------
-    Seed 003's example has 20 % responders and captures 30 % of them in the top decile:
+    A worked example with 20 % responders, 30 % of whom are in the top decile:
 
     >>> y = [1] * 3 + [0] * 2 + [1] * 7 + [0] * 38
     >>> g = gain_curve(y, -np.arange(50.0))
@@ -713,14 +714,14 @@ def _lift(ranked: _Ranked) -> LiftCurveResult:
 def lift_curve(
     y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
 ) -> LiftCurveResult:
-    r"""Lift curve (seed 003, "Lift Curve"): how much better than random targeting is.
+    r"""Lift curve (Provost & Fawcett 2013, ch. 8): how much better than random targeting is.
 
     .. math::
         \mathrm{Lift}(x) = \frac{G(x)}{x} = \frac{\mathrm{TPR}}{\%Y},
 
     with ``G`` the cumulative gain of :func:`gain_curve`. A random model has lift 1; lift 2 means
     the targeted group holds twice the event rate (or mean value) of the whole population. The
-    perfect model with event share ``p`` has lift ``1/p`` up to ``x = p`` (NOTES.md: 5 at 10 %
+    perfect model with event share ``p`` has lift ``1/p`` up to ``x = p`` (e.g. 5 at 10 %
     with 20 % positives). Points are the distinct scores; between them the gain is straight, so
     ``.at(depth)`` is the expected lift under random tie-breaking.
 
@@ -833,7 +834,7 @@ def decile_table(
     events: EventsLike = None,
     sample_weight: Any = None,
 ) -> DecileTableResult:
-    r"""Gains table by score decile (or any number of equal bins): seed 003's CRC and lift tables.
+    r"""Gains table by score decile (or any number of equal bins): cumulative response and lift.
 
     Bin ``k`` holds the ranked slice from ``(k-1)/K`` to ``k/K`` of the (weighted) population,
     highest scores first, and reports its count, events, event rate, the cumulative gain
@@ -1107,7 +1108,7 @@ def profit_curve(
     events: EventsLike = None,
     sample_weight: Any = None,
 ) -> ProfitCurveResult:
-    r"""Profit by fraction targeted, the best depth and the best profit within a budget (seed 003).
+    r"""Profit by fraction targeted, the best depth and the best profit within a budget.
 
     **Events** (binary ``y_true`` or an event definition): with the slides' cost-benefit matrix
 
@@ -1119,7 +1120,7 @@ def profit_curve(
     ======================  ============  ================
 
     passed as ``cost_benefit=[[b_TP, b_FN], [b_FP, b_TN]]``, targeting every row with score
-    >= ``t`` earns ``b_TP TP + b_FN FN + b_FP FP + b_TN TN`` (weighted counts). Seed 003:
+    >= ``t`` earns ``b_TP TP + b_FN FN + b_FP FP + b_TN TN`` (weighted counts). Example:
     ``[[4, 0], [-5, 0]]`` (revenue 9 - cost 5), 500 p and 500 n: profit -500 when everybody is
     targeted, 160 for 240 p and 160 n in the top 400.
 
@@ -1128,13 +1129,13 @@ def profit_curve(
     offers); ``y_true`` must be non-negative.
 
     **Baselines.** The random model targets the same fraction ``x`` at random, so it catches the
-    fraction ``x`` of every cell of the matrix (NOTES.md: it "must predict the same fraction as
-    the model", e.g. 200 p and 200 n at 40 %, profit -200):
+    fraction ``x`` of every cell of the matrix (the random model must target the same fraction as
+    the model, e.g. 200 p and 200 n at 40 %, profit -200):
     ``x (b_TP p + b_FP n) + (1 - x)(b_FN p + b_TN n)``, or ``x (m V - c W)`` for values. The
     perfect model targets events (largest values) first.
 
     **Budget.** With a budget ``B`` and cost ``c`` per offer at most ``K = floor(B / c)`` rows
-    can be targeted (seed 003 exercise: 4000 / 5 = 800 of 10,000 customers; NOTES.md). The best
+    can be targeted (e.g. 4000 / 5 = 800 of 10,000 customers). The best
     profit within budget is the maximum of the curve over ``n_targeted <= K``; the curve is
     straight inside a tie, so that maximum is at a curve point or at exactly ``K`` (partly
     targeting a tied group, valued at its expectation). ``cost_per_target`` with a
@@ -1161,7 +1162,7 @@ def profit_curve(
 
     Examples
     --------
-    >>> y = [1] * 240 + [0] * 160 + [1] * 260 + [0] * 340  # seed 003: 240 p in the top 400
+    >>> y = [1] * 240 + [0] * 160 + [1] * 260 + [0] * 340  # 240 p in the top 400
     >>> s = [2.0] * 400 + [1.0] * 600
     >>> r = profit_curve(y, s, cost_benefit=[[4, 0], [-5, 0]])
     >>> r.profit.tolist(), r.random_profit.tolist()
@@ -1314,7 +1315,7 @@ def best_model_by_depth(
     value_margin: float | None = None,
     cost_per_target: float | None = None,
 ) -> ModelByDepthResult:
-    """Which model wins at each targeting depth, and where the winners cross (seed 003).
+    """Which model wins at each targeting depth, and where the winners cross.
 
     The slides compare lift curves: "if targeting the top 25 % of customers the tree model is
     best; beyond 25 % Naive Bayes". Each model's curve is read at every depth (expected values
