@@ -1,10 +1,10 @@
 """Residual-based (additive) error measures, all weighted, all registered as ``family="residual"``.
 
-The standard approach the seeds contrast with ranking-based evaluation: a mean of a loss of the
-residuals ``r_i = y_i - yhat_i`` (Rosset, Perlich & Zadrozny (2005), Sect. 2, seed 000), plus the
+The standard approach the cited papers contrast with ranking-based evaluation: a mean of a loss of
+the residuals ``r_i = y_i - yhat_i`` (Rosset, Perlich & Zadrozny (2005), Sect. 2), plus the
 median absolute error ("MAD", their eq. 1), the asymmetric LINLIN loss (Torgo & Ribeiro (2009),
-eq. 1, seed 001), Log-RMSE (Rosset, Perlich & Zadrozny (2007), Sect. 6, seed 002) and Payne, Li &
-Qin's RMSPE and pmap (seed 004; see NOTES.md, "Payne et al.").
+eq. 1), Log-RMSE (Rosset, Perlich & Zadrozny (2007), Sect. 6) and Payne, Li & Qin's (2016)
+RMSPE and pmap.
 
 Every measure is lower-is-better. With ``sample_weight`` each mean becomes
 ``sum w_i L_i / sum w_i`` (non-negative case weights: integer weights equal repeated rows, zero
@@ -303,7 +303,7 @@ def _check_rmspe_response(y: FloatArray) -> None:
         y,
         "y_true",
         "rmspe",
-        "RMSPE is a relative error for a positive, ratio-scale response (seed 004's phenotypes); "
+        "RMSPE is a relative error for a positive, ratio-scale response (as in Payne et al. 2016); "
         "for a response with zeros or negative values use rmse.",
     )
 
@@ -331,7 +331,7 @@ _RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_sca
 def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean squared error, ``sum w_i (y_i - yhat_i)^2 / sum w_i``.
 
-    Squared error loss ``L(r) = r^2`` of Rosset, Perlich & Zadrozny (2005), Sect. 2 (seed 000).
+    Squared error loss ``L(r) = r^2`` of Rosset, Perlich & Zadrozny (2005), Sect. 2.
     Equals scikit-learn's ``mean_squared_error``.
 
     Parameters
@@ -344,7 +344,7 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     Returns
     -------
     float
-        Lower is better; breaks down at 1/n (seed 000, Proposition 1).
+        Lower is better; breaks down at 1/n (Rosset et al. 2005, Proposition 1).
 
     Examples
     --------
@@ -359,9 +359,10 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Root mean squared error, ``sqrt(mse)``.
 
-    The RMSE of seed 000's Tables 1 and 2. Equals scikit-learn's ``root_mean_squared_error``
-    at ordinary magnitudes; computed as ``s sqrt(mean (r_i / s)^2)`` with ``s`` a power of two
-    near ``max |r_i|``, so it neither overflows nor underflows where the result is a float.
+    The RMSE of Rosset et al. (2005), Tables 1 and 2. Equals scikit-learn's
+    ``root_mean_squared_error`` at ordinary magnitudes; computed as ``s sqrt(mean (r_i / s)^2)``
+    with ``s`` a power of two near ``max |r_i|``, so it neither overflows nor underflows where the
+    result is a float.
 
     References
     ----------
@@ -381,8 +382,8 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean absolute error, ``sum w_i |y_i - yhat_i| / sum w_i``.
 
-    Absolute error loss of seed 000, Sect. 2; the MAE of its Tables 1 and 2. Equals scikit-learn's
-    ``mean_absolute_error``.
+    Absolute error loss of Rosset et al. (2005), Sect. 2; the MAE of its Tables 1 and 2. Equals
+    scikit-learn's ``mean_absolute_error``.
 
     Examples
     --------
@@ -404,9 +405,9 @@ def epsilon_insensitive_loss(
 ) -> float:
     """Mean epsilon-insensitive loss, ``sum w_i max(0, |r_i| - epsilon) / sum w_i``.
 
-    Seed 000, Sect. 2 (the loss of support vector regression). ``epsilon`` is in the units of
-    ``y``; the seed gives no value, so the default 0.1 is scikit-learn's ``SVR`` default. Set it
-    to the tolerance that matters for your response. ``epsilon=0`` gives :func:`mae`.
+    Rosset et al. (2005), Sect. 2 (the loss of support vector regression). ``epsilon`` is in the
+    units of ``y``; the paper gives no value, so the default 0.1 is scikit-learn's ``SVR`` default.
+    Set it to the tolerance that matters for your response. ``epsilon=0`` gives :func:`mae`.
 
     Parameters
     ----------
@@ -434,7 +435,7 @@ def linlin_loss(
     cost_under: float = 1.0,
     sample_weight: Any = None,
 ) -> float:
-    """Mean LINLIN (asymmetric linear) loss, Torgo & Ribeiro (2009), eq. 1 (seed 001).
+    """Mean LINLIN (asymmetric linear) loss, Torgo & Ribeiro (2009), eq. 1.
 
     ``L_i = cost_over * |y_i - yhat_i|`` for an over-prediction (``yhat_i > y_i``),
     ``cost_under * |y_i - yhat_i|`` for an under-prediction, 0 when exact; returned as the
@@ -445,7 +446,7 @@ def linlin_loss(
     Parameters
     ----------
     cost_over, cost_under : float, default 1.0
-        The seed's ``c_o`` and ``c_u`` (non-negative, finite).
+        The paper's ``c_o`` and ``c_u`` (non-negative, finite).
 
     Examples
     --------
@@ -462,18 +463,18 @@ def linlin_loss(
     "log_rmse", higher_is_better=False, family="residual", **_mean_capabilities(_LOG_RMSE)
 )
 def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: Any = None) -> float:
-    """Root mean squared error on the log scale (Log-RMSE of seed 002, Sect. 6).
+    """Root mean squared error on the log scale (Rosset et al. 2007, Sect. 6).
 
     ``sqrt(sum w_i (log(y_i + offset) - log(yhat_i + offset))^2 / sum w_i)`` (natural log).
 
-    Zeros and negatives: the seed applies it to wallets and donations, which are positive, and does
+    Zeros and negatives: the paper applies it to wallets and donations, which are positive, and does
     not say what to do otherwise. Here ``y_true + offset`` and ``y_pred + offset`` must be
     strictly positive, else a ``ValueError`` names the first offending value: no silent clipping.
-    ``offset=0`` (default) is the seed's log of the response; ``offset=1`` is ``log1p``, i.e.
+    ``offset=0`` (default) is the paper's log of the response; ``offset=1`` is ``log1p``, i.e.
     scikit-learn's ``root_mean_squared_log_error``, the usual choice for counts with zeros.
 
-    Theoretically non-robust (a mean of an unbounded loss: Proposition 1 applies) but, as seed 002
-    observes, much less sensitive to single observations than RMSE on skewed data.
+    Theoretically non-robust (a mean of an unbounded loss: Proposition 1 applies) but, as Rosset et
+    al. (2007) observe, much less sensitive to single observations than RMSE on skewed data.
 
     Examples
     --------
@@ -492,7 +493,7 @@ def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: An
     "rmspe", higher_is_better=False, family="residual", **_mean_capabilities(_RMSPE, additive=False)
 )
 def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """Relative root mean squared prediction error, Payne, Li & Qin (2016) (seed 004).
+    """Relative root mean squared prediction error, Payne, Li & Qin (2016).
 
     ``RMSPE = ||y - yhat|| / ||y|| = sqrt(sum w_i (y_i - yhat_i)^2 / sum w_i y_i^2)``:
     the prediction error relative to the size of the response ("within 20 percent" reads
@@ -500,10 +501,10 @@ def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     competitions call RMSPE.
 
     ``y_true`` must be strictly positive: the measure compares errors with distances from 0, which
-    is meaningful only on a ratio scale (the seed's phenotypes); shifting a response with zeros or
-    negatives would change the value arbitrarily. A ``ValueError`` says so; use :func:`rmse`
-    instead. Not additive: corrupting one ``y_i`` grows numerator and denominator together, so
-    Proposition 1 of seed 000 does not apply to corruption of ``y_true``.
+    is meaningful only on a ratio scale (the phenotypes of Payne et al.); shifting a response with
+    zeros or negatives would change the value arbitrarily. A ``ValueError`` says so; use
+    :func:`rmse` instead. Not additive: corrupting one ``y_i`` grows numerator and denominator
+    together, so Proposition 1 of Rosset et al. (2005) does not apply to corruption of ``y_true``.
 
     Numerator and denominator are scaled separately by powers of two before squaring, so the
     ratio is exact to rounding at any magnitude (``rmspe([1e-200, 2e-200], [0, 0])`` is 1).
@@ -518,7 +519,7 @@ def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
 
 # --------------------------------------------------------------------------------------------
-# Median absolute error (seed 000's MAD)
+# Median absolute error (the MAD of Rosset et al. 2005)
 # --------------------------------------------------------------------------------------------
 
 
@@ -581,13 +582,13 @@ def _median_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
     leave_one_out=_median_leave_one_out,
 )
 def median_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """Median of the absolute residuals, ``Median(|r_1|, ..., |r_n|)`` (seed 000, eq. 1, "MAD").
+    """Median of the absolute residuals, ``Median(|r_1|, ..., |r_n|)`` (Rosset et al. 2005, "MAD").
 
     For an even count the two middle values are averaged (as ``np.median`` and scikit-learn's
     ``median_absolute_error``). With ``sample_weight`` it is the average of the lower and upper
     weighted medians, so integer weights equal repeated rows (as scikit-learn >= 1.6).
 
-    Robust for evaluation (breakdown point near 1/2, seed 000 Sect. 4) but, the seed warns, it
+    Robust for evaluation (breakdown point near 1/2, Rosset et al. 2005, Sect. 4) but, they warn, it
     ignores the largest errors completely.
 
     Examples
@@ -606,7 +607,7 @@ def median_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None
 
 
 # --------------------------------------------------------------------------------------------
-# pmap (seed 004): MASE with lag-1 scaling, order-dependent
+# pmap (Payne et al. 2016): MASE with lag-1 scaling, order-dependent
 # --------------------------------------------------------------------------------------------
 
 
@@ -650,12 +651,13 @@ def pmap(
     alpha: float | None = None,
     sample_weight: Any = None,
 ) -> float:
-    """Payne, Li & Qin's pmap (seed 004): MAE scaled by the mean lag-1 change of ``y_true``.
+    """Payne, Li & Qin's (2016) pmap: MAE scaled by the mean lag-1 change of ``y_true``.
 
     ``pmap = [sum w_i |y_i - yhat_i| / sum w_i] / [1/(n-1) sum_{t=2..n} |y_t - y_{t-1}|]``
     ``+ mean interval score`` (the last term only when ``lower``, ``upper`` and ``alpha`` are
-    given; NOTES.md, "Payne et al."). The first term is Hyndman & Koehler's MASE with the in-sample
-    naive one-step forecast as scale (seed 004 prints ``Y_{i=1}`` for ``Y_{i-1}``).
+    given). The first term is Hyndman & Koehler's MASE with the in-sample
+    naive one-step forecast as scale (the paper misprints ``Y_{i=1}`` for ``Y_{i-1}``). It depends
+    on the order of the data, so ``y_true`` must be in time (or another meaningful) order.
 
     **Order-dependent**: the scale uses consecutive rows, so the rows must be in their natural
     order (time, or a spatial transect); shuffling or bootstrapping rows changes the value. It is
@@ -818,16 +820,17 @@ def rec_curve(
     loss: Literal["absolute", "squared"] = "absolute",
     sample_weight: Any = None,
 ) -> RECCurveResult:
-    """Regression error characteristic curve (Bi & Bennett 2003; seed 000, refs. [1, 8]).
+    """Regression error characteristic curve (Bi & Bennett 2003).
 
     ``accuracy(t) = sum_i w_i 1{L_i <= t} / sum_i w_i`` at every tolerance ``t``, with
     ``L_i = |y_i - yhat_i|`` or ``(y_i - yhat_i)^2``: the empirical CDF of the losses, drawn from
     ``t = 0`` to the largest loss.
 
     Curve and area: the curve is kept as the exact step function. Its area over the curve (AOC,
-    up to accuracy 1) is then exactly the mean loss, the identity behind seed 000's remark that the
-    AOC is evaluation non-robust (``AOC >= max_i |r_i| / n``, Sect. 4). Bi & Bennett join the
-    points by straight lines, which gives a slightly smaller AOC that converges to the same value.
+    up to accuracy 1) is then exactly the mean loss, the identity behind the remark of Rosset et al.
+    (2005) that the AOC is evaluation non-robust (``AOC >= max_i |r_i| / n``, Sect. 4). Bi & Bennett
+    join the points by straight lines, which gives a slightly smaller AOC that converges to the same
+    value.
 
     Parameters
     ----------
