@@ -1,12 +1,13 @@
-"""Scores for prediction intervals (seed 004, Payne, Li & Qin 2016; see NOTES.md).
+"""Scores for prediction intervals (Payne, Li & Qin 2016; Gneiting & Raftery 2007).
 
 The interval score of Gneiting & Raftery (2007, eq. 43) for a central (1 - alpha) interval [l, u]::
 
     S_alpha(l, u; y) = (u - l) + (2/alpha) (l - y) 1{y < l} + (2/alpha) (y - u) 1{y > u}
 
 is proper (its expectation is minimised by the true alpha/2 and 1 - alpha/2 quantiles) but not
-strictly proper (NOTES.md). Around it: empirical coverage and width, the weighted interval score
-over several levels (Bracher, Ray, Gneiting & Reich 2021), the scale-consistent PRMSPE of NOTES.md,
+strictly proper. Around it: empirical coverage and width, the weighted interval score
+over several levels (Bracher, Ray, Gneiting & Reich 2021), a scale-consistent PRMSPE (the printed
+one is not),
 and plot data (intervals ordered by prediction, coverage by prediction decile).
 
 Crossed bounds (``lower > upper``) are an error, never swapped silently: a model that crosses its
@@ -242,7 +243,7 @@ def interval_score(
     """Mean interval score of central (1 - alpha) prediction intervals (lower is better).
 
     ``S = (u - l) + (2/alpha)(l - y) 1{y < l} + (2/alpha)(y - u) 1{y > u}`` (Gneiting & Raftery
-    2007, eq. 43; seed 004, "Penalized RMSPE"; NOTES.md), averaged with ``sample_weight``. The
+    2007, eq. 43; Payne, Li & Qin 2016, "Penalized RMSPE"), averaged with ``sample_weight``. The
     score is in the units of ``y``; it is proper: its expectation is minimised by the true
     ``alpha/2`` and ``1 - alpha/2`` quantiles. Despite the ``_score`` name it is a loss.
 
@@ -311,7 +312,7 @@ def interval_score_decomposition(
     """Mean interval score split into width, penalty below and penalty above, with coverage.
 
     ``score = mean(u - l) + (2/alpha) mean((l - y)_+) + (2/alpha) mean((y - u)_+)``; see
-    :func:`interval_score` (seed 004; Gneiting & Raftery 2007).
+    :func:`interval_score` (Payne, Li & Qin 2016; Gneiting & Raftery 2007).
     """
     y, lo, up = _check_intervals(y_true, lower, upper)
     a = _check_alpha(alpha)
@@ -349,7 +350,8 @@ def interval_coverage(
 ) -> float:
     """Empirical coverage: the (weighted) fraction of observations with ``lower <= y <= upper``.
 
-    ``(1/n) sum 1{l_i <= y_i <= u_i}`` (seed 004, "the empirical coverage proportion"). Bounds are
+    ``(1/n) sum 1{l_i <= y_i <= u_i}`` (Payne, Li & Qin 2016, "the empirical coverage
+    proportion"). Bounds are
     inclusive, matching the interval score (no penalty on the boundary). ``alpha`` is accepted for
     the common signature of interval measures and only validated; the nominal coverage is
     ``1 - alpha``. More coverage is not always better (an infinitely wide interval covers
@@ -675,7 +677,7 @@ class OrderedIntervalsResult(Result):
 def intervals_by_prediction(
     y_true: Any, y_pred: Any, lower: Any, upper: Any
 ) -> OrderedIntervalsResult:
-    """Each observation's interval and truth, ordered by the point prediction (seed 004's plots).
+    """Each observation's interval and truth, ordered by the point prediction, for plots.
 
     The exact data are kept; a plotting layer may thin them for drawing.
     """
