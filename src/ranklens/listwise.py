@@ -1,10 +1,10 @@
-"""Rank-list scores: NDCG for continuous targets and seed 004's rank-distance NDCG.
+"""Rank-list scores: NDCG for continuous targets and Payne et al.'s rank-distance NDCG.
 
 ``ndcg_score`` scores one ranking (the rows of ``y_pred``, best first) against relevance
 ``y_true``; ``ndcg_by_group`` scores many queries at once. Ties in the prediction are averaged the
 way scikit-learn does (``ignore_ties=False``): tied items share the mean of their gains, so the
 score does not depend on the arbitrary order of ties. ``rank_distance_ndcg`` is Payne, Li & Qin's
-(2016, seed 004) measure with NOTES.md's exact, overflow-free formula.
+(2016) measure, computed with an exact, overflow-free formula.
 """
 
 from __future__ import annotations
@@ -66,10 +66,10 @@ def ndcg_score(
     """Normalised discounted cumulative gain of one ranking by ``y_pred`` (higher is better).
 
     ``DCG@k = sum_{i <= k} g(y_(i)) / log2(i + 1)`` over the rows in decreasing ``y_pred``;
-    ``NDCG@k = DCG@k / IDCG@k``, where IDCG ranks by ``y_true`` itself (seed 004, "Normalized
-    Discounted Cumulative Gain"; Jarvelin & Kekalainen 2002). Rows tied in ``y_pred`` share the
-    mean gain of their block (scikit-learn's ``ndcg_score`` with ``ignore_ties=False``), so the
-    result never depends on how ties happen to be ordered.
+    ``NDCG@k = DCG@k / IDCG@k``, where IDCG ranks by ``y_true`` itself (Payne, Li & Qin 2016,
+    "Normalized Discounted Cumulative Gain"; Jarvelin & Kekalainen 2002). Rows tied in ``y_pred``
+    share the mean gain of their block (scikit-learn's ``ndcg_score`` with ``ignore_ties=False``),
+    so the result never depends on how ties happen to be ordered.
 
     Parameters
     ----------
@@ -85,8 +85,8 @@ def ndcg_score(
     gains : {"linear", "exponential"}
         ``"linear"``: g(y) = y, as in scikit-learn; scale-free (y in cents or dollars gives the same
         NDCG), hence the default for continuous targets. ``"exponential"``: g(y) = 2^y - 1
-        (Burges et al. 2005; seed 004's form), meant for graded relevance 0, 1, 2, ...; it depends
-        on the units of y (computed without overflow for any y).
+        (Burges et al. 2005; Payne et al.'s form), meant for graded relevance 0, 1, 2, ...; it
+        depends on the units of y (computed without overflow for any y).
     sample_weight : array-like of shape (n,), optional
         Multiplicities: a row of weight w occupies w consecutive positions, so integer weights
         give exactly the NDCG of the list with rows repeated (what a bootstrap replicate needs).
@@ -243,24 +243,25 @@ def ndcg_by_group(
 
 
 def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None = None) -> float:
-    """Seed 004's NDCG with rank-distance relevance ``rel_i = max(0, n - |p_i - t_i|)``.
+    """Payne et al.'s (2016) NDCG with rank-distance relevance ``rel_i = max(0, n - |p_i - t_i|)``.
 
     The list holds the top items by true rank; item i (in increasing true rank ``t_i``) sits at
     position i and has predicted rank ``p_i``. With gains ``2^rel - 1`` and discount
-    ``1/log2(i + 1)`` the text's NDCG overflows for n > 1000; NOTES.md's exact, stable form is used:
+    ``1/log2(i + 1)`` the text's NDCG overflows for n > 1000; ranklens uses the exact, stable
+    equivalent:
 
     ``NDCG = (sum_i w_i 2^(-d_i) - 2^(-n) W) / ((1 - 2^(-n)) W)``,
     ``w_i = 1/log2(i + 1)``, ``W = sum_i w_i``, ``d_i = min(|p_i - t_i|, n)``.
 
-    Seed 004's three examples (n = 20, top 10) give 0.897583, 0.900211 and 0.914857 (NOTES.md;
-    the text's example terms drop the "- 1" and its IDCG mixes logarithm bases).
+    The paper's three examples (n = 20, top 10) give 0.897583, 0.900211 and 0.914857 (the
+    text's example terms drop the "- 1" and its IDCG mixes logarithm bases).
 
     Parameters
     ----------
     true_rank : array-like of shape (p,)
         True ranks of the listed items (1 = best), distinct, in [1, n]; usually ``1..p``.
     pred_rank : array-like of shape (p,)
-        Their predicted ranks, >= 1. They may exceed ``n`` (the seed's third example predicts 50
+        Their predicted ranks, >= 1. They may exceed ``n`` (the paper's third example predicts 50
         among 20 lines): the relevance is then 0.
     n : int
         Total number of items ranked (p <= n).
