@@ -1,14 +1,16 @@
 """Evaluation robustness: the most influential observation and breakdown under corruption.
 
-Rosset, Perlich & Zadrozny (2005), Sect. 4 and 5.2 (seed 000; journal version seed 002, Sect. 4 and
-6.2). An evaluation measure is robust when corrupting a few test observations cannot move it much:
+Rosset, Perlich & Zadrozny (2005), Sect. 4 and 5.2 (journal version: Rosset, Perlich & Zadrozny
+2007, Sect. 4 and 6.2). An evaluation measure is robust when corrupting a few test observations
+cannot move it much:
 
 * :func:`most_influential` finds, by exact search over every observation, the one whose removal
-  changes a measure most (the "Excl. one" column of seed 000's Table 1).
+  changes a measure most (the "Excl. one" column of their Table 1).
 * :func:`robustness_table` lays that out for several measures, as Table 1 does.
 * :func:`breakdown_curve` corrupts k observations, adversarially and at random, and reports the
   value reached next to the bounds of Proposition 1 (additive losses break down at 1/n) and
-  Proposition 2 (tau~ and rho~ move by O(k/n); the tight one-point bounds are in NOTES.md).
+  Proposition 2 (tau~ and rho~ move by O(k/n); one corrupted point moves T by at most n - 1
+  and R by at most n(n - 1)/2, both tight).
 
 Everything measure-specific comes from the measure's registration (its
 :class:`~ranklens.metrics.MetricSpec` capabilities), never from its name: the exact leave-one-out
@@ -135,7 +137,7 @@ class InfluenceResult(Result):
     change : float
         ``value_without - value`` (signed).
     percent_change : float
-        ``100 |change| / |value|`` (seed 000's "%Change"; ``inf`` when ``value`` is 0).
+        ``100 |change| / |value|`` (Rosset et al.'s "%Change"; ``inf`` when ``value`` is 0).
     leave_one_out : ndarray of shape (n,)
         The measure without row i, for every i (NaN where undefined).
     method : str
@@ -165,14 +167,14 @@ def most_influential(
     *,
     metric_params: Mapping[str, Any] | None = None,
 ) -> InfluenceResult:
-    """Exact search for the observation whose removal changes ``metric`` most (seed 000, Sect. 5.2).
+    """Exact search for the observation whose removal changes ``metric`` most (Rosset et al. 2005).
 
     For every row i the measure is evaluated on the other n - 1 rows; the row with the largest
     ``|value_without_i - value|`` is returned (the first such row on a tie; rows whose removal
-    leaves the measure undefined, e.g. a constant ``y_true``, are skipped). Seed 000 takes "the
-    company whose estimated wallet is the furthest from the actual wallet" for additive measures;
-    the exact search agrees with that for means of a monotone loss and also covers RMSPE, the
-    median and pmap, for which the largest residual is not necessarily the most influential.
+    leaves the measure undefined, e.g. a constant ``y_true``, are skipped). Rosset et al. (2005)
+    take "the company whose estimated wallet is the furthest from the actual wallet" for additive
+    measures; the exact search agrees with that for means of a monotone loss and also covers RMSPE,
+    the median and pmap, for which the largest residual is not necessarily the most influential.
 
     Cost (all exact): a measure that declares an exact leave-one-out rule when it registers
     (:attr:`~ranklens.metrics.MetricSpec.capabilities`) is searched with it (``method`` is
@@ -242,13 +244,14 @@ def most_influential(
 
 
 # --------------------------------------------------------------------------------------------
-# robustness_table (seed 000, Table 1)
+# robustness_table (Rosset, Perlich & Zadrozny 2005, Table 1)
 # --------------------------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
 class RobustnessTableResult(Result):
-    """Seed 000's Table 1: each measure on the entire set and without its most influential row.
+    """Table 1 of Rosset et al. (2005): each measure on the entire set and without its most
+    influential row.
 
     Attributes
     ----------
@@ -292,7 +295,8 @@ def robustness_table(
     *,
     metrics: Sequence[str | MetricSpec] = TABLE1_METRICS,
 ) -> RobustnessTableResult:
-    """Seed 000's Table 1 for any registered measures: entire set, excluding one, % change.
+    """Table 1 of Rosset et al. (2005) for any registered measures: entire set, excluding one, %
+    change.
 
     For each measure :func:`most_influential` finds its own most influential row (Table 1 removes
     a possibly different company per measure) and the table reports the value with and without
@@ -477,7 +481,8 @@ def breakdown_curve(
     random_state: int | np.random.Generator | None = None,
     metric_params: Mapping[str, Any] | None = None,
 ) -> BreakdownResult:
-    """Evaluation breakdown (seed 000, Sect. 4): the measure after corrupting k observations.
+    """Evaluation breakdown (Rosset et al. 2005, Sect. 4): the measure after corrupting k
+    observations.
 
     For each k the responses ``y_true`` of k rows are replaced by gross errors and the measure is
     recomputed:
