@@ -1,6 +1,6 @@
 """Bootstrap bands for evaluation curves, and where one model beats another.
 
-Rosset, Perlich & Zadrozny (2005), seed 000 Fig. 5 and seed 002 Sect. 6.4: the cutoff AUC curve,
+Rosset, Perlich & Zadrozny (2005), Fig. 5, and (2007), Sect. 6.4: the cutoff AUC curve,
 the cumulative-rank lift, the gain and the lift curve of every model are recomputed on paired
 bootstrap replicates (the multiplicity weights of :func:`ranklens.compare_models`) and read off a
 fixed grid; the result holds pointwise and simultaneous bands and, for each pair of models, the
@@ -69,8 +69,8 @@ class CurveBandsResult(Result):
         ``curve(a) - curve(b)`` and its pointwise percentile interval.
     prob_a_beats_b : ndarray, shape (n_pairs, n_grid)
         Fraction of replicates in which model ``a``'s curve is above model ``b``'s at ``x`` (a
-        tie counts 1/2): seed 000 Sect. 5.4, "within a 0.1 to 0.9 cutoff range M1 outperforms M2
-        more than 95% of the time". Every curve here is higher-is-better.
+        tie counts 1/2): Rosset et al. (2005), Sect. 5.4, "within a 0.1 to 0.9 cutoff range M1
+        outperforms M2 more than 95% of the time". Every curve here is higher-is-better.
     n_undefined : ndarray, shape (n_models,)
         Replicates in which the curve was undefined (e.g. no events in the resample).
     n_bootstrap : int
@@ -228,12 +228,12 @@ def curve_bands(
 ) -> CurveBandsResult:
     """Bootstrap bands for a performance curve, and where model A beats model B along it.
 
-    Seed 000 Sect. 5.4 (Figure 5) and seed 002 Sect. 6.4: the AUC at every cutoff for two models,
-    with a bootstrap of their difference ("within a 0.1 to 0.9 cutoff range M1 outperforms M2
-    more than 95% of the time"; "the differences in AUC are significant at these cutoffs"). The
-    same paired resampling as :func:`compare_models` (one multiplicity vector per replicate shared
-    by all models), each curve recomputed with case weights ``multiplicity * sample_weight`` and
-    read off at a fixed grid.
+    Rosset et al. (2005), Sect. 5.4 (Figure 5) and (2007), Sect. 6.4: the AUC at every cutoff for
+    two models, with a bootstrap of their difference ("within a 0.1 to 0.9 cutoff range M1
+    outperforms M2 more than 95% of the time"; "the differences in AUC are significant at these
+    cutoffs"). The same paired resampling as :func:`compare_models` (one multiplicity vector per
+    replicate shared by all models), each curve recomputed with case weights ``multiplicity *
+    sample_weight`` and read off at a fixed grid.
 
     Parameters
     ----------
@@ -242,7 +242,7 @@ def curve_bands(
         One prediction (score) vector per model.
     curve : {"cutoff_auc", "rank_lift", "gain", "lift"}, default "cutoff_auc"
         :func:`ranklens.ranking.cutoff_auc_curve` (x = fraction of the truth called positive,
-        seed 000 Fig. 2 and 5), :func:`ranklens.ranking.rank_lift_curve` (Fig. 3),
+        Rosset et al. 2005, Fig. 2 and 5), :func:`ranklens.ranking.rank_lift_curve` (Fig. 3),
         :func:`ranklens.targeting.gain_curve` or :func:`ranklens.targeting.lift_curve` (x = fraction
         targeted).
     grid : array-like, optional
