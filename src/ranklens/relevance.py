@@ -1,11 +1,11 @@
-"""Relevance functions phi: R -> [0, 1] for rare extreme values (Torgo & Ribeiro 2009, seed 001).
+"""Relevance functions phi: R -> [0, 1] for rare extreme values (Torgo & Ribeiro 2009).
 
 A relevance function says how much each value of the target matters: 0 for the ordinary bulk,
 1 for the rare extremes a model must catch. Every relevance object here is a frozen, vectorised
 callable ``phi(y) -> ndarray in [0, 1]`` with a readable ``repr``; anything else with that call
 signature (a plain function, a lambda) is accepted wherever ranklens asks for a relevance.
 
-- :class:`SigmoidRelevance`: the seed's sigmoids (eqs. 4-5), for low, high or both extremes.
+- :class:`SigmoidRelevance`: Torgo & Ribeiro's sigmoids (eqs. 4-5), for low, high or both extremes.
 - :class:`ControlPointRelevance`: monotone cubic Hermite (pchip) interpolation through user
   control points (y, phi[, slope]), the form of the later R packages (uba, UBL, IRon).
 - :func:`relevance_from_boxplot`: either form derived from the box plot of a sample, with Tukey
@@ -89,7 +89,7 @@ class Relevance(abc.ABC):
 
 
 def _sigmoid_shape(center: float, origin: float, k: float, delta: float, name: str) -> float:
-    """|s| of seed 001 eq. 5, s = ln(1/delta - 1) / |(c - origin) k|."""
+    """|s| of Torgo & Ribeiro (2009) eq. 5, s = ln(1/delta - 1) / |(c - origin) k|."""
     width = abs((center - origin) * k)
     if width == 0.0:
         raise ValueError(
@@ -101,7 +101,7 @@ def _sigmoid_shape(center: float, origin: float, k: float, delta: float, name: s
 
 @dataclasses.dataclass(frozen=True)
 class SigmoidRelevance(Relevance):
-    r"""The sigmoid relevance of Torgo & Ribeiro (2009), seed 001 eqs. 4-5.
+    r"""The sigmoid relevance of Torgo & Ribeiro (2009), eqs. 4-5.
 
     .. math::
         f(y) = \frac{1}{1 + e^{-s (y - c)}}, \qquad
@@ -109,8 +109,8 @@ class SigmoidRelevance(Relevance):
 
     with ``+`` for the high sigmoid (centre ``high_center``) and ``-`` for the low one. ``c`` is
     where phi = 1/2; phi decays to ``delta`` at ``c - (c - o) k``. For both extremes
-    ``phi = max(f_low, f_high)`` (NOTES.md: the combination is immaterial because the sigmoids
-    do not overlap in practice).
+    ``phi = max(f_low, f_high)`` (the paper does not say how to combine them; the choice is
+    immaterial because the sigmoids do not overlap in practice).
 
     Parameters
     ----------
@@ -122,14 +122,15 @@ class SigmoidRelevance(Relevance):
     delta : float, default 1e-4
         Relevance reached at the decay point, in (0, 1/2).
     origin : float, default 0.0
-        Reference point the decay width is measured from. ``0`` is the seed's eq. 5 exactly
+        Reference point the decay width is measured from. ``0`` is the paper's eq. 5 exactly
         (sensible for returns and other data centred at 0); :func:`relevance_from_boxplot` passes
         the sample median, so its relevance does not change when the data are shifted (eq. 5 with
         origin 0 is not location-equivariant: Celsius and Kelvin would give different shapes).
 
     Examples
     --------
-    Seed 001 Table 3 (centres +-2 as NOTES.md establishes):
+    Torgo & Ribeiro (2009) Table 3 (reproduced only with centres +-2, not the +-1.5 the text
+    states):
 
     >>> phi = SigmoidRelevance(low_center=-2.0, high_center=2.0, k=0.5, delta=1e-4)
     >>> phi([-5.29, -2.43, 0.03, 1.46, 2.53]).round(2)
@@ -225,7 +226,7 @@ class ControlPointRelevance(Relevance):
 
     Examples
     --------
-    The box-plot form with zero slopes is phi = 3t^2 - 2t^3 between median and fence (NOTES.md):
+    The box-plot form with zero slopes is phi = 3t^2 - 2t^3 between median and fence:
 
     >>> phi = ControlPointRelevance([(-1.5, 1, 0), (0, 0, 0), (1.5, 1, 0)])
     >>> phi([-3.0, -0.75, 0.0, 0.75, 1.5]).tolist()
@@ -610,15 +611,15 @@ def relevance_from_boxplot(
 ) -> SigmoidRelevance | ControlPointRelevance:
     r"""A relevance function for rare extremes derived from the box plot of a sample.
 
-    Seed 001 Sect. 4.1: relevance is 1/2 at the box-plot limits ``adj_L = Q1 - 1.5 IQR`` and
-    ``adj_H = Q3 + 1.5 IQR`` and rises towards the extremes. With ``adjusted=True`` the limits are
-    the medcouple-adjusted fences (Hubert & Vandervieren 2008, as IRon does), which do not flag
-    the long tail of skewed data wholesale.
+    Torgo & Ribeiro (2009), Sect. 4.1: relevance is 1/2 at the box-plot limits ``adj_L = Q1 - 1.5
+    IQR`` and ``adj_H = Q3 + 1.5 IQR`` and rises towards the extremes. With ``adjusted=True`` the
+    limits are the medcouple-adjusted fences (Hubert & Vandervieren 2008, as IRon does), which do
+    not flag the long tail of skewed data wholesale.
 
-    - ``shape="sigmoid"`` (seed 001 eqs. 4-5): :class:`SigmoidRelevance` centred at the limits,
-      with decay widths measured from the sample median (``origin=median``, so shifting the data
-      shifts phi; for data with median 0 this is the seed's eq. 5 exactly).
-    - ``shape="pchip"`` (Ribeiro 2011; uba / UBL / IRon; NOTES.md): :class:`ControlPointRelevance`
+    - ``shape="sigmoid"`` (Torgo & Ribeiro 2009, eqs. 4-5): :class:`SigmoidRelevance` centred at the
+      limits, with decay widths measured from the sample median (``origin=median``, so shifting the
+      data shifts phi; for data with median 0 this is the paper's eq. 5 exactly).
+    - ``shape="pchip"`` (Ribeiro 2011; R packages uba / UBL / IRon): :class:`ControlPointRelevance`
       through (limit_L, 1), (median, 0), (limit_H, 1) with zero slopes, i.e.
       ``phi = 3t^2 - 2t^3`` with ``t = clip((y - med) / (limit - med), 0, 1)`` on each side.
 
@@ -634,7 +635,7 @@ def relevance_from_boxplot(
         Medcouple-adjusted fences instead of Tukey's.
     shape : {"sigmoid", "pchip"}, default "sigmoid"
     center : {"fence", "adjacent"}, default "fence"
-        ``"fence"``: the seed's adj values, ``Q3 + coef IQR`` and ``Q1 - coef IQR``.
+        ``"fence"``: Torgo & Ribeiro's adj values, ``Q3 + coef IQR`` and ``Q1 - coef IQR``.
         ``"adjacent"``: Tukey's adjacent values, the most extreme observations inside the fences,
         which is what R's ``boxplot.stats`` (and so uba / UBL / IRon) use.
     k, delta : float
