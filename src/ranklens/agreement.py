@@ -1,4 +1,4 @@
-"""Do two metrics pick the same models? Agreement between metric rankings (seed 001 Sect. 5.2).
+"""Do two metrics pick the same models? Agreement between metric rankings.
 
 Torgo & Ribeiro (2009, Figure 2) rank 57 models by MAD and by utility-based F and show the two
 rankings barely agree: the top five differ completely and MAD's top ten sit below F's 45th place.
@@ -55,8 +55,8 @@ class MetricRankingComparisonResult(Result):
         Each model's value of each metric (NaN where undefined).
     ranks : ndarray of shape (n_models, n_metrics)
         Rank of each model under each metric, 1 = best; ties share their average rank; models
-        with an undefined (NaN) score rank below every scored model (seed 001 footnote 8: models
-        that issue no event signal "have no precision score").
+        with an undefined (NaN) score rank below every scored model (Torgo & Ribeiro 2009, footnote
+        8: models that issue no event signal "have no precision score").
     kendall_tau, kendall_pvalue : ndarray of shape (n_metrics, n_metrics)
         Kendall's tau-b between the rankings of each pair of metrics and its two-sided p-value
         (``scipy.stats.kendalltau``; exact for small untied cases). NaN where a ranking is
@@ -119,7 +119,7 @@ def compare_metric_rankings(
 ) -> MetricRankingComparisonResult:
     r"""Rank many models by each metric and measure how much the rankings agree.
 
-    The analysis of Torgo & Ribeiro (2009), seed 001 Sect. 5.2 and Figure 2 (MAD vs utility F):
+    The analysis of Torgo & Ribeiro (2009), Sect. 5.2 and Figure 2 (MAD vs utility F):
     for every metric the models are ranked by their score in the metric's registered direction
     (:func:`ranklens.get_metric`), and every pair of rankings is compared by Kendall's tau-b (1:
     same order, -1: reversed) with its p-value, and by the overlap of their top-k sets.
