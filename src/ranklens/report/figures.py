@@ -103,8 +103,8 @@ def _concordance(ev: Any) -> Built | None:
         ax.set_title(name)
     caption = (
         "Per case, in decreasing order of prediction: share of correctly ranked pairs "
-        "(solid), locally optimal envelope (dashed), cases below 50% marked (seed 000, "
-        "Fig. 1)."
+        "(solid), locally optimal envelope (dashed), cases below 50% marked (Rosset, "
+        "Perlich & Zadrozny 2005, Fig. 1)."
     )
     return "Concordance profile", caption, fig, "wide" if columns > 1 else ""
 
@@ -136,8 +136,8 @@ def _relevance(ev: Any) -> Built | None:
         relevance, y=ev.extras.get("y_true"), event_threshold=threshold, ax=ax
     )
     caption = (
-        "How much each target value matters (seed 001, Fig. 1), over the distribution "
-        "of the evaluated target (grey); values above the dashed threshold are events."
+        "How much each target value matters (Torgo & Ribeiro 2009, Fig. 1), over the "
+        "distribution of the evaluated target (grey); values above the dashed threshold are events."
     )
     return "Relevance function", caption, fig, ""
 
@@ -158,8 +158,8 @@ def _agreement(ev: Any) -> Built | None:
     result = ev.extras.get("metric_agreement")
     if result is None or len(result.metrics) < 2:
         return None
-    # Seed 001 Fig. 2 sets an average error against the utility F measure; failing that, an
-    # average error against the rank correlation makes seed 000's point.
+    # Torgo & Ribeiro (2009, Fig. 2) set an average error against the utility F measure; failing
+    # that, an average error against the rank correlation makes Rosset et al.'s (2005) point.
     metrics = list(result.metrics[:2])
     for pair in (("mae", "utility_f1"), ("mae", "kendall_tau")):
         if all(m in result.metrics for m in pair):
@@ -170,7 +170,7 @@ def _agreement(ev: Any) -> Built | None:
     a, b = (result.metrics.index(m) for m in metrics)
     caption = (
         f"{len(result.models)} candidate models ranked by {metrics[0]} and by "
-        f"{metrics[1]} (seed 001, Fig. 2); Kendall tau between the rankings "
+        f"{metrics[1]} (Torgo & Ribeiro 2009, Fig. 2); Kendall tau between the rankings "
         f"{_num(result.kendall_tau[a, b])}. Points far from the diagonal are models the "
         "two measures judge differently; undefined scores rank last."
     )
@@ -211,7 +211,7 @@ def _bands(ev: Any) -> Built | None:
         f"Left: each model's AUC at every cutoff (true top share counted as positive) "
         f"with its pointwise {level}% bootstrap band. Right: share of paired replicates "
         "in which the first model of a pair is ahead; beyond the dotted 95%/5% lines one "
-        "model wins in at least 95% of resamples (seed 000, Fig. 5 and Sect. 5.4)."
+        "model wins in at least 95% of resamples (Rosset, Perlich & Zadrozny 2005, Fig. 5)."
     )
     return "AUC by cutoff with bootstrap bands", caption, fig, "wide" if show_pairs else ""
 
@@ -236,13 +236,13 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
             "AUC by cutoff",
             "AUC of separating the true top i from the rest at every cutoff; the x axis is "
             "stretched by the pairs each cutoff separates, so the area is the normalised "
-            "rho (seed 000, Fig. 2 and 5).",
+            "rho (Rosset, Perlich & Zadrozny 2005, Fig. 2 and 5).",
         ),
         _simple(
             "rank_lift",
             "Rank lift",
             "Cumulative inverse rank captured by targeting the top predictions, between "
-            "the optimal and worst orderings (seed 000, Fig. 3).",
+            "the optimal and worst orderings (Rosset, Perlich & Zadrozny 2005, Fig. 3).",
         ),
     ),
     "targeting": (
@@ -276,7 +276,7 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
             "precision_recall",
             "Precision and recall over the event threshold",
             "Utility-based precision (solid), recall (dashed) and F (dotted) as the "
-            "relevance needed to count as an event rises (seed 001).",
+            "relevance needed to count as an event rises (Torgo & Ribeiro 2009).",
         ),
         _agreement,
     ),
