@@ -250,8 +250,7 @@ def most_influential(
 
 @dataclasses.dataclass(frozen=True, repr=False)
 class RobustnessTableResult(Result):
-    """Table 1 of Rosset et al. (2005): each measure on the entire set and without its most
-    influential row.
+    """Table 1 of Rosset et al. (2005): each measure, on all rows and without the most influential.
 
     Attributes
     ----------
@@ -295,8 +294,7 @@ def robustness_table(
     *,
     metrics: Sequence[str | MetricSpec] = TABLE1_METRICS,
 ) -> RobustnessTableResult:
-    """Table 1 of Rosset et al. (2005) for any registered measures: entire set, excluding one, %
-    change.
+    """Table 1 of Rosset et al. (2005) for any measures: entire set, excluding one, % change.
 
     For each measure :func:`most_influential` finds its own most influential row (Table 1 removes
     a possibly different company per measure) and the table reports the value with and without
@@ -481,8 +479,7 @@ def breakdown_curve(
     random_state: int | np.random.Generator | None = None,
     metric_params: Mapping[str, Any] | None = None,
 ) -> BreakdownResult:
-    """Evaluation breakdown (Rosset et al. 2005, Sect. 4): the measure after corrupting k
-    observations.
+    """Evaluation breakdown (Rosset et al. 2005, Sect. 4): a measure after corrupting k rows.
 
     For each k the responses ``y_true`` of k rows are replaced by gross errors and the measure is
     recomputed:
