@@ -611,10 +611,10 @@ def relevance_from_boxplot(
 ) -> SigmoidRelevance | ControlPointRelevance:
     r"""A relevance function for rare extremes derived from the box plot of a sample.
 
-    Torgo & Ribeiro (2009), Sect. 4.1: relevance is 1/2 at the box-plot limits ``adj_L = Q1 - 1.5
-    IQR`` and ``adj_H = Q3 + 1.5 IQR`` and rises towards the extremes. With ``adjusted=True`` the
-    limits are the medcouple-adjusted fences (Hubert & Vandervieren 2008, as IRon does), which do
-    not flag the long tail of skewed data wholesale.
+    Torgo & Ribeiro (2009), Sect. 4.1: relevance is 1/2 at the box-plot limits
+    ``adj_L = Q1 - 1.5 IQR`` and ``adj_H = Q3 + 1.5 IQR`` and rises towards the extremes. With
+    ``adjusted=True`` the limits are the medcouple-adjusted fences (Hubert & Vandervieren 2008, as
+    IRon does), which do not flag the long tail of skewed data wholesale.
 
     - ``shape="sigmoid"`` (Torgo & Ribeiro 2009, eqs. 4-5): :class:`SigmoidRelevance` centred at the
       limits, with decay widths measured from the sample median (``origin=median``, so shifting the
