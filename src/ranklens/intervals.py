@@ -405,7 +405,8 @@ def interval_coverage_error(
 def mean_interval_width(
     y_true: Any, lower: Any, upper: Any, *, alpha: float | None = None, sample_weight: Any = None
 ) -> float:
-    """Mean width ``u - l`` of the intervals, the Lebesgue measure of seed 004 (lower is better).
+    """Mean width ``u - l`` of the intervals, the Lebesgue measure of Payne et al. (lower is
+    better).
 
     ``y_true`` is checked for length only and ``alpha`` only validated; both are taken for the
     common signature of interval measures. Width alone rewards useless narrow intervals: read it
