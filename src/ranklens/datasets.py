@@ -4,9 +4,9 @@
 
 * :func:`load_credit_card`: AER's ``CreditCard`` (Greene, *Econometric Analysis*): monthly credit
   card expenditure of 1,319 applicants, a long-tailed "wallet" like the IT-wallet case study of
-  Rosset, Perlich & Zadrozny (seed 000, Sect. 5).
+  Rosset, Perlich & Zadrozny (2005, Sect. 5).
 * :func:`load_sp500_returns`: MASS's ``SP500``: daily percentage returns of the S&P 500 in 1990-91,
-  whose rare large moves are the setting of Torgo & Ribeiro (seed 001, Sect. 5), with lagged
+  whose rare large moves are the setting of Torgo & Ribeiro (2009, Sect. 5), with lagged
   features for a one-day-ahead forecast.
 """
 
