@@ -1,4 +1,4 @@
-"""Numba kernels for utility-based regression measures (Torgo & Ribeiro 2009; seed 001).
+"""Numba kernels for utility-based regression measures (Torgo & Ribeiro 2009).
 
 Pure numeric code: relevance and accuracy evaluation, the fused precision / recall sums, and the
 O(n log n) medcouple. Validation lives in :mod:`ranklens.relevance` and :mod:`ranklens.extremes`;
@@ -38,7 +38,8 @@ def _logistic(x: float) -> float:
 
 @njit(cache=True)
 def sigmoid_relevance(y, has_low, low_center, low_shape, has_high, high_center, high_shape):
-    """phi(y) = max of the low and high sigmoids 1 / (1 + exp(-s (y - c))) (seed 001 eq. 4).
+    """phi(y) = max of the low and high sigmoids 1 / (1 + exp(-s (y - c))) (Torgo & Ribeiro 2009,
+    eq. 4).
 
     ``low_shape`` is negative (relevance rises as y falls), ``high_shape`` positive. NaN stays NaN.
     """
@@ -106,7 +107,7 @@ def _loss(y_true, y_pred, loss_kind):
 
 @njit(cache=True)
 def accuracy_values(y_true, y_pred, smooth, threshold, k, loss_kind):
-    """alpha_i: eq. 8 (step, ``smooth`` False) or eq. 9 (smooth) of seed 001 for every pair."""
+    """alpha_i: eq. 8 (step, ``smooth`` False) or eq. 9 (smooth) of Torgo & Ribeiro (2009)."""
     out = np.empty(y_true.shape[0], dtype=np.float64)
     for i in range(y_true.shape[0]):
         loss = _loss(y_true[i], y_pred[i], loss_kind)
@@ -122,7 +123,7 @@ def accuracy_values(y_true, y_pred, smooth, threshold, k, loss_kind):
 
 @njit(cache=True)
 def precision_recall_sums(phi_true, phi_pred, alpha, weight, use_weight, event_threshold):
-    """The four sums of seed 001 eqs. 6 and 10 (with >= in both, NOTES.md) and the event counts.
+    """The four sums of Torgo & Ribeiro (2009) eqs. 6 and 10 (>= in both) and the event counts.
 
     Rows of zero weight are skipped entirely. Returns (recall numerator, recall denominator,
     number of true events,
