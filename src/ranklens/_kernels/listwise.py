@@ -200,7 +200,7 @@ def grouped_ndcg(
 
 @njit(cache=True)
 def rank_distance_ndcg_kernel(distance: np.ndarray, n: int) -> float:
-    """(sum w_i 2^-d_i - 2^-n W) / ((1 - 2^-n) W), w_i = 1/log2(i + 1): NOTES.md's stable form."""
+    """(sum w_i 2^-d_i - 2^-n W) / ((1 - 2^-n) W), w_i = 1/log2(i + 1): the stable form."""
     weighted_sum = 0.0
     weight_total = 0.0
     for i in range(distance.shape[0]):
