@@ -1,4 +1,4 @@
-"""Numba kernels for the ranking measures (Rosset, Perlich & Zadrozny; seeds 000, 002; NOTES.md).
+"""Numba kernels for the ranking measures (Rosset, Perlich & Zadrozny 2005, 2007).
 
 Everything is O(n log n) or better and reads memory sequentially wherever it can (at n = 1e7 a
 random memory access costs more than a comparison): one stable LSD radix argsort per variable
@@ -706,7 +706,8 @@ def _prefix_tree_add(tree, size, leaf, v):
 
 @njit(cache=True)
 def concordance_envelope(key, pkey, n_y, w):
-    """Locally optimal envelope E of Figure 1 (NOTES.md), weighted, per y value (dense rank).
+    """Locally optimal envelope E of Figure 1 (Rosset et al. 2005), weighted, per y value (dense
+    rank).
 
     Sequence arrays as in :func:`sweep` (``w`` per position, float64). For a row with y value v,
     E = max over the slots between the distinct predictions of the other rows of the weight of
@@ -714,7 +715,7 @@ def concordance_envelope(key, pkey, n_y, w):
     the row's own prediction): E = W(y < v) + max_q P(q), P(q) = sum of g_t w_t over the first q
     prediction groups with g_t = +1 / 0 / -1 for y_t greater / equal / smaller than v.
 
-    NOTES.md keeps P in a lazy segment tree; here P is the prefix sum of per-slot increments in a
+    A lazy segment tree over P would do; here P is the prefix sum of per-slot increments in a
     tree whose nodes hold (sum, max prefix), so an update is one leaf-to-root path and max_q P(q)
     is the root. y values are swept from the largest down: the rows with value v get +w (neutral),
     the query, +w again. The positions are first dealt into y order (one counting sort) so that
