@@ -1,4 +1,4 @@
-"""Numba kernels for the business curves (ROC, gain, lift, profit; seed 003).
+"""Numba kernels for the business curves (ROC, gain, lift, profit).
 
 Pure numeric code. Every curve rests on one step: order the observations by decreasing score and
 accumulate case weight, response and complement per *distinct* score, so tied scores form one
