@@ -3,10 +3,10 @@
 Two case studies, each evaluated with every registered measure, a paired bootstrap comparison,
 the robustness table and the plots, written as one HTML report:
 
-* **Wallet targeting** (seed 000's case study, Rosset, Perlich & Zadrozny 2005): monthly credit
+* **Wallet targeting** (the case study of Rosset, Perlich & Zadrozny 2005): monthly credit
   card expenditure of AER's ``CreditCard`` cardholders, a long-tailed "wallet". Which model ranks
   the big spenders first, and how many can a campaign budget reach?
-* **Rare extreme moves** (seed 001's case study, Torgo & Ribeiro 2009): next-day S&P 500 returns
+* **Rare extreme moves** (the case study of Torgo & Ribeiro 2009): next-day S&P 500 returns
   (MASS ``SP500``, 1990-91). Average errors barely separate the models; utility-based precision
   and recall on the rare large moves, and the ranking of many candidate models by MAE against F,
   tell them apart. The gradient-boosting model also gives 90% quantile intervals.
@@ -72,8 +72,8 @@ def fit_sp500_models(
     ``y_train``, ``y_test``, ``predictions`` (four models; ``gbm_extremes`` is trained with
     relevance-weighted cases), ``intervals`` (90% quantile intervals of a gradient-boosting
     model, attached to ``"gbm"``) and ``candidates`` (a grid of about 40 model variants for the
-    metric-agreement analysis of seed 001 Fig. 2). Time order is kept: no future day is used to
-    predict a past one.
+    metric-agreement analysis of Torgo & Ribeiro 2009, Fig. 2). Time order is kept: no future day is
+    used to predict a past one.
     """
     from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
     from sklearn.linear_model import LinearRegression, Ridge
@@ -118,7 +118,8 @@ def fit_sp500_models(
     upper = gbm(loss="quantile", alpha=0.95, n_estimators=100, max_depth=2).fit(X_train, y_train)
     intervals = {"gbm": (lower.predict(X_test), upper.predict(X_test))}
 
-    # Seed 001 compared 57 model variants; a grid of about 35 shows the same effect in seconds.
+    # Torgo & Ribeiro (2009) compared 57 model variants; a grid of about 35 shows the same effect in
+    # seconds.
     grid: dict[str, Any] = {}
     for k in (3, 5, 10, 20, 40, 80):
         grid[f"knn_k{k}"] = knn(k)
