@@ -130,7 +130,7 @@ def _pairs_table(comparison: Any, frame: Any) -> Table:
 
 
 def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
-    """Seed 000 Table 1's layout, one block of rows per model."""
+    """The layout of Table 1 of Rosset et al. (2005), one block of rows per model."""
     if not robustness:
         return []
     header = _header(
