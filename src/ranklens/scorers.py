@@ -1,4 +1,4 @@
-"""scikit-learn scorers for utility-based precision, recall and F-beta (seed 001).
+"""scikit-learn scorers for utility-based precision, recall and F-beta (Torgo & Ribeiro 2009).
 
 Torgo & Ribeiro (2009) argue that models for rare extremes should be *selected* with these
 measures, not with MSE or MAD. These scorers plug them into ``GridSearchCV``,
@@ -14,7 +14,7 @@ measures, not with MSE or MAD. These scorers plug them into ``GridSearchCV``,
 Pass a relevance derived from the whole training target: without it each validation fold derives
 its own box-plot relevance from its own ``y``, so folds judge extremes differently (and a fold
 with no outliers warns). Undefined scores (a model that predicts no events has no precision,
-seed 001 footnote 8) are NaN, which scikit-learn ranks last with a warning.
+Torgo & Ribeiro 2009, footnote 8) are NaN, which scikit-learn ranks last with a warning.
 
 This module imports scikit-learn (the ``sklearn`` extra: ``pip install "ranklens[sklearn]"``) and is
 not star-imported by ``ranklens``; import it as ``ranklens.scorers``.
@@ -72,7 +72,7 @@ def make_utility_scorer(
     accuracy: AccuracyLike | None = None,
     beta: float = 1.0,
 ) -> Any:
-    """A scikit-learn scorer (greater is better) for a utility-based measure of seed 001.
+    """A scikit-learn scorer (greater is better) for a utility-based measure (Torgo & Ribeiro 2009).
 
     Parameters
     ----------
