@@ -44,9 +44,9 @@ def thin_indices(x: Any, *ys: Any, max_points: int = DEFAULT_MAX_POINTS) -> np.n
     The x range is split into equal buckets (by position when ``x`` is not sorted); each bucket
     keeps its first and last point and, for every ``y`` in ``ys``, the points where that y is
     smallest and largest and the two points around its largest jump. A jagged line (the
-    per-observation concordance of seed 000 Fig. 1) thus keeps its full vertical extent in every
-    pixel column, a step stays exactly where it is, and the first and last points are always
-    kept. With ``n <= max_points`` every index is returned.
+    per-observation concordance of Rosset et al. 2005, Fig. 1) thus keeps its full vertical extent
+    in every pixel column, a step stays exactly where it is, and the first and last points are
+    always kept. With ``n <= max_points`` every index is returned.
 
     Parameters
     ----------
