@@ -1,5 +1,5 @@
-"""Rare extremes (seed 001): the relevance function, precision and recall over the event
-threshold, and the agreement of two metrics' model rankings (seed 001 Fig. 2)."""
+"""Rare extremes (Torgo & Ribeiro 2009): the relevance function, precision and recall over the event
+threshold, and the agreement of two metrics' model rankings (their Fig. 2)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ __all__ = ["MetricAgreementDisplay", "RegressionPrecisionRecallDisplay", "Releva
 
 
 class RelevanceDisplay(_Display):
-    """A relevance function phi(y) (seed 001 Fig. 1) over the range of the data.
+    """A relevance function phi(y) (Torgo & Ribeiro 2009, Fig. 1) over the range of the data.
 
     ``result`` is the relevance function itself (any vectorised callable). With ``y`` given, a
     histogram of the data is drawn underneath (right axis) so one sees which values count as
@@ -125,7 +125,7 @@ class RelevanceDisplay(_Display):
 
 
 class RegressionPrecisionRecallDisplay(_Display):
-    """Utility-based precision, recall and F-beta as the event threshold t_E varies (seed 001).
+    """Utility-based precision, recall and F-beta as the event threshold t_E varies.
 
     One colour per model; precision solid, recall dashed, F-beta dotted; the best F-beta is
     marked. ``from_predictions(y_true, y_pred, relevance=..., ...)`` computes
@@ -177,7 +177,7 @@ class RegressionPrecisionRecallDisplay(_Display):
 
 
 class MetricAgreementDisplay(_Display):
-    """Seed 001 Fig. 2 (right): each model's rank under one metric against another.
+    """Torgo & Ribeiro (2009), Fig. 2 (right): each model's rank under one metric against another.
 
     Points on the dashed diagonal are ranked alike by both metrics; the dashed lines mark the top
     ``top`` positions of each. ``result`` is a :func:`ranklens.compare_metric_rankings` result;
