@@ -1,4 +1,4 @@
-"""Targeting curves of seed 003's slides: ROC, cumulative gain, lift and profit
+"""Targeting curves (Provost & Fawcett 2013, ch. 8): ROC, cumulative gain, lift and profit
 (:mod:`ranklens.targeting`)."""
 
 from __future__ import annotations
