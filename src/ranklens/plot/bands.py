@@ -1,4 +1,4 @@
-"""Bootstrap bands of a curve and where one model beats another (seed 000 Fig. 5;
+"""Bootstrap bands of a curve and where one model beats another (Rosset et al. 2005, Fig. 5;
 :func:`ranklens.bands.curve_bands`)."""
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ class _BandsBase(_Display):
 
 
 class CurveBandsDisplay(_BandsBase):
-    """Each model's curve with its bootstrap band (seed 000 Fig. 5 for ``curve="cutoff_auc"``).
+    """Each model's curve with its bootstrap band (Rosset et al. 2005, Fig. 5, for
+    ``curve="cutoff_auc"``).
 
     The shaded band is pointwise (at each x separately); with ``simultaneous=True`` the dashed
     lines add the simultaneous band, which covers the whole curve with the stated confidence.
@@ -114,8 +115,8 @@ class CurveBandsDisplay(_BandsBase):
 
 class BeatProbabilityDisplay(_BandsBase):
     """For each pair of models, the share of bootstrap replicates in which the first model's
-    curve is above the second's, along the curve (seed 000 Sect. 5.4: "within a 0.1 to 0.9
-    cutoff range M1 outperforms M2 more than 95% of the time").
+    curve is above the second's, along the curve (Rosset et al. 2005, Sect. 5.4: "within a 0.1 to
+    0.9 cutoff range M1 outperforms M2 more than 95% of the time").
 
     Dotted lines mark 95% and 5%: outside them one model is ahead in at least 95% of resamples.
     """
