@@ -1,4 +1,4 @@
-"""Seed 000's ranking plots (Rosset, Perlich & Zadrozny 2005, Figures 1-3).
+"""The ranking plots of Rosset, Perlich & Zadrozny (2005), Figures 1-3.
 
 The results come from :mod:`ranklens.ranking`.
 """
