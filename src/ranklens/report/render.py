@@ -58,7 +58,7 @@ GUIDES = {
         "noise. The band plots show where along the ranking one model beats the other."
     ),
     "ranking": (
-        "<em>Concordance profile</em> (Rosset et al. Fig. 1): each dot is a case, taken in "
+        "<em>Concordance profile</em> (Rosset et al. 2005, Fig. 1): each dot is a case, taken in "
         "decreasing order of prediction, at the share of pairs it orders correctly; the thick "
         "lines are running means of the dots and of the locally optimal envelope (the best the "
         "case could reach if its prediction alone were moved). A gap between the two lines is "
@@ -72,7 +72,7 @@ GUIDES = {
     ),
     "targeting": (
         "Targeting curves treat the top of the prediction ranking as the customers to contact "
-        "(seed slides 'Visualize model performance'). <em>Gain</em>: share of events (or of the "
+        "(Provost &amp; Fawcett 2013, ch. 8). <em>Gain</em>: share of events (or of the "
         "total target value) captured against the share targeted; the diagonal is random "
         "targeting. <em>Lift</em>: gain divided by the share targeted (lift 2 = twice as good as "
         "random). <em>ROC</em>: true against false positive rate. <em>Profit</em>: money made "
