@@ -119,12 +119,36 @@ class PairCountsResult(Result):
 def per_observation_pair_counts(y_true: Any, y_pred: Any) -> PairCountsResult:
     """Concordant, discordant and tied counts of every observation against all others.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+
+    Returns
+    -------
+    PairCountsResult
+        ``concordant``, ``discordant``, ``tied_true_only``, ``tied_pred_only`` and ``tied_both``:
+        int64 arrays of shape (n,) in the original row order.
+
+    Notes
+    -----
     Row i and j != i are concordant when ``(y_j - y_i)(pred_j - pred_i) > 0``, discordant when it is
     ``< 0``; otherwise they are tied in ``y_true`` only, in ``y_pred`` only or in both. Without ties
     ``concordant`` is the C_i of Rosset, Perlich & Zadrozny (2005), eq. (6), with the inequalities
     the printed text reverses put right.
 
     One Fenwick sweep, O(n log n); int64 arrays in the original row order.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
 
     Examples
     --------
@@ -593,9 +617,41 @@ def _tau_variances(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
 def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Kendall's tau-b between truth and prediction (Rosset, Perlich & Zadrozny 2005, eq. 4).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+
+    Returns
+    -------
+    float
+        tau-b in [-1, 1] (1: the prediction orders every pair as the truth does); NaN when either
+        argument is constant.
+
+    Notes
+    -----
     tau-b = (C - D) / sqrt((P - T_y)(P - T_p)) over pairs (P pairs, T_y / T_p tied in y / pred),
     equal to 1 - 4T/N without ties; pairs weighted by ``w_i w_j``. NaN and an
     ``UndefinedMetricWarning`` when either argument is constant.
+
+    Without ties tau = 1 - 4T/N with T the number of discordant pairs and N = n(n - 1)
+    (Rosset et al. 2005, eqs. 2 and 4). The papers assume no ties; with ties ranklens reports
+    Kendall's tau-b, as :func:`scipy.stats.kendalltau` does, since 1 - 4T/N would count tied
+    pairs as correctly ordered.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3),
+    239-251. doi:10.1093/biomet/33.3.239
     """
     return _point(y_true, y_pred, sample_weight, "tau")
 
@@ -612,8 +668,39 @@ def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float
 def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Spearman's rho: Pearson correlation of midranks (Rosset, Perlich & Zadrozny 2005, eq. 5).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+
+    Returns
+    -------
+    float
+        rho in [-1, 1]; NaN when either argument is constant.
+
+    Notes
+    -----
     Equal to 1 - 12R/(n(n^2-1)) without ties. With weights: weighted Pearson correlation of
     weighted midranks W(<) + W(=)/2. NaN and an ``UndefinedMetricWarning`` for constant input.
+
+    Without ties rho = 1 - 12R/(n(n^2 - 1)), with R the discordant pairs weighted by their
+    distance in the model's ranking (Rosset et al. 2005, eqs. 3 and 5); R = sum_i (i - s_i)^2 / 2.
+    With ties (which the papers exclude) ranklens uses midranks, as :func:`scipy.stats.spearmanr`
+    does.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Spearman, C. (1904). The proof and measurement of association between two things. *The
+    American Journal of Psychology* 15(1), 72-101. doi:10.2307/1412159
     """
     return _point(y_true, y_pred, sample_weight, "rho")
 
@@ -630,9 +717,44 @@ def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> floa
 def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Harrell's C: the fraction of pairs with different truth that the prediction orders correctly.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+
+    Returns
+    -------
+    float
+        Harrell's C in [0, 1]: the probability that a random pair with different truth is ordered
+        correctly; 1/2 for a random ranking.
+
+    Notes
+    -----
     (concordant + tied-in-prediction/2) / pairs with distinct y = (1 + Somers' D(pred|y))/2; equal
     to tau~ = (1 + tau)/2 of Rosset, Perlich & Zadrozny (2005) without ties and to the AUC for
     binary y.
+
+    The papers' tau~ = (1 + tau)/2 reads as "the probability of ordering a pair correctly"; with
+    ties ranklens keeps that reading, which is Harrell's C = (1 + Somers' D(pred | y))/2, rather
+    than (1 + tau-b)/2.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Harrell, F. E., Lee, K. L. and Mark, D. B. (1996). Multivariable prognostic models: issues
+    in developing models, evaluating assumptions and adequacy, and measuring and reducing errors.
+    *Statistics in Medicine* 15(4), 361-387.
+
+    Somers, R. H. (1962). A new asymmetric measure of association for ordinal variables.
+    *American Sociological Review* 27(6), 799-811. doi:10.2307/2090408
     """
     return _point(y_true, y_pred, sample_weight, "c")
 
@@ -647,7 +769,34 @@ def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     computational_form=_TWO_SORTS,
 )
 def rho_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """rho~ = (1 + rho)/2 (Rosset et al. 2005, Sect. 2): 1 for a perfect ranking, 0 for reversed."""
+    """rho~ = (1 + rho)/2 (Rosset et al. 2005, Sect. 2): 1 for a perfect ranking, 0 for reversed.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+
+    Returns
+    -------
+    float
+        (1 + rho)/2 in [0, 1]; NaN when either argument is constant.
+
+    Notes
+    -----
+    rho~ = (1 + rho)/2 with rho from :func:`spearman_rho` (midranks with ties). It is the area under
+    the cutoff-AUC curve of :func:`cutoff_auc_curve` with x-widths i(n - i).
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+    """
     rho = _point(y_true, y_pred, sample_weight, "rho")
     return (1 + rho) / 2
 
@@ -780,8 +929,8 @@ def ranking_summary(
 
     T and R (eqs. 2-3), Kendall's tau-b and Spearman's rho (eqs. 4-5), their [0, 1] forms, the
     Noether variance of tau (eq. 6 of the 2005 paper) with its unbiased U-statistic version,
-    a Wald interval ``tau +- z sqrt(V_unbiased)`` and null-hypothesis p-values (2007 paper, Sect.
-    3.1).
+    a Wald interval ``tau +- z sqrt(V_unbiased)`` and null-hypothesis p-values (2007 paper,
+    Sect. 3.1).
 
     Parameters
     ----------
@@ -793,6 +942,12 @@ def ranking_summary(
         bootstrap instead.
     confidence_level : float, default 0.95
 
+    Returns
+    -------
+    RankingSummary
+        T, R, tau-b, rho, their [0, 1] forms, Somers' D, the Noether variances and interval of tau
+        and the null p-values (see :class:`RankingSummary`).
+
     Notes
     -----
     Decisions where the papers are silent: with ties, tau is tau-b; ``tau_normalized`` is Harrell's
@@ -800,6 +955,22 @@ def ranking_summary(
     formulas applied to g_ij = h_ij/sqrt(by bp) - tau/2 (dy_ij/by + dp_ij/bp)), identical to eq. (6)
     without ties. The interval uses the unbiased variance (eq. 6 is biased low for small n).
     The p-values use the asymptotic normal (Kendall) and t (Spearman) approximations at every n.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+
+    Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3),
+    239-251. doi:10.1093/biomet/33.3.239
+
+    Harrell, F. E., Lee, K. L. and Mark, D. B. (1996). Multivariable prognostic models: issues
+    in developing models, evaluating assumptions and adequacy, and measuring and reducing errors.
+    *Statistics in Medicine* 15(4), 361-387.
 
     Examples
     --------
@@ -940,6 +1111,24 @@ def concordance_profile(
 ) -> ConcordanceProfileResult:
     """Percent of correctly ranked pairs per observation and its locally optimal envelope.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+
+    Returns
+    -------
+    ConcordanceProfileResult
+        Per observation in decreasing-prediction order: the share of its pairs ranked correctly,
+        the locally optimal envelope, and the area (= Harrell's C).
+
+    Notes
+    -----
     Rosset et al. (2005), Sect. 3.2, Figure 1: C_i = #{j<i: s_j < s_i} + #{j>i: s_j > s_i}
     (the text reverses the inequalities) and E_i = (n - s_i) + max_q sum_{t<=q} g_t, computed
     for every i by one sweep over a max segment tree, O(n log n).
@@ -948,6 +1137,12 @@ def concordance_profile(
     prediction earns 1/2 in C_i; the envelope moves the prediction between the distinct predictions
     of the others. With ``sample_weight`` partners count ``w_j`` and the area weights rows by
     ``w_i * comparable_i``. ``area`` equals ``tau_normalized`` of :func:`ranking_summary`.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
     """
     y, p, w = _inputs(y_true, y_pred, sample_weight)
     n = y.size
@@ -1049,6 +1244,23 @@ def _cutoff_auc_on_grid(result: CutoffAUCResult, grid: np.ndarray) -> np.ndarray
 def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> CutoffAUCResult:
     """AUC of the prediction for every split of the truth into top i versus the rest.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+
+    Returns
+    -------
+    CutoffAUCResult
+        AUC_i at every cutoff i = 1..n-1 on the rescaled axis and the area under the curve.
+
+    Notes
+    -----
     Rosset, Perlich & Zadrozny (2005), Sect. 3.2, Figure 2: M_i = sum_{r<=i} pi(r) - i(i+1)/2 and
     AUC_i = 1 - M_i/(i(n-i)) from one sort and a cumulative sum; sum_i M_i = R, so with x-widths
     i(n-i) the area is rho~ (the text's class definition is corrected to y_j >= the i-th largest y).
@@ -1058,6 +1270,15 @@ def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> 
     the rank differences. Then ``area = (1 + cov(a, b)/var(b))/2`` for prediction midranks a and
     truth midranks b: rho~ whenever the two have the same tie structure (e.g. no ties), otherwise
     the Spearman analogue of Harrell's C (1 when every AUC is 1), as is :func:`rank_lift_curve`'s.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
     """
     y, p = check_pair(y_true, y_pred)
     w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
@@ -1118,16 +1339,39 @@ def _rank_lift_on_grid(result: RankLiftResult, grid: np.ndarray) -> np.ndarray:
 def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RankLiftResult:
     """Cumulative inverse rank captured by targeting the top predictions first.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+
+    Returns
+    -------
+    RankLiftResult
+        The cumulative inverse rank captured, the optimal and worst curves and the normalised
+        area.
+
+    Notes
+    -----
     Rosset, Perlich & Zadrozny (2005), Sect. 3.2, Figure 3. The printed area identity
     "n^3 - n^2 - n - R + sum i^2" is false; the area normalised between the worst and the optimal
-    curve is rho~ (exactly,
-    since sum_i p_i = sum i^2 - R).
+    curve is rho~ (exactly, since sum_i p_i = sum i^2 - R).
 
     Ties: the inverse rank is the midrank of ``y_true``; rows tied in the prediction share their
     mean inverse rank (the curve is the straight line across the tie, as a ROC curve is). With
     ties the normalised area is the Spearman analogue of Harrell's C described in
     :func:`cutoff_auc_curve` (the two areas agree). With ``sample_weight`` rows advance the x axis
     by their weight and add weight times inverse (weighted mid)rank.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
     """
     y, p = check_pair(y_true, y_pred)
     w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
@@ -1255,6 +1499,23 @@ def _bins(y: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRankingResult:
     """Partial Kendall tau for percentile bins (Rosset, Perlich & Zadrozny 2007, Sect. 5).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    percentiles : sequence of float
+        Cut points ``0 < k_1 < ... < k_{p-1} < 1`` that split the true ranking into p bins, top
+        first (e.g. ``[0.1, 0.5]``: top 10 %, next 40 %, bottom half).
+
+    Returns
+    -------
+    PartialRankingResult
+        T^p, tau^p, the bins and the null mean, variance and p-value.
+
+    Notes
+    -----
     T^p = #{i<j : b(s_i) > b(s_j)}, tau^p = 1 - 4 T^p / (n^2 - sum n_j^2): only pairs in different
     bins count. One cut (p = 2) gives 2 AUC - 1, n bins give tau (Proposition 3). Worked example:
     n = 10, k = (0.2, 0.5) gives T^p = 5 and tau^p = 21/31.
@@ -1263,6 +1524,11 @@ def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRa
     two bins counts 1/2 in T^p, so tau^p = Somers' D(pred | bin). Null: Var0(T^p) =
     [n^2(2n+3) - sum n_j^2(2n_j+3)]/72 without prediction ties (Jonckheere), Kendall's tie
     correction otherwise.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
     """
     y, p = check_pair(y_true, y_pred)
     k = _check_percentiles(percentiles)
@@ -1304,6 +1570,23 @@ def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRa
 def partial_spearman_rho(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRankingResult:
     """Partial Spearman rho for percentile bins (Rosset, Perlich & Zadrozny 2007, Sect. 5).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    percentiles : sequence of float
+        Cut points ``0 < k_1 < ... < k_{p-1} < 1`` that split the true ranking into p bins, top
+        first (e.g. ``[0.1, 0.5]``: top 10 %, next 40 %, bottom half).
+
+    Returns
+    -------
+    PartialRankingResult
+        R^p, rho^p, the bins and the null mean, variance and p-value.
+
+    Notes
+    -----
     R^p = sum_{i<j} (b(s_i) - b(s_j))_+ = sum_l M_{N_l}, rho^p = 1 - 2 R^p / sum_l N_l (n - N_l):
     a weighted mean of 2 AUC - 1 over the cuts. One cut gives 2 AUC - 1, n bins give rho
     (Proposition 3). Worked example: n = 10, k = (0.2, 0.5) gives R^p = 6 and rho^p = 29/41.
@@ -1311,6 +1594,11 @@ def partial_spearman_rho(y_true: Any, y_pred: Any, percentiles: Any) -> PartialR
     Ties as in :func:`partial_kendall_tau` (cut sizes N_l are the actual bin counts). Null:
     R^p is a linear rank statistic, Var0 = Var(pred midranks) * sum_j n_j (j - jbar)^2 / (n - 1)
     (= n(n+1)/12 * sum_j n_j (j - jbar)^2 without ties), E0 = sum_l N_l (n - N_l) / 2.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
     """
     y, p = check_pair(y_true, y_pred)
     k = _check_percentiles(percentiles)
