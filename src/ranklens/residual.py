@@ -331,9 +331,6 @@ _RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_sca
 def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean squared error, ``sum w_i (y_i - yhat_i)^2 / sum w_i``.
 
-    Squared error loss ``L(r) = r^2`` of Rosset, Perlich & Zadrozny (2005), Sect. 2.
-    Equals scikit-learn's ``mean_squared_error``.
-
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,)
@@ -345,6 +342,17 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     -------
     float
         Lower is better; breaks down at 1/n (Rosset et al. 2005, Proposition 1).
+
+    Notes
+    -----
+    Squared error loss ``L(r) = r^2`` of Rosset, Perlich & Zadrozny (2005), Sect. 2.
+    Equals scikit-learn's ``mean_squared_error``.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
 
     Examples
     --------
@@ -359,6 +367,22 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Root mean squared error, ``sqrt(mse)``.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response (finite).
+    y_pred : array-like of shape (n,)
+        Predicted values (finite).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (integer weights are the same as repeated rows).
+
+    Returns
+    -------
+    float
+        Lower is better, in the units of ``y``.
+
+    Notes
+    -----
     The RMSE of Rosset et al. (2005), Tables 1 and 2. Equals scikit-learn's
     ``root_mean_squared_error`` at ordinary magnitudes; computed as ``s sqrt(mean (r_i / s)^2)``
     with ``s`` a power of two near ``max |r_i|``, so it neither overflows nor underflows where the
@@ -366,6 +390,10 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
     References
     ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
     Anderson, E. (2017). Algorithm 978: Safe scaling in the Level 1 BLAS. ACM Transactions on
     Mathematical Software 44(1), article 12.
 
@@ -382,8 +410,30 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean absolute error, ``sum w_i |y_i - yhat_i| / sum w_i``.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response (finite).
+    y_pred : array-like of shape (n,)
+        Predicted values (finite).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (integer weights are the same as repeated rows).
+
+    Returns
+    -------
+    float
+        Lower is better; 0 for a perfect prediction.
+
+    Notes
+    -----
     Absolute error loss of Rosset et al. (2005), Sect. 2; the MAE of its Tables 1 and 2. Equals
     scikit-learn's ``mean_absolute_error``.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
 
     Examples
     --------
@@ -405,14 +455,33 @@ def epsilon_insensitive_loss(
 ) -> float:
     """Mean epsilon-insensitive loss, ``sum w_i max(0, |r_i| - epsilon) / sum w_i``.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response (finite).
+    y_pred : array-like of shape (n,)
+        Predicted values (finite).
+    epsilon : float, default 0.1
+        Half-width of the tube inside which errors cost nothing (>= 0).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (integer weights are the same as repeated rows).
+
+    Returns
+    -------
+    float
+        Lower is better; 0 for a perfect prediction.
+
+    Notes
+    -----
     Rosset et al. (2005), Sect. 2 (the loss of support vector regression). ``epsilon`` is in the
     units of ``y``; the paper gives no value, so the default 0.1 is scikit-learn's ``SVR`` default.
     Set it to the tolerance that matters for your response. ``epsilon=0`` gives :func:`mae`.
 
-    Parameters
+    References
     ----------
-    epsilon : float, default 0.1
-        Half-width of the tube inside which errors cost nothing (>= 0).
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
 
     Examples
     --------
@@ -437,16 +506,34 @@ def linlin_loss(
 ) -> float:
     """Mean LINLIN (asymmetric linear) loss, Torgo & Ribeiro (2009), eq. 1.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response (finite).
+    y_pred : array-like of shape (n,)
+        Predicted values (finite).
+    cost_over, cost_under : float, default 1.0
+        The paper's ``c_o`` and ``c_u`` (non-negative, finite).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (integer weights are the same as repeated rows).
+
+    Returns
+    -------
+    float
+        Lower is better; 0 for a perfect prediction.
+
+    Notes
+    -----
     ``L_i = cost_over * |y_i - yhat_i|`` for an over-prediction (``yhat_i > y_i``),
     ``cost_under * |y_i - yhat_i|`` for an under-prediction, 0 when exact; returned as the
     weighted mean ``sum w_i L_i / sum w_i``. Equal costs of 1 give :func:`mae`; the minimiser of
     the expected loss is the ``cost_under / (cost_over + cost_under)`` quantile (the pinball loss
     up to a factor).
 
-    Parameters
+    References
     ----------
-    cost_over, cost_under : float, default 1.0
-        The paper's ``c_o`` and ``c_u`` (non-negative, finite).
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
 
     Examples
     --------
@@ -465,6 +552,25 @@ def linlin_loss(
 def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: Any = None) -> float:
     """Root mean squared error on the log scale (Rosset et al. 2007, Sect. 6).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response (finite).
+    y_pred : array-like of shape (n,)
+        Predicted values (finite).
+    offset : float, default 0.0
+        Added to ``y_true`` and ``y_pred`` before the log; both sums must be strictly positive
+        (``offset=1`` gives ``log1p``).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (integer weights are the same as repeated rows).
+
+    Returns
+    -------
+    float
+        Lower is better, in natural-log units.
+
+    Notes
+    -----
     ``sqrt(sum w_i (log(y_i + offset) - log(yhat_i + offset))^2 / sum w_i)`` (natural log).
 
     Zeros and negatives: the paper applies it to wallets and donations, which are positive, and does
@@ -475,6 +581,11 @@ def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: An
 
     Theoretically non-robust (a mean of an unbounded loss: Proposition 1 applies) but, as Rosset et
     al. (2007) observe, much less sensitive to single observations than RMSE on skewed data.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
 
     Examples
     --------
@@ -495,6 +606,22 @@ def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: An
 def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Relative root mean squared prediction error, Payne, Li & Qin (2016).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values; must be strictly positive (a ratio-scale response).
+    y_pred : array-like of shape (n,)
+        Predicted values (finite).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (integer weights are the same as repeated rows).
+
+    Returns
+    -------
+    float
+        Lower is better; 0 for a perfect prediction, 0.2 reads "within 20 percent".
+
+    Notes
+    -----
     ``RMSPE = ||y - yhat|| / ||y|| = sqrt(sum w_i (y_i - yhat_i)^2 / sum w_i y_i^2)``:
     the prediction error relative to the size of the response ("within 20 percent" reads
     RMSPE <= 0.2). It is *not* the per-observation "mean squared percentage error" that some
@@ -508,6 +635,11 @@ def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
     Numerator and denominator are scaled separately by powers of two before squaring, so the
     ratio is exact to rounding at any magnitude (``rmspe([1e-200, 2e-200], [0, 0])`` is 1).
+
+    References
+    ----------
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
 
     Examples
     --------
@@ -584,12 +716,34 @@ def _median_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
 def median_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Median of the absolute residuals, ``Median(|r_1|, ..., |r_n|)`` (Rosset et al. 2005, "MAD").
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response (finite).
+    y_pred : array-like of shape (n,)
+        Predicted values (finite).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (integer weights are the same as repeated rows).
+
+    Returns
+    -------
+    float
+        Lower is better; robust (breakdown point near 1/2).
+
+    Notes
+    -----
     For an even count the two middle values are averaged (as ``np.median`` and scikit-learn's
     ``median_absolute_error``). With ``sample_weight`` it is the average of the lower and upper
     weighted medians, so integer weights equal repeated rows (as scikit-learn >= 1.6).
 
     Robust for evaluation (breakdown point near 1/2, Rosset et al. 2005, Sect. 4) but, they warn, it
     ignores the largest errors completely.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
 
     Examples
     --------
@@ -653,19 +807,6 @@ def pmap(
 ) -> float:
     """Payne, Li & Qin's (2016) pmap: MAE scaled by the mean lag-1 change of ``y_true``.
 
-    ``pmap = [sum w_i |y_i - yhat_i| / sum w_i] / [1/(n-1) sum_{t=2..n} |y_t - y_{t-1}|]``
-    ``+ mean interval score`` (the last term only when ``lower``, ``upper`` and ``alpha`` are
-    given). The first term is Hyndman & Koehler's MASE with the in-sample
-    naive one-step forecast as scale (the paper misprints ``Y_{i=1}`` for ``Y_{i-1}``). It depends
-    on the order of the data, so ``y_true`` must be in time (or another meaningful) order.
-
-    **Order-dependent**: the scale uses consecutive rows, so the rows must be in their natural
-    order (time, or a spatial transect); shuffling or bootstrapping rows changes the value. It is
-    registered with ``order_dependent=True`` so resampling procedures refuse it.
-
-    With ``sample_weight`` the MAE (and the interval score) are weighted means; the scale is a
-    property of the series, not of the evaluated cases, so it stays unweighted.
-
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,), n >= 2, in their natural order
@@ -680,6 +821,33 @@ def pmap(
     float
         Lower is better; NaN with an :class:`~ranklens.exceptions.UndefinedMetricWarning` when
         ``y_true`` never changes between consecutive rows (zero scale).
+
+    Notes
+    -----
+    ``pmap = [sum w_i |y_i - yhat_i| / sum w_i] / [1/(n-1) sum_{t=2..n} |y_t - y_{t-1}|]``
+    ``+ mean interval score`` (the last term only when ``lower``, ``upper`` and ``alpha`` are
+    given). The first term is Hyndman & Koehler's MASE with the in-sample
+    naive one-step forecast as scale (the paper misprints ``Y_{i=1}`` for ``Y_{i-1}``). It depends
+    on the order of the data, so ``y_true`` must be in time (or another meaningful) order.
+
+    **Order-dependent**: the scale uses consecutive rows, so the rows must be in their natural
+    order (time, or a spatial transect); shuffling or bootstrapping rows changes the value. It is
+    registered with ``order_dependent=True`` so resampling procedures refuse it.
+
+    With ``sample_weight`` the MAE (and the interval score) are weighted means; the scale is a
+    property of the series, not of the evaluated cases, so it stays unweighted.
+
+    The printed formula divides by ``Y_{i=1}``; ranklens reads it as the lag-1 change
+    ``Y_i - Y_{i-1}`` (MASE with the naive one-step forecast as scale) and, because that scale
+    depends on the order of the rows, refuses to resample it.
+
+    References
+    ----------
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
+
+    Hyndman, R. J. and Koehler, A. B. (2006). Another look at measures of forecast accuracy.
+    *International Journal of Forecasting* 22(4), 679-688. doi:10.1016/j.ijforecast.2006.03.001
 
     Examples
     --------
@@ -822,16 +990,6 @@ def rec_curve(
 ) -> RECCurveResult:
     """Regression error characteristic curve (Bi & Bennett 2003).
 
-    ``accuracy(t) = sum_i w_i 1{L_i <= t} / sum_i w_i`` at every tolerance ``t``, with
-    ``L_i = |y_i - yhat_i|`` or ``(y_i - yhat_i)^2``: the empirical CDF of the losses, drawn from
-    ``t = 0`` to the largest loss.
-
-    Curve and area: the curve is kept as the exact step function. Its area over the curve (AOC,
-    up to accuracy 1) is then exactly the mean loss, the identity behind the remark of Rosset et al.
-    (2005) that the AOC is evaluation non-robust (``AOC >= max_i |r_i| / n``, Sect. 4). Bi & Bennett
-    join the points by straight lines, which gives a slightly smaller AOC that converges to the same
-    value.
-
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,)
@@ -842,6 +1000,27 @@ def rec_curve(
     Returns
     -------
     RECCurveResult
+
+    Notes
+    -----
+    ``accuracy(t) = sum_i w_i 1{L_i <= t} / sum_i w_i`` at every tolerance ``t``, with
+    ``L_i = |y_i - yhat_i|`` or ``(y_i - yhat_i)^2``: the empirical CDF of the losses, drawn from
+    ``t = 0`` to the largest loss.
+
+    Curve and area: the curve is kept as the exact step function. Its area over the curve (AOC,
+    up to accuracy 1) is then exactly the mean loss, the identity behind the remark of Rosset et al.
+    (2005) that the AOC is evaluation non-robust (``AOC >= max_i |r_i| / n``, Sect. 4). Bi & Bennett
+    join the points by straight lines, which gives a slightly smaller AOC that converges to the same
+    value.
+
+    References
+    ----------
+    Bi, J. and Bennett, K. P. (2003). Regression error characteristic curves. *Proceedings of
+    the 20th International Conference on Machine Learning (ICML 2003)*, 43-50.
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
 
     Examples
     --------
@@ -915,6 +1094,18 @@ def _strict_prefix_suffix(values: FloatArray) -> tuple[FloatArray, FloatArray]:
 def rroc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RROCCurveResult:
     """Regression ROC curve of Hernandez-Orallo (2013), "ROC curves for regression", in O(n log n).
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    RROCCurveResult
+
+    Notes
+    -----
     With errors ``e_i = yhat_i - y_i`` and a shift ``s`` added to every prediction,
     ``OVER(s) = sum w_i (e_i + s)_+`` and ``UNDER(s) = -sum w_i (e_i + s)_-``. As ``s`` runs over
     the real line the point ``(OVER, UNDER)`` traces a convex, piecewise-linear curve from
@@ -928,15 +1119,10 @@ def rroc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RROCCu
     is read from the model's operating point ``(model_over, model_under)`` against the diagonal
     ``OVER = -UNDER``.
 
-    Parameters
+    References
     ----------
-    y_true, y_pred : array-like of shape (n,)
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-
-    Returns
-    -------
-    RROCCurveResult
+    Hernández-Orallo, J. (2013). ROC curves for regression. *Pattern Recognition* 46(12),
+    3395-3411. doi:10.1016/j.patcog.2013.06.014
 
     Examples
     --------
