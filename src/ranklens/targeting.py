@@ -428,18 +428,6 @@ def roc_curve(
 ) -> RocCurveResult:
     r"""ROC curve and AUC of a score (Provost & Fawcett 2013, ch. 8; Fawcett 2006).
 
-    Rank by decreasing score; at each distinct score ``t`` (targeting every row with score >= t)
-
-    .. math::
-        \mathrm{TPR}(t) = \frac{TP(t)}{p}, \qquad \mathrm{FPR}(t) = \frac{FP(t)}{n},
-
-    with weighted counts. The curve starts at (0, 0) (nobody targeted, threshold ``inf``) and has
-    one point per distinct score; tied scores are one straight segment, so the AUC (trapezoids)
-    is the probability that a random event outscores a random non-event, ties counting one half.
-    The random model is the diagonal (AUC 0.5), the perfect model goes through (0, 1) (AUC 1).
-    Identical to ``sklearn.metrics.roc_curve(..., drop_intermediate=False)`` and
-    ``roc_auc_score`` (with ``sample_weight`` too; rows of weight 0 are dropped as there).
-
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -475,6 +463,28 @@ def roc_curve(
         ``fpr``, ``tpr``, ``thresholds``, ``auc``, ``gini``, ``ks_statistic`` and the counts.
         Without events or without non-events the rates and summaries are NaN, with an
         :class:`~ranklens.exceptions.UndefinedMetricWarning`.
+
+    Notes
+    -----
+    Rank by decreasing score; at each distinct score ``t`` (targeting every row with score >= t)
+
+    .. math::
+        \mathrm{TPR}(t) = \frac{TP(t)}{p}, \qquad \mathrm{FPR}(t) = \frac{FP(t)}{n},
+
+    with weighted counts. The curve starts at (0, 0) (nobody targeted, threshold ``inf``) and has
+    one point per distinct score; tied scores are one straight segment, so the AUC (trapezoids)
+    is the probability that a random event outscores a random non-event, ties counting one half.
+    The random model is the diagonal (AUC 0.5), the perfect model goes through (0, 1) (AUC 1).
+    Identical to ``sklearn.metrics.roc_curve(..., drop_intermediate=False)`` and
+    ``roc_auc_score`` (with ``sample_weight`` too; rows of weight 0 are dropped as there).
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+
+    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
+    861-874. doi:10.1016/j.patrec.2005.10.010
 
     Examples
     --------
@@ -606,6 +616,18 @@ def gain_curve(
 ) -> GainCurveResult:
     r"""Cumulative gain curve: the slides' *cumulative response curve* (Provost & Fawcett 2013).
 
+    Parameters
+    ----------
+    y_true, y_score, events, sample_weight
+        As in :func:`roc_curve`; ``events="value"`` is allowed here.
+
+    Returns
+    -------
+    GainCurveResult
+        Use ``.at(0.1)`` for the share captured by the top 10 %.
+
+    Notes
+    -----
     Targeting the top fraction ``x`` of rows by decreasing score captures
 
     .. math::
@@ -619,15 +641,10 @@ def gain_curve(
     accuracy ratio ``(area - 1/2) / (perfect area - 1/2)`` summarise it; for binary events the
     ratio equals ``2 AUC - 1``.
 
-    Parameters
+    References
     ----------
-    y_true, y_score, events, sample_weight
-        As in :func:`roc_curve`; ``events="value"`` is allowed here.
-
-    Returns
-    -------
-    GainCurveResult
-        Use ``.at(0.1)`` for the share captured by the top 10 %.
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
 
     Examples
     --------
@@ -716,6 +733,17 @@ def lift_curve(
 ) -> LiftCurveResult:
     r"""Lift curve (Provost & Fawcett 2013, ch. 8): how much better than random targeting is.
 
+    Parameters
+    ----------
+    y_true, y_score, events, sample_weight
+        As in :func:`gain_curve` (``events="value"`` allowed).
+
+    Returns
+    -------
+    LiftCurveResult
+
+    Notes
+    -----
     .. math::
         \mathrm{Lift}(x) = \frac{G(x)}{x} = \frac{\mathrm{TPR}}{\%Y},
 
@@ -725,14 +753,10 @@ def lift_curve(
     with 20 % positives). Points are the distinct scores; between them the gain is straight, so
     ``.at(depth)`` is the expected lift under random tie-breaking.
 
-    Parameters
+    References
     ----------
-    y_true, y_score, events, sample_weight
-        As in :func:`gain_curve` (``events="value"`` allowed).
-
-    Returns
-    -------
-    LiftCurveResult
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
 
     Examples
     --------
@@ -836,6 +860,20 @@ def decile_table(
 ) -> DecileTableResult:
     r"""Gains table by score decile (or any number of equal bins): cumulative response and lift.
 
+    Parameters
+    ----------
+    y_true, y_score, events, sample_weight
+        As in :func:`gain_curve` (``events="value"``: the bins report value sums and means).
+    n_bins : int, default 10
+        Number of equal bins (10 = deciles, 20 = ventiles).
+
+    Returns
+    -------
+    DecileTableResult
+        With ``to_frame()`` for a pandas DataFrame.
+
+    Notes
+    -----
     Bin ``k`` holds the ranked slice from ``(k-1)/K`` to ``k/K`` of the (weighted) population,
     highest scores first, and reports its count, events, event rate, the cumulative gain
     ``G(k/K)``, the cumulative lift ``G(k/K) / (k/K)``, the bin lift (bin rate / overall rate)
@@ -848,17 +886,10 @@ def decile_table(
     events may be fractional. Bins that follow quantile cut points instead would have unequal
     sizes whenever scores tie.
 
-    Parameters
+    References
     ----------
-    y_true, y_score, events, sample_weight
-        As in :func:`gain_curve` (``events="value"``: the bins report value sums and means).
-    n_bins : int, default 10
-        Number of equal bins (10 = deciles, 20 = ventiles).
-
-    Returns
-    -------
-    DecileTableResult
-        With ``to_frame()`` for a pandas DataFrame.
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
 
     Examples
     --------
@@ -1110,6 +1141,27 @@ def profit_curve(
 ) -> ProfitCurveResult:
     r"""Profit by fraction targeted, the best depth and the best profit within a budget.
 
+    Parameters
+    ----------
+    y_true, y_score, events, sample_weight
+        As in :func:`roc_curve`. With ``value_margin``, ``events`` must be None or ``"value"``.
+    cost_benefit : array-like of shape (2, 2), optional
+        ``[[b_TP, b_FN], [b_FP, b_TN]]``: rows actual positive / negative, columns targeted /
+        not targeted (the slides' layout).
+    value_margin : float, optional
+        Profit per unit of ``y`` captured (instead of ``cost_benefit``).
+    cost_per_target : float, optional
+        Cost of one offer: required with ``value_margin`` and with ``budget``.
+    budget : float, optional
+        Total spend allowed; sample weights count as customers.
+
+    Returns
+    -------
+    ProfitCurveResult
+        The curve, baselines, ``best_*`` and ``budget_*`` summaries.
+
+    Notes
+    -----
     **Events** (binary ``y_true`` or an event definition): with the slides' cost-benefit matrix
 
     ======================  ============  ================
@@ -1141,24 +1193,10 @@ def profit_curve(
     targeting a tied group, valued at its expectation). ``cost_per_target`` with a
     ``cost_benefit`` matrix serves only this conversion (the matrix already holds the cost).
 
-    Parameters
+    References
     ----------
-    y_true, y_score, events, sample_weight
-        As in :func:`roc_curve`. With ``value_margin``, ``events`` must be None or ``"value"``.
-    cost_benefit : array-like of shape (2, 2), optional
-        ``[[b_TP, b_FN], [b_FP, b_TN]]``: rows actual positive / negative, columns targeted /
-        not targeted (the slides' layout).
-    value_margin : float, optional
-        Profit per unit of ``y`` captured (instead of ``cost_benefit``).
-    cost_per_target : float, optional
-        Cost of one offer: required with ``value_margin`` and with ``budget``.
-    budget : float, optional
-        Total spend allowed; sample weights count as customers.
-
-    Returns
-    -------
-    ProfitCurveResult
-        The curve, baselines, ``best_*`` and ``budget_*`` summaries.
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
 
     Examples
     --------
@@ -1317,17 +1355,6 @@ def best_model_by_depth(
 ) -> ModelByDepthResult:
     """Which model wins at each targeting depth, and where the winners cross.
 
-    The slides compare lift curves: "if targeting the top 25 % of customers the tree model is
-    best; beyond 25 % Naive Bayes". Each model's curve is read at every depth (expected values
-    inside ties), the best model is named per depth, and each change of winner is located
-    exactly: between the two grid depths around it, the curves are piecewise linear (gain,
-    profit) and the last point where the new winner overtakes the old one is solved for. A
-    change and change back between two grid depths is not seen: refine ``depths`` to see it.
-
-    At a fixed depth, gain and lift order the models identically (same ``x``), and so does
-    profit whenever a true positive is worth more than a false one; ``curve`` chooses the values
-    reported.
-
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -1347,6 +1374,24 @@ def best_model_by_depth(
     -------
     ModelByDepthResult
         ``winner`` per depth, ``crossing_depths`` and ``segments``.
+
+    Notes
+    -----
+    The slides compare lift curves: "if targeting the top 25 % of customers the tree model is
+    best; beyond 25 % Naive Bayes". Each model's curve is read at every depth (expected values
+    inside ties), the best model is named per depth, and each change of winner is located
+    exactly: between the two grid depths around it, the curves are piecewise linear (gain,
+    profit) and the last point where the new winner overtakes the old one is solved for. A
+    change and change back between two grid depths is not seen: refine ``depths`` to see it.
+
+    At a fixed depth, gain and lift order the models identically (same ``x``), and so does
+    profit whenever a true positive is worth more than a false one; ``curve`` chooses the values
+    reported.
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
     """
     if curve not in _CURVES:
         raise ValueError(f"curve must be one of {_CURVES}; got {curve!r}")
@@ -1441,7 +1486,38 @@ def best_model_by_depth(
 def roc_auc(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
-    """Area under the ROC curve (binary y, else events = true top 10 %; see roc_curve)."""
+    """Area under the ROC curve (binary y, else events = true top 10 %; see roc_curve).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+
+    Returns
+    -------
+    float
+        AUC in [0, 1]; 1/2 for a random score. Ties in the score count 1/2.
+
+    Notes
+    -----
+    AUC = P(score of a random event > score of a random non-event) + 1/2 P(tie), the area under
+    the ROC curve of :func:`roc_curve`.
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+
+    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
+    861-874. doi:10.1016/j.patrec.2005.10.010
+    """
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).auc
 
 
@@ -1451,7 +1527,34 @@ def roc_auc(
 def ks_statistic(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
-    """Kolmogorov-Smirnov statistic max(TPR - FPR) (binary y, else events = true top 10 %)."""
+    """Kolmogorov-Smirnov statistic max(TPR - FPR) (binary y, else events = true top 10 %).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+
+    Returns
+    -------
+    float
+        In [0, 1]: the largest gap between the ROC curve and the diagonal.
+
+    Notes
+    -----
+    KS = max_t (TPR(t) - FPR(t)) over the thresholds of :func:`roc_curve`.
+
+    References
+    ----------
+    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
+    861-874. doi:10.1016/j.patrec.2005.10.010
+    """
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).ks_statistic
 
 
@@ -1459,7 +1562,35 @@ def ks_statistic(
 def gain_area(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
-    """Area under the cumulative gain curve (binary y, else events = true top 10 %)."""
+    """Area under the cumulative gain curve (binary y, else events = true top 10 %).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+
+    Returns
+    -------
+    float
+        Area under the gain curve; 1/2 for random targeting.
+
+    Notes
+    -----
+    The exact integral of the piecewise-linear cumulative gain curve G(x) over [0, 1]
+    (:func:`gain_curve`).
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+    """
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).area
 
 
@@ -1469,7 +1600,38 @@ def gain_area(
 def accuracy_ratio(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
-    """Gain-curve accuracy ratio, 0 random to 1 perfect (= 2 AUC - 1 for binary events)."""
+    """Gain-curve accuracy ratio, 0 random to 1 perfect (= 2 AUC - 1 for binary events).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+
+    Returns
+    -------
+    float
+        In [-1, 1]: 0 for a random ranking, 1 for a perfect one.
+
+    Notes
+    -----
+    AR = (area - 1/2) / (perfect area - 1/2), with ``area`` the area under the cumulative gain
+    curve (:func:`gain_curve`); for binary events AR = 2 AUC - 1 (the Gini coefficient).
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+
+    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
+    861-874. doi:10.1016/j.patrec.2005.10.010
+    """
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).accuracy_ratio
 
 
@@ -1483,7 +1645,36 @@ def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight:
 def lift_at_5(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
-    """Lift when the top 5 % by prediction is targeted (binary y, else events = true top 10 %)."""
+    """Lift when the top 5 % by prediction is targeted (binary y, else events = true top 10 %).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+
+    Returns
+    -------
+    float
+        Event rate (or mean value) among the top 5 % divided by the overall rate; 1 for random
+        targeting.
+
+    Notes
+    -----
+    Lift(x) = G(x) / x = TPR(x) / x at x = 0.05, with G the cumulative gain curve of
+    :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+    """
     return _lift_at(y_true, y_pred, 0.05, events, sample_weight)
 
 
@@ -1491,7 +1682,36 @@ def lift_at_5(
 def lift_at_10(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
-    """Lift when the top 10 % by prediction is targeted (binary y, else events = true top 10 %)."""
+    """Lift when the top 10 % by prediction is targeted (binary y, else events = true top 10 %).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+
+    Returns
+    -------
+    float
+        Event rate (or mean value) among the top 10 % divided by the overall rate; 1 for random
+        targeting.
+
+    Notes
+    -----
+    Lift(x) = G(x) / x = TPR(x) / x at x = 0.10, with G the cumulative gain curve of
+    :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+    """
     return _lift_at(y_true, y_pred, 0.10, events, sample_weight)
 
 
@@ -1499,5 +1719,34 @@ def lift_at_10(
 def lift_at_20(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
-    """Lift when the top 20 % by prediction is targeted (binary y, else events = true top 10 %)."""
+    """Lift when the top 20 % by prediction is targeted (binary y, else events = true top 10 %).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+
+    Returns
+    -------
+    float
+        Event rate (or mean value) among the top 20 % divided by the overall rate; 1 for random
+        targeting.
+
+    Notes
+    -----
+    Lift(x) = G(x) / x = TPR(x) / x at x = 0.20, with G the cumulative gain curve of
+    :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+    """
     return _lift_at(y_true, y_pred, 0.20, events, sample_weight)
