@@ -162,6 +162,20 @@ def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
     loss : {"absolute", "squared"}
         L = |yhat - y| or (yhat - y)^2.
 
+    Returns
+    -------
+    StepAccuracy
+        A callable ``alpha(y_true, y_pred) -> ndarray`` of 0s and 1s.
+
+    Notes
+    -----
+    alpha = I(L <= t_L) (Torgo & Ribeiro 2009, eq. 8).
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+
     Examples
     --------
     >>> step_accuracy(0.5)([0.0, 0.0], [0.4, 0.6]).tolist()
@@ -173,8 +187,6 @@ def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
 def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -> SmoothAccuracy:
     r"""Smooth accuracy (Torgo & Ribeiro 2009, eq. 9): a Gaussian-shaped decay over [0, t_L].
 
-    .. math:: \alpha = I(L \le t_L) \left(1 - e^{-k (L - t_L)^2 / t_L^2}\right)
-
     Parameters
     ----------
     threshold : float
@@ -183,6 +195,20 @@ def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -
         Steepness; k = 8 reproduces Table 3 of Torgo & Ribeiro (2009) (the paper does not
         state it).
     loss : {"absolute", "squared"}
+
+    Returns
+    -------
+    SmoothAccuracy
+        A callable ``alpha(y_true, y_pred) -> ndarray`` of values in [0, 1].
+
+    Notes
+    -----
+    .. math:: \alpha = I(L \le t_L) \left(1 - e^{-k (L - t_L)^2 / t_L^2}\right)
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
 
     Examples
     --------
@@ -365,17 +391,6 @@ def regression_precision_recall(
 ) -> RegressionPrecisionRecallResult:
     r"""Precision, recall and F-beta for regression (Torgo & Ribeiro 2009, eqs. 6-11).
 
-    .. math::
-        \mathrm{recall} = \frac{\sum_{\phi(y_i) \ge t_E} \alpha_i\, \phi(y_i)}
-                               {\sum_{\phi(y_i) \ge t_E} \phi(y_i)}, \quad
-        \mathrm{precision} = \frac{\sum_{\phi(\hat y_i) \ge t_E} \alpha_i\, \phi(\hat y_i)}
-                                  {\sum_{\phi(\hat y_i) \ge t_E} \phi(\hat y_i)}, \quad
-        F_\beta = \frac{(\beta^2 + 1) P R}{\beta^2 P + R}
-
-    Events are the observations whose relevance reaches ``t_E``; alpha_i in [0, 1] is the accuracy
-    of prediction i. The paper's eq. 10 mixes >= and > between numerator and denominator;
-    ranklens uses >= in both. Case weights multiply every term.
-
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,)
@@ -405,6 +420,24 @@ def regression_precision_recall(
         No predicted events (Torgo & Ribeiro 2009, footnote 8: the model "has no precision score"):
         precision and F are NaN. No true events: recall and F are NaN. When precision = recall = 0,
         F = 0.
+
+    Notes
+    -----
+    .. math::
+        \mathrm{recall} = \frac{\sum_{\phi(y_i) \ge t_E} \alpha_i\, \phi(y_i)}
+                               {\sum_{\phi(y_i) \ge t_E} \phi(y_i)}, \quad
+        \mathrm{precision} = \frac{\sum_{\phi(\hat y_i) \ge t_E} \alpha_i\, \phi(\hat y_i)}
+                                  {\sum_{\phi(\hat y_i) \ge t_E} \phi(\hat y_i)}, \quad
+        F_\beta = \frac{(\beta^2 + 1) P R}{\beta^2 P + R}
+
+    Events are the observations whose relevance reaches ``t_E``; alpha_i in [0, 1] is the accuracy
+    of prediction i. The paper's eq. 10 mixes >= and > between numerator and denominator;
+    ranklens uses >= in both. Case weights multiply every term.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
 
     Examples
     --------
@@ -533,9 +566,6 @@ def regression_precision_recall_curve(
 ) -> RegressionPrecisionRecallCurveResult:
     r"""Utility-based precision, recall and F-beta at every event threshold, in O(n log n).
 
-    The measures of :func:`regression_precision_recall` for a whole range of t_E from one sort of
-    phi(y) and one of phi(yhat) (suffix sums), not one pass per threshold.
-
     Parameters
     ----------
     y_true, y_pred, relevance, accuracy, beta, sample_weight
@@ -549,6 +579,16 @@ def regression_precision_recall_curve(
     -----
     UndefinedMetricWarning
         Once, when the measures are undefined at some of the thresholds given.
+
+    Notes
+    -----
+    The measures of :func:`regression_precision_recall` for a whole range of t_E from one sort of
+    phi(y) and one of phi(yhat) (suffix sums), not one pass per threshold.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
     """
     beta = check_nonnegative_number(beta, "beta")
     prep = _prepare(y_true, y_pred, relevance, accuracy, sample_weight)
@@ -626,10 +666,35 @@ def regression_f_beta_curve(
 
     Parameters
     ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response.
+    y_pred : array-like of shape (n,)
+        Predicted values.
+    relevance : callable, optional
+        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
+        (:func:`ranklens.relevance.relevance_from_boxplot`).
+    event_threshold : float, default 0.5
+        t_E: rows with phi >= t_E are events.
+    accuracy : callable, optional
+        The accuracy function alpha (see :func:`regression_precision_recall`).
     betas : array-like, optional
         Non-negative values; default ``2 ** np.linspace(-4, 4, 33)`` (1/16 to 16).
-    Others
-        As in :func:`regression_precision_recall`.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; they multiply every term.
+
+    Returns
+    -------
+    RegressionFBetaCurveResult
+        F-beta for every beta, with the precision and recall it is computed from.
+
+    Notes
+    -----
+    F_beta = (1 + beta^2) P R / (beta^2 P + R) (Torgo & Ribeiro 2009, eq. 11), 0 when P = R = 0.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
     """
     if betas is None:
         b = 2.0 ** np.linspace(-4.0, 4.0, 33)
@@ -689,22 +754,34 @@ def relevance_weighted_error(
 ) -> float:
     r"""Mean loss with case weights phi(y_i) (Torgo & Ribeiro 2009, Sect. 3.1).
 
-    .. math:: \frac{\sum_i w_i \phi(y_i) L(\hat y_i, y_i)}{\sum_i w_i \phi(y_i)}
-
-    The case-weight alternative Torgo & Ribeiro discuss: it focuses on relevant **true** values, but
-    (their objection) does not penalise false alarms - a relevant prediction for an
-    irrelevant true value - which utility-based precision does.
-
     Parameters
     ----------
     relevance : callable, optional
         Default ``relevance_from_boxplot(y_true, extremes="auto")``.
     loss : {"squared", "absolute"}
 
+    Returns
+    -------
+    float
+        Lower is better.
+
     Warns
     -----
     UndefinedMetricWarning
         When every true value has zero relevance (NaN is returned).
+
+    Notes
+    -----
+    .. math:: \frac{\sum_i w_i \phi(y_i) L(\hat y_i, y_i)}{\sum_i w_i \phi(y_i)}
+
+    The case-weight alternative Torgo & Ribeiro discuss: it focuses on relevant **true** values, but
+    (their objection) does not penalise false alarms - a relevant prediction for an
+    irrelevant true value - which utility-based precision does.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
     """
     _check_loss(loss)
     prep = _prepare(
@@ -738,7 +815,34 @@ def relevance_weighted_error(
 def relevance_weighted_squared_error(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
 ) -> float:
-    """Relevance-weighted mean squared error; see :func:`relevance_weighted_error`."""
+    """Relevance-weighted mean squared error; see :func:`relevance_weighted_error`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response.
+    y_pred : array-like of shape (n,)
+        Predicted values.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; they multiply every term.
+    relevance : callable, optional
+        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
+        (:func:`ranklens.relevance.relevance_from_boxplot`).
+
+    Returns
+    -------
+    float
+        Lower is better.
+
+    Notes
+    -----
+    sum_i w_i phi(y_i) (yhat_i - y_i)^2 / sum_i w_i phi(y_i).
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    """
     return relevance_weighted_error(
         y_true, y_pred, relevance=relevance, loss="squared", sample_weight=sample_weight
     )
@@ -754,7 +858,34 @@ def relevance_weighted_squared_error(
 def relevance_weighted_absolute_error(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
 ) -> float:
-    """Relevance-weighted mean absolute error; see :func:`relevance_weighted_error`."""
+    """Relevance-weighted mean absolute error; see :func:`relevance_weighted_error`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response.
+    y_pred : array-like of shape (n,)
+        Predicted values.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; they multiply every term.
+    relevance : callable, optional
+        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
+        (:func:`ranklens.relevance.relevance_from_boxplot`).
+
+    Returns
+    -------
+    float
+        Lower is better.
+
+    Notes
+    -----
+    sum_i w_i phi(y_i) |yhat_i - y_i| / sum_i w_i phi(y_i).
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    """
     return relevance_weighted_error(
         y_true, y_pred, relevance=relevance, loss="absolute", sample_weight=sample_weight
     )
@@ -812,6 +943,18 @@ def sera(
 ) -> float:
     r"""Squared error-relevance area, SERA (Ribeiro & Moniz 2020), computed exactly.
 
+    Parameters
+    ----------
+    relevance : callable, optional
+        Default ``relevance_from_boxplot(y_true, extremes="auto")``.
+
+    Returns
+    -------
+    float
+        SERA, lower is better, in squared units of ``y``.
+
+    Notes
+    -----
     .. math::
         SER_t = \sum_{i:\, \phi(y_i) \ge t} (\hat y_i - y_i)^2, \qquad
         SERA = \int_0^1 SER_t\, dt = \sum_i \phi(y_i)\, (\hat y_i - y_i)^2
@@ -824,10 +967,10 @@ def sera(
     scaled by a power of two before squaring, so SERA is representable whenever its value is,
     whatever the magnitude of the data (errors of 1e200 or 1e-200).
 
-    Parameters
+    References
     ----------
-    relevance : callable, optional
-        Default ``relevance_from_boxplot(y_true, extremes="auto")``.
+    Ribeiro, R. P. and Moniz, N. (2020). Imbalanced regression and extreme value prediction.
+    *Machine Learning* 109(9), 1803-1835. doi:10.1007/s10994-020-05900-9
 
     Examples
     --------
@@ -848,8 +991,32 @@ def sera_curve(
 ) -> SeraCurveResult:
     """The SER_t curve at every distinct relevance value (one sort) and its exact area, SERA.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response.
+    y_pred : array-like of shape (n,)
+        Predicted values.
+    relevance : callable, optional
+        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
+        (:func:`ranklens.relevance.relevance_from_boxplot`).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; they multiply every term.
+
+    Returns
+    -------
+    SeraCurveResult
+        ``thresholds``, ``ser`` and the exact area ``sera``.
+
+    Notes
+    -----
     SER_t is a left-continuous step function of t, constant between consecutive distinct values
     of phi(y_true); ``ser[j]`` is its value at ``thresholds[j]``. See :func:`sera`.
+
+    References
+    ----------
+    Ribeiro, R. P. and Moniz, N. (2020). Imbalanced regression and extreme value prediction.
+    *Machine Learning* 109(9), 1803-1835. doi:10.1007/s10994-020-05900-9
     """
     prep = _sera_prepare(y_true, y_pred, relevance, sample_weight)
     sq, e = _sera_terms(prep)
@@ -882,7 +1049,39 @@ def utility_precision(
     event_threshold: float = 0.5,
     accuracy: AccuracyLike | None = None,
 ) -> float:
-    """Precision of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`)."""
+    """Precision of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response.
+    y_pred : array-like of shape (n,)
+        Predicted values.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; they multiply every term.
+    relevance : callable, optional
+        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
+        (:func:`ranklens.relevance.relevance_from_boxplot`).
+    event_threshold : float, default 0.5
+        t_E: rows with phi >= t_E are events.
+    accuracy : callable, optional
+        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
+
+    Returns
+    -------
+    float
+        Precision in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
+
+    Notes
+    -----
+    Precision of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
+    eq. 10, with >= in both sums); the registered metric uses the defaults above.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    """
     return regression_precision_recall(
         y_true,
         y_pred,
@@ -909,7 +1108,39 @@ def utility_recall(
     event_threshold: float = 0.5,
     accuracy: AccuracyLike | None = None,
 ) -> float:
-    """Recall of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`)."""
+    """Recall of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response.
+    y_pred : array-like of shape (n,)
+        Predicted values.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; they multiply every term.
+    relevance : callable, optional
+        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
+        (:func:`ranklens.relevance.relevance_from_boxplot`).
+    event_threshold : float, default 0.5
+        t_E: rows with phi >= t_E are events.
+    accuracy : callable, optional
+        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
+
+    Returns
+    -------
+    float
+        Recall in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
+
+    Notes
+    -----
+    Recall of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
+    eq. 6); the registered metric uses the defaults above.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    """
     return regression_precision_recall(
         y_true,
         y_pred,
@@ -936,7 +1167,39 @@ def utility_f1(
     event_threshold: float = 0.5,
     accuracy: AccuracyLike | None = None,
 ) -> float:
-    """F1 of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`)."""
+    """F1 of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values of the response.
+    y_pred : array-like of shape (n,)
+        Predicted values.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; they multiply every term.
+    relevance : callable, optional
+        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
+        (:func:`ranklens.relevance.relevance_from_boxplot`).
+    event_threshold : float, default 0.5
+        t_E: rows with phi >= t_E are events.
+    accuracy : callable, optional
+        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
+
+    Returns
+    -------
+    float
+        F1 in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
+
+    Notes
+    -----
+    F1 of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
+    eq. 11 with beta = 1); the registered metric uses the defaults above.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    """
     return regression_precision_recall(
         y_true,
         y_pred,
