@@ -242,11 +242,6 @@ def interval_score(
 ) -> float:
     """Mean interval score of central (1 - alpha) prediction intervals (lower is better).
 
-    ``S = (u - l) + (2/alpha)(l - y) 1{y < l} + (2/alpha)(y - u) 1{y > u}`` (Gneiting & Raftery
-    2007, eq. 43; Payne, Li & Qin 2016, "Penalized RMSPE"), averaged with ``sample_weight``. The
-    score is in the units of ``y``; it is proper: its expectation is minimised by the true
-    ``alpha/2`` and ``1 - alpha/2`` quantiles. Despite the ``_score`` name it is a loss.
-
     Parameters
     ----------
     y_true, lower, upper : array-like of shape (n,)
@@ -271,6 +266,17 @@ def interval_score(
         where the miss rate (0.2) was meant. Under the nominal level the coverage of n >= 20
         rows has a standard deviation of at most 0.112, so the margin is 2.7 of them or more.
 
+    Notes
+    -----
+    ``S = (u - l) + (2/alpha)(l - y) 1{y < l} + (2/alpha)(y - u) 1{y > u}`` (Gneiting & Raftery
+    2007, eq. 43; Payne, Li & Qin 2016, "Penalized RMSPE"), averaged with ``sample_weight``. The
+    score is in the units of ``y``; it is proper: its expectation is minimised by the true
+    ``alpha/2`` and ``1 - alpha/2`` quantiles. Despite the ``_score`` name it is a loss.
+
+    The score is proper but not strictly proper: any point between two quantiles of a
+    discrete predictive distribution scores the same. Payne et al. (2016) call it strictly proper;
+    ranklens follows Gneiting & Raftery (2007).
+
     References
     ----------
     Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
@@ -294,7 +300,32 @@ def interval_score(
 def interval_score_per_observation(
     y_true: Any, lower: Any, upper: Any, *, alpha: float
 ) -> np.ndarray:
-    """The interval score of each observation (see :func:`interval_score`), shape (n,)."""
+    """The interval score of each observation (see :func:`interval_score`), shape (n,).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    lower, upper : array-like of shape (n,)
+        Bounds of the prediction intervals (``lower <= upper``).
+    alpha : float in (0, 1)
+        Nominal miss rate: the intervals are central ``(1 - alpha)`` intervals.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The interval score of each observation.
+
+    Notes
+    -----
+    S_i = (u_i - l_i) + (2/alpha)(l_i - y_i) 1{y_i < l_i} + (2/alpha)(y_i - u_i) 1{y_i > u_i}.
+
+    References
+    ----------
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    doi:10.1198/016214506000001437
+    """
     y, lo, up = _check_intervals(y_true, lower, upper)
     a = _check_alpha(alpha)
     return _per_observation(y, lo, up, a)
@@ -311,8 +342,35 @@ def interval_score_decomposition(
 ) -> IntervalScoreResult:
     """Mean interval score split into width, penalty below and penalty above, with coverage.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    lower, upper : array-like of shape (n,)
+        Bounds of the prediction intervals (``lower <= upper``).
+    alpha : float in (0, 1)
+        Nominal miss rate: the intervals are central ``(1 - alpha)`` intervals.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    IntervalScoreResult
+        The mean score, its width and the two penalty parts, and the coverage.
+
+    Notes
+    -----
     ``score = mean(u - l) + (2/alpha) mean((l - y)_+) + (2/alpha) mean((y - u)_+)``; see
     :func:`interval_score` (Payne, Li & Qin 2016; Gneiting & Raftery 2007).
+
+    References
+    ----------
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    doi:10.1198/016214506000001437
+
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
     """
     y, lo, up = _check_intervals(y_true, lower, upper)
     a = _check_alpha(alpha)
@@ -350,12 +408,39 @@ def interval_coverage(
 ) -> float:
     """Empirical coverage: the (weighted) fraction of observations with ``lower <= y <= upper``.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    lower, upper : array-like of shape (n,)
+        Bounds of the prediction intervals (``lower <= upper``).
+    alpha : float in (0, 1), optional
+        Nominal miss rate; only validated (the common signature of interval measures).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    float
+        Fraction of observations inside their interval, in [0, 1]; judged by its distance to
+        ``1 - alpha``.
+
+    Notes
+    -----
     ``(1/n) sum 1{l_i <= y_i <= u_i}`` (Payne, Li & Qin 2016, "the empirical coverage
-    proportion"). Bounds are
-    inclusive, matching the interval score (no penalty on the boundary). ``alpha`` is accepted for
+    proportion"). Bounds are inclusive, matching the interval score (no penalty on the boundary). ``alpha`` is accepted for
     the common signature of interval measures and only validated; the nominal coverage is
     ``1 - alpha``. More coverage is not always better (an infinitely wide interval covers
     everything): read it with :func:`mean_interval_width`, or use :func:`interval_coverage_error`.
+
+    References
+    ----------
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
+
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    doi:10.1198/016214506000001437
     """
     y, lo, up = _check_intervals(y_true, lower, upper)
     if alpha is not None:
@@ -377,7 +462,21 @@ def interval_coverage_error(
 ) -> float:
     """Absolute gap between empirical coverage and the nominal ``1 - alpha`` (lower is better).
 
-    ``|coverage - (1 - alpha)|``; see :func:`interval_coverage`.
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    lower, upper : array-like of shape (n,)
+        Bounds of the prediction intervals (``lower <= upper``).
+    alpha : float in (0, 1)
+        Nominal miss rate: the intervals are central ``(1 - alpha)`` intervals.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    float
+        ``|coverage - (1 - alpha)|`` in [0, 1]; lower is better.
 
     Warns
     -----
@@ -385,6 +484,16 @@ def interval_coverage_error(
         When ``alpha > 0.5``, n >= 20 and the coverage exceeds ``1 - alpha`` by more than 0.3:
         ``alpha`` is then most likely the coverage level (0.8) where the miss rate (0.2) was
         meant (see :func:`interval_score`).
+
+    Notes
+    -----
+    ``|coverage - (1 - alpha)|``; see :func:`interval_coverage`.
+
+    References
+    ----------
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    doi:10.1198/016214506000001437
     """
     a = _check_alpha(alpha)
     y, lo, up = _check_intervals(y_true, lower, upper)
@@ -408,9 +517,34 @@ def mean_interval_width(
     """Mean width ``u - l`` of the intervals, the Lebesgue measure of Payne et al. (lower is
     better).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    lower, upper : array-like of shape (n,)
+        Bounds of the prediction intervals (``lower <= upper``).
+    alpha : float in (0, 1), optional
+        Nominal miss rate; only validated (the common signature of interval measures).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    float
+        The weighted mean of ``upper - lower``, in the units of ``y``.
+
+    Notes
+    -----
     ``y_true`` is checked for length only and ``alpha`` only validated; both are taken for the
     common signature of interval measures. Width alone rewards useless narrow intervals: read it
     with :func:`interval_coverage`, or use :func:`interval_score`, which balances the two.
+
+    mean_w(u_i - l_i).
+
+    References
+    ----------
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
     """
     y, lo, up = _check_intervals(y_true, lower, upper)
     if alpha is not None:
@@ -533,14 +667,6 @@ def weighted_interval_score(
 ) -> float:
     """Weighted interval score over K central intervals and the median (Bracher et al. 2021).
 
-    ``WIS = 1/(K + 1/2) * (1/2 |y - m| + sum_k (alpha_k/2) IS_{alpha_k}(l_k, u_k; y))``, averaged
-    over observations with ``sample_weight`` (lower is better). It equals twice the mean pinball
-    loss over the 2K + 1 quantile levels and approximates the CRPS as K grows.
-
-    Without a median the median term is dropped and the normaliser is K (twice the mean pinball
-    loss over the 2K levels given); with one level and no median this is ``alpha/2`` times the
-    interval score, which keeps the signature shared by interval measures usable.
-
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -560,6 +686,26 @@ def weighted_interval_score(
     See Also
     --------
     weighted_interval_score_from_quantiles : the same score from a matrix of predictive quantiles.
+
+    Notes
+    -----
+    ``WIS = 1/(K + 1/2) * (1/2 |y - m| + sum_k (alpha_k/2) IS_{alpha_k}(l_k, u_k; y))``, averaged
+    over observations with ``sample_weight`` (lower is better). It equals twice the mean pinball
+    loss over the 2K + 1 quantile levels and approximates the CRPS as K grows.
+
+    Without a median the median term is dropped and the normaliser is K (twice the mean pinball
+    loss over the 2K levels given); with one level and no median this is ``alpha/2`` times the
+    interval score, which keeps the signature shared by interval measures usable.
+
+    References
+    ----------
+    Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
+    forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
+    doi:10.1371/journal.pcbi.1008618
+
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    doi:10.1198/016214506000001437
     """
     y, lo, up, levels, m, w = _wis_parts(y_true, lower, upper, alpha, median, sample_weight)
     return _wis_decompose(y, lo, up, levels, m, w, per_observation=False).score
@@ -576,7 +722,36 @@ def weighted_interval_score_decomposition(
 ) -> IntervalScoreResult:
     """The weighted interval score with its dispersion / penalty parts, coverage per level and the
     score of each observation (Bracher et al. 2021, Sect. 2.2); see
-    :func:`weighted_interval_score`."""
+    :func:`weighted_interval_score`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    lower, upper : array-like of shape (n, K)
+        Bounds of the K central intervals (one column per level).
+    alpha : array-like of shape (K,)
+        The miss rate of each interval.
+    median : array-like of shape (n,), optional
+        The predictive median; without it the median term is dropped.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    IntervalScoreResult
+        The score, its dispersion and penalty parts, coverage per level and per-observation scores.
+
+    Notes
+    -----
+    WIS = 1/(K + 1/2) (1/2 |y - m| + sum_k (alpha_k / 2) IS_{alpha_k}(l_k, u_k; y)).
+
+    References
+    ----------
+    Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
+    forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
+    doi:10.1371/journal.pcbi.1008618
+    """
     y, lo, up, levels, m, w = _wis_parts(y_true, lower, upper, alpha, median, sample_weight)
     return _wis_decompose(y, lo, up, levels, m, w, per_observation=True)
 
@@ -586,10 +761,34 @@ def weighted_interval_score_from_quantiles(
 ) -> float:
     """Weighted interval score from predictive quantiles (e.g. a quantile regression's output).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    quantiles : array-like of shape (n, L)
+        Predictive quantiles, one column per level.
+    levels : array-like of shape (L,)
+        The quantile levels: pairs ``tau, 1 - tau`` with ``tau < 0.5``, plus optionally 0.5.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+
+    Returns
+    -------
+    float
+        The weighted interval score; lower is better.
+
+    Notes
+    -----
     ``quantiles[:, j]`` is the predictive ``levels[j]`` quantile. The levels must form central
     intervals: each ``tau < 0.5`` paired with ``1 - tau`` (alpha = 2 tau), plus optionally 0.5,
     the median. Equals ``2 / (number of levels) * sum_j pinball_{tau_j}`` (Bracher et al. 2021);
     for unpaired levels use ``sklearn.metrics.mean_pinball_loss`` per level instead.
+
+    References
+    ----------
+    Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
+    forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
+    doi:10.1371/journal.pcbi.1008618
 
     Examples
     --------
@@ -680,7 +879,28 @@ def intervals_by_prediction(
 ) -> OrderedIntervalsResult:
     """Each observation's interval and truth, ordered by the point prediction, for plots.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    y_pred : array-like of shape (n,)
+        Point predictions; the rows are ordered by them (stable for ties).
+    lower, upper : array-like of shape (n,)
+        Bounds of the prediction intervals.
+
+    Returns
+    -------
+    OrderedIntervalsResult
+        The truth, prediction, bounds and a covered flag, in increasing order of ``y_pred``.
+
+    Notes
+    -----
     The exact data are kept; a plotting layer may thin them for drawing.
+
+    References
+    ----------
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
     """
     y, yhat = check_pair(y_true, y_pred, min_n=1)
     _, lo, up = _check_intervals(y, lower, upper)
@@ -752,11 +972,43 @@ def interval_coverage_by_bin(
 ) -> CoverageByBinResult:
     """Empirical coverage by prediction bin (deciles by default), with Wilson intervals.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observations.
+    y_pred : array-like of shape (n,)
+        Point predictions; the bins are formed on them.
+    lower, upper : array-like of shape (n,)
+        Bounds of the prediction intervals.
+    n_bins : int, default 10
+        Number of bins of (about) equal total weight.
+    alpha : float in (0, 1), optional
+        Nominal miss rate; only validated (the common signature of interval measures).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    confidence_level : float, default 0.95
+        Level of the Wilson interval of each bin's coverage.
+
+    Returns
+    -------
+    CoverageByBinResult
+        Per bin: the prediction range, the coverage and its Wilson interval.
+
+    Notes
+    -----
     Bins split the rows sorted by ``y_pred`` into ``n_bins`` groups of (about) equal total weight.
     Rows tied in ``y_pred`` always share a bin: a block of ties goes to the bin holding the
     midpoint of its cumulative weight, so heavy ties can leave bins empty (they are omitted).
     A well-calibrated interval model covers about ``1 - alpha`` in every bin; coverage that drifts
     with the prediction shows intervals that are too narrow where the model predicts high (or low).
+
+    Wilson score interval for a binomial proportion, with the effective sample size of the
+    weighted bin.
+
+    References
+    ----------
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
     """
     y, yhat = check_pair(y_true, y_pred, min_n=1)
     _, lo, up = _check_intervals(y, lower, upper)
