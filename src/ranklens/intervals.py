@@ -428,10 +428,11 @@ def interval_coverage(
     Notes
     -----
     ``(1/n) sum 1{l_i <= y_i <= u_i}`` (Payne, Li & Qin 2016, "the empirical coverage
-    proportion"). Bounds are inclusive, matching the interval score (no penalty on the boundary). ``alpha`` is accepted for
-    the common signature of interval measures and only validated; the nominal coverage is
-    ``1 - alpha``. More coverage is not always better (an infinitely wide interval covers
-    everything): read it with :func:`mean_interval_width`, or use :func:`interval_coverage_error`.
+    proportion"). Bounds are inclusive, matching the interval score (no penalty on the boundary).
+    ``alpha`` is accepted for the common signature of interval measures and only validated; the
+    nominal coverage is ``1 - alpha``. More coverage is not always better (an infinitely wide
+    interval covers everything): read it with :func:`mean_interval_width`, or use
+    :func:`interval_coverage_error`.
 
     References
     ----------
