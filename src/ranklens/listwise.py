@@ -65,12 +65,6 @@ def ndcg_score(
 ) -> float:
     """Normalised discounted cumulative gain of one ranking by ``y_pred`` (higher is better).
 
-    ``DCG@k = sum_{i <= k} g(y_(i)) / log2(i + 1)`` over the rows in decreasing ``y_pred``;
-    ``NDCG@k = DCG@k / IDCG@k``, where IDCG ranks by ``y_true`` itself (Payne, Li & Qin 2016,
-    "Normalized Discounted Cumulative Gain"; Jarvelin & Kekalainen 2002). Rows tied in ``y_pred``
-    share the mean gain of their block (scikit-learn's ``ndcg_score`` with ``ignore_ties=False``),
-    so the result never depends on how ties happen to be ordered.
-
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -98,6 +92,25 @@ def ndcg_score(
     float
         NaN with an ``UndefinedMetricWarning`` when every ``y_true`` is 0 (IDCG = 0; scikit-learn
         returns 0 there).
+
+    Notes
+    -----
+    ``DCG@k = sum_{i <= k} g(y_(i)) / log2(i + 1)`` over the rows in decreasing ``y_pred``;
+    ``NDCG@k = DCG@k / IDCG@k``, where IDCG ranks by ``y_true`` itself (Payne, Li & Qin 2016,
+    "Normalized Discounted Cumulative Gain"; Jarvelin & Kekalainen 2002). Rows tied in ``y_pred``
+    share the mean gain of their block (scikit-learn's ``ndcg_score`` with ``ignore_ties=False``),
+    so the result never depends on how ties happen to be ordered.
+
+    References
+    ----------
+    Järvelin, K. and Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques.
+    *ACM Transactions on Information Systems* 20(4), 422-446. doi:10.1145/582415.582418
+
+    Burges, C. et al. (2005). Learning to rank using gradient descent. *Proceedings of the 22nd
+    International Conference on Machine Learning (ICML 2005)*, 89-96. doi:10.1145/1102351.1102363
+
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
 
     Examples
     --------
@@ -189,6 +202,29 @@ def ndcg_by_group(
 ) -> GroupedNDCGResult:
     """NDCG of each query in a long table (one row per item, ``groups`` naming its query).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Relevance of each item (non-negative).
+    y_pred : array-like of shape (n,)
+        Scores; each group is ranked by them, highest first.
+    groups : array-like of shape (n,)
+        The query each row belongs to.
+    k : int, optional
+        Score only the top k of each query (NDCG@k); default the whole list.
+    gains : {"linear", "exponential"}, default "linear"
+        ``g(y) = y`` or ``2^y - 1`` (see :func:`ndcg_score`).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative item weights (see :func:`ndcg_score`).
+
+    Returns
+    -------
+    GroupedNDCGResult
+        NDCG of every query, their mean over queries with a defined NDCG, and the count of
+        undefined ones.
+
+    Notes
+    -----
     Each group is ranked by ``y_pred`` on its own, with the same definition, tie rule, gains and
     weights as :func:`ndcg_score`; the mean is over queries, each counting once. All groups are
     scored in one O(n log n) pass. Groups of one row are allowed (their NDCG is 1).
@@ -197,6 +233,14 @@ def ndcg_by_group(
     left out of the mean and counted in ``n_undefined`` (with an ``UndefinedMetricWarning``).
     Conventions differ here: scikit-learn scores such a query 0, LightGBM 1; apply either to
     ``scores`` if needed.
+
+    NDCG_q@k = DCG_q@k / IDCG_q@k per query q, as in :func:`ndcg_score`; the mean counts each
+    query once.
+
+    References
+    ----------
+    Järvelin, K. and Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques.
+    *ACM Transactions on Information Systems* 20(4), 422-446. doi:10.1145/582415.582418
     """
     y, pred, k_float, exponential, w = _check_common(y_true, y_pred, k, gains, sample_weight, 1)
     codes, labels = as_group_codes(groups, y.shape[0])
@@ -245,17 +289,6 @@ def ndcg_by_group(
 def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None = None) -> float:
     """Payne et al.'s (2016) NDCG with rank-distance relevance ``rel_i = max(0, n - |p_i - t_i|)``.
 
-    The list holds the top items by true rank; item i (in increasing true rank ``t_i``) sits at
-    position i and has predicted rank ``p_i``. With gains ``2^rel - 1`` and discount
-    ``1/log2(i + 1)`` the text's NDCG overflows for n > 1000; ranklens uses the exact, stable
-    equivalent:
-
-    ``NDCG = (sum_i w_i 2^(-d_i) - 2^(-n) W) / ((1 - 2^(-n)) W)``,
-    ``w_i = 1/log2(i + 1)``, ``W = sum_i w_i``, ``d_i = min(|p_i - t_i|, n)``.
-
-    The paper's three examples (n = 20, top 10) give 0.897583, 0.900211 and 0.914857 (the
-    text's example terms drop the "- 1" and its IDCG mixes logarithm bases).
-
     Parameters
     ----------
     true_rank : array-like of shape (p,)
@@ -267,6 +300,32 @@ def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None 
         Total number of items ranked (p <= n).
     k : int, optional
         Score only the first ``k`` positions of the list.
+
+    Returns
+    -------
+    float
+        NDCG in [0, 1]; 1 when every item is predicted at its true rank.
+
+    Notes
+    -----
+    The list holds the top items by true rank; item i (in increasing true rank ``t_i``) sits at
+    position i and has predicted rank ``p_i``. With gains ``2^rel - 1`` and discount
+    ``1/log2(i + 1)`` the text's NDCG overflows for n > 1000; ranklens uses the exact, stable
+    equivalent:
+
+    ``NDCG = (sum_i w_i 2^(-d_i) - 2^(-n) W) / ((1 - 2^(-n)) W)``,
+    ``w_i = 1/log2(i + 1)``, ``W = sum_i w_i``, ``d_i = min(|p_i - t_i|, n)``.
+
+    The paper's three examples (n = 20, top 10) give 0.897583, 0.900211 and 0.914857 (the
+    text's example terms drop the "- 1" and its IDCG mixes logarithm bases).
+
+    References
+    ----------
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
+
+    Järvelin, K. and Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques.
+    *ACM Transactions on Information Systems* 20(4), 422-446. doi:10.1145/582415.582418
 
     Examples
     --------
