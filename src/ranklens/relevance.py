@@ -300,6 +300,18 @@ class ControlPointRelevance(Relevance):
 def medcouple(y: Any) -> float:
     r"""The medcouple of Brys, Hubert & Struyf (2004), a robust measure of skewness in [-1, 1].
 
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        At least one finite value.
+
+    Returns
+    -------
+    float
+        The medcouple in [-1, 1]; 0 for a symmetric sample, positive for right skew.
+
+    Notes
+    -----
     .. math::
         MC = \operatorname{med}_{x_i \ge m \ge x_j,\; x_i \ne x_j}
              \frac{(x_i - m) - (m - x_j)}{x_i - x_j}
@@ -310,10 +322,13 @@ def medcouple(y: Any) -> float:
     exactly in O(n log n) expected time (Johnson & Mizoguchi selection in the sorted kernel
     matrix), never by forming the n^2/4 pairs.
 
-    Parameters
+    References
     ----------
-    y : array-like of shape (n,)
-        At least one finite value.
+    Brys, G., Hubert, M. and Struyf, A. (2004). A robust measure of skewness. *Journal of
+    Computational and Graphical Statistics* 13(4), 996-1017. doi:10.1198/106186004X12632
+
+    Hubert, M. and Vandervieren, E. (2008). An adjusted boxplot for skewed distributions.
+    *Computational Statistics & Data Analysis* 52(12), 5186-5201. doi:10.1016/j.csda.2007.11.008
 
     Examples
     --------
@@ -549,6 +564,12 @@ def boxplot_stats(
         total weight, as the sample size. Their scale matters (weights 2, 2, 2 describe six
         observations, not three); they must sum to at least 2. Nothing is repeated in memory:
         a weight of 1e13 costs what a weight of 1 does.
+
+    Returns
+    -------
+    BoxplotStatsResult
+        Median, quartiles, fences, adjacent values, medcouple (when ``adjusted``) and outlier
+        counts.
 
     Notes
     -----
