@@ -169,6 +169,20 @@ def most_influential(
 ) -> InfluenceResult:
     """Exact search for the observation whose removal changes ``metric`` most (Rosset et al. 2005).
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), n >= 3
+    metric : str or MetricSpec
+        A registered point measure (see :func:`ranklens.available_metrics`).
+    metric_params : mapping, optional
+        Extra keyword arguments for the measure (e.g. ``{"epsilon": 0.5}``).
+
+    Returns
+    -------
+    InfluenceResult
+
+    Notes
+    -----
     For every row i the measure is evaluated on the other n - 1 rows; the row with the largest
     ``|value_without_i - value|`` is returned (the first such row on a tie; rows whose removal
     leaves the measure undefined, e.g. a constant ``y_true``, are skipped). Rosset et al. (2005)
@@ -196,17 +210,11 @@ def most_influential(
     Any other point measure (``method`` is ``"recomputation"``) is recomputed n times,
     O(n * cost): exact but meant for small n (a few thousand rows).
 
-    Parameters
+    References
     ----------
-    y_true, y_pred : array-like of shape (n,), n >= 3
-    metric : str or MetricSpec
-        A registered point measure (see :func:`ranklens.available_metrics`).
-    metric_params : mapping, optional
-        Extra keyword arguments for the measure (e.g. ``{"epsilon": 0.5}``).
-
-    Returns
-    -------
-    InfluenceResult
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
 
     Examples
     --------
@@ -296,9 +304,34 @@ def robustness_table(
 ) -> RobustnessTableResult:
     """Table 1 of Rosset et al. (2005) for any measures: entire set, excluding one, % change.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed values.
+    y_pred : array-like of shape (n,)
+        Predictions of one model.
+    metrics : sequence of str or MetricSpec, default Table 1's four
+        Registered measures to tabulate.
+
+    Returns
+    -------
+    RobustnessTableResult
+        Per measure: the value on the entire set, without its most influential row, the % change
+        and that row.
+
+    Notes
+    -----
     For each measure :func:`most_influential` finds its own most influential row (Table 1 removes
     a possibly different company per measure) and the table reports the value with and without
     it. The default measures are Table 1's: RMSE, MAE, Kendall's tau and Spearman's rho.
+
+    % change = 100 |excluding_one - entire_set| / |entire_set| (Rosset et al. 2005, Table 1).
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
 
     Examples
     --------
@@ -376,6 +409,22 @@ class BreakdownResult(Result):
 def proposition2_bound(metric: str | MetricSpec, n: int, k: IntArray | int) -> FloatArray:
     """Largest change of a rank measure when k of n observations are corrupted (no ties).
 
+    Parameters
+    ----------
+    metric : str or MetricSpec
+        A registered rank measure (e.g. ``"kendall_tau"``, ``"spearman_rho"``).
+    n : int
+        Number of observations.
+    k : int or array-like of int
+        Number of corrupted observations (0 <= k <= n).
+
+    Returns
+    -------
+    ndarray of float
+        The largest possible change of the measure for each k (no ties).
+
+    Notes
+    -----
     The bound the measure declares when it registers (its
     :attr:`~ranklens.metrics.MetricSpec.capabilities` ``breakdown``). For the registered rank
     measures, Rosset, Perlich & Zadrozny's Proposition 2 in its tight form:
@@ -388,6 +437,12 @@ def proposition2_bound(metric: str | MetricSpec, n: int, k: IntArray | int) -> F
     The paper states the looser ``2k/(n-1)`` and ``(6k/(n-1))(1/(n+1) + 1/2)``.
 
     Raises ``ValueError`` for a measure that declares no finite bound.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
     """
     spec = _resolve(metric)
     bound = _finite_bound(spec)
@@ -481,24 +536,6 @@ def breakdown_curve(
 ) -> BreakdownResult:
     """Evaluation breakdown (Rosset et al. 2005, Sect. 4): a measure after corrupting k rows.
 
-    For each k the responses ``y_true`` of k rows are replaced by gross errors and the measure is
-    recomputed:
-
-    * **adversarial**: the k rows with the most extreme predictions (alternately top and bottom)
-      get values far beyond the opposite end of ``y_true`` (1 to 2 times ``magnitude`` times its
-      range beyond it; when the measure rejects such values, as ``log_rmse`` rejects values
-      <= 0, and ``y_true`` is positive, ``min(y) / magnitude^(1..2)`` and
-      ``max(y) * magnitude^(1..2)`` instead). Every pair involving a corrupted row becomes
-      discordant: for a perfect ranking and k = 1 this attains the tight one-point bound.
-    * **random**: k rows drawn at random get gross errors of random direction; the mean over
-      ``n_random`` draws is reported.
-
-    The result shows Proposition 1 (a mean of an unbounded loss is driven arbitrarily far by a
-    single row: at k = 1 it already grows with ``magnitude``; ``max_change`` is ``inf``) and
-    Proposition 2 (tau~ and rho~ cannot move by more than ``max_change`` = O(k/n), see
-    :func:`proposition2_bound`; the bound is proven for data without ties and is NaN when
-    ``y_true`` or ``y_pred`` has ties).
-
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,), n >= 3
@@ -518,6 +555,35 @@ def breakdown_curve(
     Returns
     -------
     BreakdownResult
+
+    Notes
+    -----
+    For each k the responses ``y_true`` of k rows are replaced by gross errors and the measure is
+    recomputed:
+
+    * **adversarial**: the k rows with the most extreme predictions (alternately top and bottom)
+      get values far beyond the opposite end of ``y_true`` (1 to 2 times ``magnitude`` times its
+      range beyond it; when the measure rejects such values, as ``log_rmse`` rejects values
+      <= 0, and ``y_true`` is positive, ``min(y) / magnitude^(1..2)`` and
+      ``max(y) * magnitude^(1..2)`` instead). Every pair involving a corrupted row becomes
+      discordant: for a perfect ranking and k = 1 this attains the tight one-point bound.
+    * **random**: k rows drawn at random get gross errors of random direction; the mean over
+      ``n_random`` draws is reported.
+
+    The result shows Proposition 1 (a mean of an unbounded loss is driven arbitrarily far by a
+    single row: at k = 1 it already grows with ``magnitude``; ``max_change`` is ``inf``) and
+    Proposition 2 (tau~ and rho~ cannot move by more than ``max_change`` = O(k/n), see
+    :func:`proposition2_bound`; the bound is proven for data without ties and is NaN when
+    ``y_true`` or ``y_pred`` has ties).
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
 
     Examples
     --------
