@@ -119,11 +119,6 @@ def compare_metric_rankings(
 ) -> MetricRankingComparisonResult:
     r"""Rank many models by each metric and measure how much the rankings agree.
 
-    The analysis of Torgo & Ribeiro (2009), Sect. 5.2 and Figure 2 (MAD vs utility F):
-    for every metric the models are ranked by their score in the metric's registered direction
-    (:func:`ranklens.get_metric`), and every pair of rankings is compared by Kendall's tau-b (1:
-    same order, -1: reversed) with its p-value, and by the overlap of their top-k sets.
-
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -151,6 +146,18 @@ def compare_metric_rankings(
     UndefinedMetricWarning
         Kendall's tau is undefined for a pair where one ranking is constant (NaN is reported);
         warnings raised by the metrics are passed on once each.
+
+    Notes
+    -----
+    The analysis of Torgo & Ribeiro (2009), Sect. 5.2 and Figure 2 (MAD vs utility F):
+    for every metric the models are ranked by their score in the metric's registered direction
+    (:func:`ranklens.get_metric`), and every pair of rankings is compared by Kendall's tau-b (1:
+    same order, -1: reversed) with its p-value, and by the overlap of their top-k sets.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
 
     Examples
     --------
@@ -283,6 +290,23 @@ def ranking_agreement(
 ) -> RankingAgreementResult:
     """Kendall's tau and Spearman's rho between two models' predictions.
 
+    Parameters
+    ----------
+    pred_a, pred_b : array-like of shape (n,)
+        Predictions of the two models on the same rows.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (point estimates only).
+    confidence_level : float, default 0.95
+        Level of the interval for tau.
+
+    Returns
+    -------
+    RankingAgreementResult
+        Kendall's tau-b and Spearman's rho between the two predictions, with tau's interval and
+        p-values.
+
+    Notes
+    -----
     In the KDD Cup 98 donations study of Rosset, Perlich & Zadrozny (2007, Sect. 7) the linear
     model and the neural network disagree on RMSE and MAE yet rank the donors almost
     identically, tau = 0.9 and rho = 0.984 between their predictions, "much higher than that of
@@ -293,6 +317,8 @@ def ranking_agreement(
     weighted pairs count ``w_i w_j``). Symmetric in ``pred_a`` and ``pred_b``. For a bivariate
     normal pair with correlation r, tau = (2/pi) arcsin r and rho = (6/pi) arcsin(r/2): tau = 0.9
     goes with rho = 0.986, so the paper's two numbers are consistent.
+
+    Computed as :func:`ranklens.ranking.ranking_summary` with ``pred_a`` in place of the truth.
 
     References
     ----------
