@@ -228,13 +228,6 @@ def curve_bands(
 ) -> CurveBandsResult:
     """Bootstrap bands for a performance curve, and where model A beats model B along it.
 
-    Rosset et al. (2005), Sect. 5.4 (Figure 5) and (2007), Sect. 6.4: the AUC at every cutoff for
-    two models, with a bootstrap of their difference ("within a 0.1 to 0.9 cutoff range M1
-    outperforms M2 more than 95% of the time"; "the differences in AUC are significant at these
-    cutoffs"). The same paired resampling as :func:`compare_models` (one multiplicity vector per
-    replicate shared by all models), each curve recomputed with case weights ``multiplicity *
-    sample_weight`` and read off at a fixed grid.
-
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -261,6 +254,27 @@ def curve_bands(
     CurveBandsResult
         Pointwise and simultaneous (sup-t) bands per model; per pair the difference with its
         pointwise interval and the fraction of replicates in which ``a`` is above ``b``.
+
+    Notes
+    -----
+    Rosset et al. (2005), Sect. 5.4 (Figure 5) and (2007), Sect. 6.4: the AUC at every cutoff for
+    two models, with a bootstrap of their difference ("within a 0.1 to 0.9 cutoff range M1
+    outperforms M2 more than 95% of the time"; "the differences in AUC are significant at these
+    cutoffs"). The same paired resampling as :func:`compare_models` (one multiplicity vector per
+    replicate shared by all models), each curve recomputed with case weights ``multiplicity *
+    sample_weight`` and read off at a fixed grid.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+
+    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American
+    Statistical Association* 82(397), 171-185. doi:10.1080/01621459.1987.10478410
     """
     if curve not in _curve_kinds():
         raise ValueError(f"curve must be one of {_curve_kinds()}; got {curve!r}")
