@@ -575,6 +575,11 @@ def regression_precision_recall_curve(
         and y_pred up to the smaller of max phi(y_true) and max phi(y_pred), where both measures
         are defined (the exact step curve).
 
+    Returns
+    -------
+    RegressionPrecisionRecallCurveResult
+        Precision, recall and F-beta at every threshold, with the event counts.
+
     Warns
     -----
     UndefinedMetricWarning
