@@ -54,7 +54,7 @@ CASES: dict[str, tuple[str, float | None, float]] = {
     "compare_models, 4 metrics x 2 models, n = 1,000": (
         _DATA.format(n=1000)
         + "import ranklens\n"
-        + "ranklens.compare_models(y, {'a': p, 'b': q}, random_state=0, progress=False)\n",
+        + "ranklens.compare_models(y, {'a': p, 'b': q}, random_state=0, show_progress=False)\n",
         5.0,
         1.0,
     ),

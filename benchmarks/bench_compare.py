@@ -25,7 +25,7 @@ from scipy import stats
 
 from ranklens.compare import compare_models
 
-METRICS = ["kendall_tau", "spearman_rho", "rmse", "mae"]
+METRICS = ["kendall_tau", "spearman_rho", "root_mean_squared_error", "mean_absolute_error"]
 
 
 def _data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -70,7 +70,7 @@ def main(quick: bool) -> None:
         metrics=METRICS,
         n_bootstrap=20,
         random_state=0,
-        progress=False,
+        show_progress=False,
     )
 
     def ours(interval: str) -> None:
@@ -81,7 +81,7 @@ def main(quick: bool) -> None:
             n_bootstrap=n_boot,
             interval=interval,
             random_state=0,
-            progress=False,
+            show_progress=False,
         )
 
     t_pct = _best(lambda: ours("percentile"), repeats)
@@ -101,7 +101,7 @@ def main(quick: bool) -> None:
     t_peer = _best(peer, 1 if not quick else 2) * n_boot / n_peer
 
     res = compare_models(
-        y, preds, metrics=METRICS, n_bootstrap=n_boot, random_state=0, progress=False
+        y, preds, metrics=METRICS, n_bootstrap=n_boot, random_state=0, show_progress=False
     )
     print(f"n = {n:,}, {n_boot} paired replicates of tau, rho, RMSE, MAE for two models")
     print(f"evaluation paths: {dict(zip(res.metrics, res.evaluation))}")

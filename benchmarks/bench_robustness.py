@@ -75,7 +75,14 @@ def bench_influence(n: int) -> None:
             print(f"{name:<24}{t:>10.3f} s{mem:>10.0f}{human(naive):>22}{naive / t:>12.3g}")
         else:
             print(f"{name:<24}{t:>10.3f} s{mem:>10.0f}{'':>22}{'':>12}")
-    for name in ("mse", "rmse", "mae", "median_absolute_error", "rmspe", "log_rmse"):
+    for name in (
+        "mean_squared_error",
+        "root_mean_squared_error",
+        "mean_absolute_error",
+        "median_absolute_error",
+        "rmspe",
+        "log_rmse",
+    ):
         t = best_time(lambda name=name: ranklens.most_influential(y, p, name))
         print(f"{name:<24}{t:>10.3f} s")
 
@@ -86,9 +93,13 @@ def bench_residual(n: int) -> None:
     print(f"\nresidual measures vs scikit-learn, n = {n:,}")
     print(f"{'measure':<34}{'ranklens':>12}{'scikit-learn':>14}{'ratio (sk/rl)':>15}")
     pairs = [
-        ("mse", ranklens.mse, skm.mean_squared_error),
-        ("rmse", ranklens.rmse, skm.root_mean_squared_error),
-        ("mae", ranklens.mae, skm.mean_absolute_error),
+        ("mean_squared_error", ranklens.mean_squared_error, skm.mean_squared_error),
+        (
+            "root_mean_squared_error",
+            ranklens.root_mean_squared_error,
+            skm.root_mean_squared_error,
+        ),
+        ("mean_absolute_error", ranklens.mean_absolute_error, skm.mean_absolute_error),
         ("median_absolute_error", ranklens.median_absolute_error, skm.median_absolute_error),
     ]
     for label, ours, theirs in pairs:

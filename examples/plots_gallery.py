@@ -69,7 +69,9 @@ save(
     "precision_recall",
 )
 save(
-    plot.MetricAgreementDisplay.from_predictions(y, predictions, metrics=["mae", "kendall_tau"]),
+    plot.MetricAgreementDisplay.from_predictions(
+        y, predictions, metrics=["mean_absolute_error", "kendall_tau"]
+    ),
     "metric_agreement",
 )
 

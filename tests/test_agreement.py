@@ -35,7 +35,7 @@ def _models(rng, n=600):
 def test_scores_ranks_and_agreement_match_direct_computation(rng):
     y, preds = _models(rng)
     metrics = ["utility_f1", "sera", "relevance_weighted_absolute_error", "utility_recall"]
-    res = compare_metric_rankings(y, preds, metrics, top_k=3)
+    res = compare_metric_rankings(y, preds, metrics=metrics, top_k=3)
     assert res.models == tuple(preds)
     assert res.metrics == tuple(metrics)
     assert res.higher_is_better == (True, False, False, True)
@@ -57,10 +57,10 @@ def test_scores_ranks_and_agreement_match_direct_computation(rng):
 
 
 def test_mad_and_utility_f_disagree_as_in_figure_2(rng):
-    if "mae" not in available_metrics():
+    if "mean_absolute_error" not in available_metrics():
         pytest.skip("the residual metrics (issue 3) are not registered yet")
     y, preds = _models(rng)
-    res = compare_metric_rankings(y, preds, ["mae", "utility_f1"], top_k=5)
+    res = compare_metric_rankings(y, preds, metrics=["mean_absolute_error", "utility_f1"], top_k=5)
     # MAD's top five are all bulk models, F's all tail models: the rankings barely agree.
     assert res.kendall_tau[0, 1] < 0.2
     assert res.top_k_overlap[0, 1] == 0.0
@@ -69,7 +69,7 @@ def test_mad_and_utility_f_disagree_as_in_figure_2(rng):
 
 def test_direction_comes_from_the_registry(rng):
     y, preds = _models(rng)
-    res = compare_metric_rankings(y, preds, ["sera", "relevance_weighted_squared_error"])
+    res = compare_metric_rankings(y, preds, metrics=["sera", "relevance_weighted_squared_error"])
     # Both lower-is-better: the best model has the smallest score.
     for j in range(2):
         assert res.scores[np.argmin(res.ranks[:, j]), j] == np.min(res.scores[:, j])
@@ -80,7 +80,7 @@ def test_undefined_scores_rank_last_and_warn_once():
     y = np.r_[np.linspace(-1, 1, 40), 6.0, 7.0, -6.0]
     preds = {"silent": np.zeros_like(y), "good": y + 0.01, "ok": y * 0.9, "silent2": y * 0.01}
     with pytest.warns(UndefinedMetricWarning, match="no predicted events") as rec:
-        res = compare_metric_rankings(y, preds, ["utility_f1", "sera"], top_k=2)
+        res = compare_metric_rankings(y, preds, metrics=["utility_f1", "sera"], top_k=2)
     messages = [str(r.message) for r in rec if "no predicted events" in str(r.message)]
     assert len(messages) == 1
     f1 = res.scores[:, 0]
@@ -96,7 +96,7 @@ def test_constant_ranking_gives_nan_tau_with_warning():
     preds = {"a": np.zeros_like(y), "b": np.zeros_like(y) + 1e-3}
     # utility_precision is undefined (NaN, ranked last and tied) for both models.
     with pytest.warns(UndefinedMetricWarning) as rec:
-        res = compare_metric_rankings(y, preds, ["utility_precision", "sera"])
+        res = compare_metric_rankings(y, preds, metrics=["utility_precision", "sera"])
     assert any("gives every model the same rank" in str(r.message) for r in rec)
     assert math.isnan(res.kendall_tau[0, 1]) and math.isnan(res.kendall_tau[0, 0])
     assert res.kendall_tau[1, 1] == 1.0
@@ -105,7 +105,7 @@ def test_constant_ranking_gives_nan_tau_with_warning():
 def test_sample_weight_is_passed_to_every_metric(rng):
     y, preds = _models(rng, 200)
     w = rng.integers(0, 3, size=200).astype(float)
-    res = compare_metric_rankings(y, preds, ["sera"], sample_weight=w)
+    res = compare_metric_rankings(y, preds, metrics=["sera"], sample_weight=w)
     assert res.scores[0, 0] == pytest.approx(sera(y, preds["bulk0"], sample_weight=w))
 
 
@@ -114,7 +114,7 @@ def test_top_k_is_capped_and_ties_follow_input_order():
     phi = SigmoidRelevance(-2.0, 2.0)
     assert phi is not None
     same = y + 0.2
-    res = compare_metric_rankings(y, {"x": same, "y": same.copy()}, ["sera"], top_k=10)
+    res = compare_metric_rankings(y, {"x": same, "y": same.copy()}, metrics=["sera"], top_k=10)
     assert res.top_k == 2
     assert res.best_models == ("x",)
 
@@ -134,7 +134,7 @@ def test_top_k_is_capped_and_ties_follow_input_order():
 def test_bad_input(predictions, metrics, pattern):
     y = np.array([1.0, 2.0, 3.0, 4.0, 50.0])
     with pytest.raises(ValueError, match=pattern):
-        compare_metric_rankings(y, predictions, metrics)
+        compare_metric_rankings(y, predictions, metrics=metrics)
 
 
 def test_interval_metrics_are_rejected():
@@ -143,13 +143,13 @@ def test_interval_metrics_are_rejected():
         pytest.skip("no interval metric registered yet")
     y = np.array([1.0, 2.0, 3.0, 4.0, 50.0])
     with pytest.raises(ValueError, match="only point metrics"):
-        compare_metric_rankings(y, {"a": y, "b": y}, [interval[0]])
+        compare_metric_rankings(y, {"a": y, "b": y}, metrics=[interval[0]])
 
 
 def test_bad_top_k():
     y = np.array([1.0, 2.0, 3.0, 4.0, 50.0])
     with pytest.raises(ValueError, match="top_k must be an integer"):
-        compare_metric_rankings(y, {"a": y, "b": y}, ["sera"], top_k=0)
+        compare_metric_rankings(y, {"a": y, "b": y}, metrics=["sera"], top_k=0)
 
 
 def test_metric_specs_with_bound_parameters_are_accepted():
@@ -167,8 +167,8 @@ def test_metric_specs_with_bound_parameters_are_accepted():
     bound = dataclasses.replace(
         get_metric("utility_f1"), func=functools.partial(utility_f1, relevance=phi)
     )
-    res = compare_metric_rankings(y, preds, [bound, "mae"], top_k=1)
-    assert res.metrics == ("utility_f1", "mae")
+    res = compare_metric_rankings(y, preds, metrics=[bound, "mean_absolute_error"], top_k=1)
+    assert res.metrics == ("utility_f1", "mean_absolute_error")
     expected = [utility_f1(y, preds[m], relevance=phi) for m in ("good", "bad")]
     np.testing.assert_allclose(res.scores[:, 0], expected)
     assert res.best_models == ("good", "good")

@@ -232,7 +232,7 @@ def test_batched_form_equals_the_function_in_every_bootstrap_replicate(name, wei
     y, p = DATASETS[3]
     rng = np.random.default_rng(5)
     preds = {"a": p, "b": np.round(y * rng.lognormal(sigma=0.8, size=y.shape[0]), 1)}
-    kw = dict(n_bootstrap=30, random_state=2, progress=False, interval="percentile")
+    kw = dict(n_bootstrap=30, random_state=2, show_progress=False, interval="percentile")
     if weighted:
         kw["sample_weight"] = rng.integers(0, 4, size=y.shape[0]).astype(float)
     with warnings.catch_warnings():
@@ -332,7 +332,7 @@ def test_the_engine_uses_the_declared_leave_one_out(name):
 @pytest.mark.parametrize("name", _declared("variance"))
 def test_declared_variance_reaches_the_comparison(name):
     y, p = DATASETS[5]
-    res = compare_models(y, {"m": p}, metrics=[name], n_bootstrap=20, progress=False)
+    res = compare_models(y, {"m": p}, metrics=[name], n_bootstrap=20, show_progress=False)
     plug_in, unbiased = _caps(name).variance(y, p)
     assert res.variance_plug_in[0, 0] == plug_in and res.variance_unbiased[0, 0] == unbiased
 

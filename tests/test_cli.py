@@ -82,7 +82,9 @@ def test_evaluate_writes_every_registered_measure(tmp_path, csv):
     assert -1 <= doc["models"]["gbm"]["kendall_tau"] <= 1
     for name in point:
         assert doc["metrics"][name]["family"]
-        assert isinstance(doc["metrics"][name]["higher_is_better"], bool)
+        info = doc["metrics"][name]
+        assert info["direction"] in ("higher", "lower", "target", "neutral")
+        assert info["higher_is_better"] is {"higher": True, "lower": False}.get(info["direction"])
     comparisons = doc["comparisons"]
     assert comparisons["models"] == ["gbm", "linear"]
     assert "kendall_tau" in comparisons["metrics"]
@@ -168,7 +170,7 @@ def test_a_measure_that_raises_is_a_failure_exit_1(tmp_path, csv, monkeypatch):
     assert doc["failures"] == [
         {"model": "gbm", "measure": "exploding_error", "message": problem["message"]}
     ]
-    assert doc["models"]["gbm"]["mae"] is not None
+    assert doc["models"]["gbm"]["mean_absolute_error"] is not None
 
 
 def test_intervals_add_the_interval_measures(tmp_path, frame):

@@ -124,8 +124,8 @@ def test_binary_target_matches_sklearn_and_scipy(tmp_path, binary, suffix, dtype
         assert got["roc_auc"] == pytest.approx(roc_auc_score(y, p), **TOL)
         assert got["kendall_tau"] == pytest.approx(stats.kendalltau(y, p).statistic, **TOL)
         assert got["spearman_rho"] == pytest.approx(stats.spearmanr(y, p).statistic, **TOL)
-        assert got["mse"] == pytest.approx(mean_squared_error(y, p), **TOL)
-        assert got["mae"] == pytest.approx(mean_absolute_error(y, p), **TOL)
+        assert got["mean_squared_error"] == pytest.approx(mean_squared_error(y, p), **TOL)
+        assert got["mean_absolute_error"] == pytest.approx(mean_absolute_error(y, p), **TOL)
         assert got["median_absolute_error"] == pytest.approx(median_absolute_error(y, p), **TOL)
         assert doc["curves"]["roc"][model]["auc"] == pytest.approx(roc_auc_score(y, p), **TOL)
     # Lift at 10%: the top 30 of 300 distinct scores, against the event rate.
@@ -153,8 +153,12 @@ def test_weights_match_sklearn_sample_weight(tmp_path, binary):
     got = doc["models"]["gbm"]
     assert doc["settings"]["sample_weight"] == "given"
     assert got["roc_auc"] == pytest.approx(roc_auc_score(y, p, sample_weight=w), **TOL)
-    assert got["mse"] == pytest.approx(mean_squared_error(y, p, sample_weight=w), **TOL)
-    assert got["mae"] == pytest.approx(mean_absolute_error(y, p, sample_weight=w), **TOL)
+    assert got["mean_squared_error"] == pytest.approx(
+        mean_squared_error(y, p, sample_weight=w), **TOL
+    )
+    assert got["mean_absolute_error"] == pytest.approx(
+        mean_absolute_error(y, p, sample_weight=w), **TOL
+    )
     unweighted = roc_auc_score(y, p)
     assert not math.isclose(got["roc_auc"], unweighted, rel_tol=1e-6)
 
@@ -526,7 +530,7 @@ def test_json_to_stdout_is_json_only(tmp_path, wallet_csv):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)  # the whole of stdout
-    assert doc["models"]["gbm"]["mae"] > 0
+    assert doc["models"]["gbm"]["mean_absolute_error"] > 0
     assert "kendall_tau" in result.stderr  # the table went to stderr
 
 

@@ -54,11 +54,11 @@ def test_weighted_replicates_equal_materialised_resamples(rng):
     res = compare_models(
         y,
         preds,
-        metrics=["rmse", "mae", "median_absolute_error"],
+        metrics=["root_mean_squared_error", "mean_absolute_error", "median_absolute_error"],
         n_bootstrap=70,
         random_state=11,
         interval="percentile",
-        progress=False,
+        show_progress=False,
     )
     assert res.evaluation == ("kernel", "kernel", "generic")
     ref = materialised_bootstrap(
@@ -70,8 +70,15 @@ def test_weighted_replicates_equal_materialised_resamples(rng):
 def test_kernel_path_equals_generic_path_with_weights(rng):
     y, preds = _wallets(rng, 120)
     w = rng.integers(0, 4, y.shape[0]).astype(float)
-    names = ["rmse", "mae", "mse", "log_rmse", "rmspe", "epsilon_insensitive_loss"]
-    kwargs = dict(n_bootstrap=50, random_state=3, sample_weight=w, progress=False)
+    names = [
+        "root_mean_squared_error",
+        "mean_absolute_error",
+        "mean_squared_error",
+        "log_rmse",
+        "rmspe",
+        "epsilon_insensitive_loss",
+    ]
+    kwargs = dict(n_bootstrap=50, random_state=3, sample_weight=w, show_progress=False)
     fast = compare_models(y, preds, metrics=names, **kwargs)
     slow = compare_models(y, preds, metrics=[_generic(n) for n in names], **kwargs)
     assert set(fast.evaluation) == {"kernel"}
@@ -83,11 +90,37 @@ def test_kernel_path_equals_generic_path_with_weights(rng):
 
 def test_same_random_state_same_numbers_and_prefix_property(rng):
     y, preds = _wallets(rng, 200)
-    a = compare_models(y, preds, metrics=["mae"], n_bootstrap=150, random_state=5, progress=False)
-    b = compare_models(y, preds, metrics=["mae"], n_bootstrap=150, random_state=5, progress=False)
-    c = compare_models(y, preds, metrics=["mae"], n_bootstrap=150, random_state=6, progress=False)
+    a = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=150,
+        random_state=5,
+        show_progress=False,
+    )
+    b = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=150,
+        random_state=5,
+        show_progress=False,
+    )
+    c = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=150,
+        random_state=6,
+        show_progress=False,
+    )
     short = compare_models(
-        y, preds, metrics=["mae"], n_bootstrap=40, random_state=5, progress=False
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=40,
+        random_state=5,
+        show_progress=False,
     )
     np.testing.assert_array_equal(a.replicates, b.replicates)
     np.testing.assert_array_equal(a.ci_lower, b.ci_lower)
@@ -101,10 +134,10 @@ def test_generator_random_state_is_accepted(rng):
     res = compare_models(
         y,
         preds,
-        metrics=["mae"],
+        metrics=["mean_absolute_error"],
         n_bootstrap=20,
         random_state=np.random.default_rng(1),
-        progress=False,
+        show_progress=False,
     )
     assert np.isfinite(res.std_error).all()
 
@@ -121,10 +154,10 @@ def test_independent_of_thread_count(rng):
                 compare_models(
                     y,
                     preds,
-                    metrics=["rmse", "mae"],
+                    metrics=["root_mean_squared_error", "mean_absolute_error"],
                     n_bootstrap=130,
                     random_state=9,
-                    progress=False,
+                    show_progress=False,
                 )
             )
     finally:
@@ -137,7 +170,14 @@ def test_the_comparison_is_paired(rng):
     """B = A + tiny noise: the paired difference is far more precise than either value."""
     y, preds = _wallets(rng, 400)
     preds = {"a": preds["m1"], "b": preds["m1"] + rng.normal(0, 1e-3, y.shape[0])}
-    res = compare_models(y, preds, metrics=["mae"], n_bootstrap=200, random_state=0, progress=False)
+    res = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=200,
+        random_state=0,
+        show_progress=False,
+    )
     assert res.difference_sd[0, 0] < 0.01 * res.std_error[0].min()
 
 
@@ -158,12 +198,12 @@ def test_intervals_equal_scipy_on_the_same_replicates(rng, interval):
     res = compare_models(
         y,
         preds,
-        metrics=["mae"],
+        metrics=["mean_absolute_error"],
         n_bootstrap=400,
         random_state=2,
         interval=interval,
         confidence_level=0.9,
-        progress=False,
+        show_progress=False,
     )
     for m, pred in enumerate(preds.values()):
         ci = stats.bootstrap(
@@ -192,7 +232,12 @@ def test_gaussian_p_values_follow_table_2_convention(rng):
         assert stats.norm.sf(diff / sd) == pytest.approx(printed, rel=2e-3, abs=1e-5)
     y, preds = _wallets(rng, 300)
     res = compare_models(
-        y, preds, n_bootstrap=100, random_state=1, progress=False, metrics=["rmse", "mae"]
+        y,
+        preds,
+        n_bootstrap=100,
+        random_state=1,
+        show_progress=False,
+        metrics=["root_mean_squared_error", "mean_absolute_error"],
     )
     z = res.difference / res.difference_sd
     np.testing.assert_allclose(res.z, z)
@@ -209,11 +254,11 @@ def test_bootstrap_p_values_of_exchangeable_models_are_uniform():
         res = compare_models(
             y,
             preds,
-            metrics=["mae"],
+            metrics=["mean_absolute_error"],
             n_bootstrap=200,
             interval="percentile",
             random_state=rng,
-            progress=False,
+            show_progress=False,
         )
         p_values.append(res.p_value[0, 0])
     assert stats.kstest(p_values, "uniform").pvalue > 1e-3
@@ -224,11 +269,11 @@ def test_permutation_test_matches_reference(rng):
     res = compare_models(
         y,
         preds,
-        metrics=["rmse", "median_absolute_error"],
+        metrics=["root_mean_squared_error", "median_absolute_error"],
         n_bootstrap=60,
         method="permutation",
         random_state=4,
-        progress=False,
+        show_progress=False,
     )
     assert isinstance(res, PermutationTestResult) and res.n_permutations == 60
     assert res.null_differences.shape == (60, 2, 1)
@@ -253,11 +298,11 @@ def test_permutation_of_identical_models_gives_p_one(rng):
     res = compare_models(
         y,
         {"a": preds["m1"], "b": preds["m1"]},
-        metrics=["mae"],
+        metrics=["mean_absolute_error"],
         n_bootstrap=30,
         method="permutation",
         random_state=0,
-        progress=False,
+        show_progress=False,
     )
     assert res.difference[0, 0] == 0
     assert res.p_value[0, 0] == 1.0
@@ -270,10 +315,10 @@ def test_identical_models_bootstrap(rng):
     res = compare_models(
         y,
         {"a": preds["m1"], "b": preds["m1"]},
-        metrics=["mae"],
+        metrics=["mean_absolute_error"],
         n_bootstrap=30,
         random_state=0,
-        progress=False,
+        show_progress=False,
     )
     assert res.difference_sd[0, 0] == 0 and res.p_value[0, 0] == 1.0
     assert res.difference_ci_lower[0, 0] == 0 == res.difference_ci_upper[0, 0]
@@ -283,7 +328,9 @@ def test_bca_shifts_towards_the_skew_of_rmse(rng):
     """RMSE on a long-tailed target: the BCa interval sits to the right of the percentile one."""
     y = rng.lognormal(0, 1.5, 400)
     preds = {"a": y * rng.lognormal(0, 0.5, 400)}
-    kw = dict(metrics=["rmse"], n_bootstrap=1000, random_state=0, progress=False)
+    kw = dict(
+        metrics=["root_mean_squared_error"], n_bootstrap=1000, random_state=0, show_progress=False
+    )
     bca = compare_models(y, preds, interval="bca", **kw)
     pct = compare_models(y, preds, interval="percentile", **kw)
     assert bca.ci_upper[0, 0] > pct.ci_upper[0, 0]
@@ -305,13 +352,13 @@ def _fragile(y_true, y_pred, *, sample_weight=None):
 
 
 def test_undefined_replicates_are_counted_and_reported(rng):
-    spec = dataclasses.replace(get_metric("mae"), name="fragile", func=_fragile)
+    spec = dataclasses.replace(get_metric("mean_absolute_error"), name="fragile", func=_fragile)
     y, preds = _wallets(rng, 5)
     with pytest.warns(
         UndefinedMetricWarning, match=r"fragile of model 'm[12]' is undefined in \d+ of 200"
     ):
         res = compare_models(
-            y, preds, metrics=[spec], n_bootstrap=200, random_state=0, progress=False
+            y, preds, metrics=[spec], n_bootstrap=200, random_state=0, show_progress=False
         )
     assert (res.n_undefined > 0).all()
     assert (res.n_undefined == np.isnan(res.replicates).sum(axis=0)).all()
@@ -327,19 +374,24 @@ def test_frames_and_dict(rng):
     y, preds = _wallets(rng, 100)
     preds["m3"] = y + rng.normal(0, 2, y.shape[0])
     res = compare_models(
-        y, preds, metrics=["rmse", "mae"], n_bootstrap=50, random_state=0, progress=False
+        y,
+        preds,
+        metrics=["root_mean_squared_error", "mean_absolute_error"],
+        n_bootstrap=50,
+        random_state=0,
+        show_progress=False,
     )
     assert isinstance(res, ComparisonResult)
     assert res.pairs == (("m1", "m2"), ("m1", "m3"), ("m2", "m3"))
     frame = res.to_frame()
     assert len(frame) == 2 * 3
     row = frame.iloc[0]
-    assert (row.metric, row.model_a, row.model_b) == ("rmse", "m1", "m2")
+    assert (row.metric, row.model_a, row.model_b) == ("root_mean_squared_error", "m1", "m2")
     assert row.difference == pytest.approx(row.value_a - row.value_b)
     assert row.better == ("m1" if row.value_a < row.value_b else "m2")
     values = res.values_frame()
     assert len(values) == 2 * 3
-    assert values.loc[1, "value"] == res.value("rmse", "m2")
+    assert values.loc[1, "value"] == res.value("root_mean_squared_error", "m2")
     assert (values.ci_lower <= values.value).all() and (values.value <= values.ci_upper).all()
     json.dumps(res.to_dict())
     assert "ComparisonResult(" in repr(res)
@@ -374,6 +426,7 @@ BOOTSTRAP_FIELDS = [
     "n_bootstrap",
     "confidence_level",
     "replicates",
+    "targets",
 ]
 PERMUTATION_FIELDS = [
     "models",
@@ -391,6 +444,7 @@ PERMUTATION_FIELDS = [
     "method",
     "n_permutations",
     "null_differences",
+    "targets",
 ]
 PAIR_KEYS = ["metric", "model_a", "model_b", "value_a", "value_b", "difference"]
 
@@ -398,7 +452,12 @@ PAIR_KEYS = ["metric", "model_a", "model_b", "value_a", "value_b", "difference"]
 def _both(rng, n=80, **kwargs):
     y, preds = _wallets(rng, n)
     preds["m3"] = y * rng.lognormal(0.0, 0.7, n)
-    kw = dict(metrics=["rmse", "kendall_tau"], n_bootstrap=20, random_state=0, progress=False)
+    kw = dict(
+        metrics=["root_mean_squared_error", "kendall_tau"],
+        n_bootstrap=20,
+        random_state=0,
+        show_progress=False,
+    )
     kw.update(kwargs)
     return compare_models(y, preds, **kw), compare_models(y, preds, method="permutation", **kw)
 
@@ -464,12 +523,16 @@ def test_permutation_numbers_are_unchanged():
         res = compare_models(
             y,
             preds,
-            metrics=["rmse", "kendall_tau", "median_absolute_error"],  # ratio, rank, generic
+            metrics=[
+                "root_mean_squared_error",
+                "kendall_tau",
+                "median_absolute_error",
+            ],  # ratio, rank, generic
             n_bootstrap=199,
             method="permutation",
             random_state=42,
             sample_weight=w if weighted else None,
-            progress=False,
+            show_progress=False,
         )
         assert res.evaluation == ("kernel", "kernel", "generic")
         np.testing.assert_allclose(res.p_value, p_two, rtol=1e-12)
@@ -533,12 +596,12 @@ def test_permutation_result_repr_dict_and_lookup(rng):
     assert list(doc) == PERMUTATION_FIELDS and doc["method"] == "permutation"
     assert perm.value("kendall_tau", "m2") == perm.values[1, 1]
     with pytest.raises(ValueError, match="model 'm9' is not in this comparison"):
-        perm.value("rmse", "m9")
+        perm.value("root_mean_squared_error", "m9")
     assert json.loads(json.dumps(_both(rng)[0].to_dict()))["method"] == "bootstrap"
 
 
 def test_old_access_patterns_keep_working(rng):
-    boot, perm = _both(rng, metrics=["kendall_tau", "mae"])
+    boot, perm = _both(rng, metrics=["kendall_tau", "mean_absolute_error"])
     # the fields every comparison had and that mean the same for the permutation test
     for name in ("difference", "z", "p_value", "p_value_one_sided"):
         assert getattr(perm, name).shape == (2, 3), name
@@ -594,21 +657,43 @@ def test_dataframe_of_predictions(rng, kind):
     y, preds = _wallets(rng, 40)
     frame = pd.DataFrame(preds) if kind == "pandas" else pl.DataFrame(preds)
     res = compare_models(
-        pd.Series(y), frame, metrics=["mae"], n_bootstrap=20, random_state=0, progress=False
+        pd.Series(y),
+        frame,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=20,
+        random_state=0,
+        show_progress=False,
     )
-    ref = compare_models(y, preds, metrics=["mae"], n_bootstrap=20, random_state=0, progress=False)
+    ref = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=20,
+        random_state=0,
+        show_progress=False,
+    )
     assert res.models == ("m1", "m2")
     np.testing.assert_array_equal(res.replicates, ref.replicates)
 
 
 def test_default_metrics_are_table_2s():
-    assert DEFAULT_COMPARISON_METRICS == ("rmse", "mae", "kendall_tau", "spearman_rho")
+    assert DEFAULT_COMPARISON_METRICS == (
+        "root_mean_squared_error",
+        "mean_absolute_error",
+        "kendall_tau",
+        "spearman_rho",
+    )
 
 
 def test_a_single_model_gets_intervals_and_no_pairs(rng):
     y, preds = _wallets(rng, 60)
     res = compare_models(
-        y, {"m1": preds["m1"]}, metrics=["mae"], n_bootstrap=30, random_state=0, progress=False
+        y,
+        {"m1": preds["m1"]},
+        metrics=["mean_absolute_error"],
+        n_bootstrap=30,
+        random_state=0,
+        show_progress=False,
     )
     assert res.pairs == () and res.to_frame().empty
     assert np.isfinite(res.ci_lower).all()
@@ -616,7 +701,14 @@ def test_a_single_model_gets_intervals_and_no_pairs(rng):
 
 def test_progress_bar_can_be_forced(rng):
     y, preds = _wallets(rng, 60)
-    res = compare_models(y, preds, metrics=["mae"], n_bootstrap=20, random_state=0, progress=True)
+    res = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=20,
+        random_state=0,
+        show_progress=True,
+    )
     assert np.isfinite(res.std_error).all()
 
 
@@ -629,21 +721,21 @@ def test_progress_bar_can_be_forced(rng):
         (dict(predictions={"a": [1.0, np.nan, 2.0, 3.0]}), r"predictions\['a'\] contains 1 NaN"),
         (dict(metrics=["no_such_metric"]), "unknown metric 'no_such_metric'"),
         (dict(metrics=["pmap"]), "depends on the order of the rows"),
-        (dict(metrics=["mae", "mae"]), "duplicate"),
+        (dict(metrics=["mean_absolute_error", "mean_absolute_error"]), "duplicate"),
         (dict(metrics=[]), "non-empty"),
         (dict(n_bootstrap=1), "n_bootstrap must be an integer >= 2"),
         (dict(confidence_level=1.5), "confidence_level must be in"),
         (dict(method="jackknife"), "method must be one of"),
         (dict(interval="basic"), "interval must be one of"),
         (dict(sample_weight=[1.0, -1.0, 1.0, 1.0]), "sample_weight must be non-negative"),
-        (dict(progress="yes"), "progress must be"),
+        (dict(show_progress="yes"), "show_progress must be"),
     ],
 )
 def test_bad_input(kwargs, pattern):
     args = dict(
         y_true=[1.0, 2.0, 3.0, 4.0],
         predictions={"a": [1.0, 2.5, 2.0, 5.0]},
-        metrics=["mae"],
+        metrics=["mean_absolute_error"],
         n_bootstrap=10,
     )
     args.update(kwargs)
@@ -665,7 +757,14 @@ def test_no_warnings_on_clean_data(rng):
     y, preds = _wallets(rng, 100)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        compare_models(y, preds, metrics=["rmse"], n_bootstrap=20, random_state=0, progress=False)
+        compare_models(
+            y,
+            preds,
+            metrics=["root_mean_squared_error"],
+            n_bootstrap=20,
+            random_state=0,
+            show_progress=False,
+        )
 
 
 def test_bootstrap_indices_reference_matches_engine(rng):
@@ -698,9 +797,11 @@ def _tied(rng: np.random.Generator, n: int) -> tuple[np.ndarray, dict[str, np.nd
 def test_rank_kernel_path_equals_generic_path(rng, weighted):
     y, preds = _tied(rng, 90)
     w = rng.integers(0, 3, y.shape[0]).astype(float) if weighted else None
-    kw = dict(n_bootstrap=60, random_state=8, sample_weight=w, progress=False)
-    fast = compare_models(y, preds, metrics=[*RANK_METRICS, "rmse"], **kw)
-    slow = compare_models(y, preds, metrics=[_generic(m) for m in [*RANK_METRICS, "rmse"]], **kw)
+    kw = dict(n_bootstrap=60, random_state=8, sample_weight=w, show_progress=False)
+    fast = compare_models(y, preds, metrics=[*RANK_METRICS, "root_mean_squared_error"], **kw)
+    slow = compare_models(
+        y, preds, metrics=[_generic(m) for m in [*RANK_METRICS, "root_mean_squared_error"]], **kw
+    )
     assert set(fast.evaluation) == {"kernel"} and set(slow.evaluation) == {"generic"}
     np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-10, atol=1e-12)
     for field in ("values", "std_error", "ci_lower", "ci_upper", "difference_sd", "p_value"):
@@ -725,7 +826,7 @@ def test_rank_replicates_equal_materialised_resamples_and_scipy(rng):
         metrics=["kendall_tau", "spearman_rho"],
         n_bootstrap=40,
         random_state=13,
-        progress=False,
+        show_progress=False,
     )
     np.testing.assert_allclose(res.replicates, ref, rtol=1e-10, atol=1e-12)
 
@@ -774,7 +875,7 @@ def test_weighted_rank_kernel_against_brute_force_and_issue_2(rng):
 
 def test_rank_permutation_kernel_equals_generic(rng):
     y, preds = _tied(rng, 80)
-    kw = dict(n_bootstrap=40, method="permutation", random_state=2, progress=False)
+    kw = dict(n_bootstrap=40, method="permutation", random_state=2, show_progress=False)
     fast = compare_models(y, preds, metrics=RANK_METRICS, **kw)
     slow = compare_models(y, preds, metrics=[_generic(m) for m in RANK_METRICS], **kw)
     assert set(fast.evaluation) == {"kernel"}
@@ -787,7 +888,7 @@ def test_permutation_with_long_tie_runs_in_y(rng):
     n = 300
     y = np.where(rng.random(n) < 0.8, 0.0, rng.lognormal(3, 1, n))
     preds = {"a": y + rng.normal(0, 20, n), "b": y + rng.normal(0, 40, n)}
-    kw = dict(n_bootstrap=20, method="permutation", random_state=1, progress=False)
+    kw = dict(n_bootstrap=20, method="permutation", random_state=1, show_progress=False)
     fast = compare_models(y, preds, metrics=["kendall_tau", "spearman_rho"], **kw)
     slow = compare_models(
         y, preds, metrics=[_generic("kendall_tau"), _generic("spearman_rho")], **kw
@@ -804,7 +905,7 @@ def test_both_variances_of_tau_are_exposed(rng):
     z = rng.multivariate_normal([0, 0], [[1, r], [r, 1]], size=n)
     y, preds = z[:, 0], {"m": z[:, 1]}
     res = compare_models(
-        y, preds, metrics=["kendall_tau"], n_bootstrap=2000, random_state=0, progress=False
+        y, preds, metrics=["kendall_tau"], n_bootstrap=2000, random_state=0, show_progress=False
     )
     summary = ranking_summary(y, preds["m"])
     assert res.tau_variance_noether[0] == summary.tau_variance
@@ -812,10 +913,17 @@ def test_both_variances_of_tau_are_exposed(rng):
     assert res.tau_variance_bootstrap[0] == pytest.approx(res.std_error[0, 0] ** 2)
     assert 0.8 < res.tau_variance_bootstrap[0] / res.tau_variance_noether[0] < 1.25
     # not for a comparison without tau, nor analytically with case weights
-    other = compare_models(y, preds, metrics=["mae"], n_bootstrap=10, progress=False)
+    other = compare_models(
+        y, preds, metrics=["mean_absolute_error"], n_bootstrap=10, show_progress=False
+    )
     assert other.tau_variance_bootstrap is None and other.tau_variance_noether is None
     weighted = compare_models(
-        y, preds, metrics=["kendall_tau"], n_bootstrap=10, progress=False, sample_weight=np.ones(n)
+        y,
+        preds,
+        metrics=["kendall_tau"],
+        n_bootstrap=10,
+        show_progress=False,
+        sample_weight=np.ones(n),
     )
     assert weighted.tau_variance_noether is None and weighted.tau_variance_bootstrap is not None
 
@@ -861,7 +969,7 @@ def test_bootstrap_interval_of_tau_covers_at_the_nominal_rate():
                 n_bootstrap=400,
                 interval=interval,
                 random_state=rng,
-                progress=False,
+                show_progress=False,
             )
             hits[interval] += res.ci_lower[0, 0] <= tau <= res.ci_upper[0, 0]
     for interval, count in hits.items():
@@ -882,7 +990,7 @@ def test_bootstrap_p_values_of_exchangeable_rank_models_are_uniform():
             n_bootstrap=200,
             interval="percentile",
             random_state=rng,
-            progress=False,
+            show_progress=False,
         )
         p_values.append(res.p_value[:, 0])
     p_values = np.array(p_values)
@@ -899,11 +1007,11 @@ def test_permutation_p_values_of_exchangeable_models_are_uniform():
         res = compare_models(
             y,
             preds,
-            metrics=["kendall_tau", "rmse"],
+            metrics=["kendall_tau", "root_mean_squared_error"],
             n_bootstrap=199,
             method="permutation",
             random_state=rng,
-            progress=False,
+            show_progress=False,
         )
         p_values.append(res.p_value[:, 0])
     p_values = np.array(p_values)
@@ -920,7 +1028,12 @@ def test_rank_thread_count_independence(rng):
             numba.set_num_threads(threads)
             out.append(
                 compare_models(
-                    y, preds, metrics=RANK_METRICS, n_bootstrap=70, random_state=4, progress=False
+                    y,
+                    preds,
+                    metrics=RANK_METRICS,
+                    n_bootstrap=70,
+                    random_state=4,
+                    show_progress=False,
                 ).replicates
             )
     finally:
@@ -933,7 +1046,7 @@ def test_constant_resamples_of_a_rank_measure_are_undefined(rng):
     preds = {"a": np.array([1.0, 2.0, 3.0, 4.0])}
     with pytest.warns(UndefinedMetricWarning, match="kendall_tau of model 'a' is undefined"):
         res = compare_models(
-            y, preds, metrics=["kendall_tau"], n_bootstrap=100, random_state=0, progress=False
+            y, preds, metrics=["kendall_tau"], n_bootstrap=100, random_state=0, show_progress=False
         )
     # P(no row with y = 2 drawn) = (3/4)^4 = 0.32
     assert 15 < res.n_undefined[0, 0] < 50
@@ -957,7 +1070,7 @@ def test_a_fast_path_that_disagrees_with_the_registry_is_not_used(rng):
         metrics=["spearman_rho", wrong],
         n_bootstrap=20,
         random_state=0,
-        progress=False,
+        show_progress=False,
     )
     assert res.evaluation == ("kernel", "generic")
     np.testing.assert_allclose(res.replicates[:, 1], (1 + res.replicates[:, 0]) / 2, atol=1e-12)

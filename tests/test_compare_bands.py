@@ -37,7 +37,7 @@ def test_replicates_are_the_curves_of_materialised_resamples(rng, curve):
     y, preds = _two_models(rng, 60)
     grid = np.array([0.1, 0.25, 0.5, 0.9])
     res = curve_bands(
-        y, preds, curve=curve, grid=grid, n_bootstrap=15, random_state=3, progress=False
+        y, preds, curve=curve, grid=grid, n_bootstrap=15, random_state=3, show_progress=False
     )
     assert isinstance(res, CurveBandsResult)
     for m, pred in enumerate(preds.values()):
@@ -51,12 +51,16 @@ def test_replicates_are_the_curves_of_materialised_resamples(rng, curve):
 def test_figure_5_a_better_model_wins_at_every_cutoff(rng):
     """Seed 000 Fig. 5: M1 above M2 in more than 95% of replicates between cutoffs 0.1 and 0.9."""
     y, preds = _two_models(rng, 500)
-    res = curve_bands(y, preds, n_bootstrap=300, random_state=0, progress=False)
+    res = curve_bands(y, preds, n_bootstrap=300, random_state=0, show_progress=False)
     inside = (res.x >= 0.1) & (res.x <= 0.9)
     assert (res.prob_a_beats_b[0, inside] > 0.95).all()
     assert (res.difference_lower[0, inside] > 0).all()
     swapped = curve_bands(
-        y, {"m2": preds["m2"], "m1": preds["m1"]}, n_bootstrap=300, random_state=0, progress=False
+        y,
+        {"m2": preds["m2"], "m1": preds["m1"]},
+        n_bootstrap=300,
+        random_state=0,
+        show_progress=False,
     )
     np.testing.assert_allclose(swapped.prob_a_beats_b, 1 - res.prob_a_beats_b)
     np.testing.assert_allclose(swapped.difference, -res.difference)
@@ -64,7 +68,9 @@ def test_figure_5_a_better_model_wins_at_every_cutoff(rng):
 
 def test_bands_are_ordered_and_simultaneous_bands_cover_whole_curves(rng):
     y, preds = _two_models(rng, 300)
-    res = curve_bands(y, preds, curve="rank_lift", n_bootstrap=400, random_state=1, progress=False)
+    res = curve_bands(
+        y, preds, curve="rank_lift", n_bootstrap=400, random_state=1, show_progress=False
+    )
     assert (res.lower <= res.upper).all()
     assert (res.simultaneous_lower <= res.lower + 1e-12).all()
     assert (res.simultaneous_upper >= res.upper - 1e-12).all()
@@ -100,7 +106,7 @@ def test_pointwise_band_has_nominal_coverage_of_the_true_curve():
             grid=[0.2],
             n_bootstrap=200,
             random_state=rng,
-            progress=False,
+            show_progress=False,
         )
         hits += res.lower[0, 0] <= truth <= res.upper[0, 0]
     assert hits / n_sim >= 0.85
@@ -116,7 +122,7 @@ def test_events_and_frames(rng):
         grid=[0.1, 0.2, 0.5],
         n_bootstrap=30,
         random_state=0,
-        progress=False,
+        show_progress=False,
     )
     ref = lift_curve(y, preds["m1"], events="top:0.2").at(np.array([0.1, 0.2, 0.5]))
     np.testing.assert_allclose(res.estimate[0], ref)
@@ -129,8 +135,8 @@ def test_events_and_frames(rng):
 
 def test_reproducible(rng):
     y, preds = _two_models(rng, 100)
-    a = curve_bands(y, preds, n_bootstrap=20, random_state=5, progress=False)
-    b = curve_bands(y, preds, n_bootstrap=20, random_state=5, progress=False)
+    a = curve_bands(y, preds, n_bootstrap=20, random_state=5, show_progress=False)
+    b = curve_bands(y, preds, n_bootstrap=20, random_state=5, show_progress=False)
     np.testing.assert_array_equal(a.replicates, b.replicates)
 
 
@@ -146,7 +152,7 @@ def test_undefined_replicates_are_reported(rng):
             grid=[0.5],
             n_bootstrap=100,
             random_state=0,
-            progress=False,
+            show_progress=False,
         )
     # P(no event drawn) = (10/12)^12 = 0.11
     assert 3 < res.n_undefined[0] < 25

@@ -111,8 +111,8 @@ ARRAYS: dict[str, np.ndarray] = {
 PREDICTION_DICTS = {"predictions"}
 SCALARS: dict[str, Any] = {
     "alpha": 0.2,
-    "metric": "mse",
-    "metrics": ("mse", "kendall_tau"),
+    "metric": "mean_squared_error",
+    "metrics": ("mean_squared_error", "kendall_tau"),
     "percentiles": (0.25, 0.5),
     "n": N,
     "n_bootstrap": 20,
@@ -126,6 +126,7 @@ EXTRA_KWARGS: dict[str, dict[str, Any]] = {
     "profit_curve": {"value_margin": 1.0, "cost_per_target": 2.0, "budget": 30.0},
     "ProfitCurveDisplay": {"value_margin": 1.0, "cost_per_target": 2.0, "budget": 30.0},
     "CurveBandsDisplay": {"n_bootstrap": 20, "random_state": 0},
+    "compare_metric_rankings": {"metrics": ("mean_squared_error", "kendall_tau")},
 }
 
 #: Public names not driven here, and why.
@@ -417,7 +418,7 @@ def test_misaligned_pandas_indexes_warn():
     with pytest.warns(RowAlignmentWarning, match="y_true and lower"):
         rl.interval_score(y, p - 3, p + 3, alpha=0.1)
     with pytest.warns(RowAlignmentWarning, match=r"y_true and predictions\['b'\]"):
-        rl.compare_models(y, {"a": y * 2, "b": p}, metrics=["mse"], n_bootstrap=10)
+        rl.compare_models(y, {"a": y * 2, "b": p}, metrics=["mean_squared_error"], n_bootstrap=10)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rl.mse(y, pd.Series(PRED, index=np.arange(N)))  # same index: silent

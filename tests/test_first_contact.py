@@ -277,7 +277,14 @@ def test_compare_models_reports_in_lines_without_a_terminal(monkeypatch):
     rng = np.random.default_rng(0)
     y = rng.normal(size=300)
     preds = {"a": y + rng.normal(size=300), "b": y + rng.normal(size=300)}
-    compare_models(y, preds, metrics=["mae"], n_bootstrap=200, random_state=0, progress=True)
+    compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=200,
+        random_state=0,
+        show_progress=True,
+    )
     text = out.getvalue()
     assert "ranklens: bootstrap" in text
     assert "%" in text
@@ -324,12 +331,30 @@ def _costs(generic_rows: list[float], band_row: float):
     [
         # 1100 rows (1000 + a jackknife of 100) of 1 ms, the band's 1000 of 2 ms, then the
         # generic measures cheapest first: 0.5 ms fits, 3 ms and 50 ms do not.
-        (6.0, 1000, ("cutoff_auc",), ["mae", "rmse", "cheap"], ["dear", "dearest"]),
+        (
+            6.0,
+            1000,
+            ("cutoff_auc",),
+            ["mean_absolute_error", "root_mean_squared_error", "cheap"],
+            ["dear", "dearest"],
+        ),
         # the bands (2 s) do not fit beside the fast path (1.1 s); the cheapest measure does
-        (2.0, 1000, (), ["mae", "rmse", "cheap"], ["dear", "dearest"]),
+        (
+            2.0,
+            1000,
+            (),
+            ["mean_absolute_error", "root_mean_squared_error", "cheap"],
+            ["dear", "dearest"],
+        ),
         # the fast path does not fit 1000 replicates: reduced to what fits (500 rows, of which
         # the jackknife takes 100)
-        (0.5, 400, (), ["mae", "rmse"], ["cheap", "dear", "dearest"]),
+        (
+            0.5,
+            400,
+            (),
+            ["mean_absolute_error", "root_mean_squared_error"],
+            ["cheap", "dear", "dearest"],
+        ),
     ],
 )
 def test_plan_fits_the_budget_in_order_of_priority(
@@ -340,7 +365,7 @@ def test_plan_fits_the_budget_in_order_of_priority(
 
     specs = [
         MetricSpec(name, func=abs, higher_is_better=False, family="residual")
-        for name in ("mae", "rmse", "cheap", "dear", "dearest")
+        for name in ("mean_absolute_error", "root_mean_squared_error", "cheap", "dear", "dearest")
     ]
     monkeypatch.setattr(_budget, "_compile", lambda *args: None)
     monkeypatch.setattr(_budget, "_measure", lambda *args: _costs([0.0005, 0.003, 0.05], 0.002))
@@ -353,7 +378,7 @@ def test_plan_fits_the_budget_in_order_of_priority(
         None,
         n_bootstrap=1000,
         budget_s=budget,
-        headline=("mae", "rmse"),
+        headline=("mean_absolute_error", "root_mean_squared_error"),
         band_curves=("cutoff_auc",),
     )
     assert plan.skipped is None

@@ -227,16 +227,17 @@ def test_coverage_is_inclusive_and_width(rng):
 
 
 def test_registry_entries():
-    for name, higher in [
-        ("interval_score", False),
-        ("interval_coverage", True),
-        ("interval_coverage_error", False),
-        ("mean_interval_width", False),
-        ("weighted_interval_score", False),
+    for name, direction, higher in [
+        ("interval_score", "lower", False),
+        ("interval_coverage", "target", None),  # best closest to 1 - alpha
+        ("interval_coverage_error", "lower", False),
+        ("mean_interval_width", "neutral", None),  # not ranked
+        ("weighted_interval_score", "lower", False),
     ]:
         spec = get_metric(name)
         assert spec.family == "intervals" and spec.inputs == "interval"
-        assert spec.higher_is_better is higher and spec.supports_sample_weight
+        assert spec.direction == direction and spec.higher_is_better is higher
+        assert spec.supports_sample_weight
         # the shared signature f(y_true, lower, upper, *, alpha, sample_weight)
         value = spec(
             [1.0, 2.0, 3.0], [0.5, 2.5, 2.0], [1.5, 3.0, 4.0], alpha=0.2, sample_weight=None

@@ -241,7 +241,7 @@ def test_exponential_gains_do_not_overflow():
 
 
 def test_registry_entry():
-    spec = get_metric("ndcg")
+    spec = get_metric("ndcg_score")
     assert spec.family == "listwise" and spec.higher_is_better and spec.inputs == "point"
     assert spec.supports_sample_weight
     assert spec([3.0, 2.0, 0.0], [0.1, 0.3, 0.2]) == ndcg_score([3.0, 2.0, 0.0], [0.1, 0.3, 0.2])

@@ -18,7 +18,14 @@ import pytest
 
 import ranklens
 from ranklens.exceptions import RanklensWarning
-from ranklens.metrics import FAMILIES, MetricSpec, available_metrics, get_metric
+from ranklens.metrics import (
+    DIRECTIONS,
+    FAMILIES,
+    METRIC_ALIASES,
+    MetricSpec,
+    available_metrics,
+    get_metric,
+)
 
 POINT = available_metrics(inputs="point")
 INTERVAL = available_metrics(inputs="interval")
@@ -80,13 +87,19 @@ def _close(a: float, b: float) -> bool:
 
 
 def test_registry_is_populated_and_lookup_works():
-    assert "mse" in ALL and "rmse" in ALL and "pmap" in ALL
-    assert get_metric("mae").name == "mae"
-    with pytest.raises(ValueError, match=r"unknown metric 'no_such_metric'; available: .*mae"):
+    assert "mean_squared_error" in ALL and "root_mean_squared_error" in ALL and "pmap" in ALL
+    assert get_metric("mean_absolute_error").name == "mean_absolute_error"
+    unknown = r"unknown metric 'no_such_metric'; available: .*mean_absolute_error"
+    with pytest.raises(ValueError, match=unknown):
         get_metric("no_such_metric")
     with pytest.raises(ValueError, match="family must be one of"):
         available_metrics("nonsense")
-    assert set(available_metrics("residual")) >= {"mse", "rmse", "mae", "median_absolute_error"}
+    assert set(available_metrics("residual")) >= {
+        "mean_squared_error",
+        "root_mean_squared_error",
+        "mean_absolute_error",
+        "median_absolute_error",
+    }
     assert set(POINT) | set(INTERVAL) == set(ALL)
 
 
@@ -94,7 +107,13 @@ def test_registry_is_populated_and_lookup_works():
 def test_spec_is_complete(name):
     spec = get_metric(name)
     assert re.fullmatch(r"[a-z][a-z0-9_]*", name), "registry names are lower_snake"
-    assert isinstance(spec.higher_is_better, bool)
+    assert spec.direction in DIRECTIONS
+    expected = {"higher": True, "lower": False}.get(spec.direction)
+    assert spec.higher_is_better is expected, "higher_is_better is derived from the direction"
+    assert (spec.target is not None) == (spec.direction == "target")
+    if spec.direction == "target":
+        target = spec.target_value(alpha=ALPHA)
+        assert isinstance(target, float) and math.isfinite(target)
     assert spec.family in FAMILIES
     assert spec.inputs in ("point", "interval")
     assert isinstance(spec.order_dependent, bool)
@@ -196,3 +215,76 @@ def test_negative_weights_are_rejected(name):
     w[2] = -1.0
     with pytest.raises(ValueError, match="sample_weight"):
         _call(spec, y, p, lo, hi, sample_weight=w)
+
+
+# --- names: the scikit-learn names are primary, the short ones aliases -----------------------
+
+
+def test_registry_keys_are_function_names():
+    for name in ALL:
+        assert get_metric(name).func.__name__ == name
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("mse", "mean_squared_error"),
+        ("rmse", "root_mean_squared_error"),
+        ("mae", "mean_absolute_error"),
+        ("ndcg", "ndcg_score"),
+    ],
+)
+def test_old_keys_resolve_to_the_new_ones(old, new):
+    assert METRIC_ALIASES[old] == new
+    assert get_metric(old) is get_metric(new)
+    assert get_metric(old).name == new
+    assert old not in ALL and new in ALL  # listed once, under the new key
+
+
+@pytest.mark.parametrize(
+    ("short", "long"),
+    [
+        ("mse", "mean_squared_error"),
+        ("rmse", "root_mean_squared_error"),
+        ("mae", "mean_absolute_error"),
+    ],
+)
+def test_short_function_names_are_the_same_objects(short, long):
+    from ranklens import residual
+
+    assert getattr(ranklens, short) is getattr(ranklens, long)
+    assert getattr(residual, short) is getattr(residual, long)
+    assert short in residual.__all__ and long in residual.__all__
+    assert getattr(ranklens, long)([1.0, 2.0], [1.0, 4.0]) == getattr(ranklens, short)(
+        [1.0, 2.0], [1.0, 4.0]
+    )
+
+
+def test_an_old_key_cannot_be_registered_again():
+    from ranklens._registry import register_metric
+
+    with pytest.raises(ValueError, match="alias"):
+        register_metric("mse", higher_is_better=False, family="residual")
+
+
+def test_a_direction_is_required_and_checked():
+    with pytest.raises(TypeError, match="direction"):
+        MetricSpec("x", abs, family="residual")
+    with pytest.raises(ValueError, match="direction must be one of"):
+        MetricSpec("x", abs, family="residual", direction="up")
+    with pytest.raises(ValueError, match="target"):
+        MetricSpec("x", abs, family="residual", direction="target")
+    spec = MetricSpec("x", abs, False, "residual")  # the earlier positional form
+    assert spec.direction == "lower" and spec.higher_is_better is False
+
+
+def test_coverage_is_best_closest_to_the_nominal_level():
+    from ranklens._registry import best_positions
+
+    spec = get_metric("interval_coverage")
+    assert spec.target_value(alpha=0.2) == pytest.approx(0.8)
+    good = spec.goodness([0.995, 0.81], alpha=0.2)
+    assert good[1] > good[0]
+    info = {"direction": "target", "target": 0.8, "higher_is_better": None}
+    assert best_positions([0.995, 0.81], info) == {1}
+    assert best_positions([0.995, 0.81], {"direction": "neutral"}) == set()

@@ -208,13 +208,15 @@ def test_metric_agreement_display(rng):
     y = rng.lognormal(size=120)
     predictions = {f"m{i}": y * rng.uniform(0.5, 1.5) + rng.normal(size=120) for i in range(8)}
     display = plot.MetricAgreementDisplay.from_predictions(
-        y, predictions, metrics=["mae", "kendall_tau"]
+        y, predictions, metrics=["mean_absolute_error", "kendall_tau"]
     )
     offsets = display.ax_.collections[0].get_offsets()
     assert offsets.shape == (8, 2)
     np.testing.assert_array_equal(np.sort(offsets[:, 0]), np.arange(1, 9))
     with pytest.raises(ValueError, match="not in this comparison"):
-        plot.MetricAgreementDisplay(display.result, metrics=["mae", "rmse"])
+        plot.MetricAgreementDisplay(
+            display.result, metrics=["mean_absolute_error", "root_mean_squared_error"]
+        )
 
 
 def test_importing_the_library_or_plot_package_does_not_import_matplotlib():
@@ -250,9 +252,11 @@ def test_from_result_routes_constructor_options(rng):
     predictions = {f"m{i}": y + rng.normal(scale=i + 1, size=100) for i in range(6)}
     from ranklens.agreement import compare_metric_rankings
 
-    result = compare_metric_rankings(y, predictions, ["mae", "rmse", "kendall_tau"])
-    display = plot.MetricAgreementDisplay.from_result(
-        result, metrics=["rmse", "kendall_tau"], top=2
+    result = compare_metric_rankings(
+        y, predictions, metrics=["mean_absolute_error", "root_mean_squared_error", "kendall_tau"]
     )
-    assert display.metrics == ("rmse", "kendall_tau") and display.top == 2
-    assert display.ax_.get_xlabel().startswith("rank by rmse")
+    display = plot.MetricAgreementDisplay.from_result(
+        result, metrics=["root_mean_squared_error", "kendall_tau"], top=2
+    )
+    assert display.metrics == ("root_mean_squared_error", "kendall_tau") and display.top == 2
+    assert display.ax_.get_xlabel().startswith("rank by root_mean_squared_error")

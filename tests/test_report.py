@@ -101,7 +101,7 @@ def test_point_values_are_the_registered_functions(evaluation):
     y = evaluation.extras["y_true"]
     rec = evaluation.curves["rec"]["gbm"]
     # The REC area is the MAE: the curve and the value come from the same predictions.
-    assert rec.area_over_curve == pytest.approx(evaluation.values["gbm"]["mae"])
+    assert rec.area_over_curve == pytest.approx(evaluation.values["gbm"]["mean_absolute_error"])
     spec = get_metric("spearman_rho")
     assert spec.higher_is_better
     assert evaluation.metrics["spearman_rho"]["family"] == spec.family

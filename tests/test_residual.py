@@ -263,9 +263,9 @@ def test_pmap_with_intervals_adds_the_mean_interval_score(rng):
 
 def test_registered_as_residual_lower_is_better():
     names = (
-        "mse",
-        "rmse",
-        "mae",
+        "mean_squared_error",
+        "root_mean_squared_error",
+        "mean_absolute_error",
         "median_absolute_error",
         "epsilon_insensitive_loss",
         "linlin_loss",

@@ -26,9 +26,9 @@ from ranklens.robustness import proposition2_bound
 RANKING = ("kendall_tau", "tau_normalized", "spearman_rho", "rho_normalized")
 
 RESIDUAL_CASES = [
-    ("mse", {}),
-    ("rmse", {}),
-    ("mae", {}),
+    ("mean_squared_error", {}),
+    ("root_mean_squared_error", {}),
+    ("mean_absolute_error", {}),
     ("median_absolute_error", {}),
     ("epsilon_insensitive_loss", {"epsilon": 0.4}),
     ("linlin_loss", {"cost_over": 3.0, "cost_under": 0.5}),
@@ -169,7 +169,7 @@ def test_exact_dot_does_not_overflow():
 def test_additive_loss_picks_the_largest_residual(rng):
     y, p = _data(rng, 50, ties=False)
     p[13] += 100.0
-    for name in ("mse", "rmse", "mae"):
+    for name in ("mean_squared_error", "root_mean_squared_error", "mean_absolute_error"):
         result = most_influential(y, p, name)
         assert result.index == 13
         assert result.value_without == pytest.approx(
@@ -180,7 +180,7 @@ def test_additive_loss_picks_the_largest_residual(rng):
 def test_one_row_carrying_almost_all_the_loss_has_no_cancellation():
     y = np.array([1.0, 2.0, 3.0, 4.0, 1e9])
     p = np.array([1.1, 2.1, 2.9, 4.2, 0.0])
-    result = most_influential(y, p, "mse")
+    result = most_influential(y, p, "mean_squared_error")
     assert result.index == 4
     assert result.value_without == pytest.approx(np.mean([0.01, 0.01, 0.01, 0.04]), rel=1e-12)
 
@@ -238,17 +238,17 @@ def test_most_influential_bad_input(rng):
     with pytest.raises(ValueError, match="metric must be a registered metric name or a MetricSpec"):
         most_influential(y, p, 3)
     with pytest.raises(ValueError, match="y_true has 2 observation"):
-        most_influential([1.0, 2.0], [1.0, 2.0], "mse")
+        most_influential([1.0, 2.0], [1.0, 2.0], "mean_squared_error")
     with pytest.raises(ValueError, match="y_pred contains 1 NaN"):
-        most_influential([1.0, 2.0, 3.0], [1.0, np.nan, 2.0], "mse")
+        most_influential([1.0, 2.0, 3.0], [1.0, np.nan, 2.0], "mean_squared_error")
     with pytest.raises(ValueError, match="rmspe needs y_true > 0"):
         most_influential([1.0, 0.0, 3.0], [1.0, 1.0, 2.0], "rmspe")
     with pytest.raises(ValueError, match="metric_params may hold scalar parameters only"):
         most_influential(y, p, "pmap", metric_params={"lower": p - 1, "upper": p + 1, "alpha": 0.1})
     with pytest.raises(ValueError, match="'sample_weight' with one value per row"):
-        most_influential(y, p, "mse", metric_params={"sample_weight": np.ones(10)})
+        most_influential(y, p, "mean_squared_error", metric_params={"sample_weight": np.ones(10)})
     with pytest.raises(ValueError, match="metric_params may hold scalar"):
-        breakdown_curve(y, p, "mse", metric_params={"sample_weight": np.ones(10)})
+        breakdown_curve(y, p, "mean_squared_error", metric_params={"sample_weight": np.ones(10)})
 
 
 def test_undefined_measure_warns():
@@ -263,7 +263,12 @@ def test_undefined_measure_warns():
 def test_robustness_table_layout(rng):
     y, p = _data(rng, 60)
     table = robustness_table(y, p)
-    assert table.metrics == ("rmse", "mae", "kendall_tau", "spearman_rho")
+    assert table.metrics == (
+        "root_mean_squared_error",
+        "mean_absolute_error",
+        "kendall_tau",
+        "spearman_rho",
+    )
     for k, name in enumerate(table.metrics):
         single = most_influential(y, p, name)
         assert table.entire_set[k] == single.value
@@ -288,12 +293,16 @@ def test_robustness_table_on_long_tailed_wallets():
     y = rng.lognormal(mean=12, sigma=1.6, size=500)  # 500 wallets, as in the IBM survey
     p = y * rng.lognormal(sigma=1.0, size=500)
     table = robustness_table(y, p).to_frame()
-    assert table.loc["rmse", "% change"] > 25
-    assert table.loc["mae", "% change"] > 10
+    assert table.loc["root_mean_squared_error", "% change"] > 25
+    assert table.loc["mean_absolute_error", "% change"] > 10
     assert table.loc["kendall_tau", "% change"] < 2.05
     assert table.loc["spearman_rho", "% change"] < 2.05
     # the additive measures lose the row with the largest residual, as the seed says
-    assert table.loc["rmse", "row"] == table.loc["mae", "row"] == np.argmax(np.abs(y - p))
+    assert (
+        table.loc["root_mean_squared_error", "row"]
+        == table.loc["mean_absolute_error", "row"]
+        == np.argmax(np.abs(y - p))
+    )
 
 
 # --- breakdown_curve: Propositions 1 and 2 -----------------------------------------------------
@@ -301,7 +310,14 @@ def test_robustness_table_on_long_tailed_wallets():
 
 def test_proposition1_additive_losses_break_at_one_point(rng):
     y, p = _data(rng, 200, ties=False)
-    for name in ("mse", "rmse", "mae", "epsilon_insensitive_loss", "linlin_loss", "log_rmse"):
+    for name in (
+        "mean_squared_error",
+        "root_mean_squared_error",
+        "mean_absolute_error",
+        "epsilon_insensitive_loss",
+        "linlin_loss",
+        "log_rmse",
+    ):
         curves = [
             breakdown_curve(y, p, name, fractions=[1 / 200], magnitude=m, random_state=0)
             for m in (10.0, 1e3, 1e6)
@@ -408,7 +424,7 @@ def test_proposition2_bound_values():
         assert proposition2_bound("rho_normalized", n, k) <= 6 * k / (n - 1) * (1 / (n + 1) + 0.5)
     assert proposition2_bound("tau_normalized", n, n) == 1.0
     with pytest.raises(ValueError, match="Proposition 2 covers"):
-        proposition2_bound("mse", n, 1)
+        proposition2_bound("mean_squared_error", n, 1)
 
 
 def test_breakdown_positive_measures_stay_in_their_domain(rng):
@@ -440,12 +456,12 @@ def test_breakdown_defaults_and_reproducibility(rng):
 def test_breakdown_bad_input(rng):
     y, p = _data(rng, 20)
     with pytest.raises(ValueError, match=r"fractions must be numbers in \(0, 1\]"):
-        breakdown_curve(y, p, "mse", fractions=[0.0, 0.5])
+        breakdown_curve(y, p, "mean_squared_error", fractions=[0.0, 0.5])
     with pytest.raises(ValueError, match="fractions"):
-        breakdown_curve(y, p, "mse", fractions=[])
+        breakdown_curve(y, p, "mean_squared_error", fractions=[])
     with pytest.raises(ValueError, match="magnitude must be a finite number > 1"):
-        breakdown_curve(y, p, "mse", magnitude=1.0)
+        breakdown_curve(y, p, "mean_squared_error", magnitude=1.0)
     with pytest.raises(ValueError, match="n_random must be an integer >= 1"):
-        breakdown_curve(y, p, "mse", n_random=0)
+        breakdown_curve(y, p, "mean_squared_error", n_random=0)
     with pytest.raises(ValueError, match="needs prediction intervals"):
         breakdown_curve(y, p, "interval_score")

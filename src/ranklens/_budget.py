@@ -176,7 +176,7 @@ def _compile(
         interval=interval,
         random_state=0,
         sample_weight=small_weight,
-        progress=False,
+        show_progress=False,
     )
     for curve in band_curves:
         _quietly(
@@ -187,7 +187,7 @@ def _compile(
             n_bootstrap=2,
             random_state=0,
             sample_weight=small_weight,
-            progress=False,
+            show_progress=False,
             **band_kwargs.get(curve, {}),
         )
 
@@ -267,7 +267,7 @@ def _measure(
                     n_bootstrap=replicates,
                     random_state=0,
                     sample_weight=weight,
-                    progress=False,
+                    show_progress=False,
                     **band_kwargs.get(curve, {}),
                 )
             )

@@ -198,7 +198,7 @@ def run_demo(*, n_bootstrap: int = 500, random_state: int = 0, progress: Any = N
         value_margin=WALLET_MARGIN,
         n_bootstrap=n_bootstrap,
         random_state=random_state,
-        progress=progress,
+        on_progress=progress,
     )
 
     sp = fit_sp500_models(random_state)
@@ -222,7 +222,7 @@ def run_demo(*, n_bootstrap: int = 500, random_state: int = 0, progress: Any = N
         n_bootstrap=n_bootstrap,
         random_state=random_state,
         agreement_predictions=sp["candidates"],
-        progress=progress,
+        on_progress=progress,
     )
     return [wallet, returns]
 

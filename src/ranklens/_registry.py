@@ -16,15 +16,17 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar
 
 import numpy as np
 
 __all__ = [
+    "DIRECTIONS",
     "FAMILIES",
     "FAMILY_ALIASES",
     "INPUTS",
+    "METRIC_ALIASES",
     "BreakdownBound",
     "Capabilities",
     "ComputationalForm",
@@ -54,6 +56,24 @@ FAMILY_ALIASES: dict[str, str] = {
 }
 Inputs = Literal["point", "interval"]
 INPUTS: tuple[str, ...] = ("point", "interval")
+
+Direction = Literal["higher", "lower", "target", "neutral"]
+#: What makes a value better. ``"higher"`` and ``"lower"``: its size; ``"target"``: its distance
+#: to a target value the measure declares (an interval's coverage against the nominal
+#: ``1 - alpha``: ``|coverage - (1 - alpha)|``, smaller is better); ``"neutral"``: nothing, the
+#: measure describes and is never ranked (the mean width of intervals: a narrower interval is
+#: better only at the same coverage, which the width alone does not know).
+DIRECTIONS: tuple[str, ...] = ("higher", "lower", "target", "neutral")
+
+#: Earlier registry keys, still accepted by ``get_metric`` (and so by every engine's ``metrics=``)
+#: and mapped to the measure's current key, which is its function's name. ``available_metrics``
+#: lists each measure once, under its current key.
+METRIC_ALIASES: dict[str, str] = {
+    "mse": "mean_squared_error",
+    "rmse": "root_mean_squared_error",
+    "mae": "mean_absolute_error",
+    "ndcg": "ndcg_score",
+}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -230,8 +250,10 @@ class MetricSpec:
         ``func(y_true, y_pred, *, sample_weight=None, **params) -> float`` for ``inputs="point"``;
         ``func(y_true, lower, upper, *, alpha, sample_weight=None) -> float`` for
         ``inputs="interval"``.
-    higher_is_better : bool
-        Direction; ``*_score`` measures are higher-is-better, ``*_error``/``*_loss`` lower.
+    higher_is_better : bool or None
+        Derived from ``direction``: True for ``"higher"``, False for ``"lower"``, None for
+        ``"target"`` and ``"neutral"`` (whose values are not better by size). Given without
+        ``direction`` (the earlier form), it sets ``direction`` to ``"higher"`` or ``"lower"``.
     family : str
         One of :data:`FAMILIES`.
     inputs : str
@@ -245,19 +267,43 @@ class MetricSpec:
     capabilities : Capabilities
         What engines may use besides ``func`` (none when ``func`` is not the function they
         describe, see :attr:`Capabilities.describes`).
+    direction : str
+        One of :data:`DIRECTIONS`. ``*_score`` measures are mostly higher-is-better and
+        ``*_error``/``*_loss`` lower-is-better, but the registry, not the name, decides (the
+        interval score is lower-is-better).
+    target : float or callable or None
+        For ``direction="target"``: the value a perfect measure takes, a number or a callable
+        ``(params) -> float`` of the measure's parameters (``interval_coverage``: ``1 - alpha``).
+        See :meth:`target_value` and :meth:`goodness`.
     """
 
     name: str
     func: Callable[..., float]
-    higher_is_better: bool
-    family: str
+    higher_is_better: bool | None = None
+    family: str = ""
     inputs: str = "point"
     supports_sample_weight: bool = True
     order_dependent: bool = False
     description: str = ""
     capabilities: Capabilities = _NO_CAPABILITIES
+    direction: str | None = None
+    target: float | Callable[[Mapping[str, Any]], float] | None = None
 
     def __post_init__(self) -> None:
+        direction = self.direction
+        if direction is None:
+            if self.higher_is_better is None:
+                raise TypeError(f"metric {self.name!r}: give direction (one of {DIRECTIONS})")
+            direction = "higher" if self.higher_is_better else "lower"
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}; got {direction!r}")
+        if (direction == "target") != (self.target is not None):
+            raise ValueError(
+                f"metric {self.name!r}: a target is given exactly for direction='target'"
+            )
+        object.__setattr__(self, "direction", direction)
+        derived = {"higher": True, "lower": False}.get(direction)
+        object.__setattr__(self, "higher_is_better", derived)
         described = self.capabilities.describes
         if described is not None and described is not self.func:
             # e.g. parameters bound with functools.partial: the declared fast paths compute the
@@ -267,6 +313,67 @@ class MetricSpec:
     def __call__(self, *args: Any, **kwargs: Any) -> float:
         return self.func(*args, **kwargs)
 
+    def target_value(self, **params: Any) -> float | None:
+        """The target of a ``direction="target"`` measure for these parameters; None otherwise.
+
+        NaN when the parameters do not determine it (coverage without ``alpha``).
+        """
+        if self.target is None:
+            return None
+        if not callable(self.target):
+            return float(self.target)
+        try:
+            return float(self.target(params))
+        except (KeyError, TypeError):
+            return float("nan")
+
+    def goodness(self, values: Any, **params: Any) -> np.ndarray:
+        """``values`` mapped so that larger is better (see :func:`goodness`)."""
+        return goodness(values, self.direction or "lower", self.target_value(**params))
+
+
+def goodness(values: Any, direction: str, target: float | None = None) -> np.ndarray:
+    """Values mapped so that larger is better: ``v`` (higher), ``-v`` (lower), ``-|v - target|``
+    (target), NaN (neutral, or a target that is unknown): a neutral measure is never ranked."""
+    v = np.asarray(values, dtype=np.float64)
+    if direction == "higher":
+        return v
+    if direction == "lower":
+        return -v
+    if direction == "target" and target is not None and np.isfinite(target):
+        return -np.abs(v - target)
+    return np.full_like(v, np.nan)
+
+
+def direction_of(info: Mapping[str, Any]) -> str:
+    """The direction recorded in a metric-info mapping (``results.json``'s ``metrics``).
+
+    Records written before directions had three values hold only ``higher_is_better``.
+    """
+    direction = info.get("direction")
+    if direction in DIRECTIONS:
+        return str(direction)
+    return "higher" if info.get("higher_is_better") else "lower"
+
+
+def best_positions(values: Any, info: Mapping[str, Any]) -> set[int]:
+    """Positions of the best finite values under ``info``'s direction (and ``target``).
+
+    Empty for a neutral measure, or a target measure whose target is unknown: such a value is
+    never called best by its size.
+    """
+    target = info.get("target")
+    good = goodness(
+        [np.nan if v is None else v for v in values],
+        direction_of(info),
+        None if target is None else float(target),
+    )
+    finite = np.isfinite(good)
+    if not finite.any():
+        return set()
+    top = good[finite].max()
+    return {int(i) for i in np.flatnonzero(finite & (good == top))}
+
 
 _REGISTRY: dict[str, MetricSpec] = {}
 
@@ -274,7 +381,9 @@ _REGISTRY: dict[str, MetricSpec] = {}
 def register_metric(
     name: str,
     *,
-    higher_is_better: bool,
+    higher_is_better: bool | None = None,
+    direction: str | None = None,
+    target: float | Callable[[Mapping[str, Any]], float] | None = None,
     family: str,
     inputs: str = "point",
     order_dependent: bool = False,
@@ -287,8 +396,16 @@ def register_metric(
 ) -> Callable[[F], F]:
     """Decorator registering a scalar measure under ``name`` (the function itself is unchanged).
 
-    The keyword arguments after ``description`` declare the measure's :class:`Capabilities`.
+    Give ``direction`` (one of :data:`DIRECTIONS`, with ``target`` for ``"target"``), or the
+    shorthand ``higher_is_better``. The keyword arguments after ``description`` declare the
+    measure's :class:`Capabilities`.
     """
+    if direction is None and higher_is_better is None:
+        raise TypeError(f"metric {name!r}: give direction (one of {DIRECTIONS})")
+    if direction is not None and higher_is_better is not None:
+        raise TypeError(f"metric {name!r}: give direction or higher_is_better, not both")
+    if name in METRIC_ALIASES:
+        raise ValueError(f"{name!r} is an alias of {METRIC_ALIASES[name]!r}")
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}; got {family!r}")
     if inputs not in INPUTS:
@@ -313,6 +430,8 @@ def register_metric(
             name=name,
             func=func,
             higher_is_better=higher_is_better,
+            direction=direction,
+            target=target,
             family=family,
             inputs=inputs,
             supports_sample_weight="sample_weight" in inspect.signature(func).parameters,

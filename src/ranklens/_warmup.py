@@ -139,7 +139,7 @@ def _extras(d: dict[str, Any]) -> None:
         lambda: rl.boxplot_stats(y, sample_weight=w),
         lambda: rl.most_influential(y, p, metric="kendall_tau"),
         lambda: rl.most_influential(y, p, metric="spearman_rho"),
-        lambda: rl.breakdown_curve(y, p, metric="mae"),
+        lambda: rl.breakdown_curve(y, p, metric="mean_absolute_error"),
         lambda: rl.ranking_agreement(p, d["preds"]["poor"], sample_weight=w),
     ]
     for kind in ("roc_curve", "gain_curve", "lift_curve", "decile_table"):
@@ -200,7 +200,7 @@ def _resampling(d: dict[str, Any]) -> None:
                 n_bootstrap=8,
                 method=method,
                 random_state=0,
-                progress=False,
+                show_progress=False,
             )
 
     run()

@@ -49,8 +49,8 @@ class MetricRankingComparisonResult(Result):
     ----------
     models, metrics : tuple of str
         Row and column labels.
-    higher_is_better : tuple of bool
-        Registered direction of each metric.
+    higher_is_better : tuple of bool or None
+        Registered direction of each metric (None for a measure best closest to a target).
     scores : ndarray of shape (n_models, n_metrics)
         Each model's value of each metric (NaN where undefined).
     ranks : ndarray of shape (n_models, n_metrics)
@@ -71,7 +71,7 @@ class MetricRankingComparisonResult(Result):
 
     models: tuple[str, ...]
     metrics: tuple[str, ...]
-    higher_is_better: tuple[bool, ...]
+    higher_is_better: tuple[bool | None, ...]
     scores: FloatArray
     ranks: FloatArray
     kendall_tau: FloatArray
@@ -103,17 +103,18 @@ def _metric_scores(
     return out
 
 
-def _goodness(scores: FloatArray, higher_is_better: bool) -> FloatArray:
-    """Scores oriented so larger is better, NaN (undefined) below everything."""
-    g = scores if higher_is_better else -scores
+def _goodness(scores: FloatArray, spec: MetricSpec) -> FloatArray:
+    """Scores oriented so larger is better (for a target measure: minus the distance to the
+    target), NaN (undefined) below everything."""
+    g = spec.goodness(scores)
     return np.where(np.isnan(g), -np.inf, g)
 
 
 def compare_metric_rankings(
     y_true: Any,
     predictions: Mapping[str, Any],
-    metrics: Sequence[str | MetricSpec],
-    *,
+    *args: Sequence[str | MetricSpec],
+    metrics: Sequence[str | MetricSpec] | None = None,
     top_k: int = 5,
     sample_weight: Any = None,
 ) -> MetricRankingComparisonResult:
@@ -124,14 +125,16 @@ def compare_metric_rankings(
     y_true : array-like of shape (n,)
     predictions : mapping of str to array-like of shape (n,)
         Model name -> predictions; at least two models.
-    metrics : sequence of str or MetricSpec
+    metrics : sequence of str or MetricSpec, keyword-only
         Registered point metrics (see :func:`ranklens.available_metrics`), at least one, by name
         or as :class:`~ranklens.metrics.MetricSpec` objects. A name is called as
         ``f(y_true, y_pred[, sample_weight=...])`` with its defaults (for utility measures, the
         default box-plot relevance of ``y_true``); to fix parameters such as a relevance function
         learnt on training data, pass a spec whose ``func`` binds them, e.g.
         ``dataclasses.replace(get_metric("utility_f1"), func=functools.partial(utility_f1,
-        relevance=phi))``.
+        relevance=phi))``. Passing it as the third positional argument still works, with a
+        DeprecationWarning. A measure best closest to a target ranks by the distance to it; one
+        that is not ranked (direction ``"neutral"``) is refused.
     top_k : int, default 5
         Size of the top sets compared (capped at the number of models).
     sample_weight : array-like of shape (n,), optional
@@ -164,7 +167,7 @@ def compare_metric_rankings(
     >>> import numpy as np
     >>> y = np.r_[np.linspace(-1, 1, 41), 4.0, 5.0, -4.5]
     >>> preds = {"a": y * 1.05, "b": np.clip(y, -3, 3), "c": y + 0.3}
-    >>> res = compare_metric_rankings(y, preds, ["utility_f1", "sera"], top_k=1)
+    >>> res = compare_metric_rankings(y, preds, metrics=["utility_f1", "sera"], top_k=1)
     >>> res.ranks.tolist()                      # rows: models a, b, c; 1 = best
     [[1.0, 1.0], [3.0, 3.0], [2.0, 2.0]]
     >>> float(res.kendall_tau[0, 1]), res.best_models
@@ -172,6 +175,18 @@ def compare_metric_rankings(
     """
     from ranklens.metrics import get_metric
 
+    if args:
+        if len(args) > 1 or metrics is not None:
+            raise TypeError("compare_metric_rankings takes metrics once, by keyword: metrics=[...]")
+        warnings.warn(
+            "compare_metric_rankings(y_true, predictions, metrics) with metrics positional is "
+            "deprecated; pass metrics=[...] by keyword",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        metrics = args[0]
+    if metrics is None:
+        raise TypeError("compare_metric_rankings() missing the keyword argument metrics=[...]")
     if not isinstance(predictions, Mapping):
         raise ValueError(
             f"predictions must be a mapping of model name to predictions; "
@@ -193,6 +208,8 @@ def compare_metric_rankings(
                 f"metric {spec.name!r} needs {spec.inputs} predictions; only point metrics "
                 "can be compared here"
             )
+        if spec.direction == "neutral":
+            raise ValueError(f"metric {spec.name!r} is not ranked (direction 'neutral')")
     top_k = check_positive_int(top_k, "top_k")
     y = as_1d_float(y_true, "y_true", min_n=2)
     w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
@@ -210,9 +227,7 @@ def compare_metric_rankings(
     n_models, n_metrics = len(preds), len(specs)
     k = min(top_k, n_models)
     scores = np.column_stack([_metric_scores(spec, y, preds, w) for spec in specs])
-    goodness = np.column_stack(
-        [_goodness(scores[:, j], spec.higher_is_better) for j, spec in enumerate(specs)]
-    )
+    goodness = np.column_stack([_goodness(scores[:, j], spec) for j, spec in enumerate(specs)])
     # rankdata ranks ascending; rank the negated goodness so 1 = best, -inf (undefined) last.
     ranks = np.column_stack([rankdata(-goodness[:, j], method="average") for j in range(n_metrics)])
     tops = [set(np.argsort(-goodness[:, j], kind="stable")[:k].tolist()) for j in range(n_metrics)]

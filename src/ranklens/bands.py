@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ranklens._progress import UNSET, renamed_keyword
 from ranklens._resampling import Progress, bootstrap_blocks, check_predictions, quiet
 from ranklens._results import Result
 from ranklens._validation import (
@@ -224,7 +225,8 @@ def curve_bands(
     confidence_level: float = 0.95,
     random_state: Any = None,
     sample_weight: Any = None,
-    progress: bool | None = None,
+    show_progress: bool | None = None,
+    progress: Any = UNSET,
 ) -> CurveBandsResult:
     """Bootstrap bands for a performance curve, and where model A beats model B along it.
 
@@ -246,8 +248,10 @@ def curve_bands(
         Event definition of the gain and lift curves (see :func:`ranklens.targeting.gain_curve`;
         default: the true top 10 %). A definition relative to the data (``"top:0.1"``) is
         re-applied in every replicate, as part of the statistic.
-    n_bootstrap, confidence_level, random_state, sample_weight, progress
+    n_bootstrap, confidence_level, random_state, sample_weight, show_progress
         As in :func:`compare_models`.
+    progress : bool or None
+        Deprecated name of ``show_progress`` (a DeprecationWarning).
 
     Returns
     -------
@@ -284,8 +288,9 @@ def curve_bands(
     x = _check_grid(grid, curve)
     n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
     level = check_probability(confidence_level, "confidence_level")
+    progress = renamed_keyword("progress", "show_progress", progress, show_progress, "curve_bands")
     if progress is not None and not isinstance(progress, bool):
-        raise ValueError(f"progress must be True, False or None; got {progress!r}")
+        raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
     read = _curve_reader(curve, x, events)
     n_models = len(names)
     estimate = np.stack([read(y, pred, sw) for pred in preds])

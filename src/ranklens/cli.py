@@ -534,8 +534,8 @@ class _ProgressLines:
     """What the commands ask of a rich ``Progress``, as a line every few seconds on stderr.
 
     For logs (CI, pipelines): a spinner redrawn in place shows nothing useful there. A message
-    that counts its steps (``"measures (12/75): gbm: mae"``) gives the percentage and the time
-    left of its stage.
+    that counts its steps (``"measures (12/75): gbm: mean_absolute_error"``) gives the percentage
+    and the time left of its stage.
     """
 
     def __init__(self, label: str, quiet: bool) -> None:
@@ -921,7 +921,7 @@ def _evaluate(
                 bootstrap_budget_s=bootstrap_budget,
                 random_state=seed,
                 n_dropped=n_dropped,
-                progress=None if quiet else progress,
+                on_progress=None if quiet else progress,
                 show_progress=None if not quiet else False,
             )
         except (ValueError, TypeError) as exc:

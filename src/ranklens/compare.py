@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 from scipy import special
 
+from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens._resampling import (
     JACKKNIFE_GROUPS,
@@ -103,7 +104,12 @@ __all__ = [
 ]
 
 #: The measures of Table 2 of Rosset, Perlich & Zadrozny (2005), in its order.
-DEFAULT_COMPARISON_METRICS: tuple[str, ...] = ("rmse", "mae", "kendall_tau", "spearman_rho")
+DEFAULT_COMPARISON_METRICS: tuple[str, ...] = (
+    "root_mean_squared_error",
+    "mean_absolute_error",
+    "kendall_tau",
+    "spearman_rho",
+)
 # The metric whose row the ComparisonResult.tau_variance_* aliases read.
 _TAU_ALIAS_METRIC = "kendall_tau"
 
@@ -127,10 +133,11 @@ class _PairwiseResult(Result):
     if TYPE_CHECKING:
         models: tuple[str, ...]
         metrics: tuple[str, ...]
-        higher_is_better: tuple[bool, ...]
+        higher_is_better: tuple[bool | None, ...]
         values: np.ndarray
         pairs: tuple[tuple[str, str], ...]
         difference: np.ndarray
+        targets: tuple[float | None, ...]
 
     def value(self, metric: str, model: str) -> float:
         """The value of ``metric`` for ``model`` on the full sample."""
@@ -154,7 +161,8 @@ class _PairwiseResult(Result):
                     "value_b": vb,
                 }
                 row.update({name: array[k, p] for name, array in columns.items()})
-                row["better"] = _better(a, b, va, vb, self.higher_is_better[k])
+                target = self.targets[k] if k < len(self.targets) else None
+                row["better"] = _better(a, b, va, vb, self.higher_is_better[k], target)
                 row["higher_is_better"] = self.higher_is_better[k]
                 rows.append(row)
         order = ["metric", "model_a", "model_b", "value_a", "value_b", *columns]
@@ -196,8 +204,9 @@ class ComparisonResult(_PairwiseResult):
     ----------
     models, metrics : tuple of str
         Model names (keys of ``predictions``) and registry names of the metrics.
-    higher_is_better : tuple of bool
-        Direction of each metric, from the registry.
+    higher_is_better : tuple of bool or None
+        Direction of each metric, from the registry (None for a measure best closest to a
+        target, see ``targets``, or not ranked).
     values : ndarray, shape (n_metrics, n_models)
         The metric on the full sample (the registered function, with ``sample_weight``).
     std_error : ndarray, shape (n_metrics, n_models)
@@ -246,6 +255,9 @@ class ComparisonResult(_PairwiseResult):
     confidence_level : float
     replicates : ndarray, shape (n_bootstrap, n_metrics, n_models)
         The bootstrap replicates of every value.
+    targets : tuple of float or None
+        Per metric, the value a ``direction="target"`` measure is best at (None otherwise);
+        ``better`` then names the model closer to it.
 
     References
     ----------
@@ -281,6 +293,7 @@ class ComparisonResult(_PairwiseResult):
     n_bootstrap: int
     confidence_level: float
     replicates: np.ndarray = dataclasses.field(repr=False)
+    targets: tuple[float | None, ...] = dataclasses.field(default=(), repr=False)
 
     # The three tau_variance_* names predate the per-metric variances: kept as aliases that read
     # Kendall's tau's row, None where there is nothing to read (as before).
@@ -370,8 +383,9 @@ class PermutationTestResult(_PairwiseResult):
     ----------
     models, metrics : tuple of str
         Model names (keys of ``predictions``) and registry names of the metrics.
-    higher_is_better : tuple of bool
-        Direction of each metric, from the registry.
+    higher_is_better : tuple of bool or None
+        Direction of each metric, from the registry (None for a measure best closest to a
+        target, see ``targets``, or not ranked).
     values : ndarray, shape (n_metrics, n_models)
         The metric on the full sample (the registered function, with ``sample_weight``).
     pairs : tuple of (str, str)
@@ -408,6 +422,9 @@ class PermutationTestResult(_PairwiseResult):
     null_differences : ndarray, shape (n_permutations, n_metrics, n_pairs)
         The permuted differences ``d*``. Each pair has its own random stream, so a pair's test
         does not depend on the other models.
+    targets : tuple of float or None
+        Per metric, the value a ``direction="target"`` measure is best at (None otherwise);
+        ``better`` then names the model closer to it.
 
     References
     ----------
@@ -432,6 +449,7 @@ class PermutationTestResult(_PairwiseResult):
     method: str = dataclasses.field(default="permutation", init=False)
     n_permutations: int
     null_differences: np.ndarray = dataclasses.field(repr=False)
+    targets: tuple[float | None, ...] = dataclasses.field(default=(), repr=False)
 
     # Before the two tests had their own results these names meant the null SD and the number of
     # swaps on a permutation result; kept, with a warning, so that such code keeps running.
@@ -482,9 +500,18 @@ def _warn_renamed(old: str, new: str) -> None:
     )
 
 
-def _better(a: str, b: str, va: float, vb: float, higher_is_better: bool) -> str:
+def _better(
+    a: str, b: str, va: float, vb: float, higher_is_better: bool | None, target: float | None = None
+) -> str:
+    """The model with the better value: by size, or (a target measure, ``higher_is_better``
+    None) by the distance to ``target``; empty when equal, undefined or not ranked."""
     if not (np.isfinite(va) and np.isfinite(vb)) or va == vb:
         return ""
+    if higher_is_better is None:
+        if target is None or not np.isfinite(target):
+            return ""
+        da, db = abs(va - target), abs(vb - target)
+        return "" if da == db else (a if da < db else b)
     return a if (va > vb) == higher_is_better else b
 
 
@@ -551,7 +578,8 @@ class _Evaluator:
 class _RatioFormEvaluator(_Evaluator):
     """Weighted ratios of per-row sums, ``finalize(sum w num / sum w den)`` (``den = 1`` if None).
 
-    Covers every mean loss of :mod:`ranklens.residual` (mse, rmse, mae, log_rmse, rmspe, ...): the
+    Covers every mean loss of :mod:`ranklens.residual` (mean squared and absolute errors, RMSE,
+    log_rmse, rmspe, ...): the
     numerators and denominators of every model form the columns of one matrix ``L`` and a block of
     replicates is the product ``W @ L``, one numba pass over the block.
     """
@@ -853,7 +881,8 @@ def compare_models(
     interval: str = ...,
     random_state: Any = ...,
     sample_weight: Any = ...,
-    progress: bool | None = ...,
+    show_progress: bool | None = ...,
+    progress: Any = ...,
 ) -> ComparisonResult: ...
 
 
@@ -869,7 +898,8 @@ def compare_models(
     interval: str = ...,
     random_state: Any = ...,
     sample_weight: Any = ...,
-    progress: bool | None = ...,
+    show_progress: bool | None = ...,
+    progress: Any = ...,
 ) -> PermutationTestResult: ...
 
 
@@ -885,7 +915,8 @@ def compare_models(
     interval: str = ...,
     random_state: Any = ...,
     sample_weight: Any = ...,
-    progress: bool | None = ...,
+    show_progress: bool | None = ...,
+    progress: Any = ...,
 ) -> ComparisonResult | PermutationTestResult: ...
 
 
@@ -900,7 +931,8 @@ def compare_models(
     interval: str = "bca",
     random_state: Any = None,
     sample_weight: Any = None,
-    progress: bool | None = None,
+    show_progress: bool | None = None,
+    progress: Any = UNSET,
 ) -> ComparisonResult | PermutationTestResult:
     """Compare models on any registered metrics with a paired bootstrap or a permutation test.
 
@@ -915,7 +947,8 @@ def compare_models(
     y_true : array-like of shape (n,)
     predictions : mapping of str to array-like of shape (n,), or DataFrame
         One prediction vector per model (a DataFrame: one column per model).
-    metrics : sequence of str, default ("rmse", "mae", "kendall_tau", "spearman_rho")
+    metrics : sequence of str, default :data:`DEFAULT_COMPARISON_METRICS`
+        ``("root_mean_squared_error", "mean_absolute_error", "kendall_tau", "spearman_rho")``.
         Registry names (:func:`ranklens.metrics.available_metrics`). Metrics that depend on the
         row order (``pmap``) or need interval predictions are refused with a ``ValueError``.
     n_bootstrap : int, default 1000
@@ -943,9 +976,11 @@ def compare_models(
         Non-negative case weights. Rows are resampled with equal probability and keep their
         weight: replicate weights are ``multiplicity * sample_weight`` (the permutation test
         keeps each row's weight and swaps only the predictions).
-    progress : bool or None, default None
+    show_progress : bool or None, default None
         Report progress as lines on stderr: ``None`` when the run is projected to take more than
         about a second, ``True`` always, ``False`` never.
+    progress : bool or None
+        Deprecated name of ``show_progress`` (a DeprecationWarning).
 
     Returns
     -------
@@ -992,11 +1027,18 @@ def compare_models(
     >>> rng = np.random.default_rng(0)
     >>> y = rng.lognormal(size=500)
     >>> preds = {"m1": y * rng.lognormal(0, 0.6, 500), "m2": y * rng.lognormal(0, 0.9, 500)}
-    >>> res = compare_models(y, preds, metrics=["mae"], n_bootstrap=200, random_state=0)
+    >>> res = compare_models(
+    ...     y, preds, metrics=["mean_absolute_error"], n_bootstrap=200, random_state=0
+    ... )
     >>> res.to_frame()[["metric", "model_a", "model_b", "better"]].iloc[0].tolist()
-    ['mae', 'm1', 'm2', 'm1']
+    ['mean_absolute_error', 'm1', 'm2', 'm1']
     >>> test = compare_models(
-    ...     y, preds, metrics=["mae"], n_bootstrap=199, method="permutation", random_state=0
+    ...     y,
+    ...     preds,
+    ...     metrics=["mean_absolute_error"],
+    ...     n_bootstrap=199,
+    ...     method="permutation",
+    ...     random_state=0,
     ... )
     >>> type(test).__name__, float(test.p_value[0, 0])
     ('PermutationTestResult', 0.005)
@@ -1013,8 +1055,11 @@ def compare_models(
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be one of {_INTERVALS}; got {interval!r}")
+    progress = renamed_keyword(
+        "progress", "show_progress", progress, show_progress, "compare_models"
+    )
     if progress is not None and not isinstance(progress, bool):
-        raise ValueError(f"progress must be True, False or None; got {progress!r}")
+        raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
 
     n_metrics, n_models = len(specs), len(names)
     values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
@@ -1037,7 +1082,8 @@ def compare_models(
         common: dict[str, Any] = {
             "models": names,
             "metrics": tuple(s.name for s in specs),
-            "higher_is_better": tuple(bool(s.higher_is_better) for s in specs),
+            "higher_is_better": tuple(s.higher_is_better for s in specs),
+            "targets": tuple(s.target_value() for s in specs),
             "values": values,
             "pairs": tuple((names[a], names[b]) for a, b in pair_index),
             "difference": difference,

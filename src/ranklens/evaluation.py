@@ -33,6 +33,8 @@ import numpy as np
 
 from ranklens._budget import BootstrapPlan, plan_bootstrap
 from ranklens._format import format_number, table_html
+from ranklens._progress import UNSET, renamed_keyword
+from ranklens._registry import best_positions
 from ranklens._results import Result, to_builtin
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
 from ranklens._version import __version__
@@ -112,8 +114,10 @@ class ModelEvaluation(Result):
         ``values[model][metric]`` for every registered measure that applies; NaN where a measure
         was undefined, skipped or failed (see ``problems``).
     metrics : dict
-        ``metrics[name]`` = ``{"family", "higher_is_better", "inputs", "description"}`` from the
-        registry, for the measures in ``values``.
+        ``metrics[name]`` = ``{"family", "direction", "target", "higher_is_better", "inputs",
+        "order_dependent", "description"}`` from the registry, for the measures in ``values``
+        (``target`` is the value a ``"target"`` measure is best at, e.g. ``1 - alpha`` for
+        coverage; ``higher_is_better`` is None for target and neutral measures).
     problems : dict
         ``problems[model][what]``: a :class:`Problem` saying why a value (a measure, a curve, the
         comparison) is missing or qualified; task-level entries are under :data:`ALL_MODELS`.
@@ -188,14 +192,14 @@ class ModelEvaluation(Result):
                     continue
                 values = [self.values.get(m, {}).get(metric) for m in models]
                 finite = [v for v in values if v is not None and math.isfinite(v)]
-                best = (max if info["higher_is_better"] else min)(finite) if finite else None
+                best = best_positions(values, info)
                 cells = []
-                for model, value in zip(models, values, strict=True):
+                for i, (model, value) in enumerate(zip(models, values, strict=True)):
                     problem = self.problems.get(model, {}).get(metric)
                     if problem is not None and problem.kind == "failed":
                         cells.append(("failed", "failed"))
                         continue
-                    shade = "best" if len(finite) > 1 and value == best else ""
+                    shade = "best" if len(finite) > 1 and i in best else ""
                     cells.append((format_number(value), shade))
                 rows.append((metric, cells))
         return table_html(f"{self.title} (n = {self.n:,})", ["measure", *models], rows)
@@ -268,10 +272,19 @@ def _curve_summary(result: Any) -> dict[str, Any]:
 # Calling registered measures
 
 
-def _metric_info(spec: Any) -> dict[str, Any]:
+def _metric_info(spec: Any, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What the report and ``results.json`` say about a measure.
+
+    ``direction`` is one of ``"higher"``, ``"lower"``, ``"target"`` (best closest to ``target``,
+    e.g. coverage against the nominal ``1 - alpha``) or ``"neutral"`` (never ranked);
+    ``higher_is_better`` is True or False for the first two and None (JSON null) otherwise.
+    """
+    target = spec.target_value(**dict(context or {}))
     return {
         "family": spec.family,
-        "higher_is_better": bool(spec.higher_is_better),
+        "direction": spec.direction,
+        "target": None if target is None or not math.isfinite(target) else target,
+        "higher_is_better": spec.higher_is_better,
         "inputs": spec.inputs,
         "order_dependent": bool(spec.order_dependent),
         "description": spec.description,
@@ -435,7 +448,7 @@ def score_registered_metrics(
         inputs = intervals if interval else predictions
         if not inputs:
             continue
-        info[metric] = _metric_info(spec)
+        info[metric] = _metric_info(spec, context)
         for model, given in inputs.items():
             step += 1
             if progress is not None:
@@ -549,8 +562,9 @@ def evaluate_models(
     agreement_predictions: Mapping[str, Any] | None = None,
     n_dropped: int = 0,
     bootstrap_budget_s: float = 60.0,
-    progress: ProgressCallback | None = None,
+    on_progress: ProgressCallback | None = None,
     show_progress: bool | None = False,
+    progress: Any = UNSET,
 ) -> ModelEvaluation:
     """Evaluate several models' predictions of one target: measures, comparison, curves.
 
@@ -591,15 +605,18 @@ def evaluate_models(
         then the per-replicate measures, cheapest first, are kept while they fit
         (:func:`ranklens._budget.plan_bootstrap`). What was reduced or skipped, and the time
         taken, are in ``settings``.
-    progress : callable, optional
+    on_progress : callable, optional
         Called with a short description before each step (for progress bars).
     show_progress : bool or None
         Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
+    progress : callable, optional
+        Deprecated name of ``on_progress`` (a DeprecationWarning).
 
     Returns
     -------
     ModelEvaluation
     """
+    progress = renamed_keyword("progress", "on_progress", progress, on_progress, "evaluate_models")
     if not predictions and not intervals:
         raise ValueError("predictions is empty; give at least one model")
     n_min = 2
@@ -681,7 +698,7 @@ def evaluate_models(
                 n_bootstrap=plan.n_bootstrap,
                 random_state=random_state,
                 sample_weight=weight,
-                progress=show_progress,
+                show_progress=show_progress,
             )
         elif not plan.left_out:
             # Nothing to resample is a property of this data, not a failure of the comparison.
@@ -822,7 +839,7 @@ def _task_extras(
             top_k = min(10, len(candidates) // 3 or 1)
             # Bound registry entries carry the task's relevance etc.; by name, each measure
             # would use its defaults (e.g. a relevance derived from the test targets).
-            result, problem = _call_quietly(rankings, y, candidates, metrics, top_k=top_k)
+            result, problem = _call_quietly(rankings, y, candidates, metrics=metrics, top_k=top_k)
             if result is not None:
                 extras["metric_agreement"] = result
             if problem is not None:
@@ -864,7 +881,7 @@ def _agreement_metrics(
     out = []
     for name in available_metrics(inputs="point"):
         spec = _with_context(get_spec(name), {**context, "alpha": None})
-        if spec.order_dependent:
+        if spec.order_dependent or spec.direction == "neutral":
             continue
         finite = 0
         for candidate, pred in candidates.items():
@@ -959,7 +976,7 @@ def _bands(
             n_bootstrap=plan.n_bootstrap,
             random_state=random_state,
             sample_weight=weight,
-            progress=show_progress,
+            show_progress=show_progress,
             **kwargs,
         )
         if result is not None:

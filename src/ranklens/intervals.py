@@ -392,14 +392,20 @@ def interval_score_decomposition(
 # coverage and width
 
 
+def _nominal_coverage(params: Any) -> float:
+    """The target of :func:`interval_coverage`: the nominal coverage ``1 - alpha``."""
+    return 1.0 - float(params["alpha"])
+
+
 @register_metric(
     "interval_coverage",
-    higher_is_better=True,
+    direction="target",
+    target=_nominal_coverage,
     family="intervals",
     inputs="interval",
     description=(
-        "Fraction of y_true inside [lower, upper]; judge it against the nominal 1 - alpha "
-        "(see interval_coverage_error), not by direction alone"
+        "Fraction of y_true inside [lower, upper]; best closest to the nominal 1 - alpha "
+        "(the distance is interval_coverage_error)"
     ),
     computational_form=_FORM,
 )
@@ -431,8 +437,9 @@ def interval_coverage(
     proportion"). Bounds are inclusive, matching the interval score (no penalty on the boundary).
     ``alpha`` is accepted for the common signature of interval measures and only validated; the
     nominal coverage is ``1 - alpha``. More coverage is not always better (an infinitely wide
-    interval covers everything): read it with :func:`mean_interval_width`, or use
-    :func:`interval_coverage_error`.
+    interval covers everything): the measure is registered with ``direction="target"``, the best
+    value being the one closest to ``1 - alpha`` (the distance ``|coverage - (1 - alpha)|`` is
+    :func:`interval_coverage_error`); read it with :func:`mean_interval_width`.
 
     References
     ----------
@@ -507,7 +514,7 @@ def interval_coverage_error(
 
 @register_metric(
     "mean_interval_width",
-    higher_is_better=False,
+    direction="neutral",
     family="intervals",
     inputs="interval",
     computational_form=_FORM,
@@ -515,8 +522,7 @@ def interval_coverage_error(
 def mean_interval_width(
     y_true: Any, lower: Any, upper: Any, *, alpha: float | None = None, sample_weight: Any = None
 ) -> float:
-    """Mean width ``u - l`` of the intervals, the Lebesgue measure of Payne et al. (lower is
-    better).
+    """Mean width ``u - l`` of the intervals, the Lebesgue measure of Payne et al. (not ranked).
 
     Parameters
     ----------
@@ -537,8 +543,10 @@ def mean_interval_width(
     Notes
     -----
     ``y_true`` is checked for length only and ``alpha`` only validated; both are taken for the
-    common signature of interval measures. Width alone rewards useless narrow intervals: read it
-    with :func:`interval_coverage`, or use :func:`interval_score`, which balances the two.
+    common signature of interval measures. Width alone rewards useless narrow intervals (a
+    narrower interval is better only at the same coverage), so the measure is registered with
+    ``direction="neutral"``: reports show it and never call a value best. Read it with
+    :func:`interval_coverage`, or use :func:`interval_score`, which balances the two.
 
     mean_w(u_i - l_i).
 

@@ -54,7 +54,7 @@ def _check_common(
     return y, pred, k_float, gains == "exponential", w
 
 
-@register_metric("ndcg", higher_is_better=True, family="listwise", computational_form=_FORM)
+@register_metric("ndcg_score", higher_is_better=True, family="listwise", computational_form=_FORM)
 def ndcg_score(
     y_true: Any,
     y_pred: Any,

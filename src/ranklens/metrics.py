@@ -20,11 +20,20 @@ from ranklens import (  # noqa: F401  (imported for their registrations)
     targeting,
 )
 from ranklens._curve_registry import CURVE_FAMILIES, CurveSpec, available_curves, get_curve
-from ranklens._registry import _REGISTRY, FAMILIES, FAMILY_ALIASES, MetricSpec
+from ranklens._registry import (
+    _REGISTRY,
+    DIRECTIONS,
+    FAMILIES,
+    FAMILY_ALIASES,
+    METRIC_ALIASES,
+    MetricSpec,
+)
 
 __all__ = [
     "CURVE_FAMILIES",
+    "DIRECTIONS",
     "FAMILIES",
+    "METRIC_ALIASES",
     "CurveSpec",
     "MetricSpec",
     "available_curves",
@@ -35,9 +44,14 @@ __all__ = [
 
 
 def get_metric(name: str) -> MetricSpec:
-    """The :class:`MetricSpec` registered under ``name``; ``ValueError`` lists the valid names."""
+    """The :class:`MetricSpec` registered under ``name``; ``ValueError`` lists the valid names.
+
+    The keys are the functions' names (``"mean_squared_error"``, ``"ndcg_score"``). The earlier
+    keys in :data:`METRIC_ALIASES` (``"mse"``, ``"rmse"``, ``"mae"``, ``"ndcg"``) are still
+    accepted and give the same spec, whose ``name`` is the current key.
+    """
     try:
-        return _REGISTRY[name]
+        return _REGISTRY[METRIC_ALIASES.get(name, name)]
     except KeyError:
         raise ValueError(
             f"unknown metric {name!r}; available: {', '.join(sorted(_REGISTRY))}"

@@ -12,9 +12,10 @@ weight equals dropping the row), except where a docstring says otherwise (``pmap
 
 Any magnitude: the residuals are scaled by a power of two near their largest absolute value
 before they are squared or summed (the approach of LAPACK's ``dnrm2`` and of C's ``hypot``), so
-a value that is representable as a float is returned as such: ``rmse`` of residuals of size
-1e200, or ``rmspe`` of a response of size 1e-200, is exact to rounding instead of ``inf`` or a
-division by zero. A value beyond the largest float (``mse`` of residuals of 1e200) is ``inf``.
+a value that is representable as a float is returned as such: ``root_mean_squared_error`` of
+residuals of size 1e200, or ``rmspe`` of a response of size 1e-200, is exact to rounding instead
+of ``inf`` or a division by zero. A value beyond the largest float (``mean_squared_error`` of
+residuals of 1e200) is ``inf``.
 
 Each measure declares its capabilities where it is registered: the means their ratio form
 (one matrix product per block of bootstrap replicates), every measure an exact leave-one-out rule
@@ -56,6 +57,8 @@ __all__ = [
     "linlin_loss",
     "log_rmse",
     "mae",
+    "mean_absolute_error",
+    "mean_squared_error",
     "median_absolute_error",
     "mse",
     "pmap",
@@ -63,6 +66,7 @@ __all__ = [
     "rec_curve",
     "rmse",
     "rmspe",
+    "root_mean_squared_error",
     "rroc_curve",
 ]
 
@@ -304,7 +308,7 @@ def _check_rmspe_response(y: FloatArray) -> None:
         "y_true",
         "rmspe",
         "RMSPE is a relative error for a positive, ratio-scale response (as in Payne et al. 2016); "
-        "for a response with zeros or negative values use rmse.",
+        "for a response with zeros or negative values use root_mean_squared_error.",
     )
 
 
@@ -327,8 +331,10 @@ _RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_sca
 # --------------------------------------------------------------------------------------------
 
 
-@register_metric("mse", higher_is_better=False, family="residual", **_mean_capabilities(_MSE))
-def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+@register_metric(
+    "mean_squared_error", higher_is_better=False, family="residual", **_mean_capabilities(_MSE)
+)
+def mean_squared_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean squared error, ``sum w_i (y_i - yhat_i)^2 / sum w_i``.
 
     Parameters
@@ -356,16 +362,21 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
     Examples
     --------
-    >>> mse([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
+    >>> mean_squared_error([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
     1.6666666666666667
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
     return _evaluate_form(_MSE, y, p, w)
 
 
-@register_metric("rmse", higher_is_better=False, family="residual", **_mean_capabilities(_RMSE))
-def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """Root mean squared error, ``sqrt(mse)``.
+@register_metric(
+    "root_mean_squared_error",
+    higher_is_better=False,
+    family="residual",
+    **_mean_capabilities(_RMSE),
+)
+def root_mean_squared_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """Root mean squared error, ``sqrt(mean_squared_error)``.
 
     Parameters
     ----------
@@ -399,15 +410,17 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
     Examples
     --------
-    >>> rmse([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
+    >>> root_mean_squared_error([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
     1.2909944487358056
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
     return _evaluate_form(_RMSE, y, p, w)
 
 
-@register_metric("mae", higher_is_better=False, family="residual", **_mean_capabilities(_MAE))
-def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+@register_metric(
+    "mean_absolute_error", higher_is_better=False, family="residual", **_mean_capabilities(_MAE)
+)
+def mean_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """Mean absolute error, ``sum w_i |y_i - yhat_i| / sum w_i``.
 
     Parameters
@@ -437,11 +450,21 @@ def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
     Examples
     --------
-    >>> mae([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
+    >>> mean_absolute_error([1.0, 2.0, 4.0], [1.0, 3.0, 2.0])
     1.0
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
     return _evaluate_form(_MAE, y, p, w)
+
+
+# The short names: aliases (the same function objects) of the scikit-learn names above, which
+# are primary. ``get_metric("mse")`` etc. resolve through ``ranklens.metrics.METRIC_ALIASES``.
+#: Alias of :func:`mean_squared_error`.
+mse = mean_squared_error
+#: Alias of :func:`root_mean_squared_error`.
+rmse = root_mean_squared_error
+#: Alias of :func:`mean_absolute_error`.
+mae = mean_absolute_error
 
 
 @register_metric(
@@ -475,7 +498,8 @@ def epsilon_insensitive_loss(
     -----
     Rosset et al. (2005), Sect. 2 (the loss of support vector regression). ``epsilon`` is in the
     units of ``y``; the paper gives no value, so the default 0.1 is scikit-learn's ``SVR`` default.
-    Set it to the tolerance that matters for your response. ``epsilon=0`` gives :func:`mae`.
+    Set it to the tolerance that matters for your response. ``epsilon=0`` gives
+    :func:`mean_absolute_error`.
 
     References
     ----------
@@ -526,9 +550,9 @@ def linlin_loss(
     -----
     ``L_i = cost_over * |y_i - yhat_i|`` for an over-prediction (``yhat_i > y_i``),
     ``cost_under * |y_i - yhat_i|`` for an under-prediction, 0 when exact; returned as the
-    weighted mean ``sum w_i L_i / sum w_i``. Equal costs of 1 give :func:`mae`; the minimiser of
-    the expected loss is the ``cost_under / (cost_over + cost_under)`` quantile (the pinball loss
-    up to a factor).
+    weighted mean ``sum w_i L_i / sum w_i``. Equal costs of 1 give :func:`mean_absolute_error`; the
+    minimiser of the expected loss is the ``cost_under / (cost_over + cost_under)`` quantile (the
+    pinball loss up to a factor).
 
     References
     ----------
@@ -630,8 +654,9 @@ def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     ``y_true`` must be strictly positive: the measure compares errors with distances from 0, which
     is meaningful only on a ratio scale (the phenotypes of Payne et al.); shifting a response with
     zeros or negatives would change the value arbitrarily. A ``ValueError`` says so; use
-    :func:`rmse` instead. Not additive: corrupting one ``y_i`` grows numerator and denominator
-    together, so Proposition 1 of Rosset et al. (2005) does not apply to corruption of ``y_true``.
+    :func:`root_mean_squared_error` instead. Not additive: corrupting one ``y_i`` grows numerator
+    and denominator together, so Proposition 1 of Rosset et al. (2005) does not apply to corruption
+    of ``y_true``.
 
     Numerator and denominator are scaled separately by powers of two before squaring, so the
     ratio is exact to rounding at any magnitude (``rmspe([1e-200, 2e-200], [0, 0])`` is 1).
@@ -969,7 +994,8 @@ class RECCurveResult(Result):
         Weighted fraction of observations whose loss is ``<= tolerance`` (right-continuous ECDF).
     area_over_curve : float
         ``integral_0^max (1 - accuracy(t)) dt``; for this exact step curve it equals the mean
-        loss (``mae`` for ``loss="absolute"``, ``mse`` for ``"squared"``).
+        loss (``mean_absolute_error`` for ``loss="absolute"``, ``mean_squared_error`` for
+        ``"squared"``).
     loss : str
         ``"absolute"`` (``|y - yhat|``) or ``"squared"`` (``(y - yhat)^2``).
     """

@@ -48,7 +48,12 @@ __all__ = [
 
 IntArray = NDArray[np.int64]
 
-TABLE1_METRICS: tuple[str, ...] = ("rmse", "mae", "kendall_tau", "spearman_rho")
+TABLE1_METRICS: tuple[str, ...] = (
+    "root_mean_squared_error",
+    "mean_absolute_error",
+    "kendall_tau",
+    "spearman_rho",
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,7 +199,8 @@ def most_influential(
     (:attr:`~ranklens.metrics.MetricSpec.capabilities`) is searched with it (``method`` is
     ``"exact update"``); the registered ones are
 
-    * means of per-observation losses (``mse``, ``rmse``, ``mae``, ``epsilon_insensitive_loss``,
+    * means of per-observation losses (``mean_squared_error``, ``root_mean_squared_error``,
+      ``mean_absolute_error``, ``epsilon_insensitive_loss``,
       ``linlin_loss``, ``log_rmse``) and ``rmspe``: O(n), from prefix and suffix sums (no
       subtraction, so no cancellation when one row carries almost all of the loss);
     * ``median_absolute_error``: one sort, then the median of the other n - 1 values in O(1) per
@@ -218,7 +224,7 @@ def most_influential(
 
     Examples
     --------
-    >>> r = most_influential([1.0, 2.0, 3.0, 4.0], [1.1, 2.1, 2.9, 9.0], "rmse")
+    >>> r = most_influential([1.0, 2.0, 3.0, 4.0], [1.1, 2.1, 2.9, 9.0], "root_mean_squared_error")
     >>> r.index, round(r.value, 4), round(r.value_without, 4), round(r.percent_change, 1)
     (3, 2.5015, 0.1, 96.0)
     """
@@ -337,12 +343,12 @@ def robustness_table(
     --------
     >>> t = robustness_table([1.0, 2.0, 3.0, 4.0, 5.0], [1.2, 1.9, 3.3, 3.8, 12.0])
     >>> t.to_frame().round(3)  # doctest: +NORMALIZE_WHITESPACE
-                  Entire set  Excl. one  % change  row
+                             Entire set  Excl. one  % change  row
     Measure
-    rmse               3.136      0.212    93.236    4
-    mae                1.560      0.200    87.179    4
-    kendall_tau        1.000      1.000     0.000    0
-    spearman_rho       1.000      1.000     0.000    0
+    root_mean_squared_error       3.136      0.212    93.236    4
+    mean_absolute_error           1.560      0.200    87.179    4
+    kendall_tau                   1.000      1.000     0.000    0
+    spearman_rho                  1.000      1.000     0.000    0
     """
     if isinstance(metrics, str | MetricSpec):
         metrics = (metrics,)

@@ -221,7 +221,7 @@ class MetricAgreementDisplay(_Display):
         """Rank the models by two metrics (:func:`ranklens.compare_metric_rankings`) and draw."""
         from ranklens.agreement import compare_metric_rankings
 
-        result = compare_metric_rankings(y_true, predictions, list(metrics), **kwargs)
+        result = compare_metric_rankings(y_true, predictions, metrics=list(metrics), **kwargs)
         display = cls(result, name=name, metrics=metrics[:2], top=top)
         return display.plot(ax=ax, **dict(plot_kwargs or {}))
 
@@ -260,7 +260,8 @@ class MetricAgreementDisplay(_Display):
         ax.set_xlim(0.5, n_models + 0.5)
         ax.set_ylim(0.5, n_models + 0.5)
         ax.set_aspect("equal", adjustable="box")
-        direction = ["(1 = best, ↑)" if r.higher_is_better[k] else "(1 = best, ↓)" for k in (a, b)]
+        arrows = {True: "↑", False: "↓"}  # None: best closest to a target
+        direction = [f"(1 = best, {arrows.get(r.higher_is_better[k], '≈')})" for k in (a, b)]
         ax.set_xlabel(f"rank by {self.metrics[0]} {direction[0]}")
         ax.set_ylabel(f"rank by {self.metrics[1]} {direction[1]}")
         return artists

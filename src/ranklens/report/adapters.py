@@ -90,7 +90,9 @@ def _pairs_table(comparison: Any, frame: Any) -> Table:
     for record in frame.itertuples(index=False):
         if record.metric != current:
             current = record.metric
-            arrow = "↑ higher is better" if record.higher_is_better else "↓ lower is better"
+            arrow = {True: "↑ higher is better", False: "↓ lower is better"}.get(
+                record.higher_is_better, "≈ closest to its target is better"
+            )
             rows.append(Row(group=f"{record.metric} ({arrow})"))
         p_value = float(record.p_value)
         cells = [

@@ -161,7 +161,7 @@ def _agreement(ev: Any) -> Built | None:
     # Torgo & Ribeiro (2009, Fig. 2) set an average error against the utility F measure; failing
     # that, an average error against the rank correlation makes Rosset et al.'s (2005) point.
     metrics = list(result.metrics[:2])
-    for pair in (("mae", "utility_f1"), ("mae", "kendall_tau")):
+    for pair in (("mean_absolute_error", "utility_f1"), ("mean_absolute_error", "kendall_tau")):
         if all(m in result.metrics for m in pair):
             metrics = list(pair)
             break

@@ -119,18 +119,37 @@ def _plain(text: str) -> str:
     return text.replace("``", "")
 
 
-def _direction(info: dict[str, Any]) -> str:
-    return "↑" if info.get("higher_is_better") else "↓"
+def direction_symbol(info: Mapping[str, Any]) -> str:
+    """The direction column: ↑ higher, ↓ lower, ``≈ t`` closest to the target t, blank for a
+    measure that is not ranked."""
+    from ranklens._registry import direction_of
+
+    direction = direction_of(info)
+    if direction == "target":
+        target = info.get("target")
+        return "≈" if target is None else f"≈ {format_number(target)}"
+    return {"higher": "↑", "lower": "↓"}.get(direction, "")
 
 
-def best_models(values: Sequence[float], higher_is_better: bool) -> set[int]:
-    finite = [(i, v) for i, v in enumerate(values) if v is not None and math.isfinite(v)]
+def best_models(values: Sequence[float], info: Mapping[str, Any] | bool) -> set[int]:
+    """Positions of the best values under a measure's direction; empty when all are equal,
+    fewer than two are finite, or the measure is not ranked (a target measure is best closest
+    to its target, never by size).
+
+    ``info`` is the measure's entry of ``evaluation.metrics`` (a bool, the earlier form, means
+    ``higher_is_better``).
+    """
+    from ranklens._registry import best_positions
+
+    if isinstance(info, bool):
+        info = {"higher_is_better": info}
+    finite = [v for v in values if v is not None and math.isfinite(v)]
     if len(finite) < 2:
         return set()
-    target = max(v for _, v in finite) if higher_is_better else min(v for _, v in finite)
-    if all(v == target for _, v in finite):
+    best = best_positions(values, info)
+    if len(best) == len(finite):
         return set()
-    return {i for i, v in finite if v == target}
+    return best
 
 
 def _family_order(metrics: dict[str, dict[str, Any]]) -> list[str]:
@@ -153,14 +172,14 @@ def summary_table(evaluation: Any) -> Table:
             if info["family"] != family:
                 continue
             values = [evaluation.values.get(m, {}).get(metric) for m in models]
-            best = best_models(values, bool(info["higher_is_better"]))
+            best = best_models(values, info)
             description = _plain(info.get("description", ""))
             cells = [
                 Cell(
                     metric,
                     css="measure",
                     title=description,
-                    sub=f"{_direction(info)} {description}",
+                    sub=f"{direction_symbol(info)} {description}",
                 )
             ]
             for j, model in enumerate(models):

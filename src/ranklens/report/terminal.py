@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ranklens.report.render import best_models, format_number
+from ranklens.report.render import best_models, direction_symbol, format_number
 
 __all__ = ["plain", "problems_table", "summary_table"]
 
@@ -43,7 +43,7 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
         values = [
             evaluation.values.get(m, {}).get(metric, math.nan) for m in evaluation.model_names
         ]
-        best = best_models(values, bool(info["higher_is_better"]))
+        best = best_models(values, info)
         cells = []
         for j, value in enumerate(values):
             model = evaluation.model_names[j]
@@ -55,7 +55,7 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
                 cells.append(plain("failed", "bold red"))
                 continue
             cells.append(plain(format_number(value), "bold green" if j in best else ""))
-        table.add_row(plain(metric), "↑" if info["higher_is_better"] else "↓", *cells)
+        table.add_row(plain(metric), direction_symbol(info), *cells)
     return table
 
 
