@@ -64,6 +64,22 @@ def load_credit_card(*, cardholders_only: bool = True) -> Dataset:
         Target ``expenditure``; numeric features ``reports, age, income, dependents, months,
         majorcards, active`` and 0/1 ``owner, selfemp``. ``share`` (expenditure / income) is
         dropped because it leaks the target.
+
+    Notes
+    -----
+    The long-tailed expenditure plays the role of the customer "wallet" in the case study of
+    Rosset et al. (2005, Sect. 5).
+
+    References
+    ----------
+    Greene, W. H. (2003). *Econometric Analysis*, 5th ed. Prentice Hall (the ``CreditCard`` data).
+
+    Kleiber, C. and Zeileis, A. (2008). *Applied Econometrics with R*. Springer (package AER).
+    doi:10.1007/978-0-387-77318-6
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
     """
     df = _rdataset("AER", "CreditCard")
     if cardholders_only:
@@ -105,6 +121,24 @@ def load_sp500_returns(*, lags: int = 5) -> Dataset:
         Number of lagged returns used as features (``lag_1`` .. ``lag_<lags>``); also a 20-day
         rolling standard deviation ``vol_20`` and 5-day mean ``mean_5``. The first 20 rows, which
         lack a full window, are dropped. Rows stay in time order.
+
+    Returns
+    -------
+    Dataset
+        Features (lagged returns and volatility) and the next-day return as target, in time order.
+
+    Notes
+    -----
+    Rare large moves are the extremes of Torgo & Ribeiro (2009, Sect. 5); keep the time order
+    when splitting.
+
+    References
+    ----------
+    Venables, W. N. and Ripley, B. D. (2002). *Modern Applied Statistics with S*, 4th ed.
+    Springer (package MASS, data ``SP500``). doi:10.1007/978-0-387-21706-2
+
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
     """
     if lags < 1:
         raise ValueError(f"lags must be >= 1; got {lags!r}")
