@@ -88,6 +88,11 @@ def make_utility_scorer(
     scorer
         ``scorer(estimator, X, y, sample_weight=None) -> float``, usable as ``scoring=`` in
         ``GridSearchCV``; picklable, so it works with ``n_jobs > 1``.
+
+    References
+    ----------
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
     """
     if measure not in _MEASURES:
         raise ValueError(f"measure must be one of {_MEASURES}; got {measure!r}")
