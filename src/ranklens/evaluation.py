@@ -226,6 +226,16 @@ def evaluation_to_json(evaluation: ModelEvaluation) -> dict[str, Any]:
     :data:`PROBLEM_KINDS`); ``doc["failures"]`` lists the failed ones (empty when nothing failed);
     ``doc["curves"][kind][model]`` each curve's summary numbers (the ROC AUC, the profit at the
     best depth and within the budget, ...; the per-point arrays are in the report's plots).
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`evaluate_models`.
+
+    Returns
+    -------
+    dict
+        A JSON-serialisable document (NaN and infinities become null).
     """
     comparison = None
     if evaluation.comparison is not None:
@@ -615,6 +625,25 @@ def evaluate_models(
     Returns
     -------
     ModelEvaluation
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    doi:10.1198/016214506000001437
     """
     progress = renamed_keyword("progress", "on_progress", progress, on_progress, "evaluate_models")
     if not predictions and not intervals:
