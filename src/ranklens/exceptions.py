@@ -29,7 +29,19 @@ class UndefinedMetricWarning(RanklensWarning):
 
 
 def warn_undefined(message: str, *, stacklevel: int = 3) -> None:
-    """Issue an :class:`UndefinedMetricWarning` attributed to the caller of the public function."""
+    """Issue an :class:`UndefinedMetricWarning` attributed to the caller of the public function.
+
+    Parameters
+    ----------
+    message : str
+        The warning text.
+    stacklevel : int, default 3
+        Passed to :func:`warnings.warn`; 3 points at the caller of the public function.
+
+    Returns
+    -------
+    None
+    """
     warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel)
 
 
