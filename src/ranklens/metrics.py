@@ -49,6 +49,16 @@ def get_metric(name: str) -> MetricSpec:
     The keys are the functions' names (``"mean_squared_error"``, ``"ndcg_score"``). The earlier
     keys in :data:`METRIC_ALIASES` (``"mse"``, ``"rmse"``, ``"mae"``, ``"ndcg"``) are still
     accepted and give the same spec, whose ``name`` is the current key.
+
+    Parameters
+    ----------
+    name : str
+        A registry name (the function's name) or an earlier alias.
+
+    Returns
+    -------
+    MetricSpec
+        The function, its direction and its capabilities.
     """
     try:
         return _REGISTRY[METRIC_ALIASES.get(name, name)]
@@ -63,6 +73,18 @@ def available_metrics(family: str | None = None, *, inputs: str | None = None) -
 
     ``family`` is one of :data:`FAMILIES`; the earlier names ``"business"``, ``"utility"`` and
     ``"interval"`` are accepted for ``"targeting"``, ``"extremes"`` and ``"intervals"``.
+
+    Parameters
+    ----------
+    family : str, optional
+        Keep only the metrics of this family (one of :data:`FAMILIES`).
+    inputs : str, optional
+        Keep only the metrics that take this kind of input (e.g. ``"point"`` or ``"interval"``).
+
+    Returns
+    -------
+    tuple of str
+        The registry names, in registration order.
     """
     if family is not None:
         family = FAMILY_ALIASES.get(family, family)
