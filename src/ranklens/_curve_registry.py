@@ -154,7 +154,18 @@ def display_for(func: Callable[..., Any]) -> type | None:
 
 
 def get_curve(name: str) -> CurveSpec:
-    """The :class:`CurveSpec` registered under ``name``; ``ValueError`` lists the valid names."""
+    """The :class:`CurveSpec` registered under ``name``; ``ValueError`` lists the valid names.
+
+    Parameters
+    ----------
+    name : str
+        A registered curve name.
+
+    Returns
+    -------
+    CurveSpec
+        The curve's function and its axes.
+    """
     try:
         return _CURVES[name]
     except KeyError:
@@ -165,6 +176,18 @@ def available_curves(family: str | None = None, *, banded: bool | None = None) -
     """Names of registered curves in display order (by family, then registration).
 
     ``banded=True`` keeps the curves that can carry bootstrap bands (they define ``on_grid``).
+
+    Parameters
+    ----------
+    family : str, optional
+        Keep only the curves of this family.
+    banded : bool, optional
+        True: keep only the curves that can carry bootstrap bands; False: only the others.
+
+    Returns
+    -------
+    tuple of str
+        The registered curve names.
     """
     if family is not None and family not in CURVE_FAMILIES:
         raise ValueError(f"family must be one of {CURVE_FAMILIES}; got {family!r}")
