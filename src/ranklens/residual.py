@@ -953,7 +953,9 @@ def prmspe(
 
     References
     ----------
-    Payne, R. D., Li, Y. and Qin, Z. (2016). Measures of prediction accuracy and ranking.
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
+
     Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
     estimation. *Journal of the American Statistical Association* 102(477), 359-378.
     """
