@@ -350,6 +350,11 @@ def render_html(
         Receives one message per plot that could not be drawn. The report keeps a note in the
         plot's place either way; a caller that must not pass over a failure (the command line)
         reads this list.
+
+    Returns
+    -------
+    str
+        A self-contained HTML document.
     """
     if not isinstance(evaluations, list | tuple):
         evaluations = [evaluations]
@@ -371,6 +376,20 @@ def write_html(path: str | pathlib.Path, evaluations: Any, **kwargs: Any) -> pat
 
     The whole report is rendered before the file is touched, and written with
     :func:`write_text_atomic`: a rendering error or a full disk leaves a previous report intact.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        Where to write the report.
+    evaluations : ModelEvaluation or sequence of them
+        As in :func:`render_html`.
+    **kwargs
+        Passed to :func:`render_html` (``title``, ``subtitle``, ``figures``).
+
+    Returns
+    -------
+    pathlib.Path
+        The resolved path written.
     """
     text = render_html(evaluations, **kwargs)
     return write_text_atomic(path, text)
@@ -380,6 +399,18 @@ def write_text_atomic(path: str | pathlib.Path, text: str) -> pathlib.Path:
     """Write ``text`` (UTF-8) to ``path`` atomically; returns the resolved path.
 
     See :func:`write_texts_atomic`.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        Target file.
+    text : str
+        Contents, written as UTF-8.
+
+    Returns
+    -------
+    pathlib.Path
+        The resolved path written.
     """
     (written,) = write_texts_atomic({pathlib.Path(path): text})
     return written
@@ -393,6 +424,11 @@ def write_texts_atomic(outputs: Mapping[str | pathlib.Path, str]) -> list[pathli
     place with :func:`os.replace`. A failure while staging removes the temporary files and leaves
     every previous file untouched: a JSON result is never replaced while its HTML report fails.
     A replaced file keeps its permissions; a new one gets the usual ``0o666 & ~umask``.
+
+    Parameters
+    ----------
+    outputs : mapping of path to str
+        Target files and their contents (UTF-8).
 
     Returns
     -------
