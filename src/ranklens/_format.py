@@ -21,6 +21,18 @@ def format_number(value: Any, digits: int = 4) -> str:
     """A number as a report shows it: 4 significant decimals, thousands in scientific form.
 
     NaN and None show as an en dash; integers stay integers; booleans as yes/no.
+
+    Parameters
+    ----------
+    value : object
+        A number, bool, None or NaN.
+    digits : int, default 4
+        Significant decimals.
+
+    Returns
+    -------
+    str
+        The formatted value.
     """
     if value is None:
         return "–"
@@ -67,7 +79,18 @@ def summarise(value: Any) -> str:
 
 
 def result_html(result: Any) -> str:
-    """Any frozen result as a small HTML table (for ``_repr_html_`` in notebooks)."""
+    """Any frozen result as a small HTML table (for ``_repr_html_`` in notebooks).
+
+    Parameters
+    ----------
+    result : Result
+        A frozen result object of ranklens.
+
+    Returns
+    -------
+    str
+        An HTML fragment.
+    """
     rows = []
     for field in dataclasses.fields(result):
         if not field.repr:
