@@ -21,6 +21,16 @@ def comparison_intervals(comparison: Any) -> dict[tuple[str, str], tuple[float, 
 
     Empty for anything else: a :class:`~ranklens.compare.PermutationTestResult` gives p-values,
     not intervals.
+
+    Parameters
+    ----------
+    comparison : ComparisonResult or PermutationTestResult
+        The comparison an evaluation ran.
+
+    Returns
+    -------
+    dict
+        ``{(model, metric): (low, high)}``; empty for a permutation test.
     """
     if not isinstance(comparison, ComparisonResult):
         return {}
@@ -40,7 +50,24 @@ def _headline_metrics(comparison: Any) -> list[str]:
 
 def comparison_tables(comparison: Any) -> list[Table]:
     """Table 2's layout (Rosset, Perlich & Zadrozny 2005): the headline measures in full view,
-    every measure collapsed. Takes the bootstrap's or the permutation test's result."""
+    every measure collapsed. Takes the bootstrap's or the permutation test's result.
+
+    Parameters
+    ----------
+    comparison : ComparisonResult or PermutationTestResult
+        The comparison an evaluation ran.
+
+    Returns
+    -------
+    list of Table
+        The report tables, headline measures first.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+    """
     if comparison is None:
         return []
     frame = comparison.to_frame()
@@ -132,7 +159,24 @@ def _pairs_table(comparison: Any, frame: Any) -> Table:
 
 
 def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
-    """The layout of Table 1 of Rosset et al. (2005), one block of rows per model."""
+    """The layout of Table 1 of Rosset et al. (2005), one block of rows per model.
+
+    Parameters
+    ----------
+    robustness : dict of str to RobustnessTableResult
+        One robustness table per model.
+
+    Returns
+    -------
+    list of Table
+        One block of rows per model.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+    """
     if not robustness:
         return []
     header = _header(
@@ -166,7 +210,20 @@ def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
 
 
 def section_tables(evaluation: Any, section: str) -> list[Table]:
-    """Tables shown next to a section's plots (decile tables, best model by depth, coverage)."""
+    """Tables shown next to a section's plots (decile tables, best model by depth, coverage).
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        A result of :func:`ranklens.report.evaluate_models`.
+    section : str
+        The report section (e.g. ``"targeting"``, ``"intervals"``).
+
+    Returns
+    -------
+    list of Table
+        Possibly empty.
+    """
     tables: list[Table] = []
     if section == "targeting":
         best = evaluation.extras.get("best_model_by_depth")
