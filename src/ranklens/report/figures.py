@@ -55,7 +55,22 @@ class FigureView:
 
 
 def figure_to_img(figure: Any, *, alt: str, salt: str) -> str:
-    """Render a matplotlib Figure as an ``<img>`` holding base64 SVG (deterministic ids)."""
+    """Render a matplotlib Figure as an ``<img>`` holding base64 SVG (deterministic ids).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure to embed.
+    alt : str
+        Alternative text.
+    salt : str
+        matplotlib's ``svg.hashsalt``: makes the SVG ids deterministic and distinct per figure.
+
+    Returns
+    -------
+    str
+        An ``<img>`` element with the SVG as a base64 data URI.
+    """
     import matplotlib
 
     buffer = io.BytesIO()
@@ -303,6 +318,30 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
 
     A plot that fails to draw is left out with a note in its place rather than breaking the
     report.
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        A result of :func:`ranklens.report.evaluate_models`.
+    prefix : str, default ''
+        Prefix of the element ids, so that several evaluations share one page.
+
+    Returns
+    -------
+    dict of str to list of FigureView
+        The figures of each report section.
+
+    References
+    ----------
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
     """
     try:
         import matplotlib
