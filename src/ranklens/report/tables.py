@@ -30,7 +30,18 @@ __all__ = [
 
 
 def format_pvalue(p: Any) -> str:
-    """A p-value: three decimals, or '< 0.001'."""
+    """A p-value: three decimals, or '< 0.001'.
+
+    Parameters
+    ----------
+    p : float
+        A p-value (NaN allowed).
+
+    Returns
+    -------
+    str
+        The formatted p-value.
+    """
     try:
         v = float(p)
     except (TypeError, ValueError):
@@ -80,7 +91,18 @@ class Section:
 
 
 def header(*names: str | tuple[str, str]) -> list[dict[str, str]]:
-    """Column headings: a name, or ``(name, tooltip)``."""
+    """Column headings: a name, or ``(name, tooltip)``.
+
+    Parameters
+    ----------
+    *names : str or (str, str)
+        Column names, each optionally with a tooltip.
+
+    Returns
+    -------
+    list of dict
+        One ``{"text": name, "title": tooltip}`` entry per column (tooltip ``""`` if none).
+    """
     out = []
     for name in names:
         text, title = name if isinstance(name, tuple) else (name, "")
@@ -96,7 +118,24 @@ def frame_table(
     index: bool = True,
     pvalue_columns: Iterable[str] = (),
 ) -> Table:
-    """A pandas DataFrame as a report table (numbers formatted, text left-aligned)."""
+    """A pandas DataFrame as a report table (numbers formatted, text left-aligned).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table's data.
+    caption, note : str, default ''
+        Text above and below the table.
+    index : bool, default True
+        Show the frame's index as the first column.
+    pvalue_columns : iterable of str, default ()
+        Columns formatted as p-values.
+
+    Returns
+    -------
+    Table
+        The report table.
+    """
     pcols = set(pvalue_columns)
     columns = [str(c) for c in frame.columns]
     index_name = str(frame.index.name) if frame.index.name is not None else ""
