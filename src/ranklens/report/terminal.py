@@ -19,7 +19,20 @@ _MAX_REASON = 160
 
 
 def plain(text: Any, style: str = "") -> Any:
-    """``text`` as a rich Text: shown verbatim, with no markup or emoji codes interpreted."""
+    """``text`` as a rich Text: shown verbatim, with no markup or emoji codes interpreted.
+
+    Parameters
+    ----------
+    text : object
+        The text (converted with ``str``).
+    style : str, default ''
+        A rich style.
+
+    Returns
+    -------
+    rich.text.Text
+        The text, with no markup interpreted.
+    """
     from rich.text import Text
 
     return Text(str(text), style=style)
@@ -31,6 +44,18 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
     "Best" follows each measure's registered direction (arrow column). A measure that failed
     shows ``failed`` in red; one that is undefined for this data or skipped shows an en dash
     (:func:`problems_table` says why).
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        A result of :func:`ranklens.report.evaluate_models`.
+    max_rows : int, optional
+        Show at most this many measures.
+
+    Returns
+    -------
+    rich.table.Table
+        Measures by model.
     """
     from rich.table import Table
 
@@ -69,6 +94,18 @@ def problems_table(evaluation: Any, *, kinds: tuple[str, ...] | None = None) -> 
 
     Rows with the same kind, subject and reason are merged, listing their models: a target with
     zeros gives Log-RMSE's reason once, not once per model. Failures come first.
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        A result of :func:`ranklens.report.evaluate_models`.
+    kinds : tuple of str, optional
+        Keep only these kinds of problem.
+
+    Returns
+    -------
+    rich.table.Table or None
+        None when there is nothing to report.
     """
     from rich.table import Table
 
