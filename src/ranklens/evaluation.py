@@ -626,6 +626,13 @@ def evaluate_models(
     -------
     ModelEvaluation
 
+    Notes
+    -----
+    Every measure is the registered function of :mod:`ranklens.metrics`, applied to each model;
+    the report and the JSON document render this result and recompute nothing. "Best" follows
+    each measure's registered direction; a measure best closest to a target (interval coverage) is
+    judged by its distance to the target, never by size.
+
     References
     ----------
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression

@@ -89,6 +89,13 @@ def make_utility_scorer(
         ``scorer(estimator, X, y, sample_weight=None) -> float``, usable as ``scoring=`` in
         ``GridSearchCV``; picklable, so it works with ``n_jobs > 1``.
 
+    Notes
+    -----
+    Pass a ``relevance`` fixed from the whole training target: without it each validation fold
+    derives its own box-plot relevance from its own ``y``, so folds judge extremes differently.
+    A model that predicts no events has no precision (Torgo & Ribeiro 2009, footnote 8); its score
+    is NaN, which scikit-learn ranks last with a warning.
+
     References
     ----------
     Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
