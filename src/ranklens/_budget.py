@@ -34,6 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from ranklens import _resampling, compare
+from ranklens._resampling import JACKKNIFE_GROUPS
+from ranklens.bands import curve_bands
+from ranklens.compare import compare_models
+
 __all__ = ["MIN_REPLICATES", "SAFETY", "BootstrapPlan", "plan_bootstrap"]
 
 #: Fewer replicates than this give intervals too rough to report: the bootstrap is skipped.
@@ -160,9 +165,6 @@ def _compile(
     interval: str,
 ) -> None:
     """Run the comparison and the bands on a tiny sample: every kernel they use gets compiled."""
-    from ranklens.bands import curve_bands
-    from ranklens.compare import compare_models
-
     n = y.shape[0]
     rows = np.unique(np.linspace(0, n - 1, min(n, _COMPILE_ROWS)).round().astype(np.int64))
     small = {name: pred[rows] for name, pred in preds.items()}
@@ -202,9 +204,6 @@ def _measure(
     total_rows: int,
 ) -> _Costs:
     """Time each part of the run at the real n (kernels compiled already)."""
-    from ranklens import _resampling, compare
-    from ranklens.bands import curve_bands
-
     n = y.shape[0]
     names = list(preds)
     matrix = np.stack([preds[name] for name in names])
@@ -329,8 +328,6 @@ def plan_bootstrap(
     interval : {"bca", "percentile"}
         The comparison's interval (BCa adds a jackknife of ``min(n, 100)`` rows).
     """
-    from ranklens._resampling import JACKKNIFE_GROUPS
-
     band_kwargs = dict(band_kwargs or {})
     specs = list(specs)
     requested = int(n_bootstrap)

@@ -37,6 +37,7 @@ from scipy import special
 
 from ranklens._cache import is_compiled
 from ranklens._kernels import compare as _kc
+from ranklens._progress import LineProgress
 from ranklens._validation import as_1d_float, check_aligned, check_pair
 from ranklens.exceptions import RanklensWarning
 
@@ -190,8 +191,6 @@ class Progress:
         return self
 
     def _open(self) -> None:
-        from ranklens._progress import LineProgress
-
         self._lines = LineProgress()
 
     def advance(self, k: int) -> None:

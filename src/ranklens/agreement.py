@@ -29,6 +29,7 @@ from ranklens._validation import (
     check_sample_weight,
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
+from ranklens.metrics import get_metric
 from ranklens.ranking import kendall_tau, ranking_summary, spearman_rho
 
 __all__ = [
@@ -173,8 +174,6 @@ def compare_metric_rankings(
     >>> float(res.kendall_tau[0, 1]), res.best_models
     (1.0, ('a', 'a'))
     """
-    from ranklens.metrics import get_metric
-
     if args:
         if len(args) > 1 or metrics is not None:
             raise TypeError("compare_metric_rankings takes metrics once, by keyword: metrics=[...]")

@@ -92,6 +92,7 @@ from ranklens._validation import (
     normalize_weights,
 )
 from ranklens.exceptions import warn_undefined
+from ranklens.metrics import get_metric
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build a DataFrame
     import pandas as pd
@@ -521,8 +522,6 @@ def _better(
 
 
 def _resolve_metrics(metrics: Any, *, weighted: bool) -> list[MetricSpec]:
-    from ranklens.metrics import get_metric
-
     if isinstance(metrics, str | MetricSpec):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or len(metrics) == 0:

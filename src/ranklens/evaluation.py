@@ -42,7 +42,7 @@ from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, compare_models
 from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWarning
-from ranklens.metrics import CurveSpec, available_curves, get_curve
+from ranklens.metrics import CurveSpec, available_curves, available_metrics, get_curve, get_metric
 from ranklens.relevance import relevance_from_boxplot
 from ranklens.robustness import robustness_table
 from ranklens.targeting import best_model_by_depth
@@ -438,8 +438,6 @@ def score_registered_metrics(
     ``intervals``. ``context`` supplies named task parameters to the measures that take them.
     ``problems[model][metric]`` is a :class:`Problem` for each value that is not a plain number.
     """
-    from ranklens.metrics import available_metrics, get_metric
-
     context = dict(context or {})
     intervals = dict(intervals or {})
     models = list(dict.fromkeys([*predictions, *intervals]))
@@ -840,8 +838,6 @@ def _comparable_metrics(
     A measure that depends on the row order (``pmap``) cannot be resampled, and one that is
     undefined on the full sample would be undefined in most replicates too.
     """
-    from ranklens.metrics import get_metric
-
     out = []
     for metric, meta in info.items():
         spec = get_metric(metric)
@@ -912,8 +908,6 @@ def _agreement_metrics(
     under that candidate, unless the candidate is one of the ``scored`` models, whose failures
     the measures table records already.
     """
-    from ranklens.metrics import available_metrics
-
     out = []
     for name in available_metrics(inputs="point"):
         spec = _with_context(get_spec(name), {**context, "alpha": None})
@@ -935,8 +929,6 @@ def _agreement_metrics(
 
 def get_spec(name: str) -> Any:
     """The registry entry of ``name`` (:func:`ranklens.metrics.get_metric`)."""
-    from ranklens.metrics import get_metric
-
     return get_metric(name)
 
 

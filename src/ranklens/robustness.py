@@ -35,6 +35,7 @@ from ranklens._registry import BreakdownBound, MetricSpec
 from ranklens._results import Result
 from ranklens._validation import FloatArray, check_pair, check_positive_int
 from ranklens.exceptions import UndefinedMetricWarning, warn_undefined
+from ranklens.metrics import available_metrics, get_metric
 
 __all__ = [
     "BreakdownResult",
@@ -62,8 +63,6 @@ TABLE1_METRICS: tuple[str, ...] = (
 
 
 def _resolve(metric: str | MetricSpec) -> MetricSpec:
-    from ranklens.metrics import get_metric  # imported late: metrics imports this module
-
     if isinstance(metric, MetricSpec):
         spec = metric
     elif isinstance(metric, str):
@@ -469,8 +468,6 @@ def _finite_bound(spec: MetricSpec) -> BreakdownBound | None:
 
 
 def _registered_names() -> tuple[str, ...]:
-    from ranklens.metrics import available_metrics  # imported late: metrics imports this module
-
     return available_metrics(inputs="point")
 
 

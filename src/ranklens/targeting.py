@@ -58,6 +58,7 @@ from ranklens._validation import (
     check_sample_weight,
 )
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
+from ranklens.extremes import _check_event_threshold, _relevance_values
 
 # The business measures sort by prediction; on a continuous y_true their default events (its
 # top 10 %) are a quantile of y_true, an order statistic of the truth as well.
@@ -133,8 +134,6 @@ def _top_threshold(y: FloatArray, q: float, w: FloatArray | None) -> float:
 
 def _relevance_events(y: FloatArray, phi: Any, threshold: Any) -> tuple[FloatArray, str]:
     # Shared with the utility-based measures (ranklens.extremes): phi is checked alike everywhere.
-    from ranklens.extremes import _check_event_threshold, _relevance_values
-
     t_e = _check_event_threshold(threshold)
     values = _relevance_values(phi, y, "y_true")
     return (values >= t_e).astype(np.float64), f"relevance >= {t_e:g} ({phi!r:.60})"

@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.agreement import compare_metric_rankings
 from ranklens.extremes import regression_precision_recall_curve
 from ranklens.plot._base import _Display, _fmt
+from ranklens.relevance import relevance_from_boxplot
 
 __all__ = ["MetricAgreementDisplay", "RegressionPrecisionRecallDisplay", "RelevanceDisplay"]
 
@@ -73,8 +75,6 @@ class RelevanceDisplay(_Display):
         **kwargs: Any,
     ) -> RelevanceDisplay:
         """Build :func:`ranklens.relevance_from_boxplot` from ``y`` (``kwargs``) and draw it."""
-        from ranklens.relevance import relevance_from_boxplot
-
         relevance = relevance_from_boxplot(y, **kwargs)
         display = cls(relevance, name=name, y=y, event_threshold=event_threshold)
         return display.plot(ax=ax, **dict(plot_kwargs or {}))
@@ -219,8 +219,6 @@ class MetricAgreementDisplay(_Display):
         **kwargs: Any,
     ) -> MetricAgreementDisplay:
         """Rank the models by two metrics (:func:`ranklens.compare_metric_rankings`) and draw."""
-        from ranklens.agreement import compare_metric_rankings
-
         result = compare_metric_rankings(y_true, predictions, metrics=list(metrics), **kwargs)
         display = cls(result, name=name, metrics=metrics[:2], top=top)
         return display.plot(ax=ax, **dict(plot_kwargs or {}))

@@ -16,7 +16,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import ranklens.plot  # noqa: F401  (its Displays register themselves with the curves they draw)
+from ranklens._format import format_number
+from ranklens.extremes import regression_precision_recall
 from ranklens.metrics import get_curve
+from ranklens.plot import (
+    BeatProbabilityDisplay,
+    ConcordanceProfileDisplay,
+    CurveBandsDisplay,
+    IntervalDisplay,
+    MetricAgreementDisplay,
+    RelevanceDisplay,
+)
 
 __all__ = ["FigureView", "build_figures", "figure_to_img"]
 
@@ -106,8 +116,6 @@ def _overlay(display: Any, results: Mapping[str, Any]) -> Any:
 
 
 def _concordance(ev: Any) -> Built | None:
-    from ranklens.plot import ConcordanceProfileDisplay
-
     results = ev.curves.get("concordance_profile")
     if not results:
         return None
@@ -140,8 +148,6 @@ def _simple(kind: str, title: str, caption: str) -> Callable[[Any], Any]:
 
 
 def _relevance(ev: Any) -> Built | None:
-    from ranklens.plot import RelevanceDisplay
-
     relevance = ev.extras.get("relevance")
     if relevance is None:
         return None
@@ -160,16 +166,10 @@ def _relevance(ev: Any) -> Built | None:
 def _default_event_threshold() -> float | None:
     import inspect
 
-    try:
-        from ranklens.extremes import regression_precision_recall
-    except ImportError:  # pragma: no cover
-        return None
     return inspect.signature(regression_precision_recall).parameters["event_threshold"].default
 
 
 def _agreement(ev: Any) -> Built | None:
-    from ranklens.plot import MetricAgreementDisplay
-
     result = ev.extras.get("metric_agreement")
     if result is None or len(result.metrics) < 2:
         return None
@@ -193,8 +193,6 @@ def _agreement(ev: Any) -> Built | None:
 
 
 def _intervals(ev: Any) -> Built | None:
-    from ranklens.plot import IntervalDisplay
-
     results = ev.curves.get("intervals")
     if not results:
         return None
@@ -211,8 +209,6 @@ def _intervals(ev: Any) -> Built | None:
 
 
 def _bands(ev: Any) -> Built | None:
-    from ranklens.plot import BeatProbabilityDisplay, CurveBandsDisplay
-
     result = ev.extras.get("bands", {}).get("cutoff_auc")
     if result is None:
         return None
@@ -236,8 +232,6 @@ _MAX_PAIRS_DRAWN = 6
 
 
 def _num(value: Any) -> str:
-    from ranklens._format import format_number
-
     return format_number(value, 3)
 
 

@@ -19,7 +19,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ranklens._format import format_number, result_html
+from ranklens._registry import FAMILIES, best_positions, direction_of
 from ranklens._version import __version__
+from ranklens.report.adapters import (
+    comparison_intervals,
+    comparison_tables,
+    robustness_tables,
+    section_tables,
+)
+from ranklens.report.figures import build_figures
 from ranklens.report.tables import Cell, Row, Section, Table
 from ranklens.report.tables import header as _header
 
@@ -122,8 +130,6 @@ def _plain(text: str) -> str:
 def direction_symbol(info: Mapping[str, Any]) -> str:
     """The direction column: ↑ higher, ↓ lower, ``≈ t`` closest to the target t, blank for a
     measure that is not ranked."""
-    from ranklens._registry import direction_of
-
     direction = direction_of(info)
     if direction == "target":
         target = info.get("target")
@@ -139,8 +145,6 @@ def best_models(values: Sequence[float], info: Mapping[str, Any] | bool) -> set[
     ``info`` is the measure's entry of ``evaluation.metrics`` (a bool, the earlier form, means
     ``higher_is_better``).
     """
-    from ranklens._registry import best_positions
-
     if isinstance(info, bool):
         info = {"higher_is_better": info}
     finite = [v for v in values if v is not None and math.isfinite(v)]
@@ -153,16 +157,12 @@ def best_models(values: Sequence[float], info: Mapping[str, Any] | bool) -> set[
 
 
 def _family_order(metrics: dict[str, dict[str, Any]]) -> list[str]:
-    from ranklens._registry import FAMILIES
-
     seen = list(dict.fromkeys(m["family"] for m in metrics.values()))
     return [f for f in FAMILIES if f in seen] + [f for f in seen if f not in FAMILIES]
 
 
 def summary_table(evaluation: Any) -> Table:
     """Every model and measure, grouped by family; CIs from the comparison when it ran."""
-    from ranklens.report.adapters import comparison_intervals
-
     intervals = comparison_intervals(evaluation.comparison)
     models = list(evaluation.model_names)
     rows: list[Row] = []
@@ -272,13 +272,9 @@ def task_view(
     Plots that could not be drawn are appended to ``figure_errors`` (when given) as
     ``"<section> plot <k>: <error>"``.
     """
-    from ranklens.report.adapters import comparison_tables, robustness_tables
-
     sections = [Section("summary", "Measures", GUIDES["summary"], [summary_table(evaluation)])]
     drawn = {}
     if figures:
-        from ranklens.report.figures import build_figures
-
         drawn = build_figures(evaluation, prefix=f"t{index}")
         if figure_errors is not None:
             figure_errors.extend(v.error for views in drawn.values() for v in views if v.error)
@@ -300,8 +296,6 @@ def task_view(
         ("errors", "Error curves"),
         ("intervals", "Prediction intervals"),
     ):
-        from ranklens.report.adapters import section_tables
-
         tables = section_tables(evaluation, key)
         if drawn.get(key) or tables:
             sections.append(Section(key, title, GUIDES[key], tables, drawn.get(key, [])))

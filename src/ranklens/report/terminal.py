@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ranklens.evaluation import PROBLEM_KINDS
 from ranklens.report.render import best_models, direction_symbol, format_number
 
 __all__ = ["plain", "problems_table", "summary_table"]
@@ -108,8 +109,6 @@ def problems_table(evaluation: Any, *, kinds: tuple[str, ...] | None = None) -> 
         None when there is nothing to report.
     """
     from rich.table import Table
-
-    from ranklens.evaluation import PROBLEM_KINDS
 
     merged: dict[tuple[str, str, str], list[str]] = {}
     for who, items in evaluation.problems.items():
