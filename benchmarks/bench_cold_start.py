@@ -110,7 +110,7 @@ def _command(case: str, workdir: pathlib.Path) -> list[str]:
 def _run(command: list[str], cache: pathlib.Path) -> float:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     seconds = time.perf_counter() - start
     if done.returncode != 0:  # a failed run is no timing of the work it did not do
         raise RuntimeError(f"{command} failed ({done.returncode}):\n{done.stderr[-2000:]}")
