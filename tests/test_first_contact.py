@@ -413,3 +413,34 @@ def test_bootstrap_time_budget_is_a_bound(rng):
     assert "not bootstrapped (time budget)" in ev.settings
     assert ev.comparison is not None
     assert ev.comparison.n_bootstrap >= 100
+
+
+def test_a_cached_parallel_driver_is_seen_in_a_new_process(tmp_path):
+    """is_compiled reads numba's on-disk cache index: once a parallel bootstrap driver has been
+    compiled (by warmup or a long run), later processes use it for mid-size runs too (reading the
+    wrong attribute made every later run fall back to the serial driver, 1.5x slower)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    compile_it = (
+        "import numpy as np\n"
+        "from ranklens._kernels import compare as kc\n"
+        "kc.multiplicities_parallel(np.zeros((2, 3), dtype=np.int32), 3)\n"
+    )
+    check = (
+        "from ranklens._cache import is_compiled\n"
+        "from ranklens._kernels import compare as kc\n"
+        "print(is_compiled(kc.multiplicities_parallel), is_compiled(kc.swapped_rank_parallel))\n"
+    )
+    subprocess.run([sys.executable, "-c", compile_it], env=env, check=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", check],
+        env=env,
+        check=True,
+        timeout=300,
+        capture_output=True,
+        text=True,
+    )
+    assert out.stdout.split() == ["True", "False"]

@@ -101,7 +101,12 @@ def is_compiled(dispatcher: Any) -> bool:
     """
     if dispatcher.signatures:
         return True
-    try:  # numba's cache index (a private attribute: when it moves, no cache is known)
-        return os.path.exists(dispatcher._cache._index_path)
-    except AttributeError:
-        return False
+    # numba's cache index file: a private attribute, whose place has moved between numba
+    # releases (``_cache._cache_file._index_path`` in 0.59-0.68, ``_cache._index_path`` before);
+    # when neither is found no cache is known, and the caller takes the cheaper path.
+    cache = getattr(dispatcher, "_cache", None)
+    for holder in (getattr(cache, "_cache_file", None), cache):
+        path = getattr(holder, "_index_path", None)
+        if isinstance(path, str):
+            return os.path.exists(path)
+    return False
