@@ -26,6 +26,7 @@ records the time the bootstrap took against the budget.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 import warnings
@@ -238,7 +239,7 @@ def _measure(
                 continue
             with _resampling.quiet():
                 evaluator.evaluate(block)  # compile / warm
-                seconds = _timed(lambda evaluator=evaluator: evaluator.evaluate(block))
+                seconds = _timed(functools.partial(evaluator.evaluate, block))
             group_row[g] = seconds / block.shape[0]
             for k in evaluator.positions:
                 group_of[k] = g
@@ -247,9 +248,9 @@ def _measure(
                 continue
             one = compare._GenericEvaluator([k], [spec], y, matrix, weight)
             with _resampling.quiet():
-                seconds = _timed(lambda one=one: one.evaluate(block[:1]))
+                seconds = _timed(functools.partial(one.evaluate, block[:1]))
                 if seconds < 0.02:  # fast: time a few rows for a steadier figure
-                    seconds = _timed(lambda one=one: one.evaluate(block)) / block.shape[0]
+                    seconds = _timed(functools.partial(one.evaluate, block)) / block.shape[0]
             generic_row[k] = seconds
 
     band_fixed: dict[str, float] = {}

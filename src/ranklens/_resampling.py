@@ -30,6 +30,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -163,9 +164,14 @@ class quiet:
         self._errstate = np.errstate(all="ignore")
         self._errstate.__enter__()
 
-    def __exit__(self, *exc: object) -> None:
-        self._errstate.__exit__(*exc)
-        self._warnings.__exit__(*exc)
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._errstate.__exit__(exc_type, exc, tb)
+        self._warnings.__exit__(exc_type, exc, tb)
 
 
 class Progress:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -144,10 +145,10 @@ def _extras(d: dict[str, Any]) -> None:
     ]
     for kind in ("roc_curve", "gain_curve", "lift_curve", "decile_table"):
         func = getattr(rl, kind)
-        calls.append(lambda func=func: func(y, p, sample_weight=w))
+        calls.append(functools.partial(func, y, p, sample_weight=w))
     for kind in ("concordance_profile", "cutoff_auc_curve", "rank_lift_curve"):
         func = getattr(rl, kind)
-        calls.append(lambda func=func: func(y, p, sample_weight=w))
+        calls.append(functools.partial(func, y, p, sample_weight=w))
     calls.append(lambda: rl.rec_curve(y, p, sample_weight=w))
     calls.append(lambda: rl.rroc_curve(y, p, sample_weight=w))
     for call in calls:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import pathlib
 import re
 import sys
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, cast
 
 import typer
 from typer.core import TyperGroup
@@ -57,15 +57,20 @@ class _OneLineErrors(TyperGroup):
     """
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, **kwargs)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(*args, **kwargs)
         except typer.Abort:
             typer.echo("Aborted!", err=True)
             sys.exit(1)
         except Exception as exc:
-            if not (hasattr(exc, "format_message") and isinstance(exc.exit_code, int)):
+            if not (
+                hasattr(exc, "format_message")
+                and hasattr(exc, "exit_code")
+                and isinstance(exc.exit_code, int)
+            ):
                 raise
             # With no arguments typer has already printed the help; the error carries it again.
             if type(exc).__name__ != "NoArgsIsHelpError":
@@ -272,11 +277,15 @@ def parse_relevance(spec: str | None, y: Any) -> Any:
 
     text = spec.strip().lower()
     try:
+        # The user's text goes to relevance_from_boxplot unchecked: it validates ``extremes``
+        # itself and its error message is the one reported.
         if text in ("auto", "both", "high", "low"):
-            return rel.relevance_from_boxplot(y, extremes=text)
+            return rel.relevance_from_boxplot(y, extremes=cast("rel.Extremes", text))
         if text.startswith("pchip"):
             extremes = text.partition(":")[2] or "auto"
-            return rel.relevance_from_boxplot(y, extremes=extremes, shape="pchip")
+            return rel.relevance_from_boxplot(
+                y, extremes=cast("rel.Extremes", extremes), shape="pchip"
+            )
         if text.startswith("sigmoid:"):
             params = dict(_key_value(item) for item in text[len("sigmoid:") :].split(","))
             return rel.SigmoidRelevance(
@@ -286,11 +295,11 @@ def parse_relevance(spec: str | None, y: Any) -> Any:
                 delta=params.get("delta", 1e-4),
             )
         if text.startswith("points:"):
-            points = [
+            points = tuple(
                 tuple(float(v) for v in item.split(":"))
                 for item in text[len("points:") :].split(",")
                 if item
-            ]
+            )
             return rel.ControlPointRelevance(points)
     except InputError:
         raise

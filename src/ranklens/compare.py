@@ -132,13 +132,23 @@ class _PairwiseResult(Result):
     """
 
     if TYPE_CHECKING:
-        models: tuple[str, ...]
-        metrics: tuple[str, ...]
-        higher_is_better: tuple[bool | None, ...]
-        values: np.ndarray
-        pairs: tuple[tuple[str, str], ...]
-        difference: np.ndarray
-        targets: tuple[float | None, ...]
+        # Read-only properties rather than annotations, so that the dataclass machinery of the
+        # type checker does not take them for fields of this class (at run time there are none,
+        # and each subclass declares its own, in its own order).
+        @property
+        def models(self) -> tuple[str, ...]: ...
+        @property
+        def metrics(self) -> tuple[str, ...]: ...
+        @property
+        def higher_is_better(self) -> tuple[bool | None, ...]: ...
+        @property
+        def values(self) -> np.ndarray: ...
+        @property
+        def pairs(self) -> tuple[tuple[str, str], ...]: ...
+        @property
+        def difference(self) -> np.ndarray: ...
+        @property
+        def targets(self) -> tuple[float | None, ...]: ...
 
     def value(self, metric: str, model: str) -> float:
         """The value of ``metric`` for ``model`` on the full sample."""
@@ -740,12 +750,15 @@ def _build_evaluators(
                 ),
             )
         )
-    rank_positions = [k for k, form in enumerate(forms) if isinstance(form, RankSweepForm)]
+    rank_forms = {k: form for k, form in enumerate(forms) if isinstance(form, RankSweepForm)}
+    rank_positions = list(rank_forms)
     if rank_positions:
         factories.append(
             (
                 rank_positions,
-                lambda pos: _RankEvaluator(pos, [forms[k] for k in pos], y, preds, base_weight),
+                lambda pos: _RankEvaluator(
+                    pos, [rank_forms[k] for k in pos], y, preds, base_weight
+                ),
             )
         )
 

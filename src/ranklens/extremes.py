@@ -263,7 +263,7 @@ def _accuracy_values(accuracy: Any, y_true: FloatArray, y_pred: FloatArray) -> F
     if isinstance(accuracy, StepAccuracy | SmoothAccuracy):
         # Skip the re-validation of the public __call__: the pair is already checked.
         smooth = isinstance(accuracy, SmoothAccuracy)
-        k = accuracy.k if smooth else 0.0
+        k = accuracy.k if isinstance(accuracy, SmoothAccuracy) else 0.0
         return _k.accuracy_values(
             y_true, y_pred, smooth, accuracy.threshold, k, _LOSS_CODES[accuracy.loss]
         )

@@ -187,7 +187,7 @@ def _sums(
         scale = _Scale.of(y, [(lo, up)])
     weighted = w is not None
     sums = interval_sums(
-        y, lo, up, w if weighted else y, weighted, scale.pre, scale.post, scale.post2
+        y, lo, up, w if w is not None else y, weighted, scale.pre, scale.post, scale.post2
     )
     return (*sums, scale)
 

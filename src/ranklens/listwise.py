@@ -255,10 +255,10 @@ def ndcg_by_group(
     dcg, ideal = grouped_ndcg(
         y[order_pred],
         pred[order_pred],
-        w[order_pred] if weighted else np.ones(0),
+        w[order_pred] if w is not None else np.ones(0),
         y[order_true],
         y[order_true],
-        w[order_true] if weighted else np.ones(0),
+        w[order_true] if w is not None else np.ones(0),
         starts,
         starts,
         weighted,

@@ -986,6 +986,7 @@ def ranking_summary(
     n = int(y.size)
     stats, moments, limbs, fsums, order, key, pkey = _rank_sweep(y, p, w)
     s = _pair_class_stats(stats, exact=w is None)
+    r_value: int | Fraction | float
     if w is None:
         rho, r_value = _exact_spearman(n, limbs)
     else:
@@ -997,6 +998,7 @@ def ranking_summary(
         for name in ("discordant", "concordant", "tied_true_only", "tied_pred_only", "tied_both")
     }
     if w is not None:
+        assert isinstance(r_value, float)  # the weighted sweep's R, computed above
         counts, r_value = _weighted_counts(counts, r_value, w, weight_scale, order, key, pkey)
     reasons = _undefined_reasons(s)
     if w is None:

@@ -151,8 +151,11 @@ class SigmoidRelevance(Relevance):
             if value is not None:
                 value = _finite_float(value, name)
                 object.__setattr__(self, name, value)
-        both = self.low_center is not None and self.high_center is not None
-        if both and not self.low_center < self.high_center:
+        if (
+            self.low_center is not None
+            and self.high_center is not None
+            and not self.low_center < self.high_center
+        ):
             raise ValueError(
                 "low_center must be below high_center; "
                 f"got {self.low_center!r} and {self.high_center!r}"
@@ -233,13 +236,15 @@ class ControlPointRelevance(Relevance):
     [1.0, 0.5, 0.0, 0.5, 1.0]
     """
 
-    points: tuple[tuple[float, float, float], ...]
+    points: tuple[tuple[float, ...], ...]
     _knots: FloatArray = dataclasses.field(init=False, repr=False, compare=False)
     _values: FloatArray = dataclasses.field(init=False, repr=False, compare=False)
     _slopes: FloatArray = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        raw = list(self.points) if not isinstance(self.points, np.ndarray) else self.points.tolist()
+        raw: list[Any] = (
+            list(self.points) if not isinstance(self.points, np.ndarray) else self.points.tolist()
+        )
         if len(raw) < 2:
             raise ValueError(f"points needs at least two control points; got {len(raw)}")
         ys, phis, slopes = [], [], []
@@ -389,10 +394,10 @@ class BoxplotStatsResult(Result):
     n_high_outliers: int
 
 
-def _check_quartiles(quartiles: Any) -> str:
+def _check_quartiles(quartiles: Any) -> Quartiles:
     if quartiles not in ("hinges", "type7"):
         raise ValueError(f"quartiles must be 'hinges' or 'type7'; got {quartiles!r}")
-    return str(quartiles)
+    return "hinges" if quartiles == "hinges" else "type7"
 
 
 def _frequency_weights(sample_weight: Any, n: int) -> FloatArray | None:

@@ -1111,7 +1111,7 @@ class RROCCurveResult(Result):
     unbiased_shift: float
 
 
-def _strict_prefix_suffix(values: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _strict_prefix_suffix(values: np.ndarray) -> tuple[FloatArray, FloatArray]:
     """``sum_{l < k} values_l`` and ``sum_{l > k} values_l`` for every k."""
     prefix = np.concatenate(([0.0], np.cumsum(values)[:-1]))
     suffix = np.concatenate((np.cumsum(values[::-1])[::-1][1:], [0.0]))

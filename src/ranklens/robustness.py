@@ -396,7 +396,8 @@ class BreakdownResult(Result):
     corruption : str
         ``"additive"`` (gross errors beyond the range of y) or ``"multiplicative"`` (used when the
         measure needs a positive response).
-    higher_is_better : bool
+    higher_is_better : bool or None
+        None for a measure that is best at a target value.
     """
 
     metric: str
@@ -408,7 +409,7 @@ class BreakdownResult(Result):
     max_change: FloatArray
     bound: str
     corruption: str
-    higher_is_better: bool
+    higher_is_better: bool | None
 
 
 def proposition2_bound(metric: str | MetricSpec, n: int, k: IntArray | int) -> FloatArray:

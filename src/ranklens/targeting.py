@@ -1065,6 +1065,8 @@ class _ProfitSpec:
             out += (b_fp - b_tn) * cn
             out += b_fn * p + b_tn * n
             return out
+        # Without a matrix the spec is a value margin, which always has its cost.
+        assert self.margin is not None and self.cost is not None
         out = self.margin * ce
         out -= self.cost * cw
         return out
@@ -1230,6 +1232,7 @@ def profit_curve(
         "budget_threshold": None,
     }
     if budget is not None:
+        assert spec.cost is not None  # a budget is accepted only with a positive cost
         k_max = _max_targets(float(budget), float(spec.cost))
         g = int(np.searchsorted(cw, k_max * (1.0 + 1e-12), side="right"))  # first not fitting
         j = _best(profit[:g])

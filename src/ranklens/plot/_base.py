@@ -114,7 +114,7 @@ def _fmt(value: float, digits: int = 3) -> str:
     return f"{v:.{digits}f}"
 
 
-def _constructor_options(cls: type) -> set[str]:
+def _constructor_options(cls: type[Any]) -> set[str]:
     """Keyword-only options of a display's constructor beyond ``result`` and ``name``."""
     params = inspect.signature(cls.__init__).parameters
     return {p for p, v in params.items() if v.kind is v.KEYWORD_ONLY and p != "name"}

@@ -13,7 +13,7 @@ import html
 import io
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ranklens.plot  # noqa: F401  (its Displays register themselves with the curves they draw)
 from ranklens._format import format_number
@@ -28,13 +28,16 @@ from ranklens.plot import (
     RelevanceDisplay,
 )
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 __all__ = ["FigureView", "build_figures", "figure_to_img"]
 
 #: Width of one plot in inches; SVG scales to the page.
 _WIDTH = 6.2
 _HEIGHT = 4.3
 
-_STYLE = {
+_STYLE: dict[RcKeyType, Any] = {
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,

@@ -16,7 +16,7 @@ import re
 import stat
 import tempfile
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ranklens._format import format_number, result_html
 from ranklens._registry import FAMILIES, best_positions, direction_of
@@ -410,7 +410,12 @@ def write_text_atomic(path: str | pathlib.Path, text: str) -> pathlib.Path:
     return written
 
 
-def write_texts_atomic(outputs: Mapping[str | pathlib.Path, str]) -> list[pathlib.Path]:
+# The target paths of write_texts_atomic: any mapping whose keys are str, Path or both (a bound
+# type variable, as Mapping is invariant in its key type).
+_PathT = TypeVar("_PathT", bound=str | pathlib.Path)
+
+
+def write_texts_atomic(outputs: Mapping[_PathT, str]) -> list[pathlib.Path]:
     """Write several files so that readers see all old or all new contents, never a torn file.
 
     Each text goes to a temporary file in its target's directory (so the final rename stays on
