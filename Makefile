@@ -32,6 +32,7 @@ test: $(DEVSTAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n 2 -q
 	$(BIN)/python -m pytest --doctest-modules src/ranklens -q -p no:cacheprovider
+	$(BIN)/python -m mypy
 
 # The suite under pandas < 3 (writable to_numpy, no Copy-on-Write by default, object strings):
 # a change of the pandas pin must not reopen what pandas 3 exposed, nor the reverse.
