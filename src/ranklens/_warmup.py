@@ -96,61 +96,52 @@ def _measures(d: dict[str, Any]) -> None:
 
 def _extras(d: dict[str, Any]) -> None:
     """Public functions outside the registry and the pipeline's defaults."""
-    from types import SimpleNamespace
-
-    from ranklens import (
-        agreement,
-        compare,
-        listwise,
-        ranking,
-        relevance,
-        residual,
-        robustness,
-        targeting,
+    from ranklens.agreement import ranking_agreement
+    from ranklens.listwise import ndcg_by_group, rank_distance_ndcg
+    from ranklens.ranking import (
+        concordance_profile,
+        cutoff_auc_curve,
+        partial_kendall_tau,
+        partial_spearman_rho,
+        per_observation_pair_counts,
+        rank_lift_curve,
+        ranking_summary,
     )
+    from ranklens.relevance import boxplot_stats, medcouple, relevance_from_boxplot
+    from ranklens.residual import rec_curve, rroc_curve
+    from ranklens.robustness import breakdown_curve, most_influential
+    from ranklens.targeting import decile_table, gain_curve, lift_curve, roc_curve
 
-    rl = SimpleNamespace(
-        **{
-            name: getattr(module, name)
-            for module in (
-                agreement,
-                compare,
-                listwise,
-                ranking,
-                relevance,
-                residual,
-                robustness,
-                targeting,
-            )
-            for name in module.__all__
-        }
-    )
     y, p, w = d["y"], d["preds"]["good"], d["weight"]
     calls: list[Callable[[], Any]] = [
-        lambda: rl.ranking_summary(y, p),
-        lambda: rl.per_observation_pair_counts(y, p),
-        lambda: rl.partial_kendall_tau(y, p, [0.1, 0.5]),
-        lambda: rl.partial_spearman_rho(y, p, [0.1, 0.5]),
-        lambda: rl.ndcg_by_group(y, p, d["groups"]),
-        lambda: rl.ndcg_by_group(y, p, d["groups"], sample_weight=w),
-        lambda: rl.rank_distance_ndcg(np.arange(1.0, 11.0), np.arange(10.0, 0.0, -1.0), n=10),
-        lambda: rl.medcouple(y),
-        lambda: rl.relevance_from_boxplot(y, adjusted=True, sample_weight=w),
-        lambda: rl.relevance_from_boxplot(y, shape="pchip")(y),
-        lambda: rl.boxplot_stats(y, sample_weight=w),
-        lambda: rl.most_influential(y, p, metric="kendall_tau"),
-        lambda: rl.most_influential(y, p, metric="spearman_rho"),
-        lambda: rl.breakdown_curve(y, p, metric="mean_absolute_error"),
-        lambda: rl.ranking_agreement(p, d["preds"]["poor"], sample_weight=w),
+        lambda: ranking_summary(y, p),
+        lambda: per_observation_pair_counts(y, p),
+        lambda: partial_kendall_tau(y, p, [0.1, 0.5]),
+        lambda: partial_spearman_rho(y, p, [0.1, 0.5]),
+        lambda: ndcg_by_group(y, p, d["groups"]),
+        lambda: ndcg_by_group(y, p, d["groups"], sample_weight=w),
+        lambda: rank_distance_ndcg(np.arange(1.0, 11.0), np.arange(10.0, 0.0, -1.0), n=10),
+        lambda: medcouple(y),
+        lambda: relevance_from_boxplot(y, adjusted=True, sample_weight=w),
+        lambda: relevance_from_boxplot(y, shape="pchip")(y),
+        lambda: boxplot_stats(y, sample_weight=w),
+        lambda: most_influential(y, p, metric="kendall_tau"),
+        lambda: most_influential(y, p, metric="spearman_rho"),
+        lambda: breakdown_curve(y, p, metric="mean_absolute_error"),
+        lambda: ranking_agreement(p, d["preds"]["poor"], sample_weight=w),
     ]
-    for kind in ("roc_curve", "gain_curve", "lift_curve", "decile_table"):
-        func = getattr(rl, kind)
-        calls.append(functools.partial(func, y, p, sample_weight=w))
-    for kind in ("concordance_profile", "cutoff_auc_curve", "rank_lift_curve"):
-        func = getattr(rl, kind)
-        calls.append(functools.partial(func, y, p, sample_weight=w))
-    calls.append(lambda: rl.rec_curve(y, p, sample_weight=w))
-    calls.append(lambda: rl.rroc_curve(y, p, sample_weight=w))
+    weighted_curves = (
+        roc_curve,
+        gain_curve,
+        lift_curve,
+        decile_table,
+        concordance_profile,
+        cutoff_auc_curve,
+        rank_lift_curve,
+        rec_curve,
+        rroc_curve,
+    )
+    calls.extend(functools.partial(curve, y, p, sample_weight=w) for curve in weighted_curves)
     for call in calls:
         with contextlib.suppress(Exception):
             call()

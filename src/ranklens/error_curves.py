@@ -6,20 +6,7 @@ plots. Names are still importable from here, with a ``DeprecationWarning``.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
+from ranklens import residual
+from ranklens._deprecation import moved_to
 
-from ranklens import residual as _moved
-
-
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    value = getattr(_moved, name)  # AttributeError for unknown names, as usual
-    warnings.warn(
-        f"ranklens.error_curves.{name} moved to ranklens.residual.{name}; "
-        "the old path will be removed in a future release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return value
+__getattr__ = moved_to("ranklens.error_curves", residual)
