@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar
 
@@ -373,6 +374,16 @@ def best_positions(values: Any, info: Mapping[str, Any]) -> set[int]:
         return set()
     top = good[finite].max()
     return {int(i) for i in np.flatnonzero(finite & (good == top))}
+
+
+def shaded_positions(values: Any, info: Mapping[str, Any]) -> set[int]:
+    """The values a table shades as best: :func:`best_positions`, but none when fewer than two
+    values are finite or every finite value is best (nothing then stands out)."""
+    n_finite = sum(1 for v in values if v is not None and math.isfinite(v))
+    if n_finite < 2:
+        return set()
+    best = best_positions(values, info)
+    return set() if len(best) == n_finite else best
 
 
 _REGISTRY: dict[str, MetricSpec] = {}

@@ -34,7 +34,7 @@ import numpy as np
 from ranklens._budget import BootstrapPlan, plan_bootstrap
 from ranklens._format import format_number, table_html
 from ranklens._progress import UNSET, renamed_keyword
-from ranklens._registry import best_positions
+from ranklens._registry import shaded_positions
 from ranklens._results import Result, to_builtin
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
 from ranklens._version import __version__
@@ -191,16 +191,14 @@ class ModelEvaluation(Result):
                 if info["family"] != family:
                     continue
                 values = [self.values.get(m, {}).get(metric) for m in models]
-                finite = [v for v in values if v is not None and math.isfinite(v)]
-                best = best_positions(values, info)
+                best = shaded_positions(values, info)  # the report's rule
                 cells = []
                 for i, (model, value) in enumerate(zip(models, values, strict=True)):
                     problem = self.problems.get(model, {}).get(metric)
                     if problem is not None and problem.kind == "failed":
                         cells.append(("failed", "failed"))
                         continue
-                    shade = "best" if len(finite) > 1 and i in best else ""
-                    cells.append((format_number(value), shade))
+                    cells.append((format_number(value), "best" if i in best else ""))
                 rows.append((metric, cells))
         return table_html(f"{self.title} (n = {self.n:,})", ["measure", *models], rows)
 

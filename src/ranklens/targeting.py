@@ -283,11 +283,12 @@ def _warn_if_swapped(y: FloatArray, score: FloatArray, score_name: str) -> None:
     """
     if not _is_binary(score) or _is_binary(y):
         return
-    if np.unique(y).shape[0] < _SWAP_MIN_DISTINCT:
+    n_distinct = np.unique(y).shape[0]
+    if n_distinct < _SWAP_MIN_DISTINCT:
         return
     warnings.warn(
         f"{score_name} takes only the values 0 and 1 while y_true takes "
-        f"{np.unique(y).shape[0]} distinct values: the arguments look swapped. The order is "
+        f"{n_distinct} distinct values: the arguments look swapped. The order is "
         f"(y_true, {score_name}): the labels or target first, the model's score second.",
         SwappedArgumentsWarning,
         stacklevel=4,

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from ranklens._format import format_number, result_html
-from ranklens._registry import FAMILIES, best_positions, direction_of
+from ranklens._registry import FAMILIES, direction_of, shaded_positions
 from ranklens._version import __version__
 from ranklens.report.adapters import (
     comparison_intervals,
@@ -147,13 +147,7 @@ def best_models(values: Sequence[float], info: Mapping[str, Any] | bool) -> set[
     """
     if isinstance(info, bool):
         info = {"higher_is_better": info}
-    finite = [v for v in values if v is not None and math.isfinite(v)]
-    if len(finite) < 2:
-        return set()
-    best = best_positions(values, info)
-    if len(best) == len(finite):
-        return set()
-    return best
+    return shaded_positions(values, info)
 
 
 def _family_order(metrics: dict[str, dict[str, Any]]) -> list[str]:
