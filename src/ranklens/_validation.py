@@ -142,6 +142,11 @@ def _from_arrow(x: Any, name: str) -> np.ndarray:
     return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
+def _is_missing_marker(v: Any) -> bool:
+    """None and ``pandas.NA`` (found by type name: pandas is not imported for this)."""
+    return v is None or type(v).__name__ == "NAType"
+
+
 def _objects_to_float(arr: np.ndarray, name: str) -> np.ndarray:
     """An object array whose items are all real numbers (or missing) as float64; else TypeError.
 
@@ -151,7 +156,7 @@ def _objects_to_float(arr: np.ndarray, name: str) -> np.ndarray:
     flat = arr.reshape(-1)
     out = np.empty(flat.shape[0], dtype=np.float64)
     for i, v in enumerate(flat):
-        if v is None or type(v).__name__ == "NAType":  # None and pandas.NA are missing values
+        if _is_missing_marker(v):
             out[i] = np.nan
         elif isinstance(v, numbers.Real | np.bool_) and not isinstance(v, np.datetime64):
             out[i] = float(v)
@@ -478,7 +483,7 @@ def as_group_codes(groups: Any, n: int, *, name: str = "groups") -> tuple[np.nda
         missing = [
             i
             for i, v in enumerate(arr)
-            if v is None or type(v).__name__ == "NAType" or (isinstance(v, float) and v != v)
+            if _is_missing_marker(v) or (isinstance(v, float) and v != v)
         ]
         if missing:
             raise ValueError(f"{name} contains missing labels (first at position {missing[0]})")
