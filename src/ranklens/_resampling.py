@@ -38,6 +38,7 @@ from scipy import special
 
 from ranklens._cache import is_compiled
 from ranklens._kernels import compare as _kc
+from ranklens._kernels import resampling as _kr
 from ranklens._progress import LineProgress
 from ranklens._validation import as_1d_float, check_aligned, check_pair
 from ranklens.exceptions import RanklensWarning
@@ -47,10 +48,12 @@ __all__ = [
     "Progress",
     "bootstrap_blocks",
     "check_predictions",
+    "group_keys",
     "interval_from_replicates",
     "jackknife_blocks",
     "jackknife_groups",
     "kernel",
+    "poisson_weights",
     "quiet",
     "replicate_sd",
     "run_rows",
@@ -120,6 +123,142 @@ def bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Ite
             indices[r] = rng.integers(0, n, size=n, dtype=dtype)
         rows_used = stop - start
         yield kernel("multiplicities", n, n)(indices[:rows_used], n)
+
+
+def poisson_weights(keys: np.ndarray, replicates: np.ndarray, seed: int) -> np.ndarray:
+    """Counter-based Poisson(1) bootstrap weights: ``out[b, i]`` for key ``i``, replicate ``b``.
+
+    Parameters
+    ----------
+    keys : ndarray of uint64, shape (n,)
+        One key per row or unit: the row's position, or :func:`group_keys` of its unit label.
+    replicates : ndarray of int, shape (B,)
+        Replicate numbers (non-negative); replicate ``r`` is the same whichever others are drawn.
+    seed : int
+        Any integer (taken modulo ``2^64``).
+
+    Returns
+    -------
+    ndarray of int32, shape (B, n)
+        Each entry a pure function of ``(seed, replicates[b], keys[i])``: the weights of a row
+        do not depend on the other rows, their order, or how the data are split into pieces.
+
+    Notes
+    -----
+    ``u = mix(mix(mix(seed) ^ mix(r + 1)) ^ mix(key))`` with SplitMix64's finaliser ``mix``
+    (Steele, Lea & Flood 2014); the top 53 bits of ``u`` are inverted through the Poisson(1)
+    distribution function on a fixed table (:mod:`ranklens._kernels.resampling`). Poisson(1)
+    weights approximate the multinomial bootstrap's multiplicities (mean 1, variance 1) without
+    fixing the total, which makes them computable piece by piece (Oza & Russell 2001; Chamandy
+    et al. 2012).
+
+    References
+    ----------
+    Oza, N. C. and Russell, S. (2001). Online bagging and boosting. *Proceedings of AISTATS*.
+    Chamandy, N., Muralidharan, O., Najmi, A. and Naidu, S. (2012). Estimating uncertainty for
+    massive data streams. Google technical report.
+    Steele, G. L., Lea, D. and Flood, C. H. (2014). Fast splittable pseudorandom number
+    generators. *Proceedings of OOPSLA 2014*, 453-472.
+    """
+    import numba
+
+    keys = np.ascontiguousarray(keys)
+    if keys.ndim != 1 or keys.dtype != np.uint64:
+        raise ValueError(
+            f"keys must be a 1-d array of uint64 (row positions or group_keys); "
+            f"got dtype {keys.dtype}, shape {keys.shape}"
+        )
+    reps = np.asarray(replicates)
+    if reps.ndim != 1 or not np.issubdtype(reps.dtype, np.integer) or np.any(reps < 0):
+        raise ValueError("replicates must be a 1-d array of non-negative integers")
+    reps = np.ascontiguousarray(reps, dtype=np.int64)
+    state = np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    work = reps.shape[0] * keys.shape[0]
+    driver = (
+        _kr.poisson_weights_parallel
+        if work >= PARALLEL_WORK and numba.get_num_threads() > 1
+        else _kr.poisson_weights_serial
+    )
+    return np.asarray(driver(keys, reps, state, _kr.POISSON_THRESHOLDS))
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _label_key(label: Any) -> int:
+    """The uint64 key of one label (integers: SplitMix64; everything else: BLAKE2b)."""
+    import hashlib
+
+    if isinstance(label, (bool, np.bool_)):
+        label = int(label)
+    if isinstance(label, (float, np.floating)) and math.isfinite(label) and label == int(label):
+        label = int(label)
+    if isinstance(label, (int, np.integer)) and _INT64_MIN <= int(label) <= _INT64_MAX:
+        value = np.array([int(label)], dtype=np.int64)
+        return int(_kr.hash_int64(value)[0])
+    if isinstance(label, str):
+        data = b"s" + label.encode("utf-8", "surrogatepass")
+    elif isinstance(label, bytes):
+        data = b"b" + label
+    elif isinstance(label, (float, np.floating)):
+        data = b"f" + repr(float(label)).encode()
+    elif isinstance(label, (int, np.integer)):
+        data = b"i" + str(int(label)).encode()
+    else:
+        data = b"o" + str(label).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def group_keys(groups: Any) -> np.ndarray:
+    """A stable uint64 key per row from its unit label (customer, account, day).
+
+    The key depends on the label alone, never on the row order, the other labels or how the
+    data are split, so :func:`poisson_weights` of the keys gives every row of a unit the same
+    weight in every piece. Integer labels (and integral floats, so that ``3`` and ``3.0`` are
+    one unit, as after a pandas column gains a missing value) go through SplitMix64 (Steele, Lea
+    & Flood 2014); strings, bytes and other labels through an 8-byte BLAKE2b digest of their
+    UTF-8 text.
+
+    Raises
+    ------
+    ValueError
+        When ``groups`` is not one-dimensional or holds a missing label (None, NaN, NaT).
+    """
+    values = np.asarray(getattr(groups, "to_numpy", lambda: groups)())
+    if values.ndim != 1:
+        raise ValueError(f"groups must be one-dimensional; got shape {values.shape}")
+    if values.dtype.kind in "iub":
+        if values.dtype.kind == "u" and values.size and int(values.max()) > _INT64_MAX:
+            return np.array([_label_key(v) for v in values.tolist()], dtype=np.uint64)
+        return np.asarray(_kr.hash_int64(np.ascontiguousarray(values, dtype=np.int64)))
+    if values.dtype.kind == "f":
+        if np.isnan(values).any():
+            raise ValueError("groups holds a missing label (NaN); every row needs a unit id")
+        as_int = np.trunc(values)
+        if np.all((as_int == values) & (np.abs(values) < 2.0**63)):
+            return np.asarray(_kr.hash_int64(as_int.astype(np.int64)))
+    na = _NA()
+    out = np.empty(values.shape[0], dtype=np.uint64)
+    cache: dict[Any, int] = {}
+    for i, label in enumerate(values.tolist()):
+        if label is None or (isinstance(label, float) and math.isnan(label)) or label is na:
+            raise ValueError(
+                f"groups holds a missing label ({label!r}) at position {i}; every row needs "
+                "a unit id"
+            )
+        key = cache.get(label)
+        if key is None:
+            key = cache[label] = _label_key(label)
+        out[i] = key
+    return out
+
+
+def _NA() -> Any:
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        return object()
+    return pd.NA
 
 
 def jackknife_groups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, int]:
