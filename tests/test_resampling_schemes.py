@@ -10,8 +10,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from ranklens import metrics as _metrics
 from ranklens._kernels.resampling import POISSON_THRESHOLDS
-from ranklens._resampling import group_keys, poisson_weights
+from ranklens._resampling import POISSON_ABOVE, Resampler, group_keys, poisson_weights
+from ranklens.bands import curve_bands
+from ranklens.compare import compare_models
 
 MASK = (1 << 64) - 1
 
@@ -122,3 +125,206 @@ def test_group_keys_reject_missing_labels():
         group_keys(["a", None])
     with pytest.raises(ValueError, match="missing label"):
         group_keys(pd.Series(["a", pd.NA], dtype="string"))
+
+
+# ---------------------------------------------------------------------------------------------
+# schemes of compare_models and curve_bands
+# ---------------------------------------------------------------------------------------------
+
+
+def _clustered(rng, n_units=30, per_unit=(1, 8)):
+    sizes = rng.integers(per_unit[0], per_unit[1], size=n_units)
+    unit = np.repeat(np.arange(n_units), sizes)
+    effect = rng.normal(size=n_units)[unit]  # a strong unit effect: rows of a unit move together
+    y = effect + 0.3 * rng.normal(size=unit.size)
+    p1 = y + effect * 0.8 + 0.5 * rng.normal(size=unit.size)
+    p2 = y + 0.7 * rng.normal(size=unit.size)
+    return y, {"a": p1, "b": p2}, unit
+
+
+def _boot_rng(seed):
+    return np.random.default_rng(seed).spawn(2)[0]
+
+
+def test_multinomial_default_is_unchanged_and_named_explicitly(rng):
+    y, preds, _ = _clustered(rng)
+    kw = dict(metrics=["mean_absolute_error", "kendall_tau"], n_bootstrap=30, random_state=4)
+    default = compare_models(y, preds, **kw)
+    explicit = compare_models(y, preds, scheme="multinomial", **kw)
+    np.testing.assert_array_equal(default.replicates, explicit.replicates)
+    auto = compare_models(y, preds, scheme="auto", **kw)  # small n: auto is multinomial
+    np.testing.assert_array_equal(default.replicates, auto.replicates)
+
+
+def test_clustered_bootstrap_replicates_are_materialised_unit_resamples(rng):
+    y, preds, unit = _clustered(rng)
+    labels = np.array([f"customer-{u}" for u in unit])
+    res = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=25,
+        random_state=9,
+        groups=labels,
+        interval="percentile",
+    )
+    # the documented draw: units in the order of their keys, G draws of G with replacement
+    keys = group_keys(labels)
+    unit_keys, inverse = np.unique(keys, return_inverse=True)
+    g = unit_keys.size
+    boot = _boot_rng(9)
+    mae = _metrics.get_metric("mean_absolute_error").func
+    for b in range(25):
+        drawn = boot.integers(0, g, size=g)
+        rows = np.concatenate([np.flatnonzero(inverse == u) for u in drawn])
+        for m, pred in enumerate(preds.values()):
+            assert res.replicates[b, 0, m] == pytest.approx(mae(y[rows], pred[rows]), rel=1e-12)
+
+
+def test_clustered_bootstrap_sd_matches_manual_unit_resampling(rng):
+    y, preds, unit = _clustered(rng, n_units=40)
+    res = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error", "spearman_rho"],
+        n_bootstrap=1500,
+        random_state=1,
+        groups=unit,
+        interval="percentile",
+    )
+    # an independent cluster bootstrap with its own generator, rows materialised
+    members = [np.flatnonzero(unit == u) for u in range(40)]
+    gen = np.random.default_rng(123)
+    manual = np.empty((1500, 2))
+    for b in range(1500):
+        rows = np.concatenate([members[u] for u in gen.integers(0, 40, size=40)])
+        manual[b, 0] = np.mean(np.abs(y[rows] - preds["a"][rows])) - np.mean(
+            np.abs(y[rows] - preds["b"][rows])
+        )
+        manual[b, 1] = (
+            stats.spearmanr(y[rows], preds["a"][rows])[0]
+            - stats.spearmanr(y[rows], preds["b"][rows])[0]
+        )
+    sd = res.difference_sd[:, 0]
+    np.testing.assert_allclose(sd, manual.std(axis=0, ddof=1), rtol=0.12)
+    # a row bootstrap of the same data understates the spread of the unit-level model a
+    rows_only = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=1500,
+        random_state=1,
+        interval="percentile",
+    )
+    assert rows_only.difference_sd[0, 0] < 0.8 * sd[0]
+
+
+def test_poisson_replicates_are_weighted_evaluations(rng):
+    y, preds, _ = _clustered(rng)
+    n = y.size
+    res = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error", "kendall_tau"],
+        n_bootstrap=20,
+        random_state=5,
+        scheme="poisson",
+        interval="percentile",
+    )
+    seed = int(_boot_rng(5).integers(0, 2**63, dtype=np.int64))
+    w = poisson_weights(np.arange(n, dtype=np.uint64), np.arange(20), seed)
+    for k, name in enumerate(["mean_absolute_error", "kendall_tau"]):
+        func = _metrics.get_metric(name).func
+        for m, pred in enumerate(preds.values()):
+            expect = [func(y, pred, sample_weight=w[b].astype(float)) for b in range(20)]
+            np.testing.assert_allclose(res.replicates[:, k, m], expect, rtol=1e-9)
+
+
+def test_poisson_with_groups_gives_whole_units_one_weight_whatever_the_row_order(rng):
+    y, preds, unit = _clustered(rng)
+    labels = np.array([f"u{u}" for u in unit], dtype=object)
+    kw = dict(
+        metrics=["mean_absolute_error", "spearman_rho"],
+        n_bootstrap=15,
+        random_state=2,
+        scheme="poisson",
+        interval="percentile",
+    )
+    res = compare_models(y, preds, groups=labels, **kw)
+    perm = rng.permutation(y.size)
+    shuffled = compare_models(
+        y[perm], {k: v[perm] for k, v in preds.items()}, groups=pd.Series(labels[perm]), **kw
+    )
+    np.testing.assert_allclose(shuffled.replicates, res.replicates, rtol=1e-10)
+    # the weights themselves: one per unit
+    resampler = Resampler.resolve("poisson", labels, y)
+    block = next(resampler.blocks(_boot_rng(2), 15))
+    for u in np.unique(unit):
+        rows = unit == u
+        assert (block[:, rows] == block[:, rows][:, :1]).all()
+
+
+def test_stratified_keeps_the_event_count_and_materialises(rng):
+    n = 300
+    y = (rng.random(n) < 0.05).astype(float)
+    y[:3] = 1.0
+    score = y + rng.normal(size=n)
+    resampler = Resampler.resolve("stratified", None, y)
+    events = y == 1
+    for block in resampler.blocks(_boot_rng(0), 40):
+        np.testing.assert_array_equal(block[:, events].sum(axis=1), events.sum())
+        np.testing.assert_array_equal(block.sum(axis=1), n)
+    res = compare_models(
+        y,
+        {"s": score, "t": -score},
+        metrics=["roc_auc"],
+        n_bootstrap=200,
+        random_state=0,
+        scheme="stratified",
+        interval="percentile",
+    )
+    assert res.n_undefined.sum() == 0  # no replicate without events
+    # the documented draw: per class (in sorted order), as many rows as it has, with replacement
+    boot = _boot_rng(0)
+    strata = [np.flatnonzero(y == v) for v in np.unique(y)]
+    auc = _metrics.get_metric("roc_auc").func
+    for b in range(5):
+        rows = np.concatenate([s[boot.integers(0, s.size, size=s.size)] for s in strata])
+        assert res.replicates[b, 0, 0] == pytest.approx(auc(y[rows], score[rows]), rel=1e-12)
+
+
+def test_curve_bands_use_the_same_schemes(rng):
+    y, preds, unit = _clustered(rng, n_units=50)
+    kw = dict(curve="rank_lift", n_bootstrap=12, random_state=3)
+    bands = curve_bands(y, preds, scheme="poisson", groups=unit, **kw)
+    resampler = Resampler.resolve("poisson", unit, y)
+    w = next(resampler.blocks(_boot_rng(3), 12))
+    plain = curve_bands(
+        y, preds, sample_weight=w[4], n_bootstrap=2, random_state=0, curve="rank_lift"
+    )
+    np.testing.assert_allclose(bands.replicates[4], plain.estimate, rtol=1e-12)
+    clustered = curve_bands(y, preds, groups=unit, **kw)
+    assert clustered.replicates.shape == (12, 2, 100)
+    assert not np.allclose(clustered.replicates, curve_bands(y, preds, **kw).replicates)
+
+
+def test_schemes_validate(rng):
+    y, preds, unit = _clustered(rng)
+    with pytest.raises(ValueError, match="scheme must be one of"):
+        compare_models(y, preds, scheme="bayesian", n_bootstrap=5)
+    with pytest.raises(ValueError, match="binary y_true"):
+        compare_models(y, preds, scheme="stratified", n_bootstrap=5)
+    with pytest.raises(ValueError, match="cannot be combined with groups"):
+        compare_models((y > 0).astype(float), preds, scheme="stratified", groups=unit)
+    with pytest.raises(ValueError, match="one unit id per row"):
+        compare_models(y, preds, groups=unit[:-1], n_bootstrap=5)
+    with pytest.raises(ValueError, match="at least 2 distinct units"):
+        compare_models(y, preds, groups=np.zeros(y.size), n_bootstrap=5)
+    with pytest.raises(ValueError, match="missing label"):
+        compare_models(y, preds, groups=np.where(unit == 3, np.nan, unit), n_bootstrap=5)
+    with pytest.raises(ValueError, match="permutation test"):
+        compare_models(y, preds, method="permutation", groups=unit, n_bootstrap=5)
+    with pytest.raises(ValueError, match="scheme must be one of"):
+        curve_bands(y, preds, scheme="nope", n_bootstrap=5)
+    assert Resampler.resolve("auto", None, np.zeros(POISSON_ABOVE)).scheme == "poisson"
+    assert Resampler.resolve("auto", None, np.zeros(POISSON_ABOVE - 1)).scheme == "multinomial"

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ranklens._progress import UNSET, renamed_keyword
-from ranklens._resampling import Progress, bootstrap_blocks, check_predictions, quiet
+from ranklens._resampling import Progress, Resampler, check_predictions, quiet
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
@@ -227,6 +227,8 @@ def curve_bands(
     sample_weight: Any = None,
     show_progress: bool | None = None,
     progress: Any = UNSET,
+    scheme: str = "multinomial",
+    groups: Any = None,
 ) -> CurveBandsResult:
     """Bootstrap bands for a performance curve, and where model A beats model B along it.
 
@@ -248,8 +250,10 @@ def curve_bands(
         Event definition of the gain and lift curves (see :func:`ranklens.targeting.gain_curve`;
         default: the true top 10 %). A definition relative to the data (``"top:0.1"``) is
         re-applied in every replicate, as part of the statistic.
-    n_bootstrap, confidence_level, random_state, sample_weight, show_progress
-        As in :func:`compare_models`.
+    n_bootstrap, confidence_level, random_state, sample_weight, show_progress, scheme, groups
+        As in :func:`compare_models` (``groups``: the clustered bootstrap of units;
+        ``scheme``: multinomial, Poisson, stratified or auto); the same ``random_state``,
+        ``scheme`` and ``groups`` give the same replicates as :func:`compare_models`.
     progress : bool or None
         Deprecated name of ``show_progress`` (a DeprecationWarning).
 
@@ -291,6 +295,7 @@ def curve_bands(
     progress = renamed_keyword("progress", "show_progress", progress, show_progress, "curve_bands")
     if progress is not None and not isinstance(progress, bool):
         raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
+    resampler = Resampler.resolve(scheme, groups, y)
     read = _curve_reader(curve, x, events)
     n_models = len(names)
     estimate = np.stack([read(y, pred, sw) for pred in preds])
@@ -300,7 +305,7 @@ def curve_bands(
     reps = np.empty((n_boot, n_models, x.shape[0]))
     with Progress(n_boot, f"{curve} bands", progress) as bar:
         start = 0
-        for block in bootstrap_blocks(boot_rng, n, n_boot):
+        for block in resampler.blocks(boot_rng, n_boot):
             with quiet():
                 for r, counts in enumerate(block):
                     w = counts if sw is None else counts * sw

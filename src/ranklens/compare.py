@@ -73,11 +73,10 @@ from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioFo
 from ranklens._resampling import (
     JACKKNIFE_GROUPS,
     Progress,
-    bootstrap_blocks,
+    Resampler,
     check_predictions,
     interval_from_replicates,
     jackknife_blocks,
-    jackknife_groups,
     kernel,
     quiet,
     replicate_sd,
@@ -365,6 +364,42 @@ class ComparisonResult(_PairwiseResult):
             row["n_undefined"] = int(self.n_undefined[k, m])
             row["higher_is_better"] = self.higher_is_better[k]
         return pd.DataFrame(rows, columns=_VALUE_COLUMNS)
+
+    def _repr_html_(self) -> str:
+        """The notebook view in the layout of Table 2 of Rosset, Perlich & Zadrozny (2005).
+
+        One row per measure; per model its value with the interval, then per pair the
+        difference, z and the two-sided p-value.
+        """
+        from ranklens._format import format_number as fmt
+        from ranklens._format import table_html
+
+        header = ["measure", *self.models]
+        for a, b in self.pairs:
+            header += [f"{a} − {b}", "z", "p"]
+        rows: list[tuple[str, list[tuple[str, str]]] | str] = []
+        for k, metric in enumerate(self.metrics):
+            cells = [
+                (
+                    f"{fmt(self.values[k, m])} [{fmt(self.ci_lower[k, m])}, "
+                    f"{fmt(self.ci_upper[k, m])}]",
+                    "",
+                )
+                for m in range(len(self.models))
+            ]
+            for p in range(len(self.pairs)):
+                cells += [
+                    (fmt(self.difference[k, p]), ""),
+                    (fmt(self.z[k, p]), ""),
+                    (fmt(self.p_value[k, p]), ""),
+                ]
+            rows.append((metric, cells))
+        title = (
+            f"Paired bootstrap comparison: value [{self.confidence_level:.0%} {self.interval} "
+            f"interval] per model, difference, z and two-sided p per pair "
+            f"({self.n_bootstrap:,} replicates)"
+        )
+        return table_html(title, header, rows)
 
 
 _VALUE_COLUMNS = [
@@ -895,6 +930,8 @@ def compare_models(
     sample_weight: Any = ...,
     show_progress: bool | None = ...,
     progress: Any = ...,
+    scheme: str = ...,
+    groups: Any = ...,
 ) -> ComparisonResult: ...
 
 
@@ -912,6 +949,8 @@ def compare_models(
     sample_weight: Any = ...,
     show_progress: bool | None = ...,
     progress: Any = ...,
+    scheme: str = ...,
+    groups: Any = ...,
 ) -> PermutationTestResult: ...
 
 
@@ -929,6 +968,8 @@ def compare_models(
     sample_weight: Any = ...,
     show_progress: bool | None = ...,
     progress: Any = ...,
+    scheme: str = ...,
+    groups: Any = ...,
 ) -> ComparisonResult | PermutationTestResult: ...
 
 
@@ -945,6 +986,8 @@ def compare_models(
     sample_weight: Any = None,
     show_progress: bool | None = None,
     progress: Any = UNSET,
+    scheme: str = "multinomial",
+    groups: Any = None,
 ) -> ComparisonResult | PermutationTestResult:
     """Compare models on any registered metrics with a paired bootstrap or a permutation test.
 
@@ -993,6 +1036,23 @@ def compare_models(
         about a second, ``True`` always, ``False`` never.
     progress : bool or None
         Deprecated name of ``show_progress`` (a DeprecationWarning).
+    scheme : {"multinomial", "poisson", "stratified", "auto"}, default "multinomial"
+        How the bootstrap draws its replicates (:class:`ranklens._resampling.Resampler`).
+        ``"multinomial"``: ``n`` rows (or, with ``groups``, ``G`` units) drawn with replacement.
+        ``"poisson"``: independent Poisson(1) weights per row or unit from a counter-based hash
+        of (row or unit key, replicate), so the weights do not depend on how the data are split
+        into pieces (Chamandy et al. 2012); the total weight varies around ``n``.
+        ``"stratified"``: for a binary ``y_true``, rows drawn with replacement within each class,
+        so every replicate keeps the sample's event count (rare events: no replicate without
+        events). ``"auto"``: ``"poisson"`` from
+        :data:`ranklens._resampling.POISSON_ABOVE` (one million) rows or units on, else
+        ``"multinomial"``. Bootstrap only.
+    groups : array-like of shape (n,), optional
+        A unit id per row (customer, account, day): the clustered bootstrap resamples whole
+        units, so rows of one unit stay together and their correlation is kept (a row
+        bootstrap understates the uncertainty of clustered data; Davison & Hinkley 1997,
+        Sect. 3.8). With BCa, the jackknife behind the acceleration deletes whole units. Labels
+        of any type (integers, strings); not with ``scheme="stratified"``. Bootstrap only.
 
     Returns
     -------
@@ -1033,6 +1093,12 @@ def compare_models(
     exact p-values when permutations are randomly drawn. *Statistical Applications in Genetics
     and Molecular Biology*, 9(1), Article 39.
 
+    Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
+    Cambridge University Press (Sect. 3.7, stratified; Sect. 3.8, clustered data).
+
+    Chamandy, N., Muralidharan, O., Najmi, A. and Naidu, S. (2012). Estimating uncertainty for
+    massive data streams. Google technical report.
+
     Examples
     --------
     >>> import numpy as np
@@ -1072,6 +1138,12 @@ def compare_models(
     )
     if progress is not None and not isinstance(progress, bool):
         raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
+    if method == "permutation" and (scheme != "multinomial" or groups is not None):
+        raise ValueError(
+            "scheme and groups choose how the bootstrap resamples; the permutation test swaps "
+            "predictions row by row and takes neither"
+        )
+    resampler = Resampler.resolve(scheme, groups, y)
 
     n_metrics, n_models = len(specs), len(names)
     values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
@@ -1117,6 +1189,7 @@ def compare_models(
             interval,
             rng,
             progress,
+            resampler,
         )
 
 
@@ -1133,6 +1206,7 @@ def _bootstrap(
     interval: str,
     rng: np.random.Generator,
     progress: bool | None,
+    resampler: Resampler | None = None,
 ) -> ComparisonResult:
     """Replicates, jackknife (for BCa) and every bootstrap statistic of the result."""
     n = y.shape[0]
@@ -1141,15 +1215,17 @@ def _bootstrap(
     boot_rng, jack_rng = rng.spawn(2)
     reps = np.empty((n_boot, n_metrics, n_models))
     jack = None
-    total = n_boot + (min(n, JACKKNIFE_GROUPS) if interval == "bca" else 0)
+    if resampler is None:
+        resampler = Resampler("multinomial", n, None, y)
+    total = n_boot + (min(resampler.n_units, JACKKNIFE_GROUPS) if interval == "bca" else 0)
     with Progress(total, "bootstrap", progress) as bar:
         start = 0
-        for block in bootstrap_blocks(boot_rng, n, n_boot):
+        for block in resampler.blocks(boot_rng, n_boot):
             _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
             start += block.shape[0]
             bar.advance(block.shape[0])
         if interval == "bca":
-            groups, n_groups = jackknife_groups(jack_rng, n)
+            groups, n_groups = resampler.jackknife_groups(jack_rng)
             jack = np.empty((n_groups, n_metrics, n_models))
             start = 0
             for block in jackknife_blocks(groups, n_groups):
