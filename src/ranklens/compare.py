@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 from scipy import special
 
+from ranklens._kernels import compare as _kc
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens._resampling import (
@@ -829,6 +830,11 @@ _KERNEL_OUTPUT: dict[RankStatistic, int] = {
 }
 
 
+# Above this many rows the rank sweep runs one replicate at a time (a batch of replicates holds
+# three (n, 8) float arrays per thread: 190 MiB at two million rows).
+_RANK_BATCH_MAX_N = 2_000_000
+
+
 class _RankEvaluator(_Evaluator):
     """Measures declared as outputs of the rank sweep, every model, per replicate (numba).
 
@@ -885,8 +891,25 @@ class _RankEvaluator(_Evaluator):
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
         n = multiplicity.shape[1]
-        raw = kernel("rank_replicates", 30 * n * self.orders.shape[0], n)(
-            multiplicity, self.base_weight, self.orders, self.y_sorted, self.p_sorted, self.n_preds
+        if n > _RANK_BATCH_MAX_N:  # a batch's buffers would take gigabytes: one at a time
+            raw = kernel("rank_replicates", 30 * n * self.orders.shape[0], n)(
+                multiplicity,
+                self.base_weight,
+                self.orders,
+                self.y_sorted,
+                self.p_sorted,
+                self.n_preds,
+            )
+            return self._select(raw)
+        # batches of replicates swept together, bit-identical to one replicate per sweep
+        raw = kernel("rank_batches", 30 * n * self.orders.shape[0], n)(
+            np.ascontiguousarray(multiplicity),
+            self.base_weight,
+            self.orders,
+            self.y_sorted,
+            self.p_sorted,
+            self.n_preds,
+            _kc.rank_batch_size(n),
         )
         return self._select(raw)
 

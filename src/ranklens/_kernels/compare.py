@@ -16,11 +16,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ranklens._kernels.ranking import gather_positive, rank_correlations_sorted
+from ranklens._kernels.ranking import _rho, gather_positive, rank_correlations_sorted
 
 __all__ = [
     "multiplicities_parallel",
     "multiplicities_serial",
+    "rank_batch_size",
+    "rank_batches_parallel",
+    "rank_batches_serial",
     "rank_replicates_parallel",
     "rank_replicates_serial",
     "swapped_loss_sums_parallel",
@@ -274,4 +277,186 @@ def swapped_rank_serial(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n
     out = np.empty((swaps.shape[0], 3, 2), np.float64)
     for b in range(swaps.shape[0]):
         _swapped_rank_row(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n_union, b, out)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Rank correlations of a batch of replicates in one sweep
+# ---------------------------------------------------------------------------------------------
+#
+# The sort order never depends on the weights, so a replicate is only a weighted sweep over the
+# fixed sequence (rows by y, ties by prediction). Sweeping ``R`` replicates together makes every
+# scattered read (the prediction group of a row, a Fenwick node) serve ``R`` contiguous weights,
+# and the inner loops over the batch vectorise. Each replicate's sums are accumulated in exactly
+# the order of :func:`ranklens._kernels.ranking.rank_correlations_sorted` (rows of zero weight
+# add zeros, which changes no sum), so the numbers are bit-identical to the one-replicate
+# kernel's and do not depend on the batch size or the number of threads.
+
+#: Replicates swept together: a compile-time width, so that the loops over the batch unroll and
+#: vectorise (a short last batch is padded with zero weights and its padding discarded).
+RANK_BATCH = 8
+
+
+def rank_batch_size(n):
+    """Replicates per batch (:data:`RANK_BATCH`; a batch holds three ``(n, 8)`` float arrays)."""
+    return RANK_BATCH
+
+
+@njit(cache=True)
+def _rank_batch(multiplicity, base_weight, order, y_seq, p_seq, n_pred, r0, r1, out, m):
+    R = RANK_BATCH
+    used = r1 - r0
+    n = order.shape[0]
+    ws = np.zeros((n, R), np.float64)
+    for k in range(n):
+        i = order[k]
+        bw = base_weight[i]
+        for j in range(used):
+            ws[k, j] = multiplicity[r0 + j, i] * bw
+    total = np.zeros(R, np.float64)
+    for k in range(n):
+        for j in range(R):
+            total[j] += ws[k, j]
+    half = np.empty(R, np.float64)
+    for j in range(R):
+        half[j] = 0.5 * total[j]
+    # prediction groups: weights, then (in place) weighted midranks
+    pred_mid = np.zeros((n_pred, R), np.float64)
+    for k in range(n):
+        g = p_seq[k]
+        for j in range(R):
+            pred_mid[g, j] += ws[k, j]
+    below = np.zeros(R, np.float64)
+    sum_p2 = np.zeros(R, np.float64)
+    var_a = np.zeros(R, np.float64)
+    for g in range(n_pred):
+        for j in range(R):
+            gw = pred_mid[g, j]
+            mid = below[j] + 0.5 * gw - half[j]
+            pred_mid[g, j] = mid
+            below[j] += gw
+            sum_p2[j] += gw * gw
+            var_a[j] += gw * mid * mid
+    sum_y2 = np.zeros(R, np.float64)
+    sum_j2 = np.zeros(R, np.float64)
+    var_b = np.zeros(R, np.float64)
+    cov = np.zeros(R, np.float64)
+    disc = np.zeros(R, np.float64)
+    below[:] = 0.0
+    gw_run = np.empty(R, np.float64)
+    b = np.empty(R, np.float64)
+    jw = np.empty(R, np.float64)
+    pref = np.empty(R, np.float64)
+    tree = np.zeros((n_pred + 1, R), np.float64)
+    size = n_pred + 1
+    k = 0
+    while k < n:
+        e = k
+        while e < n and y_seq[e] == y_seq[k]:
+            e += 1
+        gw_run[:] = 0.0
+        for t in range(k, e):
+            for j in range(R):
+                gw_run[j] += ws[t, j]
+        for j in range(R):
+            b[j] = below[j] + 0.5 * gw_run[j] - half[j]
+            var_b[j] += gw_run[j] * b[j] * b[j]
+            sum_y2[j] += gw_run[j] * gw_run[j]
+        s = k
+        while s < e:
+            f = s
+            while f < e and p_seq[f] == p_seq[s]:
+                f += 1
+            jw[:] = 0.0
+            for t in range(s, f):
+                for j in range(R):
+                    jw[j] += ws[t, j]
+            g = p_seq[s]
+            for j in range(R):
+                sum_j2[j] += jw[j] * jw[j]
+                cov[j] += jw[j] * pred_mid[g, j] * b[j]
+            s = f
+        # discordant: earlier rows (smaller y) with a larger prediction rank (a Fenwick tree)
+        for t in range(k, e):
+            pref[:] = 0.0
+            r = p_seq[t] + 1
+            while r > 0:
+                for j in range(R):
+                    pref[j] += tree[r, j]
+                r -= r & (-r)
+            for j in range(R):
+                disc[j] += ws[t, j] * (below[j] - pref[j])
+        for t in range(k, e):
+            r = p_seq[t] + 1
+            while r < size:
+                for j in range(R):
+                    tree[r, j] += ws[t, j]
+                r += r & (-r)
+        for j in range(R):
+            below[j] += gw_run[j]
+        k = e
+    for j in range(used):
+        w2 = total[j] * total[j]
+        distinct_y = 0.5 * (w2 - sum_y2[j])
+        distinct_p = 0.5 * (w2 - sum_p2[j])
+        tied_pred_only = 0.5 * (sum_p2[j] - sum_j2[j])
+        conc = distinct_y - disc[j] - tied_pred_only
+        out[r0 + j, 0, m] = _rho(conc - disc[j], distinct_y, distinct_p)
+        out[r0 + j, 1, m] = _rho(cov[j], var_a[j], var_b[j])
+        c_index = np.nan
+        if distinct_y > 0.0:
+            c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
+        out[r0 + j, 2, m] = c_index
+
+
+@njit(cache=True, parallel=True)
+def rank_batches_parallel(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, batch):
+    """As :func:`rank_replicates_parallel` (same output, same numbers), ``batch`` replicates per
+    sweep; the (model, batch) tasks run in parallel."""
+    rows = multiplicity.shape[0]
+    n_models = orders.shape[0]
+    out = np.empty((rows, 3, n_models), np.float64)
+    n_batches = (rows + RANK_BATCH - 1) // RANK_BATCH
+    for task in prange(n_batches * n_models):
+        m = task % n_models
+        r0 = (task // n_models) * RANK_BATCH
+        r1 = min(r0 + RANK_BATCH, rows)
+        _rank_batch(
+            multiplicity,
+            base_weight,
+            orders[m],
+            y_sorted[m],
+            p_sorted[m],
+            n_preds[m],
+            r0,
+            r1,
+            out,
+            m,
+        )
+    return out
+
+
+@njit(cache=True)
+def rank_batches_serial(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, batch):
+    """As :func:`rank_batches_parallel`, one task after the other."""
+    rows = multiplicity.shape[0]
+    n_models = orders.shape[0]
+    out = np.empty((rows, 3, n_models), np.float64)
+    n_batches = (rows + RANK_BATCH - 1) // RANK_BATCH
+    for task in range(n_batches * n_models):
+        m = task % n_models
+        r0 = (task // n_models) * RANK_BATCH
+        r1 = min(r0 + RANK_BATCH, rows)
+        _rank_batch(
+            multiplicity,
+            base_weight,
+            orders[m],
+            y_sorted[m],
+            p_sorted[m],
+            n_preds[m],
+            r0,
+            r1,
+            out,
+            m,
+        )
     return out
