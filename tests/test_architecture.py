@@ -59,7 +59,14 @@ INFERENCE = {
     "ranklens.compare",
     "ranklens.robustness",
 }
-PIPELINE = {"ranklens._budget", "ranklens.evaluation"}
+PIPELINE = {
+    "ranklens._budget",
+    "ranklens.evaluation",
+    "ranklens.dask",
+    "ranklens.dask._engine",
+    "ranklens.dask._evaluate",
+    "ranklens.dask._passes",
+}
 PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli")
 PRESENTATION = {
     "ranklens.__main__",

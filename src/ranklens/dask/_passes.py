@@ -1,0 +1,394 @@
+"""The work done inside one partition: plain NumPy and the in-memory kernels, no dask.
+
+Every function here takes one partition (a ``pandas.DataFrame``) and small arguments computed on
+the client (bucket boundaries, carry-ins), and returns a small summary. The client adds the
+summaries in exact arithmetic (Python integers for counts, :func:`math.fsum` for float sums), so
+the result does not depend on how the rows are partitioned.
+
+Buckets are value ranges: ``bucket(x) = searchsorted(bounds, x, side="right")``, so bucket ``k``
+holds ``bounds[k-1] <= x < bounds[k]`` and rows with equal values are always in one bucket (a
+tie run never straddles two buckets).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ranklens._kernels import curves as _kc
+from ranklens._kernels import ranking as _kr
+from ranklens.ranking import _pair_class_stats, _rank_sweep
+from ranklens.targeting import _rank, _Target
+
+#: Rows drawn from each partition to choose bucket boundaries (the boundaries only balance the
+#: buckets; the results are exact whatever they are).
+SAMPLE_PER_PARTITION = 4096
+
+#: Column names the engine adds to the frames it shuffles.
+P_BUCKET = "_ranklens_pb"
+T_BUCKET = "_ranklens_tb"
+
+
+def midrank_column(model_index: int) -> str:
+    """The column holding a model's (doubled, for unit weights) midrank of the prediction."""
+    return f"_ranklens_a{model_index}"
+
+
+def bucket_column(model_index: int) -> str:
+    """The column holding a model's prediction bucket."""
+    return f"_ranklens_p{model_index}"
+
+
+def bucket_of(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Bucket index of every value (``bounds`` sorted, distinct)."""
+    return np.searchsorted(bounds, values, side="right").astype(np.int64)
+
+
+def _arrays(
+    part: Any, y: str, preds: Sequence[str], weight: str | None
+) -> tuple[np.ndarray, list[np.ndarray], np.ndarray | None]:
+    yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
+    pv = [np.ascontiguousarray(part[c].to_numpy(dtype=np.float64)) for c in preds]
+    wv = None if weight is None else np.ascontiguousarray(part[weight].to_numpy(dtype=np.float64))
+    return yv, pv, wv
+
+
+def scan(
+    part: Any,
+    index: int,
+    y: str,
+    preds: Sequence[str],
+    weight: str | None,
+    ratio_forms: Sequence[Any],
+) -> dict[str, Any]:
+    """First pass: row count, validity, value ranges, a sample, and the mergeable sums.
+
+    ``ratio_forms``: the :class:`ranklens._registry.RatioForm` of each mergeable measure; for
+    each model and form the weighted numerator and denominator sums (pairwise summation inside
+    the partition; the client adds partitions with :func:`math.fsum`).
+    """
+    yv, pv, wv = _arrays(part, y, preds, weight)
+    bad: list[str] = []
+    for name, v in [(y, yv), *zip(preds, pv, strict=True)]:
+        if not np.isfinite(v).all():
+            bad.append(name)
+    if wv is not None and (not np.isfinite(wv).all() or (wv < 0).any()):
+        bad.append(weight or "")
+    out: dict[str, Any] = {"n": int(yv.size), "bad": bad}
+    if bad or yv.size == 0:
+        return out
+    rng = np.random.default_rng([index, yv.size])
+    take = rng.choice(yv.size, size=min(yv.size, SAMPLE_PER_PARTITION), replace=False)
+    out["sample_y"] = yv[take]
+    out["sample_p"] = [v[take] for v in pv]
+    out["binary"] = bool(np.all((yv == 0.0) | (yv == 1.0)))
+    out["y_min"], out["y_max"] = float(yv.min()), float(yv.max())
+    if wv is not None:
+        keep = wv > 0
+        out["n_positive"] = int(keep.sum())
+        out["w"] = float(wv.sum())
+        out["w2"] = float(wv @ wv)
+    sums = []
+    for p in pv:
+        per_model: list[Any] = []
+        for form in ratio_forms:
+            try:
+                with np.errstate(all="ignore"):
+                    num = np.asarray(form.numerator(yv, p), dtype=np.float64)
+                    den = (
+                        np.ones_like(yv)
+                        if form.denominator is None
+                        else np.asarray(form.denominator(yv, p), dtype=np.float64)
+                    )
+            except ValueError as exc:  # the measure's own domain check (DomainError)
+                per_model.append(exc)
+                continue
+            if wv is None:
+                per_model.append((float(num.sum()), float(den.sum())))
+            else:
+                per_model.append((float((wv * num).sum()), float((wv * den).sum())))
+        sums.append(per_model)
+    out["sums"] = sums
+    return out
+
+
+def bucket_totals(part: Any, y: str, weight: str | None, bounds: np.ndarray) -> dict[str, Any]:
+    """Weights and counts per truth bucket (for exact selection of a quantile of ``y``)."""
+    yv = part[y].to_numpy(dtype=np.float64)
+    b = bucket_of(yv, bounds)
+    size = bounds.size + 1
+    out = {"count": np.bincount(b, minlength=size).astype(np.int64)}
+    if weight is not None:
+        w = part[weight].to_numpy(dtype=np.float64)
+        out["weight"] = np.bincount(b, weights=w, minlength=size)
+    return out
+
+
+def bucket_rows(
+    part: Any, y: str, weight: str | None, bounds: np.ndarray, bucket: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The ``y`` values (and weights) of one truth bucket."""
+    yv = part[y].to_numpy(dtype=np.float64)
+    mask = bucket_of(yv, bounds) == bucket
+    w = None if weight is None else part[weight].to_numpy(dtype=np.float64)[mask]
+    return yv[mask], w
+
+
+def grid(
+    part: Any,
+    y: str,
+    preds: Sequence[str],
+    weight: str | None,
+    p_bounds: Sequence[np.ndarray],
+    t_bounds: np.ndarray,
+) -> dict[str, Any]:
+    """Second pass: per model, the (prediction bucket x truth bucket) count and weight grid."""
+    yv, pv, wv = _arrays(part, y, preds, weight)
+    if wv is not None:
+        keep = wv > 0
+        yv, wv = yv[keep], wv[keep]
+        pv = [p[keep] for p in pv]
+    tb = bucket_of(yv, t_bounds)
+    nt = t_bounds.size + 1
+    grids = []
+    for p, bounds in zip(pv, p_bounds, strict=True):
+        np_ = bounds.size + 1
+        cell = bucket_of(p, bounds) * nt + tb
+        counts = np.bincount(cell, minlength=np_ * nt).reshape(np_, nt).astype(np.int64)
+        weights = (
+            None
+            if wv is None
+            else np.bincount(cell, weights=wv, minlength=np_ * nt).reshape(np_, nt)
+        )
+        grids.append((counts, weights))
+    return {"grids": grids}
+
+
+def _add_bucket(part: Any, column: str, values: np.ndarray, bounds: np.ndarray) -> Any:
+    return part.assign(**{column: bucket_of(values, bounds)})
+
+
+def with_p_bucket(part: Any, pred: str, weight: str | None, bounds: np.ndarray) -> Any:
+    """The partition with its rows of zero weight dropped and the prediction bucket added."""
+    if weight is not None:
+        part = part[part[weight].to_numpy() > 0]
+    return _add_bucket(part, P_BUCKET, part[pred].to_numpy(dtype=np.float64), bounds)
+
+
+def with_t_bucket(part: Any, y: str, bounds: np.ndarray) -> Any:
+    """The partition with the truth bucket added."""
+    return _add_bucket(part, T_BUCKET, part[y].to_numpy(dtype=np.float64), bounds)
+
+
+def _local_pairs(stats: np.ndarray, unit: bool) -> dict[str, Any]:
+    s = _pair_class_stats(stats, exact=unit)
+    tied_y = s["tied_true_only"] + s["tied_both"]
+    tied_p = s["tied_pred_only"] + s["tied_both"]
+    return {
+        "concordant": s["concordant"],
+        "discordant": s["discordant"],
+        "tied_y": tied_y,
+        "tied_p": tied_p,
+        "tied_both": s["tied_both"],
+    }
+
+
+def _tie_sizes(sorted_values: np.ndarray) -> np.ndarray:
+    if sorted_values.size == 0:
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    return np.diff(np.r_[starts, sorted_values.size]).astype(np.int64)
+
+
+def prediction_partition(
+    part: Any,
+    model_index: int,
+    y: str,
+    pred: str,
+    weight: str | None,
+    threshold: float,
+    carry: dict[int, Any],
+    queries: np.ndarray,
+    depths: np.ndarray,
+    rank_pairs: bool,
+) -> tuple[Any, dict[str, Any]]:
+    """One prediction bucket, in a partition of its own after the shuffle by prediction.
+
+    ``carry`` holds, for this bucket, the weight below it (ascending prediction; for midranks)
+    and the weight, events and non-events above it (descending; for the curves), and the totals.
+    ``queries`` are cumulative weights (from the top) at which the gain curve is read (decile
+    boundaries), ``depths`` fractions targeted (lift at a depth). Returns the partition with the
+    prediction's midrank and bucket columns added (for the shuffle by truth), and the summary.
+    """
+    out: dict[str, Any] = {"n": len(part)}
+    frame = part.drop(columns=[P_BUCKET])
+    a_col, b_col = midrank_column(model_index), bucket_column(model_index)
+    if len(part) == 0:
+        empty = frame.assign(**{a_col: np.zeros(0), b_col: np.zeros(0, np.int64)})
+        return empty, out
+    bucket = int(part[P_BUCKET].iloc[0])
+    c = carry[bucket]
+    yv, (pv,), wv = _arrays(part, y, [pred], weight)
+    unit = wv is None
+    # Curves: the rows in decreasing prediction with the in-memory accumulation (targeting._rank).
+    response = (yv >= threshold).astype(np.float64)
+    ranked = _rank(pv, _Target(response, wv, None, False, ""))
+    cw = c["w_above"] + ranked.cum_weight
+    ce = c["e_above"] + ranked.cum_events
+    cn = c["n_above"] + ranked.cum_nonevents
+    total_w, total_e, total_n = c["W"], c["E"], c["N"]
+    if total_e > 0 and total_n > 0:
+        twice, ks = _kc.roc_sums(ce, cn, total_e, total_n)
+    else:
+        twice, ks = math.nan, math.nan
+    out["roc_twice"] = twice
+    out["ks"] = ks
+    x = cw / total_w
+    out["gain_area2"] = (
+        float(np.sum((x[1:] - x[:-1]) * (ce[1:] / total_e + ce[:-1] / total_e)))
+        if total_e > 0
+        else math.nan
+    )
+    # The curve read at cumulative weights (decile boundaries) and at depths (lift): the piece
+    # with prev_end < q <= end answers (np.interp on the global curve, restricted to the piece).
+    lo, hi = cw[0], cw[-1]
+    scores = ranked.thresholds[1:]
+    ends = cw[1:]
+    inside = (queries > lo) & (queries <= hi)
+    if c["w_below"] == 0:
+        # the lowest scores: the total weight read here even where its float sum differs
+        inside |= queries > hi
+    out["at"] = {
+        int(i): (
+            float(np.interp(queries[i], cw, ce)),
+            float(scores[min(int(np.searchsorted(ends, queries[i], side="left")), ends.size - 1)]),
+        )
+        for i in np.flatnonzero(inside)
+    }
+    right = (queries >= lo) & (queries < hi)
+    out["first_score"] = {
+        int(i): float(scores[int(np.searchsorted(ends, queries[i], side="right"))])
+        for i in np.flatnonzero(right)
+    }
+    depth_in = (depths > x[0]) & (depths <= x[-1])
+    out["lift"] = {
+        int(i): float(np.interp(depths[i], x, ce / total_e)) / float(depths[i])
+        for i in np.flatnonzero(depth_in)
+        if total_e > 0
+    }
+    # Rank statistics: pairs inside the bucket, and the prediction's midrank for every row.
+    order = np.argsort(pv, kind="stable")
+    ps = pv[order]
+    sizes = _tie_sizes(ps)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    if wv is None:
+        # doubled midrank 2a = 2 (rows below) + t + 1, an exact integer
+        two_a = np.repeat(2 * (c["n_below"] + starts) + sizes + 1, sizes)
+        a_sorted = two_a.astype(np.int64)
+        out["t3"] = int(_kr.sum_t3_minus_t(sizes))
+    else:
+        ws = wv[order]
+        cum = np.r_[0.0, np.cumsum(ws)]
+        group_w = np.add.reduceat(ws, starts)
+        below = c["w_below"] + cum[starts]
+        a_sorted = np.repeat(below + group_w / 2.0, sizes)
+    a = np.empty_like(a_sorted)
+    a[order] = a_sorted
+    if rank_pairs:
+        stats = _rank_sweep(yv, pv, wv)[0]
+        out["pairs"] = _local_pairs(stats, unit)
+    frame = frame.assign(**{a_col: a, b_col: np.full(len(part), bucket, np.int64)})
+    return frame, out
+
+
+def truth_partition(
+    part: Any,
+    y: str,
+    weight: str | None,
+    n_models: int,
+    carry: dict[int, Any],
+    total_w: float,
+) -> dict[str, Any]:
+    """One truth bucket after the shuffle by truth: pairs sharing it, and the Spearman sums.
+
+    For each model, the pairs of the bucket in different prediction buckets are counted by one
+    sweep over (truth, prediction bucket); the pairs in one prediction bucket were counted
+    there. ``carry[bucket]`` is the weight (or row count) of the truth buckets below.
+    """
+    out: dict[str, Any] = {"n": len(part)}
+    if len(part) == 0:
+        return out
+    bucket = int(part[T_BUCKET].iloc[0])
+    yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
+    wv = None if weight is None else np.ascontiguousarray(part[weight].to_numpy(dtype=np.float64))
+    unit = wv is None
+    order = np.argsort(yv, kind="stable")
+    ys = yv[order]
+    sizes = _tie_sizes(ys)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    below = carry[bucket]
+    if wv is None:
+        b_sorted = np.repeat(2 * (below + starts) + sizes + 1, sizes).astype(np.int64)
+        out["t3"] = int(_kr.sum_t3_minus_t(sizes))
+    else:
+        ws = wv[order]
+        cum = np.r_[0.0, np.cumsum(ws)]
+        group_w = np.add.reduceat(ws, starts)
+        b_sorted = np.repeat(below + cum[starts] + group_w / 2.0, sizes)
+    b = np.empty_like(b_sorted)
+    b[order] = b_sorted
+    models = []
+    for k in range(n_models):
+        a = part[midrank_column(k)].to_numpy()
+        pb = part[bucket_column(k)].to_numpy().astype(np.float64)
+        stats = _rank_sweep(yv, np.ascontiguousarray(pb), wv)[0]
+        pairs = _local_pairs(stats, unit)
+        if wv is None:
+            cross = _exact_dot(a.astype(np.int64), b)
+            models.append({"pairs": pairs, "s2": cross})
+        else:
+            half = total_w / 2.0
+            da, db = a - half, b - half
+            models.append(
+                {
+                    "pairs": pairs,
+                    "cov": float(np.sum(wv * da * db)),
+                    "var_a": float(np.sum(wv * da * da)),
+                    "var_b": float(np.sum(wv * db * db)),
+                }
+            )
+    out["models"] = models
+    return out
+
+
+def _exact_dot(a: np.ndarray, b: np.ndarray) -> int:
+    """``sum a_i b_i`` as an exact Python int for non-negative integer ``a`` and ``b``."""
+    if a.size == 0:
+        return 0
+    if max(int(a.max()), int(b.max())) >= 1 << 31:
+        # beyond 2**30 rows: Python integers (slow, exact)
+        return sum(int(u) * int(v) for u, v in zip(a.tolist(), b.tolist(), strict=True))
+    total = 0
+    for piece, shift in ((a >> 16, 16), (a & 0xFFFF, 0)):
+        prod = piece * b  # < 2**15 * 2**31: fits int64 row by row
+        high, low = prod >> 31, prod & ((1 << 31) - 1)
+        total += ((int(high.sum()) << 31) + int(low.sum())) << shift
+    return total
+
+
+def binned_counts(
+    part: Any, y: str, pred: str, weight: str | None, threshold: float, bounds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Events and non-events (weighted) per prediction bin, for the binned AUC."""
+    yv, (pv,), wv = _arrays(part, y, [pred], weight)
+    b = bucket_of(pv, bounds)
+    ev = (yv >= threshold).astype(np.float64)
+    w = np.ones_like(yv) if wv is None else wv
+    size = bounds.size + 1
+    return (
+        np.bincount(b, weights=w * ev, minlength=size),
+        np.bincount(b, weights=w * (1.0 - ev), minlength=size),
+    )

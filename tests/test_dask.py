@@ -1,0 +1,240 @@
+"""ranklens.dask: every measure it computes equals the in-memory one, whatever the partitioning.
+
+The reference is the registered in-memory function itself (which has its own brute-force and
+scipy/sklearn checks); counts are compared exactly, floats to 1e-12 (relative).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import ranklens.dask as rd  # noqa: E402
+from ranklens._kernels import ranking as _kr  # noqa: E402
+from ranklens.metrics import get_metric  # noqa: E402
+from ranklens.ranking import _pair_class_stats, _rank_sweep  # noqa: E402
+from ranklens.targeting import decile_table  # noqa: E402
+
+TOL = 1e-12
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        memory_limit="1GiB",
+        dashboard_address=None,
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _data(n: int, binary: bool, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(float) if binary else rng.integers(0, 40, n).astype(float)
+    return pd.DataFrame(
+        {
+            "y": y,
+            # few distinct values: tie runs longer than a partition, straddling every boundary
+            "a": np.round(rng.normal(size=n) + 0.05 * y, 1),
+            "b": rng.integers(0, 7, n).astype(float),
+            "w": rng.uniform(0.5, 2.0, n),
+            "g": rng.integers(0, n // 10, n),
+        }
+    )
+
+
+def _reference(spec, df: pd.DataFrame, model: str, weighted: bool, **kw):
+    if weighted:
+        kw["sample_weight"] = df["w"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return spec.func(df["y"].to_numpy(), df[model].to_numpy(), **kw)
+        except ValueError:
+            return math.nan
+
+
+def _close(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= TOL * max(1.0, abs(b))
+
+
+def _check_all(ev, df: pd.DataFrame, weighted: bool, events=None) -> int:
+    checked = 0
+    for model in ev.model_names:
+        for name, value in ev.values[model].items():
+            problem = ev.problems.get(model, {}).get(name)
+            if problem is not None and problem.kind == "skipped":
+                continue
+            spec = get_metric(name)
+            kw = {"events": events} if events is not None and "events" in _params(spec) else {}
+            ref = _reference(spec, df, model, weighted, **kw)
+            assert _close(value, ref), (model, name, value, ref)
+            checked += 1
+    return checked
+
+
+def _params(spec):
+    import inspect
+
+    return inspect.signature(spec.func).parameters
+
+
+def _exact_pairs(df: pd.DataFrame, model: str) -> dict:
+    y = df["y"].to_numpy()
+    p = df[model].to_numpy()
+    s = _pair_class_stats(_rank_sweep(y, p, None)[0], exact=True)
+    return {k: s[k] for k in ("concordant", "discordant", "tied_both", "distinct_y")}
+
+
+@pytest.mark.parametrize("binary", [True, False])
+@pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (3, 4), (7, 9)])
+def test_unweighted_equals_in_memory(client, binary, npartitions, n_buckets):
+    df = _data(1500, binary, seed=npartitions)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=npartitions), y="y", pred=["a", "b"], n_buckets=n_buckets
+    )
+    assert ev.n == len(df)
+    # the AUC family, residual sums and the rank correlations are all computed
+    assert _check_all(ev, df, weighted=False) >= 2 * 17
+    for model in ("a", "b"):
+        got = ev.extras["pair_counts"][model]
+        want = _exact_pairs(df, model)
+        for key, value in want.items():
+            assert got[key] == value and isinstance(got[key], int), (model, key)
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_weighted_equals_in_memory(client, binary):
+    df = _data(1500, binary, seed=11)
+    df.loc[::17, "w"] = 0.0  # rows of zero weight are dropped, as in memory
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=5), y="y", pred=["a", "b"], weight="w", n_buckets=6
+    )
+    assert _check_all(ev, df, weighted=True) >= 2 * 17
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_decile_table_equals_in_memory(client, weighted):
+    df = _data(2000, binary=True, seed=3)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=4),
+        y="y",
+        pred=["a", "b"],
+        weight="w" if weighted else None,
+        n_buckets=5,
+        n_bins=10,
+    )
+    for model in ("a", "b"):
+        kw = {"sample_weight": df["w"].to_numpy()} if weighted else {}
+        want = decile_table(df["y"].to_numpy(), df[model].to_numpy(), **kw)
+        got = ev.curves["decile_table"][model]
+        for field in want._COLUMNS:
+            np.testing.assert_allclose(
+                getattr(got, field), getattr(want, field), rtol=TOL, atol=TOL, err_msg=field
+            )
+        assert got.ks_max == pytest.approx(want.ks_max, rel=TOL, abs=TOL)
+
+
+@pytest.mark.parametrize("events", ["top:0.1", ">=20", ">20", 25.0])
+def test_event_definitions_on_continuous_y(client, events):
+    df = _data(1200, binary=False, seed=5)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3),
+        y="y",
+        pred=["a"],
+        events=events,
+        n_buckets=4,
+        measures=["roc_auc", "ks_statistic", "lift_at_10", "gain_area"],
+    )
+    assert _check_all(ev, df, weighted=False, events=events) == 4
+
+
+def test_weighted_top_quantile_events(client):
+    df = _data(1200, binary=False, seed=8)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=4),
+        y="y",
+        pred=["a"],
+        weight="w",
+        n_buckets=5,
+        measures=["roc_auc", "lift_at_5"],
+    )
+    assert _check_all(ev, df, weighted=True, events="top:0.1") == 2
+
+
+def test_parquet_glob(client, tmp_path):
+    pytest.importorskip("pyarrow")
+    df = _data(900, binary=True, seed=2)
+    for i, start in enumerate(range(0, len(df), 300)):
+        df.iloc[start : start + 300].to_parquet(tmp_path / f"part{i}.parquet")
+    ev = rd.evaluate(
+        str(tmp_path / "*.parquet"),
+        y="y",
+        pred=["a"],
+        measures=["roc_auc", "kendall_tau", "root_mean_squared_error"],
+        n_buckets=3,
+    )
+    assert _check_all(ev, df, weighted=False) == 3
+
+
+def test_measures_chosen_by_declaration(client):
+    df = _data(300, binary=True)
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a")
+    # measures without a distributed summary are reported as skipped, with the reason
+    skipped = {k for k, p in ev.problems["a"].items() if p.kind == "skipped"}
+    for name in skipped:
+        assert math.isnan(ev.values["a"][name])
+    assert "median_absolute_error" in skipped and "roc_auc" not in skipped
+    assert ev.settings["engine"] == "dask"
+
+
+def test_binned_auc_bound(client):
+    df = _data(3000, binary=True, seed=4)
+    df["a"] = df["a"] + np.random.default_rng(0).normal(scale=0.01, size=len(df))
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred=["a", "b"], exact=False)
+    for model in ("a", "b"):
+        auc, bound = ev.extras["binned_auc"][model]
+        exact = get_metric("roc_auc")(df["y"].to_numpy(), df[model].to_numpy())
+        assert abs(auc - exact) <= bound + 1e-15
+    # a score with 7 values: every bin is one value, so the binned AUC is exact
+    assert ev.extras["binned_auc"]["b"][1] > 0
+
+
+def test_binned_auc_bound_by_hand():
+    # bins in increasing score: (events, non-events)
+    auc, bound = rd.binned_auc(np.array([0, 1, 2]), np.array([2, 1, 0]))
+    # pairs: event in bin 1 vs non-events below: 1*2; bin 2: 2*(2+1) = 6; same bin: 1*1 = 1
+    assert auc == pytest.approx((2 + 6 + 0.5) / (3 * 3))
+    assert bound == pytest.approx(0.5 / 9)
+
+
+def test_missing_values_name_the_column(client):
+    df = _data(200, binary=True)
+    df.loc[5, "b"] = np.nan
+    with pytest.raises(ValueError, match="'b'"):
+        rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred=["a", "b"])
+
+
+def test_exact_spearman_dot():
+    from ranklens.dask._passes import _exact_dot
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2**31 - 1, 1000)
+    b = rng.integers(0, 2**31 - 1, 1000)
+    assert _exact_dot(a, b) == sum(int(u) * int(v) for u, v in zip(a, b, strict=True))
+    big = np.array([2**40, 3], dtype=np.int64)
+    assert _exact_dot(big, big) == 2**80 + 9
+    assert _kr is not None
