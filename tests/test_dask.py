@@ -238,3 +238,28 @@ def test_exact_spearman_dot():
     big = np.array([2**40, 3], dtype=np.int64)
     assert _exact_dot(big, big) == 2**80 + 9
     assert _kr is not None
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_heavy_truth_ties_mixed_with_continuous(client, weighted):
+    # a zero-inflated target: the zeros are a bucket of their own (no shuffle), the rest is
+    # shuffled by truth; both kinds of bucket feed tau, rho and C
+    rng = np.random.default_rng(9)
+    n = 1600
+    y = np.where(rng.random(n) < 0.6, 0.0, rng.gamma(2.0, 3.0, n).round(1))
+    df = pd.DataFrame(
+        {"y": y, "a": (y + rng.normal(scale=3, size=n)).round(0), "w": rng.uniform(0.2, 3, n)}
+    )
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=4),
+        y="y",
+        pred=["a"],
+        weight="w" if weighted else None,
+        n_buckets=6,
+        measures=["kendall_tau", "spearman_rho", "somers_d", "tau_normalized", "roc_auc"],
+    )
+    assert _check_all(ev, df, weighted=weighted) == 5
+    if not weighted:
+        got = ev.extras["pair_counts"]["a"]
+        for key, value in _exact_pairs(df, "a").items():
+            assert got[key] == value, key

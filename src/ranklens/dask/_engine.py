@@ -75,9 +75,29 @@ def _bounds(sample: np.ndarray, n_buckets: int, extra: Sequence[float] = ()) -> 
         cuts = np.zeros(0)
     else:
         cuts = np.quantile(sample, np.arange(1, n_buckets) / n_buckets, method="inverted_cdf")
-    values = np.unique(np.r_[cuts, np.asarray(extra, dtype=np.float64)])
-    # bucket(x) = number of boundaries <= x: the smallest sampled value needs no boundary
-    return values[values > sample.min()] if sample.size and values.size else values
+        # bucket(x) = number of boundaries <= x: the smallest sampled value needs no boundary
+        cuts = cuts[cuts > sample.min()]
+    return np.unique(np.r_[cuts, np.asarray(extra, dtype=np.float64)])
+
+
+def truth_bounds(
+    sample: np.ndarray, n_buckets: int, extra: Sequence[float] = ()
+) -> tuple[np.ndarray, np.ndarray]:
+    """Boundaries for the truth, with every heavy value (a tie run of more than about half a
+    bucket in the sample) isolated in a bucket of its own, ``[v, nextafter(v))``; and the
+    indices of those single-valued buckets. Their rows need no shuffle: every pair in them is
+    tied in the truth, and every row has the same truth midrank."""
+    heavy = np.zeros(0)
+    if sample.size and n_buckets > 1:
+        values, counts = np.unique(sample, return_counts=True)
+        heavy = values[counts > sample.size / (2 * n_buckets)]
+    if sample.size and n_buckets <= 1:
+        values, counts = np.unique(sample, return_counts=True)
+        heavy = values[counts > sample.size / 2]
+    isolating = np.r_[heavy, np.nextafter(heavy, np.inf)]
+    bounds = np.unique(np.r_[_bounds(sample, n_buckets, extra), isolating])
+    single = np.searchsorted(bounds, heavy, side="right")  # the bucket of each heavy value
+    return bounds, single.astype(np.int64)
 
 
 def _fsum(values: Any) -> float:

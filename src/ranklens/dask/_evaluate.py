@@ -234,7 +234,7 @@ def evaluate(
         threshold = _e.exact_top_threshold(vals, wts, higher, higher_w, top, n, total_w)
         definition = f"top:{top:g} (y >= {threshold:.6g})"
     assert threshold is not None
-    t_bounds = _e._bounds(sample_y, buckets, [threshold])
+    t_bounds, single = _e.truth_bounds(sample_y, buckets, [threshold])
     p_bounds = [_e._bounds(sp, buckets) for sp in sample_p]
     settings = {"engine": "dask", "events": definition, "exact": exact, "buckets": buckets}
 
@@ -298,7 +298,18 @@ def evaluate(
         shuffled = bucketed.set_index(_p.P_BUCKET, divisions=list(range(nb + 1)), drop=False)
         outputs = [
             dask.delayed(_prediction_task, nout=2)(
-                part, k, y, model, weight, threshold, carry, queries, depths, want_pairs
+                part,
+                k,
+                y,
+                model,
+                weight,
+                threshold,
+                carry,
+                queries,
+                depths,
+                want_pairs,
+                t_bounds,
+                single,
             )
             for part in shuffled.to_delayed()
         ]
@@ -311,13 +322,15 @@ def evaluate(
         )
         current = dd.from_delayed([o[0] for o in outputs], meta=meta, verify_meta=False)
     truth_summaries: list[Any] = []
+    t_counts = np.sum(grid_totals[0], axis=0)
+    t_w2 = None if unit else np.sum([gr["t_w2"] for gr in grids], axis=0)
+    t_carry: dict[int, Any] = {}
     if want_pairs:
-        t_counts = np.sum(grid_totals[0], axis=0)
         t_carry = {
             b: (int(sum(t_counts[:b])) if unit else float(sum(t_counts[:b])))
             for b in range(t_counts.size)
         }
-        bucketed = current.map_partitions(_p.with_t_bucket, y, t_bounds)
+        bucketed = current.map_partitions(_p.with_t_bucket, y, t_bounds, single)
         shuffled = bucketed.set_index(
             _p.T_BUCKET, divisions=list(range(t_bounds.size + 2)), drop=False
         )
@@ -355,9 +368,14 @@ def evaluate(
         if want_pairs:
             tparts = [t for t in truth_out if t["n"]]
             cross = _e._grid_cross(grid_totals[k])
+            # single-valued truth buckets: every pair in one is tied in the truth only
+            single_pairs = [
+                {"concordant": 0, "discordant": 0, "tied_y": tied}
+                for tied in _single_tied_pairs(t_counts, t_w2, single, unit)
+            ]
             classes = _e.combine_pairs(
                 [p["pairs"] for p in parts],
-                [t["models"][k]["pairs"] for t in tparts],
+                [t["models"][k]["pairs"] for t in tparts] + single_pairs,
                 cross,
                 all_pairs,
                 unit,
@@ -365,17 +383,26 @@ def evaluate(
             pair_counts[model] = classes
             rank = _e.rank_statistics(classes)
             if unit:
+                s2 = sum(t["models"][k]["s2"] for t in tparts)
+                t_y = sum(t["t3"] for t in tparts)
+                for b in single:
+                    size = int(t_counts[b])
+                    two_b = 2 * t_carry[b] + size + 1  # the bucket's one doubled midrank
+                    s2 += two_b * sum(p["a_single"][int(b)] for p in parts)
+                    t_y += size**3 - size
                 rank[RankStatistic.SPEARMAN_RHO] = _e.spearman_unit(
-                    n,
-                    sum(t["models"][k]["s2"] for t in tparts),
-                    sum(p["t3"] for p in parts),
-                    sum(t["t3"] for t in tparts),
+                    n, s2, sum(p["t3"] for p in parts), t_y
                 )
             else:
+                half = float(total_w) / 2.0
+                cov = [t["models"][k]["cov"] for t in tparts]
+                var_b = [t["models"][k]["var_b"] for t in tparts]
+                for b in single:
+                    db = t_carry[b] + float(t_counts[b]) / 2.0 - half
+                    cov.append(db * _e._fsum(p["a_single"][int(b)] for p in parts))
+                    var_b.append(float(t_counts[b]) * db * db)
                 rank[RankStatistic.SPEARMAN_RHO] = _e.spearman_weighted(
-                    _e._fsum(t["models"][k]["cov"] for t in tparts),
-                    _e._fsum(t["models"][k]["var_a"] for t in tparts),
-                    _e._fsum(t["models"][k]["var_b"] for t in tparts),
+                    _e._fsum(cov), _e._fsum(p["var_a"] for p in parts), _e._fsum(var_b)
                 )
             for spec in the_plan.sweep:
                 sweep = spec.capabilities.batched
@@ -403,6 +430,16 @@ def evaluate(
         curves=curves,
         extras={"pair_counts": pair_counts},
     )
+
+
+def _single_tied_pairs(
+    t_counts: np.ndarray, t_w2: np.ndarray | None, single: np.ndarray, unit: bool
+) -> list[Any]:
+    """Pairs (weight of pairs) inside each single-valued truth bucket."""
+    if unit:
+        return [int(t_counts[b]) * (int(t_counts[b]) - 1) // 2 for b in single]
+    assert t_w2 is not None
+    return [(float(t_counts[b]) ** 2 - float(t_w2[b])) / 2.0 for b in single]
 
 
 def _depth(spec: MetricSpec) -> float | None:

@@ -164,7 +164,10 @@ def grid(
             else np.bincount(cell, weights=wv, minlength=np_ * nt).reshape(np_, nt)
         )
         grids.append((counts, weights))
-    return {"grids": grids}
+    out: dict[str, Any] = {"grids": grids}
+    if wv is not None:
+        out["t_w2"] = np.bincount(tb, weights=wv * wv, minlength=nt)
+    return out
 
 
 def _add_bucket(part: Any, column: str, values: np.ndarray, bounds: np.ndarray) -> Any:
@@ -178,9 +181,12 @@ def with_p_bucket(part: Any, pred: str, weight: str | None, bounds: np.ndarray) 
     return _add_bucket(part, P_BUCKET, part[pred].to_numpy(dtype=np.float64), bounds)
 
 
-def with_t_bucket(part: Any, y: str, bounds: np.ndarray) -> Any:
-    """The partition with the truth bucket added."""
-    return _add_bucket(part, T_BUCKET, part[y].to_numpy(dtype=np.float64), bounds)
+def with_t_bucket(part: Any, y: str, bounds: np.ndarray, single: np.ndarray) -> Any:
+    """The partition with the truth bucket added, without the rows of single-valued buckets
+    (summed in the shuffle by prediction instead)."""
+    tb = bucket_of(part[y].to_numpy(dtype=np.float64), bounds)
+    keep = ~np.isin(tb, single)
+    return part[keep].assign(**{T_BUCKET: tb[keep]})
 
 
 def _local_pairs(stats: np.ndarray, unit: bool) -> dict[str, Any]:
@@ -214,6 +220,8 @@ def prediction_partition(
     queries: np.ndarray,
     depths: np.ndarray,
     rank_pairs: bool,
+    t_bounds: np.ndarray,
+    single: np.ndarray,
 ) -> tuple[Any, dict[str, Any]]:
     """One prediction bucket, in a partition of its own after the shuffle by prediction.
 
@@ -300,6 +308,14 @@ def prediction_partition(
     if rank_pairs:
         stats = _rank_sweep(yv, pv, wv)[0]
         out["pairs"] = _local_pairs(stats, unit)
+        # rows of single-valued truth buckets: sums of their midranks (see truth_partition)
+        tb = bucket_of(yv, t_bounds) if single.size else np.zeros(0, np.int64)
+        if wv is None:
+            out["a_single"] = {int(b): int(a[tb == b].sum()) for b in single}
+        else:
+            da = a - c["W"] / 2.0
+            out["var_a"] = float(np.sum(wv * da * da))
+            out["a_single"] = {int(b): float(np.sum((wv * da)[tb == b])) for b in single}
     frame = frame.assign(**{a_col: a, b_col: np.full(len(part), bucket, np.int64)})
     return frame, out
 
@@ -356,7 +372,6 @@ def truth_partition(
                 {
                     "pairs": pairs,
                     "cov": float(np.sum(wv * da * db)),
-                    "var_a": float(np.sum(wv * da * da)),
                     "var_b": float(np.sum(wv * db * db)),
                 }
             )
