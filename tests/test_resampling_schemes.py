@@ -328,3 +328,37 @@ def test_schemes_validate(rng):
         curve_bands(y, preds, scheme="nope", n_bootstrap=5)
     assert Resampler.resolve("auto", None, np.zeros(POISSON_ABOVE)).scheme == "poisson"
     assert Resampler.resolve("auto", None, np.zeros(POISSON_ABOVE - 1)).scheme == "multinomial"
+
+
+@pytest.mark.parametrize("curve", ["cutoff_auc", "rank_lift"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_curve_sweeps_reproduce_the_curve_function_per_replicate(rng, monkeypatch, curve, weighted):
+    from ranklens._curve_registry import get_curve
+    from ranklens._kernels import curve_sweeps
+
+    kernel_name = {"cutoff_auc": "cutoff_auc_grid", "rank_lift": "rank_lift_grid"}[curve]
+    original = getattr(curve_sweeps, kernel_name)
+    calls = []
+
+    def counted(*args):
+        calls.append(args[0].shape[0])
+        return original(*args)
+
+    monkeypatch.setattr(curve_sweeps, kernel_name, counted)
+
+    n = 120
+    y = rng.integers(0, 12, n).astype(float)  # ties in y
+    preds = {"a": np.round(y + rng.normal(size=n), 1), "b": rng.integers(0, 5, n).astype(float)}
+    sw = rng.uniform(0.5, 3.0, n) if weighted else None
+    spec = get_curve(curve)
+    assert spec.sweep is not None
+    res = curve_bands(y, preds, curve=curve, n_bootstrap=30, random_state=8, sample_weight=sw)
+    blocks = np.concatenate(
+        list(Resampler.resolve("multinomial", None, y).blocks(_boot_rng(8), 30))
+    )
+    assert sum(calls) >= 2 * 30  # the replicates came from the sweep, not the function
+    for b in range(30):
+        w = blocks[b] if sw is None else blocks[b] * sw
+        for m, pred in enumerate(preds.values()):
+            direct = spec.on_grid(spec.func(y, pred, sample_weight=w), res.x)
+            np.testing.assert_allclose(res.replicates[b, m], direct, rtol=1e-10, atol=1e-12)

@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "CURVE_FAMILIES",
     "CurveSpec",
+    "CurveSweepForm",
     "available_curves",
     "display_for",
     "get_curve",
@@ -36,6 +37,28 @@ CURVE_FAMILIES: tuple[str, ...] = ("ranking", "targeting", "extremes", "residual
 CurveInputs = Literal["point", "interval", "point_and_interval"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclasses.dataclass(frozen=True)
+class CurveSweepForm:
+    """How the bootstrap evaluates a banded curve per replicate without calling its function.
+
+    The order of the rows never depends on the replicate weights: ``prepare`` sorts once, and
+    ``evaluate`` reads the curve of every weight row off the grid from weighted cumulative sums
+    over that order (O(n) a replicate), with the same numbers as ``on_grid(func(y, pred,
+    sample_weight=w), grid)`` up to rounding.
+
+    Attributes
+    ----------
+    prepare : callable
+        ``prepare(y, pred) -> state``, once per model.
+    evaluate : callable
+        ``evaluate(state, weights, grid) -> ndarray (rows, n_grid)`` for a float64 block
+        ``weights`` of shape ``(rows, n)``.
+    """
+
+    prepare: Callable[[np.ndarray, np.ndarray], Any]
+    evaluate: Callable[[Any, np.ndarray, np.ndarray], np.ndarray]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,6 +94,9 @@ class CurveSpec:
     on_grid : callable, optional
         ``on_grid(result, grid) -> ndarray``: the curve's value at each fraction of ``grid``.
         Curves that define it can carry bootstrap bands (:func:`ranklens.curve_bands`).
+    sweep : CurveSweepForm, optional
+        How the bands evaluate the curve per replicate from weighted sweeps over a fixed order;
+        without it they call ``func`` once per replicate and model.
     description : str
         One line for tables and the report.
     """
@@ -86,6 +112,7 @@ class CurveSpec:
     applies: Callable[[np.ndarray], bool] | None = None
     on_grid: Callable[[Any, np.ndarray], np.ndarray] | None = None
     description: str = ""
+    sweep: CurveSweepForm | None = None
 
     @property
     def display(self) -> type | None:
@@ -109,6 +136,7 @@ def register_curve(
     applies: Callable[[np.ndarray], bool] | None = None,
     on_grid: Callable[[Any, np.ndarray], np.ndarray] | None = None,
     description: str | None = None,
+    sweep: CurveSweepForm | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a curve function under ``name`` (the function is unchanged).
 
@@ -137,6 +165,7 @@ def register_curve(
             applies=applies,
             on_grid=on_grid,
             description=description if description is not None else (doc[0] if doc else ""),
+            sweep=sweep,
         )
         return func
 

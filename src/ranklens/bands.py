@@ -303,9 +303,33 @@ def curve_bands(
     rng = np.random.default_rng(random_state)
     boot_rng, _ = rng.spawn(2)  # the same replicates as compare_models with this random_state
     reps = np.empty((n_boot, n_models, x.shape[0]))
+    # A curve that declares a sweep form is read per replicate from weighted sums over an order
+    # sorted once; the others are recomputed by their function per replicate and model.
+    sweep = get_curve(curve).sweep
+    states = None
+    if sweep is not None and (sw is None or np.all(sw > 0)):
+        states = [sweep.prepare(y, pred) for pred in preds]
+        # used only where it reproduces the curve function on the full sample
+        full = np.ones((1, n)) if sw is None else sw[None, :]
+        for m in range(n_models):
+            with quiet():
+                check = sweep.evaluate(states[m], full, x)[0]
+            if not np.allclose(check, estimate[m], rtol=1e-9, atol=1e-12, equal_nan=True):
+                states = None
+                break
     with Progress(n_boot, f"{curve} bands", progress) as bar:
         start = 0
         for block in resampler.blocks(boot_rng, n_boot):
+            if states is not None and sweep is not None:
+                w_block = block if sw is None else block * sw[None, :]
+                with quiet():
+                    for m in range(n_models):
+                        reps[start : start + block.shape[0], m] = sweep.evaluate(
+                            states[m], w_block, x
+                        )
+                start += block.shape[0]
+                bar.advance(block.shape[0])
+                continue
             with quiet():
                 for r, counts in enumerate(block):
                     w = counts if sw is None else counts * sw

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ranklens._curve_registry import register_curve
+from ranklens._curve_registry import CurveSweepForm, register_curve
+from ranklens._kernels import curve_sweeps as _kcs
 from ranklens._kernels import ranking as _k
 from ranklens._registry import (
     BreakdownBound,
@@ -1242,7 +1243,32 @@ def _cutoff_auc_on_grid(result: CutoffAUCResult, grid: np.ndarray) -> np.ndarray
     return np.interp(grid, result.fraction_positive, result.auc)
 
 
-@register_curve("cutoff_auc", family="ranking", on_grid=_cutoff_auc_on_grid)
+def _sequence_state(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
+    """The weight-free sort of the curve sweeps: ``(order, key, pkey, n_y)``."""
+    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+    return order, key, pkey, n_y
+
+
+def _cutoff_auc_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Cutoff AUC of each weight row at ``grid`` (:func:`ranklens._kernels.curve_sweeps`)."""
+    order, key, pkey, n_y = state
+    w = np.ascontiguousarray(weights)
+    return np.asarray(_kcs.cutoff_auc_grid(w, order, key, pkey, n_y, grid))
+
+
+def _rank_lift_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Rank lift of each weight row at ``grid`` (:func:`ranklens._kernels.curve_sweeps`)."""
+    order, key, pkey, n_y = state
+    w = np.ascontiguousarray(weights)
+    return np.asarray(_kcs.rank_lift_grid(w, order, key, pkey, n_y, grid))
+
+
+@register_curve(
+    "cutoff_auc",
+    family="ranking",
+    on_grid=_cutoff_auc_on_grid,
+    sweep=CurveSweepForm(_sequence_state, _cutoff_auc_sweep),
+)
 def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> CutoffAUCResult:
     """AUC of the prediction for every split of the truth into top i versus the rest.
 
@@ -1337,7 +1363,12 @@ def _rank_lift_on_grid(result: RankLiftResult, grid: np.ndarray) -> np.ndarray:
     return np.interp(grid, result.fraction_targeted, result.model)
 
 
-@register_curve("rank_lift", family="ranking", on_grid=_rank_lift_on_grid)
+@register_curve(
+    "rank_lift",
+    family="ranking",
+    on_grid=_rank_lift_on_grid,
+    sweep=CurveSweepForm(_sequence_state, _rank_lift_sweep),
+)
 def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RankLiftResult:
     """Cumulative inverse rank captured by targeting the top predictions first.
 
