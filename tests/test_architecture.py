@@ -53,10 +53,12 @@ MEASURES = {
 }
 INFERENCE = {
     "ranklens._budget",
+    "ranklens._gpu_engine",
     "ranklens._resampling",
     "ranklens.agreement",
     "ranklens.bands",
     "ranklens.compare",
+    "ranklens.delong",
     "ranklens.robustness",
 }
 PIPELINE = {
@@ -81,7 +83,7 @@ PRESENTATION = {
 def layer(module: str) -> int:
     if module in FOUNDATIONS:
         return 0
-    if module.startswith("ranklens._kernels"):
+    if module.startswith(("ranklens._kernels", "ranklens._xp")):  # numba / array-API kernels
         return 1
     if module in MEASURES:
         return 2

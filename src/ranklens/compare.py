@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 from scipy import special
 
+from ranklens._gpu_engine import DeviceEngine, resolve_device
 from ranklens._kernels import compare as _kc
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
@@ -100,6 +101,7 @@ if TYPE_CHECKING:  # pandas is imported by the methods that build a DataFrame
 __all__ = [
     "DEFAULT_COMPARISON_METRICS",
     "ComparisonResult",
+    "DeLongComparisonResult",
     "PermutationTestResult",
     "compare_models",
 ]
@@ -114,7 +116,7 @@ DEFAULT_COMPARISON_METRICS: tuple[str, ...] = (
 # The metric whose row the ComparisonResult.tau_variance_* aliases read.
 _TAU_ALIAS_METRIC = "kendall_tau"
 
-_METHODS = ("bootstrap", "permutation")
+_METHODS = ("bootstrap", "permutation", "delong")
 _INTERVALS = ("bca", "percentile")
 
 
@@ -955,6 +957,7 @@ def compare_models(
     progress: Any = ...,
     scheme: str = ...,
     groups: Any = ...,
+    device: str | None = ...,
 ) -> ComparisonResult: ...
 
 
@@ -974,6 +977,7 @@ def compare_models(
     progress: Any = ...,
     scheme: str = ...,
     groups: Any = ...,
+    device: str | None = ...,
 ) -> PermutationTestResult: ...
 
 
@@ -993,6 +997,7 @@ def compare_models(
     progress: Any = ...,
     scheme: str = ...,
     groups: Any = ...,
+    device: str | None = ...,
 ) -> ComparisonResult | PermutationTestResult: ...
 
 
@@ -1011,6 +1016,7 @@ def compare_models(
     progress: Any = UNSET,
     scheme: str = "multinomial",
     groups: Any = None,
+    device: str | None = None,
 ) -> ComparisonResult | PermutationTestResult:
     """Compare models on any registered metrics with a paired bootstrap or a permutation test.
 
@@ -1042,6 +1048,11 @@ def compare_models(
         predictions for each observation with probability 1/2 (exact under "the two models are
         exchangeable"), p-value ``(1 + #{|d*| >= |d|}) / (B + 1)`` (Phipson & Smyth 2010);
         returns a :class:`PermutationTestResult`, with p-values and no intervals.
+        ``"delong"``: no resampling; DeLong's analytic (co)variances (DeLong, DeLong &
+        Clarke-Pearson 1988; :mod:`ranklens.delong`) for the measures that declare a concordance
+        form (the AUC, Harrell's C, Somers' D; others are refused with a ``ValueError`` naming
+        them); returns a :class:`DeLongComparisonResult`, a :class:`ComparisonResult` whose
+        standard errors, z, p-values and Wald intervals are analytic (no replicates).
     interval : {"bca", "percentile"}, default "bca"
         Bootstrap interval type. BCa (bias-corrected and accelerated, Efron 1987) is second-order
         accurate and the better choice for skewed measures such as RMSE on long-tailed targets;
@@ -1076,6 +1087,14 @@ def compare_models(
         bootstrap understates the uncertainty of clustered data; Davison & Hinkley 1997,
         Sect. 3.8). With BCa, the jackknife behind the acceleration deletes whole units. Labels
         of any type (integers, strings); not with ``scheme="stratified"``. Bootstrap only.
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) runs the bootstrap on a CUDA device through
+        CuPy (``pip install "ranklens[gpu]"``; :mod:`ranklens._gpu_engine`): the measures that
+        declare a rank-sweep form (tau-b, rho, Harrell's C, AUC-type) with exact integer pair
+        counts, and the mean losses as one matrix product; other measures are refused with a
+        ``ValueError`` naming them. Multinomial replicates are drawn on the device (reproducible
+        from ``random_state``, not the CPU's draws). Inputs may be CuPy arrays or DLPack
+        tensors (torch, JAX), which stay on the device. Bootstrap only.
 
     Returns
     -------
@@ -1144,6 +1163,12 @@ def compare_models(
     >>> type(test).__name__, float(test.p_value[0, 0])
     ('PermutationTestResult', 0.005)
     """
+    # device="gpu": the resampling runs on the GPU (ranklens._gpu_engine); validation and the
+    # point estimates use host copies.
+    engine = None
+    if resolve_device(device) == "gpu":
+        engine = DeviceEngine(y_true, predictions, sample_weight)
+        y_true, predictions, sample_weight = engine.host()
     y, names, preds = check_predictions(y_true, predictions)
     n = y.shape[0]
     # The user's weights, unscaled: the registered functions (and so the generic evaluator) see
@@ -1167,17 +1192,27 @@ def compare_models(
             "predictions row by row and takes neither"
         )
     resampler = Resampler.resolve(scheme, groups, y)
+    if engine is not None:
+        resampler = engine.resampler(resampler, method)
 
     n_metrics, n_models = len(specs), len(names)
     values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
     values = values.reshape(n_metrics, n_models)
     pair_index = list(itertools.combinations(range(n_models), 2))
+    if method == "delong":
+        if scheme != "multinomial" or groups is not None:
+            raise ValueError("scheme and groups choose a resampling; method='delong' takes neither")
+        return _delong(specs, y, preds, sw, names, values, pair_index, level)
     if method == "bootstrap":
         rows = n_boot + (min(n, JACKKNIFE_GROUPS) if interval == "bca" else 0)
     else:
         rows = n_boot * len(pair_index)
     with run_rows(rows):
-        evaluators = _build_evaluators(specs, y, preds, sw, values)
+        evaluators = (
+            _build_evaluators(specs, y, preds, sw, values)
+            if engine is None
+            else engine.evaluators(specs, y, preds, sw, values)
+        )
         evaluation = ["generic"] * n_metrics
         for evaluator in evaluators:
             for k in evaluator.positions:
@@ -1299,6 +1334,58 @@ def _bootstrap(
         n_bootstrap=n_boot,
         confidence_level=level,
         replicates=reps,
+    )
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class DeLongComparisonResult(ComparisonResult):
+    """:class:`ComparisonResult` of ``compare_models(..., method="delong")``: analytic fields.
+
+    ``std_error`` and ``difference_sd`` are DeLong's standard errors (DeLong, DeLong &
+    Clarke-Pearson 1988), ``z = difference / difference_sd`` with ``p_value = 2 Phi(-|z|)``,
+    and the intervals are Wald intervals ``value -+ z sd`` clipped to the measure's range.
+    ``variance_plug_in`` holds ``std_error ** 2``, ``variance_unbiased`` NaN; there are no
+    replicates (``n_bootstrap`` 0, ``replicates`` of length 0), ``interval`` and ``method`` are
+    ``"delong"`` and ``evaluation`` is ``"analytic"``.
+    """
+
+    method: str = dataclasses.field(default="delong", init=False)
+
+
+def _delong(
+    specs: list[MetricSpec],
+    y: np.ndarray,
+    preds: np.ndarray,
+    sw: np.ndarray | None,
+    names: tuple[str, ...],
+    values: np.ndarray,
+    pair_index: list[tuple[int, int]],
+    level: float,
+) -> DeLongComparisonResult:
+    """The analytic comparison (:func:`ranklens.delong.comparison_arrays`)."""
+    from ranklens.delong import comparison_arrays
+
+    arrays = comparison_arrays(specs, y, preds, sw, values, pair_index, level)
+    n_metrics, n_models = values.shape
+    return DeLongComparisonResult(
+        models=names,
+        metrics=tuple(s.name for s in specs),
+        higher_is_better=tuple(s.higher_is_better for s in specs),
+        targets=tuple(s.target_value() for s in specs),
+        values=values,
+        pairs=tuple((names[a], names[b]) for a, b in pair_index),
+        difference=np.array(
+            [[values[k, a] - values[k, b] for a, b in pair_index] for k in range(n_metrics)]
+        ).reshape(n_metrics, len(pair_index)),
+        evaluation=("analytic",) * n_metrics,
+        variance_plug_in=arrays["std_error"] ** 2,
+        variance_unbiased=np.full((n_metrics, n_models), math.nan),
+        n_undefined=np.zeros((n_metrics, n_models), dtype=np.int64),
+        interval="delong",
+        n_bootstrap=0,
+        confidence_level=level,
+        replicates=np.empty((0, n_metrics, n_models)),
+        **arrays,
     )
 
 

@@ -1,0 +1,316 @@
+"""GPU (CuPy) against CPU (numba, all cores): bootstrap rank measures and exact tau-b.
+
+Run on a machine with CuPy and a CUDA device::
+
+    PYTHONPATH=src python benchmarks/bench_gpu.py [--json out.json] [--quick]
+
+1. Bootstrap: 1000 replicates of Kendall's tau-b, Spearman's rho and Harrell's C (the AUC for a
+   binary outcome; one sweep gives all three) for two models at n = 1e5, 1e6, 1e7. The GPU
+   draws the multiplicities on the device and evaluates every replicate
+   (:mod:`ranklens._xp.rank`); the CPU runs the numba engine of ``compare_models``
+   (``rank_replicates_parallel``, every core) on the first replicates of the same
+   multiplicities, and its time for 1000 is extrapolated linearly from them (stated in the
+   output). Where the GPU too runs fewer than 1000 (n = 1e7), its time is extrapolated the same
+   way. Both engines' values for the shared replicates are compared.
+2. AUC of a binary outcome at n = 1e6 (Harrell's C with 30 % events), 1000 replicates.
+3. ``compare_models(device="gpu")`` end to end at n = 1e6, 1000 replicates, percentile intervals.
+4. Exact tau-b of one sample at n = 1e7 and 1e8: :func:`ranklens._xp.rank.exact_pair_counts` on
+   the device (host-to-device copy included and not) against ``ranklens.kendall_tau``.
+
+Prints the device, the CPU's cores and threads, each time and the CPU/GPU ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+
+def _sync(cp):
+    cp.cuda.Device().synchronize()
+
+
+def _data(n, seed=0, binary=False):
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=n)
+    if binary:
+        y = (y > np.quantile(y, 0.7)).astype(np.float64)
+    p1 = y + rng.normal(size=n)
+    p2 = np.round(y + 1.5 * rng.normal(size=n), 2)
+    return y, np.stack([p1, p2])
+
+
+def _cpu_prepare(y, preds):
+    from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
+
+    orders, y_sorted, p_sorted, n_preds = [], [], [], []
+    for pred in preds:
+        order, y_rank, pred_rank = prepare_ranks(y, pred)
+        by_y = np.ascontiguousarray(order_by_y_then_pred(order, y_rank)[::-1])
+        orders.append(by_y)
+        y_sorted.append(y_rank[by_y])
+        p_sorted.append(pred_rank[by_y])
+        n_preds.append(int(pred_rank.max()) + 1)
+    return (
+        np.stack(orders),
+        np.stack(y_sorted),
+        np.stack(p_sorted),
+        np.array(n_preds, dtype=np.int64),
+    )
+
+
+def bench_bootstrap(cp, n, n_boot, gpu_reps, cpu_reps, binary=False, label=None):
+    from ranklens._gpu_engine import RankEvaluator, draw_multiplicities
+    from ranklens._kernels.compare import rank_replicates_parallel
+    from ranklens._xp import to_host
+
+    y, preds = _data(n, binary=binary)
+    # GPU: plans (sorts) once, then replicates drawn and evaluated on the device
+    y_d = cp.asarray(y)
+    preds_d = [cp.asarray(p) for p in preds]
+    _sync(cp)
+    t0 = time.perf_counter()
+    evaluator = RankEvaluator([0], [None], cp, y_d, preds_d, None)
+    _sync(cp)
+    t_plan = time.perf_counter() - t0
+    gen = cp.random.default_rng(0)
+    t0 = time.perf_counter()
+    done = 0
+    first = None
+    out = []
+    chunk = max(1, min(gpu_reps, int(2e9 // (16 * n))))
+    while done < gpu_reps:
+        rows = min(chunk, gpu_reps - done)
+        mult = draw_multiplicities(cp, gen, n, rows)
+        if first is None:
+            first = to_host(mult[:cpu_reps])
+        out.append(evaluator.raw(mult))
+        done += rows
+    _sync(cp)
+    t_gpu = time.perf_counter() - t0
+    gpu_vals = np.concatenate(out)
+    t_gpu_full = t_gpu * n_boot / gpu_reps
+    # CPU: the numba engine on the same first replicates (all cores)
+    prepared = _cpu_prepare(y, preds)
+    mult_cpu = first.astype(np.float64)
+    rank_replicates_parallel(mult_cpu[:2], np.ones(n), *prepared)  # compile / warm
+    t0 = time.perf_counter()
+    cpu_vals = rank_replicates_parallel(mult_cpu, np.ones(n), *prepared)
+    t_cpu = time.perf_counter() - t0
+    t_cpu_full = t_cpu * n_boot / cpu_reps
+    diff = float(np.nanmax(np.abs(cpu_vals - gpu_vals[:cpu_reps])))
+    same_nan = bool(np.array_equal(np.isnan(cpu_vals), np.isnan(gpu_vals[:cpu_reps])))
+    row = {
+        "case": label or f"bootstrap tau/rho/C, 2 models, n={n:.0e}",
+        "n": n,
+        "replicates": n_boot,
+        "gpu_replicates_timed": gpu_reps,
+        "cpu_replicates_timed": cpu_reps,
+        "gpu_plan_s": t_plan,
+        "gpu_s": t_gpu_full,
+        "gpu_ms_per_model_replicate": 1e3 * t_gpu / gpu_reps / 2,
+        "cpu_s": t_cpu_full,
+        "cpu_ms_per_model_replicate": 1e3 * t_cpu / cpu_reps / 2,
+        "ratio_cpu_over_gpu": t_cpu_full / (t_gpu_full + t_plan),
+        "max_abs_diff_same_weights": diff,
+        "nan_pattern_equal": same_nan,
+    }
+    print(
+        f"{row['case']}: GPU {t_gpu_full:.3f} s for {n_boot} (+{t_plan:.3f} s sorts; "
+        f"{gpu_reps} timed) | CPU {t_cpu_full:.2f} s ({cpu_reps} timed, extrapolated) | "
+        f"CPU/GPU {row['ratio_cpu_over_gpu']:.1f}x | max |diff| {diff:.1e}",
+        flush=True,
+    )
+    return row
+
+
+def bench_compare_models(cp, n, n_boot):
+    from ranklens import compare_models
+
+    y, preds = _data(n)
+    pd_ = {"m1": preds[0], "m2": preds[1]}
+    metrics = ["kendall_tau", "spearman_rho", "tau_normalized"]
+    t0 = time.perf_counter()
+    res = compare_models(
+        cp.asarray(y),
+        {k: cp.asarray(v) for k, v in pd_.items()},
+        metrics=metrics,
+        n_bootstrap=n_boot,
+        device="gpu",
+        interval="percentile",
+        random_state=0,
+    )
+    t = time.perf_counter() - t0
+    print(
+        f"compare_models(device='gpu') n={n:.0e}, {n_boot} replicates, 3 rank measures, "
+        f"2 models, percentile: {t:.2f} s end to end (point estimates on the CPU included); "
+        f"SE of tau {res.std_error[0].round(6).tolist()}",
+        flush=True,
+    )
+    return {"case": f"compare_models gpu n={n:.0e}", "n": n, "replicates": n_boot, "s": t}
+
+
+def bench_exact(cp, n):
+    from ranklens import kendall_tau
+    from ranklens._xp.rank import exact_pair_counts, tau_b_from_counts
+
+    y, preds = _data(n, seed=1)
+    p = preds[1]
+    t0 = time.perf_counter()
+    y_d, p_d = cp.asarray(y), cp.asarray(p)
+    _sync(cp)
+    t_copy = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    counts = exact_pair_counts(cp, y_d, p_d)
+    _sync(cp)
+    t_gpu = time.perf_counter() - t0
+    tau_gpu = tau_b_from_counts(counts)
+    del y_d, p_d
+    cp.get_default_memory_pool().free_all_blocks()
+    kendall_tau(y[:1000], p[:1000])  # compile / warm
+    t0 = time.perf_counter()
+    tau_cpu = kendall_tau(y, p)
+    t_cpu = time.perf_counter() - t0
+    row = {
+        "case": f"exact tau-b n={n:.0e}",
+        "n": n,
+        "gpu_s": t_gpu,
+        "gpu_with_copy_s": t_gpu + t_copy,
+        "cpu_s": t_cpu,
+        "ratio_cpu_over_gpu": t_cpu / t_gpu,
+        "tau_gpu": tau_gpu,
+        "tau_cpu": tau_cpu,
+        "abs_diff": abs(tau_gpu - tau_cpu),
+        "discordant": counts["discordant"],
+    }
+    print(
+        f"exact tau-b n={n:.0e}: GPU {t_gpu:.3f} s ({t_gpu + t_copy:.3f} s with the copy) | "
+        f"CPU kendall_tau {t_cpu:.2f} s | CPU/GPU {t_cpu / t_gpu:.1f}x | "
+        f"tau {tau_gpu!r} vs {tau_cpu!r}",
+        flush=True,
+    )
+    return row
+
+
+def profile_level(cp, n, rows):
+    """Milliseconds of one level's steps for a chunk of ``rows`` replicates, beside a plain copy
+    of the chunk's int32 weights (the memory-bandwidth floor of one pass)."""
+    from ranklens._xp.rank import _prefix, build_plan
+
+    y, preds = _data(n)
+    plan = build_plan(cp, cp.asarray(y), cp.asarray(preds[0]))
+    ws = cp.random.default_rng(1).integers(0, 3, size=(rows, n), dtype=cp.int64).astype(cp.int32)
+    perm = plan.perms[len(plan.perms) // 2]
+    left = ((perm >> 5) & 1) == 0
+    zero = cp.zeros((), dtype=cp.int32)
+
+    def timed(fn, reps=5):
+        fn()
+        _sync(cp)
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            out = fn()
+        _sync(cp)
+        return 1e3 * (time.perf_counter() - t0) / reps, out
+
+    t_copy, _ = timed(lambda: ws.copy())
+    t_gather, wl = timed(lambda: ws[:, perm])
+    t_where, masked = timed(lambda: cp.where(left, wl, zero))
+    t_scan, s = timed(lambda: _prefix(cp, masked, cp.int64, True))
+    t_dot, _ = timed(lambda: cp.sum(cp.where(left, zero, wl) * s, axis=1))
+    from ranklens._xp import cuda
+    from ranklens._xp.rank import _level_term
+
+    t_generic, generic = timed(lambda: _level_term(cp, ws[:, perm], left, cp.int64, True))
+    t_fused, fused = timed(lambda: cuda.level_term(ws, perm, 5))
+    same = bool((generic == fused).all())
+    gb = ws.nbytes / 1e9
+    row = {
+        "case": f"profile one level, {rows} replicates, n={n:.0e}",
+        "copy_ms": t_copy,
+        "copy_GBps": 2 * gb / (t_copy / 1e3),
+        "gather_ms": t_gather,
+        "where_ms": t_where,
+        "prefix_sum_ms": t_scan,
+        "masked_dot_ms": t_dot,
+        "level_generic_ms": t_generic,
+        "level_fused_ms": t_fused,
+        "fused_equals_generic": same,
+    }
+    print(
+        f"{row['case']}: copy {t_copy:.2f} ms ({row['copy_GBps']:.0f} GB/s) | gather "
+        f"{t_gather:.2f} | where {t_where:.2f} | prefix sum {t_scan:.2f} | masked dot "
+        f"{t_dot:.2f} ms | whole level: generic {t_generic:.2f} ms, fused RawKernel "
+        f"{t_fused:.2f} ms (equal: {same})",
+        flush=True,
+    )
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--skip-exact-1e8", action="store_true")
+    args = parser.parse_args(argv)
+    import cupy as cp
+    import numba
+
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    _free, total = cp.cuda.runtime.memGetInfo()
+    info = {
+        "device": name,
+        "device_memory_gib": round(total / 2**30, 1),
+        "cupy": cp.__version__,
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "cpu_cores": os.cpu_count(),
+        "numba_threads": numba.get_num_threads(),
+        "python": platform.python_version(),
+    }
+    print("GPU:", name, f"({info['device_memory_gib']} GiB), CuPy {cp.__version__}", flush=True)
+    print(
+        f"CPU: {info['cpu_cores']} cores, numba {numba.__version__} with "
+        f"{info['numba_threads']} threads; Python {info['python']}",
+        flush=True,
+    )
+    rows = []
+    # warm up: CuPy compiles its kernels on first use
+    bench_bootstrap(cp, 20_000, 8, 8, 2, label="warm-up")
+    if args.quick:
+        rows.append(bench_bootstrap(cp, 100_000, 100, 100, 8))
+        rows.append(bench_exact(cp, 1_000_000))
+    else:
+        rows.append(bench_bootstrap(cp, 100_000, 1000, 1000, 64))
+        rows.append(bench_bootstrap(cp, 1_000_000, 1000, 1000, 32))
+        rows.append(profile_level(cp, 1_000_000, 200))
+        rows.append(
+            bench_bootstrap(
+                cp, 1_000_000, 1000, 1000, 32, binary=True,
+                label="bootstrap AUC (binary y, 30% events), 2 models, n=1e+06",
+            )
+        )
+        rows.append(bench_bootstrap(cp, 10_000_000, 1000, 200, 8))
+        rows.append(bench_compare_models(cp, 1_000_000, 1000))
+        rows.append(bench_exact(cp, 10_000_000))
+        if not args.skip_exact_1e8:
+            rows.append(bench_exact(cp, 100_000_000))
+    from ranklens._xp import cuda
+
+    print("level term kernel used by the engine:", cuda.STATUS["level_term"], flush=True)
+    info["level_term"] = cuda.STATUS["level_term"]
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"info": info, "rows": rows}, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
