@@ -143,3 +143,54 @@ def test_sweep_bucket_boundaries(n_y):
     )
     np.testing.assert_array_equal(np.array(outs), ref.per_observation_counts_vectorized(y, p))
     assert stats[0] == outs[0].sum() and stats[1] == outs[1].sum()
+
+
+def _stage_one(y, p):
+    order, key, pkey, y_rank, pred_rank, n_y, n_pred = K.sequence(y, p, need_pred_rank=True)
+    return (
+        order,
+        key,
+        pkey,
+        y_rank,
+        pred_rank,
+        n_y,
+        n_pred,
+        K.dense_ranks(p),
+        K.order_by_pred(pred_rank),
+        K.order_by_y_then_pred(order, y_rank),
+    )
+
+
+def test_numpy_and_radix_stage_one_agree(monkeypatch):
+    """Below SMALL_N rows stage 1 sorts with NumPy (nothing to compile), above with the radix
+    kernels: the same arrays, ties, signed zeros and infinities included."""
+    rng = np.random.default_rng(11)
+    cases = [
+        (rng.normal(size=500), rng.normal(size=500)),
+        (rng.integers(0, 4, 700).astype(float), rng.integers(0, 3, 700).astype(float)),
+        (rng.integers(0, 40, 900).astype(float), np.round(rng.normal(size=900), 1)),
+        (
+            np.array([0.0, -0.0, 1.0, np.inf, -np.inf, 0.0]),
+            np.array([-0.0, 0.0, 2.0, 2.0, 0.0, 1.0]),
+        ),
+        (np.array([2.5]), np.array([1.0])),
+        (np.ones(40), np.zeros(40)),
+        (rng.normal(size=300), np.repeat(rng.normal(size=3), 100)),  # tie groups of 100 rows
+    ]
+    for y, p in cases:
+        monkeypatch.setattr(K, "SMALL_N", 0)
+        radix = _stage_one(y, p)
+        monkeypatch.setattr(K, "SMALL_N", 1 << 40)
+        small = _stage_one(y, p)
+        for a, b in zip(radix, small):
+            if isinstance(a, tuple):
+                np.testing.assert_array_equal(a[0], b[0])
+                assert a[1] == b[1]
+            elif isinstance(a, np.ndarray):
+                assert a.dtype == b.dtype == np.int64
+                np.testing.assert_array_equal(a, b)
+            else:
+                assert a == b
+        # and both are the definition: prediction descending, y descending, row ascending
+        expected = np.lexsort((np.arange(y.size), -y, -p))
+        np.testing.assert_array_equal(small[0], expected)

@@ -142,9 +142,20 @@ def _extras(d: dict[str, Any]) -> None:
         rroc_curve,
     )
     calls.extend(functools.partial(curve, y, p, sample_weight=w) for curve in weighted_curves)
+    calls.append(functools.partial(_large_stage_one, y, p))
     for call in calls:
         with contextlib.suppress(Exception):
             call()
+
+
+def _large_stage_one(y: np.ndarray, p: np.ndarray) -> None:
+    """The radix kernels of the ranking measures' stage 1, used from ``SMALL_N`` rows on."""
+    from ranklens._kernels import ranking as kernels
+
+    n = kernels.SMALL_N
+    order, y_rank, pred_rank = kernels.prepare_ranks(np.resize(y, n), np.resize(p, n))
+    kernels.order_by_y_then_pred(order, y_rank)
+    kernels.order_by_pred(pred_rank)
 
 
 def _pipeline(d: dict[str, Any], weighted: bool) -> None:

@@ -5,7 +5,8 @@ random memory access costs more than a comparison): one stable LSD radix argsort
 (:func:`radix_argsort`), then "the sequence" -- the rows in decreasing prediction, ties by
 decreasing ``y_true``, then by row (:func:`sequence`: ``order``, the dense y rank ``key`` and
 prediction rank ``pkey`` of each position) -- and one sweep over it (:func:`sweep`) for every
-pair count and rank sum.
+pair count and rank sum. Below :data:`SMALL_N` rows stage 1 sorts with NumPy instead (the same
+arrays, a few milliseconds at most, and nothing to compile on a first call).
 
 Two-stage interface (used by the bootstrap and by leave-one-out code)
 --------------------------------------------------------------------
@@ -48,6 +49,7 @@ from numba import njit
 from ranklens._kernels.curves import descending_keys, radix_sort
 
 __all__ = [
+    "SMALL_N",
     "concordance_envelope",
     "cutoff_auc_sums",
     "dense_ranks",
@@ -108,9 +110,35 @@ def _dense_ranks_sorted(keys, order):
     return rank, g + 1
 
 
+#: Below this many rows stage 1 sorts with NumPy instead of the radix kernels. NumPy is 2-3x
+#: slower (0.1 ms against 0.25 ms at n = 1,000; 4 ms against 10 ms at 32,768) but compiles
+#: nothing, while the radix argsort and the sequence builder cost about 4 s of compilation on
+#: the first call after an install (docs/performance.md, "Cold start"). Both give the same arrays.
+SMALL_N = 1 << 15
+
+
+def _dense_ranks_numpy(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """:func:`dense_ranks` with NumPy's sort (ranks do not depend on the order of equal values).
+
+    ``-0.0`` and ``0.0`` share a rank, as ``==`` and the radix keys say.
+    """
+    n = x.size
+    order = np.argsort(x)
+    xs = x[order]
+    step = np.zeros(n, np.int64)
+    np.not_equal(xs[1:], xs[:-1], out=step[1:], casting="unsafe")
+    groups = np.cumsum(step)
+    rank = np.empty(n, np.int64)
+    rank[order] = groups
+    return rank, int(groups[-1]) + 1 if n else 0
+
+
 def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
     """Dense ranks (int64, 0 = smallest, ties share a rank) and the number of distinct values."""
-    rank, n_groups = _dense_ranks_sorted(*radix_argsort(np.ascontiguousarray(x, dtype=np.float64)))
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if x.size < SMALL_N:
+        return _dense_ranks_numpy(x)
+    rank, n_groups = _dense_ranks_sorted(*radix_argsort(x))
     return rank, int(n_groups)
 
 
@@ -204,7 +232,21 @@ def sequence(
     per row (``pred_rank`` empty unless ``need_pred_rank``); the numbers of distinct values.
     """
     y_rank, n_y = dense_ranks(y_true)
-    p_keys, p_order = radix_argsort(np.ascontiguousarray(y_pred, dtype=np.float64))
+    y_pred = np.ascontiguousarray(y_pred, dtype=np.float64)
+    n = y_pred.size
+    if n < SMALL_N:
+        # One sort of a distinct int64 key per row: decreasing prediction rank, then decreasing
+        # y rank, then increasing row (n_pred * n_y * n < 2**45 here, no overflow).
+        p_rank, n_p = _dense_ranks_numpy(y_pred)
+        composite = ((n_p - 1) - p_rank) * n_y + ((n_y - 1) - y_rank)
+        composite *= n
+        composite += np.arange(n)
+        order = np.argsort(composite)
+        key = y_rank[order]
+        pkey = p_rank[order]
+        pred_rank = p_rank if need_pred_rank else np.empty(0, np.int64)
+        return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
+    p_keys, p_order = radix_argsort(y_pred)
     order, key, pkey, pred_rank, n_p = _build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank)
     return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
 
@@ -247,15 +289,33 @@ def _n_values(rank):
 
 
 @njit(cache=True)
-def order_by_pred(pred_rank):
-    """Rows by decreasing prediction, ties by increasing row index."""
+def _order_by_pred(pred_rank):
     return _stable_counting_sort_desc(np.arange(pred_rank.size), pred_rank, _n_values(pred_rank))
 
 
 @njit(cache=True)
-def order_by_y_then_pred(order, y_rank):
-    """Rows by decreasing ``y_true``, ties by decreasing prediction (a stable re-sort of order)."""
+def _order_by_y_then_pred(order, y_rank):
     return _stable_counting_sort_desc(order, y_rank, _n_values(y_rank))
+
+
+def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
+    """Rows by decreasing prediction, ties by increasing row index.
+
+    A counting sort (O(n)); below :data:`SMALL_N` rows NumPy's stable sort, the same order.
+    """
+    if pred_rank.size < SMALL_N:
+        return np.argsort(-pred_rank, kind="stable")
+    return _order_by_pred(pred_rank)
+
+
+def order_by_y_then_pred(order: np.ndarray, y_rank: np.ndarray) -> np.ndarray:
+    """Rows by decreasing ``y_true``, ties by decreasing prediction (a stable re-sort of order).
+
+    A counting sort (O(n)); below :data:`SMALL_N` rows NumPy's stable sort, the same order.
+    """
+    if order.size < SMALL_N:
+        return order[np.argsort(-y_rank[order], kind="stable")]
+    return _order_by_y_then_pred(order, y_rank)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,8 +382,20 @@ def _fenwick_add(tree, r, v):
 _BUCKET_BITS = 10  # at most 1024 buckets of y ranks; each bucket's arrays stay in cache
 
 
-@njit(cache=True)
-def sweep(key, pkey, n_y, w, unit, rec_proto, rows, conc, disc, tied_true, tied_pred, tied_both):
+def sweep(
+    key: np.ndarray,
+    pkey: np.ndarray,
+    n_y: int,
+    w: np.ndarray,
+    unit: bool,
+    rec_proto: np.ndarray,
+    rows: np.ndarray,
+    conc: np.ndarray,
+    disc: np.ndarray,
+    tied_true: np.ndarray,
+    tied_pred: np.ndarray,
+    tied_both: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """All pair counts and rank sums from the sequence (decreasing prediction, ties: decreasing y).
 
     ``key`` / ``pkey``: dense y / prediction rank per position; ``w``: weights per position, or
@@ -354,6 +426,70 @@ def sweep(key, pkey, n_y, w, unit, rec_proto, rows, conc, disc, tied_true, tied_
     W(earlier, lower y) = (lower buckets, pass A) + (same bucket, pass B).
     """
     n = key.size
+    n_y = int(n_y)
+    store = conc.size > 0
+    bits = max(n_y - 1, 0).bit_length()
+    shift = bits - _BUCKET_BITS if bits > _BUCKET_BITS else 0
+    n_b = ((n_y - 1) >> shift) + 1
+    width = 1 << shift
+    nf = 6 + (0 if unit else 1) + (1 if store else 0)
+    # Every buffer is allocated here, not in the kernel: each NumPy allocation form a kernel uses
+    # is one more function for numba to compile (0.1-0.3 s each on the first call).
+    return _sweep(
+        key,
+        pkey,
+        w,
+        unit,
+        rows,
+        conc,
+        disc,
+        tied_true,
+        tied_pred,
+        tied_both,
+        shift,
+        np.zeros(n_b + 1, np.int64),
+        np.empty(n_b, np.int64),
+        np.empty((n, nf), rec_proto.dtype),
+        np.zeros(n_b + 1, w.dtype),
+        np.zeros(7, w.dtype),
+        np.zeros(8, np.int64),
+        np.zeros(width, w.dtype),
+        np.zeros(width, w.dtype),
+        np.zeros(width + 1, w.dtype),
+        np.zeros(width, w.dtype),
+        np.zeros(9, np.float64),
+        np.zeros(4, np.float64),
+    )
+
+
+@njit(cache=True)
+def _sweep(
+    key,
+    pkey,
+    w,
+    unit,
+    rows,
+    conc,
+    disc,
+    tied_true,
+    tied_pred,
+    tied_both,
+    shift,
+    bstart,
+    cursor,
+    rec,
+    bfen,
+    stats,
+    limbs,
+    ytot,
+    ybelow,
+    tree,
+    seen,
+    moments,
+    fsums,
+):
+    """The body of :func:`sweep`, on buffers allocated by it (zeroed except cursor and rec)."""
+    n = key.size
     one_w = w[0]
     zero = one_w * 0
     store = conc.size > 0
@@ -364,23 +500,13 @@ def sweep(key, pkey, n_y, w, unit, rec_proto, rows, conc, disc, tied_true, tied_
     else:
         for t in range(n):
             total += w[t]
-    bits = 0
-    while (1 << bits) < n_y:
-        bits += 1
-    shift = bits - _BUCKET_BITS if bits > _BUCKET_BITS else 0
-    n_b = ((n_y - 1) >> shift) + 1
-    width = 1 << shift
-    bstart = np.zeros(n_b + 1, np.int64)
+    n_b = cursor.size
     for t in range(n):
         bstart[(key[t] >> shift) + 1] += 1
     for b in range(n_b):
         bstart[b + 1] += bstart[b]
-    cursor = bstart[:-1].copy()
-    nf = 6 + (1 if weighted else 0) + (1 if store else 0)
-    rec = np.empty((n, nf), rec_proto.dtype)
-    bfen = np.zeros(n_b + 1, w.dtype)
-    stats = np.zeros(7, w.dtype)
-    limbs = np.zeros(8, np.int64)
+        cursor[b] = bstart[b]
+    nf = rec.shape[1]
     processed = zero
     # pass A: prediction groups, joint runs, earlier weight in lower buckets; deal into buckets
     t = 0
@@ -432,12 +558,6 @@ def sweep(key, pkey, n_y, w, unit, rec_proto, rows, conc, disc, tied_true, tied_
         t = e
     stats[2] = total
     # pass B: bucket by bucket, in prediction order within each bucket
-    ytot = np.zeros(width, w.dtype)
-    ybelow = np.zeros(width, w.dtype)
-    tree = np.zeros(width + 1, w.dtype)
-    seen = np.zeros(width, w.dtype)
-    moments = np.zeros(9, np.float64)
-    fsums = np.zeros(4, np.float64)
     ftotal = np.float64(total)
     offset = zero
     for b in range(n_b):
@@ -660,7 +780,7 @@ def weighted_rank_correlations(order, y_rank, pred_rank, w):
     (:func:`gather_positive`) and runs :func:`rank_correlations_sorted`, the one stage-2 kernel
     (the bootstrap calls both directly).
     """
-    by_y = order_by_y_then_pred(order, y_rank)[::-1].copy()  # increasing y, ties by prediction
+    by_y = _order_by_y_then_pred(order, y_rank)[::-1].copy()  # increasing y, ties by prediction
     y_seq, p_seq, w_seq = gather_positive(
         by_y, y_rank[by_y], pred_rank[by_y], w, np.ones(by_y.size, np.float64)
     )
