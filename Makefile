@@ -7,7 +7,7 @@ DEVSTAMP := $(VENV)/.installed-dev
 
 VENV_PD2 := .venv-pandas2
 
-.PHONY: demo test test-pandas2 lint bench clean
+.PHONY: demo test test-pandas2 lint bench clean screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,18 @@ $(DEVSTAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/ranklens warmup
 	$(BIN)/ranklens demo
+
+# Screenshots of the demo report for the docs (needs headless chromium), at a desktop and a
+# narrow width.
+CHROMIUM ?= chromium
+screenshots: $(STAMP)
+	mkdir -p build docs/img
+	$(BIN)/ranklens demo --out build/demo-report.html
+	for width in 1400 760; do \
+		$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars \
+			--window-size=$$width,2400 --screenshot=docs/img/report-$$width.png \
+			file://$(CURDIR)/build/demo-report.html; \
+	done
 
 test: $(DEVSTAMP)
 	$(BIN)/ruff check .

@@ -79,16 +79,21 @@ def test_evaluate_writes_every_registered_measure(tmp_path, csv):
     assert doc["n"] == 80 and doc["n_dropped"] == 0
     point = set(available_metrics(inputs="point"))
     assert set(doc["models"]["gbm"]) == point  # the registry, not a hand-kept list
-    assert -1 <= doc["models"]["gbm"]["kendall_tau"] <= 1
+    assert -1 <= doc["models"]["gbm"]["kendall_tau"]["value"] <= 1
     for name in point:
         assert doc["metrics"][name]["family"]
         info = doc["metrics"][name]
         assert info["direction"] in ("higher", "lower", "target", "neutral")
         assert info["higher_is_better"] is {"higher": True, "lower": False}.get(info["direction"])
     comparisons = doc["comparisons"]
-    assert comparisons["models"] == ["gbm", "linear"]
-    assert "kendall_tau" in comparisons["metrics"]
-    assert len(comparisons["p_value"]) == len(comparisons["metrics"])
+    assert {(c["model_a"], c["model_b"]) for c in comparisons} == {("gbm", "linear")}
+    compared = {c["measure"] for c in comparisons}
+    assert "kendall_tau" in compared
+    assert all(0 <= c["p_value"] <= 1 for c in comparisons)
+    assert len(comparisons) == len(compared)  # one record per measure and pair
+    tau = doc["models"]["gbm"]["kendall_tau"]
+    assert tau["ci_low"] <= tau["value"] <= tau["ci_high"]
+    assert "replicates" not in doc and doc["schema_version"] == "2.0"
     text = html.read_text()
     assert text.startswith("<!DOCTYPE html>") and "gbm" in text and "kendall_tau" in text
 
@@ -129,7 +134,7 @@ def test_json_is_strict_and_nan_becomes_null(tmp_path, rng):
         raise AssertionError(f"non-standard JSON constant {constant}")
 
     doc = json.loads(out.read_text(), parse_constant=refuse)
-    assert doc["models"]["flat"]["kendall_tau"] is None
+    assert doc["models"]["flat"]["kendall_tau"]["value"] is None
     assert doc["problems"]["flat"]["kendall_tau"]["kind"] == "undefined"
     assert "constant" in doc["problems"]["flat"]["kendall_tau"]["message"]
     assert doc["failures"] == []
@@ -164,13 +169,13 @@ def test_a_measure_that_raises_is_a_failure_exit_1(tmp_path, csv, monkeypatch):
         "error: exploding_error failed for gbm: RuntimeError: boom for this input"
     ]
     doc = json.loads(out.read_text())
-    assert doc["models"]["gbm"]["exploding_error"] is None
+    assert doc["models"]["gbm"]["exploding_error"]["value"] is None
     problem = doc["problems"]["gbm"]["exploding_error"]
     assert problem == {"kind": "failed", "message": "RuntimeError: boom for this input"}
     assert doc["failures"] == [
         {"model": "gbm", "measure": "exploding_error", "message": problem["message"]}
     ]
-    assert doc["models"]["gbm"]["mean_absolute_error"] is not None
+    assert doc["models"]["gbm"]["mean_absolute_error"]["value"] is not None
 
 
 def test_intervals_add_the_interval_measures(tmp_path, frame):
@@ -206,7 +211,7 @@ def test_intervals_add_the_interval_measures(tmp_path, frame):
     assert not interval & set(doc["models"]["linear"])
     y, lo, hi = frame["spend"], frame["lo"], frame["hi"]
     inside = ((lo <= y) & (y <= hi)).mean()
-    assert doc["models"]["gbm"]["interval_coverage"] == pytest.approx(inside)
+    assert doc["models"]["gbm"]["interval_coverage"]["value"] == pytest.approx(inside)
 
 
 def test_drop_na_drops_and_reports(tmp_path, frame):
@@ -328,7 +333,7 @@ def test_relevance_options(tmp_path, rng):
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     assert doc["settings"]["event_threshold"] == 0.75
-    assert doc["models"]["p"]["utility_f1"] is not None
+    assert doc["models"]["p"]["utility_f1"]["value"] is not None
 
 
 def test_budget_and_margin_reach_the_profit_curve(tmp_path, csv):

@@ -120,7 +120,7 @@ def test_binary_target_matches_sklearn_and_scipy(tmp_path, binary, suffix, dtype
     assert doc["failures"] == []
     for model in ("gbm", "lm"):
         p = binary[model].to_numpy()
-        got = doc["models"][model]
+        got = {k: v["value"] for k, v in doc["models"][model].items()}
         assert got["roc_auc"] == pytest.approx(roc_auc_score(y, p), **TOL)
         assert got["kendall_tau"] == pytest.approx(stats.kendalltau(y, p).statistic, **TOL)
         assert got["spearman_rho"] == pytest.approx(stats.spearmanr(y, p).statistic, **TOL)
@@ -131,11 +131,11 @@ def test_binary_target_matches_sklearn_and_scipy(tmp_path, binary, suffix, dtype
     # Lift at 10%: the top 30 of 300 distinct scores, against the event rate.
     top = np.argsort(-binary["gbm"].to_numpy())[:30]
     lift = (y[top].sum() / y.sum()) / 0.1
-    assert doc["models"]["gbm"]["lift_at_10"] == pytest.approx(lift, **TOL)
+    assert doc["models"]["gbm"]["lift_at_10"]["value"] == pytest.approx(lift, **TOL)
     ks = stats.ks_2samp(binary["gbm"][y == 1], binary["gbm"][y == 0]).statistic
-    assert doc["models"]["gbm"]["ks_statistic"] == pytest.approx(ks, **TOL)
+    assert doc["models"]["gbm"]["ks_statistic"]["value"] == pytest.approx(ks, **TOL)
     # Undefined for a 0/1 target (its own ValueError), not a failure: exit 0 above.
-    assert doc["models"]["gbm"]["log_rmse"] is None
+    assert doc["models"]["gbm"]["log_rmse"]["value"] is None
     assert doc["problems"]["gbm"]["log_rmse"]["kind"] == "undefined"
 
 
@@ -150,7 +150,7 @@ def test_weights_match_sklearn_sample_weight(tmp_path, binary):
     assert result.exit_code == 0, result.output
     doc = _json(out)
     y, p, w = (binary[c].to_numpy(dtype=np.float64) for c in ("bought", "gbm", "w"))
-    got = doc["models"]["gbm"]
+    got = {k: v["value"] for k, v in doc["models"]["gbm"].items()}
     assert doc["settings"]["sample_weight"] == "given"
     assert got["roc_auc"] == pytest.approx(roc_auc_score(y, p, sample_weight=w), **TOL)
     assert got["mean_squared_error"] == pytest.approx(
@@ -197,7 +197,7 @@ def test_intervals_match_pinball_losses(tmp_path, wallet_csv, wallet):
         "--alpha", alpha, "--bootstrap", "0", "--json", out,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    got = _json(out)["models"]["gbm"]
+    got = {k: v["value"] for k, v in _json(out)["models"]["gbm"].items()}
     y, lo, hi = (wallet[c].to_numpy() for c in ("spend", "lo", "hi"))
     # Gneiting & Raftery (2007): the interval score is 2/alpha times the pinball losses of the
     # alpha/2 and 1 - alpha/2 quantiles.
@@ -221,7 +221,7 @@ def test_events_as_a_bare_number_is_a_threshold(tmp_path, wallet_csv, wallet):
     assert 0 < events.sum() < events.size
     assert doc["settings"]["events"] == 50.0
     expected = roc_auc_score(events, wallet["gbm"])
-    assert doc["models"]["gbm"]["roc_auc"] == pytest.approx(expected, **TOL)
+    assert doc["models"]["gbm"]["roc_auc"]["value"] == pytest.approx(expected, **TOL)
     assert doc["curves"]["roc"]["gbm"]["event_definition"] == "y >= 50"
 
 
@@ -530,7 +530,7 @@ def test_json_to_stdout_is_json_only(tmp_path, wallet_csv):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)  # the whole of stdout
-    assert doc["models"]["gbm"]["mean_absolute_error"] > 0
+    assert doc["models"]["gbm"]["mean_absolute_error"]["value"] > 0
     assert "kendall_tau" in result.stderr  # the table went to stderr
 
 
@@ -637,6 +637,6 @@ def test_rare_binary_target_is_not_a_failure(tmp_path, rng):
     doc = _json(out)
     assert doc["failures"] == []
     expected = roc_auc_score(frame["churned"], frame["gbm"])
-    assert doc["models"]["gbm"]["roc_auc"] == pytest.approx(expected, **TOL)
+    assert doc["models"]["gbm"]["roc_auc"]["value"] == pytest.approx(expected, **TOL)
     assert doc["problems"]["gbm"]["utility_f1"]["kind"] == "undefined"
     assert "degenerate" in doc["problems"]["gbm"]["utility_f1"]["message"]

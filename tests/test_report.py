@@ -129,22 +129,28 @@ def test_page_shows_every_model_measure_and_interval(page, evaluation):
         assert f">{metric}<" in page or f">{metric}</th>" in page or metric in page
     for model in evaluation.model_names:
         assert model in page
-    tau = format_number(evaluation.values["gbm"]["kendall_tau"])
-    assert f'data-key="gbm:kendall_tau">{tau}' in page
+    # The value is written to the precision its interval supports: the shown digits round it.
+    tau = evaluation.values["gbm"]["kendall_tau"]
+    shown = re.search(r'data-key="gbm:kendall_tau">([-0-9.,]+)<span class="sub">\[([^,]+), ', page)
+    assert shown, "kendall_tau of gbm is not shown with its interval"
+    text, low_text = shown.group(1), shown.group(2)
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    assert abs(float(text.replace(",", "")) - tau) <= 0.5 * 10**-decimals + 1e-12
     low = evaluation.comparison.ci_lower[evaluation.comparison.metrics.index("kendall_tau"), 0]
-    assert f"[{format_number(low)}," in page
+    assert abs(float(low_text.replace(",", "")) - low) <= 0.5 * 10**-decimals + 1e-12
+    assert page.index(">Summary</h3>") < page.index(">Ranking</h3>")
     for title in (
-        "Measures",
+        "Summary",
         "Model comparison",
         "Ranking",
-        "Targeting",
+        "Targeting at the budget",
         "Rare extremes",
-        "Error curves",
+        "Size of the errors",
         "Prediction intervals",
         "Evaluation robustness",
     ):
         assert f">{title}</h3>" in page, title
-    assert page.count("Reading guide.") >= 6
+    assert page.count("How this is computed") >= 6
     assert page.count('<img src="data:image/svg+xml;base64,') >= 8
 
 
@@ -186,11 +192,21 @@ def test_json_document(evaluation):
     doc = evaluation_to_json(evaluation)
     text = json.dumps(doc, allow_nan=False)
     back = json.loads(text)
-    assert back["models"]["gbm"]["kendall_tau"] == pytest.approx(
-        evaluation.values["gbm"]["kendall_tau"]
-    )
-    assert back["comparisons"]["metrics"][0] in evaluation.metrics
+    record = back["models"]["gbm"]["kendall_tau"]
+    assert record["value"] == pytest.approx(evaluation.values["gbm"]["kendall_tau"])
+    k = evaluation.comparison.metrics.index("kendall_tau")
+    assert record["ci_low"] == pytest.approx(evaluation.comparison.ci_lower[k, 0])
+    assert record["ci_high"] == pytest.approx(evaluation.comparison.ci_upper[k, 0])
+    assert record["status"] == "ok" and record["reason"] is None
+    assert back["schema_version"] == "2.0"
+    assert {c["measure"] for c in back["comparisons"]} <= set(evaluation.metrics)
+    first = back["comparisons"][0]
+    assert {"model_a", "model_b", "difference", "p_value", "ci_low", "ci_high"} <= set(first)
     assert back["robustness"]["gbm"]["metrics"]
+    assert "replicates" not in back and "replicates" not in text
+    with_replicates = evaluation_to_json(evaluation, include_replicates=True)["replicates"]
+    values = np.asarray(with_replicates["values"], dtype=float)
+    np.testing.assert_array_equal(values, evaluation.comparison.replicates)
 
 
 def test_repr_html_for_notebooks(evaluation):
@@ -274,3 +290,131 @@ def test_metric_agreement_gets_the_task_relevance(rng, monkeypatch):
     specs = {m.name: m for m in seen[0]}
     assert specs["utility_f1"].func.keywords["relevance"] is relevance
     assert "metric_agreement" in ev.extras
+
+
+def _validate(instance, schema, root=None, path="$"):
+    """A small JSON Schema (2020-12) validator for the keywords results.schema.json uses."""
+    root = root or schema
+    if "$ref" in schema:
+        name = schema["$ref"].split("/")[-1]
+        return _validate(instance, root["$defs"][name], root, path)
+    kinds = schema.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        checks = {
+            "object": lambda v: isinstance(v, dict),
+            "array": lambda v: isinstance(v, list),
+            "string": lambda v: isinstance(v, str),
+            "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+            "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+            "boolean": lambda v: isinstance(v, bool),
+            "null": lambda v: v is None,
+        }
+        assert any(checks[k](instance) for k in kinds), f"{path}: {instance!r:.60} is not {kinds}"
+    if "enum" in schema:
+        assert instance in schema["enum"], f"{path}: {instance!r} not in {schema['enum']}"
+    if "minimum" in schema:
+        assert instance >= schema["minimum"], path
+    if isinstance(instance, dict):
+        for key in schema.get("required", ()):
+            assert key in instance, f"{path}: missing {key!r}"
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for key, value in instance.items():
+            if key in properties:
+                _validate(value, properties[key], root, f"{path}.{key}")
+            elif extra is False:
+                raise AssertionError(f"{path}: unexpected {key!r}")
+            elif isinstance(extra, dict):
+                _validate(value, extra, root, f"{path}.{key}")
+    if isinstance(instance, list) and "items" in schema:
+        for k, value in enumerate(instance):
+            _validate(value, schema["items"], root, f"{path}[{k}]")
+
+
+def _schema():
+    from importlib import resources
+
+    text = resources.files("ranklens.report").joinpath("results.schema.json").read_text()
+    return json.loads(text)
+
+
+def test_json_matches_its_schema(evaluation, rng):
+    schema = _schema()
+    doc = json.loads(json.dumps(evaluation_to_json(evaluation, include_replicates=True)))
+    _validate(doc, schema)
+    try:  # the reference validator, where it is installed
+        import jsonschema
+    except ImportError:
+        pass
+    else:
+        jsonschema.validate(doc, schema)
+    # A document the schema must refuse: a bare number where a measure record belongs.
+    broken = json.loads(json.dumps(doc))
+    broken["models"]["gbm"]["kendall_tau"] = 0.5
+    with pytest.raises(AssertionError):
+        _validate(broken, schema)
+    # Without a bootstrap: no intervals, no comparisons, still valid.
+    y = rng.normal(size=40)
+    plain = evaluate_models(y, {"a": y + rng.normal(size=40)}, curves=False, robustness=False)
+    doc = json.loads(json.dumps(evaluation_to_json(plain)))
+    _validate(doc, schema)
+    assert doc["comparisons"] == [] and doc["comparison"] is None
+    assert doc["models"]["a"]["kendall_tau"]["ci_low"] is None
+
+
+def test_holm_adjustment_matches_the_textbook_procedure():
+    from ranklens.report.significance import holm_adjust
+
+    p = [0.01, 0.04, 0.03, 0.005, float("nan")]
+    # Holm (1979) by hand: sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1, then running max.
+    expected = [0.03, 0.06, 0.06, 0.02, float("nan")]
+    np.testing.assert_allclose(holm_adjust(p), expected, equal_nan=True)
+    try:
+        from statsmodels.stats.multitest import multipletests
+    except ImportError:
+        return
+    rng = np.random.default_rng(0)
+    q = rng.uniform(0, 0.2, size=30)
+    np.testing.assert_allclose(holm_adjust(q), multipletests(q, method="holm")[1])
+
+
+def test_a_model_is_named_only_when_its_adjusted_interval_excludes_zero():
+    from ranklens.report.significance import Contrast, holm_contrasts
+
+    def contrast(d, sd, p):
+        return Contrast("m", "a", "b", 1.0, 1.0 - d, d, sd, p, "higher")
+
+    # Alone, p = 0.03 is clear; among three with p = 0.03, 0.04, 0.2 Holm keeps all of them.
+    (alone,) = holm_contrasts([contrast(0.2, 0.092, 0.03)])
+    assert alone.better == "a" and alone.low > 0
+    family = holm_contrasts(
+        [contrast(0.2, 0.092, 0.03), contrast(0.1, 0.05, 0.04), contrast(0.1, 0.08, 0.2)]
+    )
+    assert [c.better for c in family] == ["", "", ""]
+    for c in family:
+        assert c.low <= 0 <= c.high  # every interval includes zero: no winner named
+    # A target measure is never ranked by size.
+    (target,) = holm_contrasts([Contrast("cov", "a", "b", 0.99, 0.8, 0.19, 0.01, 1e-9, "target")])
+    assert target.better == ""
+
+
+def test_summary_is_first_and_says_whether_the_evidence_is_clear(page, evaluation):
+    from ranklens.report.goals import summary_verdicts
+
+    first = re.search(r"<section[^>]*>\s*<h3>([^<]+)</h3>", page)
+    assert first and first.group(1) == "Summary"
+    verdicts = {v.goal.key: v for v in summary_verdicts(evaluation)}
+    assert {"ranking", "targeting", "errors"} <= set(verdicts)
+    for key, verdict in verdicts.items():
+        if verdict.best:
+            assert f'data-key="pick:{key}">{verdict.best}<' in page
+        for c in verdict.contrasts:
+            # "clear" exactly when the adjusted interval excludes zero
+            assert c.clear == (c.low > 0 or c.high < 0)
+            if c.clear:
+                assert c.better == verdict.best
+    assert "Holm" in page and "clear" in page
+    assert "seed" not in page.lower() and "NOTES" not in page
+    assert "locally optimal envelope" not in page
+    assert "cumulative inverse rank captured" not in page

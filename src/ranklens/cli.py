@@ -638,12 +638,13 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _json_text(evaluation: Any) -> str:
+def _json_text(evaluation: Any, include_replicates: bool = False) -> str:
     import json
 
     from ranklens.report import evaluation_to_json
 
-    return json.dumps(evaluation_to_json(evaluation), indent=2, allow_nan=False) + "\n"
+    doc = evaluation_to_json(evaluation, include_replicates=include_replicates)
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
 def _render(what: str, func: Any, *args: Any, **kwargs: Any) -> str:
@@ -744,6 +745,24 @@ def evaluate(
     ] = None,
     title: Annotated[str | None, typer.Option(help="Report title.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No table, no progress.")] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            help="memory (the file in this process) or dask (FILE may be a Parquet glob or "
+            "fsspec URL larger than memory; exact measures, see docs/scaling.md)."
+        ),
+    ] = "memory",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="With --engine dask: a Dask scheduler address (default: a local one)."),
+    ] = None,
+    include_replicates: Annotated[
+        bool,
+        typer.Option(
+            "--include-replicates",
+            help="Add the bootstrap replicates of every measure to the JSON (large).",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate prediction columns of FILE against --target with every registered measure.
 
@@ -760,31 +779,47 @@ def evaluate(
     # With --json - stdout carries the JSON document and nothing else.
     table_console = Console(stderr=to_stdout, quiet=quiet)
     try:
-        evaluation = _evaluate(
-            file=file,
-            target=target,
-            preds=list(pred),
-            lowers=list(lower or []),
-            uppers=list(upper or []),
-            alpha=alpha,
-            relevance=relevance,
-            event_threshold=event_threshold,
-            events=events,
-            budget=budget,
-            cost_per_target=cost_per_target,
-            value_margin=value_margin,
-            cost_benefit=cost_benefit,
-            weight=weight,
-            bootstrap=bootstrap,
-            bootstrap_budget=bootstrap_budget,
-            seed=seed,
-            drop_na=drop_na,
-            title=title,
-            json_path=json_path,
-            html=html,
-            console=console,
-            quiet=quiet,
-        )
+        if engine not in ("memory", "dask"):
+            raise InputError(f"--engine must be memory or dask; got {engine!r}")
+        unsupported = {
+            "--lower/--upper": lower or upper,
+            "--relevance": relevance,
+            "--budget": budget,
+            "--cost-per-target": cost_per_target,
+            "--value-margin": value_margin,
+            "--cost-benefit": cost_benefit,
+            "--drop-na": drop_na,
+        }
+        if engine == "dask":
+            evaluation = _evaluate_dask(
+                file, target, list(pred), weight, events, title, scheduler, unsupported, console
+            )
+        else:
+            evaluation = _evaluate(
+                file=file,
+                target=target,
+                preds=list(pred),
+                lowers=list(lower or []),
+                uppers=list(upper or []),
+                alpha=alpha,
+                relevance=relevance,
+                event_threshold=event_threshold,
+                events=events,
+                budget=budget,
+                cost_per_target=cost_per_target,
+                value_margin=value_margin,
+                cost_benefit=cost_benefit,
+                weight=weight,
+                bootstrap=bootstrap,
+                bootstrap_budget=bootstrap_budget,
+                seed=seed,
+                drop_na=drop_na,
+                title=title,
+                json_path=json_path,
+                html=html,
+                console=console,
+                quiet=quiet,
+            )
     except InputError as exc:
         _fail(str(exc))
 
@@ -796,7 +831,11 @@ def evaluate(
     # as it was, and a new JSON never sits beside an old HTML report.
     outputs: dict[pathlib.Path, str] = {}
     figure_errors: list[str] = []
-    json_text = _render("JSON results", _json_text, evaluation) if json_path is not None else ""
+    json_text = (
+        _render("JSON results", _json_text, evaluation, include_replicates)
+        if json_path is not None
+        else ""
+    )
     if json_path is not None and not to_stdout:
         outputs[json_path] = json_text
     if html is not None:
@@ -938,6 +977,56 @@ def _evaluate(
             raise InputError(_first_line(exc)) from None
         except Exception as exc:  # a bug outside any one measure: still one line, exit 1
             _fail(f"evaluation failed: {type(exc).__name__}: {_first_line(exc)}", EXIT_FAILED)
+
+
+def _evaluate_dask(
+    file: pathlib.Path,
+    target: str,
+    preds: list[str],
+    weight: str | None,
+    events: str | None,
+    title: str | None,
+    scheduler: str | None,
+    unsupported: dict[str, Any],
+    console: Any,
+) -> Any:
+    """``--engine dask``: :func:`ranklens.dask.evaluate` on FILE (a Parquet path, glob or URL)."""
+    given = [option for option, value in unsupported.items() if value]
+    if given:
+        raise InputError(f"--engine dask does not take {', '.join(given)} (yet)")
+    from ranklens._extras import MissingExtraError, require
+
+    try:
+        require("dask", "--engine dask")
+        require("parquet", "--engine dask")
+    except MissingExtraError as exc:
+        raise InputError(str(exc)) from None
+    import distributed
+
+    import ranklens.dask
+
+    event_spec = parse_events(events)
+    if scheduler is not None:
+        client = distributed.Client(scheduler)
+    else:
+        client = distributed.Client(distributed.LocalCluster(dashboard_address=":0"))
+    try:
+        _say(console, f"Dask scheduler: {client.scheduler.address}")
+        return ranklens.dask.evaluate(
+            str(file),
+            y=target,
+            pred=preds,
+            weight=weight,
+            events=event_spec,
+            title=title or f"{file.name}: {target}",
+        )
+    except (ValueError, TypeError, OSError) as exc:
+        raise InputError(_first_line(exc)) from None
+    finally:
+        cluster = client.cluster
+        client.close()
+        if scheduler is None and cluster is not None:
+            cluster.close()
 
 
 @app.command()

@@ -214,51 +214,108 @@ def _finite_or_none(value: Any) -> Any:
     return value
 
 
-def evaluation_to_json(evaluation: ModelEvaluation) -> dict[str, Any]:
+#: Version of the JSON document of :func:`evaluation_to_json` (``docs/report.md``; the JSON
+#: Schema ships as ``ranklens/report/results.schema.json``). 2: each measure a record.
+SCHEMA_VERSION = "2.0"
+
+
+def evaluation_to_json(
+    evaluation: ModelEvaluation, *, include_replicates: bool = False
+) -> dict[str, Any]:
     """The JSON document of ``ranklens evaluate --json``: strict JSON (NaN becomes null).
 
-    ``doc["models"][model][metric]`` holds every measure by its registry name;
-    ``doc["comparisons"]`` the bootstrap comparison (per-model intervals and pairwise tests) when
-    it ran; ``doc["robustness"][model]`` the robustness tables; ``doc["problems"][model][what]``
-    why a value is missing or qualified (``{"kind", "message"}``, kind one of
-    :data:`PROBLEM_KINDS`); ``doc["failures"]`` lists the failed ones (empty when nothing failed);
-    ``doc["curves"][kind][model]`` each curve's summary numbers (the ROC AUC, the profit at the
-    best depth and within the budget, ...; the per-point arrays are in the report's plots).
+    ``doc["schema_version"]`` versions the layout. ``doc["models"][model][measure]`` is a record
+    ``{"value", "ci_low", "ci_high", "status", "reason"}``: the value, its bootstrap interval
+    (null when the measure was not resampled), ``status`` one of ``"ok"`` or a
+    :data:`PROBLEM_KINDS` entry, and ``reason`` (null for ``"ok"``). ``doc["comparisons"]`` is a
+    list of records, one per measure and pair of models (difference, its standard deviation,
+    p-values, interval); ``doc["comparison"]`` the settings of the test (null when none ran).
+    ``doc["robustness"][model]`` holds the robustness tables; ``doc["problems"][model][what]``
+    why a value is missing or qualified (``{"kind", "message"}``); ``doc["failures"]`` the
+    failed ones; ``doc["curves"][kind][model]`` each curve's summary numbers. The bootstrap
+    replicates are left out unless ``include_replicates``.
 
     Parameters
     ----------
     evaluation : ModelEvaluation
         The result of :func:`evaluate_models`.
+    include_replicates : bool, default False
+        Add ``doc["replicates"]`` = ``{"models", "measures", "values"}``, ``values`` indexed
+        ``[replicate][measure][model]`` (large: replicates x measures x models numbers).
 
     Returns
     -------
     dict
         A JSON-serialisable document (NaN and infinities become null).
     """
-    comparison = None
-    if evaluation.comparison is not None:
-        comparison = to_builtin(evaluation.comparison)
-    doc = {
+    comparison = evaluation.comparison
+    intervals: dict[tuple[str, str], tuple[float, float]] = {}
+    records: list[dict[str, Any]] = []
+    settings = None
+    if comparison is not None:
+        frame = comparison.to_frame()
+        for k, metric in enumerate(comparison.metrics):
+            for m, model in enumerate(comparison.models):
+                if hasattr(comparison, "ci_lower"):
+                    low, high = comparison.ci_lower[k, m], comparison.ci_upper[k, m]
+                    intervals[(model, metric)] = (float(low), float(high))
+        for row in frame.to_dict(orient="records"):
+            record = {"measure": row.pop("metric")}
+            record.update({key: to_builtin(value) for key, value in row.items()})
+            if "difference_ci_lower" in record:
+                record["ci_low"] = record.pop("difference_ci_lower")
+                record["ci_high"] = record.pop("difference_ci_upper")
+            # The model with the better point value, whether or not the difference is clear.
+            record["better_value"] = record.pop("better", None) or None
+            records.append(record)
+        settings = {
+            key: to_builtin(getattr(comparison, key))
+            for key in ("method", "interval", "n_bootstrap", "n_permutations", "confidence_level")
+            if hasattr(comparison, key)
+        }
+    models: dict[str, dict[str, Any]] = {}
+    for model, values in evaluation.values.items():
+        out = models.setdefault(model, {})
+        for metric, value in values.items():
+            problem = evaluation.problems.get(model, {}).get(metric)
+            low, high = intervals.get((model, metric), (None, None))
+            out[metric] = {
+                "value": float(value),
+                "ci_low": low,
+                "ci_high": high,
+                "status": problem.kind if problem is not None else "ok",
+                "reason": problem.message if problem is not None else None,
+            }
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "ranklens_version": __version__,
         "title": evaluation.title,
         "target": evaluation.target,
         "n": evaluation.n,
         "n_dropped": evaluation.n_dropped,
         "settings": to_builtin(evaluation.settings),
-        "models": to_builtin(evaluation.values),
+        "models": models,
         "metrics": to_builtin(evaluation.metrics),
         "problems": to_builtin(evaluation.problems),
         "failures": [
             {"model": who, "measure": what, "message": problem.message}
             for who, what, problem in evaluation.failures
         ],
-        "comparisons": comparison,
+        "comparison": settings,
+        "comparisons": records,
         "robustness": {m: to_builtin(t) for m, t in evaluation.robustness.items()},
         "curves": {
             kind: {model: _curve_summary(result) for model, result in results.items()}
             for kind, results in evaluation.curves.items()
         },
     }
+    replicates = getattr(comparison, "replicates", None)
+    if include_replicates and replicates is not None:
+        doc["replicates"] = {
+            "models": list(comparison.models),
+            "measures": list(comparison.metrics),
+            "values": np.asarray(replicates, dtype=np.float64).tolist(),
+        }
     return _finite_or_none(doc)
 
 

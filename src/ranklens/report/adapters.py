@@ -9,11 +9,28 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
+from ranklens._registry import direction_of
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
-from ranklens.report.tables import Cell, Row, Table, format_number, format_pvalue, frame_table
+from ranklens.report.significance import Contrast, holm_contrasts, pair_contrast
+from ranklens.report.tables import (
+    Cell,
+    Row,
+    Table,
+    format_number,
+    format_pvalue,
+    number_style,
+)
 from ranklens.report.tables import header as _header
 
-__all__ = ["comparison_intervals", "comparison_tables", "robustness_tables", "section_tables"]
+__all__ = [
+    "comparison_intervals",
+    "comparison_tables",
+    "decile_table",
+    "robustness_tables",
+    "section_tables",
+]
 
 
 def comparison_intervals(comparison: Any) -> dict[tuple[str, str], tuple[float, float]]:
@@ -48,7 +65,7 @@ def _headline_metrics(comparison: Any) -> list[str]:
     return [m for m in DEFAULT_COMPARISON_METRICS if m in comparison.metrics]
 
 
-def comparison_tables(comparison: Any) -> list[Table]:
+def comparison_tables(comparison: Any, metrics: Any = None) -> list[Table]:
     """Table 2's layout (Rosset, Perlich & Zadrozny 2005): the headline measures in full view,
     every measure collapsed. Takes the bootstrap's or the permutation test's result.
 
@@ -56,11 +73,16 @@ def comparison_tables(comparison: Any) -> list[Table]:
     ----------
     comparison : ComparisonResult or PermutationTestResult
         The comparison an evaluation ran.
+    metrics : dict, optional
+        ``evaluation.metrics`` (each measure's direction); without it, the comparison's own
+        ``higher_is_better``.
 
     Returns
     -------
     list of Table
-        The report tables, headline measures first.
+        The report tables, headline measures first. Each table is one family of tests: its
+        p-values are Holm-adjusted across its rows, and a model is named better only when the
+        adjusted test is clear.
 
     References
     ----------
@@ -74,10 +96,10 @@ def comparison_tables(comparison: Any) -> list[Table]:
     headline = _headline_metrics(comparison)
     tables = []
     if headline and len(headline) < len(comparison.metrics):
-        table = _pairs_table(comparison, frame[frame["metric"].isin(headline)])
+        table = _pairs_table(comparison, frame[frame["metric"].isin(headline)], metrics)
         table.caption = "Headline measures (Rosset, Perlich & Zadrozny 2005, Table 2)"
         tables.append(table)
-        rest = _pairs_table(comparison, frame)
+        rest = _pairs_table(comparison, frame, metrics)
         rest.caption = (
             f"Every compared measure ({len(comparison.metrics)} measures, "
             f"{len(comparison.pairs)} pair(s) each)"
@@ -85,11 +107,18 @@ def comparison_tables(comparison: Any) -> list[Table]:
         rest.collapsed = True
         tables.append(rest)
     else:
-        tables.append(_pairs_table(comparison, frame))
+        tables.append(_pairs_table(comparison, frame, metrics))
     return tables
 
 
-def _pairs_table(comparison: Any, frame: Any) -> Table:
+def _direction(record: Any, metrics: Any) -> str:
+    info = (metrics or {}).get(record.metric)
+    if info is not None:
+        return direction_of(info)
+    return {True: "higher", False: "lower"}.get(record.higher_is_better, "target")
+
+
+def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
     # The two tests share the layout; what differs is the spread column, how the p-value is
     # read, and whether there is an interval (the permutation test gives none).
     permutation = isinstance(comparison, PermutationTestResult)
@@ -102,6 +131,29 @@ def _pairs_table(comparison: Any, frame: Any) -> Table:
         spread = ("SD", "bootstrap standard deviation of the paired difference")
         p_help = "two-sided Gaussian p-value, 2 Φ(−|difference / SD|)"
         columns = ((f"{level}% CI of difference", f"{comparison.interval} interval"),)
+    contrasts = []
+    records = list(frame.itertuples(index=False))
+    for record in records:
+        sd = float(record.null_sd if permutation else record.difference_sd)
+        contrasts.append(
+            Contrast(
+                metric=str(record.metric),
+                model_a=str(record.model_a),
+                model_b=str(record.model_b),
+                value_a=float(record.value_a),
+                value_b=float(record.value_b),
+                difference=float(record.difference),
+                sd=sd,
+                p_value=float(record.p_value),
+                direction=_direction(record, metrics),
+            )
+        )
+    holm_contrasts(contrasts)
+    columns += (("Holm p-value", f"adjusted for the {len(records)} comparisons of this table"),)
+    if not permutation:
+        columns += (
+            ("adjusted interval", "interval of the difference at the Holm level of its row"),
+        )
     header = _header(
         "models (a vs b)",
         ("a", "value of model a"),
@@ -110,50 +162,73 @@ def _pairs_table(comparison: Any, frame: Any) -> Table:
         spread,
         ("p-value", p_help),
         *columns,
-        ("better", "the model with the better value (using the measure's direction)"),
+        ("better", "named only when the Holm-adjusted difference is clear"),
     )
     rows = []
     current = None
-    for record in frame.itertuples(index=False):
+    style = number_style([])
+    for record, contrast in zip(records, contrasts, strict=True):
         if record.metric != current:
             current = record.metric
-            arrow = {True: "↑ higher is better", False: "↓ lower is better"}.get(
-                record.higher_is_better, "≈ closest to its target is better"
+            arrow = {"higher": "↑ higher is better", "lower": "↓ lower is better"}.get(
+                contrast.direction, "≈ closest to its target is better (not tested by size)"
             )
-            rows.append(Row(group=f"{record.metric} ({arrow})"))
+            rows.append(Row(group=f"{str(record.metric).replace('_', ' ')} ({arrow})"))
+            block = [c for c in contrasts if c.metric == current]
+            style = number_style(
+                [v for c in block for v in (c.value_a, c.value_b, c.difference)],
+                [c.high - c.low for c in block] + [c.sd for c in block],
+            )
         p_value = float(record.p_value)
         cells = [
             Cell(f"{record.model_a} vs {record.model_b}", css="text"),
-            Cell(format_number(record.value_a)),
-            Cell(format_number(record.value_b)),
-            Cell(format_number(record.difference)),
-            Cell(format_number(record.null_sd if permutation else record.difference_sd)),
+            Cell(style(record.value_a)),
+            Cell(style(record.value_b)),
+            Cell(style(record.difference)),
+            Cell(style(contrast.sd)),
             Cell(
-                format_pvalue(p_value),
-                css="sig" if p_value < 0.05 else "",
-                key=f"p:{record.metric}:{record.model_a}:{record.model_b}",
+                format_pvalue(p_value), key=f"p:{record.metric}:{record.model_a}:{record.model_b}"
             ),
         ]
         if not permutation:
             cells.append(
-                Cell(
-                    f"[{format_number(record.difference_ci_lower)}, "
-                    f"{format_number(record.difference_ci_upper)}]"
-                )
+                Cell(f"[{style(record.difference_ci_lower)}, {style(record.difference_ci_upper)}]")
             )
-        cells.append(Cell(str(record.better), css="text"))
+        cells.append(
+            Cell(
+                format_pvalue(contrast.p_adjusted)
+                if math.isfinite(contrast.p_adjusted)
+                else "not tested",
+                css="sig" if contrast.clear else "",
+            )
+        )
+        if not permutation:
+            cells.append(
+                Cell(f"[{style(contrast.low)}, {style(contrast.high)}]")
+                if math.isfinite(contrast.low)
+                else Cell("not tested", css="text")
+            )
+        if contrast.clear:
+            cells.append(Cell(contrast.better, css="text sig"))
+        elif contrast.direction not in ("higher", "lower"):
+            cells.append(Cell("not ranked by size", css="text missing"))
+        else:
+            cells.append(Cell("no clear difference", css="text missing"))
         rows.append(Row(cells=cells))
+    n = len(records)
     if permutation:
         note = (
             f"Paired permutation test, {comparison.n_permutations} random swaps of the two "
-            "models' predictions per pair; p-values below 0.05 in bold. A permutation test gives "
-            "no interval. One-sided p-values are in results.json."
+            f"models' predictions per pair. Multiple comparisons: the {n} p-values of this table "
+            "are Holm-adjusted together (Holm 1979); bold: clear after adjustment. A "
+            "permutation test gives no interval."
         )
     else:
         note = (
-            f"Paired bootstrap, {comparison.n_bootstrap} replicates; p-values below 0.05 in "
-            "bold. One-sided p-values (the convention of Rosset, Perlich & Zadrozny 2005) are "
-            "half the two-sided ones and are in results.json."
+            f"Paired bootstrap, {comparison.n_bootstrap} resamples. Multiple comparisons: the "
+            f"{n} p-values of this table are Holm-adjusted together (Holm 1979); bold and named "
+            "in the last column: clear after adjustment. The unadjusted interval is the "
+            "bootstrap's own; one-sided p-values are in the JSON results."
         )
     return Table(header=header, rows=rows, note=note, css="comparison")
 
@@ -228,19 +303,10 @@ def section_tables(evaluation: Any, section: str) -> list[Table]:
     if section == "targeting":
         best = evaluation.extras.get("best_model_by_depth")
         if best is not None:
-            tables.append(_depth_table(best))
+            tables.append(_depth_table(best, evaluation))
         for model, result in evaluation.curves.get("decile_table", {}).items():
-            frame = result.to_frame()
-            keep = [
-                c
-                for c in ("count", "events", "rate", "cumulative_gain", "lift", "bin_lift", "ks")
-                if c in frame.columns
-            ]
-            table = frame_table(
-                frame[keep],
-                caption=f"Decile table: {model}",
-                note=f"events: {result.event_definition}",
-            )
+            table = decile_table(result, weighted="sample_weight" in evaluation.settings)
+            table.caption = f"Decile table: {model}"
             table.collapsed = True
             tables.append(table)
     if section == "intervals":
@@ -249,33 +315,157 @@ def section_tables(evaluation: Any, section: str) -> list[Table]:
     return tables
 
 
-#: Targeting depths shown in the best-model table.
+def decile_table(result: Any, *, weighted: bool = False) -> Table:
+    """A gains table a marketer reads: per decile of score, whole-number counts, the score range,
+    events, cumulative events and their share, lift and KS (the layout of the kds package).
+
+    Parameters
+    ----------
+    result : DecileTableResult
+        :func:`ranklens.targeting.decile_table`'s result.
+    weighted : bool, default False
+        Counts are sums of case weights (labelled as such, with decimals).
+
+    Returns
+    -------
+    Table
+        One row per decile, highest scores first.
+    """
+    value = "value" in str(result.event_definition).lower() and "top" not in str(
+        result.event_definition
+    )
+    count_label = "weighted cases" if weighted else "cases"
+    event_label = "value captured" if value else ("weighted events" if weighted else "events")
+    header = _header(
+        "decile",
+        ("score range", "lowest to highest score in the decile"),
+        count_label,
+        event_label,
+        ("event rate", "events per case in the decile"),
+        ("cumulative " + event_label, "events in this decile and all above"),
+        ("cumulative share", "share of all events captured down to this decile (gain)"),
+        ("lift", "cumulative share / share of cases targeted (1 = random)"),
+        ("decile lift", "the decile's own event rate / the overall rate"),
+        ("KS", "cumulative share of events minus that of non-events, at the decile's end"),
+    )
+    whole_events = not (weighted or value)
+    count, cum_events = np.asarray(result.count, float), np.asarray(result.cumulative_events, float)
+    shared = bool(np.any(count != np.round(count)) or np.any(cum_events != np.round(cum_events)))
+    if not weighted:
+        # Whole cases: round the running totals and take differences, so the rows add up to
+        # the totals (a tied group at a boundary is shared by the two deciles in the library).
+        cum_count = np.round(np.asarray(result.cumulative_count, float))
+        count = np.diff(cum_count, prepend=0.0)
+    bin_events = np.asarray(result.events, float)
+    if whole_events:
+        cum_events = np.round(cum_events)
+        bin_events = np.diff(cum_events, prepend=0.0)
+    counts = number_style(count, integer=not weighted)
+    events = number_style(bin_events, integer=whole_events)
+    cumulative = number_style(cum_events, integer=whole_events)
+    scores = number_style(list(result.score_min) + list(result.score_max))
+    rate = number_style(result.rate)
+    lift = number_style(list(result.lift) + list(result.bin_lift), [0.01])
+    ks_max = int(abs(result.ks - result.ks_max).argmin()) if result.ks.size else -1
+    rows = []
+    for k in range(result.bin.size):
+        rows.append(
+            Row(
+                cells=[
+                    Cell(str(int(result.bin[k])), css="text"),
+                    Cell(f"{scores(result.score_min[k])} to {scores(result.score_max[k])}"),
+                    Cell(counts(count[k])),
+                    Cell(events(bin_events[k])),
+                    Cell(rate(result.rate[k])),
+                    Cell(cumulative(cum_events[k])),
+                    Cell(f"{100 * float(result.cumulative_gain[k]):.1f}%"),
+                    Cell(lift(result.lift[k])),
+                    Cell(lift(result.bin_lift[k])),
+                    Cell(
+                        f"{100 * float(result.ks[k]):.1f}",
+                        css="sig" if k == ks_max else "",
+                        title="the largest KS of the table" if k == ks_max else "",
+                    ),
+                ]
+            )
+        )
+    note = (
+        f"Events: {_plain_events(result.event_definition)}. KS in percentage points; bold: the "
+        f"decile where it peaks ({100 * float(result.ks_max):.1f})."
+        + (" Counts are sums of case weights." if weighted else "")
+        + (
+            " Whole counts are rounded running totals: cases tied on score at a decile boundary "
+            "are shared between the two deciles, and the rates, shares and lifts use the exact "
+            "shares."
+            if shared and not weighted
+            else ""
+        )
+    )
+    return Table(header=header, rows=rows, note=note, css="deciles")
+
+
+def _plain_events(definition: Any) -> str:
+    text = str(definition)
+    return text.replace("events = ", "").replace("true top", "the true top")
+
+
+#: Targeting depths shown in the best-model table, and the compared measure at each.
 _DEPTHS = (0.05, 0.1, 0.2, 0.3, 0.5)
+_DEPTH_MEASURES = {0.05: "lift_at_5", 0.1: "lift_at_10", 0.2: "lift_at_20"}
 
 
-def _depth_table(result: Any) -> Table:
-    """Each model's curve value at a few depths, the winner in bold, then where winners change."""
+def _depth_table(result: Any, evaluation: Any = None) -> Table:
+    """Each model's curve at a few depths; a model is named best at a depth only where the
+    bootstrap comparison of that depth's lift is clear against every other model (Holm-adjusted
+    across every comparison in the table); elsewhere the row says so."""
     models = list(result.model_names)
-    header = _header("share targeted", *models, "best")
+    comparison = getattr(evaluation, "comparison", None)
+    contrasts: dict[tuple[float, str, str], Contrast] = {}
+    for depth, metric in _DEPTH_MEASURES.items():
+        for a in models:
+            for b in models:
+                if a < b:
+                    c = pair_contrast(comparison, metric, a, b, "higher")
+                    if c is not None:
+                        contrasts[(depth, a, b)] = c
+    holm_contrasts(list(contrasts.values()))
+    header = _header("share targeted", *models, ("best", "named only where the lead is clear"))
     rows = []
     for depth in _DEPTHS:
         j = int(abs(result.depths - depth).argmin())
         if abs(result.depths[j] - depth) > 1e-9:
             continue
         values = [float(v) for v in result.values[:, j]]
-        winner = str(result.winner[j])
+        leader = str(result.winner[j])
+        style = number_style(values, [0.01])
+        tested = [
+            c
+            for (d, _a, _b), c in contrasts.items()
+            if d == depth and leader in (c.model_a, c.model_b)
+        ]
+        clear = (
+            bool(tested)
+            and len(tested) == len(models) - 1
+            and all(c.better == leader for c in tested)
+        )
         cells = [Cell(f"{100 * depth:g}%", css="text")]
         cells += [
-            Cell(format_number(v), css="best" if m == winner else "")
+            Cell(style(v), css="best" if clear and m == leader else "")
             for m, v in zip(models, values, strict=True)
         ]
-        cells.append(Cell(winner, css="text"))
+        if clear:
+            verdict = leader
+        elif tested:
+            verdict = f"no clear difference ({leader} highest)"
+        else:
+            verdict = f"not tested ({leader} highest)"
+        cells.append(Cell(verdict, css="text" if clear else "text missing"))
         rows.append(Row(cells=cells))
-    runs = "; ".join(f"{name} {100 * lo:.0f}–{100 * hi:.0f}%" for name, lo, hi in result.segments)
     note = (
-        f"{result.curve.capitalize()} of each model when the top share is targeted (which model "
-        "for which depth, as in the lecture slides 'Visualize Model Performance'); events: "
-        f"{result.event_definition}. Winner by depth: {runs}."
+        f"{result.curve.capitalize()} of each model when the top share is targeted; events: "
+        f"{_plain_events(result.event_definition)}. A model is named best at a depth only when "
+        f"its bootstrap lift is clearly above every other model's there, Holm-adjusted across "
+        f"the {len(contrasts)} comparisons of this table; the 30% and 50% depths have no test."
     )
     return Table(
         header=header,

@@ -128,9 +128,9 @@ def _concordance(ev: Any) -> Built | None:
         ConcordanceProfileDisplay.from_result(result, ax=ax, name=name)
         ax.set_title(name)
     caption = (
-        "Per case, in decreasing order of prediction: share of correctly ranked pairs "
-        "(solid), locally optimal envelope (dashed), cases below 50% marked (Rosset, "
-        "Perlich & Zadrozny 2005, Fig. 1)."
+        "Per case, from the highest prediction down: the share of its pairs the model orders "
+        "right (solid), the best it could reach (dashed); cases below 50% are strongly out of "
+        "place (Rosset, Perlich & Zadrozny 2005, Fig. 1)."
     )
     return "Concordance profile", caption, fig, "wide" if columns > 1 else ""
 
@@ -246,15 +246,15 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
         _simple(
             "cutoff_auc",
             "AUC by cutoff",
-            "AUC of separating the true top i from the rest at every cutoff; the x axis is "
-            "stretched by the pairs each cutoff separates, so the area is the normalised "
-            "rho (Rosset, Perlich & Zadrozny 2005, Fig. 2 and 5).",
+            "How well the model separates the true top cases from the rest, for every size of "
+            "the top; high on the left means the largest values are ranked well (Rosset, "
+            "Perlich & Zadrozny 2005, Fig. 2).",
         ),
         _simple(
             "rank_lift",
             "Rank lift",
-            "Cumulative inverse rank captured by targeting the top predictions, between "
-            "the optimal and worst orderings (Rosset, Perlich & Zadrozny 2005, Fig. 3).",
+            "How much of the true order is reached by targeting the top predictions, between "
+            "the best and the worst possible order (Rosset, Perlich & Zadrozny 2005, Fig. 3).",
         ),
     ),
     "targeting": (

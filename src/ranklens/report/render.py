@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import html
 import math
 import os
 import pathlib
@@ -28,7 +29,17 @@ from ranklens.report.adapters import (
     section_tables,
 )
 from ranklens.report.figures import build_figures
-from ranklens.report.tables import Cell, Row, Section, Table
+from ranklens.report.goals import (
+    GOALS,
+    Goal,
+    budget_share,
+    clearly_best,
+    comparison_contrasts,
+    meaning,
+    summary_verdicts,
+    undefined_reason,
+)
+from ranklens.report.tables import Cell, Row, Section, Table, number_style
 from ranklens.report.tables import header as _header
 
 __all__ = [
@@ -46,73 +57,120 @@ def _slug(text: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Reading guides: what to look at in each section, in a few sentences.
+# Reading guides: what a section shows in plain words, and (collapsed) how it is computed.
 
 GUIDES = {
     "summary": (
-        "One row per registered measure, one column per model; the best value in each row is "
-        "shaded, using the measure's direction (&uarr; higher is better, &darr; lower is better). "
-        "With a bootstrap comparison, the small numbers under a value are its confidence interval: "
-        "two models whose intervals overlap widely are not clearly different. Residual measures "
-        "(MSE, MAE) can be dominated by a few large targets; the rank measures (Kendall's tau, "
-        "Spearman's rho and their [0, 1] forms) ask only whether the model orders the cases "
-        "correctly, which is what targeting needs (Rosset et al. 2005)."
+        "For each goal the data allow, the model with the best headline measure, how far ahead "
+        "it is of the closest other model, and whether that lead is clear: a lead is called "
+        "clear only when its interval excludes no difference after correcting for the number "
+        "of comparisons shown."
     ),
     "comparison": (
-        "Each row compares two models on one measure with a paired bootstrap: the difference "
-        "(first minus second), its bootstrap standard deviation, the Gaussian p-value and an "
-        "interval for the difference (the layout of Rosset et al. 2005, Table 2). A small p-value "
-        "with an interval that excludes zero means the difference is unlikely to be resampling "
-        "noise. The band plots show where along the ranking one model beats the other."
+        "Each row compares two models on one measure. A model is named in the last column only "
+        "when the difference is clear after correcting for every comparison in the same table; "
+        "otherwise the row says no clear difference."
     ),
     "ranking": (
-        "<em>Concordance profile</em> (Rosset et al. 2005, Fig. 1): each dot is a case, taken in "
-        "decreasing order of prediction, at the share of pairs it orders correctly; the thick "
-        "lines are running means of the dots and of the locally optimal envelope (the best the "
-        "case could reach if its prediction alone were moved). A gap between the two lines is "
-        "local misordering; red crosses below 50% are cases strongly out of place, worth a "
-        "closer look. The dotted level is the normalised tau. <em>AUC by cutoff</em> (Fig. 2): "
-        "the AUC of separating the true top i from the rest, at every cutoff, on an axis "
-        "stretched so the area under the curve equals the normalised rho; a curve high on the "
-        "left means the largest targets are ranked well. <em>Rank lift</em> (Fig. 3): "
-        "cumulative inverse rank captured when targeting the top fraction by prediction, "
-        "between the worst and the optimal ordering."
+        "Does the model put the cases in the right order? This matters whenever the "
+        "predictions are used to choose whom to act on first, whatever their exact values."
     ),
     "targeting": (
-        "Targeting curves treat the top of the prediction ranking as the customers to contact "
-        "(Provost &amp; Fawcett 2013, ch. 8). <em>Gain</em>: share of events (or of the "
-        "total target value) captured against the share targeted; the diagonal is random "
-        "targeting. <em>Lift</em>: gain divided by the share targeted (lift 2 = twice as good as "
-        "random). <em>ROC</em>: true against false positive rate. <em>Profit</em>: money made "
-        "against depth; the vertical line is the most the budget can pay for. Where curves cross, "
-        "the better model depends on how many you can target."
+        "Contact the cases the model scores highest: how many of the events (or how much of the "
+        "value) you reach for the share of cases you can afford. Where curves cross, the better "
+        "model depends on how many you can contact."
     ),
     "extremes": (
-        "Rare extreme values (Torgo &amp; Ribeiro 2009): the relevance function phi(y) says how "
-        "much each target value matters (0 = ordinary, 1 = an extreme worth catching). Precision "
-        "asks how many predicted extremes were real and accurate, recall how many real extremes "
-        "were predicted accurately. The agreement plot ranks many models by an average error and "
-        "by the F measure: points far from the diagonal are models the two disagree on, so choose "
-        "the measure that matches the use."
+        "Rare extreme values (very large or very small targets) often matter most. These "
+        "measures ask whether the model predicts them, and predicts them accurately."
     ),
     "errors": (
-        "<em>REC</em> (Bi &amp; Bennett 2003): share of cases predicted within each error "
-        "tolerance; higher and further left is better, and the area over the curve estimates the "
-        "mean error. <em>RROC</em> (Hern&aacute;ndez-Orallo 2013): total over-prediction against "
-        "total under-prediction as a constant shift is added to the predictions; the point closest "
-        "to the origin is the best shift, and a large area means large errors."
+        "How far the predicted values are from the truth, and whether the model is biased: "
+        "predicted against actual, the residuals, and calibration by decile of prediction."
     ),
     "intervals": (
-        "Prediction intervals against the truth, cases in order of prediction: points outside the "
-        "band are misses. The interval score (Gneiting &amp; Raftery 2007) adds the width to "
-        "2/alpha times each miss's distance, so it rewards intervals that are narrow <em>and</em> "
-        "cover; coverage alone can be bought with width."
+        "Prediction intervals against the truth: an interval should contain the truth as often "
+        "as it promises (its nominal coverage) while staying narrow."
     ),
     "robustness": (
-        "How much one observation can move an evaluation (Rosset et al. 2005, Table 1): each "
-        "measure on the whole test set, without its single most influential observation, and the "
-        "percent change. Additive losses can be moved arbitrarily by one case (breakdown point "
-        "1/n); the rank measures move by at most O(1/n)."
+        "How much one single case can move each measure: a large change means the measure "
+        "rests on a few cases, so read it with care."
+    ),
+}
+
+#: The collapsible "How this is computed" of each section: formulas and references.
+HOW = {
+    "summary": (
+        "Each difference is the paired bootstrap difference of the two models' values (both "
+        "models are evaluated on the same resampled cases; Rosset, Perlich &amp; Zadrozny 2005, "
+        "Sect. 5.3). Its p-value is the Gaussian 2&Phi;(&minus;|d/sd|), sd the bootstrap "
+        "standard deviation of the difference. The p-values of all comparisons in the summary "
+        "are adjusted together with Holm's step-down procedure (Holm 1979), which keeps the "
+        "chance of any false &lsquo;clear&rsquo; at 5%. Each interval is d &plusmn; z&middot;sd "
+        "at the Holm level of its comparison (1 &minus; 0.05/(m &minus; j + 1) for the j-th "
+        "smallest p-value of m), so it excludes zero exactly when Holm calls the difference "
+        "clear. A measure that is best closest to a target (interval coverage) is never ranked "
+        "by its size."
+    ),
+    "comparison": (
+        "Layout of Rosset, Perlich &amp; Zadrozny (2005, Table 2): value of each model, their "
+        "difference (a &minus; b), its bootstrap standard deviation, the two-sided Gaussian "
+        "p-value, the Holm-adjusted p-value over every row of the same table (Holm 1979) and "
+        "the interval of the difference at the Holm level. One-sided p-values and the raw "
+        "bootstrap intervals are in the JSON results. The band plot shows each model's AUC at "
+        "every cutoff with its pointwise bootstrap band (Rosset et al. 2005, Fig. 5)."
+    ),
+    "ranking": (
+        "Kendall's tau-b and Spearman's rho compare the predicted order with the true order "
+        "(Rosset, Perlich &amp; Zadrozny 2005, eq. 4 and 5); the share of pairs ordered right is "
+        "Harrell's C, (1 + tau)/2 without ties. <em>Concordance profile</em> (Rosset et al. "
+        "2005, Fig. 1): per case, in decreasing order of prediction, the share of pairs "
+        "containing it that the model orders right, averaged in bins for large data. "
+        "<em>AUC by cutoff</em> (Fig. 2): the AUC of separating the true top i cases from the "
+        "rest, at every cutoff; the area under it equals the normalised rho. <em>Rank lift</em> "
+        "(Fig. 3): the sum of true ranks reached by targeting the top share by prediction, "
+        "between the worst and the best possible order."
+    ),
+    "targeting": (
+        "Cumulative gain, lift, decile-wise lift and the Kolmogorov-Smirnov statistic follow "
+        "Provost &amp; Fawcett (2013, ch. 8) and the four-panel decile report of the kds "
+        "package (Jain 2019). Lift at depth d = (share of events in the top d) / d. KS = the "
+        "largest gap between the cumulative shares of events and non-events. The decile table "
+        "splits the cases into ten equal groups by score; with case weights, counts are sums of "
+        "weights. Profit = margin &times; value captured &minus; cost per contact &times; "
+        "contacts; the budget caps the contacts. The winner by depth is marked only where the "
+        "bootstrap band of its gain difference to every other model excludes zero after a Holm "
+        "correction across all depths and pairs shown."
+    ),
+    "extremes": (
+        "The relevance function &phi;(y) (Torgo &amp; Ribeiro 2009) scores how much each target "
+        "value matters, from 0 (ordinary) to 1 (an extreme worth catching); by default it comes "
+        "from the box plot of the target (values beyond the whiskers are extreme). "
+        "Utility-based precision and recall (Torgo &amp; Ribeiro 2009; Branco, Torgo &amp; "
+        "Ribeiro 2016) count a prediction as an event when &phi; of the prediction reaches "
+        "the event threshold. SERA (Ribeiro &amp; Moniz 2020) integrates the squared errors of "
+        "the cases above each relevance level. The agreement plot ranks many candidate models "
+        "by an average error and by the F measure (Torgo &amp; Ribeiro 2009, Fig. 2)."
+    ),
+    "errors": (
+        "Residual = actual &minus; predicted. Predicted against actual is drawn as a hexbin "
+        "density for large data. Calibration by decile: the cases are split into ten groups by "
+        "prediction; each point is the group's mean prediction against its mean actual value "
+        "with a 95% normal interval of the mean (mean &plusmn; 1.96 sd/&radic;n). <em>REC</em> "
+        "(Bi &amp; Bennett 2003): share of cases within each error tolerance; the area over the "
+        "curve is the mean absolute error. <em>RROC</em> (Hern&aacute;ndez-Orallo 2013): total "
+        "over- against under-prediction as a constant shift is added."
+    ),
+    "intervals": (
+        "Coverage = share of true values inside [lower, upper], with a Wilson score interval "
+        "per decile of prediction. The interval score (Gneiting &amp; Raftery 2007) is the width "
+        "plus 2/&alpha; times the distance of each miss, so it rewards intervals that are "
+        "narrow and cover. Coverage is best closest to its nominal level, never by size."
+    ),
+    "robustness": (
+        "Layout of Rosset, Perlich &amp; Zadrozny (2005, Table 1): each measure on all cases, "
+        "without the single most influential case, and the percent change. Additive losses can "
+        "be moved arbitrarily by one case; rank measures move by at most O(1/n)."
     ),
 }
 
@@ -155,62 +213,251 @@ def _family_order(metrics: dict[str, dict[str, Any]]) -> list[str]:
     return [f for f in FAMILIES if f in seen] + [f for f in seen if f not in FAMILIES]
 
 
-def summary_table(evaluation: Any) -> Table:
-    """Every model and measure, grouped by family; CIs from the comparison when it ran."""
+def _goal_models(evaluation: Any, goal: Goal) -> list[str]:
+    return [
+        m
+        for m in evaluation.model_names
+        if any(
+            evaluation.metrics.get(k, {}).get("family") in goal.families
+            for k in evaluation.values.get(m, {})
+        )
+    ]
+
+
+def _row_order(goal: Goal, metrics: list[str], headline: str) -> list[str]:
+    first = [headline] if headline in metrics else []
+    lead = [m for m in goal.headline if m in metrics and m not in first]
+    return first + lead + [m for m in metrics if m not in first and m not in lead]
+
+
+def goal_table(
+    evaluation: Any,
+    goal: Goal,
+    *,
+    headline: str = "",
+    contrasts: Mapping[tuple[str, str, str], Any] | None = None,
+) -> tuple[Table | None, list[str]]:
+    """One goal's measures (headline first), one column per model, and the sentences that
+    replace the measures undefined or not computed for every model.
+
+    A value is written in the one notation of its row, with digits from the narrowest interval
+    of the row; it is shaded only when it is clearly best (its Holm-adjusted comparison with
+    every other model excludes zero).
+    """
     intervals = comparison_intervals(evaluation.comparison)
-    models = list(evaluation.model_names)
+    contrasts = contrasts or {}
+    models = _goal_models(evaluation, goal)
+    metrics = [m for m, info in evaluation.metrics.items() if info["family"] in goal.families]
     rows: list[Row] = []
-    for family in _family_order(evaluation.metrics):
-        rows.append(Row(group=family.capitalize()))
-        for metric, info in evaluation.metrics.items():
-            if info["family"] != family:
+    missing: dict[tuple[str, str], list[str]] = {}
+    for metric in _row_order(goal, metrics, headline):
+        info = evaluation.metrics[metric]
+        values = [evaluation.values.get(m, {}).get(metric, math.nan) for m in models]
+        present = [m for m in models if metric in evaluation.values.get(m, {})]
+        finite = [v for v in values if v is not None and math.isfinite(v)]
+        problems = [evaluation.problems.get(m, {}).get(metric) for m in present]
+        if not finite and not any(getattr(p, "kind", "") == "failed" for p in problems):
+            kinds = {getattr(p, "kind", "undefined") for p in problems if p is not None}
+            kind = "not computed" if kinds == {"skipped"} else "not defined for this data"
+            reasons = sorted({undefined_reason(p) for p in problems if p is not None})
+            missing.setdefault((kind, " ".join(reasons)), []).append(metric)
+            continue
+        widths = [
+            intervals[(m, metric)][1] - intervals[(m, metric)][0]
+            for m in models
+            if (m, metric) in intervals
+        ]
+        style = number_style(finite, widths)
+        best = clearly_best(metric, models, values, info, contrasts)
+        description = meaning(metric, info, evaluation)
+        cells = [
+            Cell(
+                metric.replace("_", " "),
+                css="measure headline" if metric == headline else "measure",
+                title=f"registry name: {metric}",
+                sub=f"{direction_symbol(info)} {description}",
+            )
+        ]
+        for j, model in enumerate(models):
+            value = values[j]
+            problem = evaluation.problems.get(model, {}).get(metric)
+            if metric not in evaluation.values.get(model, {}):
+                what = "no intervals given" if info.get("inputs") == "interval" else "not computed"
+                cells.append(Cell(what, css="missing text"))
                 continue
-            values = [evaluation.values.get(m, {}).get(metric) for m in models]
-            best = best_models(values, info)
-            description = _plain(info.get("description", ""))
-            cells = [
-                Cell(
-                    metric,
-                    css="measure",
-                    title=description,
-                    sub=f"{direction_symbol(info)} {description}",
-                )
-            ]
-            for j, model in enumerate(models):
-                value = values[j]
-                problem = evaluation.problems.get(model, {}).get(metric, "")
-                if metric not in evaluation.values.get(model, {}):
-                    cells.append(Cell("", css="missing"))
-                    continue
-                css = "best" if j in best else ""
-                text = format_number(value)
-                if value is None or not math.isfinite(value):
-                    css = "missing"
-                failed = getattr(problem, "kind", "") == "failed"
-                if failed:  # never a dash that reads as "not applicable"
-                    css, text = "failed", "failed"
-                ci = intervals.get((model, metric))
-                sub = f"[{format_number(ci[0])}, {format_number(ci[1])}]" if ci else ""
+            if getattr(problem, "kind", "") == "failed":
+                cells.append(Cell("failed", css="failed", title=str(problem), sub=_short(problem)))
+                continue
+            if value is None or not math.isfinite(value):
                 cells.append(
                     Cell(
-                        text,
-                        css=css,
+                        "not defined",
+                        css="missing",
                         title=str(problem) if problem else "",
-                        sub=sub,
+                        sub=_short(problem),
                         key=f"{model}:{metric}",
                     )
                 )
-            rows.append(Row(cells=cells))
-    header = _header("measure", *models)
+                continue
+            ci = intervals.get((model, metric))
+            cells.append(
+                Cell(
+                    style(value),
+                    css="best" if j in best else "",
+                    title=str(problem) if problem else "",
+                    sub=f"[{style(ci[0])}, {style(ci[1])}]" if ci else "",
+                    key=f"{model}:{metric}",
+                )
+            )
+        rows.append(Row(cells=cells))
+    sentences = [
+        f"{kind.capitalize()}: {', '.join(m.replace('_', ' ') for m in names)}."
+        + (f" {reason}" if reason else "")
+        for (kind, reason), names in missing.items()
+    ]
+    if not rows:
+        return None, sentences
     note = ""
     if intervals:
         level = evaluation.settings.get("confidence_level", 0.95)
-        # The replicates that ran: a time budget may have reduced those requested.
         replicates = getattr(evaluation.comparison, "n_bootstrap", None)
         if replicates is None:
             replicates = evaluation.settings.get("n_bootstrap")
-        note = f"Intervals: {round(100 * level)}% paired bootstrap, {replicates} replicates."
-    return Table(header=header, rows=rows, caption="", note=note, css="summary")
+        note = (
+            f"Small numbers under a value: its {round(100 * level)}% paired bootstrap interval "
+            f"({replicates} resamples). Shaded: clearly best, that is better than every other "
+            f"model with the difference's interval excluding zero after a Holm correction across "
+            f"all {len(contrasts)} comparisons of the bootstrap."
+        )
+    elif len(models) > 1:
+        note = "No bootstrap comparison ran: no model is marked best."
+    table = Table(header=_header("measure", *models), rows=rows, note=note, css="summary")
+    return table, sentences
+
+
+def _short(problem: Any, limit: int = 70) -> str:
+    if not problem:
+        return ""
+    text = undefined_reason(problem)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summary_table(evaluation: Any) -> Table:
+    """Every goal's measures in one table (the notebook and terminal overview); the report
+    shows one table per goal (:func:`goal_table`)."""
+    contrasts = comparison_contrasts(evaluation)
+    rows: list[Row] = []
+    header: list[dict[str, str]] = _header("measure", *evaluation.model_names)
+    for goal in GOALS:
+        table, _ = goal_table(evaluation, goal, contrasts=contrasts)
+        if table is None:
+            continue
+        rows.append(Row(group=goal.title))
+        width = len(header)
+        for row in table.rows:
+            cells = list(row.cells)
+            rows.append(Row(cells=cells + [Cell("", css="missing")] * (width - len(cells))))
+    return Table(header=header, rows=rows, css="summary")
+
+
+def summary_section(evaluation: Any) -> Section:
+    """The first section: one verdict per goal, in words and in a small table."""
+    verdicts = summary_verdicts(evaluation)
+    rows: list[Row] = []
+    lead: list[str] = []
+    for verdict in verdicts:
+        goal = verdict.goal
+        lead.append(f"<strong>{html.escape(goal.title)}.</strong> {verdict.sentence}")
+        extra = _budget_sentence(evaluation) if goal.key == "targeting" else ""
+        if extra:
+            lead.append(extra)
+        runner = (
+            min(verdict.contrasts, key=lambda c: abs(c.difference)) if verdict.contrasts else None
+        )
+        if runner is not None:
+            style = number_style(
+                [runner.value_a, runner.value_b, runner.difference], [runner.high - runner.low]
+            )
+            diff = f"{style(runner.difference)} [{style(runner.low)}, {style(runner.high)}]"
+            other = f"{runner.model_b} ({style(runner.value_b)})"
+            value = verdict.value_text
+        else:
+            diff, other, value = "no test", "", verdict.value_text
+        evidence = {
+            "clear": "clear",
+            "partly clear": "clear against some",
+            "not clear": "no clear difference",
+            "no test": "not tested",
+            "nothing to compare": "one model only",
+            "undefined": "not defined for this data",
+            "no difference": "all equal",
+        }.get(verdict.evidence, verdict.evidence)
+        rows.append(
+            Row(
+                cells=[
+                    Cell(goal.title, css="text", sub=goal.question),
+                    Cell(verdict.metric.replace("_", " ") or "none", css="text"),
+                    Cell(
+                        verdict.best or "none",
+                        css="text pick" + (" best" if verdict.evidence == "clear" else ""),
+                        key=f"pick:{goal.key}",
+                    ),
+                    Cell(value or "not defined", key=f"headline:{goal.key}"),
+                    Cell(other or "none", css="text"),
+                    Cell(diff),
+                    Cell(evidence, css="text evidence-" + verdict.evidence.replace(" ", "-")),
+                ]
+            )
+        )
+    n_tests = sum(len(v.contrasts) for v in verdicts)
+    header = _header(
+        "goal",
+        "headline measure",
+        ("pick", "the model with the best headline value"),
+        ("value", "the pick's headline value"),
+        ("closest other model", "the other model nearest to the pick"),
+        ("difference [interval]", "pick minus closest, with its Holm-adjusted 95% interval"),
+        ("evidence", "clear: every adjusted interval excludes zero"),
+    )
+    note = (
+        f"Multiple comparisons: the {n_tests} comparisons of the pick with every other model "
+        "above are corrected together (Holm 1979), so that all the ‘clear’ "
+        "verdicts hold together with 95% confidence."
+        if n_tests
+        else "No bootstrap comparison: the report cannot say whether any difference is clear."
+    )
+    section = Section("summary", "Summary", GUIDES["summary"], [])
+    section.tables = [Table(header=header, rows=rows, css="verdicts")]
+    section.lead = lead
+    section.how = HOW["summary"]
+    section.notes.append(note)
+    return section
+
+
+def _budget_sentence(evaluation: Any) -> str:
+    """What each model earns at the budget (from the stored profit curves)."""
+    profits = evaluation.curves.get("profit") or {}
+    share = budget_share(evaluation)
+    values = {
+        m: r.budget_profit
+        for m, r in profits.items()
+        if getattr(r, "budget_profit", None) is not None and math.isfinite(r.budget_profit)
+    }
+    if not values or share is None:
+        return ""
+    style = number_style(list(values.values()))
+    best = max(values, key=lambda m: values[m])
+    others = ", ".join(
+        f"{html.escape(m)} {html.escape(style(v))}" for m, v in values.items() if m != best
+    )
+    n_targeted = next(iter(profits.values())).budget_n_targeted
+    count = f"{round(n_targeted):,} cases" if n_targeted is not None else ""
+    return (
+        f"At the budget ({100 * share:.0f}% of cases{', ' + count if count else ''}), "
+        f"<strong>{html.escape(best)}</strong> earns the most: {html.escape(style(values[best]))}"
+        + (f" (others: {others})" if others else "")
+        + ". No interval is computed for profit; the lift above carries the evidence."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -266,38 +513,42 @@ def task_view(
     Plots that could not be drawn are appended to ``figure_errors`` (when given) as
     ``"<section> plot <k>: <error>"``.
     """
-    sections = [Section("summary", "Measures", GUIDES["summary"], [summary_table(evaluation)])]
+    sections = [summary_section(evaluation)]
     drawn = {}
     if figures:
         drawn = build_figures(evaluation, prefix=f"t{index}")
         if figure_errors is not None:
             figure_errors.extend(v.error for views in drawn.values() for v in views if v.error)
-    comparison = comparison_tables(evaluation.comparison)
-    if comparison or drawn.get("comparison"):
-        sections.append(
-            Section(
-                "comparison",
-                "Model comparison",
-                GUIDES["comparison"],
-                comparison,
-                drawn.get("comparison", []),
-            )
+    contrasts = comparison_contrasts(evaluation)
+    headlines = {v.goal.key: v.metric for v in summary_verdicts(evaluation)}
+    for goal in GOALS:
+        table, sentences = goal_table(
+            evaluation, goal, headline=headlines.get(goal.key, ""), contrasts=contrasts
         )
-    for key, title in (
-        ("ranking", "Ranking"),
-        ("targeting", "Targeting"),
-        ("extremes", "Rare extremes"),
-        ("errors", "Error curves"),
-        ("intervals", "Prediction intervals"),
-    ):
-        tables = section_tables(evaluation, key)
-        if drawn.get(key) or tables:
-            sections.append(Section(key, title, GUIDES[key], tables, drawn.get(key, [])))
+        tables = ([table] if table is not None else []) + section_tables(evaluation, goal.key)
+        views = drawn.get(goal.key, [])
+        if not (tables or views or sentences):
+            continue
+        section = Section(goal.key, goal.title, GUIDES[goal.key], tables, views)
+        section.lead = [html.escape(s) for s in sentences]
+        section.how = HOW[goal.key]
+        sections.append(section)
+    comparison = comparison_tables(evaluation.comparison, evaluation.metrics)
+    if comparison or drawn.get("comparison"):
+        section = Section(
+            "comparison",
+            "Model comparison",
+            GUIDES["comparison"],
+            comparison,
+            drawn.get("comparison", []),
+        )
+        section.how = HOW["comparison"]
+        sections.append(section)
     robust = robustness_tables(evaluation.robustness)
     if robust:
-        sections.append(
-            Section("robustness", "Evaluation robustness", GUIDES["robustness"], robust)
-        )
+        section = Section("robustness", "Evaluation robustness", GUIDES["robustness"], robust)
+        section.how = HOW["robustness"]
+        sections.append(section)
     if not figures:
         pass
     elif not any(s.figures for s in sections):

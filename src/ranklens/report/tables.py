@@ -88,6 +88,10 @@ class Section:
     tables: list[Table] = dataclasses.field(default_factory=list)
     figures: list[Any] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
+    #: Sentences shown before the tables (HTML: the caller escapes what comes from the data).
+    lead: list[str] = dataclasses.field(default_factory=list)
+    #: The collapsible "How this is computed" (HTML).
+    how: str = ""
 
 
 def header(*names: str | tuple[str, str]) -> list[dict[str, str]]:
@@ -161,5 +165,86 @@ def frame_table(
 def _is_small(p: Any) -> bool:
     try:
         return float(p) < 0.05
+    except (TypeError, ValueError):
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# One notation per row or column, digits from the interval width
+
+#: Largest magnitude written in fixed-point notation; beyond it (or below 1e-3) a row or column
+#: is written in scientific notation throughout.
+_FIXED_MAX = 1e7
+_FIXED_MIN = 1e-3
+
+
+@dataclasses.dataclass(frozen=True)
+class NumberStyle:
+    """How every number of one row or column is written: fixed-point with ``decimals``, or
+    scientific with ``digits`` significant digits (``scientific=True``)."""
+
+    decimals: int = 0
+    scientific: bool = False
+    digits: int = 3
+
+    def __call__(self, value: Any) -> str:
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            return "not a number"
+        if math.isnan(v):
+            return "not defined"
+        if math.isinf(v):
+            return "infinite" if v > 0 else "minus infinite"
+        if self.scientific:
+            return f"{v:.{self.digits - 1}e}" if v != 0 else "0"
+        text = f"{v:,.{self.decimals}f}"
+        return "0" if text.strip("-0.,") == "" and self.decimals == 0 else text
+
+
+def number_style(
+    values: Iterable[Any], widths: Iterable[Any] = (), *, integer: bool = False
+) -> NumberStyle:
+    """The one notation for a row or column of numbers.
+
+    Fixed-point unless the largest magnitude is at least 1e7 or below 1e-3 (then scientific).
+    The decimals give the narrowest interval width two significant digits (a value is not
+    written more precisely than the data can tell); without intervals, four significant digits
+    of the largest magnitude. ``integer=True`` (counts) keeps whole numbers whole.
+
+    Parameters
+    ----------
+    values : iterable of float
+        The numbers shown together.
+    widths : iterable of float, optional
+        Widths of their confidence intervals.
+    integer : bool, default False
+        Write whole numbers (counts): no decimals.
+
+    Returns
+    -------
+    NumberStyle
+        A formatter.
+    """
+    finite = [abs(float(v)) for v in values if _finite(v)]
+    if integer and all(float(v).is_integer() for v in finite):
+        big = max(finite, default=0.0)
+        return NumberStyle(0, scientific=big >= 1e12)
+    big = max(finite, default=0.0)
+    if big == 0:
+        return NumberStyle(0)
+    if big >= _FIXED_MAX or big < _FIXED_MIN:
+        return NumberStyle(scientific=True, digits=3)
+    positive = [float(w) for w in widths if _finite(w) and float(w) > 0]
+    if positive:
+        decimals = 1 - math.floor(math.log10(min(positive)))
+    else:
+        decimals = 3 - math.floor(math.log10(big))
+    return NumberStyle(min(max(decimals, 0), 6))
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(float(value))
     except (TypeError, ValueError):
         return False

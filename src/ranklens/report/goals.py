@@ -1,0 +1,435 @@
+"""The report's first section: for each goal, which model to pick and how clear the evidence is.
+
+Measures are grouped by the question they answer (a *goal*: ranking, targeting at the budget,
+rare extremes, prediction intervals, size of the errors). Each goal has a headline measure; the
+summary names the model with the best headline value and says, for every other model, whether
+the paired bootstrap difference is clear after a Holm (1979) correction across every comparison
+the summary shows. Nothing here computes a measure: values, intervals and tests are read from
+the :class:`~ranklens.evaluation.ModelEvaluation`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ranklens._registry import direction_of, shaded_positions
+from ranklens.report.significance import ALPHA, Contrast, holm_contrasts, pair_contrast
+from ranklens.report.tables import number_style
+
+__all__ = [
+    "GOALS",
+    "Goal",
+    "GoalVerdict",
+    "comparison_contrasts",
+    "goal_of",
+    "meaning",
+    "summary_verdicts",
+    "undefined_reason",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Goal:
+    """A question the report answers, the families of measures that answer it, and the
+    measures to lead with (the first one defined for every model is the headline)."""
+
+    key: str
+    title: str
+    question: str
+    families: tuple[str, ...]
+    headline: tuple[str, ...]
+
+
+GOALS: tuple[Goal, ...] = (
+    Goal(
+        "ranking",
+        "Ranking",
+        "Which model puts the cases in the right order?",
+        ("ranking", "listwise"),
+        ("tau_normalized", "kendall_tau", "spearman_rho", "rho_normalized", "somers_d"),
+    ),
+    Goal(
+        "targeting",
+        "Targeting at the budget",
+        "Which model finds the most valuable cases among those you can afford to contact?",
+        ("targeting",),
+        ("lift_at_20", "lift_at_10", "lift_at_5", "roc_auc", "gain_area", "accuracy_ratio"),
+    ),
+    Goal(
+        "extremes",
+        "Rare extremes",
+        "Which model catches the rare extreme values?",
+        ("extremes",),
+        ("utility_f1", "sera", "relevance_weighted_absolute_error"),
+    ),
+    Goal(
+        "intervals",
+        "Prediction intervals",
+        "Whose prediction intervals are honest and narrow?",
+        ("intervals",),
+        ("interval_score", "weighted_interval_score", "interval_coverage_error"),
+    ),
+    Goal(
+        "errors",
+        "Size of the errors",
+        "Which model's predicted values are closest to the truth?",
+        ("residual",),
+        ("mean_absolute_error", "root_mean_squared_error", "median_absolute_error"),
+    ),
+)
+
+#: One plain-language line per measure (the registry's description is the fallback).
+MEANINGS: dict[str, str] = {
+    "tau_normalized": "Share of pairs of cases the model puts in the right order (0.5 = chance).",
+    "kendall_tau": "Agreement of the model's order with the true order, from -1 (reversed) to 1.",
+    "spearman_rho": "Correlation between predicted and true ranks, from -1 to 1.",
+    "rho_normalized": "Spearman's rank correlation rescaled to 0 (reversed) to 1 (perfect).",
+    "somers_d": "How much more often pairs are ordered right than wrong, from -1 to 1.",
+    "ndcg_score": "How close the top of the model's list is to the ideal list (1 = ideal).",
+    "lift_at_5": "How many times more events than at random in the top 5% by score.",
+    "lift_at_10": "How many times more events than at random in the top 10% by score.",
+    "lift_at_20": "How many times more events than at random in the top 20% by score.",
+    "roc_auc": "Chance that a random event case scores above a random non-event (0.5 = chance).",
+    "gain_area": "Area under the cumulative gain curve: events found across all depths.",
+    "accuracy_ratio": "Gain over random as a share of the best possible (0 random, 1 perfect).",
+    "ks_statistic": "Largest gap between the score distributions of events and non-events.",
+    "utility_f1": "Balance of precision and recall on the rare extreme values.",
+    "utility_precision": "Of the extremes the model predicts, how many were real and accurate.",
+    "utility_recall": "Of the real extremes, how many the model predicted accurately.",
+    "sera": "Squared errors weighted towards the extremes, summed over relevance levels.",
+    "relevance_weighted_absolute_error": "Average error, counting errors on extremes most.",
+    "relevance_weighted_squared_error": "Average squared error, counting extremes most.",
+    "interval_score": "Interval width plus a penalty for every miss (lower is better).",
+    "weighted_interval_score": "Interval score averaged over several interval levels.",
+    "interval_coverage": "Share of true values inside the interval; best close to the nominal.",
+    "interval_coverage_error": "Distance between the actual and the promised coverage.",
+    "mean_interval_width": "Average width of the intervals (describes; not ranked by itself).",
+    "mean_absolute_error": "Average size of the error, in the target's units.",
+    "root_mean_squared_error": "Typical error size, with large errors counting more.",
+    "mean_squared_error": "Average squared error (large errors dominate).",
+    "median_absolute_error": "Error of the typical case: half the errors are smaller.",
+    "log_rmse": "Typical error on the log scale: a relative (percentage-like) error.",
+    "rmspe": "Typical error relative to the true value.",
+    "pmap": "Average error relative to how much the target moves from one case to the next.",
+    "linlin_loss": "Average error, with under- and over-prediction priced differently.",
+    "epsilon_insensitive_loss": "Average error beyond a tolerance (small errors are free).",
+}
+
+#: The plain names of the headline measures in the summary's sentences.
+PLAIN_NAMES: dict[str, str] = {
+    "tau_normalized": "share of pairs ordered right",
+    "kendall_tau": "Kendall's tau",
+    "spearman_rho": "Spearman's rho",
+    "rho_normalized": "normalised rank correlation",
+    "somers_d": "Somers' D",
+    "lift_at_5": "lift in the top 5%",
+    "lift_at_10": "lift in the top 10%",
+    "lift_at_20": "lift in the top 20%",
+    "roc_auc": "ROC AUC",
+    "gain_area": "area under the gain curve",
+    "accuracy_ratio": "accuracy ratio",
+    "utility_f1": "F1 on extremes",
+    "sera": "SERA",
+    "relevance_weighted_absolute_error": "error on extremes",
+    "interval_score": "interval score",
+    "weighted_interval_score": "weighted interval score",
+    "interval_coverage_error": "coverage error",
+    "mean_absolute_error": "mean absolute error",
+    "root_mean_squared_error": "RMSE",
+    "median_absolute_error": "median absolute error",
+}
+
+_LIFT_DEPTHS = {"lift_at_5": 0.05, "lift_at_10": 0.10, "lift_at_20": 0.20}
+
+
+def goal_of(family: str) -> Goal | None:
+    """The goal a family of measures answers."""
+    for goal in GOALS:
+        if family in goal.families:
+            return goal
+    return None
+
+
+def _events_text(evaluation: Any) -> str:
+    events = evaluation.settings.get("events")
+    if isinstance(events, str) and events.startswith("top:"):
+        try:
+            return f"events = the true top {100 * float(events[4:]):g}%"
+        except ValueError:
+            return f"events = {events}"
+    if events is not None:
+        return f"events: y >= {events}" if not isinstance(events, str) else f"events: {events}"
+    return ""
+
+
+def meaning(metric: str, info: Mapping[str, Any], evaluation: Any = None) -> str:
+    """The measure's one-line plain-language meaning (the registry's description otherwise,
+    with the events of this evaluation instead of the default)."""
+    text = MEANINGS.get(metric)
+    if text is None:
+        text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", str(info.get("description", "")))
+        text = text.replace("``", "")
+    if evaluation is not None and info.get("family") == "targeting":
+        events = _events_text(evaluation)
+        if events:
+            text = re.sub(r"\(?binary y, else events = true top 10 ?%\)?", "", text).strip()
+            text = f"{text.rstrip('.')} ({events})."
+    return text
+
+
+def plain_name(metric: str) -> str:
+    return PLAIN_NAMES.get(metric, metric.replace("_", " "))
+
+
+def undefined_reason(problem: Any) -> str:
+    """A problem's first line as a short plain sentence (no "undefined:" prefix)."""
+    text = getattr(problem, "first_line", str(problem))
+    return text[:1].upper() + text[1:] if text else ""
+
+
+# --------------------------------------------------------------------------------------------
+# Comparisons
+
+
+def comparison_contrasts(
+    evaluation: Any, metrics: list[str] | None = None, *, alpha: float = ALPHA
+) -> dict[tuple[str, str, str], Contrast]:
+    """Every stored pairwise comparison (of ``metrics``, default all), Holm-adjusted as one family.
+
+    Keys are ``(metric, model_a, model_b)`` in the comparison's own pair order.
+    """
+    comparison = evaluation.comparison
+    if comparison is None:
+        return {}
+    chosen = [m for m in comparison.metrics if metrics is None or m in metrics]
+    out: dict[tuple[str, str, str], Contrast] = {}
+    for metric in chosen:
+        direction = direction_of(evaluation.metrics.get(metric, {}))
+        for a, b in comparison.pairs:
+            contrast = pair_contrast(comparison, metric, a, b, direction)
+            if contrast is not None:
+                out[(metric, a, b)] = contrast
+    holm_contrasts(list(out.values()), alpha=alpha)
+    return out
+
+
+def clearly_best(
+    metric: str,
+    models: list[str],
+    values: list[Any],
+    info: Mapping[str, Any],
+    contrasts: Mapping[tuple[str, str, str], Contrast],
+) -> set[int]:
+    """The position of the model whose value is best and clearly better than every other
+    model's (each adjusted interval excludes zero); empty otherwise. A target or neutral
+    measure is never shaded by size."""
+    best = shaded_positions(values, info)
+    if len(best) != 1 or direction_of(info) not in ("higher", "lower"):
+        return set()
+    (j,) = best
+    winner = models[j]
+    for other in models:
+        if other == winner:
+            continue
+        contrast = contrasts.get((metric, winner, other)) or contrasts.get((metric, other, winner))
+        if contrast is None or contrast.better != winner:
+            return set()
+    return {j}
+
+
+# --------------------------------------------------------------------------------------------
+# The summary
+
+
+@dataclasses.dataclass
+class GoalVerdict:
+    """What the summary says about one goal."""
+
+    goal: Goal
+    metric: str = ""
+    best: str = ""
+    value_text: str = ""
+    sentence: str = ""  # HTML (escaped text, model names in <strong>)
+    evidence: str = ""  # "clear", "not clear", "no test", "nothing to compare", "undefined"
+    contrasts: list[Contrast] = dataclasses.field(default_factory=list)
+    details: list[str] = dataclasses.field(default_factory=list)  # HTML sentences
+
+
+def _headline(goal: Goal, evaluation: Any, models: list[str]) -> str:
+    """The goal's headline measure: compared by the bootstrap and defined for every model
+    first; for targeting, the lift at the depth closest to the budget when a budget is given."""
+    present = [m for m, info in evaluation.metrics.items() if info.get("family") in goal.families]
+    if not present:
+        return ""
+    order = list(goal.headline)
+    share = budget_share(evaluation)
+    if goal.key == "targeting" and share is not None:
+        lifts = sorted(_LIFT_DEPTHS, key=lambda m: abs(_LIFT_DEPTHS[m] - share))
+        order = lifts + [m for m in order if m not in lifts]
+    elif goal.key == "targeting":
+        order = ["roc_auc", "gain_area", "accuracy_ratio", "lift_at_10", "lift_at_20", "lift_at_5"]
+    compared = set(getattr(evaluation.comparison, "metrics", ()) or ())
+
+    def defined(metric: str) -> bool:
+        return all(
+            _finite(evaluation.values.get(m, {}).get(metric))
+            for m in models
+            if metric in evaluation.values.get(m, {})
+        ) and any(metric in evaluation.values.get(m, {}) for m in models)
+
+    candidates = [m for m in order if m in present] + [m for m in present if m not in order]
+    for test in (lambda m: m in compared and defined(m), defined):
+        for metric in candidates:
+            if test(metric) and direction_of(evaluation.metrics[metric]) in ("higher", "lower"):
+                return metric
+    return candidates[0]
+
+
+def budget_share(evaluation: Any) -> float | None:
+    """The share of cases the campaign budget pays for (None without a budget)."""
+    budget = evaluation.settings.get("budget")
+    cost = evaluation.settings.get("cost_per_target")
+    if budget is None or not cost or not evaluation.n:
+        return None
+    return min(1.0, float(budget) / float(cost) / evaluation.n)
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _b(name: str) -> str:
+    return f"<strong>{html.escape(name)}</strong>"
+
+
+def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdict]:
+    """One verdict per goal present: the headline measure, the best model, the comparisons of
+    the best model with every other one (Holm-adjusted together across all goals), and the
+    sentences that say it in words."""
+    verdicts: list[GoalVerdict] = []
+    for goal in GOALS:
+        if not any(info.get("family") in goal.families for info in evaluation.metrics.values()):
+            continue
+        models = [
+            m
+            for m in evaluation.model_names
+            if any(
+                evaluation.metrics.get(k, {}).get("family") in goal.families
+                for k in evaluation.values.get(m, {})
+            )
+        ]
+        metric = _headline(goal, evaluation, models)
+        verdict = GoalVerdict(goal=goal, metric=metric)
+        verdicts.append(verdict)
+        if not metric:
+            continue
+        info = evaluation.metrics[metric]
+        values = [evaluation.values.get(m, {}).get(metric, math.nan) for m in models]
+        finite = [v for v in values if _finite(v)]
+        style = number_style(finite)
+        if not finite:
+            reasons = {
+                undefined_reason(evaluation.problems.get(m, {}).get(metric, "")) for m in models
+            }
+            reasons.discard("")
+            verdict.evidence = "undefined"
+            verdict.sentence = (
+                f"Not defined for this data: {html.escape(plain_name(metric))}. "
+                + html.escape(" ".join(sorted(reasons)) or "No model has a value.")
+            )
+            continue
+        best = shaded_positions(values, info)
+        if not best:
+            verdict.evidence = "no difference"
+            verdict.sentence = (
+                f"All models have the same {html.escape(plain_name(metric))} "
+                f"({html.escape(style(finite[0]))})."
+            )
+            continue
+        j = min(best)
+        verdict.best = models[j]
+        verdict.value_text = style(values[j])
+        if len(models) == 1:
+            verdict.evidence = "nothing to compare"
+            verdict.sentence = (
+                f"Only {_b(models[0])} is evaluated for this goal: "
+                f"{html.escape(plain_name(metric))} {html.escape(verdict.value_text)}."
+            )
+            continue
+        direction = direction_of(info)
+        for other in models:
+            if other == verdict.best:
+                continue
+            contrast = pair_contrast(evaluation.comparison, metric, verdict.best, other, direction)
+            if contrast is not None:
+                verdict.contrasts.append(contrast)
+    family = [c for v in verdicts for c in v.contrasts]
+    holm_contrasts(family, alpha=alpha)
+    for verdict in verdicts:
+        if verdict.best and not verdict.evidence:
+            _words(verdict, evaluation, len(family))
+    return verdicts
+
+
+def _words(verdict: GoalVerdict, evaluation: Any, n_tests: int) -> None:
+    metric, best = verdict.metric, verdict.best
+    info = evaluation.metrics[metric]
+    name = html.escape(plain_name(metric))
+    if not verdict.contrasts:
+        verdict.evidence = "no test"
+        why = (
+            "no bootstrap comparison was run"
+            if evaluation.comparison is None
+            else "this measure was not part of the bootstrap comparison"
+        )
+        verdict.sentence = (
+            f"{_b(best)} has the best {name} ({html.escape(verdict.value_text)}), but {why}, so "
+            "the report cannot say whether the lead is more than chance."
+        )
+        return
+    widths = [c.high - c.low for c in verdict.contrasts]
+    style = number_style(
+        [c.difference for c in verdict.contrasts] + [verdict.contrasts[0].value_a], widths
+    )
+    clear = [c for c in verdict.contrasts if c.better == best]
+    unclear = [c for c in verdict.contrasts if c.better != best]
+    runner = min(verdict.contrasts, key=lambda c: abs(c.difference))
+    verdict.value_text = style(runner.value_a)
+    lead = (
+        f"{_b(best)} has the best {name}: {html.escape(style(runner.value_a))} against "
+        f"{html.escape(style(runner.value_b))} for the closest other model, {_b(runner.model_b)}"
+    )
+    interval = (
+        f"difference {html.escape(style(runner.difference))}, adjusted interval "
+        f"{html.escape(style(runner.low))} to {html.escape(style(runner.high))}"
+    )
+    if not unclear:
+        verdict.evidence = "clear"
+        verdict.sentence = (
+            f"{lead} ({interval}). The lead over every other model is clear. Pick {_b(best)}."
+        )
+    elif not clear:
+        verdict.evidence = "not clear"
+        verdict.sentence = (
+            f"{lead} ({interval}). No clear difference: the lead over "
+            + ", ".join(_b(c.model_b) for c in unclear)
+            + " is within what resampling noise produces. Choose on other grounds."
+        )
+    else:
+        verdict.evidence = "partly clear"
+        verdict.sentence = (
+            f"{lead} ({interval}). It is clearly ahead of "
+            + ", ".join(_b(c.model_b) for c in clear)
+            + "; no clear difference from "
+            + ", ".join(_b(c.model_b) for c in unclear)
+            + "."
+        )
+    del info, n_tests
