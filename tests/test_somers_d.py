@@ -43,8 +43,9 @@ def test_is_2c_minus_1_and_exact(y, p):
     assert somers_d(y, p) == pytest.approx(2 * tau_normalized(y, p) - 1, abs=1e-12)
     assert somers_d(y, p) == pytest.approx(2 * ref.harrell_c(y, p) - 1, abs=1e-12)
     s = ranking_summary(y, p)
-    distinct_y = s.concordant_pairs + s.discordant_pairs + s.tied_pred_only_pairs
-    exact = Fraction(s.concordant_pairs - s.discordant_pairs, distinct_y)
+    c = s.exact_counts
+    distinct_y = c["concordant_pairs"] + c["discordant_pairs"] + c["tied_pred_only_pairs"]
+    exact = Fraction(c["concordant_pairs"] - c["discordant_pairs"], distinct_y)
     assert somers_d(y, p) == float(exact)  # correctly rounded: no 2C - 1 cancellation
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._registry import MetricSpec
-from ranklens._results import Result
+from ranklens._results import ConfidenceInterval, Result
 from ranklens._validation import (
     as_1d_float,
     check_pair,
@@ -282,16 +282,17 @@ class RankingAgreementResult(Result):
         Kendall's tau-b between the two prediction vectors.
     spearman_rho : float
         Spearman's rho (midranks) between them.
-    tau_ci : tuple of float or None
+    tau_ci : ConfidenceInterval
         Noether interval for tau at ``confidence_level`` (unbiased variance, see
-        :func:`ranklens.ranking.ranking_summary`); None with ``sample_weight``.
+        :func:`ranklens.ranking.ranking_summary`); ``ConfidenceInterval(nan, nan)`` with
+        ``sample_weight`` (case weights define no sample size).
     confidence_level : float
     """
 
     n: int
     kendall_tau: float
     spearman_rho: float
-    tau_ci: tuple[float, float] | None
+    tau_ci: ConfidenceInterval
     confidence_level: float
 
 
@@ -354,13 +355,13 @@ def ranking_agreement(
             n=int(a.shape[0]),
             kendall_tau=float(summary.kendall_tau),
             spearman_rho=float(summary.spearman_rho),
-            tau_ci=(float(summary.tau_ci[0]), float(summary.tau_ci[1])),
+            tau_ci=ConfidenceInterval(float(summary.tau_ci.low), float(summary.tau_ci.high)),
             confidence_level=level,
         )
     return RankingAgreementResult(
         n=int(a.shape[0]),
         kendall_tau=float(kendall_tau(a, b, sample_weight=sw)),
         spearman_rho=float(spearman_rho(a, b, sample_weight=sw)),
-        tau_ci=None,
+        tau_ci=ConfidenceInterval.undefined(),
         confidence_level=level,
     )

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 from ranklens._curve_registry import register_curve
 from ranklens._kernels import utility as _k
 from ranklens._registry import ComputationalForm, register_metric
-from ranklens._results import Result
+from ranklens._results import CurveResult, Result
 from ranklens._validation import (
     as_1d_float,
     check_nonnegative_number,
@@ -495,7 +495,7 @@ def regression_precision_recall(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RegressionPrecisionRecallCurveResult(Result):
+class RegressionPrecisionRecallCurveResult(CurveResult):
     """Precision, recall and F-beta as the event threshold t_E varies.
 
     Attributes
@@ -510,6 +510,16 @@ class RegressionPrecisionRecallCurveResult(Result):
     best_threshold, best_f_beta : float
         The threshold with the largest F-beta (the lowest such threshold on ties), NaN if none.
     """
+
+    x_field = "thresholds"
+    y_field = "f_beta"
+    x_label = "event threshold t_E (relevance)"
+    y_label = "F-beta"
+
+    @property
+    def area(self) -> float:
+        """NaN: the precision-recall curve has no summary area (``CurveResult`` protocol)."""
+        return math.nan
 
     thresholds: FloatArray
     precision: FloatArray
@@ -644,11 +654,21 @@ def regression_precision_recall_curve(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RegressionFBetaCurveResult(Result):
+class RegressionFBetaCurveResult(CurveResult):
     """F-beta as a function of beta at a fixed event threshold (:func:`regression_f_beta_curve`).
 
     F-beta moves from precision (beta = 0) towards recall (beta -> infinity).
     """
+
+    x_field = "betas"
+    y_field = "f_beta"
+    x_label = "beta"
+    y_label = "F-beta"
+
+    @property
+    def area(self) -> float:
+        """NaN: the F-beta curve over beta has no summary area (``CurveResult`` protocol)."""
+        return math.nan
 
     betas: FloatArray
     f_beta: FloatArray
@@ -897,7 +917,7 @@ def relevance_weighted_absolute_error(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class SeraCurveResult(Result):
+class SeraCurveResult(CurveResult):
     """The relevance-thresholded squared-error curve SER_t and its exact area (:func:`sera_curve`).
 
     Attributes
@@ -909,6 +929,16 @@ class SeraCurveResult(Result):
     sera : float
         The area under SER_t over [0, 1], exactly.
     """
+
+    x_field = "thresholds"
+    y_field = "ser"
+    x_label = "relevance threshold t"
+    y_label = "squared error of the relevant cases SER_t"
+
+    @property
+    def area(self) -> float:
+        """The area under the SER curve, :attr:`sera` (``CurveResult`` protocol)."""
+        return self.sera
 
     thresholds: FloatArray
     ser: FloatArray

@@ -27,7 +27,7 @@ from scipy.special import ndtri
 from ranklens._curve_registry import register_curve
 from ranklens._kernels.intervals import interval_max_deviation, interval_sums
 from ranklens._registry import ComputationalForm, register_metric
-from ranklens._results import Result
+from ranklens._results import CurveResult, Result
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
 from ranklens._validation import (
@@ -858,7 +858,7 @@ def weighted_interval_score_from_quantiles(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class OrderedIntervalsResult(Result):
+class OrderedIntervalsResult(CurveResult):
     """Intervals and the truth sorted by increasing prediction, for an "intervals vs truth" plot.
 
     Attributes
@@ -872,6 +872,25 @@ class OrderedIntervalsResult(Result):
     coverage : float
         Fraction covered (unweighted).
     """
+
+    y_label = "interval covers the truth (1) or not (0)"
+    x_label = "cases in increasing order of prediction (share of cases)"
+
+    @property
+    def x(self) -> np.ndarray:
+        """Position of each case as a share of the cases, ``(i + 1/2) / n``."""
+        n = self.covered.shape[0]
+        return (np.arange(n, dtype=np.float64) + 0.5) / max(n, 1)
+
+    @property
+    def y(self) -> np.ndarray:
+        """1.0 where the interval covers the truth, 0.0 where it misses."""
+        return np.asarray(self.covered, dtype=np.float64)
+
+    @property
+    def area(self) -> float:
+        """The coverage, :attr:`coverage` (``CurveResult`` protocol)."""
+        return self.coverage
 
     order: np.ndarray
     y_pred: np.ndarray
@@ -927,7 +946,7 @@ def intervals_by_prediction(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class CoverageByBinResult(Result):
+class CoverageByBinResult(CurveResult):
     """Coverage and width by bin of the point prediction (deciles by default).
 
     Attributes
@@ -952,6 +971,20 @@ class CoverageByBinResult(Result):
     overall_coverage : float
     confidence_level : float
     """
+
+    y_field = "coverage"
+    x_label = "prediction (middle of the bin)"
+    y_label = "coverage"
+
+    @property
+    def x(self) -> np.ndarray:
+        """The middle of each bin's prediction range, ``(pred_min + pred_max) / 2``."""
+        return (np.asarray(self.pred_min, np.float64) + np.asarray(self.pred_max, np.float64)) / 2
+
+    @property
+    def area(self) -> float:
+        """The overall coverage, :attr:`overall_coverage` (``CurveResult`` protocol)."""
+        return self.overall_coverage
 
     bin: np.ndarray
     pred_min: np.ndarray

@@ -44,7 +44,7 @@ from ranklens._registry import (
     RankSweepForm,
     register_metric,
 )
-from ranklens._results import Result
+from ranklens._results import ConfidenceInterval, CurveResult, Result
 from ranklens._validation import (
     check_pair,
     check_probability,
@@ -184,11 +184,11 @@ class RankingSummary(Result):
     ----------
     n : int
         Number of observations (rows; with ``sample_weight`` still the rows, not W).
-    discordant_pairs : int or float
+    discordant_pairs : float
         T (eq. 2): pairs ordered oppositely by ``y_true`` and ``y_pred`` (ties excluded).
-    weighted_discordance : int, Fraction or float
+    weighted_discordance : float
         R (eq. 3): each discordant pair weighted by the distance of its prediction midranks.
-    concordant_pairs, tied_true_only_pairs, tied_pred_only_pairs, tied_both_pairs : int or float
+    concordant_pairs, tied_true_only_pairs, tied_pred_only_pairs, tied_both_pairs : float
         The other pair classes; the five add up to n(n-1)/2. With weights they are counts of
         the sample with row i repeated w_i times, on the scale of the weights given: pairs of
         different rows count ``w_i w_j`` and the copies of one row are tied in both, so a group
@@ -203,45 +203,77 @@ class RankingSummary(Result):
         Noether's plug-in variance (eq. 6 of Rosset, Perlich & Zadrozny 2005) and the unbiased
         U-statistic version; with ties both are for tau-b by the delta method (see
         :func:`ranking_summary`).
-    tau_ci : tuple of float
-        ``tau +- z * sqrt(tau_variance_unbiased)`` at ``confidence_level``, clipped to [-1, 1].
+    tau_ci : ConfidenceInterval
+        ``tau +- z * sqrt(tau_variance_unbiased)`` at ``confidence_level``, clipped to [-1, 1];
+        ``ConfidenceInterval(nan, nan)`` where it cannot be computed.
     tau_null_pvalue, rho_null_pvalue : float
-        Two-sided p-values of independence (normal with Kendall's tie-corrected variance; t with
-        n - 2 degrees of freedom for rho), as scipy's ``kendalltau(method="asymptotic")`` and
+        Two-sided p-values of independence. Without ties, exact at small n as R's ``cor.test``
+        and scipy's ``kendalltau`` by default: tau's from the permutation distribution of the
+        discordant pairs where scipy's ``method="auto"`` is exact (n <= 33), rho's by Algorithm
+        AS 89 for n <= 1290 (all permutations up to n = 9, its Edgeworth series above; Best &
+        Roberts 1975). Otherwise normal with Kendall's tie-corrected variance for tau and t with
+        n - 2 degrees of freedom for rho, as scipy's ``kendalltau(method="asymptotic")`` and
         ``spearmanr``.
     confidence_level : float
+    exact_counts : dict of str to int or Fraction, or None
+        The five pair counts and R exactly (Python ``int``; R a ``Fraction`` when it is a
+        half-integer), keyed by the field names above; the float fields round them to 53 bits
+        (exact below 2**53, about n = 1.3e8 for pair counts and n = 3.7e5 for R). None with
+        ``sample_weight`` (the weighted counts are floats).
+
+    Notes
+    -----
+    Counts have one type, float, whether or not ``sample_weight`` is given; the exact integers
+    are in ``exact_counts``.
     """
 
     n: int
-    discordant_pairs: Any
-    weighted_discordance: Any
-    concordant_pairs: Any
-    tied_true_only_pairs: Any
-    tied_pred_only_pairs: Any
-    tied_both_pairs: Any
+    discordant_pairs: float
+    weighted_discordance: float
+    concordant_pairs: float
+    tied_true_only_pairs: float
+    tied_pred_only_pairs: float
+    tied_both_pairs: float
     kendall_tau: float
     spearman_rho: float
     tau_normalized: float
     rho_normalized: float
     tau_variance: float
     tau_variance_unbiased: float
-    tau_ci: tuple[float, float]
+    tau_ci: ConfidenceInterval
     tau_null_pvalue: float
     rho_null_pvalue: float
     confidence_level: float
+    exact_counts: dict[str, int | Fraction] | None = None
 
-    def confidence_interval(self, confidence_level: float | None = None) -> tuple[float, float]:
-        """Noether interval for tau at another level (default: the one the summary was made at)."""
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Noether interval for tau at another level (default: the one the summary was made at).
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default the summary's ``confidence_level``.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``; ``(nan, nan)`` where the variance is undefined.
+
+        Raises
+        ------
+        ValueError
+            If ``confidence_level`` is not in (0, 1).
+        """
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_probability(level, "confidence_level")
         return _wald_interval(self.kendall_tau, self.tau_variance_unbiased, level)
 
 
-def _wald_interval(estimate: float, variance: float, level: float) -> tuple[float, float]:
+def _wald_interval(estimate: float, variance: float, level: float) -> ConfidenceInterval:
     if not (np.isfinite(estimate) and np.isfinite(variance)):
-        return (math.nan, math.nan)
+        return ConfidenceInterval.undefined()
     half = float(special.ndtri(0.5 + level / 2)) * math.sqrt(variance)
-    return (max(-1.0, estimate - half), min(1.0, estimate + half))
+    return ConfidenceInterval(max(-1.0, estimate - half), min(1.0, estimate + half))
 
 
 def _kendall_null_variance(n: int, sizes_a: np.ndarray, sizes_b: np.ndarray) -> float:
@@ -977,7 +1009,9 @@ def ranking_summary(
     --------
     >>> s = ranking_summary([1, 2, 3, 4, 5], [2, 1, 3, 5, 4])
     >>> s.discordant_pairs, s.weighted_discordance, s.kendall_tau, s.spearman_rho
-    (2, 2, 0.6, 0.8)
+    (2.0, 2.0, 0.6, 0.8)
+    >>> s.exact_counts["discordant_pairs"]
+    2
     """
     y, p = check_pair(y_true, y_pred)
     # Every weighted sum uses the weights rescaled to mean 1 (pairs of weights of 1e150 neither
@@ -998,9 +1032,14 @@ def ranking_summary(
         name: s[name]
         for name in ("discordant", "concordant", "tied_true_only", "tied_pred_only", "tied_both")
     }
+    exact: dict[str, int | Fraction] | None = None
     if w is not None:
         assert isinstance(r_value, float)  # the weighted sweep's R, computed above
         counts, r_value = _weighted_counts(counts, r_value, w, weight_scale, order, key, pkey)
+    else:
+        exact = {f"{name}_pairs": int(value) for name, value in counts.items()}
+        assert not isinstance(r_value, float)  # the exact R of the unweighted sweep
+        exact["weighted_discordance"] = r_value
     reasons = _undefined_reasons(s)
     if w is None:
         var_plug, var_unb = _noether_variances(n, s, moments, tau)
@@ -1024,12 +1063,12 @@ def ranking_summary(
     _warn_all(reasons)
     return RankingSummary(
         n=n,
-        discordant_pairs=counts["discordant"],
-        weighted_discordance=r_value,
-        concordant_pairs=counts["concordant"],
-        tied_true_only_pairs=counts["tied_true_only"],
-        tied_pred_only_pairs=counts["tied_pred_only"],
-        tied_both_pairs=counts["tied_both"],
+        discordant_pairs=float(counts["discordant"]),
+        weighted_discordance=float(r_value),
+        concordant_pairs=float(counts["concordant"]),
+        tied_true_only_pairs=float(counts["tied_true_only"]),
+        tied_pred_only_pairs=float(counts["tied_pred_only"]),
+        tied_both_pairs=float(counts["tied_both"]),
         kendall_tau=tau,
         spearman_rho=rho,
         tau_normalized=c_index,
@@ -1040,6 +1079,7 @@ def ranking_summary(
         tau_null_pvalue=tau_p,
         rho_null_pvalue=rho_p,
         confidence_level=level,
+        exact_counts=exact,
     )
 
 
@@ -1082,7 +1122,7 @@ def _weighted_counts(
 
 
 @dataclasses.dataclass(frozen=True)
-class ConcordanceProfileResult(Result):
+class ConcordanceProfileResult(CurveResult):
     """Figure 1 of Rosset et al. (2005): per observation, in decreasing-prediction order.
 
     Attributes
@@ -1106,6 +1146,16 @@ class ConcordanceProfileResult(Result):
     envelope: np.ndarray
     area: float
     envelope_area: float
+
+    y_field = "fraction_correct"
+    x_label = "cases by decreasing prediction (share of cases)"
+    y_label = "correctly ranked pairs (share)"
+
+    @property
+    def x(self) -> np.ndarray:
+        """Position of each case as a share of the cases, ``(i + 1/2) / n``."""
+        n = self.fraction_correct.shape[0]
+        return (np.arange(n, dtype=np.float64) + 0.5) / max(n, 1)
 
 
 @register_curve("concordance_profile", family="ranking")
@@ -1198,7 +1248,7 @@ def concordance_profile(
 
 
 @dataclasses.dataclass(frozen=True)
-class CutoffAUCResult(Result):
+class CutoffAUCResult(CurveResult):
     """Figure 2 of Rosset et al. (2005): AUC_i at every cutoff (positives = the true top i).
 
     Attributes
@@ -1226,6 +1276,34 @@ class CutoffAUCResult(Result):
     x_edges: np.ndarray
     area: float
 
+    x_field = "fraction_positive"
+    y_field = "auc"
+    x_label = "cutoff: share of cases counted as top"
+    y_label = "AUC at the cutoff"
+
+    def at(self, x: Any) -> Any:
+        """AUC when the top share ``x`` of the truth is called positive.
+
+        Linear between two cuts; before the first and after the last cut, the end value (NaN
+        everywhere when there is no cut). The bootstrap bands read the curve the same way.
+
+        Parameters
+        ----------
+        x : float or array-like
+            Shares of the cases counted as top, in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            The AUC at each share.
+        """
+        q = np.asarray(x, dtype=np.float64)
+        if self.auc.size == 0:
+            out = np.full(q.shape, np.nan)
+        else:
+            out = np.interp(q, self.fraction_positive, self.auc)
+        return float(out) if out.ndim == 0 else out
+
 
 def _positive_weight_rows(y: np.ndarray, p: np.ndarray, w: Any) -> tuple[Any, Any, np.ndarray]:
     """Drop zero-weight rows (they change nothing) and return unit weights when unweighted."""
@@ -1236,11 +1314,8 @@ def _positive_weight_rows(y: np.ndarray, p: np.ndarray, w: Any) -> tuple[Any, An
 
 
 def _cutoff_auc_on_grid(result: CutoffAUCResult, grid: np.ndarray) -> np.ndarray:
-    """AUC at each fraction of the truth called positive: linear between two cuts; beyond the
-    first and last cut, the end value (NaN everywhere when there is no cut)."""
-    if result.auc.size == 0:
-        return np.full(grid.shape, np.nan)
-    return np.interp(grid, result.fraction_positive, result.auc)
+    """AUC at each fraction of the truth called positive (:meth:`CutoffAUCResult.at`)."""
+    return np.asarray(result.at(grid), dtype=np.float64)
 
 
 def _sequence_state(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
@@ -1337,7 +1412,7 @@ def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> 
 
 
 @dataclasses.dataclass(frozen=True)
-class RankLiftResult(Result):
+class RankLiftResult(CurveResult):
     """Figure 3 of Rosset et al. (2005): lift curve of the cumulative inverse rank of the truth.
 
     Attributes
@@ -1358,9 +1433,30 @@ class RankLiftResult(Result):
     worst: np.ndarray
     area: float
 
+    x_field = "fraction_targeted"
+    y_field = "model"
+    x_label = "share of cases targeted (by decreasing prediction)"
+    y_label = "cumulative inverse rank captured"
+
+    def at(self, x: Any) -> Any:
+        """The curve when the top share ``x`` is targeted (linear between the cases).
+
+        Parameters
+        ----------
+        x : float or array-like
+            Shares targeted, in [0, 1] (outside: the end value).
+
+        Returns
+        -------
+        float or ndarray
+            The share of the inverse rank captured at each ``x``.
+        """
+        out = np.interp(np.asarray(x, dtype=np.float64), self.fraction_targeted, self.model)
+        return float(out) if out.ndim == 0 else out
+
 
 def _rank_lift_on_grid(result: RankLiftResult, grid: np.ndarray) -> np.ndarray:
-    return np.interp(grid, result.fraction_targeted, result.model)
+    return np.asarray(result.at(grid), dtype=np.float64)
 
 
 @register_curve(

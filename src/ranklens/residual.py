@@ -35,7 +35,7 @@ import numpy as np
 from ranklens._curve_registry import register_curve
 from ranklens._kernels.residual import weighted_quantile_threshold
 from ranklens._registry import BreakdownBound, ComputationalForm, RatioForm, register_metric
-from ranklens._results import Result
+from ranklens._results import CurveResult
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
 from ranklens._scaling import scaled as _scaled
@@ -985,7 +985,7 @@ _REC_LOSSES = ("absolute", "squared")
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RECCurveResult(Result):
+class RECCurveResult(CurveResult):
     """A regression error characteristic (REC) curve.
 
     Attributes
@@ -1001,6 +1001,36 @@ class RECCurveResult(Result):
     loss : str
         ``"absolute"`` (``|y - yhat|``) or ``"squared"`` (``(y - yhat)^2``).
     """
+
+    x_field = "tolerance"
+    y_field = "accuracy"
+    x_label = "error tolerance"
+    y_label = "share of cases within tolerance"
+
+    @property
+    def area(self) -> float:
+        """The area over the REC curve, :attr:`area_over_curve` (``CurveResult`` protocol)."""
+        return self.area_over_curve
+
+    def at(self, x: Any) -> Any:
+        """The share of cases whose error is at most ``x`` (the exact step function).
+
+        Parameters
+        ----------
+        x : float or array-like
+            Tolerances.
+
+        Returns
+        -------
+        float or ndarray
+            The accuracy at each tolerance; NaN for a NaN tolerance.
+        """
+        q = np.asarray(x, dtype=np.float64)
+        k = np.searchsorted(self.tolerance, q, side="right") - 1
+        acc = np.asarray(self.accuracy, dtype=np.float64)
+        out = np.where(k >= 0, acc[np.clip(k, 0, acc.size - 1)], 0.0) if acc.size else q * np.nan
+        out = np.where(np.isnan(q), np.nan, out)
+        return float(out) if out.ndim == 0 else out
 
     tolerance: FloatArray
     accuracy: FloatArray
@@ -1080,7 +1110,7 @@ def rec_curve(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RROCCurveResult(Result):
+class RROCCurveResult(CurveResult):
     """A regression ROC (RROC) curve: total over- against total under-estimation.
 
     Attributes
@@ -1101,6 +1131,11 @@ class RROCCurveResult(Result):
     unbiased_shift : float
         The shift ``-mean_w(e)`` at which ``OVER + UNDER = 0`` (the curve meets the diagonal).
     """
+
+    x_field = "over"
+    y_field = "under"
+    x_label = "over-estimation  Σ (ŷ − y)₊"
+    y_label = "under-estimation  −Σ (ŷ − y)₋"
 
     shift: FloatArray
     over: FloatArray

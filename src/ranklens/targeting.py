@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 from ranklens._curve_registry import register_curve
 from ranklens._kernels import curves as _k
 from ranklens._registry import ComputationalForm, CurveForm, CurveStatistic, register_metric
-from ranklens._results import Result
+from ranklens._results import CurveResult, Result
 from ranklens._validation import (
     as_1d_float,
     check_pair,
@@ -347,7 +347,7 @@ def _interp_depth(depth: Any, x: FloatArray, values: FloatArray, *, allow_zero: 
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RocCurveResult(Result):
+class RocCurveResult(CurveResult):
     """ROC curve of a score for binary events (:func:`roc_curve`).
 
     Attributes
@@ -370,6 +370,16 @@ class RocCurveResult(Result):
     event_definition : str
         How events were defined (``"binary"``, ``"top:0.1 (y >= ...)"``, ...).
     """
+
+    x_field = "fpr"
+    y_field = "tpr"
+    x_label = "false positive rate"
+    y_label = "true positive rate"
+
+    @property
+    def area(self) -> float:
+        """The area under the ROC curve, :attr:`auc` (``CurveResult`` protocol)."""
+        return self.auc
 
     fpr: FloatArray
     tpr: FloatArray
@@ -500,7 +510,7 @@ def roc_curve(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class GainCurveResult(Result):
+class GainCurveResult(CurveResult):
     """Cumulative gain (cumulative response) curve (:func:`gain_curve`).
 
     Attributes
@@ -529,6 +539,11 @@ class GainCurveResult(Result):
     event_definition : str
         How events were defined (``"value"`` for value curves).
     """
+
+    x_field = "fraction_targeted"
+    y_field = "gain"
+    x_label = "share targeted"
+    y_label = "share of events captured"
 
     fraction_targeted: FloatArray
     gain: FloatArray
@@ -659,7 +674,7 @@ def gain_curve(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class LiftCurveResult(Result):
+class LiftCurveResult(CurveResult):
     """Lift curve (:func:`lift_curve`): gain divided by the fraction targeted.
 
     Attributes
@@ -683,6 +698,11 @@ class LiftCurveResult(Result):
     event_definition : str
         How events were defined.
     """
+
+    x_field = "fraction_targeted"
+    y_field = "lift"
+    x_label = "share targeted"
+    y_label = "lift"
 
     fraction_targeted: FloatArray
     lift: FloatArray
@@ -772,7 +792,7 @@ def lift_curve(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class DecileTableResult(Result):
+class DecileTableResult(CurveResult):
     """Per-bin gains table (:func:`decile_table`); ``to_frame()`` gives a pandas DataFrame.
 
     Attributes
@@ -803,6 +823,16 @@ class DecileTableResult(Result):
     event_definition : str
         How events were defined.
     """
+
+    x_field = "fraction_end"
+    y_field = "lift"
+    x_label = "share targeted (end of the bin)"
+    y_label = "cumulative lift"
+
+    @property
+    def area(self) -> float:
+        """NaN: a table of bins has no summary area (``CurveResult`` protocol)."""
+        return math.nan
 
     bin: NDArray[np.int64]
     fraction_start: FloatArray
@@ -963,7 +993,7 @@ def decile_table(
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class ProfitCurveResult(Result):
+class ProfitCurveResult(CurveResult):
     """Profit against the fraction targeted (:func:`profit_curve`).
 
     Attributes
@@ -993,6 +1023,11 @@ class ProfitCurveResult(Result):
     event_definition : str
         How events were defined (``"value"`` with ``value_margin``).
     """
+
+    x_field = "fraction_targeted"
+    y_field = "profit"
+    x_label = "share targeted"
+    y_label = "profit"
 
     fraction_targeted: FloatArray
     n_targeted: FloatArray
