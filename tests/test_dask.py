@@ -32,7 +32,7 @@ def client():
         threads_per_worker=1,
         processes=False,
         memory_limit="1GiB",
-        dashboard_address=None,
+        dashboard_address=":0",
     )
     with distributed.Client(cluster) as c:
         yield c
@@ -263,3 +263,68 @@ def test_heavy_truth_ties_mixed_with_continuous(client, weighted):
         got = ev.extras["pair_counts"]["a"]
         for key, value in _exact_pairs(df, "a").items():
             assert got[key] == value, key
+
+
+def test_cli_engine_dask_same_json_as_in_memory(client, tmp_path):
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("typer")
+    import json
+
+    from typer.testing import CliRunner
+
+    from ranklens.cli import app
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    y = np.exp(rng.normal(size=n)).round(2)
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": np.log(y) + rng.normal(size=n),
+            "b": (np.log(y) + rng.normal(size=n)).round(1),
+        }
+    )
+    df.to_parquet(tmp_path / "all.parquet")
+    (tmp_path / "parts").mkdir()
+    for i in range(4):
+        df.iloc[i * 1000 : (i + 1) * 1000].to_parquet(tmp_path / "parts" / f"p{i}.parquet")
+    runner = CliRunner()
+    common = ["--target", "y", "--pred", "a", "--pred", "b", "--bootstrap", "0", "-q"]
+    scheduler = client.scheduler.address
+    glob = str(tmp_path / "parts" / "*.parquet")
+    out = runner.invoke(
+        app,
+        [
+            "evaluate",
+            glob,
+            *common,
+            "--engine",
+            "dask",
+            "--scheduler",
+            scheduler,
+            "--json",
+            str(tmp_path / "dask.json"),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(
+        app,
+        ["evaluate", str(tmp_path / "all.parquet"), *common, "--json", str(tmp_path / "m.json")],
+    )
+    assert out.exit_code in (0, 1), out.output
+    got = json.loads((tmp_path / "dask.json").read_text())
+    want = json.loads((tmp_path / "m.json").read_text())
+    compared = 0
+    for model in ("a", "b"):
+        for name, entry in got["models"][model].items():
+            if entry["status"] == "skipped":
+                continue
+            ref = want["models"][model][name]
+            assert entry["status"] == ref["status"], name
+            if ref["value"] is None:
+                assert entry["value"] is None
+            else:
+                assert _close(entry["value"], ref["value"]), name
+            compared += 1
+        assert got["curves"]["decile_table"][model] == want["curves"]["decile_table"][model]
+    assert compared >= 2 * 17

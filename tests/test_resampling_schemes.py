@@ -15,6 +15,7 @@ from ranklens._kernels.resampling import POISSON_THRESHOLDS
 from ranklens._resampling import POISSON_ABOVE, Resampler, group_keys, poisson_weights
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
+from ranklens.exceptions import RanklensWarning
 
 MASK = (1 << 64) - 1
 
@@ -362,3 +363,64 @@ def test_curve_sweeps_reproduce_the_curve_function_per_replicate(rng, monkeypatc
         for m, pred in enumerate(preds.values()):
             direct = spec.on_grid(spec.func(y, pred, sample_weight=w), res.x)
             np.testing.assert_allclose(res.replicates[b, m], direct, rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# BCa at large n: the acceleration from a regression on the counts per group
+# ---------------------------------------------------------------------------------------------
+
+
+def test_regression_influence_recovers_a_linear_statistic(rng):
+    from ranklens._resampling import group_counts, regression_influence
+
+    n, g = 600, 20
+    groups = rng.permutation(np.arange(n) % g)
+    level = rng.lognormal(size=g)
+    x = level[groups]  # constant within a group: the mean is linear in the counts per group
+    blocks = rng.multinomial(n, np.full(n, 1.0 / n), size=400).astype(float)
+    reps = blocks @ x / n
+    counts = group_counts(blocks, groups, g)
+    np.testing.assert_allclose(counts, [np.bincount(groups, b, g) for b in blocks])
+    influence = -regression_influence(reps, counts)
+    np.testing.assert_allclose(influence, (level - level.mean()) / n, atol=1e-12)
+    assert regression_influence(reps[: 2 * g - 1], counts[: 2 * g - 1]) is None
+
+
+def test_bca_from_regression_matches_the_jackknife_bca(rng, monkeypatch):
+    import ranklens._resampling as resampling
+
+    n = 4000
+    y = rng.lognormal(size=n)
+    preds = {"a": y * rng.lognormal(0, 0.8, n), "b": y * rng.lognormal(0, 1.0, n)}
+    kw = dict(metrics=["root_mean_squared_error", "kendall_tau"], n_bootstrap=1500, random_state=3)
+    jackknife = compare_models(y, preds, **kw)
+    monkeypatch.setattr(resampling, "BCA_JACKKNIFE_BELOW", 1000)
+    assert resampling.jackknife_rows(n, "bca") == 0
+    regressed = compare_models(y, preds, **kw)
+    assert regressed.interval == "bca"
+    np.testing.assert_array_equal(regressed.replicates, jackknife.replicates)
+    percentile = compare_models(y, preds, interval="percentile", **kw)
+    # the regression's acceleration moves the percentile ends towards the jackknife BCa's (it is
+    # noisier: 100 group effects from 1500 replicates), and never past the other side
+    for field in ("ci_lower", "ci_upper", "difference_ci_lower", "difference_ci_upper"):
+        jack, reg, perc = (getattr(r, field) for r in (jackknife, regressed, percentile))
+        assert np.all(np.abs(reg - jack) <= np.abs(perc - jack) + 1e-12)
+    assert (
+        np.abs(regressed.ci_upper - jackknife.ci_upper).max()
+        < 0.7 * np.abs(percentile.ci_upper - jackknife.ci_upper).max()
+    )
+    # too few replicates for the regression: percentile intervals, and the result says so
+    with pytest.warns(RanklensWarning, match="percentile intervals are given instead"):
+        few = compare_models(
+            y, preds, metrics=["mean_absolute_error"], n_bootstrap=150, random_state=1
+        )
+    assert few.interval == "percentile"
+    plain = compare_models(
+        y,
+        preds,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=150,
+        random_state=1,
+        interval="percentile",
+    )
+    np.testing.assert_array_equal(few.ci_lower, plain.ci_lower)

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ranklens import _resampling, compare
-from ranklens._resampling import JACKKNIFE_GROUPS
+from ranklens._resampling import jackknife_rows
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
 
@@ -327,7 +327,8 @@ def plan_bootstrap(
     band_kwargs : mapping, optional
         Extra keyword arguments of :func:`ranklens.curve_bands` per curve.
     interval : {"bca", "percentile"}
-        The comparison's interval (BCa adds a jackknife of ``min(n, 100)`` rows).
+        The comparison's interval (BCa adds a jackknife of ``min(n, 100)`` rows below a
+        million rows, none above: :func:`ranklens._resampling.jackknife_rows`).
     """
     band_kwargs = dict(band_kwargs or {})
     specs = list(specs)
@@ -340,7 +341,7 @@ def plan_bootstrap(
     start = time.perf_counter()
     _compile(y, preds, specs, weight, band_curves, band_kwargs, interval)
     compiled = time.perf_counter()
-    jack = min(y.shape[0], JACKKNIFE_GROUPS) if interval == "bca" else 0
+    jack = jackknife_rows(y.shape[0], interval)
     costs = _measure(y, preds, specs, weight, band_curves, band_kwargs, requested + jack)
     planning_s = time.perf_counter() - compiled
     room = SAFETY * max(budget_s - planning_s, 0.0)

@@ -73,14 +73,16 @@ from ranklens._kernels import compare as _kc
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens._resampling import (
-    JACKKNIFE_GROUPS,
     Progress,
     Resampler,
     check_predictions,
+    group_counts,
     interval_from_replicates,
     jackknife_blocks,
+    jackknife_rows,
     kernel,
     quiet,
+    regression_influence,
     replicate_sd,
     run_rows,
     swap_blocks,
@@ -92,7 +94,7 @@ from ranklens._validation import (
     check_sample_weight,
     normalize_weights,
 )
-from ranklens.exceptions import warn_undefined
+from ranklens.exceptions import RanklensWarning, warn_undefined
 from ranklens.metrics import get_metric
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build a DataFrame
@@ -1057,7 +1059,12 @@ def compare_models(
         Bootstrap interval type. BCa (bias-corrected and accelerated, Efron 1987) is second-order
         accurate and the better choice for skewed measures such as RMSE on long-tailed targets;
         its acceleration comes from a grouped jackknife (``min(n, 100)`` random groups of rows;
-        the ordinary jackknife when n <= 100), as in Efron & Narasimhan's ``bcajack``. Not used
+        the ordinary jackknife when n <= 100), as in Efron & Narasimhan's ``bcajack``. From
+        :data:`ranklens._resampling.BCA_JACKKNIFE_BELOW` (one million) rows or units on, where
+        100 extra evaluations would cost more than the intervals are worth, it comes from a
+        regression of the replicates on their weight in each of the 100 groups (their
+        ``bcajack2``; no extra evaluation); with fewer than 200 replicates there it falls back
+        to percentile intervals with a warning, and the result's ``interval`` says so. Not used
         by the permutation test.
     random_state : None, int, SeedSequence or numpy Generator
         Seed of the resampling. The same seed gives the same numbers on any number of threads.
@@ -1204,7 +1211,7 @@ def compare_models(
             raise ValueError("scheme and groups choose a resampling; method='delong' takes neither")
         return _delong(specs, y, preds, sw, names, values, pair_index, level)
     if method == "bootstrap":
-        rows = n_boot + (min(n, JACKKNIFE_GROUPS) if interval == "bca" else 0)
+        rows = n_boot + jackknife_rows(n, interval)
     else:
         rows = n_boot * len(pair_index)
     with run_rows(rows):
@@ -1275,14 +1282,24 @@ def _bootstrap(
     jack = None
     if resampler is None:
         resampler = Resampler("multinomial", n, None, y)
-    total = n_boot + (min(resampler.n_units, JACKKNIFE_GROUPS) if interval == "bca" else 0)
+    jack_rows = jackknife_rows(resampler.n_units, interval)
+    # BCa at large n: the acceleration from a regression of the replicates on their weight per
+    # group (no jackknife evaluations), see ranklens._resampling.regression_influence.
+    regress = interval == "bca" and jack_rows == 0
+    counts = None
+    if regress:
+        groups, n_groups = resampler.jackknife_groups(jack_rng)
+        counts = np.empty((n_boot, n_groups))
+    total = n_boot + jack_rows
     with Progress(total, "bootstrap", progress) as bar:
         start = 0
         for block in resampler.blocks(boot_rng, n_boot):
             _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
+            if counts is not None:
+                counts[start : start + block.shape[0]] = group_counts(block, groups, n_groups)
             start += block.shape[0]
             bar.advance(block.shape[0])
-        if interval == "bca":
+        if jack_rows:
             groups, n_groups = resampler.jackknife_groups(jack_rng)
             jack = np.empty((n_groups, n_metrics, n_models))
             start = 0
@@ -1291,6 +1308,27 @@ def _bootstrap(
                 start += block.shape[0]
                 bar.advance(block.shape[0])
     n_undefined = _warn_undefined_replicates(reps, values, specs, names)
+    if counts is not None:
+        jack = np.full((counts.shape[1], n_metrics, n_models), math.nan)
+        for k in range(n_metrics):
+            for m in range(n_models):
+                influence = regression_influence(reps[:, k, m], counts)
+                if influence is None:
+                    jack = None
+                    break
+                jack[:, k, m] = influence
+            if jack is None:
+                break
+        if jack is None:
+            warnings.warn(
+                f"BCa intervals at n = {n} take their acceleration from a regression of the "
+                f"replicates on {counts.shape[1]} groups and need at least "
+                f"{2 * counts.shape[1]} defined replicates; percentile intervals are given "
+                "instead (interval='percentile' in the result)",
+                RanklensWarning,
+                stacklevel=3,
+            )
+            interval = "percentile"
 
     def jack_of(k: int, m: int) -> np.ndarray | None:
         return None if jack is None else jack[:, k, m]

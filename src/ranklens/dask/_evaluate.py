@@ -264,6 +264,13 @@ def evaluate(
         ]
     )
     event_from = int(np.searchsorted(t_bounds, threshold, side="right"))
+    if top is not None:
+        # as targeting._event_response words it
+        events_w = sum(
+            float(gr["grids"][0][0 if unit else 1][:, event_from:].sum()) for gr in grids
+        )
+        definition = definition[:-1] + f"; event share {events_w / float(total_w):.4g})"
+        settings["events"] = definition
     want_pairs = bool(the_plan.sweep)
     queries = np.arange(n_bins + 1) * float(total_w) / n_bins
     queries[-1] = float(total_w)
