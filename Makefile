@@ -7,7 +7,7 @@ DEVSTAMP := $(VENV)/.installed-dev
 
 VENV_PD2 := .venv-pandas2
 
-.PHONY: demo test test-pandas2 lint bench clean screenshots
+.PHONY: demo test test-pandas2 lint bench clean screenshots docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ test: $(DEVSTAMP)
 	$(BIN)/python -m pytest -n 2 -q
 	$(BIN)/python -m pytest --doctest-modules src/ranklens -q -p no:cacheprovider
 	$(BIN)/python -m mypy
+	$(MAKE) docs
+
+# The documentation site (build/site): user guide, gallery drawn at build time, API reference
+# from the docstrings; any warning fails the build.
+docs: $(DEVSTAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The suite under pandas < 3 (writable to_numpy, no Copy-on-Write by default, object strings):
 # a change of the pandas pin must not reopen what pandas 3 exposed, nor the reverse.
