@@ -366,3 +366,22 @@ def test_help_lists_the_commands():
     result = _run("--help")
     assert result.exit_code == 0
     assert "evaluate" in result.output and "demo" in result.output
+
+
+def test_json_has_the_replicates_only_when_asked(tmp_path, csv):
+    args = ("evaluate", str(csv), "-t", "spend", "-p", "gbm", "-p", "linear", "--bootstrap", "20")
+    lean, full = tmp_path / "lean.json", tmp_path / "full.json"
+    assert _run(*args, "--json", str(lean), "--quiet").exit_code == 0
+    result = _run(*args, "--json", str(full), "--include-replicates", "--quiet")
+    assert result.exit_code == 0, result.output
+    lean_doc, full_doc = json.loads(lean.read_text()), json.loads(full.read_text())
+    assert "replicates" not in lean_doc
+    replicates = full_doc["replicates"]
+    assert replicates["models"] == ["gbm", "linear"]
+    values = np.asarray(replicates["values"], dtype=float)
+    assert values.shape == (20, len(replicates["measures"]), 2)
+    # Same seed, same numbers: the replicates only add to the document.
+    assert full_doc["models"] == lean_doc["models"]
+    k = replicates["measures"].index("kendall_tau")
+    low = full_doc["models"]["gbm"]["kendall_tau"]["ci_low"]
+    assert np.nanmin(values[:, k, 0]) <= low + 1e-12

@@ -134,8 +134,8 @@ class ModelEvaluation(Result):
     extras : dict
         Task-level results that are not per model: ``relevance`` (the relevance function),
         ``metric_agreement``, ``best_model_by_depth``, ``bands`` (curve name ->
-        :func:`ranklens.bands.curve_bands` result) and ``y_true`` (the evaluated truth, for
-        plots).
+        :func:`ranklens.bands.curve_bands` result), ``y_true`` (the evaluated truth) and
+        ``predictions`` (model -> the evaluated predictions), for the report's plots.
     """
 
     title: str
@@ -809,7 +809,7 @@ def evaluate_models(
                 problems.setdefault(model, {})["robustness table"] = problem
 
     curve_results: dict[str, dict[str, Any]] = {}
-    extras: dict[str, Any] = {"y_true": y}
+    extras: dict[str, Any] = {"y_true": y, "predictions": preds}
     if curves:
         for name in available_curves():
             spec = get_curve(name)

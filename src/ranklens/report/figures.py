@@ -27,6 +27,16 @@ from ranklens.plot import (
     MetricAgreementDisplay,
     RelevanceDisplay,
 )
+from ranklens.report.diagnostics import (
+    bands_view,
+    calibration_view,
+    concordance_view,
+    cutoff_auc_view,
+    decile_panels,
+    order_legend,
+    predicted_vs_actual,
+    residuals_view,
+)
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -115,6 +125,7 @@ Built = tuple[str, str, Any, str]
 def _overlay(display: Any, results: Mapping[str, Any]) -> Any:
     fig, (ax,) = _new_figure()
     display.from_results(results, ax=ax)
+    order_legend(ax, list(results))
     return fig
 
 
@@ -135,19 +146,38 @@ def _concordance(ev: Any) -> Built | None:
     return "Concordance profile", caption, fig, "wide" if columns > 1 else ""
 
 
-def _simple(kind: str, title: str, caption: str) -> Callable[[Any], Any]:
-    """A plot of the registered curve ``kind``, every model on one axes, by the curve's Display."""
+def _simple(
+    kind: str,
+    title: str,
+    caption: str,
+    *,
+    ylabel: str = "",
+    when: Callable[[Any], bool] | None = None,
+) -> Callable[[Any], Any]:
+    """A plot of the registered curve ``kind``, every model on one axes, by the curve's Display
+    (``ylabel`` replaces the Display's axis label; ``when`` says whether the plot says anything
+    for this evaluation)."""
     display = get_curve(kind).display
     if display is None:
         raise ValueError(f"no Display draws the curve {kind!r}; register one in ranklens.plot")
 
     def build(ev: Any) -> Built | None:
         results = ev.curves.get(kind)
-        if not results:
+        if not results or (when is not None and not when(ev)):
             return None
-        return title, caption, _overlay(display, results), ""
+        fig = _overlay(display, results)
+        if ylabel:
+            fig.axes[0].set_ylabel(ylabel)
+        return title, caption, fig, ""
 
     return build
+
+
+def any_extreme_caught(ev: Any) -> bool:
+    """Whether some model has a positive utility F1 (else the precision-recall plot is empty,
+    and the section says why in words)."""
+    values = [ev.values.get(m, {}).get("utility_f1") for m in ev.model_names]
+    return any(v is not None and math.isfinite(v) and v > 0 for v in values)
 
 
 def _relevance(ev: Any) -> Built | None:
@@ -240,24 +270,20 @@ def _num(value: Any) -> str:
 
 #: Section -> plot builders, in display order.
 BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
-    "comparison": (_bands,),
+    "comparison": (bands_view,),
     "ranking": (
-        _concordance,
-        _simple(
-            "cutoff_auc",
-            "AUC by cutoff",
-            "How well the model separates the true top cases from the rest, for every size of "
-            "the top; high on the left means the largest values are ranked well (Rosset, "
-            "Perlich & Zadrozny 2005, Fig. 2).",
-        ),
+        concordance_view,
+        cutoff_auc_view,
         _simple(
             "rank_lift",
             "Rank lift",
             "How much of the true order is reached by targeting the top predictions, between "
             "the best and the worst possible order (Rosset, Perlich & Zadrozny 2005, Fig. 3).",
+            ylabel="share of the true order reached",
         ),
     ),
     "targeting": (
+        decile_panels,
         _simple(
             "gain",
             "Cumulative gain",
@@ -269,7 +295,6 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
             "Share of the total target value captured by targeting the top predictions: "
             "what a wallet targeter wants.",
         ),
-        _simple("lift", "Lift", "Gain divided by the share targeted; 1 = random."),
         _simple(
             "roc",
             "ROC curve",
@@ -289,10 +314,14 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
             "Precision and recall over the event threshold",
             "Utility-based precision (solid), recall (dashed) and F (dotted) as the "
             "relevance needed to count as an event rises (Torgo & Ribeiro 2009).",
+            when=any_extreme_caught,
         ),
         _agreement,
     ),
     "errors": (
+        predicted_vs_actual,
+        residuals_view,
+        calibration_view,
         _simple(
             "rec",
             "REC curve",

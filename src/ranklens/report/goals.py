@@ -17,6 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from ranklens._registry import direction_of, shaded_positions
 from ranklens.report.significance import ALPHA, Contrast, holm_contrasts, pair_contrast
 from ranklens.report.tables import number_style
@@ -230,7 +232,7 @@ def clearly_best(
     measure is never shaded by size."""
     best = shaded_positions(values, info)
     if len(best) != 1 or direction_of(info) not in ("higher", "lower"):
-        return set()
+        return set()  # a target measure: see closest_to_target
     (j,) = best
     winner = models[j]
     for other in models:
@@ -240,6 +242,15 @@ def clearly_best(
         if contrast is None or contrast.better != winner:
             return set()
     return {j}
+
+
+def closest_to_target(values: list[Any], info: Mapping[str, Any]) -> set[int]:
+    """For a measure best closest to a target (coverage against its nominal level): the
+    position of the value nearest the target, marked as closest (never "best" by size, and
+    with no test of the difference); empty for any other measure."""
+    if direction_of(info) != "target":
+        return set()
+    return shaded_positions(values, info)
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,9 +326,13 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
     the best model with every other one (Holm-adjusted together across all goals), and the
     sentences that say it in words."""
     verdicts: list[GoalVerdict] = []
+    y = evaluation.extras.get("y_true")
+    binary = y is not None and np.unique(np.asarray(y)).size <= 2
     for goal in GOALS:
         if not any(info.get("family") in goal.families for info in evaluation.metrics.values()):
             continue
+        if binary and goal.key == "extremes":
+            continue  # a 0/1 target has no rare extreme values to catch
         models = [
             m
             for m in evaluation.model_names

@@ -28,12 +28,14 @@ from ranklens.report.adapters import (
     robustness_tables,
     section_tables,
 )
+from ranklens.report.diagnostics import is_binary
 from ranklens.report.figures import build_figures
 from ranklens.report.goals import (
     GOALS,
     Goal,
     budget_share,
     clearly_best,
+    closest_to_target,
     comparison_contrasts,
     meaning,
     summary_verdicts,
@@ -269,6 +271,7 @@ def goal_table(
         ]
         style = number_style(finite, widths)
         best = clearly_best(metric, models, values, info, contrasts)
+        closest = closest_to_target(values, info)
         description = meaning(metric, info, evaluation)
         cells = [
             Cell(
@@ -303,8 +306,15 @@ def goal_table(
             cells.append(
                 Cell(
                     style(value),
-                    css="best" if j in best else "",
-                    title=str(problem) if problem else "",
+                    css="best" if j in best else ("closest" if j in closest else ""),
+                    title=str(problem)
+                    if problem
+                    else (
+                        f"closest to the target {format_number(info.get('target'))}; "
+                        "no test of the difference"
+                        if j in closest
+                        else ""
+                    ),
                     sub=f"[{style(ci[0])}, {style(ci[1])}]" if ci else "",
                     key=f"{model}:{metric}",
                 )
@@ -434,6 +444,50 @@ def summary_section(evaluation: Any) -> Section:
     return section
 
 
+def _names(models: list[str]) -> str:
+    return models[0] if len(models) == 1 else ", ".join(models[:-1]) + " and " + models[-1]
+
+
+def _goal_sentences(evaluation: Any, goal: str) -> list[str]:
+    """Plain sentences for what a goal's table cannot say by itself (plain text, unescaped)."""
+    out: list[str] = []
+    models = list(evaluation.model_names)
+    if goal == "extremes" and "utility_precision" in evaluation.metrics:
+        threshold = evaluation.settings.get("event_threshold", 0.5)
+
+        def value(model: str, metric: str) -> float:
+            return float(evaluation.values.get(model, {}).get(metric, math.nan))
+
+        never = [m for m in models if math.isnan(value(m, "utility_precision"))]
+        wrong = [m for m in models if value(m, "utility_precision") == 0]
+        if never:
+            out.append(
+                f"{_names(never)} never predict{'s' if len(never) == 1 else ''} a value in the "
+                f"extreme range (relevance >= {threshold:g}): precision is not defined for "
+                f"{'it' if len(never) == 1 else 'them'}."
+            )
+        if wrong:
+            out.append(
+                f"{_names(wrong)} predict{'s' if len(wrong) == 1 else ''} some extreme values, "
+                "but none of them where a real extreme was (precision 0)."
+            )
+        recalls = [value(m, "utility_recall") for m in models]
+        if recalls and all(r == 0 for r in recalls if not math.isnan(r)):
+            out.append(
+                "No model predicts any of the real extremes accurately (recall 0 for every "
+                "model), so the measures of this section cannot pick a model; the precision "
+                "and recall plot is left out."
+            )
+    if goal == "ranking" and "cutoff_auc" in evaluation.curves:
+        y = evaluation.extras.get("y_true")
+        if y is not None and is_binary(y):
+            out.append(
+                "The target takes two values, so every cutoff separates the same two groups and "
+                "the AUC by cutoff is the ROC AUC throughout: it is not drawn (see Targeting)."
+            )
+    return out
+
+
 def _budget_sentence(evaluation: Any) -> str:
     """What each model earns at the budget (from the stored profit curves)."""
     profits = evaluation.curves.get("profit") or {}
@@ -530,7 +584,7 @@ def task_view(
         if not (tables or views or sentences):
             continue
         section = Section(goal.key, goal.title, GUIDES[goal.key], tables, views)
-        section.lead = [html.escape(s) for s in sentences]
+        section.lead = [html.escape(s) for s in sentences + _goal_sentences(evaluation, goal.key)]
         section.how = HOW[goal.key]
         sections.append(section)
     comparison = comparison_tables(evaluation.comparison, evaluation.metrics)

@@ -11,7 +11,8 @@ import math
 from typing import Any
 
 from ranklens.evaluation import PROBLEM_KINDS
-from ranklens.report.render import best_models, direction_symbol, format_number
+from ranklens.report.goals import clearly_best, closest_to_target, comparison_contrasts
+from ranklens.report.render import direction_symbol, format_number
 
 __all__ = ["plain", "problems_table", "summary_table"]
 
@@ -40,9 +41,12 @@ def plain(text: Any, style: str = "") -> Any:
 
 
 def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
-    """Every measure (rows) by model (columns); the best value per row in bold green.
+    """Every measure (rows) by model (columns); a clearly best value in bold green.
 
-    "Best" follows each measure's registered direction (arrow column). A measure that failed
+    "Best" follows each measure's registered direction (arrow column), and is marked only when
+    the model's paired bootstrap difference to every other model is clear after a Holm
+    correction across the comparison (the report's rule); without a comparison nothing is
+    marked. A measure that failed
     shows ``failed`` in red; one that is undefined for this data or skipped shows an en dash
     (:func:`problems_table` says why).
 
@@ -65,11 +69,14 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
     table.add_column("", justify="center")
     for model in evaluation.model_names:
         table.add_column(plain(model), justify="right")
+    contrasts = comparison_contrasts(evaluation)
+    models = list(evaluation.model_names)
     for metric, info in list(evaluation.metrics.items())[:max_rows]:
-        values = [
-            evaluation.values.get(m, {}).get(metric, math.nan) for m in evaluation.model_names
-        ]
-        best = best_models(values, info)
+        values = [evaluation.values.get(m, {}).get(metric, math.nan) for m in models]
+        # Marked only when clearly best (Holm-adjusted bootstrap comparisons), as in the report.
+        best = clearly_best(metric, models, values, info, contrasts) or closest_to_target(
+            values, info
+        )
         cells = []
         for j, value in enumerate(values):
             model = evaluation.model_names[j]

@@ -1,0 +1,465 @@
+"""The report's own plots: the four-panel decile view, regression diagnostics, a binned
+concordance profile and the cutoff-AUC views without their edge artefacts.
+
+Each builder takes a :class:`~ranklens.evaluation.ModelEvaluation` and returns ``(title,
+caption, figure, css)`` or None when its data are absent. They draw stored results (decile
+tables, concordance profiles, cutoff-AUC curves and bands) and the evaluated truth and
+predictions; the only arithmetic is what a plot needs (bin means, a histogram), never a measure.
+Legends list the models first and the baselines (random, perfect) last.
+
+References
+----------
+Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression models.
+*Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*, 370-377.
+doi:10.1109/ICDM.2005.126
+
+Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8. O'Reilly Media.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "bands_view",
+    "calibration_view",
+    "concordance_view",
+    "cutoff_auc_view",
+    "decile_panels",
+    "is_binary",
+    "order_legend",
+    "predicted_vs_actual",
+    "residuals_view",
+]
+
+Built = tuple[str, str, Any, str]
+
+#: Above this many cases, scatter plots become hexbin densities and per-case profiles bin means.
+LARGE_N = 2_000
+#: Cutoffs with fewer cases than this on either side are left out of the cutoff-AUC views.
+_MIN_SIDE = 10
+_BASELINE_COLOR = "#9e9e9e"
+
+
+def _figure(rows: int, columns: int, *, width: float = 6.2, height: float = 4.3) -> tuple[Any, Any]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(
+        figsize=(
+            width * columns / (2 if columns > 1 else 1) * (1.6 if columns > 1 else 1),
+            height * rows * (0.85 if rows > 1 else 1),
+        ),
+        layout="constrained",
+    )
+    axes = fig.subplots(rows, columns, squeeze=False).ravel()
+    return fig, axes
+
+
+def order_legend(ax: Any, models: Sequence[str], **kwargs: Any) -> None:
+    """Redraw ``ax``'s legend with the models' entries first, in the order given, and every
+    other entry (random, perfect, reference lines) after them."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+
+    def rank(label: str) -> tuple[int, int]:
+        for k, model in enumerate(models):
+            if label == model or label.startswith(f"{model} ") or label.startswith(f"{model}:"):
+                return 0, k
+        return 1, 0
+
+    order = sorted(range(len(labels)), key=lambda i: rank(labels[i]))
+    old = ax.get_legend()
+    loc = kwargs.pop("loc", None) or (old._loc if old is not None else "best")
+    ax.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        loc=loc,
+        fontsize="small",
+        frameon=False,
+        **kwargs,
+    )
+
+
+def is_binary(y: Any) -> bool:
+    """Whether the evaluated truth takes at most two values (a 0/1 response)."""
+    return y is not None and np.unique(np.asarray(y)).size <= 2
+
+
+def _colors(models: Sequence[str]) -> dict[str, Any]:
+    import matplotlib
+
+    cycle = matplotlib.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
+    return {m: cycle[k % len(cycle)] for k, m in enumerate(models)}
+
+
+# --------------------------------------------------------------------------------------------
+# Targeting: the four panels of a decile report
+
+
+def decile_panels(ev: Any) -> Built | None:
+    """Cumulative gain, lift, decile-wise lift and KS by decile, every model on each axes."""
+    tables = ev.curves.get("decile_table")
+    if not tables:
+        return None
+    models = list(tables)
+    colors = _colors(list(ev.model_names))
+    fig, axes = _figure(2, 2, width=6.2, height=3.6)
+    gain, lift, bin_lift, ks = axes
+    width = 0.8 / max(len(models), 1)
+    for k, (model, t) in enumerate(tables.items()):
+        x = np.concatenate([[0.0], np.asarray(t.fraction_end, float)])
+        color = colors.get(model)
+        gain.plot(
+            x,
+            np.concatenate([[0.0], t.cumulative_gain]),
+            marker="o",
+            ms=3,
+            color=color,
+            label=model,
+        )
+        lift.plot(t.fraction_end, t.lift, marker="o", ms=3, color=color, label=model)
+        deciles = np.asarray(t.bin, float)
+        bin_lift.bar(
+            deciles - 0.4 + width * (k + 0.5), t.bin_lift, width=width, color=color, label=model
+        )
+        ks.plot(t.fraction_end, t.ks, marker="o", ms=3, color=color, label=model)
+        j = int(np.nanargmax(t.ks)) if np.isfinite(t.ks).any() else -1
+        if j >= 0:
+            ks.annotate(
+                f"{100 * float(t.ks[j]):.0f}",
+                (float(t.fraction_end[j]), float(t.ks[j])),
+                textcoords="offset points",
+                xytext=(0, 6),
+                ha="center",
+                fontsize=7,
+                color=color,
+            )
+            ks.plot(
+                [t.fraction_end[j]], [t.ks[j]], marker="*", ms=10, color=color, linestyle="none"
+            )
+    gain.plot([0, 1], [0, 1], linestyle="--", color=_BASELINE_COLOR, label="random")
+    lift.axhline(1.0, linestyle="--", color=_BASELINE_COLOR, label="random")
+    bin_lift.axhline(1.0, linestyle="--", color=_BASELINE_COLOR, label="random")
+    for ax, title, ylabel in (
+        (gain, "Cumulative gain", "share of events captured"),
+        (lift, "Lift", "times better than random"),
+        (bin_lift, "Decile-wise lift", "decile's rate / overall rate"),
+        (ks, "KS statistic (peak marked)", "events minus non-events captured"),
+    ):
+        ax.set_title(title)
+        ax.set_ylabel(ylabel)
+        ax.set_xlabel("decile" if ax is bin_lift else "share of cases targeted")
+    order_legend(gain, models, loc="lower right")  # one legend: the colours are shared
+    bin_lift.set_xticks(range(1, 11))
+    from matplotlib.ticker import PercentFormatter
+
+    for ax in (gain, lift, ks):
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    gain.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ks.yaxis.set_major_formatter(PercentFormatter(1.0))
+    events = next(iter(tables.values())).event_definition
+    caption = (
+        f"The decile report of a campaign (events: {events}). Top left: share of all events "
+        "reached against the share of cases contacted, highest scores first. Top right: how "
+        "many times better than random that is. Bottom left: each decile's own event rate "
+        "against the average. Bottom right: the gap between events and non-events reached; "
+        "the star marks each model's largest gap (the KS statistic at decile resolution)."
+    )
+    return "Decile report: gain, lift, decile lift and KS", caption, fig, "wide"
+
+
+# --------------------------------------------------------------------------------------------
+# Regression diagnostics
+
+
+def _pairs(ev: Any) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+    y = ev.extras.get("y_true")
+    predictions = ev.extras.get("predictions") or {}
+    return (None if y is None else np.asarray(y, float)), {
+        m: np.asarray(p, float) for m, p in predictions.items()
+    }
+
+
+def predicted_vs_actual(ev: Any) -> Built | None:
+    """Predicted against actual, one panel per model (a hexbin density for large data)."""
+    y, predictions = _pairs(ev)
+    if y is None or not predictions or is_binary(y):
+        return None
+    models = list(predictions)
+    columns = 2 if len(models) > 1 else 1
+    rows = math.ceil(len(models) / columns)
+    fig, axes = _figure(rows, columns, height=3.6)
+    for ax in axes[len(models) :]:
+        ax.set_visible(False)
+    finite = np.isfinite(y)
+    low, high = float(np.nanmin(y)), float(np.nanmax(y))
+    large = y.size > LARGE_N
+    # A long-tailed positive target (a wallet) reads better on log axes.
+    everything = np.concatenate([y[finite], *(p[np.isfinite(p)] for p in predictions.values())])
+    logs = bool(everything.size) and everything.min() > 0 and high > 20 * np.median(y[finite])
+    for ax, model in zip(axes, models, strict=False):
+        p = predictions[model]
+        keep = finite & np.isfinite(p)
+        lo, hi = min(low, float(p[keep].min())), max(high, float(p[keep].max()))
+        if large:
+            ax.hexbin(
+                p[keep],
+                y[keep],
+                gridsize=40,
+                bins="log",
+                cmap="Blues",
+                mincnt=1,
+                xscale="log" if logs else "linear",
+                yscale="log" if logs else "linear",
+            )
+        else:
+            ax.scatter(p[keep], y[keep], s=6, alpha=0.5, linewidths=0)
+        ax.plot(
+            [lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="predicted = actual"
+        )
+        if logs:
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        ax.set_title(model)
+        ax.set_xlabel("predicted")
+        ax.set_ylabel("actual")
+        ax.legend(loc="upper left", fontsize="small", frameon=False)
+    how = "density of cases (log colour scale)" if large else "one dot per case"
+    caption = (
+        f"Predicted against actual, {how}"
+        + (" (both axes logarithmic: the target is long-tailed)" if logs else "")
+        + "; on the dashed line the prediction is exact. Points above it are under-predicted, "
+        "below it over-predicted."
+    )
+    return "Predicted against actual", caption, fig, "wide" if columns > 1 else ""
+
+
+def residuals_view(ev: Any) -> Built | None:
+    """The distribution of the residuals (actual minus predicted) of every model."""
+    y, predictions = _pairs(ev)
+    if y is None or not predictions or is_binary(y):
+        return None
+    fig, (ax,) = _figure(1, 1)
+    colors = _colors(list(ev.model_names))
+    residuals = {m: (y - p)[np.isfinite(y - p)] for m, p in predictions.items()}
+    everything = np.concatenate(list(residuals.values()))
+    if everything.size == 0:
+        return None
+    low, high = np.quantile(everything, [0.005, 0.995])
+    if not high > low:
+        low, high = float(everything.min()) - 0.5, float(everything.max()) + 0.5
+    edges = np.linspace(low, high, 41)
+    for model, r in residuals.items():
+        ax.hist(
+            np.clip(r, low, high),
+            bins=edges,
+            histtype="step",
+            linewidth=1.4,
+            color=colors.get(model),
+            label=f"{model} (median {np.median(r):.3g})",
+        )
+    ax.axvline(0.0, linestyle="--", color=_BASELINE_COLOR, label="no error")
+    ax.set_xlabel("residual: actual minus predicted")
+    ax.set_ylabel("cases")
+    order_legend(ax, list(residuals), loc="upper right")
+    caption = (
+        "How far off the predictions are, and in which direction: a curve centred right of the "
+        "dashed line means the model predicts too low. The outer 0.5% on each side are piled "
+        "into the end bins."
+    )
+    return "Residuals", caption, fig, ""
+
+
+def calibration_view(ev: Any) -> Built | None:
+    """Mean actual against mean predicted in each decile of prediction, with 95% intervals."""
+    y, predictions = _pairs(ev)
+    if y is None or not predictions:
+        return None
+    fig, (ax,) = _figure(1, 1)
+    colors = _colors(list(ev.model_names))
+    lo, hi = math.inf, -math.inf
+    for model, p in predictions.items():
+        keep = np.isfinite(p) & np.isfinite(y)
+        order = np.argsort(p[keep], kind="stable")
+        groups = np.array_split(order, min(10, max(1, int(keep.sum()))))
+        pm = np.array([p[keep][g].mean() for g in groups if g.size])
+        ym = np.array([y[keep][g].mean() for g in groups if g.size])
+        se = np.array(
+            [
+                y[keep][g].std(ddof=1) / math.sqrt(g.size) if g.size > 1 else np.nan
+                for g in groups
+                if g.size
+            ]
+        )
+        ax.errorbar(
+            pm,
+            ym,
+            yerr=1.96 * se,
+            marker="o",
+            ms=4,
+            capsize=2,
+            linewidth=1.2,
+            color=colors.get(model),
+            label=model,
+        )
+        lo, hi = (
+            min(lo, pm.min(), np.nanmin(ym - 1.96 * se)),
+            max(hi, pm.max(), np.nanmax(ym + 1.96 * se)),
+        )
+    if math.isfinite(lo) and math.isfinite(hi):
+        ax.plot(
+            [lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="perfectly calibrated"
+        )
+    ax.set_xlabel("mean predicted, by decile of prediction")
+    ax.set_ylabel("mean actual")
+    order_legend(ax, list(predictions), loc="upper left")
+    caption = (
+        "The cases split into ten groups by prediction: each point is a group's average "
+        "prediction against its average actual value, with a 95% interval for the latter. On "
+        "the dashed line the predictions are right on average."
+    )
+    return "Calibration by decile", caption, fig, ""
+
+
+# --------------------------------------------------------------------------------------------
+# Ranking views
+
+
+def concordance_view(ev: Any) -> Built | None:
+    """The concordance profile binned into at most 50 groups of cases, every model on one
+    axes: the mean share of pairs ordered right per group (solid) and the best reachable
+    (dashed)."""
+    results = ev.curves.get("concordance_profile")
+    if not results:
+        return None
+    fig, (ax,) = _figure(1, 1, width=6.2)
+    colors = _colors(list(ev.model_names))
+    below = []
+    for model, r in results.items():
+        values = np.asarray(r.fraction_correct, float)
+        envelope = np.asarray(r.envelope, float)
+        n = values.size
+        bins = max(1, min(50, n // 10))
+        groups = np.array_split(np.arange(n), bins)
+        x = np.array([(g.mean() + 0.5) / n for g in groups])
+        color = colors.get(model)
+        ax.plot(
+            x,
+            [values[g].mean() for g in groups],
+            color=color,
+            linewidth=1.6,
+            label=f"{model} ({100 * r.area:.1f}% of pairs right)",
+        )
+        ax.plot(
+            x,
+            [envelope[g].mean() for g in groups],
+            color=color,
+            linewidth=1.0,
+            linestyle="--",
+            alpha=0.7,
+        )
+        below.append(f"{model} {int((values < 0.5).sum()):,}")
+    ax.plot([], [], color=_BASELINE_COLOR, linestyle="--", label="dashed: best reachable")
+    ax.axhline(0.5, color=_BASELINE_COLOR, linestyle=":", linewidth=1, label="chance (50%)")
+    from matplotlib.ticker import PercentFormatter
+
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("cases, highest prediction first (share of cases)")
+    ax.set_ylabel("pairs ordered right (mean per group)")
+    order_legend(ax, list(results), loc="lower left")
+    caption = (
+        "For each group of cases, from the highest prediction down, the average share of the "
+        "pairs containing a case that the model orders right (solid) and the best it could "
+        "reach by moving that case alone (dashed); dips show where the order goes wrong. Cases "
+        f"ordered right in fewer than half their pairs: {', '.join(below)} (Rosset, Perlich & "
+        "Zadrozny 2005, Fig. 1)."
+    )
+    return "Concordance profile", caption, fig, ""
+
+
+def _cutoff_window(n_positive: np.ndarray, n: int) -> np.ndarray:
+    """Cutoffs with at least ``max(10, 1% of n)`` cases on each side."""
+    side = max(_MIN_SIDE, math.ceil(0.01 * n))
+    return (n_positive >= side) & (n - n_positive >= side)
+
+
+def cutoff_auc_view(ev: Any) -> Built | None:
+    """Each model's AUC at every cutoff (true top share as positives), stable cutoffs only."""
+    results = ev.curves.get("cutoff_auc")
+    if not results or is_binary(ev.extras.get("y_true")):
+        return None
+    fig, (ax,) = _figure(1, 1)
+    colors = _colors(list(ev.model_names))
+    n = ev.n
+    for model, r in results.items():
+        keep = _cutoff_window(np.asarray(r.n_positive), n) & np.isfinite(r.auc)
+        if not keep.any():
+            continue
+        ax.plot(
+            np.asarray(r.fraction_positive)[keep],
+            np.asarray(r.auc)[keep],
+            color=colors.get(model),
+            linewidth=1.3,
+            label=f"{model} (area {r.area:.3f})",
+        )
+    ax.axhline(0.5, linestyle="--", color=_BASELINE_COLOR, label="random")
+    from matplotlib.ticker import PercentFormatter
+
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("size of the true top counted as positive (share of cases)")
+    ax.set_ylabel("AUC at that cutoff")
+    order_legend(ax, list(results), loc="lower left")
+    side = max(_MIN_SIDE, math.ceil(0.01 * n))
+    caption = (
+        "How well each model separates the true top cases from the rest, for every size of the "
+        "top; high on the left means the largest values are ranked well. Cutoffs with fewer "
+        f"than {side} cases on either side are left out: an AUC from so few cases is noise "
+        "(Rosset, Perlich & Zadrozny 2005, Fig. 2)."
+    )
+    return "AUC by cutoff", caption, fig, ""
+
+
+def bands_view(ev: Any) -> Built | None:
+    """The cutoff-AUC bootstrap bands, stable cutoffs only; none on a 0/1 target."""
+    result = ev.extras.get("bands", {}).get("cutoff_auc")
+    if result is None or is_binary(ev.extras.get("y_true")):
+        return None
+    fig, (ax,) = _figure(1, 1)
+    colors = _colors(list(ev.model_names))
+    x = np.asarray(result.x, float)
+    n = ev.n
+    keep = _cutoff_window(np.round(x * n), n)
+    if not keep.any():
+        return None
+    level = round(100 * result.confidence_level)
+    for k, model in enumerate(result.models):
+        color = colors.get(model)
+        ax.fill_between(
+            x[keep],
+            result.lower[k][keep],
+            result.upper[k][keep],
+            color=color,
+            alpha=0.15,
+            linewidth=0,
+        )
+        ax.plot(x[keep], result.estimate[k][keep], color=color, linewidth=1.3, label=model)
+    ax.axhline(0.5, linestyle="--", color=_BASELINE_COLOR, label="random")
+    from matplotlib.ticker import PercentFormatter
+
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("size of the true top counted as positive (share of cases)")
+    ax.set_ylabel("AUC at that cutoff")
+    order_legend(ax, list(result.models), loc="lower left")
+    caption = (
+        f"Each model's AUC at every cutoff with its pointwise {level}% bootstrap band "
+        f"({result.n_bootstrap} resamples); where bands overlap, the models are not clearly "
+        "different at that cutoff. Cutoffs with very few cases on either side are left out "
+        "(Rosset, Perlich & Zadrozny 2005, Fig. 5)."
+    )
+    return "AUC by cutoff with bootstrap bands", caption, fig, ""
