@@ -1,0 +1,193 @@
+"""The inference engine at full speed: compare_models and curve_bands against their targets.
+
+Four measurements, printed in one run with their ratios and targets:
+
+1. Per-replicate cost of each part of the engine at n = 1e5 and 1e6 (two models): drawing the
+   replicate weights (multinomial and Poisson), the mean losses (``W @ L``), the rank sweep
+   (tau, rho, Harrell's C: one O(n log n) weighted sweep per model over a fixed order, eight
+   replicates a sweep) and the cutoff AUC curve (an O(n) weighted sweep).
+2. ``compare_models`` with Kendall's tau, Spearman's rho, RMSE and MAE of two models, 1000
+   replicates, n = 1e5, against ``scipy.stats.bootstrap((y, p1, p2), statistic, paired=True,
+   vectorized=False, method="percentile")`` whose statistic calls ``kendalltau`` and
+   ``spearmanr`` (and computes RMSE and MAE) for both models. scipy needs about 0.1 s a
+   replicate at n = 1e5, so it runs fewer replicates and its time is scaled linearly to 1000 (one
+   Python call of the statistic per replicate: the work is linear in the replicates); the table
+   says so. Target: at least 20x.
+3. The same ``compare_models`` at n = 1e6. Target: under 10 s.
+4. ``curve_bands`` (cutoff AUC, the default curve), 1000 replicates, two models, n = 1e5.
+   Target: under 5 s.
+
+ranklens is warmed first (one small call compiles the kernels), so the times are warm.
+``--replicates-1e6 B`` runs the n = 1e6 comparison with B replicates and scales to 1000 (say so
+when reporting). Run: ``python benchmarks/bench_inference.py`` (``--quick``: n/10, seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numba
+import numpy as np
+from scipy import stats
+
+from ranklens import compare as _compare
+from ranklens._resampling import Resampler, bootstrap_blocks, run_rows
+from ranklens.bands import curve_bands
+from ranklens.compare import compare_models
+from ranklens.metrics import get_curve, get_metric
+
+METRICS = ["kendall_tau", "spearman_rho", "root_mean_squared_error", "mean_absolute_error"]
+
+
+def _data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.lognormal(0.0, 1.0, n)
+    return y, y * rng.lognormal(0.0, 0.5, n), y * rng.lognormal(0.0, 0.8, n)
+
+
+def _best(fn, repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def _scipy_statistic(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = []
+    for p in (a, b):
+        out += [
+            stats.kendalltau(y, p).statistic,
+            stats.spearmanr(y, p).statistic,
+            float(np.sqrt(np.mean((y - p) ** 2))),
+            float(np.mean(np.abs(y - p))),
+        ]
+    return np.array(out)
+
+
+def per_replicate_costs(n: int, rows: int) -> None:
+    """Milliseconds per replicate (two models) of each part of the engine at n rows."""
+    y, a, b = _data(n)
+    preds = np.stack([a, b])
+    block = next(bootstrap_blocks(np.random.default_rng(1), n, rows))
+    rows = block.shape[0]
+    poisson = Resampler("poisson", n, None, y)
+    parts = {
+        "multinomial weights": lambda: next(bootstrap_blocks(np.random.default_rng(1), n, rows)),
+        "Poisson weights": lambda: next(poisson.blocks(np.random.default_rng(1), rows)),
+    }
+    with run_rows(1000):
+        for label, names in (
+            ("RMSE + MAE (W @ L)", ["root_mean_squared_error", "mean_absolute_error"]),
+            ("tau + rho (rank sweep)", ["kendall_tau", "spearman_rho"]),
+        ):
+            specs = [get_metric(m) for m in names]
+            values = np.array(
+                [[_compare._point_value(s, y, p, None) for p in preds] for s in specs]
+            )
+            evaluators = _compare._build_evaluators(specs, y, preds, None, values)
+            out = np.empty((rows, len(specs), 2))
+            parts[label] = lambda ev=evaluators, out=out: _compare._evaluate_all(ev, block, out)
+    sweep = get_curve("cutoff_auc").sweep
+    assert sweep is not None
+    grid = np.round(np.arange(1, 100) / 100.0, 2)
+    states = [sweep.prepare(y, p) for p in preds]
+    parts["cutoff AUC curve (sweep)"] = lambda: [sweep.evaluate(s, block, grid) for s in states]
+    for label, fn in parts.items():
+        fn()  # compile / warm
+        ms = 1e3 * _best(fn, 2) / rows
+        print(f"  n={n:.0e}  {label:<28s} {ms:8.2f} ms per replicate")
+
+
+def main(quick: bool, replicates_1e6: int) -> None:
+    scale = 10 if quick else 1
+    n_small, n_large = 100_000 // scale, 1_000_000 // scale
+    n_boot = 1000
+    print(f"numba threads: {numba.get_num_threads()}")
+    y0, a0, b0 = _data(2000)
+    compare_models(y0, {"a": a0, "b": b0}, metrics=METRICS, n_bootstrap=50, random_state=0)
+    curve_bands(y0, {"a": a0, "b": b0}, n_bootstrap=20, random_state=0)
+
+    print("1. per-replicate cost, two models (best of 2)")
+    per_replicate_costs(n_small, 64)
+    per_replicate_costs(n_large, 8)
+
+    y, a, b = _data(n_small)
+    preds = {"a": a, "b": b}
+    t_rl = _best(
+        lambda: compare_models(
+            y, preds, metrics=METRICS, n_bootstrap=n_boot, random_state=0, show_progress=False
+        ),
+        2,
+    )
+    t_rl_pct = _best(
+        lambda: compare_models(
+            y,
+            preds,
+            metrics=METRICS,
+            n_bootstrap=n_boot,
+            random_state=0,
+            interval="percentile",
+            show_progress=False,
+        ),
+        2,
+    )
+    scipy_reps = 20
+    start = time.perf_counter()
+    stats.bootstrap(
+        (y, a, b),
+        _scipy_statistic,
+        paired=True,
+        vectorized=False,
+        n_resamples=scipy_reps,
+        method="percentile",
+        random_state=0,
+    )
+    t_scipy = (time.perf_counter() - start) * n_boot / scipy_reps
+    print(f"2. compare_models, 4 measures, 2 models, {n_boot} replicates, n = {n_small:.0e}")
+    print(f"  ranklens (BCa, default)     {t_rl:8.2f} s")
+    print(f"  ranklens (percentile)       {t_rl_pct:8.2f} s")
+    print(
+        f"  scipy.stats.bootstrap       {t_scipy:8.2f} s  (timed on {scipy_reps} replicates, "
+        f"scaled x{n_boot // scipy_reps})"
+    )
+    print(
+        f"  ratio scipy / ranklens      {t_scipy / t_rl:8.1f}x (BCa), "
+        f"{t_scipy / t_rl_pct:.1f}x (percentile)   target >= 20x"
+    )
+
+    y, a, b = _data(n_large)
+    reps = min(replicates_1e6, n_boot)
+    start = time.perf_counter()
+    compare_models(
+        y, {"a": a, "b": b}, metrics=METRICS, n_bootstrap=reps, random_state=0, show_progress=False
+    )
+    t_large = (time.perf_counter() - start) * n_boot / reps
+    note = "" if reps == n_boot else f" (ran {reps} replicates, scaled x{n_boot / reps:g})"
+    print(f"3. compare_models, n = {n_large:.0e}, {n_boot} replicates: {t_large:.1f} s{note}")
+    print("  target under 10 s")
+
+    y, a, b = _data(n_small)
+    t_bands = _best(
+        lambda: curve_bands(
+            y, {"a": a, "b": b}, n_bootstrap=n_boot, random_state=0, show_progress=False
+        ),
+        1,
+    )
+    print(f"4. curve_bands (cutoff AUC), 2 models, {n_boot} replicates, n = {n_small:.0e}")
+    print(f"  ranklens                    {t_bands:8.2f} s  target under 5 s")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="n / 10: a run of seconds")
+    parser.add_argument(
+        "--replicates-1e6",
+        type=int,
+        default=1000,
+        help="replicates of the n = 1e6 comparison (scaled to 1000 when fewer)",
+    )
+    args = parser.parse_args()
+    main(args.quick, args.replicates_1e6)
