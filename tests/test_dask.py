@@ -339,3 +339,52 @@ def _json_entry(doc, model, name):
     problem = doc.get("problems", {}).get(model, {}).get(name)
     kind = problem.get("kind") if isinstance(problem, dict) else None
     return (None if entry is None or entry != entry else entry), kind or "ok"
+
+
+@pytest.mark.parametrize("groups", [None, "g"])
+def test_poisson_bootstrap_does_not_depend_on_partitioning(client, groups):
+    from ranklens._resampling import group_keys, poisson_weights
+
+    df = _data(1500, binary=True, seed=21)
+    measures = [
+        "roc_auc",
+        "ks_statistic",
+        "gain_area",
+        "accuracy_ratio",
+        "root_mean_squared_error",
+        "mean_absolute_error",
+    ]
+    replicates = {}
+    for parts in (1, 3, 7):
+        ev = rd.evaluate(
+            dd.from_pandas(df, npartitions=parts),
+            y="y",
+            pred="a",
+            weight="w",
+            groups=groups,
+            n_bootstrap=16,
+            random_state=5,
+            n_buckets=parts + 1,
+            measures=measures,
+        )
+        replicates[parts] = ev.extras["bootstrap"]["replicates"]["a"]
+    assert set(replicates[1]) == set(measures)
+    for parts in (3, 7):
+        for name in measures:
+            np.testing.assert_allclose(
+                replicates[parts][name], replicates[1][name], rtol=TOL, atol=TOL, err_msg=name
+            )
+    # each replicate is the in-memory measure under the replicate's Poisson weights
+    keys = group_keys(df["g"]) if groups else np.arange(len(df), dtype=np.uint64)
+    counts = poisson_weights(keys, np.arange(16), 5)
+    for name in measures:
+        spec = get_metric(name)
+        want = [
+            spec.func(
+                df["y"].to_numpy(), df["a"].to_numpy(), sample_weight=counts[r] * df["w"].to_numpy()
+            )
+            for r in range(16)
+        ]
+        np.testing.assert_allclose(replicates[1][name], want, rtol=TOL, atol=TOL, err_msg=name)
+    low, high = ev.extras["bootstrap"]["intervals"]["a"]["roc_auc"]
+    assert low < ev.values["a"]["roc_auc"] < high

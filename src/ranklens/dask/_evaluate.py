@@ -79,6 +79,9 @@ def evaluate(
     events: Any = None,
     n_bins: int = 10,
     exact: bool = True,
+    n_bootstrap: int = 0,
+    random_state: int = 0,
+    confidence_level: float = 0.95,
     n_buckets: int | None = None,
     title: str = "Model evaluation",
     storage_options: dict[str, Any] | None = None,
@@ -96,7 +99,7 @@ def evaluate(
     weight : str, optional
         A column of non-negative case weights.
     groups : str, optional
-        A column of unit labels (customers, accounts) for the bootstrap (see :func:`bootstrap`).
+        A column of unit labels (customers, accounts): the bootstrap then resamples units.
     measures : sequence of str, optional
         Registry names; default every registered point measure. A measure is computed when it
         declares a form the engine provides (a ratio of sums, a rank-sweep statistic or a
@@ -109,6 +112,17 @@ def evaluate(
     exact : bool, default True
         False: binned AUC only (one pass, no shuffle) with its guaranteed error bound, in
         ``evaluation.extras["binned_auc"]``.
+    n_bootstrap : int, default 0
+        Poisson bootstrap replicates (Oza & Russell 2001; Chamandy et al. 2012) of the
+        mergeable and ranked-curve measures (not the rank correlations), all in the same passes;
+        each row's weight in replicate ``r`` is a function of ``(random_state, r, key)`` with the
+        key its global row position (or its unit's key with ``groups``), so the replicates do
+        not depend on the partitioning. The event threshold is held at its full-sample value.
+        Percentile intervals in ``extras["bootstrap"]``.
+    random_state : int, default 0
+        Seed of the replicate weights.
+    confidence_level : float, default 0.95
+        Level of the bootstrap intervals.
     n_buckets : int, optional
         Value buckets per sort (each one partition in memory); default about one per two million
         rows. The results do not depend on it.
@@ -151,7 +165,9 @@ def evaluate(
     preds = [pred] if isinstance(pred, str) else list(pred)
     if not preds:
         raise ValueError("pred: give at least one prediction column")
-    columns = list(dict.fromkeys([y, *preds, *([weight] if weight else [])]))
+    columns = list(
+        dict.fromkeys([y, *preds, *([weight] if weight else []), *([groups] if groups else [])])
+    )
     frame = _load(frame_or_path, columns, storage_options)
     the_plan = _e.plan(measures)
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
@@ -170,6 +186,17 @@ def evaluate(
                 "weights); drop or fill them first"
             )
     n = sum(s["n"] for s in scans)
+    if n_bootstrap:
+        offsets = np.r_[0, np.cumsum([s["n"] for s in scans])[:-1]]
+        meta = frame._meta.assign(**{_p.KEY: np.zeros(0, np.uint64)})
+        frame = dd.from_delayed(
+            [
+                dask.delayed(_p.add_key)(part, int(offset), groups)
+                for part, offset in zip(frame.to_delayed(), offsets, strict=True)
+            ],
+            meta=meta,
+            verify_meta=False,
+        )
     if n < 2:
         raise ValueError(f"need at least 2 rows; got {n}")
     scans = [s for s in scans if s["n"]]
@@ -276,6 +303,19 @@ def evaluate(
     queries[-1] = float(total_w)
     depths = np.array(sorted({d for d in map(_depth, the_plan.curve) if d is not None}))
 
+    boot = None
+    if n_bootstrap:
+        reps = np.arange(int(n_bootstrap))
+        boot_parts = dask.compute(
+            *[
+                dask.delayed(_p.bootstrap_sums)(
+                    part, y, preds, weight, ratio_forms, threshold, p_bounds, reps, random_state
+                )
+                for part in frame.to_delayed()
+            ]
+        )
+        boot = {"reps": reps, "parts": boot_parts}
+
     # (4) shuffles: by prediction for each model, then by truth
     current = frame
     pred_summaries = []
@@ -301,6 +341,7 @@ def evaluate(
                 "E": float(sum(e_a)),
                 "N": float(total_w - sum(e_a)),
             }
+        boot_k = None if boot is None else _boot_carry(boot, k, random_state)
         bucketed = current.map_partitions(_p.with_p_bucket, model, weight, p_bounds[k])
         shuffled = bucketed.set_index(_p.P_BUCKET, divisions=list(range(nb + 1)), drop=False)
         outputs = [
@@ -317,6 +358,7 @@ def evaluate(
                 want_pairs,
                 t_bounds,
                 single,
+                boot_k,
             )
             for part in shuffled.to_delayed()
         ]
@@ -420,6 +462,11 @@ def evaluate(
                     problems[model][spec.name] = Problem(
                         "undefined", "undefined: y_true or y_pred is constant (all pairs tied)"
                     )
+    extras: dict[str, Any] = {"pair_counts": pair_counts}
+    if boot is not None:
+        extras["bootstrap"] = _boot_results(
+            boot, pred_out, preds, the_plan, confidence_level, groups, random_state
+        )
     for name, why in the_plan.unsupported.items():
         info[name] = _metric_info(_e.get_metric(name))
         for model in preds:
@@ -435,8 +482,89 @@ def evaluate(
         problems={m: p for m, p in problems.items() if p},
         settings=settings,
         curves=curves,
-        extras={"pair_counts": pair_counts},
+        extras=extras,
     )
+
+
+def _boot_carry(boot: dict[str, Any], k: int, seed: int) -> dict[str, Any]:
+    """Per prediction bucket, the replicates' weight, events and non-events above it."""
+    w_a = np.sum([p["buckets"][k][0] for p in boot["parts"]], axis=0)  # (B, buckets)
+    e_a = np.sum([p["buckets"][k][1] for p in boot["parts"]], axis=0)
+    total_w, total_e = w_a.sum(axis=1), e_a.sum(axis=1)
+    above_w = np.cumsum(w_a[:, ::-1], axis=1)[:, ::-1] - w_a
+    above_e = np.cumsum(e_a[:, ::-1], axis=1)[:, ::-1] - e_a
+    carry = {
+        a: {
+            "w_above": above_w[:, a],
+            "e_above": above_e[:, a],
+            "n_above": above_w[:, a] - above_e[:, a],
+            "W": total_w,
+            "E": total_e,
+            "N": total_w - total_e,
+        }
+        for a in range(w_a.shape[1])
+    }
+    return {"carry": carry, "reps": boot["reps"], "seed": seed}
+
+
+def _boot_results(
+    boot: dict[str, Any],
+    pred_out: Any,
+    preds: list[str],
+    the_plan: Any,
+    level: float,
+    groups: str | None,
+    seed: int,
+) -> dict[str, Any]:
+    """Replicates and percentile intervals of the mergeable and ranked-curve measures."""
+    from ranklens._resampling import percentile_interval
+
+    replicates: dict[str, dict[str, np.ndarray]] = {}
+    for k, model in enumerate(preds):
+        out: dict[str, np.ndarray] = {}
+        sums = np.sum([p["sums"][k] for p in boot["parts"]], axis=0)  # (forms, 2, B)
+        for j, spec in enumerate(the_plan.ratio):
+            form = spec.capabilities.batched
+            with np.errstate(all="ignore"):
+                out[spec.name] = np.asarray(form.finalize(sums[j, 0] / sums[j, 1]), np.float64)
+        carry = _boot_carry(boot, k, seed)["carry"]
+        pieces = [p["boot"] for p in pred_out[k] if p["n"] and "boot" in p]
+        some = next(iter(carry.values()))
+        e_tot, n_tot, w_tot = some["E"], some["N"], some["W"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            twice = np.sum([p["roc_twice"] for p in pieces], axis=0)
+            stats = {
+                CurveStatistic.ROC_AUC: twice / (2.0 * e_tot * n_tot),
+                CurveStatistic.KS: np.maximum(0.0, np.max([p["ks"] for p in pieces], axis=0)),
+                CurveStatistic.GAIN_AREA: 0.5 * np.sum([p["gain_area2"] for p in pieces], axis=0),
+            }
+            perfect = 1.0 - (e_tot / w_tot) / 2.0
+            stats[CurveStatistic.ACCURACY_RATIO] = np.where(
+                perfect > 0.5, (stats[CurveStatistic.GAIN_AREA] - 0.5) / (perfect - 0.5), np.nan
+            )
+        for spec in the_plan.curve:
+            curve = spec.capabilities.curve
+            if curve is not None and curve.statistic in stats:
+                out[spec.name] = stats[curve.statistic]
+        replicates[model] = out
+    intervals = {
+        model: {
+            name: tuple(float(v) for v in percentile_interval(reps[np.isfinite(reps)], level))
+            if np.isfinite(reps).sum() >= 2
+            else (math.nan, math.nan)
+            for name, reps in out.items()
+        }
+        for model, out in replicates.items()
+    }
+    return {
+        "n_replicates": int(boot["reps"].size),
+        "scheme": "poisson",
+        "keys": f"groups {groups!r}" if groups else "row position",
+        "random_state": seed,
+        "confidence_level": level,
+        "replicates": replicates,
+        "intervals": intervals,
+    }
 
 
 def _single_tied_pairs(

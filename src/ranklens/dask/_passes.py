@@ -222,6 +222,7 @@ def prediction_partition(
     rank_pairs: bool,
     t_bounds: np.ndarray,
     single: np.ndarray,
+    boot: dict[str, Any] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """One prediction bucket, in a partition of its own after the shuffle by prediction.
 
@@ -316,6 +317,17 @@ def prediction_partition(
             da = a - c["W"] / 2.0
             out["var_a"] = float(np.sum(wv * da * da))
             out["a_single"] = {int(b): float(np.sum((wv * da)[tb == b])) for b in single}
+    if boot is not None:
+        out["boot"] = bootstrap_curve(
+            yv,
+            pv,
+            wv,
+            part[KEY].to_numpy(),
+            threshold,
+            boot["carry"][bucket],
+            boot["reps"],
+            boot["seed"],
+        )
     frame = frame.assign(**{a_col: a, b_col: np.full(len(part), bucket, np.int64)})
     return frame, out
 
@@ -407,3 +419,121 @@ def binned_counts(
         np.bincount(b, weights=w * ev, minlength=size),
         np.bincount(b, weights=w * (1.0 - ev), minlength=size),
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# Poisson bootstrap: replicate weights keyed by row position or unit label (never by partition)
+
+KEY = "_ranklens_key"
+
+#: Replicate-weight cells (float64) held at once in one partition.
+BLOCK_CELLS = 1 << 22
+
+
+def add_key(part: Any, offset: int, groups: str | None) -> Any:
+    """The partition with its bootstrap key: the global row position, or the unit's key."""
+    from ranklens._resampling import group_keys
+
+    if groups is not None:
+        keys = group_keys(part[groups])
+    else:
+        keys = np.arange(offset, offset + len(part), dtype=np.uint64)
+    return part.assign(**{KEY: keys})
+
+
+def _replicate_weights(
+    keys: np.ndarray, w: np.ndarray | None, reps: np.ndarray, seed: int
+) -> np.ndarray:
+    from ranklens._resampling import poisson_weights
+
+    c = poisson_weights(np.ascontiguousarray(keys, dtype=np.uint64), reps, seed)
+    out = c.astype(np.float64)
+    if w is not None:
+        out *= w
+    return out
+
+
+def bootstrap_sums(
+    part: Any,
+    y: str,
+    preds: Sequence[str],
+    weight: str | None,
+    ratio_forms: Sequence[Any],
+    threshold: float,
+    p_bounds: Sequence[np.ndarray],
+    reps: np.ndarray,
+    seed: int,
+) -> dict[str, Any]:
+    """Per replicate: the mergeable sums of every model and form, and the weight and events of
+    every prediction bucket (the carry-ins of the curve pieces)."""
+    yv, pv, wv = _arrays(part, y, preds, weight)
+    keys = part[KEY].to_numpy()
+    n_b = reps.size
+    sums = np.zeros((len(preds), len(ratio_forms), 2, n_b))
+    buckets = [np.zeros((2, n_b, b.size + 1)) for b in p_bounds]
+    rows = max(1, BLOCK_CELLS // max(1, n_b))
+    for start in range(0, yv.size, rows):
+        sl = slice(start, start + rows)
+        rw = _replicate_weights(keys[sl], None if wv is None else wv[sl], reps, seed)
+        ev = (yv[sl] >= threshold).astype(np.float64)
+        for k, p in enumerate(pv):
+            for j, form in enumerate(ratio_forms):
+                try:
+                    with np.errstate(all="ignore"):
+                        num = np.asarray(form.numerator(yv[sl], p[sl]), dtype=np.float64)
+                        den = (
+                            np.ones(num.size)
+                            if form.denominator is None
+                            else np.asarray(form.denominator(yv[sl], p[sl]), dtype=np.float64)
+                        )
+                except ValueError:
+                    sums[k, j] = np.nan
+                    continue
+                sums[k, j, 0] += rw @ num
+                sums[k, j, 1] += rw @ den
+            pb = bucket_of(p[sl], p_bounds[k])
+            size = p_bounds[k].size + 1
+            for r in range(n_b):
+                buckets[k][0, r] += np.bincount(pb, weights=rw[r], minlength=size)
+                buckets[k][1, r] += np.bincount(pb, weights=rw[r] * ev, minlength=size)
+    return {"sums": sums, "buckets": buckets}
+
+
+def bootstrap_curve(
+    yv: np.ndarray,
+    pv: np.ndarray,
+    wv: np.ndarray | None,
+    keys: np.ndarray,
+    threshold: float,
+    carry: dict[str, np.ndarray],
+    reps: np.ndarray,
+    seed: int,
+) -> dict[str, np.ndarray]:
+    """Per replicate, the curve pieces of one prediction bucket (as in
+    :func:`prediction_partition`, with the replicate's weights and carry-ins)."""
+    order = np.argsort(-pv, kind="stable")
+    ps = pv[order]
+    starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+    ev = (yv[order] >= threshold).astype(np.float64)
+    n_b = reps.size
+    out = {name: np.zeros(n_b) for name in ("roc_twice", "ks", "gain_area2")}
+    block = max(1, BLOCK_CELLS // max(1, pv.size))
+    for first in range(0, n_b, block):
+        sl = slice(first, first + block)
+        rw = _replicate_weights(keys[order], None if wv is None else wv[order], reps[sl], seed)
+        gw = np.add.reduceat(rw, starts, axis=1)
+        ge = np.add.reduceat(rw * ev, starts, axis=1)
+        zero = np.zeros((gw.shape[0], 1))
+        cw = carry["w_above"][sl, None] + np.concatenate([zero, np.cumsum(gw, axis=1)], axis=1)
+        ce = carry["e_above"][sl, None] + np.concatenate([zero, np.cumsum(ge, axis=1)], axis=1)
+        cn = carry["n_above"][sl, None] + np.concatenate([zero, np.cumsum(gw - ge, axis=1)], axis=1)
+        e_tot, n_tot, w_tot = carry["E"][sl, None], carry["N"][sl, None], carry["W"][sl, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["roc_twice"][sl] = np.sum(
+                (cn[:, 1:] - cn[:, :-1]) * (ce[:, 1:] + ce[:, :-1]), axis=1
+            )
+            out["ks"][sl] = np.max(ce[:, 1:] / e_tot - cn[:, 1:] / n_tot, axis=1)
+            x = cw / w_tot
+            g = ce / e_tot
+            out["gain_area2"][sl] = np.sum((x[:, 1:] - x[:, :-1]) * (g[:, 1:] + g[:, :-1]), axis=1)
+    return out
