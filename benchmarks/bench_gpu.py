@@ -15,7 +15,9 @@ Run on a machine with CuPy and a CUDA device::
 2. AUC of a binary outcome at n = 1e6 (Harrell's C with 30 % events), 1000 replicates.
 3. ``compare_models(device="gpu")`` end to end at n = 1e6, 1000 replicates, percentile intervals.
 4. Exact tau-b of one sample at n = 1e7 and 1e8: :func:`ranklens._xp.rank.exact_pair_counts` on
-   the device (host-to-device copy included and not) against ``ranklens.kendall_tau``.
+   the device (host-to-device copy included and not), the public ``kendall_tau(y, p,
+   device="gpu")`` from host arrays (copy and validation included), against the CPU's
+   ``ranklens.kendall_tau`` (numba; one thread: its sweep is sequential).
 
 Prints the device, the CPU's cores and threads, each time and the CPU/GPU ratios.
 """
@@ -173,6 +175,10 @@ def bench_exact(cp, n):
     tau_gpu = tau_b_from_counts(counts)
     del y_d, p_d
     cp.get_default_memory_pool().free_all_blocks()
+    t0 = time.perf_counter()
+    tau_api = kendall_tau(y, p, device="gpu")  # the public call, from host arrays
+    t_api = time.perf_counter() - t0
+    cp.get_default_memory_pool().free_all_blocks()
     kendall_tau(y[:1000], p[:1000])  # compile / warm
     t0 = time.perf_counter()
     tau_cpu = kendall_tau(y, p)
@@ -184,13 +190,16 @@ def bench_exact(cp, n):
         "gpu_with_copy_s": t_gpu + t_copy,
         "cpu_s": t_cpu,
         "ratio_cpu_over_gpu": t_cpu / t_gpu,
+        "kendall_tau_device_gpu_s": t_api,
         "tau_gpu": tau_gpu,
+        "tau_public_call": tau_api,
         "tau_cpu": tau_cpu,
         "abs_diff": abs(tau_gpu - tau_cpu),
         "discordant": counts["discordant"],
     }
     print(
         f"exact tau-b n={n:.0e}: GPU {t_gpu:.3f} s ({t_gpu + t_copy:.3f} s with the copy) | "
+        f"kendall_tau(device='gpu') from host arrays {t_api:.3f} s | "
         f"CPU kendall_tau {t_cpu:.2f} s | CPU/GPU {t_cpu / t_gpu:.1f}x | "
         f"tau {tau_gpu!r} vs {tau_cpu!r}",
         flush=True,

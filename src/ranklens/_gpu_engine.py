@@ -35,6 +35,7 @@ from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioFo
 from ranklens._resampling import Resampler
 from ranklens._xp import cuda as _cuda
 from ranklens._xp import cupy_or_raise, free_bytes, is_cupy, is_device_array, to_host, to_namespace
+from ranklens._xp.measures import DEVICES, resolve_device
 from ranklens._xp.rank import (
     build_plan,
     max_rows_exact,
@@ -51,10 +52,6 @@ __all__ = [
     "resolve_device",
 ]
 
-#: Accepted values of ``device=`` (``"cuda"`` and ``"cupy"`` are aliases of ``"gpu"``).
-DEVICES: tuple[str, ...] = ("cpu", "gpu")
-_ALIASES = {"cuda": "gpu", "cupy": "gpu"}
-
 # Position of each statistic in statistics_to_values' output.
 _OUTPUT: dict[RankStatistic, int] = {
     RankStatistic.KENDALL_TAU_B: 0,
@@ -64,16 +61,6 @@ _OUTPUT: dict[RankStatistic, int] = {
 
 # The share of the free device memory one chunk of replicates may take.
 _MEMORY_SHARE = 0.5
-
-
-def resolve_device(device: Any) -> str:
-    """``"cpu"`` or ``"gpu"`` from a ``device=`` argument (None is the CPU)."""
-    if device is None:
-        return "cpu"
-    name = _ALIASES.get(str(device).lower(), str(device).lower()) if isinstance(device, str) else ""
-    if name not in DEVICES:
-        raise ValueError(f"device must be one of {DEVICES} (or 'cuda', 'cupy'); got {device!r}")
-    return name
 
 
 def device_namespace() -> ModuleType:

@@ -1,0 +1,122 @@
+"""The rank measures of one sample on a CUDA device (``device="gpu"`` of the ranking measures).
+
+Kendall's tau-b, Harrell's C and Somers' D without weights come from the exact pair counts of
+:func:`ranklens._xp.rank.exact_pair_counts` (Python ints; the ratios are formed from them, so
+the values are those of the CPU path to the last bit or to rounding); Spearman's rho and every
+weighted measure from one row of :func:`ranklens._xp.rank.replicate_statistics`. Inputs may be
+CuPy arrays, DLPack tensors (torch, JAX) or host arrays; device arrays are read where they are.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ranklens._xp import cupy_or_raise, is_cupy, to_namespace
+from ranklens._xp.rank import (
+    build_plan,
+    exact_pair_counts,
+    replicate_statistics,
+    statistics_to_values,
+    tau_b_from_counts,
+)
+
+__all__ = ["DEVICES", "device_point", "resolve_device"]
+
+#: Accepted values of ``device=`` (``"cuda"`` and ``"cupy"`` are aliases of ``"gpu"``).
+DEVICES: tuple[str, ...] = ("cpu", "gpu")
+_ALIASES = {"cuda": "gpu", "cupy": "gpu"}
+
+
+def resolve_device(device: Any) -> str:
+    """``"cpu"`` or ``"gpu"`` from a ``device=`` argument (None is the CPU)."""
+    if device is None:
+        return "cpu"
+    name = _ALIASES.get(str(device).lower(), str(device).lower()) if isinstance(device, str) else ""
+    if name not in DEVICES:
+        raise ValueError(f"device must be one of {DEVICES} (or 'cuda', 'cupy'); got {device!r}")
+    return name
+
+
+def _vector(xp: ModuleType, x: Any, name: str) -> Any:
+    try:
+        arr = to_namespace(x, xp)
+        if not is_cupy(xp):
+            arr = np.asarray(arr)
+        arr = arr.astype(xp.float64, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-D array of numbers ({exc})") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {tuple(arr.shape)}")
+    if not bool(xp.all(xp.isfinite(arr))):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return arr
+
+
+def _inputs(xp: ModuleType, y_true: Any, y_pred: Any, sample_weight: Any) -> tuple[Any, Any, Any]:
+    y = _vector(xp, y_true, "y_true")
+    p = _vector(xp, y_pred, "y_pred")
+    if p.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"y_true and y_pred have different lengths: {y.shape[0]} and {p.shape[0]}"
+        )
+    if y.shape[0] < 2:
+        raise ValueError(f"y_true needs at least 2 rows; got {y.shape[0]}")
+    if sample_weight is None:
+        return y, p, None
+    w = _vector(xp, sample_weight, "sample_weight")
+    if w.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"sample_weight has length {w.shape[0]}; y_true has {y.shape[0]}"
+        )
+    if bool(xp.any(w < 0)):
+        raise ValueError("sample_weight must be non-negative")
+    if bool(xp.all(w == xp.round(w))) and float(xp.max(w)) < 2.0**31:
+        w = w.astype(xp.int64)  # integer weights: exact counts
+    return y, p, w
+
+
+def device_point(
+    y_true: Any, y_pred: Any, sample_weight: Any, which: str, *, namespace: Any = None
+) -> float:
+    """One rank measure on the device: ``which`` is ``"tau"``, ``"rho"``, ``"c"`` or ``"d"``.
+
+    NaN where the measure is undefined (a constant argument); the caller warns. ``namespace``
+    (default CuPy) lets the tests run the same code on NumPy.
+    """
+    xp = cupy_or_raise("device='gpu'") if namespace is None else namespace
+    y, p, w = _inputs(xp, y_true, y_pred, sample_weight)
+    if w is None and which != "rho":
+        counts = exact_pair_counts(xp, y, p)
+        if which == "tau":
+            return tau_b_from_counts(counts)
+        distinct_y = counts["pairs"] - counts["tied_y"]
+        if distinct_y <= 0:
+            return math.nan
+        conc, disc = counts["concordant"], counts["discordant"]
+        if which == "d":
+            return (conc - disc) / distinct_y
+        tied_pred_only = counts["tied_pred"] - counts["tied_both"]
+        return min(1.0, max(0.0, (2 * conc + tied_pred_only) / (2 * distinct_y)))
+    weights = (xp.ones(y.shape[0], dtype=xp.int32) if w is None else w)[None, :]
+    stats = replicate_statistics(xp, build_plan(xp, y, p), weights)
+    host = {k: np.asarray(v.get() if is_cupy(xp) else v) for k, v in stats.items()}
+    if which == "d":
+        total = host["total"]
+        if np.issubdtype(total.dtype, np.integer):
+            w2 = int(total[0]) ** 2
+            distinct_y2 = w2 - int(host["sum_y2"][0])
+            tied2 = int(host["sum_p2"][0]) - int(host["sum_j2"][0])
+            disc2 = 2 * int(host["disc"][0])
+            conc2 = distinct_y2 - disc2 - tied2
+            return (conc2 - disc2) / distinct_y2 if distinct_y2 > 0 else math.nan
+        w2f = float(total[0]) ** 2
+        dy = 0.5 * (w2f - float(host["sum_y2"][0]))
+        tied = 0.5 * (float(host["sum_p2"][0]) - float(host["sum_j2"][0]))
+        net = dy - 2.0 * float(host["disc"][0]) - tied  # concordant minus discordant
+        return net / dy if dy > 0 else math.nan
+    values = statistics_to_values(host)[0]
+    return float(values[{"tau": 0, "rho": 1, "c": 2}[which]])
