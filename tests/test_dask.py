@@ -388,3 +388,26 @@ def test_poisson_bootstrap_does_not_depend_on_partitioning(client, groups):
         np.testing.assert_allclose(replicates[1][name], want, rtol=TOL, atol=TOL, err_msg=name)
     low, high = ev.extras["bootstrap"]["intervals"]["a"]["roc_auc"]
     assert low < ev.values["a"]["roc_auc"] < high
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_delong_interval_equals_in_memory(client, weighted):
+    from ranklens.delong import delong_interval
+
+    df = _data(1800, binary=True, seed=13)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=5),
+        y="y",
+        pred=["a", "b"],
+        weight="w" if weighted else None,
+        n_buckets=4,
+        measures=["roc_auc"],
+    )
+    for model in ("a", "b"):
+        got = ev.extras["delong"][model]
+        want = delong_interval(df["y"], df[model], sample_weight=df["w"] if weighted else None)
+        assert got.estimate == pytest.approx(want.estimate, rel=TOL)
+        assert got.std_error == pytest.approx(want.std_error, rel=TOL)
+        assert got.ci.low == pytest.approx(want.ci.low, rel=TOL)
+        assert got.ci.high == pytest.approx(want.ci.high, rel=TOL)
+        assert got.n == want.n

@@ -391,6 +391,7 @@ def evaluate(
 
     curves: dict[str, dict[str, Any]] = {"decile_table": {}}
     pair_counts: dict[str, dict[str, Any]] = {}
+    delong: dict[str, Any] = {}
     for spec in the_plan.curve:
         info[spec.name] = _metric_info(spec)
     for spec in the_plan.sweep:
@@ -411,6 +412,9 @@ def evaluate(
                 problems[model][spec.name] = Problem(
                     "undefined", f"undefined: no events or no non-events under {definition!r}"
                 )
+        delong[model] = _delong(
+            parts, stats[CurveStatistic.ROC_AUC], e_total, n_total, confidence_level
+        )
         curves["decile_table"][model] = _decile_table(
             parts, queries, n_bins, e_total, n_total, float(total_w), definition
         )
@@ -462,7 +466,7 @@ def evaluate(
                     problems[model][spec.name] = Problem(
                         "undefined", "undefined: y_true or y_pred is constant (all pairs tied)"
                     )
-    extras: dict[str, Any] = {"pair_counts": pair_counts}
+    extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong}
     if boot is not None:
         extras["bootstrap"] = _boot_results(
             boot, pred_out, preds, the_plan, confidence_level, groups, random_state
@@ -483,6 +487,42 @@ def evaluate(
         settings=settings,
         curves=curves,
         extras=extras,
+    )
+
+
+def _delong(
+    parts: Sequence[dict[str, Any]], auc: float, e_total: float, n_total: float, level: float
+) -> Any:
+    """:class:`ranklens.delong.DeLongIntervalResult` of the AUC of the events from the buckets'
+    sums: ``delong_interval(events, score, sample_weight=w)``, the variance per class being
+    ``m/(m-1) sum w^2 (V - AUC)^2 / W^2`` (``m`` rows, total weight ``W``)."""
+    from ranklens._results import ConfidenceInterval
+    from ranklens.delong import DeLongIntervalResult, _sqrt, _wald
+
+    sums = [p["delong"] for p in parts if "delong" in p]
+    variance = math.nan
+    rows = 0
+    if sums and math.isfinite(auc):
+        total = [_e._fsum(s[i] for s in sums) for i in range(8)]
+        variance = 0.0
+        for w2, wv, wvv, m, weight in (
+            (total[0], total[1], total[2], total[3], e_total),
+            (total[4], total[5], total[6], total[7], n_total),
+        ):
+            # both classes' components average to the AUC
+            spread = _e._fsum([wvv, -2.0 * auc * wv, auc * auc * w2])
+            variance += m / (m - 1) * spread / (weight * weight) if m > 1 else math.nan
+        rows = round(total[3] + total[7])
+    se = _sqrt(variance)
+    ci = _wald(auc, se, level, 0.0, 1.0) if math.isfinite(se) else ConfidenceInterval.undefined()
+    return DeLongIntervalResult(
+        estimate=auc,
+        std_error=se,
+        ci=ci,
+        confidence_level=level,
+        statistic="auc",
+        design="two-sample (DeLong, DeLong & Clarke-Pearson 1988)",
+        n=rows,
     )
 
 

@@ -255,6 +255,8 @@ def prediction_partition(
         twice, ks = math.nan, math.nan
     out["roc_twice"] = twice
     out["ks"] = ks
+    if total_e > 0 and total_n > 0:
+        out["delong"] = _delong_sums(ranked, pv, wv, response, ce, cn, total_e, total_n)
     x = cw / total_w
     out["gain_area2"] = (
         float(np.sum((x[1:] - x[:-1]) * (ce[1:] / total_e + ce[:-1] / total_e)))
@@ -330,6 +332,47 @@ def prediction_partition(
         )
     frame = frame.assign(**{a_col: a, b_col: np.full(len(part), bucket, np.int64)})
     return frame, out
+
+
+def _delong_sums(
+    ranked: Any,
+    pv: np.ndarray,
+    wv: np.ndarray | None,
+    response: np.ndarray,
+    ce: np.ndarray,
+    cn: np.ndarray,
+    total_e: float,
+    total_n: float,
+) -> tuple[float, ...]:
+    """DeLong's structural components of this bucket's rows, summed (DeLong, DeLong &
+    Clarke-Pearson 1988): per class the sums of ``v w^2``, ``V w^2`` and ``V^2 w^2`` and the
+    row count, with ``V`` the share of the other class below a row (ties 1/2)."""
+    ge = np.diff(ranked.cum_events)
+    gn = np.diff(ranked.cum_nonevents)
+    if wv is None:
+        e2, n2 = ge, gn
+        e_rows, n_rows = ge, gn
+    else:
+        order = np.argsort(-pv, kind="stable")
+        ps = pv[order]
+        starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+        w2, r = wv[order] ** 2, response[order]
+        e2 = np.add.reduceat(w2 * r, starts)
+        n2 = np.add.reduceat(w2 * (1.0 - r), starts)
+        e_rows = np.add.reduceat((wv[order] > 0) * r, starts)
+        n_rows = np.add.reduceat((wv[order] > 0) * (1.0 - r), starts)
+    v10 = (total_n - cn[1:] + gn / 2.0) / total_n  # events: non-events below, ties 1/2
+    v01 = (ce[:-1] + ge / 2.0) / total_e  # non-events: events above, ties 1/2
+    return (
+        float(np.sum(e2)),
+        float(np.sum(e2 * v10)),
+        float(np.sum(e2 * v10 * v10)),
+        float(np.sum(e_rows)),
+        float(np.sum(n2)),
+        float(np.sum(n2 * v01)),
+        float(np.sum(n2 * v01 * v01)),
+        float(np.sum(n_rows)),
+    )
 
 
 def truth_partition(
