@@ -100,7 +100,10 @@ def _exact_pairs(df: pd.DataFrame, model: str) -> dict:
 
 
 @pytest.mark.parametrize("binary", [True, False])
-@pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (3, 4), (7, 9)])
+@pytest.mark.parametrize(
+    ("npartitions", "n_buckets"),
+    [(1, 1), (3, 4), pytest.param(7, 9, marks=pytest.mark.slow)],
+)
 def test_unweighted_equals_in_memory(client, binary, npartitions, n_buckets):
     df = _data(1500, binary, seed=npartitions)
     ev = rd.evaluate(
@@ -148,7 +151,15 @@ def test_decile_table_equals_in_memory(client, weighted):
         assert got.ks_max == pytest.approx(want.ks_max, rel=TOL, abs=TOL)
 
 
-@pytest.mark.parametrize("events", ["top:0.1", ">=20", ">20", 25.0])
+@pytest.mark.parametrize(
+    "events",
+    [
+        "top:0.1",
+        ">20",
+        pytest.param(">=20", marks=pytest.mark.slow),
+        pytest.param(25.0, marks=pytest.mark.slow),
+    ],
+)
 def test_event_definitions_on_continuous_y(client, events):
     df = _data(1200, binary=False, seed=5)
     ev = rd.evaluate(
@@ -341,8 +352,19 @@ def _json_entry(doc, model, name):
     return (None if entry is None or entry != entry else entry), kind or "ok"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("groups", [None, "g"])
-def test_poisson_bootstrap_does_not_depend_on_partitioning(client, groups):
+def test_poisson_bootstrap_by_rows_and_units(client, groups):
+    _check_bootstrap(groups)
+
+
+def test_poisson_bootstrap_by_units_fast(client):
+    _check_bootstrap("g", parts_list=(1, 7), n_rep=6)
+
+
+def _check_bootstrap(groups, parts_list=(1, 3, 7), n_rep=16):
+    """Replicates equal for every partitioning, and each equal to the in-memory measure under
+    the replicate's Poisson weights."""
     from ranklens._resampling import group_keys, poisson_weights
 
     df = _data(1500, binary=True, seed=21)
@@ -355,35 +377,35 @@ def test_poisson_bootstrap_does_not_depend_on_partitioning(client, groups):
         "mean_absolute_error",
     ]
     replicates = {}
-    for parts in (1, 3, 7):
+    for parts in parts_list:
         ev = rd.evaluate(
             dd.from_pandas(df, npartitions=parts),
             y="y",
             pred="a",
             weight="w",
             groups=groups,
-            n_bootstrap=16,
+            n_bootstrap=n_rep,
             random_state=5,
             n_buckets=parts + 1,
             measures=measures,
         )
         replicates[parts] = ev.extras["bootstrap"]["replicates"]["a"]
     assert set(replicates[1]) == set(measures)
-    for parts in (3, 7):
+    for parts in parts_list[1:]:
         for name in measures:
             np.testing.assert_allclose(
                 replicates[parts][name], replicates[1][name], rtol=TOL, atol=TOL, err_msg=name
             )
     # each replicate is the in-memory measure under the replicate's Poisson weights
     keys = group_keys(df["g"]) if groups else np.arange(len(df), dtype=np.uint64)
-    counts = poisson_weights(keys, np.arange(16), 5)
+    counts = poisson_weights(keys, np.arange(n_rep), 5)
     for name in measures:
         spec = get_metric(name)
         want = [
             spec.func(
                 df["y"].to_numpy(), df["a"].to_numpy(), sample_weight=counts[r] * df["w"].to_numpy()
             )
-            for r in range(16)
+            for r in range(n_rep)
         ]
         np.testing.assert_allclose(replicates[1][name], want, rtol=TOL, atol=TOL, err_msg=name)
     low, high = ev.extras["bootstrap"]["intervals"]["a"]["roc_auc"]
