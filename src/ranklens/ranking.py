@@ -51,6 +51,7 @@ from ranklens._validation import (
     check_sample_weight,
     check_sample_weight_scaled,
 )
+from ranklens._xp.measures import device_point, resolve_device
 from ranklens.exceptions import warn_undefined
 
 __all__ = [
@@ -647,7 +648,9 @@ def _tau_variances(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     variance=_tau_variances,
     computational_form=_TWO_SORTS,
 )
-def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def kendall_tau(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+) -> float:
     """Kendall's tau-b between truth and prediction (Rosset, Perlich & Zadrozny 2005, eq. 4).
 
     Parameters
@@ -659,6 +662,10 @@ def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
         as repeated rows).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
+        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -686,7 +693,7 @@ def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float
     Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3),
     239-251. doi:10.1093/biomet/33.3.239
     """
-    return _point(y_true, y_pred, sample_weight, "tau")
+    return _point(y_true, y_pred, sample_weight, "tau", device)
 
 
 @register_metric(
@@ -698,7 +705,9 @@ def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float
     breakdown=_SPEARMAN_BOUND,
     computational_form=_TWO_SORTS,
 )
-def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def spearman_rho(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+) -> float:
     """Spearman's rho: Pearson correlation of midranks (Rosset, Perlich & Zadrozny 2005, eq. 5).
 
     Parameters
@@ -710,6 +719,10 @@ def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> floa
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
         as repeated rows).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
+        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -735,7 +748,7 @@ def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> floa
     Spearman, C. (1904). The proof and measurement of association between two things. *The
     American Journal of Psychology* 15(1), 72-101. doi:10.2307/1412159
     """
-    return _point(y_true, y_pred, sample_weight, "rho")
+    return _point(y_true, y_pred, sample_weight, "rho", device)
 
 
 @register_metric(
@@ -747,7 +760,9 @@ def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> floa
     breakdown=_C_BOUND,
     computational_form=_TWO_SORTS,
 )
-def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def tau_normalized(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+) -> float:
     """Harrell's C: the fraction of pairs with different truth that the prediction orders correctly.
 
     Parameters
@@ -759,6 +774,10 @@ def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
         as repeated rows).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
+        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -789,7 +808,7 @@ def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     Somers, R. H. (1962). A new asymmetric measure of association for ordinal variables.
     *American Sociological Review* 27(6), 799-811. doi:10.2307/2090408
     """
-    return _point(y_true, y_pred, sample_weight, "c")
+    return _point(y_true, y_pred, sample_weight, "c", device)
 
 
 @register_metric(
@@ -801,7 +820,9 @@ def tau_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     breakdown=_RHO_NORMALIZED_BOUND,
     computational_form=_TWO_SORTS,
 )
-def rho_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def rho_normalized(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+) -> float:
     """rho~ = (1 + rho)/2 (Rosset et al. 2005, Sect. 2): 1 for a perfect ranking, 0 for reversed.
 
     Parameters
@@ -813,6 +834,10 @@ def rho_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
         as repeated rows).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
+        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -830,7 +855,7 @@ def rho_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377. doi:10.1109/ICDM.2005.126
     """
-    rho = _point(y_true, y_pred, sample_weight, "rho")
+    rho = _point(y_true, y_pred, sample_weight, "rho", device)
     return (1 + rho) / 2
 
 
@@ -843,7 +868,9 @@ def rho_normalized(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> fl
     breakdown=_TWICE_C_BOUND,
     computational_form=_TWO_SORTS,
 )
-def somers_d(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def somers_d(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+) -> float:
     """Somers' D of the prediction given the truth, D(y_pred | y_true) = 2 C - 1.
 
     Over the pairs of rows with different ``y_true`` (the pairs tied in ``y_true`` are left
@@ -868,6 +895,10 @@ def somers_d(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j``, so integer weights equal
         repeated rows.
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
+        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -902,7 +933,7 @@ def somers_d(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     >>> somers_d([1, 2, 3, 4], [1, 1, 2, 2])  # 4 concordant, 2 tied in the prediction
     0.6666666666666666
     """
-    return _point(y_true, y_pred, sample_weight, "d")
+    return _point(y_true, y_pred, sample_weight, "d", device)
 
 
 def _rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
@@ -917,7 +948,11 @@ def _rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any
     return stats, moments, limbs, fsums, order, key, pkey
 
 
-def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
+def _point(
+    y_true: Any, y_pred: Any, sample_weight: Any, which: str, device: str | None = None
+) -> float:
+    if resolve_device(device) == "gpu":
+        return _warn_if_undefined(device_point(y_true, y_pred, sample_weight, which), which)
     y, p, w = _inputs(y_true, y_pred, sample_weight)
     stats, _, limbs, fsums, *_ = _rank_sweep(y, p, w)
     if which == "rho":
@@ -937,7 +972,11 @@ def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
         s = _pair_class_stats(stats, exact=w is None)
         tau, c_index = _tau_c_from_classes(s)
         value = tau if which == "tau" else c_index
-    value = float(value)
+    return _warn_if_undefined(float(value), which)
+
+
+def _warn_if_undefined(value: float, which: str) -> float:
+    """``value``, with an ``UndefinedMetricWarning`` when it is NaN (a constant argument)."""
     if math.isnan(value):
         what = {
             "tau": "Kendall's tau",
@@ -946,7 +985,7 @@ def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
             "d": "Somers' D",
         }[which]
         warn_undefined(
-            f"{what} is undefined: y_true or y_pred is constant (all pairs tied)", stacklevel=4
+            f"{what} is undefined: y_true or y_pred is constant (all pairs tied)", stacklevel=5
         )
     return value
 
