@@ -338,3 +338,18 @@ def test_fused_level_kernel_equals_generic(n):
     plain = xr.replicate_statistics(cupy, plan, weights)
     np.testing.assert_array_equal(fused["disc"].get(), plain["disc"].get())
     assert cuda.STATUS["level_term"] == "fused"
+
+
+@pytest.mark.parametrize("scheme", ["poisson", "groups"])
+def test_compare_models_device_other_schemes_equal_cpu(numpy_device, scheme):
+    """Poisson weights and the cluster bootstrap are drawn as on the CPU and moved to the
+    device: the same replicates."""
+    y, preds = _setup(300)
+    kw = dict(metrics=["kendall_tau", "spearman_rho"], n_bootstrap=30, random_state=4)
+    if scheme == "groups":
+        kw["groups"] = np.arange(y.size) // 3
+    else:
+        kw["scheme"] = "poisson"
+    cpu = compare_models(y, preds, **kw)
+    dev = compare_models(y, preds, device="gpu", **kw)
+    np.testing.assert_allclose(dev.replicates, cpu.replicates, rtol=1e-12, atol=1e-12)
