@@ -17,7 +17,8 @@ Four measurements, printed in one run with their ratios and targets:
 4. ``curve_bands`` (cutoff AUC, the default curve), 1000 replicates, two models, n = 1e5.
    Target: under 5 s.
 
-ranklens is warmed first (one small call compiles the kernels), so the times are warm.
+ranklens is warmed first (``ranklens warmup``, then one small call of each function), so the
+times are warm and the parallel drivers are used.
 ``--replicates-1e6 B`` runs the n = 1e6 comparison with B replicates and scales to 1000 (say so
 when reporting). Run: ``python benchmarks/bench_inference.py`` (``--quick``: n/10, seconds).
 """
@@ -33,6 +34,7 @@ from scipy import stats
 
 from ranklens import compare as _compare
 from ranklens._resampling import Resampler, bootstrap_blocks, run_rows
+from ranklens._warmup import warmup
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
 from ranklens.metrics import get_curve, get_metric
@@ -106,6 +108,9 @@ def main(quick: bool, replicates_1e6: int) -> None:
     n_small, n_large = 100_000 // scale, 1_000_000 // scale
     n_boot = 1000
     print(f"numba threads: {numba.get_num_threads()}")
+    # Warm: `ranklens warmup` compiles the serial and the parallel drivers (a process that has
+    # not compiled a parallel driver yet runs calls of under ~4 s of work on the serial one).
+    warmup()
     y0, a0, b0 = _data(2000)
     compare_models(y0, {"a": a0, "b": b0}, metrics=METRICS, n_bootstrap=50, random_state=0)
     curve_bands(y0, {"a": a0, "b": b0}, n_bootstrap=20, random_state=0)

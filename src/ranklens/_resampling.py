@@ -129,7 +129,10 @@ def kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
 
 
 def block_rows(n: int) -> int:
-    return max(1, min(MAX_BLOCK_ROWS, BLOCK_CELLS // n))
+    """Replicates per block: a multiple of 8 where it can be, the rank sweep's batch
+    (:data:`ranklens._kernels.compare.RANK_BATCH`), so that no batch runs half empty."""
+    rows = max(1, min(MAX_BLOCK_ROWS, BLOCK_CELLS // n))
+    return rows - rows % 8 if rows >= 8 else rows
 
 
 def bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Iterator[np.ndarray]:
