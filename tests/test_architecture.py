@@ -34,6 +34,7 @@ FOUNDATIONS = {
     "ranklens._format",
     "ranklens._registry",
     "ranklens._results",
+    "ranklens._typing",
     "ranklens._scaling",
     "ranklens._validation",
     "ranklens._version",

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from ranklens._registry import MetricSpec
 from ranklens._results import ConfidenceInterval, Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
     check_pair,
@@ -112,12 +113,12 @@ def _goodness(scores: FloatArray, spec: MetricSpec) -> FloatArray:
 
 
 def compare_metric_rankings(
-    y_true: Any,
+    y_true: ArrayLike,
     predictions: Mapping[str, Any],
     *args: Sequence[str | MetricSpec],
     metrics: Sequence[str | MetricSpec] | None = None,
     top_k: int = 5,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> MetricRankingComparisonResult:
     r"""Rank many models by each metric and measure how much the rankings agree.
 
@@ -297,10 +298,10 @@ class RankingAgreementResult(Result):
 
 
 def ranking_agreement(
-    pred_a: Any,
-    pred_b: Any,
+    pred_a: ArrayLike,
+    pred_b: ArrayLike,
     *,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     confidence_level: float = 0.95,
 ) -> RankingAgreementResult:
     """Kendall's tau and Spearman's rho between two models' predictions.

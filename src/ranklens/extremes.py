@@ -38,6 +38,7 @@ from ranklens._curve_registry import register_curve
 from ranklens._kernels import utility as _k
 from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import CurveResult, Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
     check_nonnegative_number,
@@ -380,14 +381,14 @@ class RegressionPrecisionRecallResult(Result):
 
 
 def regression_precision_recall(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     relevance: RelevanceLike | None = None,
     event_threshold: float = 0.5,
     accuracy: AccuracyLike | None = None,
     beta: float = 1.0,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> RegressionPrecisionRecallResult:
     r"""Precision, recall and F-beta for regression (Torgo & Ribeiro 2009, eqs. 6-11).
 
@@ -565,14 +566,14 @@ def _event_totals(
     fixed={"thresholds": tuple(np.linspace(0.01, 1.0, 100))},
 )
 def regression_precision_recall_curve(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     relevance: RelevanceLike | None = None,
     accuracy: AccuracyLike | None = None,
-    thresholds: Any = None,
+    thresholds: ArrayLike | None = None,
     beta: float = 1.0,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> RegressionPrecisionRecallCurveResult:
     r"""Utility-based precision, recall and F-beta at every event threshold, in O(n log n).
 
@@ -678,14 +679,14 @@ class RegressionFBetaCurveResult(CurveResult):
 
 
 def regression_f_beta_curve(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     relevance: RelevanceLike | None = None,
     event_threshold: float = 0.5,
     accuracy: AccuracyLike | None = None,
-    betas: Any = None,
-    sample_weight: Any = None,
+    betas: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
 ) -> RegressionFBetaCurveResult:
     r"""F-beta (Torgo & Ribeiro 2009, eq. 11) over a range of beta (precision and recall once).
 
@@ -770,12 +771,12 @@ def _unscale(values: Any, e: int, weight_scale: float = 1.0) -> Any:
 
 
 def relevance_weighted_error(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     relevance: RelevanceLike | None = None,
     loss: Loss = "squared",
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     r"""Mean loss with case weights phi(y_i) (Torgo & Ribeiro 2009, Sect. 3.1).
 
@@ -838,7 +839,11 @@ def relevance_weighted_error(
     computational_form=_FORM,
 )
 def relevance_weighted_squared_error(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    relevance: RelevanceLike | None = None,
 ) -> float:
     """Relevance-weighted mean squared error; see :func:`relevance_weighted_error`.
 
@@ -881,7 +886,11 @@ def relevance_weighted_squared_error(
     computational_form=_FORM,
 )
 def relevance_weighted_absolute_error(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    relevance: RelevanceLike | None = None,
 ) -> float:
     """Relevance-weighted mean absolute error; see :func:`relevance_weighted_error`.
 
@@ -974,7 +983,11 @@ def _sera_value(prep: _Prepared) -> float:
 
 @register_metric("sera", higher_is_better=False, family="extremes", computational_form=_FORM)
 def sera(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, relevance: RelevanceLike | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    relevance: RelevanceLike | None = None,
 ) -> float:
     r"""Squared error-relevance area, SERA (Ribeiro & Moniz 2020), computed exactly.
 
@@ -1018,11 +1031,11 @@ def sera(
 
 
 def sera_curve(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     relevance: RelevanceLike | None = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> SeraCurveResult:
     """The SER_t curve at every distinct relevance value (one sort) and its exact area, SERA.
 
@@ -1076,10 +1089,10 @@ def sera_curve(
     computational_form=_FORM,
 )
 def utility_precision(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     relevance: RelevanceLike | None = None,
     event_threshold: float = 0.5,
     accuracy: AccuracyLike | None = None,
@@ -1135,10 +1148,10 @@ def utility_precision(
     computational_form=_FORM,
 )
 def utility_recall(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     relevance: RelevanceLike | None = None,
     event_threshold: float = 0.5,
     accuracy: AccuracyLike | None = None,
@@ -1194,10 +1207,10 @@ def utility_recall(
     computational_form=_FORM,
 )
 def utility_f1(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     relevance: RelevanceLike | None = None,
     event_threshold: float = 0.5,
     accuracy: AccuracyLike | None = None,

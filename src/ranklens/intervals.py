@@ -30,6 +30,7 @@ from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import CurveResult, Result
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
     as_2d_float,
@@ -238,7 +239,12 @@ class IntervalScoreResult(Result):
     computational_form=_FORM,
 )
 def interval_score(
-    y_true: Any, lower: Any, upper: Any, *, alpha: float, sample_weight: Any = None
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    *,
+    alpha: float,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Mean interval score of central (1 - alpha) prediction intervals (lower is better).
 
@@ -298,7 +304,7 @@ def interval_score(
 
 
 def interval_score_per_observation(
-    y_true: Any, lower: Any, upper: Any, *, alpha: float
+    y_true: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, alpha: float
 ) -> np.ndarray:
     """The interval score of each observation (see :func:`interval_score`), shape (n,).
 
@@ -338,7 +344,12 @@ def _per_observation(y: np.ndarray, lo: np.ndarray, up: np.ndarray, a: float) ->
 
 
 def interval_score_decomposition(
-    y_true: Any, lower: Any, upper: Any, *, alpha: float, sample_weight: Any = None
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    *,
+    alpha: float,
+    sample_weight: ArrayLike | None = None,
 ) -> IntervalScoreResult:
     """Mean interval score split into width, penalty below and penalty above, with coverage.
 
@@ -410,7 +421,12 @@ def _nominal_coverage(params: Any) -> float:
     computational_form=_FORM,
 )
 def interval_coverage(
-    y_true: Any, lower: Any, upper: Any, *, alpha: float | None = None, sample_weight: Any = None
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    *,
+    alpha: float | None = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Empirical coverage: the (weighted) fraction of observations with ``lower <= y <= upper``.
 
@@ -466,7 +482,12 @@ def interval_coverage(
     computational_form=_FORM,
 )
 def interval_coverage_error(
-    y_true: Any, lower: Any, upper: Any, *, alpha: float, sample_weight: Any = None
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    *,
+    alpha: float,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Absolute gap between empirical coverage and the nominal ``1 - alpha`` (lower is better).
 
@@ -520,7 +541,12 @@ def interval_coverage_error(
     computational_form=_FORM,
 )
 def mean_interval_width(
-    y_true: Any, lower: Any, upper: Any, *, alpha: float | None = None, sample_weight: Any = None
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    *,
+    alpha: float | None = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Mean width ``u - l`` of the intervals, the Lebesgue measure of Payne et al. (not ranked).
 
@@ -666,13 +692,13 @@ def _wis_decompose(
     computational_form=_FORM,
 )
 def weighted_interval_score(
-    y_true: Any,
-    lower: Any,
-    upper: Any,
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
     *,
     alpha: Any,
     median: Any = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Weighted interval score over K central intervals and the median (Bracher et al. 2021).
 
@@ -721,13 +747,13 @@ def weighted_interval_score(
 
 
 def weighted_interval_score_decomposition(
-    y_true: Any,
-    lower: Any,
-    upper: Any,
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
     *,
     alpha: Any,
     median: Any = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> IntervalScoreResult:
     """The weighted interval score with its dispersion / penalty parts, coverage per level and the
     score of each observation (Bracher et al. 2021, Sect. 2.2); see
@@ -766,7 +792,7 @@ def weighted_interval_score_decomposition(
 
 
 def weighted_interval_score_from_quantiles(
-    y_true: Any, quantiles: Any, *, levels: Any, sample_weight: Any = None
+    y_true: ArrayLike, quantiles: ArrayLike, *, levels: Any, sample_weight: ArrayLike | None = None
 ) -> float:
     """Weighted interval score from predictive quantiles (e.g. a quantile regression's output).
 
@@ -903,7 +929,7 @@ class OrderedIntervalsResult(CurveResult):
 
 @register_curve("intervals", family="intervals", inputs="point_and_interval")
 def intervals_by_prediction(
-    y_true: Any, y_pred: Any, lower: Any, upper: Any
+    y_true: ArrayLike, y_pred: ArrayLike, lower: ArrayLike, upper: ArrayLike
 ) -> OrderedIntervalsResult:
     """Each observation's interval and truth, ordered by the point prediction, for plots.
 
@@ -1002,14 +1028,14 @@ class CoverageByBinResult(CurveResult):
 
 @register_curve("coverage_by_bin", family="intervals", inputs="point_and_interval")
 def interval_coverage_by_bin(
-    y_true: Any,
-    y_pred: Any,
-    lower: Any,
-    upper: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
     *,
     n_bins: int = 10,
     alpha: float | None = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     confidence_level: float = 0.95,
 ) -> CoverageByBinResult:
     """Empirical coverage by prediction bin (deciles by default), with Wilson intervals.

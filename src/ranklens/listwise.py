@@ -19,6 +19,7 @@ from ranklens._kernels.curves import ranked_order  # radix argsort, ~3x np.argso
 from ranklens._kernels.listwise import grouped_ndcg, rank_distance_ndcg_kernel
 from ranklens._registry import ComputationalForm, register_metric
 from ranklens._results import Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_group_codes,
     check_pair,
@@ -56,12 +57,12 @@ def _check_common(
 
 @register_metric("ndcg_score", higher_is_better=True, family="listwise", computational_form=_FORM)
 def ndcg_score(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     k: int | None = None,
     gains: str = "linear",
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Normalised discounted cumulative gain of one ranking by ``y_pred`` (higher is better).
 
@@ -192,13 +193,13 @@ class GroupedNDCGResult(Result):
 
 
 def ndcg_by_group(
-    y_true: Any,
-    y_pred: Any,
-    groups: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    groups: ArrayLike,
     *,
     k: int | None = None,
     gains: str = "linear",
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> GroupedNDCGResult:
     """NDCG of each query in a long table (one row per item, ``groups`` naming its query).
 

@@ -45,6 +45,7 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import ConfidenceInterval, CurveResult, Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     check_pair,
     check_probability,
@@ -118,7 +119,7 @@ class PairCountsResult(Result):
     tied_both: np.ndarray
 
 
-def per_observation_pair_counts(y_true: Any, y_pred: Any) -> PairCountsResult:
+def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCountsResult:
     """Concordant, discordant and tied counts of every observation against all others.
 
     Parameters
@@ -649,7 +650,11 @@ def _tau_variances(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     computational_form=_TWO_SORTS,
 )
 def kendall_tau(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    device: str | None = None,
 ) -> float:
     """Kendall's tau-b between truth and prediction (Rosset, Perlich & Zadrozny 2005, eq. 4).
 
@@ -706,7 +711,11 @@ def kendall_tau(
     computational_form=_TWO_SORTS,
 )
 def spearman_rho(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    device: str | None = None,
 ) -> float:
     """Spearman's rho: Pearson correlation of midranks (Rosset, Perlich & Zadrozny 2005, eq. 5).
 
@@ -761,7 +770,11 @@ def spearman_rho(
     computational_form=_TWO_SORTS,
 )
 def tau_normalized(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    device: str | None = None,
 ) -> float:
     """Harrell's C: the fraction of pairs with different truth that the prediction orders correctly.
 
@@ -821,7 +834,11 @@ def tau_normalized(
     computational_form=_TWO_SORTS,
 )
 def rho_normalized(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    device: str | None = None,
 ) -> float:
     """rho~ = (1 + rho)/2 (Rosset et al. 2005, Sect. 2): 1 for a perfect ranking, 0 for reversed.
 
@@ -869,7 +886,11 @@ def rho_normalized(
     computational_form=_TWO_SORTS,
 )
 def somers_d(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, device: str | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    device: str | None = None,
 ) -> float:
     """Somers' D of the prediction given the truth, D(y_pred | y_true) = 2 C - 1.
 
@@ -991,10 +1012,10 @@ def _warn_if_undefined(value: float, which: str) -> float:
 
 
 def ranking_summary(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     confidence_level: float = 0.95,
 ) -> RankingSummary:
     """Every ranking measure of Rosset et al. (2005, 2007) for one model, exactly, in O(n log n).
@@ -1199,7 +1220,7 @@ class ConcordanceProfileResult(CurveResult):
 
 @register_curve("concordance_profile", family="ranking")
 def concordance_profile(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> ConcordanceProfileResult:
     """Percent of correctly ranked pairs per observation and its locally optimal envelope.
 
@@ -1383,7 +1404,9 @@ def _rank_lift_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarr
     on_grid=_cutoff_auc_on_grid,
     sweep=CurveSweepForm(_sequence_state, _cutoff_auc_sweep),
 )
-def cutoff_auc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> CutoffAUCResult:
+def cutoff_auc_curve(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> CutoffAUCResult:
     """AUC of the prediction for every split of the truth into top i versus the rest.
 
     Parameters
@@ -1504,7 +1527,9 @@ def _rank_lift_on_grid(result: RankLiftResult, grid: np.ndarray) -> np.ndarray:
     on_grid=_rank_lift_on_grid,
     sweep=CurveSweepForm(_sequence_state, _rank_lift_sweep),
 )
-def rank_lift_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RankLiftResult:
+def rank_lift_curve(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> RankLiftResult:
     """Cumulative inverse rank captured by targeting the top predictions first.
 
     Parameters
@@ -1664,7 +1689,9 @@ def _bins(y: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return bins, np.bincount(bins, minlength=k.size + 2)[1:]
 
 
-def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRankingResult:
+def partial_kendall_tau(
+    y_true: ArrayLike, y_pred: ArrayLike, percentiles: Any
+) -> PartialRankingResult:
     """Partial Kendall tau for percentile bins (Rosset, Perlich & Zadrozny 2007, Sect. 5).
 
     Parameters
@@ -1735,7 +1762,9 @@ def partial_kendall_tau(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRa
     )
 
 
-def partial_spearman_rho(y_true: Any, y_pred: Any, percentiles: Any) -> PartialRankingResult:
+def partial_spearman_rho(
+    y_true: ArrayLike, y_pred: ArrayLike, percentiles: Any
+) -> PartialRankingResult:
     """Partial Spearman rho for percentile bins (Rosset, Perlich & Zadrozny 2007, Sect. 5).
 
     Parameters

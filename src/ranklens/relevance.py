@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from ranklens._kernels import utility as _k
 from ranklens._results import Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
     check_probability,
@@ -536,7 +537,7 @@ def boxplot_stats(
     coef: float = 1.5,
     adjusted: bool = False,
     quartiles: Quartiles = "hinges",
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> BoxplotStatsResult:
     r"""Quartiles, fences, adjacent values and outlier counts of a sample, as R's ``boxplot.stats``.
 
@@ -633,7 +634,7 @@ def relevance_from_boxplot(
     delta: float = 1e-4,
     fallback: Literal["fences", "raise"] = "fences",
     quartiles: Quartiles = "hinges",
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> SigmoidRelevance | ControlPointRelevance:
     r"""A relevance function for rare extremes derived from the box plot of a sample.
 

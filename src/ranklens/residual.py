@@ -39,6 +39,7 @@ from ranklens._results import CurveResult
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
 from ranklens._scaling import scaled as _scaled
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     FloatArray,
     as_1d_float,
@@ -334,7 +335,9 @@ _RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_sca
 @register_metric(
     "mean_squared_error", higher_is_better=False, family="residual", **_mean_capabilities(_MSE)
 )
-def mean_squared_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def mean_squared_error(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
     """Mean squared error, ``sum w_i (y_i - yhat_i)^2 / sum w_i``.
 
     Parameters
@@ -375,7 +378,9 @@ def mean_squared_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -
     family="residual",
     **_mean_capabilities(_RMSE),
 )
-def root_mean_squared_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def root_mean_squared_error(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
     """Root mean squared error, ``sqrt(mean_squared_error)``.
 
     Parameters
@@ -420,7 +425,9 @@ def root_mean_squared_error(y_true: Any, y_pred: Any, *, sample_weight: Any = No
 @register_metric(
     "mean_absolute_error", higher_is_better=False, family="residual", **_mean_capabilities(_MAE)
 )
-def mean_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def mean_absolute_error(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
     """Mean absolute error, ``sum w_i |y_i - yhat_i| / sum w_i``.
 
     Parameters
@@ -474,7 +481,11 @@ mae = mean_absolute_error
     **_mean_capabilities(_EPSILON),
 )
 def epsilon_insensitive_loss(
-    y_true: Any, y_pred: Any, *, epsilon: float = 0.1, sample_weight: Any = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    epsilon: float = 0.1,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Mean epsilon-insensitive loss, ``sum w_i max(0, |r_i| - epsilon) / sum w_i``.
 
@@ -521,12 +532,12 @@ def epsilon_insensitive_loss(
     "linlin_loss", higher_is_better=False, family="residual", **_mean_capabilities(_LINLIN)
 )
 def linlin_loss(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     cost_over: float = 1.0,
     cost_under: float = 1.0,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Mean LINLIN (asymmetric linear) loss, Torgo & Ribeiro (2009), eq. 1.
 
@@ -573,7 +584,13 @@ def linlin_loss(
 @register_metric(
     "log_rmse", higher_is_better=False, family="residual", **_mean_capabilities(_LOG_RMSE)
 )
-def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: Any = None) -> float:
+def log_rmse(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    offset: float = 0.0,
+    sample_weight: ArrayLike | None = None,
+) -> float:
     """Root mean squared error on the log scale (Rosset et al. 2007, Sect. 6).
 
     Parameters
@@ -627,7 +644,7 @@ def log_rmse(y_true: Any, y_pred: Any, *, offset: float = 0.0, sample_weight: An
 @register_metric(
     "rmspe", higher_is_better=False, family="residual", **_mean_capabilities(_RMSPE, additive=False)
 )
-def rmspe(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
     """Relative root mean squared prediction error, Payne, Li & Qin (2016).
 
     Parameters
@@ -738,7 +755,9 @@ def _median_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
     family="residual",
     leave_one_out=_median_leave_one_out,
 )
-def median_absolute_error(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+def median_absolute_error(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
     """Median of the absolute residuals, ``Median(|r_1|, ..., |r_n|)`` (Rosset et al. 2005, "MAD").
 
     Parameters
@@ -822,13 +841,13 @@ def _pmap_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
     leave_one_out=_pmap_leave_one_out,
 )
 def pmap(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
-    lower: Any = None,
-    upper: Any = None,
+    lower: ArrayLike | None = None,
+    upper: ArrayLike | None = None,
     alpha: float | None = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Payne, Li & Qin's (2016) pmap: MAE scaled by the mean lag-1 change of ``y_true``.
 
@@ -908,13 +927,13 @@ def pmap(
 
 
 def prmspe(
-    y_true: Any,
-    y_pred: Any,
-    lower: Any,
-    upper: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
     *,
     alpha: float,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     r"""Penalised RMSPE in its scale-consistent form: ``RMSPE + mean interval score / RMS(y)``.
 
@@ -1040,11 +1059,11 @@ class RECCurveResult(CurveResult):
 
 @register_curve("rec", family="residual")
 def rec_curve(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     loss: Literal["absolute", "squared"] = "absolute",
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> RECCurveResult:
     """Regression error characteristic curve (Bi & Bennett 2003).
 
@@ -1154,7 +1173,9 @@ def _strict_prefix_suffix(values: np.ndarray) -> tuple[FloatArray, FloatArray]:
 
 
 @register_curve("rroc", family="residual")
-def rroc_curve(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> RROCCurveResult:
+def rroc_curve(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> RROCCurveResult:
     """Regression ROC curve of Hernandez-Orallo (2013), "ROC curves for regression", in O(n log n).
 
     Parameters

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from ranklens._registry import BreakdownBound, MetricSpec
 from ranklens._results import Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import FloatArray, check_pair, check_positive_int
 from ranklens.exceptions import UndefinedMetricWarning, warn_undefined
 from ranklens.metrics import available_metrics, get_metric
@@ -165,8 +166,8 @@ def _percent(change: float, value: float) -> float:
 
 
 def most_influential(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     metric: str | MetricSpec,
     *,
     metric_params: Mapping[str, Any] | None = None,
@@ -302,8 +303,8 @@ class RobustnessTableResult(Result):
 
 
 def robustness_table(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     metrics: Sequence[str | MetricSpec] = TABLE1_METRICS,
 ) -> RobustnessTableResult:
@@ -528,8 +529,8 @@ def _has_ties(x: FloatArray) -> bool:
 
 
 def breakdown_curve(
-    y_true: Any,
-    y_pred: Any,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     metric: str | MetricSpec,
     *,
     fractions: Sequence[float] | None = None,

@@ -50,6 +50,7 @@ from ranklens._curve_registry import register_curve
 from ranklens._kernels import curves as _k
 from ranklens._registry import ComputationalForm, CurveForm, CurveStatistic, register_metric
 from ranklens._results import CurveResult, Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
     check_pair,
@@ -434,7 +435,11 @@ def _roc(ranked: _Ranked) -> RocCurveResult:
 
 @register_curve("roc", family="targeting")
 def roc_curve(
-    y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    events: EventsLike = None,
+    sample_weight: ArrayLike | None = None,
 ) -> RocCurveResult:
     r"""ROC curve and AUC of a score (Provost & Fawcett 2013, ch. 8; Fawcett 2006).
 
@@ -627,7 +632,11 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
 )
 @register_curve("gain", family="targeting", on_grid=_at_grid)
 def gain_curve(
-    y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    events: EventsLike = None,
+    sample_weight: ArrayLike | None = None,
 ) -> GainCurveResult:
     r"""Cumulative gain curve: the slides' *cumulative response curve* (Provost & Fawcett 2013).
 
@@ -749,7 +758,11 @@ def _lift(ranked: _Ranked) -> LiftCurveResult:
 
 @register_curve("lift", family="targeting", on_grid=_at_grid)
 def lift_curve(
-    y_true: Any, y_score: Any, *, events: EventsLike = None, sample_weight: Any = None
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    events: EventsLike = None,
+    sample_weight: ArrayLike | None = None,
 ) -> LiftCurveResult:
     r"""Lift curve (Provost & Fawcett 2013, ch. 8): how much better than random targeting is.
 
@@ -881,12 +894,12 @@ class DecileTableResult(CurveResult):
 
 @register_curve("decile_table", family="targeting")
 def decile_table(
-    y_true: Any,
-    y_score: Any,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
     n_bins: int = 10,
     events: EventsLike = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> DecileTableResult:
     r"""Gains table by score decile (or any number of equal bins): cumulative response and lift.
 
@@ -1166,15 +1179,15 @@ def _best(values: FloatArray) -> int:
     fixed_with={"value_margin": {"events": "value"}},
 )
 def profit_curve(
-    y_true: Any,
-    y_score: Any,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
     cost_benefit: Any = None,
     value_margin: float | None = None,
     cost_per_target: float | None = None,
     budget: float | None = None,
     events: EventsLike = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
 ) -> ProfitCurveResult:
     r"""Profit by fraction targeted, the best depth and the best profit within a budget.
 
@@ -1380,13 +1393,13 @@ def _crossing(
 
 
 def best_model_by_depth(
-    y_true: Any,
+    y_true: ArrayLike,
     predictions: Mapping[str, Any],
     *,
     curve: str = "lift",
     depths: Sequence[float] | None = None,
     events: EventsLike = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     cost_benefit: Any = None,
     value_margin: float | None = None,
     cost_per_target: float | None = None,
@@ -1528,7 +1541,11 @@ def best_model_by_depth(
     curve=CurveForm(CurveStatistic.ROC_AUC),
 )
 def roc_auc(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
 ) -> float:
     """Area under the ROC curve (binary y, else events = true top 10 %; see roc_curve).
 
@@ -1573,7 +1590,11 @@ def roc_auc(
     curve=CurveForm(CurveStatistic.KS),
 )
 def ks_statistic(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
 ) -> float:
     """Kolmogorov-Smirnov statistic max(TPR - FPR) (binary y, else events = true top 10 %).
 
@@ -1614,7 +1635,11 @@ def ks_statistic(
     curve=CurveForm(CurveStatistic.GAIN_AREA),
 )
 def gain_area(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
 ) -> float:
     """Area under the cumulative gain curve (binary y, else events = true top 10 %).
 
@@ -1656,7 +1681,11 @@ def gain_area(
     curve=CurveForm(CurveStatistic.ACCURACY_RATIO),
 )
 def accuracy_ratio(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
 ) -> float:
     """Gain-curve accuracy ratio, 0 random to 1 perfect (= 2 AUC - 1 for binary events).
 
@@ -1707,7 +1736,11 @@ def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight:
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.05),
 )
 def lift_at_5(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
 ) -> float:
     """Lift when the top 5 % by prediction is targeted (binary y, else events = true top 10 %).
 
@@ -1750,7 +1783,11 @@ def lift_at_5(
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.1),
 )
 def lift_at_10(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
 ) -> float:
     """Lift when the top 10 % by prediction is targeted (binary y, else events = true top 10 %).
 
@@ -1793,7 +1830,11 @@ def lift_at_10(
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.2),
 )
 def lift_at_20(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, events: EventsLike = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
 ) -> float:
     """Lift when the top 20 % by prediction is targeted (binary y, else events = true top 10 %).
 
