@@ -178,6 +178,7 @@ def main() -> None:
         "ratio_to_in_memory_n_log_n": round(seconds / (ref["seconds"] * scale), 2),
         "peak_worker_rss_mib": {w: round(v / 2**20) for w, v in memory.peak.items()},
         "settings": ev.settings,
+        "seconds_by_pass": ev.extras.get("seconds"),
         "values": ev.values and {m: {k: ev.values[m][k] for k in MEASURES} for m in ("a", "b")},
         "in_memory_values_at_reference_n": ref["values"],
         "cpu_count": os.cpu_count(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -135,8 +136,13 @@ def evaluate(
     -------
     ModelEvaluation
         The in-memory pipeline's result object: ``values[model][measure]``, ``metrics``,
-        ``problems`` (measures the engine does not compute are ``"skipped"``), and
-        ``curves["decile_table"][model]`` (:class:`ranklens.DecileTableResult`).
+        ``problems`` (measures the engine does not compute are ``"skipped"``),
+        ``curves["decile_table"][model]`` (:class:`ranklens.DecileTableResult`) and ``extras``:
+        ``"delong"`` (model -> :class:`ranklens.delong.DeLongIntervalResult` of the AUC),
+        ``"pair_counts"`` (model -> the pair classes behind tau and C; Python integers without
+        weights), ``"bootstrap"`` (with ``n_bootstrap``: replicates and intervals),
+        ``"binned_auc"`` (with ``exact=False``: model -> (AUC, error bound)) and ``"seconds"``
+        (wall time per pass).
 
     Raises
     ------
@@ -173,6 +179,15 @@ def evaluate(
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
 
     # (1) scan
+    clock = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = round(now - clock, 3)
+        clock = now
+
     scans = dask.compute(
         *[
             dask.delayed(_p.scan)(part, i, y, preds, weight, ratio_forms)
@@ -284,6 +299,7 @@ def evaluate(
         )
 
     # (3) grids
+    lap("scan and event threshold")
     grids = dask.compute(
         *[
             dask.delayed(_p.grid)(part, y, preds, weight, p_bounds, t_bounds)
@@ -303,6 +319,7 @@ def evaluate(
     queries[-1] = float(total_w)
     depths = np.array(sorted({d for d in map(_depth, the_plan.curve) if d is not None}))
 
+    lap("grid")
     boot = None
     if n_bootstrap:
         reps = np.arange(int(n_bootstrap))
@@ -387,7 +404,9 @@ def evaluate(
             dask.delayed(_truth_task)(part, y, weight, len(preds), t_carry, float(total_w))
             for part in shuffled.to_delayed()
         ]
+    lap("bootstrap sums")
     pred_out, truth_out = dask.compute(pred_summaries, truth_summaries)
+    lap("shuffles by prediction and truth")
 
     curves: dict[str, dict[str, Any]] = {"decile_table": {}}
     pair_counts: dict[str, dict[str, Any]] = {}
@@ -466,7 +485,8 @@ def evaluate(
                     problems[model][spec.name] = Problem(
                         "undefined", "undefined: y_true or y_pred is constant (all pairs tied)"
                     )
-    extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong}
+    lap("combining")
+    extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong, "seconds": timings}
     if boot is not None:
         extras["bootstrap"] = _boot_results(
             boot, pred_out, preds, the_plan, confidence_level, groups, random_state
