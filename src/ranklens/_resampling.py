@@ -287,10 +287,11 @@ def _NA() -> Any:
 #: The resampling schemes of :func:`ranklens.compare_models` and :func:`ranklens.curve_bands`.
 SCHEMES = ("auto", "multinomial", "poisson", "stratified")
 #: ``scheme="auto"`` draws Poisson(1) weights from this many rows (or units) on, multinomial
-#: multiplicities below. Multinomial draws come from one sequential generator stream (about
-#: 8 ns a row and replicate, on one core whatever the machine); Poisson weights are a hash of
-#: (row, replicate), computed in parallel and piece by piece. Below the threshold the two cost
-#: about the same and the default keeps the multinomial numbers of earlier releases.
+#: multiplicities below (the default scheme stays "multinomial"). Multinomial draws come from
+#: one sequential generator stream, on one core whatever the machine; Poisson weights are a hash
+#: of (row, replicate), computed in parallel and piece by piece (the same in a distributed
+#: run). On 2 cores the two cost about the same (0.65 ms a replicate at n = 1e5; 6.4 against
+#: 7.3 ms at 1e6, benchmarks/bench_inference.py); only more cores make Poisson cheaper.
 POISSON_ABOVE = 1_000_000
 
 
