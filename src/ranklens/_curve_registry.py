@@ -194,6 +194,11 @@ def get_curve(name: str) -> CurveSpec:
     -------
     CurveSpec
         The curve's function and its axes.
+
+    Raises
+    ------
+    ValueError
+        If no curve is registered under ``name``; the message lists the registered names.
     """
     try:
         return _CURVES[name]
@@ -217,6 +222,11 @@ def available_curves(family: str | None = None, *, banded: bool | None = None) -
     -------
     tuple of str
         The registered curve names.
+
+    Raises
+    ------
+    ValueError
+        If ``family`` is not one of :data:`CURVE_FAMILIES`.
     """
     if family is not None and family not in CURVE_FAMILIES:
         raise ValueError(f"family must be one of {CURVE_FAMILIES}; got {family!r}")

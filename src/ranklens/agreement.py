@@ -146,6 +146,17 @@ def compare_metric_rankings(
     -------
     MetricRankingComparisonResult
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``top_k`` is not a positive integer; if an option is outside its
+        documented range. The message names the argument.
+
     Warns
     -----
     UndefinedMetricWarning
@@ -320,6 +331,17 @@ def ranking_agreement(
     RankingAgreementResult
         Kendall's tau-b and Spearman's rho between the two predictions, with tau's interval and
         p-values.
+
+    Raises
+    ------
+    TypeError
+        If ``pred_a`` or ``pred_b`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``confidence_level`` is not a number in (0, 1); if an option is outside
+        its documented range. The message names the argument.
 
     Notes
     -----

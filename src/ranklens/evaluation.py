@@ -679,6 +679,17 @@ def evaluate_models(
     -------
     ModelEvaluation
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Every measure is the registered function of :mod:`ranklens.metrics`, applied to each model;

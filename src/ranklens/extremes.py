@@ -415,6 +415,17 @@ def regression_precision_recall(
     -------
     RegressionPrecisionRecallResult
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``beta`` is negative or not finite; if an option is outside its
+        documented range. The message names the argument.
+
     Warns
     -----
     UndefinedMetricWarning
@@ -591,6 +602,17 @@ def regression_precision_recall_curve(
     RegressionPrecisionRecallCurveResult
         Precision, recall and F-beta at every threshold, with the event counts.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``beta`` is negative or not finite; if an option is outside its
+        documented range. The message names the argument.
+
     Warns
     -----
     UndefinedMetricWarning
@@ -713,6 +735,17 @@ def regression_f_beta_curve(
     RegressionFBetaCurveResult
         F-beta for every beta, with the precision and recall it is computed from.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     F_beta = (1 + beta^2) P R / (beta^2 P + R) (Torgo & Ribeiro 2009, eq. 11), 0 when P = R = 0.
@@ -791,6 +824,17 @@ def relevance_weighted_error(
     float
         Lower is better.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Warns
     -----
     UndefinedMetricWarning
@@ -864,6 +908,17 @@ def relevance_weighted_squared_error(
     float
         Lower is better.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     sum_i w_i phi(y_i) (yhat_i - y_i)^2 / sum_i w_i phi(y_i).
@@ -910,6 +965,17 @@ def relevance_weighted_absolute_error(
     -------
     float
         Lower is better.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -1001,6 +1067,17 @@ def sera(
     float
         SERA, lower is better, in squared units of ``y``.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     .. math::
@@ -1055,6 +1132,17 @@ def sera_curve(
     -------
     SeraCurveResult
         ``thresholds``, ``ser`` and the exact area ``sera``.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -1120,6 +1208,17 @@ def utility_precision(
     float
         Precision in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Precision of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
@@ -1179,6 +1278,17 @@ def utility_recall(
     float
         Recall in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Recall of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
@@ -1237,6 +1347,17 @@ def utility_f1(
     -------
     float
         F1 in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----

@@ -264,6 +264,17 @@ def interval_score(
         The mean score; widths and penalties are summed after scaling by a power of two, so the
         mean is returned whenever it is a float (bounds of 1e300 or 1e-300 included).
 
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
+        complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Warns
     -----
     CoverageLevelWarning
@@ -322,6 +333,16 @@ def interval_score_per_observation(
     ndarray of shape (n,)
         The interval score of each observation.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
+        complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if an option is outside its documented range. The
+        message names the argument.
+
     Notes
     -----
     S_i = (u_i - l_i) + (2/alpha)(l_i - y_i) 1{y_i < l_i} + (2/alpha)(y_i - u_i) 1{y_i > u_i}.
@@ -368,6 +389,17 @@ def interval_score_decomposition(
     -------
     IntervalScoreResult
         The mean score, its width and the two penalty parts, and the coverage.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
+        complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -447,6 +479,17 @@ def interval_coverage(
         Fraction of observations inside their interval, in [0, 1]; judged by its distance to
         ``1 - alpha``.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
+        complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     ``(1/n) sum 1{l_i <= y_i <= u_i}`` (Payne, Li & Qin 2016, "the empirical coverage
@@ -507,6 +550,17 @@ def interval_coverage_error(
     float
         ``|coverage - (1 - alpha)|`` in [0, 1]; lower is better.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
+        complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Warns
     -----
     CoverageLevelWarning
@@ -565,6 +619,17 @@ def mean_interval_width(
     -------
     float
         The weighted mean of ``upper - lower``, in the units of ``y``.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
+        complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -718,6 +783,17 @@ def weighted_interval_score(
     -------
     float
 
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
+        complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     See Also
     --------
     weighted_interval_score_from_quantiles : the same score from a matrix of predictive quantiles.
@@ -777,6 +853,17 @@ def weighted_interval_score_decomposition(
     IntervalScoreResult
         The score, its dispersion and penalty parts, coverage per level and per-observation scores.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
+        complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     WIS = 1/(K + 1/2) (1/2 |y - m| + sum_k (alpha_k / 2) IS_{alpha_k}(l_k, u_k; y)).
@@ -811,6 +898,17 @@ def weighted_interval_score_from_quantiles(
     -------
     float
         The weighted interval score; lower is better.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``quantiles`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``levels`` is not a number in (0, 1); if an option is outside its
+        documented range. The message names the argument.
 
     Notes
     -----
@@ -947,6 +1045,16 @@ def intervals_by_prediction(
     OrderedIntervalsResult
         The truth, prediction, bounds and a covered flag, in increasing order of ``y_pred``.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``y_pred``, ``lower`` or ``upper`` holds data that are not numbers (strings,
+        dates, complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if an option is outside its documented range. The
+        message names the argument.
+
     Notes
     -----
     The exact data are kept; a plotting layer may thin them for drawing.
@@ -1061,6 +1169,18 @@ def interval_coverage_by_bin(
     -------
     CoverageByBinResult
         Per bin: the prediction range, the coverage and its Wilson interval.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``y_pred``, ``lower`` or ``upper`` holds data that are not numbers (strings,
+        dates, complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``confidence_level`` is not a number in (0, 1); if ``n_bins`` is not a
+        positive integer; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----

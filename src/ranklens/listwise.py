@@ -94,6 +94,17 @@ def ndcg_score(
         NaN with an ``UndefinedMetricWarning`` when every ``y_true`` is 0 (IDCG = 0; scikit-learn
         returns 0 there).
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     ``DCG@k = sum_{i <= k} g(y_(i)) / log2(i + 1)`` over the rows in decreasing ``y_pred``;
@@ -224,6 +235,17 @@ def ndcg_by_group(
         NDCG of every query, their mean over queries with a defined NDCG, and the count of
         undefined ones.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``groups`` has another length or missing labels; if an option is outside
+        its documented range. The message names the argument.
+
     Notes
     -----
     Each group is ranked by ``y_pred`` on its own, with the same definition, tie rule, gains and
@@ -306,6 +328,12 @@ def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None 
     -------
     float
         NDCG in [0, 1]; 1 when every item is predicted at its true rank.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not a positive integer; if ``k`` is not a positive integer; if an argument is
+        outside its documented range. The message names the argument.
 
     Notes
     -----

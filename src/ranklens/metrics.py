@@ -59,6 +59,12 @@ def get_metric(name: str) -> MetricSpec:
     -------
     MetricSpec
         The function, its direction and its capabilities.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is neither a registered metric nor an alias of one; the message lists the
+        registered names.
     """
     try:
         return _REGISTRY[METRIC_ALIASES.get(name, name)]
@@ -85,6 +91,11 @@ def available_metrics(family: str | None = None, *, inputs: str | None = None) -
     -------
     tuple of str
         The registry names, in registration order.
+
+    Raises
+    ------
+    ValueError
+        If ``family`` is not one of :data:`FAMILIES` (or an earlier name of one).
     """
     if family is not None:
         family = FAMILY_ALIASES.get(family, family)

@@ -135,6 +135,16 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
         ``concordant``, ``discordant``, ``tied_true_only``, ``tied_pred_only`` and ``tied_both``:
         int64 arrays of shape (n,) in the original row order.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if an option is outside its documented range. The
+        message names the argument.
+
     Notes
     -----
     Row i and j != i are concordant when ``(y_j - y_i)(pred_j - pred_i) > 0``, discordant when it is
@@ -678,6 +688,17 @@ def kendall_tau(
         tau-b in [-1, 1] (1: the prediction orders every pair as the truth does); NaN when either
         argument is constant.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     tau-b = (C - D) / sqrt((P - T_y)(P - T_p)) over pairs (P pairs, T_y / T_p tied in y / pred),
@@ -738,6 +759,17 @@ def spearman_rho(
     float
         rho in [-1, 1]; NaN when either argument is constant.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Equal to 1 - 12R/(n(n^2-1)) without ties. With weights: weighted Pearson correlation of
@@ -797,6 +829,17 @@ def tau_normalized(
     float
         Harrell's C in [0, 1]: the probability that a random pair with different truth is ordered
         correctly; 1/2 for a random ranking.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -860,6 +903,17 @@ def rho_normalized(
     -------
     float
         (1 + rho)/2 in [0, 1]; NaN when either argument is constant.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -926,6 +980,17 @@ def somers_d(
     float
         Higher is better; NaN with an :class:`~ranklens.exceptions.UndefinedMetricWarning` when
         ``y_true`` is constant (no pair with different truth).
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -1040,6 +1105,17 @@ def ranking_summary(
     RankingSummary
         T, R, tau-b, rho, their [0, 1] forms, Somers' D, the Noether variances and interval of tau
         and the null p-values (see :class:`RankingSummary`).
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``confidence_level`` is not a number in (0, 1); if an option is outside
+        its documented range. The message names the argument.
 
     Notes
     -----
@@ -1240,6 +1316,17 @@ def concordance_profile(
         Per observation in decreasing-prediction order: the share of its pairs ranked correctly,
         the locally optimal envelope, and the area (= Harrell's C).
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Rosset et al. (2005), Sect. 3.2, Figure 1: C_i = #{j<i: s_j < s_i} + #{j>i: s_j > s_i}
@@ -1424,6 +1511,17 @@ def cutoff_auc_curve(
     CutoffAUCResult
         AUC_i at every cutoff i = 1..n-1 on the rescaled axis and the area under the curve.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Rosset, Perlich & Zadrozny (2005), Sect. 3.2, Figure 2: M_i = sum_{r<=i} pi(r) - i(i+1)/2 and
@@ -1547,6 +1645,17 @@ def rank_lift_curve(
     RankLiftResult
         The cumulative inverse rank captured, the optimal and worst curves and the normalised
         area.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -1709,6 +1818,16 @@ def partial_kendall_tau(
     PartialRankingResult
         T^p, tau^p, the bins and the null mean, variance and p-value.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if an option is outside its documented range. The
+        message names the argument.
+
     Notes
     -----
     T^p = #{i<j : b(s_i) > b(s_j)}, tau^p = 1 - 4 T^p / (n^2 - sum n_j^2): only pairs in different
@@ -1781,6 +1900,16 @@ def partial_spearman_rho(
     -------
     PartialRankingResult
         R^p, rho^p, the bins and the null mean, variance and p-value.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if an option is outside its documented range. The
+        message names the argument.
 
     Notes
     -----

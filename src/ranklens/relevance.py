@@ -316,6 +316,15 @@ def medcouple(y: Any) -> float:
     float
         The medcouple in [-1, 1]; 0 for a symmetric sample, positive for right skew.
 
+    Raises
+    ------
+    TypeError
+        If ``y`` holds data that are not numbers (strings, dates, complex numbers, objects); the
+        message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if an option is outside its documented range. The message names the argument.
+
     Notes
     -----
     .. math::
@@ -576,6 +585,16 @@ def boxplot_stats(
     BoxplotStatsResult
         Median, quartiles, fences, adjacent values, medcouple (when ``adjusted``) and outlier
         counts.
+
+    Raises
+    ------
+    TypeError
+        If ``y`` holds data that are not numbers (strings, dates, complex numbers, objects); the
+        message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if ``sample_weight`` is negative, of another length or sums to zero; if an option is
+        outside its documented range. The message names the argument.
 
     Notes
     -----

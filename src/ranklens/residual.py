@@ -352,6 +352,17 @@ def mean_squared_error(
     float
         Lower is better; breaks down at 1/n (Rosset et al. 2005, Proposition 1).
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Squared error loss ``L(r) = r^2`` of Rosset, Perlich & Zadrozny (2005), Sect. 2.
@@ -396,6 +407,17 @@ def root_mean_squared_error(
     -------
     float
         Lower is better, in the units of ``y``.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -443,6 +465,17 @@ def mean_absolute_error(
     -------
     float
         Lower is better; 0 for a perfect prediction.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -505,6 +538,17 @@ def epsilon_insensitive_loss(
     float
         Lower is better; 0 for a perfect prediction.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``epsilon`` is negative or not finite; if an option is outside its
+        documented range. The message names the argument.
+
     Notes
     -----
     Rosset et al. (2005), Sect. 2 (the loss of support vector regression). ``epsilon`` is in the
@@ -556,6 +600,17 @@ def linlin_loss(
     -------
     float
         Lower is better; 0 for a perfect prediction.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``cost_over`` is negative or not finite; if ``cost_under`` is negative
+        or not finite; if an option is outside its documented range. The message names the argument.
 
     Notes
     -----
@@ -610,6 +665,17 @@ def log_rmse(
     float
         Lower is better, in natural-log units.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     ``sqrt(sum w_i (log(y_i + offset) - log(yhat_i + offset))^2 / sum w_i)`` (natural log).
@@ -660,6 +726,17 @@ def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | No
     -------
     float
         Lower is better; 0 for a perfect prediction, 0.2 reads "within 20 percent".
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -774,6 +851,17 @@ def median_absolute_error(
     float
         Lower is better; robust (breakdown point near 1/2).
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     For an even count the two middle values are averaged (as ``np.median`` and scikit-learn's
@@ -865,6 +953,17 @@ def pmap(
     float
         Lower is better; NaN with an :class:`~ranklens.exceptions.UndefinedMetricWarning` when
         ``y_true`` never changes between consecutive rows (zero scale).
+
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``y_pred``, ``lower`` or ``upper`` holds data that are not numbers (strings,
+        dates, complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``alpha`` is not a number in (0, 1); if an option is outside its
+        documented range. The message names the argument.
 
     Notes
     -----
@@ -959,6 +1058,17 @@ def prmspe(
     Returns
     -------
     float
+
+    Raises
+    ------
+    TypeError
+        If ``y_true``, ``y_pred``, ``lower`` or ``upper`` holds data that are not numbers (strings,
+        dates, complex numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -1078,6 +1188,17 @@ def rec_curve(
     -------
     RECCurveResult
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     ``accuracy(t) = sum_i w_i 1{L_i <= t} / sum_i w_i`` at every tolerance ``t``, with
@@ -1187,6 +1308,17 @@ def rroc_curve(
     Returns
     -------
     RROCCurveResult
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----

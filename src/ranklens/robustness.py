@@ -186,6 +186,16 @@ def most_influential(
     -------
     InfluenceResult
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if an option is outside its documented range. The
+        message names the argument.
+
     Notes
     -----
     For every row i the measure is evaluated on the other n - 1 rows; the row with the largest
@@ -325,6 +335,16 @@ def robustness_table(
         Per measure: the value on the entire set, without its most influential row, the % change
         and that row.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if an option is outside its documented range. The
+        message names the argument.
+
     Notes
     -----
     For each measure :func:`most_influential` finds its own most influential row (Table 1 removes
@@ -429,6 +449,11 @@ def proposition2_bound(metric: str | MetricSpec, n: int, k: IntArray | int) -> F
     -------
     ndarray of float
         The largest possible change of the measure for each k (no ties).
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its documented range. The message names the argument.
 
     Notes
     -----
@@ -560,6 +585,16 @@ def breakdown_curve(
     Returns
     -------
     BreakdownResult
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``n_random`` is not a positive integer; if an
+        option is outside its documented range. The message names the argument.
 
     Notes
     -----

@@ -89,6 +89,12 @@ def make_utility_scorer(
         ``scorer(estimator, X, y, sample_weight=None) -> float``, usable as ``scoring=`` in
         ``GridSearchCV``; picklable, so it works with ``n_jobs > 1``.
 
+    Raises
+    ------
+    ValueError
+        If ``measure`` is not one of the utility-based measures this module knows; the message
+        lists them. Errors in the data are raised when the scorer is called, by the measure.
+
     Notes
     -----
     Pass a ``relevance`` fixed from the whole training target: without it each validation fold

@@ -479,6 +479,17 @@ def roc_curve(
         Without events or without non-events the rates and summaries are NaN, with an
         :class:`~ranklens.exceptions.UndefinedMetricWarning`.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Rank by decreasing score; at each distinct score ``t`` (targeting every row with score >= t)
@@ -650,6 +661,17 @@ def gain_curve(
     GainCurveResult
         Use ``.at(0.1)`` for the share captured by the top 10 %.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Targeting the top fraction ``x`` of rows by decreasing score captures
@@ -774,6 +796,17 @@ def lift_curve(
     Returns
     -------
     LiftCurveResult
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -914,6 +947,17 @@ def decile_table(
     -------
     DecileTableResult
         With ``to_frame()`` for a pandas DataFrame.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if ``n_bins`` is not a positive integer; if an option is outside its
+        documented range. The message names the argument.
 
     Notes
     -----
@@ -1210,6 +1254,17 @@ def profit_curve(
     ProfitCurveResult
         The curve, baselines, ``best_*`` and ``budget_*`` summaries.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     **Events** (binary ``y_true`` or an event definition): with the slides' cost-benefit matrix
@@ -1426,6 +1481,17 @@ def best_model_by_depth(
     ModelByDepthResult
         ``winner`` per depth, ``crossing_depths`` and ``segments``.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     The slides compare lift curves: "if targeting the top 25 % of customers the tree model is
@@ -1566,6 +1632,17 @@ def roc_auc(
     float
         AUC in [0, 1]; 1/2 for a random score. Ties in the score count 1/2.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     AUC = P(score of a random event > score of a random non-event) + 1/2 P(tie), the area under
@@ -1615,6 +1692,17 @@ def ks_statistic(
     float
         In [0, 1]: the largest gap between the ROC curve and the diagonal.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     KS = max_t (TPR(t) - FPR(t)) over the thresholds of :func:`roc_curve`.
@@ -1659,6 +1747,17 @@ def gain_area(
     -------
     float
         Area under the gain curve; 1/2 for random targeting.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -1705,6 +1804,17 @@ def accuracy_ratio(
     -------
     float
         In [-1, 1]: 0 for a random ranking, 1 for a perfect one.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
@@ -1762,6 +1872,17 @@ def lift_at_5(
         Event rate (or mean value) among the top 5 % divided by the overall rate; 1 for random
         targeting.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Lift(x) = G(x) / x = TPR(x) / x at x = 0.05, with G the cumulative gain curve of
@@ -1809,6 +1930,17 @@ def lift_at_10(
         Event rate (or mean value) among the top 10 % divided by the overall rate; 1 for random
         targeting.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
+
     Notes
     -----
     Lift(x) = G(x) / x = TPR(x) / x at x = 0.10, with G the cumulative gain curve of
@@ -1855,6 +1987,17 @@ def lift_at_20(
     float
         Event rate (or mean value) among the top 20 % divided by the overall rate; 1 for random
         targeting.
+
+    Raises
+    ------
+    TypeError
+        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
+        numbers, objects); the message names the argument.
+    ValueError
+        If an array is not one-dimensional, has too few observations or contains NaN or infinite
+        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
+        or sums to zero; if an option is outside its documented range. The message names the
+        argument.
 
     Notes
     -----
