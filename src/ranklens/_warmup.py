@@ -142,20 +142,9 @@ def _extras(d: dict[str, Any]) -> None:
         rroc_curve,
     )
     calls.extend(functools.partial(curve, y, p, sample_weight=w) for curve in weighted_curves)
-    calls.append(functools.partial(_large_stage_one, y, p))
     for call in calls:
         with contextlib.suppress(Exception):
             call()
-
-
-def _large_stage_one(y: np.ndarray, p: np.ndarray) -> None:
-    """The radix kernels of the ranking measures' stage 1, used from ``SMALL_N`` rows on."""
-    from ranklens._kernels import ranking as kernels
-
-    n = kernels.SMALL_N
-    order, y_rank, pred_rank = kernels.prepare_ranks(np.resize(y, n), np.resize(p, n))
-    kernels.order_by_y_then_pred(order, y_rank)
-    kernels.order_by_pred(pred_rank)
 
 
 def _pipeline(d: dict[str, Any], weighted: bool) -> None:
@@ -212,6 +201,27 @@ def _resampling(d: dict[str, Any]) -> None:
             run()
 
 
+@contextlib.contextmanager
+def _kernel_paths() -> Iterator[None]:
+    """Within the block the sorting steps use their kernels at any size (below ``SMALL_N`` rows
+    they run in NumPy, so the steps above, on 120 rows, do not compile them)."""
+    from ranklens._kernels import curves, ranking
+
+    saved = curves.SMALL_N, ranking.SMALL_N
+    curves.SMALL_N = ranking.SMALL_N = 0
+    try:
+        yield
+    finally:
+        curves.SMALL_N, ranking.SMALL_N = saved
+
+
+def _large_n(d: dict[str, Any]) -> None:
+    """Every step above again, with the kernels that large data sets sort with."""
+    with _kernel_paths():
+        for _, step in STEPS[:-1]:
+            step(d)
+
+
 #: ``(description, function of the data)``, in the order they run.
 STEPS: tuple[tuple[str, Callable[[dict[str, Any]], None]], ...] = (
     ("every measure", _measures),
@@ -219,6 +229,7 @@ STEPS: tuple[tuple[str, Callable[[dict[str, Any]], None]], ...] = (
     ("the evaluation pipeline", lambda d: _pipeline(d, weighted=False)),
     ("the evaluation pipeline, weighted", lambda d: _pipeline(d, weighted=True)),
     ("bootstrap and permutation drivers", _resampling),
+    ("the sorting kernels of large data sets", _large_n),
 )
 
 

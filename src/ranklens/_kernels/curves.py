@@ -30,6 +30,12 @@ __all__ = [
     "trapezoid",
 ]
 
+#: Below this many rows the sorting and grouping steps run in NumPy instead of their kernels: the
+#: same arrays bit for bit (a stable sort of the same keys; cumulative sums are sequential in
+#: both), 2-3x slower but nothing to compile on the first call after an install
+#: (docs/performance.md, "Cold start"). ``ranklens warmup`` compiles the kernels all the same.
+SMALL_N = 1 << 15
+
 _SIGN = np.uint64(1) << np.uint64(63)
 _INF_KEY = np.uint64(0x7FF0000000000000)  # bit pattern of +inf
 _RADIX_BITS = 8
@@ -38,7 +44,7 @@ _N_PASSES = 64 // _RADIX_BITS
 
 
 @njit(cache=True)
-def descending_keys(x):
+def _descending_keys(x):
     """uint64 keys whose ascending order is the *descending* order of the float64 ``x``.
 
     The IEEE-754 bit pattern is made monotone (flip all bits of negatives, set the sign bit of
@@ -63,7 +69,7 @@ def _decode(key):
 
 
 @njit(cache=True)
-def decode_keys(keys):
+def _decode_keys(keys):
     """float64 values of keys made by :func:`descending_keys` (-0.0 comes back as +0.0)."""
     out = np.empty(keys.shape[0], dtype=np.uint64)
     for i in range(keys.shape[0]):
@@ -72,7 +78,7 @@ def decode_keys(keys):
 
 
 @njit(cache=True)
-def radix_sort(keys, payload, carry):
+def _radix_sort(keys, payload, carry):
     """Stable LSD radix sort of uint64 ``keys`` (8-bit digits; digits shared by all keys skipped).
 
     With ``carry`` the array ``payload`` (same length, any dtype) is permuted along. Returns
@@ -143,6 +149,101 @@ def radix_sort(keys, payload, carry):
     return cur_keys, cur_load
 
 
+def descending_keys(x: np.ndarray) -> np.ndarray:
+    """uint64 keys whose ascending order is the *descending* order of the float64 ``x``.
+
+    The IEEE-754 bit pattern is made monotone (flip all bits of negatives, set the sign bit of
+    non-negatives) and then complemented. ``-0.0`` is mapped to ``+0.0`` first so that the two
+    zeros are one tie group, as ``==`` says. ``x`` must not contain NaN. A kernel from
+    :data:`SMALL_N` rows on, NumPy below (the same keys).
+    """
+    if x.shape[0] >= SMALL_N:
+        return _descending_keys(x)
+    bits = np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
+    bits = np.where(bits == _SIGN, np.uint64(0), bits)
+    return np.where(bits & _SIGN, bits, ~(bits | _SIGN))
+
+
+def _decode_numpy(keys: np.ndarray) -> np.ndarray:
+    """The float64 bit patterns (uint64) behind keys of :func:`descending_keys`."""
+    return np.where(keys & _SIGN, keys, (~keys) & ~_SIGN)
+
+
+def decode_keys(keys: np.ndarray) -> np.ndarray:
+    """float64 values of keys made by :func:`descending_keys` (-0.0 comes back as +0.0)."""
+    if keys.shape[0] >= SMALL_N:
+        return _decode_keys(keys)
+    return _decode_numpy(keys).view(np.float64)
+
+
+def radix_sort(keys: np.ndarray, payload: np.ndarray, carry: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Stable ascending sort of uint64 ``keys``, ``payload`` carried along when ``carry``.
+
+    Returns ``(sorted_keys, sorted_payload)`` (an empty payload without ``carry``). From
+    :data:`SMALL_N` rows on the LSD radix sort kernel (which uses ``keys`` as scratch space), below
+    NumPy's stable sort of the same keys (which leaves them alone): the same result.
+    """
+    if keys.shape[0] >= SMALL_N:
+        return _radix_sort(keys, payload, carry)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], payload[order] if carry else np.empty(0, payload.dtype)
+
+
+def _group_ends(sorted_keys: np.ndarray) -> np.ndarray:
+    """Positions of the last row of each tie group of sorted keys."""
+    if sorted_keys.shape[0] == 0:
+        return np.empty(0, np.intp)
+    return np.flatnonzero(np.append(sorted_keys[1:] != sorted_keys[:-1], True))
+
+
+def _group_sums_numpy(
+    sorted_keys: np.ndarray, w: np.ndarray | None, r: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The group sums of the kernels with NumPy's (sequential) cumulative sums."""
+    ends = _group_ends(sorted_keys)
+    size = ends.size + 1
+    thr = np.empty(size, dtype=np.uint64)
+    cw = np.empty(size, dtype=np.float64)
+    cr = np.empty(size, dtype=np.float64)
+    cc = np.empty(size, dtype=np.float64)
+    thr[0] = _INF_KEY
+    cw[0] = cr[0] = cc[0] = 0.0
+    thr[1:] = _decode_numpy(sorted_keys[ends])
+    if w is None:
+        cw[1:] = ends + 1.0
+        cr[1:] = np.cumsum(r)[ends]
+        cc[1:] = np.cumsum(1.0 - r)[ends]
+    else:
+        cw[1:] = np.cumsum(w)[ends]
+        cr[1:] = np.cumsum(w * r)[ends]
+        cc[1:] = np.cumsum(w * (1.0 - r))[ends]
+    return thr, cw, cr, cc
+
+
+def group_sums_sorted(
+    sorted_keys: np.ndarray, sorted_response: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Unweighted cumulative sums at the end of each tie group of the ranked rows.
+
+    ``sorted_response`` is aligned with ``sorted_keys`` (carried by :func:`radix_sort`). Returns
+    ``(threshold_bits, cum_weight, cum_response, cum_complement)`` of length ``groups + 1``, row 0
+    being nobody targeted (threshold +inf); view ``threshold_bits`` as float64.
+    """
+    if sorted_keys.shape[0] >= SMALL_N:
+        return _group_sums_sorted(sorted_keys, sorted_response)
+    return _group_sums_numpy(sorted_keys, None, sorted_response)
+
+
+def group_sums_indexed(
+    sorted_keys: np.ndarray, order: np.ndarray, response: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted version of :func:`group_sums_sorted`: ``order`` (the carried row index) picks
+    ``response`` and ``weight``; sums are of ``w``, ``w r`` and ``w (1 - r)``."""
+    if sorted_keys.shape[0] >= SMALL_N:
+        return _group_sums_indexed(sorted_keys, order, response, weight)
+    return _group_sums_numpy(sorted_keys, weight[order], response[order])
+
+
 def ranked_order(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(order, sorted_keys)``: ``x[order]`` is non-increasing; equal keys mark tied values.
 
@@ -181,7 +282,7 @@ def _group_arrays(n_groups):
 
 
 @njit(cache=True)
-def group_sums_sorted(sorted_keys, sorted_response):
+def _group_sums_sorted(sorted_keys, sorted_response):
     """Unweighted cumulative sums at the end of each tie group of the ranked rows.
 
     ``sorted_response`` is aligned with ``sorted_keys`` (carried by :func:`radix_sort`). Returns
@@ -207,7 +308,7 @@ def group_sums_sorted(sorted_keys, sorted_response):
 
 
 @njit(cache=True)
-def group_sums_indexed(sorted_keys, order, response, weight):
+def _group_sums_indexed(sorted_keys, order, response, weight):
     """Weighted version of :func:`group_sums_sorted`: ``order`` (the carried row index) picks
     ``response`` and ``weight``; sums are of ``w``, ``w r`` and ``w (1 - r)``."""
     thr, cw, cr, cc = _group_arrays(_n_groups(sorted_keys))

@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ranklens._kernels.curves import descending_keys, radix_sort
+from ranklens._kernels.curves import _descending_keys, _radix_sort
 
 __all__ = [
     "SMALL_N",
@@ -91,10 +91,10 @@ def radix_argsort(x):
     about 10% either way on small or heavily tied data. O(n); about 3x faster than
     ``np.argsort`` at n = 1e7, whose comparisons jump through memory.
     """
-    keys = descending_keys(x)
+    keys = _descending_keys(x)
     for i in range(keys.size):
         keys[i] = ~keys[i]
-    sorted_keys, order = radix_sort(keys, np.arange(keys.size), True)
+    sorted_keys, order = _radix_sort(keys, np.arange(keys.size), True)
     return sorted_keys.view(np.int64), order
 
 
@@ -165,7 +165,7 @@ def _sort_prediction_ties(order, key, t0, t1, n_y):
     # The package's radix sort (compiled already for the sequence) rather than np.argsort, whose
     # quicksort took 1.5 s more to compile on the first call; the keys are distinct, so
     # stability does not matter.
-    idx = radix_sort(composite.view(np.uint64), np.arange(m), True)[1]
+    idx = _radix_sort(composite.view(np.uint64), np.arange(m), True)[1]
     rows = order[t0:t1].copy()
     keys = key[t0:t1].copy()
     for i in range(m):
@@ -824,8 +824,7 @@ def _prefix_tree_add(tree, size, leaf, v):
         node >>= 1
 
 
-@njit(cache=True)
-def concordance_envelope(key, pkey, n_y, w):
+def concordance_envelope(key: np.ndarray, pkey: np.ndarray, n_y: int, w: np.ndarray) -> np.ndarray:
     """Locally optimal envelope E of Figure 1 (Rosset et al. 2005), weighted, per y value (dense
     rank).
 
@@ -842,9 +841,34 @@ def concordance_envelope(key, pkey, n_y, w):
     the sweep reads its inputs sequentially.
     """
     n = key.size
+    n_y = int(n_y)
+    n_groups = int(np.count_nonzero(pkey[1:] != pkey[:-1])) + 1 if n else 0
+    size = 1
+    while size < n_groups + 1:
+        size *= 2
+    # The buffers are allocated here rather than in the kernel (fewer functions to compile).
+    return _concordance_envelope(
+        key,
+        pkey,
+        n_y,
+        w,
+        np.empty(n, np.int64),
+        np.zeros(n + 1, np.float64),
+        np.zeros(n_y + 1, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n, np.float64),
+        np.zeros((2 * size, 2), np.float64),
+        np.empty(n_y, np.float64),
+    )
+
+
+@njit(cache=True)
+def _concordance_envelope(
+    key, pkey, n_y, w, group, gweights, start, group_by_y, w_by_y, tree, envelope
+):
+    """The body of :func:`concordance_envelope`, on its buffers (zeroed: gweights, start, tree)."""
+    n = key.size
     # prediction group index (0 = highest prediction) per position, and the group weights
-    group = np.empty(n, np.int64)
-    gweights = np.zeros(n + 1, np.float64)
     g = -1
     for t in range(n):
         if t == 0 or pkey[t] != pkey[t - 1]:
@@ -853,24 +877,18 @@ def concordance_envelope(key, pkey, n_y, w):
         gweights[g] += w[t]
     n_groups = g + 1
     # deal positions into decreasing y (stable: decreasing prediction within a y value)
-    start = np.zeros(n_y + 1, np.int64)
     for t in range(n):
         start[n_y - key[t]] += 1
     for v in range(n_y):
         start[v + 1] += start[v]
-    group_by_y = np.empty(n, np.int64)
-    w_by_y = np.empty(n, np.float64)
     for t in range(n):
         slot = n_y - 1 - key[t]
         pos = start[slot]
         start[slot] = pos + 1
         group_by_y[pos] = group[t]
         w_by_y[pos] = w[t]
-    size = 1
-    while size < n_groups + 1:
-        size *= 2
+    size = tree.shape[0] // 2
     # leaf 0 is the empty prefix (P(0) = 0); leaf g + 1 holds the increment of prediction group g
-    tree = np.zeros((2 * size, 2), np.float64)
     total = 0.0
     for g in range(n_groups):
         tree[size + g + 1, 0] = -gweights[g]
@@ -880,7 +898,6 @@ def concordance_envelope(key, pkey, n_y, w):
         left = 2 * node
         tree[node, 0] = tree[left, 0] + tree[left + 1, 0]
         tree[node, 1] = max(tree[left, 1], tree[left, 0] + tree[left + 1, 1])
-    envelope = np.empty(n_y, np.float64)
     swept = 0.0
     k = 0
     for slot in range(n_y):
