@@ -1349,12 +1349,19 @@ def concordance_profile(
     order, key, pkey, y_rank, pred_rank, n_y, _ = _k.sequence(y, p, need_pred_rank=True)
     weights = np.ones(n) if w is None else w
     w_seq = weights[order]
-    conc, tied_pred = np.empty(n), np.empty(n)
-    unused = [np.empty(n) for _ in range(3)]
-    proto = _k.record_prototype(n, unit=False)
-    _k.sweep(
-        key, pkey, n_y, w_seq, False, proto, order, conc, unused[0], unused[1], tied_pred, unused[2]
-    )
+    if w is None:
+        # The integer sweep of per_observation_pair_counts (one compiled kernel fewer on a first
+        # call); its counts are the float sweep's with unit weights, exactly (below 2**53).
+        counts = [np.empty(n, np.int64) for _ in range(5)]
+        _k.sweep(key, pkey, n_y, _ONE, True, _k.record_prototype(n, True), order, *counts)
+        conc, tied_pred = counts[0].astype(np.float64), counts[3].astype(np.float64)
+    else:
+        conc, tied_pred = np.empty(n), np.empty(n)
+        unused = [np.empty(n) for _ in range(3)]
+        proto = _k.record_prototype(n, unit=False)
+        _k.sweep(
+            key, pkey, n_y, w_seq, False, proto, order, conc, *unused[:2], tied_pred, unused[2]
+        )
     ytot = np.bincount(y_rank, weights=weights)
     comparable = weights.sum() - ytot[y_rank]
     correct = conc + tied_pred / 2
