@@ -65,6 +65,13 @@ def get_metric(name: str) -> MetricSpec:
     ValueError
         If ``name`` is neither a registered metric nor an alias of one; the message lists the
         registered names.
+
+    Notes
+    -----
+    A measure registers itself where it is defined (``ranklens._registry.register_metric``),
+    with its direction (higher, lower, closest to a target, or not ranked) and the capabilities
+    the engines read (a vectorised bootstrap form, a breakdown bound, DeLong's variance); the
+    engines never look a function up by its name in code, only through this registry.
     """
     try:
         return _REGISTRY[METRIC_ALIASES.get(name, name)]
@@ -90,12 +97,18 @@ def available_metrics(family: str | None = None, *, inputs: str | None = None) -
     Returns
     -------
     tuple of str
-        The registry names, in registration order.
+        The registry names, in alphabetical order.
 
     Raises
     ------
     ValueError
         If ``family`` is not one of :data:`FAMILIES` (or an earlier name of one).
+
+    Notes
+    -----
+    The names are the keys :func:`get_metric` accepts, which are the functions' own names; the
+    earlier short names (``"mse"``, ``"ndcg"``, ...) are accepted by :func:`get_metric` but not
+    listed here.
     """
     if family is not None:
         family = FAMILY_ALIASES.get(family, family)
