@@ -23,6 +23,7 @@ import pandas as pd
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._resampling import Progress, Resampler, check_predictions, quiet
 from ranklens._results import Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
     check_positive_int,
@@ -215,7 +216,7 @@ def _pointwise(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def curve_bands(
-    y_true: Any,
+    y_true: ArrayLike,
     predictions: Any,
     *,
     curve: str = "cutoff_auc",
@@ -224,11 +225,11 @@ def curve_bands(
     n_bootstrap: int = 1000,
     confidence_level: float = 0.95,
     random_state: Any = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     show_progress: bool | None = None,
     progress: Any = UNSET,
     scheme: str = "multinomial",
-    groups: Any = None,
+    groups: ArrayLike | None = None,
 ) -> CurveBandsResult:
     """Bootstrap bands for a performance curve, and where model A beats model B along it.
 

@@ -88,6 +88,7 @@ from ranklens._resampling import (
     swap_blocks,
 )
 from ranklens._results import Result
+from ranklens._typing import ArrayLike
 from ranklens._validation import (
     check_positive_int,
     check_probability,
@@ -947,7 +948,7 @@ def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: n
 # covers a method only known at run time.
 @overload
 def compare_models(
-    y_true: Any,
+    y_true: ArrayLike,
     predictions: Any,
     *,
     metrics: Sequence[str] | str = ...,
@@ -956,18 +957,18 @@ def compare_models(
     method: Literal["bootstrap"] = ...,
     interval: str = ...,
     random_state: Any = ...,
-    sample_weight: Any = ...,
+    sample_weight: ArrayLike | None = ...,
     show_progress: bool | None = ...,
     progress: Any = ...,
     scheme: str = ...,
-    groups: Any = ...,
+    groups: ArrayLike = ...,
     device: str | None = ...,
 ) -> ComparisonResult: ...
 
 
 @overload
 def compare_models(
-    y_true: Any,
+    y_true: ArrayLike,
     predictions: Any,
     *,
     metrics: Sequence[str] | str = ...,
@@ -976,18 +977,18 @@ def compare_models(
     method: Literal["permutation"],
     interval: str = ...,
     random_state: Any = ...,
-    sample_weight: Any = ...,
+    sample_weight: ArrayLike | None = ...,
     show_progress: bool | None = ...,
     progress: Any = ...,
     scheme: str = ...,
-    groups: Any = ...,
+    groups: ArrayLike = ...,
     device: str | None = ...,
 ) -> PermutationTestResult: ...
 
 
 @overload
 def compare_models(
-    y_true: Any,
+    y_true: ArrayLike,
     predictions: Any,
     *,
     metrics: Sequence[str] | str = ...,
@@ -996,17 +997,17 @@ def compare_models(
     method: str = ...,
     interval: str = ...,
     random_state: Any = ...,
-    sample_weight: Any = ...,
+    sample_weight: ArrayLike | None = ...,
     show_progress: bool | None = ...,
     progress: Any = ...,
     scheme: str = ...,
-    groups: Any = ...,
+    groups: ArrayLike = ...,
     device: str | None = ...,
 ) -> ComparisonResult | PermutationTestResult: ...
 
 
 def compare_models(
-    y_true: Any,
+    y_true: ArrayLike,
     predictions: Any,
     *,
     metrics: Sequence[str] | str = DEFAULT_COMPARISON_METRICS,
@@ -1015,11 +1016,11 @@ def compare_models(
     method: str = "bootstrap",
     interval: str = "bca",
     random_state: Any = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     show_progress: bool | None = None,
     progress: Any = UNSET,
     scheme: str = "multinomial",
-    groups: Any = None,
+    groups: ArrayLike | None = None,
     device: str | None = None,
 ) -> ComparisonResult | PermutationTestResult:
     """Compare models on any registered metrics with a paired bootstrap or a permutation test.

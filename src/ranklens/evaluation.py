@@ -36,6 +36,7 @@ from ranklens._format import format_number, table_html
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import shaded_positions
 from ranklens._results import Result, to_builtin
+from ranklens._typing import ArrayLike
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
 from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
@@ -602,7 +603,7 @@ def _curve_results(
 
 
 def evaluate_models(
-    y_true: Any,
+    y_true: ArrayLike,
     predictions: Mapping[str, Any],
     *,
     title: str = "Model evaluation",
@@ -610,7 +611,7 @@ def evaluate_models(
     target: str = "y",
     intervals: Mapping[str, tuple[Any, Any]] | None = None,
     alpha: float | None = None,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike | None = None,
     relevance: Any = None,
     event_threshold: float | None = None,
     events: str | float | None = None,
