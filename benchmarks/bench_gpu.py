@@ -19,6 +19,11 @@ Run on a machine with CuPy and a CUDA device::
    device="gpu")`` from host arrays (copy and validation included), against the CPU's
    ``ranklens.kendall_tau`` (numba; one thread: its sweep is sequential).
 
+5. ``--only summary,bands`` runs instead: ``ranking_summary(device="gpu")`` at n = 1e6 and 1e7
+   against the CPU, and ``curve_bands(device="gpu")`` (cutoff AUC and rank lift, two models)
+   with 1000 replicates at 1e6 and 200 at 1e7 against the CPU's sweep engine (a few replicates,
+   extrapolated linearly).
+
 Prints the device, the CPU's cores and threads, each time and the CPU/GPU ratios.
 """
 
@@ -262,11 +267,84 @@ def profile_level(cp, n, rows):
     return row
 
 
+def bench_summary(cp, n):
+    """``ranking_summary`` (every field, the Noether variance included) on the GPU and the CPU."""
+    from ranklens import ranking_summary
+
+    y, preds = _data(n, seed=2)
+    p = preds[1]  # rounded: ties in the prediction
+    t0 = time.perf_counter()
+    cpu = ranking_summary(y, p)
+    t_cpu = time.perf_counter() - t0
+    y_d, p_d = cp.asarray(y), cp.asarray(p)
+    _sync(cp)
+    t0 = time.perf_counter()
+    dev = ranking_summary(y_d, p_d, device="gpu")
+    _sync(cp)
+    t_gpu = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ranking_summary(y, p, device="gpu")
+    _sync(cp)
+    t_host = time.perf_counter() - t0
+    same = dev.exact_counts == cpu.exact_counts and abs(
+        dev.tau_variance_unbiased - cpu.tau_variance_unbiased
+    ) <= 1e-12 * abs(cpu.tau_variance_unbiased)
+    print(
+        f"ranking_summary n={n:.0e}: GPU {t_gpu:.3f} s (device arrays), {t_host:.3f} s (from host "
+        f"arrays, copy included); CPU {t_cpu:.3f} s; ratio {t_cpu / t_gpu:.1f}x; "
+        f"equal counts and variance: {same}",
+        flush=True,
+    )
+    return {
+        "case": f"ranking_summary n={n:.0e}", "n": n, "gpu_s": t_gpu, "gpu_from_host_s": t_host,
+        "cpu_s": t_cpu, "equal": bool(same),
+    }
+
+
+def bench_bands(cp, n, n_boot, cpu_boot, curve):
+    """``curve_bands`` of two models on the GPU (``n_boot`` replicates) and the CPU
+    (``cpu_boot`` replicates, its time for ``n_boot`` extrapolated linearly from the replicate
+    part, the point estimates timed apart)."""
+    from ranklens import curve_bands
+
+    y, preds = _data(n, seed=3)
+    models = {"m1": preds[0], "m2": preds[1]}
+    t0 = time.perf_counter()
+    curve_bands(y, models, curve=curve, n_bootstrap=2, random_state=0)
+    t_fixed = time.perf_counter() - t0  # estimate, sorts and 2 replicates
+    t0 = time.perf_counter()
+    curve_bands(y, models, curve=curve, n_bootstrap=cpu_boot, random_state=0)
+    t_cpu_run = time.perf_counter() - t0
+    per_rep = max(t_cpu_run - t_fixed, 0.0) / max(cpu_boot - 2, 1)
+    t_cpu = t_cpu_run + per_rep * (n_boot - cpu_boot)
+    _sync(cp)
+    t0 = time.perf_counter()
+    res = curve_bands(y, models, curve=curve, n_bootstrap=n_boot, random_state=0, device="gpu")
+    _sync(cp)
+    t_gpu = time.perf_counter() - t0
+    print(
+        f"curve_bands {curve} n={n:.0e}, {n_boot} replicates, 2 models: GPU {t_gpu:.2f} s end to "
+        f"end; CPU {t_cpu:.1f} s (extrapolated from {cpu_boot} replicates: {t_cpu_run:.2f} s, "
+        f"{per_rep * 1e3:.1f} ms per replicate); ratio {t_cpu / t_gpu:.1f}x; "
+        f"band width at 0.5: {float(res.upper[0, 49] - res.lower[0, 49]):.5f}",
+        flush=True,
+    )
+    return {
+        "case": f"curve_bands {curve} n={n:.0e}", "n": n, "replicates": n_boot, "gpu_s": t_gpu,
+        "cpu_s_extrapolated": t_cpu, "cpu_replicates_run": cpu_boot, "cpu_run_s": t_cpu_run,
+    }
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--skip-exact-1e8", action="store_true")
+    parser.add_argument(
+        "--only",
+        help="comma-separated groups to run instead of the full set: summary (ranking_summary at "
+        "1e6 and 1e7), bands (curve_bands at 1e6 and 1e7)",
+    )
     args = parser.parse_args(argv)
     import cupy as cp
     import numba
@@ -292,8 +370,30 @@ def main(argv=None):
     )
     rows = []
     # warm up: CuPy compiles its kernels on first use
-    bench_bootstrap(cp, 20_000, 8, 8, 2, label="warm-up")
-    if args.quick:
+    if not args.only:
+        bench_bootstrap(cp, 20_000, 8, 8, 2, label="warm-up")
+    only = set(args.only.split(",")) if args.only else set()
+    if only - {"summary", "bands"}:
+        parser.error(f"--only takes summary and bands; got {args.only!r}")
+    if only:
+        from ranklens import curve_bands, ranking_summary
+
+        y0, p0 = _data(20_000, seed=4)
+        ranking_summary(cp.asarray(y0), cp.asarray(p0[1]), device="gpu")  # warm-up (compiles)
+        for c in ("cutoff_auc", "rank_lift"):
+            curve_bands(y0, {"a": p0[0]}, curve=c, n_bootstrap=4, device="gpu")
+            curve_bands(y0, {"a": p0[0]}, curve=c, n_bootstrap=4)
+        ranking_summary(y0, p0[1])
+    if "summary" in only:
+        for n in (1_000_000, 10_000_000):
+            rows.append(bench_summary(cp, n))
+    if "bands" in only:
+        for c in ("cutoff_auc", "rank_lift"):
+            rows.append(bench_bands(cp, 1_000_000, 1000, 12, c))
+            rows.append(bench_bands(cp, 10_000_000, 200, 4, c))
+    if only:
+        pass
+    elif args.quick:
         rows.append(bench_bootstrap(cp, 100_000, 100, 100, 8))
         rows.append(bench_exact(cp, 1_000_000))
     else:

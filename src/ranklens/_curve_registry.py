@@ -55,10 +55,17 @@ class CurveSweepForm:
     evaluate : callable
         ``evaluate(state, weights, grid) -> ndarray (rows, n_grid)`` for a float64 block
         ``weights`` of shape ``(rows, n)``.
+    device_prepare, device_evaluate : callable, optional
+        The same sweep written once against an array namespace ``xp`` (NumPy or CuPy):
+        ``device_prepare(xp, y, pred) -> state`` and ``device_evaluate(xp, state, weights, grid)``
+        for integer or float64 ``weights`` of that namespace. Curves that give them can carry
+        bands computed on a GPU (``curve_bands(device="gpu")``).
     """
 
     prepare: Callable[[np.ndarray, np.ndarray], Any]
     evaluate: Callable[[Any, np.ndarray, np.ndarray], np.ndarray]
+    device_prepare: Callable[[Any, Any, Any], Any] | None = None
+    device_evaluate: Callable[[Any, Any, Any, Any], Any] | None = None
 
 
 @dataclasses.dataclass(frozen=True)

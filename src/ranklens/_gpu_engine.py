@@ -35,6 +35,7 @@ from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioFo
 from ranklens._resampling import Resampler
 from ranklens._xp import cuda as _cuda
 from ranklens._xp import cupy_or_raise, free_bytes, is_cupy, is_device_array, to_host, to_namespace
+from ranklens._xp import curves as _xpc
 from ranklens._xp.measures import DEVICES, resolve_device
 from ranklens._xp.rank import (
     build_plan,
@@ -48,6 +49,8 @@ from ranklens._xp.rank import (
 __all__ = [
     "DEVICES",
     "DeviceEngine",
+    "curve_band_replicates",
+    "device_curve_sweep",
     "device_namespace",
     "resolve_device",
 ]
@@ -351,3 +354,90 @@ class RatioEvaluator:
                     out[start : start + block.shape[0], j, :] = form.finalize(ratio)
         return out
 
+
+
+def device_curve_sweep(spec: Any) -> Any:
+    """The curve's :class:`ranklens._curve_registry.CurveSweepForm` if it has the
+    array-namespace form, else ``ValueError`` naming the curve."""
+    sweep = spec.sweep
+    if sweep is None or sweep.device_prepare is None or sweep.device_evaluate is None:
+        raise ValueError(
+            f"curve_bands(device='gpu'): the curve {spec.name!r} declares no array-namespace "
+            "sweep, so its bands cannot run on the device; use device='cpu'"
+        )
+    return sweep
+
+
+def curve_band_replicates(
+    spec: Any,
+    y: np.ndarray,
+    preds: Any,
+    sample_weight: np.ndarray | None,
+    grid: np.ndarray,
+    estimate: np.ndarray,
+    resampler: Resampler,
+    rng: np.random.Generator,
+    n_replicates: int,
+    advance: Any,
+) -> np.ndarray:
+    """``(n_replicates, n_models, n_grid)`` replicate curves of ``curve_bands(device="gpu")``.
+
+    ``spec`` is the curve's :class:`ranklens._curve_registry.CurveSpec`; its sweep must give the
+    namespace form (``device_prepare``, ``device_evaluate``), else ``ValueError`` naming the
+    curve. Multinomial replicates without groups are drawn on the device (the draws of
+    ``compare_models(device="gpu")`` with the same generator); the other schemes as on the CPU,
+    moved there. Integer weights stay integers (exact sums); chunks of replicates are sized from
+    the free memory and the int64 bound. ``advance(rows)`` reports progress.
+    """
+    sweep = device_curve_sweep(spec)
+    xp = device_namespace()
+    n = y.shape[0]
+    y_d = xp.asarray(y)
+    states = [sweep.device_prepare(xp, y_d, xp.asarray(np.asarray(pred))) for pred in preds]
+    grid_d = xp.asarray(grid)
+    base = _base_weight(xp, sample_weight)
+    # the device sweep must reproduce the curve on the full sample, as on the CPU
+    full = xp.ones((1, n), dtype=xp.int32) if base is None else base[None, :]
+    for m, state in enumerate(states):
+        check = to_host(sweep.device_evaluate(xp, state, full, grid_d))[0]
+        if not np.allclose(check, estimate[m], rtol=1e-9, atol=1e-12, equal_nan=True):
+            raise ValueError(
+                f"curve_bands(device='gpu'): the device sweep of {spec.name!r} does not reproduce "
+                f"the curve on the full sample ({check} against {estimate[m]}); use device='cpu'"
+            )
+    n_y = max(int(s.n_y) for s in states)
+    per_row = _xpc.sweep_bytes(n, n_y)
+    out = np.empty((n_replicates, len(states), grid.shape[0]))
+    device_draws = is_cupy(xp) and resampler.scheme == "multinomial"
+    device_draws = device_draws and resampler.unit_of_row is None
+    if device_draws:
+        generator = xp.random.default_rng(int(rng.integers(0, 2**63 - 1)))
+        rows = max(1, min(n_replicates, int(free_bytes(xp) * 0.25) // (16 * (n + 1))))
+        blocks: Iterator[Any] = (
+            draw_multiplicities(xp, generator, n, min(rows, n_replicates - s))
+            for s in range(0, n_replicates, rows)
+        )
+    else:
+        blocks = iter(resampler.blocks(rng, n_replicates))
+    start = 0
+    for block in blocks:
+        weights = _replicate_weights(xp, block, base)
+        by_memory = int(free_bytes(xp) * _MEMORY_SHARE) // per_row
+        if by_memory < 1:
+            raise ValueError(
+                f"n = {n} rows is beyond this device's capacity: one replicate needs about "
+                f"{per_row / 2**30:.1f} GiB and {free_bytes(xp) / 2**30:.1f} GiB are free"
+            )
+        step = min(weights.shape[0], by_memory)
+        if weights.dtype.kind in "iu":
+            total = int(xp.max(xp.sum(weights, axis=1, dtype=xp.int64)))
+            step = min(step, max_rows_exact(total))
+        for lo in range(0, weights.shape[0], step):
+            chunk = weights[lo : lo + step]
+            for m, state in enumerate(states):
+                values = sweep.device_evaluate(xp, state, chunk, grid_d)
+                out[start + lo : start + lo + chunk.shape[0], m] = to_host(values)
+        start += weights.shape[0]
+        advance(weights.shape[0])
+        del weights
+    return out

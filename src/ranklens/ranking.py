@@ -52,7 +52,10 @@ from ranklens._validation import (
     check_sample_weight,
     check_sample_weight_scaled,
 )
-from ranklens._xp.measures import device_point, resolve_device
+from ranklens._xp import cupy_or_raise
+from ranklens._xp import curves as _xpc
+from ranklens._xp.measures import device_inputs, device_point, resolve_device
+from ranklens._xp.summary import summary_sums
 from ranklens.exceptions import warn_undefined
 
 __all__ = [
@@ -405,6 +408,93 @@ def _tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:
     if s["distinct_y"] > 0:
         c_index = float((s["concordant"] + s["tied_pred_only"] / 2) / s["distinct_y"])
     return tau, c_index
+
+
+def _spearman_from_sums(
+    n: int, s2: int, wy: int, t_pred: int, t_y: int
+) -> tuple[float, int | Fraction]:
+    """Midrank rho and R from the exact sums of :func:`_exact_spearman` (Python ints)."""
+    cube = n**3 - n
+    cross = s2 - n * (n + 1) ** 2
+    r_value = _exact(Fraction(cube - t_pred - 3 * cross - 3 * wy, 12))
+    denom = (cube - t_pred) * (cube - t_y)
+    rho = math.nan
+    if denom > 0:
+        rho = min(1.0, max(-1.0, 3 * cross / math.sqrt(denom)))
+    return rho, r_value
+
+
+def _ranking_summary_on_device(
+    y_true: Any,
+    y_pred: Any,
+    sample_weight: Any,
+    confidence_level: float,
+    *,
+    namespace: Any = None,
+) -> RankingSummary:
+    """:func:`ranking_summary` from the exact sums of :func:`ranklens._xp.summary.summary_sums`
+    on the device; the scalar tails (interval, p-values) on the host, as on the CPU.
+    ``namespace`` (default CuPy) lets the tests run the same code on NumPy."""
+    if sample_weight is not None:
+        raise ValueError(
+            "ranking_summary(device='gpu') computes the unweighted summary only; with "
+            "sample_weight use device='cpu'"
+        )
+    level = check_probability(confidence_level, "confidence_level")
+    xp = cupy_or_raise("ranking_summary(device='gpu')") if namespace is None else namespace
+    y, p, _ = device_inputs(xp, y_true, y_pred, None)
+    sums = summary_sums(xp, y, p)
+    n = sums["n"]
+    s = {k: sums[k] for k in _SUMMARY_CLASSES}
+    tau, c_index = _tau_c_from_classes(s)
+    rho, r_value = _spearman_from_sums(n, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"])
+    exact: dict[str, int | Fraction] = {
+        f"{name}_pairs": int(s[name])
+        for name in ("discordant", "concordant", "tied_true_only", "tied_pred_only", "tied_both")
+    }
+    exact["weighted_discordance"] = r_value
+    reasons = _undefined_reasons(s)
+    var_plug, var_unb = _noether_variances(n, s, np.array(sums["moments"], dtype=float), tau)
+    if n < 4 and np.isfinite(tau):
+        reasons.append(f"the unbiased variance of tau needs n >= 4 (got n = {n})")
+    tau_p = math.nan
+    if np.isfinite(tau):
+        var0 = _kendall_null_variance(n, sums["pred_sizes"], sums["y_sizes"])
+        diff = s["concordant"] - s["discordant"]
+        tau_p = _normal_two_sided(diff / math.sqrt(var0)) if var0 > 0 else math.nan
+    rho_p = _spearman_pvalue(rho, n)
+    _warn_all(reasons)
+    return RankingSummary(
+        n=n,
+        discordant_pairs=float(s["discordant"]),
+        weighted_discordance=float(r_value),
+        concordant_pairs=float(s["concordant"]),
+        tied_true_only_pairs=float(s["tied_true_only"]),
+        tied_pred_only_pairs=float(s["tied_pred_only"]),
+        tied_both_pairs=float(s["tied_both"]),
+        kendall_tau=tau,
+        spearman_rho=rho,
+        tau_normalized=c_index,
+        rho_normalized=(1 + rho) / 2,
+        tau_variance=var_plug,
+        tau_variance_unbiased=var_unb,
+        tau_ci=_wald_interval(tau, var_unb, level),
+        tau_null_pvalue=tau_p,
+        rho_null_pvalue=rho_p,
+        confidence_level=level,
+        exact_counts=exact,
+    )
+
+
+_SUMMARY_CLASSES = (
+    "concordant",
+    "discordant",
+    "tied_true_only",
+    "tied_pred_only",
+    "tied_both",
+    "distinct_y",
+    "distinct_pred",
+)
 
 
 def _exact_spearman(n: int, limbs: np.ndarray) -> tuple[float, int | Fraction]:
@@ -1082,6 +1172,7 @@ def ranking_summary(
     *,
     sample_weight: ArrayLike | None = None,
     confidence_level: float = 0.95,
+    device: str | None = None,
 ) -> RankingSummary:
     """Every ranking measure of Rosset et al. (2005, 2007) for one model, exactly, in O(n log n).
 
@@ -1099,6 +1190,12 @@ def ranking_summary(
         weights do not define, so they are NaN (with an ``UndefinedMetricWarning``); use a
         bootstrap instead.
     confidence_level : float, default 0.95
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes the sums on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.summary`): the same exact counts,
+        R and Noether sums, so every field equals the CPU result (floats to rounding); the
+        interval and p-values are formed on the host. Without ``sample_weight`` only (with it,
+        a ``ValueError``). Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -1149,6 +1246,8 @@ def ranking_summary(
     >>> s.exact_counts["discordant_pairs"]
     2
     """
+    if resolve_device(device) == "gpu":
+        return _ranking_summary_on_device(y_true, y_pred, sample_weight, confidence_level)
     y, p = check_pair(y_true, y_pred)
     # Every weighted sum uses the weights rescaled to mean 1 (pairs of weights of 1e150 neither
     # overflow nor, at 1e-150, underflow); the counts go back to the scale given at the end.
@@ -1496,7 +1595,9 @@ def _rank_lift_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarr
     "cutoff_auc",
     family="ranking",
     on_grid=_cutoff_auc_on_grid,
-    sweep=CurveSweepForm(_sequence_state, _cutoff_auc_sweep),
+    sweep=CurveSweepForm(
+        _sequence_state, _cutoff_auc_sweep, _xpc.prepare, _xpc.cutoff_auc_grid
+    ),
 )
 def cutoff_auc_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
@@ -1630,7 +1731,7 @@ def _rank_lift_on_grid(result: RankLiftResult, grid: np.ndarray) -> np.ndarray:
     "rank_lift",
     family="ranking",
     on_grid=_rank_lift_on_grid,
-    sweep=CurveSweepForm(_sequence_state, _rank_lift_sweep),
+    sweep=CurveSweepForm(_sequence_state, _rank_lift_sweep, _xpc.prepare, _xpc.rank_lift_grid),
 )
 def rank_lift_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None

@@ -24,7 +24,7 @@ from ranklens._xp.rank import (
     tau_b_from_counts,
 )
 
-__all__ = ["DEVICES", "device_point", "resolve_device"]
+__all__ = ["DEVICES", "device_inputs", "device_point", "resolve_device"]
 
 #: Accepted values of ``device=`` (``"cuda"`` and ``"cupy"`` are aliases of ``"gpu"``).
 DEVICES: tuple[str, ...] = ("cpu", "gpu")
@@ -77,6 +77,10 @@ def _inputs(xp: ModuleType, y_true: Any, y_pred: Any, sample_weight: Any) -> tup
     if bool(xp.all(w == xp.round(w))) and float(xp.max(w)) < 2.0**31:
         w = w.astype(xp.int64)  # integer weights: exact counts
     return y, p, w
+
+
+#: Validated ``(y, p, w)`` in the namespace (``w`` int64 for integer weights, else float64).
+device_inputs = _inputs
 
 
 def device_point(

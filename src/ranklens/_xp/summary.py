@@ -1,0 +1,171 @@
+"""The exact sums behind ``ranking_summary`` of one unweighted sample, for NumPy and CuPy.
+
+Everything :func:`ranklens.ranking.ranking_summary` needs beyond the pair counts of
+:func:`ranklens._xp.rank.exact_pair_counts` comes from the same sorts and divide-and-conquer
+splits (Knight 1966, read top-down), written once against the array namespace:
+
+* **Per-row discordance.** At every level, the split that counts the pairs (left ``i``, right
+  ``j`` of a block, ``p_i > p_j``) also gives each row its own share: a right row counts the left
+  rows of its block with a larger prediction, a left row the right rows with a smaller one
+  (those before it in the block's order by prediction). Summed over the levels, ``D_i`` is the
+  number of rows discordant with row ``i``.
+* **Per-row concordance.** With ``m_y``, ``m_p``, ``m_j`` the sizes of the row's tie groups of y,
+  of the prediction and of both, ``C_i = (n - m_y) - D_i - (m_p - m_j)`` and
+  ``h_i = C_i - D_i``; the Noether variance needs the sums over rows of ``h``, ``h^2``,
+  ``h dy``, ``h dp``, ``dy``, ``dy^2``, ``dy dp``, ``dp``, ``dp^2`` with ``dy = n - m_y`` and
+  ``dp = n - m_p`` (Rosset, Perlich & Zadrozny 2005, eq. 6).
+* **Spearman's rho and R.** ``S2 = sum (2a)(2b)`` of the (1-based) midranks and
+  ``WY = sum 2a (L - H)`` with L and H the rows of the own y value with a lower and a higher
+  prediction, and ``sum t^3 - t`` over the tie groups (Kendall 1945).
+
+Every sum is an exact Python int: products are at most ``(2n + 1)^2`` in int64, summed as two
+31-bit limbs; ``t^3 - t`` of a tie group above ``2^20`` rows is formed on the host.
+
+References
+----------
+Knight, W. R. (1966). A computer method for calculating Kendall's tau with ungrouped data.
+*Journal of the American Statistical Association* 61(314), 436-439.
+
+Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3), 239-251.
+
+Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression models.
+*Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*, 370-377.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ranklens._xp import argsort_stable, is_cupy
+from ranklens._xp.rank import _index_dtype, _n_levels, _runs, _sequence
+
+__all__ = ["summary_sums"]
+
+_LIMB = 31
+_SMALL_GROUP = 1 << 20
+
+
+def _exact_sum(xp: ModuleType, v: Any) -> int:
+    """The exact sum of an int64 array (|v| < 2^62) as a Python int, in two 31-bit limbs."""
+    v = v.astype(xp.int64, copy=False)
+    hi = int(xp.sum(v >> _LIMB, dtype=xp.int64))
+    lo = int(xp.sum(v & ((1 << _LIMB) - 1), dtype=xp.int64))
+    return (hi << _LIMB) + lo
+
+
+def _host(xp: ModuleType, x: Any) -> np.ndarray:
+    return np.asarray(x.get() if is_cupy(xp) else x)
+
+
+def _t3_minus_t(xp: ModuleType, sizes: Any) -> int:
+    """``sum t^3 - t`` over group sizes, exactly (large groups on the host)."""
+    small = xp.where(sizes <= _SMALL_GROUP, sizes, 0)
+    total = _exact_sum(xp, (small - 1) * small * (small + 1))
+    big = _host(xp, sizes[sizes > _SMALL_GROUP])
+    return total + sum(int(t) ** 3 - int(t) for t in big)
+
+
+def _split_rows(xp: ModuleType, cur: Any, level: int, n: int, d_row: Any) -> Any:
+    """:func:`ranklens._xp.rank._split` that also adds each position's discordant partners of
+    this level to ``d_row`` (by position)."""
+    dtype = cur.dtype
+    half = 1 << (level - 1)
+    k = xp.arange(n, dtype=dtype)
+    left = ((cur >> (level - 1)) & 1) == 0
+    z = left.astype(dtype)
+    before = xp.cumsum(z, dtype=dtype) - z
+    start = (k >> level) << level
+    in_block = before - before[start]
+    left_total = xp.minimum(xp.maximum(n - start, 0), half)
+    # a right row: the left rows of the block with a larger prediction; a left row: the right
+    # rows before it in the block's order (a smaller prediction)
+    share = xp.where(left, k - start - in_block, left_total - in_block)
+    d_row[cur] += share.astype(xp.int64)
+    new = xp.where(left, start + in_block, start + left_total + (k - start - in_block))
+    nxt = xp.empty_like(cur)
+    nxt[new] = cur
+    return nxt
+
+
+def _group_size(xp: ModuleType, starts: Any, ends: Any, n: int) -> tuple[Any, Any]:
+    """Per slot: the size and the start of its run (runs ``[starts, ends)`` cover 0..n-1)."""
+    sizes = ends - starts
+    change = xp.zeros(n, dtype=xp.int64)
+    change[starts[1:]] = 1
+    run = xp.cumsum(change)
+    return sizes[run], starts[run]
+
+
+def summary_sums(xp: ModuleType, y: Any, p: Any) -> dict[str, Any]:
+    """Exact integer sums of one unweighted sample for ``ranking_summary`` (float64, no NaN).
+
+    Returns Python ints ``n``, ``concordant``, ``discordant``, ``tied_true_only``,
+    ``tied_pred_only``, ``tied_both``, ``distinct_y``, ``distinct_pred``, ``s2``, ``wy``,
+    ``t_pred``, ``t_y``; ``moments`` (the nine Noether sums above, Python ints, in the order
+    h, h^2, h dy, h dp, dy, dy^2, dy dp, dp, dp^2); and the NumPy arrays ``pred_sizes`` (tie
+    groups of the prediction with more than one row, by decreasing prediction) and ``y_sizes``
+    (those of y, by increasing y).
+    """
+    n = int(y.shape[0])
+    _, ry_s, rp_s, _ = _sequence(xp, y, p)
+    change_y = ry_s[1:] != ry_s[:-1]
+    y_start, y_end = _runs(xp, change_y, n)
+    j_start, j_end = _runs(xp, change_y | (rp_s[1:] != rp_s[:-1]), n)
+    del change_y
+    m_y, ys = _group_size(xp, y_start, y_end, n)
+    m_j, js = _group_size(xp, j_start, j_end, n)
+    ye = ys + m_y
+    spread = (js - ys) - (ye - (js + m_j))  # same y: lower minus higher prediction
+    b2 = 2 * ys + m_y + 1  # twice the 1-based midrank of y
+    del js, ye, ys
+    cur = argsort_stable(xp, rp_s).astype(_index_dtype(n))  # positions by prediction
+    p_sorted = rp_s[cur]
+    p_start, p_end = _runs(xp, p_sorted[1:] != p_sorted[:-1], n)
+    del p_sorted, ry_s, rp_s
+    size_slot, start_slot = _group_size(xp, p_start, p_end, n)
+    m_p = xp.empty(n, dtype=xp.int64)
+    m_p[cur] = size_slot
+    a2 = xp.empty(n, dtype=xp.int64)
+    a2[cur] = 2 * start_slot + size_slot + 1  # twice the 1-based midrank of the prediction
+    del size_slot, start_slot
+    d_row = xp.zeros(n, dtype=xp.int64)
+    for level in range(_n_levels(n), 0, -1):
+        cur = _split_rows(xp, cur, level, n, d_row)
+    del cur
+    y_sizes = y_end - y_start
+    p_sizes = p_end - p_start
+    pairs = n * (n - 1) // 2
+
+    def tied(sizes: Any) -> int:
+        return int(xp.sum(sizes * (sizes - 1) // 2, dtype=xp.int64))
+
+    tied_y, tied_p, tied_b = tied(y_sizes), tied(p_sizes), tied(j_end - j_start)
+    disc = int(xp.sum(d_row, dtype=xp.int64)) // 2
+    conc = pairs - tied_y - (tied_p - tied_b) - disc
+    dy = n - m_y
+    dp = n - m_p
+    h = dy - (m_p - m_j) - 2 * d_row
+    moments = [
+        _exact_sum(xp, v)
+        for v in (h, h * h, h * dy, h * dp, dy, dy * dy, dy * dp, dp, dp * dp)
+    ]
+    return {
+        "n": n,
+        "concordant": conc,
+        "discordant": disc,
+        "tied_true_only": tied_y - tied_b,
+        "tied_pred_only": tied_p - tied_b,
+        "tied_both": tied_b,
+        "distinct_y": pairs - tied_y,
+        "distinct_pred": pairs - tied_p,
+        "s2": _exact_sum(xp, a2 * b2),
+        "wy": _exact_sum(xp, a2 * spread),
+        "t_pred": _t3_minus_t(xp, p_sizes),
+        "t_y": _t3_minus_t(xp, y_sizes),
+        "moments": moments,
+        "pred_sizes": _host(xp, p_sizes[p_sizes > 1])[::-1].copy(),
+        "y_sizes": _host(xp, y_sizes[y_sizes > 1]),
+    }
