@@ -640,11 +640,17 @@ def test_the_report_renders_either_test(rng):
     [boot_table] = comparison_tables(boot)
     [perm_table] = comparison_tables(perm)
     assert [h["text"] for h in boot_table.header][4:7] == ["SD", "p-value", "95% CI of difference"]
-    assert [h["text"] for h in perm_table.header][4:] == ["null SD", "p-value", "better"]
+    # Each table states its multiplicity correction: a Holm-adjusted p-value per row.
+    assert [h["text"] for h in perm_table.header][4:] == [
+        "null SD",
+        "p-value",
+        "Holm p-value",
+        "better",
+    ]
     assert "Paired permutation test, 20 random swaps" in perm_table.note
     assert "Paired bootstrap, 20 replicates" in boot_table.note
     cells = [row.cells for row in perm_table.rows if row.cells]
-    assert len(cells) == 2 * 3 and {len(c) for c in cells} == {7}
+    assert len(cells) == 2 * 3 and {len(c) for c in cells} == {8}
     # The pipeline runs the bootstrap; a permutation result swapped in must render too.
     y, preds = _wallets(rng, 60)
     evaluation = evaluate_models(y, preds, n_bootstrap=0, curves=False, robustness=False)

@@ -418,3 +418,67 @@ def test_summary_is_first_and_says_whether_the_evidence_is_clear(page, evaluatio
     assert "seed" not in page.lower() and "NOTES" not in page
     assert "locally optimal envelope" not in page
     assert "cumulative inverse rank captured" not in page
+
+
+def test_number_style_one_notation_and_digits_from_the_interval():
+    from ranklens.report.tables import number_style
+
+    # Two significant digits of the narrowest interval width (0.012 -> 3 decimals).
+    style = number_style([0.58512, 0.57321], [0.012, 0.03])
+    assert [style(v) for v in (0.58512, 0.57321)] == ["0.585", "0.573"]
+    # One notation for the whole row: never "75,635.2" beside "9.130e+05".
+    row = number_style([75_635.2, 9.13e7])
+    assert all("e+" in row(v) for v in (75_635.2, 9.13e7))
+    fixed = number_style([75_635.2, 913_000.0])
+    assert fixed(75_635.2) == "75,635" and fixed(913_000.0) == "913,000"
+    # Whole counts stay whole.
+    counts = number_style([50.0, 51.0, 0.0], integer=True)
+    assert [counts(v) for v in (50.0, 51.0, 0.0)] == ["50", "51", "0"]
+    assert number_style([1.5], integer=True)(1.5) == "1.500"  # not whole: not an integer column
+    assert style(float("nan")) == "not defined"
+
+
+def test_decile_table_has_whole_counts_that_add_up(evaluation):
+    from ranklens.report.adapters import decile_table
+
+    result = evaluation.curves["decile_table"]["gbm"]
+    table = decile_table(result)
+    assert [h["text"] for h in table.header][:4] == ["decile", "score range", "cases", "events"]
+    counts = [int(row.cells[2].text.replace(",", "")) for row in table.rows]
+    events = [int(row.cells[3].text.replace(",", "")) for row in table.rows]
+    cumulative = [int(row.cells[5].text.replace(",", "")) for row in table.rows]
+    assert sum(counts) == evaluation.n == 120
+    assert cumulative == list(np.cumsum(events))
+    assert cumulative[-1] == round(float(result.total_events))
+    assert all(" to " in row.cells[1].text for row in table.rows)
+    weighted = decile_table(result, weighted=True)
+    assert weighted.header[2]["text"] == "weighted cases"
+
+
+def test_gain_comparisons_by_depth_read_the_band_replicates(rng):
+    from ranklens.report.adapters import gain_contrasts, leader_is_clear, section_tables
+
+    n = 400
+    x = rng.normal(size=n)
+    y = (x + rng.normal(scale=0.7, size=n) > 1.0).astype(float)
+    ev = evaluate_models(
+        y,
+        {"strong": x, "noise": rng.normal(size=n)},
+        n_bootstrap=100,
+        random_state=0,
+        robustness=False,
+    )
+    bands = ev.extras["bands"]["gain"]
+    contrasts = gain_contrasts(bands, [0.2])
+    ((depth, a, b), c) = next(iter(contrasts.items()))
+    j = int(np.argmin(np.abs(bands.x - 0.2)))
+    ia, ib = bands.models.index(a), bands.models.index(b)
+    reps = bands.replicates[:, ia, j] - bands.replicates[:, ib, j]
+    assert c.sd == pytest.approx(np.std(reps, ddof=1))
+    assert c.difference == pytest.approx(bands.estimate[ia, j] - bands.estimate[ib, j])
+    assert leader_is_clear(contrasts, depth, "strong", ["strong", "noise"]) is True
+    (depth_table,) = [t for t in section_tables(ev, "targeting") if "depth" in t.caption]
+    named = [row.cells[-1].text for row in depth_table.rows]
+    assert "strong" in named  # a strong model against noise is clearly ahead somewhere
+    assert all(text == "strong" or text.startswith(("no clear", "not tested")) for text in named)
+    assert "Holm" in depth_table.note

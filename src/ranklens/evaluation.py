@@ -541,9 +541,11 @@ def score_registered_metrics(
 # Curves and task-level results: each builder is optional (its module may be absent or raise).
 
 
-#: Curves with bootstrap bands in the comparison section (the cutoff AUC of Rosset et al. 2005,
-#: Fig. 5); each must be a registered curve that can carry bands (``CurveSpec.on_grid``).
-BAND_CURVES: tuple[str, ...] = ("cutoff_auc",)
+#: Curves with bootstrap bands: the cutoff AUC of Rosset et al. (2005, Fig. 5) in the comparison
+#: section, and the gain, whose bands say at which targeting depths one model is clearly ahead
+#: (the report's winner by depth); each must be a registered curve that can carry bands
+#: (``CurveSpec.on_grid``).
+BAND_CURVES: tuple[str, ...] = ("cutoff_auc", "gain")
 
 
 def _curve_results(

@@ -13,12 +13,11 @@ import numpy as np
 
 from ranklens._registry import direction_of
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
-from ranklens.report.significance import Contrast, holm_contrasts, pair_contrast
+from ranklens.report.significance import Contrast, holm_contrasts
 from ranklens.report.tables import (
     Cell,
     Row,
     Table,
-    format_number,
     format_pvalue,
     number_style,
 )
@@ -225,7 +224,7 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
         )
     else:
         note = (
-            f"Paired bootstrap, {comparison.n_bootstrap} resamples. Multiple comparisons: the "
+            f"Paired bootstrap, {comparison.n_bootstrap} replicates. Multiple comparisons: the "
             f"{n} p-values of this table are Holm-adjusted together (Holm 1979); bold and named "
             "in the last column: clear after adjustment. The unadjusted interval is the "
             "bootstrap's own; one-sided p-values are in the JSON results."
@@ -264,19 +263,25 @@ def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
     rows = []
     for model, result in robustness.items():
         rows.append(Row(group=model))
+        percent = number_style(result.percent_change, [0.1])
         for k, metric in enumerate(result.metrics):
             index = int(result.index[k])
+            # One notation per row: the measure on all cases and without the one case.
+            style = number_style([result.entire_set[k], result.excluding_one[k]])
             rows.append(
                 Row(
                     cells=[
-                        Cell(str(metric), css="text"),
-                        Cell(format_number(result.entire_set[k])),
-                        Cell(format_number(result.excluding_one[k])),
+                        Cell(str(metric).replace("_", " "), css="text"),
+                        Cell(style(result.entire_set[k])),
+                        Cell(style(result.excluding_one[k])),
                         Cell(
-                            format_number(result.percent_change[k], 3),
+                            percent(result.percent_change[k]),
                             css="sig" if float(result.percent_change[k]) >= 5 else "",
                         ),
-                        Cell(str(index) if index >= 0 else "–"),
+                        Cell(
+                            str(index) if index >= 0 else "none",
+                            title="" if index >= 0 else "no single case changes the measure",
+                        ),
                     ]
                 )
             )
@@ -411,61 +416,123 @@ def _plain_events(definition: Any) -> str:
 
 #: Targeting depths shown in the best-model table, and the compared measure at each.
 _DEPTHS = (0.05, 0.1, 0.2, 0.3, 0.5)
-_DEPTH_MEASURES = {0.05: "lift_at_5", 0.1: "lift_at_10", 0.2: "lift_at_20"}
+
+
+def gain_contrasts(bands: Any, depths: Any = None) -> dict[tuple[float, str, str], Contrast]:
+    """Paired comparisons of the gain of every pair of models at each depth of ``depths``
+    (default: every depth of the band grid), from the bootstrap replicates of the gain bands;
+    Holm-adjusted together. The gain and the lift at one depth differ by a constant factor, so
+    a clear gain difference is a clear lift difference.
+
+    Parameters
+    ----------
+    bands : CurveBandsResult
+        :func:`ranklens.bands.curve_bands` of the gain curve.
+    depths : sequence of float, optional
+        Depths to compare (the nearest grid depth within 1e-9 is used; others are skipped).
+
+    Returns
+    -------
+    dict
+        ``{(depth, model_a, model_b): Contrast}``.
+    """
+    import statistics
+
+    x = np.asarray(bands.x, dtype=float)
+    columns = range(x.size) if depths is None else [int(abs(x - d).argmin()) for d in depths]
+    replicates = np.asarray(bands.replicates, dtype=float)
+    models = list(bands.models)
+    normal = statistics.NormalDist()
+    out: dict[tuple[float, str, str], Contrast] = {}
+    for j in columns:
+        depth = float(x[j])
+        if depths is not None and min(abs(depth - d) for d in depths) > 1e-9:
+            continue
+        for a, b in bands.pairs:
+            ia, ib = models.index(a), models.index(b)
+            difference = float(bands.estimate[ia, j] - bands.estimate[ib, j])
+            reps = replicates[:, ia, j] - replicates[:, ib, j]
+            reps = reps[np.isfinite(reps)]
+            sd = float(reps.std(ddof=1)) if reps.size > 1 else math.nan
+            if sd > 0:
+                p = 2.0 * normal.cdf(-abs(difference / sd))
+            else:
+                p = 1.0 if difference == 0 else 0.0
+            out[(depth, a, b)] = Contrast(
+                metric=f"gain at {100 * depth:g}%",
+                model_a=a,
+                model_b=b,
+                value_a=float(bands.estimate[ia, j]),
+                value_b=float(bands.estimate[ib, j]),
+                difference=difference,
+                sd=sd,
+                p_value=p,
+                direction="higher",
+            )
+    holm_contrasts(list(out.values()))
+    return out
+
+
+def leader_is_clear(
+    contrasts: dict[tuple[float, str, str], Contrast], depth: float, leader: str, models: list[str]
+) -> bool | None:
+    """True when ``leader`` is clearly ahead of every other model at ``depth``; None when the
+    depth was not compared."""
+    tested = [
+        c
+        for (d, _a, _b), c in contrasts.items()
+        if abs(d - depth) <= 1e-9 and leader in (c.model_a, c.model_b)
+    ]
+    if len(tested) != len(models) - 1:
+        return None
+    return all(c.better == leader for c in tested)
 
 
 def _depth_table(result: Any, evaluation: Any = None) -> Table:
     """Each model's curve at a few depths; a model is named best at a depth only where the
-    bootstrap comparison of that depth's lift is clear against every other model (Holm-adjusted
-    across every comparison in the table); elsewhere the row says so."""
+    bootstrap bands of the gain separate it from every other model there (Holm-adjusted across
+    every comparison in the table); elsewhere the row says so."""
     models = list(result.model_names)
-    comparison = getattr(evaluation, "comparison", None)
-    contrasts: dict[tuple[float, str, str], Contrast] = {}
-    for depth, metric in _DEPTH_MEASURES.items():
-        for a in models:
-            for b in models:
-                if a < b:
-                    c = pair_contrast(comparison, metric, a, b, "higher")
-                    if c is not None:
-                        contrasts[(depth, a, b)] = c
-    holm_contrasts(list(contrasts.values()))
+    bands = (getattr(evaluation, "extras", None) or {}).get("bands", {}).get("gain")
+    depths = [d for d in _DEPTHS if np.min(np.abs(result.depths - d)) <= 1e-9]
+    contrasts = gain_contrasts(bands, depths) if bands is not None else {}
     header = _header("share targeted", *models, ("best", "named only where the lead is clear"))
     rows = []
-    for depth in _DEPTHS:
+    for depth in depths:
         j = int(abs(result.depths - depth).argmin())
-        if abs(result.depths[j] - depth) > 1e-9:
-            continue
         values = [float(v) for v in result.values[:, j]]
         leader = str(result.winner[j])
         style = number_style(values, [0.01])
-        tested = [
-            c
-            for (d, _a, _b), c in contrasts.items()
-            if d == depth and leader in (c.model_a, c.model_b)
-        ]
-        clear = (
-            bool(tested)
-            and len(tested) == len(models) - 1
-            and all(c.better == leader for c in tested)
-        )
+        clear = leader_is_clear(contrasts, depth, leader, models) if leader else None
         cells = [Cell(f"{100 * depth:g}%", css="text")]
-        cells += [
-            Cell(style(v), css="best" if clear and m == leader else "")
-            for m, v in zip(models, values, strict=True)
-        ]
+        for m, v in zip(models, values, strict=True):
+            sub = ""
+            if bands is not None and m in bands.models:
+                k = list(bands.models).index(m)
+                g = int(abs(np.asarray(bands.x) - depth).argmin())
+                scale = v / float(bands.estimate[k, g]) if float(bands.estimate[k, g]) else 1.0
+                sub = f"[{style(bands.lower[k, g] * scale)}, {style(bands.upper[k, g] * scale)}]"
+            cells.append(Cell(style(v), css="best" if clear and m == leader else "", sub=sub))
         if clear:
             verdict = leader
-        elif tested:
-            verdict = f"no clear difference ({leader} highest)"
-        else:
+        elif clear is None:
             verdict = f"not tested ({leader} highest)"
+        else:
+            verdict = f"no clear difference ({leader} highest)"
         cells.append(Cell(verdict, css="text" if clear else "text missing"))
         rows.append(Row(cells=cells))
+    if bands is not None:
+        level = round(100 * bands.confidence_level)
+        how = (
+            f"Small numbers: the pointwise {level}% bootstrap band. A model is named best at a "
+            "depth only when its gain there is clearly above every other model's, Holm-adjusted "
+            f"across the {len(contrasts)} comparisons of this table."
+        )
+    else:
+        how = "No bootstrap bands of the gain were computed: no model is named best."
     note = (
         f"{result.curve.capitalize()} of each model when the top share is targeted; events: "
-        f"{_plain_events(result.event_definition)}. A model is named best at a depth only when "
-        f"its bootstrap lift is clearly above every other model's there, Holm-adjusted across "
-        f"the {len(contrasts)} comparisons of this table; the 30% and 50% depths have no test."
+        f"{_plain_events(result.event_definition)}. {how}"
     )
     return Table(
         header=header,
@@ -487,6 +554,9 @@ def _coverage_table(model: str, result: Any) -> Table:
     )
     rows = []
     nominal = result.nominal
+    predicted = number_style(list(result.pred_min) + list(result.pred_max))
+    width = number_style(result.mean_width)
+    count = number_style(result.count, integer=True)
     for k in range(result.bin.size):
         coverage = float(result.coverage[k])
         low, high = float(result.coverage_low[k]), float(result.coverage_high[k])
@@ -495,14 +565,11 @@ def _coverage_table(model: str, result: Any) -> Table:
             Row(
                 cells=[
                     Cell(str(int(result.bin[k])), css="text"),
-                    Cell(
-                        f"{format_number(result.pred_min[k])} to "
-                        f"{format_number(result.pred_max[k])}"
-                    ),
-                    Cell(format_number(int(result.count[k]))),
+                    Cell(f"{predicted(result.pred_min[k])} to {predicted(result.pred_max[k])}"),
+                    Cell(count(result.count[k])),
                     Cell(f"{100 * coverage:.1f}%", css="sig" if off else ""),
                     Cell(f"[{100 * low:.1f}%, {100 * high:.1f}%]"),
-                    Cell(format_number(result.mean_width[k])),
+                    Cell(width(result.mean_width[k])),
                 ]
             )
         )

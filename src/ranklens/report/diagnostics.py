@@ -463,3 +463,52 @@ def bands_view(ev: Any) -> Built | None:
         "(Rosset, Perlich & Zadrozny 2005, Fig. 5)."
     )
     return "AUC by cutoff with bootstrap bands", caption, fig, ""
+
+
+def gain_bands_view(ev: Any) -> Built | None:
+    """Each model's gain with its bootstrap band; the depths where the leading model is
+    clearly ahead of every other one (Holm across every depth and pair) are marked."""
+    from ranklens.report.adapters import gain_contrasts, leader_is_clear
+
+    result = ev.extras.get("bands", {}).get("gain")
+    if result is None or len(result.models) < 2:
+        return None
+    fig, (ax,) = _figure(1, 1, width=6.2)
+    colors = _colors(list(ev.model_names))
+    x = np.asarray(result.x, float)
+    models = list(result.models)
+    for k, model in enumerate(models):
+        color = colors.get(model)
+        ax.fill_between(x, result.lower[k], result.upper[k], color=color, alpha=0.15, linewidth=0)
+        ax.plot(x, result.estimate[k], color=color, linewidth=1.3, label=model)
+    contrasts = gain_contrasts(result)
+    separated = 0
+    for j, depth in enumerate(x):
+        leader = models[int(np.nanargmax(result.estimate[:, j]))]
+        if leader_is_clear(contrasts, float(depth), leader, models):
+            separated += 1
+            ax.plot([depth], [0.02], marker="|", ms=12, color=colors.get(leader), mew=2)
+    ax.plot(
+        [], [], marker="|", ms=10, mew=2, linestyle="none", color="#424242", label="clearly ahead"
+    )
+    ax.plot([0, 1], [0, 1], linestyle="--", color=_BASELINE_COLOR, label="random")
+    from matplotlib.ticker import PercentFormatter
+
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("share of cases targeted")
+    ax.set_ylabel("share of events captured")
+    order_legend(ax, models, loc="lower right")
+    level = round(100 * result.confidence_level)
+    where = (
+        f"ticks along the bottom mark the {separated} of {x.size} depths where the leading model "
+        "(tick colour) is clearly ahead of every other one"
+        if separated
+        else f"at none of the {x.size} depths is one model clearly ahead of every other one"
+    )
+    caption = (
+        f"Share of events captured at each depth with its pointwise {level}% bootstrap band "
+        f"({result.n_bootstrap} resamples); {where}, after a Holm correction across all "
+        f"{len(contrasts)} comparisons of depths and pairs."
+    )
+    return "Which model wins at which depth", caption, fig, ""

@@ -33,6 +33,7 @@ from ranklens.report.diagnostics import (
     concordance_view,
     cutoff_auc_view,
     decile_panels,
+    gain_bands_view,
     order_legend,
     predicted_vs_actual,
     residuals_view,
@@ -283,12 +284,8 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
         ),
     ),
     "targeting": (
+        gain_bands_view,
         decile_panels,
-        _simple(
-            "gain",
-            "Cumulative gain",
-            "Share of events captured against share targeted; diagonal = random.",
-        ),
         _simple(
             "value_gain",
             "Value captured",

@@ -361,6 +361,16 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
                 + html.escape(" ".join(sorted(reasons)) or "No model has a value.")
             )
             continue
+        if len(models) == 1:
+            verdict.best = models[0]
+            verdict.value_text = style(values[0])
+            verdict.evidence = "nothing to compare"
+            verdict.sentence = (
+                f"Only {_b(models[0])} is evaluated for this goal, so there is nothing to "
+                f"compare: {html.escape(plain_name(metric))} {html.escape(verdict.value_text)}."
+                + _coverage_words(evaluation, models[0])
+            )
+            continue
         best = shaded_positions(values, info)
         if not best:
             verdict.evidence = "no difference"
@@ -392,6 +402,25 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
         if verdict.best and not verdict.evidence:
             _words(verdict, evaluation, len(family))
     return verdicts
+
+
+def _coverage_words(evaluation: Any, model: str) -> str:
+    """' Its intervals cover 86% of the cases against the nominal 90%.' (or nothing)."""
+    coverage = evaluation.values.get(model, {}).get("interval_coverage")
+    target = evaluation.metrics.get("interval_coverage", {}).get("target")
+    if not _finite(coverage) or not _finite(target):
+        return ""
+    return (
+        f" Its intervals contain the truth for {100 * float(coverage):.1f}% of the cases, "
+        f"against the {100 * float(target):g}% they promise."
+    )
+
+
+def goal_title(goal: Goal, evaluation: Any) -> str:
+    """The goal's heading: "Targeting" alone when no budget was given."""
+    if goal.key == "targeting" and budget_share(evaluation) is None:
+        return "Targeting"
+    return goal.title
 
 
 def _words(verdict: GoalVerdict, evaluation: Any, n_tests: int) -> None:

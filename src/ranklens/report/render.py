@@ -37,6 +37,7 @@ from ranklens.report.goals import (
     clearly_best,
     closest_to_target,
     comparison_contrasts,
+    goal_title,
     meaning,
     summary_verdicts,
     undefined_reason,
@@ -377,8 +378,19 @@ def summary_section(evaluation: Any) -> Section:
     lead: list[str] = []
     for verdict in verdicts:
         goal = verdict.goal
-        lead.append(f"<strong>{html.escape(goal.title)}.</strong> {verdict.sentence}")
+        title = goal_title(goal, evaluation)
+        lead.append(f"<strong>{html.escape(title)}.</strong> {verdict.sentence}")
         extra = _budget_sentence(evaluation) if goal.key == "targeting" else ""
+        if goal.key == "extremes":
+            caught = [
+                evaluation.values.get(m, {}).get("utility_recall", math.nan)
+                for m in evaluation.model_names
+            ]
+            if caught and all(r == 0 for r in caught if not math.isnan(r)):
+                extra = (
+                    "No model predicts any of the real extreme values accurately (recall 0 for "
+                    "every model): none is fit for catching them."
+                )
         if extra:
             lead.append(extra)
         runner = (
@@ -405,7 +417,7 @@ def summary_section(evaluation: Any) -> Section:
         rows.append(
             Row(
                 cells=[
-                    Cell(goal.title, css="text", sub=goal.question),
+                    Cell(title, css="text", sub=goal.question),
                     Cell(verdict.metric.replace("_", " ") or "none", css="text"),
                     Cell(
                         verdict.best or "none",
@@ -583,7 +595,7 @@ def task_view(
         views = drawn.get(goal.key, [])
         if not (tables or views or sentences):
             continue
-        section = Section(goal.key, goal.title, GUIDES[goal.key], tables, views)
+        section = Section(goal.key, goal_title(goal, evaluation), GUIDES[goal.key], tables, views)
         section.lead = [html.escape(s) for s in sentences + _goal_sentences(evaluation, goal.key)]
         section.how = HOW[goal.key]
         sections.append(section)

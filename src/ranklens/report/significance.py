@@ -185,9 +185,11 @@ def pair_contrast(
     """
     if comparison is None or metric not in getattr(comparison, "metrics", ()):
         return None
-    sd_field = getattr(comparison, "difference_sd", None)
-    if sd_field is None:
+    # A permutation test's spread is the null SD (its difference_sd is a deprecated alias).
+    if getattr(comparison, "method", "") == "permutation":
         sd_field = getattr(comparison, "null_sd", None)
+    else:
+        sd_field = getattr(comparison, "difference_sd", None)
     if sd_field is None:
         return None
     k = comparison.metrics.index(metric)

@@ -45,9 +45,9 @@ def format_pvalue(p: Any) -> str:
     try:
         v = float(p)
     except (TypeError, ValueError):
-        return "–"
+        return "not defined"
     if math.isnan(v):
-        return "–"
+        return "not defined"
     return "< 0.001" if v < 0.001 else f"{v:.3f}"
 
 
