@@ -12,6 +12,7 @@ import dataclasses
 import html
 import io
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -127,7 +128,28 @@ def _overlay(display: Any, results: Mapping[str, Any]) -> Any:
     fig, (ax,) = _new_figure()
     display.from_results(results, ax=ax)
     order_legend(ax, list(results))
+    _plain_legend(ax)
     return fig
+
+
+#: Legend wording of the library's plots, in the report's plain words.
+_PLAIN_LEGEND = (
+    (re.compile(r"best F(\S*) = n/a at t_E = n/a"), r"predicts no extreme: F\1 not defined"),
+    (re.compile(r"best F(\S*) = (\S+) at t_E = (\S+)"), r"best F\1 \2 at relevance \3"),
+    (re.compile(r"event threshold t_E = "), "counts as extreme from relevance "),
+)
+
+
+def _plain_legend(ax: Any) -> None:
+    """Reword the legend entries of a library plot (symbols such as t_E become words)."""
+    legend = ax.get_legend()
+    if legend is None:
+        return
+    for text in legend.get_texts():
+        label = text.get_text()
+        for pattern, replacement in _PLAIN_LEGEND:
+            label = pattern.sub(replacement, label)
+        text.set_text(label)
 
 
 def _concordance(ev: Any) -> Built | None:
@@ -190,6 +212,7 @@ def _relevance(ev: Any) -> Built | None:
     RelevanceDisplay.from_relevance(
         relevance, y=ev.extras.get("y_true"), event_threshold=threshold, ax=ax
     )
+    _plain_legend(ax)
     caption = (
         "How much each target value matters (Torgo & Ribeiro 2009, Fig. 1), over the "
         "distribution of the evaluated target (grey); values above the dashed threshold are events."
