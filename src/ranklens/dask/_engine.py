@@ -31,7 +31,7 @@ from ranklens.metrics import available_metrics, get_metric
 from ranklens.ranking import _tau_c_from_classes
 
 #: Rows per bucket aimed at when the buckets are chosen (a bucket is one partition in memory).
-ROWS_PER_BUCKET = 2_000_000
+ROWS_PER_BUCKET = 500_000
 
 
 @dataclasses.dataclass(frozen=True)

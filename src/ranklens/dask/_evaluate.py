@@ -125,8 +125,8 @@ def evaluate(
     confidence_level : float, default 0.95
         Level of the bootstrap intervals.
     n_buckets : int, optional
-        Value buckets per sort (each one partition in memory); default about one per two million
-        rows. The results do not depend on it.
+        Value buckets per sort (each one partition in memory); default about one per 500,000
+        rows (a worker of 1 GiB is then enough). The results do not depend on it.
     title : str
         The evaluation's title.
     storage_options : dict, optional
@@ -369,15 +369,15 @@ def evaluate(
                 model,
                 weight,
                 threshold,
-                carry,
+                {i: carry[i]},  # partition i holds bucket i (the divisions): its carry-ins only
                 queries,
                 depths,
                 want_pairs,
                 t_bounds,
                 single,
-                boot_k,
+                None if boot_k is None else {**boot_k, "carry": {i: boot_k["carry"][i]}},
             )
-            for part in shuffled.to_delayed()
+            for i, part in enumerate(shuffled.to_delayed())
         ]
         pred_summaries.append([o[1] for o in outputs])
         meta = current._meta.assign(
@@ -401,8 +401,8 @@ def evaluate(
             _p.T_BUCKET, divisions=list(range(t_bounds.size + 2)), drop=False
         )
         truth_summaries = [
-            dask.delayed(_truth_task)(part, y, weight, len(preds), t_carry, float(total_w))
-            for part in shuffled.to_delayed()
+            dask.delayed(_truth_task)(part, y, weight, len(preds), {b: t_carry[b]}, float(total_w))
+            for b, part in enumerate(shuffled.to_delayed())
         ]
     lap("bootstrap sums")
     pred_out, truth_out = dask.compute(pred_summaries, truth_summaries)
