@@ -27,9 +27,11 @@ def _both(monkeypatch, fn):
     """``fn()`` with the kernels (threshold 0) and with NumPy (threshold above any n)."""
     monkeypatch.setattr(C, "SMALL_N", 0)
     monkeypatch.setattr(K, "SMALL_N", 0)
+    monkeypatch.setattr(C, "PREFER_COMPILED", True)
     kernel = fn()
     monkeypatch.setattr(C, "SMALL_N", 1 << 40)
     monkeypatch.setattr(K, "SMALL_N", 1 << 40)
+    monkeypatch.setattr(C, "PREFER_COMPILED", False)  # NumPy even though the kernels are ready
     return kernel, fn()
 
 
@@ -111,3 +113,16 @@ def test_public_curves_and_measures_agree(monkeypatch):
     for call in calls:
         kernel, small = _both(monkeypatch, call)
         assert repr(kernel) == repr(small)
+
+
+def test_small_data_uses_a_compiled_kernel(monkeypatch):
+    """Below SMALL_N a kernel that is compiled already is used (cheaper per call than NumPy);
+    one that is not is left alone (nothing compiles)."""
+    assert C.use_kernel(C.SMALL_N, C._radix_sort)  # at the threshold: always the kernel
+    C.radix_sort(C.descending_keys(np.arange(5.0)), np.arange(5), True)
+    monkeypatch.setattr(C, "SMALL_N", 0)
+    C.radix_sort(C.descending_keys(np.arange(5.0)), np.arange(5), True)  # compiles it
+    monkeypatch.undo()
+    assert C.use_kernel(10, C._radix_sort)
+    monkeypatch.setattr(C, "PREFER_COMPILED", False)
+    assert not C.use_kernel(10, C._radix_sort)

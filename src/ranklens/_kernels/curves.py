@@ -13,21 +13,28 @@ the 3 s budget (``docs/performance.md``). Validation lives in :mod:`ranklens.tar
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
 
+from ranklens._cache import is_compiled
+
 __all__ = [
+    "PREFER_COMPILED",
+    "SMALL_N",
     "decode_keys",
     "descending_keys",
     "group_sums_indexed",
     "group_sums_sorted",
     "interp_sorted",
+    "kernel_ready",
     "lift_area",
     "radix_sort",
     "ranked_order",
     "roc_sums",
     "trapezoid",
+    "use_kernel",
 ]
 
 #: Below this many rows the sorting and grouping steps run in NumPy instead of their kernels: the
@@ -35,6 +42,33 @@ __all__ = [
 #: both), 2-3x slower but nothing to compile on the first call after an install
 #: (docs/performance.md, "Cold start"). ``ranklens warmup`` compiles the kernels all the same.
 SMALL_N = 1 << 15
+
+#: Below ``SMALL_N`` rows a kernel compiled already (in this process, or in numba's cache by an
+#: earlier process or ``ranklens warmup``) is still used: one call of it is 50-100 us cheaper than
+#: NumPy's dozen small calls, which counts when a bootstrap calls a measure thousands of times.
+PREFER_COMPILED = True
+
+_ON_DISK: dict[int, bool] = {}
+
+
+def use_kernel(n: int, kernel: Any) -> bool:
+    """Whether a step on ``n`` rows runs ``kernel`` (else its NumPy twin): from :data:`SMALL_N`
+    rows on, or when the kernel has machine code already (:func:`kernel_ready`)."""
+    return n >= SMALL_N or kernel_ready(kernel)
+
+
+def kernel_ready(kernel: Any) -> bool:
+    """Whether ``kernel`` has machine code in this process or in numba's cache (and
+    :data:`PREFER_COMPILED` is on)."""
+    if not PREFER_COMPILED:
+        return False
+    if kernel.signatures:
+        return True
+    key = id(kernel)
+    if key not in _ON_DISK:  # the cache index is looked up once per process
+        _ON_DISK[key] = is_compiled(kernel)
+    return _ON_DISK[key]
+
 
 _SIGN = np.uint64(1) << np.uint64(63)
 _INF_KEY = np.uint64(0x7FF0000000000000)  # bit pattern of +inf
@@ -157,7 +191,7 @@ def descending_keys(x: np.ndarray) -> np.ndarray:
     zeros are one tie group, as ``==`` says. ``x`` must not contain NaN. A kernel from
     :data:`SMALL_N` rows on, NumPy below (the same keys).
     """
-    if x.shape[0] >= SMALL_N:
+    if use_kernel(x.shape[0], _descending_keys):
         return _descending_keys(x)
     bits = np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
     bits = np.where(bits == _SIGN, np.uint64(0), bits)
@@ -171,7 +205,7 @@ def _decode_numpy(keys: np.ndarray) -> np.ndarray:
 
 def decode_keys(keys: np.ndarray) -> np.ndarray:
     """float64 values of keys made by :func:`descending_keys` (-0.0 comes back as +0.0)."""
-    if keys.shape[0] >= SMALL_N:
+    if use_kernel(keys.shape[0], _decode_keys):
         return _decode_keys(keys)
     return _decode_numpy(keys).view(np.float64)
 
@@ -183,7 +217,7 @@ def radix_sort(keys: np.ndarray, payload: np.ndarray, carry: bool) -> tuple[np.n
     :data:`SMALL_N` rows on the LSD radix sort kernel (which uses ``keys`` as scratch space), below
     NumPy's stable sort of the same keys (which leaves them alone): the same result.
     """
-    if keys.shape[0] >= SMALL_N:
+    if use_kernel(keys.shape[0], _radix_sort):
         return _radix_sort(keys, payload, carry)
     order = np.argsort(keys, kind="stable")
     return keys[order], payload[order] if carry else np.empty(0, payload.dtype)
@@ -229,7 +263,7 @@ def group_sums_sorted(
     ``(threshold_bits, cum_weight, cum_response, cum_complement)`` of length ``groups + 1``, row 0
     being nobody targeted (threshold +inf); view ``threshold_bits`` as float64.
     """
-    if sorted_keys.shape[0] >= SMALL_N:
+    if use_kernel(sorted_keys.shape[0], _group_sums_sorted):
         return _group_sums_sorted(sorted_keys, sorted_response)
     return _group_sums_numpy(sorted_keys, None, sorted_response)
 
@@ -239,7 +273,7 @@ def group_sums_indexed(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Weighted version of :func:`group_sums_sorted`: ``order`` (the carried row index) picks
     ``response`` and ``weight``; sums are of ``w``, ``w r`` and ``w (1 - r)``."""
-    if sorted_keys.shape[0] >= SMALL_N:
+    if use_kernel(sorted_keys.shape[0], _group_sums_indexed):
         return _group_sums_indexed(sorted_keys, order, response, weight)
     return _group_sums_numpy(sorted_keys, weight[order], response[order])
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ranklens._kernels import curves as _curves
 from ranklens._kernels.curves import _descending_keys, _radix_sort
 
 __all__ = [
@@ -117,6 +118,12 @@ def _dense_ranks_sorted(keys, order):
 SMALL_N = 1 << 15
 
 
+def _use_kernel(n: int, kernel: object) -> bool:
+    """From :data:`SMALL_N` rows on, or below when ``kernel`` is compiled already (one call of
+    it is cheaper than NumPy's dozen calls; see ``ranklens._kernels.curves.PREFER_COMPILED``)."""
+    return n >= SMALL_N or _curves.kernel_ready(kernel)
+
+
 def _dense_ranks_numpy(x: np.ndarray) -> tuple[np.ndarray, int]:
     """:func:`dense_ranks` with NumPy's sort (ranks do not depend on the order of equal values).
 
@@ -136,7 +143,7 @@ def _dense_ranks_numpy(x: np.ndarray) -> tuple[np.ndarray, int]:
 def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
     """Dense ranks (int64, 0 = smallest, ties share a rank) and the number of distinct values."""
     x = np.ascontiguousarray(x, dtype=np.float64)
-    if x.size < SMALL_N:
+    if not _use_kernel(x.size, _dense_ranks_sorted):
         return _dense_ranks_numpy(x)
     rank, n_groups = _dense_ranks_sorted(*radix_argsort(x))
     return rank, int(n_groups)
@@ -234,7 +241,7 @@ def sequence(
     y_rank, n_y = dense_ranks(y_true)
     y_pred = np.ascontiguousarray(y_pred, dtype=np.float64)
     n = y_pred.size
-    if n < SMALL_N:
+    if not _use_kernel(n, _build_sequence):
         # One sort of a distinct int64 key per row: decreasing prediction rank, then decreasing
         # y rank, then increasing row (n_pred * n_y * n < 2**45 here, no overflow).
         p_rank, n_p = _dense_ranks_numpy(y_pred)
@@ -303,7 +310,7 @@ def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
 
     A counting sort (O(n)); below :data:`SMALL_N` rows NumPy's stable sort, the same order.
     """
-    if pred_rank.size < SMALL_N:
+    if not _use_kernel(pred_rank.size, _order_by_pred):
         return np.argsort(-pred_rank, kind="stable")
     return _order_by_pred(pred_rank)
 
@@ -313,7 +320,7 @@ def order_by_y_then_pred(order: np.ndarray, y_rank: np.ndarray) -> np.ndarray:
 
     A counting sort (O(n)); below :data:`SMALL_N` rows NumPy's stable sort, the same order.
     """
-    if order.size < SMALL_N:
+    if not _use_kernel(order.size, _order_by_y_then_pred):
         return order[np.argsort(-y_rank[order], kind="stable")]
     return _order_by_y_then_pred(order, y_rank)
 
