@@ -433,3 +433,25 @@ def test_delong_interval_equals_in_memory(client, weighted):
         assert got.ci.low == pytest.approx(want.ci.low, rel=TOL)
         assert got.ci.high == pytest.approx(want.ci.high, rel=TOL)
         assert got.n == want.n
+
+
+def test_missing_extra_names_the_install_command(monkeypatch):
+    import ranklens._extras as extras
+
+    real = extras._importable
+    monkeypatch.setattr(extras, "_importable", lambda m: m != "distributed" and real(m))
+    with pytest.raises(extras.MissingExtraError, match=r'pip install "ranklens\[dask\]"'):
+        rd.evaluate("x.parquet", y="y", pred="a")
+
+
+def test_bad_arguments_are_named(client):
+    df = _data(200, binary=False)
+    frame = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match="events"):
+        rd.evaluate(frame, y="y", pred="a", events="value")
+    with pytest.raises(ValueError, match="'zz'"):
+        rd.evaluate(frame, y="y", pred=["a", "zz"])
+    with pytest.raises(ValueError, match="pred"):
+        rd.evaluate(frame, y="y", pred=[])
+    with pytest.raises(TypeError, match="frame_or_path"):
+        rd.evaluate(df, y="y", pred="a")
