@@ -414,7 +414,8 @@ def _check_bootstrap(groups, parts_list=(1, 3, 7), n_rep=16):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_delong_interval_equals_in_memory(client, weighted):
-    from ranklens.delong import delong_interval
+    delong = pytest.importorskip("ranklens.delong")
+    delong_interval = delong.delong_interval
 
     df = _data(1800, binary=True, seed=13)
     ev = rd.evaluate(

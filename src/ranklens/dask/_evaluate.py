@@ -513,11 +513,14 @@ def evaluate(
 def _delong(
     parts: Sequence[dict[str, Any]], auc: float, e_total: float, n_total: float, level: float
 ) -> Any:
-    """:class:`ranklens.delong.DeLongIntervalResult` of the AUC of the events from the buckets'
-    sums: ``delong_interval(events, score, sample_weight=w)``, the variance per class being
-    ``m/(m-1) sum w^2 (V - AUC)^2 / W^2`` (``m`` rows, total weight ``W``)."""
+    """DeLong's interval of the AUC of the events from the buckets' sums, as
+    ``ranklens.delong.delong_interval(events, score, sample_weight=w)``: the variance per class is
+    ``m/(m-1) sum w^2 (V - AUC)^2 / W^2`` (``m`` rows, total weight ``W``) and the interval
+    ``AUC -+ z sqrt(Var)`` clipped to [0, 1]. A ``DeLongIntervalResult`` where
+    :mod:`ranklens.delong` is installed, else a dict with the same fields."""
+    from scipy import special
+
     from ranklens._results import ConfidenceInterval
-    from ranklens.delong import DeLongIntervalResult, _sqrt, _wald
 
     sums = [p["delong"] for p in parts if "delong" in p]
     variance = math.nan
@@ -533,17 +536,26 @@ def _delong(
             spread = _e._fsum([wvv, -2.0 * auc * wv, auc * auc * w2])
             variance += m / (m - 1) * spread / (weight * weight) if m > 1 else math.nan
         rows = round(total[3] + total[7])
-    se = _sqrt(variance)
-    ci = _wald(auc, se, level, 0.0, 1.0) if math.isfinite(se) else ConfidenceInterval.undefined()
-    return DeLongIntervalResult(
-        estimate=auc,
-        std_error=se,
-        ci=ci,
-        confidence_level=level,
-        statistic="auc",
-        design="two-sample (DeLong, DeLong & Clarke-Pearson 1988)",
-        n=rows,
-    )
+    se = math.sqrt(max(variance, 0.0)) if math.isfinite(variance) else math.nan
+    if math.isfinite(se):
+        half = float(special.ndtri(0.5 + level / 2)) * se
+        ci = ConfidenceInterval(max(0.0, auc - half), min(1.0, auc + half))
+    else:
+        ci = ConfidenceInterval(math.nan, math.nan)
+    fields: dict[str, Any] = {
+        "estimate": auc,
+        "std_error": se,
+        "ci": ci,
+        "confidence_level": level,
+        "statistic": "auc",
+        "design": "two-sample (DeLong, DeLong & Clarke-Pearson 1988)",
+        "n": rows,
+    }
+    try:
+        from ranklens.delong import DeLongIntervalResult
+    except ImportError:
+        return fields
+    return DeLongIntervalResult(**fields)
 
 
 def _boot_carry(boot: dict[str, Any], k: int, seed: int) -> dict[str, Any]:
