@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -154,6 +153,7 @@ def combine_pairs(
 
 
 def rank_statistics(classes: dict[str, Any]) -> dict[RankStatistic, float]:
+    """Kendall's tau-b and Harrell's C from the pair classes (as the in-memory sweep)."""
     tau, c_index = _tau_c_from_classes(classes)
     return {RankStatistic.KENDALL_TAU_B: tau, RankStatistic.HARRELL_C: c_index}
 
@@ -169,6 +169,7 @@ def spearman_unit(n: int, s2: int, t_pred: int, t_y: int) -> float:
 
 
 def spearman_weighted(cov: float, var_a: float, var_b: float) -> float:
+    """Weighted midrank Spearman rho from the weighted midrank moments."""
     return float(_kr._rho(cov, var_a, var_b))
 
 
@@ -192,7 +193,3 @@ def exact_top_threshold(
     cum = above_weight + np.cumsum(weights[order])
     j = min(int(np.searchsorted(cum, q * total_w * (1.0 - 1e-12), side="left")), values.size - 1)
     return float(values[order][j])
-
-
-def as_fraction(value: Any) -> Any:
-    return Fraction(value) if isinstance(value, int) else value
