@@ -27,6 +27,7 @@ FOUNDATIONS = {
     "ranklens._cache",
     "ranklens._curve_registry",
     "ranklens._deprecation",
+    "ranklens._exact_null",
     "ranklens._extras",
     "ranklens._progress",
     "ranklens._extras",

@@ -21,6 +21,7 @@ import scipy.stats as ss
 
 import reference_ranking as ref
 from ranklens import UndefinedMetricWarning, get_metric
+from ranklens._exact_null import spearman_exact_pvalue
 from ranklens.ranking import (
     kendall_tau,
     per_observation_pair_counts,
@@ -81,14 +82,18 @@ def test_summary_matches_brute_force_and_scipy(y, p):
     assert s.discordant_pairs == ref.discordant_pairs(y, p) == totals[1]
     assert (s.tied_true_only_pairs, s.tied_pred_only_pairs, s.tied_both_pairs) == tuple(totals[2:])
     assert s.weighted_discordance == ref.weighted_discordance(y, p)
-    kt = ss.kendalltau(y, p, method="asymptotic")
+    kt = ss.kendalltau(y, p)  # scipy's default: exact without ties at this n, else asymptotic
     sr = ss.spearmanr(y, p)
+    untied = len(np.unique(y)) == len(y) and len(np.unique(p)) == len(p)
+    # Without ties rho's p-value is R's cor.test (AS 89; tests/test_delong.py checks it against
+    # every permutation); scipy has only the t approximation.
+    rho_p = spearman_exact_pvalue(len(y), sr.statistic) if untied else sr.pvalue
     assert s.kendall_tau == pytest.approx(kt.statistic, abs=1e-12)
     assert s.kendall_tau == pytest.approx(ref.tau_b(y, p), abs=1e-12)
     assert s.tau_null_pvalue == pytest.approx(kt.pvalue, rel=1e-9, abs=1e-15)
     assert s.spearman_rho == pytest.approx(sr.statistic, abs=1e-12)
     assert s.spearman_rho == pytest.approx(ref.spearman_rho(y, p), abs=1e-12)
-    assert s.rho_null_pvalue == pytest.approx(sr.pvalue, rel=1e-9, abs=1e-15)
+    assert s.rho_null_pvalue == pytest.approx(rho_p, rel=1e-9, abs=1e-15)
     somers = ss.somersd(y, p).statistic  # D(pred | y)
     assert s.tau_normalized == pytest.approx((1 + somers) / 2, abs=1e-12)
     assert s.tau_normalized == pytest.approx(ref.harrell_c(y, p), abs=1e-12)

@@ -38,8 +38,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "compare": (
         "ComparisonResult",
         "DEFAULT_COMPARISON_METRICS",
+        "DeLongComparisonResult",
         "PermutationTestResult",
         "compare_models",
+    ),
+    "delong": (
+        "DeLongIntervalResult",
+        "DeLongTestResult",
+        "delong_interval",
+        "delong_test",
     ),
     "targeting": (
         "DEFAULT_EVENTS",

@@ -31,6 +31,7 @@ __all__ = [
     "BreakdownBound",
     "Capabilities",
     "ComputationalForm",
+    "ConcordanceForm",
     "CurveForm",
     "CurveStatistic",
     "MetricSpec",
@@ -235,6 +236,35 @@ class CurveForm:
 
 
 @dataclasses.dataclass(frozen=True)
+class ConcordanceForm:
+    """A measure that is ``intercept + slope * C``, C a concordance probability.
+
+    ``C`` is the probability that the prediction orders a random pair of rows with different
+    response as the response does, ties in the prediction counting 1/2: the AUC for a binary
+    response, Harrell's C otherwise. Its variance and the covariance of two models' values then
+    come from DeLong's structural components (DeLong, DeLong & Clarke-Pearson 1988), computed
+    in O(n log n) (Sun & Xu 2014) by :mod:`ranklens.delong`.
+
+    Attributes
+    ----------
+    prepare : callable
+        ``(y_true, y_pred, sample_weight) -> (response, score, weight)`` on validated float64
+        arrays (``sample_weight`` as given, or None): the response whose concordance with
+        ``score`` the measure is (e.g. the 0/1 events of a continuous ``y_true`` under the
+        measure's default event definition), and the weights (None: unweighted).
+    slope, intercept : float
+        The affine map, ``slope > 0`` (Somers' D is ``2 C - 1``).
+    """
+
+    prepare: Callable[
+        [np.ndarray, np.ndarray, np.ndarray | None],
+        tuple[np.ndarray, np.ndarray, np.ndarray | None],
+    ]
+    slope: float = 1.0
+    intercept: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
 class Capabilities:
     """Optional abilities of one measure function, declared where it is registered.
 
@@ -259,6 +289,9 @@ class Capabilities:
         What an engine processing the data in pieces must provide.
     curve : CurveForm or None
         The functional of the ranked cumulative curve that the measure is (targeting measures).
+    delong : ConcordanceForm or None
+        The measure as an affine map of a concordance probability, whose DeLong variance
+        :func:`ranklens.compare_models` uses with ``method="delong"``.
     describes : callable or None
         The function these capabilities describe (set by :func:`register_metric`). A spec whose
         ``func`` is another function, e.g. ``dataclasses.replace(spec, func=partial(...))`` with
@@ -271,6 +304,7 @@ class Capabilities:
     variance: Callable[[np.ndarray, np.ndarray], tuple[float, float]] | None = None
     computational_form: ComputationalForm | None = None
     curve: CurveForm | None = None
+    delong: ConcordanceForm | None = None
     describes: Callable[..., Any] | None = dataclasses.field(default=None, repr=False)
 
 
@@ -443,6 +477,7 @@ def register_metric(
     variance: Callable[[np.ndarray, np.ndarray], tuple[float, float]] | None = None,
     computational_form: ComputationalForm | None = None,
     curve: CurveForm | None = None,
+    delong: ConcordanceForm | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a scalar measure under ``name`` (the function itself is unchanged).
 
@@ -470,6 +505,8 @@ def register_metric(
         )
     if curve is not None and not isinstance(curve, CurveForm):
         raise TypeError(f"curve must be a CurveForm; got {curve!r}")
+    if delong is not None and not isinstance(delong, ConcordanceForm):
+        raise TypeError(f"delong must be a ConcordanceForm; got {delong!r}")
     for label, value in (("leave_one_out", leave_one_out), ("variance", variance)):
         if value is not None and not callable(value):
             raise TypeError(f"{label} must be callable; got {value!r}")
@@ -496,6 +533,7 @@ def register_metric(
                 variance=variance,
                 computational_form=computational_form,
                 curve=curve,
+                delong=delong,
                 describes=func,
             ),
         )

@@ -23,7 +23,16 @@ import numpy as np
 __all__ = ["STEPS", "WarmupReport", "kernel_dispatchers", "warmup"]
 
 #: Kernel modules (``ranklens._kernels.<name>``).
-KERNEL_MODULES = ("compare", "curves", "intervals", "listwise", "ranking", "residual", "utility")
+KERNEL_MODULES = (
+    "compare",
+    "curves",
+    "delong",
+    "intervals",
+    "listwise",
+    "ranking",
+    "residual",
+    "utility",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +106,7 @@ def _measures(d: dict[str, Any]) -> None:
 def _extras(d: dict[str, Any]) -> None:
     """Public functions outside the registry and the pipeline's defaults."""
     from ranklens.agreement import ranking_agreement
+    from ranklens.delong import delong_test
     from ranklens.listwise import ndcg_by_group, rank_distance_ndcg
     from ranklens.ranking import (
         concordance_profile,
@@ -129,6 +139,9 @@ def _extras(d: dict[str, Any]) -> None:
         lambda: most_influential(y, p, metric="spearman_rho"),
         lambda: breakdown_curve(y, p, metric="mean_absolute_error"),
         lambda: ranking_agreement(p, d["preds"]["poor"], sample_weight=w),
+        # DeLong: the one-sample (continuous y) and the midrank (binary y) components
+        lambda: delong_test(y, p, d["preds"]["poor"]),
+        lambda: delong_test(y > np.median(y), p, d["preds"]["poor"]),
     ]
     weighted_curves = (
         roc_curve,

@@ -1420,17 +1420,22 @@ def _delong(
 
     arrays = comparison_arrays(specs, y, preds, sw, values, pair_index, level)
     n_metrics, n_models = values.shape
+    # as the ``common`` fields of compare_models (directions may be None: target measures)
+    shared: dict[str, Any] = {
+        "higher_is_better": tuple(s.higher_is_better for s in specs),
+        "targets": tuple(s.target_value() for s in specs),
+        **arrays,
+    }
     return DeLongComparisonResult(
         models=names,
         metrics=tuple(s.name for s in specs),
-        higher_is_better=tuple(s.higher_is_better for s in specs),
-        targets=tuple(s.target_value() for s in specs),
         values=values,
         pairs=tuple((names[a], names[b]) for a, b in pair_index),
         difference=np.array(
             [[values[k, a] - values[k, b] for a, b in pair_index] for k in range(n_metrics)]
         ).reshape(n_metrics, len(pair_index)),
         evaluation=("analytic",) * n_metrics,
+        **shared,
         variance_plug_in=arrays["std_error"] ** 2,
         variance_unbiased=np.full((n_metrics, n_models), math.nan),
         n_undefined=np.zeros((n_metrics, n_models), dtype=np.int64),
@@ -1438,7 +1443,6 @@ def _delong(
         n_bootstrap=0,
         confidence_level=level,
         replicates=np.empty((0, n_metrics, n_models)),
-        **arrays,
     )
 
 

@@ -35,11 +35,18 @@ import numpy as np
 from scipy import special
 
 from ranklens._curve_registry import CurveSweepForm, register_curve
+from ranklens._exact_null import (
+    SPEARMAN_EXACT_MAX_N,
+    kendall_exact_pvalue,
+    kendall_uses_exact,
+    spearman_exact_pvalue,
+)
 from ranklens._kernels import curve_sweeps as _kcs
 from ranklens._kernels import ranking as _k
 from ranklens._registry import (
     BreakdownBound,
     ComputationalForm,
+    ConcordanceForm,
     RankStatistic,
     RankSweepForm,
     register_metric,
@@ -727,6 +734,18 @@ def _spearman_bound(n: int, k: Any) -> np.ndarray:
 _P2 = "proposition 2"
 _TWICE_C_BOUND = BreakdownBound(_twice_c_bound, reference=_P2, requires_distinct=True)
 _C_BOUND = BreakdownBound(_c_bound, reference=_P2, requires_distinct=True)
+
+
+def _concordance_with_y(
+    y: np.ndarray, p: np.ndarray, w: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Harrell's C is the concordance of the prediction with ``y_true`` itself."""
+    return y, p, w
+
+
+# DeLong's variance (ranklens.delong): C itself, and Somers' D = 2 C - 1.
+_C_DELONG = ConcordanceForm(_concordance_with_y)
+_D_DELONG = ConcordanceForm(_concordance_with_y, slope=2.0, intercept=-1.0)
 _RHO_NORMALIZED_BOUND = BreakdownBound(_rho_normalized_bound, reference=_P2, requires_distinct=True)
 _SPEARMAN_BOUND = BreakdownBound(_spearman_bound, reference=_P2, requires_distinct=True)
 # The rank correlations need the rows ordered by prediction and by truth.
@@ -890,6 +909,7 @@ def spearman_rho(
     leave_one_out=_loo_harrell_c,
     breakdown=_C_BOUND,
     computational_form=_TWO_SORTS,
+    delong=_C_DELONG,
 )
 def tau_normalized(
     y_true: ArrayLike,
@@ -1028,6 +1048,7 @@ def rho_normalized(
     leave_one_out=_loo_somers_d,
     breakdown=_TWICE_C_BOUND,
     computational_form=_TWO_SORTS,
+    delong=_D_DELONG,
 )
 def somers_d(
     y_true: ArrayLike,
@@ -1220,7 +1241,9 @@ def ranking_summary(
     C; the Noether variance is that of the delta-method linearisation of tau-b (the same U-statistic
     formulas applied to g_ij = h_ij/sqrt(by bp) - tau/2 (dy_ij/by + dp_ij/bp)), identical to eq. (6)
     without ties. The interval uses the unbiased variance (eq. 6 is biased low for small n).
-    The p-values use the asymptotic normal (Kendall) and t (Spearman) approximations at every n.
+    Without ties the p-values are exact at small n (the permutation distribution of the
+    discordant pairs for tau, n <= 33, as scipy; Algorithm AS 89 for rho, n <= 1290, as R's
+    ``cor.test``); otherwise the asymptotic normal (Kendall) and t (Spearman) approximations.
 
     References
     ----------
@@ -1237,6 +1260,9 @@ def ranking_summary(
     Harrell, F. E., Lee, K. L. and Mark, D. B. (1996). Multivariable prognostic models: issues
     in developing models, evaluating assumptions and adequacy, and measuring and reducing errors.
     *Statistics in Medicine* 15(4), 361-387.
+
+    Best, D. J. and Roberts, D. E. (1975). Algorithm AS 89: the upper tail probabilities of
+    Spearman's rho. *Journal of the Royal Statistical Society, Series C* 24(3), 377-379.
 
     Examples
     --------
@@ -1289,6 +1315,12 @@ def ranking_summary(
         else:
             tau_p = math.nan
         rho_p = _spearman_pvalue(rho, n)
+        # Without ties every permutation is equally likely under independence: exact p-values.
+        untied = s["tied_true_only"] == 0 and s["tied_pred_only"] == 0 and s["tied_both"] == 0
+        if untied and np.isfinite(tau) and kendall_uses_exact(n, int(s["discordant"])):
+            tau_p = kendall_exact_pvalue(n, int(s["discordant"]))
+        if untied and np.isfinite(rho) and n <= SPEARMAN_EXACT_MAX_N:
+            rho_p = spearman_exact_pvalue(n, rho)
     else:
         var_plug = var_unb = tau_p = rho_p = math.nan
         reasons.append(

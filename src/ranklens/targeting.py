@@ -38,6 +38,7 @@ import dataclasses
 import functools
 import math
 import numbers
+import statistics
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
@@ -48,8 +49,15 @@ from numpy.typing import NDArray
 
 from ranklens._curve_registry import register_curve
 from ranklens._kernels import curves as _k
-from ranklens._registry import ComputationalForm, CurveForm, CurveStatistic, register_metric
-from ranklens._results import CurveResult, Result
+from ranklens._kernels import delong as _kd
+from ranklens._registry import (
+    ComputationalForm,
+    ConcordanceForm,
+    CurveForm,
+    CurveStatistic,
+    register_metric,
+)
+from ranklens._results import ConfidenceInterval, CurveResult, Result
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
@@ -347,6 +355,10 @@ def _interp_depth(depth: Any, x: FloatArray, values: FloatArray, *, allow_zero: 
 # ROC
 
 
+#: The interval of a result built without one (an immutable default).
+_NO_INTERVAL = ConfidenceInterval(math.nan, math.nan)
+
+
 @dataclasses.dataclass(frozen=True, repr=False)
 class RocCurveResult(CurveResult):
     """ROC curve of a score for binary events (:func:`roc_curve`).
@@ -370,6 +382,13 @@ class RocCurveResult(CurveResult):
         (Weighted) numbers of events and non-events.
     event_definition : str
         How events were defined (``"binary"``, ``"top:0.1 (y >= ...)"``, ...).
+    auc_std_error : float
+        DeLong's standard error of ``auc`` (DeLong, DeLong & Clarke-Pearson 1988), the events
+        taken as given; NaN with fewer than two events or non-events.
+    auc_ci : ConfidenceInterval
+        Wald interval ``auc -+ z auc_std_error`` at ``confidence_level``, clipped to [0, 1]
+        (pROC's ``ci.auc(..., method = "delong")``).
+    confidence_level : float
     """
 
     x_field = "fpr"
@@ -391,6 +410,39 @@ class RocCurveResult(CurveResult):
     n_events: float
     n_nonevents: float
     event_definition: str
+    auc_std_error: float = math.nan
+    auc_ci: ConfidenceInterval = _NO_INTERVAL
+    confidence_level: float = 0.95
+
+
+def _with_auc_interval(
+    result: RocCurveResult, ranked: _Ranked, y_score: Any, level: float
+) -> RocCurveResult:
+    """``result`` with DeLong's standard error and interval of its AUC (Sun & Xu 2014)."""
+    target = ranked.target
+    if target.weight is None:
+        # Every event of a tie block has the same structural component: O(blocks) from the curve.
+        var = _kd.grouped_binary_variance(
+            np.diff(ranked.cum_events), np.diff(ranked.cum_nonevents), result.auc
+        )
+    else:
+        score = as_1d_float(y_score, "y_score")  # validated already; the kept rows' scores
+        part = _kd.components(
+            target.response, score if target.keep is None else score[target.keep], target.weight
+        )
+        var = _kd.covariance(part, part)
+    if math.isfinite(result.auc) and not math.isfinite(var):
+        warn_undefined(
+            "DeLong's standard error of the AUC needs at least two events and two non-events; "
+            "auc_std_error and auc_ci are NaN",
+            stacklevel=4,
+        )
+    se = math.sqrt(max(var, 0.0)) if math.isfinite(var) else math.nan
+    ci = ConfidenceInterval.undefined()
+    if math.isfinite(se):
+        half = statistics.NormalDist().inv_cdf(0.5 + level / 2) * se
+        ci = ConfidenceInterval(max(0.0, result.auc - half), min(1.0, result.auc + half))
+    return dataclasses.replace(result, auc_std_error=se, auc_ci=ci, confidence_level=level)
 
 
 def _require_events(ranked: _Ranked, func: str) -> None:
@@ -440,6 +492,7 @@ def roc_curve(
     *,
     events: EventsLike = None,
     sample_weight: ArrayLike | None = None,
+    confidence_level: float = 0.95,
 ) -> RocCurveResult:
     r"""ROC curve and AUC of a score (Provost & Fawcett 2013, ch. 8; Fawcett 2006).
 
@@ -470,13 +523,17 @@ def roc_curve(
 
         ``"value"`` (the value-based curves) has no ROC curve and raises ``ValueError``.
     sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+        Non-negative case weights (sampling weights for the AUC's standard error, see
+        :func:`ranklens.delong.delong_interval`).
+    confidence_level : float, default 0.95
+        Of the AUC's interval ``auc_ci``.
 
     Returns
     -------
     RocCurveResult
-        ``fpr``, ``tpr``, ``thresholds``, ``auc``, ``gini``, ``ks_statistic`` and the counts.
-        Without events or without non-events the rates and summaries are NaN, with an
+        ``fpr``, ``tpr``, ``thresholds``, ``auc``, ``gini``, ``ks_statistic``, the counts and
+        the AUC's DeLong standard error and interval (``auc_std_error``, ``auc_ci``). Without
+        events or without non-events the rates and summaries are NaN, with an
         :class:`~ranklens.exceptions.UndefinedMetricWarning`.
 
     Raises
@@ -487,8 +544,8 @@ def roc_curve(
     ValueError
         If an array is not one-dimensional, has too few observations or contains NaN or infinite
         values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+        or sums to zero; if ``confidence_level`` is not a number in (0, 1); if an option is outside
+        its documented range. The message names the argument.
 
     Notes
     -----
@@ -504,6 +561,12 @@ def roc_curve(
     Identical to ``sklearn.metrics.roc_curve(..., drop_intermediate=False)`` and
     ``roc_auc_score`` (with ``sample_weight`` too; rows of weight 0 are dropped as there).
 
+    The AUC's standard error is DeLong's (DeLong, DeLong & Clarke-Pearson 1988), from the
+    structural components ``V10`` (events) and ``V01`` (non-events), which are constant within a
+    tie block of scores and so come from the curve's own counts (Sun & Xu 2014's midranks):
+    ``Var = S10 / p + S01 / n``. For a continuous ``y_true`` the events are taken as fixed (their
+    definition from the data, e.g. a quantile, is not part of the variance).
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
@@ -512,13 +575,23 @@ def roc_curve(
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
     861-874. doi:10.1016/j.patrec.2005.10.010
 
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated receiver operating characteristic curves: a nonparametric approach.
+    *Biometrics* 44(3), 837-845.
+
+    Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
+    under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
+    21(11), 1389-1393.
+
     Examples
     --------
     >>> r = roc_curve([1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1])
     >>> r.fpr.tolist(), r.tpr.tolist(), r.auc
     ([0.0, 0.0, 0.5, 1.0], [0.0, 0.5, 1.0, 1.0], 0.875)
     """
-    return _roc(_prepare(y_true, y_score, events, sample_weight))
+    level = check_probability(confidence_level, "confidence_level")
+    ranked = _prepare(y_true, y_score, events, sample_weight)
+    return _with_auc_interval(_roc(ranked), ranked, y_score, level)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1599,12 +1672,22 @@ def best_model_by_depth(
 # Registered scalars: binary y as labels; any other y uses DEFAULT_EVENTS (the true top 10 %)
 
 
+def _delong_events(
+    y: FloatArray, score: FloatArray, sample_weight: FloatArray | None
+) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+    """The 0/1 events of ``y`` (default definition) whose concordance with the score is the AUC."""
+    target = _target(y, None, sample_weight)
+    kept = score if target.keep is None else score[target.keep]
+    return target.response, kept, target.weight
+
+
 @register_metric(
     "roc_auc",
     higher_is_better=True,
     family="targeting",
     computational_form=_FORM,
     curve=CurveForm(CurveStatistic.ROC_AUC),
+    delong=ConcordanceForm(_delong_events),
 )
 def roc_auc(
     y_true: ArrayLike,
