@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+import ranklens._gpu_engine as _gpu_engine
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._resampling import Progress, Resampler, check_predictions, quiet
 from ranklens._results import Result
@@ -230,6 +231,7 @@ def curve_bands(
     progress: Any = UNSET,
     scheme: str = "multinomial",
     groups: ArrayLike | None = None,
+    device: str | None = None,
 ) -> CurveBandsResult:
     """Bootstrap bands for a performance curve, and where model A beats model B along it.
 
@@ -257,6 +259,14 @@ def curve_bands(
         ``scheme`` and ``groups`` give the same replicates as :func:`compare_models`.
     progress : bool or None
         Deprecated name of ``show_progress`` (a DeprecationWarning).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) evaluates the replicate curves on a CUDA device
+        through CuPy (``pip install "ranklens[gpu]"``), for the curves whose sweep has an
+        array-namespace form (the cutoff AUC and the rank lift); the others raise a
+        ``ValueError`` naming the curve. Multinomial replicates are then drawn on the device
+        (reproducible from ``random_state``, as in ``compare_models(device="gpu")``, but not the
+        CPU's draws); for the same replicate weights the curves equal the CPU's (integer weights
+        summed exactly in int64).
 
     Returns
     -------
@@ -309,6 +319,10 @@ def curve_bands(
     if progress is not None and not isinstance(progress, bool):
         raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
     resampler = Resampler.resolve(scheme, groups, y)
+    on_device = _gpu_engine.resolve_device(device) == "gpu"
+    if on_device:  # refuse before any work: a curve without the device sweep, or no device
+        _gpu_engine.device_curve_sweep(get_curve(curve))
+        _gpu_engine.device_namespace()
     read = _curve_reader(curve, x, events)
     n_models = len(names)
     estimate = np.stack([read(y, pred, sw) for pred in preds])
@@ -320,7 +334,7 @@ def curve_bands(
     # sorted once; the others are recomputed by their function per replicate and model.
     sweep = get_curve(curve).sweep
     states = None
-    if sweep is not None and (sw is None or np.all(sw > 0)):
+    if not on_device and sweep is not None and (sw is None or np.all(sw > 0)):
         states = [sweep.prepare(y, pred) for pred in preds]
         # used only where it reproduces the curve function on the full sample
         full = np.ones((1, n)) if sw is None else sw[None, :]
@@ -331,8 +345,14 @@ def curve_bands(
                 states = None
                 break
     with Progress(n_boot, f"{curve} bands", progress) as bar:
+        if on_device:  # the replicate curves on the GPU (ranklens._gpu_engine)
+            with quiet():
+                reps = _gpu_engine.curve_band_replicates(
+                    get_curve(curve), y, preds, sw, x, estimate, resampler, boot_rng, n_boot,
+                    bar.advance,
+                )
         start = 0
-        for block in resampler.blocks(boot_rng, n_boot):
+        for block in () if on_device else resampler.blocks(boot_rng, n_boot):
             if states is not None and sweep is not None:
                 w_block = block if sw is None else block * sw[None, :]
                 with quiet():

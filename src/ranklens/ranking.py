@@ -470,6 +470,11 @@ def _ranking_summary_on_device(
         diff = s["concordant"] - s["discordant"]
         tau_p = _normal_two_sided(diff / math.sqrt(var0)) if var0 > 0 else math.nan
     rho_p = _spearman_pvalue(rho, n)
+    untied = s["tied_true_only"] == 0 and s["tied_pred_only"] == 0 and s["tied_both"] == 0
+    if untied and np.isfinite(tau) and kendall_uses_exact(n, int(s["discordant"])):
+        tau_p = kendall_exact_pvalue(n, int(s["discordant"]))
+    if untied and np.isfinite(rho) and n <= SPEARMAN_EXACT_MAX_N:
+        rho_p = spearman_exact_pvalue(n, rho)
     _warn_all(reasons)
     return RankingSummary(
         n=n,
