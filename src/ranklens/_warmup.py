@@ -208,10 +208,26 @@ def _resampling(d: dict[str, Any]) -> None:
                 show_progress=False,
             )
 
-    run()
-    if numba.get_num_threads() > 1:  # one thread: the parallel drivers are never used
-        with _every_driver():
+    for sweeps in (contextlib.nullcontext, _one_replicate_sweeps):
+        with sweeps():
             run()
+            if numba.get_num_threads() > 1:  # one thread: the parallel drivers are never used
+                with _every_driver():
+                    run()
+
+
+@contextlib.contextmanager
+def _one_replicate_sweeps() -> Iterator[None]:
+    """Within the block the rank bootstrap sweeps one replicate at a time whatever the size (it
+    batches replicates only on small data sets, so 120 rows would never compile this kernel)."""
+    from ranklens import compare
+
+    saved = compare._RANK_BATCH_MAX_N
+    compare._RANK_BATCH_MAX_N = 0
+    try:
+        yield
+    finally:
+        compare._RANK_BATCH_MAX_N = saved
 
 
 @contextlib.contextmanager

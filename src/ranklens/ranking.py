@@ -1496,7 +1496,8 @@ def concordance_profile(
         unused = [np.empty(n) for _ in range(3)]
         proto = _k.record_prototype(n, unit=False)
         _k.sweep(
-            key, pkey, n_y, w_seq, False, proto, order, conc, *unused[:2], tied_pred, unused[2]
+            key, pkey, n_y, w_seq, False, proto, order,
+            conc, unused[0], unused[1], tied_pred, unused[2],
         )
     ytot = np.bincount(y_rank, weights=weights)
     comparable = weights.sum() - ytot[y_rank]
