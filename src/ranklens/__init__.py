@@ -182,11 +182,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "available_metrics",
         "get_metric",
     ),
+    # the shared result types: scipy-style interval tuple, the curve protocol, the base class
+    "_results": (
+        "ConfidenceInterval",
+        "CurveResult",
+        "Result",
+    ),
 }
 
 #: The submodules reachable as attributes (``ranklens.ranking``) without an explicit import.
 _SUBMODULES = (
-    *(m for m in _EXPORTS if m != "metrics"),
+    *(m for m in _EXPORTS if m != "metrics" and not m.startswith("_")),
     "metrics",
     # earlier module names, now deprecated aliases of targeting, extremes and residual
     "curves",
@@ -207,6 +213,9 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.extremes import *  # noqa: F403
     from ranklens.intervals import *  # noqa: F403
     from ranklens.listwise import *  # noqa: F403
+    from ranklens._results import ConfidenceInterval as ConfidenceInterval
+    from ranklens._results import CurveResult as CurveResult
+    from ranklens._results import Result as Result
     from ranklens.metrics import available_metrics as available_metrics
     from ranklens.metrics import get_metric as get_metric
     from ranklens.ranking import *  # noqa: F403

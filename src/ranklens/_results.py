@@ -21,7 +21,8 @@ from ranklens._format import result_html
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ConfidenceInterval", "CurveResult", "Result", "to_builtin"]
+# The public result types (re-exported by ``ranklens``); ``to_builtin`` is internal.
+__all__ = ["ConfidenceInterval", "CurveResult", "Result"]
 
 #: The longest ``repr`` of a result, in characters (about five lines of a terminal).
 REPR_MAX_CHARS = 480

@@ -248,6 +248,16 @@ def evaluation_to_json(
     -------
     dict
         A JSON-serialisable document (NaN and infinities become null).
+
+    Notes
+    -----
+    The layout is versioned by ``doc["schema_version"]`` and described by the JSON Schema
+    shipped as ``ranklens/report/results.schema.json`` (documented in the report guide).
+
+    References
+    ----------
+    Bray, T. (Ed.) (2017). The JavaScript Object Notation (JSON) Data Interchange Format.
+    RFC 8259, IETF. doi:10.17487/RFC8259 (NaN and infinities have no JSON form, hence null).
     """
     comparison = evaluation.comparison
     intervals: dict[tuple[str, str], tuple[float, float]] = {}

@@ -72,6 +72,13 @@ def get_metric(name: str) -> MetricSpec:
     with its direction (higher, lower, closest to a target, or not ranked) and the capabilities
     the engines read (a vectorised bootstrap form, a breakdown bound, DeLong's variance); the
     engines never look a function up by its name in code, only through this registry.
+
+    References
+    ----------
+    Buitinck, L., Louppe, G., Blondel, M., et al. (2013). API design for machine learning
+    software: experiences from the scikit-learn project. *ECML PKDD Workshop: Languages for
+    Data Mining and Machine Learning*, 108-122. arXiv:1309.0238 (metric look-up by name, as
+    scikit-learn's ``get_scorer``).
     """
     try:
         return _REGISTRY[METRIC_ALIASES.get(name, name)]
@@ -109,6 +116,13 @@ def available_metrics(family: str | None = None, *, inputs: str | None = None) -
     The names are the keys :func:`get_metric` accepts, which are the functions' own names; the
     earlier short names (``"mse"``, ``"ndcg"``, ...) are accepted by :func:`get_metric` but not
     listed here.
+
+    References
+    ----------
+    Buitinck, L., Louppe, G., Blondel, M., et al. (2013). API design for machine learning
+    software: experiences from the scikit-learn project. *ECML PKDD Workshop: Languages for
+    Data Mining and Machine Learning*, 108-122. arXiv:1309.0238 (the naming and direction
+    conventions: ``*_score`` higher is better, ``*_error``/``*_loss`` lower).
     """
     if family is not None:
         family = FAMILY_ALIASES.get(family, family)
