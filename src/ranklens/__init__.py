@@ -203,6 +203,9 @@ _SUBMODULES = (
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:  # static tools see the eager imports
+    from ranklens._results import ConfidenceInterval as ConfidenceInterval
+    from ranklens._results import CurveResult as CurveResult
+    from ranklens._results import Result as Result
     from ranklens.agreement import *  # noqa: F403
     from ranklens.bands import *  # noqa: F403
     from ranklens.compare import *  # noqa: F403
@@ -213,9 +216,6 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.extremes import *  # noqa: F403
     from ranklens.intervals import *  # noqa: F403
     from ranklens.listwise import *  # noqa: F403
-    from ranklens._results import ConfidenceInterval as ConfidenceInterval
-    from ranklens._results import CurveResult as CurveResult
-    from ranklens._results import Result as Result
     from ranklens.metrics import available_metrics as available_metrics
     from ranklens.metrics import get_metric as get_metric
     from ranklens.ranking import *  # noqa: F403
