@@ -391,3 +391,21 @@ def test_two_models_at_once_agree_with_one_model_at_a_time():
     assert both.std_error_a == pytest.approx(delong_interval(y, a).std_error, rel=1e-12)
     assert both.std_error_b == pytest.approx(delong_interval(y, b).std_error, rel=1e-12)
     assert both.std_error_a == pytest.approx(roc_curve(y, a).auc_std_error, rel=1e-10)
+
+
+@pytest.mark.parametrize("n", [34, 60, 170, 200, 4_000_000])
+@pytest.mark.parametrize("discordant", [0, 1])
+def test_kendall_exact_at_large_n_with_at_most_one_discordant_pair(n, discordant):
+    """Above n = 33 scipy's "auto" rule still uses the exact p-value when at most one pair is
+    discordant; it has a closed form (1 or n permutations of n! have c <= 1 inversions), so it
+    costs nothing at any n (the Mahonian table would be O(n^3))."""
+    expected = 2.0 * (1 if discordant == 0 else n) / math.factorial(n) if n < 171 else 0.0
+    assert kendall_exact_pvalue(n, discordant) == pytest.approx(expected, rel=1e-12, abs=1e-300)
+    if n <= 200:
+        x = np.arange(n, dtype=float)
+        y = x.copy()
+        if discordant:
+            y[[0, 1]] = y[[1, 0]]
+        expected_scipy = ss.kendalltau(x, y).pvalue  # scipy: method="auto" is exact here
+        got = kendall_exact_pvalue(n, discordant)
+        assert got == pytest.approx(expected_scipy, rel=1e-9, abs=1e-300)

@@ -93,6 +93,13 @@ def kendall_exact_pvalue(n: int, discordant: int) -> float:
     c = min(discordant, total - discordant)
     if n < 2 or 4 * c == n * (n - 1):
         return 1.0
+    if n > KENDALL_EXACT_MAX_N:
+        # Only c <= 1 gets here (kendall_uses_exact): P(D <= c) = (1 or n) / n!, in closed form,
+        # because the Mahonian table costs O(n^3) and n may be in the millions.
+        if c > 1:
+            raise ValueError(f"no exact tau p-value above n = {KENDALL_EXACT_MAX_N} unless c <= 1")
+        tail = 1 if c == 0 else n
+        return min(1.0, math.exp(math.log(2.0 * tail) - math.lgamma(n + 1.0)))
     counts = _mahonian(n)
     tail = sum(counts[: c + 1])
     return min(1.0, 2.0 * tail / math.factorial(n))
