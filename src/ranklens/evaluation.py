@@ -34,7 +34,6 @@ import numpy as np
 from ranklens._budget import BootstrapPlan, plan_bootstrap
 from ranklens._format import format_number, table_html
 from ranklens._progress import UNSET, renamed_keyword
-from ranklens._registry import shaded_positions
 from ranklens._results import Result, to_builtin
 from ranklens._typing import ArrayLike
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
@@ -182,7 +181,13 @@ class ModelEvaluation(Result):
         ]
 
     def _repr_html_(self) -> str:
-        """Every measure by model, grouped by family, the best value of each row shaded."""
+        """Every measure by model, grouped by family.
+
+        No value is shaded "best" here: which differences are clear needs the paired bootstrap
+        comparisons with a Holm correction, which the HTML report and the terminal table apply
+        (``ranklens.report``); a notebook view that marked the largest value would claim a
+        winner without evidence.
+        """
         models = list(self.model_names)
         rows: list[tuple[str, list[tuple[str, str]]] | str] = []
         families = list(dict.fromkeys(info["family"] for info in self.metrics.values()))
@@ -192,14 +197,13 @@ class ModelEvaluation(Result):
                 if info["family"] != family:
                     continue
                 values = [self.values.get(m, {}).get(metric) for m in models]
-                best = shaded_positions(values, info)  # the report's rule
                 cells = []
-                for i, (model, value) in enumerate(zip(models, values, strict=True)):
+                for model, value in zip(models, values, strict=True):
                     problem = self.problems.get(model, {}).get(metric)
                     if problem is not None and problem.kind == "failed":
                         cells.append(("failed", "failed"))
                         continue
-                    cells.append((format_number(value), "best" if i in best else ""))
+                    cells.append((format_number(value), ""))
                 rows.append((metric, cells))
         return table_html(f"{self.title} (n = {self.n:,})", ["measure", *models], rows)
 
