@@ -69,7 +69,6 @@ import numpy as np
 from scipy import special
 
 from ranklens._gpu_engine import DeviceEngine, resolve_device
-from ranklens._kernels import compare as _kc
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens._resampling import (
@@ -916,7 +915,6 @@ class _RankEvaluator(_Evaluator):
             self.y_sorted,
             self.p_sorted,
             self.n_preds,
-            _kc.rank_batch_size(n),
         )
         return self._select(raw)
 

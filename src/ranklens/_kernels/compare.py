@@ -21,7 +21,6 @@ from ranklens._kernels.ranking import _rho, gather_positive, rank_correlations_s
 __all__ = [
     "multiplicities_parallel",
     "multiplicities_serial",
-    "rank_batch_size",
     "rank_batches_parallel",
     "rank_batches_serial",
     "rank_replicates_parallel",
@@ -297,11 +296,6 @@ def swapped_rank_serial(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n
 RANK_BATCH = 8
 
 
-def rank_batch_size(n):
-    """Replicates per batch (:data:`RANK_BATCH`; a batch holds three ``(n, 8)`` float arrays)."""
-    return RANK_BATCH
-
-
 @njit(cache=True)
 def _rank_batch(multiplicity, base_weight, order, y_seq, p_seq, n_pred, r0, r1, out, m):
     R = RANK_BATCH
@@ -409,54 +403,36 @@ def _rank_batch(multiplicity, base_weight, order, y_seq, p_seq, n_pred, r0, r1, 
         out[r0 + j, 2, m] = c_index
 
 
-@njit(cache=True, parallel=True)
-def rank_batches_parallel(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, batch):
-    """As :func:`rank_replicates_parallel` (same output, same numbers), ``batch`` replicates per
-    sweep; the (model, batch) tasks run in parallel."""
-    rows = multiplicity.shape[0]
+@njit(cache=True)
+def _rank_batch_task(task, multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, out):
+    """Task ``task`` of the batched drivers: one model, :data:`RANK_BATCH` replicates."""
     n_models = orders.shape[0]
-    out = np.empty((rows, 3, n_models), np.float64)
-    n_batches = (rows + RANK_BATCH - 1) // RANK_BATCH
-    for task in prange(n_batches * n_models):
-        m = task % n_models
-        r0 = (task // n_models) * RANK_BATCH
-        r1 = min(r0 + RANK_BATCH, rows)
-        _rank_batch(
-            multiplicity,
-            base_weight,
-            orders[m],
-            y_sorted[m],
-            p_sorted[m],
-            n_preds[m],
-            r0,
-            r1,
-            out,
-            m,
-        )
+    m = task % n_models
+    r0 = (task // n_models) * RANK_BATCH
+    r1 = min(r0 + RANK_BATCH, multiplicity.shape[0])
+    _rank_batch(
+        multiplicity, base_weight, orders[m], y_sorted[m], p_sorted[m], n_preds[m], r0, r1, out, m
+    )
+
+
+@njit(cache=True, parallel=True)
+def rank_batches_parallel(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds):
+    """As :func:`rank_replicates_parallel` (same output, same numbers), :data:`RANK_BATCH`
+    replicates per sweep; the (model, batch) tasks run in parallel."""
+    rows = multiplicity.shape[0]
+    out = np.empty((rows, 3, orders.shape[0]), np.float64)
+    n_tasks = (rows + RANK_BATCH - 1) // RANK_BATCH * orders.shape[0]
+    for task in prange(n_tasks):
+        _rank_batch_task(task, multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, out)
     return out
 
 
 @njit(cache=True)
-def rank_batches_serial(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, batch):
+def rank_batches_serial(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds):
     """As :func:`rank_batches_parallel`, one task after the other."""
     rows = multiplicity.shape[0]
-    n_models = orders.shape[0]
-    out = np.empty((rows, 3, n_models), np.float64)
-    n_batches = (rows + RANK_BATCH - 1) // RANK_BATCH
-    for task in range(n_batches * n_models):
-        m = task % n_models
-        r0 = (task // n_models) * RANK_BATCH
-        r1 = min(r0 + RANK_BATCH, rows)
-        _rank_batch(
-            multiplicity,
-            base_weight,
-            orders[m],
-            y_sorted[m],
-            p_sorted[m],
-            n_preds[m],
-            r0,
-            r1,
-            out,
-            m,
-        )
+    out = np.empty((rows, 3, orders.shape[0]), np.float64)
+    n_tasks = (rows + RANK_BATCH - 1) // RANK_BATCH * orders.shape[0]
+    for task in range(n_tasks):
+        _rank_batch_task(task, multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, out)
     return out

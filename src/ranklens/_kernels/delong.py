@@ -50,10 +50,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ranklens._kernels.curves import descending_keys
-
-_BITS = 8
-_BUCKETS = 1 << _BITS
+from ranklens._kernels.curves import descending_keys, radix_sort
 
 __all__ = [
     "ConcordanceComponents",
@@ -63,7 +60,6 @@ __all__ = [
     "concordance_components",
     "covariance",
     "grouped_binary_variance",
-    "radix_sort_payload",
 ]
 
 
@@ -112,47 +108,6 @@ def binary_components(sorted_keys, payload, weight, weighted):
         above_non += block_non
         start = stop
     return psi
-
-
-@njit(cache=True)
-def radix_sort_payload(keys, payload):
-    """``(sorted_keys, sorted_payload)``: stable LSD radix sort of uint64 ``keys`` (8-bit digits,
-    digits shared by every key skipped), the int64 ``payload`` carried. Neither input is
-    modified."""
-    n = keys.shape[0]
-    mask = np.uint64(_BUCKETS - 1)
-    hist = np.zeros((8, _BUCKETS), dtype=np.int64)
-    for i in range(n):
-        k = keys[i]
-        for p in range(8):
-            hist[p, (k >> np.uint64(p * _BITS)) & mask] += 1
-    cur_k = keys.copy()
-    cur_p = payload.copy()
-    nxt_k = np.empty(n, dtype=np.uint64)
-    nxt_p = np.empty(n, dtype=np.int64)
-    offsets = np.empty(_BUCKETS, dtype=np.int64)
-    for p in range(8):
-        trivial = False
-        for b in range(_BUCKETS):
-            if hist[p, b] == n:
-                trivial = True
-                break
-        if trivial:
-            continue
-        total = 0
-        for b in range(_BUCKETS):
-            offsets[b] = total
-            total += hist[p, b]
-        shift = np.uint64(p * _BITS)
-        for i in range(n):
-            b = (cur_k[i] >> shift) & mask
-            j = offsets[b]
-            nxt_k[j] = cur_k[i]
-            nxt_p[j] = cur_p[i]
-            offsets[b] = j + 1
-        cur_k, nxt_k = nxt_k, cur_k
-        cur_p, nxt_p = nxt_p, cur_p
-    return cur_k, cur_p
 
 
 @njit(cache=True)
@@ -351,7 +306,7 @@ def components_many(
         # One radix sort by decreasing score carrying (row, event): the sweep reads sequentially.
         payload = (np.arange(n, dtype=np.int64) << 1) | event
         for score in scores:
-            sorted_key, sorted_load = radix_sort_payload(descending_keys(score), payload)
+            sorted_key, sorted_load = radix_sort(descending_keys(score), payload, True)
             psi = binary_components(sorted_key, sorted_load, w, weight is not None)
             out.append(_finish(psi, d, w, stratum, binary))
     else:
