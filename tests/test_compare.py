@@ -1080,3 +1080,28 @@ def test_a_fast_path_that_disagrees_with_the_registry_is_not_used(rng):
     )
     assert res.evaluation == ("kernel", "generic")
     np.testing.assert_allclose(res.replicates[:, 1], (1 + res.replicates[:, 0]) / 2, atol=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_batched_rank_bootstrap_equals_the_one_replicate_sweep(monkeypatch, weighted):
+    """The rank bootstrap sweeps eight replicates at once on small data and one at a time above
+    ``_RANK_BATCH_MAX_N`` rows; both sum in the same order, so the replicates are bit-identical
+    (ties in y and in the predictions, a replicate count that is not a multiple of eight)."""
+    import ranklens.compare as cmp
+
+    rng = np.random.default_rng(5)
+    n = 300
+    y = np.round(rng.normal(size=n), 1)
+    preds = {"a": np.round(y + rng.normal(size=n), 1), "b": np.round(rng.normal(size=n), 1)}
+    sw = rng.integers(1, 4, size=n).astype(float) if weighted else None
+    kwargs = dict(
+        metrics=["kendall_tau", "spearman_rho", "tau_normalized"],
+        n_bootstrap=21,
+        random_state=3,
+        sample_weight=sw,
+        show_progress=False,
+    )
+    batched = compare_models(y, preds, **kwargs)
+    monkeypatch.setattr(cmp, "_RANK_BATCH_MAX_N", 0)
+    single = compare_models(y, preds, **kwargs)
+    np.testing.assert_array_equal(batched.replicates, single.replicates)
