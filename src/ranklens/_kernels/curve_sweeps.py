@@ -23,7 +23,12 @@ from numba import njit, prange
 
 from ranklens._kernels.ranking import cutoff_auc_sums
 
-__all__ = ["cutoff_auc_grid", "rank_lift_grid"]
+__all__ = [
+    "cutoff_auc_grid",
+    "rank_lift_grid",
+    "targeting_replicates_parallel",
+    "targeting_replicates_serial",
+]
 
 
 @njit(cache=True)
@@ -159,4 +164,192 @@ def rank_lift_grid(weights, order, key, pkey, n_y, grid):
     out = np.empty((weights.shape[0], grid.shape[0]), np.float64)
     for b in prange(weights.shape[0]):
         _rank_lift_row(weights, b, order, key, pkey, n_y, grid, out)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The targeting measures per bootstrap replicate (roc_auc, ks_statistic, gain_area,
+# accuracy_ratio, lift at a depth): one weighted pass per model over the rows sorted once by
+# decreasing prediction, with the replicate's events (binary y_true, else its top fraction
+# q under the replicate's weights) found by one weighted pass over the rows sorted by y_true.
+
+#: Codes of the statistics of :func:`targeting_replicates` (``codes`` argument).
+TARGET_ROC_AUC = 0
+TARGET_KS = 1
+TARGET_GAIN_AREA = 2
+TARGET_ACCURACY_RATIO = 3
+TARGET_LIFT_AT = 4
+
+
+@njit(cache=True)
+def _numpy_interp(x, xs, ys, m):
+    """``np.interp(x, xs[:m], ys[:m])`` for strictly increasing ``xs`` (NumPy's formula)."""
+    if x >= xs[m - 1]:
+        return ys[m - 1]
+    if x < xs[0]:
+        return ys[0]
+    lo = 0
+    hi = m - 1  # xs[lo] <= x < xs[hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if xs[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    if xs[lo] == x:
+        return ys[lo]
+    slope = (ys[lo + 1] - ys[lo]) / (xs[lo + 1] - xs[lo])
+    out = slope * (x - xs[lo]) + ys[lo]
+    if np.isnan(out):
+        out = slope * (x - xs[lo + 1]) + ys[lo + 1]
+        if np.isnan(out) and ys[lo] == ys[lo + 1]:
+            out = ys[lo]
+    return out
+
+
+@njit(cache=True)
+def _targeting_row(
+    weights, b, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths, out
+):
+    n = y.shape[0]
+    n_models = orders.shape[0]
+    n_stats = codes.shape[0]
+    binary = True
+    total = 0.0
+    for i in range(n):
+        wi = weights[b, i]
+        total += wi
+        if wi > 0.0 and nonbinary[i]:
+            binary = False
+    if not total > 0.0:  # no row left: the function refuses weights summing to 0
+        for s in range(n_stats):
+            for m in range(n_models):
+                out[b, s, m] = np.nan
+        return
+    response = np.empty(n, np.float64)
+    if binary:
+        for i in range(n):
+            response[i] = y[i]
+    else:
+        # the top fraction q of the replicate's weight (ties at the boundary all in): the rows by
+        # decreasing y, cumulated in the order and with the rounding of the function's cumsum
+        cum = 0.0
+        for k in range(n):
+            cum += weights[b, y_order[k]]
+        target = q * cum * (1.0 - 1e-12)
+        cum = 0.0
+        cut = -1
+        for k in range(n):
+            j = y_order[k]
+            wj = weights[b, j]
+            if wj > 0.0:
+                cum += wj
+                cut = y_group[j]
+                if cum >= target:
+                    break
+        for i in range(n):
+            response[i] = 1.0 if y_group[i] <= cut else 0.0
+    cw = np.empty(n + 1, np.float64)
+    ce = np.empty(n + 1, np.float64)
+    cn = np.empty(n + 1, np.float64)
+    x = np.empty(n + 1, np.float64)
+    gain = np.empty(n + 1, np.float64)
+    for m in range(n_models):
+        cw[0] = 0.0
+        ce[0] = 0.0
+        cn[0] = 0.0
+        sw = 0.0
+        se = 0.0
+        sn = 0.0
+        g = 1
+        filled = False
+        for k in range(n):
+            j = orders[m, k]
+            wj = weights[b, j]
+            if wj > 0.0:
+                r = response[j]
+                sw += wj
+                se += wj * r
+                sn += wj * (1.0 - r)
+                filled = True
+            if filled and (k == n - 1 or new_group[m, k + 1]):
+                cw[g] = sw
+                ce[g] = se
+                cn[g] = sn
+                g += 1
+                filled = False
+        p = ce[g - 1]
+        q_n = cn[g - 1]
+        w_total = cw[g - 1]
+        # the ROC sums over counts (roc_sums), the gain curve over shares (trapezoid)
+        defined = p > 0.0 and q_n > 0.0
+        twice = 0.0
+        ks = 0.0
+        if defined:
+            for i in range(1, g):
+                twice += (cn[i] - cn[i - 1]) * (ce[i] + ce[i - 1])
+                gap = ce[i] / p - cn[i] / q_n
+                if gap > ks:
+                    ks = gap
+        area = np.nan
+        if p != 0.0:
+            for i in range(g):
+                x[i] = cw[i] / w_total
+                gain[i] = ce[i] / p
+            acc = 0.0
+            for i in range(1, g):
+                acc += (x[i] - x[i - 1]) * (gain[i] + gain[i - 1])
+            area = 0.5 * acc
+        for s in range(n_stats):
+            code = codes[s]
+            if code == TARGET_ROC_AUC:
+                out[b, s, m] = twice / (2.0 * p * q_n) if defined else np.nan
+            elif code == TARGET_KS:
+                out[b, s, m] = ks if defined else np.nan
+            elif code == TARGET_GAIN_AREA:
+                out[b, s, m] = area
+            elif code == TARGET_ACCURACY_RATIO:
+                perfect = 1.0 - (p / w_total) / 2.0
+                if np.isnan(area) or not perfect > 0.5:
+                    out[b, s, m] = np.nan
+                else:
+                    out[b, s, m] = (area - 0.5) / (perfect - 0.5)
+            else:
+                if p == 0.0:
+                    out[b, s, m] = np.nan
+                else:
+                    out[b, s, m] = _numpy_interp(depths[s], x, gain, g) / depths[s]
+
+
+@njit(cache=True)
+def targeting_replicates_serial(
+    weights, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths
+):
+    """The targeting measures of every weight row and model, ``(rows, len(codes), models)``.
+
+    ``y_order``: the rows by decreasing ``y`` (stable), ``y_group`` each row's tie group of ``y``
+    in that order (0 the largest), ``nonbinary`` the rows with ``y`` not 0 or 1 (a replicate
+    whose rows with positive weight are all 0/1 takes ``y`` as its events, as the functions
+    do); ``orders[m]`` the rows by decreasing prediction of model ``m`` (stable radix order) and
+    ``new_group[m, k]`` whether position ``k`` starts a new prediction value. Rows of weight 0
+    are absent, as the functions drop them. NaN where the function is undefined.
+    """
+    out = np.empty((weights.shape[0], codes.shape[0], orders.shape[0]), np.float64)
+    for b in range(weights.shape[0]):
+        _targeting_row(
+            weights, b, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths, out
+        )
+    return out
+
+
+@njit(cache=True, parallel=True)
+def targeting_replicates_parallel(
+    weights, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths
+):
+    """:func:`targeting_replicates_serial` with the rows spread over threads (same numbers)."""
+    out = np.empty((weights.shape[0], codes.shape[0], orders.shape[0]), np.float64)
+    for b in prange(weights.shape[0]):
+        _targeting_row(
+            weights, b, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths, out
+        )
     return out
