@@ -21,6 +21,12 @@ splits (Knight 1966, read top-down), written once against the array namespace:
 Every sum is an exact Python int: products are at most ``(2n + 1)^2`` in int64, summed as two
 31-bit limbs; ``t^3 - t`` of a tie group above ``2^20`` rows is formed on the host.
 
+With case weights (:func:`weighted_summary_sums`) the pair classes count ``w_i w_j``: the sums of
+squared group weights and the discordant weight come from one row of
+:func:`ranklens._xp.rank.replicate_statistics` (int64, exact for integer weights), and the
+weighted midrank sums of Spearman's rho and R (``a = W(<) + W(=)/2``) in float64, as the CPU's
+sweep forms them.
+
 References
 ----------
 Knight, W. R. (1966). A computer method for calculating Kendall's tau with ungrouped data.
@@ -40,9 +46,17 @@ from typing import Any
 import numpy as np
 
 from ranklens._xp import argsort_stable, is_cupy
-from ranklens._xp.rank import _index_dtype, _n_levels, _runs, _sequence
+from ranklens._xp.rank import (
+    _index_dtype,
+    _n_levels,
+    _runs,
+    _sequence,
+    build_plan,
+    max_rows_exact,
+    replicate_statistics,
+)
 
-__all__ = ["summary_sums"]
+__all__ = ["summary_sums", "weighted_summary_sums"]
 
 _LIMB = 31
 _SMALL_GROUP = 1 << 20
@@ -168,4 +182,63 @@ def summary_sums(xp: ModuleType, y: Any, p: Any) -> dict[str, Any]:
         "moments": moments,
         "pred_sizes": _host(xp, p_sizes[p_sizes > 1])[::-1].copy(),
         "y_sizes": _host(xp, y_sizes[y_sizes > 1]),
+    }
+
+
+def weighted_summary_sums(
+    xp: ModuleType, y: Any, p: Any, w: Any, scale: float = 1.0
+) -> dict[str, Any]:
+    """The weighted sums of ``ranking_summary`` for case weights ``w`` (int64 or float64, n).
+
+    Returns ``stats``, the CPU sweep's pair sums ``[2 C, 2 D, W, Sy, Sp, Sj, sum w^2]``
+    (:func:`ranklens._kernels.ranking.sweep`; Python ints for integer weights, exact, else
+    floats), ``fsums``, its four float64 midrank sums (``sum w (a - W/2)(b - W/2)``, the same for
+    ``a`` twice and ``b`` twice, and ``sum w a (W(same y, lower pred) - W(same y, higher pred))``,
+    with ``a``, ``b`` the weighted midranks ``W(<) + W(=)/2`` of prediction and y), and
+    ``tied_both``, ``sum_g W_g max(W_g - 1, 0) / 2`` over the groups of rows equal in both
+    on the scale of ``w * scale`` (``scale`` 1 for integer weights: a Python int). Integer
+    weights need a squared total below ``2^62`` (ValueError otherwise).
+    """
+    exact = bool(np.issubdtype(w.dtype, np.integer))
+    acc = xp.int64 if exact else xp.float64
+    plan = build_plan(xp, y, p)
+    weights = w.astype(acc)[None, :]
+    if exact:
+        max_rows_exact(int(xp.sum(weights)))  # raises beyond the int64 bound
+    st = replicate_statistics(xp, plan, weights)
+    ws = weights[0, plan.seq]  # position order: y increasing, ties by prediction
+    csy = xp.concatenate([xp.zeros(1, dtype=acc), xp.cumsum(ws, dtype=acc)])
+    g_j = csy[plan.j_end] - csy[plan.j_start]
+    lower = csy[plan.j_start] - csy[plan.y_start[plan.j_y]]  # same y, lower prediction
+    higher = csy[plan.y_end[plan.j_y]] - csy[plan.j_end]
+    wl = ws[plan.perms[-1]]  # by prediction
+    csp = xp.concatenate([xp.zeros(1, dtype=acc), xp.cumsum(wl, dtype=acc)])
+    g_p = csp[plan.p_end] - csp[plan.p_start]
+    a2 = (2 * csp[plan.p_start] + g_p).astype(xp.float64)  # 2 W(<) + W(=) per prediction
+    f3 = xp.sum(g_j.astype(xp.float64) * 0.5 * a2[plan.j_p] * (lower - higher).astype(xp.float64))
+    given = g_j if exact else g_j * scale
+    one = xp.ones((), dtype=acc)
+    both = xp.sum(given * xp.maximum(given - one, 0 * one))
+    sw2 = xp.sum(ws * ws)
+
+    def num(v: Any) -> Any:
+        v = v.get() if is_cupy(xp) else v
+        return int(v) if exact else float(v)
+
+    def real(v: Any) -> float:
+        return float(v.get() if is_cupy(xp) else v)
+
+    total, sy2, sp2, sj2, disc = (
+        num(st[k][0]) for k in ("total", "sum_y2", "sum_p2", "sum_j2", "disc")
+    )
+    conc2 = (total * total - sy2) - 2 * disc - (sp2 - sj2)
+    return {
+        "stats": [conc2, 2 * disc, total, sy2, sp2, sj2, num(sw2)],
+        "fsums": [
+            real(st["cov"][0]) / 4.0,
+            real(st["var_a"][0]) / 4.0,
+            real(st["var_b"][0]) / 4.0,
+            real(f3),
+        ],
+        "tied_both": num(both) // 2 if exact else num(both) / 2.0,
     }
