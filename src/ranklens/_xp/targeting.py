@@ -59,6 +59,7 @@ __all__ = [
     "prepare",
     "statistic",
     "sums_bytes",
+    "top_events",
 ]
 
 #: The statistics :func:`statistic` computes (``"lift"`` needs a depth).
@@ -174,14 +175,22 @@ class CurveSums:
     perfect_area: Any = None
 
 
-def _events(xp: ModuleType, state: TargetState, ws: Any) -> Any:
-    """``(rows, n)`` bool events of each replicate row under ``top_q`` (see the module notes)."""
+def top_events(xp: ModuleType, state: TargetState, ws: Any) -> tuple[Any, Any]:
+    """``(events, at)``: the ``(rows, n)`` bool events of each weight row ``ws`` (in position
+    order) under ``top_q``, and per row the position of a row whose ``y`` is the threshold ``v``
+    (the smallest value whose upper tail holds at least ``q`` of the row's weight)."""
     cy = xp.cumsum(ws[:, state.y_desc], axis=1).astype(xp.float64)
     threshold = state.top_q * cy[:, -1:] * (1.0 - _TOP_SLACK)
     j = xp.minimum(xp.sum(cy < threshold, axis=1), state.n - 1)
     del cy
-    v_rank = state.y_rank[state.y_desc][j]  # the rank of the threshold value v
-    events = state.y_rank[None, :] <= v_rank[:, None]
+    at = state.y_desc[j]
+    v_rank = state.y_rank[at]  # the rank of the threshold value v
+    return state.y_rank[None, :] <= v_rank[:, None], at
+
+
+def _events(xp: ModuleType, state: TargetState, ws: Any) -> Any:
+    """``(rows, n)`` bool events of each replicate row under ``top_q`` (see the module notes)."""
+    events, _ = top_events(xp, state, ws)
     if state.binary_fallback:
         zero = xp.zeros((), dtype=ws.dtype)
         binary = xp.sum(xp.where(state.nonbinary[None, :], ws, zero), axis=1) == 0
