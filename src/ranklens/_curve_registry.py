@@ -104,6 +104,12 @@ class CurveSpec:
     sweep : CurveSweepForm, optional
         How the bands evaluate the curve per replicate from weighted sweeps over a fixed order;
         without it they call ``func`` once per replicate and model.
+    from_ranked : callable, optional
+        ``from_ranked(ranked, **params) -> result``: the same result as ``func`` built from the
+        prediction-sorted cumulative sums alone (``ranklens.targeting._Ranked``: the distinct
+        scores in decreasing order with the cumulative weight, events and non-events, for binary
+        events). Engines that sort the rows in pieces (:mod:`ranklens.dask`) build the curve from
+        those sums with it; the task parameters it takes are passed by name.
     description : str
         One line for tables and the report.
     """
@@ -120,6 +126,7 @@ class CurveSpec:
     on_grid: Callable[[Any, np.ndarray], np.ndarray] | None = None
     description: str = ""
     sweep: CurveSweepForm | None = None
+    from_ranked: Callable[..., Any] | None = None
 
     @property
     def display(self) -> type | None:
@@ -144,6 +151,7 @@ def register_curve(
     on_grid: Callable[[Any, np.ndarray], np.ndarray] | None = None,
     description: str | None = None,
     sweep: CurveSweepForm | None = None,
+    from_ranked: Callable[..., Any] | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a curve function under ``name`` (the function is unchanged).
 
@@ -173,6 +181,7 @@ def register_curve(
             on_grid=on_grid,
             description=description if description is not None else (doc[0] if doc else ""),
             sweep=sweep,
+            from_ranked=from_ranked,
         )
         return func
 
