@@ -67,9 +67,13 @@ PIPELINE = {
     "ranklens._budget",
     "ranklens.evaluation",
     "ranklens.dask",
+    "ranklens.dask._curves",
     "ranklens.dask._engine",
     "ranklens.dask._evaluate",
+    "ranklens.dask._noether",
     "ranklens.dask._passes",
+    "ranklens.dask._quantiles",
+    "ranklens.dask._sums",
 }
 PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli")
 PRESENTATION = {

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import math
 from collections.abc import Callable, Mapping
@@ -28,16 +29,22 @@ __all__ = [
     "FAMILY_ALIASES",
     "INPUTS",
     "METRIC_ALIASES",
+    "AnalyticVariance",
     "BreakdownBound",
     "Capabilities",
     "ComputationalForm",
     "ConcordanceForm",
     "CurveForm",
     "CurveStatistic",
+    "MedianForm",
     "MetricSpec",
+    "OrderStatisticFit",
     "RankStatistic",
     "RankSweepForm",
     "RatioForm",
+    "ReplicateForm",
+    "ReplicateSweep",
+    "SumsForm",
     "register_metric",
 ]
 
@@ -158,6 +165,77 @@ class RankSweepForm:
 
 
 @dataclasses.dataclass(frozen=True)
+class ReplicateSweep:
+    """A family's bootstrap engine: rows ordered once per model, weighted sums per replicate.
+
+    A resample changes the weights, never the order of the rows: ``prepare`` sorts once (by the
+    prediction, by ``y_true``, ...) and ``evaluate`` computes every replicate of a block from
+    weighted cumulative sums over those fixed orders, O(n) per replicate and model, instead of
+    calling the measure function once per replicate. One sweep serves every measure of a family
+    declared with it (:class:`ReplicateForm`), in one pass.
+
+    Attributes
+    ----------
+    prepare : callable
+        ``prepare(y_true, preds, params) -> state or None`` once per comparison: validated float64
+        ``y_true`` of shape (n,), ``preds`` of shape (n_models, n) and the bound keyword
+        parameters of the measures (:meth:`MetricSpec.bind`; empty for their defaults). None
+        when the sweep cannot reproduce the measures for these parameters (the engine then
+        calls the function per replicate).
+    evaluate : callable
+        ``evaluate(state, weights, statistics) -> ndarray (rows, len(statistics), n_models)`` for
+        a float64 block ``weights`` of shape (rows, n) (the replicate's multiplicities times the
+        case weights as given) and the :attr:`ReplicateForm.statistic` of each measure wanted.
+        Entry ``[r, j, m]`` equals the measure ``j`` called on ``(y_true, preds[m])`` with
+        ``sample_weight=weights[r]`` and the bound parameters, to rounding (relative 1e-12;
+        counts exactly), and NaN where that call returns NaN or raises (a degenerate resample);
+        it warns about nothing (the engine reports undefined replicates).
+    name : str
+        A label for reprs and messages.
+    device_prepare, device_evaluate : callable, optional
+        The same sweep written once against an array namespace ``xp`` (NumPy or CuPy), for
+        ``compare_models(device="gpu")``: ``device_prepare(xp, y_true, preds, params) -> state
+        or None`` (arrays of that namespace; None as for ``prepare``) and
+        ``device_evaluate(xp, state, weights, statistics) -> array (rows, len(statistics),
+        n_models)`` of that namespace, for integer (exact sums) or float64 ``weights`` of shape
+        (rows, n) in it, with the same values as ``evaluate`` (counts exactly, floats to 1e-12).
+    """
+
+    prepare: Callable[[np.ndarray, np.ndarray, Mapping[str, Any]], Any]
+    evaluate: Callable[[Any, np.ndarray, tuple[Any, ...]], np.ndarray]
+    name: str = ""
+    device_prepare: Callable[[Any, Any, Any, Mapping[str, Any]], Any] | None = None
+    device_evaluate: Callable[[Any, Any, Any, tuple[Any, ...]], Any] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplicateForm:
+    """A measure whose bootstrap replicates one :class:`ReplicateSweep` computes.
+
+    ``metric = sweep.evaluate(...)[:, j]`` for ``statistics[j] == statistic``: e.g. the
+    targeting measures declare ``ReplicateForm(<targeting sweep>, CurveForm(...))``, one sweep
+    over the rows sorted by prediction giving every functional of the ranked cumulative curve.
+
+    Attributes
+    ----------
+    sweep : ReplicateSweep
+        Shared by the measures of a family (compared by identity).
+    statistic : hashable
+        Which output of the sweep the measure is (the sweep's own vocabulary).
+    parameters : tuple of str
+        The measure's keyword parameters the sweep takes as well: :meth:`MetricSpec.bind` keeps
+        the form when only these are bound (e.g. a relevance function fixed by the task).
+    bound : tuple of (str, object)
+        The parameters bound so far, passed to ``sweep.prepare``.
+    """
+
+    sweep: ReplicateSweep
+    statistic: Any
+    parameters: tuple[str, ...] = ()
+    bound: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class BreakdownBound:
     """The largest change of a measure when ``k`` of ``n`` observations' ``y_true`` are corrupted.
 
@@ -177,6 +255,36 @@ class BreakdownBound:
     max_change: Callable[[int, np.ndarray], np.ndarray]
     reference: str
     requires_distinct: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class AnalyticVariance:
+    """A measure's analytic variance estimator, with the name and citation a report gives it.
+
+    Calling it returns ``estimate(y_true, y_pred)``, so it serves wherever a plain variance
+    callable does (``Capabilities.variance``). The evaluation pipeline builds the Wald interval
+    ``value -+ z sqrt(unbiased)``, clipped to ``bounds``, and records ``method`` beside it.
+
+    Attributes
+    ----------
+    estimate : callable
+        ``(y_true, y_pred) -> (plug_in, unbiased)`` on validated float64 arrays, unweighted.
+    method : str
+        Short name recorded with each interval (e.g. ``"noether"``).
+    reference : str
+        The estimator by author and year, as the report's methods sentence names it (e.g.
+        ``"Noether (1967)"``).
+    bounds : tuple of float
+        The range of the measure; the interval is clipped to it.
+    """
+
+    estimate: Callable[[np.ndarray, np.ndarray], tuple[float, float]]
+    method: str
+    reference: str
+    bounds: tuple[float, float] = (-math.inf, math.inf)
+
+    def __call__(self, y_true: np.ndarray, y_pred: np.ndarray) -> tuple[float, float]:
+        return self.estimate(y_true, y_pred)
 
 
 class ComputationalForm(enum.Enum):
@@ -265,6 +373,73 @@ class ConcordanceForm:
 
 
 @dataclasses.dataclass(frozen=True)
+class OrderStatisticFit:
+    """A parameter a measure fits from order statistics of ``y_true`` when it is not given.
+
+    The sample is ``y_true`` with row i repeated ``w_i`` times (frequency weights as given; rows
+    of weight 0 absent): its k-th smallest value is the value of the row whose block
+    ``(C_{i-1}, C_i]`` of cumulative weight holds k, as :func:`ranklens.boxplot_stats` reads
+    weights. An engine holding the data in pieces finds these values by exact selection.
+
+    Attributes
+    ----------
+    positions : callable
+        ``(size) -> sequence of float``: the 1-based positions k wanted, for a sample of ``size``
+        (n, or the total weight).
+    build : callable
+        ``(values) -> parameter``: the parameter from the values at those positions, as the
+        measure builds it (raising as the measure does when it cannot).
+    """
+
+    positions: Callable[[float], Any]
+    build: Callable[[Any], Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class SumsForm:
+    """A measure that is a function of a few weighted sums of per-row values.
+
+    ``metric = finalize(S, n, **params)`` with ``S_j = sum_i w_i T[j, i]``,
+    ``T = terms(*columns, **params)`` (``w_i = 1`` without weights), ``n`` the number of rows and
+    ``columns`` ``(y_true, y_pred)`` for a point measure or ``(y_true, lower, upper)`` for an
+    interval measure. ``finalize`` warns and returns NaN where the function does. Unlike
+    :class:`RatioForm` the per-row values may depend on task parameters (``alpha``, a relevance
+    function), and several sums may be combined (precision and recall).
+
+    Attributes
+    ----------
+    terms : callable
+        ``(*columns, **params) -> ndarray`` of shape (m, n), on validated float64 arrays.
+    finalize : callable
+        ``(sums, n, **params) -> float``, ``sums`` of shape (m,).
+    params : tuple of str
+        The task parameters ``terms`` and ``finalize`` take (the measure's keyword arguments).
+    fitted : mapping of str to OrderStatisticFit
+        The parameters among ``params`` that the measure fits from order statistics of
+        ``y_true`` when they are not given.
+    """
+
+    terms: Callable[..., np.ndarray]
+    finalize: Callable[..., float]
+    params: tuple[str, ...] = ()
+    fitted: Mapping[str, OrderStatisticFit] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class MedianForm:
+    """A measure that is the median of per-row values (with weights: the average of the lower and
+    upper weighted medians, rows of weight 0 absent).
+
+    Attributes
+    ----------
+    values : callable
+        ``(y_true, y_pred) -> ndarray`` of shape (n,), on validated float64 arrays.
+    """
+
+    values: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclasses.dataclass(frozen=True)
 class Capabilities:
     """Optional abilities of one measure function, declared where it is registered.
 
@@ -273,7 +448,7 @@ class Capabilities:
 
     Attributes
     ----------
-    batched : RatioForm or RankSweepForm or None
+    batched : RatioForm or RankSweepForm or ReplicateForm or None
         A form that evaluates many weighted replicates at once. Engines use it only after it
         reproduces the registered function on the full sample.
     leave_one_out : callable or None
@@ -284,7 +459,9 @@ class Capabilities:
         A proven bound on the change under corruption of ``y_true``.
     variance : callable or None
         ``(y_true, y_pred) -> (plug_in, unbiased)``: analytical variance estimates of the
-        measure for unweighted data (e.g. Noether's for Kendall's tau).
+        measure for unweighted data (e.g. Noether's for Kendall's tau); an
+        :class:`AnalyticVariance` also names the estimator, and the evaluation pipeline then
+        uses its interval by default.
     computational_form : ComputationalForm or None
         What an engine processing the data in pieces must provide.
     curve : CurveForm or None
@@ -292,19 +469,26 @@ class Capabilities:
     delong : ConcordanceForm or None
         The measure as an affine map of a concordance probability, whose DeLong variance
         :func:`ranklens.compare_models` uses with ``method="delong"``.
+    sums : SumsForm or None
+        The measure as a function of a few weighted sums of per-row values (an engine
+        processing the data in pieces adds them up).
+    median : MedianForm or None
+        The measure as the median of per-row values (exact selection in pieces).
     describes : callable or None
         The function these capabilities describe (set by :func:`register_metric`). A spec whose
         ``func`` is another function, e.g. ``dataclasses.replace(spec, func=partial(...))`` with
         parameters bound, keeps none of them: they would describe the wrong function.
     """
 
-    batched: RatioForm | RankSweepForm | None = None
+    batched: RatioForm | RankSweepForm | ReplicateForm | None = None
     leave_one_out: Callable[..., np.ndarray] | None = None
     breakdown: BreakdownBound | None = None
     variance: Callable[[np.ndarray, np.ndarray], tuple[float, float]] | None = None
     computational_form: ComputationalForm | None = None
     curve: CurveForm | None = None
     delong: ConcordanceForm | None = None
+    sums: SumsForm | None = None
+    median: MedianForm | None = None
     describes: Callable[..., Any] | None = dataclasses.field(default=None, repr=False)
 
 
@@ -385,6 +569,26 @@ class MetricSpec:
 
     def __call__(self, *args: Any, **kwargs: Any) -> float:
         return self.func(*args, **kwargs)
+
+    def bind(self, **params: Any) -> MetricSpec:
+        """This measure with keyword parameters fixed (same name, direction and family).
+
+        ``func`` becomes ``functools.partial(func, **params)``. The capabilities describe the
+        function with its defaults, so they are dropped, except a :class:`ReplicateForm` whose
+        ``parameters`` include every bound name: it is kept, carrying the bound values.
+        """
+        func = functools.update_wrapper(functools.partial(self.func, **params), self.func)
+        caps = _NO_CAPABILITIES
+        form = self.capabilities.batched
+        if (
+            params
+            and isinstance(form, ReplicateForm)
+            and self.capabilities.describes is self.func
+            and set(params) <= set(form.parameters)
+        ):
+            bound = dataclasses.replace(form, bound=(*form.bound, *params.items()))
+            caps = Capabilities(batched=bound, describes=func)
+        return dataclasses.replace(self, func=func, capabilities=caps)
 
     def target_value(self, **params: Any) -> float | None:
         """The target of a ``direction="target"`` measure for these parameters; None otherwise.
@@ -471,13 +675,15 @@ def register_metric(
     inputs: str = "point",
     order_dependent: bool = False,
     description: str | None = None,
-    batched: RatioForm | RankSweepForm | None = None,
+    batched: RatioForm | RankSweepForm | ReplicateForm | None = None,
     leave_one_out: Callable[..., np.ndarray] | None = None,
     breakdown: BreakdownBound | None = None,
     variance: Callable[[np.ndarray, np.ndarray], tuple[float, float]] | None = None,
     computational_form: ComputationalForm | None = None,
     curve: CurveForm | None = None,
     delong: ConcordanceForm | None = None,
+    sums: SumsForm | None = None,
+    median: MedianForm | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a scalar measure under ``name`` (the function itself is unchanged).
 
@@ -495,8 +701,10 @@ def register_metric(
         raise ValueError(f"family must be one of {FAMILIES}; got {family!r}")
     if inputs not in INPUTS:
         raise ValueError(f"inputs must be one of {INPUTS}; got {inputs!r}")
-    if batched is not None and not isinstance(batched, RatioForm | RankSweepForm):
-        raise TypeError(f"batched must be a RatioForm or a RankSweepForm; got {batched!r}")
+    if batched is not None and not isinstance(batched, RatioForm | RankSweepForm | ReplicateForm):
+        raise TypeError(
+            f"batched must be a RatioForm, a RankSweepForm or a ReplicateForm; got {batched!r}"
+        )
     if breakdown is not None and not isinstance(breakdown, BreakdownBound):
         raise TypeError(f"breakdown must be a BreakdownBound; got {breakdown!r}")
     if computational_form is not None and not isinstance(computational_form, ComputationalForm):
@@ -507,6 +715,10 @@ def register_metric(
         raise TypeError(f"curve must be a CurveForm; got {curve!r}")
     if delong is not None and not isinstance(delong, ConcordanceForm):
         raise TypeError(f"delong must be a ConcordanceForm; got {delong!r}")
+    if sums is not None and not isinstance(sums, SumsForm):
+        raise TypeError(f"sums must be a SumsForm; got {sums!r}")
+    if median is not None and not isinstance(median, MedianForm):
+        raise TypeError(f"median must be a MedianForm; got {median!r}")
     for label, value in (("leave_one_out", leave_one_out), ("variance", variance)):
         if value is not None and not callable(value):
             raise TypeError(f"{label} must be callable; got {value!r}")
@@ -534,6 +746,8 @@ def register_metric(
                 computational_form=computational_form,
                 curve=curve,
                 delong=delong,
+                sums=sums,
+                median=median,
                 describes=func,
             ),
         )

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -36,7 +36,14 @@ from numpy.typing import NDArray
 
 from ranklens._curve_registry import register_curve
 from ranklens._kernels import utility as _k
-from ranklens._registry import ComputationalForm, register_metric
+from ranklens._registry import (
+    ComputationalForm,
+    OrderStatisticFit,
+    ReplicateForm,
+    ReplicateSweep,
+    SumsForm,
+    register_metric,
+)
 from ranklens._results import CurveResult, Result
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -46,7 +53,13 @@ from ranklens._validation import (
     check_sample_weight_scaled,
 )
 from ranklens.exceptions import warn_undefined
-from ranklens.relevance import _frequency_weights, _hinges, _Sample, relevance_from_boxplot
+from ranklens.relevance import (
+    _frequency_weights,
+    _hinge_positions,
+    _hinges_of,
+    _Sample,
+    relevance_from_boxplot,
+)
 from ranklens.residual import _scaled_residuals
 
 # The utility measures are sums once the relevance is fixed, but their default relevance is a
@@ -228,7 +241,14 @@ def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -
 def _default_accuracy(y_true: FloatArray, frequency: FloatArray | None) -> SmoothAccuracy:
     """``smooth_accuracy(IQR / 2, k=8)`` with the IQR of the default box plot (Tukey's hinges;
     ``frequency``: the case weights as given, read as frequencies as the box plot reads them)."""
-    q1, _, q3 = _hinges(_Sample.of(y_true, frequency))
+    sample = _Sample.of(y_true, frequency)
+    return _accuracy_from_hinges([sample.at(k) for k in _hinge_positions(sample.size)])
+
+
+def _accuracy_from_hinges(values: Any) -> SmoothAccuracy:
+    """The default accuracy from the values at the hinge positions
+    (:func:`ranklens.relevance._hinge_positions`) of ``y_true``."""
+    q1, _, q3 = _hinges_of(values)
     half_iqr = 0.5 * q3 - 0.5 * q1  # halves first: q3 - q1 may exceed the largest float
     if not half_iqr > 0:
         raise ValueError(
@@ -476,22 +496,8 @@ def regression_precision_recall(
         prep.weight is not None,
         t_e,
     )
-    if den_p > 0:
-        precision = num_p / den_p
-    else:
-        precision = math.nan
-        warn_undefined(
-            f"precision is undefined: no prediction has relevance >= event_threshold={t_e:g} "
-            "(no predicted events; Torgo & Ribeiro 2009, footnote 8); returning NaN"
-        )
-    if den_r > 0:
-        recall = num_r / den_r
-    else:
-        recall = math.nan
-        warn_undefined(
-            f"recall is undefined: no true value has relevance >= event_threshold={t_e:g} "
-            "(no true events); returning NaN"
-        )
+    precision = _precision(num_p, den_p, t_e)
+    recall = _recall(num_r, den_r, t_e)
     return RegressionPrecisionRecallResult(
         precision=float(precision),
         recall=float(recall),
@@ -504,6 +510,26 @@ def regression_precision_recall(
         true_event_relevance=float(_unscale(den_r, 0, prep.weight_scale)),
         predicted_event_relevance=float(_unscale(den_p, 0, prep.weight_scale)),
     )
+
+
+def _precision(num: float, den: float, t_e: float) -> float:
+    if den > 0:
+        return num / den
+    warn_undefined(
+        f"precision is undefined: no prediction has relevance >= event_threshold={t_e:g} "
+        "(no predicted events; Torgo & Ribeiro 2009, footnote 8); returning NaN"
+    )
+    return math.nan
+
+
+def _recall(num: float, den: float, t_e: float) -> float:
+    if den > 0:
+        return num / den
+    warn_undefined(
+        f"recall is undefined: no true value has relevance >= event_threshold={t_e:g} "
+        "(no true events); returning NaN"
+    )
+    return math.nan
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -803,6 +829,151 @@ def _unscale(values: Any, e: int, weight_scale: float = 1.0) -> Any:
         return np.ldexp(np.asarray(values, dtype=np.float64) * m, e + e_w)
 
 
+# ------------------------------------------------------------------------------------------------
+# Bootstrap replicates with the relevance fixed (ranklens._registry.ReplicateForm). With a given
+# relevance phi (``ranklens evaluate`` fixes the box plot of the evaluated target for every model
+# and replicate) the relevance-weighted errors and SERA are ratios and sums of per-row terms that
+# do not change between replicates: one matrix product a block. The utility measures' default
+# accuracy, smooth_accuracy(IQR / 2, k=8), is refitted per replicate as the function refits it:
+# Tukey's hinges of the replicate's frequency-weighted y_true, read off the rows sorted by y_true
+# once (cumulative weights, O(n) a replicate). Without a given relevance the functions fit a box
+# plot to every replicate (fences, adjacent values, the tails with outliers): those replicates stay
+# calls of the function.
+
+_SWEEP_RW_SQUARED = "relevance-weighted squared error"
+_SWEEP_RW_ABSOLUTE = "relevance-weighted absolute error"
+_SWEEP_SERA = "sera"
+_SWEEP_PRECISION = "utility precision"
+_SWEEP_RECALL = "utility recall"
+_SWEEP_F1 = "utility f1"
+
+
+@dataclasses.dataclass(frozen=True)
+class _SweepState:
+    y: FloatArray
+    preds: FloatArray
+    phi_true: FloatArray
+    phi_pred: FloatArray  # (models, n)
+    t_e: float
+    ascending: NDArray[np.intp]  # rows by increasing y_true (stable, as the box plot sorts)
+    losses: dict[str, tuple[FloatArray, NDArray[np.int64]]]  # loss -> (models, n), exponents
+
+
+def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) -> Any:
+    relevance = params.get("relevance")
+    if relevance is None or not callable(relevance):
+        return None  # a box plot per replicate: the function's own path
+    t_e = _check_event_threshold(params.get("event_threshold", _DEFAULT_EVENT_THRESHOLD))
+    # the losses as _scaled_losses gives them: L_i = values_i * 2**e
+    residuals = [_scaled_residuals(pred, y) for pred in preds]
+    losses = {
+        "squared": (
+            np.stack([rs * rs for rs, _ in residuals]),
+            np.array([2 * e for _, e in residuals]),
+        ),
+        "absolute": (
+            np.stack([np.abs(rs) for rs, _ in residuals]),
+            np.array([e for _, e in residuals]),
+        ),
+    }
+    return _SweepState(
+        y=y,
+        preds=preds,
+        phi_true=_relevance_values(relevance, y, "y_true"),
+        phi_pred=np.stack([_relevance_values(relevance, p, "y_pred") for p in preds]),
+        t_e=t_e,
+        ascending=np.argsort(y, kind="stable"),
+        losses=losses,
+    )
+
+
+def _half_iqr(state: _SweepState, weights: FloatArray) -> FloatArray:
+    """Per weight row: half the IQR of Tukey's hinges of the frequency-weighted y_true (as
+    :func:`_default_accuracy`), NaN where the function refuses (total weight < 2, IQR 0)."""
+    w_sorted = weights[:, state.ascending]
+    cum = np.cumsum(w_sorted, axis=1)  # sequential, as the box plot's np.cumsum
+    size = cum[:, -1]
+    x = state.y[state.ascending]
+    n = x.shape[0]
+    # the last row of positive weight: a position past the cumulative total reads it
+    last = n - 1 - np.argmax(w_sorted[:, ::-1] > 0.0, axis=1)
+
+    def at(k: FloatArray) -> FloatArray:
+        idx = (cum < k[:, None]).sum(axis=1)  # np.searchsorted(cum, k, side="left")
+        return x[np.minimum(idx, last)]
+
+    def midpoint(a: FloatArray, b: FloatArray) -> FloatArray:
+        return np.where(a == b, a, 0.5 * a + 0.5 * b)
+
+    with np.errstate(invalid="ignore"):
+        n4 = np.floor((size + 3.0) / 2.0) / 2.0
+        q1 = midpoint(at(np.floor(n4)), at(np.ceil(n4)))
+        upper = size + 1.0 - n4
+        q3 = midpoint(at(np.floor(upper)), at(np.ceil(upper)))
+        half = 0.5 * q3 - 0.5 * q1
+    return np.where((size >= 2.0) & (half > 0.0), half, np.nan)
+
+
+def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, ...]) -> Any:
+    """``(rows, len(wanted), models)`` replicates of the extremes measures, relevance fixed."""
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    rows, n_models = w.shape[0], state.preds.shape[0]
+    out = np.full((rows, len(wanted), n_models), np.nan)
+    phi = state.phi_true
+    total = w.sum(axis=1)
+    alive = total > 0.0  # the function refuses weights summing to 0
+    with np.errstate(all="ignore"):
+        den_phi = w @ phi
+        for j, stat in enumerate(wanted):
+            if stat in (_SWEEP_RW_SQUARED, _SWEEP_RW_ABSOLUTE):
+                scaled, e = state.losses["squared" if stat == _SWEEP_RW_SQUARED else "absolute"]
+                num = w @ (scaled * phi).T  # (rows, models)
+                ratio = np.ldexp(num / den_phi[:, None], e[None, :])
+                out[:, j, :] = np.where((den_phi > 0.0)[:, None], ratio, np.nan)
+            elif stat == _SWEEP_SERA:
+                scaled, e = state.losses["squared"]
+                out[:, j, :] = np.ldexp(w @ (scaled * phi).T, e[None, :])
+        utility = [j for j, stat in enumerate(wanted) if stat in _UTILITY_STATISTICS]
+        if utility:
+            threshold = _half_iqr(state, w)[:, None]
+            true_event = np.where(phi >= state.t_e, phi, 0.0)
+            for m in range(n_models):
+                loss = np.abs(state.preds[m] - state.y)[None, :]
+                d = (loss - threshold) / threshold
+                alpha = np.where(loss > threshold, 0.0, 1.0 - np.exp(-8.0 * d * d))
+                pred_event = np.where(state.phi_pred[m] >= state.t_e, state.phi_pred[m], 0.0)
+                wa = w * alpha
+                num_r, den_r = wa @ true_event, w @ true_event
+                num_p, den_p = wa @ pred_event, w @ pred_event
+                precision = np.where(den_p > 0.0, num_p / den_p, np.nan)
+                recall = np.where(den_r > 0.0, num_r / den_r, np.nan)
+                ok = np.isfinite(threshold[:, 0])
+                for j in utility:
+                    stat = wanted[j]
+                    if stat == _SWEEP_PRECISION:
+                        value = precision
+                    elif stat == _SWEEP_RECALL:
+                        value = recall
+                    else:
+                        pairs = zip(precision, recall, strict=True)
+                        value = np.array([_f_beta(p, r, 1.0) for p, r in pairs])
+                    out[:, j, m] = np.where(ok, value, np.nan)
+    out[~alive] = np.nan
+    return out
+
+
+_UTILITY_STATISTICS = (_SWEEP_PRECISION, _SWEEP_RECALL, _SWEEP_F1)
+_DEFAULT_EVENT_THRESHOLD = 0.5
+_SWEEP = ReplicateSweep(_sweep_prepare, _sweep_evaluate, "extremes: relevance given")
+
+
+def _replicates(statistic: str) -> ReplicateForm:
+    utility = statistic in _UTILITY_STATISTICS
+    return ReplicateForm(
+        _SWEEP, statistic, ("relevance", "event_threshold") if utility else ("relevance",)
+    )
+
+
 def relevance_weighted_error(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -866,13 +1037,104 @@ def relevance_weighted_error(
     case_w = prep.phi_true if prep.weight is None else prep.phi_true * prep.weight
     total = float(case_w.sum())
     if not total > 0:
-        warn_undefined(
-            "relevance-weighted error is undefined: every true value has zero relevance "
-            "(or zero weight); returning NaN"
-        )
-        return math.nan
+        return _no_relevance()
     values, e = _scaled_losses(prep, loss)
     return float(_unscale(np.dot(case_w, values) / total, e))
+
+
+def _no_relevance() -> float:
+    warn_undefined(
+        "relevance-weighted error is undefined: every true value has zero relevance "
+        "(or zero weight); returning NaN"
+    )
+    return math.nan
+
+
+# ------------------------------------------------------------------------------------------------
+# The measures as sums once the relevance (and the accuracy) are fixed: what an engine holding
+# the data in pieces adds up (ranklens._registry.SumsForm). The default accuracy is fitted from
+# the hinges of y_true (order statistics, found by exact selection).
+
+
+def _rw_terms(y: FloatArray, p: FloatArray, *, relevance: Any, loss: str) -> FloatArray:
+    phi = _relevance_values(relevance, y, "y_true")
+    d = p - y
+    return np.stack([phi * (d * d if loss == "squared" else np.abs(d)), phi])
+
+
+def _rw_finalize(sums: Any, n: int, **params: Any) -> float:
+    del n, params
+    if not sums[1] > 0:
+        return _no_relevance()
+    return float(sums[0] / sums[1])
+
+
+def _rw_form(loss: str) -> SumsForm:
+    def terms(y: FloatArray, p: FloatArray, *, relevance: Any) -> FloatArray:
+        return _rw_terms(y, p, relevance=relevance, loss=loss)
+
+    return SumsForm(terms=terms, finalize=_rw_finalize, params=("relevance",))
+
+
+def _sera_sum_terms(y: FloatArray, p: FloatArray, *, relevance: Any) -> FloatArray:
+    d = p - y
+    return (_relevance_values(relevance, y, "y_true") * (d * d))[None, :]
+
+
+def _sera_finalize(sums: Any, n: int, **params: Any) -> float:
+    del n, params
+    return float(sums[0])
+
+
+def _utility_terms(
+    y: FloatArray,
+    p: FloatArray,
+    *,
+    relevance: Any,
+    accuracy: Any,
+    event_threshold: float = 0.5,
+) -> FloatArray:
+    """Per row: the four sums of eqs. 6 and 10 (Torgo & Ribeiro 2009), >= in both."""
+    t_e = _check_event_threshold(event_threshold)
+    phi_t = _relevance_values(relevance, y, "y_true")
+    phi_p = _relevance_values(relevance, p, "y_pred")
+    alpha = _accuracy_values(accuracy, y, p)
+    true_event = phi_t >= t_e
+    pred_event = phi_p >= t_e
+    return np.stack(
+        [
+            np.where(true_event, alpha * phi_t, 0.0),
+            np.where(true_event, phi_t, 0.0),
+            np.where(pred_event, alpha * phi_p, 0.0),
+            np.where(pred_event, phi_p, 0.0),
+        ]
+    )
+
+
+def _utility_finalize(which: str) -> Callable[..., float]:
+    def finalize(sums: Any, n: int, *, event_threshold: float = 0.5, **params: Any) -> float:
+        del n, params
+        t_e = _check_event_threshold(event_threshold)
+        if which == "precision":
+            return _precision(sums[2], sums[3], t_e)
+        if which == "recall":
+            return _recall(sums[0], sums[1], t_e)
+        return _f_beta(_precision(sums[2], sums[3], t_e), _recall(sums[0], sums[1], t_e), 1.0)
+
+    return finalize
+
+
+#: The default accuracy, smooth_accuracy(IQR(y_true) / 2, k=8), from the hinges of y_true.
+_ACCURACY_FIT = OrderStatisticFit(positions=_hinge_positions, build=_accuracy_from_hinges)
+
+
+def _utility_form(which: str) -> SumsForm:
+    return SumsForm(
+        terms=_utility_terms,
+        finalize=_utility_finalize(which),
+        params=("relevance", "accuracy", "event_threshold"),
+        fitted={"accuracy": _ACCURACY_FIT},
+    )
 
 
 @register_metric(
@@ -880,7 +1142,9 @@ def relevance_weighted_error(
     higher_is_better=False,
     family="extremes",
     description="Squared error weighted by phi(y_true) (default box-plot relevance)",
+    batched=_replicates(_SWEEP_RW_SQUARED),
     computational_form=_FORM,
+    sums=_rw_form("squared"),
 )
 def relevance_weighted_squared_error(
     y_true: ArrayLike,
@@ -938,7 +1202,9 @@ def relevance_weighted_squared_error(
     higher_is_better=False,
     family="extremes",
     description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
+    batched=_replicates(_SWEEP_RW_ABSOLUTE),
     computational_form=_FORM,
+    sums=_rw_form("absolute"),
 )
 def relevance_weighted_absolute_error(
     y_true: ArrayLike,
@@ -1047,7 +1313,14 @@ def _sera_value(prep: _Prepared) -> float:
     return float(_unscale(np.dot(prep.phi_true, sq), e, prep.weight_scale))
 
 
-@register_metric("sera", higher_is_better=False, family="extremes", computational_form=_FORM)
+@register_metric(
+    "sera",
+    higher_is_better=False,
+    family="extremes",
+    computational_form=_FORM,
+    sums=SumsForm(terms=_sera_sum_terms, finalize=_sera_finalize, params=("relevance",)),
+    batched=_replicates(_SWEEP_SERA),
+)
 def sera(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1174,7 +1447,9 @@ def sera_curve(
     higher_is_better=True,
     family="extremes",
     description="Utility-based precision for rare extremes (Torgo & Ribeiro 2009)",
+    batched=_replicates(_SWEEP_PRECISION),
     computational_form=_FORM,
+    sums=_utility_form("precision"),
 )
 def utility_precision(
     y_true: ArrayLike,
@@ -1244,7 +1519,9 @@ def utility_precision(
     higher_is_better=True,
     family="extremes",
     description="Utility-based recall for rare extremes (Torgo & Ribeiro 2009)",
+    batched=_replicates(_SWEEP_RECALL),
     computational_form=_FORM,
+    sums=_utility_form("recall"),
 )
 def utility_recall(
     y_true: ArrayLike,
@@ -1314,7 +1591,9 @@ def utility_recall(
     higher_is_better=True,
     family="extremes",
     description="Utility-based F1 for rare extremes (Torgo & Ribeiro 2009)",
+    batched=_replicates(_SWEEP_F1),
     computational_form=_FORM,
+    sums=_utility_form("f1"),
 )
 def utility_f1(
     y_true: ArrayLike,

@@ -26,7 +26,7 @@ from scipy.special import ndtri
 
 from ranklens._curve_registry import register_curve
 from ranklens._kernels.intervals import interval_max_deviation, interval_sums
-from ranklens._registry import ComputationalForm, register_metric
+from ranklens._registry import ComputationalForm, SumsForm, register_metric
 from ranklens._results import CurveResult, Result
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
@@ -194,6 +194,70 @@ def _sums(
 
 
 # --------------------------------------------------------------------------------------------
+# The measures as sums (ranklens._registry.SumsForm): per row the weight, the width, the misses
+# below and above and the inside indicator, added up by an engine that holds the data in pieces,
+# then finished as below.
+
+
+def _interval_terms(y: np.ndarray, lo: np.ndarray, up: np.ndarray, **params: Any) -> np.ndarray:
+    del params
+    _check_bounds_order(lo, up, ("lower", "upper"))
+    return np.stack(
+        [
+            np.ones_like(y),
+            up - lo,
+            np.maximum(lo - y, 0.0),
+            np.maximum(y - up, 0.0),
+            ((lo <= y) & (y <= up)).astype(np.float64),
+        ]
+    )
+
+
+def _score_finalize(sums: Any, n: int, *, alpha: float) -> float:
+    a = _check_alpha(alpha)
+    total, width, below, above, inside = (float(v) for v in sums)
+    _warn_if_alpha_looks_like_coverage(inside / total, a, n)
+    return width / total + (2.0 / a) * ((below + above) / total)
+
+
+def _coverage_finalize(sums: Any, n: int, *, alpha: float | None = None) -> float:
+    del n
+    if alpha is not None:
+        _check_alpha(alpha)
+    return float(sums[4] / sums[0])
+
+
+def _coverage_error_finalize(sums: Any, n: int, *, alpha: float) -> float:
+    a = _check_alpha(alpha)
+    coverage = float(sums[4] / sums[0])
+    _warn_if_alpha_looks_like_coverage(coverage, a, n)
+    return abs(coverage - (1.0 - a))
+
+
+def _width_finalize(sums: Any, n: int, **params: Any) -> float:
+    del n, params
+    return float(sums[1] / sums[0])
+
+
+def _wis_finalize(sums: Any, n: int, *, alpha: Any) -> float:
+    """The weighted interval score of one central interval without a median (one level)."""
+    levels = _check_levels(alpha)
+    if levels.size != 1:
+        raise ValueError(
+            f"lower has 1 column(s) but alpha has {levels.size} level(s); "
+            "column j must be the central 1 - alpha[j] interval"
+        )
+    a = float(levels[0])
+    total, width, below, above, inside = (float(v) for v in sums)
+    _warn_if_alpha_looks_like_coverage(inside / total, a, n)
+    return (0.5 * a * width + below + above) / total
+
+
+def _interval_form(finalize: Any, params: tuple[str, ...] = ("alpha",)) -> SumsForm:
+    return SumsForm(terms=_interval_terms, finalize=finalize, params=params)
+
+
+# --------------------------------------------------------------------------------------------
 # the interval score
 
 
@@ -237,6 +301,7 @@ class IntervalScoreResult(Result):
     family="intervals",
     inputs="interval",
     computational_form=_FORM,
+    sums=_interval_form(_score_finalize),
 )
 def interval_score(
     y_true: ArrayLike,
@@ -451,6 +516,7 @@ def _nominal_coverage(params: Any) -> float:
         "(the distance is interval_coverage_error)"
     ),
     computational_form=_FORM,
+    sums=_interval_form(_coverage_finalize),
 )
 def interval_coverage(
     y_true: ArrayLike,
@@ -523,6 +589,7 @@ def interval_coverage(
     family="intervals",
     inputs="interval",
     computational_form=_FORM,
+    sums=_interval_form(_coverage_error_finalize),
 )
 def interval_coverage_error(
     y_true: ArrayLike,
@@ -593,6 +660,7 @@ def interval_coverage_error(
     family="intervals",
     inputs="interval",
     computational_form=_FORM,
+    sums=_interval_form(_width_finalize),
 )
 def mean_interval_width(
     y_true: ArrayLike,
@@ -755,6 +823,7 @@ def _wis_decompose(
     family="intervals",
     inputs="interval",
     computational_form=_FORM,
+    sums=_interval_form(_wis_finalize),
 )
 def weighted_interval_score(
     y_true: ArrayLike,

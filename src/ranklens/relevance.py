@@ -466,12 +466,24 @@ def _hinges(sample: _Sample) -> tuple[float, float, float]:
     N + 1 - n4)`` and each statistic ``(x[floor(d)] + x[ceiling(d)]) / 2`` (1-based order
     statistics). With frequency weights N is the total weight W and x the repeated sample.
     """
-    size = sample.size
+    return _hinges_of([sample.at(k) for k in _hinge_positions(sample.size)])
+
+
+def _hinge_positions(size: float) -> tuple[int, ...]:
+    """The 1-based positions whose values give Tukey's hinges and the median of a sample of
+    ``size`` (n, or the total frequency weight): the floor and ceiling of each of R's
+    ``fivenum`` depths ``n4 = floor((N + 3) / 2) / 2``, ``(N + 1) / 2`` and ``N + 1 - n4``."""
     n4 = math.floor((size + 3.0) / 2.0) / 2.0
-    out = []
+    out: list[int] = []
     for depth in (n4, (size + 1.0) / 2.0, size + 1.0 - n4):
-        out.append(_midpoint(sample.at(math.floor(depth)), sample.at(math.ceil(depth))))
-    return out[0], out[1], out[2]
+        out += [math.floor(depth), math.ceil(depth)]
+    return tuple(out)
+
+
+def _hinges_of(values: Sequence[float]) -> tuple[float, float, float]:
+    """(lower hinge, median, upper hinge) from the values at :func:`_hinge_positions`."""
+    v = [float(x) for x in values]
+    return _midpoint(v[0], v[1]), _midpoint(v[2], v[3]), _midpoint(v[4], v[5])
 
 
 def _type7(sample: _Sample) -> tuple[float, float, float]:
@@ -758,13 +770,50 @@ def relevance_from_boxplot(
     low_limit = stats.lower_fence if center == "fence" else stats.lower_adjacent
     high_limit = stats.upper_fence if center == "fence" else stats.upper_adjacent
 
+    return _relevance_from_limits(
+        stats.n,
+        stats.median,
+        stats.iqr,
+        (stats.lower_fence, stats.upper_fence),
+        (low_limit, high_limit),
+        (stats.n_low_outliers > 0, stats.n_high_outliers > 0),
+        extremes=extremes,
+        adjusted=adjusted,
+        shape=shape,
+        k=k,
+        delta=delta,
+        fallback=fallback,
+    )
+
+
+def _relevance_from_limits(
+    n: int,
+    median: float,
+    iqr: float,
+    fences: tuple[float, float],
+    limits: tuple[float, float],
+    outliers: tuple[bool, bool],
+    *,
+    extremes: str,
+    adjusted: bool,
+    shape: str,
+    k: float,
+    delta: float,
+    fallback: str,
+) -> SigmoidRelevance | ControlPointRelevance:
+    """The box-plot relevance from the box plot's summary (:func:`relevance_from_boxplot` after
+    its box plot): ``n`` rows, the median and IQR, the fences, the limits at which phi is 1/2 and
+    whether each tail has outliers. An engine that finds these by exact selection in pieces
+    builds the same function."""
+    low_limit, high_limit = limits
+    lower_fence, upper_fence = fences
     if extremes == "auto":
-        use_low, use_high = stats.n_low_outliers > 0, stats.n_high_outliers > 0
+        use_low, use_high = outliers
         if not (use_low or use_high):
             kind = "medcouple-adjusted" if adjusted else "Tukey"
             message = (
-                f"y has no box-plot outliers (n={stats.n}, {kind} fences "
-                f"[{stats.lower_fence:.6g}, {stats.upper_fence:.6g}]), so a relevance for "
+                f"y has no box-plot outliers (n={n}, {kind} fences "
+                f"[{lower_fence:.6g}, {upper_fence:.6g}]), so a relevance for "
                 "'auto' extremes would be zero everywhere"
             )
             if fallback == "raise":
@@ -777,7 +826,7 @@ def relevance_from_boxplot(
                 "at the fences, so only values beyond them are events. Pass extremes='both' "
                 "(or 'high'/'low') to choose explicitly and silence this warning.",
                 NoExtremesWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
             use_low = use_high = True
     else:
@@ -785,10 +834,10 @@ def relevance_from_boxplot(
         use_high = extremes in ("both", "high")
 
     for used, limit, side in ((use_low, low_limit, "low"), (use_high, high_limit, "high")):
-        if used and limit == stats.median:
+        if used and limit == median:
             raise DomainError(
-                f"the box plot of y is degenerate (IQR = {stats.iqr!r}): the {side} limit equals "
-                f"the median {stats.median!r}, so no {side} tail can be defined; use "
+                f"the box plot of y is degenerate (IQR = {iqr!r}): the {side} limit equals "
+                f"the median {median!r}, so no {side} tail can be defined; use "
                 "ControlPointRelevance or SigmoidRelevance with explicit centres"
             )
 
@@ -798,9 +847,9 @@ def relevance_from_boxplot(
             high_center=high_limit if use_high else None,
             k=k,
             delta=delta,
-            origin=stats.median,
+            origin=median,
         )
-    points: list[Sequence[float]] = [(stats.median, 0.0, 0.0)]
+    points: list[Sequence[float]] = [(median, 0.0, 0.0)]
     if use_low:
         points.insert(0, (low_limit, 1.0, 0.0))
     if use_high:

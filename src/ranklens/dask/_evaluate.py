@@ -11,8 +11,11 @@ import numpy as np
 
 from ranklens._extras import require
 from ranklens._registry import CurveStatistic, MetricSpec, RankStatistic, RankSweepForm, RatioForm
+from ranklens.dask import _curves as _c
 from ranklens.dask import _engine as _e
+from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
+from ranklens.dask import _sums as _s
 from ranklens.evaluation import ModelEvaluation, Problem, _exception_problem, _metric_info
 from ranklens.targeting import DecileTableResult
 
@@ -78,6 +81,10 @@ def evaluate(
     groups: str | None = None,
     measures: Sequence[str] | None = None,
     events: Any = None,
+    intervals: dict[str, tuple[str, str]] | None = None,
+    alpha: float | None = None,
+    relevance: Any = None,
+    event_threshold: float | None = None,
     n_bins: int = 10,
     exact: bool = True,
     n_bootstrap: int = 0,
@@ -86,6 +93,10 @@ def evaluate(
     n_buckets: int | None = None,
     title: str = "Model evaluation",
     storage_options: dict[str, Any] | None = None,
+    curve_arrays: bool = False,
+    cost_benefit: Any = None,
+    budget: float | None = None,
+    cost_per_target: float | None = None,
 ) -> ModelEvaluation:
     """Evaluate models on a dask DataFrame or Parquet data, exactly, whatever its size.
 
@@ -108,6 +119,18 @@ def evaluate(
     events : None, str or number
         Event definition for the targeting measures: None (a 0/1 ``y`` itself, else the true top
         10 %), ``"top:q"``, ``">=t"``, ``">t"`` or a number ``t``.
+    intervals : mapping of str to (str, str), optional
+        Prediction intervals by model name: the lower and upper bound columns, for the interval
+        measures (as :func:`ranklens.evaluate_models`'s ``intervals``; a model here need not be
+        in ``pred``); needs ``alpha``.
+    alpha : float, optional
+        Each interval is a central ``1 - alpha`` interval.
+    relevance : callable, optional
+        The relevance function of the measures of rare extremes; default the measures' own, the
+        box-plot relevance of ``y`` with the weights as frequencies (its hinges, minimum and
+        maximum found by exact selection), built once.
+    event_threshold : float, optional
+        The utility measures' relevance threshold of an event (their default 0.5).
     n_bins : int, default 10
         Bins of the decile table (``evaluation.curves["decile_table"]``).
     exact : bool, default True
@@ -131,6 +154,13 @@ def evaluate(
         The evaluation's title.
     storage_options : dict, optional
         Passed to ``dask.dataframe.read_parquet``.
+    curve_arrays : bool, default False
+        Also build the curves as arrays (ROC, gain, lift; profit with ``cost_benefit``), one
+        point per distinct prediction, from the buckets of the sort by prediction, into
+        ``evaluation.curves[name][model]`` (the in-memory result objects), and, for two models
+        or more, ``extras["best_model_by_depth"]``. The arrays must fit the client.
+    cost_benefit, budget, cost_per_target : optional
+        The profit curve's parameters (:func:`ranklens.profit_curve`), with ``curve_arrays``.
 
     Returns
     -------
@@ -175,7 +205,12 @@ def evaluate(
         dict.fromkeys([y, *preds, *([weight] if weight else []), *([groups] if groups else [])])
     )
     frame = _load(frame_or_path, columns, storage_options)
-    the_plan = _e.plan(measures)
+    intervals = dict(intervals or {})
+    if intervals and alpha is None:
+        raise ValueError(
+            "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
+        )
+    the_plan, claimed = _s.claim(_e.plan(measures), bool(intervals))
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
 
     # (1) scan
@@ -279,6 +314,28 @@ def evaluate(
     t_bounds, single = _e.truth_bounds(sample_y, buckets, [threshold])
     p_bounds = [_e._bounds(sp, buckets) for sp in sample_p]
     settings = {"engine": "dask", "events": definition, "exact": exact, "buckets": buckets}
+    # measures that are sums once their parameters are fitted, and medians (ranklens.dask._sums)
+    bound_columns = [c for pair in intervals.values() for c in pair]
+    _s.evaluate_claimed(
+        dask,
+        _load(frame_or_path, list(dict.fromkeys([*columns, *bound_columns])), storage_options),
+        claimed,
+        y=y,
+        preds=preds,
+        weight=weight,
+        intervals=intervals,
+        context={"alpha": alpha, "relevance": relevance, "event_threshold": event_threshold},
+        n=n,
+        n_rows=n_eff,
+        total_w=float(total_w),
+        n_buckets=buckets,
+        sample_y=sample_y,
+        sample_p=dict(zip(preds, sample_p, strict=True)),
+        values=values,
+        problems=problems,
+        info=info,
+        settings=settings,
+    )
 
     if not exact:
         return _binned(
@@ -314,7 +371,7 @@ def evaluate(
         )
         definition = definition[:-1] + f"; event share {events_w / float(total_w):.4g})"
         settings["events"] = definition
-    want_pairs = bool(the_plan.sweep)
+    want_pairs = bool(the_plan.sweep) or curve_arrays  # the cutoff AUC needs the truth shuffle
     queries = np.arange(n_bins + 1) * float(total_w) / n_bins
     queries[-1] = float(total_w)
     depths = np.array(sorted({d for d in map(_depth, the_plan.curve) if d is not None}))
@@ -336,6 +393,10 @@ def evaluate(
     # (4) shuffles: by prediction for each model, then by truth
     current = frame
     pred_summaries = []
+    curve_pieces: list[Any] = []  # with curve_arrays: per model, the buckets' ranked sums
+    truth_curve_pieces: list[Any] = []  # and per truth bucket, sums by distinct y
+    # Noether's interval of tau (unweighted, as in memory): exact per-row sums of these passes
+    noether = unit and want_pairs and any(_nt.wanted(spec) for spec in the_plan.sweep)
     grid_totals = []
     for k, model in enumerate(preds):
         if unit:
@@ -343,6 +404,7 @@ def evaluate(
         else:
             g = np.sum([gr["grids"][k][1] for gr in grids], axis=0)
         grid_totals.append(g)
+        h_cross = _nt.cross_counts(g) if noether else None
         w_a = g.sum(axis=1)
         e_a = g[:, event_from:].sum(axis=1)
         nb = w_a.size
@@ -359,7 +421,16 @@ def evaluate(
                 "N": float(total_w - sum(e_a)),
             }
         boot_k = None if boot is None else _boot_carry(boot, k, random_state)
-        bucketed = current.map_partitions(_p.with_p_bucket, model, weight, p_bounds[k])
+        # Only the columns still needed travel. Without rank correlations each model's shuffle
+        # reads the input itself (y, its prediction, the weight and key); with them the
+        # shuffles are chained (the truth shuffle needs every model's midrank on the same
+        # rows), less the predictions already sorted.
+        source = _without(
+            current if want_pairs else frame,
+            [*preds, groups],
+            [y, weight, *(preds[k:] if want_pairs else [model])],
+        )
+        bucketed = source.map_partitions(_p.with_p_bucket, model, weight, p_bounds[k])
         shuffled = bucketed.set_index(_p.P_BUCKET, divisions=list(range(nb + 1)), drop=False)
         outputs = [
             dask.delayed(_prediction_task, nout=2)(
@@ -376,17 +447,37 @@ def evaluate(
                 t_bounds,
                 single,
                 None if boot_k is None else {**boot_k, "carry": {i: boot_k["carry"][i]}},
+                noether=None
+                if h_cross is None
+                else dict(
+                    y=y,
+                    pred=model,
+                    model_index=k,
+                    h_row=h_cross[i],
+                    t_bounds=t_bounds,
+                    single=single,
+                    t_sizes=g.sum(axis=0),
+                    n=n,
+                ),
             )
             for i, part in enumerate(shuffled.to_delayed())
         ]
         pred_summaries.append([o[1] for o in outputs])
-        meta = current._meta.assign(
+        meta = source._meta.assign(
             **{
                 _p.midrank_column(k): np.zeros(0, np.int64 if unit else np.float64),
                 _p.bucket_column(k): np.zeros(0, np.int64),
+                **(_nt.meta_columns(k) if noether else {}),
             }
         )
         current = dd.from_delayed([o[0] for o in outputs], meta=meta, verify_meta=False)
+        if curve_arrays:
+            curve_pieces.append(
+                [
+                    dask.delayed(_c.piece)(part, y, model, weight, threshold)
+                    for part in shuffled.to_delayed()
+                ]
+            )
     truth_summaries: list[Any] = []
     t_counts = np.sum(grid_totals[0], axis=0)
     t_w2 = None if unit else np.sum([gr["t_w2"] for gr in grids], axis=0)
@@ -396,20 +487,37 @@ def evaluate(
             b: (int(sum(t_counts[:b])) if unit else float(sum(t_counts[:b])))
             for b in range(t_counts.size)
         }
-        bucketed = current.map_partitions(_p.with_t_bucket, y, t_bounds, single)
+        source = _without(current, [*preds, groups, _p.KEY], [y, weight])
+        bucketed = source.map_partitions(_p.with_t_bucket, y, t_bounds, single)
         shuffled = bucketed.set_index(
             _p.T_BUCKET, divisions=list(range(t_bounds.size + 2)), drop=False
         )
         truth_summaries = [
-            dask.delayed(_truth_task)(part, y, weight, len(preds), {b: t_carry[b]}, float(total_w))
+            dask.delayed(_truth_task)(
+                part,
+                y,
+                weight,
+                len(preds),
+                {b: t_carry[b]},
+                float(total_w),
+                noether=dict(y=y, n_models=len(preds), n=n) if noether else None,
+            )
             for b, part in enumerate(shuffled.to_delayed())
         ]
+        if curve_arrays:
+            truth_curve_pieces = [
+                dask.delayed(_c.truth_piece)(part, y, weight, len(preds))
+                for part in shuffled.to_delayed()
+            ]
     lap("bootstrap sums")
-    pred_out, truth_out = dask.compute(pred_summaries, truth_summaries)
+    pred_out, truth_out, curve_out, truth_curve_out = dask.compute(
+        pred_summaries, truth_summaries, curve_pieces, truth_curve_pieces
+    )
     lap("shuffles by prediction and truth")
 
     curves: dict[str, dict[str, Any]] = {"decile_table": {}}
     pair_counts: dict[str, dict[str, Any]] = {}
+    noether_out: dict[str, Any] = {}
     delong: dict[str, Any] = {}
     for spec in the_plan.curve:
         info[spec.name] = _metric_info(spec)
@@ -454,6 +562,14 @@ def evaluate(
             )
             pair_counts[model] = classes
             rank = _e.rank_statistics(classes)
+            if noether:
+                noether_out[model] = _nt.interval(
+                    n,
+                    classes,
+                    [p["noether"] for p in parts] + [t["noether"][k] for t in tparts],
+                    rank[RankStatistic.KENDALL_TAU_B],
+                    confidence_level,
+                )
             if unit:
                 s2 = sum(t["models"][k]["s2"] for t in tparts)
                 t_y = sum(t["t3"] for t in tparts)
@@ -487,6 +603,19 @@ def evaluate(
                     )
     lap("combining")
     extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong, "seconds": timings}
+    if noether_out:
+        extras["noether"] = noether_out
+    if curve_arrays:
+        context = dict(cost_benefit=cost_benefit, budget=budget, cost_per_target=cost_per_target)
+        cuts = [
+            _c.cutoff_auc_inputs(
+                truth_curve_out, single, t_counts, pred_out[k], k, float(total_w), unit
+            )
+            for k in range(len(preds))
+        ]
+        _c.add_curves(
+            curve_out, preds, definition, context, delong, curves, extras, problems, cuts, unit
+        )
     if boot is not None:
         extras["bootstrap"] = _boot_results(
             boot, pred_out, preds, the_plan, confidence_level, groups, random_state
@@ -500,7 +629,7 @@ def evaluate(
         title=title,
         target=y,
         n=n,
-        model_names=tuple(preds),
+        model_names=tuple(values),
         values=values,
         metrics=info,
         problems={m: p for m, p in problems.items() if p},
@@ -508,6 +637,13 @@ def evaluate(
         curves=curves,
         extras=extras,
     )
+
+
+def _without(frame: Any, drop: Sequence[str | None], keep: Sequence[str | None]) -> Any:
+    """``frame`` without the columns in ``drop`` that are not in ``keep``."""
+    gone = {c for c in drop if c is not None} - {c for c in keep if c is not None}
+    columns = [c for c in frame.columns if c not in gone]
+    return frame if len(columns) == len(frame.columns) else frame[columns]
 
 
 def _delong(
@@ -654,12 +790,22 @@ def _depth(spec: MetricSpec) -> float | None:
     return None if curve is None else curve.depth
 
 
-def _prediction_task(part: Any, *args: Any) -> tuple[Any, dict[str, Any]]:
-    return _p.prediction_partition(part.reset_index(drop=True), *args)
+def _prediction_task(
+    part: Any, *args: Any, noether: dict[str, Any] | None = None
+) -> tuple[Any, dict[str, Any]]:
+    part = part.reset_index(drop=True)
+    frame, out = _p.prediction_partition(part, *args)
+    if noether is not None:
+        frame, out["noether"] = _nt.prediction_rows(part, frame, **noether)
+    return frame, out
 
 
-def _truth_task(part: Any, *args: Any) -> dict[str, Any]:
-    return _p.truth_partition(part.reset_index(drop=True), *args)
+def _truth_task(part: Any, *args: Any, noether: dict[str, Any] | None = None) -> dict[str, Any]:
+    part = part.reset_index(drop=True)
+    out = _p.truth_partition(part, *args)
+    if noether is not None:
+        out["noether"] = _nt.truth_rows(part, **noether)
+    return out
 
 
 def _curve_statistics(
@@ -785,7 +931,7 @@ def _binned(
         title=title,
         target=y,
         n=n,
-        model_names=tuple(preds),
+        model_names=tuple(values),
         values=values,
         metrics=info,
         problems={m: p for m, p in problems.items() if p},

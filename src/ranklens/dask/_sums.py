@@ -1,0 +1,335 @@
+"""Measures that are sums once their parameters are fixed, and medians, on Dask.
+
+What each measure declares decides how it is computed (never its name):
+
+- :class:`ranklens._registry.SumsForm`: a few weighted sums of per-row values, added over the
+  partitions with :func:`math.fsum`, then finished by the measure's own ``finalize`` (the
+  relevance-weighted errors, SERA and utility-based precision, recall and F1 of Torgo & Ribeiro
+  2009 and Ribeiro & Moniz 2020; the interval score, coverage, coverage error, width and
+  weighted interval score of Gneiting & Raftery 2007 and Bracher et al. 2021). Parameters a
+  measure fits from order statistics of ``y`` (``SumsForm.fitted``: the default accuracy from
+  the hinges) come first from exact selection (:mod:`ranklens.dask._quantiles`).
+- The default relevance, as :func:`ranklens.evaluate_models` builds it: the box-plot relevance
+  of ``y`` (Torgo & Ribeiro 2009, Sect. 4.1), its hinges, minimum and maximum found by exact
+  selection, then :func:`ranklens.relevance._relevance_from_limits`, the in-memory function's
+  own construction.
+- :class:`ranklens._registry.MedianForm`: the (weighted) median of per-row values by exact
+  selection (median absolute error, Rosset, Perlich & Zadrozny 2005).
+
+References
+----------
+Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery Science
+(DS 2009)*, LNCS 5808, 332-346.
+Ribeiro, R. P. and Moniz, N. (2020). Imbalanced regression and extreme value prediction.
+*Machine Learning* 109(9), 1803-1835.
+Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic forecasts in
+an interval format. *PLoS Computational Biology* 17(2), e1008618.
+Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression models.
+*Proceedings of ICDM 2005*, 370-377.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ranklens._registry import MetricSpec
+from ranklens.dask._quantiles import Source, Target, select
+from ranklens.evaluation import (
+    Problem,
+    _call_quietly,
+    _exception_problem,
+    _fit_kwargs,
+    _metric_info,
+    _score_quietly,
+    model_context,
+)
+from ranklens.exceptions import DomainError
+
+
+@dataclasses.dataclass(frozen=True)
+class Claimed:
+    """The measures this module computes, taken from the engine's unsupported ones."""
+
+    sums: list[MetricSpec]
+    medians: list[MetricSpec]
+
+
+def claim(the_plan: Any, with_intervals: bool) -> tuple[Any, Claimed]:
+    """The plan without the measures declaring a sums or median form (interval measures only
+    when intervals are given), and those measures."""
+    from ranklens.metrics import get_metric
+
+    sums, medians, rest = [], [], {}
+    for name, why in the_plan.unsupported.items():
+        spec = get_metric(name)
+        caps = spec.capabilities
+        if caps.sums is not None and (spec.inputs == "point" or with_intervals):
+            sums.append(spec)
+        elif caps.median is not None and spec.inputs == "point":
+            medians.append(spec)
+        else:
+            rest[name] = why
+    return dataclasses.replace(the_plan, unsupported=rest), Claimed(sums, medians)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Job:
+    """One measure of one model in the sums pass: its form, columns and parameters."""
+
+    spec: MetricSpec
+    columns: tuple[str, ...]
+    params: dict[str, Any]
+
+
+def sums_partition(part: Any, weight: str | None, jobs: Sequence[_Job]) -> list[Any]:
+    """Per job, the weighted sums of the measure's per-row terms (or the exception raised)."""
+    w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
+    cols: dict[str, np.ndarray] = {}
+    out: list[Any] = []
+    for job in jobs:
+        form = job.spec.capabilities.sums
+        assert form is not None
+        arrays = []
+        for c in job.columns:
+            if c not in cols:
+                cols[c] = np.ascontiguousarray(part[c].to_numpy(dtype=np.float64))
+                if not np.isfinite(cols[c]).all():
+                    return [{"bad": c}]
+            arrays.append(cols[c])
+        if arrays[0].size == 0:
+            out.append(None)
+            continue
+        try:
+            with np.errstate(all="ignore"):
+                terms = np.asarray(form.terms(*arrays, **job.params), dtype=np.float64)
+        except Exception as exc:  # the measure's own checks, reported as in memory
+            out.append(exc)
+            continue
+        out.append(terms.sum(axis=1) if w is None else terms @ w)
+    return out
+
+
+def _hinge_values(values: Sequence[float]) -> tuple[float, float, float]:
+    from ranklens.relevance import _hinges_of
+
+    return _hinges_of(values)
+
+
+def default_relevance(n: int, values: Sequence[float]) -> Any:
+    """``relevance_from_boxplot(y, sample_weight=w)`` (defaults; the weights as frequencies) from
+    the values of ``y`` at the hinge positions (:func:`ranklens.relevance._hinge_positions` of
+    the sample size) followed by its minimum and maximum; ``n`` rows of positive weight."""
+    from ranklens.relevance import _relevance_from_limits
+
+    q1, med, q3 = _hinge_values(values[:6])
+    y_min, y_max = float(values[6]), float(values[7])
+    if y_min == y_max:
+        raise DomainError(
+            f"y is constant ({y_min!r}); no box-plot relevance can be derived from it"
+        )
+    coef = 1.5
+    iqr = q3 - q1
+    lower, upper = q1 - coef * 1.0 * iqr, q3 + coef * 1.0 * iqr
+    return _relevance_from_limits(
+        n,
+        float(med),
+        iqr,
+        (lower, upper),
+        (lower, upper),
+        (y_min < lower, y_max > upper),
+        extremes="auto",
+        adjusted=False,
+        shape="sigmoid",
+        k=0.5,
+        delta=1e-4,
+        fallback="fences",
+    )
+
+
+def evaluate_claimed(
+    dask: Any,
+    frame: Any,
+    claimed: Claimed,
+    *,
+    y: str,
+    preds: Sequence[str],
+    weight: str | None,
+    intervals: Mapping[str, tuple[str, str]],
+    context: dict[str, Any],
+    n: int,
+    n_rows: int,
+    total_w: float,
+    n_buckets: int,
+    sample_y: np.ndarray,
+    sample_p: dict[str, np.ndarray],
+    values: dict[str, dict[str, float]],
+    problems: dict[str, dict[str, Problem]],
+    info: dict[str, dict[str, Any]],
+    settings: dict[str, Any],
+) -> None:
+    """Compute the claimed measures into ``values`` / ``problems`` / ``info`` (in place).
+
+    Reads: one two-pass selection for every order statistic wanted (the default relevance's
+    box plot, the fitted parameters, the medians), then one pass for all the sums.
+    """
+    from ranklens.relevance import _hinge_positions
+
+    if not claimed.sums and not claimed.medians:
+        return
+    for model in intervals:
+        values.setdefault(model, {})
+        problems.setdefault(model, {})
+    weighted_y = Source(y, weight=weight)
+    targets: list[Target] = []
+    samples: dict[Source, np.ndarray] = {weighted_y: sample_y}
+
+    def want(source: Source, positions: Sequence[float], strict: bool = False) -> slice:
+        start = len(targets)
+        targets.extend(Target(source, float(k), strict) for k in positions)
+        return slice(start, len(targets))
+
+    needs_relevance = any("relevance" in s.capabilities.sums.params for s in claimed.sums)  # type: ignore[union-attr]
+    # the box plot reads the weights as frequencies: a sample of size W, rows of weight 0 absent
+    size = float(n) if weight is None else float(total_w)
+    fit_problem: Problem | None = None
+    if weight is not None and total_w < 2.0:
+        fit_problem = Problem(
+            "undefined",
+            "the box plot reads sample_weight as frequencies (a weight of 3 counts as three "
+            f"observations); these weights sum to {total_w:.6g}, less than the two "
+            "observations a box plot needs",
+        )
+    relevance_at = None
+    if needs_relevance and context.get("relevance") is None and fit_problem is None:
+        start = len(targets)
+        want(weighted_y, _hinge_positions(size))
+        want(weighted_y, [0.0], strict=True)  # the smallest value: the first row of weight > 0
+        want(weighted_y, [math.inf])  # the largest: no position reached, the last row
+        relevance_at = slice(start, len(targets))
+    fits: dict[int, tuple[Any, slice]] = {}
+    for spec in claimed.sums:
+        form = spec.capabilities.sums
+        assert form is not None
+        for name, fit in form.fitted.items():
+            if context.get(name) is None and id(fit) not in fits and fit_problem is None:
+                fits[id(fit)] = (fit, want(weighted_y, list(fit.positions(size))))
+    medians: dict[tuple[str, str], slice] = {}
+    for spec in claimed.medians:
+        median_form = spec.capabilities.median
+        assert median_form is not None
+        for model in preds:
+            source = Source(y, model, median_form.values, weight)
+            samples[source] = source.sample(sample_y, sample_p)
+            if weight is None:
+                half = [n // 2 + 1] if n % 2 else [n // 2, n // 2 + 1]
+                medians[(spec.name, model)] = want(source, half)
+            else:
+                h = float(total_w) / 2.0
+                tol = 64.0 * np.finfo(np.float64).eps * h
+                start = len(targets)
+                want(source, [h - tol])
+                want(source, [h + tol], strict=True)
+                medians[(spec.name, model)] = slice(start, len(targets))
+    found = select(dask, frame, targets, samples, n_buckets) if targets else []
+
+    # the default relevance, as evaluate_models builds it (a note or a failure when it cannot)
+    relevance = context.get("relevance")
+    relevance_failure: Problem | None = None
+    if relevance_at is not None:
+        relevance, problem = _call_quietly(default_relevance, n_rows, found[relevance_at])
+        if relevance is None:
+            relevance_failure = problem
+        else:
+            note = "box plot of the evaluated target" + (
+                ", weights as frequencies (default)" if weight is not None else " (default)"
+            )
+            settings["relevance"] = note + (f"; {problem.message}" if problem else "")
+    elif relevance is not None:
+        settings["relevance"] = repr(relevance)
+    fitted: dict[int, tuple[Any, Problem | None]] = {}
+    for key, (fit, where) in fits.items():
+        value, problem = _call_quietly(fit.build, found[where])
+        fitted[key] = (value, problem)
+
+    # the sums pass: every (measure, model) whose parameters are known
+    full = {**context, "relevance": relevance}
+    jobs: list[_Job] = []
+    keys: list[tuple[str, str]] = []
+    for spec in claimed.sums:
+        form = spec.capabilities.sums
+        assert form is not None
+        interval = spec.inputs == "interval"
+        info[spec.name] = _metric_info(spec, full)
+        models = list(intervals) if interval else list(preds)
+        for model in models:
+            local = full if interval else model_context(full, None)
+            kwargs, skip = _fit_kwargs(spec.func, 3 if interval else 2, local)
+            params = {k: v for k, v in kwargs.items() if k in form.params}
+            failure = skip
+            if "relevance" in form.params and relevance is None:
+                failure = (
+                    relevance_failure
+                    or fit_problem
+                    or Problem("undefined", "no relevance: y gives no box-plot relevance")
+                )
+            for name, fit in form.fitted.items():
+                if name in params:
+                    continue
+                if fit_problem is not None:
+                    failure = failure or fit_problem
+                    continue
+                value, problem = fitted[id(fit)]
+                if value is None:
+                    failure = failure or problem
+                else:
+                    params[name] = value
+            if failure is not None:
+                values[model][spec.name] = math.nan
+                problems[model][spec.name] = failure
+                continue
+            columns = (y, *intervals[model]) if interval else (y, model)
+            jobs.append(_Job(spec, columns, params))
+            keys.append((spec.name, model))
+    if jobs:
+        parts = dask.compute(
+            *[dask.delayed(sums_partition)(p, weight, jobs) for p in frame.to_delayed()]
+        )
+        for p in parts:
+            if p and isinstance(p[0], dict):
+                raise ValueError(
+                    f"column {p[0]['bad']!r} holds missing or non-finite values; drop or fill "
+                    "them first"
+                )
+        for j, (job, (name, model)) in enumerate(zip(jobs, keys, strict=True)):
+            pieces = [p[j] for p in parts if p[j] is not None]
+            failed = [x for x in pieces if isinstance(x, Exception)]
+            if failed:
+                values[model][name] = math.nan
+                problems[model][name] = _exception_problem(failed[0])
+                continue
+            sums = np.array([math.fsum(float(x[i]) for x in pieces) for i in range(len(pieces[0]))])
+            form = job.spec.capabilities.sums
+            assert form is not None
+            value, problem = _score_quietly(form.finalize, sums, n, **job.params)
+            values[model][name] = value
+            if problem is not None:
+                problems[model][name] = problem
+
+    for spec in claimed.medians:
+        info[spec.name] = _metric_info(spec)
+        for model in preds:
+            got = found[medians[(spec.name, model)]]
+            values[model][spec.name] = got[0] if len(got) == 1 else _midpoint(got[0], got[1])
+
+
+def _midpoint(a: float, b: float) -> float:
+    from ranklens.relevance import _midpoint as mid
+
+    return mid(a, b)

@@ -1,0 +1,350 @@
+"""ranklens.dask: the measures that are sums once their parameters are fitted, the interval
+measures and the medians equal the in-memory ones, whatever the partitioning.
+
+The reference is the registered in-memory function itself, called as the in-memory pipeline
+calls it (``evaluation._score_quietly``: the same value, and the same problem kind where it is
+NaN); floats to 1e-12 (relative). The exact selection is checked against the in-memory
+order statistic (``relevance._Sample.at``) at every position, with integer weights whose
+cumulative sums land exactly on the positions.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import dask  # noqa: E402
+
+import ranklens.dask as rd  # noqa: E402
+from ranklens import SigmoidRelevance, evaluate_models  # noqa: E402
+from ranklens.dask._quantiles import Source, Target, select  # noqa: E402
+from ranklens.evaluation import _score_quietly  # noqa: E402
+from ranklens.metrics import available_metrics, get_metric  # noqa: E402
+from ranklens.relevance import _Sample  # noqa: E402
+
+TOL = 1e-12
+ALPHA = 0.2
+INTERVALS = {"a": ("lo", "hi"), "c": ("lo2", "hi2")}
+SUMS_FAMILIES = {"extremes", "intervals"}
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        memory_limit="1GiB",
+        dashboard_address=":0",
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _data(n: int = 1500, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    # skewed, rounded: box-plot outliers in the high tail, long tie runs across partitions
+    y = np.round(np.exp(rng.normal(size=n)), 1)
+    a = np.round(y + rng.normal(size=n), 1)
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": a,
+            "b": rng.integers(0, 7, n).astype(float),
+            "wi": rng.integers(0, 4, n).astype(float),  # integer weights, zeros included
+            "wf": rng.uniform(0.0, 2.0, n),
+        }
+    )
+    df.loc[::13, "wf"] = 0.0
+    df["lo"], df["hi"] = a - 1.0, a + 1.5
+    width = np.round(rng.uniform(0.0, 3.0, n), 1)
+    df["lo2"], df["hi2"] = y - width + rng.normal(size=n), y + width
+    df["hi2"] = np.maximum(df["hi2"], df["lo2"])
+    return df
+
+
+def _reference(name: str, df: pd.DataFrame, model: str, weight: str | None, **kw):
+    """(value, problem) of the in-memory measure, called as the in-memory pipeline calls it."""
+    spec = get_metric(name)
+    if weight is not None:
+        kw["sample_weight"] = df[weight].to_numpy()
+    y = df["y"].to_numpy()
+    if spec.inputs == "interval":
+        lo, hi = INTERVALS[model]
+        return _score_quietly(spec.func, y, df[lo].to_numpy(), df[hi].to_numpy(), alpha=ALPHA, **kw)
+    return _score_quietly(spec.func, y, df[model].to_numpy(), **kw)
+
+
+def _same(got: float, want: float) -> bool:
+    if math.isnan(got) or math.isnan(want):
+        return math.isnan(got) and math.isnan(want)
+    return abs(got - want) <= TOL * max(1.0, abs(want))
+
+
+def _check(
+    ev, df: pd.DataFrame, weight: str | None, names, notes: bool = True, **kw
+) -> tuple[int, int]:
+    """Every value of ``names`` against the in-memory one: (compared, finite). ``notes=False``:
+    an in-memory note (the default relevance's warning, which the pipeline records once in
+    ``settings["relevance"]``) is not a problem of each measure."""
+    compared = finite = 0
+    for model in ev.model_names:
+        for name in names:
+            if name not in ev.values[model]:
+                continue
+            got = ev.values[model][name]
+            problem = ev.problems.get(model, {}).get(name)
+            assert problem is None or problem.kind != "skipped", (model, name, problem)
+            want, want_problem = _reference(name, df, model, weight, **kw)
+            assert _same(got, want), (model, name, got, want)
+            if not notes and want_problem is not None and want_problem.kind == "note":
+                want_problem = None
+            kinds = (problem and problem.kind, want_problem and want_problem.kind)
+            assert kinds[0] == kinds[1], (model, name, problem, want_problem)
+            compared += 1
+            finite += math.isfinite(got)
+    return compared, finite
+
+
+def _claimed_names() -> list[str]:
+    out = []
+    for name in available_metrics():
+        caps = get_metric(name).capabilities
+        if caps.sums is not None or caps.median is not None:
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("weight", [None, "wi", "wf"])
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_sums_and_medians_equal_in_memory(client, weight, npartitions):
+    df = _data(seed=npartitions)
+    names = _claimed_names()
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=npartitions),
+        y="y",
+        pred=["a", "b"],
+        weight=weight,
+        intervals=INTERVALS,
+        alpha=ALPHA,
+        measures=names,
+        n_buckets=4,
+    )
+    # the interval-only model "c" is evaluated on its intervals alone, as in memory
+    assert ev.model_names == ("a", "b", "c")
+    compared, finite = _check(ev, df, weight, names)
+    n_point = sum(get_metric(m).inputs == "point" for m in names)
+    n_interval = len(names) - n_point
+    assert compared == 2 * n_point + 2 * n_interval
+    assert finite >= compared - 4  # a model may have no predicted event (precision NaN)
+    assert ev.settings["relevance"].startswith("box plot of the evaluated target")
+
+
+def test_every_family_member_is_claimed():
+    """The measures of rare extremes, the interval measures and the median declare a form."""
+    for name in available_metrics():
+        spec = get_metric(name)
+        if spec.family in SUMS_FAMILIES:
+            assert spec.capabilities.sums is not None, name
+    assert get_metric("median_absolute_error").capabilities.median is not None
+
+
+def test_default_relevance_without_outliers_falls_back_as_in_memory(client):
+    """y without box-plot outliers: the relevance falls back to both fences with a note, as
+    relevance_from_boxplot does, and the measures equal the in-memory ones (which warn)."""
+    rng = np.random.default_rng(4)
+    n = 900
+    y = rng.integers(0, 40, n).astype(float)
+    df = pd.DataFrame({"y": y, "a": y + np.round(rng.normal(size=n) * 8, 0), "wi": 1.0})
+    df.loc[::5, "a"] = 95.0  # predictions beyond the fences: predicted events
+    names = ["utility_precision", "utility_recall", "utility_f1", "sera"]
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred="a", measures=names)
+    assert "no box-plot outliers" in ev.settings["relevance"]
+    compared, finite = _check(ev, df, None, names, notes=False)
+    assert compared == 4 and finite == 2  # no true event: recall and F undefined
+    assert math.isfinite(ev.values["a"]["utility_precision"])
+
+
+@pytest.mark.parametrize("weight", [None, "wi"])
+def test_given_relevance_and_event_threshold(client, weight):
+    df = _data(seed=9)
+    phi = SigmoidRelevance(high_center=3.0)
+    names = ["utility_precision", "utility_recall", "utility_f1", "sera"]
+    names += ["relevance_weighted_squared_error", "relevance_weighted_absolute_error"]
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=4),
+        y="y",
+        pred=["a", "b"],
+        weight=weight,
+        measures=names,
+        relevance=phi,
+        event_threshold=0.7,
+    )
+    kw = {"relevance": phi}
+    compared = finite = 0
+    for name in names:
+        extra = {"event_threshold": 0.7} if name.startswith("utility") else {}
+        c, f = _check(ev, df, weight, [name], **kw, **extra)
+        compared, finite = compared + c, finite + f
+    assert compared == 2 * len(names) and finite == compared
+
+
+def test_same_as_evaluate_models_without_weights(client):
+    """The pipeline's numbers and problem kinds (default relevance, alpha) without weights."""
+    df = _data(n=1200, seed=5)
+    names = _claimed_names()
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3),
+        y="y",
+        pred=["a", "b"],
+        intervals=INTERVALS,
+        alpha=ALPHA,
+        measures=names,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = evaluate_models(
+            df["y"],
+            {"a": df["a"], "b": df["b"]},
+            intervals={m: (df[lo], df[hi]) for m, (lo, hi) in INTERVALS.items()},
+            alpha=ALPHA,
+            robustness=False,
+            curves=False,
+        )
+    compared = 0
+    for model in ref.model_names:
+        for name in names:
+            if name not in ref.values[model]:
+                assert name not in ev.values[model]
+                continue
+            assert _same(ev.values[model][name], ref.values[model][name]), (model, name)
+            got, want = ev.problems.get(model, {}).get(name), ref.problems.get(model, {}).get(name)
+            assert (got and got.kind) == (want and want.kind), (model, name)
+            compared += 1
+    assert compared >= 2 * 7 + 2 * 5
+    assert ev.metrics["interval_coverage"]["target"] == pytest.approx(1 - ALPHA)
+
+
+def test_exact_selection_at_every_position(client):
+    """Two-pass selection equals the in-memory order statistic of the repeated sample at every
+    position k = 1..W (integer weights: cumulative weights land exactly on k), strict or not."""
+    rng = np.random.default_rng(2)
+    n = 400
+    y = rng.integers(0, 25, n).astype(float)  # heavy ties, straddling buckets
+    w = rng.integers(0, 4, n).astype(float)
+    df = pd.DataFrame({"y": y, "w": w})
+    frame = dd.from_pandas(df, npartitions=5)
+    total = int(w.sum())
+    sample = y[::7]
+    for weight in (None, "w"):
+        source = Source("y", weight=weight)
+        size = n if weight is None else total
+        positions = [*range(1, size + 1)]
+        targets = [Target(source, float(k)) for k in positions]
+        targets += [Target(source, float(k), strict=True) for k in positions[:-1]]
+        got = select(dask, frame, targets, {source: sample}, n_buckets=3)
+        ref = _Sample.of(y, None if weight is None else w)
+        keep = slice(None) if weight is None else w > 0
+        xs = np.sort(y[keep])
+        cum = np.cumsum(np.ones(xs.size) if weight is None else w[keep][np.argsort(y[keep])])
+        want = [ref.at(k) for k in positions]
+        # strict: the smallest value x with W(x) > k
+        want += [float(xs[int(np.searchsorted(cum, k, side="right"))]) for k in positions[:-1]]
+        assert got == want, weight
+
+
+def test_median_of_an_even_and_odd_number_of_rows(client):
+    rng = np.random.default_rng(6)
+    for n in (301, 300):
+        y = rng.integers(0, 9, n).astype(float)
+        df = pd.DataFrame({"y": y, "a": rng.integers(0, 9, n).astype(float)})
+        df["wi"] = rng.integers(0, 3, n).astype(float)
+        for weight in (None, "wi"):
+            ev = rd.evaluate(
+                dd.from_pandas(df, npartitions=3),
+                y="y",
+                pred="a",
+                weight=weight,
+                measures=["median_absolute_error"],
+            )
+            want, _ = _reference("median_absolute_error", df, "a", weight)
+            assert ev.values["a"]["median_absolute_error"] == want, (n, weight)
+
+
+def test_interval_arguments_and_failures(client):
+    df = _data(n=300, seed=1)
+    frame = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match="alpha is required"):
+        rd.evaluate(frame, y="y", pred="a", intervals=INTERVALS)
+    bad = df.copy()
+    bad.loc[7, "hi"] = np.nan
+    with pytest.raises(ValueError, match="'hi'"):
+        rd.evaluate(
+            dd.from_pandas(bad, npartitions=2),
+            y="y",
+            pred="a",
+            intervals={"a": ("lo", "hi")},
+            alpha=ALPHA,
+            measures=["interval_score"],
+        )
+    crossed = df.copy()
+    crossed.loc[11, ["lo", "hi"]] = [5.0, 1.0]
+    ev = rd.evaluate(
+        dd.from_pandas(crossed, npartitions=2),
+        y="y",
+        pred="a",
+        intervals={"a": ("lo", "hi")},
+        alpha=ALPHA,
+        measures=["interval_score", "mean_interval_width"],
+    )
+    for name in ("interval_score", "mean_interval_width"):
+        assert math.isnan(ev.values["a"][name])
+        assert ev.problems["a"][name].kind == "failed"
+        assert "lower" in ev.problems["a"][name].message
+    # without intervals the interval measures are skipped, with the reason
+    ev = rd.evaluate(frame, y="y", pred="a", measures=["interval_score"])
+    assert ev.problems["a"]["interval_score"].kind == "skipped"
+
+
+def test_constant_target_makes_the_relevance_undefined(client):
+    df = pd.DataFrame({"y": np.full(200, 3.0), "a": np.linspace(0, 6, 200)})
+    names = ["sera", "utility_f1", "median_absolute_error"]
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=names)
+    for name in ("sera", "utility_f1"):
+        assert math.isnan(ev.values["a"][name])
+        assert ev.problems["a"][name].kind == "undefined"
+        assert "constant" in ev.problems["a"][name].message
+        _, want = _reference(name, df, "a", None)
+        assert want is not None and want.kind == "undefined"
+    want, _ = _reference("median_absolute_error", df, "a", None)
+    assert ev.values["a"]["median_absolute_error"] == want
+
+
+def test_field_containers_read_only_columns(client):
+    """Columns from read_csv-like frames and read-only arrays give the same numbers."""
+    df = _data(n=600, seed=3)
+    ro = df.copy()
+    for column in ro.columns:
+        values = ro[column].to_numpy().copy()
+        values.setflags(write=False)
+        ro[column] = values
+    names = ["sera", "utility_f1", "median_absolute_error", "interval_score"]
+    got = rd.evaluate(
+        dd.from_pandas(ro, npartitions=3),
+        y="y",
+        pred="a",
+        weight="wi",
+        intervals={"a": ("lo", "hi")},
+        alpha=ALPHA,
+        measures=names,
+    )
+    compared, _ = _check(got, df, "wi", names)
+    assert compared == 4
