@@ -290,8 +290,26 @@ def prediction_partition(
         for i in np.flatnonzero(depth_in)
         if total_e > 0
     }
-    # Rank statistics: pairs inside the bucket, and the prediction's midrank for every row.
-    order = np.argsort(pv, kind="stable")
+    if boot is not None:
+        out["boot"] = bootstrap_curve(
+            yv,
+            pv,
+            wv,
+            part[KEY].to_numpy(),
+            threshold,
+            boot["carry"][bucket],
+            boot["reps"],
+            boot["seed"],
+            boot.get("depths"),
+        )
+    if not rank_pairs:
+        # no shuffle by truth follows: the midrank and bucket columns are placeholders
+        frame = frame.assign(**{a_col: np.zeros(len(part), np.int64 if unit else np.float64)})
+        return frame.assign(**{b_col: np.full(len(part), bucket, np.int64)}), out
+    # Rank statistics: pairs inside the bucket, and the prediction's midrank for every row
+    # (the same for every row of a tie group: the order inside a group does not matter, so
+    # NumPy's unstable sort, about 3x faster than its stable one, does).
+    order = np.argsort(pv)
     ps = pv[order]
     sizes = _tie_sizes(ps)
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
@@ -319,17 +337,6 @@ def prediction_partition(
             da = a - c["W"] / 2.0
             out["var_a"] = float(np.sum(wv * da * da))
             out["a_single"] = {int(b): float(np.sum((wv * da)[tb == b])) for b in single}
-    if boot is not None:
-        out["boot"] = bootstrap_curve(
-            yv,
-            pv,
-            wv,
-            part[KEY].to_numpy(),
-            threshold,
-            boot["carry"][bucket],
-            boot["reps"],
-            boot["seed"],
-        )
     frame = frame.assign(**{a_col: a, b_col: np.full(len(part), bucket, np.int64)})
     return frame, out
 
@@ -396,7 +403,7 @@ def truth_partition(
     yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
     wv = None if weight is None else np.ascontiguousarray(part[weight].to_numpy(dtype=np.float64))
     unit = wv is None
-    order = np.argsort(yv, kind="stable")
+    order = np.argsort(yv)  # midranks: the order inside a tie group does not matter
     ys = yv[order]
     sizes = _tie_sizes(ys)
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
@@ -551,15 +558,19 @@ def bootstrap_curve(
     carry: dict[str, np.ndarray],
     reps: np.ndarray,
     seed: int,
+    depths: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Per replicate, the curve pieces of one prediction bucket (as in
-    :func:`prediction_partition`, with the replicate's weights and carry-ins)."""
+    :func:`prediction_partition`, with the replicate's weights and carry-ins); with ``depths``,
+    ``out["lift"][r, i]`` the cumulative lift at ``depths[i]`` where replicate ``r``'s curve
+    reaches that depth inside this bucket (NaN elsewhere: one bucket holds it)."""
     order = np.argsort(-pv, kind="stable")
     ps = pv[order]
     starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
     ev = (yv[order] >= threshold).astype(np.float64)
     n_b = reps.size
-    out = {name: np.zeros(n_b) for name in ("roc_twice", "ks", "gain_area2")}
+    out: dict[str, np.ndarray] = {name: np.zeros(n_b) for name in ("roc_twice", "ks", "gain_area2")}
+    lift = np.full((n_b, 0 if depths is None else depths.size), np.nan)
     block = max(1, BLOCK_CELLS // max(1, pv.size))
     for first in range(0, n_b, block):
         sl = slice(first, first + block)
@@ -579,4 +590,10 @@ def bootstrap_curve(
             x = cw / w_tot
             g = ce / e_tot
             out["gain_area2"][sl] = np.sum((x[:, 1:] - x[:, :-1]) * (g[:, 1:] + g[:, :-1]), axis=1)
+            # the lift where the depth falls in this piece of the curve (as prediction_partition)
+            for i, d in enumerate(() if depths is None else depths.tolist()):
+                for r in np.flatnonzero((d > x[:, 0]) & (d <= x[:, -1])):
+                    lift[first + r, i] = float(np.interp(d, x[r], g[r])) / d
+    if depths is not None:
+        out["lift"] = lift
     return out

@@ -1,0 +1,140 @@
+"""``ranklens evaluate --engine dask`` with workers under a memory limit: the same JSON numbers as
+the in-memory run on the same data.
+
+The workers are separate processes, each with its memory limit enforced by its nanny (a worker
+passing it is restarted, which this test would see), and the sorts are cut into many buckets,
+each a small fraction of the data, so no worker ever holds all the rows: the small-scale form of
+data larger than the workers' memory (docs/scaling.md has the run at 2e7 rows with 1 GiB
+workers). Every value of the JSON is compared, counts exactly and floats to 1e-12 (relative).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+pytest.importorskip("pyarrow")
+pytest.importorskip("typer")
+
+TOL = 1e-12
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+@pytest.fixture(scope="module")
+def limited_client() -> Iterator[Any]:
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit="1GiB",
+        dashboard_address=":0",
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _entry(doc: dict, model: str, name: str) -> tuple[object, str]:
+    entry = doc["models"][model][name]
+    if isinstance(entry, dict):
+        return entry["value"], entry["status"]
+    problem = doc.get("problems", {}).get(model, {}).get(name)
+    kind = problem.get("kind") if isinstance(problem, dict) else None
+    return (None if entry is None or entry != entry else entry), kind or "ok"
+
+
+def _same(a: object, b: object) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    assert isinstance(a, float | int) and isinstance(b, float | int)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= TOL * max(1.0, abs(b))
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_cli_dask_under_worker_memory_limit_same_numbers(
+    limited_client: Any, tmp_path: Any, monkeypatch: Any, binary: bool
+) -> None:
+    from typer.testing import CliRunner
+
+    from ranklens.cli import app
+    from ranklens.dask import _engine
+
+    rng = np.random.default_rng(11 + binary)
+    n = 6000
+    latent = rng.normal(size=n)
+    y = (
+        (latent + rng.normal(size=n) > 1.0).astype(float)
+        if binary
+        else np.exp(latent + 0.5 * rng.normal(size=n)).round(2)
+    )
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": latent + rng.normal(size=n),
+            # few distinct values: tie runs straddle every file and every bucket boundary
+            "b": (latent + 2.0 * rng.normal(size=n)).round(1),
+        }
+    )
+    df.to_parquet(tmp_path / "all.parquet")
+    (tmp_path / "data").mkdir()
+    for i in range(6):
+        df.iloc[i * 1000 : (i + 1) * 1000].to_parquet(tmp_path / "data" / f"part{i}.parquet")
+    # buckets of about 400 rows: every sort cut into some 15 pieces, none near the data's size
+    monkeypatch.setattr(_engine, "ROWS_PER_BUCKET", 400)
+    pids = limited_client.run(_pid)
+
+    runner = CliRunner()
+    common = ["--target", "y", "--pred", "a", "--pred", "b", "--bootstrap", "0", "-q"]
+    out = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(tmp_path / "data" / "*.parquet"),
+            *common,
+            "--engine",
+            "dask",
+            "--scheduler",
+            limited_client.scheduler.address,
+            "--json",
+            str(tmp_path / "dask.json"),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(
+        app,
+        ["evaluate", str(tmp_path / "all.parquet"), *common, "--json", str(tmp_path / "m.json")],
+    )
+    assert out.exit_code in (0, 1), out.output
+    # no worker passed its limit (the nanny would have restarted it)
+    assert limited_client.run(_pid) == pids
+
+    got = json.loads((tmp_path / "dask.json").read_text())
+    want = json.loads((tmp_path / "m.json").read_text())
+    assert got["n"] == want["n"] == n
+    compared = 0
+    for model in ("a", "b"):
+        for name in got["models"][model]:
+            value, status = _entry(got, model, name)
+            if status == "skipped":
+                continue
+            ref_value, ref_status = _entry(want, model, name)
+            assert status == ref_status, (model, name)
+            assert _same(value, ref_value), (model, name, value, ref_value)
+            compared += 1
+        assert got["curves"]["decile_table"][model] == want["curves"]["decile_table"][model]
+    # the AUC family, tau, rho, Somers' D and the mergeable losses of both models at least
+    assert compared >= 2 * 17
