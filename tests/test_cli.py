@@ -93,7 +93,7 @@ def test_evaluate_writes_every_registered_measure(tmp_path, csv):
     assert len(comparisons) == len(compared)  # one record per measure and pair
     tau = doc["models"]["gbm"]["kendall_tau"]
     assert tau["ci_low"] <= tau["value"] <= tau["ci_high"]
-    assert "replicates" not in doc and doc["schema_version"] == "2.0"
+    assert "replicates" not in doc and doc["schema_version"] == "2.1"
     text = html.read_text()
     assert text.startswith("<!DOCTYPE html>") and "gbm" in text and "kendall_tau" in text
 
@@ -369,7 +369,12 @@ def test_help_lists_the_commands():
 
 
 def test_json_has_the_replicates_only_when_asked(tmp_path, csv):
-    args = ("evaluate", str(csv), "-t", "spend", "-p", "gbm", "-p", "linear", "--bootstrap", "20")
+    # The bootstrap itself: every interval the bootstrap's (by default tau's is Noether's).
+    args = (
+        "evaluate",
+        *(str(csv), "-t", "spend", "-p", "gbm", "-p", "linear", "--bootstrap", "20"),
+        *("--inference", "bootstrap"),
+    )
     lean, full = tmp_path / "lean.json", tmp_path / "full.json"
     assert _run(*args, "--json", str(lean), "--quiet").exit_code == 0
     result = _run(*args, "--json", str(full), "--include-replicates", "--quiet")
@@ -385,3 +390,16 @@ def test_json_has_the_replicates_only_when_asked(tmp_path, csv):
     k = replicates["measures"].index("kendall_tau")
     low = full_doc["models"]["gbm"]["kendall_tau"]["ci_low"]
     assert np.nanmin(values[:, k, 0]) <= low + 1e-12
+    assert full_doc["models"]["gbm"]["kendall_tau"]["interval_method"] == "bootstrap-bca"
+    # By default: the same replicates of tau, which keeps them for its paired test, and
+    # Noether's interval; the measures with DeLong's inference have no replicates.
+    auto = tmp_path / "auto.json"
+    auto_args = [a for a in args if a not in ("--inference", "bootstrap")]
+    assert _run(*auto_args, "--json", str(auto), "--include-replicates", "-q").exit_code == 0
+    auto_doc = json.loads(auto.read_text())
+    auto_values = np.asarray(auto_doc["replicates"]["values"], dtype=float)
+    j = auto_doc["replicates"]["measures"].index("kendall_tau")
+    np.testing.assert_array_equal(auto_values[:, j], values[:, k])
+    assert auto_doc["models"]["gbm"]["kendall_tau"]["interval_method"] == "noether"
+    c = auto_doc["replicates"]["measures"].index("tau_normalized")
+    assert np.isnan(auto_values[:, c]).all()

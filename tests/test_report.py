@@ -124,7 +124,9 @@ def test_page_is_self_contained(page):
     assert "@import" not in page and "url(http" not in page
 
 
-def test_page_shows_every_model_measure_and_interval(page, evaluation):
+def test_page_shows_every_model_measure_and_interval(page, evaluation, task):
+    from ranklens.ranking import ranking_summary
+
     for metric in evaluation.metrics:
         assert f">{metric}<" in page or f">{metric}</th>" in page or metric in page
     for model in evaluation.model_names:
@@ -138,6 +140,11 @@ def test_page_shows_every_model_measure_and_interval(page, evaluation):
     assert abs(float(text.replace(",", "")) - tau) <= 0.5 * 10**-decimals + 1e-12
     low = evaluation.comparison.ci_lower[evaluation.comparison.metrics.index("kendall_tau"), 0]
     assert abs(float(low_text.replace(",", "")) - low) <= 0.5 * 10**-decimals + 1e-12
+    # By default tau's interval is Noether's (the report's note says so), not the bootstrap's.
+    y, predictions, _ = task
+    noether = ranking_summary(y, predictions["gbm"]).confidence_interval(0.95)
+    assert low == pytest.approx(noether[0])
+    assert "Noether (1967) for kendall tau" in page
     assert page.index(">Summary</h3>") < page.index(">Ranking</h3>")
     for title in (
         "Summary",
@@ -189,6 +196,8 @@ def test_a_broken_plot_does_not_break_the_report(evaluation, monkeypatch):
 
 
 def test_json_document(evaluation):
+    from ranklens.ranking import ranking_summary
+
     doc = evaluation_to_json(evaluation)
     text = json.dumps(doc, allow_nan=False)
     back = json.loads(text)
@@ -197,8 +206,15 @@ def test_json_document(evaluation):
     k = evaluation.comparison.metrics.index("kendall_tau")
     assert record["ci_low"] == pytest.approx(evaluation.comparison.ci_lower[k, 0])
     assert record["ci_high"] == pytest.approx(evaluation.comparison.ci_upper[k, 0])
+    # ... which is Noether's interval of tau by default, and says so.
+    y = evaluation.extras["y_true"]
+    gbm = evaluation.extras["predictions"]["gbm"]
+    assert record["interval_method"] == "noether"
+    assert (record["ci_low"], record["ci_high"]) == pytest.approx(
+        tuple(ranking_summary(y, gbm).confidence_interval(0.95))
+    )
     assert record["status"] == "ok" and record["reason"] is None
-    assert back["schema_version"] == "2.0"
+    assert back["schema_version"] == "2.1"
     assert {c["measure"] for c in back["comparisons"]} <= set(evaluation.metrics)
     first = back["comparisons"][0]
     assert {"model_a", "model_b", "difference", "p_value", "ci_low", "ci_high"} <= set(first)
@@ -255,12 +271,26 @@ def test_bootstrap_keeps_to_its_time_budget(task):
     from ranklens.compare import DEFAULT_COMPARISON_METRICS
 
     y, predictions, _ = task
+    quick = {"curves": False, "robustness": False}
     none = evaluate_models(
-        y, predictions, n_bootstrap=200, bootstrap_budget_s=0.0, curves=False, robustness=False
+        y, predictions, n_bootstrap=200, bootstrap_budget_s=0.0, inference="bootstrap", **quick
     )
     assert none.comparison is None
     assert none.settings["bootstrap (time budget)"].startswith("skipped: even 100 replicates")
     assert none.problems["(all models)"]["bootstrap comparison"].kind == "skipped"
+    # By default the analytic intervals and tests are no bootstrap: they run whatever its
+    # budget; only the measures that declare them are compared.
+    analytic = evaluate_models(y, predictions, n_bootstrap=200, bootstrap_budget_s=0.0, **quick)
+    assert analytic.settings["bootstrap (time budget)"].startswith("skipped: even 100 replicates")
+    assert analytic.problems["(all models)"]["bootstrap comparison"].kind == "skipped"
+    assert set(analytic.comparison.metrics) == {
+        "kendall_tau",
+        "roc_auc",
+        "somers_d",
+        "tau_normalized",
+    }
+    assert analytic.comparison.n_bootstrap == 0
+    assert analytic.comparison.test_methods[analytic.comparison.metrics.index("kendall_tau")] == ""
     full = evaluate_models(y, predictions, n_bootstrap=20, curves=False, robustness=False)
     assert set(DEFAULT_COMPARISON_METRICS) <= set(full.comparison.metrics)
     assert "roc_auc" in full.comparison.metrics

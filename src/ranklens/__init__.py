@@ -71,6 +71,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "roc_curve",
     ),
     "evaluation": (
+        "EvaluationComparison",
         "ModelEvaluation",
         "Problem",
         "evaluate_models",
@@ -209,6 +210,7 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.agreement import *  # noqa: F403
     from ranklens.bands import *  # noqa: F403
     from ranklens.compare import *  # noqa: F403
+    from ranklens.evaluation import EvaluationComparison as EvaluationComparison
     from ranklens.evaluation import ModelEvaluation as ModelEvaluation
     from ranklens.evaluation import Problem as Problem
     from ranklens.evaluation import evaluate_models as evaluate_models

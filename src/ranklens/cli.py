@@ -733,6 +733,15 @@ def evaluate(
         ),
     ] = 60.0,
     seed: Annotated[int, typer.Option(help="Random seed of the bootstrap (>= 0).")] = 0,
+    inference: Annotated[
+        str,
+        typer.Option(
+            help="Where intervals and paired tests come from: auto (analytic where a measure "
+            "declares it: DeLong for AUC, Harrell's C and Somers' D, Noether's interval for "
+            "Kendall's tau; the paired bootstrap for the rest) or bootstrap (throughout). The "
+            "report and the JSON say which method gave each number."
+        ),
+    ] = "auto",
     drop_na: Annotated[
         bool, typer.Option("--drop-na", help="Drop rows with missing values (and report them).")
     ] = False,
@@ -813,6 +822,7 @@ def evaluate(
                 bootstrap=bootstrap,
                 bootstrap_budget=bootstrap_budget,
                 seed=seed,
+                inference=inference,
                 drop_na=drop_na,
                 title=title,
                 json_path=json_path,
@@ -885,6 +895,7 @@ def _evaluate(
     bootstrap_budget: float,
     seed: int,
     drop_na: bool,
+    inference: str = "auto",
     title: str | None,
     json_path: pathlib.Path | None,
     html: pathlib.Path | None,
@@ -912,6 +923,10 @@ def _evaluate(
         json_path=json_path,
         html=html,
     )
+    from ranklens.evaluation import INFERENCE
+
+    if inference not in INFERENCE:
+        raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
     event_spec = parse_events(events)
 
     frame = read_table(file)
@@ -968,6 +983,7 @@ def _evaluate(
                 n_bootstrap=bootstrap,
                 bootstrap_budget_s=bootstrap_budget,
                 random_state=seed,
+                inference=inference,
                 n_dropped=n_dropped,
                 on_progress=None if quiet else progress,
                 show_progress=None if not quiet else False,

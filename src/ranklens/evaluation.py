@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import itertools
 import math
 import time
 import warnings
@@ -34,13 +35,19 @@ import numpy as np
 from ranklens._budget import BootstrapPlan, plan_bootstrap
 from ranklens._format import format_number, table_html
 from ranklens._progress import UNSET, renamed_keyword
+from ranklens._registry import AnalyticVariance
 from ranklens._results import Result, to_builtin
 from ranklens._typing import ArrayLike
 from ranklens._validation import as_1d_float, check_pair, check_sample_weight
 from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
-from ranklens.compare import DEFAULT_COMPARISON_METRICS, compare_models
+from ranklens.compare import (
+    DEFAULT_COMPARISON_METRICS,
+    ComparisonResult,
+    PermutationTestResult,
+    compare_models,
+)
 from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWarning
 from ranklens.metrics import CurveSpec, available_curves, available_metrics, get_curve, get_metric
 from ranklens.relevance import relevance_from_boxplot
@@ -48,6 +55,7 @@ from ranklens.robustness import robustness_table
 from ranklens.targeting import best_model_by_depth
 
 __all__ = [
+    "EvaluationComparison",
     "ModelEvaluation",
     "Problem",
     "evaluate_models",
@@ -62,6 +70,21 @@ PROBLEM_KINDS = ("note", "skipped", "undefined", "failed")
 
 #: Key of ``problems`` for task-level results (the bootstrap comparison, bands, agreement).
 ALL_MODELS = "(all models)"
+
+#: The choices of ``evaluate_models(inference=...)`` (``ranklens evaluate --inference``):
+#: ``"auto"``, the analytic interval and paired test of each measure whose registry entry declares
+#: them and the paired bootstrap for the rest; ``"bootstrap"``, the paired bootstrap throughout.
+INFERENCE: tuple[str, ...] = ("auto", "bootstrap")
+
+#: How the report names each interval or test method (``interval_method`` and ``test_method`` in
+#: ``results.json``), with its reference.
+METHOD_NAMES: dict[str, str] = {
+    "delong": "DeLong (DeLong, DeLong & Clarke-Pearson 1988)",
+    "bootstrap": "paired bootstrap",
+    "bootstrap-bca": "paired bootstrap, BCa (Efron 1987)",
+    "bootstrap-percentile": "paired bootstrap, percentile",
+    "permutation": "paired permutation test",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,6 +231,138 @@ class ModelEvaluation(Result):
         return table_html(f"{self.title} (n = {self.n:,})", ["measure", *models], rows)
 
 
+@dataclasses.dataclass(frozen=True, repr=False)
+class EvaluationComparison(ComparisonResult):
+    """The comparison of an evaluation whose measures were compared by different methods.
+
+    What :func:`evaluate_models` stores with ``inference="auto"`` when some measure has analytic
+    inference: a :class:`~ranklens.compare.ComparisonResult` (same fields, same indexing) whose
+    rows each come from the method its measure declares. Per measure ``k``,
+    ``interval_methods[k]`` says how each model's interval was made and ``test_methods[k]`` how
+    the paired differences were tested (their standard deviation, p-values and interval):
+
+    * ``"delong"`` (both): DeLong's analytic variance and paired test (DeLong, DeLong &
+      Clarke-Pearson 1988), the measures that declare a concordance form (the AUC, Harrell's C,
+      Somers' D), as :func:`ranklens.compare_models` with ``method="delong"``;
+    * an analytic variance's own name, e.g. ``"noether"`` (interval only): the Wald interval
+      ``value -+ z sqrt(v)`` with the unbiased variance ``v`` the measure declares (Noether 1967
+      for Kendall's tau), clipped to the measure's range; its paired test stays the bootstrap's;
+    * ``"bootstrap-bca"`` or ``"bootstrap-percentile"`` (interval) and ``"bootstrap"`` (test):
+      the paired bootstrap, as :func:`ranklens.compare_models`;
+    * ``""`` (test): not tested (a measure with an analytic interval that the bootstrap left
+      out; its pair fields are NaN).
+
+    ``std_error`` is the standard error of the interval's method. A measure that was not
+    resampled has NaN ``replicates`` and 0 ``n_undefined``, and ``evaluation`` ``"analytic"``.
+    ``n_bootstrap`` and ``interval`` are the bootstrap's (0 and ``"none"`` when none ran).
+
+    Attributes
+    ----------
+    interval_methods, test_methods : tuple of str
+        Per measure, as above.
+    references : dict of str to str
+        The name and reference of each analytic variance's method, e.g.
+        ``{"noether": "Noether (1967)"}``, for the report's methods sentence.
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated receiver operating characteristic curves: a nonparametric approach.
+    *Biometrics* 44(3), 837-845. doi:10.2307/2531595
+
+    Noether, G. E. (1967). *Elements of Nonparametric Statistics*. New York: Wiley.
+
+    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American
+    Statistical Association* 82(397), 171-185. doi:10.1080/01621459.1987.10478410
+    """
+
+    interval_methods: tuple[str, ...] = ()
+    test_methods: tuple[str, ...] = ()
+    references: dict[str, str] = dataclasses.field(default_factory=dict)
+    # A constant, not an argument: the methods are per measure.
+    method: str = dataclasses.field(default="auto", init=False)
+
+    def _repr_html_(self) -> str:
+        """The notebook view: per measure its methods, then each model's value with its
+        interval and each pair's difference, z and two-sided p."""
+        header = ["measure", "interval / test", *self.models]
+        for a, b in self.pairs:
+            header += [f"{a} − {b}", "z", "p"]
+        rows: list[tuple[str, list[tuple[str, str]]] | str] = []
+        for k, metric in enumerate(self.metrics):
+            test = self.test_methods[k] or "not tested"
+            cells = [(f"{self.interval_methods[k]} / {test}", "")]
+            cells += [
+                (
+                    f"{format_number(self.values[k, m])} [{format_number(self.ci_lower[k, m])}, "
+                    f"{format_number(self.ci_upper[k, m])}]",
+                    "",
+                )
+                for m in range(len(self.models))
+            ]
+            for p in range(len(self.pairs)):
+                cells += [
+                    (format_number(self.difference[k, p]), ""),
+                    (format_number(self.z[k, p]), ""),
+                    (format_number(self.p_value[k, p]), ""),
+                ]
+            rows.append((metric, cells))
+        title = (
+            f"Paired comparison, each measure by its own method: value "
+            f"[{self.confidence_level:.0%} interval] per model, difference, z and two-sided p "
+            f"per pair ({self.n_bootstrap:,} bootstrap replicates where resampled)"
+        )
+        return table_html(title, header, rows)
+
+
+def interval_methods(comparison: Any) -> tuple[str, ...]:
+    """Per measure of a stored comparison, the method of each model's interval.
+
+    ``"delong"``, an analytic variance's name (``"noether"``), ``"bootstrap-bca"`` or
+    ``"bootstrap-percentile"``; ``""`` for a permutation test (no interval). Empty for None.
+    """
+    if comparison is None:
+        return ()
+    own = getattr(comparison, "interval_methods", ())
+    if own:
+        return tuple(own)
+    n = len(comparison.metrics)
+    if isinstance(comparison, PermutationTestResult):
+        return ("",) * n
+    interval = str(getattr(comparison, "interval", ""))
+    return (interval if interval == "delong" else f"bootstrap-{interval}",) * n
+
+
+def paired_test_methods(comparison: Any) -> tuple[str, ...]:
+    """Per measure of a stored comparison, the method of its paired tests.
+
+    ``"delong"``, ``"bootstrap"``, ``"permutation"``, or ``""`` where the measure was not
+    tested. Empty for None.
+    """
+    if comparison is None:
+        return ()
+    own = getattr(comparison, "test_methods", ())
+    if own:
+        return tuple(own)
+    return (str(comparison.method),) * len(comparison.metrics)
+
+
+def difference_interval_method(comparison: Any, k: int) -> str | None:
+    """How the interval of measure ``k``'s paired differences was made (None: none made)."""
+    test = paired_test_methods(comparison)[k]
+    if test == "delong":
+        return "delong"
+    if test == "bootstrap":
+        interval = str(getattr(comparison, "interval", "bca"))
+        return f"bootstrap-{interval}"
+    return None
+
+
+def method_name(method: str) -> str:
+    """The words the report uses for an interval or test method (:data:`METHOD_NAMES`)."""
+    return METHOD_NAMES.get(method, method.capitalize())
+
+
 def _finite_or_none(value: Any) -> Any:
     """JSON has no NaN or infinity: map them to null, recursively."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -220,8 +375,9 @@ def _finite_or_none(value: Any) -> Any:
 
 
 #: Version of the JSON document of :func:`evaluation_to_json` (``docs/report.md``; the JSON
-#: Schema ships as ``ranklens/report/results.schema.json``). 2: each measure a record.
-SCHEMA_VERSION = "2.0"
+#: Schema ships as ``ranklens/report/results.schema.json``). 2: each measure a record; 2.1:
+#: each interval and p-value says its method (``interval_method``, ``test_method``).
+SCHEMA_VERSION = "2.1"
 
 
 def evaluation_to_json(
@@ -230,11 +386,15 @@ def evaluation_to_json(
     """The JSON document of ``ranklens evaluate --json``: strict JSON (NaN becomes null).
 
     ``doc["schema_version"]`` versions the layout. ``doc["models"][model][measure]`` is a record
-    ``{"value", "ci_low", "ci_high", "status", "reason"}``: the value, its bootstrap interval
-    (null when the measure was not resampled), ``status`` one of ``"ok"`` or a
-    :data:`PROBLEM_KINDS` entry, and ``reason`` (null for ``"ok"``). ``doc["comparisons"]`` is a
-    list of records, one per measure and pair of models (difference, its standard deviation,
-    p-values, interval); ``doc["comparison"]`` the settings of the test (null when none ran).
+    ``{"value", "ci_low", "ci_high", "interval_method", "status", "reason"}``: the value, its
+    interval and how it was made (``"delong"``, ``"noether"``, ``"bootstrap-bca"``,
+    ``"bootstrap-percentile"``; all three null when the measure has no interval), ``status`` one
+    of ``"ok"`` or a :data:`PROBLEM_KINDS` entry, and ``reason`` (null for ``"ok"``).
+    ``doc["comparisons"]`` is a list of records, one per measure and pair of models (difference,
+    its standard deviation, p-values, interval), each with ``test_method`` (``"delong"``,
+    ``"bootstrap"``, ``"permutation"``; null when not tested) and ``interval_method`` (of the
+    difference's interval); ``doc["comparison"]`` the settings of the test (null when none ran;
+    ``method`` ``"auto"`` when the measures were compared by different methods).
     ``doc["robustness"][model]`` holds the robustness tables; ``doc["problems"][model][what]``
     why a value is missing or qualified (``{"kind", "message"}``); ``doc["failures"]`` the
     failed ones; ``doc["curves"][kind][model]`` each curve's summary numbers. The bootstrap
@@ -264,16 +424,18 @@ def evaluation_to_json(
     RFC 8259, IETF. doi:10.17487/RFC8259 (NaN and infinities have no JSON form, hence null).
     """
     comparison = evaluation.comparison
-    intervals: dict[tuple[str, str], tuple[float, float]] = {}
+    intervals: dict[tuple[str, str], tuple[float, float, str]] = {}
     records: list[dict[str, Any]] = []
     settings = None
     if comparison is not None:
         frame = comparison.to_frame()
+        per_interval = interval_methods(comparison)
+        per_test = paired_test_methods(comparison)
         for k, metric in enumerate(comparison.metrics):
             for m, model in enumerate(comparison.models):
                 if hasattr(comparison, "ci_lower"):
                     low, high = comparison.ci_lower[k, m], comparison.ci_upper[k, m]
-                    intervals[(model, metric)] = (float(low), float(high))
+                    intervals[(model, metric)] = (float(low), float(high), per_interval[k])
         for row in frame.to_dict(orient="records"):
             record = {"measure": row.pop("metric")}
             record.update({key: to_builtin(value) for key, value in row.items()})
@@ -282,6 +444,9 @@ def evaluation_to_json(
                 record["ci_high"] = record.pop("difference_ci_upper")
             # The model with the better point value, whether or not the difference is clear.
             record["better_value"] = record.pop("better", None) or None
+            k = comparison.metrics.index(record["measure"])
+            record["test_method"] = per_test[k] or None
+            record["interval_method"] = difference_interval_method(comparison, k)
             records.append(record)
         settings = {
             key: to_builtin(getattr(comparison, key))
@@ -293,11 +458,13 @@ def evaluation_to_json(
         out = models.setdefault(model, {})
         for metric, value in values.items():
             problem = evaluation.problems.get(model, {}).get(metric)
-            low, high = intervals.get((model, metric), (None, None))
+            low, high, method = intervals.get((model, metric), (None, None, None))
+            defined = all(v is not None and math.isfinite(v) for v in (low, high))
             out[metric] = {
                 "value": float(value),
                 "ci_low": low,
                 "ci_high": high,
+                "interval_method": (method or None) if defined else None,
                 "status": problem.kind if problem is not None else "ok",
                 "reason": problem.message if problem is not None else None,
             }
@@ -637,6 +804,7 @@ def evaluate_models(
     cost_benefit: Any = None,
     n_bootstrap: int = 0,
     random_state: int | None = 0,
+    inference: str = "auto",
     robustness: bool = True,
     curves: bool = True,
     agreement_predictions: Mapping[str, Any] | None = None,
@@ -669,6 +837,21 @@ def evaluate_models(
         Paired bootstrap replicates for :func:`ranklens.compare_models`; 0 skips the comparison.
     random_state : int or None
         Seed of the bootstrap.
+    inference : {"auto", "bootstrap"}, default "auto"
+        Where the intervals and paired tests come from (with ``n_bootstrap`` > 0; 0 gives
+        none). ``"auto"``: per measure, the analytic inference its registry entry declares, and
+        the paired bootstrap for the rest. A concordance form (the AUC, Harrell's C, Somers' D)
+        gives DeLong's interval and paired test (DeLong, DeLong & Clarke-Pearson 1988; exact
+        to rounding, O(n log n), no replicates, and the same numbers as
+        :func:`ranklens.delong_interval` and :func:`ranklens.delong_test`); an analytic variance
+        gives its Wald interval for unweighted data (Kendall's tau: Noether 1967, the interval
+        of :meth:`ranklens.RankingSummary.confidence_interval`), its paired differences still
+        tested by the bootstrap. Measures with task parameters bound (e.g. ``events``) are
+        bootstrapped. ``"bootstrap"``: the paired bootstrap for every measure, as
+        :func:`ranklens.compare_models`. The comparison's ``interval_methods`` and
+        ``test_methods``, ``settings["intervals"]`` and ``settings["paired tests"]`` say which
+        method each number came from; the bootstrap's time budget spends no replicate on a
+        measure whose intervals and tests are all analytic.
     robustness, curves : bool
         Whether to compute the robustness tables and the curves.
     agreement_predictions : mapping, optional
@@ -734,6 +917,8 @@ def evaluate_models(
     doi:10.1198/016214506000001437
     """
     progress = renamed_keyword("progress", "on_progress", progress, on_progress, "evaluate_models")
+    if inference not in INFERENCE:
+        raise ValueError(f"inference must be one of {INFERENCE}; got {inference!r}")
     if not predictions and not intervals:
         raise ValueError("predictions is empty; give at least one model")
     n_min = 2
@@ -772,6 +957,7 @@ def evaluate_models(
     if n_bootstrap:
         settings["random_state"] = random_state
         settings["confidence_level"] = 0.95
+        settings["inference"] = inference
     if weight is not None:
         settings["sample_weight"] = "given"
 
@@ -786,11 +972,18 @@ def evaluate_models(
     compare = compare_models
     plan = None
     if n_bootstrap:
+        candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
+        methods: dict[str, tuple[str, str]] = {}
+        if inference == "auto":
+            for spec in candidates:
+                declared = _analytic_methods(spec, weighted=weight is not None)
+                if declared is not None:
+                    methods[spec.name] = declared
         if progress is not None:
             progress("bootstrap: compiling on a small sample, timing replicates")
         plan = _bootstrap_plan(
             y,
-            values,
+            [s for s in candidates if _needs_bootstrap(methods.get(s.name), len(preds))],
             info,
             preds,
             context,
@@ -817,12 +1010,34 @@ def evaluate_models(
                 sample_weight=weight,
                 show_progress=show_progress,
             )
-        elif not plan.left_out:
+        elif not plan.left_out and not methods:
             # Nothing to resample is a property of this data, not a failure of the comparison.
             problem = Problem("skipped", "no measure is defined for every model on this data")
         plan.run_s += time.perf_counter() - start
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})["bootstrap comparison"] = problem
+        if methods:
+            # Analytic inference is not resampling: it runs whatever the bootstrap's budget did.
+            if progress is not None:
+                progress("analytic intervals and tests")
+            kept = {s.name for s in plan.metrics} | set(methods)
+            specs = [s for s in candidates if s.name in kept]
+            combined, problem = _call_quietly(
+                _analytic_comparison,
+                comparison,
+                specs,
+                methods,
+                y,
+                preds,
+                weight,
+                values,
+                settings.get("confidence_level", 0.95),
+            )
+            if combined is not None:
+                comparison = combined
+            if problem is not None:
+                problems.setdefault(ALL_MODELS, {})["analytic intervals"] = problem
+        settings.update(_methods_settings(comparison))
 
     robust: dict[str, Any] = {}
     table = robustness_table
@@ -897,15 +1112,13 @@ def _with_context(spec: Any, context: Mapping[str, Any]) -> Any:
     """The registry entry with the task parameters bound (same name, direction and family).
 
     compare_models calls each measure with its defaults; binding the relevance, event threshold
-    etc. makes the bootstrap measure exactly what the point values measured.
+    etc. makes the bootstrap measure exactly what the point values measured. A batched form that
+    takes the bound parameters stays (:meth:`ranklens._registry.MetricSpec.bind`).
     """
-    import functools
-
     kwargs, skip = _fit_kwargs(spec.func, 3 if spec.inputs == "interval" else 2, context)
     if skip is not None or not kwargs:
         return spec
-    func = functools.update_wrapper(functools.partial(spec.func, **kwargs), spec.func)
-    return dataclasses.replace(spec, func=func)
+    return spec.bind(**kwargs)
 
 
 def _comparable_metrics(
@@ -1017,7 +1230,7 @@ def get_spec(name: str) -> Any:
 
 def _bootstrap_plan(
     y: np.ndarray,
-    values: Mapping[str, Mapping[str, float]],
+    candidates: list[Any],
     info: Mapping[str, Mapping[str, Any]],
     preds: Mapping[str, np.ndarray],
     context: Mapping[str, Any],
@@ -1029,6 +1242,10 @@ def _bootstrap_plan(
 ) -> BootstrapPlan:
     """The measures, replicates and bands of the bootstrap that fit ``budget_s`` seconds.
 
+    ``candidates`` are the measures that need replicates (:func:`_comparable_metrics`, less
+    those whose intervals and tests are all analytic): no replicate is timed or spent on the
+    others.
+
     :func:`ranklens._budget.plan_bootstrap` compiles every kernel on a tiny sample first (not
     counted), then times real replicates at this n and fits the budget by priority: the measures
     the comparison engine evaluates on a vectorised kernel, the headline measures of Rosset et
@@ -1037,7 +1254,6 @@ def _bootstrap_plan(
     measure, called once per replicate and model, cheapest first. What it reduced or skipped is
     in :meth:`~ranklens._budget.BootstrapPlan.notes`.
     """
-    candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
     band_curves = BAND_CURVES if bands and n_bootstrap >= 2 else ()
     band_kwargs = {
         curve: {"events": context["events"]}
@@ -1058,6 +1274,201 @@ def _bootstrap_plan(
     order = {name: k for k, name in enumerate(info)}
     plan.metrics.sort(key=lambda spec: order.get(spec.name, len(order)))
     return plan
+
+
+def _analytic_methods(spec: Any, *, weighted: bool) -> tuple[str, str] | None:
+    """``(interval method, test method)`` a measure's registry entry declares, else None.
+
+    Read from its capabilities, never its name: a concordance form gives DeLong's interval and
+    paired test (weights enter as sampling weights); an analytic variance gives its interval for
+    unweighted data (case weights define no number of observations), the paired test staying
+    the bootstrap's. A measure with task parameters bound has no capabilities (they describe the
+    function with its defaults), so it is bootstrapped.
+    """
+    caps = spec.capabilities
+    if caps.delong is not None:
+        return "delong", "delong"
+    if caps.variance is not None and not weighted:
+        name = caps.variance.method if isinstance(caps.variance, AnalyticVariance) else "analytic"
+        return name, "bootstrap"
+    return None
+
+
+def _needs_bootstrap(methods: tuple[str, str] | None, n_models: int) -> bool:
+    """Whether a measure still needs replicates: for its interval, or for its paired tests."""
+    return methods is None or (methods[1] == "bootstrap" and n_models >= 2)
+
+
+def _analytic_comparison(
+    boot: ComparisonResult | None,
+    specs: list[Any],
+    methods: Mapping[str, tuple[str, str]],
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    weight: np.ndarray | None,
+    values: Mapping[str, Mapping[str, float]],
+    level: float,
+) -> EvaluationComparison:
+    """The bootstrap comparison with each measure's analytic inference in place of its own.
+
+    ``specs`` are the compared measures in display order (those the bootstrap ran and those with
+    analytic inference). DeLong's rows come from :func:`ranklens.compare_models` with
+    ``method="delong"``; an analytic variance's interval is ``value -+ z sqrt(unbiased)``
+    clipped to its ``bounds`` (as :meth:`ranklens.RankingSummary.confidence_interval` for
+    Kendall's tau); everything else is the bootstrap's.
+    """
+    from scipy import special
+
+    names = tuple(preds)
+    n_metrics, n_models = len(specs), len(names)
+    pair_index = list(itertools.combinations(range(n_models), 2))
+    n_pairs = len(pair_index)
+    delong_specs = [s for s in specs if methods.get(s.name, ("", ""))[1] == "delong"]
+    delong = None
+    if delong_specs:
+        delong = compare_models(
+            y,
+            dict(preds),
+            metrics=delong_specs,
+            method="delong",
+            sample_weight=weight,
+            confidence_level=level,
+        )
+    n_boot = boot.n_bootstrap if boot is not None else 0
+
+    def nan(shape: tuple[int, ...]) -> np.ndarray:
+        return np.full(shape, math.nan)
+
+    per_model = (
+        "values",
+        "std_error",
+        "ci_lower",
+        "ci_upper",
+        "variance_plug_in",
+        "variance_unbiased",
+    )
+    per_pair = (
+        "difference",
+        "difference_sd",
+        "z",
+        "p_value",
+        "p_value_one_sided",
+        "difference_ci_lower",
+        "difference_ci_upper",
+    )
+    out = {name: nan((n_metrics, n_models)) for name in per_model}
+    out.update({name: nan((n_metrics, n_pairs)) for name in per_pair})
+    n_undefined = np.zeros((n_metrics, n_models), dtype=np.int64)
+    replicates = nan((n_boot, n_metrics, n_models))
+    evaluation: list[str] = []
+    interval_of: list[str] = []
+    test_of: list[str] = []
+    references: dict[str, str] = {}
+    z_level = float(special.ndtri(0.5 + level / 2))
+    for k, spec in enumerate(specs):
+        interval_method, test_method = methods.get(spec.name, ("", "bootstrap"))
+        source: Any = None
+        if test_method == "delong" and delong is not None:
+            source = delong
+        elif boot is not None and spec.name in boot.metrics:
+            source = boot
+        if source is not None:
+            j = source.metrics.index(spec.name)
+            for name in (*per_model, *per_pair):
+                out[name][k] = getattr(source, name)[j]
+            n_undefined[k] = source.n_undefined[j]
+            if source is boot:
+                replicates[:, k] = boot.replicates[:, j]
+            evaluation.append(source.evaluation[j])
+        else:  # an analytic interval, not resampled: its pairs are not tested
+            out["values"][k] = [values[m][spec.name] for m in names]
+            out["difference"][k] = [
+                out["values"][k, a] - out["values"][k, b] for a, b in pair_index
+            ]
+            test_method = ""
+            evaluation.append("analytic")
+        if interval_method == "delong" or not interval_method:
+            interval_of.append(interval_method or f"bootstrap-{getattr(boot, 'interval', '')}")
+        else:
+            variance = spec.capabilities.variance
+            low, high = getattr(variance, "bounds", (-math.inf, math.inf))
+            for m, model in enumerate(names):
+                with warnings.catch_warnings():
+                    # an undefined value was already reported by its point estimate
+                    warnings.simplefilter("ignore", RanklensWarning)
+                    plug_in, unbiased = variance(y, preds[model])
+                value = float(out["values"][k, m])
+                se = math.sqrt(unbiased) if math.isfinite(unbiased) and unbiased >= 0 else math.nan
+                defined = math.isfinite(value) and math.isfinite(se)
+                out["variance_plug_in"][k, m] = plug_in
+                out["variance_unbiased"][k, m] = unbiased
+                out["std_error"][k, m] = se
+                out["ci_lower"][k, m] = max(low, value - z_level * se) if defined else math.nan
+                out["ci_upper"][k, m] = min(high, value + z_level * se) if defined else math.nan
+            interval_of.append(interval_method)
+            if isinstance(variance, AnalyticVariance):
+                references[interval_method] = variance.reference
+        test_of.append(test_method)
+    return EvaluationComparison(
+        models=names,
+        metrics=tuple(s.name for s in specs),
+        higher_is_better=tuple(s.higher_is_better for s in specs),
+        targets=tuple(s.target_value() for s in specs),
+        pairs=tuple((names[a], names[b]) for a, b in pair_index),
+        **out,
+        n_undefined=n_undefined,
+        evaluation=tuple(evaluation),
+        interval=boot.interval if boot is not None else "none",
+        n_bootstrap=n_boot,
+        confidence_level=level,
+        replicates=replicates,
+        interval_methods=tuple(interval_of),
+        test_methods=tuple(test_of),
+        references=references,
+    )
+
+
+def _methods_settings(comparison: Any) -> dict[str, str]:
+    """The ``settings`` sentences saying where each interval and each p-value came from."""
+    if comparison is None:
+        return {}
+    out = {}
+    sentences = [("intervals", interval_methods(comparison))]
+    if comparison.pairs:  # one model: no pair to test
+        sentences.append(("paired tests", paired_test_methods(comparison)))
+    for label, methods in sentences:
+        groups: dict[str, list[str]] = {}
+        for metric, method in zip(comparison.metrics, methods, strict=True):
+            groups.setdefault(method, []).append(metric)
+        boot = [m for m in groups if m.startswith("bootstrap")]
+        parts = []
+        # DeLong first, then the other analytic methods, then the bootstrap ("elsewhere").
+        for method, metrics in sorted(groups.items(), key=lambda item: item[0] != "delong"):
+            if method.startswith("bootstrap") or not method:
+                continue
+            parts.append(f"{_reference_name(comparison, method)} for {_listed(metrics)}")
+        for method in boot:
+            words = method_name(method)
+            if comparison.n_bootstrap:
+                words += f", {comparison.n_bootstrap} resamples"
+            parts.append(
+                f"{words}, " + ("elsewhere" if parts else f"for {_listed(groups[method])}")
+            )
+        if "" in groups and label == "paired tests":
+            parts.append(f"none for {_listed(groups[''])} (not resampled)")
+        if parts:
+            out[label] = "; ".join(parts)
+    return out
+
+
+def _reference_name(comparison: Any, method: str) -> str:
+    """A method's name with its reference (an analytic variance names its own)."""
+    references = getattr(comparison, "references", {}) or {}
+    return references.get(method) or method_name(method)
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _bands(

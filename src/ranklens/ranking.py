@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
+import time
 from fractions import Fraction
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import special
@@ -41,9 +44,8 @@ from ranklens._exact_null import (
     kendall_uses_exact,
     spearman_exact_pvalue,
 )
-from ranklens._kernels import curve_sweeps as _kcs
-from ranklens._kernels import ranking as _k
 from ranklens._registry import (
+    AnalyticVariance,
     BreakdownBound,
     ComputationalForm,
     ConcordanceForm,
@@ -62,8 +64,36 @@ from ranklens._validation import (
 from ranklens._xp import cupy_or_raise
 from ranklens._xp import curves as _xpc
 from ranklens._xp.measures import device_inputs, device_point, resolve_device
-from ranklens._xp.summary import summary_sums
+from ranklens._xp.summary import summary_sums, weighted_summary_sums
 from ranklens.exceptions import warn_undefined
+
+if TYPE_CHECKING:
+    from ranklens._kernels import curve_sweeps as _kcs
+    from ranklens._kernels import ranking as _k
+else:
+
+    class _Kernels:
+        """A kernel module, imported (and numba with it, about 0.5 s) on its first use: a small
+        unweighted ``ranking_summary`` or rank measure runs in NumPy and never needs it."""
+
+        def __init__(self, load: Any) -> None:
+            self._load = load
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._load(), name)
+
+    def _ranking_kernels() -> ModuleType:
+        from ranklens._kernels import ranking
+
+        return ranking
+
+    def _curve_sweep_kernels() -> ModuleType:
+        from ranklens._kernels import curve_sweeps
+
+        return curve_sweeps
+
+    _k = _Kernels(_ranking_kernels)
+    _kcs = _Kernels(_curve_sweep_kernels)
 
 __all__ = [
     "ConcordanceProfileResult",
@@ -440,17 +470,70 @@ def _ranking_summary_on_device(
     namespace: Any = None,
 ) -> RankingSummary:
     """:func:`ranking_summary` from the exact sums of :func:`ranklens._xp.summary.summary_sums`
-    on the device; the scalar tails (interval, p-values) on the host, as on the CPU.
+    on the device; the scalar tails (interval, p-values) on the host, as on the CPU. With
+    ``sample_weight``, the weighted point estimates from
+    :func:`ranklens._xp.summary.weighted_summary_sums` (pair counts exact for integer weights).
     ``namespace`` (default CuPy) lets the tests run the same code on NumPy."""
-    if sample_weight is not None:
-        raise ValueError(
-            "ranking_summary(device='gpu') computes the unweighted summary only; with "
-            "sample_weight use device='cpu'"
-        )
     level = check_probability(confidence_level, "confidence_level")
     xp = cupy_or_raise("ranking_summary(device='gpu')") if namespace is None else namespace
-    y, p, _ = device_inputs(xp, y_true, y_pred, None)
-    sums = summary_sums(xp, y, p)
+    y, p, w = device_inputs(xp, y_true, y_pred, sample_weight)
+    if w is None:
+        return _summary_from_sums(summary_sums(xp, y, p), level, stacklevel=5)
+    largest = float(xp.max(w))
+    if not largest > 0:
+        raise ValueError(
+            "sample_weight sums to zero; at least one observation needs positive weight"
+        )
+    scale = 1.0
+    if w.dtype.kind == "f":  # rescaled to mean 1 as on the CPU (check_sample_weight_scaled)
+        unit = w / largest
+        mean_unit = float(xp.mean(unit))
+        w, scale = unit / mean_unit, largest * mean_unit
+    sums = weighted_summary_sums(xp, y, p, w, scale)
+    exact = w.dtype.kind in "iu"
+    s = _pair_class_stats(np.array(sums["stats"], dtype=object), exact=exact)
+    cov, var_a, var_b, f3 = sums["fsums"]
+    rho = math.nan
+    if var_a > 0.0 and var_b > 0.0:
+        rho = min(1.0, max(-1.0, cov / math.sqrt(var_a * var_b)))
+    tau, c_index = _tau_c_from_classes(s)
+    counts = {
+        name: max(0.0, float(s[name] * scale * scale)) if not exact else max(0, s[name])
+        for name in ("discordant", "concordant", "tied_true_only", "tied_pred_only")
+    }
+    counts["tied_both"] = max(0, sums["tied_both"])
+    r_value = max(0.0, float(var_a - cov - f3 / 2) * scale * scale * scale)
+    reasons = _undefined_reasons(s)
+    reasons.append(
+        "with sample_weight the variance, confidence interval and p-values of tau and rho are "
+        "not computed (case weights define no sample size); use a bootstrap"
+    )
+    _warn_all(reasons)
+    nan = math.nan
+    return RankingSummary(
+        n=int(y.shape[0]),
+        discordant_pairs=float(counts["discordant"]),
+        weighted_discordance=r_value,
+        concordant_pairs=float(counts["concordant"]),
+        tied_true_only_pairs=float(counts["tied_true_only"]),
+        tied_pred_only_pairs=float(counts["tied_pred_only"]),
+        tied_both_pairs=float(counts["tied_both"]),
+        kendall_tau=tau,
+        spearman_rho=rho,
+        tau_normalized=c_index,
+        rho_normalized=(1 + rho) / 2,
+        tau_variance=nan,
+        tau_variance_unbiased=nan,
+        tau_ci=_wald_interval(tau, nan, level),
+        tau_null_pvalue=nan,
+        rho_null_pvalue=nan,
+        confidence_level=level,
+        exact_counts=None,
+    )
+
+
+def _summary_from_sums(sums: dict[str, Any], level: float, *, stacklevel: int) -> RankingSummary:
+    """:class:`RankingSummary` from :func:`ranklens._xp.summary.summary_sums` (unweighted)."""
     n = sums["n"]
     s = {k: sums[k] for k in _SUMMARY_CLASSES}
     tau, c_index = _tau_c_from_classes(s)
@@ -475,7 +558,7 @@ def _ranking_summary_on_device(
         tau_p = kendall_exact_pvalue(n, int(s["discordant"]))
     if untied and np.isfinite(rho) and n <= SPEARMAN_EXACT_MAX_N:
         rho_p = spearman_exact_pvalue(n, rho)
-    _warn_all(reasons)
+    _warn_all(reasons, stacklevel)
     return RankingSummary(
         n=n,
         discordant_pairs=float(s["discordant"]),
@@ -770,7 +853,7 @@ def _tau_variances(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     batched=RankSweepForm(RankStatistic.KENDALL_TAU_B),
     leave_one_out=_loo_kendall_tau,
     breakdown=_TWICE_C_BOUND,
-    variance=_tau_variances,
+    variance=AnalyticVariance(_tau_variances, "noether", "Noether (1967)", bounds=(-1.0, 1.0)),
     computational_form=_TWO_SORTS,
 )
 def kendall_tau(
@@ -1138,6 +1221,48 @@ def somers_d(
     return _point(y_true, y_pred, sample_weight, "d", device)
 
 
+#: Below this many rows an unweighted ``ranking_summary`` or rank measure is computed in NumPy
+#: (:func:`ranklens._xp.summary.summary_sums`) while the sweep kernel is not loaded in the process:
+#: the same exact counts and sums, so the same numbers bit for bit, with nothing to compile or load
+#: (docs/performance.md, "Cold start"). Equal to ``ranklens._kernels.ranking.SMALL_N``.
+NUMPY_SWEEP_BELOW = 1 << 15
+#: Seconds of NumPy sums in one process after which the kernel is loaded anyway (when numba's
+#: cache has it) or compiled (when it does not): a loop of many small calls then runs at the
+#: kernel's speed, having paid at most about twice the cheapest cost (the rule of ski rental).
+NUMPY_SWEEP_LOAD_AFTER_S = 1.0
+NUMPY_SWEEP_COMPILE_AFTER_S = 3.0
+_NUMPY_SWEEP_SECONDS = [0.0]
+
+
+def _sweep_loaded() -> bool:
+    """Whether the sweep kernel has machine code in this process (without importing numba)."""
+    kernels = sys.modules.get("ranklens._kernels.ranking")
+    return kernels is not None and bool(kernels._sweep.signatures)
+
+
+def _numpy_sweep(n: int) -> bool:
+    """Whether an unweighted call on ``n`` rows takes the NumPy sums instead of the sweep kernel."""
+    if n >= NUMPY_SWEEP_BELOW or _sweep_loaded():
+        return False  # machine code in this process already: the kernel is cheaper per call
+    spent = _NUMPY_SWEEP_SECONDS[0]
+    if spent < NUMPY_SWEEP_LOAD_AFTER_S:
+        return True
+    if spent >= NUMPY_SWEEP_COMPILE_AFTER_S:
+        return False
+    from ranklens._kernels.curves import kernel_ready
+
+    return not kernel_ready(_k._sweep)
+
+
+def _numpy_sums(y: np.ndarray, p: np.ndarray) -> dict[str, Any]:
+    """:func:`summary_sums` on NumPy, its time counted for :func:`_numpy_sweep`."""
+    start = time.perf_counter()
+    try:
+        return summary_sums(np, y, p)
+    finally:
+        _NUMPY_SWEEP_SECONDS[0] += time.perf_counter() - start
+
+
 def _rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
     """The sequence and one sweep: ``(stats, moments, limbs, fsums, order, key, pkey)``."""
     order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
@@ -1156,25 +1281,35 @@ def _point(
     if resolve_device(device) == "gpu":
         return _warn_if_undefined(device_point(y_true, y_pred, sample_weight, which), which)
     y, p, w = _inputs(y_true, y_pred, sample_weight)
+    if w is None and _numpy_sweep(y.size):
+        sums = _numpy_sums(y, p)
+        if which == "rho":
+            value, _ = _spearman_from_sums(
+                y.size, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"]
+            )
+        else:
+            value = _value_from_classes({k: sums[k] for k in _SUMMARY_CLASSES}, which)
+        return _warn_if_undefined(float(value), which)
     stats, _, limbs, fsums, *_ = _rank_sweep(y, p, w)
     if which == "rho":
         if w is None:
             value, _ = _exact_spearman(y.size, limbs)
         else:
             value = _k._rho(fsums[0], fsums[1], fsums[2])
-    elif which == "d":
-        s = _pair_class_stats(stats, exact=w is None)
-        # (n_c - n_d) / n_distinct_y directly: exact integers without weights, no 2C - 1 rounding
-        value = (
-            (s["concordant"] - s["discordant"]) / s["distinct_y"]
-            if s["distinct_y"] > 0
-            else math.nan
-        )
     else:
-        s = _pair_class_stats(stats, exact=w is None)
-        tau, c_index = _tau_c_from_classes(s)
-        value = tau if which == "tau" else c_index
+        value = _value_from_classes(_pair_class_stats(stats, exact=w is None), which)
     return _warn_if_undefined(float(value), which)
+
+
+def _value_from_classes(s: dict[str, Any], which: str) -> float:
+    """Kendall's tau-b (``"tau"``), Harrell's C (``"c"``) or Somers' D (``"d"``)."""
+    if which == "d":
+        # (n_c - n_d) / n_distinct_y directly: exact integers without weights, no 2C - 1 rounding
+        if s["distinct_y"] > 0:
+            return float((s["concordant"] - s["discordant"]) / s["distinct_y"])
+        return math.nan
+    tau, c_index = _tau_c_from_classes(s)
+    return tau if which == "tau" else c_index
 
 
 def _warn_if_undefined(value: float, which: str) -> float:
@@ -1220,8 +1355,10 @@ def ranking_summary(
         ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes the sums on a CUDA device through CuPy
         (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.summary`): the same exact counts,
         R and Noether sums, so every field equals the CPU result (floats to rounding); the
-        interval and p-values are formed on the host. Without ``sample_weight`` only (with it,
-        a ``ValueError``). Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
+        interval and p-values are formed on the host. With ``sample_weight``, the weighted
+        point estimates (pair counts in int64, exact, for integer weights; the midrank sums of
+        rho and R in float64, as on the CPU). Inputs may be CuPy arrays or DLPack tensors
+        (torch, JAX).
 
     Returns
     -------
@@ -1285,6 +1422,8 @@ def ranking_summary(
     w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
     level = check_probability(confidence_level, "confidence_level")
     n = int(y.size)
+    if w is None and _numpy_sweep(n):
+        return _summary_from_sums(_numpy_sums(y, p), level, stacklevel=4)
     stats, moments, limbs, fsums, order, key, pkey = _rank_sweep(y, p, w)
     s = _pair_class_stats(stats, exact=w is None)
     r_value: int | Fraction | float

@@ -13,6 +13,7 @@ import numpy as np
 
 from ranklens._registry import direction_of
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
+from ranklens.evaluation import method_name, paired_test_methods
 from ranklens.report.significance import Contrast, holm_contrasts
 from ranklens.report.tables import (
     Cell,
@@ -127,9 +128,14 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
         columns: tuple[Any, ...] = ()
     else:
         level = round(100 * comparison.confidence_level)
-        spread = ("SD", "bootstrap standard deviation of the paired difference")
+        spread = (
+            "SD",
+            "standard deviation of the paired difference, by the test of its measure (bootstrap "
+            "or DeLong's analytic one)",
+        )
         p_help = "two-sided Gaussian p-value, 2 Φ(−|difference / SD|)"
-        columns = ((f"{level}% CI of difference", f"{comparison.interval} interval"),)
+        columns = ((f"{level}% CI of difference", "the test's own interval, unadjusted"),)
+    tests = dict(zip(comparison.metrics, paired_test_methods(comparison), strict=True))
     contrasts = []
     records = list(frame.itertuples(index=False))
     for record in records:
@@ -172,7 +178,9 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
             arrow = {"higher": "↑ higher is better", "lower": "↓ lower is better"}.get(
                 contrast.direction, "≈ closest to its target is better (not tested by size)"
             )
-            rows.append(Row(group=f"{str(record.metric).replace('_', ' ')} ({arrow})"))
+            test = tests.get(current, "")
+            how = f"; {method_name(test)}" if test and not permutation else ""
+            rows.append(Row(group=f"{str(record.metric).replace('_', ' ')} ({arrow}{how})"))
             block = [c for c in contrasts if c.metric == current]
             style = number_style(
                 [v for c in block for v in (c.value_a, c.value_b, c.difference)],
@@ -223,11 +231,35 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
             "permutation test gives no interval."
         )
     else:
+        shown = {str(r.metric) for r in records}
+        by_test: dict[str, list[str]] = {}
+        for metric, test in tests.items():
+            if metric in shown:
+                by_test.setdefault(test, []).append(metric.replace("_", " "))
+        analytic = [
+            f"{method_name(test)} for {', '.join(names)}"
+            for test, names in by_test.items()
+            if test not in ("bootstrap", "")
+        ]
+        origin = f"Paired bootstrap, {comparison.n_bootstrap} replicates"
+        if analytic:
+            origin = (
+                f"Paired tests: {'; '.join(analytic)}"
+                + (
+                    "; paired bootstrap, " + f"{comparison.n_bootstrap} replicates, elsewhere"
+                    if "bootstrap" in by_test
+                    else ""
+                )
+                + " (each measure's heading says which)"
+            )
+        untested = by_test.get("", [])
+        if untested:
+            origin += f"; not tested: {', '.join(untested)}"
         note = (
-            f"Paired bootstrap, {comparison.n_bootstrap} replicates. Multiple comparisons: the "
-            f"{n} p-values of this table are Holm-adjusted together (Holm 1979); bold and named "
-            "in the last column: clear after adjustment. The unadjusted interval is the "
-            "bootstrap's own; one-sided p-values are in the JSON results."
+            f"{origin}. Multiple comparisons: the {n} p-values of this table, whatever their "
+            "test, are Holm-adjusted together (Holm 1979); bold and named in the last column: "
+            "clear after adjustment. The unadjusted interval is the test's own; one-sided "
+            "p-values are in the JSON results."
         )
     return Table(header=header, rows=rows, note=note, css="comparison")
 

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from ranklens._format import format_number, result_html
 from ranklens._registry import FAMILIES, direction_of, shaded_positions
 from ranklens._version import __version__
+from ranklens.evaluation import interval_methods, method_name
 from ranklens.report.adapters import (
     comparison_intervals,
     comparison_tables,
@@ -104,23 +105,27 @@ GUIDES = {
 #: The collapsible "How this is computed" of each section: formulas and references.
 HOW = {
     "summary": (
-        "Each difference is the paired bootstrap difference of the two models' values (both "
-        "models are evaluated on the same resampled cases; Rosset, Perlich &amp; Zadrozny 2005, "
-        "Sect. 5.3). Its p-value is the Gaussian 2&Phi;(&minus;|d/sd|), sd the bootstrap "
-        "standard deviation of the difference. The p-values of all comparisons in the summary "
-        "are adjusted together with Holm's step-down procedure (Holm 1979), which keeps the "
-        "chance of any false &lsquo;clear&rsquo; at 5%. Each interval is d &plusmn; z&middot;sd "
-        "at the Holm level of its comparison (1 &minus; 0.05/(m &minus; j + 1) for the j-th "
-        "smallest p-value of m), so it excludes zero exactly when Holm calls the difference "
-        "clear. A measure that is best closest to a target (interval coverage) is never ranked "
-        "by its size."
+        "Each difference is the paired difference of the two models' values on the same cases. Its "
+        "standard deviation sd is DeLong's analytic one for the measures that have it (the AUC, "
+        "Harrell's C and Somers' D; DeLong, DeLong &amp; Clarke-Pearson 1988) and the paired "
+        "bootstrap's for the others (both models evaluated on the same resampled cases; Rosset, "
+        "Perlich &amp; Zadrozny 2005, Sect. 5.3); the settings below say which measure got which. "
+        "Its p-value is the Gaussian 2&Phi;(&minus;|d/sd|). The p-values of all comparisons in the "
+        "summary are adjusted together with Holm's step-down procedure (Holm 1979), which keeps "
+        "the chance of any false &lsquo;clear&rsquo; at 5%. Each interval is d &plusmn; "
+        "z&middot;sd at the Holm level of its comparison (1 &minus; 0.05/(m &minus; j + 1) for the "
+        "j-th smallest p-value of m), so it excludes zero exactly when Holm calls the difference "
+        "clear. A measure that is best closest to a target (interval coverage) is never ranked by "
+        "its size."
     ),
     "comparison": (
         "Layout of Rosset, Perlich &amp; Zadrozny (2005, Table 2): value of each model, their "
-        "difference (a &minus; b), its bootstrap standard deviation, the two-sided Gaussian "
-        "p-value, the Holm-adjusted p-value over every row of the same table (Holm 1979) and "
-        "the interval of the difference at the Holm level. One-sided p-values and the raw "
-        "bootstrap intervals are in the JSON results. The band plot shows each model's AUC at "
+        "difference (a &minus; b), its standard deviation (DeLong's analytic one where the "
+        "measure has it, else the paired bootstrap's; each measure's heading says which), the "
+        "two-sided Gaussian p-value, the Holm-adjusted p-value over every row of the same table "
+        "(Holm 1979; valid whatever the tests behind the p-values) and the interval of the "
+        "difference at the Holm level. One-sided p-values and the raw intervals are in the JSON "
+        "results, each with its method. The band plot shows each model's AUC at "
         "every cutoff with its pointwise bootstrap band (Rosset et al. 2005, Fig. 5)."
     ),
     "ranking": (
@@ -331,19 +336,45 @@ def goal_table(
     note = ""
     if intervals:
         level = evaluation.settings.get("confidence_level", 0.95)
-        replicates = getattr(evaluation.comparison, "n_bootstrap", None)
-        if replicates is None:
-            replicates = evaluation.settings.get("n_bootstrap")
         note = (
-            f"Small numbers under a value: its {round(100 * level)}% paired bootstrap interval "
-            f"({replicates} resamples). Shaded: clearly best, that is better than every other "
-            f"model with the difference's interval excluding zero after a Holm correction across "
-            f"all {len(contrasts)} comparisons of the bootstrap."
+            f"Small numbers under a value: its {round(100 * level)}% interval, "
+            f"{_interval_origin(evaluation, {metric for _, metric in intervals})}. Shaded: "
+            "clearly best, that is better than every other model with the difference's "
+            "interval excluding zero after a Holm correction across all "
+            f"{len(contrasts)} comparisons."
         )
     elif len(models) > 1:
         note = "No bootstrap comparison ran: no model is marked best."
     table = Table(header=_header("measure", *models), rows=rows, note=note, css="summary")
     return table, sentences
+
+
+def _interval_origin(evaluation: Any, shown: set[str]) -> str:
+    """Where the intervals of the measures ``shown`` came from, in words (for a table's note).
+
+    ``"paired bootstrap (1000 resamples)"`` when every one is the bootstrap's, else each
+    method with its measures, e.g. ``"DeLong (DeLong, DeLong & Clarke-Pearson 1988) for roc
+    auc; paired bootstrap (1000 resamples) for the others"``.
+    """
+    comparison = evaluation.comparison
+    replicates = getattr(comparison, "n_bootstrap", None)
+    if replicates is None:
+        replicates = evaluation.settings.get("n_bootstrap")
+    boot = f"paired bootstrap ({replicates} resamples)"
+    references = getattr(comparison, "references", {}) or {}
+    groups: dict[str, list[str]] = {}
+    for metric, method in zip(comparison.metrics, interval_methods(comparison), strict=True):
+        if metric in shown:
+            groups.setdefault(method, []).append(metric.replace("_", " "))
+    analytic = [
+        f"{references.get(method) or method_name(method)} for {', '.join(names)}"
+        for method, names in sorted(groups.items(), key=lambda item: item[0] != "delong")
+        if not method.startswith("bootstrap")
+    ]
+    if not analytic:
+        return boot
+    rest = any(method.startswith("bootstrap") for method in groups)
+    return "; ".join(analytic) + (f"; {boot} for the others" if rest else "")
 
 
 def _short(problem: Any, limit: int = 70) -> str:

@@ -1,10 +1,12 @@
 """Which differences between models are clear: Holm-adjusted paired comparisons.
 
-The report names a model "better" or "best" only when the paired bootstrap interval of its
-difference to the alternative excludes zero after a Holm correction across every comparison
-shown together. This module reads the stored :class:`~ranklens.compare.ComparisonResult` (the
-difference, its bootstrap standard deviation and the Gaussian p-value) and adjusts; it computes
-no measure.
+The report names a model "better" or "best" only when the paired interval of its difference to
+the alternative excludes zero after a Holm correction across every comparison shown together.
+This module reads the stored :class:`~ranklens.compare.ComparisonResult` (the difference, its
+standard deviation and the Gaussian p-value: DeLong's analytic test for the measures that
+declare it, the paired bootstrap's for the others, as the comparison's ``test_methods`` say) and
+adjusts; it computes no measure. Holm's procedure controls the family-wise error rate under any
+dependence, so one family may mix p-values of both origins.
 
 References
 ----------

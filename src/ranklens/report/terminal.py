@@ -14,7 +14,7 @@ from ranklens.evaluation import PROBLEM_KINDS
 from ranklens.report.goals import clearly_best, closest_to_target, comparison_contrasts
 from ranklens.report.render import direction_symbol, format_number
 
-__all__ = ["plain", "problems_table", "summary_table"]
+__all__ = ["inference_caption", "plain", "problems_table", "summary_table"]
 
 #: Longest reason shown in the terminal (the report and the JSON keep the whole message).
 _MAX_REASON = 160
@@ -89,7 +89,24 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
                 continue
             cells.append(plain(format_number(value), "bold green" if j in best else ""))
         table.add_row(plain(metric), direction_symbol(info), *cells)
+    caption = inference_caption(evaluation)
+    if caption:
+        table.caption = plain(caption)
+        table.caption_justify = "left"
     return table
+
+
+def inference_caption(evaluation: Any) -> str:
+    """Where the intervals and the paired tests behind "best" came from (the table's caption).
+
+    The ``settings`` sentences of :func:`ranklens.report.evaluate_models` (``intervals`` and
+    ``paired tests``), one line each; empty when no comparison ran.
+    """
+    return "\n".join(
+        f"{key}: {evaluation.settings[key]}"
+        for key in ("intervals", "paired tests")
+        if evaluation.settings.get(key)
+    )
 
 
 def _reason(problem: Any) -> str:
