@@ -1,0 +1,304 @@
+"""Curves as arrays on Dask: ROC, gain, lift and profit from the buckets of the sort by prediction.
+
+After the shuffle by prediction every partition holds one value bucket, and a run of tied
+predictions never straddles two of them. Each bucket ranks its rows with the in-memory code
+(``targeting._rank``: the distinct scores in decreasing order with the running sums of weight,
+events and non-events); the client lays the buckets end to end, from the highest predictions
+down, each bucket's running sums shifted by the totals of the buckets above it (the carry-in),
+which is the in-memory ranking of all rows. Every registered curve that says how it is built
+from those sums (``CurveSpec.from_ranked``) is then built by the in-memory code itself, and the
+best model by depth from the same sums. Counts are exact (integer-valued floats below 2^53);
+weighted sums differ from the in-memory running sums only in the order of the additions.
+
+The arrays hold one point per distinct prediction: they are meant for data whose distinct
+predictions fit the client (``evaluate(..., curve_arrays=True)``); the decile table needs no arrays.
+
+References
+----------
+Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
+861-874.
+Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+Performance". O'Reilly Media.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ranklens._curve_registry import available_curves, get_curve
+from ranklens.dask._passes import midrank_column
+from ranklens.evaluation import ALL_MODELS, Problem, _call_quietly
+from ranklens.exceptions import warn_undefined
+from ranklens.ranking import CutoffAUCResult, cutoff_auc_curve
+from ranklens.targeting import _rank, _Ranked, _Target
+
+#: Curves built from the per-distinct-``y`` sums of the shuffle by truth, keyed by function.
+_FROM_CUTS = frozenset({cutoff_auc_curve})
+
+#: Task parameters a curve may take from ``evaluate`` (as the in-memory pipeline's context).
+CONTEXT_KEYS = ("cost_benefit", "value_margin", "cost_per_target", "budget")
+
+
+def piece(
+    part: Any, y: str, pred: str, weight: str | None, threshold: float
+) -> dict[str, np.ndarray]:
+    """One prediction bucket's ranked running sums (without the leading zero).
+
+    ``part`` is the partition of one bucket after the shuffle by prediction (rows of zero weight
+    already dropped). Returns the distinct scores in decreasing order and, at each, the running
+    weight, events (``y >= threshold``) and non-events of this bucket's rows.
+    """
+    frame = part.reset_index(drop=True)
+    if len(frame) == 0:
+        empty = np.zeros(0)
+        return {"thresholds": empty, "cw": empty, "ce": empty, "cn": empty}
+    yv = np.ascontiguousarray(frame[y].to_numpy(dtype=np.float64))
+    pv = np.ascontiguousarray(frame[pred].to_numpy(dtype=np.float64))
+    wv = None if weight is None else np.ascontiguousarray(frame[weight].to_numpy(dtype=np.float64))
+    response = (yv >= threshold).astype(np.float64)
+    ranked = _rank(pv, _Target(response, wv, None, False, ""))
+    return {
+        "thresholds": ranked.thresholds[1:],
+        "cw": ranked.cum_weight[1:],
+        "ce": ranked.cum_events[1:],
+        "cn": ranked.cum_nonevents[1:],
+    }
+
+
+def ranked(pieces: Sequence[dict[str, np.ndarray]], definition: str) -> _Ranked:
+    """The in-memory ranking of all rows from the buckets' pieces (``pieces[b]``: bucket ``b``,
+    buckets in increasing prediction): highest bucket first, each shifted by the totals above."""
+    thresholds = [np.array([np.inf])]
+    sums: dict[str, list[np.ndarray]] = {
+        "cw": [np.zeros(1)],
+        "ce": [np.zeros(1)],
+        "cn": [np.zeros(1)],
+    }
+    carry = {"cw": 0.0, "ce": 0.0, "cn": 0.0}
+    for p in reversed(pieces):
+        if p["thresholds"].size == 0:
+            continue
+        thresholds.append(p["thresholds"])
+        for key in sums:
+            sums[key].append(carry[key] + p[key])
+            carry[key] = float(sums[key][-1][-1])
+    empty = np.zeros(0)
+    target = _Target(empty, None, None, False, definition)
+    return _Ranked(
+        np.concatenate(thresholds),
+        np.concatenate(sums["cw"]),
+        np.concatenate(sums["ce"]),
+        np.concatenate(sums["cn"]),
+        target,
+    )
+
+
+def truth_piece(part: Any, y: str, weight: str | None, n_models: int) -> dict[str, Any]:
+    """One truth bucket after the shuffle by truth: per distinct ``y`` (increasing), its weight
+    (row count) and, per model, the sum of weight x prediction midrank (doubled integer
+    midranks, summed exactly, without weights)."""
+    frame = part.reset_index(drop=True)
+    if len(frame) == 0:
+        return {"y": np.zeros(0), "w": np.zeros(0), "sa": [[] for _ in range(n_models)]}
+    yv = frame[y].to_numpy(dtype=np.float64)
+    order = np.argsort(yv, kind="stable")
+    ys = yv[order]
+    starts = np.flatnonzero(np.r_[True, ys[1:] != ys[:-1]])
+    sums = []
+    if weight is None:
+        w = np.diff(np.r_[starts, ys.size]).astype(np.int64)
+        for k in range(n_models):
+            a2 = frame[midrank_column(k)].to_numpy().astype(np.int64)[order]
+            # Python integers: a bucket's sum of doubled midranks may pass 2**63 at any n
+            sums.append([int(v) for v in _exact_group_sums(a2, starts)])
+    else:
+        ws = frame[weight].to_numpy(dtype=np.float64)[order]
+        w = np.add.reduceat(ws, starts)
+        for k in range(n_models):
+            a = frame[midrank_column(k)].to_numpy(dtype=np.float64)[order]
+            sums.append(np.add.reduceat(ws * a, starts).tolist())
+    return {"y": ys[starts], "w": w, "sa": sums}
+
+
+def _exact_group_sums(values: np.ndarray, starts: np.ndarray) -> list[int]:
+    """Exact sums of non-negative int64 ``values`` over the groups beginning at ``starts``."""
+    high, low = values >> 31, values & ((1 << 31) - 1)
+    hs, ls = np.add.reduceat(high, starts), np.add.reduceat(low, starts)
+    return [(int(h) << 31) + int(lo) for h, lo in zip(hs.tolist(), ls.tolist(), strict=True)]
+
+
+def cutoff_auc(weights: Sequence[Any], sums: Sequence[Any], unit: bool) -> CutoffAUCResult:
+    """:func:`ranklens.cutoff_auc_curve` from the distinct ``y`` values' weights and sums of
+    weight x prediction midrank, in increasing ``y`` (Rosset, Perlich & Zadrozny 2005, Fig. 2).
+
+    Cut ``c`` calls the ``c`` largest distinct values positive; with ``W_P`` their weight and
+    ``a`` the prediction midrank ``W(<) + W(=)/2``, ``U_c = sum_pos w a - W_P^2 / 2`` (ties in
+    the prediction count 1/2), the in-memory kernel's sum. Without weights ``sums`` hold sums of
+    doubled 1-based midranks (``2 W(<) + W(=) + 1``) and ``U_c = (S - W_P (W_P + 1)) / 2``, in
+    exact integers.
+    """
+    m = len(weights) - 1
+    if m < 1:
+        warn_undefined("y_true is constant: there is no cutoff, the curve is empty", stacklevel=2)
+        empty = np.empty(0)
+        return CutoffAUCResult(empty, empty, empty, empty, np.zeros(1), math.nan)
+    positives = np.empty(m)
+    u = np.empty(m)
+    gap = np.empty(m)
+    wp: Any = 0
+    acc: Any = 0
+    for c in range(m):
+        v = m - c  # the c-th largest value joins the positives
+        wp += weights[v]
+        acc += sums[v]
+        positives[c] = float(wp)
+        u[c] = (acc - wp * (wp + 1)) / 2 if unit else acc - 0.5 * wp * wp
+        gap[c] = 0.5 * (float(weights[v]) + float(weights[v - 1]))
+    total = float(sum(weights)) if unit else math.fsum(weights)
+    pairs = positives * (total - positives)
+    auc = np.clip(u / pairs, 0.0, 1.0)
+    pair_weight = gap * pairs
+    edges = np.concatenate(([0.0], np.cumsum(pair_weight) / pair_weight.sum()))
+    area = float(np.sum(pair_weight * auc) / pair_weight.sum())
+    return CutoffAUCResult(
+        n_positive=positives,
+        fraction_positive=positives / total,
+        auc=auc,
+        pair_weight=pair_weight,
+        x_edges=edges,
+        area=area,
+    )
+
+
+def cutoff_auc_inputs(
+    truth_pieces: Sequence[dict[str, Any]],
+    single: Sequence[int] | np.ndarray,
+    t_counts: np.ndarray,
+    pred_parts: Sequence[dict[str, Any]],
+    k: int,
+    total_w: float,
+    unit: bool,
+) -> tuple[list[Any], list[Any]]:
+    """Per distinct ``y`` (increasing) the weight and sum of weight x midrank of model ``k``:
+    the truth buckets in order, a single-valued bucket (a heavy ``y`` value, not shuffled) from
+    the sums the buckets of the sort by prediction kept for it."""
+    weights: list[Any] = []
+    sums: list[Any] = []
+    singles = {int(b) for b in single}
+    pred_parts = [p for p in pred_parts if "a_single" in p]  # the buckets that held rows
+    for b, t in enumerate(truth_pieces):
+        if b in singles:
+            count = t_counts[b]
+            if unit:
+                weights.append(int(count))
+                sums.append(sum(int(p["a_single"][b]) for p in pred_parts))
+            else:
+                weights.append(float(count))
+                centred = math.fsum(p["a_single"][b] for p in pred_parts)
+                sums.append(centred + float(count) * total_w / 2.0)  # a_single: sum w (a - W/2)
+            continue
+        weights.extend(int(v) if unit else float(v) for v in t["w"])
+        sums.extend(t["sa"][k])
+    return weights, sums
+
+
+def _builders(context: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The registered curves built from the ranked sums, with their keyword arguments; and the
+    other registered curves with the reason they are not built (those whose task parameters
+    are not given are left out, as in the in-memory pipeline)."""
+    build: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+
+    for name in available_curves():
+        spec = get_curve(name)
+        if any(context.get(key) is None for key in spec.needs):
+            continue
+        if spec.needs_any and all(context.get(key) is None for key in spec.needs_any):
+            continue
+        local = {k: v for k, v in context.items() if v is not None}
+        for key, fixed in spec.fixed_with.items():
+            if local.get(key) is not None:
+                local.update(fixed)
+        local.update(spec.fixed)
+        if spec.func in _FROM_CUTS:
+            build[name] = (spec, None)
+            continue
+        if spec.from_ranked is None or spec.inputs != "point" or local.get("events") == "value":
+            skipped[name] = (
+                "not built by the Dask engine: it needs more than the prediction-sorted "
+                "cumulative sums of binary events (the rows sorted by y, or every row)"
+            )
+            continue
+        params = inspect.signature(spec.from_ranked).parameters
+        build[name] = (spec, {k: v for k, v in local.items() if k in params})
+    return build, skipped
+
+
+def add_curves(
+    pieces: Sequence[Sequence[dict[str, np.ndarray]]],
+    preds: Sequence[str],
+    definition: str,
+    context: Mapping[str, Any],
+    delong: Mapping[str, Any],
+    curves: dict[str, dict[str, Any]],
+    extras: dict[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    cuts: Sequence[tuple[list[Any], list[Any]]] | None = None,
+    unit: bool = True,
+) -> None:
+    """Build the curves of every model into ``curves`` and the best model by depth into
+    ``extras`` (as ``evaluation.evaluate_models`` does); failures go to ``problems``.
+    ``cuts[k]``: model ``k``'s per-distinct-y weights and midrank sums (:func:`cutoff_auc`)."""
+    from ranklens.targeting import _by_depth_from_ranked
+
+    by_model = {model: ranked(pieces[k], definition) for k, model in enumerate(preds)}
+    build, skipped = _builders({**context, "events": None})
+    for name, (spec, kwargs) in build.items():
+        found = {}
+        for k, (model, r) in enumerate(by_model.items()):
+            if kwargs is None:  # from the cuts of the truth
+                if cuts is None:
+                    skipped[name] = "needs the shuffle by truth"
+                    break
+                result, problem = _call_quietly(cutoff_auc, *cuts[k], unit)
+            else:
+                result, problem = _call_quietly(spec.from_ranked, r, **kwargs)
+            if result is not None:
+                result = _with_interval(result, delong.get(model))
+                found[model] = result
+            if problem is not None:
+                problems.setdefault(model, {})[f"{name} curve"] = problem
+        if found:
+            curves[name] = found
+    extras["curves_not_built"] = skipped
+    if len(preds) >= 2:
+        result, problem = _call_quietly(_by_depth_from_ranked, by_model)
+        if result is not None:
+            extras["best_model_by_depth"] = result
+        if problem is not None:
+            problems.setdefault(ALL_MODELS, {})["best model by depth"] = problem
+
+
+def _with_interval(result: Any, interval: Any) -> Any:
+    """A result with an AUC interval field gets the engine's DeLong interval (its weighted form
+    needs every row's structural components, which the ranked sums do not hold)."""
+    names = {f.name for f in dataclasses.fields(result)}
+    if interval is None or "auc_std_error" not in names:
+        return result
+
+    def get(key: str) -> Any:
+        return interval[key] if isinstance(interval, dict) else getattr(interval, key)
+
+    se = float(get("std_error"))
+    return dataclasses.replace(
+        result,
+        auc_std_error=se if math.isfinite(se) else math.nan,
+        auc_ci=get("ci"),
+        confidence_level=get("confidence_level"),
+    )

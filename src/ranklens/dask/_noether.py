@@ -1,0 +1,188 @@
+"""Noether's interval of Kendall's tau on Dask, from exact per-row sums of the same passes.
+
+The variance of tau-b (Noether 1967; eq. 6 of Rosset, Perlich & Zadrozny 2005, in the
+delta-method form of ``ranklens.ranking._noether_variances``) needs, besides the pair classes,
+nine sums over rows of products of three per-row counts: ``h_i`` (concordant minus discordant
+partners of row ``i``), ``y_i`` (partners with another ``y``) and ``p_i`` (partners with another
+prediction). Every partner of a row falls in one of the three classes of the pair counts:
+
+1. the same prediction bucket: ``ranklens.ranking.per_observation_pair_counts`` on the bucket,
+   after the shuffle by prediction;
+2. another prediction bucket and another truth bucket: the order of both is known from the
+   buckets, so the count is a function of the row's cell of the (prediction bucket x truth
+   bucket) grid, ``H[a, b]``, computed on the client from the grid;
+3. the same truth bucket and another prediction bucket: after the shuffle by truth, per row, the
+   concordant minus discordant partners in (truth, prediction bucket), in which partners of one
+   prediction bucket are tied and so count zero.
+
+Classes 1 and 2 are added in the shuffle by prediction and travel with the row as a column;
+class 3 is added after the shuffle by truth, where the sums are formed. Rows of a single-valued
+truth bucket (a heavy ``y`` value) have no class-3 partners and are summed at once. ``y_i = n -
+(ties of y_i)`` and ``p_i = n - (ties of the prediction)``, each tie group being inside one
+bucket. All sums are exact Python integers (unweighted data; with weights tau has no Noether
+interval in memory either).
+
+References
+----------
+Noether, G. E. (1967). *Elements of Nonparametric Statistics*. New York: Wiley.
+
+Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+370-377.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ranklens._registry import RankStatistic, RankSweepForm
+from ranklens._results import ConfidenceInterval
+from ranklens.dask._passes import _exact_dot, bucket_column, bucket_of
+from ranklens.ranking import _noether_variances, _wald_interval, per_observation_pair_counts
+
+
+def h_column(model_index: int) -> str:
+    """The column carrying a row's class 1 + 2 concordant-minus-discordant count."""
+    return f"_ranklens_h{model_index}"
+
+
+def p_column(model_index: int) -> str:
+    """The column carrying a row's number of partners with another prediction."""
+    return f"_ranklens_q{model_index}"
+
+
+def meta_columns(model_index: int) -> dict[str, np.ndarray]:
+    """Empty columns for the meta of the frames after the shuffle by prediction."""
+    return {
+        h_column(model_index): np.zeros(0, np.int64),
+        p_column(model_index): np.zeros(0, np.int64),
+    }
+
+
+def cross_counts(grid: np.ndarray) -> np.ndarray:
+    """``H[a, b]``: concordant minus discordant partners of a row of cell ``(a, b)`` among rows
+    of another prediction bucket and another truth bucket, from the count grid ``G``."""
+    g = np.asarray(grid, dtype=np.int64)
+    n_a, n_b = g.shape
+    cum = np.zeros((n_a + 1, n_b + 1), np.int64)  # cum[i, j] = sum of G[:i, :j]
+    cum[1:, 1:] = g.cumsum(axis=0).cumsum(axis=1)
+    a = np.arange(n_a)[:, None]
+    b = np.arange(n_b)[None, :]
+    low_low = cum[a, b]
+    low_high = cum[a, n_b] - cum[a, b + 1]
+    high_low = cum[n_a, b] - cum[a + 1, b]
+    high_high = cum[n_a, n_b] - cum[a + 1, n_b] - cum[n_a, b + 1] + cum[a + 1, b + 1]
+    return low_low + high_high - low_high - high_low
+
+
+def _signed_dot(a: np.ndarray, b: np.ndarray) -> int:
+    """``sum a_i b_i`` for int64 arrays of any sign, as an exact Python integer."""
+    ap, an = np.maximum(a, 0), np.maximum(-a, 0)
+    bp, bn = np.maximum(b, 0), np.maximum(-b, 0)
+    return _exact_dot(ap, bp) + _exact_dot(an, bn) - _exact_dot(ap, bn) - _exact_dot(an, bp)
+
+
+def moments(h: np.ndarray, y: np.ndarray, p: np.ndarray) -> list[int]:
+    """The nine sums of ``ranklens.ranking._noether_variances`` (h, hh, hy, hp, y, yy, yp, p,
+    pp), exact."""
+    h, y, p = (np.asarray(v, dtype=np.int64) for v in (h, y, p))
+    return [
+        int(h.sum(dtype=object)),
+        _signed_dot(h, h),
+        _signed_dot(h, y),
+        _signed_dot(h, p),
+        int(y.sum(dtype=object)),
+        _exact_dot(y, y),
+        _exact_dot(y, p),
+        int(p.sum(dtype=object)),
+        _exact_dot(p, p),
+    ]
+
+
+def _concordance(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    if y.size < 2:
+        return np.zeros(y.size, np.int64)
+    counts = per_observation_pair_counts(y, p)
+    return (counts.concordant - counts.discordant).astype(np.int64)
+
+
+def _tie_size(values: np.ndarray) -> np.ndarray:
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    return counts[inverse.ravel()].astype(np.int64)
+
+
+def prediction_rows(
+    part: Any,
+    frame: Any,
+    y: str,
+    pred: str,
+    model_index: int,
+    h_row: np.ndarray,
+    t_bounds: np.ndarray,
+    single: np.ndarray,
+    t_sizes: np.ndarray,
+    n: int,
+) -> tuple[Any, list[int]]:
+    """One prediction bucket (``h_row = H[bucket, :]``): the frame with the class 1 + 2 count
+    and ``p_i`` of every row added, and the sums of the rows of single-valued truth buckets."""
+    yv = part[y].to_numpy(dtype=np.float64)
+    pv = part[pred].to_numpy(dtype=np.float64)
+    tb = bucket_of(yv, t_bounds)
+    h = _concordance(yv, pv) + np.asarray(h_row, np.int64)[tb]
+    q = n - _tie_size(pv)
+    alone = np.isin(tb, single)
+    sums = moments(h[alone], n - np.asarray(t_sizes, np.int64)[tb[alone]], q[alone])
+    frame = frame.assign(**{h_column(model_index): h, p_column(model_index): q})
+    return frame, sums
+
+
+def truth_rows(part: Any, y: str, n_models: int, n: int) -> list[list[int]]:
+    """One truth bucket after the shuffle by truth: per model, the nine sums of its rows, with
+    the class-3 partners added."""
+    if len(part) == 0:
+        return [[0] * 9 for _ in range(n_models)]
+    yv = part[y].to_numpy(dtype=np.float64)
+    ny = n - _tie_size(yv)
+    out = []
+    for k in range(n_models):
+        pb = part[bucket_column(k)].to_numpy().astype(np.float64)
+        h = part[h_column(k)].to_numpy().astype(np.int64) + _concordance(yv, pb)
+        out.append(moments(h, ny, part[p_column(k)].to_numpy().astype(np.int64)))
+    return out
+
+
+def interval(
+    n: int, classes: dict[str, Any], sums: Sequence[Sequence[int]], tau: float, level: float
+) -> dict[str, Any]:
+    """Noether's variances of tau-b (plug-in and unbiased) and the Wald interval from the
+    unbiased one, as :func:`ranklens.ranking_summary` (``tau_variance``,
+    ``tau_variance_unbiased``, ``tau_ci``)."""
+    total = [sum(s[i] for s in sums) for i in range(9)]
+    plug, unbiased = _noether_variances(n, classes, np.array(total, dtype=np.float64), tau)
+    ci = (
+        _wald_interval(tau, unbiased, level)
+        if math.isfinite(tau)
+        else ConfidenceInterval.undefined()
+    )
+    return {
+        "kendall_tau": tau,
+        "tau_variance": plug,
+        "tau_variance_unbiased": unbiased,
+        "tau_ci": ci,
+        "confidence_level": level,
+        "moments": total,
+    }
+
+
+def wanted(spec: Any) -> bool:
+    """Whether a measure is Kendall's tau-b (a rank-sweep statistic) with an analytic variance."""
+    caps = spec.capabilities
+    return (
+        isinstance(caps.batched, RankSweepForm)
+        and caps.batched.statistic is RankStatistic.KENDALL_TAU_B
+        and caps.variance is not None
+    )

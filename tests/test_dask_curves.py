@@ -1,0 +1,241 @@
+"""ranklens.dask curves as arrays: ROC, gain, lift, profit and the best model by depth equal the
+in-memory result objects field by field (counts exactly, floats to 1e-12), for 1, 3 and 7
+partitions, with weights, and with tie runs of predictions across partition boundaries
+(30 % of the rows share one prediction value)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+import ranklens.dask as rd  # noqa: E402
+from ranklens.evaluation import evaluate_models  # noqa: E402
+from ranklens.ranking import _rank_sweep, cutoff_auc_curve, ranking_summary  # noqa: E402
+from ranklens.targeting import (  # noqa: E402
+    best_model_by_depth,
+    gain_curve,
+    lift_curve,
+    profit_curve,
+    roc_curve,
+)
+from test_dask import client  # noqa: E402, F401  (the shared LocalCluster fixture)
+
+pytestmark = pytest.mark.usefixtures("client")
+
+TOL = 1e-12
+
+
+def _data(n: int, binary: bool, seed: int, zeros: float = 0.0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(float) if binary else rng.lognormal(size=n).round(2)
+    y[rng.random(n) < zeros] = 0.0  # a heavy truth value (kept out of the shuffle by truth)
+    a = np.round(rng.normal(size=n) + 0.3 * (y > np.median(y)), 1)
+    a[rng.random(n) < 0.3] = 0.5  # a heavy tie run: 30 % of the rows share one prediction
+    return pd.DataFrame(
+        {
+            "y": y,
+            "a": a,
+            "b": rng.integers(0, 7, n).astype(float),  # seven tie runs, each over many partitions
+            "w": rng.uniform(0.5, 2.0, n) * (rng.random(n) > 0.05),  # some rows of weight 0
+        }
+    )
+
+
+def _same(got, want, path: str = "") -> None:
+    """Field-by-field equality of two results: arrays and floats to TOL, the rest exactly."""
+    if dataclasses.is_dataclass(want):
+        assert type(got) is type(want), path
+        for f in dataclasses.fields(want):
+            _same(getattr(got, f.name), getattr(want, f.name), f"{path}.{f.name}")
+    elif isinstance(want, np.ndarray) and want.dtype.kind == "f":
+        assert got.shape == want.shape, path
+        scale = np.maximum(1.0, np.abs(want))
+        with np.errstate(invalid="ignore"):
+            close = np.abs(got - want) <= TOL * scale
+        ok = (got == want) | close | (np.isnan(got) & np.isnan(want))
+        assert ok.all(), (path, got[~ok][:5], want[~ok][:5])
+    elif isinstance(want, np.ndarray):
+        assert np.array_equal(got, want), path
+    elif isinstance(want, float):
+        assert isinstance(got, float | int), path
+        if math.isnan(want):
+            assert math.isnan(got), path
+        elif got != want:
+            assert abs(got - want) <= TOL * max(1.0, abs(want)), (path, got, want)
+    elif isinstance(want, tuple | list):
+        assert len(got) == len(want), path
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            _same(g, w, f"{path}[{i}]")
+    else:
+        assert got == want, (path, got, want)
+
+
+COST_BENEFIT = [[4.0, 0.0], [-1.5, 0.0]]
+
+
+@pytest.mark.parametrize(("binary", "zeros"), [(True, 0.0), (False, 0.0), (False, 0.4)])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (3, 4), (7, 9)])
+def test_curves_equal_in_memory(binary, zeros, weighted, npartitions, n_buckets):
+    df = _data(1200, binary, seed=npartitions + 10 * weighted, zeros=zeros)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=npartitions),
+        y="y",
+        pred=["a", "b"],
+        weight="w" if weighted else None,
+        measures=["roc_auc", "kendall_tau"],
+        n_buckets=n_buckets,
+        curve_arrays=True,
+        cost_benefit=COST_BENEFIT,
+        budget=30.0,
+        cost_per_target=0.1,
+    )
+    y = df["y"].to_numpy()
+    kw = {"sample_weight": df["w"].to_numpy()} if weighted else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model in ("a", "b"):
+            p = df[model].to_numpy()
+            _same(ev.curves["roc"][model], roc_curve(y, p, **kw), f"roc {model}")
+            _same(ev.curves["gain"][model], gain_curve(y, p, **kw), f"gain {model}")
+            _same(ev.curves["lift"][model], lift_curve(y, p, **kw), f"lift {model}")
+            want = profit_curve(
+                y, p, cost_benefit=COST_BENEFIT, budget=30.0, cost_per_target=0.1, **kw
+            )
+            _same(ev.curves["profit"][model], want, f"profit {model}")
+            _same(ev.curves["cutoff_auc"][model], cutoff_auc_curve(y, p, **kw), f"cutoff {model}")
+            if not weighted:  # counts are exact integers
+                assert ev.curves["roc"][model].n_events == float((y >= _threshold(ev, y)).sum())
+        by_depth = best_model_by_depth(y, {"a": df["a"].to_numpy(), "b": df["b"].to_numpy()}, **kw)
+    _same(ev.extras["best_model_by_depth"], by_depth, "best_model_by_depth")
+    # the budget binds (300 targets of 1200 rows) inside the heavy tie run of model a or not:
+    assert ev.curves["profit"]["a"].max_targets == 300
+
+
+def _threshold(ev, y: np.ndarray) -> float:
+    definition = ev.settings["events"]
+    if definition == "binary":
+        return 1.0
+    return float(np.sort(y)[::-1][math.ceil(0.1 * y.size) - 1])
+
+
+def test_curves_equal_the_in_memory_evaluation():
+    """The curves of the in-memory pipeline (evaluate_models) and of the Dask engine agree."""
+    df = _data(900, True, seed=3)
+    preds = {m: df[m].to_numpy() for m in ("a", "b")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = evaluate_models(
+            df["y"].to_numpy(),
+            preds,
+            cost_benefit=COST_BENEFIT,
+            robustness=False,
+        )
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=5),
+        y="y",
+        pred=["a", "b"],
+        measures=["roc_auc"],
+        n_buckets=6,
+        curve_arrays=True,
+        cost_benefit=COST_BENEFIT,
+    )
+    for name in ("roc", "gain", "lift", "profit", "decile_table", "cutoff_auc"):
+        for model in ("a", "b"):
+            _same(ev.curves[name][model], mem.curves[name][model], f"{name} {model}")
+    _same(ev.extras["best_model_by_depth"], mem.extras["best_model_by_depth"], "by depth")
+    # the curves it cannot build are named with the reason, not silently missing
+    assert "concordance_profile" in ev.extras["curves_not_built"]
+    assert "profit" not in ev.extras["curves_not_built"]
+
+
+def test_curve_arrays_off_by_default():
+    df = _data(300, True, seed=1)
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["roc_auc"])
+    assert set(ev.curves) == {"decile_table"}
+    assert "best_model_by_depth" not in ev.extras
+
+
+def test_profit_needs_its_parameters():
+    """Without cost_benefit the profit curve is left out, as in the in-memory pipeline."""
+    df = _data(300, False, seed=2)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3),
+        y="y",
+        pred=["a"],
+        measures=["roc_auc"],
+        curve_arrays=True,
+    )
+    assert "profit" not in ev.curves  # no profit parameters: not built, as in memory
+    assert {"roc", "gain", "lift"} <= set(ev.curves)
+
+
+@pytest.mark.parametrize(("binary", "zeros"), [(True, 0.0), (False, 0.0), (False, 0.4)])
+@pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (3, 4), (7, 9)])
+def test_noether_interval_equals_ranking_summary(binary, zeros, npartitions, n_buckets):
+    """Noether's variances of tau (plug-in, unbiased) and the interval equal ranking_summary's;
+    the nine per-row sums behind them equal the in-memory sweep's exactly."""
+    df = _data(1000, binary, seed=npartitions, zeros=zeros)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=npartitions),
+        y="y",
+        pred=["a", "b"],
+        measures=["kendall_tau"],
+        n_buckets=n_buckets,
+    )
+    y = df["y"].to_numpy()
+    for model in ("a", "b"):
+        p = df[model].to_numpy()
+        got = ev.extras["noether"][model]
+        want = ranking_summary(y, p)
+        assert got["moments"] == [int(v) for v in _rank_sweep(y, p, None)[1]]
+        _same(got["kendall_tau"], want.kendall_tau, "tau")
+        _same(got["tau_variance"], want.tau_variance, "plug-in")
+        _same(got["tau_variance_unbiased"], want.tau_variance_unbiased, "unbiased")
+        _same(got["tau_ci"], want.tau_ci, "ci")
+
+
+def test_no_noether_interval_with_weights():
+    """With case weights tau has no Noether interval (as ranking_summary): none is made."""
+    df = _data(300, False, seed=4)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3), y="y", pred="a", weight="w", measures=["kendall_tau"]
+    )
+    assert "noether" not in ev.extras
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sorted_input_tie_runs_across_partitions(weighted):
+    """Rows sorted by prediction: the heavy tie run (30 % of rows) spans several input
+    partitions, and every other run starts in one partition and ends in the next."""
+    df = _data(1400, False, seed=5, zeros=0.3).sort_values("a", kind="stable")
+    df = df.reset_index(drop=True)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=7, sort=False),
+        y="y",
+        pred=["a", "b"],
+        weight="w" if weighted else None,
+        measures=["kendall_tau", "roc_auc"],
+        n_buckets=5,
+        curve_arrays=True,
+    )
+    y = df["y"].to_numpy()
+    kw = {"sample_weight": df["w"].to_numpy()} if weighted else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model in ("a", "b"):
+            p = df[model].to_numpy()
+            _same(ev.curves["roc"][model], roc_curve(y, p, **kw), f"roc {model}")
+            _same(ev.curves["gain"][model], gain_curve(y, p, **kw), f"gain {model}")
+            _same(ev.curves["cutoff_auc"][model], cutoff_auc_curve(y, p, **kw), "cutoff")
+            if not weighted:
+                want = ranking_summary(y, p)
+                _same(ev.extras["noether"][model]["tau_ci"], want.tau_ci, "noether")
