@@ -11,6 +11,11 @@ its name:
   int64 pair counts for integer weights;
 * a :class:`~ranklens._registry.RatioForm` (the mean losses) is one float64 matrix product
   ``W @ L`` per chunk;
+* a :class:`~ranklens._registry.ReplicateForm` whose sweep gives the array-namespace entry
+  points (``ReplicateSweep.device_prepare`` / ``device_evaluate``: the targeting measures, the
+  AUC, KS, gain area, accuracy ratio and lifts, from weighted prefix sums over each model sorted
+  once by its score, :mod:`ranklens._xp.targeting`) is evaluated by that sweep on the device,
+  with int64 sums of integer weights;
 * any other measure is refused with a ValueError that names it.
 
 Replicates are the same multinomial bootstrap as on the CPU (n rows drawn with replacement per
@@ -31,7 +36,13 @@ from typing import Any, cast
 
 import numpy as np
 
-from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
+from ranklens._registry import (
+    MetricSpec,
+    RankStatistic,
+    RankSweepForm,
+    RatioForm,
+    ReplicateForm,
+)
 from ranklens._resampling import Resampler
 from ranklens._xp import cuda as _cuda
 from ranklens._xp import cupy_or_raise, free_bytes, is_cupy, is_device_array, to_host, to_namespace
@@ -71,8 +82,12 @@ def device_namespace() -> ModuleType:
     return cupy_or_raise("device='gpu'")
 
 
-def _gpu_form(spec: MetricSpec) -> RankSweepForm | RatioForm | None:
+def _gpu_form(spec: MetricSpec) -> RankSweepForm | RatioForm | ReplicateForm | None:
     form = spec.capabilities.batched
+    if isinstance(form, ReplicateForm):
+        sweep = form.sweep
+        on_device = sweep.device_prepare is not None and sweep.device_evaluate is not None
+        return form if on_device else None
     return form if isinstance(form, RankSweepForm | RatioForm) else None
 
 
@@ -81,9 +96,9 @@ def refuse_without_gpu_form(specs: list[MetricSpec]) -> None:
     missing = [s.name for s in specs if _gpu_form(s) is None]
     if missing:
         raise ValueError(
-            "device='gpu' evaluates the measures that declare a rank-sweep or ratio form "
-            f"(capabilities.batched); these have none: {', '.join(missing)}. "
-            "Leave them out or use device='cpu'"
+            "device='gpu' evaluates the measures that declare a rank-sweep or ratio form, or a "
+            "replicate sweep with an array-namespace form (capabilities.batched); these have "
+            f"none: {', '.join(missing)}. Leave them out or use device='cpu'"
         )
 
 
@@ -155,6 +170,21 @@ class DeviceEngine:
             evaluators.append(
                 RatioEvaluator(ratio, [forms[k] for k in ratio], xp, y, preds, weight)
             )
+        # one evaluator per replicate sweep and bound parameters: one pass serves its measures
+        groups: dict[tuple[int, tuple[tuple[str, Any], ...]], list[int]] = {}
+        for k, f in enumerate(forms):
+            if isinstance(f, ReplicateForm):
+                groups.setdefault((id(f.sweep), f.bound), []).append(k)
+        for positions in groups.values():
+            chosen = [cast(ReplicateForm, forms[k]) for k in positions]
+            evaluator = SweepEvaluator(positions, chosen, xp, y_dev, preds_dev, weight)
+            if evaluator.state is None:
+                names = ", ".join(specs[k].name for k in positions)
+                raise ValueError(
+                    f"device='gpu': the replicate sweep of {names} cannot reproduce them for "
+                    "these parameters; use device='cpu'"
+                )
+            evaluators.append(evaluator)
         ones = np.ones((1, y.shape[0]))
         for evaluator in evaluators:
             full = evaluator.evaluate(ones)[0]
@@ -307,6 +337,42 @@ class RankEvaluator:
                 [np.asarray(f.transform(raw[:, _OUTPUT[f.statistic], :])) for f in self.forms],
                 axis=1,
             )
+
+
+class SweepEvaluator:
+    """Measures declared as a :class:`ReplicateForm` of one sweep with the array-namespace form:
+    ``sweep.device_prepare`` once for every model, ``sweep.device_evaluate`` per chunk."""
+
+    path = "gpu"
+
+    def __init__(
+        self,
+        positions: list[int],
+        forms: list[ReplicateForm],
+        xp: ModuleType,
+        y: Any,
+        preds: list[Any],
+        base_weight: Any,
+    ) -> None:
+        self.positions = positions
+        self.sweep = forms[0].sweep
+        self.statistics = tuple(f.statistic for f in forms)
+        self.xp = xp
+        self.n = int(y.shape[0])
+        self.n_models = len(preds)
+        self.base_weight = base_weight
+        assert self.sweep.device_prepare is not None  # checked by _gpu_form
+        self.state = self.sweep.device_prepare(xp, y, xp.stack(preds), dict(forms[0].bound))
+
+    def evaluate(self, multiplicity: Any) -> np.ndarray:
+        xp = self.xp
+        assert self.sweep.device_evaluate is not None
+        weights = _replicate_weights(xp, multiplicity, self.base_weight)
+        out = np.empty((weights.shape[0], len(self.statistics), self.n_models))
+        for rows in _chunks(xp, weights, self.n, self.n_models):
+            values = self.sweep.device_evaluate(xp, self.state, weights[rows], self.statistics)
+            out[rows] = to_host(values)
+        return out
 
 
 class RatioEvaluator:
