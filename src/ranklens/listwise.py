@@ -17,7 +17,12 @@ import numpy as np
 
 from ranklens._kernels.curves import ranked_order  # radix argsort, ~3x np.argsort at n = 1e7
 from ranklens._kernels.listwise import grouped_ndcg, rank_distance_ndcg_kernel
-from ranklens._registry import ComputationalForm, register_metric
+from ranklens._registry import (
+    ComputationalForm,
+    ReplicateForm,
+    ReplicateSweep,
+    register_metric,
+)
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -55,7 +60,71 @@ def _check_common(
     return y, pred, k_float, gains == "exponential", w
 
 
-@register_metric("ndcg_score", higher_is_better=True, family="listwise", computational_form=_FORM)
+@dataclasses.dataclass(frozen=True)
+class _NdcgSweepState:
+    y_by_pred: np.ndarray  # (models, n): y in each model's ranked order
+    pred_keys: np.ndarray  # (models, n): the sorted keys (ties in the prediction)
+    orders: np.ndarray  # (models, n)
+    ideal_y: np.ndarray
+    order_true: np.ndarray
+
+
+def _ndcg_sweep_prepare(y: np.ndarray, preds: np.ndarray, params: Any) -> Any:
+    """Each model's ranked order and the ideal order, once (default ``k`` and gains only)."""
+    if params or (y < 0).any():
+        return None
+    ranked = [ranked_order(pred) for pred in preds]
+    order_true = ranked_order(y)[0]
+    return _NdcgSweepState(
+        y_by_pred=np.stack([y[order] for order, _ in ranked]),
+        pred_keys=np.stack([keys for _, keys in ranked]),
+        orders=np.stack([order for order, _ in ranked]),
+        ideal_y=np.ascontiguousarray(y[order_true]),
+        order_true=order_true,
+    )
+
+
+def _ndcg_sweep_evaluate(state: _NdcgSweepState, weights: np.ndarray, wanted: Any) -> Any:
+    """Each replicate's NDCG from the orders fixed once: the function's kernel on the
+    replicate's weights gathered into those orders, O(n) a replicate and model."""
+    n_models, n = state.orders.shape
+    out = np.full((weights.shape[0], len(wanted), n_models), np.nan)
+    bounds = np.array([0, n], dtype=np.int64)
+    for r in range(weights.shape[0]):
+        w = weights[r]
+        if not w.sum() > 0:
+            continue  # the function refuses weights summing to 0
+        w_by_true = np.ascontiguousarray(w[state.order_true])
+        for m in range(n_models):
+            dcg, ideal = grouped_ndcg(
+                state.y_by_pred[m],
+                state.pred_keys[m],
+                np.ascontiguousarray(w[state.orders[m]]),
+                state.ideal_y,
+                state.ideal_y,
+                w_by_true,
+                bounds,
+                bounds,
+                True,
+                False,
+                math.inf,
+            )
+            if ideal[0] > 0.0:
+                out[r, :, m] = dcg[0] / ideal[0]
+    return out
+
+
+# The bootstrap's replicates without calling the function: orders fixed, weights gathered.
+_NDCG_SWEEP = ReplicateSweep(_ndcg_sweep_prepare, _ndcg_sweep_evaluate, "NDCG, orders fixed")
+
+
+@register_metric(
+    "ndcg_score",
+    higher_is_better=True,
+    family="listwise",
+    computational_form=_FORM,
+    batched=ReplicateForm(_NDCG_SWEEP, "ndcg"),
+)
 def ndcg_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,

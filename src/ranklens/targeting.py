@@ -55,6 +55,8 @@ from ranklens._registry import (
     ConcordanceForm,
     CurveForm,
     CurveStatistic,
+    ReplicateForm,
+    ReplicateSweep,
     register_metric,
 )
 from ranklens._results import ConfidenceInterval, CurveResult, Result
@@ -66,6 +68,11 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
 )
+from ranklens._xp import measures as _xm
+from ranklens._xp import targeting as _xpt
+from ranklens._xp import to_host
+from ranklens._xp.measures import device_inputs, resolve_device
+from ranklens._xp.rank import EXACT_LIMIT
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
 from ranklens.extremes import _check_event_threshold, _relevance_values
 
@@ -485,7 +492,7 @@ def _roc(ranked: _Ranked) -> RocCurveResult:
     )
 
 
-@register_curve("roc", family="targeting")
+@register_curve("roc", family="targeting", from_ranked=_roc)
 def roc_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -714,7 +721,7 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
     applies=_is_nonnegative_continuous,
     description="Share of the total target value captured by targeting the top predictions.",
 )
-@register_curve("gain", family="targeting", on_grid=_at_grid)
+@register_curve("gain", family="targeting", on_grid=_at_grid, from_ranked=_gain)
 def gain_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -851,7 +858,7 @@ def _lift(ranked: _Ranked) -> LiftCurveResult:
     )
 
 
-@register_curve("lift", family="targeting", on_grid=_at_grid)
+@register_curve("lift", family="targeting", on_grid=_at_grid, from_ranked=_lift)
 def lift_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1006,6 +1013,7 @@ def decile_table(
     n_bins: int = 10,
     events: EventsLike = None,
     sample_weight: ArrayLike | None = None,
+    device: str | None = None,
 ) -> DecileTableResult:
     r"""Gains table by score decile (or any number of equal bins): cumulative response and lift.
 
@@ -1015,6 +1023,12 @@ def decile_table(
         As in :func:`gain_curve` (``events="value"``: the bins report value sums and means).
     n_bins : int, default 10
         Number of equal bins (10 = deciles, 20 = ventiles).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) forms the events, the sort by score and the
+        cumulative sums of every distinct score on a CUDA device through CuPy (``pip install
+        "ranklens[gpu]"``); the table is read off those sums on the host, as on the CPU (the
+        same values; integer weights summed exactly). Inputs may be CuPy arrays or DLPack
+        tensors (torch, JAX).
 
     Returns
     -------
@@ -1058,7 +1072,10 @@ def decile_table(
     ([1.0, 2.0, 0.0, 1.0, 0.0], [1.25, 1.875, 1.25, 1.25, 1.0])
     """
     n_bins = check_positive_int(n_bins, "n_bins")
-    ranked = _prepare(y_true, y_score, events, sample_weight)
+    if resolve_device(device) == "gpu":
+        ranked = _device_ranked("decile_table", y_true, y_score, events, sample_weight)
+    else:
+        ranked = _prepare(y_true, y_score, events, sample_weight)
     total_w, total_e = ranked.total_weight, ranked.total_events
     gain = _gain_or_undefined(ranked, "decile table")
     fractions = np.arange(n_bins + 1) / n_bins
@@ -1288,12 +1305,29 @@ def _best(values: FloatArray) -> int:
     return int(np.argmax(values))  # first maximum: the shallowest depth
 
 
+def _profit_from_ranked(
+    ranked: _Ranked,
+    *,
+    cost_benefit: Any = None,
+    value_margin: float | None = None,
+    cost_per_target: float | None = None,
+    budget: float | None = None,
+    events: EventsLike = None,
+) -> ProfitCurveResult:
+    """:func:`profit_curve` from the ranked cumulative sums: of the events with a cost-benefit
+    matrix; of the value with a value margin, whose perfect profit reads ``ranked.target``'s
+    response and weights (the distinct values of ``y`` with their weights suffice)."""
+    spec, _ = _profit_spec(cost_benefit, value_margin, cost_per_target, budget, events)
+    return _profit(ranked, spec, budget)
+
+
 @register_curve(
     "profit",
     family="targeting",
     needs_any=("cost_benefit", "value_margin"),
     # a margin on captured value works on y itself, whatever events the other curves use
     fixed_with={"value_margin": {"events": "value"}},
+    from_ranked=_profit_from_ranked,
 )
 def profit_curve(
     y_true: ArrayLike,
@@ -1305,6 +1339,7 @@ def profit_curve(
     budget: float | None = None,
     events: EventsLike = None,
     sample_weight: ArrayLike | None = None,
+    device: str | None = None,
 ) -> ProfitCurveResult:
     r"""Profit by fraction targeted, the best depth and the best profit within a budget.
 
@@ -1321,6 +1356,12 @@ def profit_curve(
         Cost of one offer: required with ``value_margin`` and with ``budget``.
     budget : float, optional
         Total spend allowed; sample weights count as customers.
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) forms the events, the sort by score and the
+        cumulative sums of every distinct score on a CUDA device through CuPy (``pip install
+        "ranklens[gpu]"``); the profit is read off those sums on the host, as on the CPU (the
+        perfect profit of a ``value_margin`` sorts a host copy of ``y_true``). Inputs may be
+        CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -1385,7 +1426,17 @@ def profit_curve(
     ([0.0, 160.0, -500.0], [0.0, -200.0, -500.0])
     """
     spec, events = _profit_spec(cost_benefit, value_margin, cost_per_target, budget, events)
-    ranked = _prepare(y_true, y_score, events, sample_weight)
+    if resolve_device(device) == "gpu":
+        ranked = _device_ranked(
+            "profit_curve", y_true, y_score, events, sample_weight, host_target=True
+        )
+    else:
+        ranked = _prepare(y_true, y_score, events, sample_weight)
+    return _profit(ranked, spec, budget)
+
+
+def _profit(ranked: _Ranked, spec: _ProfitSpec, budget: float | None) -> ProfitCurveResult:
+    """The profit curve from the ranked cumulative sums (:func:`profit_curve`)."""
     if spec.matrix is not None:
         _require_events(ranked, "profit_curve with cost_benefit")
     x, cw, ce, cn = ranked.fraction, ranked.cum_weight, ranked.cum_events, ranked.cum_nonevents
@@ -1618,6 +1669,29 @@ def best_model_by_depth(
         else:
             f = _gain_or_undefined(ranked, f"{curve} curve")
         vertices.append((ranked.fraction, f))
+    return _by_depth(curve, d, names, vertices, target.definition)
+
+
+def _by_depth_from_ranked(
+    ranked: Mapping[str, _Ranked], curve: str = "lift", depths: Sequence[float] | None = None
+) -> ModelByDepthResult:
+    """:func:`best_model_by_depth` of the gain or lift from each model's ranked cumulative sums."""
+    if curve not in ("gain", "lift"):
+        raise ValueError(f"curve must be 'gain' or 'lift' here; got {curve!r}")
+    vertices = [(r.fraction, _gain_or_undefined(r, f"{curve} curve")) for r in ranked.values()]
+    definition = next(iter(ranked.values())).target.definition
+    names = tuple(str(name) for name in ranked)
+    return _by_depth(curve, _check_depths(depths), names, vertices, definition)
+
+
+def _by_depth(
+    curve: str,
+    d: FloatArray,
+    names: tuple[str, ...],
+    vertices: list[tuple[FloatArray, FloatArray]],
+    definition: str,
+) -> ModelByDepthResult:
+    """The winners by depth and their crossings from each model's vertices (x, f)."""
     linear = np.vstack([np.interp(d, x, f) for x, f in vertices])
     values = linear / d if curve == "lift" else linear
     winner_idx = np.empty(d.shape[0], dtype=np.int64)
@@ -1633,7 +1707,7 @@ def best_model_by_depth(
             crossing_from=np.empty(0, dtype=np.str_),
             crossing_to=np.empty(0, dtype=np.str_),
             segments=(),
-            event_definition=target.definition,
+            event_definition=definition,
         )
     for j in range(d.shape[0]):
         column = linear[:, j]
@@ -1664,12 +1738,338 @@ def best_model_by_depth(
         crossing_from=name_arr[np.array([c[1] for c in crossings], dtype=np.int64)],
         crossing_to=name_arr[np.array([c[2] for c in crossings], dtype=np.int64)],
         segments=tuple(segments),
-        event_definition=target.definition,
+        event_definition=definition,
     )
 
 
 # ------------------------------------------------------------------------------------------------
 # Registered scalars: binary y as labels; any other y uses DEFAULT_EVENTS (the true top 10 %)
+
+
+# The bootstrap's replicates of the registered scalars without calling them: the rows are
+# sorted once by each prediction and once by y_true (its default events, the top 10 %, are an
+# order statistic of the replicate's weights); a replicate is one weighted pass over each order
+# (ranklens._kernels.curve_sweeps.targeting_replicates_*), O(n) a replicate and model.
+
+_SWEEP_CODES = {
+    CurveStatistic.ROC_AUC: 0,
+    CurveStatistic.KS: 1,
+    CurveStatistic.GAIN_AREA: 2,
+    CurveStatistic.ACCURACY_RATIO: 3,
+    CurveStatistic.LIFT_AT: 4,
+}
+#: Work of one replicate row (rows x models) from which its threads pay for themselves.
+_SWEEP_PARALLEL_WORK = 1 << 15
+
+
+@dataclasses.dataclass(frozen=True)
+class _SweepState:
+    y_order: NDArray[np.integer[Any]]  # rows by decreasing y (stable)
+    y_group_sorted: NDArray[np.int64]  # tie group of y along y_order
+    nonbinary: NDArray[np.bool_]
+    top: float
+    orders: NDArray[np.integer[Any]]  # (models, n): rows by decreasing prediction (stable)
+    y_by_pred: FloatArray  # (models, n): y along each order
+    group_by_pred: NDArray[np.int64]  # (models, n): tie group of y along each order
+    new_group: NDArray[np.bool_]  # (models, n): a new prediction value starts here
+
+
+def _tie_starts(sorted_keys: NDArray[np.uint64]) -> NDArray[np.bool_]:
+    starts = np.ones(sorted_keys.shape[0], dtype=bool)
+    starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    return starts
+
+
+def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) -> Any:
+    """Orders for :func:`_sweep_evaluate` (the default event definition only)."""
+    if params:
+        return None
+    y_order, y_keys = _k.ranked_order(y)
+    y_group_sorted = np.cumsum(_tie_starts(y_keys)) - 1
+    y_group = np.empty(y.shape[0], dtype=np.int64)
+    y_group[y_order] = y_group_sorted
+    ranked = [_k.ranked_order(pred) for pred in preds]
+    orders = np.stack([order for order, _ in ranked])
+    return _SweepState(
+        y_order=y_order,
+        y_group_sorted=y_group_sorted,
+        nonbinary=(y != 0.0) & (y != 1.0),
+        top=float(DEFAULT_EVENTS.removeprefix("top:")),
+        orders=orders,
+        y_by_pred=np.ascontiguousarray(y[orders], dtype=np.float64),
+        group_by_pred=y_group[orders],
+        new_group=np.stack([_tie_starts(keys) for _, keys in ranked]),
+    )
+
+
+def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, ...]) -> Any:
+    """``(rows, len(wanted), models)`` replicates of the measures declaring a CurveForm."""
+    import numba
+
+    from ranklens._kernels import curve_sweeps
+
+    codes = np.array([_SWEEP_CODES[form.statistic] for form in wanted], dtype=np.int64)
+    depths = np.array([math.nan if f.depth is None else f.depth for f in wanted])
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    threads = numba.get_num_threads()
+    parallel = (
+        threads > 1
+        and w.shape[0] > 1
+        and w.shape[1] * state.orders.shape[0] >= _SWEEP_PARALLEL_WORK
+    )
+    args = (
+        w,
+        state.y_order,
+        state.y_group_sorted,
+        state.nonbinary,
+        state.top,
+        state.orders,
+        state.y_by_pred,
+        state.group_by_pred,
+        state.new_group,
+        codes,
+        depths,
+    )
+    if parallel:
+        return curve_sweeps.targeting_replicates_parallel(*args, 4 * threads)
+    return curve_sweeps.targeting_replicates_serial(*args)
+
+
+# ------------------------------------------------------------------------------------------------
+# On a CUDA device (device="gpu"): the scalars from the array-namespace sweep of ranklens._xp
+
+
+#: The statistic of :mod:`ranklens._xp.targeting` that each curve functional is.
+_DEVICE_STATISTIC = {
+    CurveStatistic.ROC_AUC: "auc",
+    CurveStatistic.KS: "ks",
+    CurveStatistic.GAIN_AREA: "gain_area",
+    CurveStatistic.ACCURACY_RATIO: "accuracy_ratio",
+    CurveStatistic.LIFT_AT: "lift",
+}
+
+
+def _top_fraction(spec: str, events: Any) -> float | None:
+    """``q`` of an event definition ``"top:q"`` (or ``"top:q%"``); None for any other."""
+    if not spec.startswith("top:"):
+        return None
+    text = spec[4:]
+    percent = text.endswith("%")
+    q = _parse_threshold(text[:-1] if percent else text, events)
+    return check_probability(q / 100.0 if percent else q, "the fraction in events='top:q'")
+
+
+def _device_events(
+    xp: Any, y: Any, events: Any, w: Any, *, per_replicate: bool
+) -> tuple[dict[str, Any], str]:
+    """The event keywords of :func:`ranklens._xp.targeting.prepare` for ``events`` on ``y``, and
+    the event definition's text (empty for the top fraction, whose text names its threshold).
+
+    As :func:`_event_response` on the rows of positive weight: the labels of a binary ``y``
+    with ``events=None``, else the true top fraction (per replicate of weights), a threshold, the
+    value itself, or a relevance function (evaluated on a host copy of ``y``). With
+    ``per_replicate`` (the bootstrap) a continuous ``y`` under ``events=None`` keeps the labels
+    of a replicate whose weighted rows are all 0/1, as the function called on it does.
+    """
+    nonbinary = (y != 0.0) & (y != 1.0)
+    if events is None:
+        kept = nonbinary if w is None else nonbinary & (w > 0)
+        if not bool(xp.any(kept)):
+            return {"response": (y == 1.0).astype(xp.float64)}, "binary"
+        events = DEFAULT_EVENTS
+        q = _top_fraction(DEFAULT_EVENTS, events)
+        return {"top_q": q, "binary_fallback": per_replicate and bool(xp.any(~nonbinary))}, ""
+    if isinstance(events, str):
+        spec = events.strip().replace(" ", "")
+        q = _top_fraction(spec, events)
+        if q is not None:
+            return {"top_q": q}, ""
+        if spec == "value":
+            negative = y < 0 if w is None else (y < 0) & (w > 0)
+            if bool(xp.any(negative)):
+                first = int(xp.argmax(negative))
+                raise DomainError(
+                    "events='value' uses y_true as the value captured, so it must be "
+                    f"non-negative; got {float(y[first])!r} at position {first}"
+                )
+            total = float(xp.sum(y) if w is None else xp.sum(y * w))
+            if not total > 0:
+                raise DomainError("events='value' needs a positive total of y_true; got 0")
+            return {"response": y, "is_value": True}, "value"
+        if spec.startswith(">="):
+            t = _parse_threshold(spec[2:], events)
+            return {"response": (y >= t).astype(xp.float64)}, f"y >= {t:g}"
+        if spec.startswith(">"):
+            t = _parse_threshold(spec[1:], events)
+            return {"response": (y > t).astype(xp.float64)}, f"y > {t:g}"
+    if isinstance(events, numbers.Real) and not isinstance(events, bool):
+        t = float(events)
+        if not math.isfinite(t):
+            raise ValueError(f"events: a numeric threshold must be finite; got {events!r}")
+        return {"response": (y >= t).astype(xp.float64)}, f"y >= {t:g}"
+    # a relevance function (or an invalid definition, refused with the CPU's message): the
+    # events of each row do not depend on the weights, so they are formed once on the host
+    response, is_value, text = _event_response(np.asarray(to_host(y)), events, None)
+    return {"response": xp.asarray(response), "is_value": is_value}, text
+
+
+def _device_scalar(
+    func: str,
+    y_true: Any,
+    y_pred: Any,
+    sample_weight: Any,
+    events: Any,
+    form: CurveForm,
+) -> float:
+    """One targeting scalar with ``device="gpu"``: the sort and every sum on the device.
+
+    The values are the CPU function's (the AUC to the last bit for integer weights, the other
+    statistics to rounding); NaN with the CPU's warning where it is undefined.
+    """
+    xp = _xm.cupy_or_raise(f"{func}(device='gpu')")
+    y, p, w = device_inputs(xp, y_true, y_pred, sample_weight)
+    if w is not None and not float(xp.sum(w)) > 0:
+        raise ValueError(
+            "sample_weight sums to zero; at least one observation needs positive weight"
+        )
+    which = _DEVICE_STATISTIC[form.statistic]
+    kwargs, definition = _device_events(xp, y, events, w, per_replicate=False)
+    if which in ("auc", "ks") and kwargs.get("is_value"):
+        raise ValueError(
+            f"{func} needs binary events (true and false positives); events='value' has none. "
+            "Use gain_curve/lift_curve for value-based curves, or define events (e.g. 'top:0.1')"
+        )
+    if bool(xp.all((p == 0.0) | (p == 1.0))) and not bool(xp.all((y == 0.0) | (y == 1.0))):
+        _warn_if_swapped(np.asarray(to_host(y)), np.asarray(to_host(p)), "y_pred")
+    state = _xpt.prepare(xp, y, p, **kwargs)
+    if w is None:
+        weights = xp.ones((1, y.shape[0]), dtype=xp.int32)
+    elif w.dtype.kind in "iu" and int(xp.sum(w)) ** 2 < EXACT_LIMIT:
+        weights = w[None, :]
+    else:
+        weights = w.astype(xp.float64)[None, :]
+    sums = _xpt.curve_sums(xp, state, weights)
+    value = float(to_host(_xpt.statistic(xp, sums, which, form.depth))[0])
+    if math.isnan(value):
+        total, n_events = float(to_host(sums.total)[0]), float(to_host(sums.events)[0])
+        definition = repr(definition or events)
+        if which in ("auc", "ks"):
+            missing = "events" if n_events == 0.0 else "non-events"
+            warn_undefined(
+                f"the ROC curve is undefined: y_true has no {missing} under the event "
+                f"definition {definition}",
+                stacklevel=3,
+            )
+        elif n_events == 0.0 or total == 0.0:
+            curve = "lift" if which == "lift" else "gain curve"
+            warn_undefined(
+                f"the {curve} is undefined: y_true has no events under the event definition "
+                f"{definition}",
+                stacklevel=3,
+            )
+        else:
+            warn_undefined(
+                "the accuracy ratio is undefined: the perfect model is no better than random "
+                "(every row is an event, or every value is equal)",
+                stacklevel=3,
+            )
+    return value
+
+
+def _device_ranked(
+    func: str,
+    y_true: Any,
+    y_score: Any,
+    events: Any,
+    sample_weight: Any,
+    *,
+    host_target: bool = False,
+) -> _Ranked:
+    """:func:`_prepare` with the sort and the cumulative sums on the device (``device="gpu"``).
+
+    The events, the sort by score and the cumulative weight and events at the end of every tie
+    group are formed on the device; the per-group sums (one per distinct score, groups without
+    weight dropped, as the CPU drops rows of weight 0) come back to the host, where the tables
+    and curves are read off them by the CPU's code. ``host_target``: the target's response and
+    weights are copied to the host too (the perfect profit of a value margin sorts them).
+    """
+    xp = _xm.cupy_or_raise(f"{func}(device='gpu')")
+    y, p, w = device_inputs(xp, y_true, y_score, sample_weight)
+    if w is not None and not float(xp.sum(w)) > 0:
+        raise ValueError(
+            "sample_weight sums to zero; at least one observation needs positive weight"
+        )
+    kwargs, definition = _device_events(xp, y, events, w, per_replicate=False)
+    if bool(xp.all((p == 0.0) | (p == 1.0))) and not bool(xp.all((y == 0.0) | (y == 1.0))):
+        _warn_if_swapped(np.asarray(to_host(y)), np.asarray(to_host(p)), "y_score")
+    state = _xpt.prepare(xp, y, p, **kwargs)
+    if w is None:
+        weights = xp.ones((1, y.shape[0]), dtype=xp.int32)
+    elif w.dtype.kind in "iu" and int(xp.sum(w)) ** 2 < EXACT_LIMIT:
+        weights = w[None, :]
+    else:
+        weights = w.astype(xp.float64)[None, :]
+    sums = _xpt.curve_sums(xp, state, weights)
+    cw = np.asarray(to_host(sums.cw[0]), dtype=np.float64)
+    ce = np.asarray(to_host(sums.ce[0]), dtype=np.float64)
+    scores = np.asarray(to_host(p[state.order][state.g_end - 1]), dtype=np.float64)
+    kept = np.flatnonzero(np.diff(cw) > 0)
+    cw, ce = np.r_[0.0, cw[1:][kept]], np.r_[0.0, ce[1:][kept]]
+    thresholds = np.r_[np.inf, scores[kept]]
+    response = kwargs.get("response")
+    if response is None:  # the true top fraction of the given weights
+        ws = weights[:, state.order]
+        _, at = _xpt.top_events(xp, state, ws)
+        v = float(to_host(y[state.order][at])[0])
+        share = float(ce[-1] / cw[-1])
+        definition = f"top:{state.top_q:g} (y >= {v:.6g}; event share {share:.4g})"
+        response = y >= v
+    keep = weight = None
+    response_host = np.empty(0)
+    if host_target:
+        response_host = np.asarray(to_host(xp.asarray(response, dtype=xp.float64)))
+        weight = None if w is None else np.asarray(to_host(w), dtype=np.float64)
+        if weight is not None and not (weight > 0).all():
+            keep = weight > 0
+            response_host, weight = response_host[keep], weight[keep]
+    target = _Target(response_host, weight, keep, bool(kwargs.get("is_value")), definition)
+    return _Ranked(thresholds, cw, ce, cw - ce, target)
+
+
+def _device_sweep_prepare(xp: Any, y: Any, preds: Any, params: Mapping[str, Any]) -> Any:
+    """:attr:`ReplicateSweep.device_prepare` of the targeting measures: one
+    :class:`ranklens._xp.targeting.TargetState` per model (namespace arrays ``y``, ``preds``)."""
+    kwargs, _ = _device_events(xp, y, dict(params).get("events"), None, per_replicate=True)
+    return [_xpt.prepare(xp, y, pred, **kwargs) for pred in preds]
+
+
+def _device_sweep_evaluate(xp: Any, states: Any, weights: Any, statistics: Any) -> Any:
+    """:attr:`ReplicateSweep.device_evaluate` of the targeting measures: ``(rows, statistics,
+    models)`` float64 in the namespace, each model's cumulative sums formed once per chunk."""
+    out = xp.empty((weights.shape[0], len(statistics), len(states)), dtype=xp.float64)
+    for m, state in enumerate(states):
+        sums = _xpt.curve_sums(xp, state, weights)
+        for j, form in enumerate(statistics):
+            if state.is_value and form.statistic in (CurveStatistic.ROC_AUC, CurveStatistic.KS):
+                out[:, j, m] = xp.nan  # the function raises: no ROC for value curves
+                continue
+            which = _DEVICE_STATISTIC[form.statistic]
+            out[:, j, m] = _xpt.statistic(xp, sums, which, form.depth)
+        del sums
+    return out
+
+
+_SWEEP = ReplicateSweep(
+    _sweep_prepare,
+    _sweep_evaluate,
+    "targeting: one pass per sorted model",
+    device_prepare=_device_sweep_prepare,
+    device_evaluate=_device_sweep_evaluate,
+)
+
+
+def _replicates(statistic: CurveStatistic, depth: float | None = None) -> ReplicateForm:
+    return ReplicateForm(_SWEEP, CurveForm(statistic, depth))
 
 
 def _delong_events(
@@ -1687,6 +2087,7 @@ def _delong_events(
     family="targeting",
     computational_form=_FORM,
     curve=CurveForm(CurveStatistic.ROC_AUC),
+    batched=_replicates(CurveStatistic.ROC_AUC),
     delong=ConcordanceForm(_delong_events),
 )
 def roc_auc(
@@ -1695,6 +2096,7 @@ def roc_auc(
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
+    device: str | None = None,
 ) -> float:
     """Area under the ROC curve (binary y, else events = true top 10 %; see roc_curve).
 
@@ -1709,6 +2111,11 @@ def roc_auc(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
+        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
+        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -1739,6 +2146,9 @@ def roc_auc(
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
+    if resolve_device(device) == "gpu":
+        form = CurveForm(CurveStatistic.ROC_AUC)
+        return _device_scalar("roc_auc", y_true, y_pred, sample_weight, events, form)
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).auc
 
 
@@ -1748,6 +2158,7 @@ def roc_auc(
     family="targeting",
     computational_form=_FORM,
     curve=CurveForm(CurveStatistic.KS),
+    batched=_replicates(CurveStatistic.KS),
 )
 def ks_statistic(
     y_true: ArrayLike,
@@ -1755,6 +2166,7 @@ def ks_statistic(
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
+    device: str | None = None,
 ) -> float:
     """Kolmogorov-Smirnov statistic max(TPR - FPR) (binary y, else events = true top 10 %).
 
@@ -1769,6 +2181,11 @@ def ks_statistic(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
+        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
+        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -1795,6 +2212,9 @@ def ks_statistic(
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
+    if resolve_device(device) == "gpu":
+        form = CurveForm(CurveStatistic.KS)
+        return _device_scalar("ks_statistic", y_true, y_pred, sample_weight, events, form)
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).ks_statistic
 
 
@@ -1804,6 +2224,7 @@ def ks_statistic(
     family="targeting",
     computational_form=_FORM,
     curve=CurveForm(CurveStatistic.GAIN_AREA),
+    batched=_replicates(CurveStatistic.GAIN_AREA),
 )
 def gain_area(
     y_true: ArrayLike,
@@ -1811,6 +2232,7 @@ def gain_area(
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
+    device: str | None = None,
 ) -> float:
     """Area under the cumulative gain curve (binary y, else events = true top 10 %).
 
@@ -1825,6 +2247,11 @@ def gain_area(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
+        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
+        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -1852,6 +2279,9 @@ def gain_area(
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
+    if resolve_device(device) == "gpu":
+        form = CurveForm(CurveStatistic.GAIN_AREA)
+        return _device_scalar("gain_area", y_true, y_pred, sample_weight, events, form)
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).area
 
 
@@ -1861,6 +2291,7 @@ def gain_area(
     family="targeting",
     computational_form=_FORM,
     curve=CurveForm(CurveStatistic.ACCURACY_RATIO),
+    batched=_replicates(CurveStatistic.ACCURACY_RATIO),
 )
 def accuracy_ratio(
     y_true: ArrayLike,
@@ -1868,6 +2299,7 @@ def accuracy_ratio(
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
+    device: str | None = None,
 ) -> float:
     """Gain-curve accuracy ratio, 0 random to 1 perfect (= 2 AUC - 1 for binary events).
 
@@ -1882,6 +2314,11 @@ def accuracy_ratio(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
+        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
+        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -1912,6 +2349,9 @@ def accuracy_ratio(
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
+    if resolve_device(device) == "gpu":
+        form = CurveForm(CurveStatistic.ACCURACY_RATIO)
+        return _device_scalar("accuracy_ratio", y_true, y_pred, sample_weight, events, form)
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).accuracy_ratio
 
 
@@ -1927,6 +2367,7 @@ def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight:
     family="targeting",
     computational_form=_FORM,
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.05),
+    batched=_replicates(CurveStatistic.LIFT_AT, 0.05),
 )
 def lift_at_5(
     y_true: ArrayLike,
@@ -1934,6 +2375,7 @@ def lift_at_5(
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
+    device: str | None = None,
 ) -> float:
     """Lift when the top 5 % by prediction is targeted (binary y, else events = true top 10 %).
 
@@ -1948,6 +2390,11 @@ def lift_at_5(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
+        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
+        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -1976,6 +2423,9 @@ def lift_at_5(
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
+    if resolve_device(device) == "gpu":
+        form = CurveForm(CurveStatistic.LIFT_AT, 0.05)
+        return _device_scalar("lift_at_5", y_true, y_pred, sample_weight, events, form)
     return _lift_at(y_true, y_pred, 0.05, events, sample_weight)
 
 
@@ -1985,6 +2435,7 @@ def lift_at_5(
     family="targeting",
     computational_form=_FORM,
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.1),
+    batched=_replicates(CurveStatistic.LIFT_AT, 0.1),
 )
 def lift_at_10(
     y_true: ArrayLike,
@@ -1992,6 +2443,7 @@ def lift_at_10(
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
+    device: str | None = None,
 ) -> float:
     """Lift when the top 10 % by prediction is targeted (binary y, else events = true top 10 %).
 
@@ -2006,6 +2458,11 @@ def lift_at_10(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
+        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
+        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2034,6 +2491,9 @@ def lift_at_10(
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
+    if resolve_device(device) == "gpu":
+        form = CurveForm(CurveStatistic.LIFT_AT, 0.1)
+        return _device_scalar("lift_at_10", y_true, y_pred, sample_weight, events, form)
     return _lift_at(y_true, y_pred, 0.10, events, sample_weight)
 
 
@@ -2043,6 +2503,7 @@ def lift_at_10(
     family="targeting",
     computational_form=_FORM,
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.2),
+    batched=_replicates(CurveStatistic.LIFT_AT, 0.2),
 )
 def lift_at_20(
     y_true: ArrayLike,
@@ -2050,6 +2511,7 @@ def lift_at_20(
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
+    device: str | None = None,
 ) -> float:
     """Lift when the top 20 % by prediction is targeted (binary y, else events = true top 10 %).
 
@@ -2064,6 +2526,11 @@ def lift_at_20(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    device : {"cpu", "gpu"} or None, default None (the CPU)
+        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
+        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
+        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
+        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2092,4 +2559,7 @@ def lift_at_20(
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
+    if resolve_device(device) == "gpu":
+        form = CurveForm(CurveStatistic.LIFT_AT, 0.2)
+        return _device_scalar("lift_at_20", y_true, y_pred, sample_weight, events, form)
     return _lift_at(y_true, y_pred, 0.20, events, sample_weight)

@@ -208,114 +208,122 @@ def _numpy_interp(x, xs, ys, m):
 
 
 @njit(cache=True)
-def _targeting_row(
-    weights, b, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths, out
+def _targeting_rows(
+    weights,
+    start,
+    stop,
+    y_order,
+    y_group_sorted,
+    nonbinary,
+    q,
+    orders,
+    y_by_pred,
+    group_by_pred,
+    new_group,
+    codes,
+    depths,
+    out,
 ):
-    n = y.shape[0]
+    """Rows ``start:stop`` of :func:`targeting_replicates_serial` (work arrays allocated once)."""
+    n = y_order.shape[0]
     n_models = orders.shape[0]
     n_stats = codes.shape[0]
-    binary = True
-    total = 0.0
-    for i in range(n):
-        wi = weights[b, i]
-        total += wi
-        if wi > 0.0 and nonbinary[i]:
-            binary = False
-    if not total > 0.0:  # no row left: the function refuses weights summing to 0
-        for s in range(n_stats):
-            for m in range(n_models):
-                out[b, s, m] = np.nan
-        return
-    response = np.empty(n, np.float64)
-    if binary:
-        for i in range(n):
-            response[i] = y[i]
-    else:
-        # the top fraction q of the replicate's weight (ties at the boundary all in): the rows by
-        # decreasing y, cumulated in the order and with the rounding of the function's cumsum
-        cum = 0.0
-        for k in range(n):
-            cum += weights[b, y_order[k]]
-        target = q * cum * (1.0 - 1e-12)
-        cum = 0.0
-        cut = -1
-        for k in range(n):
-            j = y_order[k]
-            wj = weights[b, j]
-            if wj > 0.0:
-                cum += wj
-                cut = y_group[j]
-                if cum >= target:
-                    break
-        for i in range(n):
-            response[i] = 1.0 if y_group[i] <= cut else 0.0
+    cum_y = np.empty(n, np.float64)
     cw = np.empty(n + 1, np.float64)
     ce = np.empty(n + 1, np.float64)
     cn = np.empty(n + 1, np.float64)
     x = np.empty(n + 1, np.float64)
     gain = np.empty(n + 1, np.float64)
-    for m in range(n_models):
-        cw[0] = 0.0
-        ce[0] = 0.0
-        cn[0] = 0.0
-        sw = 0.0
-        se = 0.0
-        sn = 0.0
-        g = 1
-        filled = False
-        for k in range(n):
-            j = orders[m, k]
-            wj = weights[b, j]
-            if wj > 0.0:
-                r = response[j]
-                sw += wj
-                se += wj * r
-                sn += wj * (1.0 - r)
-                filled = True
-            if filled and (k == n - 1 or new_group[m, k + 1]):
-                cw[g] = sw
-                ce[g] = se
-                cn[g] = sn
-                g += 1
-                filled = False
-        p = ce[g - 1]
-        q_n = cn[g - 1]
-        w_total = cw[g - 1]
-        # the ROC sums over counts (roc_sums), the gain curve over shares (trapezoid)
-        defined = p > 0.0 and q_n > 0.0
-        twice = 0.0
-        ks = 0.0
-        if defined:
-            for i in range(1, g):
-                twice += (cn[i] - cn[i - 1]) * (ce[i] + ce[i - 1])
-                gap = ce[i] / p - cn[i] / q_n
-                if gap > ks:
-                    ks = gap
-        area = np.nan
-        if p != 0.0:
-            for i in range(g):
-                x[i] = cw[i] / w_total
-                gain[i] = ce[i] / p
-            acc = 0.0
-            for i in range(1, g):
-                acc += (x[i] - x[i - 1]) * (gain[i] + gain[i - 1])
-            area = 0.5 * acc
-        for s in range(n_stats):
-            code = codes[s]
-            if code == TARGET_ROC_AUC:
-                out[b, s, m] = twice / (2.0 * p * q_n) if defined else np.nan
-            elif code == TARGET_KS:
-                out[b, s, m] = ks if defined else np.nan
-            elif code == TARGET_GAIN_AREA:
-                out[b, s, m] = area
-            elif code == TARGET_ACCURACY_RATIO:
-                perfect = 1.0 - (p / w_total) / 2.0
-                if np.isnan(area) or not perfect > 0.5:
+    cw[0] = 0.0
+    ce[0] = 0.0
+    cn[0] = 0.0
+    for b in range(start, stop):
+        binary = True
+        total = 0.0
+        for i in range(n):
+            wi = weights[b, i]
+            total += wi
+            if wi > 0.0 and nonbinary[i]:
+                binary = False
+        if not total > 0.0:  # no row left: the function refuses weights summing to 0
+            for s in range(n_stats):
+                for m in range(n_models):
                     out[b, s, m] = np.nan
-                else:
-                    out[b, s, m] = (area - 0.5) / (perfect - 0.5)
-            else:
-                if p == 0.0:
+            continue
+        cut = -1
+        if not binary:
+            # the top fraction q of the replicate's weight (ties at the boundary all in): the
+            # rows by decreasing y, cumulated in the order and with the rounding of the
+            # function's np.cumsum, then the first row whose cumulative weight reaches it
+            acc = 0.0
+            for k in range(n):
+                acc += weights[b, y_order[k]]
+                cum_y[k] = acc
+            target = q * acc * (1.0 - 1e-12)
+            for k in range(n):
+                if weights[b, y_order[k]] > 0.0:
+                    cut = y_group_sorted[k]
+                    if cum_y[k] >= target:
+                        break
+        for m in range(n_models):
+            sw = 0.0
+            se = 0.0
+            sn = 0.0
+            g = 1
+            filled = False
+            for k in range(n):
+                wj = weights[b, orders[m, k]]
+                if wj > 0.0:
+                    r = y_by_pred[m, k]
+                    if not binary:
+                        r = 1.0 if group_by_pred[m, k] <= cut else 0.0
+                    sw += wj
+                    se += wj * r
+                    sn += wj * (1.0 - r)
+                    filled = True
+                if filled and (k == n - 1 or new_group[m, k + 1]):
+                    cw[g] = sw
+                    ce[g] = se
+                    cn[g] = sn
+                    g += 1
+                    filled = False
+            p = ce[g - 1]
+            q_n = cn[g - 1]
+            w_total = cw[g - 1]
+            # the ROC sums over counts (roc_sums), the gain curve over shares (trapezoid)
+            defined = p > 0.0 and q_n > 0.0
+            twice = 0.0
+            ks = 0.0
+            if defined:
+                for i in range(1, g):
+                    twice += (cn[i] - cn[i - 1]) * (ce[i] + ce[i - 1])
+                    gap = ce[i] / p - cn[i] / q_n
+                    if gap > ks:
+                        ks = gap
+            area = np.nan
+            if p != 0.0:
+                for i in range(g):
+                    x[i] = cw[i] / w_total
+                    gain[i] = ce[i] / p
+                acc = 0.0
+                for i in range(1, g):
+                    acc += (x[i] - x[i - 1]) * (gain[i] + gain[i - 1])
+                area = 0.5 * acc
+            for s in range(n_stats):
+                code = codes[s]
+                if code == TARGET_ROC_AUC:
+                    out[b, s, m] = twice / (2.0 * p * q_n) if defined else np.nan
+                elif code == TARGET_KS:
+                    out[b, s, m] = ks if defined else np.nan
+                elif code == TARGET_GAIN_AREA:
+                    out[b, s, m] = area
+                elif code == TARGET_ACCURACY_RATIO:
+                    perfect = 1.0 - (p / w_total) / 2.0
+                    if np.isnan(area) or not perfect > 0.5:
+                        out[b, s, m] = np.nan
+                    else:
+                        out[b, s, m] = (area - 0.5) / (perfect - 0.5)
+                elif p == 0.0:
                     out[b, s, m] = np.nan
                 else:
                     out[b, s, m] = _numpy_interp(depths[s], x, gain, g) / depths[s]
@@ -323,33 +331,85 @@ def _targeting_row(
 
 @njit(cache=True)
 def targeting_replicates_serial(
-    weights, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths
+    weights,
+    y_order,
+    y_group_sorted,
+    nonbinary,
+    q,
+    orders,
+    y_by_pred,
+    group_by_pred,
+    new_group,
+    codes,
+    depths,
 ):
     """The targeting measures of every weight row and model, ``(rows, len(codes), models)``.
 
-    ``y_order``: the rows by decreasing ``y`` (stable), ``y_group`` each row's tie group of ``y``
-    in that order (0 the largest), ``nonbinary`` the rows with ``y`` not 0 or 1 (a replicate
-    whose rows with positive weight are all 0/1 takes ``y`` as its events, as the functions
-    do); ``orders[m]`` the rows by decreasing prediction of model ``m`` (stable radix order) and
-    ``new_group[m, k]`` whether position ``k`` starts a new prediction value. Rows of weight 0
-    are absent, as the functions drop them. NaN where the function is undefined.
+    ``y_order``: the rows by decreasing ``y`` (stable radix order), ``y_group_sorted[k]`` the
+    tie group of ``y`` at position ``k`` of that order (0 the largest), ``nonbinary`` the rows
+    with ``y`` not 0 or 1 (a replicate whose rows of positive weight are all 0/1 takes ``y``
+    itself as its events, as the functions do). ``orders[m]``: the rows by decreasing prediction
+    of model ``m`` (stable radix order), with ``y_by_pred[m, k]`` and ``group_by_pred[m, k]`` the
+    ``y`` and its tie group at position ``k``, and ``new_group[m, k]`` whether position ``k``
+    starts a new prediction value. Rows of weight 0 are absent, as the functions drop them.
+    ``codes``: the ``TARGET_*`` statistics, ``depths`` the depth of each lift. NaN where the
+    function is undefined.
     """
     out = np.empty((weights.shape[0], codes.shape[0], orders.shape[0]), np.float64)
-    for b in range(weights.shape[0]):
-        _targeting_row(
-            weights, b, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths, out
-        )
+    _targeting_rows(
+        weights,
+        0,
+        weights.shape[0],
+        y_order,
+        y_group_sorted,
+        nonbinary,
+        q,
+        orders,
+        y_by_pred,
+        group_by_pred,
+        new_group,
+        codes,
+        depths,
+        out,
+    )
     return out
 
 
 @njit(cache=True, parallel=True)
 def targeting_replicates_parallel(
-    weights, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths
+    weights,
+    y_order,
+    y_group_sorted,
+    nonbinary,
+    q,
+    orders,
+    y_by_pred,
+    group_by_pred,
+    new_group,
+    codes,
+    depths,
+    chunks,
 ):
-    """:func:`targeting_replicates_serial` with the rows spread over threads (same numbers)."""
-    out = np.empty((weights.shape[0], codes.shape[0], orders.shape[0]), np.float64)
-    for b in prange(weights.shape[0]):
-        _targeting_row(
-            weights, b, y, y_order, y_group, nonbinary, q, orders, new_group, codes, depths, out
+    """:func:`targeting_replicates_serial` with the rows spread over ``chunks`` tasks (same
+    numbers: each row's sums run sequentially; work arrays are allocated once a task)."""
+    rows = weights.shape[0]
+    out = np.empty((rows, codes.shape[0], orders.shape[0]), np.float64)
+    chunks = max(1, min(rows, chunks))
+    for c in prange(chunks):
+        _targeting_rows(
+            weights,
+            c * rows // chunks,
+            (c + 1) * rows // chunks,
+            y_order,
+            y_group_sorted,
+            nonbinary,
+            q,
+            orders,
+            y_by_pred,
+            group_by_pred,
+            new_group,
+            codes,
+            depths,
+            out,
         )
     return out
