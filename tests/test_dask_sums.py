@@ -348,3 +348,67 @@ def test_field_containers_read_only_columns(client):
     )
     compared, _ = _check(got, df, "wi", names)
     assert compared == 4
+
+
+@pytest.mark.parametrize("groups", [None, "g"])
+def test_poisson_bootstrap_of_lifts_equals_compare_models(client, groups):
+    """The lifts' replicates (with the AUC's) are identical for 1, 3 and 7 partitions and equal
+    compare_models(..., scheme="poisson") replicate for replicate, by rows or by units."""
+    from ranklens import compare_models
+
+    rng = np.random.default_rng(21)
+    n = 1500
+    y = (rng.random(n) < 0.3).astype(float)
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": np.round(rng.normal(size=n) + 0.5 * y, 1),
+            "b": rng.integers(0, 7, n).astype(float),
+            "w": rng.uniform(0.5, 2.0, n),
+            "g": rng.integers(0, 150, n),
+        }
+    )
+    measures = ["lift_at_5", "lift_at_10", "lift_at_20", "roc_auc"]
+    n_rep = 12
+    replicates = {}
+    for parts in (1, 3, 7):
+        ev = rd.evaluate(
+            dd.from_pandas(df, npartitions=parts),
+            y="y",
+            pred=["a", "b"],
+            weight="w",
+            groups=groups,
+            n_bootstrap=n_rep,
+            random_state=5,
+            n_buckets=parts + 1,
+            measures=measures,
+        )
+        replicates[parts] = ev.extras["bootstrap"]["replicates"]
+    for parts in (3, 7):
+        for model in ("a", "b"):
+            for name in measures:
+                np.testing.assert_allclose(
+                    replicates[parts][model][name],
+                    replicates[1][model][name],
+                    rtol=TOL,
+                    atol=TOL,
+                    err_msg=name,
+                )
+    ref = compare_models(
+        df["y"].to_numpy(),
+        {"a": df["a"].to_numpy(), "b": df["b"].to_numpy()},
+        metrics=measures,
+        n_bootstrap=n_rep,
+        random_state=5,
+        scheme="poisson",
+        sample_weight=df["w"].to_numpy(),
+        groups=None if groups is None else df[groups].to_numpy(),
+        show_progress=False,
+    )
+    assert ref.replicates.shape == (n_rep, len(measures), 2)
+    for j, name in enumerate(ref.metrics):
+        for i, model in enumerate(("a", "b")):
+            np.testing.assert_allclose(
+                replicates[1][model][name], ref.replicates[:, j, i], rtol=TOL, atol=TOL
+            )
+    assert np.isfinite(replicates[1]["a"]["lift_at_5"]).all()

@@ -52,7 +52,7 @@ def plan(measures: Sequence[str] | None) -> Plan:
         caps = spec.capabilities
         form = caps.computational_form
         if spec.inputs != "point":
-            unsupported[spec.name] = "needs prediction intervals (not taken by the Dask engine)"
+            unsupported[spec.name] = "needs prediction intervals: give intervals= and alpha="
         elif form is ComputationalForm.MERGEABLE_SUMS and isinstance(caps.batched, RatioForm):
             ratio.append(spec)
         elif form is not None and isinstance(caps.batched, RankSweepForm):

@@ -97,6 +97,7 @@ def evaluate(
     cost_benefit: Any = None,
     budget: float | None = None,
     cost_per_target: float | None = None,
+    value_margin: float | None = None,
 ) -> ModelEvaluation:
     """Evaluate models on a dask DataFrame or Parquet data, exactly, whatever its size.
 
@@ -138,10 +139,12 @@ def evaluate(
         ``evaluation.extras["binned_auc"]``.
     n_bootstrap : int, default 0
         Poisson bootstrap replicates (Oza & Russell 2001; Chamandy et al. 2012) of the
-        mergeable and ranked-curve measures (not the rank correlations), all in the same passes;
-        each row's weight in replicate ``r`` is a function of ``(random_state, r, key)`` with the
-        key its global row position (or its unit's key with ``groups``), so the replicates do
-        not depend on the partitioning. The event threshold is held at its full-sample value.
+        mergeable and ranked-curve measures (lifts included; not the rank correlations), all in
+        the same passes; each row's weight in replicate ``r`` is a function of ``(seed, r, key)``
+        with the key its global row position (or its unit's key with ``groups``), so the
+        replicates do not depend on the partitioning; the seed is drawn from ``random_state`` as
+        :func:`ranklens.compare_models` with ``scheme="poisson"`` draws it, so the replicates
+        are that function's. The event threshold is held at its full-sample value.
         Percentile intervals in ``extras["bootstrap"]``.
     random_state : int, default 0
         Seed of the replicate weights.
@@ -155,11 +158,13 @@ def evaluate(
     storage_options : dict, optional
         Passed to ``dask.dataframe.read_parquet``.
     curve_arrays : bool, default False
-        Also build the curves as arrays (ROC, gain, lift; profit with ``cost_benefit``), one
-        point per distinct prediction, from the buckets of the sort by prediction, into
-        ``evaluation.curves[name][model]`` (the in-memory result objects), and, for two models
-        or more, ``extras["best_model_by_depth"]``. The arrays must fit the client.
-    cost_benefit, budget, cost_per_target : optional
+        Also build the curves as arrays, one point per distinct prediction, from the buckets of
+        the sort by prediction (ROC, gain, lift; the value gain for a non-negative continuous
+        ``y``; profit with ``cost_benefit`` or ``value_margin``), and the cutoff AUC, one point
+        per distinct ``y``, from the shuffle by truth, into ``evaluation.curves[name][model]``
+        (the in-memory result objects), and, for two models or more,
+        ``extras["best_model_by_depth"]``. The arrays must fit the client.
+    cost_benefit, budget, cost_per_target, value_margin : optional
         The profit curve's parameters (:func:`ranklens.profit_curve`), with ``curve_arrays``.
 
     Returns
@@ -380,20 +385,22 @@ def evaluate(
     boot = None
     if n_bootstrap:
         reps = np.arange(int(n_bootstrap))
+        boot_seed = _s.poisson_seed(random_state)
         boot_parts = dask.compute(
             *[
                 dask.delayed(_p.bootstrap_sums)(
-                    part, y, preds, weight, ratio_forms, threshold, p_bounds, reps, random_state
+                    part, y, preds, weight, ratio_forms, threshold, p_bounds, reps, boot_seed
                 )
                 for part in frame.to_delayed()
             ]
         )
-        boot = {"reps": reps, "parts": boot_parts}
+        boot = {"reps": reps, "parts": boot_parts, "depths": depths, "seed": boot_seed}
 
     # (4) shuffles: by prediction for each model, then by truth
     current = frame
     pred_summaries = []
     curve_pieces: list[Any] = []  # with curve_arrays: per model, the buckets' ranked sums
+    value_curves = curve_arrays and min(s["y_min"] for s in scans) >= 0  # y as the value
     truth_curve_pieces: list[Any] = []  # and per truth bucket, sums by distinct y
     # Noether's interval of tau (unweighted, as in memory): exact per-row sums of these passes
     noether = unit and want_pairs and any(_nt.wanted(spec) for spec in the_plan.sweep)
@@ -420,7 +427,7 @@ def evaluate(
                 "E": float(sum(e_a)),
                 "N": float(total_w - sum(e_a)),
             }
-        boot_k = None if boot is None else _boot_carry(boot, k, random_state)
+        boot_k = None if boot is None else _boot_carry(boot, k, boot["seed"])
         # Only the columns still needed travel. Without rank correlations each model's shuffle
         # reads the input itself (y, its prediction, the weight and key); with them the
         # shuffles are chained (the truth shuffle needs every model's midrank on the same
@@ -474,7 +481,7 @@ def evaluate(
         if curve_arrays:
             curve_pieces.append(
                 [
-                    dask.delayed(_c.piece)(part, y, model, weight, threshold)
+                    dask.delayed(_c.piece)(part, y, model, weight, threshold, value_curves)
                     for part in shuffled.to_delayed()
                 ]
             )
@@ -606,7 +613,15 @@ def evaluate(
     if noether_out:
         extras["noether"] = noether_out
     if curve_arrays:
-        context = dict(cost_benefit=cost_benefit, budget=budget, cost_per_target=cost_per_target)
+        context = dict(
+            cost_benefit=cost_benefit,
+            budget=budget,
+            cost_per_target=cost_per_target,
+            value_margin=value_margin,
+        )
+        values_y = None
+        if value_curves:
+            values_y = _c.distinct_values(truth_curve_out, single, t_counts, t_bounds)
         cuts = [
             _c.cutoff_auc_inputs(
                 truth_curve_out, single, t_counts, pred_out[k], k, float(total_w), unit
@@ -614,7 +629,17 @@ def evaluate(
             for k in range(len(preds))
         ]
         _c.add_curves(
-            curve_out, preds, definition, context, delong, curves, extras, problems, cuts, unit
+            curve_out,
+            preds,
+            definition,
+            context,
+            delong,
+            curves,
+            extras,
+            problems,
+            cuts,
+            unit,
+            values_y,
         )
     if boot is not None:
         extras["bootstrap"] = _boot_results(
@@ -712,7 +737,7 @@ def _boot_carry(boot: dict[str, Any], k: int, seed: int) -> dict[str, Any]:
         }
         for a in range(w_a.shape[1])
     }
-    return {"carry": carry, "reps": boot["reps"], "seed": seed}
+    return {"carry": carry, "reps": boot["reps"], "seed": seed, "depths": boot.get("depths")}
 
 
 def _boot_results(
@@ -741,7 +766,7 @@ def _boot_results(
         e_tot, n_tot, w_tot = some["E"], some["N"], some["W"]
         with np.errstate(divide="ignore", invalid="ignore"):
             twice = np.sum([p["roc_twice"] for p in pieces], axis=0)
-            stats = {
+            stats: dict[Any, Any] = {
                 CurveStatistic.ROC_AUC: twice / (2.0 * e_tot * n_tot),
                 CurveStatistic.KS: np.maximum(0.0, np.max([p["ks"] for p in pieces], axis=0)),
                 CurveStatistic.GAIN_AREA: 0.5 * np.sum([p["gain_area2"] for p in pieces], axis=0),
@@ -750,10 +775,22 @@ def _boot_results(
             stats[CurveStatistic.ACCURACY_RATIO] = np.where(
                 perfect > 0.5, (stats[CurveStatistic.GAIN_AREA] - 0.5) / (perfect - 0.5), np.nan
             )
+        # the lift at each depth: from the one bucket per replicate whose piece holds it
+        lifts = [p["lift"] for p in pieces if "lift" in p]
+        depths = boot.get("depths")
+        if lifts and depths is not None:
+            held = np.stack(lifts)  # (buckets, B, depths)
+            found = np.isfinite(held).any(axis=0)
+            best = np.where(np.isnan(held), -np.inf, held).max(axis=0)
+            for i, d in enumerate(depths):
+                stats[("lift", float(d))] = np.where(found[:, i], best[:, i], np.nan)
         for spec in the_plan.curve:
             curve = spec.capabilities.curve
-            if curve is not None and curve.statistic in stats:
-                out[spec.name] = stats[curve.statistic]
+            if curve is None:
+                continue
+            key = curve.statistic if curve.depth is None else ("lift", float(curve.depth))
+            if key in stats:
+                out[spec.name] = stats[key]
         replicates[model] = out
     intervals = {
         model: {
@@ -769,6 +806,7 @@ def _boot_results(
         "scheme": "poisson",
         "keys": f"groups {groups!r}" if groups else "row position",
         "random_state": seed,
+        "seed": boot["seed"],
         "confidence_level": level,
         "replicates": replicates,
         "intervals": intervals,

@@ -329,6 +329,15 @@ def evaluate_claimed(
             values[model][spec.name] = got[0] if len(got) == 1 else _midpoint(got[0], got[1])
 
 
+def poisson_seed(random_state: int | None) -> int:
+    """The seed of the Poisson replicate weights that :func:`ranklens.compare_models` with
+    ``scheme="poisson"`` uses for ``random_state``: the first draw of the bootstrap's generator
+    (the first of the two spawned from ``numpy.random.default_rng(random_state)``), so the
+    engine's replicates are that function's, row for row."""
+    boot_rng, _ = np.random.default_rng(random_state).spawn(2)
+    return int(boot_rng.integers(0, 2**63, dtype=np.int64))
+
+
 def _midpoint(a: float, b: float) -> float:
     from ranklens.relevance import _midpoint as mid
 
