@@ -179,7 +179,8 @@ def top_events(xp: ModuleType, state: TargetState, ws: Any) -> tuple[Any, Any]:
     """``(events, at)``: the ``(rows, n)`` bool events of each weight row ``ws`` (in position
     order) under ``top_q``, and per row the position of a row whose ``y`` is the threshold ``v``
     (the smallest value whose upper tail holds at least ``q`` of the row's weight)."""
-    cy = xp.cumsum(ws[:, state.y_desc], axis=1).astype(xp.float64)
+    acc = xp.int64 if ws.dtype.kind in "iu" else xp.float64
+    cy = xp.cumsum(ws[:, state.y_desc], axis=1, dtype=acc).astype(xp.float64)
     threshold = state.top_q * cy[:, -1:] * (1.0 - _TOP_SLACK)
     j = xp.minimum(xp.sum(cy < threshold, axis=1), state.n - 1)
     del cy
@@ -193,7 +194,8 @@ def _events(xp: ModuleType, state: TargetState, ws: Any) -> Any:
     events, _ = top_events(xp, state, ws)
     if state.binary_fallback:
         zero = xp.zeros((), dtype=ws.dtype)
-        binary = xp.sum(xp.where(state.nonbinary[None, :], ws, zero), axis=1) == 0
+        acc = xp.int64 if ws.dtype.kind in "iu" else xp.float64
+        binary = xp.sum(xp.where(state.nonbinary[None, :], ws, zero), axis=1, dtype=acc) == 0
         events = xp.where(binary[:, None], state.y_is_one[None, :], events)
     return events
 
@@ -202,9 +204,11 @@ def curve_sums(xp: ModuleType, state: TargetState, weights: Any) -> CurveSums:
     """The cumulative sums of ``weights`` (rows, n; integer or float64, in row order)."""
     exact = bool(np.issubdtype(weights.dtype, np.integer)) and not state.is_value
     acc = xp.int64 if exact else xp.float64
-    ws = weights[:, state.order].astype(acc, copy=False)
+    ws = weights[:, state.order]  # integer weights stay int32 (multiplicities): sums in int64
+    if not exact:
+        ws = ws.astype(xp.float64, copy=False)
     rows = ws.shape[0]
-    zero = xp.zeros((), dtype=acc)
+    zero = xp.zeros((), dtype=ws.dtype)
     if state.response is None:
         we = xp.where(_events(xp, state, ws), ws, zero)
     elif state.is_value:
