@@ -23,6 +23,14 @@ Run on a machine with CuPy and a CUDA device::
    against the CPU, and ``curve_bands(device="gpu")`` (cutoff AUC and rank lift, two models)
    with 1000 replicates at 1e6 and 200 at 1e7 against the CPU's sweep engine (a few replicates,
    extrapolated linearly).
+6. Targeting (also ``--only targeting``): 1000 replicates of the seven targeting scalars
+   (``roc_auc``, ``ks_statistic``, ``gain_area``, ``accuracy_ratio``, ``lift_at_5/10/20``) for
+   two models at n = 1e5, 1e6 (a binary outcome with 30 % events, and a continuous one whose
+   events are each replicate's true top 10 %) and 1e7: the registered replicate sweep's
+   array-namespace form on the device (:mod:`ranklens._xp.targeting`) against its numba form
+   on the CPU (every core) on the first replicates of the same multiplicities (extrapolated
+   linearly, as above), values compared; ``compare_models(device="gpu")`` with the seven
+   measures end to end at 1e6; the weighted ``ranking_summary(device="gpu")`` at 1e6 and 1e7.
 
 Prints the device, the CPU's cores and threads, each time and the CPU/GPU ratios.
 """
@@ -335,6 +343,152 @@ def bench_bands(cp, n, n_boot, cpu_boot, curve):
     }
 
 
+TARGETING = [
+    "roc_auc",
+    "ks_statistic",
+    "gain_area",
+    "accuracy_ratio",
+    "lift_at_5",
+    "lift_at_10",
+    "lift_at_20",
+]
+
+
+def bench_targeting(cp, n, n_boot, gpu_reps, cpu_reps, binary):
+    """The seven targeting scalars of ``n_boot`` replicates for two models: the replicate sweep
+    on the GPU (``gpu_reps`` timed) and on the CPU (numba, ``cpu_reps`` timed), extrapolated."""
+    from ranklens._gpu_engine import draw_multiplicities
+    from ranklens._xp import free_bytes, to_host
+    from ranklens._xp.targeting import sums_bytes
+    from ranklens.metrics import get_metric
+
+    forms = [get_metric(name).capabilities.batched for name in TARGETING]
+    sweep = forms[0].sweep
+    statistics = tuple(f.statistic for f in forms)
+    y, preds = _data(n, binary=binary)
+    y_d, preds_d = cp.asarray(y), cp.asarray(preds)
+    _sync(cp)
+    t0 = time.perf_counter()
+    state = sweep.device_prepare(cp, y_d, preds_d, {})
+    _sync(cp)
+    t_sort = time.perf_counter() - t0
+    gen = cp.random.default_rng(0)
+    chunk = max(1, min(gpu_reps, int(free_bytes(cp) * 0.4) // (sums_bytes(n) + 16 * n)))
+    t0 = time.perf_counter()
+    done, first, out = 0, None, []
+    while done < gpu_reps:
+        rows = min(chunk, gpu_reps - done)
+        mult = draw_multiplicities(cp, gen, n, rows)
+        if first is None:
+            first = to_host(mult[:cpu_reps])
+        out.append(to_host(sweep.device_evaluate(cp, state, mult, statistics)))
+        done += rows
+        del mult
+    _sync(cp)
+    t_gpu = time.perf_counter() - t0
+    gpu_vals = np.concatenate(out)
+    t_gpu_full = t_gpu * n_boot / gpu_reps
+    cpu_state = sweep.prepare(y, preds, {})
+    w = first.astype(np.float64)
+    sweep.evaluate(cpu_state, w[:2], statistics)  # compile / warm
+    t0 = time.perf_counter()
+    cpu_vals = sweep.evaluate(cpu_state, w, statistics)
+    t_cpu = time.perf_counter() - t0
+    t_cpu_full = t_cpu * n_boot / cpu_reps
+    diff = float(np.nanmax(np.abs(cpu_vals - gpu_vals[:cpu_reps])))
+    same_nan = bool(np.array_equal(np.isnan(cpu_vals), np.isnan(gpu_vals[:cpu_reps])))
+    kind = "binary y, 30% events" if binary else "continuous y, top-10% events per replicate"
+    row = {
+        "case": f"bootstrap 7 targeting scalars ({kind}), 2 models, n={n:.0e}",
+        "n": n,
+        "replicates": n_boot,
+        "gpu_replicates_timed": gpu_reps,
+        "cpu_replicates_timed": cpu_reps,
+        "gpu_sort_s": t_sort,
+        "gpu_s": t_gpu_full,
+        "gpu_ms_per_model_replicate": 1e3 * t_gpu / gpu_reps / 2,
+        "cpu_s": t_cpu_full,
+        "cpu_ms_per_model_replicate": 1e3 * t_cpu / cpu_reps / 2,
+        "ratio_cpu_over_gpu": t_cpu_full / (t_gpu_full + t_sort),
+        "max_abs_diff_same_weights": diff,
+        "nan_pattern_equal": same_nan,
+    }
+    print(
+        f"{row['case']}: GPU {t_gpu_full:.3f} s for {n_boot} (+{t_sort:.3f} s sorts; "
+        f"{gpu_reps} timed, {chunk} per chunk) | CPU {t_cpu_full:.2f} s ({cpu_reps} timed, "
+        f"extrapolated) | CPU/GPU {row['ratio_cpu_over_gpu']:.1f}x | max |diff| {diff:.1e}",
+        flush=True,
+    )
+    return row
+
+
+def bench_compare_targeting(cp, n, n_boot):
+    from ranklens import compare_models
+
+    y, preds = _data(n)
+    models = {"m1": cp.asarray(preds[0]), "m2": cp.asarray(preds[1])}
+    t0 = time.perf_counter()
+    res = compare_models(
+        cp.asarray(y), models, metrics=TARGETING, n_bootstrap=n_boot, device="gpu",
+        interval="percentile", random_state=0,
+    )
+    t = time.perf_counter() - t0
+    print(
+        f"compare_models(device='gpu') n={n:.0e}, {n_boot} replicates, the 7 targeting "
+        f"measures, 2 models, percentile: {t:.2f} s end to end (point estimates on the CPU "
+        f"included); SE of the AUC {res.std_error[0].round(6).tolist()}",
+        flush=True,
+    )
+    return {"case": f"compare_models targeting gpu n={n:.0e}", "n": n, "replicates": n_boot,
+            "s": t}
+
+
+def bench_weighted_summary(cp, n):
+    """The weighted ``ranking_summary`` (integer case weights) on the GPU and the CPU."""
+    import warnings
+
+    from ranklens import ranking_summary
+
+    y, preds = _data(n, seed=5)
+    p = preds[1]
+    sw = np.random.default_rng(6).integers(0, 4, n).astype(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no variance with case weights (warned)
+        t0 = time.perf_counter()
+        cpu = ranking_summary(y, p, sample_weight=sw)
+        t_cpu = time.perf_counter() - t0
+        args = cp.asarray(y), cp.asarray(p), cp.asarray(sw)
+        _sync(cp)
+        t0 = time.perf_counter()
+        dev = ranking_summary(args[0], args[1], sample_weight=args[2], device="gpu")
+        _sync(cp)
+        t_gpu = time.perf_counter() - t0
+    diff = abs(dev.kendall_tau - cpu.kendall_tau) + abs(dev.spearman_rho - cpu.spearman_rho)
+    print(
+        f"weighted ranking_summary n={n:.0e}: GPU {t_gpu:.3f} s (device arrays); CPU "
+        f"{t_cpu:.3f} s; ratio {t_cpu / t_gpu:.1f}x; |diff| tau + rho {diff:.1e}",
+        flush=True,
+    )
+    return {"case": f"weighted ranking_summary n={n:.0e}", "n": n, "gpu_s": t_gpu,
+            "cpu_s": t_cpu, "abs_diff_tau_rho": diff}
+
+
+def run_targeting(cp, quick):
+    bench_targeting(cp, 20_000, 8, 8, 2, binary=True)  # warm-up (CuPy and numba compile)
+    rows = []
+    if quick:
+        rows.append(bench_targeting(cp, 100_000, 100, 100, 8, binary=False))
+        return rows
+    rows.append(bench_targeting(cp, 100_000, 1000, 1000, 64, binary=False))
+    rows.append(bench_targeting(cp, 1_000_000, 1000, 1000, 32, binary=True))
+    rows.append(bench_targeting(cp, 1_000_000, 1000, 1000, 32, binary=False))
+    rows.append(bench_targeting(cp, 10_000_000, 1000, 200, 8, binary=False))
+    rows.append(bench_compare_targeting(cp, 1_000_000, 1000))
+    for n in (1_000_000, 10_000_000):
+        rows.append(bench_weighted_summary(cp, n))
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", help="write the figures here")
@@ -343,7 +497,8 @@ def main(argv=None):
     parser.add_argument(
         "--only",
         help="comma-separated groups to run instead of the full set: summary (ranking_summary at "
-        "1e6 and 1e7), bands (curve_bands at 1e6 and 1e7)",
+        "1e6 and 1e7), bands (curve_bands at 1e6 and 1e7), targeting (the targeting scalars' "
+        "bootstrap, compare_models with them, the weighted ranking_summary)",
     )
     args = parser.parse_args(argv)
     import cupy as cp
@@ -373,9 +528,11 @@ def main(argv=None):
     if not args.only:
         bench_bootstrap(cp, 20_000, 8, 8, 2, label="warm-up")
     only = set(args.only.split(",")) if args.only else set()
-    if only - {"summary", "bands"}:
-        parser.error(f"--only takes summary and bands; got {args.only!r}")
-    if only:
+    if only - {"summary", "bands", "targeting"}:
+        parser.error(f"--only takes summary, bands and targeting; got {args.only!r}")
+    if "targeting" in only:
+        rows.extend(run_targeting(cp, args.quick))
+    if only - {"targeting"}:
         from ranklens import curve_bands, ranking_summary
 
         y0, p0 = _data(20_000, seed=4)
@@ -396,6 +553,7 @@ def main(argv=None):
     elif args.quick:
         rows.append(bench_bootstrap(cp, 100_000, 100, 100, 8))
         rows.append(bench_exact(cp, 1_000_000))
+        rows.extend(run_targeting(cp, True))
     else:
         rows.append(bench_bootstrap(cp, 100_000, 1000, 1000, 64))
         rows.append(bench_bootstrap(cp, 1_000_000, 1000, 1000, 32))
@@ -411,6 +569,7 @@ def main(argv=None):
         rows.append(bench_exact(cp, 10_000_000))
         if not args.skip_exact_1e8:
             rows.append(bench_exact(cp, 100_000_000))
+        rows.extend(run_targeting(cp, False))
     from ranklens._xp import cuda
 
     print("level term kernel used by the engine:", cuda.STATUS["level_term"], flush=True)
