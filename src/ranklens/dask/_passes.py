@@ -20,7 +20,7 @@ import numpy as np
 
 from ranklens._kernels import curves as _kc
 from ranklens._kernels import ranking as _kr
-from ranklens.ranking import _NO_FLOAT, _NO_INT, _ONE, _pair_class_stats, _rank_sweep
+from ranklens.ranking import _pair_class_stats, _rank_sweep
 from ranklens.targeting import _rank, _Target
 
 #: Rows drawn from each partition to choose bucket boundaries (the boundaries only balance the
@@ -418,14 +418,12 @@ def truth_partition(
         b_sorted = np.repeat(below + cum[starts] + group_w / 2.0, sizes)
     b = np.empty_like(b_sorted)
     b[order] = b_sorted
-    # the dense rank of y, from the one sort of y above (shared by every model's sweep)
-    y_rank = np.empty(yv.size, np.int64)
-    y_rank[order] = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
     models = []
     for k in range(n_models):
         a = part[midrank_column(k)].to_numpy()
-        pb = part[bucket_column(k)].to_numpy().astype(np.int64)
-        pairs = _local_pairs(_bucket_sweep(y_rank, int(sizes.size), pb, wv), unit)
+        pb = part[bucket_column(k)].to_numpy().astype(np.float64)
+        stats = _rank_sweep(yv, np.ascontiguousarray(pb), wv)[0]
+        pairs = _local_pairs(stats, unit)
         if wv is None:
             cross = _exact_dot(a.astype(np.int64), b)
             models.append({"pairs": pairs, "s2": cross})
@@ -441,41 +439,6 @@ def truth_partition(
             )
     out["models"] = models
     return out
-
-
-def _bucket_sweep(
-    y_rank: np.ndarray, n_y: int, pb: np.ndarray, wv: np.ndarray | None
-) -> np.ndarray:
-    """The pair-class statistics of (y, prediction bucket) over one truth bucket's rows, as
-    ``ranking._rank_sweep(y, pb, w)[0]``: the in-memory sweep on the same sequence (decreasing
-    prediction bucket, ties by decreasing y), built here from y's dense rank (one sort of y for
-    every model) and the bucket index (a small integer: its dense rank by counting), with one
-    sort of an integer key instead of two radix sorts. The order inside a run of rows tied in
-    both does not change any count (with weights it is kept: the same float sums)."""
-    lo = int(pb.min())
-    present = np.bincount(pb - lo) > 0
-    dense = np.cumsum(present) - 1
-    p_rank = dense[pb - lo]
-    n_p = int(present.sum())
-    # n_p * n_y <= rows ** 2: no overflow below 2 ** 31 rows in one bucket
-    composite = (n_p - 1 - p_rank) * n_y + (n_y - 1 - y_rank)
-    unit = wv is None
-    # with weights, rows tied in both keep their order (the float sums as the in-memory sweep's)
-    order = np.argsort(composite) if unit else np.argsort(composite, kind="stable")
-    empties = [_NO_INT] * 5 if unit else [_NO_FLOAT] * 5
-    weights = _ONE if unit else np.ascontiguousarray(wv[order])
-    proto = _kr.record_prototype(y_rank.size, unit=unit)
-    stats = _kr.sweep(
-        np.ascontiguousarray(y_rank[order]),
-        np.ascontiguousarray(p_rank[order]),
-        n_y,
-        weights,
-        unit,
-        proto,
-        _NO_INT,
-        *empties,
-    )[0]
-    return stats
 
 
 def _exact_dot(a: np.ndarray, b: np.ndarray) -> int:
