@@ -412,3 +412,71 @@ def test_poisson_bootstrap_of_lifts_equals_compare_models(client, groups):
                 replicates[1][model][name], ref.replicates[:, j, i], rtol=TOL, atol=TOL
             )
     assert np.isfinite(replicates[1]["a"]["lift_at_5"]).all()
+
+
+def test_cli_engine_dask_intervals_and_extremes_as_in_memory(client, tmp_path):
+    """``ranklens evaluate --engine dask --lower --upper --alpha`` writes the in-memory run's
+    values and statuses for the measures of extremes, the interval measures and the median."""
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("typer")
+    import json
+
+    from typer.testing import CliRunner
+
+    from ranklens.cli import app
+
+    df = _data(n=1600, seed=12)[["y", "a", "b", "lo", "hi"]]
+    df.to_parquet(tmp_path / "all.parquet")
+    (tmp_path / "parts").mkdir()
+    for i in range(4):
+        df.iloc[i * 400 : (i + 1) * 400].to_parquet(tmp_path / "parts" / f"p{i}.parquet")
+    common = ["--target", "y", "--pred", "a", "--pred", "b", "--lower", "lo", "--upper", "hi"]
+    common += ["--alpha", str(ALPHA), "--bootstrap", "0", "-q"]
+    runner = CliRunner()
+    out = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(tmp_path / "parts" / "*.parquet"),
+            *common,
+            "--engine",
+            "dask",
+            "--scheduler",
+            client.scheduler.address,
+            "--json",
+            str(tmp_path / "dask.json"),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(
+        app,
+        ["evaluate", str(tmp_path / "all.parquet"), *common, "--json", str(tmp_path / "m.json")],
+    )
+    assert out.exit_code in (0, 1), out.output
+    got = json.loads((tmp_path / "dask.json").read_text())
+    want = json.loads((tmp_path / "m.json").read_text())
+    compared = 0
+    for model in ("a", "b"):
+        for name in _claimed_names():
+            if name not in want["models"][model]:
+                assert get_metric(name).inputs == "interval" and model == "b"
+                continue
+            value, status = _json_entry(got, model, name)
+            ref_value, ref_status = _json_entry(want, model, name)
+            assert status == ref_status, (model, name)
+            if ref_value is None:
+                assert value is None, (model, name)
+            else:
+                assert _same(value, ref_value), (model, name, value, ref_value)
+            compared += 1
+    assert compared == 2 * 7 + 5
+
+
+def _json_entry(doc, model, name):
+    """(value, status) of a measure in results.json, in either layout of ``models``."""
+    entry = doc["models"][model][name]
+    if isinstance(entry, dict):
+        return entry["value"], entry["status"]
+    problem = doc.get("problems", {}).get(model, {}).get(name)
+    kind = problem.get("kind") if isinstance(problem, dict) else None
+    return (None if entry is None or entry != entry else entry), kind or "ok"

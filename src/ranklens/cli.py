@@ -791,7 +791,6 @@ def evaluate(
         if engine not in ("memory", "dask"):
             raise InputError(f"--engine must be memory or dask; got {engine!r}")
         unsupported = {
-            "--lower/--upper": lower or upper,
             "--relevance": relevance,
             "--budget": budget,
             "--cost-per-target": cost_per_target,
@@ -801,7 +800,18 @@ def evaluate(
         }
         if engine == "dask":
             evaluation = _evaluate_dask(
-                file, target, list(pred), weight, events, title, scheduler, unsupported, console
+                file,
+                target,
+                list(pred),
+                weight,
+                events,
+                title,
+                scheduler,
+                unsupported,
+                console,
+                intervals=_interval_columns(list(pred), list(lower or []), list(upper or [])),
+                alpha=alpha,
+                event_threshold=event_threshold,
             )
         else:
             evaluation = _evaluate(
@@ -995,6 +1005,23 @@ def _evaluate(
             _fail(f"evaluation failed: {type(exc).__name__}: {_first_line(exc)}", EXIT_FAILED)
 
 
+def _interval_columns(
+    preds: list[str], lowers: list[str], uppers: list[str]
+) -> dict[str, tuple[str, str]]:
+    """The k-th --lower/--upper pair as the k-th --pred's interval columns (as in memory)."""
+    if len(lowers) != len(uppers):
+        raise InputError(
+            f"--lower and --upper must come in pairs; got {len(lowers)} --lower "
+            f"and {len(uppers)} --upper"
+        )
+    if len(lowers) > len(preds):
+        raise InputError(
+            f"{len(lowers)} interval(s) but only {len(preds)} --pred; the k-th "
+            "--lower/--upper pair belongs to the k-th --pred"
+        )
+    return {p: (lo, up) for p, lo, up in zip(preds, lowers, uppers, strict=False)}
+
+
 def _evaluate_dask(
     file: pathlib.Path,
     target: str,
@@ -1005,6 +1032,10 @@ def _evaluate_dask(
     scheduler: str | None,
     unsupported: dict[str, Any],
     console: Any,
+    *,
+    intervals: dict[str, tuple[str, str]] | None = None,
+    alpha: float | None = None,
+    event_threshold: float | None = None,
 ) -> Any:
     """``--engine dask``: :func:`ranklens.dask.evaluate` on FILE (a Parquet path, glob or URL)."""
     given = [option for option, value in unsupported.items() if value]
@@ -1034,6 +1065,9 @@ def _evaluate_dask(
             pred=preds,
             weight=weight,
             events=event_spec,
+            intervals=intervals,
+            alpha=alpha,
+            event_threshold=event_threshold,
             title=title or f"{file.name}: {target}",
         )
     except (ValueError, TypeError, OSError) as exc:
