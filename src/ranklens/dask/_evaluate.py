@@ -362,12 +362,16 @@ def evaluate(
 
     # (3) grids
     lap("scan and event threshold")
-    grids = dask.compute(
-        *[
-            dask.delayed(_p.grid)(part, y, preds, weight, p_bounds, t_bounds)
-            for part in frame.to_delayed()
-        ]
-    )
+    # added pairwise on the workers: one grid per partition, gathered at once, would need
+    # partitions x buckets^2 cells on the client (16 GB per model at 1e9 rows)
+    level = [
+        dask.delayed(_p.grid)(part, y, preds, weight, p_bounds, t_bounds)
+        for part in frame.to_delayed()
+    ]
+    while len(level) > 1:
+        pairs = zip(level[::2], level[1::2], strict=False)
+        level = [dask.delayed(_p.add_grids)(u, v) for u, v in pairs] + level[len(level) // 2 * 2 :]
+    grids = list(dask.compute(*level))
     event_from = int(np.searchsorted(t_bounds, threshold, side="right"))
     if top is not None:
         # as targeting._event_response words it

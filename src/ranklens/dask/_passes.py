@@ -170,6 +170,19 @@ def grid(
     return out
 
 
+def add_grids(u: dict[str, Any], v: dict[str, Any]) -> dict[str, Any]:
+    """Two partitions' :func:`grid` summaries added (counts in int64, weights in float64)."""
+    out: dict[str, Any] = {
+        "grids": [
+            (cu + cv, None if wu is None else wu + wv)
+            for (cu, wu), (cv, wv) in zip(u["grids"], v["grids"], strict=True)
+        ]
+    }
+    if "t_w2" in u:
+        out["t_w2"] = u["t_w2"] + v["t_w2"]
+    return out
+
+
 def _add_bucket(part: Any, column: str, values: np.ndarray, bounds: np.ndarray) -> Any:
     return part.assign(**{column: bucket_of(values, bounds)})
 
