@@ -267,6 +267,18 @@ def test_device_swapped_arguments_warn(numpy_device):
         rl.decile_table(y, labels, device="gpu")
 
 
+def test_device_capacity_is_a_clear_error(numpy_device, monkeypatch):
+    import ranklens._xp.summary as xs
+
+    y, p = _data(500, "binary")
+    monkeypatch.setattr(xt, "free_bytes", lambda xp: xt.sums_bytes(500) // 2)
+    with pytest.raises(ValueError, match="beyond this device's capacity"):
+        rl.roc_auc(y, p, device="gpu")
+    monkeypatch.setattr(xs, "free_bytes", lambda xp: 1000)
+    with pytest.raises(ValueError, match="beyond this device's capacity"):
+        ranking._ranking_summary_on_device(y, p, np.ones(500), 0.95, namespace=np)
+
+
 def test_device_scalars_field_containers(numpy_device):
     y, p = _data(400, "continuous", seed=21)
     ro = p.copy()

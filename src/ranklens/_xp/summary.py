@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._xp import argsort_stable, is_cupy
+from ranklens._xp import argsort_stable, free_bytes, is_cupy
 from ranklens._xp.rank import (
     _index_dtype,
     _n_levels,
@@ -53,6 +53,8 @@ from ranklens._xp.rank import (
     _sequence,
     build_plan,
     max_rows_exact,
+    plan_bytes,
+    replicate_bytes,
     replicate_statistics,
 )
 
@@ -201,6 +203,13 @@ def weighted_summary_sums(
     """
     exact = bool(np.issubdtype(w.dtype, np.integer))
     acc = xp.int64 if exact else xp.float64
+    n = int(y.shape[0])
+    need = plan_bytes(n) + replicate_bytes(n)
+    if need > free_bytes(xp):
+        raise ValueError(
+            f"n = {n} rows is beyond this device's capacity: the weighted summary needs about "
+            f"{need / 2**30:.1f} GiB and {free_bytes(xp) / 2**30:.1f} GiB are free"
+        )
     plan = build_plan(xp, y, p)
     weights = w.astype(acc)[None, :]
     if exact:

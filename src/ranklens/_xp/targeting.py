@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._xp import argsort_stable
+from ranklens._xp import argsort_stable, free_bytes
 from ranklens._xp.rank import _dense_ranks, _runs
 
 __all__ = [
@@ -201,7 +201,18 @@ def _events(xp: ModuleType, state: TargetState, ws: Any) -> Any:
 
 
 def curve_sums(xp: ModuleType, state: TargetState, weights: Any) -> CurveSums:
-    """The cumulative sums of ``weights`` (rows, n; integer or float64, in row order)."""
+    """The cumulative sums of ``weights`` (rows, n; integer or float64, in row order).
+
+    Raises ValueError, with the sizes, when the chunk cannot fit the free memory of its device
+    (never an out-of-memory error half way).
+    """
+    need = sums_bytes(state.n) * int(weights.shape[0])
+    if need > free_bytes(xp):
+        raise ValueError(
+            f"n = {state.n} rows is beyond this device's capacity: {weights.shape[0]} weight "
+            f"row(s) of the targeting sums need about {need / 2**30:.1f} GiB and "
+            f"{free_bytes(xp) / 2**30:.1f} GiB are free"
+        )
     exact = bool(np.issubdtype(weights.dtype, np.integer)) and not state.is_value
     acc = xp.int64 if exact else xp.float64
     ws = weights[:, state.order]  # integer weights stay int32 (multiplicities): sums in int64
