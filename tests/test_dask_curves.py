@@ -239,3 +239,63 @@ def test_sorted_input_tie_runs_across_partitions(weighted):
             if not weighted:
                 want = ranking_summary(y, p)
                 _same(ev.extras["noether"][model]["tau_ci"], want.tau_ci, "noether")
+
+
+@pytest.mark.parametrize("zeros", [0.0, 0.4])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (7, 9)])
+def test_value_curves_equal_in_memory(zeros, weighted, npartitions, n_buckets):
+    """The curves of the value captured (events='value'): the value gain and the profit of a
+    value margin within a budget, whose perfect curves need the distinct values of y."""
+    df = _data(1100, False, seed=npartitions + 2 * weighted, zeros=zeros)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=npartitions),
+        y="y",
+        pred=["a", "b"],
+        weight="w" if weighted else None,
+        measures=["roc_auc"],
+        n_buckets=n_buckets,
+        curve_arrays=True,
+        value_margin=2.0,
+        cost_per_target=0.75,
+        budget=150.0,
+    )
+    y = df["y"].to_numpy()
+    kw = {"sample_weight": df["w"].to_numpy()} if weighted else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model in ("a", "b"):
+            p = df[model].to_numpy()
+            want = gain_curve(y, p, events="value", **kw)
+            _same(ev.curves["value_gain"][model], want, f"value gain {model}")
+            want = profit_curve(
+                y, p, value_margin=2.0, cost_per_target=0.75, budget=150.0, events="value", **kw
+            )
+            _same(ev.curves["profit"][model], want, f"profit {model}")
+    assert ev.curves["profit"]["a"].max_targets == 200
+
+
+def test_value_curves_match_the_in_memory_evaluation():
+    """evaluate_models with a value margin: the same value gain and profit curves."""
+    df = _data(700, False, seed=8, zeros=0.2)
+    preds = {m: df[m].to_numpy() for m in ("a", "b")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = evaluate_models(
+            df["y"].to_numpy(), preds, value_margin=3.0, cost_per_target=1.0, robustness=False
+        )
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=4),
+        y="y",
+        pred=["a", "b"],
+        measures=["roc_auc"],
+        n_buckets=5,
+        curve_arrays=True,
+        value_margin=3.0,
+        cost_per_target=1.0,
+    )
+    for name in ("value_gain", "profit", "roc", "gain", "lift", "cutoff_auc"):
+        assert set(ev.curves[name]) == set(mem.curves[name]), name
+        for model in ("a", "b"):
+            _same(ev.curves[name][model], mem.curves[name][model], f"{name} {model}")
+    assert set(mem.curves) - set(ev.curves) <= set(ev.extras["curves_not_built"])

@@ -720,6 +720,7 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
     fixed={"events": "value"},
     applies=_is_nonnegative_continuous,
     description="Share of the total target value captured by targeting the top predictions.",
+    from_ranked=_gain,
 )
 @register_curve("gain", family="targeting", on_grid=_at_grid, from_ranked=_gain)
 def gain_curve(

@@ -46,34 +46,49 @@ CONTEXT_KEYS = ("cost_benefit", "value_margin", "cost_per_target", "budget")
 
 
 def piece(
-    part: Any, y: str, pred: str, weight: str | None, threshold: float
+    part: Any, y: str, pred: str, weight: str | None, threshold: float, value: bool = False
 ) -> dict[str, np.ndarray]:
     """One prediction bucket's ranked running sums (without the leading zero).
 
     ``part`` is the partition of one bucket after the shuffle by prediction (rows of zero weight
     already dropped). Returns the distinct scores in decreasing order and, at each, the running
-    weight, events (``y >= threshold``) and non-events of this bucket's rows.
+    weight, events (``y >= threshold``) and non-events of this bucket's rows; with ``value``
+    also the running sum of ``w y`` (``"cv"``, for the curves of the value captured).
     """
     frame = part.reset_index(drop=True)
     if len(frame) == 0:
         empty = np.zeros(0)
-        return {"thresholds": empty, "cw": empty, "ce": empty, "cn": empty}
+        return {"thresholds": empty, "cw": empty, "ce": empty, "cn": empty, "cv": empty}
     yv = np.ascontiguousarray(frame[y].to_numpy(dtype=np.float64))
     pv = np.ascontiguousarray(frame[pred].to_numpy(dtype=np.float64))
     wv = None if weight is None else np.ascontiguousarray(frame[weight].to_numpy(dtype=np.float64))
     response = (yv >= threshold).astype(np.float64)
     ranked = _rank(pv, _Target(response, wv, None, False, ""))
-    return {
+    out = {
         "thresholds": ranked.thresholds[1:],
         "cw": ranked.cum_weight[1:],
         "ce": ranked.cum_events[1:],
         "cn": ranked.cum_nonevents[1:],
     }
+    if value:
+        out["cv"] = _rank(pv, _Target(yv, wv, None, True, "")).cum_events[1:]
+    return out
 
 
-def ranked(pieces: Sequence[dict[str, np.ndarray]], definition: str) -> _Ranked:
+def ranked(
+    pieces: Sequence[dict[str, np.ndarray]],
+    definition: str,
+    values: tuple[np.ndarray, np.ndarray] | None = None,
+) -> _Ranked:
     """The in-memory ranking of all rows from the buckets' pieces (``pieces[b]``: bucket ``b``,
-    buckets in increasing prediction): highest bucket first, each shifted by the totals above."""
+    buckets in increasing prediction): highest bucket first, each shifted by the totals above.
+
+    With ``values`` (the distinct ``y`` values and their weights) the ranking of the value
+    captured (``events="value"``): the response summed is ``y``, and the target holds the
+    distinct values with their weights, from which the perfect ranking's vertices are read (it
+    is straight within a run of tied ``y``, so these are the in-memory vertices' corners)."""
+    if values is not None:
+        pieces = [{**p, "ce": p["cv"], "cn": p["cw"] - p["cv"]} for p in pieces]
     thresholds = [np.array([np.inf])]
     sums: dict[str, list[np.ndarray]] = {
         "cw": [np.zeros(1)],
@@ -90,6 +105,9 @@ def ranked(pieces: Sequence[dict[str, np.ndarray]], definition: str) -> _Ranked:
             carry[key] = float(sums[key][-1][-1])
     empty = np.zeros(0)
     target = _Target(empty, None, None, False, definition)
+    if values is not None:
+        y_values, y_weights = (np.ascontiguousarray(v, dtype=np.float64) for v in values)
+        target = _Target(y_values, y_weights, None, True, "value")
     return _Ranked(
         np.concatenate(thresholds),
         np.concatenate(sums["cw"]),
@@ -195,6 +213,8 @@ def cutoff_auc_inputs(
     for b, t in enumerate(truth_pieces):
         if b in singles:
             count = t_counts[b]
+            if not count > 0:
+                continue  # only rows of weight 0 (dropped, as in memory)
             if unit:
                 weights.append(int(count))
                 sums.append(sum(int(p["a_single"][b]) for p in pred_parts))
@@ -208,15 +228,24 @@ def cutoff_auc_inputs(
     return weights, sums
 
 
-def _builders(context: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """The registered curves built from the ranked sums, with their keyword arguments; and the
-    other registered curves with the reason they are not built (those whose task parameters
-    are not given are left out, as in the in-memory pipeline)."""
+def _builders(
+    context: Mapping[str, Any], values: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The registered curves to build, each with what it is built from (``"cuts"``,
+    ``"value"`` or ``"events"``) and its keyword arguments; and the other registered curves
+    with the reason they are not built. Curves whose task parameters are not given, or that do
+    not apply to this target, are left out, as in the in-memory pipeline (``applies`` reads the
+    distinct values of ``y``, which decide it as the rows do)."""
     build: dict[str, Any] = {}
     skipped: dict[str, str] = {}
-
     for name in available_curves():
         spec = get_curve(name)
+        if spec.func not in _FROM_CUTS and (spec.from_ranked is None or spec.inputs != "point"):
+            skipped[name] = (
+                "not built by the Dask engine: it needs more than the prediction-sorted "
+                "cumulative sums (every row, in the order of the prediction or of y)"
+            )
+            continue
         if any(context.get(key) is None for key in spec.needs):
             continue
         if spec.needs_any and all(context.get(key) is None for key in spec.needs_any):
@@ -226,17 +255,19 @@ def _builders(context: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str
             if local.get(key) is not None:
                 local.update(fixed)
         local.update(spec.fixed)
+        value = local.get("events") == "value"
+        if spec.applies is not None and values is not None and not spec.applies(values[0]):
+            continue
         if spec.func in _FROM_CUTS:
-            build[name] = (spec, None)
+            build[name] = (spec, "cuts", {})
             continue
-        if spec.from_ranked is None or spec.inputs != "point" or local.get("events") == "value":
-            skipped[name] = (
-                "not built by the Dask engine: it needs more than the prediction-sorted "
-                "cumulative sums of binary events (the rows sorted by y, or every row)"
-            )
+        if value and values is None:
+            skipped[name] = "the value captured needs a non-negative y_true"
             continue
+        assert spec.from_ranked is not None  # buildable, checked above
         params = inspect.signature(spec.from_ranked).parameters
-        build[name] = (spec, {k: v for k, v in local.items() if k in params})
+        kwargs = {k: v for k, v in local.items() if k in params}
+        build[name] = (spec, "value" if value else "events", kwargs)
     return build, skipped
 
 
@@ -249,29 +280,32 @@ def add_curves(
     curves: dict[str, dict[str, Any]],
     extras: dict[str, Any],
     problems: dict[str, dict[str, Problem]],
-    cuts: Sequence[tuple[list[Any], list[Any]]] | None = None,
-    unit: bool = True,
+    cuts: Sequence[tuple[list[Any], list[Any]]],
+    unit: bool,
+    values: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> None:
     """Build the curves of every model into ``curves`` and the best model by depth into
     ``extras`` (as ``evaluation.evaluate_models`` does); failures go to ``problems``.
-    ``cuts[k]``: model ``k``'s per-distinct-y weights and midrank sums (:func:`cutoff_auc`)."""
+    ``cuts[k]``: model ``k``'s per-distinct-y weights and midrank sums (:func:`cutoff_auc`);
+    ``values``: the distinct values of ``y`` and their weights, for the value curves (None
+    when ``y`` takes negative values)."""
     from ranklens.targeting import _by_depth_from_ranked
 
     by_model = {model: ranked(pieces[k], definition) for k, model in enumerate(preds)}
-    build, skipped = _builders({**context, "events": None})
-    for name, (spec, kwargs) in build.items():
+    by_value = {}
+    if values is not None:
+        by_value = {model: ranked(pieces[k], "value", values) for k, model in enumerate(preds)}
+    build, skipped = _builders({**context, "events": None}, values)
+    for name, (spec, source, kwargs) in build.items():
         found = {}
-        for k, (model, r) in enumerate(by_model.items()):
-            if kwargs is None:  # from the cuts of the truth
-                if cuts is None:
-                    skipped[name] = "needs the shuffle by truth"
-                    break
+        for k, model in enumerate(preds):
+            if source == "cuts":
                 result, problem = _call_quietly(cutoff_auc, *cuts[k], unit)
             else:
+                r = by_value[model] if source == "value" else by_model[model]
                 result, problem = _call_quietly(spec.from_ranked, r, **kwargs)
             if result is not None:
-                result = _with_interval(result, delong.get(model))
-                found[model] = result
+                found[model] = _with_interval(result, delong.get(model))
             if problem is not None:
                 problems.setdefault(model, {})[f"{name} curve"] = problem
         if found:
@@ -283,6 +317,29 @@ def add_curves(
             extras["best_model_by_depth"] = result
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})["best model by depth"] = problem
+
+
+def distinct_values(
+    truth_pieces: Sequence[dict[str, Any]],
+    single: Sequence[int] | np.ndarray,
+    t_counts: np.ndarray,
+    t_bounds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``y`` (increasing) and their weights, from the truth buckets; a
+    single-valued bucket ``b`` holds the one value ``t_bounds[b - 1]``."""
+    singles = {int(b) for b in single}
+    values: list[Any] = []
+    weights: list[Any] = []
+    for b, t in enumerate(truth_pieces):
+        if b in singles:
+            if not t_counts[b] > 0:
+                continue  # only rows of weight 0 (dropped, as in memory)
+            values.append(float(t_bounds[b - 1]))
+            weights.append(float(t_counts[b]))
+        else:
+            values.extend(np.asarray(t["y"], dtype=np.float64).tolist())
+            weights.extend(np.asarray(t["w"], dtype=np.float64).tolist())
+    return np.array(values, dtype=np.float64), np.array(weights, dtype=np.float64)
 
 
 def _with_interval(result: Any, interval: Any) -> Any:
