@@ -218,6 +218,21 @@ def test_device_scalars_equal_cpu(numpy_device, kind, events):
             _close(got, want)
 
 
+def test_device_auc_against_sklearn(numpy_device):
+    from sklearn.metrics import roc_auc_score
+
+    y, p = _data(500, "binary", seed=13)
+    sw = np.random.default_rng(14).integers(0, 5, y.size).astype(float)
+    assert rl.roc_auc(y, p, device="gpu") == pytest.approx(roc_auc_score(y, p), abs=1e-15)
+    assert rl.roc_auc(y, p, sample_weight=sw, device="gpu") == pytest.approx(
+        roc_auc_score(y, p, sample_weight=sw), abs=1e-15
+    )
+    # the accuracy ratio of binary events is the Gini coefficient 2 AUC - 1
+    assert rl.accuracy_ratio(y, p, sample_weight=sw, device="gpu") == pytest.approx(
+        2 * roc_auc_score(y, p, sample_weight=sw) - 1, abs=1e-12
+    )
+
+
 def test_device_value_events_equal_cpu(numpy_device):
     rng = np.random.default_rng(2)
     y = rng.exponential(size=200).round(1)
