@@ -299,3 +299,14 @@ def test_value_curves_match_the_in_memory_evaluation():
         for model in ("a", "b"):
             _same(ev.curves[name][model], mem.curves[name][model], f"{name} {model}")
     assert set(mem.curves) - set(ev.curves) <= set(ev.extras["curves_not_built"])
+
+
+def test_options_that_would_do_nothing_are_refused():
+    df = _data(200, True, seed=6)
+    frame = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match=r"cost_benefit.*curve_arrays=True"):
+        rd.evaluate(frame, y="y", pred="a", cost_benefit=COST_BENEFIT)
+    with pytest.raises(ValueError, match=r"budget.*curve_arrays=True"):
+        rd.evaluate(frame, y="y", pred="a", budget=10.0, cost_per_target=1.0)
+    with pytest.raises(ValueError, match="exact=True"):
+        rd.evaluate(frame, y="y", pred="a", curve_arrays=True, exact=False)

@@ -45,6 +45,18 @@ _FROM_CUTS = frozenset({cutoff_auc_curve})
 CONTEXT_KEYS = ("cost_benefit", "value_margin", "cost_per_target", "budget")
 
 
+def check_options(curve_arrays: bool, exact: bool, **profit: Any) -> None:
+    """No silent no-op: the profit curve's parameters need ``curve_arrays=True``, which needs
+    the exact mode (the binned mode builds no curves)."""
+    given = [name for name, value in profit.items() if value is not None]
+    if given and not curve_arrays:
+        raise ValueError(
+            f"{given[0]}: the profit curve's parameters are used only with curve_arrays=True"
+        )
+    if curve_arrays and not exact:
+        raise ValueError("curve_arrays=True needs exact=True (exact=False builds no curves)")
+
+
 def piece(
     part: Any, y: str, pred: str, weight: str | None, threshold: float, value: bool = False
 ) -> dict[str, np.ndarray]:

@@ -206,6 +206,14 @@ def evaluate(
     preds = [pred] if isinstance(pred, str) else list(pred)
     if not preds:
         raise ValueError("pred: give at least one prediction column")
+    _c.check_options(
+        curve_arrays,
+        exact,
+        cost_benefit=cost_benefit,
+        budget=budget,
+        cost_per_target=cost_per_target,
+        value_margin=value_margin,
+    )
     columns = list(
         dict.fromkeys([y, *preds, *([weight] if weight else []), *([groups] if groups else [])])
     )
