@@ -233,12 +233,17 @@ def test_same_as_evaluate_models_without_weights(client):
     assert ev.metrics["interval_coverage"]["target"] == pytest.approx(1 - ALPHA)
 
 
-def test_exact_selection_at_every_position(client):
+@pytest.mark.parametrize("kind", ["integers", "continuous"])
+def test_exact_selection_at_every_position(client, kind):
     """Two-pass selection equals the in-memory order statistic of the repeated sample at every
-    position k = 1..W (integer weights: cumulative weights land exactly on k), strict or not."""
+    position k = 1..W (integer weights: cumulative weights land exactly on k), strict or not;
+    with heavy tie runs (values of their own bucket) and with a continuous column (rows read)."""
     rng = np.random.default_rng(2)
     n = 400
-    y = rng.integers(0, 25, n).astype(float)  # heavy ties, straddling buckets
+    if kind == "integers":
+        y = rng.integers(0, 25, n).astype(float)  # every value heavy in the sample
+    else:
+        y = np.round(rng.normal(size=n), 2)  # short tie runs, straddling buckets
     w = rng.integers(0, 4, n).astype(float)
     df = pd.DataFrame({"y": y, "w": w})
     frame = dd.from_pandas(df, npartitions=5)
@@ -259,6 +264,34 @@ def test_exact_selection_at_every_position(client):
         # strict: the smallest value x with W(x) > k
         want += [float(xs[int(np.searchsorted(cum, k, side="right"))]) for k in positions[:-1]]
         assert got == want, weight
+
+
+def test_heavy_values_are_not_sent_to_the_client(client, monkeypatch):
+    """A 0/1 target: every hinge falls on a value of its own bucket, so no rows are read back."""
+    from ranklens.dask import _quantiles
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("rows of a single-valued bucket were read")
+
+    monkeypatch.setattr(_quantiles, "bucket_values", refuse)
+    rng = np.random.default_rng(8)
+    n = 2000
+    y = (rng.random(n) < 0.3).astype(float)
+    df = pd.DataFrame({"y": y, "w": rng.integers(1, 4, n).astype(float)})
+    source = Source("y", weight="w")
+    from ranklens.relevance import _hinge_positions
+
+    positions = [*_hinge_positions(float(df["w"].sum())), math.inf]
+    got = select(
+        dask,
+        dd.from_pandas(df, npartitions=4),
+        [Target(source, k) for k in positions],
+        {source: y[::5]},
+        n_buckets=4,
+    )
+    ref = _Sample.of(y, df["w"].to_numpy())
+    assert got[:-1] == [ref.at(k) for k in positions[:-1]]
+    assert got[-1] == 1.0
 
 
 def test_median_of_an_even_and_odd_number_of_rows(client):

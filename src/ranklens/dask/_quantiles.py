@@ -121,11 +121,15 @@ def select(
     ValueError
         When a source has no rows (of positive weight).
     """
-    from ranklens.dask._engine import _bounds
+    from ranklens.dask._engine import truth_bounds
 
     sources = list(dict.fromkeys(t.source for t in targets))
     index = {s: i for i, s in enumerate(sources)}
-    bounds = [_bounds(samples[s], max(1, n_buckets * FINER)) for s in sources]
+    # a value heavy in the sample (the zeros of a 0/1 column) gets a bucket [v, nextafter(v)) of
+    # its own: a position falling there is v, and its rows are never sent to the client
+    cuts = [truth_bounds(samples[s], max(1, n_buckets * FINER)) for s in sources]
+    bounds = [b for b, _ in cuts]
+    single = [{int(b) for b in heavy} for _, heavy in cuts]
     parts = frame.to_delayed()
     hists = dask.compute(*[dask.delayed(histogram)(p, sources, bounds) for p in parts])
     totals = []
@@ -149,11 +153,19 @@ def select(
         hit = [b for b in range(len(below_and_in)) if _reached(below_and_in[b], t)]
         bucket = hit[0] if hit else int(np.flatnonzero(np.asarray(counts) > 0)[-1])
         below = below_and_in[bucket - 1] if bucket > 0 else 0
-        plan.append((i, bucket, below))
-    wanted = list(dict.fromkeys((i, b) for i, b, _ in plan))
-    rows = dask.compute(*[dask.delayed(bucket_values)(p, sources, bounds, wanted) for p in parts])
+        known = float(bounds[i][bucket - 1]) if bucket in single[i] else None
+        plan.append((i, bucket, below, known))
+    wanted = list(dict.fromkeys((i, b) for i, b, _, known in plan if known is None))
+    rows: Any = ()
+    if wanted:
+        rows = dask.compute(
+            *[dask.delayed(bucket_values)(p, sources, bounds, wanted) for p in parts]
+        )
     out = []
-    for t, (i, bucket, below) in zip(targets, plan, strict=True):
+    for t, (i, bucket, below, known) in zip(targets, plan, strict=True):
+        if known is not None:
+            out.append(known)
+            continue
         k = wanted.index((i, bucket))
         v = np.concatenate([r[k][0] for r in rows])
         order = np.argsort(v, kind="stable")
