@@ -310,3 +310,27 @@ def test_options_that_would_do_nothing_are_refused():
         rd.evaluate(frame, y="y", pred="a", budget=10.0, cost_per_target=1.0)
     with pytest.raises(ValueError, match="exact=True"):
         rd.evaluate(frame, y="y", pred="a", curve_arrays=True, exact=False)
+
+
+def test_curves_from_parquet_files(tmp_path):
+    """Parquet files in, the same curves and Noether interval as in memory on their rows."""
+    df = _data(800, False, seed=9, zeros=0.2)
+    for i in range(4):
+        df.iloc[i * 200 : (i + 1) * 200].to_parquet(tmp_path / f"part-{i}.parquet")
+    ev = rd.evaluate(
+        str(tmp_path / "*.parquet"),
+        y="y",
+        pred=["a", "b"],
+        measures=["kendall_tau"],
+        n_buckets=3,
+        curve_arrays=True,
+    )
+    y = df["y"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model in ("a", "b"):
+            p = df[model].to_numpy()
+            _same(ev.curves["lift"][model], lift_curve(y, p), f"lift {model}")
+            _same(ev.curves["cutoff_auc"][model], cutoff_auc_curve(y, p), f"cutoff {model}")
+            _same(ev.curves["value_gain"][model], gain_curve(y, p, events="value"), "value")
+            _same(ev.extras["noether"][model]["tau_ci"], ranking_summary(y, p).tau_ci, "ci")
