@@ -207,11 +207,14 @@ def main() -> None:
     parser.add_argument("--rows-per-bucket", type=float, default=None)
     parser.add_argument("--binary", action="store_true", help="a 0/1 target")
     parser.add_argument("--together", action="store_true", help="one run of all the measures")
+    parser.add_argument("--only", choices=sorted(FAMILIES), default=None, help="one family")
     parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
     parser.add_argument("--json", default=None, help="write the figures here")
     args = parser.parse_args()
     n, n_ref = int(args.n), int(min(args.reference_n, args.n))
     runs = {"all": MEASURES} if args.together else dict(FAMILIES)
+    if args.only:
+        runs = {args.only: FAMILIES[args.only]}
 
     import distributed
 

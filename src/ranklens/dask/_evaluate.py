@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Sequence
@@ -249,6 +250,7 @@ def evaluate(
                 "weights); drop or fill them first"
             )
     n = sum(s["n"] for s in scans)
+    part_rows = [s["n"] for s in scans]
     if n_bootstrap:
         offsets = np.r_[0, np.cumsum([s["n"] for s in scans])[:-1]]
         meta = frame._meta.assign(**{_p.KEY: np.zeros(0, np.uint64)})
@@ -409,6 +411,9 @@ def evaluate(
         boot = {"reps": reps, "parts": boot_parts, "depths": depths, "seed": boot_seed}
 
     # (4) shuffles: by prediction for each model, then by truth
+    # a shuffle's memory grows with its input partitions: large ones (files of millions of rows)
+    # are cut into pieces of at most a bucket's rows first
+    frame = _split(dask, dd, frame, part_rows, _e.ROWS_PER_BUCKET)
     current = frame
     pred_summaries = []
     curve_pieces: list[Any] = []  # with curve_arrays: per model, the buckets' ranked sums
@@ -674,6 +679,19 @@ def evaluate(
         curves=curves,
         extras=extras,
     )
+
+
+def _split(dask: Any, dd: Any, frame: Any, part_rows: Sequence[int], rows: int) -> Any:
+    """``frame`` with every partition of more than ``rows`` rows cut into even pieces."""
+    if max(part_rows, default=0) <= rows:
+        return frame
+    pieces = []
+    for part, m in zip(frame.to_delayed(), part_rows, strict=True):
+        edges = np.linspace(0, m, max(1, math.ceil(m / rows)) + 1).astype(np.int64)
+        pieces += [
+            dask.delayed(_p.row_slice)(part, a, b) for a, b in itertools.pairwise(edges.tolist())
+        ]
+    return dd.from_delayed(pieces, meta=frame._meta, verify_meta=False)
 
 
 def _without(frame: Any, drop: Sequence[str | None], keep: Sequence[str | None]) -> Any:

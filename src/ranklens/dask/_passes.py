@@ -170,6 +170,11 @@ def grid(
     return out
 
 
+def row_slice(part: Any, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a partition."""
+    return part.iloc[start:stop]
+
+
 def add_grids(u: dict[str, Any], v: dict[str, Any]) -> dict[str, Any]:
     """Two partitions' :func:`grid` summaries added (counts in int64, weights in float64)."""
     out: dict[str, Any] = {
