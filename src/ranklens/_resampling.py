@@ -66,18 +66,28 @@ __all__ = [
     "jackknife_groups",
     "jackknife_rows",
     "kernel",
+    "kernels_only",
+    "multiplicities_numpy",
+    "numpy_twins",
     "poisson_weights",
+    "prefer_numpy_twins",
     "quiet",
     "regression_influence",
     "replicate_sd",
     "run_rows",
     "swap_blocks",
+    "weighted_loss_sums_numpy",
 ]
 
 # At most this many float64 cells in one block of replicate weights (32 MiB); the block size only
 # affects memory and parallelism, never the numbers.
 BLOCK_CELLS = 1 << 22
 MAX_BLOCK_ROWS = 64
+# ... but a block has up to WIDE_BLOCK_ROWS rows while it stays within WIDE_BLOCK_CELLS cells
+# (256 MiB): the rank sweep of large data sets (ranklens._kernels.rank_levels) sweeps a block's
+# replicates together and costs per replicate about half as much with 32 as with 8 of them.
+WIDE_BLOCK_ROWS = 32
+WIDE_BLOCK_CELLS = 1 << 25
 # Groups of the grouped jackknife that estimates the BCa acceleration (the full jackknife when
 # n is smaller). Efron & Narasimhan (2020, bcaboot::bcajack) show a few dozen groups suffice.
 JACKKNIFE_GROUPS = 100
@@ -111,6 +121,97 @@ def run_rows(rows: int) -> Iterator[None]:
         RUN_ROWS.reset(token)
 
 
+# Replicates on NumPy while the kernels are not compiled: below NUMPY_TWINS_BELOW rows, a
+# multinomial bootstrap whose kernels have no machine code in this process draws its
+# multiplicities and sums its losses with the NumPy twins below (the same numbers bit for bit)
+# and sweeps its rank measures with the array-API kernels of ranklens._xp.rank (exact pair sums;
+# Spearman's moments to rounding), when that costs less than loading the cached kernels (about
+# NUMPY_TWINS_LOAD_S, numba's first use of its CPU target included) or compiling them (several
+# seconds: docs/performance.md, "Cold start").
+NUMPY_TWINS_BELOW = 1 << 15
+NUMPY_TWINS_LOAD_S = 0.5
+NUMPY_TWINS_COMPILE_S = 3.0
+# Seconds of the NumPy rank sweep per replicate row, model, data row and level (measured on one
+# core at n = 1,000: 15-25 ms for 64 replicates), and of the twins per replicate row and data row.
+_NUMPY_RANK_S = 3e-8
+_NUMPY_ROW_S = 2e-8
+NUMPY_TWINS: contextvars.ContextVar[bool] = contextvars.ContextVar("NUMPY_TWINS", default=False)
+# Set where the kernels must be compiled whatever the size (the budget's tiny first sample).
+KERNELS_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("KERNELS_ONLY", default=False)
+
+
+@contextlib.contextmanager
+def kernels_only() -> Iterator[None]:
+    """Within the block no bootstrap takes the NumPy twins (:func:`prefer_numpy_twins`)."""
+    token = KERNELS_ONLY.set(True)
+    try:
+        yield
+    finally:
+        KERNELS_ONLY.reset(token)
+
+
+@contextlib.contextmanager
+def numpy_twins(on: bool) -> Iterator[None]:
+    """Within the block, replicates run on the NumPy twins when ``on`` (:data:`NUMPY_TWINS`)."""
+    token = NUMPY_TWINS.set(bool(on))
+    try:
+        yield
+    finally:
+        NUMPY_TWINS.reset(token)
+
+
+def prefer_numpy_twins(n: int, rows: int, rank_models: int, ratio: bool) -> bool:
+    """Whether a multinomial bootstrap of ``rows`` replicate rows on ``n`` rows, with
+    ``rank_models`` models swept by the rank kernel and (``ratio``) the loss sums, costs less on
+    NumPy than getting its kernels: none of them runs NumPy from :data:`NUMPY_TWINS_BELOW` rows
+    on, or when all have machine code in this process already."""
+    if n >= NUMPY_TWINS_BELOW or KERNELS_ONLY.get():
+        return False
+    needed: list[Any] = [_kc.multiplicities_serial]
+    if ratio:
+        needed.append(_kc.weighted_loss_sums_serial)
+    if rank_models:
+        needed.append(_kc.rank_batches_serial)
+    if all(k.signatures for k in needed):
+        return False
+    levels = max(1, (n - 1).bit_length())
+    estimate = rows * n * (rank_models * levels * _NUMPY_RANK_S + _NUMPY_ROW_S)
+    cached = all(is_compiled(k) for k in needed)
+    return estimate < (NUMPY_TWINS_LOAD_S if cached else NUMPY_TWINS_COMPILE_S)
+
+
+def multiplicities_numpy(indices: np.ndarray, n: int) -> np.ndarray:
+    """NumPy twin of ``multiplicities_serial``: the counts of each row's drawn indices (float64,
+    exact)."""
+    rows = indices.shape[0]
+    flat = (np.arange(rows, dtype=np.int64)[:, None] * n + indices).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
+
+
+def weighted_loss_sums_numpy(
+    multiplicity: np.ndarray, base_weight: np.ndarray, losses: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """NumPy twin of ``weighted_loss_sums_serial``, bit for bit: the same products summed in the
+    same order (a cumulative sum is sequential, as the kernel's loop); a row the replicate leaves
+    out adds ``-0.0``, which changes no sum, as the kernel skips it."""
+    rows, n_losses = multiplicity.shape[0], losses.shape[1]
+    sums = np.empty((rows, n_losses))
+    totals = np.empty(rows)
+    for b in range(rows):
+        m = multiplicity[b]
+        w = m * base_weight
+        left_out = (m == 0.0)[:, None]
+        terms = np.empty((m.shape[0] + 1, n_losses + 1))
+        terms[0] = 0.0  # the kernel's accumulators start at +0.0
+        with np.errstate(all="ignore"):  # inf * 0 is NaN, silently, as in the kernel
+            terms[1:, :n_losses] = np.where(left_out, -0.0, w[:, None] * losses)
+        terms[1:, n_losses] = np.where(left_out[:, 0], -0.0, w)
+        acc = np.cumsum(terms, axis=0)[-1]
+        sums[b] = acc[:n_losses]
+        totals[b] = acc[n_losses]
+    return sums, totals
+
+
 def kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
     """The parallel or the serial driver of kernel ``name`` (same numbers either way).
 
@@ -132,6 +233,8 @@ def block_rows(n: int) -> int:
     """Replicates per block: a multiple of 8 where it can be, the rank sweep's batch
     (:data:`ranklens._kernels.compare.RANK_BATCH`), so that no batch runs half empty."""
     rows = max(1, min(MAX_BLOCK_ROWS, BLOCK_CELLS // n))
+    if rows < WIDE_BLOCK_ROWS:
+        rows = max(rows, min(WIDE_BLOCK_ROWS, WIDE_BLOCK_CELLS // n))
     return rows - rows % 8 if rows >= 8 else rows
 
 
@@ -145,7 +248,10 @@ def bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Ite
         for r in range(stop - start):
             indices[r] = rng.integers(0, n, size=n, dtype=dtype)
         rows_used = stop - start
-        yield kernel("multiplicities", n, n)(indices[:rows_used], n)
+        if NUMPY_TWINS.get():
+            yield multiplicities_numpy(indices[:rows_used], n)
+        else:
+            yield kernel("multiplicities", n, n)(indices[:rows_used], n)
 
 
 def poisson_weights(keys: np.ndarray, replicates: np.ndarray, seed: int) -> np.ndarray:

@@ -59,6 +59,7 @@ Molecular Biology*, 9(1), Article 39.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import warnings
@@ -70,8 +71,15 @@ from scipy import special
 
 from ranklens._gpu_engine import DeviceEngine, resolve_device
 from ranklens._progress import UNSET, renamed_keyword
-from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
+from ranklens._registry import (
+    MetricSpec,
+    RankStatistic,
+    RankSweepForm,
+    RatioForm,
+    ReplicateForm,
+)
 from ranklens._resampling import (
+    NUMPY_TWINS,
     Progress,
     Resampler,
     check_predictions,
@@ -80,11 +88,14 @@ from ranklens._resampling import (
     jackknife_blocks,
     jackknife_rows,
     kernel,
+    numpy_twins,
+    prefer_numpy_twins,
     quiet,
     regression_influence,
     replicate_sd,
     run_rows,
     swap_blocks,
+    weighted_loss_sums_numpy,
 )
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
@@ -93,6 +104,12 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
     normalize_weights,
+)
+from ranklens._xp.rank import (
+    RankPlan,
+    build_plan,
+    replicate_statistics,
+    statistics_to_values,
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
 from ranklens.metrics import get_metric
@@ -678,9 +695,12 @@ class _RatioFormEvaluator(_Evaluator):
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
         n = multiplicity.shape[1]
-        sums, totals = kernel("weighted_loss_sums", n * self.flat.shape[1], n)(
-            multiplicity, self.base_weight, self.flat
+        sums_of = (
+            weighted_loss_sums_numpy
+            if NUMPY_TWINS.get()
+            else kernel("weighted_loss_sums", n * self.flat.shape[1], n)
         )
+        sums, totals = sums_of(multiplicity, self.base_weight, self.flat)
         c = self.n_columns
         return np.stack(
             [self._finish(sums[:, m * c : (m + 1) * c], totals) for m in range(self.n_models)],
@@ -765,6 +785,89 @@ def _call_unweighted(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, _w: Any)
         return math.nan
 
 
+class _ReplicateSweepEvaluator(_Evaluator):
+    """Measures declaring the same :class:`~ranklens._registry.ReplicateSweep` (and bound
+    parameters): the sweep prepared once (its rows sorted), then each block of replicates in
+    weighted passes over those fixed orders, every measure and model together.
+
+    The sweep gets the weights the generic path passes (multiplicities times the case weights
+    as given), so a replicate is the function's value on the same weights, to rounding.
+    """
+
+    path = "kernel"
+
+    def __init__(
+        self,
+        positions: list[int],
+        specs: list[MetricSpec],
+        forms: list[ReplicateForm],
+        y: np.ndarray,
+        preds: np.ndarray,
+        sample_weight: np.ndarray | None,
+        state: Any,
+    ) -> None:
+        super().__init__(positions)
+        self.sweep = forms[0].sweep
+        self.statistics = tuple(form.statistic for form in forms)
+        self.state = state
+        self.sample_weight = sample_weight
+        self.generic = _GenericEvaluator(positions, specs, y, preds, sample_weight)
+
+    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
+        weights = multiplicity.astype(np.float64)
+        if self.sample_weight is not None:
+            weights *= self.sample_weight
+        with quiet():
+            return np.asarray(self.sweep.evaluate(self.state, weights, self.statistics))
+
+    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
+        # Swapping predictions row by row changes the order the sweep fixed: the functions.
+        return self.generic.evaluate_swapped(swaps, a, b)
+
+
+def _sweep_evaluator(
+    specs: list[MetricSpec],
+    forms: list[Any],
+    y: np.ndarray,
+    preds: np.ndarray,
+    sample_weight: np.ndarray | None,
+    state: Any,
+    positions: list[int],
+) -> _Evaluator:
+    return _ReplicateSweepEvaluator(
+        positions,
+        [specs[k] for k in positions],
+        [forms[k] for k in positions],
+        y,
+        preds,
+        sample_weight,
+        state,
+    )
+
+
+def _replicate_groups(forms: list[Any]) -> list[list[int]]:
+    """Positions of the ReplicateForm measures, grouped by sweep and bound parameters."""
+    groups: list[list[int]] = []
+    for k, form in enumerate(forms):
+        if not isinstance(form, ReplicateForm):
+            continue
+        for group in groups:
+            head = forms[group[0]]
+            if (
+                head.sweep is form.sweep
+                and len(head.bound) == len(form.bound)
+                and all(
+                    n1 == n2 and v1 is v2
+                    for (n1, v1), (n2, v2) in zip(head.bound, form.bound, strict=True)
+                )
+            ):
+                group.append(k)
+                break
+        else:
+            groups.append([k])
+    return groups
+
+
 def _build_evaluators(
     specs: list[MetricSpec],
     y: np.ndarray,
@@ -799,6 +902,19 @@ def _build_evaluators(
                 lambda pos: _RankEvaluator(
                     pos, [rank_forms[k] for k in pos], y, preds, base_weight
                 ),
+            )
+        )
+
+    for group in _replicate_groups(forms):
+        head = forms[group[0]]
+        assert isinstance(head, ReplicateForm)
+        state = head.sweep.prepare(y, preds, dict(head.bound))
+        if state is None:  # the sweep does not cover these parameters: the functions
+            continue
+        factories.append(
+            (
+                group,
+                functools.partial(_sweep_evaluator, specs, forms, y, preds, sample_weight, state),
             )
         )
 
@@ -839,6 +955,22 @@ _KERNEL_OUTPUT: dict[RankStatistic, int] = {
 # out, is faster (measured on one core: 4.9 against 5.2 ms a model and replicate at n = 1e5,
 # 191 against 97 ms at n = 1e6).
 _RANK_BATCH_MAX_N = 200_000
+# Above this many rows the rank sweep runs on precomputed divide-and-conquer level orders
+# (ranklens._kernels.rank_levels: up to 32 replicates a sweep, no comparison per replicate;
+# compiled only when first used, so small data never pays for it). Measured on 2 shared cores
+# at n = 1e6: docs/performance.md, "Inference engine".
+_LEVEL_MIN_N = 200_000
+
+
+def _level_term_int32(ws: np.ndarray, perm: np.ndarray, shift: int) -> np.ndarray:
+    """One level's ``sum_{k right} w_k S^lev_k`` per replicate row for int32 counts ``ws``
+    whose rows sum to at most n < 2^15 (:func:`ranklens._xp.rank.replicate_statistics`'s
+    ``level_term``): every prefix sum, product and row sum is at most n^2 < 2^31, so int32
+    arithmetic is exact and about twice as fast as the generic int64 term."""
+    wl = ws[:, perm]
+    left = ((perm >> shift) & 1) == 0
+    s = np.cumsum(wl * left, axis=1, dtype=np.int32)
+    return np.einsum("ij,ij->i", wl * ~left, s).astype(np.int64)
 
 
 class _RankEvaluator(_Evaluator):
@@ -886,6 +1018,66 @@ class _RankEvaluator(_Evaluator):
         self.preds = preds
         self._dense_ranks = dense_ranks
         self._union: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}
+        self._y = y
+        self._plans: list[RankPlan] | None = None
+        self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _evaluate_numpy(self, multiplicity: np.ndarray) -> np.ndarray:
+        """The kernel's ``(rows, 3, n_models)`` output from :mod:`ranklens._xp.rank` on NumPy
+        (the bootstrap's NumPy twins, :data:`ranklens._resampling.NUMPY_TWINS`): exact int64
+        pair sums for unit case weights, so tau-b and C equal the kernel's bit for bit, rho to
+        rounding."""
+        if self._plans is None:
+            self._plans = [build_plan(np, self._y, pred) for pred in self.preds]
+        level_term = None
+        if np.all(self.base_weight == 1.0):
+            weights = multiplicity.astype(np.int32)  # counts below NUMPY_TWINS_BELOW rows
+            level_term = _level_term_int32
+        else:
+            weights = multiplicity * self.base_weight
+        return np.stack(
+            [
+                statistics_to_values(
+                    replicate_statistics(np, plan, weights, level_term=level_term)
+                )
+                for plan in self._plans
+            ],
+            axis=2,
+        )
+
+    def _evaluate_levels(self, multiplicity: np.ndarray) -> np.ndarray:
+        """The kernel's ``(rows, 3, n_models)`` output from the level orders (large n).
+
+        Weights that are integers in [0, 255] (bootstrap counts with unit case weights) are
+        swept as uint8 with exact sums (float64 holds integers exactly below 2^53), so tau-b, C
+        and rho equal the one-replicate sweep's bit for bit; other weights as float64 (to
+        rounding).
+        """
+        import numba
+
+        from ranklens._kernels import rank_levels
+
+        if self._levels is None:
+            self._levels = rank_levels.level_plan(self.orders, self.p_sorted, self.n_preds)
+        top_rows, p_top, perms = self._levels
+        rows = multiplicity.shape[0]
+        width = min(rank_levels.LEVEL_BATCH, rows)
+        weights = None
+        bw = self.base_weight
+        if np.all((bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw))):
+            weights, fits = rank_levels.batch_weights_small(multiplicity, bw, width)
+            if not fits:
+                weights = None
+        if weights is None:
+            weights = rank_levels.batch_weights_float(multiplicity, bw, width)
+        run = (
+            rank_levels.level_statistics_parallel
+            if numba.get_num_threads() > 1
+            else rank_levels.level_statistics_serial
+        )
+        return run(
+            weights, rows, top_rows, p_top, perms, self.y_sorted, self.p_sorted, self.n_preds
+        )
 
     def _select(self, raw: np.ndarray) -> np.ndarray:
         """``(rows, 3, n_models)`` kernel output -> ``(rows, len(forms), n_models)`` metrics."""
@@ -897,6 +1089,10 @@ class _RankEvaluator(_Evaluator):
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
         n = multiplicity.shape[1]
+        if NUMPY_TWINS.get():
+            return self._select(self._evaluate_numpy(multiplicity))
+        if n > _LEVEL_MIN_N:
+            return self._select(self._evaluate_levels(multiplicity))
         if n > _RANK_BATCH_MAX_N:  # one replicate at a time (see _RANK_BATCH_MAX_N)
             raw = kernel("rank_replicates", 30 * n * self.orders.shape[0], n)(
                 multiplicity,
@@ -1099,7 +1295,9 @@ def compare_models(
         ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) runs the bootstrap on a CUDA device through
         CuPy (``pip install "ranklens[gpu]"``; :mod:`ranklens._gpu_engine`): the measures that
         declare a rank-sweep form (tau-b, rho, Harrell's C, AUC-type) with exact integer pair
-        counts, and the mean losses as one matrix product; other measures are refused with a
+        counts, the mean losses as one matrix product, and the targeting measures (AUC, KS,
+        gain area, accuracy ratio, lifts) through their replicate sweep's array-namespace form
+        (:mod:`ranklens._xp.targeting`, int64 sums); other measures are refused with a
         ``ValueError`` naming them. Multinomial replicates are drawn on the device (reproducible
         from ``random_state``, not the CPU's draws). Inputs may be CuPy arrays or DLPack
         tensors (torch, JAX), which stay on the device. Bootstrap only.
@@ -1227,7 +1425,22 @@ def compare_models(
         rows = n_boot + jackknife_rows(n, interval)
     else:
         rows = n_boot * len(pair_index)
-    with run_rows(rows):
+    # A small multinomial bootstrap whose kernels are not compiled runs on NumPy (the same
+    # multiplicities; see ranklens._resampling.prefer_numpy_twins).
+    forms = [spec.capabilities.batched for spec in specs]
+    twins = (
+        engine is None
+        and method == "bootstrap"
+        and resampler.scheme == "multinomial"
+        and resampler.unit_of_row is None
+        and prefer_numpy_twins(
+            n,
+            rows,
+            n_models if any(isinstance(f, RankSweepForm) for f in forms) else 0,
+            any(isinstance(f, RatioForm) for f in forms),
+        )
+    )
+    with run_rows(rows), numpy_twins(twins):
         evaluators = (
             _build_evaluators(specs, y, preds, sw, values)
             if engine is None

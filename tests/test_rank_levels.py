@@ -1,0 +1,162 @@
+"""The rank sweep of large data sets on precomputed level orders (ranklens._kernels.rank_levels).
+
+Its replicates must equal the one-replicate sweep's (ranklens._kernels.compare.rank_replicates,
+the reference that the batched and GPU engines are tested against too): bit for bit for integer
+weights (bootstrap counts with unit case weights), to rounding for fractional weights; the level
+orders must equal those of the array-API engine (ranklens._xp.rank.build_plan).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ranklens import compare_models
+from ranklens._kernels import compare as kc
+from ranklens._kernels import rank_levels as rl
+from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
+from ranklens._xp.rank import build_plan
+
+
+def _prepared(y, preds):
+    orders, ys, ps, nps = [], [], [], []
+    for pred in preds:
+        order, y_rank, pred_rank = prepare_ranks(y, pred)
+        by_y = np.ascontiguousarray(order_by_y_then_pred(order, y_rank)[::-1])
+        orders.append(by_y)
+        ys.append(y_rank[by_y])
+        ps.append(pred_rank[by_y])
+        nps.append(int(pred_rank.max()) + 1)
+    return np.stack(orders), np.stack(ys), np.stack(ps), np.array(nps, dtype=np.int64)
+
+
+def _data(rng, n, ties):
+    y = rng.normal(size=n)
+    a = y + rng.normal(size=n)
+    b = rng.normal(size=n)
+    if ties:
+        y, a, b = np.round(y, 0), np.round(a, 1), np.round(b, 0)
+    return y, np.stack([a, b])
+
+
+def _levels(multiplicity, base_weight, prepared, width, small):
+    orders, ys, ps, nps = prepared
+    top_rows, p_top, perms = rl.level_plan(orders, ps, nps)
+    if small:
+        weights, fits = rl.batch_weights_small(multiplicity, base_weight, width)
+        assert fits
+    else:
+        weights = rl.batch_weights_float(multiplicity, base_weight, width)
+    args = (weights, multiplicity.shape[0], top_rows, p_top, perms, ys, ps, nps)
+    out = rl.level_statistics_serial(*args)
+    np.testing.assert_array_equal(rl.level_statistics_parallel(*args), out)
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 17, 64, 300])
+@pytest.mark.parametrize("ties", [False, True])
+def test_level_orders_equal_the_array_api_plan(n, ties):
+    rng = np.random.default_rng(n)
+    y, preds = _data(rng, n, ties)
+    orders, _, ps, nps = _prepared(y, preds)
+    top_rows, p_top, perms = rl.level_plan(orders, ps, nps)
+    for m in range(2):
+        plan = build_plan(np, y, preds[m])
+        assert perms.shape[1] == len(plan.perms)
+        for level, perm in enumerate(plan.perms):
+            np.testing.assert_array_equal(perms[m, level], perm)
+        np.testing.assert_array_equal(top_rows[m], orders[m][perms[m, -1]])
+        np.testing.assert_array_equal(p_top[m], np.sort(ps[m]))
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 100, 1000])
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("width", [1, 3, 8, 32])
+def test_integer_weights_bit_identical_to_one_replicate_sweep(n, ties, width):
+    rng = np.random.default_rng(7 * n + width)
+    y, preds = _data(rng, n, ties)
+    prepared = _prepared(y, preds)
+    rows = 11
+    multiplicity = np.stack(
+        [np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(rows)]
+    ).astype(np.float64)
+    multiplicity[0] = 0.0  # an empty replicate: NaN everywhere, as the reference
+    multiplicity[1] = 0.0
+    multiplicity[1, 0] = 3.0  # a single row: undefined too
+    base_weight = np.ones(n)
+    ref = kc.rank_replicates_serial(multiplicity, base_weight, *prepared)
+    for small in (True, False):
+        out = _levels(multiplicity, base_weight, prepared, width, small)
+        np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_integer_case_weights_bit_identical(ties):
+    """Integer case weights times counts (up to 255 in the compact layout) are exact too."""
+    rng = np.random.default_rng(3)
+    n = 500
+    y, preds = _data(rng, n, ties)
+    prepared = _prepared(y, preds)
+    multiplicity = rng.poisson(1.0, size=(9, n)).astype(np.float64)
+    base_weight = rng.integers(0, 5, n).astype(np.float64)
+    ref = kc.rank_replicates_serial(multiplicity, base_weight, *prepared)
+    for small in (True, False):
+        np.testing.assert_array_equal(_levels(multiplicity, base_weight, prepared, 8, small), ref)
+
+
+def test_weights_beyond_the_compact_layout_are_reported():
+    multiplicity = np.array([[1.0, 256.0, 2.0], [0.5, 1.0, 1.0]])
+    assert not rl.batch_weights_small(multiplicity[:1], np.ones(3), 4)[1]
+    assert not rl.batch_weights_small(multiplicity[1:], np.ones(3), 4)[1]
+    assert rl.batch_weights_small(multiplicity[:, [0, 2]][:1], np.ones(2), 4)[1]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_fractional_weights_equal_to_rounding(ties):
+    rng = np.random.default_rng(11)
+    n = 800
+    y, preds = _data(rng, n, ties)
+    prepared = _prepared(y, preds)
+    multiplicity = rng.poisson(1.0, size=(13, n)).astype(np.float64)
+    base_weight = rng.uniform(0.1, 3.0, n)
+    ref = kc.rank_replicates_serial(multiplicity, base_weight, *prepared)
+    out = _levels(multiplicity, base_weight, prepared, 8, small=False)
+    np.testing.assert_allclose(out, ref, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_compare_models_replicates_unchanged(monkeypatch, weighted):
+    """compare_models on the level orders (forced at small n) gives today's replicates: bit for
+    bit without case weights, to 1e-12 with them (normalised case weights are fractional and the
+    two sweeps add the discordant weight in different orders)."""
+    import ranklens.compare as cmp
+
+    rng = np.random.default_rng(5)
+    n = 40_000  # above the sizes whose first call may run on NumPy instead of the kernels
+    y = np.round(rng.normal(size=n), 1)
+    preds = {"a": np.round(y + rng.normal(size=n), 1), "b": np.round(rng.normal(size=n), 1)}
+    sw = rng.integers(1, 4, size=n).astype(float) if weighted else None
+    kwargs = dict(
+        metrics=["kendall_tau", "spearman_rho", "tau_normalized", "root_mean_squared_error"],
+        n_bootstrap=37,
+        random_state=3,
+        sample_weight=sw,
+        show_progress=False,
+    )
+    before = compare_models(y, preds, **kwargs)
+    monkeypatch.setattr(cmp, "_LEVEL_MIN_N", 0)
+    calls = []
+    levels = cmp._RankEvaluator._evaluate_levels
+
+    def spy(self, multiplicity):
+        calls.append(multiplicity.shape[0])
+        return levels(self, multiplicity)
+
+    monkeypatch.setattr(cmp._RankEvaluator, "_evaluate_levels", spy)
+    after = compare_models(y, preds, **kwargs)
+    assert sum(calls) >= 37  # the bootstrap (and the check on the full sample) ran on it
+    if weighted:
+        np.testing.assert_allclose(after.replicates, before.replicates, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(after.replicates, before.replicates)
+    np.testing.assert_array_equal(after.values, before.values)
