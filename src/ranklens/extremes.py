@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -57,6 +58,7 @@ from ranklens.relevance import (
     _frequency_weights,
     _hinge_positions,
     _hinges_of,
+    _relevance_from_limits,
     _Sample,
     relevance_from_boxplot,
 )
@@ -830,15 +832,13 @@ def _unscale(values: Any, e: int, weight_scale: float = 1.0) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------
-# Bootstrap replicates with the relevance fixed (ranklens._registry.ReplicateForm). With a given
-# relevance phi (``ranklens evaluate`` fixes the box plot of the evaluated target for every model
-# and replicate) the relevance-weighted errors and SERA are ratios and sums of per-row terms that
-# do not change between replicates: one matrix product a block. The utility measures' default
-# accuracy, smooth_accuracy(IQR / 2, k=8), is refitted per replicate as the function refits it:
-# Tukey's hinges of the replicate's frequency-weighted y_true, read off the rows sorted by y_true
-# once (cumulative weights, O(n) a replicate). Without a given relevance the functions fit a box
-# plot to every replicate (fences, adjacent values, the tails with outliers): those replicates stay
-# calls of the function.
+# Bootstrap replicates without calling the functions (ranklens._registry.ReplicateForm). The
+# rows are sorted by y_true once; a replicate's box plot (Tukey's hinges of its frequency-weighted
+# y_true, fences, which tails have outliers) is read off that order from cumulative weights, so the
+# default relevance (relevance_from_boxplot, refitted per replicate as the functions refit it) and
+# the utility measures' default accuracy (half the IQR) cost O(n) a replicate; a given relevance
+# (``ranklens evaluate`` gives the box plot of the evaluated target) is evaluated once. The sums
+# are then the functions' own, on the same weights: the replicates are theirs bit for bit.
 
 _SWEEP_RW_SQUARED = "relevance-weighted squared error"
 _SWEEP_RW_ABSOLUTE = "relevance-weighted absolute error"
@@ -846,26 +846,29 @@ _SWEEP_SERA = "sera"
 _SWEEP_PRECISION = "utility precision"
 _SWEEP_RECALL = "utility recall"
 _SWEEP_F1 = "utility f1"
+_UTILITY_STATISTICS = (_SWEEP_PRECISION, _SWEEP_RECALL, _SWEEP_F1)
+_DEFAULT_EVENT_THRESHOLD = 0.5
 
 
 @dataclasses.dataclass(frozen=True)
 class _SweepState:
     y: FloatArray
     preds: FloatArray
-    phi_true: FloatArray
-    phi_pred: FloatArray  # (models, n)
+    relevance: Any  # a given relevance, or None: the box plot of each replicate
+    phi_true: FloatArray | None  # of a given relevance
+    phi_pred: FloatArray | None  # (models, n), of a given relevance
     t_e: float
     ascending: NDArray[np.intp]  # rows by increasing y_true (stable, as the box plot sorts)
+    y_sorted: FloatArray
     losses: dict[str, tuple[FloatArray, NDArray[np.int64]]]  # loss -> (models, n), exponents
 
 
 def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) -> Any:
     relevance = params.get("relevance")
-    if relevance is None or not callable(relevance):
-        return None  # a box plot per replicate: the function's own path
+    if relevance is not None and not callable(relevance):
+        return None  # the function raises; the engine reports it
     t_e = _check_event_threshold(params.get("event_threshold", _DEFAULT_EVENT_THRESHOLD))
-    # the losses as _scaled_losses gives them: L_i = values_i * 2**e
-    residuals = [_scaled_residuals(pred, y) for pred in preds]
+    residuals = [_scaled_residuals(pred, y) for pred in preds]  # L_i = values_i * 2**e
     losses = {
         "squared": (
             np.stack([rs * rs for rs, _ in residuals]),
@@ -876,95 +879,121 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
             np.array([e for _, e in residuals]),
         ),
     }
+    ascending = np.argsort(y, kind="stable")
+    phi_true = phi_pred = None
+    if relevance is not None:
+        phi_true = _relevance_values(relevance, y, "y_true")
+        phi_pred = np.stack([_relevance_values(relevance, p, "y_pred") for p in preds])
     return _SweepState(
         y=y,
         preds=preds,
-        phi_true=_relevance_values(relevance, y, "y_true"),
-        phi_pred=np.stack([_relevance_values(relevance, p, "y_pred") for p in preds]),
+        relevance=relevance,
+        phi_true=phi_true,
+        phi_pred=phi_pred,
         t_e=t_e,
-        ascending=np.argsort(y, kind="stable"),
+        ascending=ascending,
+        y_sorted=y[ascending],
         losses=losses,
     )
 
 
-def _half_iqr(state: _SweepState, weights: FloatArray) -> FloatArray:
-    """Per weight row: half the IQR of Tukey's hinges of the frequency-weighted y_true (as
-    :func:`_default_accuracy`), NaN where the function refuses (total weight < 2, IQR 0)."""
-    w_sorted = weights[:, state.ascending]
-    cum = np.cumsum(w_sorted, axis=1)  # sequential, as the box plot's np.cumsum
-    size = cum[:, -1]
-    x = state.y[state.ascending]
-    n = x.shape[0]
-    # the last row of positive weight: a position past the cumulative total reads it
-    last = n - 1 - np.argmax(w_sorted[:, ::-1] > 0.0, axis=1)
-
-    def at(k: FloatArray) -> FloatArray:
-        idx = (cum < k[:, None]).sum(axis=1)  # np.searchsorted(cum, k, side="left")
-        return x[np.minimum(idx, last)]
-
-    def midpoint(a: FloatArray, b: FloatArray) -> FloatArray:
-        return np.where(a == b, a, 0.5 * a + 0.5 * b)
-
-    with np.errstate(invalid="ignore"):
-        n4 = np.floor((size + 3.0) / 2.0) / 2.0
-        q1 = midpoint(at(np.floor(n4)), at(np.ceil(n4)))
-        upper = size + 1.0 - n4
-        q3 = midpoint(at(np.floor(upper)), at(np.ceil(upper)))
-        half = 0.5 * q3 - 0.5 * q1
-    return np.where((size >= 2.0) & (half > 0.0), half, np.nan)
+def _replicate_box(state: _SweepState, w: FloatArray) -> tuple[Any, Any]:
+    """``(relevance, accuracy)`` of one replicate (the functions' defaults where not given),
+    each None where the function raises: the box plot of the frequency-weighted y_true from the
+    rows sorted once (``_Sample.of`` on the rows of positive weight reads the same order)."""
+    w_sorted = w[state.ascending]
+    cum = np.cumsum(w_sorted)  # sequential, as _Sample.of's
+    size = float(cum[-1])
+    if size < 2.0:
+        return state.relevance, None  # the box plot needs two observations' weight
+    kept = np.flatnonzero(w_sorted > 0.0)
+    last = kept[-1]
+    positions = np.asarray(_hinge_positions(size), dtype=np.float64)
+    at = state.y_sorted[np.minimum(np.searchsorted(cum, positions, side="left"), last)]
+    try:
+        accuracy = _accuracy_from_hinges(at)
+    except ValueError:
+        accuracy = None
+    relevance = state.relevance
+    if relevance is None:
+        low, high = state.y_sorted[kept[0]], state.y_sorted[last]
+        q1, median, q3 = _hinges_of(at)
+        iqr = q3 - q1
+        fences = (q1 - 1.5 * iqr, q3 + 1.5 * iqr)  # coef * multiplier * iqr, multiplier 1
+        relevance = None
+        if low != high:  # a constant y_true: the function raises
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # no outliers: the fallback's warning
+                    relevance = _relevance_from_limits(
+                        kept.shape[0],
+                        median,
+                        iqr,
+                        fences,
+                        fences,
+                        (bool(low < fences[0]), bool(high > fences[1])),
+                        extremes="auto",
+                        adjusted=False,
+                        shape="sigmoid",
+                        k=0.5,
+                        delta=1e-4,
+                        fallback="fences",
+                    )
+            except ValueError:  # a degenerate box plot: the function raises
+                relevance = None
+    return relevance, accuracy
 
 
 def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, ...]) -> Any:
-    """``(rows, len(wanted), models)`` replicates of the extremes measures, relevance fixed."""
-    w = np.ascontiguousarray(weights, dtype=np.float64)
-    rows, n_models = w.shape[0], state.preds.shape[0]
-    out = np.full((rows, len(wanted), n_models), np.nan)
-    phi = state.phi_true
-    total = w.sum(axis=1)
-    alive = total > 0.0  # the function refuses weights summing to 0
-    with np.errstate(all="ignore"):
-        den_phi = w @ phi
-        for j, stat in enumerate(wanted):
-            if stat in (_SWEEP_RW_SQUARED, _SWEEP_RW_ABSOLUTE):
-                scaled, e = state.losses["squared" if stat == _SWEEP_RW_SQUARED else "absolute"]
-                num = w @ (scaled * phi).T  # (rows, models)
-                ratio = np.ldexp(num / den_phi[:, None], e[None, :])
-                out[:, j, :] = np.where((den_phi > 0.0)[:, None], ratio, np.nan)
-            elif stat == _SWEEP_SERA:
-                scaled, e = state.losses["squared"]
-                out[:, j, :] = np.ldexp(w @ (scaled * phi).T, e[None, :])
-        utility = [j for j, stat in enumerate(wanted) if stat in _UTILITY_STATISTICS]
-        if utility:
-            threshold = _half_iqr(state, w)[:, None]
-            true_event = np.where(phi >= state.t_e, phi, 0.0)
-            for m in range(n_models):
-                loss = np.abs(state.preds[m] - state.y)[None, :]
-                d = (loss - threshold) / threshold
-                alpha = np.where(loss > threshold, 0.0, 1.0 - np.exp(-8.0 * d * d))
-                pred_event = np.where(state.phi_pred[m] >= state.t_e, state.phi_pred[m], 0.0)
-                wa = w * alpha
-                num_r, den_r = wa @ true_event, w @ true_event
-                num_p, den_p = wa @ pred_event, w @ pred_event
-                precision = np.where(den_p > 0.0, num_p / den_p, np.nan)
-                recall = np.where(den_r > 0.0, num_r / den_r, np.nan)
-                ok = np.isfinite(threshold[:, 0])
-                for j in utility:
-                    stat = wanted[j]
-                    if stat == _SWEEP_PRECISION:
-                        value = precision
-                    elif stat == _SWEEP_RECALL:
-                        value = recall
-                    else:
-                        pairs = zip(precision, recall, strict=True)
-                        value = np.array([_f_beta(p, r, 1.0) for p, r in pairs])
-                    out[:, j, m] = np.where(ok, value, np.nan)
-    out[~alive] = np.nan
+    """``(rows, len(wanted), models)`` replicates of the extremes measures."""
+    n_models, n = state.preds.shape
+    out = np.full((weights.shape[0], len(wanted), n_models), np.nan)
+    utility = any(stat in _UTILITY_STATISTICS for stat in wanted)
+    for r in range(weights.shape[0]):
+        w = np.ascontiguousarray(weights[r], dtype=np.float64)
+        if not w.sum() > 0:
+            continue  # the functions refuse weights summing to 0
+        relevance, accuracy = _replicate_box(state, w)
+        if relevance is None:
+            continue
+        if state.relevance is None:
+            phi_true = _relevance_values(relevance, state.y, "y_true")
+        else:
+            assert state.phi_true is not None
+            phi_true = state.phi_true
+        w_s, scale = check_sample_weight_scaled(w, n)
+        assert w_s is not None
+        case_w = phi_true * w_s
+        total = float(case_w.sum())
+        for m in range(n_models):
+            pr = None
+            if utility and accuracy is not None:
+                if state.phi_pred is None:
+                    phi_pred = _relevance_values(relevance, state.preds[m], "y_pred")
+                else:
+                    phi_pred = state.phi_pred[m]
+                alpha = _accuracy_values(accuracy, state.y, state.preds[m])
+                num_r, den_r, _, num_p, den_p, _ = _k.precision_recall_sums(
+                    phi_true, phi_pred, alpha, w_s, True, state.t_e
+                )
+                precision = num_p / den_p if den_p > 0 else math.nan
+                recall = num_r / den_r if den_r > 0 else math.nan
+                pr = (precision, recall, _f_beta(precision, recall, 1.0))
+            for j, stat in enumerate(wanted):
+                if stat in (_SWEEP_RW_SQUARED, _SWEEP_RW_ABSOLUTE):
+                    if total > 0:
+                        loss = "squared" if stat == _SWEEP_RW_SQUARED else "absolute"
+                        values, e = state.losses[loss]
+                        out[r, j, m] = _unscale(np.dot(case_w, values[m]) / total, int(e[m]))
+                elif stat == _SWEEP_SERA:
+                    values, e = state.losses["squared"]
+                    out[r, j, m] = _unscale(np.dot(phi_true, values[m] * w_s), int(e[m]), scale)
+                elif pr is not None:
+                    out[r, j, m] = pr[_UTILITY_STATISTICS.index(stat)]
     return out
 
 
-_UTILITY_STATISTICS = (_SWEEP_PRECISION, _SWEEP_RECALL, _SWEEP_F1)
-_DEFAULT_EVENT_THRESHOLD = 0.5
-_SWEEP = ReplicateSweep(_sweep_prepare, _sweep_evaluate, "extremes: relevance given")
+_SWEEP = ReplicateSweep(_sweep_prepare, _sweep_evaluate, "extremes: box plot per replicate")
 
 
 def _replicates(statistic: str) -> ReplicateForm:
