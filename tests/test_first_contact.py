@@ -105,7 +105,8 @@ def test_kernels_compiled_on_a_read_only_install_land_in_the_user_cache(tmp_path
         "import ranklens._cache as c; c._writable = lambda folder: False\n"
         "import numpy as np\n"
         "from ranklens.ranking import kendall_tau\n"
-        "kendall_tau(np.arange(20.0), np.arange(20.0) ** 2)\n"
+        # weighted: the sweep kernel (an unweighted small call sums in NumPy, compiling nothing)
+        "kendall_tau(np.arange(20.0), np.arange(20.0) ** 2, sample_weight=np.ones(20))\n"
         "import os; print(os.environ['NUMBA_CACHE_DIR'])\n"
     )
     env = {"XDG_CACHE_HOME": str(tmp_path)}

@@ -170,17 +170,18 @@ def _compile(
     rows = np.unique(np.linspace(0, n - 1, min(n, _COMPILE_ROWS)).round().astype(np.int64))
     small = {name: pred[rows] for name, pred in preds.items()}
     small_weight = None if weight is None else weight[rows]
-    _quietly(
-        compare_models,
-        y[rows],
-        small,
-        metrics=list(specs),
-        n_bootstrap=2,
-        interval=interval,
-        random_state=0,
-        sample_weight=small_weight,
-        show_progress=False,
-    )
+    with _resampling.kernels_only():  # not the NumPy twins of a small first call
+        _quietly(
+            compare_models,
+            y[rows],
+            small,
+            metrics=list(specs),
+            n_bootstrap=2,
+            interval=interval,
+            random_state=0,
+            sample_weight=small_weight,
+            show_progress=False,
+        )
     for curve in band_curves:
         _quietly(
             curve_bands,

@@ -209,7 +209,7 @@ def _resampling(d: dict[str, Any]) -> None:
             )
 
     for sweeps in (contextlib.nullcontext, _one_replicate_sweeps):
-        with sweeps():
+        with sweeps(), _compiled_sums():
             run()
             if numba.get_num_threads() > 1:  # one thread: the parallel drivers are never used
                 with _every_driver():
@@ -239,9 +239,26 @@ def _kernel_paths() -> Iterator[None]:
     saved = curves.SMALL_N, ranking.SMALL_N
     curves.SMALL_N = ranking.SMALL_N = 0
     try:
-        yield
+        with _compiled_sums():
+            yield
     finally:
         curves.SMALL_N, ranking.SMALL_N = saved
+
+
+@contextlib.contextmanager
+def _compiled_sums() -> Iterator[None]:
+    """Within the block the rank measures sweep and the bootstrap resamples with their kernels at
+    any size (below ``NUMPY_SWEEP_BELOW`` / ``NUMPY_TWINS_BELOW`` rows a first call sums in NumPy
+    while they are not compiled, so 120 rows would compile neither)."""
+    from ranklens import _resampling
+    from ranklens import ranking as measures
+
+    saved = measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW
+    measures.NUMPY_SWEEP_BELOW = _resampling.NUMPY_TWINS_BELOW = 0
+    try:
+        yield
+    finally:
+        measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW = saved
 
 
 def _large_n(d: dict[str, Any]) -> None:

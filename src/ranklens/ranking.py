@@ -1228,7 +1228,8 @@ def somers_d(
 NUMPY_SWEEP_BELOW = 1 << 15
 #: Seconds of NumPy sums in one process after which the kernel is loaded anyway (when numba's
 #: cache has it) or compiled (when it does not): a loop of many small calls then runs at the
-#: kernel's speed, having paid at most about twice the cheapest cost (the rule of ski rental).
+#: kernel's speed, having paid at most about twice the cheapest cost (the rule of ski rental:
+#: Karlin, Manasse, Rudolph & Sleator 1988, Competitive snoopy caching, Algorithmica 3, 79-119).
 NUMPY_SWEEP_LOAD_AFTER_S = 1.0
 NUMPY_SWEEP_COMPILE_AFTER_S = 3.0
 _NUMPY_SWEEP_SECONDS = [0.0]
