@@ -36,8 +36,11 @@ A :class:`~ranklens._registry.RatioForm` ``finalize(sum w num / sum w den)`` (th
 output of the shared rank sweep: each model is sorted once with :mod:`ranklens._kernels.ranking`'s
 stage 1, then one lean O(n log n) weighted sweep per replicate and model
 (:mod:`ranklens._kernels.compare`) serves every such measure. Both loop over the replicates of a
-block in numba (``prange`` when the block is large enough). Every other metric is evaluated by
-calling its function with ``sample_weight`` once per replicate. A fast path is used for a metric
+block in numba (``prange`` when the block is large enough); a small first bootstrap whose kernels
+are not compiled yet runs the same sums on NumPy instead (the same multiplicities; exact pair
+sums from :mod:`ranklens._xp.rank`; :func:`ranklens._resampling.prefer_numpy_twins`), so that it
+compiles nothing. Every other metric is evaluated by calling its function with ``sample_weight``
+once per replicate. A fast path is used for a metric
 only after it reproduces the registered function on the full sample.
 
 References
