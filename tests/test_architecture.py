@@ -68,6 +68,7 @@ PIPELINE = {
     "ranklens.evaluation",
     "ranklens.dask",
     "ranklens.dask._curves",
+    "ranklens.dask._boot_pairs",
     "ranklens.dask._engine",
     "ranklens.dask._evaluate",
     "ranklens.dask._noether",

@@ -513,3 +513,61 @@ def _json_entry(doc, model, name):
     problem = doc.get("problems", {}).get(model, {}).get(name)
     kind = problem.get("kind") if isinstance(problem, dict) else None
     return (None if entry is None or entry != entry else entry), kind or "ok"
+
+
+@pytest.mark.parametrize(("binary", "groups"), [(False, None), (True, "g")])
+def test_poisson_bootstrap_of_tau_and_harrell_c_equals_compare_models(client, binary, groups):
+    """Kendall's tau-b and Harrell's C (and their maps) per replicate: identical for 1, 3 and 7
+    partitions (ties straddling buckets; a 0/1 target's single-valued truth buckets) and equal
+    to compare_models(..., scheme="poisson") replicate for replicate."""
+    from ranklens import compare_models
+
+    rng = np.random.default_rng(17)
+    n = 1200
+    y = (rng.random(n) < 0.3).astype(float) if binary else rng.integers(0, 40, n).astype(float)
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": np.round(rng.normal(size=n) + 0.05 * y, 1),
+            "b": rng.integers(0, 7, n).astype(float),
+            "w": rng.integers(1, 4, n).astype(float),
+            "g": rng.integers(0, 120, n),
+        }
+    )
+    measures = ["kendall_tau", "tau_normalized", "somers_d"]
+    n_rep = 8
+    replicates = {}
+    for parts in (1, 3, 7):
+        ev = rd.evaluate(
+            dd.from_pandas(df, npartitions=parts),
+            y="y",
+            pred=["a", "b"],
+            weight="w",
+            groups=groups,
+            n_bootstrap=n_rep,
+            random_state=3,
+            n_buckets=parts + 2,
+            measures=measures,
+        )
+        replicates[parts] = ev.extras["bootstrap"]["replicates"]
+    ref = compare_models(
+        df["y"].to_numpy(),
+        {"a": df["a"].to_numpy(), "b": df["b"].to_numpy()},
+        metrics=measures,
+        n_bootstrap=n_rep,
+        random_state=3,
+        scheme="poisson",
+        sample_weight=df["w"].to_numpy(),
+        groups=None if groups is None else df[groups].to_numpy(),
+        show_progress=False,
+    )
+    for j, name in enumerate(ref.metrics):
+        for i, model in enumerate(("a", "b")):
+            want = ref.replicates[:, j, i]
+            assert np.isfinite(want).all()
+            for parts in (1, 3, 7):
+                np.testing.assert_allclose(
+                    replicates[parts][model][name], want, rtol=TOL, atol=TOL, err_msg=name
+                )
+    low, high = ev.extras["bootstrap"]["intervals"]["a"]["kendall_tau"]
+    assert low <= ev.values["a"]["kendall_tau"] <= high

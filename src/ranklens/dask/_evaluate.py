@@ -12,6 +12,7 @@ import numpy as np
 
 from ranklens._extras import require
 from ranklens._registry import CurveStatistic, MetricSpec, RankStatistic, RankSweepForm, RatioForm
+from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _curves as _c
 from ranklens.dask import _engine as _e
 from ranklens.dask import _noether as _nt
@@ -140,8 +141,8 @@ def evaluate(
         ``evaluation.extras["binned_auc"]``.
     n_bootstrap : int, default 0
         Poisson bootstrap replicates (Oza & Russell 2001; Chamandy et al. 2012) of the
-        mergeable and ranked-curve measures (lifts included; not the rank correlations), all in
-        the same passes; each row's weight in replicate ``r`` is a function of ``(seed, r, key)``
+        mergeable and ranked-curve measures (lifts included) and of Kendall's tau-b and Harrell's
+        C (not Spearman's rho), all in the same shuffles; each row's weight in replicate ``r`` is a function of ``(seed, r, key)``
         with the key its global row position (or its unit's key with ``groups``), so the
         replicates do not depend on the partitioning; the seed is drawn from ``random_state`` as
         :func:`ranklens.compare_models` with ``scheme="poisson"`` draws it, so the replicates
@@ -409,6 +410,18 @@ def evaluate(
             ]
         )
         boot = {"reps": reps, "parts": boot_parts, "depths": depths, "seed": boot_seed}
+        if want_pairs:
+            # Kendall's tau-b and Harrell's C per replicate (ranklens.dask._boot_pairs)
+            boot["grid_parts"] = dask.compute(
+                *[
+                    dask.delayed(_bp.replicate_grids)(
+                        part, y, preds, weight, p_bounds, t_bounds, reps, boot_seed
+                    )
+                    for part in frame.to_delayed()
+                ]
+            )
+    boot_pred_pairs: list[Any] = []
+    boot_truth_pairs: list[Any] = []
 
     # (4) shuffles: by prediction for each model, then by truth
     # a shuffle's memory grows with its input partitions: large ones (files of millions of rows)
@@ -502,6 +515,15 @@ def evaluate(
                     for part in shuffled.to_delayed()
                 ]
             )
+        if boot is not None and want_pairs:
+            boot_pred_pairs.append(
+                [
+                    dask.delayed(_bp.prediction_bucket_pairs)(
+                        part, y, model, weight, boot["reps"], boot["seed"]
+                    )
+                    for part in shuffled.to_delayed()
+                ]
+            )
     truth_summaries: list[Any] = []
     t_counts = np.sum(grid_totals[0], axis=0)
     t_w2 = None if unit else np.sum([gr["t_w2"] for gr in grids], axis=0)
@@ -511,7 +533,9 @@ def evaluate(
             b: (int(sum(t_counts[:b])) if unit else float(sum(t_counts[:b])))
             for b in range(t_counts.size)
         }
-        source = _without(current, [*preds, groups, _p.KEY], [y, weight])
+        source = _without(
+            current, [*preds, groups, *([_p.KEY] if boot is None else [])], [y, weight]
+        )
         bucketed = source.map_partitions(_p.with_t_bucket, y, t_bounds, single)
         shuffled = bucketed.set_index(
             _p.T_BUCKET, divisions=list(range(t_bounds.size + 2)), drop=False
@@ -528,14 +552,26 @@ def evaluate(
             )
             for b, part in enumerate(shuffled.to_delayed())
         ]
+        if boot is not None:
+            boot_truth_pairs = [
+                dask.delayed(_bp.truth_bucket_pairs)(
+                    part, y, weight, len(preds), boot["reps"], boot["seed"]
+                )
+                for part in shuffled.to_delayed()
+            ]
         if curve_arrays:
             truth_curve_pieces = [
                 dask.delayed(_c.truth_piece)(part, y, weight, len(preds))
                 for part in shuffled.to_delayed()
             ]
     lap("bootstrap sums")
-    pred_out, truth_out, curve_out, truth_curve_out = dask.compute(
-        pred_summaries, truth_summaries, curve_pieces, truth_curve_pieces
+    pred_out, truth_out, curve_out, truth_curve_out, pred_pairs_out, truth_pairs_out = dask.compute(
+        pred_summaries,
+        truth_summaries,
+        curve_pieces,
+        truth_curve_pieces,
+        boot_pred_pairs,
+        boot_truth_pairs,
     )
     lap("shuffles by prediction and truth")
 
@@ -662,6 +698,17 @@ def evaluate(
         extras["bootstrap"] = _boot_results(
             boot, pred_out, preds, the_plan, confidence_level, groups, random_state
         )
+        if want_pairs:
+            _bp.add_rank_replicates(
+                extras["bootstrap"],
+                boot["grid_parts"],
+                pred_pairs_out,
+                truth_pairs_out,
+                preds,
+                the_plan.sweep,
+                single,
+                confidence_level,
+            )
     for name, why in the_plan.unsupported.items():
         info[name] = _metric_info(_e.get_metric(name))
         for model in preds:
