@@ -142,11 +142,12 @@ def evaluate(
     n_bootstrap : int, default 0
         Poisson bootstrap replicates (Oza & Russell 2001; Chamandy et al. 2012) of the
         mergeable and ranked-curve measures (lifts included) and of Kendall's tau-b and Harrell's
-        C (not Spearman's rho), all in the same shuffles; each row's weight in replicate ``r`` is a function of ``(seed, r, key)``
-        with the key its global row position (or its unit's key with ``groups``), so the
-        replicates do not depend on the partitioning; the seed is drawn from ``random_state`` as
-        :func:`ranklens.compare_models` with ``scheme="poisson"`` draws it, so the replicates
-        are that function's. The event threshold is held at its full-sample value.
+        C (not Spearman's rho), all in the same shuffles; each row's weight in replicate ``r``
+        is a function of ``(seed, r, key)`` with the key its global row position (or its unit's
+        key with ``groups``), so the replicates do not depend on the partitioning; the seed
+        is drawn from ``random_state`` as :func:`ranklens.compare_models` with
+        ``scheme="poisson"`` draws it, so the replicates are that function's. The event
+        threshold is held at its full-sample value.
         Percentile intervals in ``extras["bootstrap"]``.
     random_state : int, default 0
         Seed of the replicate weights.
