@@ -181,14 +181,27 @@ def _pipeline(d: dict[str, Any], weighted: bool) -> None:
 @contextlib.contextmanager
 def _every_driver() -> Iterator[None]:
     """Within the block the bootstrap uses the parallel drivers whatever the size of the work."""
-    from ranklens import _resampling
+    from ranklens import _resampling, targeting
 
-    saved = _resampling.PARALLEL_WORK, _resampling.PARALLEL_PAYS
-    _resampling.PARALLEL_WORK = _resampling.PARALLEL_PAYS = 0
+    saved = _resampling.PARALLEL_WORK, _resampling.PARALLEL_PAYS, targeting._SWEEP_PARALLEL_WORK
+    _resampling.PARALLEL_WORK = _resampling.PARALLEL_PAYS = targeting._SWEEP_PARALLEL_WORK = 0
     try:
         yield
     finally:
-        _resampling.PARALLEL_WORK, _resampling.PARALLEL_PAYS = saved
+        (
+            _resampling.PARALLEL_WORK,
+            _resampling.PARALLEL_PAYS,
+            targeting._SWEEP_PARALLEL_WORK,
+        ) = saved
+
+
+def _swept_metrics() -> list[Any]:
+    """The registered point measures whose replicates a ReplicateSweep computes."""
+    from ranklens._registry import ReplicateForm
+    from ranklens.metrics import available_metrics, get_metric
+
+    specs = [get_metric(name) for name in available_metrics(inputs="point")]
+    return [s for s in specs if isinstance(s.capabilities.batched, ReplicateForm)]
 
 
 def _resampling(d: dict[str, Any]) -> None:
@@ -207,6 +220,10 @@ def _resampling(d: dict[str, Any]) -> None:
                 random_state=0,
                 show_progress=False,
             )
+        # the measures whose replicates a sweep computes (ReplicateForm), with their defaults
+        compare_models(
+            d["y"], d["preds"], metrics=_swept_metrics(), n_bootstrap=8, show_progress=False
+        )
 
     for sweeps in (contextlib.nullcontext, _one_replicate_sweeps):
         with sweeps(), _compiled_sums():
