@@ -379,6 +379,47 @@ def test_a_small_ranking_summary_compiles_and_imports_no_kernel(tmp_path):
     assert got["out"][1] == ranklens.kendall_tau(y, q)
 
 
+def test_a_first_rank_measure_imports_neither_numba_nor_scipy_special(tmp_path):
+    body = (
+        "values = [ranklens.kendall_tau(y, p), ranklens.spearman_rho(y, p),"
+        " ranklens.tau_normalized(y, q), ranklens.somers_d(y, q)]\n"
+        "out = [values, 'numba' in sys.modules, 'scipy.special' in sys.modules]\n"
+    )
+    # no compile listener here (it would import numba): the module check says it all
+    got = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                "import json, sys\nimport numpy as np\nimport ranklens\n"
+                "rng = np.random.default_rng(0)\ny = rng.lognormal(size=1000)\n"
+                "p = np.log(y) + rng.normal(size=1000)\n"
+                "q = np.log(y) + rng.normal(scale=1.5, size=1000)\n"
+                + body
+                + "print(json.dumps(out))\n"
+            ),
+        ],
+        env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert got.returncode == 0, got.stderr[-3000:]
+    values, numba_imported, special_imported = json.loads(got.stdout.strip().splitlines()[-1])
+    assert not numba_imported and not special_imported
+    rng = np.random.default_rng(0)
+    y = rng.lognormal(size=1000)
+    p = np.log(y) + rng.normal(size=1000)
+    q = np.log(y) + rng.normal(scale=1.5, size=1000)
+    want = [
+        ranklens.kendall_tau(y, p),
+        ranklens.spearman_rho(y, p),
+        ranklens.tau_normalized(y, q),
+        ranklens.somers_d(y, q),
+    ]
+    assert values == want
+
+
 def test_compare_models_cold_and_warm_give_the_same_results(tmp_path):
     """Cold (empty cache: the NumPy twins, nothing compiled) and warm (the kernels compiled
     and cached by an earlier process) runs of the same call: the same multiplicities, so the
