@@ -137,11 +137,32 @@ def test_compare_models_numbers_are_those_of_the_per_replicate_path(weighted):
         np.testing.assert_allclose(getattr(fast, field), getattr(slow, field), rtol=1e-10)
 
 
-def test_a_bound_parameter_the_sweep_does_not_take_drops_the_form():
-    spec = get_metric("roc_auc")
-    bound = spec.bind(events="top:0.2")
-    assert bound.capabilities.batched is None
-    assert bound.func(np.arange(10.0), np.arange(10.0)) == 1.0
+@pytest.mark.parametrize("events", ["top:0.2", "top:25%", ">=1.5", ">1", 2.0, "value"])
+def test_targeting_replicates_with_given_events_equal_the_function(events):
+    """A bound event definition keeps the sweep: a top fraction refitted per replicate (no
+    binary shortcut), a threshold fixed once; value curves are left to the functions."""
+    rng = np.random.default_rng(9)
+    n = 90
+    y = np.round(rng.lognormal(size=n), 1)
+    preds = np.stack([np.round(y + rng.normal(size=n), 0), rng.integers(0, 4, n) * 1.0])
+    sw = rng.integers(0, 3, n).astype(float)
+    specs = [get_metric(name).bind(events=events) for name in TARGETING]
+    assert all(isinstance(s.capabilities.batched, ReplicateForm) for s in specs)
+    values = np.array([[_twin(s.name, y, p, sw, events=events) for p in preds] for s in specs])
+    evaluators = _build_evaluators(specs, y, preds, sw, values)
+    sweeps = [e for e in evaluators if isinstance(e, _ReplicateSweepEvaluator)]
+    if events == "value":  # no ROC for value curves: the functions' own path
+        assert sweeps == []
+        return
+    (evaluator,) = sweeps
+    assert len(evaluator.positions) == len(specs)
+    mult = rng.multinomial(n, np.full(n, 1.0 / n), size=40).astype(np.int32)
+    got = evaluator.evaluate(mult)
+    for j, k in enumerate(evaluator.positions):
+        for m, pred in enumerate(preds):
+            for r in range(mult.shape[0]):
+                want = _twin(specs[k].name, y, pred, mult[r] * sw, events=events)
+                assert got[r, j, m] == pytest.approx(want, rel=1e-12, abs=1e-12, nan_ok=True)
 
 
 @pytest.mark.parametrize("given", [True, False])

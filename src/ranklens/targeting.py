@@ -1782,9 +1782,26 @@ def _tie_starts(sorted_keys: NDArray[np.uint64]) -> NDArray[np.bool_]:
 
 
 def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) -> Any:
-    """Orders for :func:`_sweep_evaluate` (the default event definition only)."""
-    if params:
+    """Orders for :func:`_sweep_evaluate`: the events default (binary y_true, else its top
+    10 %), a given top fraction (refitted per replicate, no binary shortcut), or a definition
+    whose events do not depend on the weights (a threshold, a relevance), fixed once."""
+    if set(params) - {"events"}:
         return None
+    events = params.get("events")
+    nonbinary = (y != 0.0) & (y != 1.0)
+    top = float(DEFAULT_EVENTS.removeprefix("top:"))
+    response = y
+    if events is not None:
+        spec = events.strip().replace(" ", "") if isinstance(events, str) else ""
+        fraction = _top_fraction(spec, events)
+        if fraction is not None:
+            top = fraction
+            nonbinary = np.ones(y.shape[0], dtype=bool)
+        else:
+            response, is_value, _ = _event_response(y, events, None)
+            if is_value:
+                return None  # value curves: no ROC, and the functions say so
+            nonbinary = np.zeros(y.shape[0], dtype=bool)  # the response is the events
     y_order, y_keys = _k.ranked_order(y)
     y_group_sorted = np.cumsum(_tie_starts(y_keys)) - 1
     y_group = np.empty(y.shape[0], dtype=np.int64)
@@ -1794,10 +1811,10 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
     return _SweepState(
         y_order=y_order,
         y_group_sorted=y_group_sorted,
-        nonbinary=(y != 0.0) & (y != 1.0),
-        top=float(DEFAULT_EVENTS.removeprefix("top:")),
+        nonbinary=nonbinary,
+        top=top,
         orders=orders,
-        y_by_pred=np.ascontiguousarray(y[orders], dtype=np.float64),
+        y_by_pred=np.ascontiguousarray(response[orders], dtype=np.float64),
         group_by_pred=y_group[orders],
         new_group=np.stack([_tie_starts(keys) for _, keys in ranked]),
     )
@@ -2070,7 +2087,7 @@ _SWEEP = ReplicateSweep(
 
 
 def _replicates(statistic: CurveStatistic, depth: float | None = None) -> ReplicateForm:
-    return ReplicateForm(_SWEEP, CurveForm(statistic, depth))
+    return ReplicateForm(_SWEEP, CurveForm(statistic, depth), ("events",))
 
 
 def _delong_events(
