@@ -571,3 +571,52 @@ def test_poisson_bootstrap_of_tau_and_harrell_c_equals_compare_models(client, bi
                 )
     low, high = ev.extras["bootstrap"]["intervals"]["a"]["kendall_tau"]
     assert low <= ev.values["a"]["kendall_tau"] <= high
+
+
+@pytest.mark.parametrize("groups", [None, "g"])
+def test_poisson_bootstrap_of_the_sums_measures(client, groups):
+    """SERA, the relevance-weighted errors and the interval measures per replicate: identical
+    for 1, 3 and 7 partitions, each the in-memory function under the replicate's Poisson
+    weights with the full-sample relevance (as evaluate_models binds it for its bootstrap)."""
+    from ranklens._resampling import group_keys, poisson_weights
+    from ranklens.dask._sums import poisson_seed
+    from ranklens.relevance import relevance_from_boxplot
+
+    df = _data(n=900, seed=14)
+    df["g"] = np.random.default_rng(1).integers(0, 90, len(df))
+    names = ["sera", "relevance_weighted_squared_error", "relevance_weighted_absolute_error"]
+    names += ["interval_score", "interval_coverage", "mean_interval_width"]
+    n_rep = 6
+    replicates = {}
+    for parts in (1, 3, 7):
+        ev = rd.evaluate(
+            dd.from_pandas(df, npartitions=parts),
+            y="y",
+            pred="a",
+            weight="wi",
+            groups=groups,
+            intervals={"a": ("lo", "hi")},
+            alpha=ALPHA,
+            n_bootstrap=n_rep,
+            random_state=4,
+            measures=[*names, "utility_f1"],
+        )
+        replicates[parts] = ev.extras["bootstrap"]["replicates"]["a"]
+    # the utility measures refit their accuracy per replicate in memory: not bootstrapped here
+    assert "utility_f1" not in replicates[1]
+    keys = group_keys(df["g"]) if groups else np.arange(len(df), dtype=np.uint64)
+    counts = poisson_weights(keys, np.arange(n_rep), poisson_seed(4))
+    w = df["wi"].to_numpy()
+    phi = relevance_from_boxplot(df["y"].to_numpy(), sample_weight=w)
+    for name in names:
+        for parts in (3, 7):
+            np.testing.assert_allclose(
+                replicates[parts][name], replicates[1][name], rtol=TOL, atol=TOL, err_msg=name
+            )
+        kw = {"relevance": phi} if get_metric(name).inputs == "point" else {}
+        want = [
+            _reference(name, df, "a", None, sample_weight=counts[r] * w, **kw)[0]
+            for r in range(n_rep)
+        ]
+        np.testing.assert_allclose(replicates[1][name], want, rtol=TOL, atol=TOL, err_msg=name)
+        assert np.isfinite(replicates[1][name]).all(), name

@@ -141,8 +141,10 @@ def evaluate(
         ``evaluation.extras["binned_auc"]``.
     n_bootstrap : int, default 0
         Poisson bootstrap replicates (Oza & Russell 2001; Chamandy et al. 2012) of the
-        mergeable and ranked-curve measures (lifts included) and of Kendall's tau-b and Harrell's
-        C (not Spearman's rho), all in the same shuffles; each row's weight in replicate ``r``
+        mergeable and ranked-curve measures (lifts included), of SERA, the relevance-weighted
+        errors and the interval measures (the relevance held at its full-sample value) and of
+        Kendall's tau-b and Harrell's C (not Spearman's rho, the utility measures or the
+        median), all in the same passes; each row's weight in replicate ``r``
         is a function of ``(seed, r, key)`` with the key its global row position (or its unit's
         key with ``groups``), so the replicates do not depend on the partitioning; the seed
         is drawn from ``random_state`` as :func:`ranklens.compare_models` with
@@ -333,7 +335,7 @@ def evaluate(
     settings = {"engine": "dask", "events": definition, "exact": exact, "buckets": buckets}
     # measures that are sums once their parameters are fitted, and medians (ranklens.dask._sums)
     bound_columns = [c for pair in intervals.values() for c in pair]
-    _s.evaluate_claimed(
+    claimed_replicates = _s.evaluate_claimed(
         dask,
         _load(frame_or_path, list(dict.fromkeys([*columns, *bound_columns])), storage_options),
         claimed,
@@ -352,6 +354,14 @@ def evaluate(
         problems=problems,
         info=info,
         settings=settings,
+        bootstrap=dict(
+            reps=np.arange(int(n_bootstrap)),
+            seed=_s.poisson_seed(random_state),
+            offsets=offsets,
+            groups=groups,
+        )
+        if n_bootstrap
+        else None,
     )
 
     if not exact:
@@ -699,6 +709,7 @@ def evaluate(
         extras["bootstrap"] = _boot_results(
             boot, pred_out, preds, the_plan, confidence_level, groups, random_state
         )
+        _s.add_replicates(extras["bootstrap"], claimed_replicates, confidence_level)
         if want_pairs:
             _bp.add_rank_replicates(
                 extras["bootstrap"],

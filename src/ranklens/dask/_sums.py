@@ -86,11 +86,28 @@ class _Job:
     spec: MetricSpec
     columns: tuple[str, ...]
     params: dict[str, Any]
+    boot: bool = False
 
 
-def sums_partition(part: Any, weight: str | None, jobs: Sequence[_Job]) -> list[Any]:
-    """Per job, the weighted sums of the measure's per-row terms (or the exception raised)."""
+def sums_partition(
+    part: Any,
+    weight: str | None,
+    jobs: Sequence[_Job],
+    boot: dict[str, Any] | None = None,
+    offset: int = 0,
+) -> list[Any]:
+    """Per job, the weighted sums of the measure's per-row terms (or the exception raised);
+    with ``boot`` (replicates, seed, groups), the pair (sums, (B, m) replicate sums) for the
+    jobs marked for the bootstrap, the replicate weights keyed by the global row position
+    (``offset`` + the position here) or by the unit (:func:`ranklens.dask._passes.add_key`)."""
+    from ranklens.dask._passes import BLOCK_CELLS, KEY, _replicate_weights, add_key
+
     w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
+    keys = None
+    if boot is not None and len(part):
+        keys = add_key(part[[]] if boot["groups"] is None else part, offset, boot["groups"])[
+            KEY
+        ].to_numpy()
     cols: dict[str, np.ndarray] = {}
     out: list[Any] = []
     for job in jobs:
@@ -112,7 +129,19 @@ def sums_partition(part: Any, weight: str | None, jobs: Sequence[_Job]) -> list[
         except Exception as exc:  # the measure's own checks, reported as in memory
             out.append(exc)
             continue
-        out.append(terms.sum(axis=1) if w is None else terms @ w)
+        total = terms.sum(axis=1) if w is None else terms @ w
+        if keys is None or not job.boot:
+            out.append(total)
+            continue
+        assert boot is not None
+        reps = boot["reps"]
+        replicate = np.zeros((reps.size, terms.shape[0]))
+        rows = max(1, BLOCK_CELLS // max(1, reps.size))
+        for start in range(0, terms.shape[1], rows):
+            sl = slice(start, start + rows)
+            rw = _replicate_weights(keys[sl], None if w is None else w[sl], reps, boot["seed"])
+            replicate += rw @ terms[:, sl].T
+        out.append((total, replicate))
     return out
 
 
@@ -173,16 +202,22 @@ def evaluate_claimed(
     problems: dict[str, dict[str, Problem]],
     info: dict[str, dict[str, Any]],
     settings: dict[str, Any],
-) -> None:
+    bootstrap: dict[str, Any] | None = None,
+) -> dict[str, dict[str, np.ndarray]]:
     """Compute the claimed measures into ``values`` / ``problems`` / ``info`` (in place).
 
     Reads: one two-pass selection for every order statistic wanted (the default relevance's
-    box plot, the fitted parameters, the medians), then one pass for all the sums.
+    box plot, the fitted parameters, the medians), then one pass for all the sums. With
+    ``bootstrap`` (``reps``, ``seed``, ``offsets`` of the partitions, ``groups``): the Poisson
+    replicates of the sums measures whose parameters are all given or fixed on the full sample
+    (the relevance, as ``evaluate_models`` binds it; not a fitted accuracy, refitted per
+    replicate in memory), from the same pass; returned as model -> measure -> replicates.
     """
     from ranklens.relevance import _hinge_positions
 
+    replicates: dict[str, dict[str, np.ndarray]] = {}
     if not claimed.sums and not claimed.medians:
-        return
+        return replicates
     for model in intervals:
         values.setdefault(model, {})
         problems.setdefault(model, {})
@@ -295,11 +330,17 @@ def evaluate_claimed(
                 problems[model][spec.name] = failure
                 continue
             columns = (y, *intervals[model]) if interval else (y, model)
-            jobs.append(_Job(spec, columns, params))
+            fixed = not any(name in form.fitted and context.get(name) is None for name in params)
+            jobs.append(_Job(spec, columns, params, boot=bootstrap is not None and fixed))
             keys.append((spec.name, model))
     if jobs:
+        delayed = frame.to_delayed()
+        offsets = [0] * len(delayed) if bootstrap is None else list(bootstrap["offsets"])
         parts = dask.compute(
-            *[dask.delayed(sums_partition)(p, weight, jobs) for p in frame.to_delayed()]
+            *[
+                dask.delayed(sums_partition)(p, weight, jobs, bootstrap, int(offset))
+                for p, offset in zip(delayed, offsets, strict=True)
+            ]
         )
         for p in parts:
             if p and isinstance(p[0], dict):
@@ -314,6 +355,14 @@ def evaluate_claimed(
                 values[model][name] = math.nan
                 problems[model][name] = _exception_problem(failed[0])
                 continue
+            if job.boot:
+                boot_sums = np.sum([x[1] for x in pieces], axis=0)  # (B, m)
+                pieces = [x[0] for x in pieces]
+                form = job.spec.capabilities.sums
+                assert form is not None
+                replicates.setdefault(model, {})[name] = np.array(
+                    [_score_quietly(form.finalize, s, n, **job.params)[0] for s in boot_sums]
+                )
             sums = np.array([math.fsum(float(x[i]) for x in pieces) for i in range(len(pieces[0]))])
             form = job.spec.capabilities.sums
             assert form is not None
@@ -327,6 +376,25 @@ def evaluate_claimed(
         for model in preds:
             got = found[medians[(spec.name, model)]]
             values[model][spec.name] = got[0] if len(got) == 1 else _midpoint(got[0], got[1])
+    return replicates
+
+
+def add_replicates(
+    result: dict[str, Any], replicates: dict[str, dict[str, np.ndarray]], level: float
+) -> None:
+    """Add the sums measures' replicates and percentile intervals to the engine's bootstrap
+    result (in place)."""
+    from ranklens._resampling import percentile_interval
+
+    for model, by_name in replicates.items():
+        for name, reps in by_name.items():
+            result["replicates"].setdefault(model, {})[name] = reps
+            finite = reps[np.isfinite(reps)]
+            result["intervals"].setdefault(model, {})[name] = (
+                tuple(float(v) for v in percentile_interval(finite, level))
+                if finite.size >= 2
+                else (math.nan, math.nan)
+            )
 
 
 def poisson_seed(random_state: int | None) -> int:
