@@ -254,3 +254,39 @@ def test_binding_the_task_relevance_keeps_the_sweep_and_other_parameters_drop_it
     assert other.capabilities.batched is None
     # a measure whose form takes no parameter keeps nothing once one is bound
     assert get_metric("ndcg_score").bind(k=3).capabilities.batched is None
+
+
+@pytest.mark.parametrize("curve", ["gain", "lift"])
+@pytest.mark.parametrize("case", range(3))
+def test_gain_and_lift_bands_from_the_sweep_equal_the_curve_function(curve, case):
+    """curve_bands reads the gain and lift of each replicate off the targeting sweep; the same
+    bands as calling the curve function per replicate (ties, weights, rare events)."""
+    from ranklens import _curve_registry
+    from ranklens.bands import curve_bands
+
+    rng = np.random.default_rng(30 + case)
+    n = 200
+    if case == 1:
+        y = np.zeros(n)
+        y[:4] = 1.0  # replicates without events: NaN curves
+    else:
+        y = np.round(rng.lognormal(size=n), 1)
+    preds = {"a": np.round(y + rng.normal(size=n), 1), "b": rng.integers(0, 4, n) * 1.0}
+    sw = None if case == 0 else rng.integers(1, 3, n).astype(float)
+    spec = _curve_registry.get_curve(curve)
+    assert spec.sweep is not None
+    kw = dict(curve=curve, n_bootstrap=60, random_state=2, sample_weight=sw, show_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RanklensWarning)
+        fast = curve_bands(y, preds, **kw)
+        _curve_registry._CURVES[curve] = dataclasses.replace(spec, sweep=None)
+        try:
+            slow = curve_bands(y, preds, **kw)
+        finally:
+            _curve_registry._CURVES[curve] = spec
+    np.testing.assert_array_equal(fast.replicates, slow.replicates)
+    for field in ("estimate", "lower", "upper", "simultaneous_lower", "simultaneous_upper"):
+        np.testing.assert_array_equal(getattr(fast, field), getattr(slow, field))
+    np.testing.assert_array_equal(fast.n_undefined, slow.n_undefined)
+    if case == 1:
+        assert np.isnan(fast.replicates).any()

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._curve_registry import register_curve
+from ranklens._curve_registry import CurveSweepForm, register_curve
 from ranklens._kernels import curves as _k
 from ranklens._kernels import delong as _kd
 from ranklens._registry import (
@@ -714,6 +714,40 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
     return bool(np.all(y >= 0) and not np.all(np.isin(y, (0.0, 1.0))))
 
 
+def _curve_sweep_state(y: FloatArray, pred: FloatArray) -> Any:
+    """The targeting sweep's orders for one model (default events), for the curve bands."""
+    return _sweep_prepare(y, pred[None, :], {})
+
+
+def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: bool) -> Any:
+    from ranklens._kernels import curve_sweeps
+
+    return curve_sweeps.gain_grid(
+        np.ascontiguousarray(weights, dtype=np.float64),
+        state.y_order,
+        state.y_group_sorted,
+        state.nonbinary,
+        state.top,
+        state.orders,
+        state.y_by_pred,
+        state.group_by_pred,
+        state.new_group,
+        np.ascontiguousarray(grid, dtype=np.float64),
+        lift,
+    )
+
+
+def _gain_sweep(state: Any, weights: np.ndarray, grid: np.ndarray) -> Any:
+    """The gain curve of each weight row on ``grid`` from one weighted pass over the rows
+    sorted once (:func:`ranklens._kernels.curve_sweeps.gain_grid`), as ``gain_curve(...).at``."""
+    return _curve_sweep(state, weights, grid, lift=False)
+
+
+def _lift_sweep(state: Any, weights: np.ndarray, grid: np.ndarray) -> Any:
+    """The lift curve of each weight row on ``grid`` (:func:`_gain_sweep` over the depth)."""
+    return _curve_sweep(state, weights, grid, lift=True)
+
+
 @register_curve(
     "value_gain",
     family="targeting",
@@ -722,7 +756,13 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
     description="Share of the total target value captured by targeting the top predictions.",
     from_ranked=_gain,
 )
-@register_curve("gain", family="targeting", on_grid=_at_grid, from_ranked=_gain)
+@register_curve(
+    "gain",
+    family="targeting",
+    on_grid=_at_grid,
+    from_ranked=_gain,
+    sweep=CurveSweepForm(_curve_sweep_state, _gain_sweep),
+)
 def gain_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -859,7 +899,13 @@ def _lift(ranked: _Ranked) -> LiftCurveResult:
     )
 
 
-@register_curve("lift", family="targeting", on_grid=_at_grid, from_ranked=_lift)
+@register_curve(
+    "lift",
+    family="targeting",
+    on_grid=_at_grid,
+    from_ranked=_lift,
+    sweep=CurveSweepForm(_curve_sweep_state, _lift_sweep),
+)
 def lift_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,

@@ -25,6 +25,7 @@ from ranklens._kernels.ranking import cutoff_auc_sums
 
 __all__ = [
     "cutoff_auc_grid",
+    "gain_grid",
     "rank_lift_grid",
     "targeting_replicates_parallel",
     "targeting_replicates_serial",
@@ -208,6 +209,71 @@ def _numpy_interp(x, xs, ys, m):
 
 
 @njit(cache=True)
+def _replicate_events(weights, b, y_order, y_group_sorted, nonbinary, q, cum_y):
+    """``(total, binary, cut)`` of replicate row ``b``: its total weight, whether its rows of
+    positive weight are all 0/1 (then ``y`` itself is the events) and else the tie group of ``y``
+    down to which the rows are events (its weighted top fraction ``q``, ties at the boundary all
+    in): the rows by decreasing y cumulated in the order and with the rounding of the functions'
+    np.cumsum, then the first row whose cumulative weight reaches ``q`` of the total."""
+    n = y_order.shape[0]
+    binary = True
+    total = 0.0
+    for i in range(n):
+        wi = weights[b, i]
+        total += wi
+        if wi > 0.0 and nonbinary[i]:
+            binary = False
+    cut = -1
+    if total > 0.0 and not binary:
+        acc = 0.0
+        for k in range(n):
+            acc += weights[b, y_order[k]]
+            cum_y[k] = acc
+        target = q * acc * (1.0 - 1e-12)
+        for k in range(n):
+            if weights[b, y_order[k]] > 0.0:
+                cut = y_group_sorted[k]
+                if cum_y[k] >= target:
+                    break
+    return total, binary, cut
+
+
+@njit(cache=True)
+def _ranked_sums(
+    weights, b, m, orders, y_by_pred, group_by_pred, new_group, binary, cut, cw, ce, cn
+):
+    """Cumulative weight, events and non-events at the end of each tie group of model ``m``'s
+    prediction (rows of weight 0 absent; ``cw[0] = ce[0] = cn[0] = 0``); returns the number of
+    points, the origin included."""
+    n = orders.shape[1]
+    cw[0] = 0.0
+    ce[0] = 0.0
+    cn[0] = 0.0
+    sw = 0.0
+    se = 0.0
+    sn = 0.0
+    g = 1
+    filled = False
+    for k in range(n):
+        wj = weights[b, orders[m, k]]
+        if wj > 0.0:
+            r = y_by_pred[m, k]
+            if not binary:
+                r = 1.0 if group_by_pred[m, k] <= cut else 0.0
+            sw += wj
+            se += wj * r
+            sn += wj * (1.0 - r)
+            filled = True
+        if filled and (k == n - 1 or new_group[m, k + 1]):
+            cw[g] = sw
+            ce[g] = se
+            cn[g] = sn
+            g += 1
+            filled = False
+    return g
+
+
+@njit(cache=True)
 def _targeting_rows(
     weights,
     start,
@@ -234,59 +300,19 @@ def _targeting_rows(
     cn = np.empty(n + 1, np.float64)
     x = np.empty(n + 1, np.float64)
     gain = np.empty(n + 1, np.float64)
-    cw[0] = 0.0
-    ce[0] = 0.0
-    cn[0] = 0.0
     for b in range(start, stop):
-        binary = True
-        total = 0.0
-        for i in range(n):
-            wi = weights[b, i]
-            total += wi
-            if wi > 0.0 and nonbinary[i]:
-                binary = False
+        total, binary, cut = _replicate_events(
+            weights, b, y_order, y_group_sorted, nonbinary, q, cum_y
+        )
         if not total > 0.0:  # no row left: the function refuses weights summing to 0
             for s in range(n_stats):
                 for m in range(n_models):
                     out[b, s, m] = np.nan
             continue
-        cut = -1
-        if not binary:
-            # the top fraction q of the replicate's weight (ties at the boundary all in): the
-            # rows by decreasing y, cumulated in the order and with the rounding of the
-            # function's np.cumsum, then the first row whose cumulative weight reaches it
-            acc = 0.0
-            for k in range(n):
-                acc += weights[b, y_order[k]]
-                cum_y[k] = acc
-            target = q * acc * (1.0 - 1e-12)
-            for k in range(n):
-                if weights[b, y_order[k]] > 0.0:
-                    cut = y_group_sorted[k]
-                    if cum_y[k] >= target:
-                        break
         for m in range(n_models):
-            sw = 0.0
-            se = 0.0
-            sn = 0.0
-            g = 1
-            filled = False
-            for k in range(n):
-                wj = weights[b, orders[m, k]]
-                if wj > 0.0:
-                    r = y_by_pred[m, k]
-                    if not binary:
-                        r = 1.0 if group_by_pred[m, k] <= cut else 0.0
-                    sw += wj
-                    se += wj * r
-                    sn += wj * (1.0 - r)
-                    filled = True
-                if filled and (k == n - 1 or new_group[m, k + 1]):
-                    cw[g] = sw
-                    ce[g] = se
-                    cn[g] = sn
-                    g += 1
-                    filled = False
+            g = _ranked_sums(
+                weights, b, m, orders, y_by_pred, group_by_pred, new_group, binary, cut, cw, ce, cn
+            )
             p = ce[g - 1]
             q_n = cn[g - 1]
             w_total = cw[g - 1]
@@ -327,6 +353,55 @@ def _targeting_rows(
                     out[b, s, m] = np.nan
                 else:
                     out[b, s, m] = _numpy_interp(depths[s], x, gain, g) / depths[s]
+
+
+@njit(cache=True, parallel=True)
+def gain_grid(
+    weights,
+    y_order,
+    y_group_sorted,
+    nonbinary,
+    q,
+    orders,
+    y_by_pred,
+    group_by_pred,
+    new_group,
+    grid,
+    lift,
+):
+    """The cumulative gain curve (``lift``: the lift, gain / depth) of model 0 for each weight
+    row, read at ``grid`` as the curves' ``at`` reads them (linear between the points, the
+    events as in :func:`targeting_replicates_serial`; NaN without events)."""
+    rows = weights.shape[0]
+    n = y_order.shape[0]
+    out = np.empty((rows, grid.shape[0]), np.float64)
+    for b in prange(rows):
+        cum_y = np.empty(n, np.float64)
+        cw = np.empty(n + 1, np.float64)
+        ce = np.empty(n + 1, np.float64)
+        cn = np.empty(n + 1, np.float64)
+        total, binary, cut = _replicate_events(
+            weights, b, y_order, y_group_sorted, nonbinary, q, cum_y
+        )
+        g = 0
+        if total > 0.0:
+            g = _ranked_sums(
+                weights, b, 0, orders, y_by_pred, group_by_pred, new_group, binary, cut, cw, ce, cn
+            )
+        if g == 0 or ce[g - 1] == 0.0:
+            for k in range(grid.shape[0]):
+                out[b, k] = np.nan
+            continue
+        w_total = cw[g - 1]
+        p = ce[g - 1]
+        for i in range(g):
+            cw[i] = cw[i] / w_total
+            ce[i] = ce[i] / p
+        _interp_points(grid, cw, ce, g, out, b)
+        if lift:
+            for k in range(grid.shape[0]):
+                out[b, k] = out[b, k] / grid[k]
+    return out
 
 
 @njit(cache=True)
