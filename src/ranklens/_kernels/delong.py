@@ -47,16 +47,14 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ranklens._kernels.curves import _descending_keys, _radix_sort, descending_keys, radix_sort
+from ranklens._kernels.curves import descending_keys, radix_sort
 
 __all__ = [
     "ConcordanceComponents",
     "binary_components",
-    "binary_components_parallel",
     "components",
     "components_many",
     "concordance_components",
@@ -110,27 +108,6 @@ def binary_components(sorted_keys, payload, weight, weighted):
         above_non += block_non
         start = stop
     return psi
-
-
-@njit(cache=True, parallel=True)
-def binary_components_parallel(scores, payload, weight, weighted):
-    """:func:`binary_components` of every row of ``scores`` (models, n), the models in parallel.
-
-    Per model: the keys of the decreasing score order, one stable LSD radix sort carrying
-    ``payload`` (``2 * row + event``: int32 below 2^30 rows halves the bytes moved) and the
-    midrank sweep; the same numbers as the one-model calls, in the time of one of them when a
-    core per model is free.
-    """
-    out = np.empty(scores.shape, dtype=np.float64)
-    for m in prange(scores.shape[0]):
-        sorted_key, sorted_load = _radix_sort(_descending_keys(scores[m]), payload, True)
-        out[m] = binary_components(sorted_key, sorted_load, weight, weighted)
-    return out
-
-
-#: From this many rows on, the models' sorts and sweeps of :func:`components_many` run in
-#: parallel (:func:`binary_components_parallel`, compiled when first used).
-PARALLEL_MODELS_N = 1 << 20
 
 
 @njit(cache=True)
@@ -329,16 +306,11 @@ def components_many(
         # One radix sort by decreasing score carrying (row, event): the sweep reads sequentially.
         rows: np.ndarray = np.arange(n, dtype=np.int32 if n < (1 << 30) else np.int64)
         payload = np.left_shift(rows, 1) | event
-        if scores.shape[0] > 1 and n >= PARALLEL_MODELS_N and numba.get_num_threads() > 1:
-            psis = binary_components_parallel(
-                np.ascontiguousarray(scores), payload, w, weight is not None
-            )
-            factors = _factors(stratum, w)  # the same for every model
-            return [_finish(psi, d, w, stratum, binary, factors) for psi in psis]
+        factors = _factors(stratum, w)  # the same for every model
         for score in scores:
             sorted_key, sorted_load = radix_sort(descending_keys(score), payload, True)
             psi = binary_components(sorted_key, sorted_load, w, weight is not None)
-            out.append(_finish(psi, d, w, stratum, binary))
+            out.append(_finish(psi, d, w, stratum, binary, factors))
     else:
         y_order = np.argsort(y, kind="quicksort")
         stratum = np.zeros(n, dtype=np.int64)
