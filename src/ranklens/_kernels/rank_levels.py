@@ -109,7 +109,7 @@ def level_orders(p_seq, n_pred, levels):
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def batch_weights_small(multiplicity, base_weight, width):
     """``out[t, i, j]`` = ``multiplicity[t * width + j, i] * base_weight[i]`` as uint8 (zero
     padding of the last batch), and whether every product was an integer in [0, 255]."""
@@ -119,7 +119,7 @@ def batch_weights_small(multiplicity, base_weight, width):
     out = np.zeros((batches, n, width), np.uint8)
     chunks = (n + 4095) // 4096
     bad = np.zeros(chunks, np.bool_)
-    for c in prange(chunks):
+    for c in range(chunks):  # row chunks: the block's rows are read in cache-sized pieces
         i0 = c * 4096
         i1 = min(i0 + 4096, n)
         for r in range(rows):
@@ -134,7 +134,7 @@ def batch_weights_small(multiplicity, base_weight, width):
     return out, not bad.any()
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def batch_weights_float(multiplicity, base_weight, width):
     """As :func:`batch_weights_small`, float64 (any weights)."""
     rows = multiplicity.shape[0]
@@ -142,7 +142,7 @@ def batch_weights_float(multiplicity, base_weight, width):
     batches = (rows + width - 1) // width
     out = np.zeros((batches, n, width), np.float64)
     chunks = (n + 4095) // 4096
-    for c in prange(chunks):
+    for c in range(chunks):  # row chunks: the block's rows are read in cache-sized pieces
         i0 = c * 4096
         i1 = min(i0 + 4096, n)
         for r in range(rows):
