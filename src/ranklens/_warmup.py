@@ -208,7 +208,9 @@ def _resampling(d: dict[str, Any]) -> None:
     """Both drivers of every bootstrap and permutation kernel."""
     import numba
 
+    from ranklens.bands import curve_bands
     from ranklens.compare import compare_models
+    from ranklens.metrics import available_curves
 
     def run() -> None:
         for method in ("bootstrap", "permutation"):
@@ -220,10 +222,13 @@ def _resampling(d: dict[str, Any]) -> None:
                 random_state=0,
                 show_progress=False,
             )
-        # the measures whose replicates a sweep computes (ReplicateForm), with their defaults
+        # the measures whose replicates a sweep computes (ReplicateForm), with their defaults,
+        # and the bands read off the same sweep
         compare_models(
             d["y"], d["preds"], metrics=_swept_metrics(), n_bootstrap=8, show_progress=False
         )
+        for curve in available_curves(banded=True):
+            curve_bands(d["y"], d["preds"], curve=curve, n_bootstrap=8, show_progress=False)
 
     for sweeps in (contextlib.nullcontext, _one_replicate_sweeps):
         with sweeps(), _compiled_sums():

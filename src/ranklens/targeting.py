@@ -720,10 +720,14 @@ def _curve_sweep_state(y: FloatArray, pred: FloatArray) -> Any:
 
 
 def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: bool) -> Any:
+    import numba
+
     from ranklens._kernels import curve_sweeps
 
-    return curve_sweeps.gain_grid(
-        np.ascontiguousarray(weights, dtype=np.float64),
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    threads = numba.get_num_threads()
+    args = (
+        w,
         state.y_order,
         state.y_group_sorted,
         state.nonbinary,
@@ -735,11 +739,14 @@ def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: boo
         np.ascontiguousarray(grid, dtype=np.float64),
         lift,
     )
+    if threads > 1 and w.shape[0] > 1 and w.shape[1] >= _SWEEP_PARALLEL_WORK:
+        return curve_sweeps.gain_grid_parallel(*args, 4 * threads)
+    return curve_sweeps.gain_grid_serial(*args)
 
 
 def _gain_sweep(state: Any, weights: np.ndarray, grid: np.ndarray) -> Any:
     """The gain curve of each weight row on ``grid`` from one weighted pass over the rows
-    sorted once (:func:`ranklens._kernels.curve_sweeps.gain_grid`), as ``gain_curve(...).at``."""
+    sorted once (:mod:`ranklens._kernels.curve_sweeps`), as ``gain_curve(...).at`` reads it."""
     return _curve_sweep(state, weights, grid, lift=False)
 
 

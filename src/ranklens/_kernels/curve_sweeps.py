@@ -25,7 +25,8 @@ from ranklens._kernels.ranking import cutoff_auc_sums
 
 __all__ = [
     "cutoff_auc_grid",
-    "gain_grid",
+    "gain_grid_parallel",
+    "gain_grid_serial",
     "rank_lift_grid",
     "targeting_replicates_parallel",
     "targeting_replicates_serial",
@@ -355,9 +356,11 @@ def _targeting_rows(
                     out[b, s, m] = _numpy_interp(depths[s], x, gain, g) / depths[s]
 
 
-@njit(cache=True, parallel=True)
-def gain_grid(
+@njit(cache=True)
+def _gain_grid_rows(
     weights,
+    start,
+    stop,
     y_order,
     y_group_sorted,
     nonbinary,
@@ -368,18 +371,15 @@ def gain_grid(
     new_group,
     grid,
     lift,
+    out,
 ):
-    """The cumulative gain curve (``lift``: the lift, gain / depth) of model 0 for each weight
-    row, read at ``grid`` as the curves' ``at`` reads them (linear between the points, the
-    events as in :func:`targeting_replicates_serial`; NaN without events)."""
-    rows = weights.shape[0]
+    """Rows ``start:stop`` of :func:`gain_grid_serial` (work arrays allocated once)."""
     n = y_order.shape[0]
-    out = np.empty((rows, grid.shape[0]), np.float64)
-    for b in prange(rows):
-        cum_y = np.empty(n, np.float64)
-        cw = np.empty(n + 1, np.float64)
-        ce = np.empty(n + 1, np.float64)
-        cn = np.empty(n + 1, np.float64)
+    cum_y = np.empty(n, np.float64)
+    cw = np.empty(n + 1, np.float64)
+    ce = np.empty(n + 1, np.float64)
+    cn = np.empty(n + 1, np.float64)
+    for b in range(start, stop):
         total, binary, cut = _replicate_events(
             weights, b, y_order, y_group_sorted, nonbinary, q, cum_y
         )
@@ -401,6 +401,81 @@ def gain_grid(
         if lift:
             for k in range(grid.shape[0]):
                 out[b, k] = out[b, k] / grid[k]
+
+
+@njit(cache=True)
+def gain_grid_serial(
+    weights,
+    y_order,
+    y_group_sorted,
+    nonbinary,
+    q,
+    orders,
+    y_by_pred,
+    group_by_pred,
+    new_group,
+    grid,
+    lift,
+):
+    """The cumulative gain curve (``lift``: the lift, gain / depth) of model 0 for each weight
+    row, read at ``grid`` as the curves' ``at`` reads them (linear between the points, the
+    events as in :func:`targeting_replicates_serial`; NaN without events)."""
+    out = np.empty((weights.shape[0], grid.shape[0]), np.float64)
+    _gain_grid_rows(
+        weights,
+        0,
+        weights.shape[0],
+        y_order,
+        y_group_sorted,
+        nonbinary,
+        q,
+        orders,
+        y_by_pred,
+        group_by_pred,
+        new_group,
+        grid,
+        lift,
+        out,
+    )
+    return out
+
+
+@njit(cache=True, parallel=True)
+def gain_grid_parallel(
+    weights,
+    y_order,
+    y_group_sorted,
+    nonbinary,
+    q,
+    orders,
+    y_by_pred,
+    group_by_pred,
+    new_group,
+    grid,
+    lift,
+    chunks,
+):
+    """:func:`gain_grid_serial` with the rows spread over ``chunks`` tasks (same numbers)."""
+    rows = weights.shape[0]
+    out = np.empty((rows, grid.shape[0]), np.float64)
+    chunks = max(1, min(rows, chunks))
+    for c in prange(chunks):
+        _gain_grid_rows(
+            weights,
+            c * rows // chunks,
+            (c + 1) * rows // chunks,
+            y_order,
+            y_group_sorted,
+            nonbinary,
+            q,
+            orders,
+            y_by_pred,
+            group_by_pred,
+            new_group,
+            grid,
+            lift,
+            out,
+        )
     return out
 
 
