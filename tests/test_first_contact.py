@@ -394,9 +394,10 @@ def test_plan_fits_the_budget_in_order_of_priority(
 
 
 def test_bootstrap_time_budget_is_a_bound(rng):
-    """Real timing: at n = 4000 the full bootstrap takes far longer than 4 s (every measure,
-    1000 replicates, the bands); the run keeps within 20% of the budget and says what it cut.
-    Compiling happens first and does not count."""
+    """Real timing: at n = 4000 the full bootstrap takes longer than 4 s (every measure,
+    1000 replicates, the bands); the run keeps within 20% of the budget and says what it cut
+    (every measure has a batched form now, so the replicates are reduced and bands skipped rather
+    than measures left out). Compiling happens first and does not count."""
     from ranklens.report import evaluate_models
 
     n, budget = 4000, 4.0
@@ -411,7 +412,8 @@ def test_bootstrap_time_budget_is_a_bound(rng):
     )
     taken = float(ev.settings["bootstrap time"].split(" s of ")[0])
     assert taken <= 1.2 * budget, ev.settings["bootstrap time"]
-    assert "not bootstrapped (time budget)" in ev.settings
+    cut = [key for key in ev.settings if "(time budget)" in key or key.endswith(" bands")]
+    assert cut, ev.settings
     assert ev.comparison is not None
     assert ev.comparison.n_bootstrap >= 100
 
