@@ -15,9 +15,10 @@ wall time of the bootstrap part: the timing done here, the comparison of the mea
 3. **Fit the budget, in order of priority.** The measures with a vectorised kernel (the headline
    measures of Rosset, Perlich & Zadrozny 2005, Table 2, among them) come first; when even they do
    not fit at the requested number of replicates, the replicates are reduced (down to
-   :data:`MIN_REPLICATES`, below which the bootstrap is skipped). Then the bands, then the
-   per-replicate measures, cheapest first, join while the estimate stays within
-   :data:`SAFETY` of what is left of the budget.
+   :data:`MIN_REPLICATES`, below which the bootstrap is skipped; the other batched measures
+   then wait with the per-replicate ones). Then the bands, then the per-replicate measures,
+   cheapest first, join while the estimate stays within :data:`SAFETY` of what is left of the
+   budget.
 
 The plan says what it reduced or skipped and why (:meth:`BootstrapPlan.notes`), and the caller
 records the time the bootstrap took against the budget.
@@ -355,8 +356,20 @@ def plan_bootstrap(
         compile_s=compiled - start,
     )
 
-    # 1. The fast paths and the headline measures: their replicates are reduced to fit.
+    # 1. The fast paths and the headline measures: their replicates are reduced to fit. When
+    # they do not all fit at the requested replicates, the fast paths that hold no headline
+    # measure wait with the per-replicate measures (after the bands): the headline measures keep
+    # their replicates rather than sharing them with every batched measure.
     core = [k for k, spec in enumerate(specs) if k in costs.group_of or spec.name in headline]
+    if core and _compare_seconds(costs, core, requested, jack) > room:
+        head_groups = {
+            costs.group_of[k]
+            for k, spec in enumerate(specs)
+            if spec.name in headline and k in costs.group_of
+        }
+        core = [
+            k for k in core if specs[k].name in headline or costs.group_of.get(k) in head_groups
+        ]
     optional = [k for k in range(len(specs)) if k not in core]
     replicates = requested
     if core and _compare_seconds(costs, core, replicates, jack) > room:
