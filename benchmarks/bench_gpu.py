@@ -304,8 +304,12 @@ def bench_summary(cp, n):
         flush=True,
     )
     return {
-        "case": f"ranking_summary n={n:.0e}", "n": n, "gpu_s": t_gpu, "gpu_from_host_s": t_host,
-        "cpu_s": t_cpu, "equal": bool(same),
+        "case": f"ranking_summary n={n:.0e}",
+        "n": n,
+        "gpu_s": t_gpu,
+        "gpu_from_host_s": t_host,
+        "cpu_s": t_cpu,
+        "equal": bool(same),
     }
 
 
@@ -338,8 +342,13 @@ def bench_bands(cp, n, n_boot, cpu_boot, curve):
         flush=True,
     )
     return {
-        "case": f"curve_bands {curve} n={n:.0e}", "n": n, "replicates": n_boot, "gpu_s": t_gpu,
-        "cpu_s_extrapolated": t_cpu, "cpu_replicates_run": cpu_boot, "cpu_run_s": t_cpu_run,
+        "case": f"curve_bands {curve} n={n:.0e}",
+        "n": n,
+        "replicates": n_boot,
+        "gpu_s": t_gpu,
+        "cpu_s_extrapolated": t_cpu,
+        "cpu_replicates_run": cpu_boot,
+        "cpu_run_s": t_cpu_run,
     }
 
 
@@ -429,8 +438,13 @@ def bench_compare_targeting(cp, n, n_boot):
     models = {"m1": cp.asarray(preds[0]), "m2": cp.asarray(preds[1])}
     t0 = time.perf_counter()
     res = compare_models(
-        cp.asarray(y), models, metrics=TARGETING, n_bootstrap=n_boot, device="gpu",
-        interval="percentile", random_state=0,
+        cp.asarray(y),
+        models,
+        metrics=TARGETING,
+        n_bootstrap=n_boot,
+        device="gpu",
+        interval="percentile",
+        random_state=0,
     )
     t = time.perf_counter() - t0
     print(
@@ -439,8 +453,7 @@ def bench_compare_targeting(cp, n, n_boot):
         f"included); SE of the AUC {res.std_error[0].round(6).tolist()}",
         flush=True,
     )
-    return {"case": f"compare_models targeting gpu n={n:.0e}", "n": n, "replicates": n_boot,
-            "s": t}
+    return {"case": f"compare_models targeting gpu n={n:.0e}", "n": n, "replicates": n_boot, "s": t}
 
 
 def bench_weighted_summary(cp, n):
@@ -469,8 +482,13 @@ def bench_weighted_summary(cp, n):
         f"{t_cpu:.3f} s; ratio {t_cpu / t_gpu:.1f}x; |diff| tau + rho {diff:.1e}",
         flush=True,
     )
-    return {"case": f"weighted ranking_summary n={n:.0e}", "n": n, "gpu_s": t_gpu,
-            "cpu_s": t_cpu, "abs_diff_tau_rho": diff}
+    return {
+        "case": f"weighted ranking_summary n={n:.0e}",
+        "n": n,
+        "gpu_s": t_gpu,
+        "cpu_s": t_cpu,
+        "abs_diff_tau_rho": diff,
+    }
 
 
 def run_targeting(cp, quick):
@@ -560,7 +578,12 @@ def main(argv=None):
         rows.append(profile_level(cp, 1_000_000, 200))
         rows.append(
             bench_bootstrap(
-                cp, 1_000_000, 1000, 1000, 32, binary=True,
+                cp,
+                1_000_000,
+                1000,
+                1000,
+                32,
+                binary=True,
                 label="bootstrap AUC (binary y, 30% events), 2 models, n=1e+06",
             )
         )

@@ -85,9 +85,7 @@ def test_replicates_equal_numba_engine(n, ties):
     weights = rng.integers(0, 3, size=(8, n)).astype(np.int32)
     weights[0] = 0
     weights[0, :1] = 1  # a single row: every statistic undefined
-    values = xr.statistics_to_values(
-        xr.replicate_statistics(np, xr.build_plan(np, y, p), weights)
-    )
+    values = xr.statistics_to_values(xr.replicate_statistics(np, xr.build_plan(np, y, p), weights))
     order, y_rank, pred_rank = prepare_ranks(y, p)
     ref = np.array(
         [weighted_rank_correlations(order, y_rank, pred_rank, w.astype(float)) for w in weights]
@@ -100,9 +98,7 @@ def test_fractional_weights_run_in_float64():
     rng = np.random.default_rng(3)
     y, p = _data(rng, 200)
     weights = rng.uniform(0, 2, size=(4, 200))
-    values = xr.statistics_to_values(
-        xr.replicate_statistics(np, xr.build_plan(np, y, p), weights)
-    )
+    values = xr.statistics_to_values(xr.replicate_statistics(np, xr.build_plan(np, y, p), weights))
     order, y_rank, pred_rank = prepare_ranks(y, p)
     ref = np.array([weighted_rank_correlations(order, y_rank, pred_rank, w) for w in weights])
     np.testing.assert_allclose(values, ref, rtol=1e-12, atol=1e-12)
@@ -196,9 +192,7 @@ def test_compare_models_device_auc_of_binary_outcome(numpy_device):
 def test_device_refuses_measures_without_gpu_form(numpy_device):
     y, preds = _setup(100)
     with pytest.raises(ValueError, match="median_absolute_error"):
-        compare_models(
-            y, preds, metrics=["kendall_tau", "median_absolute_error"], device="gpu"
-        )
+        compare_models(y, preds, metrics=["kendall_tau", "median_absolute_error"], device="gpu")
 
 
 def test_device_refuses_permutation_and_unknown_devices(numpy_device):
@@ -280,8 +274,11 @@ def test_cupy_compare_models_with_device_inputs():
     y, preds = _setup(3000)
     kw = dict(metrics=[*RANK_METRICS, "root_mean_squared_error"], n_bootstrap=200)
     dev = compare_models(
-        cupy.asarray(y), {k: cupy.asarray(v) for k, v in preds.items()}, device="gpu",
-        random_state=0, **kw,
+        cupy.asarray(y),
+        {k: cupy.asarray(v) for k, v in preds.items()},
+        device="gpu",
+        random_state=0,
+        **kw,
     )
     cpu = compare_models(y, preds, random_state=0, **kw)
     assert set(dev.evaluation) == {"gpu"}
@@ -289,8 +286,11 @@ def test_cupy_compare_models_with_device_inputs():
     # different draws, same distribution: the standard errors agree to Monte Carlo error
     np.testing.assert_allclose(dev.std_error, cpu.std_error, rtol=0.3)
     again = compare_models(
-        cupy.asarray(y), {k: cupy.asarray(v) for k, v in preds.items()}, device="gpu",
-        random_state=0, **kw,
+        cupy.asarray(y),
+        {k: cupy.asarray(v) for k, v in preds.items()},
+        device="gpu",
+        random_state=0,
+        **kw,
     )
     np.testing.assert_array_equal(again.replicates, dev.replicates)
 

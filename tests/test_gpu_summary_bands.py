@@ -189,8 +189,17 @@ def test_per_row_discordance_against_brute_force() -> None:
     h = (sy * sp).sum(axis=1)
     dy = (sy != 0).sum(axis=1)
     dp = (sp != 0).sum(axis=1)
-    want = [h.sum(), (h * h).sum(), (h * dy).sum(), (h * dp).sum(), dy.sum(), (dy * dy).sum(),
-            (dy * dp).sum(), dp.sum(), (dp * dp).sum()]
+    want = [
+        h.sum(),
+        (h * h).sum(),
+        (h * dy).sum(),
+        (h * dp).sum(),
+        dy.sum(),
+        (dy * dy).sum(),
+        (dy * dp).sum(),
+        dp.sum(),
+        (dp * dp).sum(),
+    ]
     sums = summary_sums(np, y, p)
     assert sums["moments"] == [int(v) for v in want]
     assert sums["discordant"] == int(((sy * sp) < 0).sum() // 2)

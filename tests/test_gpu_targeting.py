@@ -492,8 +492,9 @@ def test_cupy_compare_models_targeting_equals_cpu_for_host_draws(monkeypatch):
     # Poisson draws are made on the host on either path: the same replicates
     kw = dict(metrics=NAMES, n_bootstrap=50, random_state=1, scheme="poisson")
     cpu = rl.compare_models(y, preds, **kw)
-    dev = rl.compare_models(cupy.asarray(y), {k: cupy.asarray(v) for k, v in preds.items()},
-                            device="gpu", **kw)
+    dev = rl.compare_models(
+        cupy.asarray(y), {k: cupy.asarray(v) for k, v in preds.items()}, device="gpu", **kw
+    )
     _close(dev.replicates, cpu.replicates)
 
 
@@ -538,9 +539,7 @@ def test_cupy_decile_table_and_profit_equal_cpu():
         rl.decile_table(y, p, sample_weight=sw),
     )
     kw = dict(cost_benefit=((10.0, 0.0), (-2.0, 0.0)), budget=4000.0, cost_per_target=1.0)
-    _assert_result_equal(
-        rl.profit_curve(*args, device="gpu", **kw), rl.profit_curve(y, p, **kw)
-    )
+    _assert_result_equal(rl.profit_curve(*args, device="gpu", **kw), rl.profit_curve(y, p, **kw))
 
 
 @pytest.mark.gpu
@@ -548,6 +547,7 @@ def test_cupy_decile_table_and_profit_equal_cpu():
 def test_torch_tensors_through_dlpack_targeting():
     torch = pytest.importorskip("torch")
     y, p = _data(20_000, "binary", seed=93)
-    got = rl.roc_auc(torch.as_tensor(y, device="cuda"), torch.as_tensor(p, device="cuda"),
-                     device="gpu")
+    got = rl.roc_auc(
+        torch.as_tensor(y, device="cuda"), torch.as_tensor(p, device="cuda"), device="gpu"
+    )
     assert got == rl.roc_auc(y, p)

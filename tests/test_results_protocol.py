@@ -88,9 +88,7 @@ def test_default_html_and_frame(cls):
     if cls._repr_html_ is Result._repr_html_:
         html = _fake(cls)._repr_html_()
         assert "<table>" in html and "49999" not in html and len(html) < 20_000
-    if cls.to_frame in (Result.to_frame, CurveResult.to_frame) and not issubclass(
-        cls, CurveResult
-    ):
+    if cls.to_frame in (Result.to_frame, CurveResult.to_frame) and not issubclass(cls, CurveResult):
         frame = _fake(cls).to_frame()
         assert isinstance(frame, pd.DataFrame) and len(frame) in (1, BIG)
 

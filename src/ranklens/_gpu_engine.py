@@ -323,9 +323,7 @@ class RankEvaluator:
         out = np.empty((weights.shape[0], 3, len(self.plans)))
         for rows in _chunks(xp, weights, self.n, len(self.plans)):
             for m, plan in enumerate(self.plans):
-                stats = replicate_statistics(
-                    xp, plan, weights[rows], level_term=self.level_term
-                )
+                stats = replicate_statistics(xp, plan, weights[rows], level_term=self.level_term)
                 host = {k: to_host(v) for k, v in stats.items()}
                 out[rows, :, m] = statistics_to_values(host)
         return out
@@ -419,7 +417,6 @@ class RatioEvaluator:
                     ratio = sums[:, :, j, 0] / sums[:, :, j, 1]
                     out[start : start + block.shape[0], j, :] = form.finalize(ratio)
         return out
-
 
 
 def device_curve_sweep(spec: Any) -> Any:

@@ -348,7 +348,15 @@ def curve_bands(
         if on_device:  # the replicate curves on the GPU (ranklens._gpu_engine)
             with quiet():
                 reps = _gpu_engine.curve_band_replicates(
-                    get_curve(curve), y, preds, sw, x, estimate, resampler, boot_rng, n_boot,
+                    get_curve(curve),
+                    y,
+                    preds,
+                    sw,
+                    x,
+                    estimate,
+                    resampler,
+                    boot_rng,
+                    n_boot,
                     bar.advance,
                 )
         start = 0

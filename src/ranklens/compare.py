@@ -1040,9 +1040,7 @@ class _RankEvaluator(_Evaluator):
             weights = multiplicity * self.base_weight
         return np.stack(
             [
-                statistics_to_values(
-                    replicate_statistics(np, plan, weights, level_term=level_term)
-                )
+                statistics_to_values(replicate_statistics(np, plan, weights, level_term=level_term))
                 for plan in self._plans
             ],
             axis=2,

@@ -1643,8 +1643,18 @@ def concordance_profile(
         unused = [np.empty(n) for _ in range(3)]
         proto = _k.record_prototype(n, unit=False)
         _k.sweep(
-            key, pkey, n_y, w_seq, False, proto, order,
-            conc, unused[0], unused[1], tied_pred, unused[2],
+            key,
+            pkey,
+            n_y,
+            w_seq,
+            False,
+            proto,
+            order,
+            conc,
+            unused[0],
+            unused[1],
+            tied_pred,
+            unused[2],
         )
     ytot = np.bincount(y_rank, weights=weights)
     comparable = weights.sum() - ytot[y_rank]
@@ -1780,9 +1790,7 @@ def _rank_lift_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarr
     "cutoff_auc",
     family="ranking",
     on_grid=_cutoff_auc_on_grid,
-    sweep=CurveSweepForm(
-        _sequence_state, _cutoff_auc_sweep, _xpc.prepare, _xpc.cutoff_auc_grid
-    ),
+    sweep=CurveSweepForm(_sequence_state, _cutoff_auc_sweep, _xpc.prepare, _xpc.cutoff_auc_grid),
 )
 def cutoff_auc_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None

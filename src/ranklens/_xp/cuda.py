@@ -155,4 +155,3 @@ def _generic(ws: Any, perm: Any, shift: int) -> Any:
 
     left = ((perm >> shift) & 1) == 0
     return _rank._level_term(cp, ws[:, perm], left, cp.int64, True)
-

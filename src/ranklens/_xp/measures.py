@@ -60,18 +60,14 @@ def _inputs(xp: ModuleType, y_true: Any, y_pred: Any, sample_weight: Any) -> tup
     y = _vector(xp, y_true, "y_true")
     p = _vector(xp, y_pred, "y_pred")
     if p.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"y_true and y_pred have different lengths: {y.shape[0]} and {p.shape[0]}"
-        )
+        raise ValueError(f"y_true and y_pred have different lengths: {y.shape[0]} and {p.shape[0]}")
     if y.shape[0] < 2:
         raise ValueError(f"y_true needs at least 2 rows; got {y.shape[0]}")
     if sample_weight is None:
         return y, p, None
     w = _vector(xp, sample_weight, "sample_weight")
     if w.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"sample_weight has length {w.shape[0]}; y_true has {y.shape[0]}"
-        )
+        raise ValueError(f"sample_weight has length {w.shape[0]}; y_true has {y.shape[0]}")
     if bool(xp.any(w < 0)):
         raise ValueError("sample_weight must be non-negative")
     if bool(xp.all(w == xp.round(w))) and float(xp.max(w)) < 2.0**31:

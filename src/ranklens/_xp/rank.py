@@ -326,7 +326,7 @@ def replicate_statistics(
     csy = _padded_prefix(xp, ws, acc, exact)
     g_y = csy[:, plan.y_end] - csy[:, plan.y_start]
     g_j = csy[:, plan.j_end] - csy[:, plan.j_start]
-    b2 = (csy[:, plan.y_start] + csy[:, plan.y_end] - (2 * csy[:, :1] + total[:, None]))
+    b2 = csy[:, plan.y_start] + csy[:, plan.y_end] - (2 * csy[:, :1] + total[:, None])
     b2 = b2.astype(xp.float64)
     sum_y2 = xp.sum(g_y * g_y, axis=1)
     sum_j2 = xp.sum(g_j * g_j, axis=1)
@@ -340,7 +340,7 @@ def replicate_statistics(
     csp = _padded_prefix(xp, wl, acc, exact)
     g_p = csp[:, plan.p_end] - csp[:, plan.p_start]
     sum_p2 = xp.sum(g_p * g_p, axis=1)
-    a2 = (csp[:, plan.p_start] + csp[:, plan.p_end] - (2 * csp[:, :1] + total[:, None]))
+    a2 = csp[:, plan.p_start] + csp[:, plan.p_end] - (2 * csp[:, :1] + total[:, None])
     a2 = a2.astype(xp.float64)
     var_a = xp.sum(g_p.astype(xp.float64) * a2 * a2, axis=1)
     cov = xp.sum(g_j.astype(xp.float64) * a2[:, plan.j_p] * b2[:, plan.j_y], axis=1)

@@ -165,8 +165,7 @@ def summary_sums(xp: ModuleType, y: Any, p: Any) -> dict[str, Any]:
     dp = n - m_p
     h = dy - (m_p - m_j) - 2 * d_row
     moments = [
-        _exact_sum(xp, v)
-        for v in (h, h * h, h * dy, h * dp, dy, dy * dy, dy * dp, dp, dp * dp)
+        _exact_sum(xp, v) for v in (h, h * h, h * dy, h * dp, dy, dy * dy, dy * dp, dp, dp * dp)
     ]
     return {
         "n": n,
