@@ -41,7 +41,11 @@ def client():
         n_workers=2,
         threads_per_worker=1,
         processes=False,
-        memory_limit="1GiB",
+        # No memory limit for workers that are threads of the test process: their monitor would
+        # read the whole process's memory (every test run in it so far), pause at 80 % of the
+        # limit and leave the computation waiting forever. The limits are enforced on separate
+        # worker processes in test_dask_memory.py.
+        memory_limit=0,
         dashboard_address=":0",
     )
     with distributed.Client(cluster) as c:
