@@ -21,3 +21,23 @@ settings.load_profile("ci" if os.environ.get("CI") else "ranklens")
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20051127)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A two-worker dask LocalCluster of threads in the test process, one per test module."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        # No memory limit for workers that are threads of the test process: their monitor would
+        # read the whole process's memory (every test run in it so far), pause at 80 % of the
+        # limit and leave the computation waiting forever. The limits are enforced on separate
+        # worker processes in test_dask_memory.py.
+        memory_limit=0,
+        dashboard_address=":0",
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()

@@ -25,24 +25,6 @@ from ranklens.targeting import decile_table  # noqa: E402
 TOL = 1e-12
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        # No memory limit for workers that are threads of the test process: their monitor would
-        # read the whole process's memory (every test run in it so far), pause at 80 % of the
-        # limit and leave the computation waiting forever. The limits are enforced on separate
-        # worker processes in test_dask_memory.py.
-        memory_limit=0,
-        dashboard_address=":0",
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def _data(n: int, binary: bool, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     y = (rng.random(n) < 0.3).astype(float) if binary else rng.integers(0, 40, n).astype(float)

@@ -26,9 +26,8 @@ from ranklens.targeting import (  # noqa: E402
     profit_curve,
     roc_curve,
 )
-from test_dask import client  # noqa: E402, F401  (the shared LocalCluster fixture)
 
-pytestmark = pytest.mark.usefixtures("client")
+pytestmark = pytest.mark.usefixtures("client")  # the LocalCluster of conftest.py
 
 TOL = 1e-12
 

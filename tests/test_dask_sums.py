@@ -35,24 +35,6 @@ INTERVALS = {"a": ("lo", "hi"), "c": ("lo2", "hi2")}
 SUMS_FAMILIES = {"extremes", "intervals"}
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        # No memory limit for workers that are threads of the test process: their monitor would
-        # read the whole process's memory (every test run in it so far), pause at 80 % of the
-        # limit and leave the computation waiting forever. The limits are enforced on separate
-        # worker processes in test_dask_memory.py.
-        memory_limit=0,
-        dashboard_address=":0",
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def _data(n: int = 1500, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     # skewed, rounded: box-plot outliers in the high tail, long tie runs across partitions
