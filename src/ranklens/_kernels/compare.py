@@ -297,6 +297,27 @@ RANK_BATCH = 8
 
 
 @njit(cache=True)
+def finish_rank_batch(used, total, sum_y2, sum_p2, sum_j2, disc, cov, var_a, var_b, r0, m, out):
+    """tau-b, rho and Harrell's C of ``used`` replicates from their weighted pair-class sums.
+
+    Shared by the batched rank sweep below and the level-order sweep (``rank_levels``): the
+    same finishing arithmetic, so both give the same numbers from the same sums.
+    """
+    for j in range(used):
+        w2 = total[j] * total[j]
+        distinct_y = 0.5 * (w2 - sum_y2[j])
+        distinct_p = 0.5 * (w2 - sum_p2[j])
+        tied_pred_only = 0.5 * (sum_p2[j] - sum_j2[j])
+        conc = distinct_y - disc[j] - tied_pred_only
+        out[r0 + j, 0, m] = _rho(conc - disc[j], distinct_y, distinct_p)
+        out[r0 + j, 1, m] = _rho(cov[j], var_a[j], var_b[j])
+        c_index = np.nan
+        if distinct_y > 0.0:
+            c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
+        out[r0 + j, 2, m] = c_index
+
+
+@njit(cache=True)
 def _rank_batch(multiplicity, base_weight, order, y_seq, p_seq, n_pred, r0, r1, out, m):
     R = RANK_BATCH
     used = r1 - r0
@@ -389,18 +410,7 @@ def _rank_batch(multiplicity, base_weight, order, y_seq, p_seq, n_pred, r0, r1, 
         for j in range(R):
             below[j] += gw_run[j]
         k = e
-    for j in range(used):
-        w2 = total[j] * total[j]
-        distinct_y = 0.5 * (w2 - sum_y2[j])
-        distinct_p = 0.5 * (w2 - sum_p2[j])
-        tied_pred_only = 0.5 * (sum_p2[j] - sum_j2[j])
-        conc = distinct_y - disc[j] - tied_pred_only
-        out[r0 + j, 0, m] = _rho(conc - disc[j], distinct_y, distinct_p)
-        out[r0 + j, 1, m] = _rho(cov[j], var_a[j], var_b[j])
-        c_index = np.nan
-        if distinct_y > 0.0:
-            c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
-        out[r0 + j, 2, m] = c_index
+    finish_rank_batch(used, total, sum_y2, sum_p2, sum_j2, disc, cov, var_a, var_b, r0, m, out)
 
 
 @njit(cache=True)

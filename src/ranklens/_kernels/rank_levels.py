@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ranklens._kernels.ranking import _rho
+from ranklens._kernels.compare import finish_rank_batch
 
 __all__ = [
     "LEVEL_BATCH",
@@ -298,18 +298,7 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
         for j in range(width):
             below[j] += gw_run[j]
         k = e
-    for j in range(used):
-        w2 = total[j] * total[j]
-        distinct_y = 0.5 * (w2 - sum_y2[j])
-        distinct_p = 0.5 * (w2 - sum_p2[j])
-        tied_pred_only = 0.5 * (sum_p2[j] - sum_j2[j])
-        conc = distinct_y - disc[j] - tied_pred_only
-        out[r0 + j, 0, m] = _rho(conc - disc[j], distinct_y, distinct_p)
-        out[r0 + j, 1, m] = _rho(cov[j], var_a[j], var_b[j])
-        c_index = np.nan
-        if distinct_y > 0.0:
-            c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
-        out[r0 + j, 2, m] = c_index
+    finish_rank_batch(used, total, sum_y2, sum_p2, sum_j2, disc, cov, var_a, var_b, r0, m, out)
 
 
 @njit(cache=True)
