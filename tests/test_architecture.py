@@ -70,6 +70,7 @@ PIPELINE = {
     "ranklens.dask._curves",
     "ranklens.dask._boot_pairs",
     "ranklens.dask._engine",
+    "ranklens.dask._listwise",
     "ranklens.dask._evaluate",
     "ranklens.dask._noether",
     "ranklens.dask._passes",

@@ -41,6 +41,7 @@ __all__ = [
     "OrderStatisticFit",
     "RankStatistic",
     "RankSweepForm",
+    "RankedListForm",
     "RatioForm",
     "ReplicateForm",
     "ReplicateSweep",
@@ -440,6 +441,40 @@ class MedianForm:
 
 
 @dataclasses.dataclass(frozen=True)
+class RankedListForm:
+    """A measure that is a ratio of two discounted sums over the rows ranked: by the prediction
+    (rows tied in it sharing their mean gain) and by the truth (the ideal ranking).
+
+    ``metric = finalize(S_pred, S_true, **params)`` with ``S = sum over the runs of the ranked
+    list of segment(run)``. A run is a stretch of whole tie blocks; ``start`` is the total weight
+    (the number of rows, without weights) ranked above it, so an engine that sorts the data in
+    value buckets sums the buckets' segments given each bucket's carry-in. NDCG has this form
+    (Jarvelin & Kekalainen 2002): DCG over the predicted order, over IDCG over the true order.
+
+    Attributes
+    ----------
+    segment : callable
+        ``(y_sorted, key_sorted, w_sorted, start, y_max, **params) -> float``: the discounted
+        gain of a run in decreasing ``key`` (``w_sorted`` None without weights), with ``y_max``
+        the largest ``y`` of the whole data (the gains' common scale, > 0).
+    finalize : callable
+        ``(s_pred, s_true, **params) -> float``; warns and returns NaN where the function does
+        (``s_true = 0``, also given when ``y_max <= 0``).
+    check : callable
+        ``(y, offset) -> Exception or None``: the function's check of the truth on a piece of
+        the rows in their order, the first of them at row ``offset`` of the data (the exception
+        it would raise, or None); the engine reports the earliest piece's.
+    params : tuple of str
+        The keyword parameters ``segment`` and ``finalize`` take.
+    """
+
+    segment: Callable[..., float]
+    finalize: Callable[..., float]
+    check: Callable[[np.ndarray, int], Exception | None]
+    params: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class Capabilities:
     """Optional abilities of one measure function, declared where it is registered.
 
@@ -474,6 +509,9 @@ class Capabilities:
         processing the data in pieces adds them up).
     median : MedianForm or None
         The measure as the median of per-row values (exact selection in pieces).
+    ranked_list : RankedListForm or None
+        The measure as a ratio of discounted sums over the ranked rows (sorts in pieces with
+        carry-in positions).
     describes : callable or None
         The function these capabilities describe (set by :func:`register_metric`). A spec whose
         ``func`` is another function, e.g. ``dataclasses.replace(spec, func=partial(...))`` with
@@ -489,6 +527,7 @@ class Capabilities:
     delong: ConcordanceForm | None = None
     sums: SumsForm | None = None
     median: MedianForm | None = None
+    ranked_list: RankedListForm | None = None
     describes: Callable[..., Any] | None = dataclasses.field(default=None, repr=False)
 
 
@@ -684,6 +723,7 @@ def register_metric(
     delong: ConcordanceForm | None = None,
     sums: SumsForm | None = None,
     median: MedianForm | None = None,
+    ranked_list: RankedListForm | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a scalar measure under ``name`` (the function itself is unchanged).
 
@@ -719,6 +759,8 @@ def register_metric(
         raise TypeError(f"sums must be a SumsForm; got {sums!r}")
     if median is not None and not isinstance(median, MedianForm):
         raise TypeError(f"median must be a MedianForm; got {median!r}")
+    if ranked_list is not None and not isinstance(ranked_list, RankedListForm):
+        raise TypeError(f"ranked_list must be a RankedListForm; got {ranked_list!r}")
     for label, value in (("leave_one_out", leave_one_out), ("variance", variance)):
         if value is not None and not callable(value):
             raise TypeError(f"{label} must be callable; got {value!r}")
@@ -748,6 +790,7 @@ def register_metric(
                 delong=delong,
                 sums=sums,
                 median=median,
+                ranked_list=ranked_list,
                 describes=func,
             ),
         )

@@ -125,9 +125,27 @@ def tie_averaged_dcg(
     k: float,
 ) -> float:
     """DCG of a list in decreasing ``key`` order; items tied in ``key`` share their mean gain."""
+    return tie_averaged_dcg_from(
+        y_sorted, key_sorted, w_sorted, weighted, y_max, exponential, k, 0.0
+    )
+
+
+@njit(cache=True)
+def tie_averaged_dcg_from(
+    y_sorted: np.ndarray,
+    key_sorted: np.ndarray,
+    w_sorted: np.ndarray,
+    weighted: bool,
+    y_max: float,
+    exponential: bool,
+    k: float,
+    start: float,
+) -> float:
+    """:func:`tie_averaged_dcg` of a run of whole tie blocks placed after ``start`` positions
+    (the total weight ranked above it): the run's share of the DCG of the full list."""
     n = y_sorted.shape[0]
     total = 0.0
-    position = 0.0
+    position = start
     i = 0
     while i < n and position < k:
         gain_sum = 0.0
