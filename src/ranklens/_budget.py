@@ -7,7 +7,10 @@ wall time of the bootstrap part: the timing done here, the comparison of the mea
 1. **Compile first, outside the budget.** The comparison and the bands run once on a tiny sample
    of the rows (two replicates), so that every kernel they use is compiled (or loaded from the
    cache) before anything is timed. A first run used to time the compilation and conclude, at
-   n = 500, that the bands would take minutes.
+   n = 500, that the bands would take minutes. A small comparison that will resample on the NumPy
+   twins (:func:`ranklens._resampling.prefer_numpy_twins`: their kernels have no machine code in
+   the process and compiling them would cost more than the whole run) is compiled and timed on
+   those twins, as it will run: its resampling and rank-sweep kernels are not compiled for it.
 2. **Time real replicates.** At the real n, a block of replicates is evaluated by every fast path
    of the comparison and by each measure that is called once per replicate, the resampling itself
    is timed, and the bands run a few replicates. Each is timed on its second run, so that a
@@ -26,6 +29,7 @@ records the time the bootstrap took against the budget.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
@@ -37,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ranklens import _resampling, compare
+from ranklens._registry import RankSweepForm, RatioForm
 from ranklens._resampling import jackknife_rows
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
@@ -157,6 +162,19 @@ def _quietly(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             return None
 
 
+def _twins(n: int, rows: int, specs: Sequence[Any], n_models: int) -> bool:
+    """Whether the comparison of ``specs`` on ``n`` rows, ``rows`` replicate rows, will resample
+    on the NumPy twins (the rule :func:`ranklens.compare_models` applies to its multinomial
+    bootstrap, asked now, before anything here compiles the kernels it weighs)."""
+    forms = [spec.capabilities.batched for spec in specs]
+    return _resampling.prefer_numpy_twins(
+        n,
+        rows,
+        n_models if any(isinstance(f, RankSweepForm) for f in forms) else 0,
+        any(isinstance(f, RatioForm) for f in forms),
+    )
+
+
 def _compile(
     y: np.ndarray,
     preds: Mapping[str, np.ndarray],
@@ -165,13 +183,17 @@ def _compile(
     band_curves: Sequence[str],
     band_kwargs: Mapping[str, Mapping[str, Any]],
     interval: str,
+    twins: bool = False,
 ) -> None:
-    """Run the comparison and the bands on a tiny sample: every kernel they use gets compiled."""
+    """Run the comparison and the bands on a tiny sample: every kernel they use gets compiled
+    (with ``twins``, every kernel but those the NumPy twins stand in for)."""
     n = y.shape[0]
     rows = np.unique(np.linspace(0, n - 1, min(n, _COMPILE_ROWS)).round().astype(np.int64))
     small = {name: pred[rows] for name, pred in preds.items()}
     small_weight = None if weight is None else weight[rows]
-    with _resampling.kernels_only():  # not the NumPy twins of a small first call
+    # Not the NumPy twins of a small first call, unless the real run takes them too.
+    forced = contextlib.nullcontext() if twins else _resampling.kernels_only()
+    with forced:
         _quietly(
             compare_models,
             y[rows],
@@ -205,8 +227,10 @@ def _measure(
     band_curves: Sequence[str],
     band_kwargs: Mapping[str, Mapping[str, Any]],
     total_rows: int,
+    twins: bool = False,
 ) -> _Costs:
-    """Time each part of the run at the real n (kernels compiled already)."""
+    """Time each part of the run at the real n (kernels compiled already; with ``twins``, the
+    resampling and the fast paths on the NumPy twins, as the real run will take them)."""
     n = y.shape[0]
     names = list(preds)
     matrix = np.stack([preds[name] for name in names])
@@ -223,7 +247,8 @@ def _measure(
             values_of[k] = time.perf_counter() - start
 
     rng = np.random.default_rng(0)
-    with _resampling.run_rows(total_rows):  # the drivers the real run will choose
+    # the drivers (or the twins) the real run will choose
+    with _resampling.run_rows(total_rows), _resampling.numpy_twins(twins):
         start = time.perf_counter()
         evaluators = _quietly(compare._build_evaluators, list(specs), y, matrix, weight, values)
         build = time.perf_counter() - start
@@ -341,10 +366,11 @@ def plan_bootstrap(
         return BootstrapPlan(specs, requested, requested, tuple(band_curves), budget_s=budget_s)
 
     start = time.perf_counter()
-    _compile(y, preds, specs, weight, band_curves, band_kwargs, interval)
-    compiled = time.perf_counter()
     jack = jackknife_rows(y.shape[0], interval)
-    costs = _measure(y, preds, specs, weight, band_curves, band_kwargs, requested + jack)
+    twins = bool(specs) and _twins(y.shape[0], requested + jack, specs, len(preds))
+    _compile(y, preds, specs, weight, band_curves, band_kwargs, interval, twins)
+    compiled = time.perf_counter()
+    costs = _measure(y, preds, specs, weight, band_curves, band_kwargs, requested + jack, twins)
     planning_s = time.perf_counter() - compiled
     room = SAFETY * max(budget_s - planning_s, 0.0)
     plan = BootstrapPlan(

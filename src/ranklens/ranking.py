@@ -63,7 +63,13 @@ from ranklens._validation import (
 from ranklens._xp import cupy_or_raise
 from ranklens._xp import curves as _xpc
 from ranklens._xp.measures import device_inputs, device_point, resolve_device
-from ranklens._xp.summary import summary_sums, weighted_summary_sums
+from ranklens._xp.summary import (
+    PAIR_COUNTS_BELOW,
+    envelope_by_comparison,
+    per_row_pair_counts,
+    summary_sums,
+    weighted_summary_sums,
+)
 from ranklens.exceptions import warn_undefined
 
 if TYPE_CHECKING:
@@ -209,10 +215,14 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
     ([2, 1, 1], [0, 1, 1])
     """
     y, p = check_pair(y_true, y_pred)
-    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
-    out = [np.empty(y.size, np.int64) for _ in range(5)]
-    proto = _k.record_prototype(y.size, unit=True)
-    _k.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
+    if y.size < PAIR_COUNTS_BELOW and _numpy_sweep(y.size):
+        # small and the sweep kernel not loaded: the n^2 comparisons, the same exact counts
+        out = list(per_row_pair_counts(np, y, p))
+    else:
+        order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+        out = [np.empty(y.size, np.int64) for _ in range(5)]
+        proto = _k.record_prototype(y.size, unit=True)
+        _k.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
     return PairCountsResult(
         concordant=out[0],
         discordant=out[1],
@@ -1244,8 +1254,14 @@ _NUMPY_SWEEP_SECONDS = [0.0]
 
 def _sweep_loaded() -> bool:
     """Whether the sweep kernel has machine code in this process (without importing numba)."""
+    return _kernel_loaded("_sweep")
+
+
+def _kernel_loaded(name: str) -> bool:
+    """Whether kernel ``name`` of :mod:`ranklens._kernels.ranking` has machine code in this
+    process (without importing numba)."""
     kernels = sys.modules.get("ranklens._kernels.ranking")
-    return kernels is not None and bool(kernels._sweep.signatures)
+    return kernels is not None and bool(getattr(kernels, name).signatures)
 
 
 def _numpy_sweep(n: int) -> bool:
@@ -1632,11 +1648,17 @@ def concordance_profile(
     order, key, pkey, y_rank, pred_rank, n_y, _ = _k.sequence(y, p, need_pred_rank=True)
     weights = np.ones(n) if w is None else w
     w_seq = weights[order]
+    # small, unweighted and the kernels not loaded: the counts and the envelope by comparing the
+    # rows (the same integers, so the same numbers bit for bit), nothing compiled
+    cold = w is None and n < PAIR_COUNTS_BELOW and _numpy_sweep(n)
     if w is None:
         # The integer sweep of per_observation_pair_counts (one compiled kernel fewer on a first
         # call); its counts are the float sweep's with unit weights, exactly (below 2**53).
-        counts = [np.empty(n, np.int64) for _ in range(5)]
-        _k.sweep(key, pkey, n_y, _ONE, True, _k.record_prototype(n, True), order, *counts)
+        if cold:
+            counts = list(per_row_pair_counts(np, y, p))
+        else:
+            counts = [np.empty(n, np.int64) for _ in range(5)]
+            _k.sweep(key, pkey, n_y, _ONE, True, _k.record_prototype(n, True), order, *counts)
         conc, tied_pred = counts[0].astype(np.float64), counts[3].astype(np.float64)
     else:
         conc, tied_pred = np.empty(n), np.empty(n)
@@ -1659,7 +1681,10 @@ def concordance_profile(
     ytot = np.bincount(y_rank, weights=weights)
     comparable = weights.sum() - ytot[y_rank]
     correct = conc + tied_pred / 2
-    envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)[y_rank]
+    if cold and not _kernel_loaded("_concordance_envelope"):
+        envelope = envelope_by_comparison(key, pkey, n_y, w_seq)[y_rank]
+    else:
+        envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)[y_rank]
     if w is not None:
         # weighted partner counts are differences of float sums: a count that is 0 can come out
         # a few units in the last place below it (never by more), so clip at 0
@@ -1920,11 +1945,63 @@ def _rank_lift_on_grid(result: RankLiftResult, grid: np.ndarray) -> np.ndarray:
     return np.asarray(result.at(grid), dtype=np.float64)
 
 
+def _rank_lift_from_sequence(
+    w_seq: np.ndarray, key: np.ndarray, starts: np.ndarray, ytot: np.ndarray, offset: float
+) -> RankLiftResult:
+    """:func:`rank_lift_curve` from the rows in the order of the prediction.
+
+    ``w_seq``: the weight of every row of positive weight, by decreasing prediction, ties by
+    decreasing ``y`` then by row (``_kernels.ranking.sequence``); ``key``: the index of each
+    row's ``y`` among the distinct values of ``y`` (increasing); ``starts``: the first position
+    of every run of tied predictions; ``ytot``: the weight of each distinct ``y``; ``offset``:
+    half an observation in the units of the weights. Engines that sort the rows in pieces
+    (:mod:`ranklens.dask`) call it with the pieces laid end to end.
+    """
+    # The inverse rank of a row is its ascending midrank in the repeated sample, W(<) + W(=)/2
+    # + 1/2 in observations. The weights are rescaled to mean 1 (units of weight_scale
+    # observations), so the 1/2 becomes ``offset``; it adds ``offset * x`` to every curve, which
+    # cancels in the normalised area, so the areas are taken without it (no cancellation of
+    # large terms however large or small the weights are).
+    midrank = np.cumsum(ytot) - ytot / 2
+    mass_seq = w_seq * midrank[key]
+    group_mean = np.add.reduceat(mass_seq, starts) / np.add.reduceat(w_seq, starts)
+    sizes = np.diff(np.r_[starts, key.size])
+    model = np.concatenate(([0.0], np.cumsum(w_seq * np.repeat(group_mean, sizes))))
+    x = np.concatenate(([0.0], np.cumsum(w_seq)))
+    # optimal / worst: whole y values at a time (rows of one value share their inverse rank)
+    value_mass = ytot * midrank
+    best_x = np.concatenate(([0.0], np.cumsum(ytot[::-1])))
+    best = np.concatenate(([0.0], np.cumsum(value_mass[::-1])))
+    worst_x = np.concatenate(([0.0], np.cumsum(ytot)))
+    worst = np.concatenate(([0.0], np.cumsum(value_mass)))
+    a_model = np.trapezoid(model, x)
+    a_best = np.trapezoid(best, best_x)
+    a_worst = np.trapezoid(worst, worst_x)
+    if a_best - a_worst > 0:
+        area = float((a_model - a_worst) / (a_best - a_worst))
+    else:
+        area = math.nan
+        _warn_all(["y_true is constant: the rank lift area is undefined"])
+    with np.errstate(over="ignore", invalid="ignore"):
+        model = model + offset * x
+        best = best + offset * best_x
+        worst = worst + offset * worst_x
+    total_w, total_mass = x[-1], model[-1]
+    return RankLiftResult(
+        fraction_targeted=x / total_w,
+        model=model / total_mass,
+        optimal=np.interp(x, best_x, best) / total_mass,
+        worst=np.interp(x, worst_x, worst) / total_mass,
+        area=area,
+    )
+
+
 @register_curve(
     "rank_lift",
     family="ranking",
     on_grid=_rank_lift_on_grid,
     sweep=CurveSweepForm(_sequence_state, _rank_lift_sweep, _xpc.prepare, _xpc.rank_lift_grid),
+    from_sequence=_rank_lift_from_sequence,
 )
 def rank_lift_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
@@ -1982,46 +2059,10 @@ def rank_lift_curve(
     order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
     w_seq = weights[order]
     ytot = np.bincount(key, weights=w_seq, minlength=n_y)
-    # The inverse rank of a row is its ascending midrank in the repeated sample, W(<) + W(=)/2
-    # + 1/2 in observations. The weights are rescaled to mean 1 (units of weight_scale
-    # observations), so the 1/2 becomes ``offset``; it adds ``offset * x`` to every curve, which
-    # cancels in the normalised area, so the areas are taken without it (no cancellation of
-    # large terms however large or small the weights are).
-    midrank = np.cumsum(ytot) - ytot / 2
+    starts = np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1]])
     with np.errstate(over="ignore", divide="ignore"):
         offset = 0.5 / weight_scale
-    mass_seq = w_seq * midrank[key]
-    starts = np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1]])
-    group_mean = np.add.reduceat(mass_seq, starts) / np.add.reduceat(w_seq, starts)
-    sizes = np.diff(np.r_[starts, key.size])
-    model = np.concatenate(([0.0], np.cumsum(w_seq * np.repeat(group_mean, sizes))))
-    x = np.concatenate(([0.0], np.cumsum(w_seq)))
-    # optimal / worst: whole y values at a time (rows of one value share their inverse rank)
-    value_mass = ytot * midrank
-    best_x = np.concatenate(([0.0], np.cumsum(ytot[::-1])))
-    best = np.concatenate(([0.0], np.cumsum(value_mass[::-1])))
-    worst_x = np.concatenate(([0.0], np.cumsum(ytot)))
-    worst = np.concatenate(([0.0], np.cumsum(value_mass)))
-    a_model = np.trapezoid(model, x)
-    a_best = np.trapezoid(best, best_x)
-    a_worst = np.trapezoid(worst, worst_x)
-    if a_best - a_worst > 0:
-        area = float((a_model - a_worst) / (a_best - a_worst))
-    else:
-        area = math.nan
-        _warn_all(["y_true is constant: the rank lift area is undefined"])
-    with np.errstate(over="ignore", invalid="ignore"):
-        model = model + offset * x
-        best = best + offset * best_x
-        worst = worst + offset * worst_x
-    total_w, total_mass = x[-1], model[-1]
-    return RankLiftResult(
-        fraction_targeted=x / total_w,
-        model=model / total_mass,
-        optimal=np.interp(x, best_x, best) / total_mass,
-        worst=np.interp(x, worst_x, worst) / total_mass,
-        area=area,
-    )
+    return _rank_lift_from_sequence(w_seq, key, starts, ytot, offset)
 
 
 # ---------------------------------------------------------------------------------------------
