@@ -110,6 +110,16 @@ class CurveSpec:
         scores in decreasing order with the cumulative weight, events and non-events, for binary
         events). Engines that sort the rows in pieces (:mod:`ranklens.dask`) build the curve from
         those sums with it; the task parameters it takes are passed by name.
+    from_sequence : callable, optional
+        ``from_sequence(weights, y_index, starts, y_weights, offset) -> result``: the same result
+        as ``func`` built from every row of positive weight in the order of the prediction
+        (decreasing prediction, ties by decreasing ``y`` then by row position): each row's
+        weight and the index of its ``y`` among the distinct values of ``y`` (increasing), the
+        first position of every run of tied predictions, the weight of each distinct ``y``, and
+        half an observation in the units of the weights. Engines that sort the rows in pieces
+        (:mod:`ranklens.dask`) build the curve from the buckets of the sort by prediction laid
+        end to end and the distinct values of the sort by truth (one point per row: the arrays
+        are as long as the data).
     description : str
         One line for tables and the report.
     """
@@ -127,6 +137,7 @@ class CurveSpec:
     description: str = ""
     sweep: CurveSweepForm | None = None
     from_ranked: Callable[..., Any] | None = None
+    from_sequence: Callable[..., Any] | None = None
 
     @property
     def display(self) -> type | None:
@@ -152,6 +163,7 @@ def register_curve(
     description: str | None = None,
     sweep: CurveSweepForm | None = None,
     from_ranked: Callable[..., Any] | None = None,
+    from_sequence: Callable[..., Any] | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a curve function under ``name`` (the function is unchanged).
 
@@ -182,6 +194,7 @@ def register_curve(
             description=description if description is not None else (doc[0] if doc else ""),
             sweep=sweep,
             from_ranked=from_ranked,
+            from_sequence=from_sequence,
         )
         return func
 
