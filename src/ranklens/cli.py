@@ -765,6 +765,15 @@ def evaluate(
         str | None,
         typer.Option(help="With --engine dask: a Dask scheduler address (default: a local one)."),
     ] = None,
+    curve_arrays: Annotated[
+        bool,
+        typer.Option(
+            "--curve-arrays",
+            help="With --engine dask: also build the curves as arrays (ROC, gain, lift, cutoff "
+            "AUC, rank lift, ...; one point per distinct prediction, per row for the rank lift "
+            "curve: the client must hold them). The memory engine always builds them.",
+        ),
+    ] = False,
     include_replicates: Annotated[
         bool,
         typer.Option(
@@ -790,6 +799,8 @@ def evaluate(
     try:
         if engine not in ("memory", "dask"):
             raise InputError(f"--engine must be memory or dask; got {engine!r}")
+        if curve_arrays and engine != "dask":
+            raise InputError("--curve-arrays is for --engine dask (memory builds every curve)")
         unsupported = {
             "--relevance": relevance,
             "--budget": budget,
@@ -812,6 +823,7 @@ def evaluate(
                 intervals=_interval_columns(list(pred), list(lower or []), list(upper or [])),
                 alpha=alpha,
                 event_threshold=event_threshold,
+                curve_arrays=curve_arrays,
             )
         else:
             evaluation = _evaluate(
@@ -1036,6 +1048,7 @@ def _evaluate_dask(
     intervals: dict[str, tuple[str, str]] | None = None,
     alpha: float | None = None,
     event_threshold: float | None = None,
+    curve_arrays: bool = False,
 ) -> Any:
     """``--engine dask``: :func:`ranklens.dask.evaluate` on FILE (a Parquet path, glob or URL)."""
     given = [option for option, value in unsupported.items() if value]
@@ -1069,6 +1082,7 @@ def _evaluate_dask(
             alpha=alpha,
             event_threshold=event_threshold,
             title=title or f"{file.name}: {target}",
+            curve_arrays=curve_arrays,
         )
     except (ValueError, TypeError, OSError) as exc:
         raise InputError(_first_line(exc)) from None

@@ -13,8 +13,17 @@ weighted sums differ from the in-memory running sums only in the order of the ad
 The arrays hold one point per distinct prediction: they are meant for data whose distinct
 predictions fit the client (``evaluate(..., curve_arrays=True)``); the decile table needs no arrays.
 
+Curves that need every row in the order of the prediction, with each row's rank of ``y``
+(``CurveSpec.from_sequence``: the rank lift curve of Rosset, Perlich & Zadrozny 2005) are built
+from each bucket's rows in the in-memory order (decreasing prediction, ties by decreasing ``y``,
+then by row position, the column :data:`ROW` that the engine adds with weights) laid end to end,
+and from the distinct values of ``y`` and their weights read off the sort by truth. Their arrays
+hold one point per row: they need a client that holds the rows' weights and ranks of ``y``.
+
 References
 ----------
+Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression models.
+*Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*, 370-377.
 Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
 861-874.
 Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
@@ -44,6 +53,57 @@ _FROM_CUTS = frozenset({cutoff_auc_curve})
 #: Task parameters a curve may take from ``evaluate`` (as the in-memory pipeline's context).
 CONTEXT_KEYS = ("cost_benefit", "value_margin", "cost_per_target", "budget")
 
+#: The column of every row's position in the input: the order inside a run of rows tied in both
+#: the prediction and ``y`` (which only weighted rows make visible).
+ROW = "_ranklens_row"
+
+#: Rows of positive weight up to which the curves built from every row are built: their arrays
+#: and the rows' weights and ranks of ``y`` take about 80 bytes a row on the client (800 MB here).
+SEQUENCE_MAX_ROWS = 10_000_000
+
+
+def sequence_wanted(rows: int) -> bool:
+    """Whether a registered curve is built from the rows in the order of the prediction, and
+    ``rows`` (of positive weight) are few enough for the client to hold them."""
+    return rows <= SEQUENCE_MAX_ROWS and any(
+        get_curve(name).from_sequence is not None and get_curve(name).inputs == "point"
+        for name in available_curves()
+    )
+
+
+def with_rows(dask: Any, dd: Any, frame: Any, part_rows: Sequence[int]) -> Any:
+    """``frame`` with the :data:`ROW` column (``part_rows``: the rows of each partition)."""
+    offsets = np.r_[0, np.cumsum(part_rows)[:-1]].astype(np.int64)
+    meta = frame._meta.assign(**{ROW: np.zeros(0, np.int64)})
+    return dd.from_delayed(
+        [
+            dask.delayed(_add_rows)(part, int(offset))
+            for part, offset in zip(frame.to_delayed(), offsets, strict=True)
+        ],
+        meta=meta,
+        verify_meta=False,
+    )
+
+
+def _add_rows(part: Any, offset: int) -> Any:
+    return part.assign(**{ROW: np.arange(offset, offset + len(part), dtype=np.int64)})
+
+
+def _sequence(
+    frame: Any, yv: np.ndarray, pv: np.ndarray, wv: np.ndarray | None
+) -> dict[str, np.ndarray | None]:
+    """A bucket's rows in the in-memory sequence order: ``y``, the weight (None without) and
+    whether each row starts a run of tied predictions."""
+    # unit weights: the order inside a run tied in both p and y is moot
+    keys = (-yv, -pv) if wv is None else (frame[ROW].to_numpy(), -yv, -pv)
+    order = np.lexsort(keys)
+    ps = pv[order]
+    return {
+        "y": yv[order],
+        "w": None if wv is None else wv[order],
+        "new": np.r_[True, ps[1:] != ps[:-1]],
+    }
+
 
 def check_options(curve_arrays: bool, exact: bool, **profit: Any) -> None:
     """No silent no-op: the profit curve's parameters need ``curve_arrays=True``, which needs
@@ -58,14 +118,22 @@ def check_options(curve_arrays: bool, exact: bool, **profit: Any) -> None:
 
 
 def piece(
-    part: Any, y: str, pred: str, weight: str | None, threshold: float, value: bool = False
-) -> dict[str, np.ndarray]:
+    part: Any,
+    y: str,
+    pred: str,
+    weight: str | None,
+    threshold: float,
+    value: bool = False,
+    sequence: bool = False,
+) -> dict[str, Any]:
     """One prediction bucket's ranked running sums (without the leading zero).
 
     ``part`` is the partition of one bucket after the shuffle by prediction (rows of zero weight
     already dropped). Returns the distinct scores in decreasing order and, at each, the running
     weight, events (``y >= threshold``) and non-events of this bucket's rows; with ``value``
-    also the running sum of ``w y`` (``"cv"``, for the curves of the value captured).
+    also the running sum of ``w y`` (``"cv"``, for the curves of the value captured); with
+    ``sequence`` also the rows in the in-memory sequence order (``"seq"``, see
+    :func:`sequence_args`).
     """
     frame = part.reset_index(drop=True)
     if len(frame) == 0:
@@ -76,7 +144,7 @@ def piece(
     wv = None if weight is None else np.ascontiguousarray(frame[weight].to_numpy(dtype=np.float64))
     response = (yv >= threshold).astype(np.float64)
     ranked = _rank(pv, _Target(response, wv, None, False, ""))
-    out = {
+    out: dict[str, Any] = {
         "thresholds": ranked.thresholds[1:],
         "cw": ranked.cum_weight[1:],
         "ce": ranked.cum_events[1:],
@@ -84,7 +152,32 @@ def piece(
     }
     if value:
         out["cv"] = _rank(pv, _Target(yv, wv, None, True, "")).cum_events[1:]
+    if sequence:
+        out["seq"] = _sequence(frame, yv, pv, wv)
     return out
+
+
+def sequence_args(
+    pieces: Sequence[dict[str, Any]], y_values: np.ndarray, y_weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """The arguments of ``CurveSpec.from_sequence`` from the buckets' pieces (``pieces[b]``:
+    bucket ``b``, in increasing prediction; the highest bucket comes first) and the distinct
+    values of ``y`` (increasing) with their weights.
+
+    The weights are rescaled to mean 1 over the rows (as the in-memory functions rescale them,
+    so that no sum of weights over- or underflows); half an observation is then ``0.5 / scale``.
+    """
+    seqs = [p["seq"] for p in reversed(pieces) if p.get("seq") is not None]
+    seqs = [q for q in seqs if q["y"].size]
+    ys = np.concatenate([q["y"] for q in seqs]) if seqs else np.zeros(0)
+    starts = np.flatnonzero(np.concatenate([q["new"] for q in seqs])) if seqs else np.zeros(0)
+    key = np.searchsorted(y_values, ys)
+    y_weights = np.asarray(y_weights, dtype=np.float64)
+    if all(q["w"] is None for q in seqs):
+        return np.ones(ys.size), key, starts.astype(np.int64), y_weights, 0.5
+    w = np.concatenate([q["w"] for q in seqs])
+    scale = math.fsum(y_weights) / w.size
+    return w / scale, key, starts.astype(np.int64), y_weights / scale, 0.5 / scale
 
 
 def ranked(
@@ -252,7 +345,9 @@ def _builders(
     skipped: dict[str, str] = {}
     for name in available_curves():
         spec = get_curve(name)
-        if spec.func not in _FROM_CUTS and (spec.from_ranked is None or spec.inputs != "point"):
+        if spec.func not in _FROM_CUTS and (
+            (spec.from_ranked is None and spec.from_sequence is None) or spec.inputs != "point"
+        ):
             skipped[name] = (
                 "not built by the Dask engine: it needs more than the prediction-sorted "
                 "cumulative sums (every row, in the order of the prediction or of y)"
@@ -272,6 +367,9 @@ def _builders(
             continue
         if spec.func in _FROM_CUTS:
             build[name] = (spec, "cuts", {})
+            continue
+        if spec.from_ranked is None:
+            build[name] = (spec, "sequence", {})  # every row, in the order of the prediction
             continue
         if value and values is None:
             skipped[name] = "the value captured needs a non-negative y_true"
@@ -295,12 +393,15 @@ def add_curves(
     cuts: Sequence[tuple[list[Any], list[Any]]],
     unit: bool,
     values: tuple[np.ndarray, np.ndarray] | None = None,
+    y_distinct: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> None:
     """Build the curves of every model into ``curves`` and the best model by depth into
     ``extras`` (as ``evaluation.evaluate_models`` does); failures go to ``problems``.
     ``cuts[k]``: model ``k``'s per-distinct-y weights and midrank sums (:func:`cutoff_auc`);
     ``values``: the distinct values of ``y`` and their weights, for the value curves (None
-    when ``y`` takes negative values)."""
+    when ``y`` takes negative values); ``y_distinct``: the same whatever the sign of ``y``, for
+    the curves built from the rows in the order of the prediction (their pieces hold
+    ``"seq"``)."""
     from ranklens.targeting import _by_depth_from_ranked
 
     by_model = {model: ranked(pieces[k], definition) for k, model in enumerate(preds)}
@@ -313,6 +414,15 @@ def add_curves(
         for k, model in enumerate(preds):
             if source == "cuts":
                 result, problem = _call_quietly(cutoff_auc, *cuts[k], unit)
+            elif source == "sequence":
+                if y_distinct is None:  # the engine kept no rows in order: too many
+                    skipped[name] = (
+                        "built from every row (one point per row): the Dask engine builds it "
+                        f"up to {SEQUENCE_MAX_ROWS:,} rows of positive weight"
+                    )
+                    break
+                args = sequence_args(pieces[k], *y_distinct)
+                result, problem = _call_quietly(spec.from_sequence, *args)
             else:
                 r = by_value[model] if source == "value" else by_model[model]
                 result, problem = _call_quietly(spec.from_ranked, r, **kwargs)

@@ -15,6 +15,7 @@ from ranklens._registry import CurveStatistic, MetricSpec, RankStatistic, RankSw
 from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _curves as _c
 from ranklens.dask import _engine as _e
+from ranklens.dask import _listwise as _lw
 from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
 from ranklens.dask import _sums as _s
@@ -229,6 +230,7 @@ def evaluate(
             "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
         )
     the_plan, claimed = _s.claim(_e.plan(measures), bool(intervals))
+    the_plan, listed = _lw.claim(the_plan)  # ranked-list measures (NDCG): ranklens.dask._listwise
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
 
     # (1) scan
@@ -364,6 +366,26 @@ def evaluate(
         else None,
     )
 
+    listed_replicates = _lw.evaluate_claimed(
+        dask,
+        frame,
+        listed,
+        y=y,
+        preds=preds,
+        weight=weight,
+        context={"alpha": alpha, "relevance": relevance, "event_threshold": event_threshold},
+        part_rows=part_rows,
+        n_buckets=buckets,
+        sample_y=sample_y,
+        sample_p=sample_p,
+        values=values,
+        problems=problems,
+        info=info,
+        bootstrap=dict(reps=np.arange(int(n_bootstrap)), seed=_s.poisson_seed(random_state))
+        if n_bootstrap
+        else None,
+    )
+
     if not exact:
         return _binned(
             dask,
@@ -437,6 +459,9 @@ def evaluate(
     # (4) shuffles: by prediction for each model, then by truth
     # a shuffle's memory grows with its input partitions: large ones (files of millions of rows)
     # are cut into pieces of at most a bucket's rows first
+    sequence = curve_arrays and _c.sequence_wanted(n_eff)  # curves from every row, in order
+    if sequence and not unit:
+        frame = _c.with_rows(dask, dd, frame, part_rows)  # the order inside tie runs
     frame = _split(dask, dd, frame, part_rows, _e.ROWS_PER_BUCKET)
     current = frame
     pred_summaries = []
@@ -522,7 +547,9 @@ def evaluate(
         if curve_arrays:
             curve_pieces.append(
                 [
-                    dask.delayed(_c.piece)(part, y, model, weight, threshold, value_curves)
+                    dask.delayed(_c.piece)(
+                        part, y, model, weight, threshold, value_curves, sequence
+                    )
                     for part in shuffled.to_delayed()
                 ]
             )
@@ -545,7 +572,7 @@ def evaluate(
             for b in range(t_counts.size)
         }
         source = _without(
-            current, [*preds, groups, *([_p.KEY] if boot is None else [])], [y, weight]
+            current, [*preds, groups, _c.ROW, *([_p.KEY] if boot is None else [])], [y, weight]
         )
         bucketed = source.map_partitions(_p.with_t_bucket, y, t_bounds, single)
         shuffled = bucketed.set_index(
@@ -704,12 +731,14 @@ def evaluate(
             cuts,
             unit,
             values_y,
+            _c.distinct_values(truth_curve_out, single, t_counts, t_bounds) if sequence else None,
         )
     if boot is not None:
         extras["bootstrap"] = _boot_results(
             boot, pred_out, preds, the_plan, confidence_level, groups, random_state
         )
         _s.add_replicates(extras["bootstrap"], claimed_replicates, confidence_level)
+        _s.add_replicates(extras["bootstrap"], listed_replicates, confidence_level)
         if want_pairs:
             _bp.add_rank_replicates(
                 extras["bootstrap"],
