@@ -75,11 +75,17 @@ def totals_partition(
     t_bounds: np.ndarray,
     checks: Sequence[Any],
     offset: int,
+    boot: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Rows (weight) per prediction bucket of each model and per truth bucket, the largest
-    ``y``, and each check's exception for these rows (rows ``offset``, ... of the data)."""
+    ``y``, and each check's exception for these rows (rows ``offset``, ... of the data); with
+    ``boot`` (``reps``, ``seed``), each replicate's weight per bucket too (``"boot_truth"``,
+    ``"boot_pred"``: arrays of shape (replicates, buckets))."""
     yv = part[y].to_numpy(dtype=np.float64)
     w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
+    rw = None
+    if boot is not None:
+        rw = _p._replicate_weights(part[_p.KEY].to_numpy(), w, boot["reps"], boot["seed"])
 
     def per_bucket(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         b = _p.bucket_of(values, bounds)
@@ -87,7 +93,19 @@ def totals_partition(
             return np.bincount(b, minlength=bounds.size + 1).astype(np.int64)
         return np.bincount(b, weights=w, minlength=bounds.size + 1)
 
-    return {
+    def per_replicate(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+        assert rw is not None
+        b = _p.bucket_of(values, bounds)
+        return np.stack([np.bincount(b, weights=r, minlength=bounds.size + 1) for r in rw])
+
+    out: dict[str, Any] = {}
+    if rw is not None:
+        out["boot_truth"] = per_replicate(yv, t_bounds)
+        out["boot_pred"] = [
+            per_replicate(part[c].to_numpy(dtype=np.float64), b)
+            for c, b in zip(preds, p_bounds, strict=True)
+        ]
+    return out | {
         "n": int(yv.size),
         "y_max": float(yv.max()) if yv.size else -math.inf,
         "truth": per_bucket(yv, t_bounds),
@@ -106,11 +124,43 @@ def _run_sums(
     start: float,
     y_max: float,
     jobs: Sequence[_Job],
-) -> list[float]:
+    boot: dict[str, Any] | None = None,
+    replicate_w: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """Each job's sum over the run (``"sums"``); with ``boot``, each replicate's too
+    (``"boot"``, shape (replicates, jobs)), the replicate weights ``replicate_w`` (replicates,
+    rows) and the replicates' carry-ins ``boot["starts"]``."""
     order = np.argsort(-key, kind="stable")  # decreasing: the run as it sits in the list
     ys, ks = yv[order], key[order]
     ws = None if w is None else w[order]
-    return [job.form.segment(ys, ks, ws, start, y_max, **job.params) for job in jobs]
+    out: dict[str, Any] = {
+        "sums": [job.form.segment(ys, ks, ws, start, y_max, **job.params) for job in jobs]
+    }
+    if boot is not None and replicate_w is not None:
+        rws = replicate_w[:, order]
+        out["boot"] = np.array(
+            [
+                [
+                    job.form.segment(ys, ks, rws[r], boot["starts"][r], y_max, **job.params)
+                    for job in jobs
+                ]
+                for r in range(rws.shape[0])
+            ]
+        ).reshape(rws.shape[0], len(jobs))
+    return out
+
+
+def _replicates_of(part: Any, w: np.ndarray | None, boot: dict[str, Any] | None) -> Any:
+    if boot is None:
+        return None
+    return _p._replicate_weights(part[_p.KEY].to_numpy(), w, boot["reps"], boot["seed"])
+
+
+def _empty(jobs: Sequence[_Job], boot: dict[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"sums": [0.0] * len(jobs)}
+    if boot is not None:
+        out["boot"] = np.zeros((len(boot["starts"]), len(jobs)))
+    return out
 
 
 def prediction_piece(
@@ -121,26 +171,34 @@ def prediction_piece(
     start: float,
     y_max: float,
     jobs: Sequence[_Job],
-) -> list[float]:
-    """Each job's discounted sum of this prediction bucket's run, from its carry-in."""
+    boot: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Each job's discounted sum of this prediction bucket's run, from its carry-in (and each
+    replicate's, from the replicate's carry-in)."""
     if not len(part):
-        return [0.0] * len(jobs)
+        return _empty(jobs, boot)
     yv = part[y].to_numpy(dtype=np.float64)
     pv = part[pred].to_numpy(dtype=np.float64)
     w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
-    return _run_sums(yv, pv, w, start, y_max, jobs)
+    return _run_sums(yv, pv, w, start, y_max, jobs, boot, _replicates_of(part, w, boot))
 
 
 def truth_piece(
-    part: Any, y: str, weight: str | None, start: float, y_max: float, jobs: Sequence[_Job]
-) -> list[float]:
+    part: Any,
+    y: str,
+    weight: str | None,
+    start: float,
+    y_max: float,
+    jobs: Sequence[_Job],
+    boot: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Each job's discounted sum of this truth bucket's run (the ideal list), from its
-    carry-in."""
+    carry-in (and each replicate's)."""
     if not len(part):
-        return [0.0] * len(jobs)
+        return _empty(jobs, boot)
     yv = part[y].to_numpy(dtype=np.float64)
     w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
-    return _run_sums(yv, yv, w, start, y_max, jobs)
+    return _run_sums(yv, yv, w, start, y_max, jobs, boot, _replicates_of(part, w, boot))
 
 
 def _carry_ins(totals: np.ndarray, unit: bool) -> list[float]:
@@ -167,15 +225,20 @@ def evaluate_claimed(
     values: dict[str, dict[str, float]],
     problems: dict[str, dict[str, Problem]],
     info: dict[str, dict[str, Any]],
-) -> None:
+    bootstrap: dict[str, Any] | None = None,
+) -> dict[str, dict[str, np.ndarray]]:
     """Compute the ranked-list measures into ``values`` / ``problems`` / ``info`` (in place).
 
     ``frame``: the data in its row order (``part_rows`` rows per partition), for the checks'
     row positions. ``context``: the task parameters, passed by name to the measures that take
-    them (as :func:`ranklens.evaluate_models` does).
+    them (as :func:`ranklens.evaluate_models` does). With ``bootstrap`` (``reps``, ``seed``;
+    ``frame`` then holds the replicate key column, :func:`ranklens.dask._passes.add_key`), the
+    Poisson replicates from the same passes: each replicate's rows weighted by its weights, its
+    buckets' carry-ins from its own weights, as the in-memory function with those weights;
+    returned as model -> measure -> replicates.
     """
     if not specs:
-        return
+        return {}
     unit = weight is None
     jobs: list[_Job] = []
     where: dict[str, int] = {}
@@ -199,18 +262,26 @@ def evaluate_claimed(
         where[spec.name] = len(jobs)
         jobs.append(_Job(form, params))
     if not jobs:
-        return
+        return {}
 
     t_bounds, single = _e.truth_bounds(sample_y, n_buckets)
     p_bounds = [_e._bounds(sp, n_buckets) for sp in sample_p]
     offsets = np.r_[0, np.cumsum(part_rows)[:-1]].astype(np.int64)
-    delayed = frame.to_delayed()
+    boot = None if bootstrap is None else {"reps": bootstrap["reps"], "seed": bootstrap["seed"]}
     totals = dask.compute(
         *[
             dask.delayed(totals_partition)(
-                part, y, preds, weight, p_bounds, t_bounds, [j.form.check for j in jobs], int(o)
+                part,
+                y,
+                preds,
+                weight,
+                p_bounds,
+                t_bounds,
+                [j.form.check for j in jobs],
+                int(o),
+                boot,
             )
-            for part, o in zip(delayed, offsets, strict=True)
+            for part, o in zip(frame.to_delayed(), offsets, strict=True)
         ]
     )
     errors: list[Exception | None] = [None] * len(jobs)
@@ -226,15 +297,28 @@ def evaluate_claimed(
         stacked = np.stack(arrays)
         return np.array([math.fsum(stacked[:, a]) for a in range(stacked.shape[1])])
 
+    def boot_starts(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Each replicate's weight per bucket and weight ranked above it: (replicates, buckets)."""
+        w_rb = np.sum(arrays, axis=0)
+        return w_rb, np.cumsum(w_rb[:, ::-1], axis=1)[:, ::-1] - w_rb
+
+    def with_starts(starts: np.ndarray) -> dict[str, Any] | None:
+        return None if boot is None else {**boot, "starts": starts}
+
     live = [j for j in range(len(jobs)) if errors[j] is None]
     live_jobs = [jobs[j] for j in live]
     dcg: dict[str, list[float]] = {}
     ideal: list[float] = [0.0] * len(jobs)
+    n_reps = 0 if boot is None else int(np.asarray(boot["reps"]).size)
+    boot_dcg: dict[str, np.ndarray] = {}
+    boot_ideal = np.zeros((n_reps, len(live)))
     if live_jobs and y_max > 0:
         columns = [c for c in dict.fromkeys([y, weight]) if c is not None]
+        columns += [_p.KEY] if boot is not None else []
         pieces = []
         for k, model in enumerate(preds):
             starts = _carry_ins(added([t["pred"][k] for t in totals]), unit)
+            b_starts = boot_starts([t["boot_pred"][k] for t in totals])[1] if boot else None
             source = frame[list(dict.fromkeys([*columns, model]))]
             bucketed = source.map_partitions(_p.with_p_bucket, model, weight, p_bounds[k])
             shuffled = bucketed.set_index(
@@ -243,40 +327,66 @@ def evaluate_claimed(
             pieces.append(
                 [
                     dask.delayed(prediction_piece)(
-                        part, y, model, weight, starts[i], y_max, live_jobs
+                        part,
+                        y,
+                        model,
+                        weight,
+                        starts[i],
+                        y_max,
+                        live_jobs,
+                        None if b_starts is None else with_starts(b_starts[:, i]),
                     )
                     for i, part in enumerate(shuffled.to_delayed())
                 ]
             )
         t_totals = added([t["truth"] for t in totals])
         t_starts = _carry_ins(t_totals, unit)
+        bt_w, bt_starts = boot_starts([t["boot_truth"] for t in totals]) if boot else (None, None)
         bucketed = frame[columns].map_partitions(_p.with_t_bucket, y, t_bounds, single)
         shuffled = bucketed.set_index(
             _p.T_BUCKET, divisions=list(range(t_bounds.size + 2)), drop=False
         )
+        heavy_buckets = set(single.tolist())
         truth = [
-            dask.delayed(truth_piece)(part, y, weight, t_starts[b], y_max, live_jobs)
-            for b, part in enumerate(shuffled.to_delayed())
-            if b not in set(single.tolist())
-        ]
-        pred_out, truth_out = dask.compute(pieces, truth)
-        # a single-valued truth bucket is one block: its value and its weight
-        heavy = [
-            _run_sums(
-                np.array([t_bounds[b - 1]]),
-                np.array([t_bounds[b - 1]]),
-                np.array([float(t_totals[b])]),
+            dask.delayed(truth_piece)(
+                part,
+                y,
+                weight,
                 t_starts[b],
                 y_max,
                 live_jobs,
+                None if bt_starts is None else with_starts(bt_starts[:, b]),
             )
-            for b in single.tolist()
-            if float(t_totals[b]) > 0
+            for b, part in enumerate(shuffled.to_delayed())
+            if b not in heavy_buckets
         ]
+        pred_out, truth_out = dask.compute(pieces, truth)
+        # a single-valued truth bucket is one block: its value and its weight
+        heavy = []
+        for b in single.tolist():
+            held = np.array([t_bounds[b - 1]])
+            heavy.append(
+                _run_sums(
+                    held,
+                    held,
+                    np.array([float(t_totals[b])]),
+                    t_starts[b],
+                    y_max,
+                    live_jobs,
+                    None if bt_starts is None else with_starts(bt_starts[:, b]),
+                    None if bt_w is None else bt_w[:, b : b + 1],
+                )
+            )
+        runs = [*truth_out, *heavy]
         for i, j in enumerate(live):
-            ideal[j] = math.fsum([*(p[i] for p in truth_out), *(h[i] for h in heavy)])
+            ideal[j] = math.fsum(p["sums"][i] for p in runs)
         for k, model in enumerate(preds):
-            dcg[model] = [math.fsum(p[i] for p in pred_out[k]) for i in range(len(live))]
+            dcg[model] = [math.fsum(p["sums"][i] for p in pred_out[k]) for i in range(len(live))]
+        if boot is not None:
+            boot_ideal = np.sum([p["boot"] for p in runs], axis=0)
+            for k, model in enumerate(preds):
+                boot_dcg[model] = np.sum([p["boot"] for p in pred_out[k]], axis=0)
+    replicates: dict[str, dict[str, np.ndarray]] = {}
     for spec in specs:
         if spec.name not in where:
             continue
@@ -287,8 +397,19 @@ def evaluate_claimed(
                 values[model][spec.name] = math.nan
                 problems[model][spec.name] = _exception_problem(errors[j])  # type: ignore[arg-type]
                 continue
-            got = dcg[model][live.index(j)] if model in dcg else 0.0
+            i = live.index(j)
+            got = dcg[model][i] if model in dcg else 0.0
             value, problem = _score_quietly(job.form.finalize, got, ideal[j], **job.params)
             values[model][spec.name] = value
             if problem is not None:
                 problems[model][spec.name] = problem
+            if boot is not None:
+                d = boot_dcg[model][:, i] if model in boot_dcg else np.zeros(n_reps)
+                ideal_r = boot_ideal[:, i] if boot_dcg else np.zeros(n_reps)
+                replicates.setdefault(model, {})[spec.name] = np.array(
+                    [
+                        _score_quietly(job.form.finalize, float(a), float(b), **job.params)[0]
+                        for a, b in zip(d, ideal_r, strict=True)
+                    ]
+                )
+    return replicates
