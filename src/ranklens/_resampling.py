@@ -35,21 +35,28 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import special
 
 from ranklens._cache import is_compiled
-from ranklens._kernels import compare as _kc
-from ranklens._kernels import resampling as _kr
+from ranklens._kernels import LazyKernels
 from ranklens._progress import LineProgress
 from ranklens._validation import as_1d_float, check_aligned, check_pair
 from ranklens.exceptions import RanklensWarning
+
+if TYPE_CHECKING:
+    from ranklens._kernels import compare as _kc
+    from ranklens._kernels import resampling as _kr
+else:  # numba is imported on the first kernel use, not by a bootstrap on the NumPy twins
+    _kc = LazyKernels("ranklens._kernels.compare")
+    _kr = LazyKernels("ranklens._kernels.resampling")
 
 __all__ = [
     "BCA_JACKKNIFE_BELOW",
@@ -131,6 +138,12 @@ def run_rows(rows: int) -> Iterator[None]:
 NUMPY_TWINS_BELOW = 1 << 15
 NUMPY_TWINS_LOAD_S = 0.5
 NUMPY_TWINS_COMPILE_S = 3.0
+# ... plus, while numba is not imported in the process, its import (0.25-0.4 s of CPU measured on
+# 2 shared cores; the kernel modules load lazily, ranklens._kernels.LazyKernels). A warm-cache
+# compare_models on 1,000 rows (2 models, 4 measures, 1,000 replicates + 100 jackknife rows;
+# estimate 0.68 s) spent 0.73-1.03 s of CPU in the call on the kernels (numba import, cache loads,
+# sweeps) against 0.49-0.58 s on the twins, which never import numba.
+NUMPY_TWINS_IMPORT_S = 0.3
 # Seconds of the NumPy rank sweep per replicate row, model, data row and level (measured on one
 # core at n = 1,000: 15-25 ms for 64 replicates), and of the twins per replicate row and data row.
 _NUMPY_RANK_S = 3e-8
@@ -167,6 +180,16 @@ def prefer_numpy_twins(n: int, rows: int, rank_models: int, ratio: bool) -> bool
     on, or when all have machine code in this process already."""
     if n >= NUMPY_TWINS_BELOW or KERNELS_ONLY.get():
         return False
+    levels = max(1, (n - 1).bit_length())
+    estimate = rows * n * (rank_models * levels * _NUMPY_RANK_S + _NUMPY_ROW_S)
+    if "numba" not in sys.modules:
+        # No kernel has machine code in this process, and the cheapest way to get them (cached)
+        # costs the import too: decide without importing numba when that already says NumPy.
+        if estimate < NUMPY_TWINS_LOAD_S + NUMPY_TWINS_IMPORT_S:
+            return True
+        load = NUMPY_TWINS_LOAD_S + NUMPY_TWINS_IMPORT_S
+    else:
+        load = NUMPY_TWINS_LOAD_S
     needed: list[Any] = [_kc.multiplicities_serial]
     if ratio:
         needed.append(_kc.weighted_loss_sums_serial)
@@ -174,10 +197,8 @@ def prefer_numpy_twins(n: int, rows: int, rank_models: int, ratio: bool) -> bool
         needed.append(_kc.rank_batches_serial)
     if all(k.signatures for k in needed):
         return False
-    levels = max(1, (n - 1).bit_length())
-    estimate = rows * n * (rank_models * levels * _NUMPY_RANK_S + _NUMPY_ROW_S)
     cached = all(is_compiled(k) for k in needed)
-    return estimate < (NUMPY_TWINS_LOAD_S if cached else NUMPY_TWINS_COMPILE_S)
+    return estimate < (load if cached else NUMPY_TWINS_COMPILE_S)
 
 
 def multiplicities_numpy(indices: np.ndarray, n: int) -> np.ndarray:

@@ -997,13 +997,28 @@ class _RankEvaluator(_Evaluator):
         preds: np.ndarray,
         base_weight: np.ndarray,
     ) -> None:
-        from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred, prepare_ranks
-
         super().__init__(positions)
         self.forms = forms
         self.base_weight = base_weight
+        self.preds = preds
+        self._union: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}
+        self._y = y
+        self._plans: list[RankPlan] | None = None
+        self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._prepared = False
+        if not NUMPY_TWINS.get():
+            self._prepare()
+
+    def _prepare(self) -> None:
+        """Stage 1 of the kernels (the NumPy twins need none of it, nor numba): each model's
+        rows sorted by y, ties by prediction, and the dense ranks."""
+        if self._prepared:
+            return
+        from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred, prepare_ranks
+
+        y = self._y
         orders, y_sorted, p_sorted, n_preds = [], [], [], []
-        for pred in preds:
+        for pred in self.preds:
             order, y_rank, pred_rank = prepare_ranks(y, pred)
             # increasing y, ties by increasing prediction
             by_y = np.ascontiguousarray(order_by_y_then_pred(order, y_rank)[::-1])
@@ -1018,12 +1033,8 @@ class _RankEvaluator(_Evaluator):
         self.n_preds = np.array(n_preds, dtype=np.int64)
         self.y_order = np.argsort(y_rank, kind="stable")
         self.y_ranks_by_y = y_rank[self.y_order]
-        self.preds = preds
         self._dense_ranks = dense_ranks
-        self._union: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}
-        self._y = y
-        self._plans: list[RankPlan] | None = None
-        self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._prepared = True
 
     def _evaluate_numpy(self, multiplicity: np.ndarray) -> np.ndarray:
         """The kernel's ``(rows, 3, n_models)`` output from :mod:`ranklens._xp.rank` on NumPy
@@ -1092,6 +1103,7 @@ class _RankEvaluator(_Evaluator):
         n = multiplicity.shape[1]
         if NUMPY_TWINS.get():
             return self._select(self._evaluate_numpy(multiplicity))
+        self._prepare()
         if n > _LEVEL_MIN_N:
             return self._select(self._evaluate_levels(multiplicity))
         if n > _RANK_BATCH_MAX_N:  # one replicate at a time (see _RANK_BATCH_MAX_N)
@@ -1116,6 +1128,7 @@ class _RankEvaluator(_Evaluator):
         return self._select(raw)
 
     def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
+        self._prepare()
         if (a, b) not in self._union:
             # Dense ranks in the union of both models' predictions: mixed vectors compare right.
             union, n_union = self._dense_ranks(np.concatenate([self.preds[a], self.preds[b]]))

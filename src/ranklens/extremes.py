@@ -30,13 +30,13 @@ import dataclasses
 import math
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._curve_registry import register_curve
-from ranklens._kernels import utility as _k
+from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     ComputationalForm,
     OrderStatisticFit,
@@ -54,6 +54,11 @@ from ranklens._validation import (
     check_sample_weight_scaled,
 )
 from ranklens.exceptions import warn_undefined
+
+if TYPE_CHECKING:
+    from ranklens._kernels import utility as _k
+else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
+    _k = LazyKernels("ranklens._kernels.utility")
 from ranklens.relevance import (
     _frequency_weights,
     _hinge_positions,
@@ -94,7 +99,12 @@ FloatArray = NDArray[np.float64]
 RelevanceLike = Callable[[Any], Any]
 AccuracyLike = Callable[[FloatArray, FloatArray], Any]
 Loss = Literal["absolute", "squared"]
-_LOSS_CODES = {"absolute": _k.LOSS_ABSOLUTE, "squared": _k.LOSS_SQUARED}
+_LOSSES = ("absolute", "squared")
+
+
+def _loss_code(loss: str) -> int:
+    """The kernel's code of a loss name (read on use: the kernel module loads lazily)."""
+    return int(_k.LOSS_SQUARED if loss == "squared" else _k.LOSS_ABSOLUTE)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -102,9 +112,9 @@ _LOSS_CODES = {"absolute": _k.LOSS_ABSOLUTE, "squared": _k.LOSS_SQUARED}
 
 
 def _check_loss(loss: Any) -> int:
-    if loss not in _LOSS_CODES:
+    if loss not in _LOSSES:
         raise ValueError(f"loss must be 'absolute' or 'squared'; got {loss!r}")
-    return _LOSS_CODES[loss]
+    return _loss_code(loss)
 
 
 def _check_threshold(value: Any, *, allow_zero: bool) -> float:
@@ -136,7 +146,7 @@ class StepAccuracy:
     def __call__(self, y_true: Any, y_pred: Any) -> FloatArray:
         """alpha for each pair (argument order as everywhere in ranklens: truth first)."""
         a, b = check_pair(y_true, y_pred, min_n=1)
-        return _k.accuracy_values(a, b, False, self.threshold, 0.0, _LOSS_CODES[self.loss])
+        return _k.accuracy_values(a, b, False, self.threshold, 0.0, _loss_code(self.loss))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,7 +175,7 @@ class SmoothAccuracy:
     def __call__(self, y_true: Any, y_pred: Any) -> FloatArray:
         """alpha for each pair (argument order as everywhere in ranklens: truth first)."""
         a, b = check_pair(y_true, y_pred, min_n=1)
-        return _k.accuracy_values(a, b, True, self.threshold, self.k, _LOSS_CODES[self.loss])
+        return _k.accuracy_values(a, b, True, self.threshold, self.k, _loss_code(self.loss))
 
 
 def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
@@ -288,7 +298,7 @@ def _accuracy_values(accuracy: Any, y_true: FloatArray, y_pred: FloatArray) -> F
         smooth = isinstance(accuracy, SmoothAccuracy)
         k = accuracy.k if isinstance(accuracy, SmoothAccuracy) else 0.0
         return _k.accuracy_values(
-            y_true, y_pred, smooth, accuracy.threshold, k, _LOSS_CODES[accuracy.loss]
+            y_true, y_pred, smooth, accuracy.threshold, k, _loss_code(accuracy.loss)
         )
     if not callable(accuracy):
         raise ValueError(

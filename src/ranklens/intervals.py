@@ -19,13 +19,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import ndtri
 
 from ranklens._curve_registry import register_curve
-from ranklens._kernels.intervals import interval_max_deviation, interval_sums
+from ranklens._kernels import LazyKernels
 from ranklens._registry import ComputationalForm, SumsForm, register_metric
 from ranklens._results import CurveResult, Result
 from ranklens._scaling import binary_exponent as _binary_exponent
@@ -42,6 +42,11 @@ from ranklens._validation import (
     check_sample_weight_scaled,
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
+
+if TYPE_CHECKING:
+    from ranklens._kernels import intervals as _ki
+else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
+    _ki = LazyKernels("ranklens._kernels.intervals")
 
 # Every registered interval measure is a function of weighted means over the rows.
 _FORM = ComputationalForm.MERGEABLE_SUMS
@@ -161,12 +166,12 @@ class _Scale:
 
     @classmethod
     def of(cls, y: np.ndarray, pairs: list[tuple[np.ndarray, np.ndarray]]) -> _Scale:
-        big = max(interval_max_deviation(y, lo, up, 1.0) for lo, up in pairs)
+        big = max(_ki.interval_max_deviation(y, lo, up, 1.0) for lo, up in pairs)
         pre, shift = 1.0, 0
         if not math.isfinite(big):
             # a width or penalty beyond the largest float: halve the inputs (exact) first
             pre, shift = 0.5, 1
-            big = max(interval_max_deviation(y, lo, up, 0.5) for lo, up in pairs)
+            big = max(_ki.interval_max_deviation(y, lo, up, 0.5) for lo, up in pairs)
         e = _binary_exponent(big)
         # 2**-e in two halves: each stays a normal float even for e near -1074 or 1024
         half = -e // 2
@@ -187,7 +192,7 @@ def _sums(
     if scale is None:
         scale = _Scale.of(y, [(lo, up)])
     weighted = w is not None
-    sums = interval_sums(
+    sums = _ki.interval_sums(
         y, lo, up, w if w is not None else y, weighted, scale.pre, scale.post, scale.post2
     )
     return (*sums, scale)

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens._kernels.curves import ranked_order  # radix argsort, ~3x np.argsort at n = 1e7
-from ranklens._kernels.listwise import grouped_ndcg, rank_distance_ndcg_kernel
+from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     ComputationalForm,
+    RankedListForm,
     ReplicateForm,
     ReplicateSweep,
     register_metric,
@@ -32,6 +32,14 @@ from ranklens._validation import (
     check_sample_weight,
 )
 from ranklens.exceptions import DomainError, warn_undefined
+
+if TYPE_CHECKING:
+    from ranklens._kernels import curves as _kcu
+    from ranklens._kernels import listwise as _kl
+else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
+    # ranked_order: a radix argsort, ~3x np.argsort at n = 1e7
+    _kcu = LazyKernels("ranklens._kernels.curves")
+    _kl = LazyKernels("ranklens._kernels.listwise")
 
 # DCG follows the prediction's order, its ideal (IDCG) the truth's.
 _FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
@@ -48,16 +56,64 @@ def _check_common(
     if gains not in _GAINS:
         raise ValueError(f"gains must be one of {_GAINS}; got {gains!r}")
     k_float = math.inf if k is None else float(check_positive_int(k, "k"))
-    negative = y < 0
-    if negative.any():
-        first = int(np.flatnonzero(negative)[0])
-        raise DomainError(
-            "y_true must be non-negative for NDCG (it is the relevance gain); "
-            f"got {float(y[first])!r} at position {first}. Transform the target first with a "
-            "rule fixed in advance (e.g. subtract a known lower bound, or use relevance grades)"
-        )
+    problem = _check_relevance(y, 0)
+    if problem is not None:
+        raise problem
     w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     return y, pred, k_float, gains == "exponential", w
+
+
+def _check_relevance(y: np.ndarray, offset: int) -> DomainError | None:
+    """The error for the first negative relevance of ``y`` (rows ``offset``, ``offset + 1``,
+    ... of the data); None when there is none."""
+    negative = y < 0
+    if not negative.any():
+        return None
+    first = int(np.flatnonzero(negative)[0])
+    return DomainError(
+        "y_true must be non-negative for NDCG (it is the relevance gain); "
+        f"got {float(y[first])!r} at position {offset + first}. Transform the target first with "
+        "a rule fixed in advance (e.g. subtract a known lower bound, or use relevance grades)"
+    )
+
+
+def _ndcg_segment(
+    y_sorted: np.ndarray,
+    key_sorted: np.ndarray,
+    w_sorted: np.ndarray | None,
+    start: float,
+    y_max: float,
+    *,
+    k: int | None = None,
+    gains: str = "linear",
+) -> float:
+    """The DCG (gains over ``y_max``) of a run of whole tie blocks after ``start`` positions."""
+    if gains not in _GAINS:
+        raise ValueError(f"gains must be one of {_GAINS}; got {gains!r}")
+    k_float = math.inf if k is None else float(check_positive_int(k, "k"))
+    return float(
+        _kl.tie_averaged_dcg_from(
+            np.ascontiguousarray(y_sorted, dtype=np.float64),
+            np.ascontiguousarray(key_sorted, dtype=np.float64),
+            np.ones(0) if w_sorted is None else np.ascontiguousarray(w_sorted, dtype=np.float64),
+            w_sorted is not None,
+            float(y_max),
+            gains == "exponential",
+            k_float,
+            float(start),
+        )
+    )
+
+
+def _ndcg_finalize(
+    dcg: float, ideal: float, *, k: int | None = None, gains: str = "linear"
+) -> float:
+    del k, gains  # they shaped the sums
+    return _ratio(float(dcg), float(ideal))
+
+
+# DCG over the predicted order and IDCG over the true one, each a sum of runs with carry-ins
+_NDCG_LIST = RankedListForm(_ndcg_segment, _ndcg_finalize, _check_relevance, params=("k", "gains"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,8 +129,8 @@ def _ndcg_sweep_prepare(y: np.ndarray, preds: np.ndarray, params: Any) -> Any:
     """Each model's ranked order and the ideal order, once (default ``k`` and gains only)."""
     if params or (y < 0).any():
         return None
-    ranked = [ranked_order(pred) for pred in preds]
-    order_true = ranked_order(y)[0]
+    ranked = [_kcu.ranked_order(pred) for pred in preds]
+    order_true = _kcu.ranked_order(y)[0]
     return _NdcgSweepState(
         y_by_pred=np.stack([y[order] for order, _ in ranked]),
         pred_keys=np.stack([keys for _, keys in ranked]),
@@ -96,7 +152,7 @@ def _ndcg_sweep_evaluate(state: _NdcgSweepState, weights: np.ndarray, wanted: An
             continue  # the function refuses weights summing to 0
         w_by_true = np.ascontiguousarray(w[state.order_true])
         for m in range(n_models):
-            dcg, ideal = grouped_ndcg(
+            dcg, ideal = _kl.grouped_ndcg(
                 state.y_by_pred[m],
                 state.pred_keys[m],
                 np.ascontiguousarray(w[state.orders[m]]),
@@ -124,6 +180,7 @@ _NDCG_SWEEP = ReplicateSweep(_ndcg_sweep_prepare, _ndcg_sweep_evaluate, "NDCG, o
     family="listwise",
     computational_form=_FORM,
     batched=ReplicateForm(_NDCG_SWEEP, "ndcg"),
+    ranked_list=_NDCG_LIST,
 )
 def ndcg_score(
     y_true: ArrayLike,
@@ -209,18 +266,18 @@ def ndcg_score(
         y, pred = y[keep], pred[keep]
     else:
         ideal_y = None
-    order, pred_keys = ranked_order(pred)
+    order, pred_keys = _kcu.ranked_order(pred)
     if w is None:
         w_by_pred = w_by_true = np.ones(0)
         if ideal_y is None:
             ideal_y = np.sort(y)[::-1]
     else:
         w_by_pred = w[order]
-        order_true = ranked_order(y)[0]
+        order_true = _kcu.ranked_order(y)[0]
         ideal_y = y[order_true]
         w_by_true = w[order_true]
     ideal_y = np.ascontiguousarray(ideal_y)
-    dcg, ideal = grouped_ndcg(
+    dcg, ideal = _kl.grouped_ndcg(
         y[order],
         pred_keys,
         w_by_pred,
@@ -339,12 +396,12 @@ def ndcg_by_group(
     sizes = np.bincount(codes, minlength=labels.shape[0])
     starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     # by group, then by decreasing score: a stable sort by group of the ranked rows
-    order_pred = ranked_order(pred)[0]
+    order_pred = _kcu.ranked_order(pred)[0]
     order_pred = order_pred[np.argsort(codes[order_pred], kind="stable")]
-    order_true = ranked_order(y)[0]
+    order_true = _kcu.ranked_order(y)[0]
     order_true = order_true[np.argsort(codes[order_true], kind="stable")]
     weighted = w is not None
-    dcg, ideal = grouped_ndcg(
+    dcg, ideal = _kl.grouped_ndcg(
         y[order_pred],
         pred[order_pred],
         w[order_pred] if w is not None else np.ones(0),
@@ -449,4 +506,4 @@ def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None 
     distance = np.minimum(np.abs(p[order] - t[order]), float(n))
     if k is not None:
         distance = distance[: check_positive_int(k, "k")]
-    return float(rank_distance_ndcg_kernel(np.ascontiguousarray(distance), n))
+    return float(_kl.rank_distance_ndcg_kernel(np.ascontiguousarray(distance), n))

@@ -26,12 +26,12 @@ import dataclasses
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._kernels import utility as _k
+from ranklens._kernels import LazyKernels
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -42,6 +42,11 @@ from ranklens._validation import (
     to_float_array,
 )
 from ranklens.exceptions import DomainError, RanklensWarning
+
+if TYPE_CHECKING:
+    from ranklens._kernels import utility as _k
+else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
+    _k = LazyKernels("ranklens._kernels.utility")
 
 __all__ = [
     "BoxplotStatsResult",

@@ -28,12 +28,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from ranklens._curve_registry import register_curve
-from ranklens._kernels.residual import weighted_quantile_threshold
+from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     BreakdownBound,
     ComputationalForm,
@@ -57,6 +57,11 @@ from ranklens._validation import (
     check_sample_weight,
 )
 from ranklens.exceptions import DomainError, warn_undefined
+
+if TYPE_CHECKING:
+    from ranklens._kernels import residual as _kres
+else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
+    _kres = LazyKernels("ranklens._kernels.residual")
 from ranklens.intervals import interval_score
 
 __all__ = [
@@ -809,8 +814,8 @@ def _weighted_median(values: FloatArray, w: FloatArray | None) -> float:
     # at most (6 + log2 n) units of 2**-53 of the total, far below any one weight of an integer
     # weighting below 2**45 in total.
     tol = 64.0 * np.finfo(np.float64).eps * half
-    lower = weighted_quantile_threshold(values, w, half - tol, False)
-    upper = weighted_quantile_threshold(values, w, half + tol, True)
+    lower = _kres.weighted_quantile_threshold(values, w, half - tol, False)
+    upper = _kres.weighted_quantile_threshold(values, w, half + tol, True)
     return _midpoint(float(lower), float(upper))
 
 

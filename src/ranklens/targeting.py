@@ -42,14 +42,13 @@ import statistics
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._curve_registry import CurveSweepForm, register_curve
-from ranklens._kernels import curves as _k
-from ranklens._kernels import delong as _kd
+from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     ComputationalForm,
     ConcordanceForm,
@@ -74,6 +73,13 @@ from ranklens._xp import to_host
 from ranklens._xp.measures import device_inputs, resolve_device
 from ranklens._xp.rank import EXACT_LIMIT
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
+
+if TYPE_CHECKING:
+    from ranklens._kernels import curves as _k
+    from ranklens._kernels import delong as _kd
+else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
+    _k = LazyKernels("ranklens._kernels.curves")
+    _kd = LazyKernels("ranklens._kernels.delong")
 from ranklens.extremes import _check_event_threshold, _relevance_values
 
 # The business measures sort by prediction; on a continuous y_true their default events (its
