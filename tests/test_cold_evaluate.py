@@ -306,3 +306,133 @@ def test_envelope_twin_equals_the_kernel(n, weighted):
     ro = w.copy()
     ro.flags.writeable = False
     assert np.array_equal(envelope_by_comparison(key, pkey, n_y, ro), got)
+
+
+# --------------------------------------------------------------------------------------------
+# DeLong's components: unit weights by comparing the rows
+# --------------------------------------------------------------------------------------------
+
+
+def _delong_routes(monkeypatch: pytest.MonkeyPatch, func: Any, *args: Any, **kwargs: Any):
+    """``func`` with the delong kernels' NumPy routes forced on, then off (values, warnings)."""
+    from ranklens._kernels import delong as _kd
+
+    out = []
+    for cold in (True, False):
+        monkeypatch.setattr(_kd, "_numpy_route", lambda w, n, _c=cold: _c and w is None)
+        monkeypatch.setattr(_kd, "_numpy_products", lambda n, _c=cold: _c)
+        with _Warnings() as caught:
+            value = func(*args, **kwargs)
+        out.append((value, caught.messages))
+    return out[0][0], out[1][0], out[0][1], out[1][1]
+
+
+def _bitwise(a: Any, b: Any) -> bool:
+    """Every field of two results equal bit for bit (NaN equal to NaN, signed zeros told apart)."""
+    da, db = a.to_dict(), b.to_dict()
+    if da.keys() != db.keys():
+        return False
+    for key in da:
+        u, v = da[key], db[key]
+        if isinstance(u, float | np.floating | np.ndarray | list | tuple) and not isinstance(
+            u, str
+        ):
+            try:
+                uu, vv = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+            except (TypeError, ValueError):
+                if u != v:
+                    return False
+                continue
+            if not (np.array_equal(uu, vv, equal_nan=True)):
+                return False
+            if not np.array_equal(np.signbit(uu), np.signbit(vv)):
+                return False
+        elif u != v:
+            return False
+    return True
+
+
+def _delong_cases() -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(31)
+    n = 333
+    y = rng.lognormal(size=n)
+    a = np.log(y) + rng.normal(size=n)
+    b = np.round(np.log(y) + rng.normal(scale=2.0, size=n), 1)
+    zeros = np.where(rng.random(n) < 0.5, 0.0, -0.0)
+    return [
+        ("continuous y", y, a, b),
+        ("tied y", np.round(y), np.round(a), b),
+        ("binary y", (y > np.median(y)).astype(float), a, b),
+        ("signed zeros", np.where(y > 1, zeros, y), np.where(a > 0, -zeros, a), b),
+        ("two rows", np.array([0.0, 1.0]), np.array([0.2, 0.1]), np.array([0.0, 1.0])),
+        ("three rows", np.array([1.0, 2.0, 2.0]), np.array([0.0, 5.0, 5.0]), np.ones(3)),
+        ("constant prediction", y, a, np.full(n, 3.0)),
+    ]
+
+
+@pytest.mark.parametrize("case", _delong_cases(), ids=lambda c: c[0])
+def test_delong_test_numpy_route_equals_the_kernels_bit_for_bit(monkeypatch, case):
+    from ranklens.delong import delong_test
+
+    _, y, a, b = case
+    r_np, r_k, w_np, w_k = _delong_routes(monkeypatch, delong_test, y, a, b)
+    assert _bitwise(r_np, r_k), (r_np, r_k)
+    assert w_np == w_k
+
+
+@pytest.mark.parametrize("case", _delong_cases()[:3], ids=lambda c: c[0])
+def test_delong_comparison_numpy_route_equals_the_kernels(monkeypatch, case):
+    _, y, a, b = case
+    fields = ("values", "std_error", "ci_lower", "ci_upper", "difference", "z", "p_value")
+
+    def run() -> Any:
+        return ranklens.compare_models(
+            y, {"a": a, "b": b, "c": -a}, metrics=["somers_d", "tau_normalized"], method="delong"
+        )
+
+    r_np, r_k, w_np, w_k = _delong_routes(monkeypatch, run)
+    for field in fields:
+        u, v = np.asarray(getattr(r_np, field)), np.asarray(getattr(r_k, field))
+        assert np.array_equal(u, v, equal_nan=True), field
+    assert w_np == w_k
+
+
+def test_delong_numpy_route_rule_and_field_containers(monkeypatch):
+    from ranklens._kernels import delong as _kd
+    from ranklens.delong import delong_test
+
+    assert not _kd._numpy_route(np.ones(10), 10)  # weighted: the kernels
+    assert not _kd._numpy_route(None, _kd.NUMPY_BELOW)  # large: the kernels
+    _, y, a, b = _delong_cases()[1]
+    frame = pd.read_csv(io.StringIO(pd.DataFrame({"y": y, "a": a}).to_csv(index=False)))
+    read_only = b.copy()
+    read_only.flags.writeable = False
+    strided = np.repeat(a, 2)[::2]
+    want, *_ = _delong_routes(monkeypatch, delong_test, y, a, b)
+    for args in [(frame["y"], frame["a"], b), (y, strided, read_only), (y.tolist(), a, b)]:
+        r_np, r_k, w_np, w_k = _delong_routes(monkeypatch, delong_test, *args)
+        assert _bitwise(r_np, r_k) and _bitwise(r_np, want) and w_np == w_k
+    assert not read_only.flags.writeable
+
+
+def test_weighted_delong_takes_the_kernels(monkeypatch):
+    from ranklens._kernels import delong as _kd
+    from ranklens.delong import delong_test
+
+    monkeypatch.setattr(_kd, "_unit_components", lambda *a: pytest.fail("weighted: the kernel"))
+    rng = np.random.default_rng(1)
+    y, a, b = rng.normal(size=40), rng.normal(size=40), rng.normal(size=40)
+    delong_test(y, a, b, sample_weight=rng.uniform(0.5, 2.0, 40))
+
+
+def test_warmup_compiles_the_delong_kernels():
+    """``ranklens warmup`` runs its small samples with the NumPy routes off: the delong kernels
+    are compiled, not stood in for."""
+    from ranklens import _warmup
+    from ranklens._kernels import delong as _kd
+
+    before = _kd.NUMPY_BELOW
+    with _warmup._compiled_sums():
+        assert _kd.NUMPY_BELOW == 0
+        assert not _kd._numpy_route(None, 120) and not _kd._numpy_products(120)
+    assert _kd.NUMPY_BELOW == before == 1 << 12

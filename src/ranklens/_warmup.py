@@ -274,13 +274,14 @@ def _compiled_sums() -> Iterator[None]:
     while they are not compiled, so 120 rows would compile neither)."""
     from ranklens import _resampling
     from ranklens import ranking as measures
+    from ranklens._kernels import delong as _kd
 
-    saved = measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW
-    measures.NUMPY_SWEEP_BELOW = _resampling.NUMPY_TWINS_BELOW = 0
+    saved = measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW, _kd.NUMPY_BELOW
+    measures.NUMPY_SWEEP_BELOW = _resampling.NUMPY_TWINS_BELOW = _kd.NUMPY_BELOW = 0
     try:
         yield
     finally:
-        measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW = saved
+        measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW, _kd.NUMPY_BELOW = saved
 
 
 def _large_n(d: dict[str, Any]) -> None:
