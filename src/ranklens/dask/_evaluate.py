@@ -118,8 +118,9 @@ def evaluate(
         A column of unit labels (customers, accounts): the bootstrap then resamples units.
     measures : sequence of str, optional
         Registry names; default every registered point measure. A measure is computed when it
-        declares a form the engine provides (a ratio of sums, a rank-sweep statistic or a
-        functional of the ranked curve); the others are reported as skipped, with the reason.
+        declares a form the engine provides (a ratio of sums, a rank-sweep statistic, a
+        functional of the ranked curve or a ratio of discounted sums over the ranked rows, as
+        NDCG); the others are reported as skipped, with the reason.
     events : None, str or number
         Event definition for the targeting measures: None (a 0/1 ``y`` itself, else the true top
         10 %), ``"top:q"``, ``">=t"``, ``">t"`` or a number ``t``.
@@ -144,8 +145,8 @@ def evaluate(
         Poisson bootstrap replicates (Oza & Russell 2001; Chamandy et al. 2012) of the
         mergeable and ranked-curve measures (lifts included), of SERA, the relevance-weighted
         errors and the interval measures (the relevance held at its full-sample value) and of
-        Kendall's tau-b and Harrell's C (not Spearman's rho, the utility measures or the
-        median), all in the same passes; each row's weight in replicate ``r``
+        Kendall's tau-b, Harrell's C and NDCG (not Spearman's rho, the utility measures or
+        the median), all in the same passes; each row's weight in replicate ``r``
         is a function of ``(seed, r, key)`` with the key its global row position (or its unit's
         key with ``groups``), so the replicates do not depend on the partitioning; the seed
         is drawn from ``random_state`` as :func:`ranklens.compare_models` with
