@@ -826,7 +826,8 @@ def evaluate_models(
         Prediction intervals by model name (a model here need not be in ``predictions``), for the
         interval measures; needs ``alpha`` (each interval is a central ``1 - alpha`` interval).
     sample_weight : array-like of shape (n,), optional
-        Non-negative case weights, passed to every measure that takes them.
+        Non-negative case weights, passed as given to every measure that takes them (a measure
+        that is a sum, such as SERA, scales with them, exactly as when it is called directly).
     relevance : callable, optional
         A relevance function (``ranklens.relevance``) for the measures of rare extremes.
     event_threshold, events, budget, cost_per_target, value_margin, cost_benefit : optional
@@ -936,7 +937,10 @@ def evaluate_models(
         raise ValueError(
             "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
         )
-    weight = check_sample_weight(sample_weight, y.shape[0])
+    # The weights as given: every measure sees what the user gave, as when it is called directly
+    # and as compare_models and the Dask engine pass them. The scale-free measures rescale them
+    # themselves; a sum (SERA, a weighted count of rows under a budget) keeps their scale.
+    weight = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     relevance_note = relevance_failure = None
     if relevance is None:
         relevance, relevance_note, relevance_failure = _default_relevance(y)
