@@ -107,7 +107,7 @@ def _extras(d: dict[str, Any]) -> None:
     """Public functions outside the registry and the pipeline's defaults."""
     from ranklens.agreement import ranking_agreement
     from ranklens.delong import delong_test
-    from ranklens.listwise import ndcg_by_group, rank_distance_ndcg
+    from ranklens.listwise import _ndcg_segment, ndcg_by_group, rank_distance_ndcg
     from ranklens.ranking import (
         concordance_profile,
         cutoff_auc_curve,
@@ -131,6 +131,9 @@ def _extras(d: dict[str, Any]) -> None:
         lambda: ndcg_by_group(y, p, d["groups"]),
         lambda: ndcg_by_group(y, p, d["groups"], sample_weight=w),
         lambda: rank_distance_ndcg(np.arange(1.0, 11.0), np.arange(10.0, 0.0, -1.0), n=10),
+        # the Dask engine's runs of NDCG (ranklens.dask._listwise), from a carry-in position
+        lambda: _ndcg_segment(np.sort(np.abs(y))[::-1], np.sort(np.abs(y))[::-1], None, 2.0, 1.0),
+        lambda: _ndcg_segment(np.sort(np.abs(y))[::-1], np.sort(np.abs(y))[::-1], w, 2.0, 1.0),
         lambda: medcouple(y),
         lambda: relevance_from_boxplot(y, adjusted=True, sample_weight=w),
         lambda: relevance_from_boxplot(y, shape="pchip")(y),
