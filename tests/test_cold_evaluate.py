@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens import _budget, _resampling, ranking
+from ranklens import _budget, _cache, _resampling, ranking
 from ranklens._kernels import compare as _kc
 from ranklens._xp.summary import PAIR_COUNTS_BELOW, per_row_pair_counts
 
@@ -174,6 +174,7 @@ def _plan(monkeypatch: pytest.MonkeyPatch, twins: bool, weight: bool) -> tuple[A
         real = getattr(_kc, name)
         monkeypatch.setattr(_kc, name, lambda *a, _n=name, _r=real: called.append(_n) or _r(*a))
     monkeypatch.setattr(_resampling, "prefer_numpy_twins", lambda *a: twins)
+    monkeypatch.setattr(_cache, "is_compiled", lambda k: False)  # an empty numba cache
     rng = np.random.default_rng(4)
     n = 300
     y = np.round(rng.lognormal(size=n), 2)
@@ -202,6 +203,17 @@ def test_budget_asks_the_twins_rule_of_the_real_run(monkeypatch):
     assert not _budget._twins(500, 1100, specs, 3)
     n, rows, rank_models, ratio = asked[0]
     assert (n, rows) == (500, 1100) and rank_models in (0, 3) and isinstance(ratio, bool)
+
+
+def test_budget_takes_the_twins_only_in_place_of_compiling(monkeypatch):
+    """With the kernels in numba's cache the budget loads them, as before (the real run then
+    has them); the twins stand in only for kernels that would be compiled."""
+    specs = [ranklens.metrics.get_metric(m) for m in ranklens.DEFAULT_COMPARISON_METRICS]
+    monkeypatch.setattr(_resampling, "prefer_numpy_twins", lambda *a: True)
+    monkeypatch.setattr(_cache, "is_compiled", lambda k: True)
+    assert not _budget._twins(500, 1100, specs, 3)
+    monkeypatch.setattr(_cache, "is_compiled", lambda k: False)
+    assert _budget._twins(500, 1100, specs, 3)
 
 
 # --------------------------------------------------------------------------------------------

@@ -165,14 +165,22 @@ def _quietly(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 def _twins(n: int, rows: int, specs: Sequence[Any], n_models: int) -> bool:
     """Whether the comparison of ``specs`` on ``n`` rows, ``rows`` replicate rows, will resample
     on the NumPy twins (the rule :func:`ranklens.compare_models` applies to its multinomial
-    bootstrap, asked now, before anything here compiles the kernels it weighs)."""
+    bootstrap, asked now, before anything here compiles the kernels it weighs) because its
+    kernels would have to be compiled (not in numba's cache)."""
     forms = [spec.capabilities.batched for spec in specs]
-    return _resampling.prefer_numpy_twins(
-        n,
-        rows,
-        n_models if any(isinstance(f, RankSweepForm) for f in forms) else 0,
-        any(isinstance(f, RatioForm) for f in forms),
-    )
+    rank = any(isinstance(f, RankSweepForm) for f in forms)
+    ratio = any(isinstance(f, RatioForm) for f in forms)
+    if not _resampling.prefer_numpy_twins(n, rows, n_models if rank else 0, ratio):
+        return False
+    # Only in place of compiling: kernels in numba's cache load in a fraction of a second here,
+    # outside the budget, and the real run then has them (the plan as before this rule).
+    from ranklens._cache import is_compiled
+    from ranklens._kernels import compare as _kc
+
+    needed = [_kc.multiplicities_serial]
+    needed += [_kc.weighted_loss_sums_serial] if ratio else []
+    needed += [_kc.rank_batches_serial] if rank else []
+    return not all(is_compiled(k) for k in needed)
 
 
 def _compile(
