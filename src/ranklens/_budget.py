@@ -177,7 +177,7 @@ def _twins(n: int, rows: int, specs: Sequence[Any], n_models: int) -> bool:
     from ranklens._cache import is_compiled
     from ranklens._kernels import compare as _kc
 
-    needed = [_kc.multiplicities_serial]
+    needed: list[Any] = [_kc.multiplicities_serial]
     needed += [_kc.weighted_loss_sums_serial] if ratio else []
     needed += [_kc.rank_batches_serial] if rank else []
     return not all(is_compiled(k) for k in needed)
