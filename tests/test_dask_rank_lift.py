@@ -121,12 +121,9 @@ def test_weighted_ties_in_prediction_and_truth_keep_the_row_order():
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_equals_the_in_memory_evaluation(weighted):
-    """The same curve as evaluate_models. It passes the curve functions the weights rescaled to
-    mean 1, and half an observation in the rank lift is in the units of the weights given, so
-    the weights here have mean 1 already (as the engine, rank_lift_curve itself takes the
-    weights as given)."""
+    """The same curve as evaluate_models, whose curve functions take the weights as given (half
+    an observation in the rank lift is in the units of the weights given)."""
     df = _data(900, False, seed=3, zeros=0.2)
-    df["w"] = df["w"] / df["w"].mean()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mem = evaluate_models(
