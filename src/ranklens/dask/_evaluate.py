@@ -979,11 +979,16 @@ def _curve_statistics(
     )
     out[CurveStatistic.KS] = max([0.0, *(p["ks"] for p in parts)]) if defined else math.nan
     area = 0.5 * _e._fsum(p["gain_area2"] for p in parts) if e_total > 0 else math.nan
-    out[CurveStatistic.GAIN_AREA] = area
     perfect = 1.0 - (e_total / total_w) / 2.0
-    out[CurveStatistic.ACCURACY_RATIO] = (
-        (area - 0.5) / (perfect - 0.5) if perfect > 0.5 and not math.isnan(area) else math.nan
-    )
+    ratio = (area - 0.5) / (perfect - 0.5) if perfect > 0.5 and not math.isnan(area) else math.nan
+    if e_total > 0 and parts and all("gain_twice" in p for p in parts):
+        # integer counts: exact integer sums, the in-memory ratios of them (targeting._gain)
+        twice, w_int, e_int = sum(p["gain_twice"] for p in parts), int(total_w), int(e_total)
+        area = twice / (2 * w_int * e_int)
+        if perfect > 0.5 and w_int > e_int:
+            ratio = (twice - w_int * e_int) / (e_int * (w_int - e_int))
+    out[CurveStatistic.GAIN_AREA] = area
+    out[CurveStatistic.ACCURACY_RATIO] = ratio
     for i, d in enumerate(depths):
         hits = [p["lift"][i] for p in parts if i in p["lift"]]
         out[("lift", float(d))] = hits[0] if hits else math.nan
@@ -1001,11 +1006,14 @@ def _decile_table(
 ) -> DecileTableResult:
     """``targeting.decile_table`` from the pieces' readings of the curve at the bin bounds."""
     cum_events = np.zeros(n_bins + 1)
+    gain_at = np.full(n_bins + 1, np.nan)
     last_score = np.full(n_bins + 1, np.nan)
     first_score = np.full(n_bins + 1, np.nan)
     for p in parts:
         for i, (ce, score) in p["at"].items():
             cum_events[i], last_score[i] = ce, score
+        for i, g in p.get("gain_at", {}).items():
+            gain_at[i] = g
         for i, score in p["first_score"].items():
             first_score[i] = score
     cum_events[0], cum_events[-1] = 0.0, total_e
@@ -1018,6 +1026,10 @@ def _decile_table(
         rate = events_in / count
         bin_lift = rate / overall_rate if total_e > 0 else np.full(n_bins, np.nan)
         cum_gain = cum_events[1:] / total_e if total_e > 0 else np.full(n_bins, np.nan)
+    if total_e > 0:
+        # the in-memory reading, to the bit on integer counts: the gain G = E(x) / E
+        # interpolated (not the interpolated events over E, which differs by an ulp)
+        cum_gain = np.where(np.isnan(gain_at[1:]), cum_gain, gain_at[1:])
     if total_e > 0:
         cum_gain[-1] = 1.0
     lift = cum_gain / fractions[1:]

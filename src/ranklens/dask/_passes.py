@@ -21,7 +21,7 @@ import numpy as np
 from ranklens._kernels import curves as _kc
 from ranklens._kernels import ranking as _kr
 from ranklens.ranking import _pair_class_stats, _rank_sweep
-from ranklens.targeting import _rank, _Target
+from ranklens.targeting import _gain_twice_exact, _integer_counts, _rank, _Target
 
 #: Rows drawn from each partition to choose bucket boundaries (the boundaries only balance the
 #: buckets; the results are exact whatever they are).
@@ -281,6 +281,9 @@ def prediction_partition(
         if total_e > 0
         else math.nan
     )
+    if total_e > 0 and _integer_counts(cw, ce):
+        # integer counts (carry included): exact, so the area is the in-memory one to the bit
+        out["gain_twice"] = _gain_twice_exact(cw, ce)
     # The curve read at cumulative weights (decile boundaries) and at depths (lift): the piece
     # with prev_end < q <= end answers (np.interp on the global curve, restricted to the piece).
     lo, hi = cw[0], cw[-1]
@@ -297,6 +300,12 @@ def prediction_partition(
         )
         for i in np.flatnonzero(inside)
     }
+    if total_e > 0:
+        # the gain read as targeting.decile_table reads it (events over E, then interpolated)
+        gain = ce / total_e
+        out["gain_at"] = {
+            int(i): float(np.interp(queries[i], cw, gain)) for i in np.flatnonzero(inside)
+        }
     right = (queries >= lo) & (queries < hi)
     out["first_score"] = {
         int(i): float(scores[int(np.searchsorted(ends, queries[i], side="right"))])
