@@ -94,7 +94,8 @@ def cutoff_auc_grid(weights, order, key, pkey, n_y, grid):
     """
     out = np.empty((weights.shape[0], grid.shape[0]), np.float64)
     for b in prange(weights.shape[0]):
-        _cutoff_auc_row(weights, b, order, key, pkey, n_y, grid, out)
+        # prange's index is unsigned: one int64 signature for the row helpers saves a compile
+        _cutoff_auc_row(weights, np.int64(b), order, key, pkey, n_y, grid, out)
     return out
 
 
@@ -107,7 +108,7 @@ def _rank_lift_row(weights, b, order, key, pkey, n_y, grid, out):
         w_seq[k] = weights[b, order[k]]
         total += w_seq[k]
     if not total > 0.0:
-        _interp_points(grid, w_seq, w_seq, 0, out, b)
+        _interp_points(grid, w_seq, w_seq, np.int64(0), out, b)  # int64 m: one signature
         return
     # weights rescaled to mean 1 over the rows, as the curve function does
     scale = total / n
@@ -165,7 +166,7 @@ def rank_lift_grid(weights, order, key, pkey, n_y, grid):
     """
     out = np.empty((weights.shape[0], grid.shape[0]), np.float64)
     for b in prange(weights.shape[0]):
-        _rank_lift_row(weights, b, order, key, pkey, n_y, grid, out)
+        _rank_lift_row(weights, np.int64(b), order, key, pkey, n_y, grid, out)
     return out
 
 
