@@ -692,6 +692,21 @@ def _gain_twice_exact(cum_weight: FloatArray, cum_events: FloatArray) -> int:
     return sum(int(np.dot(dw[i : i + step], se[i : i + step])) for i in range(0, dw.size, step))
 
 
+def _gain_ratios_exact(
+    twice: int, total_weight: int, total_events: int
+) -> tuple[float, float | None]:
+    """Gain area ``S / (2 W E)`` and accuracy ratio ``(S - W E) / (E (W - E))`` from the exact
+    integer ``S`` of :func:`_gain_twice_exact`, one rounding each; the ratio is None when
+    ``W <= E`` (the perfect model is no better than random). Both engines divide here, so they
+    agree to the bit."""
+    area = twice / (2 * total_weight * total_events)
+    if total_weight <= total_events:
+        return area, None
+    return area, (twice - total_weight * total_events) / (
+        total_events * (total_weight - total_events)
+    )
+
+
 def _integer_counts(cum_weight: FloatArray, cum_events: FloatArray) -> bool:
     """Whether the running weights and events are integers below 2**53 (no weights, or
     integer weights): their float sums are then exact, and :func:`_gain_twice_exact` applies."""
@@ -707,24 +722,23 @@ def _gain(ranked: _Ranked, func: str = "gain curve") -> GainCurveResult:
     x = ranked.fraction
     gain = _gain_or_undefined(ranked, func)
     perfect, perfect_area, _, _ = _perfect_gain(ranked)
-    twice = None
+    exact_ratio = None
     counts = not ranked.target.is_value and ranked.total_events > 0
     if counts and _integer_counts(ranked.cum_weight, ranked.cum_events):
         # integer counts: the area and the accuracy ratio as ratios of exact integers, one
         # rounding each (a running float sum drifts by O(n) ulps: 4e-14 relative at n = 2e7)
-        twice = _gain_twice_exact(ranked.cum_weight, ranked.cum_events)
-        w_int, e_int = int(ranked.total_weight), int(ranked.total_events)
-        area = twice / (2 * w_int * e_int)
+        area, exact_ratio = _gain_ratios_exact(
+            _gain_twice_exact(ranked.cum_weight, ranked.cum_events),
+            int(ranked.total_weight),
+            int(ranked.total_events),
+        )
     else:
         area = _k.trapezoid(x, gain)
     if math.isnan(area):
         ratio = math.nan
     elif perfect_area > 0.5:
-        if twice is not None and w_int > e_int:
-            # (area - 1/2) / (perfect - 1/2) with perfect = 1 - E / (2 W)
-            ratio = (twice - w_int * e_int) / (e_int * (w_int - e_int))
-        else:
-            ratio = (area - 0.5) / (perfect_area - 0.5)
+        # (area - 1/2) / (perfect - 1/2) with perfect = 1 - E / (2 W)
+        ratio = exact_ratio if exact_ratio is not None else (area - 0.5) / (perfect_area - 0.5)
     else:
         warn_undefined(
             "the accuracy ratio is undefined: the perfect model is no better than random "

@@ -20,7 +20,7 @@ from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
 from ranklens.dask import _sums as _s
 from ranklens.evaluation import ModelEvaluation, Problem, _exception_problem, _metric_info
-from ranklens.targeting import DecileTableResult
+from ranklens.targeting import DecileTableResult, _gain_ratios_exact
 
 
 def _dask() -> tuple[Any, Any]:
@@ -988,10 +988,11 @@ def _curve_statistics(
     ratio = (area - 0.5) / (perfect - 0.5) if perfect > 0.5 and not math.isnan(area) else math.nan
     if e_total > 0 and parts and all("gain_twice" in p for p in parts):
         # integer counts: exact integer sums, the in-memory ratios of them (targeting._gain)
-        twice, w_int, e_int = sum(p["gain_twice"] for p in parts), int(total_w), int(e_total)
-        area = twice / (2 * w_int * e_int)
-        if perfect > 0.5 and w_int > e_int:
-            ratio = (twice - w_int * e_int) / (e_int * (w_int - e_int))
+        area, exact_ratio = _gain_ratios_exact(
+            sum(p["gain_twice"] for p in parts), int(total_w), int(e_total)
+        )
+        if perfect > 0.5 and exact_ratio is not None:
+            ratio = exact_ratio
     out[CurveStatistic.GAIN_AREA] = area
     out[CurveStatistic.ACCURACY_RATIO] = ratio
     for i, d in enumerate(depths):
