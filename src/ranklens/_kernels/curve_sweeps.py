@@ -69,7 +69,8 @@ def _cutoff_auc_row(weights, b, order, key, pkey, n_y, grid, out):
         total += w_seq[k]
     xs = np.empty(positives.shape[0], np.float64)
     ys = np.empty(positives.shape[0], np.float64)
-    m = 0
+    # an int64 start, not the literal 0: numba would also compile _interp_points for Literal[int](0)
+    m = np.int64(0)
     last = -1.0
     for c in range(positives.shape[0]):
         wp = positives[c]
@@ -384,10 +385,21 @@ def _gain_grid_rows(
         total, binary, cut = _replicate_events(
             weights, b, y_order, y_group_sorted, nonbinary, q, cum_y
         )
-        g = 0
+        g = np.int64(0)  # not the literal 0: one int64 signature of _interp_points
         if total > 0.0:
             g = _ranked_sums(
-                weights, b, 0, orders, y_by_pred, group_by_pred, new_group, binary, cut, cw, ce, cn
+                weights,
+                b,
+                np.int64(0),
+                orders,
+                y_by_pred,
+                group_by_pred,
+                new_group,
+                binary,
+                cut,
+                cw,
+                ce,
+                cn,
             )
         if g == 0 or ce[g - 1] == 0.0:
             for k in range(grid.shape[0]):
@@ -564,3 +576,18 @@ def targeting_replicates_parallel(
             out,
         )
     return out
+
+
+#: Below this many data rows a call made while a band grid's kernels have no machine code in the
+#: process runs its NumPy form instead (ranklens._xp.curves: ``cutoff_auc_grid_numpy``,
+#: ``gain_grid_numpy``, ``targeting_replicates_numpy``; the same additions in the same order, so
+#: the kernels' numbers bit for bit): compiling a grid kernel costs seconds (2-5 s each on a cold
+#: ``ranklens evaluate``), its NumPy form milliseconds per block of replicates at these sizes.
+#: ``ranklens warmup`` sets it to 0 so that it still compiles the kernels.
+NUMPY_BELOW = 1 << 12
+
+
+def numpy_route(n, *kernels):
+    """Whether a band grid over ``n`` data rows takes its NumPy form: below :data:`NUMPY_BELOW`
+    rows while none of ``kernels`` (its serial and parallel drivers) has machine code here."""
+    return n < NUMPY_BELOW and not any(k.signatures for k in kernels)
