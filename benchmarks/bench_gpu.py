@@ -80,10 +80,77 @@ def _cpu_prepare(y, preds):
     )
 
 
-def bench_bootstrap(cp, n, n_boot, gpu_reps, cpu_reps, binary=False, label=None):
-    from ranklens._gpu_engine import RankEvaluator, draw_multiplicities
-    from ranklens._kernels.compare import rank_replicates_parallel
+def _time_device_replicates(cp, n, gpu_reps, cpu_reps, chunk, evaluate):
+    """Draw ``gpu_reps`` replicates of multiplicities on the device, ``chunk`` at a time, and
+    evaluate each chunk (``evaluate(mult)``, host values): the values, the first ``cpu_reps``
+    multiplicities (on the host, for the CPU to run the same replicates) and the seconds."""
+    from ranklens._gpu_engine import draw_multiplicities
     from ranklens._xp import to_host
+
+    gen = cp.random.default_rng(0)
+    t0 = time.perf_counter()
+    done, first, out = 0, None, []
+    while done < gpu_reps:
+        rows = min(chunk, gpu_reps - done)
+        mult = draw_multiplicities(cp, gen, n, rows)
+        if first is None:
+            first = to_host(mult[:cpu_reps])
+        out.append(evaluate(mult))
+        done += rows
+        del mult
+    _sync(cp)
+    return np.concatenate(out), first, time.perf_counter() - t0
+
+
+def _time_cpu_replicates(evaluate, multiplicities):
+    """``evaluate(weights)`` of the CPU engine on the replicates' multiplicities, timed after a
+    warm-up on the first two (numba compiles): the values and the seconds."""
+    weights = multiplicities.astype(np.float64)
+    evaluate(weights[:2])  # compile / warm
+    t0 = time.perf_counter()
+    values = evaluate(weights)
+    return values, time.perf_counter() - t0
+
+
+def _replicates_row(case, n, n_boot, setup, gpu, cpu, chunk=None):
+    """The figures of one replicate benchmark, printed and returned: ``setup`` is the name and
+    seconds of the device's one-off sorts, ``gpu`` and ``cpu`` the (values, seconds, replicates
+    timed) of each engine on the same first replicates, extrapolated linearly to ``n_boot``."""
+    setup_key, t_setup = setup
+    gpu_vals, t_gpu, gpu_reps = gpu
+    cpu_vals, t_cpu, cpu_reps = cpu
+    t_gpu_full = t_gpu * n_boot / gpu_reps
+    t_cpu_full = t_cpu * n_boot / cpu_reps
+    diff = float(np.nanmax(np.abs(cpu_vals - gpu_vals[:cpu_reps])))
+    same_nan = bool(np.array_equal(np.isnan(cpu_vals), np.isnan(gpu_vals[:cpu_reps])))
+    row = {
+        "case": case,
+        "n": n,
+        "replicates": n_boot,
+        "gpu_replicates_timed": gpu_reps,
+        "cpu_replicates_timed": cpu_reps,
+        setup_key: t_setup,
+        "gpu_s": t_gpu_full,
+        "gpu_ms_per_model_replicate": 1e3 * t_gpu / gpu_reps / 2,
+        "cpu_s": t_cpu_full,
+        "cpu_ms_per_model_replicate": 1e3 * t_cpu / cpu_reps / 2,
+        "ratio_cpu_over_gpu": t_cpu_full / (t_gpu_full + t_setup),
+        "max_abs_diff_same_weights": diff,
+        "nan_pattern_equal": same_nan,
+    }
+    per_chunk = "" if chunk is None else f", {chunk} per chunk"
+    print(
+        f"{case}: GPU {t_gpu_full:.3f} s for {n_boot} (+{t_setup:.3f} s sorts; "
+        f"{gpu_reps} timed{per_chunk}) | CPU {t_cpu_full:.2f} s ({cpu_reps} timed, "
+        f"extrapolated) | CPU/GPU {row['ratio_cpu_over_gpu']:.1f}x | max |diff| {diff:.1e}",
+        flush=True,
+    )
+    return row
+
+
+def bench_bootstrap(cp, n, n_boot, gpu_reps, cpu_reps, binary=False, label=None):
+    from ranklens._gpu_engine import RankEvaluator
+    from ranklens._kernels.compare import rank_replicates_parallel
 
     y, preds = _data(n, binary=binary)
     # GPU: plans (sorts) once, then replicates drawn and evaluated on the device
@@ -94,67 +161,40 @@ def bench_bootstrap(cp, n, n_boot, gpu_reps, cpu_reps, binary=False, label=None)
     evaluator = RankEvaluator([0], [None], cp, y_d, preds_d, None)
     _sync(cp)
     t_plan = time.perf_counter() - t0
-    gen = cp.random.default_rng(0)
-    t0 = time.perf_counter()
-    done = 0
-    first = None
-    out = []
     chunk = max(1, min(gpu_reps, int(2e9 // (16 * n))))
-    while done < gpu_reps:
-        rows = min(chunk, gpu_reps - done)
-        mult = draw_multiplicities(cp, gen, n, rows)
-        if first is None:
-            first = to_host(mult[:cpu_reps])
-        out.append(evaluator.raw(mult))
-        done += rows
-    _sync(cp)
-    t_gpu = time.perf_counter() - t0
-    gpu_vals = np.concatenate(out)
-    t_gpu_full = t_gpu * n_boot / gpu_reps
+    gpu_vals, first, t_gpu = _time_device_replicates(
+        cp, n, gpu_reps, cpu_reps, chunk, evaluator.raw
+    )
     # CPU: the numba engine on the same first replicates (all cores)
     prepared = _cpu_prepare(y, preds)
-    mult_cpu = first.astype(np.float64)
-    rank_replicates_parallel(mult_cpu[:2], np.ones(n), *prepared)  # compile / warm
-    t0 = time.perf_counter()
-    cpu_vals = rank_replicates_parallel(mult_cpu, np.ones(n), *prepared)
-    t_cpu = time.perf_counter() - t0
-    t_cpu_full = t_cpu * n_boot / cpu_reps
-    diff = float(np.nanmax(np.abs(cpu_vals - gpu_vals[:cpu_reps])))
-    same_nan = bool(np.array_equal(np.isnan(cpu_vals), np.isnan(gpu_vals[:cpu_reps])))
-    row = {
-        "case": label or f"bootstrap tau/rho/C, 2 models, n={n:.0e}",
-        "n": n,
-        "replicates": n_boot,
-        "gpu_replicates_timed": gpu_reps,
-        "cpu_replicates_timed": cpu_reps,
-        "gpu_plan_s": t_plan,
-        "gpu_s": t_gpu_full,
-        "gpu_ms_per_model_replicate": 1e3 * t_gpu / gpu_reps / 2,
-        "cpu_s": t_cpu_full,
-        "cpu_ms_per_model_replicate": 1e3 * t_cpu / cpu_reps / 2,
-        "ratio_cpu_over_gpu": t_cpu_full / (t_gpu_full + t_plan),
-        "max_abs_diff_same_weights": diff,
-        "nan_pattern_equal": same_nan,
-    }
-    print(
-        f"{row['case']}: GPU {t_gpu_full:.3f} s for {n_boot} (+{t_plan:.3f} s sorts; "
-        f"{gpu_reps} timed) | CPU {t_cpu_full:.2f} s ({cpu_reps} timed, extrapolated) | "
-        f"CPU/GPU {row['ratio_cpu_over_gpu']:.1f}x | max |diff| {diff:.1e}",
-        flush=True,
+    cpu_vals, t_cpu = _time_cpu_replicates(
+        lambda w: rank_replicates_parallel(w, np.ones(n), *prepared), first
     )
-    return row
+    return _replicates_row(
+        label or f"bootstrap tau/rho/C, 2 models, n={n:.0e}",
+        n,
+        n_boot,
+        ("gpu_plan_s", t_plan),
+        (gpu_vals, t_gpu, gpu_reps),
+        (cpu_vals, t_cpu, cpu_reps),
+    )
 
 
-def bench_compare_models(cp, n, n_boot):
+def bench_compare_models(cp, n, n_boot, *, targeting=False):
+    """``compare_models(device="gpu")`` end to end (the host-to-device copies and the point
+    estimates on the CPU included) with the three rank measures, or the seven targeting ones."""
     from ranklens import compare_models
 
+    if targeting:
+        metrics, measures, first = TARGETING, "the 7 targeting measures", "the AUC"
+    else:
+        metrics, measures, first = RANK, "3 rank measures", "tau"
+    case = "compare_models targeting gpu" if targeting else "compare_models gpu"
     y, preds = _data(n)
-    pd_ = {"m1": preds[0], "m2": preds[1]}
-    metrics = ["kendall_tau", "spearman_rho", "tau_normalized"]
     t0 = time.perf_counter()
     res = compare_models(
         cp.asarray(y),
-        {k: cp.asarray(v) for k, v in pd_.items()},
+        {"m1": cp.asarray(preds[0]), "m2": cp.asarray(preds[1])},
         metrics=metrics,
         n_bootstrap=n_boot,
         device="gpu",
@@ -163,12 +203,12 @@ def bench_compare_models(cp, n, n_boot):
     )
     t = time.perf_counter() - t0
     print(
-        f"compare_models(device='gpu') n={n:.0e}, {n_boot} replicates, 3 rank measures, "
-        f"2 models, percentile: {t:.2f} s end to end (point estimates on the CPU included); "
-        f"SE of tau {res.std_error[0].round(6).tolist()}",
+        f"compare_models(device='gpu') n={n:.0e}, {n_boot} replicates, {measures}, 2 models, "
+        f"percentile: {t:.2f} s end to end (point estimates on the CPU included); "
+        f"SE of {first} {res.std_error[0].round(6).tolist()}",
         flush=True,
     )
-    return {"case": f"compare_models gpu n={n:.0e}", "n": n, "replicates": n_boot, "s": t}
+    return {"case": f"{case} n={n:.0e}", "n": n, "replicates": n_boot, "s": t}
 
 
 def bench_exact(cp, n):
@@ -352,6 +392,7 @@ def bench_bands(cp, n, n_boot, cpu_boot, curve):
     }
 
 
+RANK = ["kendall_tau", "spearman_rho", "tau_normalized"]
 TARGETING = [
     "roc_auc",
     "ks_statistic",
@@ -366,7 +407,6 @@ TARGETING = [
 def bench_targeting(cp, n, n_boot, gpu_reps, cpu_reps, binary):
     """The seven targeting scalars of ``n_boot`` replicates for two models: the replicate sweep
     on the GPU (``gpu_reps`` timed) and on the CPU (numba, ``cpu_reps`` timed), extrapolated."""
-    from ranklens._gpu_engine import draw_multiplicities
     from ranklens._xp import free_bytes, to_host
     from ranklens._xp.targeting import sums_bytes
     from ranklens.metrics import get_metric
@@ -381,79 +421,29 @@ def bench_targeting(cp, n, n_boot, gpu_reps, cpu_reps, binary):
     state = sweep.device_prepare(cp, y_d, preds_d, {})
     _sync(cp)
     t_sort = time.perf_counter() - t0
-    gen = cp.random.default_rng(0)
     chunk = max(1, min(gpu_reps, int(free_bytes(cp) * 0.4) // (sums_bytes(n) + 16 * n)))
-    t0 = time.perf_counter()
-    done, first, out = 0, None, []
-    while done < gpu_reps:
-        rows = min(chunk, gpu_reps - done)
-        mult = draw_multiplicities(cp, gen, n, rows)
-        if first is None:
-            first = to_host(mult[:cpu_reps])
-        out.append(to_host(sweep.device_evaluate(cp, state, mult, statistics)))
-        done += rows
-        del mult
-    _sync(cp)
-    t_gpu = time.perf_counter() - t0
-    gpu_vals = np.concatenate(out)
-    t_gpu_full = t_gpu * n_boot / gpu_reps
+    gpu_vals, first, t_gpu = _time_device_replicates(
+        cp,
+        n,
+        gpu_reps,
+        cpu_reps,
+        chunk,
+        lambda mult: to_host(sweep.device_evaluate(cp, state, mult, statistics)),
+    )
     cpu_state = sweep.prepare(y, preds, {})
-    w = first.astype(np.float64)
-    sweep.evaluate(cpu_state, w[:2], statistics)  # compile / warm
-    t0 = time.perf_counter()
-    cpu_vals = sweep.evaluate(cpu_state, w, statistics)
-    t_cpu = time.perf_counter() - t0
-    t_cpu_full = t_cpu * n_boot / cpu_reps
-    diff = float(np.nanmax(np.abs(cpu_vals - gpu_vals[:cpu_reps])))
-    same_nan = bool(np.array_equal(np.isnan(cpu_vals), np.isnan(gpu_vals[:cpu_reps])))
+    cpu_vals, t_cpu = _time_cpu_replicates(
+        lambda w: sweep.evaluate(cpu_state, w, statistics), first
+    )
     kind = "binary y, 30% events" if binary else "continuous y, top-10% events per replicate"
-    row = {
-        "case": f"bootstrap 7 targeting scalars ({kind}), 2 models, n={n:.0e}",
-        "n": n,
-        "replicates": n_boot,
-        "gpu_replicates_timed": gpu_reps,
-        "cpu_replicates_timed": cpu_reps,
-        "gpu_sort_s": t_sort,
-        "gpu_s": t_gpu_full,
-        "gpu_ms_per_model_replicate": 1e3 * t_gpu / gpu_reps / 2,
-        "cpu_s": t_cpu_full,
-        "cpu_ms_per_model_replicate": 1e3 * t_cpu / cpu_reps / 2,
-        "ratio_cpu_over_gpu": t_cpu_full / (t_gpu_full + t_sort),
-        "max_abs_diff_same_weights": diff,
-        "nan_pattern_equal": same_nan,
-    }
-    print(
-        f"{row['case']}: GPU {t_gpu_full:.3f} s for {n_boot} (+{t_sort:.3f} s sorts; "
-        f"{gpu_reps} timed, {chunk} per chunk) | CPU {t_cpu_full:.2f} s ({cpu_reps} timed, "
-        f"extrapolated) | CPU/GPU {row['ratio_cpu_over_gpu']:.1f}x | max |diff| {diff:.1e}",
-        flush=True,
+    return _replicates_row(
+        f"bootstrap 7 targeting scalars ({kind}), 2 models, n={n:.0e}",
+        n,
+        n_boot,
+        ("gpu_sort_s", t_sort),
+        (gpu_vals, t_gpu, gpu_reps),
+        (cpu_vals, t_cpu, cpu_reps),
+        chunk=chunk,
     )
-    return row
-
-
-def bench_compare_targeting(cp, n, n_boot):
-    from ranklens import compare_models
-
-    y, preds = _data(n)
-    models = {"m1": cp.asarray(preds[0]), "m2": cp.asarray(preds[1])}
-    t0 = time.perf_counter()
-    res = compare_models(
-        cp.asarray(y),
-        models,
-        metrics=TARGETING,
-        n_bootstrap=n_boot,
-        device="gpu",
-        interval="percentile",
-        random_state=0,
-    )
-    t = time.perf_counter() - t0
-    print(
-        f"compare_models(device='gpu') n={n:.0e}, {n_boot} replicates, the 7 targeting "
-        f"measures, 2 models, percentile: {t:.2f} s end to end (point estimates on the CPU "
-        f"included); SE of the AUC {res.std_error[0].round(6).tolist()}",
-        flush=True,
-    )
-    return {"case": f"compare_models targeting gpu n={n:.0e}", "n": n, "replicates": n_boot, "s": t}
 
 
 def bench_weighted_summary(cp, n):
@@ -501,7 +491,7 @@ def run_targeting(cp, quick):
     rows.append(bench_targeting(cp, 1_000_000, 1000, 1000, 32, binary=True))
     rows.append(bench_targeting(cp, 1_000_000, 1000, 1000, 32, binary=False))
     rows.append(bench_targeting(cp, 10_000_000, 1000, 200, 8, binary=False))
-    rows.append(bench_compare_targeting(cp, 1_000_000, 1000))
+    rows.append(bench_compare_models(cp, 1_000_000, 1000, targeting=True))
     for n in (1_000_000, 10_000_000):
         rows.append(bench_weighted_summary(cp, n))
     return rows
