@@ -120,6 +120,16 @@ class CurveSpec:
         (:mod:`ranklens.dask`) build the curve from the buckets of the sort by prediction laid
         end to end and the distinct values of the sort by truth (one point per row: the arrays
         are as long as the data).
+    from_concordance : callable, optional
+        ``from_concordance(weights, y_index, y_weights, correct, envelope, row_index) -> result``:
+        the same result as ``func`` built from per-row concordance counts, every row in the
+        order of the result (decreasing prediction, ties by row position): each row's weight,
+        the index of its ``y`` among the distinct values of ``y`` (increasing), the weight of
+        each distinct ``y``, each row's weight of partners ordered correctly relative to it (a
+        tie in the prediction counting 1/2), the envelope of each distinct ``y`` (the most such
+        weight a row of that value can reach by moving its prediction), and each row's position
+        in the input. Engines that sort the rows in pieces (:mod:`ranklens.dask`) count them
+        from the buckets of the sort by prediction (one point per row).
     description : str
         One line for tables and the report.
     """
@@ -138,6 +148,7 @@ class CurveSpec:
     sweep: CurveSweepForm | None = None
     from_ranked: Callable[..., Any] | None = None
     from_sequence: Callable[..., Any] | None = None
+    from_concordance: Callable[..., Any] | None = None
 
     @property
     def display(self) -> type | None:
@@ -164,6 +175,7 @@ def register_curve(
     sweep: CurveSweepForm | None = None,
     from_ranked: Callable[..., Any] | None = None,
     from_sequence: Callable[..., Any] | None = None,
+    from_concordance: Callable[..., Any] | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a curve function under ``name`` (the function is unchanged).
 
@@ -195,6 +207,7 @@ def register_curve(
             sweep=sweep,
             from_ranked=from_ranked,
             from_sequence=from_sequence,
+            from_concordance=from_concordance,
         )
         return func
 

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._curve_registry import available_curves, get_curve
+from ranklens.dask import _profile
 from ranklens.dask._passes import midrank_column
 from ranklens.evaluation import ALL_MODELS, Problem, _call_quietly
 from ranklens.exceptions import warn_undefined
@@ -66,7 +67,17 @@ def sequence_wanted(rows: int) -> bool:
     """Whether a registered curve is built from the rows in the order of the prediction, and
     ``rows`` (of positive weight) are few enough for the client to hold them."""
     return rows <= SEQUENCE_MAX_ROWS and any(
-        get_curve(name).from_sequence is not None and get_curve(name).inputs == "point"
+        (get_curve(name).from_sequence is not None or get_curve(name).from_concordance is not None)
+        and get_curve(name).inputs == "point"
+        for name in available_curves()
+    )
+
+
+def rows_wanted() -> bool:
+    """Whether a registered curve reports every row's position (``CurveSpec.from_concordance``:
+    the :data:`ROW` column is then carried even without weights)."""
+    return any(
+        get_curve(name).from_concordance is not None and get_curve(name).inputs == "point"
         for name in available_curves()
     )
 
@@ -154,6 +165,8 @@ def piece(
         out["cv"] = _rank(pv, _Target(yv, wv, None, True, "")).cum_events[1:]
     if sequence:
         out["seq"] = _sequence(frame, yv, pv, wv)
+        if ROW in frame.columns and rows_wanted():  # the concordance profile's pieces
+            out["profile"] = _profile.bucket(frame[ROW].to_numpy(np.int64), yv, pv, wv)
     return out
 
 
@@ -345,8 +358,9 @@ def _builders(
     skipped: dict[str, str] = {}
     for name in available_curves():
         spec = get_curve(name)
+        built_from_rows = spec.from_sequence is not None or spec.from_concordance is not None
         if spec.func not in _FROM_CUTS and (
-            (spec.from_ranked is None and spec.from_sequence is None) or spec.inputs != "point"
+            (spec.from_ranked is None and not built_from_rows) or spec.inputs != "point"
         ):
             skipped[name] = (
                 "not built by the Dask engine: it needs more than the prediction-sorted "
@@ -368,8 +382,11 @@ def _builders(
         if spec.func in _FROM_CUTS:
             build[name] = (spec, "cuts", {})
             continue
-        if spec.from_ranked is None:
+        if spec.from_ranked is None and spec.from_sequence is not None:
             build[name] = (spec, "sequence", {})  # every row, in the order of the prediction
+            continue
+        if spec.from_ranked is None:
+            build[name] = (spec, "concordance", {})  # per-row concordance counts
             continue
         if value and values is None:
             skipped[name] = "the value captured needs a non-negative y_true"
@@ -394,6 +411,7 @@ def add_curves(
     unit: bool,
     values: tuple[np.ndarray, np.ndarray] | None = None,
     y_distinct: tuple[np.ndarray, np.ndarray] | None = None,
+    zero_weight_rows: int = 0,
 ) -> None:
     """Build the curves of every model into ``curves`` and the best model by depth into
     ``extras`` (as ``evaluation.evaluate_models`` does); failures go to ``problems``.
@@ -401,7 +419,9 @@ def add_curves(
     ``values``: the distinct values of ``y`` and their weights, for the value curves (None
     when ``y`` takes negative values); ``y_distinct``: the same whatever the sign of ``y``, for
     the curves built from the rows in the order of the prediction (their pieces hold
-    ``"seq"``)."""
+    ``"seq"``, and ``"profile"`` for those built from per-row concordance counts);
+    ``zero_weight_rows``: rows of weight 0, which the sorts drop (a curve with a point per row
+    of the input, such as the concordance profile, is then not built)."""
     from ranklens.targeting import _by_depth_from_ranked
 
     by_model = {model: ranked(pieces[k], definition) for k, model in enumerate(preds)}
@@ -423,6 +443,24 @@ def add_curves(
                     break
                 args = sequence_args(pieces[k], *y_distinct)
                 result, problem = _call_quietly(spec.from_sequence, *args)
+            elif source == "concordance":
+                if y_distinct is None or any(
+                    "profile" not in p and p["thresholds"].size for p in pieces[k]
+                ):
+                    skipped[name] = (
+                        "built from every row (one point per row): the Dask engine builds it "
+                        f"up to {SEQUENCE_MAX_ROWS:,} rows"
+                    )
+                    break
+                if zero_weight_rows:
+                    skipped[name] = (
+                        f"{zero_weight_rows:,} rows have weight 0: the in-memory profile has a "
+                        "point for each, the Dask engine's sorts drop them (give only rows of "
+                        "positive weight)"
+                    )
+                    break
+                args = _profile.profile_args([p["profile"] for p in pieces[k] if "profile" in p])
+                result, problem = _call_quietly(spec.from_concordance, *args)
             else:
                 r = by_value[model] if source == "value" else by_model[model]
                 result, problem = _call_quietly(spec.from_ranked, r, **kwargs)
