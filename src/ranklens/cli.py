@@ -719,31 +719,52 @@ def evaluate(
     ] = None,
     weight: Annotated[str | None, typer.Option(help="Column of non-negative case weights.")] = None,
     bootstrap: Annotated[
-        int,
+        int | None,
         typer.Option(
-            help="Paired bootstrap replicates for intervals and tests (0: none, else >= 2)."
+            help="Paired bootstrap replicates for intervals and tests (0: none, else >= 2). "
+            "Default 1000 with --engine memory; with --engine dask none unless given (each "
+            "replicate costs a hash of every row in every pass; N gives the Poisson bootstrap, "
+            "the analytic intervals are there without it).",
+            show_default=False,
         ),
-    ] = 1000,
+    ] = None,
     bootstrap_budget: Annotated[
-        float,
+        float | None,
         typer.Option(
-            help="Time budget of the bootstrap in seconds, a bound on its wall time (compiling "
-            "is not counted): fewer replicates, then fewer bands and measures, as needed; the "
-            "report says what was cut."
+            help="Time budget of the bootstrap in seconds (default 60), a bound on its wall time "
+            "(compiling is not counted): fewer replicates, then fewer bands and measures, as "
+            "needed; the report says what was cut. --engine memory only (refused with dask, "
+            "which has no time budget).",
+            show_default=False,
         ),
-    ] = 60.0,
-    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap (>= 0).")] = 0,
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Random seed of the bootstrap (>= 0; default 0). With --engine dask it needs "
+            "--bootstrap N.",
+            show_default=False,
+        ),
+    ] = None,
     inference: Annotated[
         str,
         typer.Option(
             help="Where intervals and paired tests come from: auto (analytic where a measure "
             "declares it: DeLong for AUC, Harrell's C and Somers' D, Noether's interval for "
             "Kendall's tau; the paired bootstrap for the rest) or bootstrap (throughout). The "
-            "report and the JSON say which method gave each number."
+            "report and the JSON say which method gave each number. With --engine dask: auto "
+            "gives DeLong's interval of the AUC and Noether's of tau without replicates, the "
+            "Poisson bootstrap's percentile intervals for the rest with --bootstrap N; "
+            "bootstrap needs --bootstrap N."
         ),
     ] = "auto",
     drop_na: Annotated[
-        bool, typer.Option("--drop-na", help="Drop rows with missing values (and report them).")
+        bool,
+        typer.Option(
+            "--drop-na",
+            help="Drop rows with missing or infinite values in the used columns (and report "
+            "how many; with --engine dask in one more read).",
+        ),
     ] = False,
     html: Annotated[
         pathlib.Path | None, typer.Option("--html", help="Write the HTML report here.")
@@ -778,7 +799,8 @@ def evaluate(
         bool,
         typer.Option(
             "--include-replicates",
-            help="Add the bootstrap replicates of every measure to the JSON (large).",
+            help="Add the bootstrap replicates of every measure to the JSON (large; with "
+            "--engine dask it needs --bootstrap N).",
         ),
     ] = False,
 ) -> None:
@@ -801,14 +823,6 @@ def evaluate(
             raise InputError(f"--engine must be memory or dask; got {engine!r}")
         if curve_arrays and engine != "dask":
             raise InputError("--curve-arrays is for --engine dask (memory builds every curve)")
-        unsupported = {
-            "--relevance": relevance,
-            "--budget": budget,
-            "--cost-per-target": cost_per_target,
-            "--value-margin": value_margin,
-            "--cost-benefit": cost_benefit,
-            "--drop-na": drop_na,
-        }
         if engine == "dask":
             evaluation = _evaluate_dask(
                 file,
@@ -818,12 +832,25 @@ def evaluate(
                 events,
                 title,
                 scheduler,
-                unsupported,
                 console,
-                intervals=_interval_columns(list(pred), list(lower or []), list(upper or [])),
+                lowers=list(lower or []),
+                uppers=list(upper or []),
                 alpha=alpha,
                 event_threshold=event_threshold,
                 curve_arrays=curve_arrays,
+                relevance=relevance,
+                budget=budget,
+                cost_per_target=cost_per_target,
+                value_margin=value_margin,
+                cost_benefit=cost_benefit,
+                bootstrap=bootstrap,
+                bootstrap_budget=bootstrap_budget,
+                seed=seed,
+                inference=inference,
+                include_replicates=include_replicates,
+                drop_na=drop_na,
+                json_path=json_path,
+                html=html,
             )
         else:
             evaluation = _evaluate(
@@ -841,9 +868,9 @@ def evaluate(
                 value_margin=value_margin,
                 cost_benefit=cost_benefit,
                 weight=weight,
-                bootstrap=bootstrap,
-                bootstrap_budget=bootstrap_budget,
-                seed=seed,
+                bootstrap=1000 if bootstrap is None else bootstrap,
+                bootstrap_budget=60.0 if bootstrap_budget is None else bootstrap_budget,
+                seed=0 if seed is None else seed,
                 inference=inference,
                 drop_na=drop_na,
                 title=title,
@@ -1042,18 +1069,86 @@ def _evaluate_dask(
     events: str | None,
     title: str | None,
     scheduler: str | None,
-    unsupported: dict[str, Any],
     console: Any,
     *,
-    intervals: dict[str, tuple[str, str]] | None = None,
+    lowers: list[str] | None = None,
+    uppers: list[str] | None = None,
     alpha: float | None = None,
     event_threshold: float | None = None,
     curve_arrays: bool = False,
+    relevance: str | None = None,
+    budget: float | None = None,
+    cost_per_target: float | None = None,
+    value_margin: float | None = None,
+    cost_benefit: str | None = None,
+    bootstrap: int | None = None,
+    bootstrap_budget: float | None = None,
+    seed: int | None = None,
+    inference: str = "auto",
+    include_replicates: bool = False,
+    drop_na: bool = False,
+    json_path: pathlib.Path | None = None,
+    html: pathlib.Path | None = None,
 ) -> Any:
-    """``--engine dask``: :func:`ranklens.dask.evaluate` on FILE (a Parquet path, glob or URL)."""
-    given = [option for option, value in unsupported.items() if value]
-    if given:
-        raise InputError(f"--engine dask does not take {', '.join(given)} (yet)")
+    """``--engine dask``: :func:`ranklens.dask.evaluate` on FILE (a Parquet path, glob or URL).
+
+    Every option of the memory engine is passed on with the same parsing, or refused with one
+    line when the Dask engine cannot honour it (never ignored). The bootstrap runs only when
+    ``--bootstrap N`` is given (Poisson weights); without it the intervals are the analytic ones.
+    """
+    import dataclasses
+
+    from ranklens.evaluation import INFERENCE
+
+    lowers, uppers = list(lowers or []), list(uppers or [])
+    if bootstrap_budget is not None:
+        raise InputError(
+            "--bootstrap-budget is for --engine memory: the Dask engine computes every "
+            "replicate in the same passes and has no time budget (choose --bootstrap N instead)"
+        )
+    if inference not in INFERENCE:
+        raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
+    n_boot = 0 if bootstrap is None else check_bootstrap(bootstrap)
+    if not n_boot:
+        if inference == "bootstrap":
+            raise InputError(
+                "--inference bootstrap with --engine dask needs --bootstrap N (Poisson "
+                "replicates); without it the intervals are the analytic ones of --inference auto"
+            )
+        if seed is not None:
+            raise InputError(
+                "--seed is the bootstrap's seed: with --engine dask give --bootstrap N too (the "
+                "analytic intervals draw nothing)"
+            )
+        if include_replicates:
+            raise InputError(
+                "--include-replicates with --engine dask needs --bootstrap N (no replicates "
+                "are drawn without it)"
+            )
+    payoffs = check_options(
+        preds=preds,
+        lowers=lowers,
+        uppers=uppers,
+        alpha=alpha,
+        event_threshold=event_threshold,
+        budget=budget,
+        cost_per_target=cost_per_target,
+        value_margin=value_margin,
+        cost_benefit=cost_benefit,
+        bootstrap=n_boot,
+        bootstrap_budget=0.0,
+        seed=0 if seed is None else seed,
+        json_path=json_path,
+        html=html,
+    )
+    profit = "--cost-benefit" if cost_benefit is not None else "--value-margin"
+    if (payoffs is not None or value_margin is not None) and not curve_arrays:
+        raise InputError(
+            f"{profit} with --engine dask: the profit curve is built as arrays, one point per "
+            "distinct prediction held by the client; add --curve-arrays"
+        )
+    relevance_function, boxplot = _dask_relevance(relevance)
+    event_spec = parse_events(events)
     from ranklens._extras import MissingExtraError, require
 
     try:
@@ -1065,25 +1160,61 @@ def _evaluate_dask(
 
     import ranklens.dask
 
-    event_spec = parse_events(events)
     if scheduler is not None:
         client = distributed.Client(scheduler)
     else:
         client = distributed.Client(distributed.LocalCluster(dashboard_address=":0"))
+    used = list(dict.fromkeys([target, *preds, *lowers, *uppers, *([weight] if weight else [])]))
     try:
         _say(console, f"Dask scheduler: {client.scheduler.address}")
-        return ranklens.dask.evaluate(
-            str(file),
-            y=target,
-            pred=preds,
-            weight=weight,
-            events=event_spec,
-            intervals=intervals,
-            alpha=alpha,
-            event_threshold=event_threshold,
-            title=title or f"{file.name}: {target}",
-            curve_arrays=curve_arrays,
-        )
+        data: Any = str(file)
+        n_dropped = 0
+        if drop_na:
+            data, n_dropped = _dask_drop_missing(str(file), used)
+        if boxplot is not None:
+            import dask.dataframe as dd
+
+            from ranklens.dask._engine import boxplot_relevance
+
+            if not drop_na:
+                _dask_missing_error(str(file), used)
+            extremes, shape = boxplot
+            column = (
+                data if isinstance(data, dd.DataFrame) else dd.read_parquet(data, columns=[target])
+            )
+            try:
+                relevance_function = boxplot_relevance(
+                    column, target, extremes=extremes, shape=shape
+                )
+            except (ValueError, TypeError) as exc:
+                raise InputError(f"--relevance {relevance!r}: {_first_line(exc)}") from None
+        try:
+            evaluation = ranklens.dask.evaluate(
+                data,
+                y=target,
+                pred=preds,
+                weight=weight,
+                events=event_spec,
+                intervals=_interval_columns(preds, lowers, uppers),
+                alpha=alpha,
+                relevance=relevance_function,
+                event_threshold=event_threshold,
+                title=title or f"{file.name}: {target}",
+                curve_arrays=curve_arrays,
+                cost_benefit=payoffs,
+                budget=budget,
+                cost_per_target=cost_per_target,
+                value_margin=value_margin,
+                n_bootstrap=n_boot,
+                random_state=0 if seed is None else seed,
+                inference=inference,
+            )
+        except ValueError as exc:
+            if "missing or non-finite" in str(exc) and not drop_na:
+                # the memory engine's message: how many rows, the first, and in which columns
+                _dask_missing_error(str(file), used)
+            raise
+        return dataclasses.replace(evaluation, n_dropped=n_dropped)
     except (ValueError, TypeError, OSError) as exc:
         raise InputError(_first_line(exc)) from None
     finally:
@@ -1091,6 +1222,81 @@ def _evaluate_dask(
         client.close()
         if scheduler is None and cluster is not None:
             cluster.close()
+
+
+def _dask_relevance(spec: str | None) -> tuple[Any, tuple[str, str] | None]:
+    """``--relevance`` for the Dask engine, parsed as in memory: a function given by its
+    parameters (``sigmoid:``, ``points:``), or the ``(extremes, shape)`` of a box-plot relevance
+    of the evaluated target, which :func:`ranklens.dask._engine.boxplot_relevance` fits by
+    exact selection (unweighted, as the memory engine's)."""
+    if spec is None:
+        return None, None
+    text = spec.strip().lower()
+    if text in ("auto", "both", "high", "low"):
+        return None, (text, "sigmoid")
+    if text.startswith("pchip"):
+        extremes = text.partition(":")[2] or "auto"
+        if extremes not in ("auto", "both", "high", "low"):
+            parse_relevance(spec, [0.0, 1.0])  # the memory engine's message
+        return None, (extremes, "pchip")
+    return parse_relevance(spec, None), None
+
+
+def _dask_missing_counts(path: str, used: list[str]) -> tuple[int, dict[str, int], int, int]:
+    """Rows with a missing or infinite value in a used column of the Parquet data (one read):
+    their number, the count per column, the 0-based position of the first, and all rows."""
+    import dask
+    import dask.dataframe as dd
+    import numpy as np
+
+    def count(part: Any) -> tuple[int, list[int], int, int]:
+        values = np.column_stack([part[c].to_numpy(dtype=np.float64) for c in used])
+        bad = ~np.isfinite(values)
+        rows = bad.any(axis=1)
+        first = int(np.flatnonzero(rows)[0]) if rows.any() else -1
+        return int(rows.sum()), bad.sum(axis=0).tolist(), first, len(part)
+
+    frame = dd.read_parquet(path, columns=used)
+    parts = dask.compute(*[dask.delayed(count)(p) for p in frame.to_delayed()])
+    n_bad = sum(p[0] for p in parts)
+    per_column = {c: sum(p[1][j] for p in parts) for j, c in enumerate(used)}
+    first, offset = -1, 0
+    for rows, _, at, size in parts:
+        if rows and first < 0:
+            first = offset + at
+        offset += size
+    return n_bad, per_column, first, offset
+
+
+def _dask_missing_error(path: str, used: list[str]) -> None:
+    """The memory engine's error for missing values (nothing when there are none)."""
+    n_bad, per_column, first, _ = _dask_missing_counts(path, used)
+    if n_bad:
+        listed = ", ".join(f"{c} ({k})" for c, k in per_column.items() if k)
+        raise InputError(
+            f"{n_bad} row(s) have missing or infinite values (first at data row {first + 1}; "
+            f"in {listed}); pass --drop-na to drop them"
+        )
+
+
+def _dask_drop_missing(path: str, used: list[str]) -> tuple[Any, int]:
+    """``--drop-na`` on Dask: the Parquet data without the rows that have a missing or infinite
+    value in a used column (a filter applied as each partition is read), and their number."""
+    import dask.dataframe as dd
+    import numpy as np
+
+    n_bad, _, _, n = _dask_missing_counts(path, used)
+    if not n_bad:
+        return path, 0
+    if n_bad == n:
+        raise InputError("every row has a missing value; nothing is left to evaluate")
+    frame = dd.read_parquet(path, columns=used)
+
+    def finite(part: Any) -> Any:
+        values = np.column_stack([part[c].to_numpy(dtype=np.float64) for c in used])
+        return part[np.isfinite(values).all(axis=1)]
+
+    return frame.map_partitions(finite, meta=frame._meta), n_bad
 
 
 @app.command()

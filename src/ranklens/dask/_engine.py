@@ -19,8 +19,10 @@ import numpy as np
 
 from ranklens._kernels import ranking as _kr
 from ranklens._registry import (
+    AnalyticVariance,
     ComputationalForm,
     CurveForm,
+    CurveStatistic,
     MetricSpec,
     RankStatistic,
     RankSweepForm,
@@ -193,3 +195,252 @@ def exact_top_threshold(
     cum = above_weight + np.cumsum(weights[order])
     j = min(int(np.searchsorted(cum, q * total_w * (1.0 - 1e-12), side="left")), values.size - 1)
     return float(values[order][j])
+
+
+def _analytic_method(spec: MetricSpec, model: str, extras: dict[str, Any]) -> tuple[str, Any]:
+    """``(method, source)`` of the analytic interval the engine computed for a measure, read
+    from its declarations: DeLong's for the AUC of the events (a concordance form that is the
+    ROC AUC of the ranked curve: ``extras["delong"]``), Noether's for Kendall's tau-b (an
+    analytic variance of the rank-sweep statistic: ``extras["noether"]``, unweighted);
+    ``("", None)`` for the others (Harrell's C and Somers' D with a continuous ``y`` have no
+    DeLong interval on Dask)."""
+    caps = spec.capabilities
+    curve = caps.curve
+    if (
+        caps.delong is not None
+        and isinstance(curve, CurveForm)
+        and curve.statistic is CurveStatistic.ROC_AUC
+        and curve.depth is None
+        and model in extras.get("delong", {})
+    ):
+        return "delong", extras["delong"][model]
+    sweep = caps.batched
+    if (
+        isinstance(caps.variance, AnalyticVariance)
+        and isinstance(sweep, RankSweepForm)
+        and sweep.statistic is RankStatistic.KENDALL_TAU_B
+        and model in extras.get("noether", {})
+    ):
+        return caps.variance.method, extras["noether"][model]
+    return "", None
+
+
+def interval_comparison(
+    values: dict[str, dict[str, float]],
+    preds: Sequence[str],
+    extras: dict[str, Any],
+    inference: str,
+    level: float,
+) -> Any:
+    """The intervals and paired tests of a Dask evaluation, as the in-memory pipeline stores
+    them (:class:`ranklens.evaluation.EvaluationComparison`), or None when there are none.
+
+    Per measure: with ``inference="auto"`` the analytic interval the engine computed (DeLong,
+    DeLong & Clarke-Pearson 1988 for the AUC; Noether 1967 for Kendall's tau-b, the Wald
+    interval ``tau -+ z sqrt(unbiased variance)`` clipped to [-1, 1], as in memory), else the
+    percentile interval of the Poisson replicates (``extras["bootstrap"]``), with
+    ``interval_methods`` saying which. Pairs of models are tested by the paired replicates
+    (each row has the same Poisson weight in every model's replicate): ``difference_sd`` is the
+    replicates' standard deviation of the difference, ``z`` its ratio to it, ``p`` the
+    Gaussian two-sided p-value; a measure without replicates is not tested (``""``).
+    """
+    from scipy import special
+
+    from ranklens._resampling import percentile_interval, replicate_sd
+    from ranklens.evaluation import EvaluationComparison
+
+    names = tuple(preds)
+    boot = extras.get("bootstrap")
+    reps_of: dict[str, dict[str, np.ndarray]] = boot["replicates"] if boot else {}
+    boot_ci: dict[str, dict[str, Any]] = boot["intervals"] if boot else {}
+    n_boot = int(boot["n_replicates"]) if boot else 0
+    pair_index = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
+    z_level = float(special.ndtri(0.5 + level / 2))
+
+    rows: list[dict[str, Any]] = []
+    for name in values[names[0]]:
+        try:
+            spec = get_metric(name)
+        except (KeyError, ValueError):
+            continue
+        methods = []
+        for model in names:
+            method, source = (
+                _analytic_method(spec, model, extras) if inference == "auto" else ("", None)
+            )
+            if not method and name in boot_ci.get(model, {}):
+                method = "bootstrap-percentile"
+            methods.append((method, source))
+        if not any(m for m, _ in methods):
+            continue
+        rows.append({"spec": spec, "methods": methods})
+    if not rows:
+        return None
+
+    n_metrics, n_models, n_pairs = len(rows), len(names), len(pair_index)
+
+    def nan(*shape: int) -> np.ndarray:
+        return np.full(shape, math.nan)
+
+    out = {
+        key: nan(n_metrics, n_models)
+        for key in ("values", "std_error", "ci_lower", "ci_upper", "variance_plug_in")
+    }
+    out["variance_unbiased"] = nan(n_metrics, n_models)
+    for key in ("difference", "difference_sd", "z", "difference_ci_lower", "difference_ci_upper"):
+        out[key] = nan(n_metrics, n_pairs)
+    replicates = nan(n_boot, n_metrics, n_models)
+    n_undefined = np.zeros((n_metrics, n_models), dtype=np.int64)
+    interval_of: list[str] = []
+    test_of: list[str] = []
+    evaluation: list[str] = []
+    references: dict[str, str] = {}
+    for k, row in enumerate(rows):
+        spec = row["spec"]
+        for m, model in enumerate(names):
+            value = float(values[model].get(spec.name, math.nan))
+            out["values"][k, m] = value
+            reps = reps_of.get(model, {}).get(spec.name)
+            if reps is not None:
+                replicates[:, k, m] = reps
+                n_undefined[k, m] = int((~np.isfinite(reps)).sum())
+            method, source = row["methods"][m]
+            if method == "delong":
+                fields = (
+                    source
+                    if isinstance(source, dict)
+                    else {"std_error": source.std_error, "ci": source.ci}
+                )
+                out["std_error"][k, m] = fields["std_error"]
+                out["ci_lower"][k, m], out["ci_upper"][k, m] = fields["ci"]
+            elif method == "bootstrap-percentile":
+                out["std_error"][k, m] = replicate_sd(np.asarray(reps))
+                out["ci_lower"][k, m], out["ci_upper"][k, m] = boot_ci[model][spec.name]
+            elif method:
+                variance = spec.capabilities.variance
+                low, high = variance.bounds
+                plug_in, unbiased = source["tau_variance"], source["tau_variance_unbiased"]
+                se = math.sqrt(unbiased) if math.isfinite(unbiased) and unbiased >= 0 else math.nan
+                defined = math.isfinite(value) and math.isfinite(se)
+                out["variance_plug_in"][k, m] = plug_in
+                out["variance_unbiased"][k, m] = unbiased
+                out["std_error"][k, m] = se
+                out["ci_lower"][k, m] = max(low, value - z_level * se) if defined else math.nan
+                out["ci_upper"][k, m] = min(high, value + z_level * se) if defined else math.nan
+                references[method] = variance.reference
+        # one method per measure, as in memory (the first model's; a model whose analytic
+        # interval is undefined keeps the method with NaN bounds)
+        interval_of.append(next((m for m, _ in row["methods"] if m), ""))
+        tested = n_boot > 0 and all(spec.name in reps_of.get(mm, {}) for mm in names)
+        for p, (a, b) in enumerate(pair_index):
+            out["difference"][k, p] = out["values"][k, a] - out["values"][k, b]
+            if tested:
+                d = replicates[:, k, a] - replicates[:, k, b]
+                d = d[np.isfinite(d)]
+                out["difference_sd"][k, p] = replicate_sd(d)
+                if d.size >= 2:
+                    lo, hi = percentile_interval(d, level)
+                    out["difference_ci_lower"][k, p], out["difference_ci_upper"][k, p] = lo, hi
+        test_of.append("bootstrap" if tested and pair_index else "")
+        evaluation.append(
+            "poisson" if n_boot and spec.name in reps_of.get(names[0], {}) else "analytic"
+        )
+    sd, diff = out["difference_sd"], out["difference"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # as compare_models: identical models (no difference, no variability) give 0
+        z = np.where((sd == 0) & (diff == 0), 0.0, diff / sd)
+    out["z"] = z
+    specs = [row["spec"] for row in rows]
+    return EvaluationComparison(
+        models=names,
+        metrics=tuple(s.name for s in specs),
+        higher_is_better=tuple(s.higher_is_better for s in specs),
+        targets=tuple(s.target_value() for s in specs),
+        pairs=tuple((names[a], names[b]) for a, b in pair_index),
+        **out,
+        p_value=2.0 * special.ndtr(-np.abs(z)),
+        p_value_one_sided=special.ndtr(-np.abs(z)),
+        n_undefined=n_undefined,
+        evaluation=tuple(evaluation),
+        interval="percentile" if n_boot else "none",
+        n_bootstrap=n_boot,
+        confidence_level=level,
+        replicates=replicates,
+        interval_methods=tuple(interval_of),
+        test_methods=tuple(test_of),
+        references=references,
+    )
+
+
+def _y_sample(part: Any, y: str, size: int = 1000) -> tuple[int, np.ndarray]:
+    """A partition's row count and up to ``size`` evenly spaced values of ``y`` (they only
+    place the selection's bucket boundaries)."""
+    values = part[y].to_numpy(dtype=np.float64)
+    if values.size <= size:
+        return values.size, values
+    return values.size, values[np.linspace(0, values.size - 1, size).astype(np.int64)]
+
+
+def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
+    """``ranklens.relevance_from_boxplot(y, extremes=extremes, shape=shape)`` (unweighted, the
+    other parameters at their defaults) of a dask DataFrame's column, exactly: the row count and
+    a sample in one read, then Tukey's hinges, the median, the minimum and the maximum by
+    two-pass selection (:mod:`ranklens.dask._quantiles`), and the in-memory function's own
+    construction from them (:func:`ranklens.relevance._relevance_from_limits`).
+
+    Raises
+    ------
+    ValueError
+        When ``y`` is constant (as the in-memory function), or ``extremes`` / ``shape`` is not
+        one of its choices.
+
+    References
+    ----------
+    Tukey, J. W. (1977). *Exploratory Data Analysis*. Addison-Wesley.
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science*, LNCS 5808, 332-346.
+    """
+    import dask
+
+    from ranklens.dask._quantiles import Source, Target, select
+    from ranklens.exceptions import DomainError
+    from ranklens.relevance import _hinge_positions, _hinges_of, _relevance_from_limits
+
+    if extremes not in ("auto", "both", "high", "low"):
+        raise ValueError(f"extremes must be 'auto', 'both', 'high' or 'low'; got {extremes!r}")
+    if shape not in ("sigmoid", "pchip"):
+        raise ValueError(f"shape must be 'sigmoid' or 'pchip'; got {shape!r}")
+    parts = dask.compute(*[dask.delayed(_y_sample)(p, y) for p in frame[[y]].to_delayed()])
+    n = sum(p[0] for p in parts)
+    if n < 2:
+        raise ValueError(f"y: need at least 2 rows for a box plot; got {n}")
+    source = Source(y)
+    positions = [*map(float, _hinge_positions(float(n))), 0.0, math.inf]
+    strict = [False] * 6 + [True, False]  # the minimum: the first value with W(x) > 0
+    targets = [Target(source, k, s) for k, s in zip(positions, strict, strict=True)]
+    sample = np.concatenate([p[1] for p in parts])
+    found = select(
+        dask, frame[[y]], targets, {source: sample}, max(1, math.ceil(n / ROWS_PER_BUCKET))
+    )
+    q1, med, q3 = _hinges_of(found[:6])
+    y_min, y_max = float(found[6]), float(found[7])
+    if y_min == y_max:
+        raise DomainError(
+            f"y is constant ({y_min!r}); no box-plot relevance can be derived from it"
+        )
+    iqr = q3 - q1
+    lower, upper = q1 - 1.5 * iqr, q3 + 1.5 * iqr
+    return _relevance_from_limits(
+        n,
+        float(med),
+        iqr,
+        (lower, upper),
+        (lower, upper),
+        (y_min < lower, y_max > upper),
+        extremes=extremes,
+        adjusted=False,
+        shape=shape,
+        k=0.5,
+        delta=1e-4,
+        fallback="fences",
+    )

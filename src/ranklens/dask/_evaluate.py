@@ -19,7 +19,13 @@ from ranklens.dask import _listwise as _lw
 from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
 from ranklens.dask import _sums as _s
-from ranklens.evaluation import ModelEvaluation, Problem, _exception_problem, _metric_info
+from ranklens.evaluation import (
+    ModelEvaluation,
+    Problem,
+    _exception_problem,
+    _methods_settings,
+    _metric_info,
+)
 from ranklens.targeting import DecileTableResult, _gain_ratios_exact
 
 
@@ -101,6 +107,9 @@ def evaluate(
     budget: float | None = None,
     cost_per_target: float | None = None,
     value_margin: float | None = None,
+    inference: str = "auto",
+    k: int | None = None,
+    gains: str | None = None,
 ) -> ModelEvaluation:
     """Evaluate models on a dask DataFrame or Parquet data, exactly, whatever its size.
 
@@ -173,6 +182,20 @@ def evaluate(
         ``extras["best_model_by_depth"]``. The arrays must fit the client.
     cost_benefit, budget, cost_per_target, value_margin : optional
         The profit curve's parameters (:func:`ranklens.profit_curve`), with ``curve_arrays``.
+    k, gains : optional
+        Task parameters passed by name to the measures that take them, as
+        :func:`ranklens.evaluate_models` passes its task parameters (None: the measure's
+        default): NDCG's cutoff ``k`` (only the first ``k`` positions count) and its ``gains``
+        (``"linear"`` or ``"exponential"``, :func:`ranklens.ndcg_score`). A value a measure
+        rejects makes that measure NaN with the function's own message in ``problems``.
+    inference : {"auto", "bootstrap"}, default "auto"
+        Where the intervals in ``evaluation.comparison`` come from, as
+        :func:`ranklens.evaluate_models`'s ``inference``: ``"auto"``, the analytic intervals the
+        engine computes (DeLong's for the AUC, Noether's for Kendall's tau-b without weights)
+        and the percentile intervals of the Poisson replicates (with ``n_bootstrap``) for the
+        rest; ``"bootstrap"``, the replicates throughout (needs ``n_bootstrap``). Its
+        ``interval_methods`` and ``test_methods`` (and ``settings["intervals"]``) say which
+        method gave each number; pairs of models are tested by the paired replicates only.
 
     Returns
     -------
@@ -215,6 +238,12 @@ def evaluate(
     861-874.
     """
     dask, dd = _dask()
+    # NDCG's task parameters, kept before ``k`` is reused as a model index below
+    ranked_list_params = {"k": k, "gains": gains}
+    if inference not in ("auto", "bootstrap"):
+        raise ValueError(f"inference must be 'auto' or 'bootstrap'; got {inference!r}")
+    if inference == "bootstrap" and not n_bootstrap:
+        raise ValueError("inference='bootstrap' needs n_bootstrap replicates (>= 2)")
     preds = [pred] if isinstance(pred, str) else list(pred)
     if not preds:
         raise ValueError("pred: give at least one prediction column")
@@ -341,6 +370,7 @@ def evaluate(
     t_bounds, single = _e.truth_bounds(sample_y, buckets, [threshold])
     p_bounds = [_e._bounds(sp, buckets) for sp in sample_p]
     settings = {"engine": "dask", "events": definition, "exact": exact, "buckets": buckets}
+    settings.update({key: v for key, v in ranked_list_params.items() if v is not None})
     # measures that are sums once their parameters are fitted, and medians (ranklens.dask._sums)
     bound_columns = [c for pair in intervals.values() for c in pair]
     claimed_replicates = _s.evaluate_claimed(
@@ -379,7 +409,12 @@ def evaluate(
         y=y,
         preds=preds,
         weight=weight,
-        context={"alpha": alpha, "relevance": relevance, "event_threshold": event_threshold},
+        context={
+            "alpha": alpha,
+            "relevance": relevance,
+            "event_threshold": event_threshold,
+            **ranked_list_params,
+        },
         part_rows=part_rows,
         n_buckets=buckets,
         sample_y=sample_y,
@@ -466,8 +501,8 @@ def evaluate(
     # a shuffle's memory grows with its input partitions: large ones (files of millions of rows)
     # are cut into pieces of at most a bucket's rows first
     sequence = curve_arrays and _c.sequence_wanted(n_eff)  # curves from every row, in order
-    if sequence and not unit:
-        frame = _c.with_rows(dask, dd, frame, part_rows)  # the order inside tie runs
+    if sequence and (not unit or _c.rows_wanted()):
+        frame = _c.with_rows(dask, dd, frame, part_rows)  # the order inside tie runs, row index
     frame = _split(dask, dd, frame, part_rows, _e.ROWS_PER_BUCKET)
     current = frame
     pred_summaries = []
@@ -738,6 +773,7 @@ def evaluate(
             unit,
             values_y,
             _c.distinct_values(truth_curve_out, single, t_counts, t_bounds) if sequence else None,
+            zero_weight_rows=n - n_eff,
         )
     if boot is not None:
         extras["bootstrap"] = _boot_results(
@@ -761,6 +797,14 @@ def evaluate(
         for model in preds:
             values[model][name] = math.nan
             problems[model][name] = Problem("skipped", why)
+    # intervals and paired tests where the in-memory pipeline keeps them, with their methods
+    comparison = _e.interval_comparison(values, preds, extras, inference, confidence_level)
+    settings["n_bootstrap"] = int(n_bootstrap)
+    if n_bootstrap:
+        settings["random_state"] = random_state
+    settings["confidence_level"] = confidence_level
+    settings["inference"] = inference
+    settings.update(_methods_settings(comparison))
     return ModelEvaluation(
         title=title,
         target=y,
@@ -770,6 +814,7 @@ def evaluate(
         metrics=info,
         problems={m: p for m, p in problems.items() if p},
         settings=settings,
+        comparison=comparison,
         curves=curves,
         extras=extras,
     )
