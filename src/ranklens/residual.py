@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from ranklens._cache import is_compiled
 from ranklens._curve_registry import register_curve
 from ranklens._kernels import LazyKernels
 from ranklens._registry import (
@@ -792,7 +794,74 @@ def _midpoint(a: float, b: float) -> float:
     return a if a == b else 0.5 * a + 0.5 * b
 
 
-def _weighted_median(values: FloatArray, w: FloatArray | None) -> float:
+#: Below this many rows a weighted median taken while the selection kernel
+#: (``weighted_quantile_threshold``) has no machine code, in this process or in numba's cache,
+#: comes from :func:`_weighted_thresholds_numpy`: the same values (compiling the kernel costs
+#: about 1 s of a first call; the NumPy form tens of microseconds at 500 rows). ``ranklens
+#: warmup`` sets it to 0 so that it still compiles the kernel.
+NUMPY_BELOW = 1 << 12
+# Error bounds of the cumulative weights, in units of the total: the sorted running sum in
+# extended precision (per addition) and the kernel's compensated sums (Neumaier 1974: a few
+# units in the last place of the total, with room to spare).
+_RUN_EPS = float(np.finfo(np.longdouble).eps)
+_KERNEL_ERR = 8.0 * float(np.finfo(np.float64).eps)
+
+
+def _numpy_thresholds(n: int) -> bool:
+    """Whether a weighted median of ``n`` values takes the NumPy form (see NUMPY_BELOW)."""
+    if n >= NUMPY_BELOW:
+        return False
+    if "numba" not in sys.modules:
+        return True  # no kernel has machine code, and loading one costs numba's import
+    kernel = _kres.weighted_quantile_threshold
+    return not kernel.signatures and not is_compiled(kernel)
+
+
+def _weighted_thresholds_numpy(
+    values: FloatArray, w: FloatArray, lower: float, upper: float, order: Any = None
+) -> tuple[float, float] | None:
+    """``weighted_quantile_threshold(values, w, lower, False)`` and ``(..., upper, True)`` after
+    one sort (``order``: a stable argsort of ``values``, if known); None where the kernel must
+    decide.
+
+    Notes
+    -----
+    The answer is the smallest distinct value ``x`` with ``W(v <= x) >= lower`` (``> upper``),
+    else the largest value. The kernel forms ``W`` by compensated sums in the order its
+    partitions leave, which NumPy cannot follow; here ``W`` at each distinct value is a running
+    sum in sorted order in extended precision (``np.longdouble``), whose error is at most
+    ``n * eps_ld * W_total``. Wherever ``|W - target|`` exceeds that bound plus the kernel's
+    (``8 eps W_total``), both decide every comparison with the target as exact arithmetic
+    does, so both return the same element: the kernel's value bit for bit. Otherwise (a
+    cumulative weight within rounding of a target; where ``np.longdouble`` is ``float64`` the
+    bound is wider) and where the answer is a zero present with both signs (the kernel returns
+    whichever its pivot was), None: the kernel decides.
+    """
+    n = values.shape[0]
+    if order is None:
+        order = np.argsort(values, kind="stable")
+    v = values[order]
+    last = np.ones(n, dtype=bool)
+    last[:-1] = v[1:] != v[:-1]  # the last row of each distinct value (-0.0 == 0.0)
+    reach = np.cumsum(w[order], dtype=np.longdouble)[last]
+    distinct = v[last]
+    guard = (n * _RUN_EPS + _KERNEL_ERR) * reach[-1]
+    if not (np.isfinite(guard) and math.isfinite(lower) and math.isfinite(upper)):
+        return None
+    found = []
+    for target, strict in ((lower, False), (upper, True)):
+        if abs(target) <= guard or np.abs(reach - target).min() <= guard:
+            return None  # the empty prefix or a distinct value within rounding of the target
+        hit = np.flatnonzero(reach > target if strict else reach >= target)
+        found.append(float(distinct[hit[0]] if hit.size else distinct[-1]))
+    if 0.0 in found:
+        zeros = np.signbit(v[v == 0.0])
+        if zeros.any() and not zeros.all():
+            return None
+    return found[0], found[1]
+
+
+def _weighted_median(values: FloatArray, w: FloatArray | None, order: Any = None) -> float:
     """Median; with weights the average of the lower and upper weighted medians.
 
     With ``W(x)`` the total weight of the values ``<= x`` and ``W`` the total: lower = smallest
@@ -814,6 +883,10 @@ def _weighted_median(values: FloatArray, w: FloatArray | None) -> float:
     # at most (6 + log2 n) units of 2**-53 of the total, far below any one weight of an integer
     # weighting below 2**45 in total.
     tol = 64.0 * np.finfo(np.float64).eps * half
+    if _numpy_thresholds(values.shape[0]):
+        found = _weighted_thresholds_numpy(values, w, half - tol, half + tol, order)
+        if found is not None:
+            return _midpoint(*found)
     lower = _kres.weighted_quantile_threshold(values, w, half - tol, False)
     upper = _kres.weighted_quantile_threshold(values, w, half + tol, True)
     return _midpoint(float(lower), float(upper))
@@ -855,12 +928,16 @@ def _median_sweep_evaluate(residuals: FloatArray, weights: FloatArray, wanted: A
     sort, no validation of the pair), on the residuals computed once."""
     out = np.full((weights.shape[0], len(wanted), residuals.shape[0]), np.nan)
     n = residuals.shape[1]
+    # the NumPy form sorts each model's residuals once for every replicate
+    orders: list[Any] = [None] * residuals.shape[0]
+    if _numpy_thresholds(n):
+        orders = [np.argsort(a, kind="stable") for a in residuals]
     for r in range(weights.shape[0]):
         if not weights[r].sum() > 0:
             continue  # the function refuses weights summing to 0
         w = check_sample_weight(weights[r], n)
         for m in range(residuals.shape[0]):
-            out[r, :, m] = _weighted_median(residuals[m], w)
+            out[r, :, m] = _weighted_median(residuals[m], w, orders[m])
     return out
 
 
