@@ -29,6 +29,7 @@ FOUNDATIONS = {
     "ranklens._deprecation",
     "ranklens._exact_null",
     "ranklens._extras",
+    "ranklens._normal",
     "ranklens._progress",
     "ranklens._extras",
     "ranklens._progress",
@@ -74,6 +75,7 @@ PIPELINE = {
     "ranklens.dask._evaluate",
     "ranklens.dask._noether",
     "ranklens.dask._passes",
+    "ranklens.dask._profile",
     "ranklens.dask._quantiles",
     "ranklens.dask._sums",
 }

@@ -70,9 +70,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
-from scipy import special
 
 from ranklens._gpu_engine import DeviceEngine, resolve_device
+from ranklens._normal import ndtr_array
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import (
     MetricSpec,
@@ -1601,8 +1601,8 @@ def _bootstrap(
         ci_upper=ci[1],
         difference_sd=diff_sd,
         z=z,
-        p_value=2.0 * special.ndtr(-np.abs(z)),
-        p_value_one_sided=special.ndtr(-np.abs(z)),
+        p_value=2.0 * ndtr_array(-np.abs(z)),
+        p_value_one_sided=ndtr_array(-np.abs(z)),
         difference_ci_lower=diff_ci[0],
         difference_ci_upper=diff_ci[1],
         variance_plug_in=plug_in,

@@ -22,10 +22,10 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.special import ndtri
 
 from ranklens._curve_registry import register_curve
 from ranklens._kernels import LazyKernels
+from ranklens._normal import ndtri
 from ranklens._registry import ComputationalForm, SumsForm, register_metric
 from ranklens._results import CurveResult, Result
 from ranklens._scaling import binary_exponent as _binary_exponent
