@@ -199,9 +199,12 @@ def _compile(
     rows = np.unique(np.linspace(0, n - 1, min(n, _COMPILE_ROWS)).round().astype(np.int64))
     small = {name: pred[rows] for name, pred in preds.items()}
     small_weight = None if weight is None else weight[rows]
-    # Not the NumPy twins of a small first call, unless the real run takes them too.
+    # Not the NumPy twins of a small first call, unless the real run takes them too; the band
+    # grids likewise take the route of the real n (their NumPy forms stand in below a size).
+    from ranklens._kernels.curve_sweeps import routed_as
+
     forced = contextlib.nullcontext() if twins else _resampling.kernels_only()
-    with forced:
+    with forced, routed_as(n):
         _quietly(
             compare_models,
             y[rows],
@@ -213,18 +216,19 @@ def _compile(
             sample_weight=small_weight,
             show_progress=False,
         )
-    for curve in band_curves:
-        _quietly(
-            curve_bands,
-            y[rows],
-            small,
-            curve=curve,
-            n_bootstrap=2,
-            random_state=0,
-            sample_weight=small_weight,
-            show_progress=False,
-            **band_kwargs.get(curve, {}),
-        )
+    with routed_as(n):
+        for curve in band_curves:
+            _quietly(
+                curve_bands,
+                y[rows],
+                small,
+                curve=curve,
+                n_bootstrap=2,
+                random_state=0,
+                sample_weight=small_weight,
+                show_progress=False,
+                **band_kwargs.get(curve, {}),
+            )
 
 
 def _measure(

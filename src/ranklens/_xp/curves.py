@@ -25,6 +25,15 @@ NaN when a replicate has no point. The segment of each grid value is found by a 
 row (``ceil(log2 m)`` gathers of shape ``(rows, grid)``); repeated points (rows of zero weight)
 have equal coordinates and never start a segment.
 
+NumPy forms of the kernels
+--------------------------
+:func:`cutoff_auc_grid_numpy`, :func:`cutoff_auc_sums_numpy`, :func:`gain_grid_numpy` and
+:func:`targeting_replicates_numpy` take the numba kernels' arguments and return their numbers bit
+for bit, for any non-negative float64 weights: every sequential sum of a kernel is a sequential
+``np.cumsum`` started from 0.0, every scattered sum ``np.add.at`` in the kernel's order. A small
+first call runs them while the kernels have no machine code in the process
+(``ranklens._kernels.curve_sweeps.NUMPY_BELOW``); O(n log n) per replicate row at most.
+
 References
 ----------
 Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression models.
@@ -45,7 +54,17 @@ import numpy as np
 from ranklens._xp import argsort_stable
 from ranklens._xp.rank import _dense_ranks, _runs
 
-__all__ = ["CurveState", "cutoff_auc_grid", "prepare", "rank_lift_grid", "sweep_bytes"]
+__all__ = [
+    "CurveState",
+    "cutoff_auc_grid",
+    "cutoff_auc_grid_numpy",
+    "cutoff_auc_sums_numpy",
+    "gain_grid_numpy",
+    "prepare",
+    "rank_lift_grid",
+    "sweep_bytes",
+    "targeting_replicates_numpy",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,3 +255,318 @@ def rank_lift_grid(xp: ModuleType, state: CurveState, weights: Any, grid: Any) -
     a = xp.zeros(rows, dtype=xp.int64)
     b = xp.where(ok, state.n + 1, 0)
     return _interp_rows(xp, xs, ys, a, b, grid)
+
+
+# --------------------------------------------------------------------------------------------
+# NumPy forms of the numba band grids (ranklens._kernels.curve_sweeps), bit for bit
+#
+# A small first call runs these while the kernels have no machine code in the process (their
+# compilation costs seconds, these forms milliseconds at a few thousand rows; see
+# ranklens._kernels.curve_sweeps.NUMPY_BELOW). Every sum the kernels run along a sequence is a
+# sequential ``np.cumsum`` here, started from a column of zeros as the kernels start from 0.0, and
+# every scattered sum (``a[key[k]] += w[k]`` in the order of k) is ``np.add.at``, which adds in
+# the order of its indices; so the same additions happen in the same order and the numbers are the
+# kernels' to the last bit, for any non-negative float64 weights. Rows are vectorised; nothing
+# loops over data rows.
+
+
+#: Cells (replicate rows x data rows) of one pass of the NumPy forms: blocks of rows bound their
+#: temporaries (a few tens of MB) whatever the caller passes.
+_NUMPY_CELLS = 1 << 20
+
+
+def _by_rows(weights: np.ndarray, run: Any) -> np.ndarray:
+    """``run(weights[rows])`` over blocks of rows, stacked (each row's numbers are its own)."""
+    step = max(1, _NUMPY_CELLS // max(1, weights.shape[1]))
+    if weights.shape[0] <= step:
+        return np.asarray(run(weights))
+    return np.concatenate([run(weights[k : k + step]) for k in range(0, weights.shape[0], step)])
+
+
+def _seq_cumsum(a: np.ndarray) -> np.ndarray:
+    """``out[:, k + 1] = (((0.0 + a[:, 0]) + a[:, 1]) + ...) + a[:, k]``, ``out[:, 0] = 0.0``:
+    the running sum of a sequential loop that starts from 0.0 (shape ``(rows, n + 1)``)."""
+    out = np.zeros((a.shape[0], a.shape[1] + 1), dtype=np.float64)
+    out[:, 1:] = a
+    return np.cumsum(out, axis=1)
+
+
+def _interp_compact(xs: np.ndarray, ys: np.ndarray, keep: np.ndarray, grid: np.ndarray) -> Any:
+    """Per row, ``_interp_points`` of the kernels over the points ``keep`` marks (in order); NaN
+    for a row without a point."""
+    count = keep.sum(axis=1)
+    if xs.shape[1] == 0:
+        return np.full((xs.shape[0], grid.shape[0]), np.nan)
+    idx = np.argsort(~keep, axis=1, kind="stable")  # the kept points first, in their order
+    xs_c = np.take_along_axis(xs, idx, axis=1)
+    ys_c = np.take_along_axis(ys, idx, axis=1)
+    return _interp_rows(np, xs_c, ys_c, np.zeros_like(count), count, grid)
+
+
+def _replicate_events_numpy(
+    weights: np.ndarray, y_order: Any, y_group_sorted: Any, nonbinary: Any, q: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(total, binary, cut)`` of every row, as ``curve_sweeps._replicate_events``."""
+    rows, n = weights.shape
+    total = _seq_cumsum(weights)[:, -1]
+    positive = weights > 0.0
+    binary = ~np.any(positive & np.asarray(nonbinary, dtype=bool)[None, :], axis=1)
+    cut = np.full(rows, -1, dtype=np.int64)
+    todo = (total > 0.0) & ~binary
+    if n and np.any(todo):
+        wy = weights[todo][:, np.asarray(y_order)]
+        cum_y = _seq_cumsum(wy)[:, 1:]
+        target = q * cum_y[:, -1] * (1.0 - 1e-12)
+        pos = wy > 0.0
+        hit = pos & (cum_y >= target[:, None])
+        first_hit = np.argmax(hit, axis=1)
+        last_pos = n - 1 - np.argmax(pos[:, ::-1], axis=1)
+        at = np.where(hit.any(axis=1), first_hit, last_pos)
+        cut[todo] = np.asarray(y_group_sorted, dtype=np.int64)[at]
+    return total, binary, cut
+
+
+def _ranked_sums_numpy(
+    weights: np.ndarray,
+    order: Any,
+    y_by_pred: Any,
+    group_by_pred: Any,
+    new_group: Any,
+    binary: np.ndarray,
+    cut: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(cw, ce, cn)``, shape ``(rows, groups + 1)``: the cumulative weight, events and
+    non-events at the origin and at the end of every prediction tie group of one model, as
+    ``curve_sweeps._ranked_sums`` (a group without weight repeats the point before it exactly:
+    the kernel leaves it out, and a repeated point adds 0.0 to every sum and never changes a
+    reading on the curve)."""
+    n = weights.shape[1]
+    ws = weights[:, np.asarray(order)]
+    ws = np.where(ws > 0.0, ws, 0.0)
+    events = (np.asarray(group_by_pred)[None, :] <= cut[:, None]).astype(np.float64)
+    r = np.where(binary[:, None], np.asarray(y_by_pred, dtype=np.float64)[None, :], events)
+    new = np.asarray(new_group, dtype=bool)
+    ends = np.flatnonzero(np.append(new[1:], True)) if n else np.empty(0, np.int64)
+    cols = np.concatenate([[0], ends + 1])
+    cw = _seq_cumsum(ws)[:, cols]
+    ce = _seq_cumsum(ws * r)[:, cols]
+    cn = _seq_cumsum(ws * (1.0 - r))[:, cols]
+    return cw, ce, cn
+
+
+def _numpy_interp_rows(x: float, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Per row, ``curve_sweeps._numpy_interp(x, xs, ys, m)`` (NumPy's ``interp`` formula, its
+    exact-node and NaN rules), for rows of non-decreasing ``xs`` whose equal abscissae carry
+    equal ordinates."""
+    rows, m = xs.shape
+    lo = (np.sum(xs <= x, axis=1) - 1).clip(0, m - 2 if m > 1 else 0)
+    hi = np.minimum(lo + 1, m - 1)
+    take = np.arange(rows)
+    x0, x1, y0, y1 = xs[take, lo], xs[take, hi], ys[take, lo], ys[take, hi]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = (y1 - y0) / (x1 - x0)
+        out = slope * (x - x0) + y0
+        again = slope * (x - x1) + y1
+    out = np.where(np.isnan(out), np.where(np.isnan(again) & (y0 == y1), y0, again), out)
+    out = np.where(x0 == x, y0, out)
+    out = np.where(x < xs[:, 0], ys[:, 0], out)
+    return np.where(x >= xs[:, -1], ys[:, -1], out)
+
+
+def targeting_replicates_numpy(
+    weights: Any,
+    y_order: Any,
+    y_group_sorted: Any,
+    nonbinary: Any,
+    q: float,
+    orders: Any,
+    y_by_pred: Any,
+    group_by_pred: Any,
+    new_group: Any,
+    codes: Any,
+    depths: Any,
+) -> np.ndarray:
+    """NumPy form of ``curve_sweeps.targeting_replicates_serial`` (same arguments, the same
+    numbers bit for bit): the targeting measures of every weight row and model,
+    ``(rows, len(codes), models)``.
+
+    Per replicate and model, O(n): the cumulative sums over the rows sorted by the prediction
+    (sequential ``cumsum``), then the trapezoid sums of the ROC and gain curves over the points
+    (sequential, the kernel's order), the KS maximum and the lift by NumPy's ``interp`` rule.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape[0] * w.shape[1] > _NUMPY_CELLS:
+        args = (y_order, y_group_sorted, nonbinary, q, orders, y_by_pred, group_by_pred)
+        return _by_rows(
+            w, lambda part: targeting_replicates_numpy(part, *args, new_group, codes, depths)
+        )
+    rows = w.shape[0]
+    codes = np.asarray(codes, dtype=np.int64)
+    depths = np.asarray(depths, dtype=np.float64)
+    n_models = int(np.asarray(orders).shape[0])
+    out = np.full((rows, codes.shape[0], n_models), np.nan)
+    total, binary, cut = _replicate_events_numpy(w, y_order, y_group_sorted, nonbinary, q)
+    live = total > 0.0  # no row left: the function refuses weights summing to 0
+    if not np.any(live):
+        return out
+    w, binary, cut = w[live], binary[live], cut[live]
+    for m in range(n_models):
+        cw, ce, cn = _ranked_sums_numpy(
+            w, orders[m], y_by_pred[m], group_by_pred[m], new_group[m], binary, cut
+        )
+        p, q_n, w_total = ce[:, -1], cn[:, -1], cw[:, -1]
+        defined = (p > 0.0) & (q_n > 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            steps = (cn[:, 1:] - cn[:, :-1]) * (ce[:, 1:] + ce[:, :-1])
+            twice = _seq_cumsum(steps)[:, -1]
+            gaps = ce[:, 1:] / p[:, None] - cn[:, 1:] / q_n[:, None]
+            top = gaps.max(axis=1) if gaps.shape[1] else np.zeros(gaps.shape[0])
+            ks = np.where(top > 0.0, top, 0.0)
+            x = cw / w_total[:, None]
+            gain = ce / p[:, None]
+            trap = (x[:, 1:] - x[:, :-1]) * (gain[:, 1:] + gain[:, :-1])
+            area = np.where(p != 0.0, 0.5 * _seq_cumsum(trap)[:, -1], np.nan)
+            perfect = 1.0 - (p / w_total) / 2.0
+            roc = twice / (2.0 * p * q_n)
+            ratio = (area - 0.5) / (perfect - 0.5)
+        ratio = np.where(np.isnan(area) | ~(perfect > 0.5), np.nan, ratio)
+        for s in range(codes.shape[0]):
+            code = int(codes[s])
+            if code == 0:
+                value = np.where(defined, roc, np.nan)
+            elif code == 1:
+                value = np.where(defined, ks, np.nan)
+            elif code == 2:
+                value = area
+            elif code == 3:
+                value = ratio
+            else:
+                depth = float(depths[s])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    value = np.where(p == 0.0, np.nan, _numpy_interp_rows(depth, x, gain) / depth)
+            out[live, s, m] = value
+    return out
+
+
+def gain_grid_numpy(
+    weights: Any,
+    y_order: Any,
+    y_group_sorted: Any,
+    nonbinary: Any,
+    q: float,
+    orders: Any,
+    y_by_pred: Any,
+    group_by_pred: Any,
+    new_group: Any,
+    grid: Any,
+    lift: bool,
+) -> np.ndarray:
+    """NumPy form of ``curve_sweeps.gain_grid_serial`` (same arguments, the same numbers bit for
+    bit): the gain curve (``lift``: gain / depth) of model 0 for each weight row, read at
+    ``grid``; NaN without events."""
+    w = np.asarray(weights, dtype=np.float64)
+    grid = np.asarray(grid, dtype=np.float64)
+    if w.shape[0] * w.shape[1] > _NUMPY_CELLS:
+        args = (y_order, y_group_sorted, nonbinary, q, orders, y_by_pred, group_by_pred)
+        return _by_rows(w, lambda part: gain_grid_numpy(part, *args, new_group, grid, lift))
+    out = np.full((w.shape[0], grid.shape[0]), np.nan)
+    total, binary, cut = _replicate_events_numpy(w, y_order, y_group_sorted, nonbinary, q)
+    live = total > 0.0
+    if not np.any(live):
+        return out
+    cw, ce, _ = _ranked_sums_numpy(
+        w[live], orders[0], y_by_pred[0], group_by_pred[0], new_group[0], binary[live], cut[live]
+    )
+    p = ce[:, -1]
+    ok = p != 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        xs = cw[ok] / cw[ok][:, -1:]
+        ys = ce[ok] / p[ok][:, None]
+        keep = np.ones(xs.shape, dtype=bool)
+        read = _interp_compact(xs, ys, keep, grid)
+        if lift:
+            read = read / grid[None, :]
+    rows = np.flatnonzero(live)[ok]
+    out[rows] = read
+    return out
+
+
+def _cutoff_sums_rows(
+    key: np.ndarray, pkey: np.ndarray, n_y: int, w_seq: np.ndarray, total: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(positives, u, gap)`` of ``ranklens._kernels.ranking.cutoff_auc_sums`` for each row of
+    ``w_seq`` (weights along the sequence; ``total`` their sequential sum), bit for bit."""
+    rows, n = w_seq.shape
+    m = n_y - 1
+    change = np.zeros(n, dtype=np.int64)
+    change[1:] = pkey[1:] != pkey[:-1]
+    p_of = np.cumsum(change)
+    n_groups = int(p_of[-1]) + 1
+    base = (np.arange(rows, dtype=np.int64) * n_groups)[:, None]
+    gw = np.zeros(rows * n_groups)
+    np.add.at(gw, (base + p_of[None, :]).ravel(), w_seq.ravel())
+    gw = gw.reshape(rows, n_groups)
+    processed = _seq_cumsum(gw)[:, :-1]  # the weight of the groups before each group
+    mid = (total[:, None] - processed - gw) + 0.5 * gw
+    at = ((np.arange(rows, dtype=np.int64) * n_y)[:, None] + key[None, :]).ravel()
+    wy = np.zeros(rows * n_y)
+    sa = np.zeros(rows * n_y)
+    np.add.at(wy, at, w_seq.ravel())
+    np.add.at(sa, at, (w_seq * mid[:, p_of]).ravel())
+    wy = wy.reshape(rows, n_y)[:, ::-1]  # decreasing y: the c-th largest value at c
+    sa = sa.reshape(rows, n_y)[:, ::-1]
+    wp = _seq_cumsum(wy)[:, 1 : m + 1]
+    acc = _seq_cumsum(sa)[:, 1 : m + 1]
+    u = acc - 0.5 * wp * wp
+    gap = 0.5 * (wy[:, :m] + wy[:, 1 : m + 1])
+    return wp, u, gap
+
+
+def cutoff_auc_sums_numpy(
+    key: Any, pkey: Any, n_y: int, w: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """NumPy form of ``ranklens._kernels.ranking.cutoff_auc_sums`` (same arguments, n >= 1 and
+    n_y >= 1; the same numbers bit for bit): per cut, the positive weight ``W_P``, the
+    Mann-Whitney sum ``U_c`` and the midrank gap of the two y values beside the cut."""
+    key = np.asarray(key, dtype=np.int64)
+    pkey = np.asarray(pkey, dtype=np.int64)
+    w_seq = np.asarray(w, dtype=np.float64)[None, :]
+    total = _seq_cumsum(w_seq)[:, -1]
+    wp, u, gap = _cutoff_sums_rows(key, pkey, int(n_y), w_seq, total)
+    return wp[0], u[0], gap[0]
+
+
+def cutoff_auc_grid_numpy(
+    weights: Any, order: Any, key: Any, pkey: Any, n_y: int, grid: Any
+) -> np.ndarray:
+    """NumPy form of ``curve_sweeps.cutoff_auc_grid`` (same arguments, the same numbers bit for
+    bit): the cutoff AUC of each weight row at ``grid``.
+
+    The sums of ``ranklens._kernels.ranking.cutoff_auc_sums`` in its order: the total and the
+    weight of each prediction group along the sequence, the group's weighted midrank
+    ``(W - processed - W_g) + W_g / 2``, the weight and midrank mass of each y value scattered in
+    sequence order (``np.add.at``), then the running sums over decreasing y.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    grid = np.asarray(grid, dtype=np.float64)
+    if w.shape[0] * w.shape[1] > _NUMPY_CELLS:
+        return _by_rows(w, lambda part: cutoff_auc_grid_numpy(part, order, key, pkey, n_y, grid))
+    rows = w.shape[0]
+    order = np.asarray(order, dtype=np.int64)
+    key = np.asarray(key, dtype=np.int64)
+    pkey = np.asarray(pkey, dtype=np.int64)
+    n = order.shape[0]
+    m = int(n_y) - 1
+    if m <= 0 or n == 0:
+        return np.full((rows, grid.shape[0]), np.nan)
+    w_seq = w[:, order]
+    total = _seq_cumsum(w_seq)[:, -1]
+    wp, u, _ = _cutoff_sums_rows(key, pkey, int(n_y), w_seq, total)
+    prev = np.concatenate([np.full((rows, 1), -1.0), wp[:, :-1]], axis=1)
+    # a cut exists between two y values present in the replicate (0 < W_P < W); a y value of
+    # zero weight repeats the cut before it
+    keep = (wp > 0.0) & (wp < total[:, None]) & (wp != prev)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        xs = wp / total[:, None]
+        ys = np.minimum(1.0, np.maximum(0.0, u / (wp * (total[:, None] - wp))))
+    return _interp_compact(xs, ys, keep, grid)
