@@ -283,7 +283,8 @@ def test_compare_models_targeting_routes_equal(monkeypatch):
 
 def test_route_rule_and_warmup(monkeypatch):
     """The NumPy forms stand in only below NUMPY_BELOW rows and while the kernels have no
-    machine code; ``ranklens warmup`` turns the route off so that it compiles them."""
+    machine code, in the process or in numba's cache; ``ranklens warmup`` turns the route off so
+    that it compiles them."""
     from ranklens import _warmup
 
     class Compiled:
@@ -295,6 +296,9 @@ def test_route_rule_and_warmup(monkeypatch):
     assert cs.numpy_route(500, Bare(), Bare())
     assert not cs.numpy_route(cs.NUMPY_BELOW, Bare())
     assert not cs.numpy_route(500, Bare(), Compiled())
+    with monkeypatch.context() as m:  # in numba's cache (a warm install): load the kernels
+        m.setattr(cs, "kernel_ready", lambda k: True)
+        assert not cs.numpy_route(500, Bare(), Bare())
     with cs.routed_as(1 << 20):  # a tiny sample compiling for a large run: the kernels
         assert not cs.numpy_route(500, Bare())
     assert cs.numpy_route(500, Bare())

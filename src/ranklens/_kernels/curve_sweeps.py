@@ -28,6 +28,7 @@ import contextvars
 import numpy as np
 from numba import njit, prange
 
+from ranklens._kernels.curves import kernel_ready
 from ranklens._kernels.ranking import cutoff_auc_sums
 
 __all__ = [
@@ -603,9 +604,11 @@ _ROUTE_ROWS = contextvars.ContextVar("_ROUTE_ROWS", default=0)
 
 def numpy_route(n, *kernels):
     """Whether a band grid over ``n`` data rows takes its NumPy form: below :data:`NUMPY_BELOW`
-    rows while none of ``kernels`` (its serial and parallel drivers) has machine code here."""
+    rows while none of ``kernels`` (its serial and parallel drivers) has machine code, in this
+    process or in numba's cache (a cached kernel loads in a fraction of a second, and a warm
+    process keeps the kernels it ran with: :func:`ranklens._kernels.curves.kernel_ready`)."""
     rows = max(n, _ROUTE_ROWS.get())
-    return rows < NUMPY_BELOW and not any(k.signatures for k in kernels)
+    return rows < NUMPY_BELOW and not any(kernel_ready(k) for k in kernels)
 
 
 @contextlib.contextmanager
