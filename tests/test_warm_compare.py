@@ -202,8 +202,17 @@ _FIELDS = (
 )
 
 
+def _level_term_by_bool_masks(ws: np.ndarray, perm: np.ndarray, shift: int) -> np.ndarray:
+    """The previous int32 level term of the NumPy rank sweep (boolean masks made per call)."""
+    wl = ws[:, perm]
+    left = ((perm >> shift) & 1) == 0
+    s = np.cumsum(wl * left, axis=1, dtype=np.int32)
+    return np.einsum("ij,ij->i", wl * ~left, s).astype(np.int64)
+
+
 def _previous_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """scipy's Phi and Phi^-1 and the row-by-row loss sums, as before."""
+    """scipy's Phi and Phi^-1, the row-by-row loss sums and the level term, as before."""
+    monkeypatch.setattr(compare_module, "_LevelTermInt32", lambda: _level_term_by_bool_masks)
     monkeypatch.setattr(_resampling, "ndtr", lambda x: special.ndtr(x))
     monkeypatch.setattr(_resampling, "ndtri", lambda x: special.ndtri(x))
     monkeypatch.setattr(compare_module, "ndtr_array", special.ndtr)

@@ -965,15 +965,32 @@ _RANK_BATCH_MAX_N = 200_000
 _LEVEL_MIN_N = 200_000
 
 
-def _level_term_int32(ws: np.ndarray, perm: np.ndarray, shift: int) -> np.ndarray:
+class _LevelTermInt32:
     """One level's ``sum_{k right} w_k S^lev_k`` per replicate row for int32 counts ``ws``
     whose rows sum to at most n < 2^15 (:func:`ranklens._xp.rank.replicate_statistics`'s
     ``level_term``): every prefix sum, product and row sum is at most n^2 < 2^31, so int32
-    arithmetic is exact and about twice as fast as the generic int64 term."""
-    wl = ws[:, perm]
-    left = ((perm >> shift) & 1) == 0
-    s = np.cumsum(wl * left, axis=1, dtype=np.int32)
-    return np.einsum("ij,ij->i", wl * ~left, s).astype(np.int64)
+    arithmetic is exact and about twice as fast as the generic int64 term.
+
+    The left and right halves of each level order are int32 masks made once per level order
+    and kept with it (a product with an int32 mask costs a fifth of one with a boolean); the
+    sums are of the same integers, so the values are unchanged.
+    """
+
+    def __init__(self) -> None:
+        # id of the level order -> (left mask, right mask, the order itself, which keeps the id
+        # its own while the entry lives)
+        self._masks: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def __call__(self, ws: np.ndarray, perm: np.ndarray, shift: int) -> np.ndarray:
+        masks = self._masks.get((id(perm), shift))
+        if masks is None:
+            left = ((perm >> shift) & 1) == 0
+            masks = (left.astype(np.int32), (~left).astype(np.int32), perm)
+            self._masks[(id(perm), shift)] = masks
+        left_mask, right_mask, _ = masks
+        wl = ws[:, perm]
+        s = np.cumsum(wl * left_mask, axis=1, dtype=np.int32)
+        return np.einsum("ij,ij->i", wl * right_mask, s).astype(np.int64)
 
 
 class _RankEvaluator(_Evaluator):
@@ -1004,6 +1021,7 @@ class _RankEvaluator(_Evaluator):
         self._union: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}
         self._y = y
         self._plans: list[RankPlan] | None = None
+        self._level_term = _LevelTermInt32()  # the NumPy twins' level term, masks kept
         self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._prepared = False
         if not NUMPY_TWINS.get():
@@ -1046,7 +1064,7 @@ class _RankEvaluator(_Evaluator):
         level_term = None
         if np.all(self.base_weight == 1.0):
             weights = multiplicity.astype(np.int32)  # counts below NUMPY_TWINS_BELOW rows
-            level_term = _level_term_int32
+            level_term = self._level_term
         else:
             weights = multiplicity * self.base_weight
         return np.stack(
