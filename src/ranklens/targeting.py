@@ -42,7 +42,7 @@ import statistics
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -171,42 +171,47 @@ def _parse_threshold(text: str, spec: str) -> float:
     return t
 
 
-def _event_response(
-    y: FloatArray, events: Any, w: FloatArray | None
-) -> tuple[FloatArray, bool, str]:
-    """(response, is_value, definition) for the event definition ``events``."""
+@dataclasses.dataclass(frozen=True)
+class _EventRule:
+    """An event definition as read from ``events``, before it meets ``y_true``.
+
+    :func:`_event_response` applies it on the host, :func:`_device_events` on a device.
+    ``kind`` is ``"default"`` (the labels of a binary ``y_true``, else :data:`DEFAULT_EVENTS`),
+    ``"value"``, ``"top"`` (``bound`` is the fraction ``q``), ``">="`` or ``">"`` (``bound`` is
+    the threshold ``t``), or ``"relevance"`` (``relevance`` with its ``relevance_threshold``).
+    """
+
+    kind: Literal["default", "value", "top", ">=", ">", "relevance"]
+    bound: float = math.nan
+    relevance: Any = None
+    relevance_threshold: Any = None
+
+    def threshold_events(self, y: Any) -> tuple[Any, str]:
+        """The 0/1 events ``y >= t`` (or ``y > t``) of a threshold rule, on the host or a device
+        (``y`` of any array namespace), and the definition's text."""
+        above = y >= self.bound if self.kind == ">=" else y > self.bound
+        return above.astype(np.float64), f"y {self.kind} {self.bound:g}"
+
+
+def _event_rule(events: Any) -> _EventRule:
+    """Read the event definition ``events`` (see :func:`roc_curve`); a ValueError names the
+    definitions accepted."""
     if events is None:
-        if _is_binary(y):
-            return y, False, "binary"
-        events = DEFAULT_EVENTS
+        return _EventRule("default")
     if isinstance(events, str):
         spec = events.strip().replace(" ", "")
         if spec == "value":
-            if (y < 0).any():
-                first = int(np.flatnonzero(y < 0)[0])
-                raise DomainError(
-                    "events='value' uses y_true as the value captured, so it must be "
-                    f"non-negative; got {y[first]!r} at position {first}"
-                )
-            total = float(y.sum() if w is None else y @ w)
-            if not total > 0:
-                raise DomainError("events='value' needs a positive total of y_true; got 0")
-            return y, True, "value"
+            return _EventRule("value")
         if spec.startswith("top:"):
             text = spec[4:]
             percent = text.endswith("%")
             q = _parse_threshold(text[:-1] if percent else text, events)
             q = check_probability(q / 100.0 if percent else q, "the fraction in events='top:q'")
-            v = _top_threshold(y, q, w)
-            response = (y >= v).astype(np.float64)
-            share = float(response.mean() if w is None else (response @ w) / w.sum())
-            return response, False, f"top:{q:g} (y >= {v:.6g}; event share {share:.4g})"
+            return _EventRule("top", q)
         if spec.startswith(">="):
-            t = _parse_threshold(spec[2:], events)
-            return (y >= t).astype(np.float64), False, f"y >= {t:g}"
+            return _EventRule(">=", _parse_threshold(spec[2:], events))
         if spec.startswith(">"):
-            t = _parse_threshold(spec[1:], events)
-            return (y > t).astype(np.float64), False, f"y > {t:g}"
+            return _EventRule(">", _parse_threshold(spec[1:], events))
         raise ValueError(
             "events must be None, 'value', 'top:q' (e.g. 'top:0.1'), '>=t' or '>t' (e.g. '>=100'),"
             f" a number t (y >= t), a relevance callable, or (relevance, threshold); got {events!r}"
@@ -215,18 +220,63 @@ def _event_response(
         t = float(events)
         if not math.isfinite(t):
             raise ValueError(f"events: a numeric threshold must be finite; got {events!r}")
-        return (y >= t).astype(np.float64), False, f"y >= {t:g}"
+        return _EventRule(">=", t)
     if isinstance(events, tuple) and len(events) == 2 and callable(events[0]):
-        response, text = _relevance_events(y, events[0], events[1])
-        return response, False, text
+        return _EventRule("relevance", relevance=events[0], relevance_threshold=events[1])
     if callable(events):
         threshold = getattr(events, "event_threshold", _DEFAULT_RELEVANCE_THRESHOLD)
-        response, text = _relevance_events(y, events, threshold)
-        return response, False, text
+        return _EventRule("relevance", relevance=events, relevance_threshold=threshold)
     raise ValueError(
         "events must be None, 'value', 'top:q', '>=t', '>t', a number, a relevance callable or "
         f"(relevance, threshold); got {type(events).__name__} {events!r:.40}"
     )
+
+
+_DEFAULT_RULE = _event_rule(DEFAULT_EVENTS)
+
+
+def _check_value_target(xp: Any, y: Any, w: Any) -> None:
+    """Refuse ``events='value'`` on a ``y_true`` (of namespace ``xp``) with a negative value on
+    a row of positive weight, or without a positive (weighted) total."""
+    negative = y < 0 if w is None else (y < 0) & (w > 0)
+    if bool(xp.any(negative)):
+        first = int(xp.argmax(negative))
+        raise DomainError(
+            "events='value' uses y_true as the value captured, so it must be "
+            f"non-negative; got {float(y[first])!r} at position {first}"
+        )
+    total = float(xp.sum(y) if w is None else xp.sum(y * w))
+    if not total > 0:
+        raise DomainError("events='value' needs a positive total of y_true; got 0")
+
+
+def _top_definition(q: float, threshold: float, share: float) -> str:
+    """The text of the events ``"top:q"``: the threshold they came to and their weight share."""
+    return f"top:{q:g} (y >= {threshold:.6g}; event share {share:.4g})"
+
+
+def _event_response(
+    y: FloatArray, events: Any, w: FloatArray | None
+) -> tuple[FloatArray, bool, str]:
+    """(response, is_value, definition) for the event definition ``events``."""
+    rule = _event_rule(events)
+    if rule.kind == "default":
+        if _is_binary(y):
+            return y, False, "binary"
+        rule = _DEFAULT_RULE
+    if rule.kind == "value":
+        _check_value_target(np, y, w)
+        return y, True, "value"
+    if rule.kind == "top":
+        v = _top_threshold(y, rule.bound, w)
+        response = (y >= v).astype(np.float64)
+        share = float(response.mean() if w is None else (response @ w) / w.sum())
+        return response, False, _top_definition(rule.bound, v, share)
+    if rule.kind == "relevance":
+        response, text = _relevance_events(y, rule.relevance, rule.relevance_threshold)
+        return response, False, text
+    response, text = rule.threshold_events(y)
+    return response, False, text
 
 
 def _target(y: FloatArray, events: Any, sample_weight: Any) -> _Target:
@@ -797,6 +847,11 @@ def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: boo
         np.ascontiguousarray(grid, dtype=np.float64),
         lift,
     )
+    kernels = (curve_sweeps.gain_grid_serial, curve_sweeps.gain_grid_parallel)
+    if curve_sweeps.numpy_route(w.shape[1], *kernels):  # small, not compiled: NumPy, same bits
+        from ranklens._xp.curves import gain_grid_numpy
+
+        return gain_grid_numpy(*args)
     if threads > 1 and w.shape[0] > 1 and w.shape[1] >= _SWEEP_PARALLEL_WORK:
         return curve_sweeps.gain_grid_parallel(*args, 4 * threads)
     return curve_sweeps.gain_grid_serial(*args)
@@ -1899,20 +1954,18 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
     if set(params) - {"events"}:
         return None
     events = params.get("events")
+    rule = _event_rule(events)
     nonbinary = (y != 0.0) & (y != 1.0)
-    top = float(DEFAULT_EVENTS.removeprefix("top:"))
+    top = _DEFAULT_RULE.bound
     response = y
-    if events is not None:
-        spec = events.strip().replace(" ", "") if isinstance(events, str) else ""
-        fraction = _top_fraction(spec, events)
-        if fraction is not None:
-            top = fraction
-            nonbinary = np.ones(y.shape[0], dtype=bool)
-        else:
-            response, is_value, _ = _event_response(y, events, None)
-            if is_value:
-                return None  # value curves: no ROC, and the functions say so
-            nonbinary = np.zeros(y.shape[0], dtype=bool)  # the response is the events
+    if rule.kind == "top":
+        top = rule.bound
+        nonbinary = np.ones(y.shape[0], dtype=bool)
+    elif rule.kind != "default":
+        response, is_value, _ = _event_response(y, events, None)
+        if is_value:
+            return None  # value curves: no ROC, and the functions say so
+        nonbinary = np.zeros(y.shape[0], dtype=bool)  # the response is the events
     y_order, y_keys = _k.ranked_order(y)
     y_group_sorted = np.cumsum(_tie_starts(y_keys)) - 1
     y_group = np.empty(y.shape[0], dtype=np.int64)
@@ -1959,6 +2012,11 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
         codes,
         depths,
     )
+    kernels = (curve_sweeps.targeting_replicates_serial, curve_sweeps.targeting_replicates_parallel)
+    if curve_sweeps.numpy_route(w.shape[1], *kernels):  # small, not compiled: NumPy, same bits
+        from ranklens._xp.curves import targeting_replicates_numpy
+
+        return targeting_replicates_numpy(*args)
     if parallel:
         return curve_sweeps.targeting_replicates_parallel(*args, 4 * threads)
     return curve_sweeps.targeting_replicates_serial(*args)
@@ -1978,16 +2036,6 @@ _DEVICE_STATISTIC = {
 }
 
 
-def _top_fraction(spec: str, events: Any) -> float | None:
-    """``q`` of an event definition ``"top:q"`` (or ``"top:q%"``); None for any other."""
-    if not spec.startswith("top:"):
-        return None
-    text = spec[4:]
-    percent = text.endswith("%")
-    q = _parse_threshold(text[:-1] if percent else text, events)
-    return check_probability(q / 100.0 if percent else q, "the fraction in events='top:q'")
-
-
 def _device_events(
     xp: Any, y: Any, events: Any, w: Any, *, per_replicate: bool
 ) -> tuple[dict[str, Any], str]:
@@ -2000,46 +2048,27 @@ def _device_events(
     ``per_replicate`` (the bootstrap) a continuous ``y`` under ``events=None`` keeps the labels
     of a replicate whose weighted rows are all 0/1, as the function called on it does.
     """
-    nonbinary = (y != 0.0) & (y != 1.0)
-    if events is None:
+    rule = _event_rule(events)
+    if rule.kind == "default":
+        nonbinary = (y != 0.0) & (y != 1.0)
         kept = nonbinary if w is None else nonbinary & (w > 0)
         if not bool(xp.any(kept)):
             return {"response": (y == 1.0).astype(xp.float64)}, "binary"
-        events = DEFAULT_EVENTS
-        q = _top_fraction(DEFAULT_EVENTS, events)
-        return {"top_q": q, "binary_fallback": per_replicate and bool(xp.any(~nonbinary))}, ""
-    if isinstance(events, str):
-        spec = events.strip().replace(" ", "")
-        q = _top_fraction(spec, events)
-        if q is not None:
-            return {"top_q": q}, ""
-        if spec == "value":
-            negative = y < 0 if w is None else (y < 0) & (w > 0)
-            if bool(xp.any(negative)):
-                first = int(xp.argmax(negative))
-                raise DomainError(
-                    "events='value' uses y_true as the value captured, so it must be "
-                    f"non-negative; got {float(y[first])!r} at position {first}"
-                )
-            total = float(xp.sum(y) if w is None else xp.sum(y * w))
-            if not total > 0:
-                raise DomainError("events='value' needs a positive total of y_true; got 0")
-            return {"response": y, "is_value": True}, "value"
-        if spec.startswith(">="):
-            t = _parse_threshold(spec[2:], events)
-            return {"response": (y >= t).astype(xp.float64)}, f"y >= {t:g}"
-        if spec.startswith(">"):
-            t = _parse_threshold(spec[1:], events)
-            return {"response": (y > t).astype(xp.float64)}, f"y > {t:g}"
-    if isinstance(events, numbers.Real) and not isinstance(events, bool):
-        t = float(events)
-        if not math.isfinite(t):
-            raise ValueError(f"events: a numeric threshold must be finite; got {events!r}")
-        return {"response": (y >= t).astype(xp.float64)}, f"y >= {t:g}"
-    # a relevance function (or an invalid definition, refused with the CPU's message): the
-    # events of each row do not depend on the weights, so they are formed once on the host
-    response, is_value, text = _event_response(np.asarray(to_host(y)), events, None)
-    return {"response": xp.asarray(response), "is_value": is_value}, text
+        binary_fallback = per_replicate and bool(xp.any(~nonbinary))
+        return {"top_q": _DEFAULT_RULE.bound, "binary_fallback": binary_fallback}, ""
+    if rule.kind == "top":
+        return {"top_q": rule.bound}, ""
+    if rule.kind == "value":
+        _check_value_target(xp, y, w)
+        return {"response": y, "is_value": True}, "value"
+    if rule.kind == "relevance":
+        # the events of each row do not depend on the weights: formed once on the host
+        response, text = _relevance_events(
+            np.asarray(to_host(y)), rule.relevance, rule.relevance_threshold
+        )
+        return {"response": xp.asarray(response), "is_value": False}, text
+    response, text = rule.threshold_events(y)
+    return {"response": response}, text
 
 
 def _device_scalar(
@@ -2151,7 +2180,7 @@ def _device_ranked(
         _, at = _xpt.top_events(xp, state, ws)
         v = float(to_host(y[state.order][at])[0])
         share = float(ce[-1] / cw[-1])
-        definition = f"top:{state.top_q:g} (y >= {v:.6g}; event share {share:.4g})"
+        definition = _top_definition(kwargs["top_q"], v, share)
         response = y >= v
     keep = weight = None
     response_host = np.empty(0)
