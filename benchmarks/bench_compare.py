@@ -18,41 +18,12 @@ Run: ``python benchmarks/bench_compare.py`` (``--quick``: n = 1e4, seconds).
 from __future__ import annotations
 
 import argparse
-import time
 
-import numpy as np
+from _timing import best_time
+from _two_models import METRICS, lognormal_models, scipy_statistics
 from scipy import stats
 
 from ranklens.compare import compare_models
-
-METRICS = ["kendall_tau", "spearman_rho", "root_mean_squared_error", "mean_absolute_error"]
-
-
-def _data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    y = rng.lognormal(0.0, 1.0, n)
-    return y, y * rng.lognormal(0.0, 0.5, n), y * rng.lognormal(0.0, 0.8, n)
-
-
-def _best(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def _scipy_statistic(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = []
-    for p in (a, b):
-        out += [
-            stats.kendalltau(y, p).statistic,
-            stats.spearmanr(y, p).statistic,
-            float(np.sqrt(np.mean((y - p) ** 2))),
-            float(np.mean(np.abs(y - p))),
-        ]
-    return np.array(out)
 
 
 def main(quick: bool) -> None:
@@ -60,7 +31,7 @@ def main(quick: bool) -> None:
     n_boot = 200 if quick else 1000
     n_peer = 10 if quick else 20
     repeats = 2 if quick else 3
-    y, a, b = _data(n)
+    y, a, b = lognormal_models(n)
     preds = {"m1": a, "m2": b}
 
     # warm numba (compilation is cached on disk after the first run)
@@ -84,13 +55,13 @@ def main(quick: bool) -> None:
             show_progress=False,
         )
 
-    t_pct = _best(lambda: ours("percentile"), repeats)
-    t_bca = _best(lambda: ours("bca"), repeats)
+    t_pct = best_time(lambda: ours("percentile"), repeats, warm_up=False)
+    t_bca = best_time(lambda: ours("bca"), repeats, warm_up=False)
 
     def peer() -> None:
         stats.bootstrap(
             (y, a, b),
-            _scipy_statistic,
+            scipy_statistics,
             paired=True,
             vectorized=False,
             n_resamples=n_peer,
@@ -98,7 +69,7 @@ def main(quick: bool) -> None:
             random_state=0,
         )
 
-    t_peer = _best(peer, 1 if not quick else 2) * n_boot / n_peer
+    t_peer = best_time(peer, 1 if not quick else 2, warm_up=False) * n_boot / n_peer
 
     res = compare_models(
         y, preds, metrics=METRICS, n_bootstrap=n_boot, random_state=0, show_progress=False

@@ -13,26 +13,13 @@ Times are the best of a few repeats after a warm-up call (numba compiled).
 from __future__ import annotations
 
 import argparse
-import gc
-import time
-from collections.abc import Callable
 
 import numba
 import numpy as np
+from _timing import best_time
 from sklearn.metrics import roc_auc_score
 
 from ranklens.delong import delong_test
-
-
-def best_time(func: Callable[[], object], repeats: int) -> float:
-    func()  # warm-up (numba compile, caches)
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -50,13 +37,19 @@ def main() -> None:
     b_cont = y_cont + 1.5 * rng.normal(size=n)
 
     print(f"n = {n:,}, numba threads = {numba.get_num_threads()}", flush=True)
-    t_delong = best_time(lambda: delong_test(y, a, b), args.repeats)
+    t_delong = best_time(lambda: delong_test(y, a, b), args.repeats, collect_garbage=True)
     res = delong_test(y, a, b)
     print(f"delong_test, binary target (AUCs, covariance, z = {res.z:.3f}): {t_delong:.3f} s")
-    t_sklearn = best_time(lambda: (roc_auc_score(y, a), roc_auc_score(y, b)), args.repeats)
+    t_sklearn = best_time(
+        lambda: (roc_auc_score(y, a), roc_auc_score(y, b)), args.repeats, collect_garbage=True
+    )
     print(f"sklearn roc_auc_score x 2 (AUCs only, no variance): {t_sklearn:.3f} s")
     print(f"ratio delong_test / sklearn floor: {t_delong / t_sklearn:.2f}", flush=True)
-    t_c = best_time(lambda: delong_test(y_cont, a_cont, b_cont), max(1, args.repeats - 2))
+    t_c = best_time(
+        lambda: delong_test(y_cont, a_cont, b_cont),
+        max(1, args.repeats - 2),
+        collect_garbage=True,
+    )
     print(f"delong_test, continuous target (Harrell's C, one-sample): {t_c:.3f} s")
 
 

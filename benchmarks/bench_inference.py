@@ -30,6 +30,8 @@ import time
 
 import numba
 import numpy as np
+from _timing import best_time
+from _two_models import METRICS, lognormal_models, scipy_statistics
 from scipy import stats
 
 from ranklens import compare as _compare
@@ -39,39 +41,10 @@ from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
 from ranklens.metrics import get_curve, get_metric
 
-METRICS = ["kendall_tau", "spearman_rho", "root_mean_squared_error", "mean_absolute_error"]
-
-
-def _data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    y = rng.lognormal(0.0, 1.0, n)
-    return y, y * rng.lognormal(0.0, 0.5, n), y * rng.lognormal(0.0, 0.8, n)
-
-
-def _best(fn, repeats: int = 3) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def _scipy_statistic(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = []
-    for p in (a, b):
-        out += [
-            stats.kendalltau(y, p).statistic,
-            stats.spearmanr(y, p).statistic,
-            float(np.sqrt(np.mean((y - p) ** 2))),
-            float(np.mean(np.abs(y - p))),
-        ]
-    return np.array(out)
-
 
 def per_replicate_costs(n: int, rows: int) -> None:
     """Milliseconds per replicate (two models) of each part of the engine at n rows."""
-    y, a, b = _data(n)
+    y, a, b = lognormal_models(n)
     preds = np.stack([a, b])
     block = next(bootstrap_blocks(np.random.default_rng(1), n, rows))
     rows = block.shape[0]
@@ -99,7 +72,7 @@ def per_replicate_costs(n: int, rows: int) -> None:
     parts["cutoff AUC curve (sweep)"] = lambda: [sweep.evaluate(s, block, grid) for s in states]
     for label, fn in parts.items():
         fn()  # compile / warm
-        ms = 1e3 * _best(fn, 2) / rows
+        ms = 1e3 * best_time(fn, 2, warm_up=False) / rows
         print(f"  n={n:.0e}  {label:<28s} {ms:8.2f} ms per replicate")
 
 
@@ -120,7 +93,7 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
     # Warm: `ranklens warmup` compiles the serial and the parallel drivers (a process that has
     # not compiled a parallel driver yet runs calls of under ~4 s of work on the serial one).
     warmup()
-    y0, a0, b0 = _data(2000)
+    y0, a0, b0 = lognormal_models(2000)
     compare_models(y0, {"a": a0, "b": b0}, metrics=METRICS, n_bootstrap=50, random_state=0)
     curve_bands(y0, {"a": a0, "b": b0}, n_bootstrap=20, random_state=0)
 
@@ -128,15 +101,16 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
     per_replicate_costs(n_small, 64)
     per_replicate_costs(n_large, 8)
 
-    y, a, b = _data(n_small)
+    y, a, b = lognormal_models(n_small)
     preds = {"a": a, "b": b}
-    t_rl = _best(
+    t_rl = best_time(
         lambda: compare_models(
             y, preds, metrics=METRICS, n_bootstrap=n_boot, random_state=0, show_progress=False
         ),
         2,
+        warm_up=False,
     )
-    t_rl_pct = _best(
+    t_rl_pct = best_time(
         lambda: compare_models(
             y,
             preds,
@@ -147,12 +121,13 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
             show_progress=False,
         ),
         2,
+        warm_up=False,
     )
     scipy_reps = 20
     start = time.perf_counter()
     stats.bootstrap(
         (y, a, b),
-        _scipy_statistic,
+        scipy_statistics,
         paired=True,
         vectorized=False,
         n_resamples=scipy_reps,
@@ -174,12 +149,13 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
 
     _large_comparison(n_large, n_boot, replicates_1e6)
 
-    y, a, b = _data(n_small)
-    t_bands = _best(
+    y, a, b = lognormal_models(n_small)
+    t_bands = best_time(
         lambda: curve_bands(
             y, {"a": a, "b": b}, n_bootstrap=n_boot, random_state=0, show_progress=False
         ),
         1,
+        warm_up=False,
     )
     print(f"4. curve_bands (cutoff AUC), 2 models, {n_boot} replicates, n = {n_small:.0e}")
     print(f"  ranklens                    {t_bands:8.2f} s  target under 5 s")
@@ -187,7 +163,7 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
 
 def _large_comparison(n_large: int, n_boot: int, replicates_1e6: int) -> None:
     """3.: compare_models at n_large (wall and process CPU time, all threads)."""
-    y0, a0, b0 = _data(3 * n_large // 10)  # warm: the large-n kernels compiled or loaded
+    y0, a0, b0 = lognormal_models(3 * n_large // 10)  # warm: the large-n kernels compiled or loaded
     compare_models(
         y0,
         {"a": a0, "b": b0},
@@ -196,7 +172,7 @@ def _large_comparison(n_large: int, n_boot: int, replicates_1e6: int) -> None:
         random_state=0,
         show_progress=False,
     )
-    y, a, b = _data(n_large)
+    y, a, b = lognormal_models(n_large)
     reps = min(replicates_1e6, n_boot)
     start, cpu = time.perf_counter(), time.process_time()
     compare_models(

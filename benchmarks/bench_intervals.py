@@ -15,37 +15,15 @@ separately with tracemalloc (NumPy reports its allocations to it).
 from __future__ import annotations
 
 import argparse
-import gc
-import time
-import tracemalloc
 from collections.abc import Callable
 
 import numpy as np
+from _timing import best_time, peak_mib
 from sklearn.metrics import mean_pinball_loss
 from sklearn.metrics import ndcg_score as sk_ndcg
 
 from ranklens.intervals import interval_score
 from ranklens.listwise import ndcg_score
-
-
-def best_time(func: Callable[[], object], repeats: int) -> float:
-    func()  # warm-up (numba compile, caches)
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def peak_mib(func: Callable[[], object]) -> float:
-    gc.collect()
-    tracemalloc.start()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 2**20
 
 
 def main() -> None:
@@ -110,10 +88,10 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     for name, ours, peer in cases:
-        t_ours = best_time(ours, args.repeats)
-        t_peer = best_time(peer, args.repeats)
-        m_ours = peak_mib(ours)
-        m_peer = peak_mib(peer)
+        t_ours = best_time(ours, args.repeats, collect_garbage=True)
+        t_peer = best_time(peer, args.repeats, collect_garbage=True)
+        m_ours = peak_mib(ours, collect_garbage=True)
+        m_peer = peak_mib(peer, collect_garbage=True)
         diff = abs(ours() - peer())
         print(
             f"{name:38s} {t_ours:11.4f} {t_peer:9.4f} {t_peer / t_ours:8.1f}x "

@@ -15,33 +15,13 @@ tracemalloc in a separate call.
 from __future__ import annotations
 
 import sys
-import time
-import tracemalloc
-from collections.abc import Callable
 
 import numpy as np
+from _timing import best_time, peak_mib
 from scipy import stats
 from sklearn import metrics as skm
 
 import ranklens
-
-
-def best_time(func: Callable[[], object], repeats: int = 3) -> float:
-    func()  # warm-up (numba kernels, caches)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def peak_mib(func: Callable[[], object]) -> float:
-    tracemalloc.start()
-    func()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / 2**20
 
 
 def data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -13,10 +13,9 @@ Run ``python benchmarks/bench_utility.py`` (add ``--quick`` for a few seconds' r
 from __future__ import annotations
 
 import sys
-import time
-import tracemalloc
 
 import numpy as np
+from _timing import best_time, peak_mib
 from scipy.special import expit
 
 from ranklens import (
@@ -26,24 +25,6 @@ from ranklens import (
     sera,
     smooth_accuracy,
 )
-
-
-def best_of(fn, repeats: int = 3) -> float:
-    fn()  # warm up (numba compilation, caches)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
-def peak_mib(fn) -> float:
-    tracemalloc.start()
-    fn()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 2**20
 
 
 def numpy_precision_recall(y, p, c_low, c_high, k, delta, t_e, t_l, k_acc):
@@ -101,7 +82,7 @@ def main(quick: bool) -> None:
 
     res, ref = ours(), peer()
     assert abs(res.precision - ref[0]) < 1e-9 and abs(res.recall - ref[1]) < 1e-9
-    t_ours, t_peer = best_of(ours), best_of(peer)
+    t_ours, t_peer = best_time(ours), best_time(peer)
     rows.append((f"precision+recall+F, n={n:.0e}", t_ours, "NumPy/SciPy vectorised", t_peer))
     mem_ours, mem_peer = peak_mib(ours), peak_mib(peer)
 
@@ -110,19 +91,19 @@ def main(quick: bool) -> None:
     phi_ys = phi(ys)
     exact = sera(ys, ps, relevance=phi)
     approx = iron_sera(ys, ps, phi_ys)
-    t_sera = best_of(lambda: sera(ys, ps, relevance=phi))
-    t_iron = best_of(lambda: iron_sera(ys, ps, phi_ys), repeats=1)
+    t_sera = best_time(lambda: sera(ys, ps, relevance=phi))
+    t_iron = best_time(lambda: iron_sera(ys, ps, phi_ys), repeats=1)
     rows.append((f"SERA exact, n={n_sera:.0e}", t_sera, "1001-threshold trapezoid (IRon)", t_iron))
 
     n_mc = 2_000 if quick else 6_000
     xm = rng.lognormal(size=n_mc)
     assert abs(medcouple(xm) - brute_medcouple(xm)) < 1e-12
-    t_mc = best_of(lambda: medcouple(xm))
-    t_bmc = best_of(lambda: brute_medcouple(xm), repeats=1)
+    t_mc = best_time(lambda: medcouple(xm))
+    t_bmc = best_time(lambda: brute_medcouple(xm), repeats=1)
     rows.append((f"medcouple, n={n_mc}", t_mc, "O(n^2) definition", t_bmc))
     n_big = 100_000 if quick else 1_000_000
     xb = rng.lognormal(size=n_big)
-    t_big = best_of(lambda: medcouple(xb), repeats=1)
+    t_big = best_time(lambda: medcouple(xb), repeats=1)
 
     print(f"{'task':34s} {'ranklens s':>11s}  {'peer':34s} {'peer s':>9s} {'ratio':>7s}")
     for task, a, name, b in rows:
