@@ -32,7 +32,7 @@ import sys
 import time
 from fractions import Fraction
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -43,6 +43,8 @@ from ranklens._exact_null import (
     kendall_uses_exact,
     spearman_exact_pvalue,
 )
+from ranklens._normal import ndtr as _ndtr
+from ranklens._normal import ndtri as _ndtri
 from ranklens._registry import (
     AnalyticVariance,
     BreakdownBound,
@@ -341,7 +343,7 @@ def _special() -> ModuleType:
 def _wald_interval(estimate: float, variance: float, level: float) -> ConfidenceInterval:
     if not (np.isfinite(estimate) and np.isfinite(variance)):
         return ConfidenceInterval.undefined()
-    half = float(_special().ndtri(0.5 + level / 2)) * math.sqrt(variance)
+    half = _ndtri(0.5 + level / 2) * math.sqrt(variance)
     return ConfidenceInterval(max(-1.0, estimate - half), min(1.0, estimate + half))
 
 
@@ -366,7 +368,7 @@ def _kendall_null_variance(n: int, sizes_a: np.ndarray, sizes_b: np.ndarray) -> 
 
 
 def _normal_two_sided(z: float) -> float:
-    return float(2 * _special().ndtr(-abs(z))) if np.isfinite(z) else math.nan
+    return 2 * _ndtr(-abs(z)) if np.isfinite(z) else math.nan
 
 
 def _spearman_pvalue(rho: float, n: int) -> float:
@@ -520,33 +522,8 @@ def _ranking_summary_on_device(
     }
     counts["tied_both"] = max(0, sums["tied_both"])
     r_value = max(0.0, float(var_a - cov - f3 / 2) * scale * scale * scale)
-    reasons = _undefined_reasons(s)
-    reasons.append(
-        "with sample_weight the variance, confidence interval and p-values of tau and rho are "
-        "not computed (case weights define no sample size); use a bootstrap"
-    )
-    _warn_all(reasons)
-    nan = math.nan
-    return RankingSummary(
-        n=int(y.shape[0]),
-        discordant_pairs=float(counts["discordant"]),
-        weighted_discordance=r_value,
-        concordant_pairs=float(counts["concordant"]),
-        tied_true_only_pairs=float(counts["tied_true_only"]),
-        tied_pred_only_pairs=float(counts["tied_pred_only"]),
-        tied_both_pairs=float(counts["tied_both"]),
-        kendall_tau=tau,
-        spearman_rho=rho,
-        tau_normalized=c_index,
-        rho_normalized=(1 + rho) / 2,
-        tau_variance=nan,
-        tau_variance_unbiased=nan,
-        tau_ci=_wald_interval(tau, nan, level),
-        tau_null_pvalue=nan,
-        rho_null_pvalue=nan,
-        confidence_level=level,
-        exact_counts=None,
-    )
+    _warn_all([*_undefined_reasons(s), _WEIGHTED_INFERENCE_SKIPPED])
+    return _summary_result(int(y.shape[0]), counts, r_value, tau, rho, c_index, level)
 
 
 def _summary_from_sums(sums: dict[str, Any], level: float, *, stacklevel: int) -> RankingSummary:
@@ -555,44 +532,106 @@ def _summary_from_sums(sums: dict[str, Any], level: float, *, stacklevel: int) -
     s = {k: sums[k] for k in _SUMMARY_CLASSES}
     tau, c_index = _tau_c_from_classes(s)
     rho, r_value = _spearman_from_sums(n, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"])
-    exact: dict[str, int | Fraction] = {
-        f"{name}_pairs": int(s[name])
-        for name in ("discordant", "concordant", "tied_true_only", "tied_pred_only", "tied_both")
-    }
-    exact["weighted_discordance"] = r_value
     reasons = _undefined_reasons(s)
-    var_plug, var_unb = _noether_variances(n, s, np.array(sums["moments"], dtype=float), tau)
+    moments = np.array(sums["moments"], dtype=float)
+    inference = _unweighted_inference(
+        n, s, moments, tau, rho, sums["pred_sizes"], sums["y_sizes"], reasons
+    )
+    _warn_all(reasons, stacklevel)
+    return _summary_result(
+        n, s, r_value, tau, rho, c_index, level, inference=inference, exact_counts=True
+    )
+
+
+class _TauRhoInference(NamedTuple):
+    """The variances of tau and the null p-values of tau and rho (NaN where not computed)."""
+
+    tau_variance: float = math.nan
+    tau_variance_unbiased: float = math.nan
+    tau_null_pvalue: float = math.nan
+    rho_null_pvalue: float = math.nan
+
+
+#: A weighted summary's: case weights define no sample size.
+_NOT_COMPUTED = _TauRhoInference()
+
+#: Why a weighted summary has no variances, interval or p-values.
+_WEIGHTED_INFERENCE_SKIPPED = (
+    "with sample_weight the variance, confidence interval and p-values of tau and rho are "
+    "not computed (case weights define no sample size); use a bootstrap"
+)
+
+#: The pair classes of :class:`RankingSummary`, each a ``<name>_pairs`` field.
+_PAIR_CLASSES = ("discordant", "concordant", "tied_true_only", "tied_pred_only", "tied_both")
+
+
+def _unweighted_inference(
+    n: int,
+    s: dict[str, Any],
+    moments: np.ndarray,
+    tau: float,
+    rho: float,
+    pred_sizes: np.ndarray,
+    y_sizes: np.ndarray,
+    reasons: list[str],
+) -> _TauRhoInference:
+    """Noether's variances of tau and the null p-values of tau and rho without weights, from the
+    pair classes ``s`` and the tie group sizes; appends to ``reasons`` what is undefined."""
+    var_plug, var_unb = _noether_variances(n, s, moments, tau)
     if n < 4 and np.isfinite(tau):
         reasons.append(f"the unbiased variance of tau needs n >= 4 (got n = {n})")
     tau_p = math.nan
     if np.isfinite(tau):
-        var0 = _kendall_null_variance(n, sums["pred_sizes"], sums["y_sizes"])
+        var0 = _kendall_null_variance(n, pred_sizes, y_sizes)
         diff = s["concordant"] - s["discordant"]
         tau_p = _normal_two_sided(diff / math.sqrt(var0)) if var0 > 0 else math.nan
-    rho_p = _spearman_pvalue(rho, n)
+    # Without ties every permutation is equally likely under independence: exact p-values.
     untied = s["tied_true_only"] == 0 and s["tied_pred_only"] == 0 and s["tied_both"] == 0
     if untied and np.isfinite(tau) and kendall_uses_exact(n, int(s["discordant"])):
         tau_p = kendall_exact_pvalue(n, int(s["discordant"]))
     if untied and np.isfinite(rho) and n <= SPEARMAN_EXACT_MAX_N:
         rho_p = spearman_exact_pvalue(n, rho)
-    _warn_all(reasons, stacklevel)
+    else:  # the t approximation only where the exact p-value does not replace it
+        rho_p = _spearman_pvalue(rho, n)
+    return _TauRhoInference(var_plug, var_unb, tau_p, rho_p)
+
+
+def _summary_result(
+    n: int,
+    counts: dict[str, Any],
+    r_value: int | Fraction | float,
+    tau: float,
+    rho: float,
+    c_index: float,
+    level: float,
+    *,
+    inference: _TauRhoInference = _NOT_COMPUTED,
+    exact_counts: bool = False,
+) -> RankingSummary:
+    """:class:`RankingSummary` from the pair ``counts`` (keyed by :data:`_PAIR_CLASSES`), R and
+    the statistics; ``exact_counts``: the counts and R are exact (unweighted) and are kept."""
+    exact: dict[str, int | Fraction] | None = None
+    if exact_counts:
+        exact = {f"{name}_pairs": int(counts[name]) for name in _PAIR_CLASSES}
+        assert not isinstance(r_value, float)  # the exact R of an unweighted sweep
+        exact["weighted_discordance"] = r_value
     return RankingSummary(
         n=n,
-        discordant_pairs=float(s["discordant"]),
+        discordant_pairs=float(counts["discordant"]),
         weighted_discordance=float(r_value),
-        concordant_pairs=float(s["concordant"]),
-        tied_true_only_pairs=float(s["tied_true_only"]),
-        tied_pred_only_pairs=float(s["tied_pred_only"]),
-        tied_both_pairs=float(s["tied_both"]),
+        concordant_pairs=float(counts["concordant"]),
+        tied_true_only_pairs=float(counts["tied_true_only"]),
+        tied_pred_only_pairs=float(counts["tied_pred_only"]),
+        tied_both_pairs=float(counts["tied_both"]),
         kendall_tau=tau,
         spearman_rho=rho,
         tau_normalized=c_index,
         rho_normalized=(1 + rho) / 2,
-        tau_variance=var_plug,
-        tau_variance_unbiased=var_unb,
-        tau_ci=_wald_interval(tau, var_unb, level),
-        tau_null_pvalue=tau_p,
-        rho_null_pvalue=rho_p,
+        tau_variance=inference.tau_variance,
+        tau_variance_unbiased=inference.tau_variance_unbiased,
+        tau_ci=_wald_interval(tau, inference.tau_variance_unbiased, level),
+        tau_null_pvalue=inference.tau_null_pvalue,
+        rho_null_pvalue=inference.rho_null_pvalue,
         confidence_level=level,
         exact_counts=exact,
     )
@@ -1457,64 +1496,20 @@ def ranking_summary(
         rho = float(_k._rho(fsums[0], fsums[1], fsums[2]))
         r_value = float(fsums[1] - fsums[0] - fsums[3] / 2)
     tau, c_index = _tau_c_from_classes(s)
-    counts = {
-        name: s[name]
-        for name in ("discordant", "concordant", "tied_true_only", "tied_pred_only", "tied_both")
-    }
-    exact: dict[str, int | Fraction] | None = None
+    reasons = _undefined_reasons(s)
     if w is not None:
         assert isinstance(r_value, float)  # the weighted sweep's R, computed above
+        counts = {name: s[name] for name in _PAIR_CLASSES}
         counts, r_value = _weighted_counts(counts, r_value, w, weight_scale, order, key, pkey)
-    else:
-        exact = {f"{name}_pairs": int(value) for name, value in counts.items()}
-        assert not isinstance(r_value, float)  # the exact R of the unweighted sweep
-        exact["weighted_discordance"] = r_value
-    reasons = _undefined_reasons(s)
-    if w is None:
-        var_plug, var_unb = _noether_variances(n, s, moments, tau)
-        if n < 4 and np.isfinite(tau):
-            reasons.append(f"the unbiased variance of tau needs n >= 4 (got n = {n})")
-        if np.isfinite(tau):
-            pred_sizes = np.diff(np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1], True]))
-            y_sizes = np.bincount(key)
-            var0 = _kendall_null_variance(n, pred_sizes, y_sizes)
-            diff = s["concordant"] - s["discordant"]
-            tau_p = _normal_two_sided(diff / math.sqrt(var0)) if var0 > 0 else math.nan
-        else:
-            tau_p = math.nan
-        rho_p = _spearman_pvalue(rho, n)
-        # Without ties every permutation is equally likely under independence: exact p-values.
-        untied = s["tied_true_only"] == 0 and s["tied_pred_only"] == 0 and s["tied_both"] == 0
-        if untied and np.isfinite(tau) and kendall_uses_exact(n, int(s["discordant"])):
-            tau_p = kendall_exact_pvalue(n, int(s["discordant"]))
-        if untied and np.isfinite(rho) and n <= SPEARMAN_EXACT_MAX_N:
-            rho_p = spearman_exact_pvalue(n, rho)
-    else:
-        var_plug = var_unb = tau_p = rho_p = math.nan
-        reasons.append(
-            "with sample_weight the variance, confidence interval and p-values of tau and rho are "
-            "not computed (case weights define no sample size); use a bootstrap"
-        )
+        _warn_all([*reasons, _WEIGHTED_INFERENCE_SKIPPED])
+        return _summary_result(n, counts, r_value, tau, rho, c_index, level)
+    pred_sizes = np.diff(np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1], True]))
+    inference = _unweighted_inference(
+        n, s, moments, tau, rho, pred_sizes, np.bincount(key), reasons
+    )
     _warn_all(reasons)
-    return RankingSummary(
-        n=n,
-        discordant_pairs=float(counts["discordant"]),
-        weighted_discordance=float(r_value),
-        concordant_pairs=float(counts["concordant"]),
-        tied_true_only_pairs=float(counts["tied_true_only"]),
-        tied_pred_only_pairs=float(counts["tied_pred_only"]),
-        tied_both_pairs=float(counts["tied_both"]),
-        kendall_tau=tau,
-        spearman_rho=rho,
-        tau_normalized=c_index,
-        rho_normalized=(1 + rho) / 2,
-        tau_variance=var_plug,
-        tau_variance_unbiased=var_unb,
-        tau_ci=_wald_interval(tau, var_unb, level),
-        tau_null_pvalue=tau_p,
-        rho_null_pvalue=rho_p,
-        confidence_level=level,
-        exact_counts=exact,
+    return _summary_result(
+        n, s, r_value, tau, rho, c_index, level, inference=inference, exact_counts=True
     )
 
 
@@ -1593,7 +1588,65 @@ class ConcordanceProfileResult(CurveResult):
         return (np.arange(n, dtype=np.float64) + 0.5) / max(n, 1)
 
 
-@register_curve("concordance_profile", family="ranking")
+def _concordance_profile_from_counts(
+    weights: np.ndarray,
+    y_index: np.ndarray,
+    y_weights: np.ndarray,
+    correct: np.ndarray,
+    envelope: np.ndarray,
+    row_index: np.ndarray,
+    order: np.ndarray | None = None,
+    stacklevel: int = 4,
+) -> ConcordanceProfileResult:
+    """:func:`concordance_profile` from per-row concordance counts (``CurveSpec.from_concordance``).
+
+    Per row: its weight, the index of its ``y`` among the distinct values (increasing), its
+    weight of correctly ordered partners (a tie in the prediction counting 1/2) and its position
+    in the input (``row_index``); per distinct ``y``: its weight and the envelope ``E(v)``.
+    The rows are in the order of the result (decreasing prediction, ties by row position), or
+    ``order`` gives that order. Engines that sort the rows in pieces (:mod:`ranklens.dask`)
+    call it with the buckets' counts laid end to end; the in-memory function calls it too.
+    """
+    # the weight of the other values of y: exactly 0 when y is constant, whatever the order in
+    # which the weights were added
+    comparable = y_weights.sum() - y_weights[y_index]
+    envelope = envelope[y_index]
+    # weighted partner counts are differences of float sums: a count that is 0 can come out
+    # a few units in the last place below it (never by more), so clip at 0 (with unit weights
+    # the counts are exact integers and the clip changes nothing)
+    comparable = np.maximum(comparable, 0.0)
+    # a row without a partner of another y has no pair to order (its weighted counts can come
+    # out a few units in the last place from 0): its fraction is 0/0, NaN, never inf
+    alone = comparable == 0
+    correct = np.where(alone, 0.0, np.maximum(correct, 0.0))
+    envelope = np.where(alone, 0.0, np.maximum(envelope, 0.0))
+    shown = np.arange(weights.size) if order is None else order
+    reasons = []
+    denom = float(np.sum(weights * comparable))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = correct / comparable
+        env = envelope / comparable
+    if denom > 0:
+        area = float(np.sum(weights * correct) / denom)
+        env_area = float(np.sum(weights * envelope) / denom)
+    else:
+        area = env_area = math.nan
+        reasons.append("y_true is constant: no pair can be ordered, the profile is undefined")
+    if denom > 0 and not np.all(comparable > 0):
+        reasons.append("some rows have no partner with a different y_true: their fraction is NaN")
+    _warn_all(reasons, stacklevel=stacklevel)
+    return ConcordanceProfileResult(
+        row_index=np.asarray(row_index)[shown],
+        fraction_correct=frac[shown],
+        envelope=env[shown],
+        area=area,
+        envelope_area=env_area,
+    )
+
+
+@register_curve(
+    "concordance_profile", family="ranking", from_concordance=_concordance_profile_from_counts
+)
 def concordance_profile(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> ConcordanceProfileResult:
@@ -1679,40 +1732,16 @@ def concordance_profile(
             unused[2],
         )
     ytot = np.bincount(y_rank, weights=weights)
-    comparable = weights.sum() - ytot[y_rank]
     correct = conc + tied_pred / 2
     if cold and not _kernel_loaded("_concordance_envelope"):
-        envelope = envelope_by_comparison(key, pkey, n_y, w_seq)[y_rank]
+        envelope = envelope_by_comparison(key, pkey, n_y, w_seq)
     else:
-        envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)[y_rank]
-    if w is not None:
-        # weighted partner counts are differences of float sums: a count that is 0 can come out
-        # a few units in the last place below it (never by more), so clip at 0
-        comparable = np.maximum(comparable, 0.0)
-        correct = np.maximum(correct, 0.0)
-        envelope = np.maximum(envelope, 0.0)
+        envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)
     shown = _k.order_by_pred(pred_rank)
-    reasons = []
-    denom = float(np.sum(weights * comparable))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        frac = correct / comparable
-        env = envelope / comparable
-    if denom > 0:
-        area = float(np.sum(weights * correct) / denom)
-        env_area = float(np.sum(weights * envelope) / denom)
-    else:
-        area = env_area = math.nan
-        reasons.append("y_true is constant: no pair can be ordered, the profile is undefined")
-    if denom > 0 and not np.all(comparable > 0):
-        reasons.append("some rows have no partner with a different y_true: their fraction is NaN")
-    _warn_all(reasons)
-    return ConcordanceProfileResult(
-        row_index=shown,
-        fraction_correct=frac[shown],
-        envelope=env[shown],
-        area=area,
-        envelope_area=env_area,
+    return _concordance_profile_from_counts(
+        weights, y_rank, ytot, correct, envelope, np.arange(n), order=shown, stacklevel=5
     )
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1801,6 +1830,8 @@ def _cutoff_auc_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndar
     """Cutoff AUC of each weight row at ``grid`` (:func:`ranklens._kernels.curve_sweeps`)."""
     order, key, pkey, n_y = state
     w = np.ascontiguousarray(weights)
+    if _kcs.numpy_route(w.shape[1], _kcs.cutoff_auc_grid):  # small, not compiled: NumPy, same bits
+        return _xpc.cutoff_auc_grid_numpy(w, order, key, pkey, n_y, grid)
     return np.asarray(_kcs.cutoff_auc_grid(w, order, key, pkey, n_y, grid))
 
 
@@ -1878,7 +1909,10 @@ def cutoff_auc_curve(
         empty = np.empty(0)
         return CutoffAUCResult(empty, empty, empty, empty, np.zeros(1), math.nan)
     order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
-    positives, u, gap = _k.cutoff_auc_sums(key, pkey, n_y, weights[order])
+    if _kcs.numpy_route(y.size, _k.cutoff_auc_sums):  # small, not compiled: NumPy, same bits
+        positives, u, gap = _xpc.cutoff_auc_sums_numpy(key, pkey, n_y, weights[order])
+    else:
+        positives, u, gap = _k.cutoff_auc_sums(key, pkey, n_y, weights[order])
     pairs = positives * (total - positives)
     auc = np.clip(u / pairs, 0.0, 1.0)  # round-off in the weighted sums
     pair_weight = gap * pairs
