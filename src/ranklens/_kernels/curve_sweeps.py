@@ -444,7 +444,7 @@ def gain_grid_serial(
     out = np.empty((weights.shape[0], grid.shape[0]), np.float64)
     _gain_grid_rows(
         weights,
-        0,
+        np.int64(0),  # not the literal 0: the parallel driver's signature of the row body
         weights.shape[0],
         y_order,
         y_group_sorted,
@@ -529,7 +529,7 @@ def targeting_replicates_serial(
     out = np.empty((weights.shape[0], codes.shape[0], orders.shape[0]), np.float64)
     _targeting_rows(
         weights,
-        0,
+        np.int64(0),  # not the literal 0: the parallel driver's signature of the row body
         weights.shape[0],
         y_order,
         y_group_sorted,
