@@ -710,12 +710,15 @@ def evaluate(
         float | None,
         typer.Option(
             help="Profit per unit of the target captured (profit curve: margin x "
-            "value - cost per target)."
+            "value - cost per target). With --engine dask it needs --curve-arrays."
         ),
     ] = None,
     cost_benefit: Annotated[
         str | None,
-        typer.Option(help="Profit curve for events: TP,FN,FP,TN payoffs, e.g. 4,0,-5,0."),
+        typer.Option(
+            help="Profit curve for events: TP,FN,FP,TN payoffs, e.g. 4,0,-5,0. With --engine "
+            "dask it needs --curve-arrays."
+        ),
     ] = None,
     weight: Annotated[str | None, typer.Option(help="Column of non-negative case weights.")] = None,
     bootstrap: Annotated[

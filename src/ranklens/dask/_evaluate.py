@@ -209,7 +209,10 @@ def evaluate(
         ``"pair_counts"`` (model -> the pair classes behind tau and C; Python integers without
         weights), ``"bootstrap"`` (with ``n_bootstrap``: replicates and intervals),
         ``"binned_auc"`` (with ``exact=False``: model -> (AUC, error bound)) and ``"seconds"``
-        (wall time per pass).
+        (wall time per pass); ``comparison``, the intervals (and, with ``n_bootstrap``, the
+        paired tests) as :func:`ranklens.evaluate_models` stores them, an
+        :class:`ranklens.evaluation.EvaluationComparison` whose ``interval_methods`` and
+        ``test_methods`` name each number's method (None when no measure has an interval).
 
     Raises
     ------
@@ -238,6 +241,10 @@ def evaluate(
     Journal of Psychology* 15(1), 72-101.
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
     861-874.
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated receiver operating characteristic curves: a nonparametric approach.
+    *Biometrics* 44(3), 837-845.
+    Noether, G. E. (1967). *Elements of Nonparametric Statistics*. New York: Wiley.
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377.
