@@ -160,3 +160,39 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
     else:
         np.testing.assert_array_equal(after.replicates, before.replicates)
     np.testing.assert_array_equal(after.values, before.values)
+
+
+@pytest.mark.parametrize("n", [2, 5, 64, 1000, 4099])
+@pytest.mark.parametrize("chunk", [1, 3, 128, 1 << 20])
+def test_compact_split_equals_the_float_split(n, chunk):
+    """The integer vector sweep of compact weights (_split_levels_compact, chunks of any length
+    whose int32 sums are exact: weights up to 255 in chunks of at most 8 rows at n <= 4099, up
+    to 3 in any chunk) gives the float sweep's discordant weights and row order, bit for bit."""
+    rng = np.random.default_rng(n + chunk)
+    levels = rl.n_levels(n)
+    perms = rl.level_orders(rng.permutation(n), n, levels)
+    cur = rng.integers(0, 256 if chunk <= 8 else 4, (n, 32)).astype(np.uint8)
+    cur[:, 5] = 0  # a zero column (padding)
+    disc, rows = rl._split_levels(cur.copy(), np.empty_like(cur), perms)
+    before = cur.copy()
+    disc_c, rows_c = rl._split_levels_compact(cur.copy(), np.empty_like(cur), perms, chunk)
+    np.testing.assert_array_equal(disc_c, disc)
+    np.testing.assert_array_equal(rows_c, rows)
+    np.testing.assert_array_equal(cur, before)
+
+
+@pytest.mark.parametrize("case_weight", [40.0, 255.0])
+def test_large_integer_weights_exact_with_short_chunks_or_float_fallback(case_weight):
+    """Compact weights whose products could overflow int32: case weight 40 at n = 40,000 makes
+    the chunks 33 rows long; 255 makes even one product overflow-prone (255 x 10.2e6 >
+    2^31), so the float sweep runs. Both bit-identical to the one-replicate sweep."""
+    rng = np.random.default_rng(17)
+    n = 40_000
+    y, preds = _data(rng, n, ties=True)
+    prepared = _prepared(y, preds)
+    multiplicity = np.ones((3, n))
+    multiplicity[1] = rng.integers(0, 2, n)
+    multiplicity[2, : n // 2] = 0.0
+    base_weight = np.full(n, case_weight)
+    ref = kc.rank_replicates_serial(multiplicity, base_weight, *prepared)
+    np.testing.assert_array_equal(_levels(multiplicity, base_weight, prepared, 3, True), ref)

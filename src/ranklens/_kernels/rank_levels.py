@@ -40,7 +40,9 @@ Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 3
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from ranklens._kernels.compare import finish_rank_batch
 
@@ -62,6 +64,10 @@ LEVEL_BATCH = 32
 
 #: Largest weight held in the compact (uint8) batch layout; others are held as float64.
 SMALL_WEIGHT = 255
+
+#: Lanes of the compact sweep (:func:`_sweep_chunk`): a compact batch of fewer replicates is
+#: padded with zero weights to this width (the padding's statistics are never written).
+_LANES = 32
 
 
 def n_levels(n: int) -> int:
@@ -200,6 +206,135 @@ def _split_levels(cur, nxt, perms):
     return disc, cur
 
 
+@intrinsic
+def _sweep_chunk(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
+    """Rows ``e - 1`` down to ``s`` of one block of the compact (uint8, 32-lane) sweep.
+
+    The loop of :func:`_split_levels` written as LLVM vector code (numba cannot tell that the
+    running sums do not alias the weights, so its own loops over the lanes re-load and re-store
+    them and test for overlap on every row): ``acc`` (int32 x 32, the block's left weights so
+    far) and ``d`` (int32 x 32, this chunk's ``w * acc`` of the right rows) stay in registers;
+    on exit ``acc`` is stored back, ``d`` is added to ``disc`` (int64 x 32) and ``pos`` (the
+    next free left and right slots of the block in the next level's order) is updated. Each row
+    is stored whole (32 bytes) into its slot of ``nxt``. The caller bounds the chunk so that
+    the int32 sums cannot overflow (:func:`_split_levels_compact`). Arrays of any other dtype
+    compile to nothing (never called with them).
+    """
+    sig = types.void(cur, nxt, perm, s, e, shift, acc, disc, pos)
+    compact = cur.dtype == types.uint8 and nxt.dtype == types.uint8
+
+    def codegen(context, builder, signature, args):
+        if not compact:
+            return context.get_dummy_value()
+        ptrs = [
+            context.make_array(t)(context, builder, a).data
+            for t, a in zip(signature.args, args, strict=True)
+            if isinstance(t, types.Array)
+        ]
+        cur_p, nxt_p, perm_p, acc_p, disc_p, pos_p = ptrs
+        s_v, e_v, shift_v = args[3], args[4], args[5]
+        i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+        v8 = ir.VectorType(i8, _LANES)
+        v32 = ir.VectorType(i32, _LANES)
+        v64 = ir.VectorType(i64, _LANES)
+        accp = builder.bitcast(acc_p, v32.as_pointer())
+        discp = builder.bitcast(disc_p, v64.as_pointer())
+        rows = builder.bitcast(cur_p, v8.as_pointer())
+        slots = builder.bitcast(nxt_p, v8.as_pointer())
+        lp_p = builder.gep(pos_p, [ir.Constant(i64, 0)])
+        rp_p = builder.gep(pos_p, [ir.Constant(i64, 1)])
+        acc0 = builder.load(accp, align=1)
+        lp0 = builder.load(lp_p)
+        rp0 = builder.load(rp_p)
+        d0 = ir.Constant(v32, [0] * _LANES)
+        shift32 = builder.trunc(shift_v, i32)
+        one = ir.Constant(i64, 1)
+        entry = builder.block
+        loop = builder.append_basic_block("sweep.loop")
+        done = builder.append_basic_block("sweep.done")
+        k0 = builder.sub(e_v, one)
+        builder.cbranch(builder.icmp_signed(">=", k0, s_v), loop, done)
+        builder.position_at_end(loop)
+        k = builder.phi(i64)
+        lp = builder.phi(i64)
+        rp = builder.phi(i64)
+        acc = builder.phi(v32)
+        d = builder.phi(v32)
+        bit = builder.and_(
+            builder.lshr(builder.load(builder.gep(perm_p, [k]), align=4), shift32),
+            ir.Constant(i32, 1),
+        )
+        undef = ir.Constant(v32, ir.Undefined)
+        right = builder.shuffle_vector(
+            builder.insert_element(undef, builder.neg(bit), ir.Constant(i32, 0)),
+            undef,
+            ir.Constant(v32, [0] * _LANES),
+        )
+        left = builder.xor(right, ir.Constant(v32, [-1] * _LANES))
+        row = builder.load(builder.gep(rows, [k]), align=1)
+        w = builder.zext(row, v32)
+        d1 = builder.add(d, builder.mul(builder.and_(w, right), acc))
+        acc1 = builder.add(acc, builder.and_(w, left))
+        bit64 = builder.zext(bit, i64)
+        slot = builder.add(lp, builder.mul(builder.sub(rp, lp), bit64))
+        builder.store(row, builder.gep(slots, [slot]), align=1)
+        lp1 = builder.sub(lp, builder.sub(one, bit64))
+        rp1 = builder.sub(rp, bit64)
+        k1 = builder.sub(k, one)
+        body = builder.block
+        builder.cbranch(builder.icmp_signed(">=", k1, s_v), loop, done)
+        carried = ((k, k0, k1), (lp, lp0, lp1), (rp, rp0, rp1), (acc, acc0, acc1), (d, d0, d1))
+        for phi, a, b in carried:
+            phi.add_incoming(a, entry)
+            phi.add_incoming(b, body)
+        builder.position_at_end(done)
+        out = []
+        for a, b in ((acc0, acc1), (d0, d1), (lp0, lp1), (rp0, rp1)):
+            phi = builder.phi(a.type)
+            phi.add_incoming(a, entry)
+            phi.add_incoming(b, body)
+            out.append(phi)
+        builder.store(out[0], accp, align=1)
+        total = builder.add(builder.load(discp, align=1), builder.zext(out[1], v64))
+        builder.store(total, discp, align=1)
+        builder.store(out[2], lp_p)
+        builder.store(out[3], rp_p)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def _split_levels_compact(cur, nxt, perms, chunk):
+    """:func:`_split_levels` for compact weights (uint8, ``_LANES`` columns), in integers.
+
+    Every block is swept in chunks of at most ``chunk`` rows by :func:`_sweep_chunk`: the left
+    weights so far in int32, a chunk's products ``w * acc`` summed in int32 and added to int64
+    totals. With every weight at most ``w_max`` and every column total at most ``T``, a product
+    is at most ``w_max T`` and a chunk's sum at most ``chunk w_max T``; the caller picks
+    ``chunk <= (2^31 - 1) / (w_max T)``, so every sum is exact and ``D`` equals the float64
+    sweep's (exact below 2^53) bit for bit.
+    """
+    n = cur.shape[0]
+    levels = perms.shape[0] if n > 1 else 0
+    acc = np.zeros(_LANES, np.int32)
+    disc = np.zeros(_LANES, np.int64)
+    pos = np.zeros(2, np.int64)
+    for level in range(levels, 0, -1):
+        perm = perms[level - 1]
+        size = 1 << level
+        half = size >> 1
+        for s in range(0, n, size):
+            e = min(s + size, n)
+            acc[:] = 0
+            pos[0] = s + min(half, e - s) - 1
+            pos[1] = e - 1
+            for c in range(e, s, -chunk):
+                _sweep_chunk(cur, nxt, perm, max(c - chunk, s), c, level - 1, acc, disc, pos)
+        cur, nxt = nxt, cur
+    return disc.astype(np.float64), cur
+
+
 @njit(cache=True)
 def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, used, m):
     """One model, one batch: ``out[r0 + j, :, m]`` = (tau_b, rho, harrell_c), j < used.
@@ -210,14 +345,21 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
     (zero weights add zeros) but for D and the total, sums of integers for integer weights (so
     exact, in any order, below 2^53).
     """
-    width = src.shape[1]
     n = y_seq.size
-    cur = np.empty((n, width), src.dtype)
+    compact = src.itemsize == 1 and src.shape[1] <= _LANES
+    width = _LANES if compact else src.shape[1]  # compact batches padded with zero weights
+    cur = np.zeros((n, width), src.dtype)
+    used_width = src.shape[1]
     for k in range(n):
         row = src[top_rows[k]]
         dst = cur[k]
-        for j in range(width):
+        for j in range(used_width):
             dst[j] = row[j]
+    w_max = 0
+    if compact:  # the largest weight (an integer reduction, vectorised)
+        flat = src.ravel()
+        for i in range(flat.size):
+            w_max = max(w_max, np.int64(flat[i]))
     total = np.zeros(width, np.float64)
     for k in range(n):
         row = cur[k]
@@ -258,7 +400,14 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
         filled = g + 1
         k = e
     nxt = np.empty((n, width), src.dtype)
-    disc, ws = _split_levels(cur, nxt, perms)  # ws: position order
+    chunk = 0
+    if compact:  # the longest chunk whose int32 sums are exact (see _split_levels_compact)
+        bound = np.float64(w_max) * max(total.max(), 1.0)
+        chunk = n if bound < 1.0 else int(min(float(n), (2.0**31 - 1.0) // bound))
+    if chunk >= 1:
+        disc, ws = _split_levels_compact(cur, nxt, perms, chunk)  # ws: position order
+    else:
+        disc, ws = _split_levels(cur, nxt, perms)
     # y groups and joint groups: runs of positions
     sum_y2 = np.zeros(width, np.float64)
     sum_j2 = np.zeros(width, np.float64)
