@@ -111,18 +111,15 @@ def test_pair_counts_brute_force_reference():
     assert all(np.array_equal(g, w) for g, w in zip(got, want))
 
 
-def test_pair_counts_field_containers(monkeypatch):
+def test_pair_counts_field_containers(monkeypatch, field_containers):
     rng = np.random.default_rng(5)
     y, p = np.round(rng.lognormal(size=300), 1), np.round(rng.normal(size=300), 1)
-    frame = pd.read_csv(io.StringIO(pd.DataFrame({"y": y, "p": p}).to_csv(index=False)))
-    read_only = p.copy()
-    read_only.flags.writeable = False
-    strided = np.repeat(p, 2)[::2]
-    assert not strided.flags.c_contiguous
     _, want = _routes(monkeypatch, y, p)
-    for y_in, p_in in [(frame["y"], frame["p"]), (y, read_only), (y.tolist(), strided)]:
+    containers = field_containers(y, p)
+    for y_in, p_in in containers:
         cold, kern = _routes(monkeypatch, y_in, p_in)
         assert _identical(cold, kern) and _identical(cold, want)
+    _, read_only = containers[1]
     assert not read_only.flags.writeable and np.array_equal(read_only, p)
 
 
@@ -269,17 +266,15 @@ def test_concordance_profile_cold_route_equals_the_kernels_bit_for_bit(monkeypat
     assert wa == wb
 
 
-def test_concordance_profile_field_containers(monkeypatch):
+def test_concordance_profile_field_containers(monkeypatch, field_containers):
     rng = np.random.default_rng(6)
     y, p = np.round(rng.lognormal(size=300), 1), np.round(rng.normal(size=300), 1)
-    frame = pd.read_csv(io.StringIO(pd.DataFrame({"y": y, "p": p}).to_csv(index=False)))
-    read_only = p.copy()
-    read_only.flags.writeable = False
-    strided = np.repeat(p, 2)[::2]
     want, *_ = _profile_routes(monkeypatch, y, p)
-    for y_in, p_in in [(frame["y"], frame["p"]), (y, read_only), (y.tolist(), strided)]:
+    containers = field_containers(y, p)
+    for y_in, p_in in containers:
         a, b, wa, wb = _profile_routes(monkeypatch, y_in, p_in)
         assert _same_profile(a, b) and _same_profile(a, want) and wa == wb
+    _, read_only = containers[1]
     assert not read_only.flags.writeable and np.array_equal(read_only, p)
 
 

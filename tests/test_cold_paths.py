@@ -11,12 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import math
-import os
-import subprocess
-import sys
-import textwrap
 import warnings
 from typing import Any
 
@@ -129,21 +124,18 @@ def test_too_few_rows_are_refused_alike(monkeypatch, n):
     assert messages[0] == messages[1]
 
 
-def test_ranking_summary_field_containers(monkeypatch):
+def test_ranking_summary_field_containers(monkeypatch, field_containers):
     rng = np.random.default_rng(5)
     y, p = np.round(rng.lognormal(size=400), 1), np.round(rng.normal(size=400), 1)
-    frame = pd.read_csv(io.StringIO(pd.DataFrame({"y": y, "p": p}).to_csv(index=False)))
-    read_only = p.copy()
-    read_only.flags.writeable = False
-    strided = np.repeat(p, 2)[::2]
-    assert not strided.flags.c_contiguous
     want = None
-    for y_in, p_in in [(frame["y"], frame["p"]), (y, read_only), (y.tolist(), strided)]:
+    containers = field_containers(y, p)
+    for y_in, p_in in containers:
         a, b, wa, wb = _both(monkeypatch, ranklens.ranking_summary, y_in, p_in)
         assert _same(_summary_fields(a), _summary_fields(b)) and wa == wb
         if want is None:
             want = _summary_fields(a)
         assert _same(_summary_fields(a), want)
+    _, read_only = containers[1]
     assert not read_only.flags.writeable and np.array_equal(read_only, p)
 
 
@@ -333,7 +325,17 @@ def test_budget_and_warmup_force_the_kernels():
 # a fresh process with an empty numba cache compiles nothing for a small first call
 # --------------------------------------------------------------------------------------------
 
-_FRESH = """
+#: The data of the fresh processes' calls: a truth ``y`` and two predictions ``p`` and ``q``.
+_SAMPLE = """
+import numpy as np
+rng = np.random.default_rng(0)
+y = rng.lognormal(size=1000)
+p = np.log(y) + rng.normal(size=1000)
+q = np.log(y) + rng.normal(scale=1.5, size=1000)
+"""
+
+#: A fresh process that records what numba compiles while it runs ``{body}`` (which sets ``out``).
+_COMPILE_LISTENER = """
 import json, sys
 from numba.core import event
 compiled = []
@@ -341,76 +343,50 @@ class Listener(event.Listener):
     def on_start(self, e): pass
     def on_end(self, e): compiled.append(e.data["dispatcher"].py_func.__qualname__)
 event.register("numba:compile", Listener())
-import numpy as np
 import ranklens
-rng = np.random.default_rng(0)
-y = rng.lognormal(size=1000)
-p = np.log(y) + rng.normal(size=1000)
-q = np.log(y) + rng.normal(scale=1.5, size=1000)
+{sample}
 {body}
 print(json.dumps({{"compiled": compiled, "out": out}}))
 """
 
 
-def _fresh(body: str, cache: str, prelude: str = "") -> dict[str, Any]:
-    code = textwrap.dedent(_FRESH.format(body=prelude + body))
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def _sample() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``y``, ``p`` and ``q`` of :data:`_SAMPLE`, in this process."""
+    namespace: dict[str, Any] = {}
+    exec(_SAMPLE, namespace)
+    return namespace["y"], namespace["p"], namespace["q"]
 
 
-def test_a_small_ranking_summary_compiles_and_imports_no_kernel(tmp_path):
+def _fresh(fresh_python: Any, body: str, prelude: str = "") -> dict[str, Any]:
+    """``body`` in a fresh process: what numba compiled and what ``out`` holds."""
+    return fresh_python(_COMPILE_LISTENER.format(sample=_SAMPLE, body=prelude + body))
+
+
+def test_a_small_ranking_summary_compiles_and_imports_no_kernel(fresh_python):
     body = (
         "s = ranklens.ranking_summary(y, p)\n"
         "k = ranklens.kendall_tau(y, q)\n"
         "out = [repr(s), k, 'ranklens._kernels.ranking' in sys.modules]\n"
     )
-    got = _fresh(body, str(tmp_path))
+    got = _fresh(fresh_python, body)
     assert got["compiled"] == []
     assert got["out"][2] is False  # the kernel module (and numba's work) never needed
-    rng = np.random.default_rng(0)
-    y = rng.lognormal(size=1000)
-    p = np.log(y) + rng.normal(size=1000)
-    q = np.log(y) + rng.normal(scale=1.5, size=1000)
+    y, p, q = _sample()
     assert got["out"][0] == repr(ranklens.ranking_summary(y, p))
     assert got["out"][1] == ranklens.kendall_tau(y, q)
 
 
-def test_a_first_rank_measure_imports_neither_numba_nor_scipy_special(tmp_path):
+def test_a_first_rank_measure_imports_neither_numba_nor_scipy_special(fresh_python):
     body = (
         "values = [ranklens.kendall_tau(y, p), ranklens.spearman_rho(y, p),"
         " ranklens.tau_normalized(y, q), ranklens.somers_d(y, q)]\n"
         "out = [values, 'numba' in sys.modules, 'scipy.special' in sys.modules]\n"
     )
     # no compile listener here (it would import numba): the module check says it all
-    got = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent(
-                "import json, sys\nimport numpy as np\nimport ranklens\n"
-                "rng = np.random.default_rng(0)\ny = rng.lognormal(size=1000)\n"
-                "p = np.log(y) + rng.normal(size=1000)\n"
-                "q = np.log(y) + rng.normal(scale=1.5, size=1000)\n"
-                + body
-                + "print(json.dumps(out))\n"
-            ),
-        ],
-        env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert got.returncode == 0, got.stderr[-3000:]
-    values, numba_imported, special_imported = json.loads(got.stdout.strip().splitlines()[-1])
+    code = "import json, sys\nimport ranklens\n" + _SAMPLE + body + "print(json.dumps(out))\n"
+    values, numba_imported, special_imported = fresh_python(code)
     assert not numba_imported and not special_imported
-    rng = np.random.default_rng(0)
-    y = rng.lognormal(size=1000)
-    p = np.log(y) + rng.normal(size=1000)
-    q = np.log(y) + rng.normal(scale=1.5, size=1000)
+    y, p, q = _sample()
     want = [
         ranklens.kendall_tau(y, p),
         ranklens.spearman_rho(y, p),
@@ -420,7 +396,7 @@ def test_a_first_rank_measure_imports_neither_numba_nor_scipy_special(tmp_path):
     assert values == want
 
 
-def test_compare_models_cold_and_warm_give_the_same_results(tmp_path):
+def test_compare_models_cold_and_warm_give_the_same_results(fresh_python):
     """Cold (empty cache: the NumPy twins, nothing compiled) and warm (the kernels compiled
     and cached by an earlier process) runs of the same call: the same multiplicities, so the
     same results."""
@@ -430,12 +406,12 @@ def test_compare_models_cold_and_warm_give_the_same_results(tmp_path):
         "out = {f: np.asarray(getattr(r, f), dtype=float).ravel().tolist() for f in FIELDS}\n"
     )
     prelude = f"FIELDS = {list(_FIELDS)!r}\n"
-    cold = _fresh(body, str(tmp_path), prelude)
+    cold = _fresh(fresh_python, body, prelude)
     assert cold["compiled"] == []
     compile_all = "import ranklens.compare as c\nc.prefer_numpy_twins = lambda *a: False\n"
-    first = _fresh(body, str(tmp_path), prelude + compile_all)
+    first = _fresh(fresh_python, body, prelude + compile_all)
     assert first["compiled"]  # the kernels, compiled and cached
-    warm = _fresh(body, str(tmp_path), prelude)
+    warm = _fresh(fresh_python, body, prelude)
     assert warm["compiled"] == []
     for field in _FIELDS:
         a, b, c = (

@@ -172,13 +172,11 @@ def test_weighted_top_quantile_events(client):
     assert _check_all(ev, df, weighted=True, events="top:0.1") == 2
 
 
-def test_parquet_glob(client, tmp_path):
-    pytest.importorskip("pyarrow")
+def test_parquet_glob(client, parquet_files):
     df = _data(900, binary=True, seed=2)
-    for i, start in enumerate(range(0, len(df), 300)):
-        df.iloc[start : start + 300].to_parquet(tmp_path / f"part{i}.parquet")
+    _, parts_glob = parquet_files(df, 3)
     ev = rd.evaluate(
-        str(tmp_path / "*.parquet"),
+        parts_glob,
         y="y",
         pred=["a"],
         measures=["roc_auc", "kendall_tau", "root_mean_squared_error"],
@@ -264,15 +262,7 @@ def test_heavy_truth_ties_mixed_with_continuous(client, weighted):
             assert got[key] == value, key
 
 
-def test_cli_engine_dask_same_json_as_in_memory(client, tmp_path):
-    pytest.importorskip("pyarrow")
-    pytest.importorskip("typer")
-    import json
-
-    from typer.testing import CliRunner
-
-    from ranklens.cli import app
-
+def test_cli_engine_dask_same_json_as_in_memory(client, cli_dask_and_in_memory, results_entry):
     rng = np.random.default_rng(3)
     n = 4000
     y = np.exp(rng.normal(size=n)).round(2)
@@ -283,43 +273,15 @@ def test_cli_engine_dask_same_json_as_in_memory(client, tmp_path):
             "b": (np.log(y) + rng.normal(size=n)).round(1),
         }
     )
-    df.to_parquet(tmp_path / "all.parquet")
-    (tmp_path / "parts").mkdir()
-    for i in range(4):
-        df.iloc[i * 1000 : (i + 1) * 1000].to_parquet(tmp_path / "parts" / f"p{i}.parquet")
-    runner = CliRunner()
     common = ["--target", "y", "--pred", "a", "--pred", "b", "--bootstrap", "0", "-q"]
-    scheduler = client.scheduler.address
-    glob = str(tmp_path / "parts" / "*.parquet")
-    out = runner.invoke(
-        app,
-        [
-            "evaluate",
-            glob,
-            *common,
-            "--engine",
-            "dask",
-            "--scheduler",
-            scheduler,
-            "--json",
-            str(tmp_path / "dask.json"),
-        ],
-    )
-    assert out.exit_code == 0, out.output
-    out = runner.invoke(
-        app,
-        ["evaluate", str(tmp_path / "all.parquet"), *common, "--json", str(tmp_path / "m.json")],
-    )
-    assert out.exit_code in (0, 1), out.output
-    got = json.loads((tmp_path / "dask.json").read_text())
-    want = json.loads((tmp_path / "m.json").read_text())
+    got, want = cli_dask_and_in_memory(df, common, scheduler=client.scheduler.address, parts=4)
     compared = 0
     for model in ("a", "b"):
         for name in got["models"][model]:
-            value, status = _json_entry(got, model, name)
+            value, status = results_entry(got, model, name)
             if status == "skipped":
                 continue
-            ref_value, ref_status = _json_entry(want, model, name)
+            ref_value, ref_status = results_entry(want, model, name)
             assert status == ref_status, name
             if ref_value is None:
                 assert value is None
@@ -330,32 +292,19 @@ def test_cli_engine_dask_same_json_as_in_memory(client, tmp_path):
     assert compared >= 2 * 17
 
 
-def _json_entry(doc, model, name):
-    """(value, status) of a measure in results.json, in either layout of ``models``."""
-    entry = doc["models"][model][name]
-    if isinstance(entry, dict):
-        return entry["value"], entry["status"]
-    problem = doc.get("problems", {}).get(model, {}).get(name)
-    kind = problem.get("kind") if isinstance(problem, dict) else None
-    return (None if entry is None or entry != entry else entry), kind or "ok"
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("groups", [None, "g"])
-def test_poisson_bootstrap_by_rows_and_units(client, groups):
-    _check_bootstrap(groups)
+def test_poisson_bootstrap_by_rows_and_units(client, dask_by_partitions, poisson_counts, groups):
+    _check_bootstrap(dask_by_partitions, poisson_counts, groups)
 
 
-def test_poisson_bootstrap_by_units_fast(client):
-    _check_bootstrap("g", parts_list=(1, 7), n_rep=6)
+def test_poisson_bootstrap_by_units_fast(client, dask_by_partitions, poisson_counts):
+    _check_bootstrap(dask_by_partitions, poisson_counts, "g", parts_list=(1, 7), n_rep=6)
 
 
-def _check_bootstrap(groups, parts_list=(1, 3, 7), n_rep=16):
+def _check_bootstrap(dask_by_partitions, poisson_counts, groups, parts_list=(1, 3, 7), n_rep=16):
     """Replicates equal for every partitioning, and each equal to the in-memory measure under
     the replicate's Poisson weights."""
-    from ranklens._resampling import group_keys, poisson_weights
-    from ranklens.dask._sums import poisson_seed
-
     df = _data(1500, binary=True, seed=21)
     measures = [
         "roc_auc",
@@ -365,20 +314,18 @@ def _check_bootstrap(groups, parts_list=(1, 3, 7), n_rep=16):
         "root_mean_squared_error",
         "mean_absolute_error",
     ]
-    replicates = {}
-    for parts in parts_list:
-        ev = rd.evaluate(
-            dd.from_pandas(df, npartitions=parts),
-            y="y",
-            pred="a",
-            weight="w",
-            groups=groups,
-            n_bootstrap=n_rep,
-            random_state=5,
-            n_buckets=parts + 1,
-            measures=measures,
-        )
-        replicates[parts] = ev.extras["bootstrap"]["replicates"]["a"]
+    evaluations = dask_by_partitions(
+        df,
+        parts_list,
+        y="y",
+        pred="a",
+        weight="w",
+        groups=groups,
+        n_bootstrap=n_rep,
+        random_state=5,
+        measures=measures,
+    )
+    replicates = {k: ev.extras["bootstrap"]["replicates"]["a"] for k, ev in evaluations.items()}
     assert set(replicates[1]) == set(measures)
     for parts in parts_list[1:]:
         for name in measures:
@@ -386,9 +333,7 @@ def _check_bootstrap(groups, parts_list=(1, 3, 7), n_rep=16):
                 replicates[parts][name], replicates[1][name], rtol=TOL, atol=TOL, err_msg=name
             )
     # each replicate is the in-memory measure under the replicate's Poisson weights
-    keys = group_keys(df["g"]) if groups else np.arange(len(df), dtype=np.uint64)
-    # the seed compare_models(scheme="poisson", random_state=5) draws
-    counts = poisson_weights(keys, np.arange(n_rep), poisson_seed(5))
+    counts = poisson_counts(df, groups, n_rep, 5)
     for name in measures:
         spec = get_metric(name)
         want = [
@@ -398,6 +343,7 @@ def _check_bootstrap(groups, parts_list=(1, 3, 7), n_rep=16):
             for r in range(n_rep)
         ]
         np.testing.assert_allclose(replicates[1][name], want, rtol=TOL, atol=TOL, err_msg=name)
+    ev = evaluations[parts_list[-1]]
     low, high = ev.extras["bootstrap"]["intervals"]["a"]["roc_auc"]
     assert low < ev.values["a"]["roc_auc"] < high
 

@@ -10,7 +10,6 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 dd = pytest.importorskip("dask.dataframe")
@@ -30,22 +29,6 @@ from ranklens.targeting import (  # noqa: E402
 pytestmark = pytest.mark.usefixtures("client")  # the LocalCluster of conftest.py
 
 TOL = 1e-12
-
-
-def _data(n: int, binary: bool, seed: int, zeros: float = 0.0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.3).astype(float) if binary else rng.lognormal(size=n).round(2)
-    y[rng.random(n) < zeros] = 0.0  # a heavy truth value (kept out of the shuffle by truth)
-    a = np.round(rng.normal(size=n) + 0.3 * (y > np.median(y)), 1)
-    a[rng.random(n) < 0.3] = 0.5  # a heavy tie run: 30 % of the rows share one prediction
-    return pd.DataFrame(
-        {
-            "y": y,
-            "a": a,
-            "b": rng.integers(0, 7, n).astype(float),  # seven tie runs, each over many partitions
-            "w": rng.uniform(0.5, 2.0, n) * (rng.random(n) > 0.05),  # some rows of weight 0
-        }
-    )
 
 
 def _same(got, want, path: str = "") -> None:
@@ -83,8 +66,8 @@ COST_BENEFIT = [[4.0, 0.0], [-1.5, 0.0]]
 @pytest.mark.parametrize(("binary", "zeros"), [(True, 0.0), (False, 0.0), (False, 0.4)])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (3, 4), (7, 9)])
-def test_curves_equal_in_memory(binary, zeros, weighted, npartitions, n_buckets):
-    df = _data(1200, binary, seed=npartitions + 10 * weighted, zeros=zeros)
+def test_curves_equal_in_memory(binary, zeros, weighted, npartitions, n_buckets, curve_frame):
+    df = curve_frame(1200, binary, seed=npartitions + 10 * weighted, zeros=zeros)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
         y="y",
@@ -126,9 +109,9 @@ def _threshold(ev, y: np.ndarray) -> float:
     return float(np.sort(y)[::-1][math.ceil(0.1 * y.size) - 1])
 
 
-def test_curves_equal_the_in_memory_evaluation():
+def test_curves_equal_the_in_memory_evaluation(curve_frame):
     """The curves of the in-memory pipeline (evaluate_models) and of the Dask engine agree."""
-    df = _data(900, True, seed=3)
+    df = curve_frame(900, True, seed=3)
     preds = {m: df[m].to_numpy() for m in ("a", "b")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -156,16 +139,16 @@ def test_curves_equal_the_in_memory_evaluation():
     assert "profit" not in ev.extras["curves_not_built"]
 
 
-def test_curve_arrays_off_by_default():
-    df = _data(300, True, seed=1)
+def test_curve_arrays_off_by_default(curve_frame):
+    df = curve_frame(300, True, seed=1)
     ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["roc_auc"])
     assert set(ev.curves) == {"decile_table"}
     assert "best_model_by_depth" not in ev.extras
 
 
-def test_profit_needs_its_parameters():
+def test_profit_needs_its_parameters(curve_frame):
     """Without cost_benefit the profit curve is left out, as in the in-memory pipeline."""
-    df = _data(300, False, seed=2)
+    df = curve_frame(300, False, seed=2)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
         y="y",
@@ -179,10 +162,12 @@ def test_profit_needs_its_parameters():
 
 @pytest.mark.parametrize(("binary", "zeros"), [(True, 0.0), (False, 0.0), (False, 0.4)])
 @pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (3, 4), (7, 9)])
-def test_noether_interval_equals_ranking_summary(binary, zeros, npartitions, n_buckets):
+def test_noether_interval_equals_ranking_summary(
+    binary, zeros, npartitions, n_buckets, curve_frame
+):
     """Noether's variances of tau (plug-in, unbiased) and the interval equal ranking_summary's;
     the nine per-row sums behind them equal the in-memory sweep's exactly."""
-    df = _data(1000, binary, seed=npartitions, zeros=zeros)
+    df = curve_frame(1000, binary, seed=npartitions, zeros=zeros)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
         y="y",
@@ -202,9 +187,9 @@ def test_noether_interval_equals_ranking_summary(binary, zeros, npartitions, n_b
         _same(got["tau_ci"], want.tau_ci, "ci")
 
 
-def test_no_noether_interval_with_weights():
+def test_no_noether_interval_with_weights(curve_frame):
     """With case weights tau has no Noether interval (as ranking_summary): none is made."""
-    df = _data(300, False, seed=4)
+    df = curve_frame(300, False, seed=4)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3), y="y", pred="a", weight="w", measures=["kendall_tau"]
     )
@@ -212,10 +197,10 @@ def test_no_noether_interval_with_weights():
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_sorted_input_tie_runs_across_partitions(weighted):
+def test_sorted_input_tie_runs_across_partitions(weighted, curve_frame):
     """Rows sorted by prediction: the heavy tie run (30 % of rows) spans several input
     partitions, and every other run starts in one partition and ends in the next."""
-    df = _data(1400, False, seed=5, zeros=0.3).sort_values("a", kind="stable")
+    df = curve_frame(1400, False, seed=5, zeros=0.3).sort_values("a", kind="stable")
     df = df.reset_index(drop=True)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=7, sort=False),
@@ -243,10 +228,10 @@ def test_sorted_input_tie_runs_across_partitions(weighted):
 @pytest.mark.parametrize("zeros", [0.0, 0.4])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (7, 9)])
-def test_value_curves_equal_in_memory(zeros, weighted, npartitions, n_buckets):
+def test_value_curves_equal_in_memory(zeros, weighted, npartitions, n_buckets, curve_frame):
     """The curves of the value captured (events='value'): the value gain and the profit of a
     value margin within a budget, whose perfect curves need the distinct values of y."""
-    df = _data(1100, False, seed=npartitions + 2 * weighted, zeros=zeros)
+    df = curve_frame(1100, False, seed=npartitions + 2 * weighted, zeros=zeros)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
         y="y",
@@ -274,9 +259,9 @@ def test_value_curves_equal_in_memory(zeros, weighted, npartitions, n_buckets):
     assert ev.curves["profit"]["a"].max_targets == 200
 
 
-def test_value_curves_match_the_in_memory_evaluation():
+def test_value_curves_match_the_in_memory_evaluation(curve_frame):
     """evaluate_models with a value margin: the same value gain and profit curves."""
-    df = _data(700, False, seed=8, zeros=0.2)
+    df = curve_frame(700, False, seed=8, zeros=0.2)
     preds = {m: df[m].to_numpy() for m in ("a", "b")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -300,8 +285,8 @@ def test_value_curves_match_the_in_memory_evaluation():
     assert set(mem.curves) - set(ev.curves) <= set(ev.extras["curves_not_built"])
 
 
-def test_options_that_would_do_nothing_are_refused():
-    df = _data(200, True, seed=6)
+def test_options_that_would_do_nothing_are_refused(curve_frame):
+    df = curve_frame(200, True, seed=6)
     frame = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match=r"cost_benefit.*curve_arrays=True"):
         rd.evaluate(frame, y="y", pred="a", cost_benefit=COST_BENEFIT)
@@ -311,13 +296,12 @@ def test_options_that_would_do_nothing_are_refused():
         rd.evaluate(frame, y="y", pred="a", curve_arrays=True, exact=False)
 
 
-def test_curves_from_parquet_files(tmp_path):
+def test_curves_from_parquet_files(parquet_files, curve_frame):
     """Parquet files in, the same curves and Noether interval as in memory on their rows."""
-    df = _data(800, False, seed=9, zeros=0.2)
-    for i in range(4):
-        df.iloc[i * 200 : (i + 1) * 200].to_parquet(tmp_path / f"part-{i}.parquet")
+    df = curve_frame(800, False, seed=9, zeros=0.2)
+    _, parts_glob = parquet_files(df, 4)
     ev = rd.evaluate(
-        str(tmp_path / "*.parquet"),
+        parts_glob,
         y="y",
         pred=["a", "b"],
         measures=["kendall_tau"],

@@ -10,7 +10,6 @@ workers). Every value of the JSON is compared, counts exactly and floats to 1e-1
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterator
@@ -46,15 +45,6 @@ def limited_client() -> Iterator[Any]:
     cluster.close()
 
 
-def _entry(doc: dict, model: str, name: str) -> tuple[object, str]:
-    entry = doc["models"][model][name]
-    if isinstance(entry, dict):
-        return entry["value"], entry["status"]
-    problem = doc.get("problems", {}).get(model, {}).get(name)
-    kind = problem.get("kind") if isinstance(problem, dict) else None
-    return (None if entry is None or entry != entry else entry), kind or "ok"
-
-
 def _same(a: object, b: object) -> bool:
     if a is None or b is None:
         return a is None and b is None
@@ -66,11 +56,12 @@ def _same(a: object, b: object) -> bool:
 
 @pytest.mark.parametrize("binary", [False, True])
 def test_cli_dask_under_worker_memory_limit_same_numbers(
-    limited_client: Any, tmp_path: Any, monkeypatch: Any, binary: bool
+    limited_client: Any,
+    cli_dask_and_in_memory: Any,
+    results_entry: Any,
+    monkeypatch: Any,
+    binary: bool,
 ) -> None:
-    from typer.testing import CliRunner
-
-    from ranklens.cli import app
     from ranklens.dask import _engine
 
     rng = np.random.default_rng(11 + binary)
@@ -89,49 +80,24 @@ def test_cli_dask_under_worker_memory_limit_same_numbers(
             "b": (latent + 2.0 * rng.normal(size=n)).round(1),
         }
     )
-    df.to_parquet(tmp_path / "all.parquet")
-    (tmp_path / "data").mkdir()
-    for i in range(6):
-        df.iloc[i * 1000 : (i + 1) * 1000].to_parquet(tmp_path / "data" / f"part{i}.parquet")
     # buckets of about 400 rows: every sort cut into some 15 pieces, none near the data's size
     monkeypatch.setattr(_engine, "ROWS_PER_BUCKET", 400)
     pids = limited_client.run(_pid)
 
-    runner = CliRunner()
     common = ["--target", "y", "--pred", "a", "--pred", "b", "--bootstrap", "0", "-q"]
-    out = runner.invoke(
-        app,
-        [
-            "evaluate",
-            str(tmp_path / "data" / "*.parquet"),
-            *common,
-            "--engine",
-            "dask",
-            "--scheduler",
-            limited_client.scheduler.address,
-            "--json",
-            str(tmp_path / "dask.json"),
-        ],
-    )
-    assert out.exit_code == 0, out.output
-    out = runner.invoke(
-        app,
-        ["evaluate", str(tmp_path / "all.parquet"), *common, "--json", str(tmp_path / "m.json")],
-    )
-    assert out.exit_code in (0, 1), out.output
+    scheduler = limited_client.scheduler.address
+    got, want = cli_dask_and_in_memory(df, common, scheduler=scheduler, parts=6)
     # no worker passed its limit (the nanny would have restarted it)
     assert limited_client.run(_pid) == pids
 
-    got = json.loads((tmp_path / "dask.json").read_text())
-    want = json.loads((tmp_path / "m.json").read_text())
     assert got["n"] == want["n"] == n
     compared = 0
     for model in ("a", "b"):
         for name in got["models"][model]:
-            value, status = _entry(got, model, name)
+            value, status = results_entry(got, model, name)
             if status == "skipped":
                 continue
-            ref_value, ref_status = _entry(want, model, name)
+            ref_value, ref_status = results_entry(want, model, name)
             assert status == ref_status, (model, name)
             assert _same(value, ref_value), (model, name, value, ref_value)
             compared += 1

@@ -202,39 +202,31 @@ def test_planned_by_its_declared_form():
 
 
 @pytest.mark.parametrize("weight,groups", [(None, None), ("wf", None), ("wi", "g")])
-def test_poisson_bootstrap_equals_compare_models(client, weight, groups):
+def test_poisson_bootstrap_equals_compare_models(
+    client, dask_by_partitions, poisson_compare_models, weight, groups
+):
     """NDCG's replicates are identical for 1, 3 and 7 partitions and equal
     compare_models(..., scheme="poisson") replicate for replicate, by rows or by units."""
-    from ranklens import compare_models
-
     df = _data(n=900, seed=11)
     df["g"] = np.random.default_rng(2).integers(0, 120, len(df))
     n_rep = 9
-    replicates = {}
-    for parts in (1, 3, 7):
-        ev = rd.evaluate(
-            dd.from_pandas(df, npartitions=parts),
-            y="y",
-            pred=["a", "b"],
-            weight=weight,
-            groups=groups,
-            n_bootstrap=n_rep,
-            random_state=4,
-            n_buckets=parts + 1,
-            measures=[NAME],
-        )
-        replicates[parts] = ev.extras["bootstrap"]["replicates"]
-        assert NAME in ev.extras["bootstrap"]["intervals"]["a"]
-    ref = compare_models(
-        df["y"].to_numpy(),
-        {"a": df["a"].to_numpy(), "b": df["b"].to_numpy()},
-        metrics=[NAME],
+    evaluations = dask_by_partitions(
+        df,
+        (1, 3, 7),
+        y="y",
+        pred=["a", "b"],
+        weight=weight,
+        groups=groups,
         n_bootstrap=n_rep,
         random_state=4,
-        scheme="poisson",
-        sample_weight=None if weight is None else df[weight].to_numpy(),
-        groups=None if groups is None else df[groups].to_numpy(),
-        show_progress=False,
+        measures=[NAME],
+    )
+    replicates = {}
+    for parts, ev in evaluations.items():
+        replicates[parts] = ev.extras["bootstrap"]["replicates"]
+        assert NAME in ev.extras["bootstrap"]["intervals"]["a"]
+    ref = poisson_compare_models(
+        df, [NAME], n_bootstrap=n_rep, random_state=4, weight=weight, groups=groups
     )
     for i, model in enumerate(("a", "b")):
         want = ref.replicates[:, list(ref.metrics).index(NAME), i]

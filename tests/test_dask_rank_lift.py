@@ -30,22 +30,6 @@ pytestmark = pytest.mark.usefixtures("client")  # the LocalCluster of conftest.p
 TOL = 1e-12
 
 
-def _data(n: int, binary: bool, seed: int, zeros: float = 0.0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.3).astype(float) if binary else rng.lognormal(size=n).round(2)
-    y[rng.random(n) < zeros] = 0.0  # a heavy truth value (kept out of the shuffle by truth)
-    a = np.round(rng.normal(size=n) + 0.3 * (y > np.median(y)), 1)
-    a[rng.random(n) < 0.3] = 0.5  # a heavy tie run: 30 % of the rows share one prediction
-    return pd.DataFrame(
-        {
-            "y": y,
-            "a": a,
-            "b": rng.integers(0, 7, n).astype(float),  # seven tie runs, each over many partitions
-            "w": rng.uniform(0.5, 2.0, n) * (rng.random(n) > 0.05),  # some rows of weight 0
-        }
-    )
-
-
 def _same(got: RankLiftResult, want: RankLiftResult, label: str) -> None:
     assert type(got) is type(want), label
     for f in dataclasses.fields(want):
@@ -82,8 +66,8 @@ def test_declared_on_the_spec():
 @pytest.mark.parametrize(("binary", "zeros"), [(True, 0.0), (False, 0.0), (False, 0.4)])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize(("npartitions", "n_buckets"), [(1, 1), (3, 4), (7, 9)])
-def test_rank_lift_equals_in_memory(binary, zeros, weighted, npartitions, n_buckets):
-    df = _data(1200, binary, seed=npartitions + 10 * weighted, zeros=zeros)
+def test_rank_lift_equals_in_memory(binary, zeros, weighted, npartitions, n_buckets, curve_frame):
+    df = curve_frame(1200, binary, seed=npartitions + 10 * weighted, zeros=zeros)
     ev = _evaluate(df, npartitions, n_buckets, weighted)
     y = df["y"].to_numpy()
     kw = {"sample_weight": df["w"].to_numpy()} if weighted else {}
@@ -120,10 +104,10 @@ def test_weighted_ties_in_prediction_and_truth_keep_the_row_order():
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_equals_the_in_memory_evaluation(weighted):
+def test_equals_the_in_memory_evaluation(weighted, curve_frame):
     """The same curve as evaluate_models, whose curve functions take the weights as given (half
     an observation in the rank lift is in the units of the weights given)."""
-    df = _data(900, False, seed=3, zeros=0.2)
+    df = curve_frame(900, False, seed=3, zeros=0.2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mem = evaluate_models(
@@ -138,10 +122,10 @@ def test_equals_the_in_memory_evaluation(weighted):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_constant_prediction(weighted):
+def test_constant_prediction(weighted, curve_frame):
     """A constant prediction: one tie run (a straight line, area 1/2), no warning in memory, no
     problem in the engine."""
-    df = _data(600, False, seed=8)
+    df = curve_frame(600, False, seed=8)
     df["a"] = 2.0
     ev = _evaluate(df, 3, 4, weighted)
     kw = {"sample_weight": df["w"].to_numpy()} if weighted else {}
@@ -154,9 +138,9 @@ def test_constant_prediction(weighted):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_constant_truth_warns_as_in_memory(weighted):
+def test_constant_truth_warns_as_in_memory(weighted, curve_frame):
     """A constant y: the area is NaN and the engine reports the in-memory warning's words."""
-    df = _data(600, False, seed=9)
+    df = curve_frame(600, False, seed=9)
     df["y"] = 1.5
     ev = _evaluate(df, 3, 4, weighted)
     kw = {"sample_weight": df["w"].to_numpy()} if weighted else {}
@@ -169,25 +153,25 @@ def test_constant_truth_warns_as_in_memory(weighted):
         assert str(caught[0].message) in problem.message
 
 
-def test_too_many_rows_for_the_client_are_named(monkeypatch):
+def test_too_many_rows_for_the_client_are_named(monkeypatch, curve_frame):
     """Past the engine's row limit the curve is not built, and says why (never silently)."""
     import ranklens.dask._curves as dask_curves
 
     monkeypatch.setattr(dask_curves, "SEQUENCE_MAX_ROWS", 100)
-    df = _data(300, True, seed=2)
+    df = curve_frame(300, True, seed=2)
     ev = _evaluate(df, 3, 2, True)
     assert "rank_lift" not in ev.curves
     assert "100 rows of positive weight" in ev.extras["curves_not_built"]["rank_lift"]
     assert "roc" in ev.curves  # the curves from the ranked sums are built as before
 
 
-def test_not_built_without_curve_arrays():
-    df = _data(300, True, seed=1)
+def test_not_built_without_curve_arrays(curve_frame):
+    df = curve_frame(300, True, seed=1)
     ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["roc_auc"])
     assert "rank_lift" not in ev.curves
 
 
-def test_cli_curve_arrays_flag(client, tmp_path):
+def test_cli_curve_arrays_flag(client, tmp_path, curve_frame):
     """``--curve-arrays``: the rank lift curve in the JSON of the Dask run equals the in-memory
     run's on the same Parquet file (written by pandas); without the flag it is not built, and
     the memory engine refuses the flag (it builds every curve)."""
@@ -197,7 +181,7 @@ def test_cli_curve_arrays_flag(client, tmp_path):
 
     from ranklens.cli import app
 
-    df = _data(800, False, seed=11, zeros=0.2)[["y", "a", "b"]]
+    df = curve_frame(800, False, seed=11, zeros=0.2)[["y", "a", "b"]]
     df.to_parquet(tmp_path / "all.parquet")
     runner = CliRunner()
     common = ["--target", "y", "--pred", "a", "--pred", "b", "--bootstrap", "0", "-q"]

@@ -370,11 +370,11 @@ def test_field_containers_read_only_columns(client):
 
 
 @pytest.mark.parametrize("groups", [None, "g"])
-def test_poisson_bootstrap_of_lifts_equals_compare_models(client, groups):
+def test_poisson_bootstrap_of_lifts_equals_compare_models(
+    client, dask_by_partitions, poisson_compare_models, groups
+):
     """The lifts' replicates (with the AUC's) are identical for 1, 3 and 7 partitions and equal
     compare_models(..., scheme="poisson") replicate for replicate, by rows or by units."""
-    from ranklens import compare_models
-
     rng = np.random.default_rng(21)
     n = 1500
     y = (rng.random(n) < 0.3).astype(float)
@@ -389,20 +389,18 @@ def test_poisson_bootstrap_of_lifts_equals_compare_models(client, groups):
     )
     measures = ["lift_at_5", "lift_at_10", "lift_at_20", "roc_auc"]
     n_rep = 12
-    replicates = {}
-    for parts in (1, 3, 7):
-        ev = rd.evaluate(
-            dd.from_pandas(df, npartitions=parts),
-            y="y",
-            pred=["a", "b"],
-            weight="w",
-            groups=groups,
-            n_bootstrap=n_rep,
-            random_state=5,
-            n_buckets=parts + 1,
-            measures=measures,
-        )
-        replicates[parts] = ev.extras["bootstrap"]["replicates"]
+    evaluations = dask_by_partitions(
+        df,
+        (1, 3, 7),
+        y="y",
+        pred=["a", "b"],
+        weight="w",
+        groups=groups,
+        n_bootstrap=n_rep,
+        random_state=5,
+        measures=measures,
+    )
+    replicates = {k: ev.extras["bootstrap"]["replicates"] for k, ev in evaluations.items()}
     for parts in (3, 7):
         for model in ("a", "b"):
             for name in measures:
@@ -413,16 +411,8 @@ def test_poisson_bootstrap_of_lifts_equals_compare_models(client, groups):
                     atol=TOL,
                     err_msg=name,
                 )
-    ref = compare_models(
-        df["y"].to_numpy(),
-        {"a": df["a"].to_numpy(), "b": df["b"].to_numpy()},
-        metrics=measures,
-        n_bootstrap=n_rep,
-        random_state=5,
-        scheme="poisson",
-        sample_weight=df["w"].to_numpy(),
-        groups=None if groups is None else df[groups].to_numpy(),
-        show_progress=False,
+    ref = poisson_compare_models(
+        df, measures, n_bootstrap=n_rep, random_state=5, weight="w", groups=groups
     )
     assert ref.replicates.shape == (n_rep, len(measures), 2)
     for j, name in enumerate(ref.metrics):
@@ -433,55 +423,23 @@ def test_poisson_bootstrap_of_lifts_equals_compare_models(client, groups):
     assert np.isfinite(replicates[1]["a"]["lift_at_5"]).all()
 
 
-def test_cli_engine_dask_intervals_and_extremes_as_in_memory(client, tmp_path):
+def test_cli_engine_dask_intervals_and_extremes_as_in_memory(
+    client, cli_dask_and_in_memory, results_entry
+):
     """``ranklens evaluate --engine dask --lower --upper --alpha`` writes the in-memory run's
     values and statuses for the measures of extremes, the interval measures and the median."""
-    pytest.importorskip("pyarrow")
-    pytest.importorskip("typer")
-    import json
-
-    from typer.testing import CliRunner
-
-    from ranklens.cli import app
-
     df = _data(n=1600, seed=12)[["y", "a", "b", "lo", "hi"]]
-    df.to_parquet(tmp_path / "all.parquet")
-    (tmp_path / "parts").mkdir()
-    for i in range(4):
-        df.iloc[i * 400 : (i + 1) * 400].to_parquet(tmp_path / "parts" / f"p{i}.parquet")
     common = ["--target", "y", "--pred", "a", "--pred", "b", "--lower", "lo", "--upper", "hi"]
     common += ["--alpha", str(ALPHA), "--bootstrap", "0", "-q"]
-    runner = CliRunner()
-    out = runner.invoke(
-        app,
-        [
-            "evaluate",
-            str(tmp_path / "parts" / "*.parquet"),
-            *common,
-            "--engine",
-            "dask",
-            "--scheduler",
-            client.scheduler.address,
-            "--json",
-            str(tmp_path / "dask.json"),
-        ],
-    )
-    assert out.exit_code == 0, out.output
-    out = runner.invoke(
-        app,
-        ["evaluate", str(tmp_path / "all.parquet"), *common, "--json", str(tmp_path / "m.json")],
-    )
-    assert out.exit_code in (0, 1), out.output
-    got = json.loads((tmp_path / "dask.json").read_text())
-    want = json.loads((tmp_path / "m.json").read_text())
+    got, want = cli_dask_and_in_memory(df, common, scheduler=client.scheduler.address, parts=4)
     compared = 0
     for model in ("a", "b"):
         for name in _claimed_names():
             if name not in want["models"][model]:
                 assert get_metric(name).inputs == "interval" and model == "b"
                 continue
-            value, status = _json_entry(got, model, name)
-            ref_value, ref_status = _json_entry(want, model, name)
+            value, status = results_entry(got, model, name)
+            ref_value, ref_status = results_entry(want, model, name)
             assert status == ref_status, (model, name)
             if ref_value is None:
                 assert value is None, (model, name)
@@ -491,23 +449,13 @@ def test_cli_engine_dask_intervals_and_extremes_as_in_memory(client, tmp_path):
     assert compared == 2 * 7 + 5
 
 
-def _json_entry(doc, model, name):
-    """(value, status) of a measure in results.json, in either layout of ``models``."""
-    entry = doc["models"][model][name]
-    if isinstance(entry, dict):
-        return entry["value"], entry["status"]
-    problem = doc.get("problems", {}).get(model, {}).get(name)
-    kind = problem.get("kind") if isinstance(problem, dict) else None
-    return (None if entry is None or entry != entry else entry), kind or "ok"
-
-
 @pytest.mark.parametrize(("binary", "groups"), [(False, None), (True, "g")])
-def test_poisson_bootstrap_of_tau_and_harrell_c_equals_compare_models(client, binary, groups):
+def test_poisson_bootstrap_of_tau_and_harrell_c_equals_compare_models(
+    client, dask_by_partitions, poisson_compare_models, binary, groups
+):
     """Kendall's tau-b and Harrell's C (and their maps) per replicate: identical for 1, 3 and 7
     partitions (ties straddling buckets; a 0/1 target's single-valued truth buckets) and equal
     to compare_models(..., scheme="poisson") replicate for replicate."""
-    from ranklens import compare_models
-
     rng = np.random.default_rng(17)
     n = 1200
     y = (rng.random(n) < 0.3).astype(float) if binary else rng.integers(0, 40, n).astype(float)
@@ -522,30 +470,21 @@ def test_poisson_bootstrap_of_tau_and_harrell_c_equals_compare_models(client, bi
     )
     measures = ["kendall_tau", "tau_normalized", "somers_d"]
     n_rep = 8
-    replicates = {}
-    for parts in (1, 3, 7):
-        ev = rd.evaluate(
-            dd.from_pandas(df, npartitions=parts),
-            y="y",
-            pred=["a", "b"],
-            weight="w",
-            groups=groups,
-            n_bootstrap=n_rep,
-            random_state=3,
-            n_buckets=parts + 2,
-            measures=measures,
-        )
-        replicates[parts] = ev.extras["bootstrap"]["replicates"]
-    ref = compare_models(
-        df["y"].to_numpy(),
-        {"a": df["a"].to_numpy(), "b": df["b"].to_numpy()},
-        metrics=measures,
+    evaluations = dask_by_partitions(
+        df,
+        (1, 3, 7),
+        extra_buckets=2,
+        y="y",
+        pred=["a", "b"],
+        weight="w",
+        groups=groups,
         n_bootstrap=n_rep,
         random_state=3,
-        scheme="poisson",
-        sample_weight=df["w"].to_numpy(),
-        groups=None if groups is None else df[groups].to_numpy(),
-        show_progress=False,
+        measures=measures,
+    )
+    replicates = {k: ev.extras["bootstrap"]["replicates"] for k, ev in evaluations.items()}
+    ref = poisson_compare_models(
+        df, measures, n_bootstrap=n_rep, random_state=3, weight="w", groups=groups
     )
     for j, name in enumerate(ref.metrics):
         for i, model in enumerate(("a", "b")):
@@ -555,17 +494,16 @@ def test_poisson_bootstrap_of_tau_and_harrell_c_equals_compare_models(client, bi
                 np.testing.assert_allclose(
                     replicates[parts][model][name], want, rtol=TOL, atol=TOL, err_msg=name
                 )
+    ev = evaluations[7]
     low, high = ev.extras["bootstrap"]["intervals"]["a"]["kendall_tau"]
     assert low <= ev.values["a"]["kendall_tau"] <= high
 
 
 @pytest.mark.parametrize("groups", [None, "g"])
-def test_poisson_bootstrap_of_the_sums_measures(client, groups):
+def test_poisson_bootstrap_of_the_sums_measures(client, dask_by_partitions, poisson_counts, groups):
     """SERA, the relevance-weighted errors and the interval measures per replicate: identical
     for 1, 3 and 7 partitions, each the in-memory function under the replicate's Poisson
     weights with the full-sample relevance (as evaluate_models binds it for its bootstrap)."""
-    from ranklens._resampling import group_keys, poisson_weights
-    from ranklens.dask._sums import poisson_seed
     from ranklens.relevance import relevance_from_boxplot
 
     df = _data(n=900, seed=14)
@@ -573,25 +511,24 @@ def test_poisson_bootstrap_of_the_sums_measures(client, groups):
     names = ["sera", "relevance_weighted_squared_error", "relevance_weighted_absolute_error"]
     names += ["interval_score", "interval_coverage", "mean_interval_width"]
     n_rep = 6
-    replicates = {}
-    for parts in (1, 3, 7):
-        ev = rd.evaluate(
-            dd.from_pandas(df, npartitions=parts),
-            y="y",
-            pred="a",
-            weight="wi",
-            groups=groups,
-            intervals={"a": ("lo", "hi")},
-            alpha=ALPHA,
-            n_bootstrap=n_rep,
-            random_state=4,
-            measures=[*names, "utility_f1"],
-        )
-        replicates[parts] = ev.extras["bootstrap"]["replicates"]["a"]
+    evaluations = dask_by_partitions(
+        df,
+        (1, 3, 7),
+        extra_buckets=None,
+        y="y",
+        pred="a",
+        weight="wi",
+        groups=groups,
+        intervals={"a": ("lo", "hi")},
+        alpha=ALPHA,
+        n_bootstrap=n_rep,
+        random_state=4,
+        measures=[*names, "utility_f1"],
+    )
+    replicates = {k: ev.extras["bootstrap"]["replicates"]["a"] for k, ev in evaluations.items()}
     # the utility measures refit their accuracy per replicate in memory: not bootstrapped here
     assert "utility_f1" not in replicates[1]
-    keys = group_keys(df["g"]) if groups else np.arange(len(df), dtype=np.uint64)
-    counts = poisson_weights(keys, np.arange(n_rep), poisson_seed(4))
+    counts = poisson_counts(df, groups, n_rep, 4)
     w = df["wi"].to_numpy()
     phi = relevance_from_boxplot(df["y"].to_numpy(), sample_weight=w)
     for name in names:
