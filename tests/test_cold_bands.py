@@ -382,3 +382,19 @@ def test_budget_compiles_the_grids_of_the_real_run(monkeypatch, n):
     _budget._compile(y, preds, specs, None, ["cutoff_auc", "gain"], {}, "percentile")
     assert len(seen) >= 3  # the targeting sweep, the cutoff AUC and the gain grids
     assert all(seen) if n < cs.NUMPY_BELOW else not any(seen)
+
+
+def test_cutoff_auc_grid_absorbed_weights():
+    """A y value whose weight vanishes in the running sum (1e-13 beside 1e3): its cut repeats the
+    positive weight of the cut before it while its Mann-Whitney sum moves; the kernel keeps the
+    first of the two, and so does the NumPy form."""
+    rng = np.random.default_rng(12)
+    n = 40
+    y, p = rng.normal(size=n), rng.normal(size=n)
+    w = np.where(rng.random((30, n)) < 0.5, 1e-13, 1e3) * rng.integers(0, 3, (30, n))
+    order, key, pkey, n_y = ranking._sequence_state(y, p)
+    grid = np.linspace(0.0, 1.0, 257)
+    _same(
+        xpc.cutoff_auc_grid_numpy(w, order, key, pkey, n_y, grid),
+        cs.cutoff_auc_grid(w, order, key, pkey, n_y, grid),
+    )

@@ -291,18 +291,6 @@ def _seq_cumsum(a: np.ndarray) -> np.ndarray:
     return np.cumsum(out, axis=1)
 
 
-def _interp_compact(xs: np.ndarray, ys: np.ndarray, keep: np.ndarray, grid: np.ndarray) -> Any:
-    """Per row, ``_interp_points`` of the kernels over the points ``keep`` marks (in order); NaN
-    for a row without a point."""
-    count = keep.sum(axis=1)
-    if xs.shape[1] == 0:
-        return np.full((xs.shape[0], grid.shape[0]), np.nan)
-    idx = np.argsort(~keep, axis=1, kind="stable")  # the kept points first, in their order
-    xs_c = np.take_along_axis(xs, idx, axis=1)
-    ys_c = np.take_along_axis(ys, idx, axis=1)
-    return _interp_rows(np, xs_c, ys_c, np.zeros_like(count), count, grid)
-
-
 def _replicate_events_numpy(
     weights: np.ndarray, y_order: Any, y_group_sorted: Any, nonbinary: Any, q: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -482,8 +470,8 @@ def gain_grid_numpy(
     with np.errstate(invalid="ignore", divide="ignore"):
         xs = cw[ok] / cw[ok][:, -1:]
         ys = ce[ok] / p[ok][:, None]
-        keep = np.ones(xs.shape, dtype=bool)
-        read = _interp_compact(xs, ys, keep, grid)
+        ends = np.full(xs.shape[0], xs.shape[1])
+        read = _interp_rows(np, xs, ys, np.zeros_like(ends), ends, grid)
         if lift:
             read = read / grid[None, :]
     rows = np.flatnonzero(live)[ok]
@@ -565,8 +553,15 @@ def cutoff_auc_grid_numpy(
     prev = np.concatenate([np.full((rows, 1), -1.0), wp[:, :-1]], axis=1)
     # a cut exists between two y values present in the replicate (0 < W_P < W); a y value of
     # zero weight repeats the cut before it
-    keep = (wp > 0.0) & (wp < total[:, None]) & (wp != prev)
+    inside = (wp > 0.0) & (wp < total[:, None])  # a contiguous run: wp never decreases
+    keep = inside & (wp != prev)
     with np.errstate(invalid="ignore", divide="ignore"):
         xs = wp / total[:, None]
         ys = np.minimum(1.0, np.maximum(0.0, u / (wp * (total[:, None] - wp))))
-    return _interp_compact(xs, ys, keep, grid)
+    # A left-out cut inside the run repeats the abscissa of the last kept one: give it that
+    # cut's ordinate too, and the repeated points read on the grid as the kept ones alone.
+    last_kept = np.maximum.accumulate(np.where(keep, np.arange(m)[None, :], 0), axis=1)
+    ys = np.take_along_axis(ys, last_kept, axis=1)
+    a = np.sum(wp <= 0.0, axis=1)
+    b = a + np.sum(inside, axis=1)
+    return _interp_rows(np, xs, ys, a, b, grid)
