@@ -398,3 +398,23 @@ def test_cutoff_auc_grid_absorbed_weights():
         xpc.cutoff_auc_grid_numpy(w, order, key, pkey, n_y, grid),
         cs.cutoff_auc_grid(w, order, key, pkey, n_y, grid),
     )
+
+
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.999])
+def test_pointwise_band_without_nan_equals_nanquantile(level):
+    """The pointwise band takes np.quantile when no replicate is NaN: np.nanquantile's numbers."""
+    from ranklens import bands
+
+    rng = np.random.default_rng(1)
+    for reps in (rng.normal(size=(1000, 3, 99)), np.round(rng.normal(size=(37, 2, 5)), 1)):
+        alpha = 1.0 - level
+        want = np.nanquantile(reps, [alpha / 2, 1 - alpha / 2], axis=0)
+        got = bands._pointwise(reps, level)
+        _same(got[0], want[0])
+        _same(got[1], want[1])
+        holed = reps.copy()
+        holed[::3, 0] = np.nan
+        want = np.nanquantile(holed, [alpha / 2, 1 - alpha / 2], axis=0)
+        got = bands._pointwise(holed, level)
+        _same(got[0], want[0])
+        _same(got[1], want[1])

@@ -210,6 +210,11 @@ def _simultaneous_band(
 
 def _pointwise(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     alpha = 1.0 - level
+    if not np.isnan(reps).any():
+        # np.nanquantile's numbers without its loop over columns: on data without NaN it runs
+        # the same quantile arithmetic per column (about 5x slower for 1,000 x 3 x 99)
+        lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2], axis=0)
+        return lo, hi
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
         lo, hi = np.nanquantile(reps, [alpha / 2, 1 - alpha / 2], axis=0)
