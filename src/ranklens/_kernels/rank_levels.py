@@ -350,11 +350,19 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
     width = _LANES if compact else src.shape[1]  # compact batches padded with zero weights
     cur = np.zeros((n, width), src.dtype)
     used_width = src.shape[1]
-    for k in range(n):
-        row = src[top_rows[k]]
-        dst = cur[k]
-        for j in range(used_width):
-            dst[j] = row[j]
+    if compact and used_width == _LANES:  # whole rows as four 8-byte words
+        src_words = src.view(np.uint64)
+        cur_words = cur.view(np.uint64)
+        for k in range(n):
+            i = top_rows[k]
+            for j in range(4):
+                cur_words[k, j] = src_words[i, j]
+    else:
+        for k in range(n):
+            row = src[top_rows[k]]
+            dst = cur[k]
+            for j in range(used_width):
+                dst[j] = row[j]
     w_max = 0
     if compact:  # the largest weight (an integer reduction, vectorised)
         flat = src.ravel()
