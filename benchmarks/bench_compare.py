@@ -1,7 +1,8 @@
 """Paired bootstrap of two models: ranklens.compare_models against scipy.stats.bootstrap.
 
-The task of seed 000 Table 2 at scale: Kendall's tau, Spearman's rho, RMSE and MAE of two models,
-1000 paired bootstrap replicates, n = 1e5 (lognormal "wallets", multiplicative-noise models).
+The task of Table 2 of Rosset, Perlich & Zadrozny (2005) at scale: Kendall's tau, Spearman's rho,
+RMSE and MAE of two models, 1000 paired bootstrap replicates, n = 1e5 (lognormal "wallets",
+multiplicative-noise models).
 
 * ranklens: ``compare_models(..., n_bootstrap=1000)`` (multiplicity weights; weighted O(n log n)
   rank kernels and ``W @ L`` for the losses, replicates in a numba prange loop), with the

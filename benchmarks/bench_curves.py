@@ -1,4 +1,4 @@
-"""Business curves at n = 1e7 (issue 5 budget: each under 3 s on 2 cores), with scikit-learn peers.
+"""Business curves at n = 1e7 (target: each under 3 s on 2 cores), with scikit-learn peers.
 
 Usage: ``python benchmarks/bench_curves.py [--quick] [--n N] [--repeats R]``. Prints one table of
 best-of-``R`` wall and CPU times and each wall time's ratio to ``sklearn.metrics.roc_curve``

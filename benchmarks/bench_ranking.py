@@ -1,4 +1,4 @@
-"""Benchmark: ranklens.ranking_summary against scipy.stats.kendalltau + spearmanr (issue 2).
+"""Benchmark: ranklens.ranking_summary against scipy.stats.kendalltau + spearmanr.
 
 ranking_summary computes, exactly, T, R, Kendall's tau-b, Spearman's rho, Harrell's C, every
 per-observation concordance count C_i, the Noether variance and interval and both null p-values;

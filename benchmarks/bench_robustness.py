@@ -1,4 +1,4 @@
-"""Benchmark: evaluation robustness, residual measures and error curves (issue 3).
+"""Benchmark: evaluation robustness, residual measures and error curves.
 
 * ``most_influential`` for Kendall's tau, Spearman's rho (and their [0, 1] forms) at n = 1e6
   (target: under 5 s each), against a naive leave-one-out with scipy (one call timed, times n);

@@ -1,4 +1,4 @@
-"""Benchmark: utility-based precision / recall / F, SERA and the medcouple (issue 4).
+"""Benchmark: utility-based precision / recall / F, SERA and the medcouple.
 
 Compares, in one run:
 - ``regression_precision_recall`` (precision, recall and F together) at n = 1e7 against the
@@ -28,7 +28,7 @@ from ranklens import (
 
 
 def numpy_precision_recall(y, p, c_low, c_high, k, delta, t_e, t_l, k_acc):
-    """Vectorised seed 001 eqs. 4-11 in plain NumPy / SciPy."""
+    """Vectorised Torgo & Ribeiro (2009) eqs. 4-11 in plain NumPy / SciPy."""
     s = np.log(1 / delta - 1)
 
     def phi(v):

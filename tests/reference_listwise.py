@@ -41,7 +41,7 @@ def repeat_rows(y_true, y_pred, counts):
 
 
 def rank_distance_ndcg_exact(true_rank, pred_rank, n, k=None):
-    """Seed 004's definition with exact integer gains 2^rel - 1, rel = max(0, n - |p - t|).
+    """Payne, Li & Qin (2016): exact integer gains 2^rel - 1, rel = max(0, n - |p - t|).
 
     The gain ratios (2^rel - 1) / (2^n - 1) are exact fractions, so this works for any n.
     """

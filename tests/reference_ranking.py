@@ -1,6 +1,6 @@
 """Brute-force O(n^2) definitions of the ranking measures, written straight from the papers.
 
-Rosset, Perlich & Zadrozny (2005, seed 000; 2007, seed 002) and NOTES.md "Ranking measures".
+Rosset, Perlich & Zadrozny (2005; 2007), with the errata of their formulas corrected.
 Nothing here is fast or clever: every quantity is a double loop over pairs (or a loop over slots),
 with weights ``w_i * w_j`` on pairs and half credit for ties in the prediction where stated.
 """
@@ -146,7 +146,8 @@ def envelope_fractions(y, p, w=None):
 
 
 def noether_variance_eq6(y, p):
-    """Eq. (6) of seed 000, literally, with C_i the concordant count of row i (no ties)."""
+    """Eq. (6) of Rosset, Perlich & Zadrozny (2005), literally, with C_i the concordant count of
+    row i (no ties)."""
     n = len(y)
     c = per_observation_counts(y, p)[0]
     nn = n * (n - 1)
@@ -211,7 +212,7 @@ def cutoff_aucs(y, p, w=None):
 
 
 def partial_measures(y, p, percentiles):
-    """tau^p and rho^p of seed 002 Sect. 5 / NOTES.md, by pairs and by cuts (Harrell credit)."""
+    """tau^p and rho^p of Rosset et al. (2007), Sect. 5, by pairs and by cuts (Harrell credit)."""
     n = len(y)
     desc_mid = n + 1 - midranks(y)  # true midrank, 1 = largest
     cuts = np.array([n * k for k in percentiles])

@@ -1,6 +1,6 @@
-"""Slow, definitional references for residual measures, error curves and robustness (issue 3).
+"""Slow, definitional references for residual measures, error curves and robustness.
 
-Plain loops over observations and pairs, written from the seeds' formulas without the algebra the
+Plain loops over observations and pairs, written from the papers' formulas without the algebra the
 library uses, so agreement is evidence both are right.
 """
 
@@ -134,7 +134,7 @@ def spearman_rho(y, p):
 
 
 def tau_tilde_from_switches(y, p):
-    """tau~ = 1 - 2T/(n(n-1)) from the switch count T of seed 000, eq. 2 (no ties)."""
+    """tau~ = 1 - 2T/(n(n-1)) from the switch count T (Rosset et al. 2005, eq. 2; no ties)."""
     n = len(y)
     t = sum(
         1 for i in range(n) for j in range(n) if p[i] > p[j] and y[i] < y[j]

@@ -1,6 +1,6 @@
 """Slow, definitional references for relevance, accuracy, precision / recall, SERA and medcouple.
 
-Written straight from the formulas (seed 001 eqs. 4-11, NOTES.md, Brys et al. 2004, Ribeiro &
+Written straight from the formulas (Torgo & Ribeiro 2009, eqs. 4-11, Brys et al. 2004, Ribeiro &
 Moniz 2020) with Python loops and no shared code with ranklens, for small inputs only.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 
 
 def sigmoid_relevance(y, low_center=None, high_center=None, k=0.5, delta=1e-4, origin=0.0):
-    """Seed 001 eqs. 4-5 per element, max of the two sigmoids."""
+    """Torgo & Ribeiro (2009) eqs. 4-5 per element, max of the two sigmoids."""
     out = []
     for v in np.asarray(y, dtype=float).ravel():
         r = 0.0
@@ -30,7 +30,10 @@ def sigmoid_relevance(y, low_center=None, high_center=None, k=0.5, delta=1e-4, o
 
 
 def boxplot_pchip_relevance(y, median, low=None, high=None):
-    """NOTES.md: phi = 3t^2 - 2t^3, t = clip((y - med)/(limit - med), 0, 1) on each side."""
+    """Ribeiro (2011) pchip relevance: phi = 3t^2 - 2t^3, t = clip((y - med)/(limit - med), 0, 1).
+
+    Applied on each side of the median (control points (limit, 1), (median, 0), zero slopes).
+    """
     out = []
     for v in np.asarray(y, dtype=float).ravel():
         r = 0.0
@@ -45,7 +48,7 @@ def boxplot_pchip_relevance(y, median, low=None, high=None):
 
 
 def accuracy(y_true, y_pred, threshold, *, smooth, k=8.0, loss="absolute"):
-    """Seed 001 eq. 8 (step) or eq. 9 (smooth)."""
+    """Torgo & Ribeiro (2009) eq. 8 (step) or eq. 9 (smooth)."""
     out = []
     for a, b in zip(y_true, y_pred, strict=True):
         ell = abs(b - a) if loss == "absolute" else (b - a) ** 2
@@ -59,7 +62,7 @@ def accuracy(y_true, y_pred, threshold, *, smooth, k=8.0, loss="absolute"):
 
 
 def precision_recall(phi_true, phi_pred, alpha, t_e, weight=None):
-    """Eqs. 6 and 10 with >= in both (NOTES.md); None where the denominator is zero."""
+    """Eqs. 6 and 10 with >= in both (the text mixes >= and >); None where a denominator is 0."""
     n = len(phi_true)
     w = [1.0] * n if weight is None else list(weight)
     num_r = den_r = num_p = den_p = 0.0

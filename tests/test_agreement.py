@@ -1,4 +1,4 @@
-"""compare_metric_rankings: agreement between metric rankings of models (seed 001 Fig. 2)."""
+"""compare_metric_rankings: agreement of models' metric rankings (Torgo & Ribeiro 2009, Fig. 2)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_scores_ranks_and_agreement_match_direct_computation(rng):
 
 def test_mad_and_utility_f_disagree_as_in_figure_2(rng):
     if "mean_absolute_error" not in available_metrics():
-        pytest.skip("the residual metrics (issue 3) are not registered yet")
+        pytest.skip("the residual metrics are not registered yet")
     y, preds = _models(rng)
     res = compare_metric_rankings(y, preds, metrics=["mean_absolute_error", "utility_f1"], top_k=5)
     # MAD's top five are all bulk models, F's all tail models: the rankings barely agree.

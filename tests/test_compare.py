@@ -221,7 +221,8 @@ def test_intervals_equal_scipy_on_the_same_replicates(rng, interval):
 
 
 def test_gaussian_p_values_follow_table_2_convention(rng):
-    # Seed 000 Table 2: difference, bootstrap SD and the printed (one-sided) p-value.
+    # Rosset, Perlich & Zadrozny (2005) Table 2: difference, bootstrap SD and the printed
+    # (one-sided) p-value.
     table2 = [
         (96890, 92649, 0.14778),
         (25124, 33498, 0.22663),
@@ -839,8 +840,9 @@ def test_rank_replicates_equal_materialised_resamples_and_scipy(rng):
 
 
 def test_weighted_rank_kernel_against_brute_force_and_issue_2(rng):
-    # The replicate kernel is checked against issue 2's general sweep (the public measures with
-    # sample_weight), an implementation independent of the lean stage-2 kernel it runs.
+    # The replicate kernel is checked against the ranking measures' general sweep (the public
+    # measures with sample_weight), an implementation independent of the lean stage-2 kernel it
+    # runs.
     from ranklens import kendall_tau, spearman_rho, tau_normalized
     from ranklens._kernels import compare as kc
     from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
@@ -904,8 +906,8 @@ def test_permutation_with_long_tie_runs_in_y(rng):
 
 
 def test_both_variances_of_tau_are_exposed(rng):
-    """Seed 000 Sect. 5.3: the bootstrap and Noether's variance agree closely (0.00103 vs 0.00097
-    at n = 500); here on bivariate normal data of the same size."""
+    """Rosset, Perlich & Zadrozny (2005), Sect. 5.3: the bootstrap and Noether's variance agree
+    closely (0.00103 vs 0.00097 at n = 500); here on bivariate normal data of the same size."""
     from ranklens.ranking import ranking_summary
 
     n, r = 500, 0.4

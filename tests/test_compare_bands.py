@@ -1,4 +1,7 @@
-"""Bootstrap curve bands (seed 000 Fig. 5) and the agreement of two models' rankings (seed 002)."""
+"""Bootstrap curve bands and the agreement of two models' rankings.
+
+Rosset, Perlich & Zadrozny (2005, Fig. 5; 2007).
+"""
 
 from __future__ import annotations
 
@@ -51,7 +54,8 @@ def test_replicates_are_the_curves_of_materialised_resamples(rng, curve):
 
 
 def test_figure_5_a_better_model_wins_at_every_cutoff(rng):
-    """Seed 000 Fig. 5: M1 above M2 in more than 95% of replicates between cutoffs 0.1 and 0.9."""
+    """Rosset, Perlich & Zadrozny (2005), Fig. 5: M1 above M2 in more than 95% of replicates
+    between cutoffs 0.1 and 0.9."""
     y, preds = _two_models(rng, 500)
     res = curve_bands(y, preds, n_bootstrap=300, random_state=0, show_progress=False)
     inside = (res.x >= 0.1) & (res.x <= 0.9)

@@ -559,7 +559,7 @@ def test_results_are_frozen_and_json_ready():
     assert set(targeting.__all__) <= set(dir(ranklens))
 
 
-# --- issue 2: the regression cutoff AUC is the ROC AUC at that cutoff ---------------------------
+# --- the regression cutoff AUC is the ROC AUC at that cutoff ------------------------------------
 
 
 @pytest.mark.filterwarnings(

@@ -1,4 +1,4 @@
-"""Every number of seed 003 (lecture slides "Visualize Model Performance") and NOTES.md."""
+"""Every number of the lecture "Visualize Model Performance" (Provost & Fawcett 2013, ch. 8)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_cumulative_response_and_lift_tables_row_by_row(layout):
 
 
 def test_random_and_perfect_baselines_of_the_slides():
-    # "Random classifier: lift = 1"; NOTES.md: perfect lift at 10 % with 20 % positives is 5.
+    # "Random classifier: lift = 1"; perfect lift at 10 % with 20 % positives is 5.
     y, score, _ = _decile_data("distinct")
     lift = lift_curve(y, score)
     np.testing.assert_array_equal(lift.random_lift, 1.0)
@@ -133,7 +133,7 @@ def _budget_classifiers():
 
 
 def test_budget_exercise_of_the_slides():
-    # "$4,000 budget ... 10,000 customers ... $5 per offer": at most 800 targets (NOTES.md).
+    # "$4,000 budget ... 10,000 customers ... $5 per offer": at most floor(4000 / 5) = 800 targets.
     y, models = _budget_classifiers()
     results = {
         name: profit_curve(y, s, cost_benefit=SLIDES_MATRIX, budget=4000, cost_per_target=5)

@@ -1,4 +1,4 @@
-"""REC and RROC curves (issue 3) against definitional references."""
+"""REC and RROC curves against definitional references."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_rec_area_over_curve_is_the_mean_loss(rng):
     assert rec_curve(y, p, sample_weight=w).area_over_curve == pytest.approx(
         mae(y, p, sample_weight=w)
     )
-    # seed 000, Sect. 4: AOC >= max |r| / n, the non-robustness of the AOC
+    # Rosset, Perlich & Zadrozny (2005), Sect. 4: AOC >= max |r| / n, the non-robustness of the AOC
     assert rec_curve(y, p).area_over_curve >= np.abs(y - p).max() / 200
 
 

@@ -1,4 +1,7 @@
-"""Interval scores (seed 004, Gneiting & Raftery 2007, Bracher et al. 2021) and their plot data."""
+"""Interval scores and their plot data.
+
+Payne, Li & Qin (2016); Gneiting & Raftery (2007); Bracher et al. (2021).
+"""
 
 from __future__ import annotations
 

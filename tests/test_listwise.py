@@ -1,4 +1,4 @@
-"""NDCG for continuous targets and seed 004's rank-distance NDCG (NOTES.md's exact form)."""
+"""NDCG for continuous targets and the rank-distance NDCG of Payne, Li & Qin (2016), exact form."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from reference_listwise import (
     repeat_rows,
 )
 
-# ------------------------------------------------------------------- seed 004: rank-distance NDCG
+# ------------------------------------------------- Payne, Li & Qin (2016): rank-distance NDCG
 
 SEED_EXAMPLES = [
     ([1, 2, 4, 3, 5, 6, 7, 8, 9, 10], 0.897583),
@@ -42,7 +42,7 @@ def test_seed_004_examples(pred_rank, expected):
 
 
 def test_seed_004_example_terms():
-    # The text's summands with the "- 1" it drops restored (NOTES.md): 262143.5 (text: 262144),
+    # The text's summands with the "- 1" it drops restored (an erratum): 262143.5 (text: 262144),
     # 225798.12 (text: 225798.6) and 82696.91 (text agrees); they are the DCG terms of the
     # swapped positions, so NDCG = 1 - (their loss) / IDCG reproduces the first example.
     assert (2**19 - 1) / math.log2(4) == 262143.5

@@ -1,8 +1,8 @@
-"""ranking_summary, the scalar rank measures and per-observation pair counts (issue 2).
+"""ranking_summary, the scalar rank measures and per-observation pair counts.
 
 Every number is checked against an independent reference: brute-force pair loops
-(tests/reference_ranking.py), scipy (kendalltau, spearmanr, somersd), the identities of seed 000 /
-NOTES.md, and exact integer arithmetic at sizes where int64 overflows.
+(tests/reference_ranking.py), scipy (kendalltau, spearmanr, somersd), the identities of Rosset,
+Perlich & Zadrozny (2005), and exact integer arithmetic at sizes where int64 overflows.
 """
 
 from __future__ import annotations
@@ -111,13 +111,14 @@ def test_noether_variances_match_u_statistic_brute_force(y, p):
 
 @pytest.mark.parametrize(("y", "p"), _cases(4, 20)[1::2])  # odd cases are continuous
 def test_noether_plug_in_is_eq6_without_ties(y, p):
-    """Seed 000 eq. (6), typed in literally, equals tau_variance when there are no ties."""
+    """Rosset, Perlich & Zadrozny (2005) eq. (6), typed in literally, equals tau_variance when
+    there are no ties."""
     eq6 = ref.noether_variance_eq6(y, p)
     assert ranking_summary(y, p).tau_variance == pytest.approx(max(eq6, 0.0), abs=1e-13)
 
 
 def test_unbiased_variance_is_unbiased_monte_carlo():
-    """NOTES.md: eq. (6) is biased low at small n; the U-statistic version is not."""
+    """Eq. (6) (a plug-in) is biased low at small n; the U-statistic version is not."""
     rng = np.random.default_rng(11)
     n, reps = 12, 3000
     taus, plug, unbiased = [], [], []
@@ -148,7 +149,7 @@ def test_confidence_interval():
 
 
 # ------------------------------------------------------------------------------------------
-# identities of seed 000 / NOTES.md (no ties)
+# identities of Rosset, Perlich & Zadrozny (2005), errata corrected (no ties)
 # ------------------------------------------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
-"""Figures 1-3 of seed 000 and the partial measures of seed 002 Sect. 5 (issue 2).
+"""Figures 1-3 of Rosset, Perlich & Zadrozny (2005) and the partial measures of their 2007 Sect. 5.
 
 References: brute-force loops (tests/reference_ranking.py), scikit-learn's roc_auc_score, exact
-enumeration of the permutation null, and the worked example / identities of NOTES.md.
+enumeration of the permutation null, and the worked example / identities (the published text's
+errata corrected).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def test_concordance_profile_matches_brute_force(seed, weighted):
 
 
 def test_concordance_profile_area_is_tau_normalized_without_ties():
-    """Figure 1: the area under the curve is tau~ (NOTES.md: mean C_i/(n-1) = tau~)."""
+    """Figure 1: the area under the curve is tau~ (mean C_i/(n-1) = tau~)."""
     y, p, _ = _case(3, n=200, ties=False)
     r = concordance_profile(y, p)
     s = ranking_summary(y, p)
@@ -132,7 +133,8 @@ def test_cutoff_auc_against_sklearn():
 
 
 def test_figure2_identities_without_ties():
-    """sum_i (1 - AUC_i) i (n - i) = R and the i(n-i)-weighted area is rho~ (seed 000 Sect. 3.2)."""
+    """sum_i (1 - AUC_i) i (n - i) = R and the i(n-i)-weighted area is rho~ (Rosset, Perlich &
+    Zadrozny 2005, Sect. 3.2)."""
     y, p, _ = _case(6, n=40, ties=False)
     n = len(y)
     r = cutoff_auc_curve(y, p)
@@ -157,7 +159,7 @@ def test_cutoff_auc_undefined():
 
 
 def test_rank_lift_identities_without_ties():
-    """sum_i p_i = sum i^2 - R (NOTES.md; the text's identity is false) and area = rho~."""
+    """sum_i p_i = sum i^2 - R (the text's identity is false; corrected) and area = rho~."""
     y, p, _ = _case(7, n=30, ties=False)
     n = len(y)
     r = rank_lift_curve(y, p)
@@ -200,7 +202,7 @@ def test_rank_lift_weights_equal_repeated_rows():
 
 
 # ------------------------------------------------------------------------------------------
-# partial measures (seed 002 Sect. 5)
+# partial measures (Rosset, Perlich & Zadrozny 2007, Sect. 5)
 # ------------------------------------------------------------------------------------------
 
 
@@ -244,7 +246,7 @@ def test_partial_measures_match_brute_force(seed):
 
 
 def test_proposition_3():
-    """Two bins give 2 AUC - 1; n bins give tau and rho (seed 002 Proposition 3)."""
+    """Two bins give 2 AUC - 1; n bins give tau and rho (Rosset et al. 2007, Proposition 3)."""
     rng = np.random.default_rng(1)
     y, p = rng.normal(size=20), rng.normal(size=20)
     top = y >= np.sort(y)[::-1][4]
@@ -257,7 +259,7 @@ def test_proposition_3():
 
 
 def test_partial_null_moments_by_exact_enumeration():
-    """E0 and Var0 of T^p and R^p over all 7! prediction orders, and NOTES.md's closed forms."""
+    """E0 and Var0 of T^p and R^p over all 7! prediction orders, and the closed forms."""
     n = 7
     y = np.arange(n, dtype=float)
     k = [0.3, 0.6]

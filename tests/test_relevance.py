@@ -1,4 +1,4 @@
-"""Relevance functions, box plots and the medcouple (seed 001 Sect. 4.1; NOTES.md)."""
+"""Relevance functions, box plots and the medcouple (Torgo & Ribeiro 2009, Sect. 4.1)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ TABLE3_PHI = SigmoidRelevance(low_center=-2.0, high_center=2.0, k=0.5, delta=1e-
 
 
 def test_table3_relevance_rows():
-    """Seed 001 Table 3, rows phi(Y), phi(Yhat_1), phi(Yhat_2) (centres +-2, NOTES.md)."""
+    """Torgo & Ribeiro (2009) Table 3, rows phi(Y), phi(Yhat_1), phi(Yhat_2) (centres +-2)."""
     np.testing.assert_array_equal(
         TABLE3_PHI(TABLE3_Y).round(2), [1.00, 1.00, 0.98, 0, 0, 0, 0, 0.01, 0.99, 1.00]
     )
@@ -48,7 +48,7 @@ def test_table3_relevance_rows():
 
 
 def test_text_centres_do_not_reproduce_table3():
-    """The +-1.5 the text states gives a different phi(Y) row (NOTES.md erratum)."""
+    """The +-1.5 the text states gives a different phi(Y) row (an erratum: +-2 gives Table 3)."""
     phi = SigmoidRelevance(-1.5, 1.5)
     assert phi(TABLE3_Y).round(2)[7] != 0.01
 

@@ -1,4 +1,4 @@
-"""Residual measures (issue 3): definitions, scikit-learn agreement, weights, bad input."""
+"""Residual measures: definitions, scikit-learn agreement, weights, bad input."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def test_worked_values():
     assert epsilon_insensitive_loss(y, p, epsilon=5.0) == 0.0
     assert rmspe([3.0, 4.0], [3.0, 5.0]) == pytest.approx(0.2)  # ||(0, 1)|| / ||(3, 4)||
     assert median_absolute_error([1, 2, 3, 4], [1, 2, 3, 4]) == 0.0
-    # Torgo & Ribeiro Table 3 reports MSE 0.29893 and MAD 0.497 (NOTES.md); MAD there is the mean
+    # Torgo & Ribeiro Table 3 reports MSE 0.29893 and MAD 0.497 (both models); MAD there is the mean
     # absolute deviation, which is mae here.
 
 

@@ -1,4 +1,4 @@
-"""Evaluation robustness (issue 3): exact leave-one-out search, Table 1 layout, breakdown curves."""
+"""Evaluation robustness: exact leave-one-out search, Table 1 layout, breakdown curves."""
 
 from __future__ import annotations
 
@@ -111,7 +111,8 @@ def test_spearman_and_kendall_updates_property(pairs):
 
 
 def test_ranking_references_agree_with_seed_definitions(rng):
-    """Without ties tau~ = 1 - 2T/N (seed 000, eq. 2 and 4) and tau_normalized = Harrell's C."""
+    """Without ties tau~ = 1 - 2T/N (Rosset, Perlich & Zadrozny 2005, eqs. 2 and 4) and
+    tau_normalized = Harrell's C."""
     y, p = rng.permutation(12).astype(float), rng.permutation(12).astype(float)
     assert get_metric("tau_normalized").func(y, p) == pytest.approx(
         ref.tau_tilde_from_switches(y, p)
@@ -219,7 +220,8 @@ def test_generic_fallback_for_other_measures(rng):
 
 
 def test_percent_change_matches_seed_table1_arithmetic():
-    # Table 1 of seed 000: RMSE $3,872,481 -> $1,940,415 is printed as 49.8% (truncated 49.89%)
+    # Table 1 of Rosset, Perlich & Zadrozny (2005): RMSE $3,872,481 -> $1,940,415 is printed as
+    # 49.8% (truncated 49.89%)
     from ranklens.robustness import _percent
 
     assert _percent(1940415 - 3872481, 3872481) == pytest.approx(49.89, abs=0.005)
@@ -287,8 +289,8 @@ def test_robustness_table_layout(rng):
 
 
 def test_robustness_table_on_long_tailed_wallets():
-    """Seed 000, Sect. 5.2: on long-tailed wallets one company moves RMSE and MAE by tens of
-    percent and tau, rho by well under Table 1's 2.05%."""
+    """Rosset, Perlich & Zadrozny (2005), Sect. 5.2: on long-tailed wallets one company moves RMSE
+    and MAE by tens of percent and tau, rho by well under Table 1's 2.05%."""
     rng = np.random.default_rng(2005)
     y = rng.lognormal(mean=12, sigma=1.6, size=500)  # 500 wallets, as in the IBM survey
     p = y * rng.lognormal(sigma=1.0, size=500)
@@ -359,7 +361,7 @@ def test_proposition2_bound_is_attained_from_a_perfect_ranking(name):
     np.testing.assert_allclose(change[0], curve.max_change[0], rtol=1e-12)
     expected_one = {"tau_normalized": 2 / n, "kendall_tau": 4 / n}.get(name)
     if expected_one is not None:
-        assert change[0] == pytest.approx(expected_one)  # NOTES.md: T moves by n - 1
+        assert change[0] == pytest.approx(expected_one)  # one corrupted point moves T by n - 1
         np.testing.assert_allclose(change[1], curve.max_change[1], rtol=1e-12)
     else:
         factor = 1 if name == "rho_normalized" else 2
@@ -418,7 +420,7 @@ def test_proposition2_bound_values():
     assert proposition2_bound("kendall_tau", n, 1) == pytest.approx(4 / n)
     assert proposition2_bound("rho_normalized", n, 1) == pytest.approx(3 / (n + 1))
     assert proposition2_bound("spearman_rho", n, 1) == pytest.approx(6 / (n + 1))
-    # never looser than seed 000's Proposition 2
+    # never looser than Proposition 2 of Rosset, Perlich & Zadrozny (2005)
     for k in (1, 5, 20):
         assert proposition2_bound("tau_normalized", n, k) <= 2 * k / (n - 1)
         assert proposition2_bound("rho_normalized", n, k) <= 6 * k / (n - 1) * (1 / (n + 1) + 0.5)

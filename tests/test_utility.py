@@ -1,4 +1,4 @@
-"""Utility-based precision, recall, F, relevance-weighted errors and SERA (seed 001; NOTES.md)."""
+"""Utility-based precision, recall, F, relevance-weighted errors and SERA (Torgo & Ribeiro 2009)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from ranklens.metrics import available_metrics
 Y = np.array([-5.29, -2.65, -2.43, -0.20, -0.03, 0.03, 0.51, 1.46, 2.53, 2.94])
 M1 = np.array([-4.40, -2.06, -2.20, 0.10, -0.23, -0.27, 0.97, 2.00, 1.86, 2.15])
 M2 = np.array([-5.09, -2.95, -2.89, 0.69, -0.82, 0.70, -0.08, 0.92, 2.83, 3.17])
-# NOTES.md: Table 3 reproduces with centres +-2, k = 0.5, delta = 1e-4, t_E = 0.75,
+# Table 3 reproduces only with centres +-2, k = 0.5, delta = 1e-4, t_E = 0.75,
 # eq. 9 with t_L = 0.5 and k = 8 on |yhat - y|.
 PHI = SigmoidRelevance(low_center=-2.0, high_center=2.0, k=0.5, delta=1e-4)
 ALPHA = smooth_accuracy(0.5, k=8)
@@ -56,7 +56,7 @@ def _heavy_tailed(rng, n=400):
 
 
 # ------------------------------------------------------------------------------------------------
-# Seed 001 Table 3, value by value
+# Torgo & Ribeiro (2009) Table 3, value by value
 
 
 def test_table3_mad_and_mse_are_equal_for_both_models():
@@ -94,7 +94,7 @@ def test_table3_recall_and_precision(pred, recall, precision):
 
 
 def test_table3_with_the_texts_parameters_does_not_reproduce():
-    """Centres +-1.5 (as the text states) give other numbers (NOTES.md erratum)."""
+    """Centres +-1.5 (as the text states) give other numbers (an erratum of the text)."""
     res = regression_precision_recall(
         Y, M1, relevance=SigmoidRelevance(-1.5, 1.5), event_threshold=0.75, accuracy=ALPHA
     )
@@ -166,7 +166,8 @@ def test_accuracy_boundaries():
     st.floats(0.05, 1.0),
 )
 def test_reduces_to_classification_precision_and_recall(pairs, t_e):
-    """Seed 001 Sect. 4.1: 0/1 relevance (eq. 3) with 0/1 accuracy (eqs. 7-8, t_L = 0)."""
+    """Torgo & Ribeiro (2009), Sect. 4.1: 0/1 relevance (eq. 3) with 0/1 accuracy (eqs. 7-8,
+    t_L = 0)."""
     y = np.array([float(a) for a, _ in pairs])
     p = np.array([float(b) for _, b in pairs])
 
