@@ -299,7 +299,7 @@ def test_robustness_table_on_long_tailed_wallets():
     assert table.loc["mean_absolute_error", "% change"] > 10
     assert table.loc["kendall_tau", "% change"] < 2.05
     assert table.loc["spearman_rho", "% change"] < 2.05
-    # the additive measures lose the row with the largest residual, as the seed says
+    # the additive measures lose the row with the largest residual, as Sect. 5.2 says
     assert (
         table.loc["root_mean_squared_error", "row"]
         == table.loc["mean_absolute_error", "row"]
