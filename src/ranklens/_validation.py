@@ -282,7 +282,7 @@ def as_1d_float(
 
 
 def check_sample_weight_scaled(
-    sample_weight: Any, n: int, *, name: str = "sample_weight"
+    sample_weight: Any, n: int, *, name: str = "sample_weight", integers_as_given: bool = False
 ) -> tuple[FloatArray | None, float]:
     """Validated case weights rescaled to mean 1, and the scale: ``w = scaled * scale``.
 
@@ -291,10 +291,19 @@ def check_sample_weight_scaled(
     number: products and sums of weights over all pairs can neither overflow nor underflow.
     Measures that report weighted *counts* (rows targeted under a budget, pair counts) multiply
     by ``scale`` (or its square, for pairs) at the end. Returns ``(None, 1.0)`` for ``None``.
+
+    With ``integers_as_given``, integer weights whose total squared stays below ``2**53`` come
+    back as given with scale 1: every weighted pair count is then a sum of products of integers
+    below ``2**53``, exact in float64, so integer weights count pairs exactly as repeated rows
+    do (rescaled to mean 1 they would not be integers, and the counts would be off in the last
+    place).
     """
     if sample_weight is None:
         return None, 1.0
-    return normalize_weights(_validated_weights(sample_weight, n, name))
+    w = _validated_weights(sample_weight, n, name)
+    if integers_as_given and float(w.sum()) ** 2 < 2.0**53 and bool(np.all(w == np.floor(w))):
+        return w, 1.0
+    return normalize_weights(w)
 
 
 def normalize_weights(w: FloatArray) -> tuple[FloatArray, float]:

@@ -1482,7 +1482,8 @@ def ranking_summary(
     y, p = check_pair(y_true, y_pred)
     # Every weighted sum uses the weights rescaled to mean 1 (pairs of weights of 1e150 neither
     # overflow nor, at 1e-150, underflow); the counts go back to the scale given at the end.
-    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
+    # Integer weights of moderate total stay as given, so their pair counts are exact.
+    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size, integers_as_given=True)
     level = check_probability(confidence_level, "confidence_level")
     n = int(y.size)
     if w is None and _numpy_sweep(n):
@@ -1741,7 +1742,6 @@ def concordance_profile(
     return _concordance_profile_from_counts(
         weights, y_rank, ytot, correct, envelope, np.arange(n), order=shown, stacklevel=5
     )
-
 
 
 # ---------------------------------------------------------------------------------------------
