@@ -1177,7 +1177,7 @@ def _evaluate_dask(
         if boxplot is not None:
             import dask.dataframe as dd
 
-            from ranklens.dask._engine import boxplot_relevance
+            from ranklens.dask._quantiles import boxplot_relevance
 
             if not drop_na:
                 _dask_missing_error(str(file), used)
@@ -1230,7 +1230,7 @@ def _evaluate_dask(
 def _dask_relevance(spec: str | None) -> tuple[Any, tuple[str, str] | None]:
     """``--relevance`` for the Dask engine, parsed as in memory: a function given by its
     parameters (``sigmoid:``, ``points:``), or the ``(extremes, shape)`` of a box-plot relevance
-    of the evaluated target, which :func:`ranklens.dask._engine.boxplot_relevance` fits by
+    of the evaluated target, which :func:`ranklens.dask._quantiles.boxplot_relevance` fits by
     exact selection (unweighted, as the memory engine's)."""
     if spec is None:
         return None, None

@@ -192,3 +192,77 @@ def _cumulative(weights: Any) -> list[Any]:
 
 def _reached(cum: Any, t: Target) -> bool:
     return bool(cum > t.position) if t.strict else bool(cum >= t.position)
+
+
+def _y_sample(part: Any, y: str, size: int = 1000) -> tuple[int, np.ndarray]:
+    """A partition's row count and up to ``size`` evenly spaced values of ``y`` (they only
+    place the selection's bucket boundaries)."""
+    values = part[y].to_numpy(dtype=np.float64)
+    if values.size <= size:
+        return values.size, values
+    return values.size, values[np.linspace(0, values.size - 1, size).astype(np.int64)]
+
+
+def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
+    """``ranklens.relevance_from_boxplot(y, extremes=extremes, shape=shape)`` (unweighted, the
+    other parameters at their defaults) of a dask DataFrame's column, exactly: the row count and
+    a sample in one read, then Tukey's hinges, the median, the minimum and the maximum by
+    two-pass selection (:func:`select`), and the in-memory function's own
+    construction from them (:func:`ranklens.relevance._relevance_from_limits`).
+
+    Raises
+    ------
+    ValueError
+        When ``y`` is constant (as the in-memory function), or ``extremes`` / ``shape`` is not
+        one of its choices.
+
+    References
+    ----------
+    Tukey, J. W. (1977). *Exploratory Data Analysis*. Addison-Wesley.
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science*, LNCS 5808, 332-346.
+    """
+    import dask
+
+    from ranklens.dask._engine import ROWS_PER_BUCKET
+    from ranklens.exceptions import DomainError
+    from ranklens.relevance import _hinge_positions, _hinges_of, _relevance_from_limits
+
+    if extremes not in ("auto", "both", "high", "low"):
+        raise ValueError(f"extremes must be 'auto', 'both', 'high' or 'low'; got {extremes!r}")
+    if shape not in ("sigmoid", "pchip"):
+        raise ValueError(f"shape must be 'sigmoid' or 'pchip'; got {shape!r}")
+    parts = dask.compute(*[dask.delayed(_y_sample)(p, y) for p in frame[[y]].to_delayed()])
+    n = sum(p[0] for p in parts)
+    if n < 2:
+        raise ValueError(f"y: need at least 2 rows for a box plot; got {n}")
+    source = Source(y)
+    positions = [*map(float, _hinge_positions(float(n))), 0.0, math.inf]
+    strict = [False] * 6 + [True, False]  # the minimum: the first value with W(x) > 0
+    targets = [Target(source, k, s) for k, s in zip(positions, strict, strict=True)]
+    sample = np.concatenate([p[1] for p in parts])
+    found = select(
+        dask, frame[[y]], targets, {source: sample}, max(1, math.ceil(n / ROWS_PER_BUCKET))
+    )
+    q1, med, q3 = _hinges_of(found[:6])
+    y_min, y_max = float(found[6]), float(found[7])
+    if y_min == y_max:
+        raise DomainError(
+            f"y is constant ({y_min!r}); no box-plot relevance can be derived from it"
+        )
+    iqr = q3 - q1
+    lower, upper = q1 - 1.5 * iqr, q3 + 1.5 * iqr
+    return _relevance_from_limits(
+        n,
+        float(med),
+        iqr,
+        (lower, upper),
+        (lower, upper),
+        (y_min < lower, y_max > upper),
+        extremes=extremes,
+        adjusted=False,
+        shape=shape,
+        k=0.5,
+        delta=1e-4,
+        fallback="fences",
+    )
