@@ -839,7 +839,7 @@ def test_rank_replicates_equal_materialised_resamples_and_scipy(rng):
     np.testing.assert_allclose(res.replicates, ref, rtol=1e-10, atol=1e-12)
 
 
-def test_weighted_rank_kernel_against_brute_force_and_issue_2(rng):
+def test_weighted_rank_kernel_against_brute_force_and_general_sweep(rng):
     # The replicate kernel is checked against the ranking measures' general sweep (the public
     # measures with sample_weight), an implementation independent of the lean stage-2 kernel it
     # runs.

@@ -568,7 +568,7 @@ def test_results_are_frozen_and_json_ready():
     "ignore:DeLong's standard error:ranklens.exceptions.UndefinedMetricWarning"
 )
 @pytest.mark.parametrize("weighted", [False, True])
-def test_cutoff_auc_of_issue_2_equals_roc_auc_at_each_cutoff(weighted):
+def test_regression_cutoff_auc_equals_roc_auc_at_each_cutoff(weighted):
     from ranklens.ranking import cutoff_auc_curve
 
     rng = np.random.default_rng(16)

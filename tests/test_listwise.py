@@ -26,22 +26,22 @@ from reference_listwise import (
 
 # ------------------------------------------------- Payne, Li & Qin (2016): rank-distance NDCG
 
-SEED_EXAMPLES = [
+PUBLISHED_EXAMPLES = [
     ([1, 2, 4, 3, 5, 6, 7, 8, 9, 10], 0.897583),
     ([1, 2, 3, 4, 5, 6, 7, 10, 9, 8], 0.900211),
     ([1, 2, 3, 4, 50, 6, 7, 8, 9, 10], 0.914857),
 ]
 
 
-@pytest.mark.parametrize(("pred_rank", "expected"), SEED_EXAMPLES)
-def test_seed_004_examples(pred_rank, expected):
+@pytest.mark.parametrize(("pred_rank", "expected"), PUBLISHED_EXAMPLES)
+def test_payne_li_qin_2016_examples(pred_rank, expected):
     true_rank = np.arange(1, 11)
     got = rank_distance_ndcg(true_rank, pred_rank, n=20)
     assert round(got, 6) == expected
     assert got == pytest.approx(rank_distance_ndcg_exact(true_rank, pred_rank, 20), rel=1e-13)
 
 
-def test_seed_004_example_terms():
+def test_payne_li_qin_2016_example_terms():
     # The text's summands with the "- 1" it drops restored (an erratum): 262143.5 (text: 262144),
     # 225798.12 (text: 225798.6) and 82696.91 (text agrees); they are the DCG terms of the
     # swapped positions, so NDCG = 1 - (their loss) / IDCG reproduces the first example.
@@ -51,7 +51,7 @@ def test_seed_004_example_terms():
     terms = [(2**20 - 1) / math.log2(i + 1) for i in range(1, 11)]
     dcg = sum(terms) - terms[2] - terms[3] + 262143.5 + (2**19 - 1) / math.log2(5)
     assert dcg / sum(terms) == pytest.approx(
-        rank_distance_ndcg(range(1, 11), SEED_EXAMPLES[0][0], n=20), rel=1e-13
+        rank_distance_ndcg(range(1, 11), PUBLISHED_EXAMPLES[0][0], n=20), rel=1e-13
     )
 
 

@@ -110,7 +110,7 @@ def test_spearman_and_kendall_updates_property(pairs):
         np.testing.assert_allclose(loo, _brute(name, y, p), rtol=0, atol=1e-12)
 
 
-def test_ranking_references_agree_with_seed_definitions(rng):
+def test_ranking_references_agree_with_published_definitions(rng):
     """Without ties tau~ = 1 - 2T/N (Rosset, Perlich & Zadrozny 2005, eqs. 2 and 4) and
     tau_normalized = Harrell's C."""
     y, p = rng.permutation(12).astype(float), rng.permutation(12).astype(float)
@@ -219,7 +219,7 @@ def test_generic_fallback_for_other_measures(rng):
     assert result.index == int(np.argmax(np.abs(y - p)))
 
 
-def test_percent_change_matches_seed_table1_arithmetic():
+def test_percent_change_matches_published_table1_arithmetic():
     # Table 1 of Rosset, Perlich & Zadrozny (2005): RMSE $3,872,481 -> $1,940,415 is printed as
     # 49.8% (truncated 49.89%)
     from ranklens.robustness import _percent
