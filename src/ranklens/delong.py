@@ -49,9 +49,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from ranklens._kernels import delong as _kd
+from ranklens._normal import ndtr, ndtr_array, ndtri
 from ranklens._registry import ConcordanceForm, MetricSpec
 from ranklens._results import ConfidenceInterval, Result
 from ranklens._validation import check_pair, check_probability, check_sample_weight
@@ -76,7 +76,7 @@ def _wald(
 ) -> ConfidenceInterval:
     if not (math.isfinite(estimate) and math.isfinite(std_error)):
         return ConfidenceInterval.undefined()
-    half = float(special.ndtri(0.5 + level / 2)) * std_error
+    half = float(ndtri(0.5 + level / 2)) * std_error
     return ConfidenceInterval(max(low, estimate - half), min(high, estimate + half))
 
 
@@ -396,7 +396,7 @@ def delong_test(
         difference=diff,
         difference_std_error=se_diff,
         z=z,
-        p_value=float(2.0 * special.ndtr(-abs(z))) if math.isfinite(z) else math.nan,
+        p_value=float(2.0 * ndtr(-abs(z))) if math.isfinite(z) else math.nan,
         ci_a=_wald(part_a.estimate, se_a, level, 0.0, 1.0),
         ci_b=_wald(part_b.estimate, se_b, level, 0.0, 1.0),
         difference_ci=_wald(diff, se_diff, level, -1.0, 1.0),
@@ -493,6 +493,6 @@ def comparison_arrays(
             out["z"][k, p] = _z(diff, se)
             out["difference_ci_lower"][k, p], out["difference_ci_upper"][k, p] = ci
     with np.errstate(invalid="ignore"):
-        out["p_value"] = 2.0 * special.ndtr(-np.abs(out["z"]))
-        out["p_value_one_sided"] = special.ndtr(-np.abs(out["z"]))
+        out["p_value"] = 2.0 * ndtr_array(-np.abs(out["z"]))
+        out["p_value_one_sided"] = ndtr_array(-np.abs(out["z"]))
     return out

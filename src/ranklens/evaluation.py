@@ -1321,7 +1321,7 @@ def _analytic_comparison(
     clipped to its ``bounds`` (as :meth:`ranklens.RankingSummary.confidence_interval` for
     Kendall's tau); everything else is the bootstrap's.
     """
-    from scipy import special
+    from ranklens._normal import ndtri
 
     names = tuple(preds)
     n_metrics, n_models = len(specs), len(names)
@@ -1368,7 +1368,7 @@ def _analytic_comparison(
     interval_of: list[str] = []
     test_of: list[str] = []
     references: dict[str, str] = {}
-    z_level = float(special.ndtri(0.5 + level / 2))
+    z_level = float(ndtri(0.5 + level / 2))
     for k, spec in enumerate(specs):
         interval_method, test_method = methods.get(spec.name, ("", "bootstrap"))
         source: Any = None
