@@ -802,6 +802,8 @@ def evaluate_models(
     cost_per_target: float | None = None,
     value_margin: float | None = None,
     cost_benefit: Any = None,
+    k: int | None = None,
+    gains: str | None = None,
     n_bootstrap: int = 0,
     random_state: int | None = 0,
     inference: str = "auto",
@@ -834,6 +836,10 @@ def evaluate_models(
         Task parameters passed by name to the measures and curves that take them (see
         :func:`ranklens.profit_curve`: ``value_margin`` or ``cost_benefit`` enables the profit
         curve).
+    k, gains : optional
+        Task parameters of the listwise measures, passed by name like the ones above (None: the
+        measure's default): NDCG's cutoff ``k`` (only the first ``k`` positions count) and its
+        ``gains`` (``"linear"`` or ``"exponential"``, :func:`ranklens.ndcg_score`).
     n_bootstrap : int
         Paired bootstrap replicates for :func:`ranklens.compare_models`; 0 skips the comparison.
     random_state : int or None
@@ -953,8 +959,10 @@ def evaluate_models(
         "cost_per_target": cost_per_target,
         "value_margin": value_margin,
         "cost_benefit": cost_benefit,
+        "k": k,
+        "gains": gains,
     }
-    settings = {k: v for k, v in context.items() if v is not None and k != "relevance"}
+    settings = {name: v for name, v in context.items() if v is not None and name != "relevance"}
     if relevance is not None:
         settings["relevance"] = relevance_note or repr(relevance)
     settings["n_bootstrap"] = int(n_bootstrap)
