@@ -275,7 +275,7 @@ def _compiled_sums() -> Iterator[None]:
     """Within the block the rank measures sweep and the bootstrap resamples with their kernels at
     any size (below ``NUMPY_SWEEP_BELOW`` / ``NUMPY_TWINS_BELOW`` rows a first call sums in NumPy
     while they are not compiled, so 120 rows would compile neither)."""
-    from ranklens import _resampling, listwise, residual
+    from ranklens import _resampling, listwise, residual, targeting
     from ranklens import ranking as measures
     from ranklens._kernels import curve_sweeps as _kcs
     from ranklens._kernels import delong as _kd
@@ -286,9 +286,12 @@ def _compiled_sums() -> Iterator[None]:
     saved_grids = _kcs.NUMPY_BELOW
     measures.NUMPY_SWEEP_BELOW = _resampling.NUMPY_TWINS_BELOW = _kd.NUMPY_BELOW = 0
     _kcs.NUMPY_BELOW = 0
+    saved_helpers = targeting.NUMPY_HELPERS_BELOW  # the curves' areas and interpolation
+    targeting.NUMPY_HELPERS_BELOW = 0
     try:
         yield
     finally:
+        targeting.NUMPY_HELPERS_BELOW = saved_helpers
         measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW, _kd.NUMPY_BELOW = saved
         listwise.NUMPY_BELOW, residual.NUMPY_BELOW = saved_small
         _kcs.NUMPY_BELOW = saved_grids

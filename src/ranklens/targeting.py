@@ -39,6 +39,7 @@ import functools
 import math
 import numbers
 import statistics
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
@@ -80,7 +81,48 @@ if TYPE_CHECKING:
 else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
     _k = LazyKernels("ranklens._kernels.curves")
     _kd = LazyKernels("ranklens._kernels.delong")
+from ranklens._xp import curve_helpers as _xh
 from ranklens.extremes import _check_event_threshold, _relevance_values
+
+#: Below this many curve points the areas, the ROC sums and the perfect model's interpolation run
+#: their NumPy forms (:mod:`ranklens._xp.curve_helpers`, the kernels' numbers bit for bit) while
+#: the kernel has no machine code in this process: loading even a cached kernel costs importing
+#: numba and starting LLVM (0.5-0.8 s), the NumPy forms 10-100 microseconds per 1,000 points.
+#: ``ranklens warmup`` sets it to 0 so that it still compiles the kernels.
+NUMPY_HELPERS_BELOW = 1 << 15
+
+
+def _numpy_helper(m: int, kernel: Callable[[], Any]) -> bool:
+    """Whether a step on ``m`` curve points takes its NumPy form: below
+    :data:`NUMPY_HELPERS_BELOW` points while ``kernel()`` (the dispatcher, looked up only once its
+    module is imported) has no machine code in this process."""
+    if m >= NUMPY_HELPERS_BELOW:
+        return False
+    return "ranklens._kernels.curves" not in sys.modules or not kernel().signatures
+
+
+def _trapezoid(x: FloatArray, y: FloatArray) -> float:
+    if _numpy_helper(x.shape[0], lambda: _k.trapezoid):
+        return _xh.trapezoid_numpy(x, y)
+    return float(_k.trapezoid(x, y))
+
+
+def _interp_sorted(xq: FloatArray, xp: FloatArray, fp: FloatArray) -> FloatArray:
+    if _numpy_helper(max(xq.shape[0], xp.shape[0]), lambda: _k.interp_sorted):
+        return _xh.interp_sorted_numpy(xq, xp, fp)
+    return _k.interp_sorted(xq, xp, fp)
+
+
+def _roc_sums(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, float]:
+    if _numpy_helper(tp.shape[0], lambda: _k.roc_sums):
+        return _xh.roc_sums_numpy(tp, fp, p, n)
+    return _k.roc_sums(tp, fp, p, n)
+
+
+def _lift_area(x: FloatArray, g: FloatArray) -> float:
+    if _numpy_helper(x.shape[0], lambda: _k.lift_area):
+        return _xh.lift_area_numpy(x, g)
+    return float(_k.lift_area(x, g))
 
 # The business measures sort by prediction; on a continuous y_true their default events (its
 # top 10 %) are a quantile of y_true, an order statistic of the truth as well.
@@ -401,7 +443,7 @@ def _perfect_gain(ranked: _Ranked) -> tuple[FloatArray, float, FloatArray, Float
         return np.minimum(x / p, 1.0), 1.0 - p / 2.0, vx, vg
     cw, cr = _perfect_vertices(ranked.target)
     vx, vg = cw / cw[-1], cr / cr[-1]
-    return _k.interp_sorted(x, vx, vg), _k.trapezoid(vx, vg), vx, vg
+    return _interp_sorted(x, vx, vg), _trapezoid(vx, vg), vx, vg
 
 
 def _interp_depth(depth: Any, x: FloatArray, values: FloatArray, *, allow_zero: bool) -> Any:
@@ -531,7 +573,7 @@ def _roc(ranked: _Ranked) -> RocCurveResult:
         tpr = tp / p if p > 0 else np.full_like(tp, np.nan)
         fpr = fp / n if n > 0 else np.full_like(fp, np.nan)
     if p > 0 and n > 0:
-        twice_area, ks = _k.roc_sums(tp, fp, p, n)
+        twice_area, ks = _roc_sums(tp, fp, p, n)
         auc = twice_area / (2.0 * p * n)
     else:
         auc = ks = math.nan
@@ -783,7 +825,7 @@ def _gain(ranked: _Ranked, func: str = "gain curve") -> GainCurveResult:
             int(ranked.total_events),
         )
     else:
-        area = _k.trapezoid(x, gain)
+        area = _trapezoid(x, gain)
     if math.isnan(area):
         ratio = math.nan
     elif perfect_area > 0.5:
@@ -1011,8 +1053,8 @@ def _lift(ranked: _Ranked) -> LiftCurveResult:
         thresholds=ranked.thresholds[1:],
         random_lift=np.ones_like(x[1:]),
         perfect_lift=perfect[1:] / x[1:],
-        area=_k.lift_area(x, gain) if ranked.total_events > 0 else math.nan,
-        perfect_area=_k.lift_area(vx, vg) if ranked.total_events > 0 else math.nan,
+        area=_lift_area(x, gain) if ranked.total_events > 0 else math.nan,
+        perfect_area=_lift_area(vx, vg) if ranked.total_events > 0 else math.nan,
         total_events=ranked.total_events,
         total_weight=ranked.total_weight,
         event_definition=ranked.target.definition,
@@ -1617,7 +1659,7 @@ def _profit(ranked: _Ranked, spec: _ProfitSpec, budget: float | None) -> ProfitC
         perfect = spec.profit(cw, perfect_tp, cw - perfect_tp, p, n)
     else:
         vx, vv = _perfect_vertices(ranked.target)
-        perfect = spec.profit(cw, _k.interp_sorted(cw, vx, vv), cw, p, n)
+        perfect = spec.profit(cw, _interp_sorted(cw, vx, vv), cw, p, n)
     i = _best(profit)
     budget_fields: dict[str, Any] = {
         "max_targets": None,
@@ -1653,7 +1695,7 @@ def _profit(ranked: _Ranked, spec: _ProfitSpec, budget: float | None) -> ProfitC
         profit=profit,
         random_profit=random_profit,
         perfect_profit=perfect,
-        area=_k.trapezoid(x, profit),
+        area=_trapezoid(x, profit),
         best_profit=float(profit[i]),
         best_fraction=float(x[i]),
         best_n_targeted=float(cw[i]),
