@@ -33,6 +33,7 @@ import contextlib
 import dataclasses
 import functools
 import math
+import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -172,6 +173,10 @@ def _twins(n: int, rows: int, specs: Sequence[Any], n_models: int) -> bool:
     ratio = any(isinstance(f, RatioForm) for f in forms)
     if not _resampling.prefer_numpy_twins(n, rows, n_models if rank else 0, ratio):
         return False
+    if "numba" not in sys.modules:
+        # The twins cost less than importing numba and loading the kernels (what the rule
+        # weighed): asking numba's cache would import numba for nothing.
+        return True
     # Only in place of compiling: kernels in numba's cache load in a fraction of a second here,
     # outside the budget, and the real run then has them (the plan as before this rule).
     from ranklens._cache import is_compiled
@@ -192,6 +197,7 @@ def _compile(
     band_kwargs: Mapping[str, Mapping[str, Any]],
     interval: str,
     twins: bool = False,
+    rows_real: int = 0,
 ) -> None:
     """Run the comparison and the bands on a tiny sample: every kernel they use gets compiled
     (with ``twins``, every kernel but those the NumPy twins stand in for)."""
@@ -216,7 +222,7 @@ def _compile(
             sample_weight=small_weight,
             show_progress=False,
         )
-    with routed_as(n):
+    with routed_as(n), _resampling.draws_as(n, rows_real):
         for curve in band_curves:
             _quietly(
                 curve_bands,
@@ -297,19 +303,20 @@ def _measure(
     for curve in band_curves:
 
         def bands(replicates: int, curve: str = curve) -> float:
-            return _timed(
-                lambda: _quietly(
-                    curve_bands,
-                    y,
-                    dict(preds),
-                    curve=curve,
-                    n_bootstrap=replicates,
-                    random_state=0,
-                    sample_weight=weight,
-                    show_progress=False,
-                    **band_kwargs.get(curve, {}),
+            with _resampling.draws_as(y.shape[0], total_rows):  # the real run's multiplicities
+                return _timed(
+                    lambda: _quietly(
+                        curve_bands,
+                        y,
+                        dict(preds),
+                        curve=curve,
+                        n_bootstrap=replicates,
+                        random_state=0,
+                        sample_weight=weight,
+                        show_progress=False,
+                        **band_kwargs.get(curve, {}),
+                    )
                 )
-            )
 
         # Two runs: the bands' fixed part (each model's curve on the full sample, the grid, the
         # simultaneous band) outweighs a replicate at small n, so one run cannot tell them apart.
@@ -380,7 +387,7 @@ def plan_bootstrap(
     start = time.perf_counter()
     jack = jackknife_rows(y.shape[0], interval)
     twins = bool(specs) and _twins(y.shape[0], requested + jack, specs, len(preds))
-    _compile(y, preds, specs, weight, band_curves, band_kwargs, interval, twins)
+    _compile(y, preds, specs, weight, band_curves, band_kwargs, interval, twins, requested)
     compiled = time.perf_counter()
     costs = _measure(y, preds, specs, weight, band_curves, band_kwargs, requested + jack, twins)
     planning_s = time.perf_counter() - compiled

@@ -201,6 +201,53 @@ def prefer_numpy_twins(n: int, rows: int, rank_models: int, ratio: bool) -> bool
     return estimate < (load if cached else NUMPY_TWINS_COMPILE_S)
 
 
+#: The data rows and replicate rows the multiplicity route is decided for within
+#: :func:`draws_as` (0: the call's own).
+_DRAWS_AS: contextvars.ContextVar[tuple[int, int]] = contextvars.ContextVar(
+    "_DRAWS_AS", default=(0, 0)
+)
+
+
+@contextlib.contextmanager
+def draws_as(n: int, rows: int) -> Iterator[None]:
+    """Within the block :func:`bootstrap_blocks` takes the route of a bootstrap of (at least)
+    ``rows`` replicates on ``n`` rows: the bootstrap budget's small runs (a tiny sample that
+    compiles the kernels, a few timed replicates) get the drivers the real run will use."""
+    token = _DRAWS_AS.set((int(n), int(rows)))
+    try:
+        yield
+    finally:
+        _DRAWS_AS.reset(token)
+
+
+def multiplicities_route(n: int, n_replicates: int) -> bool:
+    """Whether :func:`bootstrap_blocks` draws ``n_replicates`` rows of multiplicities on ``n``
+    data rows with :func:`multiplicities_numpy` (the same counts as the kernel, exactly).
+
+    Within :func:`numpy_twins` it does; within :func:`kernels_only`, from
+    :data:`NUMPY_TWINS_BELOW` rows on, or when the kernel has machine code in this process it
+    does not; otherwise it does when that costs less than getting the kernel (importing numba,
+    loading it from numba's cache or compiling it), decided without importing numba while numba
+    is not imported. Any caller of the bootstrap (the comparison, the bands, the budget) gets the
+    same rule.
+    """
+    if NUMPY_TWINS.get():
+        return True
+    if KERNELS_ONLY.get():
+        return False
+    n_as, rows_as = _DRAWS_AS.get()
+    n, rows = max(n, n_as), max(n_replicates, rows_as, RUN_ROWS.get())
+    if n >= NUMPY_TWINS_BELOW:
+        return False
+    estimate = rows * n * _NUMPY_ROW_S
+    if "numba" not in sys.modules:
+        return estimate < NUMPY_TWINS_LOAD_S + NUMPY_TWINS_IMPORT_S
+    serial = _kc.multiplicities_serial
+    if any(getattr(k, "signatures", True) for k in (serial, _kc.multiplicities_parallel)):
+        return False  # machine code in this process (or no numba dispatcher: call it)
+    return estimate < (NUMPY_TWINS_LOAD_S if is_compiled(serial) else NUMPY_TWINS_COMPILE_S)
+
+
 def multiplicities_numpy(indices: np.ndarray, n: int) -> np.ndarray:
     """NumPy twin of ``multiplicities_serial``: the counts of each row's drawn indices (float64,
     exact)."""
@@ -278,13 +325,14 @@ def bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Ite
     """Blocks of multiplicity rows, each row from one ``rng.integers`` call (one replicate)."""
     dtype = np.int32 if n < 2**31 - 1 else np.int64
     rows = block_rows(n)
+    on_numpy = multiplicities_route(n, n_replicates)  # one route for every block of the call
     indices = np.empty((rows, n), dtype=dtype)
     for start in range(0, n_replicates, rows):
         stop = min(start + rows, n_replicates)
         for r in range(stop - start):
             indices[r] = rng.integers(0, n, size=n, dtype=dtype)
         rows_used = stop - start
-        if NUMPY_TWINS.get():
+        if on_numpy:
             yield multiplicities_numpy(indices[:rows_used], n)
         else:
             yield kernel("multiplicities", n, n)(indices[:rows_used], n)

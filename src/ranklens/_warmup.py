@@ -279,10 +279,13 @@ def _compiled_sums() -> Iterator[None]:
     from ranklens import ranking as measures
     from ranklens._kernels import curve_sweeps as _kcs
     from ranklens._kernels import delong as _kd
+    from ranklens._xp import utility as _xu
 
     saved = measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW, _kd.NUMPY_BELOW
     saved_small = listwise.NUMPY_BELOW, residual.NUMPY_BELOW  # NDCG's DCG, the weighted median
     listwise.NUMPY_BELOW = residual.NUMPY_BELOW = 0
+    saved_utility = _xu.NUMPY_BELOW  # relevance, accuracy, precision / recall sums
+    _xu.NUMPY_BELOW = 0
     saved_grids = _kcs.NUMPY_BELOW
     measures.NUMPY_SWEEP_BELOW = _resampling.NUMPY_TWINS_BELOW = _kd.NUMPY_BELOW = 0
     _kcs.NUMPY_BELOW = 0
@@ -295,6 +298,7 @@ def _compiled_sums() -> Iterator[None]:
         measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW, _kd.NUMPY_BELOW = saved
         listwise.NUMPY_BELOW, residual.NUMPY_BELOW = saved_small
         _kcs.NUMPY_BELOW = saved_grids
+        _xu.NUMPY_BELOW = saved_utility
 
 
 def _large_n(d: dict[str, Any]) -> None:

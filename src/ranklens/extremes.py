@@ -53,6 +53,7 @@ from ranklens._validation import (
     check_pair,
     check_sample_weight_scaled,
 )
+from ranklens._xp import utility as _xu
 from ranklens.exceptions import warn_undefined
 
 if TYPE_CHECKING:
@@ -103,8 +104,24 @@ _LOSSES = ("absolute", "squared")
 
 
 def _loss_code(loss: str) -> int:
-    """The kernel's code of a loss name (read on use: the kernel module loads lazily)."""
-    return int(_k.LOSS_SQUARED if loss == "squared" else _k.LOSS_ABSOLUTE)
+    """The kernel's code of a loss name (held by the NumPy forms: reading it imports no numba)."""
+    return _xu.LOSS_SQUARED if loss == "squared" else _xu.LOSS_ABSOLUTE
+
+
+def _accuracy_kernel(n: int) -> Any:
+    """``accuracy_values`` for ``n`` rows: its NumPy form (the same numbers, bit for bit) for
+    small inputs while the kernel is not loaded (:func:`ranklens._xp.utility.numpy_route`)."""
+    if _xu.numpy_route(n, "accuracy_values"):
+        return _xu.accuracy_values_numpy
+    return _k.accuracy_values
+
+
+def _precision_recall_sums(*args: Any) -> tuple[float, float, int, float, float, int]:
+    """``precision_recall_sums(phi_true, phi_pred, alpha, weight, use_weight, event_threshold)``
+    from its NumPy form (bit for bit) for small inputs while the kernel is not loaded."""
+    if _xu.numpy_route(args[0].shape[0], "precision_recall_sums"):
+        return _xu.precision_recall_sums_numpy(*args)
+    return _k.precision_recall_sums(*args)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -146,7 +163,7 @@ class StepAccuracy:
     def __call__(self, y_true: Any, y_pred: Any) -> FloatArray:
         """alpha for each pair (argument order as everywhere in ranklens: truth first)."""
         a, b = check_pair(y_true, y_pred, min_n=1)
-        return _k.accuracy_values(a, b, False, self.threshold, 0.0, _loss_code(self.loss))
+        return _accuracy_kernel(a.shape[0])(a, b, False, self.threshold, 0.0, _loss_code(self.loss))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,7 +192,9 @@ class SmoothAccuracy:
     def __call__(self, y_true: Any, y_pred: Any) -> FloatArray:
         """alpha for each pair (argument order as everywhere in ranklens: truth first)."""
         a, b = check_pair(y_true, y_pred, min_n=1)
-        return _k.accuracy_values(a, b, True, self.threshold, self.k, _loss_code(self.loss))
+        return _accuracy_kernel(a.shape[0])(
+            a, b, True, self.threshold, self.k, _loss_code(self.loss)
+        )
 
 
 def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
@@ -297,7 +316,7 @@ def _accuracy_values(accuracy: Any, y_true: FloatArray, y_pred: FloatArray) -> F
         # Skip the re-validation of the public __call__: the pair is already checked.
         smooth = isinstance(accuracy, SmoothAccuracy)
         k = accuracy.k if isinstance(accuracy, SmoothAccuracy) else 0.0
-        return _k.accuracy_values(
+        return _accuracy_kernel(y_true.shape[0])(
             y_true, y_pred, smooth, accuracy.threshold, k, _loss_code(accuracy.loss)
         )
     if not callable(accuracy):
@@ -500,7 +519,7 @@ def regression_precision_recall(
     t_e = _check_event_threshold(event_threshold)
     beta = check_nonnegative_number(beta, "beta")
     prep = _prepare(y_true, y_pred, relevance, accuracy, sample_weight)
-    num_r, den_r, n_true, num_p, den_p, n_pred = _k.precision_recall_sums(
+    num_r, den_r, n_true, num_p, den_p, n_pred = _precision_recall_sums(
         prep.phi_true,
         prep.phi_pred,
         prep.alpha,
@@ -829,7 +848,7 @@ def _scaled_losses(prep: _Prepared, loss: str) -> tuple[FloatArray, int]:
     """
     code = _check_loss(loss)
     rs, e = _scaled_residuals(prep.y_pred, prep.y_true)
-    if code == _k.LOSS_SQUARED:
+    if code == _xu.LOSS_SQUARED:
         return rs * rs, 2 * e
     return np.abs(rs), e
 
@@ -983,7 +1002,7 @@ def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, 
                 else:
                     phi_pred = state.phi_pred[m]
                 alpha = _accuracy_values(accuracy, state.y, state.preds[m])
-                num_r, den_r, _, num_p, den_p, _ = _k.precision_recall_sums(
+                num_r, den_r, _, num_p, den_p, _ = _precision_recall_sums(
                     phi_true, phi_pred, alpha, w_s, True, state.t_e
                 )
                 precision = num_p / den_p if den_p > 0 else math.nan

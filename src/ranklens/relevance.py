@@ -41,6 +41,7 @@ from ranklens._validation import (
     is_constant,
     to_float_array,
 )
+from ranklens._xp import utility as _xu
 from ranklens.exceptions import DomainError, RanklensWarning
 
 if TYPE_CHECKING:
@@ -195,7 +196,13 @@ class SigmoidRelevance(Relevance):
 
     def _evaluate(self, y: FloatArray) -> FloatArray:
         low_s, high_s = self.low_shape, self.high_shape
-        return _k.sigmoid_relevance(
+        # Small inputs while the kernel is not loaded: its NumPy form, bit for bit
+        sigmoid = (
+            _xu.sigmoid_relevance_numpy
+            if _xu.numpy_route(y.shape[0], "sigmoid_relevance")
+            else _k.sigmoid_relevance
+        )
+        return sigmoid(
             y,
             low_s is not None,
             self.low_center if self.low_center is not None else 0.0,
