@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -110,20 +111,12 @@ def accuracy_values_numpy(
     with np.errstate(all="ignore"):
         d = y_pred - y_true
         loss = d * d if loss_kind == LOSS_SQUARED else np.abs(d)
-        if smooth:
-            u = (loss - threshold) / threshold
-            accurate = 1.0 - _libm_exp(-k * u * u)
-        else:
-            accurate = np.ones(loss.shape[0], dtype=np.float64)
-        return np.where(loss > threshold, 0.0, accurate).astype(np.float64, copy=False)
-
-
-def _sequential_sum(terms: np.ndarray) -> float:
-    """``0.0 + t_0 + t_1 + ...`` added one at a time from the left (a kernel loop's sum)."""
-    acc = np.empty(terms.shape[0] + 1, dtype=np.float64)
-    acc[0] = 0.0
-    acc[1:] = terms
-    return float(np.cumsum(acc)[-1])
+        out = np.where(loss > threshold, 0.0, 1.0)
+        if smooth:  # the exp only where alpha is not 0 (NaN losses included, as in the kernel)
+            rows = np.flatnonzero(out)
+            u = (loss[rows] - threshold) / threshold
+            out[rows] = 1.0 - _libm_exp(-k * u * u)
+        return out
 
 
 def precision_recall_sums_numpy(
@@ -137,21 +130,25 @@ def precision_recall_sums_numpy(
     """NumPy form of ``precision_recall_sums``: the four sums of Torgo & Ribeiro (2009), eqs. 6
     and 10, and the event counts, rows of zero weight skipped. Returns (recall numerator, recall
     denominator, number of true events, precision numerator, precision denominator, number of
-    predicted events)."""
-    phi_true = np.asarray(phi_true, dtype=np.float64)
-    phi_pred = np.asarray(phi_pred, dtype=np.float64)
-    alpha = np.asarray(alpha, dtype=np.float64)
+    predicted events).
+
+    Each sum is the kernel's loop, ``0.0 + t_0 + t_1 + ...`` from the left: one ``np.cumsum``
+    per sum over a first 0.0 and the row terms, a row the kernel skips contributing +0.0 (which
+    changes no sum: an accumulator started at +0.0 is never -0.0).
+    """
+    phi = np.empty((2, np.shape(phi_true)[0]), dtype=np.float64)
+    phi[0] = phi_true
+    phi[1] = phi_pred
+    event = phi >= event_threshold
+    w: Any = 1.0
     if use_weight:
         w = np.asarray(weight, dtype=np.float64)
-        kept = w != 0.0
-        w, phi_true, phi_pred, alpha = w[kept], phi_true[kept], phi_pred[kept], alpha[kept]
-    else:
-        w = np.ones(phi_true.shape[0], dtype=np.float64)
-    out: list[float | int] = []
+        event &= w != 0.0
     with np.errstate(all="ignore"):
-        for phi in (phi_true, phi_pred):
-            event = phi >= event_threshold
-            we, ae, pe = w[event], alpha[event], phi[event]
-            out += [_sequential_sum(we * ae * pe), _sequential_sum(we * pe), int(event.sum())]
-    num_r, den_r, n_true, num_p, den_p, n_pred = out
-    return float(num_r), float(den_r), int(n_true), float(num_p), float(den_p), int(n_pred)
+        wa = w * np.asarray(alpha, dtype=np.float64)  # the kernel's (w * alpha) * phi
+        terms = np.zeros((4, phi.shape[1] + 1), dtype=np.float64)
+        np.multiply(wa, phi, out=terms[0:2, 1:], where=event)
+        np.multiply(w, phi, out=terms[2:4, 1:], where=event)
+        sums = np.cumsum(terms, axis=1)[:, -1].tolist()
+    n_true, n_pred = np.count_nonzero(event, axis=1).tolist()
+    return sums[0], sums[2], int(n_true), sums[1], sums[3], int(n_pred)
