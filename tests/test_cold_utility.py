@@ -264,3 +264,16 @@ def test_a_small_call_loads_no_utility_kernel(fresh_python: Any) -> None:
         "sigmoid_relevance",
     ]
     assert cold["bits"] == forced["bits"]  # the kernels' numbers, to the last bit
+
+
+def test_warmup_still_compiles_the_utility_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ranklens import _warmup
+
+    before = _xu.NUMPY_BELOW
+    with monkeypatch.context() as m:
+        m.delitem(sys.modules, "ranklens._kernels.utility")  # as in a fresh process
+        with _warmup._compiled_sums():
+            assert _xu.NUMPY_BELOW == 0
+            assert not _xu.numpy_route(120, "precision_recall_sums")
+        assert _xu.numpy_route(120, "precision_recall_sums")
+    assert _xu.NUMPY_BELOW == before == 1 << 12
