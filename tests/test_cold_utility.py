@@ -277,3 +277,36 @@ def test_warmup_still_compiles_the_utility_kernels(monkeypatch: pytest.MonkeyPat
             assert not _xu.numpy_route(120, "precision_recall_sums")
         assert _xu.numpy_route(120, "precision_recall_sums")
     assert _xu.NUMPY_BELOW == before == 1 << 12
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_replicate_sweep_takes_either_route_with_the_same_numbers(
+    monkeypatch: pytest.MonkeyPatch, weighted: bool
+) -> None:
+    """The bootstrap's extremes sweep (every model of a replicate at once on the NumPy forms,
+    model by model on the kernels): the same replicates to the last bit."""
+    rng = np.random.default_rng(11)
+    n = 240
+    y = np.round(rng.lognormal(2.0, 1.0, n), 1)
+    preds = {
+        "good": np.round(y * rng.lognormal(0.0, 0.3, n), 1),
+        "poor": np.round(y.mean() + rng.normal(0.0, y.std(), n), 1),
+    }
+    w = rng.integers(0, 3, n).astype(float) if weighted else None
+    metrics = ["utility_f1", "utility_precision", "utility_recall", "sera"]
+    runs = []
+    for route in (True, False):
+        monkeypatch.setattr(_xu, "numpy_route", lambda n, kernel, _r=route: _r)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = ranklens.compare_models(
+                y,
+                preds,
+                metrics=metrics,
+                n_bootstrap=60,
+                random_state=3,
+                sample_weight=w,
+                show_progress=False,
+            )
+        runs.append(_bits(np.asarray(r.replicates, dtype=np.float64).ravel()))
+    assert runs[0] == runs[1]

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
     _k = LazyKernels("ranklens._kernels.utility")
 from ranklens.relevance import (
+    SigmoidRelevance,
     _frequency_weights,
     _hinge_positions,
     _hinges_of,
@@ -973,6 +974,34 @@ def _replicate_box(state: _SweepState, w: FloatArray) -> tuple[Any, Any]:
     return relevance, accuracy
 
 
+def _precision_recall_models(
+    state: _SweepState, relevance: Any, accuracy: Any, phi_true: FloatArray, w_s: FloatArray
+) -> FloatArray | None:
+    """The precision / recall sums of every model of a replicate at once, ``(models, 4)``:
+    recall numerator and denominator, precision numerator and denominator), from the NumPy forms
+    (the kernels' numbers bit for bit) while they are the route (small n, kernels not loaded);
+    None otherwise (the kernels model by model)."""
+    n_models, n = state.preds.shape
+    if not (
+        (state.phi_pred is not None or isinstance(relevance, SigmoidRelevance))
+        and isinstance(accuracy, StepAccuracy | SmoothAccuracy)
+        and _xu.numpy_route(n, "accuracy_values")
+        and _xu.numpy_route(n, "precision_recall_sums")
+    ):
+        return None
+    smooth = isinstance(accuracy, SmoothAccuracy)
+    k = accuracy.k if isinstance(accuracy, SmoothAccuracy) else 0.0
+    alpha = _xu.accuracy_values_numpy(
+        state.y, state.preds, smooth, accuracy.threshold, k, _loss_code(accuracy.loss)
+    )
+    phi_pred = state.phi_pred
+    if phi_pred is None:  # an elementwise relevance: every model's predictions in one call
+        flat = _relevance_values(relevance, state.preds.reshape(-1), "y_pred")
+        phi_pred = flat.reshape(n_models, n)
+    sums, _ = _xu.precision_recall_sums_models(phi_true, phi_pred, alpha, w_s, True, state.t_e)
+    return sums
+
+
 def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, ...]) -> Any:
     """``(rows, len(wanted), models)`` replicates of the extremes measures."""
     n_models, n = state.preds.shape
@@ -994,9 +1023,17 @@ def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, 
         assert w_s is not None
         case_w = phi_true * w_s
         total = float(case_w.sum())
+        batched = None
+        if utility and accuracy is not None:
+            batched = _precision_recall_models(state, relevance, accuracy, phi_true, w_s)
         for m in range(n_models):
             pr = None
-            if utility and accuracy is not None:
+            if batched is not None:
+                num_r, den_r, num_p, den_p = batched[m].tolist()
+                precision = num_p / den_p if den_p > 0 else math.nan
+                recall = num_r / den_r if den_r > 0 else math.nan
+                pr = (precision, recall, _f_beta(precision, recall, 1.0))
+            elif utility and accuracy is not None:
                 if state.phi_pred is None:
                     phi_pred = _relevance_values(relevance, state.preds[m], "y_pred")
                 else:

@@ -30,6 +30,7 @@ __all__ = [
     "NUMPY_BELOW",
     "accuracy_values_numpy",
     "numpy_route",
+    "precision_recall_sums_models",
     "precision_recall_sums_numpy",
     "sigmoid_relevance_numpy",
 ]
@@ -113,9 +114,10 @@ def accuracy_values_numpy(
         loss = d * d if loss_kind == LOSS_SQUARED else np.abs(d)
         out = np.where(loss > threshold, 0.0, 1.0)
         if smooth:  # the exp only where alpha is not 0 (NaN losses included, as in the kernel)
-            rows = np.flatnonzero(out)
-            u = (loss[rows] - threshold) / threshold
-            out[rows] = 1.0 - _libm_exp(-k * u * u)
+            flat = out.reshape(-1)
+            rows = np.flatnonzero(flat)
+            u = (loss.reshape(-1)[rows] - threshold) / threshold
+            flat[rows] = 1.0 - _libm_exp(-k * u * u)
         return out
 
 
@@ -136,9 +138,34 @@ def precision_recall_sums_numpy(
     per sum over a first 0.0 and the row terms, a row the kernel skips contributing +0.0 (which
     changes no sum: an accumulator started at +0.0 is never -0.0).
     """
-    phi = np.empty((2, np.shape(phi_true)[0]), dtype=np.float64)
-    phi[0] = phi_true
-    phi[1] = phi_pred
+    sums, counts = precision_recall_sums_models(
+        phi_true,
+        np.asarray(phi_pred, dtype=np.float64)[None],
+        np.asarray(alpha, dtype=np.float64)[None],
+        weight,
+        use_weight,
+        event_threshold,
+    )
+    (num_r, den_r, num_p, den_p), (n_true, n_pred) = sums[0].tolist(), counts[0].tolist()
+    return num_r, den_r, int(n_true), num_p, den_p, int(n_pred)
+
+
+def precision_recall_sums_models(
+    phi_true: np.ndarray,
+    phi_pred: np.ndarray,
+    alpha: np.ndarray,
+    weight: np.ndarray,
+    use_weight: bool,
+    event_threshold: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`precision_recall_sums_numpy` of several models at once: ``phi_pred`` and ``alpha``
+    of shape (models, n), ``phi_true`` and ``weight`` shared. Returns the sums (models, 4: recall
+    numerator and denominator, precision numerator and denominator) and the event counts
+    (models, 2: true, predicted), each model's the kernel's to the last bit."""
+    n_models, n = np.shape(alpha)
+    phi = np.empty((n_models, 2, n), dtype=np.float64)
+    phi[:, 0] = phi_true
+    phi[:, 1] = phi_pred
     event = phi >= event_threshold
     w: Any = 1.0
     if use_weight:
@@ -146,9 +173,9 @@ def precision_recall_sums_numpy(
         event &= w != 0.0
     with np.errstate(all="ignore"):
         wa = w * np.asarray(alpha, dtype=np.float64)  # the kernel's (w * alpha) * phi
-        terms = np.zeros((4, phi.shape[1] + 1), dtype=np.float64)
-        np.multiply(wa, phi, out=terms[0:2, 1:], where=event)
-        np.multiply(w, phi, out=terms[2:4, 1:], where=event)
-        sums = np.cumsum(terms, axis=1)[:, -1].tolist()
-    n_true, n_pred = np.count_nonzero(event, axis=1).tolist()
-    return sums[0], sums[2], int(n_true), sums[1], sums[3], int(n_pred)
+        terms = np.zeros((n_models, 4, n + 1), dtype=np.float64)
+        np.multiply(wa[:, None, :], phi, out=terms[:, 0:2, 1:], where=event)
+        np.multiply(w, phi, out=terms[:, 2:4, 1:], where=event)
+        sums = np.cumsum(terms, axis=2)[:, :, -1]
+    # (num_r, den_r, num_p, den_p) per model, from the terms' rows (num_r, num_p, den_r, den_p)
+    return sums[:, [0, 2, 1, 3]], np.count_nonzero(event, axis=2)
