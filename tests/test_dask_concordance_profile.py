@@ -30,21 +30,6 @@ from ranklens.ranking import (  # noqa: E402
 TOL = 1e-12
 
 
-@pytest.fixture(scope="module")
-def client():
-    """Two workers of one thread each in the test process (as the other Dask tests)."""
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        memory_limit=0,  # threads of the test process: a limit would read the whole process
-        dashboard_address=":0",
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 pytestmark = pytest.mark.usefixtures("client")
 
 

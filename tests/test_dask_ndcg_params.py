@@ -24,21 +24,6 @@ TOL = 1e-12
 NAME = "ndcg_score"
 
 
-@pytest.fixture(scope="module")
-def client():
-    """Two workers of one thread each in the test process (as the other Dask tests)."""
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        memory_limit=0,  # threads of the test process: a limit would read the whole process
-        dashboard_address=":0",
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 pytestmark = pytest.mark.usefixtures("client")
 
 
@@ -128,6 +113,28 @@ def test_defaults_agree_with_evaluate_models():
     for model in ("a", "b"):
         assert _close(ev.values[model][NAME], mem.values[model][NAME])
     assert "k" not in ev.settings and "gains" not in ev.settings
+
+
+@pytest.mark.parametrize(
+    "params", [{"k": 25}, {"gains": "exponential"}, {"k": 40, "gains": "exponential"}]
+)
+def test_parameters_agree_with_evaluate_models(params):
+    """With k and gains both engines pass them to the measure: the same NDCG."""
+    df = _data(seed=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = evaluate_models(
+            df["y"].to_numpy(),
+            {m: df[m].to_numpy() for m in ("a", "b")},
+            robustness=False,
+            curves=False,
+            **params,
+        )
+    ev = _evaluate(df, 3, **params)
+    for model in ("a", "b"):
+        assert _close(ev.values[model][NAME], mem.values[model][NAME])
+    for name, value in params.items():
+        assert ev.settings[name] == mem.settings[name] == value
 
 
 def test_constant_inputs():
