@@ -322,7 +322,7 @@ def test_envelope_twin_equals_the_kernel(n, weighted):
 
 def _delong_routes(monkeypatch: pytest.MonkeyPatch, func: Any, *args: Any, **kwargs: Any):
     """``func`` with the delong kernels' NumPy routes forced on, then off (values, warnings)."""
-    from ranklens._kernels import delong as _kd
+    from ranklens._xp import delong as _kd
 
     out = []
     for cold in (True, False):
@@ -405,7 +405,7 @@ def test_delong_comparison_numpy_route_equals_the_kernels(monkeypatch, case):
 
 
 def test_delong_numpy_route_rule_and_field_containers(monkeypatch):
-    from ranklens._kernels import delong as _kd
+    from ranklens._xp import delong as _kd
     from ranklens.delong import delong_test
 
     assert not _kd._numpy_route(np.ones(10), 10)  # weighted: the kernels
@@ -423,7 +423,7 @@ def test_delong_numpy_route_rule_and_field_containers(monkeypatch):
 
 
 def test_weighted_delong_takes_the_kernels(monkeypatch):
-    from ranklens._kernels import delong as _kd
+    from ranklens._xp import delong as _kd
     from ranklens.delong import delong_test
 
     monkeypatch.setattr(_kd, "_unit_components", lambda *a: pytest.fail("weighted: the kernel"))
@@ -436,7 +436,7 @@ def test_warmup_compiles_the_delong_kernels():
     """``ranklens warmup`` runs its small samples with the NumPy routes off: the delong kernels
     are compiled, not stood in for."""
     from ranklens import _warmup
-    from ranklens._kernels import delong as _kd
+    from ranklens._xp import delong as _kd
 
     before = _kd.NUMPY_BELOW
     with _warmup._compiled_sums():

@@ -8,6 +8,7 @@ from sklearn.metrics import roc_auc_score
 
 from ranklens._kernels import delong as kd
 from ranklens._kernels.curves import descending_keys, radix_sort
+from ranklens._xp import delong as xd
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -22,7 +23,7 @@ def test_int32_payload_equals_int64(weighted, ties):
         scores[0, :100] = -0.0  # -0.0 and +0.0 are one tie group
         scores[0, 100:200] = 0.0
     w = rng.uniform(0.5, 2.0, n) if weighted else None
-    parts = kd.components_many(y, scores, w)
+    parts = xd.components_many(y, scores, w)
     event = y == 1.0
     payload64 = (np.arange(n, dtype=np.int64) << 1) | event
     for score, part in zip(scores, parts, strict=True):

@@ -278,7 +278,7 @@ def _compiled_sums() -> Iterator[None]:
     from ranklens import _resampling, listwise, residual, targeting
     from ranklens import ranking as measures
     from ranklens._kernels import curve_sweeps as _kcs
-    from ranklens._kernels import delong as _kd
+    from ranklens._xp import delong as _kd
     from ranklens._xp import utility as _xu
 
     saved = measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW, _kd.NUMPY_BELOW

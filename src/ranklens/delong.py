@@ -50,11 +50,11 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._kernels import delong as _kd
 from ranklens._normal import ndtr, ndtr_array, ndtri
 from ranklens._registry import ConcordanceForm, MetricSpec
 from ranklens._results import ConfidenceInterval, Result
 from ranklens._validation import check_pair, check_probability, check_sample_weight
+from ranklens._xp import delong as _kd
 from ranklens.exceptions import warn_undefined
 
 __all__ = [

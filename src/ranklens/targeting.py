@@ -77,11 +77,10 @@ from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undef
 
 if TYPE_CHECKING:
     from ranklens._kernels import curves as _k
-    from ranklens._kernels import delong as _kd
 else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
     _k = LazyKernels("ranklens._kernels.curves")
-    _kd = LazyKernels("ranklens._kernels.delong")
 from ranklens._xp import curve_helpers as _xh
+from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
 from ranklens.extremes import _check_event_threshold, _relevance_values
 
 #: Below this many curve points the areas, the ROC sums and the perfect model's interpolation run

@@ -22,8 +22,11 @@ For a binary ``y`` the components are weighted midranks (Sun & Xu 2014): one sor
 prediction and one sweep over its tie blocks. For any other ``y`` they need a two-dimensional
 count: the rows in order of ``y`` and a Fenwick tree over the prediction ranks, both ways.
 
-No validation here: the public wrappers (:mod:`ranklens.delong`, :func:`ranklens.roc_curve`)
-check their input. Nothing writes into a caller's array.
+The kernels only: :mod:`ranklens._xp.delong` dispatches (its ``components``, ``components_many``
+and ``covariance`` take NumPy forms on small unweighted data while these kernels are not loaded,
+so that such a call does not import numba). No validation here: the public wrappers
+(:mod:`ranklens.delong`, :func:`ranklens.roc_curve`) check their input. Nothing writes into a
+caller's array.
 
 References
 ----------
@@ -44,22 +47,12 @@ Newson, R. (2006). Confidence intervals for rank statistics: Somers' D and exten
 
 from __future__ import annotations
 
-import dataclasses
-import math
-
 import numpy as np
 from numba import njit
 
-from ranklens._kernels.curves import descending_keys, radix_sort
-
 __all__ = [
-    "ConcordanceComponents",
     "binary_components",
-    "components",
-    "components_many",
     "concordance_components",
-    "covariance",
-    "grouped_binary_variance",
 ]
 
 
@@ -252,193 +245,3 @@ def _stratified_products(phi_a, phi_b, stratum, n_strata):
     for i in range(phi_a.shape[0]):
         out[stratum[i]] += phi_a[i] * phi_b[i]
     return out
-
-
-@dataclasses.dataclass(frozen=True)
-class ConcordanceComponents:
-    """One model's concordance probability and its per-row influences.
-
-    Attributes
-    ----------
-    estimate : float
-        ``C = sum w psi / sum w d`` (NaN without comparable pairs).
-    influence : ndarray
-        ``phi_i = w_i (psi_i - C d_i)``.
-    denominator : float
-        ``sum w d`` (twice the weight of the comparable pairs).
-    stratum : ndarray of int64
-        Stratum of each row (the class of a binary ``y``, else 0).
-    factors : ndarray
-        ``n_g / (n_g - 1)`` per stratum, ``n_g`` its rows of positive weight (NaN below 2).
-    binary : bool
-        ``y`` takes exactly two values on the rows of positive weight (the AUC, two strata).
-    """
-
-    estimate: float
-    influence: np.ndarray
-    denominator: float
-    stratum: np.ndarray
-    factors: np.ndarray
-    binary: bool
-
-
-def components(
-    y: np.ndarray, score: np.ndarray, weight: np.ndarray | None
-) -> ConcordanceComponents:
-    """The components of ``score``'s concordance with ``y`` (float64 arrays, weights >= 0)."""
-    return components_many(y, score[None, :], weight)[0]
-
-
-#: Below this many rows an unweighted call made while the kernels of this module have no machine
-#: code in the process forms the components by comparing every pair of rows in NumPy
-#: (:func:`_unit_components`): with unit weights every component is a multiple of 1/2 below
-#: 2**53, so the numbers are the kernels' bit for bit, and a first call compiles nothing (the
-#: kernels cost seconds to compile, the comparison a tenth of a second at 4,096 rows).
-#: ``ranklens warmup`` sets it to 0 so that it compiles the kernels.
-NUMPY_BELOW = 1 << 12
-_PAIR_BLOCK = 256
-
-
-def _numpy_route(weight: np.ndarray | None, n: int) -> bool:
-    """Whether an unweighted call on ``n`` rows takes the NumPy comparison (see NUMPY_BELOW)."""
-    return (
-        weight is None
-        and n < NUMPY_BELOW
-        and not (_influence.signatures or _weighted_sums.signatures)
-    )
-
-
-def _numpy_products(n: int) -> bool:
-    """Whether :func:`covariance` on ``n`` rows sums its products in NumPy (see NUMPY_BELOW)."""
-    return n < NUMPY_BELOW and not _stratified_products.signatures
-
-
-def _unit_components(y: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(psi, d)`` with unit weights by comparing every pair of rows, O(n^2) in blocks:
-    ``psi_i`` counts the rows of another ``y`` that ``score`` orders as ``y`` does, ties 1/2;
-    ``d_i`` the rows of another ``y``."""
-    n = y.shape[0]
-    psi = np.empty(n)
-    d = np.empty(n)
-    for start in range(0, n, _PAIR_BLOCK):
-        yi, si = y[start : start + _PAIR_BLOCK, None], score[start : start + _PAIR_BLOCK, None]
-        y_low, y_high = y[None, :] < yi, y[None, :] > yi
-        s_low, s_high, s_tie = score[None, :] < si, score[None, :] > si, score[None, :] == si
-        right = np.sum((y_low & s_low) | (y_high & s_high), axis=1)
-        tied = np.sum((y_low | y_high) & s_tie, axis=1)
-        psi[start : start + _PAIR_BLOCK] = right + 0.5 * tied
-        d[start : start + _PAIR_BLOCK] = np.sum(y_low | y_high, axis=1)
-    return psi, d
-
-
-def _unit_finish(
-    psi: np.ndarray, d: np.ndarray, stratum: np.ndarray, binary: bool, factors: np.ndarray | None
-) -> ConcordanceComponents:
-    """:func:`_finish` with unit weights in NumPy: the sums are of multiples of 1/2 below 2**53
-    (exact in any order) and the influence the kernel's products, one rounding each."""
-    num, den = float(np.sum(psi)), float(np.sum(d))
-    estimate = num / den if den > 0 else math.nan
-    phi = psi - (estimate if den > 0 else 0.0) * d
-    if factors is None:
-        factors = _factors(stratum, np.ones(psi.shape[0]))
-    return ConcordanceComponents(float(estimate), phi, float(den), stratum, factors, binary)
-
-
-def components_many(
-    y: np.ndarray, scores: np.ndarray, weight: np.ndarray | None
-) -> list[ConcordanceComponents]:
-    """:func:`components` of every row of ``scores`` (models, n), sharing the work on ``y``."""
-    n = y.shape[0]
-    w = np.ones(n) if weight is None else weight
-    if _numpy_route(weight, n):
-        values = np.unique(y)  # all rows have weight 1
-        binary = values.size == 2
-        stratum = (y == values[-1]).astype(np.int64) if binary else np.zeros(n, dtype=np.int64)
-        factors = _factors(stratum, w)
-        return [
-            _unit_finish(*_unit_components(y, score), stratum, binary, factors) for score in scores
-        ]
-    n_values, _, high = _two_values(y, w)
-    binary = n_values == 2
-    out = []
-    if binary:
-        event = y == high
-        w_event = float(event.sum()) if weight is None else float(w[event].sum())
-        d = np.where(event, float(w.sum()) - w_event, w_event)
-        stratum = event.astype(np.int64)
-        # One radix sort by decreasing score carrying (row, event): the sweep reads sequentially.
-        rows: np.ndarray = np.arange(n, dtype=np.int32 if n < (1 << 30) else np.int64)
-        payload = np.left_shift(rows, 1) | event
-        factors = _factors(stratum, w)  # the same for every model
-        for score in scores:
-            sorted_key, sorted_load = radix_sort(descending_keys(score), payload, True)
-            psi = binary_components(sorted_key, sorted_load, w, weight is not None)
-            out.append(_finish(psi, d, w, stratum, binary, factors))
-    else:
-        y_order = np.argsort(y, kind="quicksort")
-        stratum = np.zeros(n, dtype=np.int64)
-        for score in scores:
-            score_order = np.argsort(score, kind="quicksort")
-            psi, d = concordance_components(y, score, w, y_order, score_order)
-            out.append(_finish(psi, d, w, stratum, binary))
-    return out
-
-
-def _factors(stratum: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``n_g / (n_g - 1)`` per stratum, ``n_g`` its rows of positive weight (NaN below 2)."""
-    counts = np.bincount(stratum[w > 0], minlength=int(stratum.max()) + 1).astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(counts >= 2, counts / (counts - 1.0), np.nan)
-
-
-def _finish(
-    psi: np.ndarray,
-    d: np.ndarray,
-    w: np.ndarray,
-    stratum: np.ndarray,
-    binary: bool,
-    factors: np.ndarray | None = None,
-) -> ConcordanceComponents:
-    num, den = _weighted_sums(psi, d, w)
-    estimate = num / den if den > 0 else math.nan
-    phi = _influence(psi, d, w, estimate if den > 0 else 0.0)
-    if factors is None:
-        factors = _factors(stratum, w)
-    return ConcordanceComponents(float(estimate), phi, float(den), stratum, factors, binary)
-
-
-def covariance(a: ConcordanceComponents, b: ConcordanceComponents) -> float:
-    """``Cov(C_a, C_b)`` of two models' concordances on the same rows (``a is b``: variance)."""
-    if not (a.denominator > 0 and math.isfinite(a.estimate) and math.isfinite(b.estimate)):
-        return math.nan
-    if np.isnan(a.factors).any():  # a stratum (class) with a single row: no variance estimate
-        return math.nan
-    if _numpy_products(a.influence.shape[0]):
-        # the kernel's loop in NumPy: each stratum's products added in row order (ufunc.at is
-        # unbuffered and sequential), the same sums bit for bit
-        sums = np.zeros(a.factors.shape[0])
-        np.add.at(sums, a.stratum, a.influence * b.influence)
-    else:
-        sums = _stratified_products(a.influence, b.influence, a.stratum, a.factors.shape[0])
-    total = float(np.sum(a.factors * sums))
-    return 4.0 * total / (a.denominator * a.denominator)
-
-
-def grouped_binary_variance(events: np.ndarray, nonevents: np.ndarray, auc: float) -> float:
-    """DeLong's ``Var(AUC)`` from unweighted event and non-event counts per tie block of scores.
-
-    ``events[k]`` and ``nonevents[k]`` count the rows of the k-th distinct score, in decreasing
-    order of the score (the increments of an ROC curve). Within a block every event has the same
-    component, and every non-event, so the variance needs no per-row pass: O(blocks).
-    """
-    p = float(events.sum())
-    n = float(nonevents.sum())
-    if p < 2 or n < 2 or not math.isfinite(auc):
-        return math.nan
-    cum_events = np.cumsum(events)
-    cum_non = np.cumsum(nonevents)
-    v10 = (n - cum_non + 0.5 * nonevents) / n  # non-events scored below, ties 1/2
-    v01 = (cum_events - 0.5 * events) / p  # events scored above, ties 1/2
-    s10 = float(events @ (v10 - auc) ** 2) / (p * (p - 1.0))
-    s01 = float(nonevents @ (v01 - auc) ** 2) / (n * (n - 1.0))
-    return s10 + s01
