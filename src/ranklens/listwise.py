@@ -37,12 +37,12 @@ from ranklens._validation import (
 from ranklens.exceptions import DomainError, warn_undefined
 
 if TYPE_CHECKING:
-    from ranklens._kernels import curves as _kcu
     from ranklens._kernels import listwise as _kl
 else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    # ranked_order: a radix argsort, ~3x np.argsort at n = 1e7
-    _kcu = LazyKernels("ranklens._kernels.curves")
     _kl = LazyKernels("ranklens._kernels.listwise")
+# ranked_order: a radix argsort, ~3x np.argsort at n = 1e7 (NumPy's stable sort of the same keys
+# on small data while the kernel module is not imported, so numba is not imported for it)
+from ranklens._xp import ranked_keys as _kcu
 
 # DCG follows the prediction's order, its ideal (IDCG) the truth's.
 _FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH

@@ -81,6 +81,7 @@ else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKerne
     _k = LazyKernels("ranklens._kernels.curves")
 from ranklens._xp import curve_helpers as _xh
 from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
+from ranklens._xp import ranked_keys as _xk  # likewise
 from ranklens.extremes import _check_event_threshold, _relevance_values
 
 #: Below this many curve points the areas, the ROC sums and the perfect model's interpolation run
@@ -189,10 +190,10 @@ def _top_threshold(y: FloatArray, q: float, w: FloatArray | None) -> float:
         # 1e-9 absorbs the rounding of q * n (0.1 * 100000 = 10000.000000000002).
         k = min(n, max(1, math.ceil(q * n - 1e-9)))
         return float(np.partition(y, n - k)[n - k])
-    sorted_keys, sorted_w = _k.radix_sort(_k.descending_keys(y), w, True)
+    sorted_keys, sorted_w = _xk.radix_sort(_xk.descending_keys(y), w, True)
     cum = np.cumsum(sorted_w)
     j = min(int(np.searchsorted(cum, q * cum[-1] * (1.0 - 1e-12), side="left")), n - 1)
-    return float(_k.decode_keys(sorted_keys[j : j + 1])[0])
+    return float(_xk.decode_keys(sorted_keys[j : j + 1])[0])
 
 
 def _relevance_events(y: FloatArray, phi: Any, threshold: Any) -> tuple[FloatArray, str]:
@@ -367,12 +368,12 @@ def _rank(score: FloatArray, target: _Target) -> _Ranked:
         score = score[target.keep]
     if target.weight is None:
         # Carry the response through the sort: no random gather afterwards.
-        keys = _k.descending_keys(score)
-        sorted_keys, response = _k.radix_sort(keys, target.response, True)
-        thr, cw, ce, cn = _k.group_sums_sorted(sorted_keys, response)
+        keys = _xk.descending_keys(score)
+        sorted_keys, response = _xk.radix_sort(keys, target.response, True)
+        thr, cw, ce, cn = _xk.group_sums_sorted(sorted_keys, response)
     else:
-        order, sorted_keys = _k.ranked_order(score)
-        thr, cw, ce, cn = _k.group_sums_indexed(sorted_keys, order, target.response, target.weight)
+        order, sorted_keys = _xk.ranked_order(score)
+        thr, cw, ce, cn = _xk.group_sums_indexed(sorted_keys, order, target.response, target.weight)
     return _Ranked(thr.view(np.float64), cw, ce, cn, target)
 
 
@@ -410,18 +411,18 @@ def _warn_if_swapped(y: FloatArray, score: FloatArray, score_name: str) -> None:
 
 def _perfect_vertices(target: _Target) -> tuple[FloatArray, FloatArray]:
     """Vertices (cumulative weight, cumulative response) of the perfect ranking (by response)."""
-    keys = _k.descending_keys(target.response)
+    keys = _xk.descending_keys(target.response)
     n = keys.shape[0]
     cw = np.zeros(n + 1)
     cr = np.zeros(n + 1)
     if target.weight is None:
-        sorted_keys, _ = _k.radix_sort(keys, target.response, False)
+        sorted_keys, _ = _xk.radix_sort(keys, target.response, False)
         cw[1:] = np.arange(1, n + 1)
-        np.cumsum(_k.decode_keys(sorted_keys), out=cr[1:])
+        np.cumsum(_xk.decode_keys(sorted_keys), out=cr[1:])
     else:
-        sorted_keys, w = _k.radix_sort(keys, target.weight, True)
+        sorted_keys, w = _xk.radix_sort(keys, target.weight, True)
         np.cumsum(w, out=cw[1:])
-        np.cumsum(w * _k.decode_keys(sorted_keys), out=cr[1:])
+        np.cumsum(w * _xk.decode_keys(sorted_keys), out=cr[1:])
     return cw, cr
 
 
@@ -2007,11 +2008,11 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
         if is_value:
             return None  # value curves: no ROC, and the functions say so
         nonbinary = np.zeros(y.shape[0], dtype=bool)  # the response is the events
-    y_order, y_keys = _k.ranked_order(y)
+    y_order, y_keys = _xk.ranked_order(y)
     y_group_sorted = np.cumsum(_tie_starts(y_keys)) - 1
     y_group = np.empty(y.shape[0], dtype=np.int64)
     y_group[y_order] = y_group_sorted
-    ranked = [_k.ranked_order(pred) for pred in preds]
+    ranked = [_xk.ranked_order(pred) for pred in preds]
     orders = np.stack([order for order, _ in ranked])
     return _SweepState(
         y_order=y_order,

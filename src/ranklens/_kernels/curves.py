@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from ranklens._cache import is_compiled
+from ranklens._xp import ranked_keys as _xk  # the NumPy forms
 
 __all__ = [
     "PREFER_COMPILED",
@@ -193,21 +194,14 @@ def descending_keys(x: np.ndarray) -> np.ndarray:
     """
     if use_kernel(x.shape[0], _descending_keys):
         return _descending_keys(x)
-    bits = np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
-    bits = np.where(bits == _SIGN, np.uint64(0), bits)
-    return np.where(bits & _SIGN, bits, ~(bits | _SIGN))
-
-
-def _decode_numpy(keys: np.ndarray) -> np.ndarray:
-    """The float64 bit patterns (uint64) behind keys of :func:`descending_keys`."""
-    return np.where(keys & _SIGN, keys, (~keys) & ~_SIGN)
+    return _xk.descending_keys_numpy(x)
 
 
 def decode_keys(keys: np.ndarray) -> np.ndarray:
     """float64 values of keys made by :func:`descending_keys` (-0.0 comes back as +0.0)."""
     if use_kernel(keys.shape[0], _decode_keys):
         return _decode_keys(keys)
-    return _decode_numpy(keys).view(np.float64)
+    return _xk.decode_numpy(keys).view(np.float64)
 
 
 def radix_sort(keys: np.ndarray, payload: np.ndarray, carry: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -223,37 +217,6 @@ def radix_sort(keys: np.ndarray, payload: np.ndarray, carry: bool) -> tuple[np.n
     return keys[order], payload[order] if carry else np.empty(0, payload.dtype)
 
 
-def _group_ends(sorted_keys: np.ndarray) -> np.ndarray:
-    """Positions of the last row of each tie group of sorted keys."""
-    if sorted_keys.shape[0] == 0:
-        return np.empty(0, np.intp)
-    return np.flatnonzero(np.append(sorted_keys[1:] != sorted_keys[:-1], True))
-
-
-def _group_sums_numpy(
-    sorted_keys: np.ndarray, w: np.ndarray | None, r: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The group sums of the kernels with NumPy's (sequential) cumulative sums."""
-    ends = _group_ends(sorted_keys)
-    size = ends.size + 1
-    thr = np.empty(size, dtype=np.uint64)
-    cw = np.empty(size, dtype=np.float64)
-    cr = np.empty(size, dtype=np.float64)
-    cc = np.empty(size, dtype=np.float64)
-    thr[0] = _INF_KEY
-    cw[0] = cr[0] = cc[0] = 0.0
-    thr[1:] = _decode_numpy(sorted_keys[ends])
-    if w is None:
-        cw[1:] = ends + 1.0
-        cr[1:] = np.cumsum(r)[ends]
-        cc[1:] = np.cumsum(1.0 - r)[ends]
-    else:
-        cw[1:] = np.cumsum(w)[ends]
-        cr[1:] = np.cumsum(w * r)[ends]
-        cc[1:] = np.cumsum(w * (1.0 - r))[ends]
-    return thr, cw, cr, cc
-
-
 def group_sums_sorted(
     sorted_keys: np.ndarray, sorted_response: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -265,7 +228,7 @@ def group_sums_sorted(
     """
     if use_kernel(sorted_keys.shape[0], _group_sums_sorted):
         return _group_sums_sorted(sorted_keys, sorted_response)
-    return _group_sums_numpy(sorted_keys, None, sorted_response)
+    return _xk.group_sums_numpy(sorted_keys, None, sorted_response)
 
 
 def group_sums_indexed(
@@ -275,7 +238,7 @@ def group_sums_indexed(
     ``response`` and ``weight``; sums are of ``w``, ``w r`` and ``w (1 - r)``."""
     if use_kernel(sorted_keys.shape[0], _group_sums_indexed):
         return _group_sums_indexed(sorted_keys, order, response, weight)
-    return _group_sums_numpy(sorted_keys, weight[order], response[order])
+    return _xk.group_sums_numpy(sorted_keys, weight[order], response[order])
 
 
 def ranked_order(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
