@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ranklens._kernels.compare import finish_rank_batch
@@ -335,6 +336,317 @@ def _split_levels_compact(cur, nxt, perms, chunk):
     return disc.astype(np.float64), cur
 
 
+def _vector_types():
+    """LLVM types of the compact lanes: uint8, int32 and float64 vectors of ``_LANES``."""
+    i8, i32, f64 = ir.IntType(8), ir.IntType(32), ir.DoubleType()
+    return ir.VectorType(i8, _LANES), ir.VectorType(i32, _LANES), ir.VectorType(f64, _LANES)
+
+
+def _emit_rows_sum(builder, rows, k, e):
+    """IR: the sum of the uint8 rows ``k .. e - 1`` of ``rows`` (a ``<_LANES x i8>*``) as
+    ``<_LANES x i32>`` (zero when ``e <= k``); the caller keeps the sums below 2^31."""
+    _, v32, _ = _vector_types()
+    one = ir.Constant(ir.IntType(64), 1)
+    zero = ir.Constant(v32, [0] * _LANES)
+    entry = builder.block
+    loop = builder.append_basic_block("rows.loop")
+    done = builder.append_basic_block("rows.done")
+    builder.cbranch(builder.icmp_signed("<", k, e), loop, done)
+    builder.position_at_end(loop)
+    r = builder.phi(k.type)
+    acc = builder.phi(v32)
+    acc1 = builder.add(acc, builder.zext(builder.load(builder.gep(rows, [r]), align=1), v32))
+    r1 = builder.add(r, one)
+    body = builder.block
+    builder.cbranch(builder.icmp_signed("<", r1, e), loop, done)
+    r.add_incoming(k, entry)
+    r.add_incoming(r1, body)
+    acc.add_incoming(zero, entry)
+    acc.add_incoming(acc1, body)
+    builder.position_at_end(done)
+    out = builder.phi(v32)
+    out.add_incoming(zero, entry)
+    out.add_incoming(acc1, body)
+    return out
+
+
+def _lane_codegen(emit):
+    """Codegen of a compact-lane intrinsic: ``emit(builder, ptrs, scalars)`` gets the data
+    pointers of the array arguments (in order) and the other arguments; any non-uint8 first
+    argument compiles to nothing (never called with one)."""
+
+    def codegen(context, builder, signature, args):
+        if signature.args[0].dtype != types.uint8:
+            return context.get_dummy_value()
+        ptrs, scalars = [], []
+        for t, a in zip(signature.args, args, strict=True):
+            if isinstance(t, types.Array):
+                ptrs.append(context.make_array(t)(context, builder, a).data)
+            else:
+                scalars.append(a)
+        emit(builder, ptrs, scalars)
+        return context.get_dummy_value()
+
+    return codegen
+
+
+def _as_vector(builder, ptr, vtype):
+    return builder.bitcast(ptr, vtype.as_pointer())
+
+
+@intrinsic
+def _pred_group(typingctx, cur, k, e, g, half, below, sum_p2, var_a, mid2):
+    """One prediction group (rows ``k .. e - 1`` of ``cur``, the compact weights in the top
+    level's order) of the midrank pass, all lanes as one vector.
+
+    With ``gw`` the group's weights (float64, exact) and ``below`` the weights of the smaller
+    predictions: ``mid = below + 0.5 gw - half``, ``mid2[g] = 2 mid`` (an integer: int32, exact
+    while the lane totals stay below 2^31), ``below += gw``, ``sum_p2 += gw gw`` and
+    ``var_a += gw mid mid``: the float64 operations of :func:`_pred_groups`, in its order, so
+    the sums are bit-identical.
+    """
+    sig = types.void(cur, k, e, g, half, below, sum_p2, var_a, mid2)
+
+    def emit(builder, ptrs, scalars):
+        v8, v32, vf = _vector_types()
+        cur_p, half_p, below_p, p2_p, va_p, mid_p = ptrs
+        k_v, e_v, g_v = scalars
+        gw = builder.uitofp(_emit_rows_sum(builder, _as_vector(builder, cur_p, v8), k_v, e_v), vf)
+        halfv = builder.load(_as_vector(builder, half_p, vf), align=8)
+        belowp = _as_vector(builder, below_p, vf)
+        bel = builder.load(belowp, align=8)
+        c05 = ir.Constant(vf, [0.5] * _LANES)
+        mid = builder.fsub(builder.fadd(bel, builder.fmul(c05, gw)), halfv)
+        twice = builder.fptosi(builder.fmul(mid, ir.Constant(vf, [2.0] * _LANES)), v32)
+        builder.store(twice, builder.gep(_as_vector(builder, mid_p, v32), [g_v]), align=4)
+        builder.store(builder.fadd(bel, gw), belowp, align=8)
+        p2p = _as_vector(builder, p2_p, vf)
+        builder.store(builder.fadd(builder.load(p2p, align=8), builder.fmul(gw, gw)), p2p, align=8)
+        vap = _as_vector(builder, va_p, vf)
+        term = builder.fmul(builder.fmul(gw, mid), mid)
+        builder.store(builder.fadd(builder.load(vap, align=8), term), vap, align=8)
+
+    return sig, _lane_codegen(emit)
+
+
+@intrinsic
+def _y_group(typingctx, ws, k, e, half, below, var_b, sum_y2, b):
+    """One y group (positions ``k .. e - 1`` of ``ws``, the compact weights in position order):
+    ``b = below + 0.5 gw - half``, ``var_b += gw b b``, ``sum_y2 += gw gw``, ``below += gw``,
+    all lanes as one vector, the float64 operations of :func:`_joint_groups` in its order."""
+    sig = types.void(ws, k, e, half, below, var_b, sum_y2, b)
+
+    def emit(builder, ptrs, scalars):
+        v8, _, vf = _vector_types()
+        ws_p, half_p, below_p, vb_p, y2_p, b_p = ptrs
+        k_v, e_v = scalars
+        gw = builder.uitofp(_emit_rows_sum(builder, _as_vector(builder, ws_p, v8), k_v, e_v), vf)
+        halfv = builder.load(_as_vector(builder, half_p, vf), align=8)
+        belowp = _as_vector(builder, below_p, vf)
+        bel = builder.load(belowp, align=8)
+        c05 = ir.Constant(vf, [0.5] * _LANES)
+        bv = builder.fsub(builder.fadd(bel, builder.fmul(c05, gw)), halfv)
+        builder.store(bv, _as_vector(builder, b_p, vf), align=8)
+        vbp = _as_vector(builder, vb_p, vf)
+        term = builder.fmul(builder.fmul(gw, bv), bv)
+        builder.store(builder.fadd(builder.load(vbp, align=8), term), vbp, align=8)
+        y2p = _as_vector(builder, y2_p, vf)
+        builder.store(builder.fadd(builder.load(y2p, align=8), builder.fmul(gw, gw)), y2p, align=8)
+        builder.store(builder.fadd(bel, gw), belowp, align=8)
+
+    return sig, _lane_codegen(emit)
+
+
+def _emit_prefetch(builder, ptr, lines):
+    """IR: prefetch ``lines`` 64-byte cache lines from ``ptr`` (a hint: no effect on values)."""
+    i8p = ir.IntType(8).as_pointer()
+    i32 = ir.IntType(32)
+    fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+    base = builder.bitcast(ptr, i8p)
+    for line in range(lines):
+        at = builder.gep(base, [ir.Constant(ir.IntType(64), 64 * line)])
+        builder.call(fn, [at, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+
+
+@intrinsic
+def _joint_group(typingctx, ws, s, f, g, ahead, mid2, b, sum_j2, cov):
+    """One joint (y, prediction) group (positions ``s .. f - 1`` of ``ws``) of prediction group
+    ``g``: ``sum_j2 += jw jw``, ``cov += jw mid b`` with ``mid = 0.5 mid2[g]`` (exact), all
+    lanes as one vector, the float64 operations of :func:`_joint_groups` in its order.
+
+    ``mid2`` is read in the order of the positions, at random: the rows of group ``ahead`` (a
+    later position's) are prefetched, so that the reads overlap instead of waiting in turn.
+    """
+    sig = types.void(ws, s, f, g, ahead, mid2, b, sum_j2, cov)
+
+    def emit(builder, ptrs, scalars):
+        v8, v32, vf = _vector_types()
+        ws_p, mid_p, b_p, j2_p, cov_p = ptrs
+        s_v, f_v, g_v, ahead_v = scalars
+        rows2 = _as_vector(builder, mid_p, v32)
+        _emit_prefetch(builder, builder.gep(rows2, [ahead_v]), 3)
+        jw = builder.uitofp(_emit_rows_sum(builder, _as_vector(builder, ws_p, v8), s_v, f_v), vf)
+        twice = builder.load(builder.gep(rows2, [g_v]), align=4)
+        mid = builder.fmul(builder.sitofp(twice, vf), ir.Constant(vf, [0.5] * _LANES))
+        bv = builder.load(_as_vector(builder, b_p, vf), align=8)
+        j2p = _as_vector(builder, j2_p, vf)
+        builder.store(builder.fadd(builder.load(j2p, align=8), builder.fmul(jw, jw)), j2p, align=8)
+        covp = _as_vector(builder, cov_p, vf)
+        term = builder.fmul(builder.fmul(jw, mid), bv)
+        builder.store(builder.fadd(builder.load(covp, align=8), term), covp, align=8)
+
+    return sig, _lane_codegen(emit)
+
+
+#: Positions ahead whose midranks the joint pass prefetches (:func:`_joint_group`).
+_PREFETCH_ROWS = 96
+
+#: Compact batches whose lane totals reach this run the float64 midrank passes (the vector
+#: passes hold twice a midrank and a group's weight sum in int32).
+_VECTOR_TOTAL_BELOW = 2.0**30
+
+
+@njit(cache=True)
+def _pred_groups(cur, p_top, n_pred, half):
+    """The prediction groups' pass (runs of ``p_top``, the top level's order; positions ascend
+    within a group): per group g, its weighted midrank ``pred_mid[g] = below + 0.5 gw - half``
+    (every lane), and the sums ``sum_p2 = sum gw^2`` and ``var_a = sum gw mid^2``. float64."""
+    n = cur.shape[0]
+    width = cur.shape[1]
+    pred_mid = np.empty((n_pred, width), np.float64)
+    below = np.zeros(width, np.float64)
+    sum_p2 = np.zeros(width, np.float64)
+    var_a = np.zeros(width, np.float64)
+    gw = np.empty(width, np.float64)
+    filled = 0
+    k = 0
+    while k < n:
+        g = p_top[k]
+        for h in range(filled, g):  # (dense ranks leave no empty group; kept general)
+            grp = pred_mid[h]
+            for j in range(width):
+                grp[j] = below[j] - half[j]
+        gw[:] = 0.0
+        e = k
+        while e < n and p_top[e] == g:
+            row = cur[e]
+            for j in range(width):
+                gw[j] += row[j]
+            e += 1
+        grp = pred_mid[g]
+        for j in range(width):
+            mid = below[j] + 0.5 * gw[j] - half[j]
+            grp[j] = mid
+            below[j] += gw[j]
+            sum_p2[j] += gw[j] * gw[j]
+            var_a[j] += gw[j] * mid * mid
+        filled = g + 1
+        k = e
+    return pred_mid, sum_p2, var_a
+
+
+@njit(cache=True)
+def _pred_groups_vector(cur, p_top, n_pred, half):
+    """:func:`_pred_groups` of compact weights (uint8, ``_LANES`` columns, lane totals below
+    :data:`_VECTOR_TOTAL_BELOW`), each group one :func:`_pred_group`: the same sums bit for
+    bit, and twice the midranks as int32 (``mid2``; rows of groups no row has are not written,
+    and never read)."""
+    n = cur.shape[0]
+    mid2 = np.empty((n_pred, _LANES), np.int32)
+    below = np.zeros(_LANES, np.float64)
+    sum_p2 = np.zeros(_LANES, np.float64)
+    var_a = np.zeros(_LANES, np.float64)
+    k = 0
+    while k < n:
+        g = p_top[k]
+        e = k + 1
+        while e < n and p_top[e] == g:
+            e += 1
+        _pred_group(cur, k, e, g, half, below, sum_p2, var_a, mid2)
+        k = e
+    return mid2, sum_p2, var_a
+
+
+@njit(cache=True)
+def _joint_groups(ws, y_seq, p_seq, pred_mid, half):
+    """The y groups' and joint groups' pass over the positions (``ws``: weights in position
+    order): ``sum_y2``, ``sum_j2``, ``var_b = sum gw b^2`` (b the y midranks) and
+    ``cov = sum jw mid_p b``. float64."""
+    n = ws.shape[0]
+    width = ws.shape[1]
+    sum_y2 = np.zeros(width, np.float64)
+    sum_j2 = np.zeros(width, np.float64)
+    var_b = np.zeros(width, np.float64)
+    cov = np.zeros(width, np.float64)
+    below = np.zeros(width, np.float64)
+    gw_run = np.empty(width, np.float64)
+    b = np.empty(width, np.float64)
+    jw = np.empty(width, np.float64)
+    k = 0
+    while k < n:
+        e = k
+        gw_run[:] = 0.0
+        while e < n and y_seq[e] == y_seq[k]:
+            row = ws[e]
+            for j in range(width):
+                gw_run[j] += row[j]
+            e += 1
+        for j in range(width):
+            b[j] = below[j] + 0.5 * gw_run[j] - half[j]
+            var_b[j] += gw_run[j] * b[j] * b[j]
+            sum_y2[j] += gw_run[j] * gw_run[j]
+        s = k
+        while s < e:
+            f = s
+            jw[:] = 0.0
+            while f < e and p_seq[f] == p_seq[s]:
+                row = ws[f]
+                for j in range(width):
+                    jw[j] += row[j]
+                f += 1
+            mid_p = pred_mid[p_seq[s]]
+            for j in range(width):
+                sum_j2[j] += jw[j] * jw[j]
+                cov[j] += jw[j] * mid_p[j] * b[j]
+            s = f
+        for j in range(width):
+            below[j] += gw_run[j]
+        k = e
+    return sum_y2, sum_j2, var_b, cov
+
+
+@njit(cache=True)
+def _joint_groups_vector(ws, y_seq, p_seq, mid2, half):
+    """:func:`_joint_groups` of compact weights from :func:`_pred_groups_vector`'s ``mid2``,
+    each y group one :func:`_y_group` and each joint group one :func:`_joint_group`: the same
+    sums bit for bit."""
+    n = ws.shape[0]
+    sum_y2 = np.zeros(_LANES, np.float64)
+    sum_j2 = np.zeros(_LANES, np.float64)
+    var_b = np.zeros(_LANES, np.float64)
+    cov = np.zeros(_LANES, np.float64)
+    below = np.zeros(_LANES, np.float64)
+    b = np.empty(_LANES, np.float64)
+    k = 0
+    while k < n:
+        yk = y_seq[k]
+        e = k + 1
+        while e < n and y_seq[e] == yk:
+            e += 1
+        _y_group(ws, k, e, half, below, var_b, sum_y2, b)
+        s = k
+        while s < e:
+            g = p_seq[s]
+            f = s + 1
+            while f < e and p_seq[f] == g:
+                f += 1
+            _joint_group(ws, s, f, g, p_seq[min(s + _PREFETCH_ROWS, n - 1)], mid2, b, sum_j2, cov)
+            s = f
+        k = e
+    return sum_y2, sum_j2, var_b, cov
+
+
 @njit(cache=True)
 def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, used, m):
     """One model, one batch: ``out[r0 + j, :, m]`` = (tau_b, rho, harrell_c), j < used.
@@ -376,37 +688,14 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
     half = np.empty(width, np.float64)
     for j in range(width):
         half[j] = 0.5 * total[j]
-    # prediction groups: runs of the top order (positions ascend within a group); the group
-    # midranks are written once, for the joint groups below
-    pred_mid = np.empty((n_pred, width), np.float64)
-    below = np.zeros(width, np.float64)
-    sum_p2 = np.zeros(width, np.float64)
-    var_a = np.zeros(width, np.float64)
-    gw = np.empty(width, np.float64)
-    filled = 0
-    k = 0
-    while k < n:
-        g = p_top[k]
-        for h in range(filled, g):  # (dense ranks leave no empty group; kept general)
-            grp = pred_mid[h]
-            for j in range(width):
-                grp[j] = below[j] - half[j]
-        gw[:] = 0.0
-        e = k
-        while e < n and p_top[e] == g:
-            row = cur[e]
-            for j in range(width):
-                gw[j] += row[j]
-            e += 1
-        grp = pred_mid[g]
-        for j in range(width):
-            mid = below[j] + 0.5 * gw[j] - half[j]
-            grp[j] = mid
-            below[j] += gw[j]
-            sum_p2[j] += gw[j] * gw[j]
-            var_a[j] += gw[j] * mid * mid
-        filled = g + 1
-        k = e
+    # prediction groups: runs of the top order; their midranks are kept for the joint groups
+    vector = compact and total.max() < _VECTOR_TOTAL_BELOW
+    if vector:
+        mid2, sum_p2, var_a = _pred_groups_vector(cur, p_top, n_pred, half)
+        pred_mid = np.empty((0, width), np.float64)
+    else:
+        pred_mid, sum_p2, var_a = _pred_groups(cur, p_top, n_pred, half)
+        mid2 = np.empty((0, _LANES), np.int32)
     nxt = np.empty((n, width), src.dtype)
     chunk = 0
     if compact:  # the longest chunk whose int32 sums are exact (see _split_levels_compact)
@@ -417,44 +706,10 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
     else:
         disc, ws = _split_levels(cur, nxt, perms)
     # y groups and joint groups: runs of positions
-    sum_y2 = np.zeros(width, np.float64)
-    sum_j2 = np.zeros(width, np.float64)
-    var_b = np.zeros(width, np.float64)
-    cov = np.zeros(width, np.float64)
-    below[:] = 0.0
-    gw_run = np.empty(width, np.float64)
-    b = np.empty(width, np.float64)
-    jw = np.empty(width, np.float64)
-    k = 0
-    while k < n:
-        e = k
-        gw_run[:] = 0.0
-        while e < n and y_seq[e] == y_seq[k]:
-            row = ws[e]
-            for j in range(width):
-                gw_run[j] += row[j]
-            e += 1
-        for j in range(width):
-            b[j] = below[j] + 0.5 * gw_run[j] - half[j]
-            var_b[j] += gw_run[j] * b[j] * b[j]
-            sum_y2[j] += gw_run[j] * gw_run[j]
-        s = k
-        while s < e:
-            f = s
-            jw[:] = 0.0
-            while f < e and p_seq[f] == p_seq[s]:
-                row = ws[f]
-                for j in range(width):
-                    jw[j] += row[j]
-                f += 1
-            mid_p = pred_mid[p_seq[s]]
-            for j in range(width):
-                sum_j2[j] += jw[j] * jw[j]
-                cov[j] += jw[j] * mid_p[j] * b[j]
-            s = f
-        for j in range(width):
-            below[j] += gw_run[j]
-        k = e
+    if vector:
+        sum_y2, sum_j2, var_b, cov = _joint_groups_vector(ws, y_seq, p_seq, mid2, half)
+    else:
+        sum_y2, sum_j2, var_b, cov = _joint_groups(ws, y_seq, p_seq, pred_mid, half)
     finish_rank_batch(used, total, sum_y2, sum_p2, sum_j2, disc, cov, var_a, var_b, r0, m, out)
 
 

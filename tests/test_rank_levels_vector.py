@@ -1,0 +1,130 @@
+"""The vector midrank passes of the level-order rank sweep (ranklens._kernels.rank_levels).
+
+Compact (uint8) batches run the prediction groups' pass and the y / joint groups' pass as LLVM
+vector code (one vector of 32 lanes per group); they must give the float64 passes' sums bit for
+bit, and the whole sweep the one-replicate sweep's replicates
+(ranklens._kernels.compare.rank_replicates, the reference of tests/test_rank_levels.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ranklens._kernels import compare as kc
+from ranklens._kernels import rank_levels as rl
+from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
+
+_SIZES = [1, 2, 3, 5, 17, 64, 257, 1000, 4099]
+
+
+def _groups(rng, n, n_groups):
+    """Sorted group ids of n rows (dense, every group present) and their count."""
+    n_groups = max(1, min(n, n_groups))
+    cuts = np.sort(rng.choice(np.arange(1, n), n_groups - 1, replace=False)) if n > 1 else []
+    ids = np.zeros(n, np.int64)
+    for c in cuts:
+        ids[c:] += 1
+    return ids, n_groups
+
+
+def _weights(rng, n, w_max):
+    w = rng.integers(0, w_max + 1, (n, 32)).astype(np.uint8)
+    w[:, 7] = 0  # a zero lane (the padding of a short batch)
+    if n > 2:
+        w[n // 2] = 0  # a row no replicate draws
+    return w
+
+
+@pytest.mark.parametrize("n", _SIZES)
+@pytest.mark.parametrize("tie_share", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("w_max", [1, 4, 255])
+def test_prediction_pass_vector_equals_float(n, tie_share, w_max):
+    rng = np.random.default_rng(1000 * n + w_max + int(10 * tie_share))
+    # tie_share 1.0: every prediction tied (one group); 0.0: no ties
+    n_groups = 1 if tie_share == 1.0 else (n if tie_share == 0.0 else max(1, n // 3))
+    p_top, n_pred = _groups(rng, n, n_groups)
+    cur = _weights(rng, n, w_max)
+    half = 0.5 * cur.sum(axis=0).astype(np.float64)
+    before = cur.copy()
+    pred_mid, sum_p2, var_a = rl._pred_groups(cur, p_top.astype(np.int32), n_pred, half)
+    mid2, sum_p2_v, var_a_v = rl._pred_groups_vector(cur, p_top.astype(np.int32), n_pred, half)
+    np.testing.assert_array_equal(sum_p2_v, sum_p2)
+    np.testing.assert_array_equal(var_a_v, var_a)
+    np.testing.assert_array_equal(0.5 * mid2.astype(np.float64), pred_mid)
+    np.testing.assert_array_equal(cur, before)
+
+
+@pytest.mark.parametrize("n", _SIZES)
+@pytest.mark.parametrize("ties", ["none", "some", "all_y", "all_pred", "all"])
+@pytest.mark.parametrize("w_max", [1, 255])
+def test_joint_pass_vector_equals_float(n, ties, w_max):
+    rng = np.random.default_rng(7 * n + w_max + len(ties))
+    n_y = {"none": n, "some": n // 4 + 1, "all_y": 1, "all_pred": n, "all": 1}[ties]
+    y_seq, _ = _groups(rng, n, n_y)
+    if ties in ("all_pred", "all"):
+        p_seq = np.zeros(n, np.int64)
+    else:
+        p_seq = rng.integers(0, max(1, n // 2 if ties == "some" else n), n)
+        order = np.lexsort((p_seq, y_seq))  # positions: by y, ties by prediction
+        p_seq = p_seq[order]
+    n_pred = int(p_seq.max()) + 1
+    ws = _weights(rng, n, w_max)
+    total = ws.sum(axis=0).astype(np.float64)
+    half = 0.5 * total
+    mid2 = rng.integers(-int(total.max()), int(total.max()) + 1, (n_pred, 32)).astype(np.int32)
+    pred_mid = 0.5 * mid2.astype(np.float64)
+    before = ws.copy()
+    ref = rl._joint_groups(ws, y_seq, p_seq, pred_mid, half)
+    out = rl._joint_groups_vector(ws, y_seq, p_seq, mid2, half)
+    for a, b in zip(out, ref, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ws, before)
+
+
+def _prepared(y, preds):
+    orders, ys, ps, nps = [], [], [], []
+    for pred in preds:
+        order, y_rank, pred_rank = prepare_ranks(y, pred)
+        by_y = np.ascontiguousarray(order_by_y_then_pred(order, y_rank)[::-1])
+        orders.append(by_y)
+        ys.append(y_rank[by_y])
+        ps.append(pred_rank[by_y])
+        nps.append(int(pred_rank.max()) + 1)
+    return np.stack(orders), np.stack(ys), np.stack(ps), np.array(nps, dtype=np.int64)
+
+
+@pytest.mark.parametrize("n", [2, 3, 17, 300, 2049])
+@pytest.mark.parametrize("ties", ["none", "some", "all_y", "all_pred"])
+@pytest.mark.parametrize("width", [5, 32])
+def test_compact_sweep_bit_identical_to_one_replicate_sweep(n, ties, width):
+    """The whole level sweep of compact batches (vector passes) and of float64 batches (the
+    float passes) against the one-replicate sweep, bit for bit: bootstrap counts, counts times
+    integer case weights, an empty and a one-row replicate."""
+    rng = np.random.default_rng(31 * n + width + len(ties))
+    y = rng.normal(size=n)
+    preds = np.stack([y + rng.normal(size=n), rng.normal(size=n)])
+    if ties == "some":
+        y, preds = np.round(y, 0), np.round(preds, 0)
+    elif ties == "all_y":
+        y = np.zeros(n)
+    elif ties == "all_pred":
+        preds[1] = 1.0
+    prepared = _prepared(y, preds)
+    top_rows, p_top, perms = rl.level_plan(prepared[0], prepared[2], prepared[3])
+    rows = width + 3
+    multiplicity = np.stack(
+        [np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(rows)]
+    ).astype(np.float64)
+    multiplicity[0] = 0.0
+    multiplicity[1] = 0.0
+    multiplicity[1, 0] = 2.0
+    for base_weight in (np.ones(n), rng.integers(0, 4, n).astype(np.float64)):
+        ref = kc.rank_replicates_serial(multiplicity, base_weight, *prepared)
+        small, fits = rl.batch_weights_small(multiplicity, base_weight, width)
+        assert fits
+        wide = rl.batch_weights_float(multiplicity, base_weight, width)
+        for weights in (small, wide):
+            args = (weights, rows, top_rows, p_top, perms, *prepared[1:])
+            np.testing.assert_array_equal(rl.level_statistics_serial(*args), ref)
+            np.testing.assert_array_equal(rl.level_statistics_parallel(*args), ref)
