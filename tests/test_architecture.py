@@ -70,6 +70,7 @@ PIPELINE = {
     "ranklens.dask",
     "ranklens.dask._curves",
     "ranklens.dask._boot_pairs",
+    "ranklens.dask._delong",
     "ranklens.dask._engine",
     "ranklens.dask._listwise",
     "ranklens.dask._evaluate",

@@ -22,12 +22,12 @@ from ranklens._registry import (
     AnalyticVariance,
     ComputationalForm,
     CurveForm,
-    CurveStatistic,
     MetricSpec,
     RankStatistic,
     RankSweepForm,
     RatioForm,
 )
+from ranklens.dask import _delong as _dl
 from ranklens.metrics import available_metrics, get_metric
 from ranklens.ranking import _tau_c_from_classes
 
@@ -199,21 +199,17 @@ def exact_top_threshold(
 
 def _analytic_method(spec: MetricSpec, model: str, extras: dict[str, Any]) -> tuple[str, Any]:
     """``(method, source)`` of the analytic interval the engine computed for a measure, read
-    from its declarations: DeLong's for the AUC of the events (a concordance form that is the
-    ROC AUC of the ranked curve: ``extras["delong"]``), Noether's for Kendall's tau-b (an
-    analytic variance of the rank-sweep statistic: ``extras["noether"]``, unweighted);
-    ``("", None)`` for the others (Harrell's C and Somers' D with a continuous ``y`` have no
-    DeLong interval on Dask)."""
+    from its declarations: DeLong's for a concordance form that is the ROC AUC of the ranked
+    curve (``extras["delong"]``) or an affine map of the rank sweep's Harrell's C (Harrell's C,
+    Somers' D: ``extras["delong_c"]``), Noether's for Kendall's tau-b (an analytic variance of
+    the rank-sweep statistic: ``extras["noether"]``, unweighted); ``("", None)`` for the
+    others."""
     caps = spec.capabilities
-    curve = caps.curve
-    if (
-        caps.delong is not None
-        and isinstance(curve, CurveForm)
-        and curve.statistic is CurveStatistic.ROC_AUC
-        and curve.depth is None
-        and model in extras.get("delong", {})
-    ):
+    key = _dl.statistic_key(spec)
+    if key == _dl.AUC and model in extras.get("delong", {}):
         return "delong", extras["delong"][model]
+    if key == _dl.HARRELL_C and model in extras.get("delong_c", {}):
+        return "delong", extras["delong_c"][model]
     sweep = caps.batched
     if (
         isinstance(caps.variance, AnalyticVariance)
@@ -223,6 +219,18 @@ def _analytic_method(spec: MetricSpec, model: str, extras: dict[str, Any]) -> tu
     ):
         return caps.variance.method, extras["noether"][model]
     return "", None
+
+
+def _concordance_agrees(spec: MetricSpec, source: Any, values: dict[str, float]) -> bool:
+    """Whether a measure's declared concordance form maps the concordance DeLong's interval is
+    about to its value (as :func:`ranklens.delong.comparison_arrays` checks before using it)."""
+    form = spec.capabilities.delong
+    if form is None:
+        return False
+    estimate = source["estimate"] if isinstance(source, dict) else source.estimate
+    value = values.get(spec.name, math.nan)
+    mapped = form.intercept + form.slope * estimate
+    return bool(np.isclose(mapped, value, rtol=1e-9, atol=1e-12, equal_nan=True))
 
 
 def interval_comparison(
@@ -236,13 +244,17 @@ def interval_comparison(
     them (:class:`ranklens.evaluation.EvaluationComparison`), or None when there are none.
 
     Per measure: with ``inference="auto"`` the analytic interval the engine computed (DeLong,
-    DeLong & Clarke-Pearson 1988 for the AUC; Noether 1967 for Kendall's tau-b, the Wald
-    interval ``tau -+ z sqrt(unbiased variance)`` clipped to [-1, 1], as in memory), else the
-    percentile interval of the Poisson replicates (``extras["bootstrap"]``), with
-    ``interval_methods`` saying which. Pairs of models are tested by the paired replicates
+    DeLong & Clarke-Pearson 1988 for the AUC, Harrell's C and Somers' D, the Wald interval
+    ``value -+ z slope sqrt(Var C)`` clipped to the measure's range for a measure ``intercept +
+    slope C``; Noether 1967 for Kendall's tau-b, the Wald interval ``tau -+ z sqrt(unbiased
+    variance)`` clipped to [-1, 1], as in memory), else the percentile interval of the Poisson
+    replicates (``extras["bootstrap"]``), with ``interval_methods`` saying which. Pairs of
+    models are tested by DeLong's paired test where the engine computed the covariances
+    (``extras["delong_covariance"]``: ``sd = slope sqrt(Var_a + Var_b - 2 Cov_ab)``, as
+    :func:`ranklens.compare_models` with ``method="delong"``), else by the paired replicates
     (each row has the same Poisson weight in every model's replicate): ``difference_sd`` is the
     replicates' standard deviation of the difference, ``z`` its ratio to it, ``p`` the
-    Gaussian two-sided p-value; a measure without replicates is not tested (``""``).
+    Gaussian two-sided p-value; a measure with neither is not tested (``""``).
     """
     from scipy import special
 
@@ -268,6 +280,8 @@ def interval_comparison(
             method, source = (
                 _analytic_method(spec, model, extras) if inference == "auto" else ("", None)
             )
+            if method == "delong" and not _concordance_agrees(spec, source, values[model]):
+                method, source = "", None  # its declared form is not this value: refused
             if not method and name in boot_ci.get(model, {}):
                 method = "bootstrap-percentile"
             methods.append((method, source))
@@ -306,13 +320,15 @@ def interval_comparison(
                 n_undefined[k, m] = int((~np.isfinite(reps)).sum())
             method, source = row["methods"][m]
             if method == "delong":
-                fields = (
-                    source
-                    if isinstance(source, dict)
-                    else {"std_error": source.std_error, "ci": source.ci}
+                # the concordance's standard error scaled to the measure (Somers' D = 2 C - 1)
+                form = spec.capabilities.delong
+                se_c = source["std_error"] if isinstance(source, dict) else source.std_error
+                se = form.slope * se_c
+                out["std_error"][k, m] = se
+                out["variance_plug_in"][k, m] = se * se
+                out["ci_lower"][k, m], out["ci_upper"][k, m] = _dl.wald(
+                    value, se, level, form.intercept, form.intercept + form.slope
                 )
-                out["std_error"][k, m] = fields["std_error"]
-                out["ci_lower"][k, m], out["ci_upper"][k, m] = fields["ci"]
             elif method == "bootstrap-percentile":
                 out["std_error"][k, m] = replicate_sd(np.asarray(reps))
                 out["ci_lower"][k, m], out["ci_upper"][k, m] = boot_ci[model][spec.name]
@@ -332,16 +348,35 @@ def interval_comparison(
         # interval is undefined keeps the method with NaN bounds)
         interval_of.append(next((m for m, _ in row["methods"] if m), ""))
         tested = n_boot > 0 and all(spec.name in reps_of.get(mm, {}) for mm in names)
+        covariance = extras.get("delong_covariance", {}).get(_dl.statistic_key(spec) or "")
+        paired_delong = (
+            inference == "auto"
+            and covariance is not None
+            and all(m == "delong" for m, _ in row["methods"])
+        )
         for p, (a, b) in enumerate(pair_index):
             out["difference"][k, p] = out["values"][k, a] - out["values"][k, b]
-            if tested:
+            if paired_delong:
+                # DeLong's paired test (DeLong, DeLong & Clarke-Pearson 1988)
+                form = spec.capabilities.delong
+                var = covariance[a, a] + covariance[b, b] - 2.0 * covariance[a, b]
+                pair_sd = form.slope * _dl.std_error(float(var))
+                out["difference_sd"][k, p] = pair_sd
+                pair_diff = float(out["difference"][k, p])
+                d_low, d_high = _dl.wald(pair_diff, pair_sd, level, -form.slope, form.slope)
+                out["difference_ci_lower"][k, p] = d_low
+                out["difference_ci_upper"][k, p] = d_high
+            elif tested:
                 d = replicates[:, k, a] - replicates[:, k, b]
                 d = d[np.isfinite(d)]
                 out["difference_sd"][k, p] = replicate_sd(d)
                 if d.size >= 2:
                     lo, hi = percentile_interval(d, level)
                     out["difference_ci_lower"][k, p], out["difference_ci_upper"][k, p] = lo, hi
-        test_of.append("bootstrap" if tested and pair_index else "")
+        if paired_delong and pair_index:
+            test_of.append("delong")
+        else:
+            test_of.append("bootstrap" if tested and pair_index else "")
         evaluation.append(
             "poisson" if n_boot and spec.name in reps_of.get(names[0], {}) else "analytic"
         )
