@@ -228,6 +228,61 @@ def numeric_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+def label_column(frame: Any, column: str, path: pathlib.Path) -> Any:
+    """The ``--groups`` column as a pandas Series of unit ids, named ``column``, as read.
+
+    Any dtype is a label (strings, integers, a categorical written by pandas): only a missing
+    cell is a problem, refused or dropped by :func:`drop_missing` as in the other columns.
+    """
+    import pandas as pd
+
+    if column not in frame.columns:
+        raise InputError(
+            f"--groups column {column!r} not found in {path.name}; columns: {_list_columns(frame)}"
+        )
+    series = frame[column]
+    if isinstance(series, pd.DataFrame):
+        positions = [k + 1 for k, name in enumerate(frame.columns) if name == column]
+        raise InputError(
+            f"column name {column!r} appears {len(positions)} times in {path.name} (columns "
+            f"{', '.join(map(str, positions))}); rename the copies so that each name is one column"
+        )
+    return series.rename(column)
+
+
+#: ``--groups`` without a bootstrap would change nothing: refused with this message.
+_NO_BOOTSTRAP_FOR_GROUPS = (
+    "--groups {groups!r} names the units the clustered bootstrap resamples; with {option} "
+    "nothing is resampled (give --bootstrap N >= 2, or leave --groups out)"
+)
+
+
+def _check_groups_name(
+    groups: str | None, used: dict[str, None], target: str, weight: str | None
+) -> None:
+    """``--groups`` must be a column of its own: unit ids, not a measured column."""
+    if groups is None:
+        return
+    if groups in used:
+        role = "--pred/--lower/--upper"
+        if groups in (target, weight):
+            role = "--target" if groups == target else "--weight"
+        raise InputError(
+            f"--groups {groups!r} is also the {role} column; name a column of unit ids "
+            "(customer, account, day)"
+        )
+
+
+def _check_units(labels: Any, column: str) -> None:
+    """At least two units: a single one cannot be resampled."""
+    n_units = int(labels.nunique(dropna=True))
+    if n_units < 2:
+        raise InputError(
+            f"--groups {column!r} holds {n_units} distinct unit(s); the clustered bootstrap "
+            "needs at least 2"
+        )
+
+
 def drop_missing(columns: dict[str, Any], *, drop: bool) -> tuple[dict[str, Any], int]:
     """Remove rows with a NaN or infinite value in any used column (or explain and stop)."""
     import numpy as np
@@ -721,6 +776,17 @@ def evaluate(
         ),
     ] = None,
     weight: Annotated[str | None, typer.Option(help="Column of non-negative case weights.")] = None,
+    groups: Annotated[
+        str | None,
+        typer.Option(
+            "--groups",
+            help="Column of unit ids (customer, account, day; strings, integers or categories): "
+            "the bootstrap resamples whole units, not rows (clustered bootstrap), and every "
+            "interval and paired test then comes from it (DeLong's and Noether's analytic "
+            "intervals assume independent rows). Needs the bootstrap: --bootstrap N >= 2 (with "
+            "--engine dask, Poisson weights keyed by the unit).",
+        ),
+    ] = None,
     bootstrap: Annotated[
         int | None,
         typer.Option(
@@ -854,6 +920,7 @@ def evaluate(
                 drop_na=drop_na,
                 json_path=json_path,
                 html=html,
+                groups=groups,
             )
         else:
             evaluation = _evaluate(
@@ -871,6 +938,7 @@ def evaluate(
                 value_margin=value_margin,
                 cost_benefit=cost_benefit,
                 weight=weight,
+                groups=groups,
                 bootstrap=1000 if bootstrap is None else bootstrap,
                 bootstrap_budget=60.0 if bootstrap_budget is None else bootstrap_budget,
                 seed=0 if seed is None else seed,
@@ -948,6 +1016,7 @@ def _evaluate(
     seed: int,
     drop_na: bool,
     inference: str = "auto",
+    groups: str | None = None,
     title: str | None,
     json_path: pathlib.Path | None,
     html: pathlib.Path | None,
@@ -979,15 +1048,30 @@ def _evaluate(
 
     if inference not in INFERENCE:
         raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
+    if groups is not None and not bootstrap:
+        raise InputError(_NO_BOOTSTRAP_FOR_GROUPS.format(groups=groups, option="--bootstrap 0"))
     event_spec = parse_events(events)
 
     frame = read_table(file)
     used = dict.fromkeys([target, *preds, *lowers, *uppers])
     if weight is not None:
         used[weight] = None
+    _check_groups_name(groups, used, target, weight)
     columns = {name: numeric_column(frame, name, file) for name in used}
     check_intervals(columns, list(zip(lowers, uppers, strict=True)))
+    labels = None
+    if groups is not None:
+        labels = label_column(frame, groups, file)
+        # The row's position where it has a unit id, NaN where not: drop_missing refuses or
+        # drops the rows without one as it does for the other columns, and what it keeps of
+        # this column says which labels remain.
+        positions = np.arange(len(labels), dtype=np.float64)
+        columns[groups] = np.where(labels.isna().to_numpy(), np.nan, positions)
     columns, n_dropped = drop_missing(columns, drop=drop_na)
+    if groups is not None and labels is not None:
+        kept = columns.pop(groups).astype(np.int64)
+        labels = labels.iloc[kept].reset_index(drop=True)
+        _check_units(labels, groups)
     for values in columns.values():
         # The same arrays feed every measure: one that wrote into its input would corrupt the
         # rest, so that becomes an error (a failure) instead. pandas 3 hands out read-only
@@ -1036,6 +1120,7 @@ def _evaluate(
                 bootstrap_budget_s=bootstrap_budget,
                 random_state=seed,
                 inference=inference,
+                groups=labels,
                 n_dropped=n_dropped,
                 on_progress=None if quiet else progress,
                 show_progress=None if not quiet else False,
@@ -1092,12 +1177,16 @@ def _evaluate_dask(
     drop_na: bool = False,
     json_path: pathlib.Path | None = None,
     html: pathlib.Path | None = None,
+    groups: str | None = None,
 ) -> Any:
     """``--engine dask``: :func:`ranklens.dask.evaluate` on FILE (a Parquet path, glob or URL).
 
     Every option of the memory engine is passed on with the same parsing, or refused with one
     line when the Dask engine cannot honour it (never ignored). The bootstrap runs only when
     ``--bootstrap N`` is given (Poisson weights); without it the intervals are the analytic ones.
+    ``--groups`` keys the Poisson weights by unit and, as in memory, makes every interval the
+    bootstrap's (``inference="bootstrap"``): one more read of that column counts the units and
+    finds missing ids.
     """
     import dataclasses
 
@@ -1112,6 +1201,9 @@ def _evaluate_dask(
     if inference not in INFERENCE:
         raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
     n_boot = 0 if bootstrap is None else check_bootstrap(bootstrap)
+    if groups is not None and not n_boot:
+        option = "--engine dask and no --bootstrap N" if bootstrap is None else "--bootstrap 0"
+        raise InputError(_NO_BOOTSTRAP_FOR_GROUPS.format(groups=groups, option=option))
     if not n_boot:
         if inference == "bootstrap":
             raise InputError(
@@ -1168,12 +1260,18 @@ def _evaluate_dask(
     else:
         client = distributed.Client(distributed.LocalCluster(dashboard_address=":0"))
     used = list(dict.fromkeys([target, *preds, *lowers, *uppers, *([weight] if weight else [])]))
+    labels = [groups] if groups is not None else []
     try:
+        _check_groups_name(groups, dict.fromkeys(used), target, weight)
         _say(console, f"Dask scheduler: {client.scheduler.address}")
         data: Any = str(file)
         n_dropped = 0
+        n_units = 0
+        _dask_columns(str(file), used, groups)
+        if groups is not None:
+            n_units = _dask_units(str(file), groups, used, drop_na)
         if drop_na:
-            data, n_dropped = _dask_drop_missing(str(file), used)
+            data, n_dropped = _dask_drop_missing(str(file), used, labels)
         if boxplot is not None:
             import dask.dataframe as dd
 
@@ -1197,6 +1295,7 @@ def _evaluate_dask(
                 y=target,
                 pred=preds,
                 weight=weight,
+                groups=groups,
                 events=event_spec,
                 intervals=_interval_columns(preds, lowers, uppers),
                 alpha=alpha,
@@ -1210,13 +1309,22 @@ def _evaluate_dask(
                 value_margin=value_margin,
                 n_bootstrap=n_boot,
                 random_state=0 if seed is None else seed,
-                inference=inference,
+                # DeLong's and Noether's intervals assume independent rows: with units, the
+                # clustered bootstrap gives every interval, as in memory
+                inference="bootstrap" if groups is not None else inference,
             )
         except ValueError as exc:
             if "missing or non-finite" in str(exc) and not drop_na:
                 # the memory engine's message: how many rows, the first, and in which columns
                 _dask_missing_error(str(file), used)
             raise
+        if groups is not None:
+            from ranklens.evaluation import groups_settings
+
+            settings = dict(evaluation.settings)
+            settings["inference"] = inference
+            settings.update(groups_settings(groups, n_units, inference))
+            evaluation = dataclasses.replace(evaluation, settings=settings)
         return dataclasses.replace(evaluation, n_dropped=n_dropped)
     except (ValueError, TypeError, OSError) as exc:
         raise InputError(_first_line(exc)) from None
@@ -1245,24 +1353,31 @@ def _dask_relevance(spec: str | None) -> tuple[Any, tuple[str, str] | None]:
     return parse_relevance(spec, None), None
 
 
-def _dask_missing_counts(path: str, used: list[str]) -> tuple[int, dict[str, int], int, int]:
+def _dask_missing_counts(
+    path: str, used: list[str], labels: list[str] | None = None
+) -> tuple[int, dict[str, int], int, int]:
     """Rows with a missing or infinite value in a used column of the Parquet data (one read):
-    their number, the count per column, the 0-based position of the first, and all rows."""
+    their number, the count per column, the 0-based position of the first, and all rows.
+    ``labels`` are columns of unit ids (any dtype), where only a missing cell counts."""
     import dask
     import dask.dataframe as dd
     import numpy as np
 
+    labels = [c for c in labels or [] if c not in used]
+
     def count(part: Any) -> tuple[int, list[int], int, int]:
         values = np.column_stack([part[c].to_numpy(dtype=np.float64) for c in used])
         bad = ~np.isfinite(values)
+        if labels:
+            bad = np.column_stack([bad, *[part[c].isna().to_numpy() for c in labels]])
         rows = bad.any(axis=1)
         first = int(np.flatnonzero(rows)[0]) if rows.any() else -1
         return int(rows.sum()), bad.sum(axis=0).tolist(), first, len(part)
 
-    frame = dd.read_parquet(path, columns=used)
+    frame = dd.read_parquet(path, columns=[*used, *labels])
     parts = dask.compute(*[dask.delayed(count)(p) for p in frame.to_delayed()])
     n_bad = sum(p[0] for p in parts)
-    per_column = {c: sum(p[1][j] for p in parts) for j, c in enumerate(used)}
+    per_column = {c: sum(p[1][j] for p in parts) for j, c in enumerate([*used, *labels])}
     first, offset = -1, 0
     for rows, _, at, size in parts:
         if rows and first < 0:
@@ -1271,9 +1386,9 @@ def _dask_missing_counts(path: str, used: list[str]) -> tuple[int, dict[str, int
     return n_bad, per_column, first, offset
 
 
-def _dask_missing_error(path: str, used: list[str]) -> None:
+def _dask_missing_error(path: str, used: list[str], labels: list[str] | None = None) -> None:
     """The memory engine's error for missing values (nothing when there are none)."""
-    n_bad, per_column, first, _ = _dask_missing_counts(path, used)
+    n_bad, per_column, first, _ = _dask_missing_counts(path, used, labels)
     if n_bad:
         listed = ", ".join(f"{c} ({k})" for c, k in per_column.items() if k)
         raise InputError(
@@ -1282,24 +1397,88 @@ def _dask_missing_error(path: str, used: list[str]) -> None:
         )
 
 
-def _dask_drop_missing(path: str, used: list[str]) -> tuple[Any, int]:
+def _dask_drop_missing(
+    path: str, used: list[str], labels: list[str] | None = None
+) -> tuple[Any, int]:
     """``--drop-na`` on Dask: the Parquet data without the rows that have a missing or infinite
-    value in a used column (a filter applied as each partition is read), and their number."""
+    value in a used column, or a missing unit id in a ``labels`` column (a filter applied as
+    each partition is read), and their number."""
     import dask.dataframe as dd
     import numpy as np
 
-    n_bad, _, _, n = _dask_missing_counts(path, used)
+    labels = [c for c in labels or [] if c not in used]
+    n_bad, _, _, n = _dask_missing_counts(path, used, labels)
     if not n_bad:
         return path, 0
     if n_bad == n:
         raise InputError("every row has a missing value; nothing is left to evaluate")
-    frame = dd.read_parquet(path, columns=used)
+    frame = dd.read_parquet(path, columns=[*used, *labels])
 
     def finite(part: Any) -> Any:
         values = np.column_stack([part[c].to_numpy(dtype=np.float64) for c in used])
-        return part[np.isfinite(values).all(axis=1)]
+        keep = np.isfinite(values).all(axis=1)
+        for c in labels:
+            keep = keep & part[c].notna().to_numpy()
+        return part[keep]
 
     return frame.map_partitions(finite, meta=frame._meta), n_bad
+
+
+def _dask_columns(path: str, used: list[str], groups: str | None) -> None:
+    """Every named column is in the Parquet data (its schema, no rows read), or one line naming
+    the first missing one and the columns there are."""
+    import dask.dataframe as dd
+
+    try:
+        names = list(dd.read_parquet(path).columns)
+    except (ValueError, TypeError, OSError) as exc:
+        raise InputError(f"could not read {path}: {_first_line(exc)}") from None
+    shown = ", ".join(map(str, names[:12])) + (
+        f", ... ({len(names)} columns)" if len(names) > 12 else ""
+    )
+    for name in used:
+        if name not in names:
+            raise InputError(f"column {name!r} not found in {path}; columns: {shown}")
+    if groups is not None and groups not in names:
+        raise InputError(f"--groups column {groups!r} not found in {path}; columns: {shown}")
+
+
+def _dask_units(path: str, groups: str, used: list[str], drop_na: bool) -> int:
+    """``--groups`` on Dask (one read of the units' column and, with missing ids, of the used
+    ones): the number of distinct units among the rows evaluated (those without a missing
+    value when ``drop_na``), counted by the keys the Poisson bootstrap hashes
+    (:func:`ranklens._resampling.group_keys`: ``3`` and ``3.0`` are one unit). A missing id
+    without ``drop_na`` is the memory engine's error; an unknown column is named with the
+    columns there are."""
+    import dask
+    import dask.dataframe as dd
+    import numpy as np
+
+    from ranklens._resampling import group_keys
+
+    frame = dd.read_parquet(path, columns=list(dict.fromkeys([groups, *used])))
+
+    def keys(part: Any) -> tuple[Any, int]:
+        missing = part[groups].isna().to_numpy()
+        n_missing = int(missing.sum())
+        if drop_na:
+            values = np.column_stack([part[c].to_numpy(dtype=np.float64) for c in used])
+            missing = missing | ~np.isfinite(values).all(axis=1)
+        labels = part[groups][~missing]
+        if not len(labels):
+            return np.zeros(0, np.uint64), n_missing
+        return np.unique(group_keys(labels)), n_missing
+
+    parts = dask.compute(*[dask.delayed(keys)(p) for p in frame.to_delayed()])
+    if not drop_na and sum(p[1] for p in parts):
+        _dask_missing_error(path, used, [groups])
+    n_units = int(np.unique(np.concatenate([p[0] for p in parts])).size)
+    if n_units < 2:
+        raise InputError(
+            f"--groups {groups!r} holds {n_units} distinct unit(s); the clustered bootstrap "
+            "needs at least 2"
+        )
+    return n_units
 
 
 @app.command()

@@ -807,6 +807,7 @@ def evaluate_models(
     n_bootstrap: int = 0,
     random_state: int | None = 0,
     inference: str = "auto",
+    groups: ArrayLike | None = None,
     robustness: bool = True,
     curves: bool = True,
     agreement_predictions: Mapping[str, Any] | None = None,
@@ -858,7 +859,20 @@ def evaluate_models(
         :func:`ranklens.compare_models`. The comparison's ``interval_methods`` and
         ``test_methods``, ``settings["intervals"]`` and ``settings["paired tests"]`` say which
         method each number came from; the bootstrap's time budget spends no replicate on a
-        measure whose intervals and tests are all analytic.
+        measure whose intervals and tests are all analytic. With ``groups``, ``"auto"`` is the
+        clustered bootstrap for every measure (see ``groups``).
+    groups : array-like of shape (n,), optional
+        A unit id per row (customer, account, day; any labels: integers, strings, a pandas
+        categorical): the comparison and the bands come from the clustered bootstrap, which
+        resamples whole units (:func:`ranklens.compare_models`'s ``groups``; Davison & Hinkley
+        1997, Sect. 3.8), so that the correlation of the rows of one unit is kept. DeLong's and
+        Noether's analytic intervals assume independent rows and would understate the
+        uncertainty of clustered data, so with ``groups`` every interval and paired test comes
+        from the clustered bootstrap, whatever ``inference`` says (``settings["clustered
+        bootstrap"]`` says so; ``settings["groups"]`` holds the Series' name, else
+        ``"given"``, and ``settings["n_units"]`` the number of units). Needs ``n_bootstrap``
+        (with 0 nothing is resampled and ``groups`` would change nothing: a ``ValueError``).
+        The time budget is planned from replicates of rows (the same sweeps per replicate).
     robustness, curves : bool
         Whether to compute the robustness tables and the curves.
     agreement_predictions : mapping, optional
@@ -894,8 +908,9 @@ def evaluate_models(
     ValueError
         If an array is not one-dimensional, has too few observations or contains NaN or infinite
         values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+        or sums to zero; if ``groups`` has another length, a missing label or fewer than two
+        units, or is given with ``n_bootstrap=0``; if an option is outside its documented range.
+        The message names the argument.
 
     Notes
     -----
@@ -922,6 +937,9 @@ def evaluate_models(
     Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
     estimation. *Journal of the American Statistical Association* 102(477), 359-378.
     doi:10.1198/016214506000001437
+
+    Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
+    Cambridge University Press (Sect. 3.8, clustered data).
     """
     progress = renamed_keyword("progress", "on_progress", progress, on_progress, "evaluate_models")
     if inference not in INFERENCE:
@@ -947,6 +965,7 @@ def evaluate_models(
     # and as compare_models and the Dask engine pass them. The scale-free measures rescale them
     # themselves; a sum (SERA, a weighted count of rows under a budget) keeps their scale.
     weight = check_sample_weight(sample_weight, y.shape[0], normalize=False)
+    n_units = _check_groups(groups, y, n_bootstrap)
     relevance_note = relevance_failure = None
     if relevance is None:
         relevance, relevance_note, relevance_failure = _default_relevance(y)
@@ -972,6 +991,9 @@ def evaluate_models(
         settings["inference"] = inference
     if weight is not None:
         settings["sample_weight"] = "given"
+    if n_units:
+        name = getattr(groups, "name", None)
+        settings.update(groups_settings(None if name is None else str(name), n_units, inference))
 
     values, info, problems = score_registered_metrics(
         y, preds, intervals=bounds, sample_weight=weight, context=context, progress=progress
@@ -986,7 +1008,9 @@ def evaluate_models(
     if n_bootstrap:
         candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
         methods: dict[str, tuple[str, str]] = {}
-        if inference == "auto":
+        if inference == "auto" and groups is None:
+            # DeLong's and Noether's variances assume independent rows: with units, every
+            # interval and test comes from the clustered bootstrap.
             for spec in candidates:
                 declared = _analytic_methods(spec, weighted=weight is not None)
                 if declared is not None:
@@ -1021,6 +1045,7 @@ def evaluate_models(
                 random_state=random_state,
                 sample_weight=weight,
                 show_progress=show_progress,
+                groups=groups,
             )
         elif not plan.left_out and not methods:
             # Nothing to resample is a property of this data, not a failure of the comparison.
@@ -1078,7 +1103,16 @@ def evaluate_models(
             extras["relevance"] = relevance
         if plan is not None:
             bands = _bands(
-                y, preds, weight, events, plan, random_state, show_progress, problems, progress
+                y,
+                preds,
+                weight,
+                events,
+                plan,
+                random_state,
+                show_progress,
+                problems,
+                progress,
+                groups=groups,
             )
             if bands:
                 extras["bands"] = bands
@@ -1100,6 +1134,41 @@ def evaluate_models(
         curves=curve_results,
         extras=extras,
     )
+
+
+def _check_groups(groups: Any, y: np.ndarray, n_bootstrap: int) -> int:
+    """The number of units of ``groups`` (0 without it), validated as the bootstrap will.
+
+    The comparison and the bands record their own errors as problems; a bad ``groups`` is the
+    caller's input, so it is refused here, before any work, with the bootstrap's own message.
+    """
+    if groups is None:
+        return 0
+    if not n_bootstrap:
+        raise ValueError(
+            "groups names the units the clustered bootstrap resamples; with n_bootstrap=0 "
+            "nothing is resampled (give n_bootstrap >= 2, or leave groups out)"
+        )
+    from ranklens._resampling import Resampler
+
+    return int(Resampler.resolve("multinomial", groups, y).n_units)
+
+
+def groups_settings(column: str | None, n_units: int, inference: str) -> dict[str, Any]:
+    """``settings`` entries of a clustered bootstrap: the units' column (None: not named), their
+    number, and the sentence the report shows (the command line's Dask engine uses it too)."""
+    label = column if column is not None else "given"
+    of = f"units of {column!r}" if column is not None else "units (groups given)"
+    sentence = (
+        f"every interval and paired test from a clustered bootstrap over {n_units:,} {of}: "
+        "whole units resampled (Davison & Hinkley 1997, Sect. 3.8)"
+    )
+    if inference == "auto":
+        sentence += (
+            "; DeLong's and Noether's analytic intervals assume independent rows and are not "
+            "used with groups"
+        )
+    return {"groups": label, "n_units": n_units, "clustered bootstrap": sentence}
 
 
 def _default_relevance(y: np.ndarray) -> tuple[Any, str | None, Problem | None]:
@@ -1493,6 +1562,7 @@ def _bands(
     show_progress: bool | None,
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
+    groups: ArrayLike | None = None,
 ) -> dict[str, Any]:
     """Bootstrap bands of the curves the plan kept (same replicates as the comparison)."""
     band_func = curve_bands
@@ -1511,6 +1581,7 @@ def _bands(
             random_state=random_state,
             sample_weight=weight,
             show_progress=show_progress,
+            **({"groups": groups} if groups is not None else {}),
             **kwargs,
         )
         if result is not None:

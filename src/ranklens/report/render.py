@@ -361,6 +361,12 @@ def _interval_origin(evaluation: Any, shown: set[str]) -> str:
     if replicates is None:
         replicates = evaluation.settings.get("n_bootstrap")
     boot = f"paired bootstrap ({replicates} resamples)"
+    units = evaluation.settings.get("n_units")
+    if units:
+        # clustered data: whole units resampled (ranklens.evaluate_models' groups)
+        of = evaluation.settings.get("groups", "given")
+        of = f"units of {of}" if of != "given" else "units"
+        boot = f"clustered paired bootstrap over {units:,} {of} ({replicates} resamples)"
     references = getattr(comparison, "references", {}) or {}
     groups: dict[str, list[str]] = {}
     for metric, method in zip(comparison.metrics, interval_methods(comparison), strict=True):

@@ -104,7 +104,7 @@ def inference_caption(evaluation: Any) -> str:
     """
     return "\n".join(
         f"{key}: {evaluation.settings[key]}"
-        for key in ("intervals", "paired tests")
+        for key in ("intervals", "paired tests", "clustered bootstrap")
         if evaluation.settings.get(key)
     )
 
