@@ -51,6 +51,7 @@ def frame() -> pd.DataFrame:
             "b": (y * np.exp(0.6 * rng.normal(size=n))).round(2),
             "customer": [f"cust-{k:03d}" for k in unit],
             "unit_id": unit * 17 + 1000,
+            "w": rng.integers(1, 4, n).astype(float),
         }
     )
 
@@ -207,6 +208,26 @@ def test_csv_integer_ids_equal_python_api(files, tmp_path):
     assert got["settings"]["n_units"] == N_UNITS
 
 
+def test_weights_and_groups_equal_python_api(files, tmp_path):
+    got = _run(
+        files / "data.csv",
+        tmp_path / "o.json",
+        "--groups",
+        "customer",
+        "--weight",
+        "w",
+        "--bootstrap",
+        str(N_BOOT),
+        "--seed",
+        str(SEED),
+    )
+    table = pd.read_csv(files / "data.csv")
+    want = _python(table, table["customer"], sample_weight=table["w"].to_numpy(dtype=float))
+    assert _same_numbers(got, want) >= 20
+    assert got["settings"]["sample_weight"] == "given"
+    assert got["settings"]["n_units"] == N_UNITS
+
+
 def test_parquet_categorical_ids_equal_python_api_and_string_ids(files, tmp_path):
     pytest.importorskip("pyarrow")
     path = files / "data.parquet"
@@ -302,7 +323,10 @@ def test_report_names_the_clustered_bootstrap(files, tmp_path):
     [
         (
             ["--groups", "shop"],
-            ["--groups column 'shop' not found in data.csv", "columns: y, a, b, customer, unit_id"],
+            [
+                "--groups column 'shop' not found in data.csv",
+                "columns: y, a, b, customer, unit_id, w",
+            ],
         ),
         (
             ["--groups", "customer", "--bootstrap", "0"],
@@ -416,9 +440,11 @@ def test_dask_errors_and_missing_ids(client, parts, frame, tmp_path):
     _one_line_error(
         _invoke(*base, "--groups", "shop", "--bootstrap", "10"),
         "--groups column 'shop' not found",
-        "columns: y, a, b, customer, unit_id, segment",
+        "columns: y, a, b, customer, unit_id, w, segment",
     )
-    _one_line_error(_invoke(*base, "--weight", "w", "--bootstrap", "10"), "column 'w' not found")
+    _one_line_error(
+        _invoke(*base, "--weight", "nope", "--bootstrap", "10"), "column 'nope' not found"
+    )
     _one_line_error(_invoke(*base, "--groups", "y", "--bootstrap", "10"), "is also the --target")
     # missing unit ids: refused naming the column, or dropped with --drop-na
     holes = frame.copy()
