@@ -1155,8 +1155,29 @@ def _check_groups(groups: Any, y: np.ndarray, n_bootstrap: int) -> int:
 
 
 def groups_settings(column: str | None, n_units: int, inference: str) -> dict[str, Any]:
-    """``settings`` entries of a clustered bootstrap: the units' column (None: not named), their
-    number, and the sentence the report shows (the command line's Dask engine uses it too)."""
+    """``settings`` entries of a clustered bootstrap (the command line's Dask engine uses it too).
+
+    Parameters
+    ----------
+    column : str or None
+        The units' column (None: the labels were not named).
+    n_units : int
+        The number of distinct units.
+    inference : str
+        The ``inference`` asked for: with ``"auto"`` the sentence says why the analytic
+        intervals are not used.
+
+    Returns
+    -------
+    dict
+        ``"groups"`` (the column, else ``"given"``), ``"n_units"`` and ``"clustered bootstrap"``,
+        the sentence the report and the terminal show.
+
+    References
+    ----------
+    Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
+    Cambridge University Press (Sect. 3.8, clustered data).
+    """
     label = column if column is not None else "given"
     of = f"units of {column!r}" if column is not None else "units (groups given)"
     sentence = (
