@@ -128,3 +128,22 @@ def test_compact_sweep_bit_identical_to_one_replicate_sweep(n, ties, width):
             args = (weights, rows, top_rows, p_top, perms, *prepared[1:])
             np.testing.assert_array_equal(rl.level_statistics_serial(*args), ref)
             np.testing.assert_array_equal(rl.level_statistics_parallel(*args), ref)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 1000, 70_000])
+def test_multiplicities_counted_in_int32_equal_the_numpy_counts(n):
+    """The bootstrap's counts (kernel rows counted in int32, then converted) equal NumPy's
+    bincount of the same draws, for both drivers: random draws, one index drawn every time,
+    every index once, and no row at all."""
+    from ranklens._resampling import multiplicities_numpy
+
+    rng = np.random.default_rng(n)
+    indices = rng.integers(0, n, (5, n)).astype(np.int32)
+    indices[1] = n - 1
+    indices[2] = np.arange(n)
+    for block in (indices, indices[:0], indices.astype(np.int64)):
+        want = multiplicities_numpy(block, n)
+        for kernel in (kc.multiplicities_serial, kc.multiplicities_parallel):
+            got = kernel(block, n)
+            assert got.dtype == np.float64
+            np.testing.assert_array_equal(got, want)

@@ -41,15 +41,27 @@ __all__ = [
 
 @njit(cache=True)
 def _count_row(indices, b, out):
+    """Row ``b`` of the counts, every entry written. Fewer than 2^31 draws are counted in int32
+    (a row of n int32 takes half the cache of n float64: the scattered increments, the cost of
+    the row, miss less; about half the time at n = 1e6) and converted, exactly; more in
+    float64, exact below 2^53."""
     row = out[b]
-    for j in range(indices.shape[1]):
-        row[indices[b, j]] += 1.0
+    if indices.shape[1] < 2**31 - 1:
+        counts = np.zeros(row.size, np.int32)
+        for j in range(indices.shape[1]):
+            counts[indices[b, j]] += 1
+        for i in range(row.size):
+            row[i] = counts[i]
+    else:
+        row[:] = 0.0
+        for j in range(indices.shape[1]):
+            row[indices[b, j]] += 1.0
 
 
 @njit(cache=True, parallel=True)
 def multiplicities_parallel(indices, n):
     """``out[b, i]`` = number of ``j`` with ``indices[b, j] == i`` (float64), rows in parallel."""
-    out = np.zeros((indices.shape[0], n), dtype=np.float64)
+    out = np.empty((indices.shape[0], n), dtype=np.float64)
     for b in prange(indices.shape[0]):
         _count_row(indices, b, out)
     return out
@@ -58,7 +70,7 @@ def multiplicities_parallel(indices, n):
 @njit(cache=True)
 def multiplicities_serial(indices, n):
     """As :func:`multiplicities_parallel`, one row after the other."""
-    out = np.zeros((indices.shape[0], n), dtype=np.float64)
+    out = np.empty((indices.shape[0], n), dtype=np.float64)
     for b in range(indices.shape[0]):
         _count_row(indices, b, out)
     return out
