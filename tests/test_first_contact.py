@@ -22,10 +22,10 @@ runner = CliRunner()
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
 
 
-def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+def _python(code: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {**os.environ, "PYTHONPATH": str(SRC), **env}
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=environ, timeout=300
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environ, timeout=timeout
     )
 
 
@@ -145,7 +145,9 @@ def test_warmup_compiles_every_kernel(tmp_path):
         "print(' '.join(k for k, d in _warmup.kernel_dispatchers().items() "
         "if not is_compiled(d)))\n"
     )
-    done = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    # About 140 s of CPU on two quiet cores; the bound only stops a hung process (a loaded CI
+    # machine has taken more than 300 s of wall time).
+    done = _python(code, timeout=1800, NUMBA_CACHE_DIR=str(tmp_path))
     assert done.returncode == 0, done.stderr
     # Kernels no public function calls (kept for the tests' reference comparisons).
     unused = {
