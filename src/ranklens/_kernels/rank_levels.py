@@ -45,7 +45,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ranklens._kernels.compare import finish_rank_batch
+from ranklens._kernels.compare import advise_huge_pages, finish_rank_batch
 
 __all__ = [
     "LEVEL_BATCH",
@@ -554,6 +554,7 @@ def _pred_groups_vector(cur, p_top, n_pred, half):
     and never read)."""
     n = cur.shape[0]
     mid2 = np.empty((n_pred, _LANES), np.int32)
+    advise_huge_pages(mid2)
     below = np.zeros(_LANES, np.float64)
     sum_p2 = np.zeros(_LANES, np.float64)
     var_a = np.zeros(_LANES, np.float64)
@@ -660,7 +661,9 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
     n = y_seq.size
     compact = src.itemsize == 1 and src.shape[1] <= _LANES
     width = _LANES if compact else src.shape[1]  # compact batches padded with zero weights
-    cur = np.zeros((n, width), src.dtype)
+    cur = np.empty((n, width), src.dtype)
+    advise_huge_pages(cur)
+    cur[:] = 0
     used_width = src.shape[1]
     if compact and used_width == _LANES:  # whole rows as four 8-byte words
         src_words = src.view(np.uint64)
@@ -697,6 +700,7 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
         pred_mid, sum_p2, var_a = _pred_groups(cur, p_top, n_pred, half)
         mid2 = np.empty((0, _LANES), np.int32)
     nxt = np.empty((n, width), src.dtype)
+    advise_huge_pages(nxt)
     chunk = 0
     if compact:  # the longest chunk whose int32 sums are exact (see _split_levels_compact)
         bound = np.float64(w_max) * max(total.max(), 1.0)
