@@ -263,6 +263,7 @@ def prediction_rows(
     t_sizes: np.ndarray,
     total_w: Any,
     auc: dict[str, Any] | None,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """One prediction bucket of model ``model_index`` (``part``, its index reset; ``frame``, the
     rows the shuffle passes on): the frame with this model's columns added (Harrell's C count of
@@ -270,7 +271,9 @@ def prediction_rows(
     truth buckets, unless Noether's pass added it; the AUC count with ``auc``, which holds the
     event threshold and the bucket's carry-ins). In the last model's bucket, every model's
     columns being on the rows: the AUC sums per class (``out["auc"]``) and the sums of the rows
-    of each single-valued truth bucket (``out["single"]``: bucket -> (its ``y``, sums))."""
+    of each single-valued truth bucket (``out["single"]``: bucket -> (its ``y``, sums)).
+    ``rows``: the bucket's per-row counts where its sweep gave them already (unweighted: the
+    concordant minus discordant partners, and the prediction's tie sizes)."""
     unit = weight is None
     yv = part[y].to_numpy(dtype=np.float64)
     pv = part[pred].to_numpy(dtype=np.float64)
@@ -280,7 +283,8 @@ def prediction_rows(
     if h_row is not None and h_name not in frame.columns:
         tb = bucket_of(yv, t_bounds)
         cross = np.asarray(h_row, dtype=np.int64 if unit else np.float64)[tb]
-        added[h_name] = _local_h(yv, pv, wv) + cross
+        local = rows[0] if rows is not None and unit else _local_h(yv, pv, wv)
+        added[h_name] = local + cross
     if auc is not None:
         added[auc_column(model_index)] = _auc_h(yv, pv, wv, auc["threshold"], auc["carry"])
     if added:
@@ -296,46 +300,65 @@ def prediction_rows(
             (round(carry["N"]), round(carry["E"])) if unit else (carry["N"], carry["E"])
         )  # the other class's total: non-events for an event
         out["auc"] = {}
-        for label, rows in ((1, event), (0, ~event)):
-            d = np.full(int(rows.sum()), other[1 - label], dtype=np.int64 if unit else np.float64)
-            out["auc"][label] = _sums([v[rows] for v in h], d, _take(wv, rows))
+        for label, mask in ((1, event), (0, ~event)):
+            d = np.full(int(mask.sum()), other[1 - label], dtype=np.int64 if unit else np.float64)
+            out["auc"][label] = _sums([v[mask] for v in h], d, _take(wv, mask))
     if h_row is not None and single.size:
         tb = bucket_of(yv, t_bounds)
         h = [frame[_nt.h_column(k)].to_numpy() for k in range(n_models)]
         sizes = np.asarray(t_sizes, dtype=np.int64 if unit else np.float64)
         out["single"] = {}
         for b in single.tolist():
-            rows = tb == b
-            if not rows.any():
+            mask = tb == b
+            if not mask.any():
                 continue
-            d = np.full(int(rows.sum()), total_w - sizes[b], dtype=sizes.dtype)
-            value = float(yv[rows][0])
+            d = np.full(int(mask.sum()), total_w - sizes[b], dtype=sizes.dtype)
+            value = float(yv[mask][0])
             out["single"][int(b)] = (
                 value,
-                _sums([v[rows] for v in h], d, _take(wv, rows)),
+                _sums([v[mask] for v in h], d, _take(wv, mask)),
             )
     return frame, out
 
 
-def truth_rows(part: Any, *, y: str, weight: str | None, n_models: int, total_w: Any) -> dict:
+def truth_rows(
+    part: Any,
+    *,
+    y: str,
+    weight: str | None,
+    n_models: int,
+    total_w: Any,
+    rows: dict[str, Any] | None = None,
+) -> dict:
     """One truth bucket after the shuffle by truth: every model's complete Harrell's C count
     (the column plus the partners in this bucket and another prediction bucket) and the sums of
-    the rows with the bucket's largest ``y`` and of the others, and the bucket's distinct ``y``
-    (for the strata: two values in all make the two classes)."""
+    the rows with the bucket's largest ``y`` and of the others, and the number of the bucket's
+    distinct ``y`` (3 for three or more; for the strata: two values in all make two classes).
+    ``rows``: the per-row counts the bucket's sweeps gave already (unweighted: each row's ``y``
+    tie size, ``"y_ties"``, and per model its concordant minus discordant partners, ``"h"``),
+    else they are counted here."""
     if len(part) == 0:
         return {"distinct": 0}
     unit = weight is None
     yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
     wv = None if unit else np.ascontiguousarray(part[weight].to_numpy(dtype=np.float64))
-    same, _ = _other_y(yv, wv)
+    given = rows if unit else None
+    same = _other_y(yv, wv)[0] if given is None else given["y_ties"]
     d = total_w - same
     h = []
     for k in range(n_models):
-        pb = np.ascontiguousarray(part[bucket_column(k)].to_numpy().astype(np.float64))
-        h.append(part[_nt.h_column(k)].to_numpy() + _local_h(yv, pb, wv))
-    top = yv == yv.max()
+        if given is not None:
+            local = given["h"][k]
+        else:
+            pb = np.ascontiguousarray(part[bucket_column(k)].to_numpy().astype(np.float64))
+            local = _local_h(yv, pb, wv)
+        h.append(part[_nt.h_column(k)].to_numpy() + local)
+    low, high = yv.min(), yv.max()
+    top = yv == high
+    # the distinct values, 3 standing for three or more: two in all make the two classes
+    distinct = 1 if low == high else 3 if np.any((yv > low) & (yv < high)) else 2
     return {
-        "distinct": int(np.unique(yv).size),
+        "distinct": distinct,
         "ymax": float(yv.max()),
         "top": _sums([v[top] for v in h], d[top], _take(wv, top)),
         "rest": _sums([v[~top] for v in h], d[~top], _take(wv, ~top)),
