@@ -44,6 +44,7 @@ import numpy as np
 from ranklens import _resampling, compare
 from ranklens._registry import RankSweepForm, RatioForm
 from ranklens._resampling import jackknife_rows
+from ranklens._xp.band_routes import routed_as
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
 
@@ -206,9 +207,8 @@ def _compile(
     small = {name: pred[rows] for name, pred in preds.items()}
     small_weight = None if weight is None else weight[rows]
     # Not the NumPy twins of a small first call, unless the real run takes them too; the band
-    # grids likewise take the route of the real n (their NumPy forms stand in below a size).
-    from ranklens._kernels.curve_sweeps import routed_as
-
+    # grids likewise take the route of the real n (their NumPy forms stand in below a size; the
+    # rule is asked without importing the grid kernels, ranklens._xp.band_routes).
     forced = contextlib.nullcontext() if twins else _resampling.kernels_only()
     with forced, routed_as(n):
         _quietly(

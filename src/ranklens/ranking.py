@@ -62,8 +62,10 @@ from ranklens._validation import (
     check_sample_weight,
     check_sample_weight_scaled,
 )
+from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import cupy_or_raise
 from ranklens._xp import curves as _xpc
+from ranklens._xp import sequence as _xs
 from ranklens._xp.measures import device_inputs, device_point, resolve_device
 from ranklens._xp.summary import (
     PAIR_COUNTS_BELOW,
@@ -1699,7 +1701,8 @@ def concordance_profile(
     """
     y, p, w = _inputs(y_true, y_pred, sample_weight)
     n = y.size
-    order, key, pkey, y_rank, pred_rank, n_y, _ = _k.sequence(y, p, need_pred_rank=True)
+    # small: the NumPy sequence, without importing numba (ranklens._xp.sequence)
+    order, key, pkey, y_rank, pred_rank, n_y, _ = _xs.sequence(y, p, need_pred_rank=True)
     weights = np.ones(n) if w is None else w
     w_seq = weights[order]
     # small, unweighted and the kernels not loaded: the counts and the envelope by comparing the
@@ -1738,7 +1741,7 @@ def concordance_profile(
         envelope = envelope_by_comparison(key, pkey, n_y, w_seq)
     else:
         envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)
-    shown = _k.order_by_pred(pred_rank)
+    shown = _xs.order_by_pred(pred_rank)
     return _concordance_profile_from_counts(
         weights, y_rank, ytot, correct, envelope, np.arange(n), order=shown, stacklevel=5
     )
@@ -1822,7 +1825,7 @@ def _cutoff_auc_on_grid(result: CutoffAUCResult, grid: np.ndarray) -> np.ndarray
 
 def _sequence_state(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
     """The weight-free sort of the curve sweeps: ``(order, key, pkey, n_y)``."""
-    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+    order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p)  # small: NumPy, without numba
     return order, key, pkey, n_y
 
 
@@ -1830,7 +1833,7 @@ def _cutoff_auc_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndar
     """Cutoff AUC of each weight row at ``grid`` (:func:`ranklens._kernels.curve_sweeps`)."""
     order, key, pkey, n_y = state
     w = np.ascontiguousarray(weights)
-    if _kcs.numpy_route(w.shape[1], _kcs.cutoff_auc_grid):  # small, not compiled: NumPy, same bits
+    if _band_routes.numpy_route(w.shape[1], "cutoff_auc_grid"):  # small: NumPy, the same bits
         return _xpc.cutoff_auc_grid_numpy(w, order, key, pkey, n_y, grid)
     return np.asarray(_kcs.cutoff_auc_grid(w, order, key, pkey, n_y, grid))
 
@@ -1908,8 +1911,8 @@ def cutoff_auc_curve(
         _warn_all(["y_true is constant: there is no cutoff, the curve is empty"])
         empty = np.empty(0)
         return CutoffAUCResult(empty, empty, empty, empty, np.zeros(1), math.nan)
-    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
-    if _kcs.numpy_route(y.size, _k.cutoff_auc_sums):  # small, not compiled: NumPy, same bits
+    order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p)  # small: NumPy, without numba
+    if _band_routes.numpy_route(y.size, "cutoff_auc_sums"):  # small: NumPy, the same bits
         positives, u, gap = _xpc.cutoff_auc_sums_numpy(key, pkey, n_y, weights[order])
     else:
         positives, u, gap = _k.cutoff_auc_sums(key, pkey, n_y, weights[order])
@@ -2090,7 +2093,7 @@ def rank_lift_curve(
     y, p = check_pair(y_true, y_pred)
     w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
     y, p, weights = _positive_weight_rows(y, p, w)
-    order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+    order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p)  # small: NumPy, without numba
     w_seq = weights[order]
     ytot = np.bincount(key, weights=w_seq, minlength=n_y)
     starts = np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1]])

@@ -68,6 +68,7 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
 )
+from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import measures as _xm
 from ranklens._xp import targeting as _xpt
 from ranklens._xp import to_host
@@ -870,12 +871,7 @@ def _curve_sweep_state(y: FloatArray, pred: FloatArray) -> Any:
 
 
 def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: bool) -> Any:
-    import numba
-
-    from ranklens._kernels import curve_sweeps
-
     w = np.ascontiguousarray(weights, dtype=np.float64)
-    threads = numba.get_num_threads()
     args = (
         w,
         state.y_order,
@@ -889,11 +885,16 @@ def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: boo
         np.ascontiguousarray(grid, dtype=np.float64),
         lift,
     )
-    kernels = (curve_sweeps.gain_grid_serial, curve_sweeps.gain_grid_parallel)
-    if curve_sweeps.numpy_route(w.shape[1], *kernels):  # small, not compiled: NumPy, same bits
+    # small, not compiled: NumPy, the same bits (decided without importing numba)
+    if _band_routes.numpy_route(w.shape[1], "gain_grid_serial", "gain_grid_parallel"):
         from ranklens._xp.curves import gain_grid_numpy
 
         return gain_grid_numpy(*args)
+    import numba
+
+    from ranklens._kernels import curve_sweeps
+
+    threads = numba.get_num_threads()
     if threads > 1 and w.shape[0] > 1 and w.shape[1] >= _SWEEP_PARALLEL_WORK:
         return curve_sweeps.gain_grid_parallel(*args, 4 * threads)
     return curve_sweeps.gain_grid_serial(*args)
@@ -2028,19 +2029,9 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
 
 def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, ...]) -> Any:
     """``(rows, len(wanted), models)`` replicates of the measures declaring a CurveForm."""
-    import numba
-
-    from ranklens._kernels import curve_sweeps
-
     codes = np.array([_SWEEP_CODES[form.statistic] for form in wanted], dtype=np.int64)
     depths = np.array([math.nan if f.depth is None else f.depth for f in wanted])
     w = np.ascontiguousarray(weights, dtype=np.float64)
-    threads = numba.get_num_threads()
-    parallel = (
-        threads > 1
-        and w.shape[0] > 1
-        and w.shape[1] * state.orders.shape[0] >= _SWEEP_PARALLEL_WORK
-    )
     args = (
         w,
         state.y_order,
@@ -2054,11 +2045,22 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
         codes,
         depths,
     )
-    kernels = (curve_sweeps.targeting_replicates_serial, curve_sweeps.targeting_replicates_parallel)
-    if curve_sweeps.numpy_route(w.shape[1], *kernels):  # small, not compiled: NumPy, same bits
+    kernels = ("targeting_replicates_serial", "targeting_replicates_parallel")
+    # small, not compiled: NumPy, the same bits (decided without importing numba)
+    if _band_routes.numpy_route(w.shape[1], *kernels):
         from ranklens._xp.curves import targeting_replicates_numpy
 
         return targeting_replicates_numpy(*args)
+    import numba
+
+    from ranklens._kernels import curve_sweeps
+
+    threads = numba.get_num_threads()
+    parallel = (
+        threads > 1
+        and w.shape[0] > 1
+        and w.shape[1] * state.orders.shape[0] >= _SWEEP_PARALLEL_WORK
+    )
     if parallel:
         return curve_sweeps.targeting_replicates_parallel(*args, 4 * threads)
     return curve_sweeps.targeting_replicates_serial(*args)

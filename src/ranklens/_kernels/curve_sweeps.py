@@ -12,7 +12,9 @@ sequentially, so the numbers do not depend on the number of threads. The serial 
 drivers share one row body (``_targeting_rows``, ``_gain_grid_rows``), so each body compiles once
 per signature. Below :data:`NUMPY_BELOW` rows, while a grid's kernels have no machine code in the
 process, its callers run the NumPy form of :mod:`ranklens._xp.curves` instead (the same numbers
-bit for bit; :func:`numpy_route`).
+bit for bit; :func:`numpy_route`). The callers ask :func:`ranklens._xp.band_routes.numpy_route`
+first, which takes the NumPy form without importing this module (nor numba) while it is not
+imported, and defers to :func:`numpy_route` here once it is; :func:`routed_as` lives there too.
 
 References
 ----------
@@ -22,20 +24,19 @@ Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of reg
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-
 import numpy as np
 from numba import njit, prange
 
 from ranklens._kernels.curves import kernel_ready
 from ranklens._kernels.ranking import cutoff_auc_sums
+from ranklens._xp.band_routes import ROUTE_ROWS, routed_as
 
 __all__ = [
     "cutoff_auc_grid",
     "gain_grid_parallel",
     "gain_grid_serial",
     "rank_lift_grid",
+    "routed_as",
     "targeting_replicates_parallel",
     "targeting_replicates_serial",
 ]
@@ -598,26 +599,10 @@ def targeting_replicates_parallel(
 NUMPY_BELOW = 1 << 12
 
 
-#: The data rows the route is decided for within :func:`routed_as` (0: the call's own).
-_ROUTE_ROWS = contextvars.ContextVar("_ROUTE_ROWS", default=0)
-
-
 def numpy_route(n, *kernels):
     """Whether a band grid over ``n`` data rows takes its NumPy form: below :data:`NUMPY_BELOW`
     rows while none of ``kernels`` (its serial and parallel drivers) has machine code, in this
     process or in numba's cache (a cached kernel loads in a fraction of a second, and a warm
     process keeps the kernels it ran with: :func:`ranklens._kernels.curves.kernel_ready`)."""
-    rows = max(n, _ROUTE_ROWS.get())
+    rows = max(n, ROUTE_ROWS.get())
     return rows < NUMPY_BELOW and not any(kernel_ready(k) for k in kernels)
-
-
-@contextlib.contextmanager
-def routed_as(n):
-    """Within the block the grids take the route of a call on (at least) ``n`` rows: a small
-    sample run to compile the kernels of a larger run (the bootstrap budget's first step)
-    compiles the grid kernels that run will use instead of standing in for them."""
-    token = _ROUTE_ROWS.set(int(n))
-    try:
-        yield
-    finally:
-        _ROUTE_ROWS.reset(token)

@@ -48,6 +48,8 @@ from numba import njit
 
 from ranklens._kernels import curves as _curves
 from ranklens._kernels.curves import _descending_keys, _radix_sort
+from ranklens._xp import sequence as _xs
+from ranklens._xp.sequence import dense_ranks_numpy as _dense_ranks_numpy
 
 __all__ = [
     "SMALL_N",
@@ -122,22 +124,6 @@ def _use_kernel(n: int, kernel: object) -> bool:
     """From :data:`SMALL_N` rows on, or below when ``kernel`` is compiled already (one call of
     it is cheaper than NumPy's dozen calls; see ``ranklens._kernels.curves.PREFER_COMPILED``)."""
     return n >= SMALL_N or _curves.kernel_ready(kernel)
-
-
-def _dense_ranks_numpy(x: np.ndarray) -> tuple[np.ndarray, int]:
-    """:func:`dense_ranks` with NumPy's sort (ranks do not depend on the order of equal values).
-
-    ``-0.0`` and ``0.0`` share a rank, as ``==`` and the radix keys say.
-    """
-    n = x.size
-    order = np.argsort(x)
-    xs = x[order]
-    step = np.zeros(n, np.int64)
-    np.not_equal(xs[1:], xs[:-1], out=step[1:], casting="unsafe")
-    groups = np.cumsum(step)
-    rank = np.empty(n, np.int64)
-    rank[order] = groups
-    return rank, int(groups[-1]) + 1 if n else 0
 
 
 def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
@@ -242,17 +228,8 @@ def sequence(
     y_pred = np.ascontiguousarray(y_pred, dtype=np.float64)
     n = y_pred.size
     if not _use_kernel(n, _build_sequence):
-        # One sort of a distinct int64 key per row: decreasing prediction rank, then decreasing
-        # y rank, then increasing row (n_pred * n_y * n < 2**45 here, no overflow).
-        p_rank, n_p = _dense_ranks_numpy(y_pred)
-        composite = ((n_p - 1) - p_rank) * n_y + ((n_y - 1) - y_rank)
-        composite *= n
-        composite += np.arange(n)
-        order = np.argsort(composite)
-        key = y_rank[order]
-        pkey = p_rank[order]
-        pred_rank = p_rank if need_pred_rank else np.empty(0, np.int64)
-        return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
+        # One sort of a distinct int64 key per row (ranklens._xp.sequence, numba-free).
+        return _xs.sequence_numpy(y_rank, n_y, y_pred, need_pred_rank)
     p_keys, p_order = radix_argsort(y_pred)
     order, key, pkey, pred_rank, n_p = _build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank)
     return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
@@ -311,7 +288,7 @@ def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
     A counting sort (O(n)); below :data:`SMALL_N` rows NumPy's stable sort, the same order.
     """
     if not _use_kernel(pred_rank.size, _order_by_pred):
-        return np.argsort(-pred_rank, kind="stable")
+        return _xs.order_by_pred_numpy(pred_rank)
     return _order_by_pred(pred_rank)
 
 
