@@ -26,8 +26,9 @@ squared stays below ``2^53`` the results are bit-identical to the one-replicate 
 Fractional weights run the same code in float64.
 
 Memory: the level orders are ``ceil(log2 n)`` int32 arrays of length n per model (80 MB at
-n = 1e6 for 20 levels); a batch task holds its weights in position order and the predictions'
-midranks, ``(n, LEVEL_BATCH)`` each.
+n = 1e6 for 20 levels); a batch task holds its weights in two orders and the predictions'
+midranks, ``(n, LEVEL_BATCH)`` each (compact batches: uint8 weights and twice the midranks as
+int32, swept as LLVM vector code; arrays of 8 MiB and more on transparent huge pages).
 
 References
 ----------
