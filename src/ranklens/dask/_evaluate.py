@@ -14,6 +14,7 @@ from ranklens._extras import require
 from ranklens._registry import CurveStatistic, MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _curves as _c
+from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
 from ranklens.dask import _listwise as _lw
 from ranklens.dask import _noether as _nt
@@ -193,11 +194,15 @@ def evaluate(
     inference : {"auto", "bootstrap"}, default "auto"
         Where the intervals in ``evaluation.comparison`` come from, as
         :func:`ranklens.evaluate_models`'s ``inference``: ``"auto"``, the analytic intervals the
-        engine computes (DeLong's for the AUC, Noether's for Kendall's tau-b without weights)
-        and the percentile intervals of the Poisson replicates (with ``n_bootstrap``) for the
-        rest; ``"bootstrap"``, the replicates throughout (needs ``n_bootstrap``). Its
-        ``interval_methods`` and ``test_methods`` (and ``settings["intervals"]``) say which
-        method gave each number; pairs of models are tested by the paired replicates only.
+        engine computes (DeLong's for the AUC, Harrell's C and Somers' D, with weights too;
+        Noether's for Kendall's tau-b without weights) and the percentile intervals of the
+        Poisson replicates (with ``n_bootstrap``) for the rest; pairs of models are tested by
+        DeLong's paired test on the AUC, C and D, by the paired replicates elsewhere;
+        ``"bootstrap"``, the replicates throughout (needs ``n_bootstrap``). With ``groups`` the
+        comparison is the replicates' throughout, as in memory (the analytic variances assume
+        independent rows). Its ``interval_methods`` and ``test_methods`` (and
+        ``settings["intervals"]``, ``settings["paired tests"]``) say which method gave each
+        number.
 
     Returns
     -------
@@ -206,6 +211,9 @@ def evaluate(
         ``problems`` (measures the engine does not compute are ``"skipped"``),
         ``curves["decile_table"][model]`` (:class:`ranklens.DecileTableResult`) and ``extras``:
         ``"delong"`` (model -> :class:`ranklens.delong.DeLongIntervalResult` of the AUC),
+        with ``inference="auto"`` ``"delong_c"`` (model -> the ``DeLongIntervalResult`` of
+        Harrell's C) and ``"delong_covariance"`` (``"auc"`` with two models or more and
+        ``"harrell_c"`` -> the models' DeLong covariance matrix, in the order of ``pred``),
         ``"pair_counts"`` (model -> the pair classes behind tau and C; Python integers without
         weights), ``"bootstrap"`` (with ``n_bootstrap``: replicates and intervals),
         ``"binned_auc"`` (with ``exact=False``: model -> (AUC, error bound)) and ``"seconds"``
@@ -233,6 +241,12 @@ def evaluate(
     different truth buckets come from the bucket grid; pairs sharing a truth bucket but not a
     prediction bucket are counted by a sweep over (truth, prediction bucket) in the truth bucket.
     Spearman's rho is the correlation of midranks (Spearman 1904), both carried across buckets.
+    DeLong's covariances of C (and of the AUC) are sums over rows of products of each model's
+    per-row concordant-minus-discordant count ``h_i`` and of ``d_i``, the partners with another
+    response: ``Cov(C_a, C_b) = sum_g c_g sum_{i in g} w_i^2 (h_a,i - D_a d_i)(h_b,i - D_b d_i) /
+    (sum w d)^2`` over the strata ``g`` (the classes of a two-valued response, else all rows),
+    ``c_g = n_g / (n_g - 1)``, ``D = sum w h / sum w d`` (:mod:`ranklens.dask._delong`); without
+    weights exact rationals.
 
     References
     ----------
@@ -244,6 +258,11 @@ def evaluate(
     DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
     or more correlated receiver operating characteristic curves: a nonparametric approach.
     *Biometrics* 44(3), 837-845.
+    Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
+    under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
+    21(11), 1389-1393.
+    Sen, P. K. (1960). On some convergence properties of U-statistics. *Calcutta Statistical
+    Association Bulletin* 10(1), 1-18.
     Noether, G. E. (1967). *Elements of Nonparametric Statistics*. New York: Wiley.
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
@@ -353,8 +372,12 @@ def evaluate(
                 )
 
     definition, threshold, top = _events(events, binary)
+    # the ranked curves (and with them the event threshold, the decile table and DeLong's
+    # interval of the AUC) only where something asks for them: a run of rank correlations alone
+    # reads the data neither for the threshold nor for the curve pieces
+    want_curves = bool(the_plan.curve) or curve_arrays or bool(n_bootstrap) or not exact
     t_bounds = _e._bounds(sample_y, buckets)
-    if top is not None:
+    if top is not None and want_curves:
         totals = dask.compute(
             *[
                 dask.delayed(_p.bucket_totals)(part, y, weight, t_bounds)
@@ -378,10 +401,14 @@ def evaluate(
         higher_w = 0.0 if unit else float(weights_t[bucket + 1 :].sum())
         threshold = _e.exact_top_threshold(vals, wts, higher, higher_w, top, n, total_w)
         definition = f"top:{top:g} (y >= {threshold:.6g})"
+    if not want_curves:
+        threshold = math.inf  # no events: nothing reads them
     assert threshold is not None
-    t_bounds, single = _e.truth_bounds(sample_y, buckets, [threshold])
+    t_bounds, single = _e.truth_bounds(sample_y, buckets, [threshold] if want_curves else [])
     p_bounds = [_e._bounds(sp, buckets) for sp in sample_p]
     settings = {"engine": "dask", "events": definition, "exact": exact, "buckets": buckets}
+    if not want_curves:
+        del settings["events"]
     settings.update({key: v for key, v in ranked_list_params.items() if v is not None})
     # measures that are sums once their parameters are fitted, and medians (ranklens.dask._sums)
     bound_columns = [c for pair in intervals.values() for c in pair]
@@ -470,7 +497,7 @@ def evaluate(
         level = [dask.delayed(_p.add_grids)(u, v) for u, v in pairs] + level[len(level) // 2 * 2 :]
     grids = list(dask.compute(*level))
     event_from = int(np.searchsorted(t_bounds, threshold, side="right"))
-    if top is not None:
+    if top is not None and want_curves:
         # as targeting._event_response words it
         events_w = sum(
             float(gr["grids"][0][0 if unit else 1][:, event_from:].sum()) for gr in grids
@@ -523,6 +550,12 @@ def evaluate(
     truth_curve_pieces: list[Any] = []  # and per truth bucket, sums by distinct y
     # Noether's interval of tau (unweighted, as in memory): exact per-row sums of these passes
     noether = unit and want_pairs and any(_nt.wanted(spec) for spec in the_plan.sweep)
+    # DeLong's interval of Harrell's C and the paired tests of the AUC and C: per-row counts
+    # travelling with the rows through the chained shuffles (ranklens.dask._delong)
+    analytic = inference == "auto" and groups is None
+    delong_c = analytic and want_pairs and _dl.wanted(the_plan.sweep, _dl.HARRELL_C)
+    delong_auc = analytic and len(preds) >= 2 and _dl.wanted(the_plan.curve, _dl.AUC)
+    chain = want_pairs or delong_auc  # every model's columns on the rows of the last shuffle
     grid_totals = []
     for k, model in enumerate(preds):
         if unit:
@@ -530,7 +563,9 @@ def evaluate(
         else:
             g = np.sum([gr["grids"][k][1] for gr in grids], axis=0)
         grid_totals.append(g)
-        h_cross = _nt.cross_counts(g) if noether else None
+        h_cross: Any = _nt.cross_counts(g) if noether or (delong_c and unit) else None
+        if delong_c and not unit:
+            h_cross = _dl.cross_weights(g)
         w_a = g.sum(axis=1)
         e_a = g[:, event_from:].sum(axis=1)
         nb = w_a.size
@@ -552,12 +587,12 @@ def evaluate(
         # shuffles are chained (the truth shuffle needs every model's midrank on the same
         # rows), less the predictions already sorted.
         source = _without(
-            current if want_pairs else frame,
+            current if chain else frame,
             [*preds, groups],
-            [y, weight, *(preds[k:] if want_pairs else [model])],
+            [y, weight, *(preds[k:] if chain else [model])],
         )
         bucketed = source.map_partitions(_p.with_p_bucket, model, weight, p_bounds[k])
-        shuffled = bucketed.set_index(_p.P_BUCKET, divisions=list(range(nb + 1)), drop=False)
+        shuffled = _by_bucket(bucketed, _p.P_BUCKET, nb)
         outputs = [
             dask.delayed(_prediction_task, nout=2)(
                 part,
@@ -573,8 +608,9 @@ def evaluate(
                 t_bounds,
                 single,
                 None if boot_k is None else {**boot_k, "carry": {i: boot_k["carry"][i]}},
+                curves=want_curves,
                 noether=None
-                if h_cross is None
+                if not noether
                 else dict(
                     y=y,
                     pred=model,
@@ -585,15 +621,31 @@ def evaluate(
                     t_sizes=g.sum(axis=0),
                     n=n,
                 ),
+                delong=None
+                if not (delong_c or delong_auc)
+                else dict(
+                    y=y,
+                    pred=model,
+                    weight=weight,
+                    model_index=k,
+                    n_models=len(preds),
+                    h_row=h_cross[i] if delong_c else None,
+                    t_bounds=t_bounds,
+                    single=single,
+                    t_sizes=g.sum(axis=0),
+                    total_w=total_w,
+                    auc=dict(threshold=threshold, carry=carry[i]) if delong_auc else None,
+                ),
             )
             for i, part in enumerate(shuffled.to_delayed())
         ]
         pred_summaries.append([o[1] for o in outputs])
         meta = source._meta.assign(
             **{
-                _p.midrank_column(k): np.zeros(0, np.int64 if unit else np.float64),
-                _p.bucket_column(k): np.zeros(0, np.int64),
-                **(_nt.meta_columns(k) if noether else {}),
+                _p.midrank_column(k): np.zeros(0, _p.midrank_dtype(n, unit)),
+                _p.bucket_column(k): np.zeros(0, _p.BUCKET_DTYPE),
+                **(_nt.meta_columns(k, n) if noether else {}),
+                **_dl.meta_columns(k, c=delong_c and not noether, auc=delong_auc, unit=unit),
             }
         )
         current = dd.from_delayed([o[0] for o in outputs], meta=meta, verify_meta=False)
@@ -625,12 +677,18 @@ def evaluate(
             for b in range(t_counts.size)
         }
         source = _without(
-            current, [*preds, groups, _c.ROW, *([_p.KEY] if boot is None else [])], [y, weight]
+            current,
+            [
+                *preds,
+                groups,
+                _c.ROW,
+                *([_p.KEY] if boot is None else []),
+                *([_dl.auc_column(k) for k in range(len(preds))] if delong_auc else []),
+            ],
+            [y, weight],
         )
         bucketed = source.map_partitions(_p.with_t_bucket, y, t_bounds, single)
-        shuffled = bucketed.set_index(
-            _p.T_BUCKET, divisions=list(range(t_bounds.size + 2)), drop=False
-        )
+        shuffled = _by_bucket(bucketed, _p.T_BUCKET, t_bounds.size + 1)
         truth_summaries = [
             dask.delayed(_truth_task)(
                 part,
@@ -640,6 +698,9 @@ def evaluate(
                 {b: t_carry[b]},
                 float(total_w),
                 noether=dict(y=y, n_models=len(preds), n=n) if noether else None,
+                delong=dict(y=y, weight=weight, n_models=len(preds), total_w=total_w)
+                if delong_c
+                else None,
             )
             for b, part in enumerate(shuffled.to_delayed())
         ]
@@ -666,7 +727,7 @@ def evaluate(
     )
     lap("shuffles by prediction and truth")
 
-    curves: dict[str, dict[str, Any]] = {"decile_table": {}}
+    curves: dict[str, dict[str, Any]] = {"decile_table": {}} if want_curves else {}
     pair_counts: dict[str, dict[str, Any]] = {}
     noether_out: dict[str, Any] = {}
     delong: dict[str, Any] = {}
@@ -680,7 +741,11 @@ def evaluate(
         parts = [s for s in pred_out[k] if s["n"]]
         e_total = float(sum(grid_totals[k][:, event_from:].sum(axis=1)))
         n_total = float(total_w) - e_total
-        stats = _curve_statistics(parts, e_total, n_total, float(total_w), depths)
+        stats = (
+            _curve_statistics(parts, e_total, n_total, float(total_w), depths)
+            if want_curves
+            else {}
+        )
         for spec in the_plan.curve:
             curve = spec.capabilities.curve
             assert curve is not None
@@ -690,12 +755,13 @@ def evaluate(
                 problems[model][spec.name] = Problem(
                     "undefined", f"undefined: no events or no non-events under {definition!r}"
                 )
-        delong[model] = _delong(
-            parts, stats[CurveStatistic.ROC_AUC], e_total, n_total, confidence_level
-        )
-        curves["decile_table"][model] = _decile_table(
-            parts, queries, n_bins, e_total, n_total, float(total_w), definition
-        )
+        if want_curves:
+            delong[model] = _delong(
+                parts, stats[CurveStatistic.ROC_AUC], e_total, n_total, confidence_level
+            )
+            curves["decile_table"][model] = _decile_table(
+                parts, queries, n_bins, e_total, n_total, float(total_w), definition
+            )
         if want_pairs:
             tparts = [t for t in truth_out if t["n"]]
             cross = _e._grid_cross(grid_totals[k])
@@ -752,8 +818,29 @@ def evaluate(
                     problems[model][spec.name] = Problem(
                         "undefined", "undefined: y_true or y_pred is constant (all pairs tied)"
                     )
+    delong_covariance: dict[str, np.ndarray] = {}
+    delong_c_out: dict[str, Any] = {}
+    if delong_auc or delong_c:
+        last = [p.get("delong_pairs", {}) for p in pred_out[-1] if p["n"]]
+        if delong_auc:
+            delong_covariance[_dl.AUC] = _dl.auc_covariance(last, len(preds), unit)
+        if delong_c:
+            cov_c, estimates, two = _dl.c_covariance(
+                last, [t.get("delong_c", {}) for t in truth_out], len(preds), unit
+            )
+            delong_covariance[_dl.HARRELL_C] = cov_c
+            delong_c_out = {
+                model: _dl.interval_result(
+                    estimates[k], float(cov_c[k, k]), confidence_level, two, n_eff
+                )
+                for k, model in enumerate(preds)
+            }
     lap("combining")
     extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong, "seconds": timings}
+    if delong_c_out:
+        extras["delong_c"] = delong_c_out
+    if delong_covariance:
+        extras["delong_covariance"] = delong_covariance
     if noether_out:
         extras["noether"] = noether_out
     if curve_arrays:
@@ -810,7 +897,11 @@ def evaluate(
             values[model][name] = math.nan
             problems[model][name] = Problem("skipped", why)
     # intervals and paired tests where the in-memory pipeline keeps them, with their methods
-    comparison = _e.interval_comparison(values, preds, extras, inference, confidence_level)
+    # as in memory: with units (groups) every interval and test comes from the clustered
+    # replicates, DeLong's and Noether's variances assuming independent rows
+    comparison = _e.interval_comparison(
+        values, preds, extras, inference if groups is None else "bootstrap", confidence_level
+    )
     # the task parameters given, as evaluate_models records them
     task = dict(
         alpha=alpha,
@@ -853,6 +944,31 @@ def _split(dask: Any, dd: Any, frame: Any, part_rows: Sequence[int], rows: int) 
             dask.delayed(_p.row_slice)(part, a, b) for a, b in itertools.pairwise(edges.tolist())
         ]
     return dd.from_delayed(pieces, meta=frame._meta, verify_meta=False)
+
+
+def _restore_bucket(part: Any, column: str, dtype: Any, partition_info: Any = None) -> Any:
+    """The partition with its bucket column (the partition's number) put back."""
+    return part.assign(**{column: np.full(len(part), partition_info["number"], dtype)})
+
+
+def _by_bucket(frame: Any, column: str, n_parts: int) -> Any:
+    """``frame`` shuffled so that partition ``i`` holds the rows whose ``column`` is ``i``.
+
+    Dask's shuffle with ``column`` itself as the output partition number: ``set_index`` with
+    the divisions ``0, 1, ..., n_parts`` shuffles the same way, but moves a second copy of the
+    column (the partition number it computes) and then sets and sorts the index; here the column
+    is not moved at all (it is the partition number) and is put back after the shuffle.
+    ``set_index`` where this dask has no such shuffle expression.
+    """
+    try:
+        from dask.dataframe.dask_expr._collection import new_collection
+        from dask.dataframe.dask_expr._shuffle import Shuffle
+    except ImportError:  # another dask: the public route
+        return frame.set_index(column, divisions=list(range(n_parts + 1)), drop=False)
+    dtype = frame._meta[column].dtype
+    moved = new_collection(Shuffle(frame.expr, column, n_parts, True, None, None))
+    rest = moved[[c for c in frame.columns if c != column]]
+    return rest.map_partitions(_restore_bucket, column, dtype, meta=frame._meta)
 
 
 def _without(frame: Any, drop: Sequence[str | None], keep: Sequence[str | None]) -> Any:
@@ -1020,20 +1136,38 @@ def _depth(spec: MetricSpec) -> float | None:
 
 
 def _prediction_task(
-    part: Any, *args: Any, noether: dict[str, Any] | None = None
+    part: Any,
+    *args: Any,
+    curves: bool = True,
+    noether: dict[str, Any] | None = None,
+    delong: dict[str, Any] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     part = part.reset_index(drop=True)
-    frame, out = _p.prediction_partition(part, *args)
+    # with Noether's interval the bucket's one sweep also gives each row's partners
+    frame, out = _p.prediction_partition(
+        part, *args, curves=curves, per_row=noether is not None or delong is not None
+    )
+    rows = out.pop("_rows", None)
     if noether is not None:
-        frame, out["noether"] = _nt.prediction_rows(part, frame, **noether)
+        frame, out["noether"] = _nt.prediction_rows(part, frame, **noether, rows=rows)
+    if delong is not None:
+        frame, out["delong_pairs"] = _dl.prediction_rows(part, frame, **delong, rows=rows)
     return frame, out
 
 
-def _truth_task(part: Any, *args: Any, noether: dict[str, Any] | None = None) -> dict[str, Any]:
+def _truth_task(
+    part: Any,
+    *args: Any,
+    noether: dict[str, Any] | None = None,
+    delong: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     part = part.reset_index(drop=True)
-    out = _p.truth_partition(part, *args)
+    out = _p.truth_partition(part, *args, per_row=noether is not None or delong is not None)
+    rows = out.pop("_rows", None)
     if noether is not None:
-        out["noether"] = _nt.truth_rows(part, **noether)
+        out["noether"] = _nt.truth_rows(part, **noether, rows=rows)
+    if delong is not None:
+        out["delong_c"] = _dl.truth_rows(part, **delong, rows=rows)
     return out
 
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from ranklens._registry import RankStatistic, RankSweepForm
 from ranklens._results import ConfidenceInterval
-from ranklens.dask._passes import _exact_dot, bucket_column, bucket_of
+from ranklens.dask._passes import _exact_dot, _exact_sum, bucket_column, bucket_of
 from ranklens.ranking import _noether_variances, _wald_interval, per_observation_pair_counts
 
 
@@ -55,11 +55,17 @@ def p_column(model_index: int) -> str:
     return f"_ranklens_q{model_index}"
 
 
-def meta_columns(model_index: int) -> dict[str, np.ndarray]:
-    """Empty columns for the meta of the frames after the shuffle by prediction."""
+def p_dtype(n: int | None) -> Any:
+    """The dtype of the ``p_i`` column (at most ``n - 1``): int32 where it fits (fewer bytes
+    through the shuffles), else int64."""
+    return np.int32 if n is not None and n < 1 << 31 else np.int64
+
+
+def meta_columns(model_index: int, n: int | None = None) -> dict[str, np.ndarray]:
+    """Empty columns for the meta of the frames after the shuffle by prediction (``n`` rows)."""
     return {
         h_column(model_index): np.zeros(0, np.int64),
-        p_column(model_index): np.zeros(0, np.int64),
+        p_column(model_index): np.zeros(0, p_dtype(n)),
     }
 
 
@@ -81,9 +87,7 @@ def cross_counts(grid: np.ndarray) -> np.ndarray:
 
 def _signed_dot(a: np.ndarray, b: np.ndarray) -> int:
     """``sum a_i b_i`` for int64 arrays of any sign, as an exact Python integer."""
-    ap, an = np.maximum(a, 0), np.maximum(-a, 0)
-    bp, bn = np.maximum(b, 0), np.maximum(-b, 0)
-    return _exact_dot(ap, bp) + _exact_dot(an, bn) - _exact_dot(ap, bn) - _exact_dot(an, bp)
+    return _exact_dot(a, b)
 
 
 def moments(h: np.ndarray, y: np.ndarray, p: np.ndarray) -> list[int]:
@@ -91,14 +95,14 @@ def moments(h: np.ndarray, y: np.ndarray, p: np.ndarray) -> list[int]:
     pp), exact."""
     h, y, p = (np.asarray(v, dtype=np.int64) for v in (h, y, p))
     return [
-        int(h.sum(dtype=object)),
+        _exact_sum(h),
         _signed_dot(h, h),
         _signed_dot(h, y),
         _signed_dot(h, p),
-        int(y.sum(dtype=object)),
+        _exact_sum(y),
         _exact_dot(y, y),
         _exact_dot(y, p),
-        int(p.sum(dtype=object)),
+        _exact_sum(p),
         _exact_dot(p, p),
     ]
 
@@ -126,31 +130,44 @@ def prediction_rows(
     single: np.ndarray,
     t_sizes: np.ndarray,
     n: int,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[Any, list[int]]:
     """One prediction bucket (``h_row = H[bucket, :]``): the frame with the class 1 + 2 count
-    and ``p_i`` of every row added, and the sums of the rows of single-valued truth buckets."""
+    and ``p_i`` of every row added, and the sums of the rows of single-valued truth buckets.
+    ``rows``: the class-1 counts and the prediction's tie-group sizes per row where the sweep
+    of the bucket gave them already (``ranklens.dask._passes.prediction_partition``)."""
     yv = part[y].to_numpy(dtype=np.float64)
-    pv = part[pred].to_numpy(dtype=np.float64)
     tb = bucket_of(yv, t_bounds)
-    h = _concordance(yv, pv) + np.asarray(h_row, np.int64)[tb]
-    q = n - _tie_size(pv)
+    if rows is None:
+        pv = part[pred].to_numpy(dtype=np.float64)
+        rows = (_concordance(yv, pv), _tie_size(pv))
+    h = rows[0] + np.asarray(h_row, np.int64)[tb]
+    q = n - rows[1]
     alone = np.isin(tb, single)
     sums = moments(h[alone], n - np.asarray(t_sizes, np.int64)[tb[alone]], q[alone])
-    frame = frame.assign(**{h_column(model_index): h, p_column(model_index): q})
+    frame = frame.assign(**{h_column(model_index): h, p_column(model_index): q.astype(p_dtype(n))})
     return frame, sums
 
 
-def truth_rows(part: Any, y: str, n_models: int, n: int) -> list[list[int]]:
+def truth_rows(
+    part: Any, y: str, n_models: int, n: int, rows: dict[str, Any] | None = None
+) -> list[list[int]]:
     """One truth bucket after the shuffle by truth: per model, the nine sums of its rows, with
-    the class-3 partners added."""
+    the class-3 partners added. ``rows``: the ``y`` tie-group sizes and each model's class-3
+    counts per row where the bucket's sweeps gave them already
+    (``ranklens.dask._passes.truth_partition``)."""
     if len(part) == 0:
         return [[0] * 9 for _ in range(n_models)]
     yv = part[y].to_numpy(dtype=np.float64)
-    ny = n - _tie_size(yv)
+    ny = n - (_tie_size(yv) if rows is None else rows["y_ties"])
     out = []
     for k in range(n_models):
-        pb = part[bucket_column(k)].to_numpy().astype(np.float64)
-        h = part[h_column(k)].to_numpy().astype(np.int64) + _concordance(yv, pb)
+        if rows is None:
+            pb = part[bucket_column(k)].to_numpy().astype(np.float64)
+            h3 = _concordance(yv, pb)
+        else:
+            h3 = rows["h"][k]
+        h = part[h_column(k)].to_numpy().astype(np.int64) + h3
         out.append(moments(h, ny, part[p_column(k)].to_numpy().astype(np.int64)))
     return out
 

@@ -42,6 +42,18 @@ def bucket_column(model_index: int) -> str:
     return f"_ranklens_p{model_index}"
 
 
+#: The dtype of the bucket columns carried through the later shuffles (fewer bytes to move).
+BUCKET_DTYPE = np.int32
+
+
+def midrank_dtype(n: int, unit: bool) -> Any:
+    """The dtype of the midrank columns: the doubled midranks (at most ``2 n + 1``) in int32
+    where they fit, else int64; weighted midranks in float64."""
+    if not unit:
+        return np.float64
+    return np.int32 if 2 * n + 1 < 1 << 31 else np.int64
+
+
 def bucket_of(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Bucket index of every value (``bounds`` sorted, distinct)."""
     return np.searchsorted(bounds, values, side="right").astype(np.int64)
@@ -227,6 +239,35 @@ def _tie_sizes(sorted_values: np.ndarray) -> np.ndarray:
     return np.diff(np.r_[starts, sorted_values.size]).astype(np.int64)
 
 
+_ONE = np.ones(1, np.int64)
+_NO_INT = np.empty(0, np.int64)
+
+
+def _unit_sweep(
+    yv: np.ndarray, pv: np.ndarray, per_row: bool
+) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | None]:
+    """The unweighted pair sweep of ``(y, prediction)`` (the one of ``ranklens.ranking.
+    _rank_sweep``): its pair statistics, the dense ranks of the prediction (0 = smallest) and
+    their number, and with ``per_row`` the concordant minus discordant partners of every row
+    (``ranklens.per_observation_pair_counts``, from the same sweep rather than a second one)."""
+    order, key, pkey, _, p_rank, n_y, n_p = _kr.sequence(yv, pv, need_pred_rank=True)
+    proto = _kr.record_prototype(yv.size, unit=True)
+    if not per_row:
+        stats = _kr.sweep(key, pkey, n_y, _ONE, True, proto, _NO_INT, *[_NO_INT] * 5)[0]
+        return stats, p_rank, n_p, None
+    rows = [np.empty(yv.size, np.int64) for _ in range(5)]
+    stats = _kr.sweep(key, pkey, n_y, _ONE, True, proto, order, *rows)[0]
+    return stats, p_rank, n_p, rows[0] - rows[1]
+
+
+def _unit_midranks(rank: np.ndarray, n_values: int, below: int) -> tuple[np.ndarray, np.ndarray]:
+    """Doubled midranks ``2 (rows below) + t + 1`` (exact int64) from dense ranks, and the
+    tie-group sizes in increasing value."""
+    sizes = np.bincount(rank, minlength=n_values).astype(np.int64)
+    starts = np.cumsum(sizes) - sizes
+    return 2 * (below + starts[rank]) + sizes[rank] + 1, sizes
+
+
 def prediction_partition(
     part: Any,
     model_index: int,
@@ -241,6 +282,9 @@ def prediction_partition(
     t_bounds: np.ndarray,
     single: np.ndarray,
     boot: dict[str, Any] | None = None,
+    *,
+    curves: bool = True,
+    per_row: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
     """One prediction bucket, in a partition of its own after the shuffle by prediction.
 
@@ -249,17 +293,83 @@ def prediction_partition(
     ``queries`` are cumulative weights (from the top) at which the gain curve is read (decile
     boundaries), ``depths`` fractions targeted (lift at a depth). Returns the partition with the
     prediction's midrank and bucket columns added (for the shuffle by truth), and the summary.
+    ``curves=False`` skips the pieces of the ranked curve (no curve measure, decile table or
+    interval of the AUC asked for); ``per_row`` (unweighted) adds ``out["_rows"]``, the
+    concordant minus discordant partners of every row in the bucket and the size of its
+    prediction's tie group, for Noether's interval (``ranklens.dask._noether``).
     """
     out: dict[str, Any] = {"n": len(part)}
     frame = part.drop(columns=[P_BUCKET])
     a_col, b_col = midrank_column(model_index), bucket_column(model_index)
+    a_dtype = midrank_dtype(round(carry[next(iter(carry))]["W"]), weight is None)
     if len(part) == 0:
-        empty = frame.assign(**{a_col: np.zeros(0), b_col: np.zeros(0, np.int64)})
+        empty = frame.assign(**{a_col: np.zeros(0, a_dtype), b_col: np.zeros(0, BUCKET_DTYPE)})
         return empty, out
     bucket = int(part[P_BUCKET].iloc[0])
     c = carry[bucket]
     yv, (pv,), wv = _arrays(part, y, [pred], weight)
     unit = wv is None
+    if curves:
+        out.update(_curve_pieces(part, yv, pv, wv, threshold, c, queries, depths, boot, bucket))
+    if not rank_pairs:
+        # no shuffle by truth follows: the midrank and bucket columns are placeholders
+        frame = frame.assign(**{a_col: np.zeros(len(part), a_dtype)})
+        return frame.assign(**{b_col: np.full(len(part), bucket, BUCKET_DTYPE)}), out
+    # Rank statistics: pairs inside the bucket, and the prediction's midrank for every row
+    # (the same for every row of a tie group: the order inside a group does not matter).
+    if wv is None:
+        # one sweep: the pair statistics, the prediction's dense ranks (its midranks and tie
+        # groups) and, for Noether's interval, each row's partners
+        stats, p_rank, n_p, h = _unit_sweep(yv, pv, per_row)
+        # doubled midrank 2a = 2 (rows below) + t + 1, an exact integer
+        a, sizes = _unit_midranks(p_rank, n_p, c["n_below"])
+        out["t3"] = int(_kr.sum_t3_minus_t(sizes))
+        if per_row:
+            out["_rows"] = (h, sizes[p_rank])
+    else:
+        # (NumPy's unstable sort, about 3x faster than its stable one, will do)
+        order = np.argsort(pv)
+        ps = pv[order]
+        sizes = _tie_sizes(ps)
+        starts = np.r_[0, np.cumsum(sizes)[:-1]]
+        ws = wv[order]
+        cum = np.r_[0.0, np.cumsum(ws)]
+        group_w = np.add.reduceat(ws, starts)
+        below = c["w_below"] + cum[starts]
+        a_sorted = np.repeat(below + group_w / 2.0, sizes)
+        a = np.empty_like(a_sorted)
+        a[order] = a_sorted
+        stats = _rank_sweep(yv, pv, wv)[0]
+    out["pairs"] = _local_pairs(stats, unit)
+    # rows of single-valued truth buckets: sums of their midranks (see truth_partition)
+    tb = bucket_of(yv, t_bounds) if single.size else np.zeros(0, np.int64)
+    if wv is None:
+        out["a_single"] = {int(b): int(a[tb == b].sum()) for b in single}
+    else:
+        da = a - c["W"] / 2.0
+        out["var_a"] = float(np.sum(wv * da * da))
+        out["a_single"] = {int(b): float(np.sum((wv * da)[tb == b])) for b in single}
+    frame = frame.assign(
+        **{a_col: a.astype(a_dtype, copy=False), b_col: np.full(len(part), bucket, BUCKET_DTYPE)}
+    )
+    return frame, out
+
+
+def _curve_pieces(
+    part: Any,
+    yv: np.ndarray,
+    pv: np.ndarray,
+    wv: np.ndarray | None,
+    threshold: float,
+    c: dict[str, Any],
+    queries: np.ndarray,
+    depths: np.ndarray,
+    boot: dict[str, Any] | None,
+    bucket: int,
+) -> dict[str, Any]:
+    """The pieces of the ranked curves of one prediction bucket (see
+    :func:`prediction_partition`)."""
+    out: dict[str, Any] = {}
     # Curves: the rows in decreasing prediction with the in-memory accumulation (targeting._rank).
     response = (yv >= threshold).astype(np.float64)
     ranked = _rank(pv, _Target(response, wv, None, False, ""))
@@ -329,43 +439,7 @@ def prediction_partition(
             boot["seed"],
             boot.get("depths"),
         )
-    if not rank_pairs:
-        # no shuffle by truth follows: the midrank and bucket columns are placeholders
-        frame = frame.assign(**{a_col: np.zeros(len(part), np.int64 if unit else np.float64)})
-        return frame.assign(**{b_col: np.full(len(part), bucket, np.int64)}), out
-    # Rank statistics: pairs inside the bucket, and the prediction's midrank for every row
-    # (the same for every row of a tie group: the order inside a group does not matter, so
-    # NumPy's unstable sort, about 3x faster than its stable one, does).
-    order = np.argsort(pv)
-    ps = pv[order]
-    sizes = _tie_sizes(ps)
-    starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    if wv is None:
-        # doubled midrank 2a = 2 (rows below) + t + 1, an exact integer
-        two_a = np.repeat(2 * (c["n_below"] + starts) + sizes + 1, sizes)
-        a_sorted = two_a.astype(np.int64)
-        out["t3"] = int(_kr.sum_t3_minus_t(sizes))
-    else:
-        ws = wv[order]
-        cum = np.r_[0.0, np.cumsum(ws)]
-        group_w = np.add.reduceat(ws, starts)
-        below = c["w_below"] + cum[starts]
-        a_sorted = np.repeat(below + group_w / 2.0, sizes)
-    a = np.empty_like(a_sorted)
-    a[order] = a_sorted
-    if rank_pairs:
-        stats = _rank_sweep(yv, pv, wv)[0]
-        out["pairs"] = _local_pairs(stats, unit)
-        # rows of single-valued truth buckets: sums of their midranks (see truth_partition)
-        tb = bucket_of(yv, t_bounds) if single.size else np.zeros(0, np.int64)
-        if wv is None:
-            out["a_single"] = {int(b): int(a[tb == b].sum()) for b in single}
-        else:
-            da = a - c["W"] / 2.0
-            out["var_a"] = float(np.sum(wv * da * da))
-            out["a_single"] = {int(b): float(np.sum((wv * da)[tb == b])) for b in single}
-    frame = frame.assign(**{a_col: a, b_col: np.full(len(part), bucket, np.int64)})
-    return frame, out
+    return out
 
 
 def _delong_sums(
@@ -416,12 +490,16 @@ def truth_partition(
     n_models: int,
     carry: dict[int, Any],
     total_w: float,
+    *,
+    per_row: bool = False,
 ) -> dict[str, Any]:
     """One truth bucket after the shuffle by truth: pairs sharing it, and the Spearman sums.
 
     For each model, the pairs of the bucket in different prediction buckets are counted by one
     sweep over (truth, prediction bucket); the pairs in one prediction bucket were counted
     there. ``carry[bucket]`` is the weight (or row count) of the truth buckets below.
+    ``per_row`` (unweighted) adds ``out["_rows"]``: the size of every row's ``y`` tie group and,
+    per model, its concordant minus discordant partners in that sweep (for Noether's interval).
     """
     out: dict[str, Any] = {"n": len(part)}
     if len(part) == 0:
@@ -430,57 +508,82 @@ def truth_partition(
     yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
     wv = None if weight is None else np.ascontiguousarray(part[weight].to_numpy(dtype=np.float64))
     unit = wv is None
-    order = np.argsort(yv)  # midranks: the order inside a tie group does not matter
-    ys = yv[order]
-    sizes = _tie_sizes(ys)
-    starts = np.r_[0, np.cumsum(sizes)[:-1]]
     below = carry[bucket]
     if wv is None:
-        b_sorted = np.repeat(2 * (below + starts) + sizes + 1, sizes).astype(np.int64)
+        # the midranks of y from its dense ranks (the order inside a tie group does not matter)
+        y_rank, n_y = _kr.dense_ranks(yv)
+        b, sizes = _unit_midranks(y_rank, n_y, below)
         out["t3"] = int(_kr.sum_t3_minus_t(sizes))
+        rows: dict[str, Any] = {"y_ties": sizes[y_rank], "h": []}
     else:
+        order = np.argsort(yv)
+        ys = yv[order]
+        sizes = _tie_sizes(ys)
+        starts = np.r_[0, np.cumsum(sizes)[:-1]]
         ws = wv[order]
         cum = np.r_[0.0, np.cumsum(ws)]
         group_w = np.add.reduceat(ws, starts)
         b_sorted = np.repeat(below + cum[starts] + group_w / 2.0, sizes)
-    b = np.empty_like(b_sorted)
-    b[order] = b_sorted
+        b = np.empty_like(b_sorted)
+        b[order] = b_sorted
     models = []
     for k in range(n_models):
         a = part[midrank_column(k)].to_numpy()
-        pb = part[bucket_column(k)].to_numpy().astype(np.float64)
-        stats = _rank_sweep(yv, np.ascontiguousarray(pb), wv)[0]
-        pairs = _local_pairs(stats, unit)
+        pb = np.ascontiguousarray(part[bucket_column(k)].to_numpy().astype(np.float64))
         if wv is None:
+            stats, _, _, h = _unit_sweep(yv, pb, per_row)
+            rows["h"].append(h)
             cross = _exact_dot(a.astype(np.int64), b)
-            models.append({"pairs": pairs, "s2": cross})
+            models.append({"pairs": _local_pairs(stats, unit), "s2": cross})
         else:
+            stats = _rank_sweep(yv, pb, wv)[0]
             half = total_w / 2.0
             da, db = a - half, b - half
             models.append(
                 {
-                    "pairs": pairs,
+                    "pairs": _local_pairs(stats, unit),
                     "cov": float(np.sum(wv * da * db)),
                     "var_b": float(np.sum(wv * db * db)),
                 }
             )
     out["models"] = models
+    if unit and per_row:
+        out["_rows"] = rows
     return out
 
 
 def _exact_dot(a: np.ndarray, b: np.ndarray) -> int:
-    """``sum a_i b_i`` as an exact Python int for non-negative integer ``a`` and ``b``."""
+    """``sum a_i b_i`` as an exact Python int for integer ``a`` and ``b`` of any sign.
+
+    Below ``2**31`` in magnitude each product fits int64 (``< 2**62``) and is split into its
+    high and low 31 bits, whose int64 sums cannot overflow (at most ``2**31`` rows a block).
+    """
     if a.size == 0:
         return 0
-    if max(int(a.max()), int(b.max())) >= 1 << 31:
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    limit = 1 << 31
+    if max(int(a.max()), int(b.max())) >= limit or min(int(a.min()), int(b.min())) < -limit:
         # beyond 2**30 rows: Python integers (slow, exact)
         return sum(int(u) * int(v) for u, v in zip(a.tolist(), b.tolist(), strict=True))
     total = 0
-    for piece, shift in ((a >> 16, 16), (a & 0xFFFF, 0)):
-        prod = piece * b  # < 2**15 * 2**31: fits int64 row by row
-        high, low = prod >> 31, prod & ((1 << 31) - 1)
-        total += ((int(high.sum()) << 31) + int(low.sum())) << shift
+    block = 1 << 31
+    for first in range(0, a.size, block):
+        prod = a[first : first + block] * b[first : first + block]  # |prod| < 2**62
+        high = prod >> 31  # floor: prod = high * 2**31 + low, 0 <= low < 2**31
+        prod &= limit - 1
+        total += (int(high.sum()) << 31) + int(prod.sum())
     return total
+
+
+def _exact_sum(v: np.ndarray) -> int:
+    """``sum v_i`` as an exact Python int for an integer array."""
+    v = np.asarray(v, dtype=np.int64)
+    if v.size == 0:
+        return 0
+    if v.size < 1 << 31 and max(abs(int(v.max())), abs(int(v.min()))) < 1 << 31:
+        return int(v.sum())  # at most 2**62 in magnitude: no int64 overflow
+    return int(v.sum(dtype=object))
 
 
 def binned_counts(
