@@ -202,7 +202,20 @@ def test_analytic_intervals_by_default_where_memory_puts_them(client, data, tmp_
     assert "Noether (1967) for kendall_tau" in got["settings"]["intervals"]
     assert "not resampled" in got["settings"]["paired tests"]
     tested = {(r["measure"], r["test_method"]) for r in got["comparisons"]}
-    assert ("roc_auc", None) in tested
+    # DeLong's paired tests of the AUC, Harrell's C and Somers' D, as in memory
+    want_tested = {(r["measure"], r["test_method"]) for r in want["comparisons"]}
+    for name in ("roc_auc", "tau_normalized", "somers_d"):
+        assert (name, "delong") in tested and (name, "delong") in want_tested, name
+        low, high, used = _interval(got, "a", name)
+        ref_low, ref_high, ref_used = _interval(want, "a", name)
+        assert used == ref_used == "delong"
+        assert _close(low, ref_low) and _close(high, ref_high), (name, low, ref_low)
+    pairs = {(r["measure"], r["model_a"], r["model_b"]): r for r in got["comparisons"]}
+    for ref in want["comparisons"]:
+        if ref["test_method"] == "delong":
+            row = pairs[(ref["measure"], ref["model_a"], ref["model_b"])]
+            for key in ("difference", "difference_sd", "z", "p_value", "ci_low", "ci_high"):
+                assert _close(row[key], ref[key]), (ref["measure"], key, row[key], ref[key])
     # the report names the methods
     html = tmp_path / "r.html"
     result = CliRunner().invoke(
