@@ -321,6 +321,13 @@ def test_groups_take_the_clustered_replicates_throughout(frame):
     assert set(ev.comparison.test_methods) == {"bootstrap"}
 
 
+def test_groups_without_replicates_are_refused(frame):
+    """Units change only the bootstrap: without replicates they would be ignored silently."""
+    df = frame.assign(g=np.arange(len(frame)) // 4)
+    with pytest.raises(ValueError, match=r"groups='g' needs n_bootstrap"):
+        rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred=["a", "b"], groups="g")
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_without_kendall_tau_the_counts_are_the_engines_own(weighted):
     """C and D alone (no Noether pass to share the per-row counts with)."""

@@ -125,7 +125,8 @@ def evaluate(
     weight : str, optional
         A column of non-negative case weights.
     groups : str, optional
-        A column of unit labels (customers, accounts): the bootstrap then resamples units.
+        A column of unit labels (customers, accounts): the bootstrap then resamples units, and
+        every interval and paired test comes from it (needs ``n_bootstrap``).
     measures : sequence of str, optional
         Registry names; default every registered point measure. A measure is computed when it
         declares a form the engine provides (a ratio of sums, a rank-sweep statistic, a
@@ -275,6 +276,13 @@ def evaluate(
         raise ValueError(f"inference must be 'auto' or 'bootstrap'; got {inference!r}")
     if inference == "bootstrap" and not n_bootstrap:
         raise ValueError("inference='bootstrap' needs n_bootstrap replicates (>= 2)")
+    if groups is not None and not n_bootstrap:
+        # Units only matter to the bootstrap: analytic intervals assume independent rows, so
+        # with units and no replicates there would be no interval the units could change.
+        raise ValueError(
+            f"groups={groups!r} needs n_bootstrap replicates (>= 2): the units are resampled "
+            "by the bootstrap, and the analytic intervals assume independent rows"
+        )
     preds = [pred] if isinstance(pred, str) else list(pred)
     if not preds:
         raise ValueError("pred: give at least one prediction column")
