@@ -125,6 +125,7 @@ def _lift_area(x: FloatArray, g: FloatArray) -> float:
         return _xh.lift_area_numpy(x, g)
     return float(_k.lift_area(x, g))
 
+
 # The business measures sort by prediction; on a continuous y_true their default events (its
 # top 10 %) are a quantile of y_true, an order statistic of the truth as well.
 _FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH

@@ -96,9 +96,7 @@ def _kernel_ready(*names: str) -> bool:
 
 def _numpy_route(weight: np.ndarray | None, n: int) -> bool:
     """Whether an unweighted call on ``n`` rows takes the NumPy comparison (see NUMPY_BELOW)."""
-    return (
-        weight is None and n < NUMPY_BELOW and not _kernel_ready("_influence", "_weighted_sums")
-    )
+    return weight is None and n < NUMPY_BELOW and not _kernel_ready("_influence", "_weighted_sums")
 
 
 def _numpy_products(n: int) -> bool:
@@ -227,9 +225,7 @@ def covariance(a: ConcordanceComponents, b: ConcordanceComponents) -> float:
     else:
         from ranklens._kernels import delong as _kd  # imports numba
 
-        sums = _kd._stratified_products(
-            a.influence, b.influence, a.stratum, a.factors.shape[0]
-        )
+        sums = _kd._stratified_products(a.influence, b.influence, a.stratum, a.factors.shape[0])
     total = float(np.sum(a.factors * sums))
     return 4.0 * total / (a.denominator * a.denominator)
 
