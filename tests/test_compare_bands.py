@@ -239,3 +239,58 @@ def test_ranking_agreement_old_path_is_a_deprecated_alias():
     with pytest.warns(DeprecationWarning, match="moved to ranklens.agreement"):
         old = ranklens.compare.ranking_agreement
     assert old is ranklens.agreement.ranking_agreement
+
+
+def _simultaneous_band_by_np_quantile(reps, level):
+    """The band's bisection with np.quantile called at every step (the reference)."""
+    curves = reps[np.isfinite(reps).all(axis=1)]
+
+    def band(gamma):
+        return np.quantile(curves, [gamma / 2, 1 - gamma / 2], axis=0)
+
+    def coverage(gamma):
+        lo, hi = band(gamma)
+        return float(np.mean(np.all((curves >= lo) & (curves <= hi), axis=1)))
+
+    low, high = 0.0, 1.0 - level
+    if coverage(high) >= level:
+        return band(high)
+    for _ in range(30):
+        mid = 0.5 * (low + high)
+        if coverage(mid) >= level:
+            low = mid
+        else:
+            high = mid
+    return band(low)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "rounded", "monotone"])
+def test_quantiles_from_one_sort_equal_np_quantile_to_the_bit(kind):
+    """The simultaneous band sorts the replicate curves once and reads each pair of quantiles
+    off the sorted columns with NumPy's own linear-interpolation arithmetic: the same bits as
+    np.quantile, for short and long columns, ties and the bisection's levels."""
+    from ranklens.bands import _linear_quantiles, _simultaneous_band
+
+    rng = np.random.default_rng(["normal", "ties", "rounded", "monotone"].index(kind))
+    for n in (2, 3, 7, 40, 999, 1000):
+        for grid in (1, 5, 33):
+            if kind == "normal":
+                a = rng.normal(size=(n, grid))
+            elif kind == "ties":
+                a = rng.integers(0, 4, size=(n, grid)) / 7.0
+            elif kind == "rounded":
+                a = np.round(rng.uniform(size=(n, grid)), 2)
+            else:
+                a = np.cumsum(rng.uniform(size=(n, grid)), axis=1) / grid
+            ordered = np.sort(a, axis=0)
+            for gamma in (0.0, 1e-9, 0.013, 0.05, 0.1, rng.uniform(0, 0.2)):
+                q = [gamma / 2, 1 - gamma / 2]
+                want = np.quantile(a, q, axis=0)
+                got = _linear_quantiles(ordered, np.array(q))
+                assert np.array_equal(want.view(np.int64), got.view(np.int64)), (n, grid, gamma)
+            if n >= 3:
+                for level in (0.9, 0.95):
+                    lo, hi = _simultaneous_band(a, a.mean(axis=0), level)
+                    ref_lo, ref_hi = _simultaneous_band_by_np_quantile(a, level)
+                    assert np.array_equal(lo.view(np.int64), ref_lo.view(np.int64))
+                    assert np.array_equal(hi.view(np.int64), ref_hi.view(np.int64))

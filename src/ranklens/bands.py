@@ -172,6 +172,36 @@ def _curve_reader(curve: str, grid: np.ndarray, events: Any) -> Callable[..., np
     return read
 
 
+def _linear_quantiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``np.quantile(a, q, axis=0)`` (method ``"linear"``) from ``ordered = np.sort(a, axis=0)``.
+
+    NumPy's own arithmetic, step for step, so the numbers are the same to the last bit
+    (``tests/test_compare_bands.py`` compares them on ties, short columns and the bisection's
+    levels): the virtual index ``(n - 1) q``, its floor and the next order statistic (both the
+    last one from ``n - 1`` on), the weight ``t = index - floor``, and the interpolation
+    ``a + (b - a) t``, taken as ``b - (b - a)(1 - t)`` where ``t >= 0.5``. Only selecting the
+    order statistics differs: a sort once instead of a partition per call (for tied values of
+    opposite zero sign the chosen zero may differ in sign, not in value). ``ordered`` holds
+    finite values only.
+    """
+    n = ordered.shape[0]
+    virtual = (n - 1) * q
+    previous = np.floor(virtual)
+    following = previous + 1
+    at_end = virtual >= n - 1
+    previous[at_end] = -1
+    following[at_end] = -1
+    previous_index = previous.astype(np.intp)
+    following_index = following.astype(np.intp)
+    weight = np.asarray(virtual - previous_index, dtype=virtual.dtype)
+    weight = weight.reshape(weight.shape + (1,) * (ordered.ndim - 1))
+    low, high = ordered[previous_index], ordered[following_index]
+    step = high - low
+    out = np.add(low, step * weight)
+    np.subtract(high, step * (1 - weight), out=out, where=weight >= 0.5)
+    return out
+
+
 def _simultaneous_band(
     reps: np.ndarray, estimate: np.ndarray, level: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -188,8 +218,13 @@ def _simultaneous_band(
         nan = np.full(estimate.shape, math.nan)
         return nan, nan.copy()
 
+    # The bisection asks for about 32 pairs of quantiles of the same replicate curves: one sort
+    # of each grid column, then each pair is read off in O(grid) (np.quantile would select
+    # again every time; about 0.4 s of a 500-row three-model evaluation).
+    ordered = np.sort(curves, axis=0)
+
     def band(gamma: float) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi = np.quantile(curves, [gamma / 2, 1 - gamma / 2], axis=0)
+        lo, hi = _linear_quantiles(ordered, np.array([gamma / 2, 1 - gamma / 2]))
         return lo, hi
 
     def coverage(gamma: float) -> float:
