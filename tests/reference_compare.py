@@ -57,3 +57,15 @@ def kendall_tau_b_brute(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = Non
             nx += ww * (dx != 0)
             ny += ww * (dy != 0)
     return s / np.sqrt(nx * ny)
+
+
+def float_bits(value):
+    """``value`` (a JSON-like tree of floats, lists and dicts) with every float replaced by its
+    IEEE bit pattern, so that equality is bit for bit (NaN payloads and signed zeros kept)."""
+    if isinstance(value, float):
+        return int(np.float64(value).view(np.uint64))
+    if isinstance(value, list):
+        return [float_bits(v) for v in value]
+    if isinstance(value, dict):
+        return {k: float_bits(v) for k, v in value.items()}
+    return value

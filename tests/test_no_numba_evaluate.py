@@ -27,6 +27,7 @@ from ranklens._kernels import curve_sweeps as cs
 from ranklens._kernels import ranking as _kr
 from ranklens._xp import band_routes
 from ranklens._xp import sequence as _xs
+from reference_compare import float_bits
 
 _EVALUATE = """
 import json, sys
@@ -82,17 +83,6 @@ def _run(code: str, env: dict[str, str]) -> Any:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _bits(value: Any) -> Any:
-    """``value`` with every float replaced by its IEEE bit pattern (NaN, signed zeros kept)."""
-    if isinstance(value, float):
-        return int(np.float64(value).view(np.uint64))
-    if isinstance(value, list):
-        return [_bits(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _bits(v) for k, v in value.items()}
-    return value
-
-
 @pytest.fixture
 def scores_csv(tmp_path) -> str:
     """500 rows: a lognormal target and three models of different quality (the cold-start
@@ -144,7 +134,7 @@ def test_small_evaluate_does_not_import_numba_and_equals_the_kernels(tmp_path, s
         doc["settings"].pop("bootstrap time")  # wall time of the bootstrap, the one difference
         # nothing reduced or skipped to meet the budget (that would depend on the machine's load)
         assert not any("time budget" in key or key.endswith(" bands") for key in doc["settings"])
-    assert _bits(numpy_json) == _bits(kernel_json)
+    assert float_bits(numpy_json) == float_bits(kernel_json)
     # a real evaluation: every model measured, intervals, comparisons, curves with bands
     assert set(numpy_json["models"]) == {"good", "fair", "poor"}
     auc = numpy_json["models"]["good"]["accuracy_ratio"]
@@ -179,7 +169,7 @@ def test_small_bands_and_comparison_do_not_import_numba_and_equal_the_kernels(tm
     kernel_run = _run(_FORCE + _BANDS.format(check="_forced.close()"), dict(os.environ))
     assert numpy_run.pop("modules") == []
     assert "ranklens._kernels.curve_sweeps" in kernel_run.pop("modules")
-    assert _bits(numpy_run) == _bits(kernel_run)
+    assert float_bits(numpy_run) == float_bits(kernel_run)
     assert len(numpy_run["gain"]) > 10
 
 

@@ -9,11 +9,11 @@ threshold is 0 (the kernels forced, as ``ranklens warmup`` forces them).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 import pytest
+
+from reference_compare import float_bits
 
 _CALLS = """
 import json, sys
@@ -54,17 +54,6 @@ listwise.NUMPY_BELOW = targeting.NUMPY_HELPERS_BELOW = 0
 """
 
 
-def _bits(value: Any) -> Any:
-    """``value`` with every float replaced by its IEEE bit pattern (NaN, signed zeros kept)."""
-    if isinstance(value, float):
-        return int(np.float64(value).view(np.uint64))
-    if isinstance(value, list):
-        return [_bits(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _bits(v) for k, v in value.items()}
-    return value
-
-
 @pytest.fixture
 def scores_csv(tmp_path) -> str:
     rng = np.random.default_rng(5)
@@ -102,7 +91,7 @@ def test_small_calls_do_not_import_numba_and_equal_the_kernels(fresh_python, sco
     modules = kernel_run.pop("modules")
     assert "numba" in modules and "ranklens._kernels.delong" in modules
     assert "ranklens._kernels.curves" in modules
-    assert _bits(numpy_run) == _bits(kernel_run)
+    assert float_bits(numpy_run) == float_bits(kernel_run)
     roc = numpy_run["roc"]
     assert 0.5 < roc["auc"] < 1.0 and 0.0 < roc["auc_std_error"] < 0.1  # a real result
     assert len(roc["fpr"]) > 10 and numpy_run["ndcg"] > 0.5
