@@ -543,3 +543,53 @@ def test_poisson_bootstrap_of_the_sums_measures(client, dask_by_partitions, pois
         ]
         np.testing.assert_allclose(replicates[1][name], want, rtol=TOL, atol=TOL, err_msg=name)
         assert np.isfinite(replicates[1][name]).all(), name
+
+
+@pytest.mark.parametrize("bad_response", [False, True])
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_a_row_domain_error_names_the_whole_datas_rows(client, npartitions, bad_response):
+    """A measure undefined on some rows (Log-RMSE of a negative value) gets the in-memory
+    message: the first offending value at its position in the whole data and the count of all
+    the offending rows, whichever partitions they lie in; the response's check before the
+    predictions', as in memory, even where a partition before holds only bad predictions."""
+    df = _data(n=700, seed=9)
+    df["y"], df["a"] = df["y"].clip(lower=0.1), df["a"].abs() + 0.1  # positive to begin with
+    df.loc[400:, "b"] = df.loc[400:, "b"] - 3.0  # b's bad rows from row 400 on
+    df.loc[[120, 130, 610], "a"] = -2.0  # a's: none in the first partition of 3 or 7
+    if bad_response:
+        df.loc[[650, 660, 699], "y"] = -1.0  # in the last partition only
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=npartitions, sort=False),
+        y="y",
+        pred=["a", "b"],
+        measures=["log_rmse"],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = evaluate_models(df["y"], {"a": df["a"], "b": df["b"]}, robustness=False, curves=False)
+    for model in ("a", "b"):
+        got, want = ev.problems[model]["log_rmse"], ref.problems[model]["log_rmse"]
+        assert (got.kind, got.message) == (want.kind, want.message)
+        if bad_response:
+            assert "y_true + offset" in got.message and "position 650 (3 value(s)" in got.message
+    if not bad_response:
+        assert "got -2.0 at position 120 (3 value(s) <= 0)" in ev.problems["a"]["log_rmse"].message
+
+
+def test_row_domain_errors_combine_and_pickle():
+    import pickle
+
+    from ranklens.exceptions import DomainError, RowDomainError
+
+    template = "m needs x > 0; got {value!r} at position {position} ({count} value(s) <= 0). {{}}"
+    first = RowDomainError(template, -1.5, 4, 2, 1)
+    assert isinstance(first, DomainError) and isinstance(first, ValueError)
+    assert str(first) == "m needs x > 0; got -1.5 at position 4 (2 value(s) <= 0). {}"
+    again = pickle.loads(pickle.dumps(first))
+    assert (str(again), again.check, again.count) == (str(first), 1, 2)
+    later = RowDomainError(template, -0.5, 0, 3, 1)
+    whole = RowDomainError.combine([(100, first), (250, later)])
+    assert str(whole) == "m needs x > 0; got -1.5 at position 104 (5 value(s) <= 0). {}"
+    # an earlier check failing in a later piece is the whole's error
+    response = RowDomainError("y: {value} at {position} ({count})", -9.0, 7, 1, 0)
+    assert str(RowDomainError.combine([(0, first), (300, response)])) == "y: -9.0 at 307 (1)"

@@ -318,3 +318,35 @@ def test_cli_inference_option(tmp_path, rng):
     assert docs["auto"]["models"]["a"]["tau_normalized"]["ci_low"] == pytest.approx(ref.ci[0])
     result = runner.invoke(app, ["evaluate", str(path), "-t", "y", "-p", "a", "--inference", "x"])
     assert result.exit_code == 2 and "--inference must be one of auto, bootstrap" in result.output
+
+
+def test_no_replicates_still_gives_the_analytic_intervals_and_tests(continuous):
+    """``n_bootstrap=0`` draws nothing: DeLong's and Noether's numbers remain, equal to the
+    ones of a run with replicates; the rest has no interval and tau's pairs are not tested."""
+    y, preds, auto, _ = continuous
+    ev = evaluate_models(y, preds, n_bootstrap=0, curves=False, robustness=False)
+    comparison = ev.comparison
+    assert comparison.n_bootstrap == 0 and comparison.interval == "none"
+    assert set(comparison.metrics) == {*DELONG, "kendall_tau"}
+    fields = ("values", "std_error", "ci_lower", "ci_upper")
+    for metric in comparison.metrics:
+        k, j = _row(comparison, metric), _row(auto.comparison, metric)
+        for field in fields:
+            np.testing.assert_array_equal(
+                getattr(comparison, field)[k], getattr(auto.comparison, field)[j], err_msg=field
+            )
+        if metric in DELONG:
+            for field in ("difference_sd", "p_value", "difference_ci_lower"):
+                np.testing.assert_array_equal(
+                    getattr(comparison, field)[k], getattr(auto.comparison, field)[j]
+                )
+    k = _row(comparison, "kendall_tau")
+    assert comparison.test_methods[k] == "" and np.isnan(comparison.p_value[k]).all()
+    assert ev.settings["intervals"].startswith("DeLong (DeLong, DeLong & Clarke-Pearson 1988)")
+    assert "not resampled" in ev.settings["paired tests"]
+    assert "random_state" not in ev.settings and "bootstrap time" not in ev.settings
+    # the bootstrap mode with no replicates has nothing to give
+    none = evaluate_models(
+        y, preds, n_bootstrap=0, inference="bootstrap", curves=False, robustness=False
+    )
+    assert none.comparison is None and "intervals" not in none.settings

@@ -176,7 +176,10 @@ def test_renderer_never_recomputes(evaluation, monkeypatch):
 
 def test_report_without_plots_or_comparison(rng, tmp_path):
     y = rng.normal(size=50)
-    ev = evaluate_models(y, {"a": y + rng.normal(size=50)}, curves=False, robustness=False)
+    # no replicates and no analytic inference: nothing to compare
+    ev = evaluate_models(
+        y, {"a": y + rng.normal(size=50)}, curves=False, robustness=False, inference="bootstrap"
+    )
     assert ev.comparison is None and not ev.curves
     path = write_html(tmp_path / "r.html", ev, figures=False)
     text = path.read_text()
@@ -384,13 +387,22 @@ def test_json_matches_its_schema(evaluation, rng):
     broken["models"]["gbm"]["kendall_tau"] = 0.5
     with pytest.raises(AssertionError):
         _validate(broken, schema)
-    # Without a bootstrap: no intervals, no comparisons, still valid.
+    # Without a bootstrap and without analytic inference: no intervals, no comparisons, valid.
     y = rng.normal(size=40)
-    plain = evaluate_models(y, {"a": y + rng.normal(size=40)}, curves=False, robustness=False)
+    plain = evaluate_models(
+        y, {"a": y + rng.normal(size=40)}, curves=False, robustness=False, inference="bootstrap"
+    )
     doc = json.loads(json.dumps(evaluation_to_json(plain)))
     _validate(doc, schema)
     assert doc["comparisons"] == [] and doc["comparison"] is None
     assert doc["models"]["a"]["kendall_tau"]["ci_low"] is None
+    # Without a bootstrap, analytic inference only (the default): valid, with its methods.
+    analytic = evaluate_models(y, {"a": y + rng.normal(size=40)}, curves=False, robustness=False)
+    doc = json.loads(json.dumps(evaluation_to_json(analytic)))
+    _validate(doc, schema)
+    assert doc["comparison"]["n_bootstrap"] == 0
+    assert doc["models"]["a"]["kendall_tau"]["interval_method"] == "noether"
+    assert doc["models"]["a"]["root_mean_squared_error"]["ci_low"] is None
 
 
 def test_holm_adjustment_matches_the_textbook_procedure():

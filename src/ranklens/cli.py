@@ -790,10 +790,10 @@ def evaluate(
     bootstrap: Annotated[
         int | None,
         typer.Option(
-            help="Paired bootstrap replicates for intervals and tests (0: none, else >= 2). "
+            help="Paired bootstrap replicates for intervals and tests (0: none, else >= 2; "
+            "the analytic intervals and tests of --inference auto are there without any). "
             "Default 1000 with --engine memory; with --engine dask none unless given (each "
-            "replicate costs a hash of every row in every pass; N gives the Poisson bootstrap, "
-            "the analytic intervals are there without it).",
+            "replicate costs a hash of every row in every pass; N gives the Poisson bootstrap).",
             show_default=False,
         ),
     ] = None,

@@ -842,13 +842,15 @@ def evaluate_models(
         measure's default): NDCG's cutoff ``k`` (only the first ``k`` positions count) and its
         ``gains`` (``"linear"`` or ``"exponential"``, :func:`ranklens.ndcg_score`).
     n_bootstrap : int
-        Paired bootstrap replicates for :func:`ranklens.compare_models`; 0 skips the comparison.
+        Paired bootstrap replicates for :func:`ranklens.compare_models`; 0 draws none (the
+        analytic intervals and tests of ``inference="auto"`` remain).
     random_state : int or None
         Seed of the bootstrap.
     inference : {"auto", "bootstrap"}, default "auto"
-        Where the intervals and paired tests come from (with ``n_bootstrap`` > 0; 0 gives
-        none). ``"auto"``: per measure, the analytic inference its registry entry declares, and
-        the paired bootstrap for the rest. A concordance form (the AUC, Harrell's C, Somers' D)
+        Where the intervals and paired tests come from. ``"auto"``: per measure, the analytic
+        inference its registry entry declares, and the paired bootstrap for the rest (with
+        ``n_bootstrap=0`` the analytic intervals and tests alone: they draw no replicate, as in
+        :func:`ranklens.dask.evaluate`). A concordance form (the AUC, Harrell's C, Somers' D)
         gives DeLong's interval and paired test (DeLong, DeLong & Clarke-Pearson 1988; exact
         to rounding, O(n log n), no replicates, and the same numbers as
         :func:`ranklens.delong_interval` and :func:`ranklens.delong_test`); an analytic variance
@@ -985,10 +987,13 @@ def evaluate_models(
     if relevance is not None:
         settings["relevance"] = relevance_note or repr(relevance)
     settings["n_bootstrap"] = int(n_bootstrap)
-    if n_bootstrap:
-        settings["random_state"] = random_state
+    # Analytic intervals and tests need no replicates: "auto" gives them with n_bootstrap=0 too.
+    analytic = inference == "auto" and groups is None
+    if n_bootstrap or analytic:
         settings["confidence_level"] = 0.95
         settings["inference"] = inference
+    if n_bootstrap:
+        settings["random_state"] = random_state
     if weight is not None:
         settings["sample_weight"] = "given"
     if n_units:
@@ -1005,16 +1010,18 @@ def evaluate_models(
     comparison = None
     compare = compare_models
     plan = None
-    if n_bootstrap:
+    candidates: list[Any] = []
+    methods: dict[str, tuple[str, str]] = {}
+    if n_bootstrap or analytic:
         candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
-        methods: dict[str, tuple[str, str]] = {}
-        if inference == "auto" and groups is None:
+        if analytic:
             # DeLong's and Noether's variances assume independent rows: with units, every
             # interval and test comes from the clustered bootstrap.
             for spec in candidates:
                 declared = _analytic_methods(spec, weighted=weight is not None)
                 if declared is not None:
                     methods[spec.name] = declared
+    if n_bootstrap:
         if progress is not None:
             progress("bootstrap: compiling on a small sample, timing replicates")
         plan = _bootstrap_plan(
@@ -1053,28 +1060,29 @@ def evaluate_models(
         plan.run_s += time.perf_counter() - start
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})["bootstrap comparison"] = problem
-        if methods:
-            # Analytic inference is not resampling: it runs whatever the bootstrap's budget did.
-            if progress is not None:
-                progress("analytic intervals and tests")
-            kept = {s.name for s in plan.metrics} | set(methods)
-            specs = [s for s in candidates if s.name in kept]
-            combined, problem = _call_quietly(
-                _analytic_comparison,
-                comparison,
-                specs,
-                methods,
-                y,
-                preds,
-                weight,
-                values,
-                settings.get("confidence_level", 0.95),
-            )
-            if combined is not None:
-                comparison = combined
-            if problem is not None:
-                problems.setdefault(ALL_MODELS, {})["analytic intervals"] = problem
-        settings.update(_methods_settings(comparison))
+    if methods:
+        # Analytic inference is not resampling: it runs whatever the bootstrap's budget did,
+        # and without replicates (n_bootstrap=0) too.
+        if progress is not None:
+            progress("analytic intervals and tests")
+        kept = {s.name for s in plan.metrics} if plan is not None else set()
+        specs = [s for s in candidates if s.name in kept | set(methods)]
+        combined, problem = _call_quietly(
+            _analytic_comparison,
+            comparison,
+            specs,
+            methods,
+            y,
+            preds,
+            weight,
+            values,
+            settings.get("confidence_level", 0.95),
+        )
+        if combined is not None:
+            comparison = combined
+        if problem is not None:
+            problems.setdefault(ALL_MODELS, {})["analytic intervals"] = problem
+    settings.update(_methods_settings(comparison))
 
     robust: dict[str, Any] = {}
     table = robustness_table

@@ -60,3 +60,35 @@ class DomainError(ValueError):
     data on which one measure is not defined, so that an evaluation of many measures can report
     that measure as undefined for this data rather than as a failure.
     """
+
+
+class RowDomainError(DomainError):
+    """A :class:`DomainError` about rows: the first offending value, its position and how many.
+
+    The message is ``template.format(value=..., position=..., count=...)``. Keeping the three
+    numbers lets the errors of the pieces of one data set (the partitions of a Dask DataFrame)
+    combine into the error of the whole (:meth:`combine`). ``check`` numbers a measure's checks
+    in the order it runs them (the response before the predictions, say): on the whole data
+    the first check that fails anywhere is the one raised.
+    """
+
+    def __init__(
+        self, template: str, value: float, position: int, count: int, check: int = 0
+    ) -> None:
+        super().__init__(template, value, position, count, check)  # pickles as it is built
+        self.template, self.value, self.position = template, value, position
+        self.count, self.check = count, check
+
+    def __str__(self) -> str:
+        return self.template.format(value=self.value, position=self.position, count=self.count)
+
+    @classmethod
+    def combine(cls, pieces: list[tuple[int, RowDomainError]]) -> RowDomainError:
+        """The error of the whole from ``(rows before the piece, its error)`` in row order: the
+        earliest check that failed in any piece, its first offending value at the position
+        shifted by the rows before that piece, and the rows it found in every piece added."""
+        check = min(error.check for _, error in pieces)
+        kept = [(offset, error) for offset, error in pieces if error.check == check]
+        offset, first = kept[0]
+        total = sum(error.count for _, error in kept)
+        return cls(first.template, first.value, offset + first.position, total, check)

@@ -58,7 +58,7 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
 )
-from ranklens.exceptions import DomainError, warn_undefined
+from ranklens.exceptions import RowDomainError, warn_undefined
 
 if TYPE_CHECKING:
     from ranklens._kernels import residual as _kres
@@ -172,13 +172,23 @@ def _mean_capabilities(form: _RatioForm, *, additive: bool = True) -> dict[str, 
     }
 
 
-def _check_strictly_positive(x: FloatArray, name: str, metric: str, hint: str) -> None:
+def _check_strictly_positive(
+    x: FloatArray, name: str, metric: str, hint: str, check: int = 0
+) -> None:
+    """A :class:`RowDomainError` if ``x`` has a value <= 0 (``check``: which of the measure's
+    checks, in the order they run)."""
     bad = x <= 0
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise DomainError(
-            f"{metric} needs {name} > 0; got {float(x[first])!r} at position {first} "
-            f"({int(bad.sum())} value(s) <= 0). {hint}"
+        # the braces of the hint are literal, not fields of the template
+        hint = hint.replace("{", "{{").replace("}", "}}")
+        raise RowDomainError(
+            f"{metric} needs {name} > 0; got {{value!r}} at position {{position}} "
+            f"({{count}} value(s) <= 0). {hint}",
+            float(x[first]),
+            first,
+            int(bad.sum()),
+            check,
         )
 
 
@@ -302,7 +312,7 @@ def _squared_log_error(y: FloatArray, p: FloatArray, *, offset: float = 0.0) -> 
             y + offset, f"y_true + offset (offset={offset:g})", "log_rmse", hint
         )
         _check_strictly_positive(
-            p + offset, f"y_pred + offset (offset={offset:g})", "log_rmse", hint
+            p + offset, f"y_pred + offset (offset={offset:g})", "log_rmse", hint, check=1
         )
     return (_log_shifted(y, offset) - _log_shifted(p, offset)) ** 2
 

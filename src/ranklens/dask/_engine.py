@@ -28,6 +28,7 @@ from ranklens._registry import (
     RatioForm,
 )
 from ranklens.dask import _delong as _dl
+from ranklens.exceptions import RowDomainError
 from ranklens.metrics import available_metrics, get_metric
 from ranklens.ranking import _tau_c_from_classes
 
@@ -43,6 +44,15 @@ class Plan:
     sweep: list[MetricSpec]
     curve: list[MetricSpec]
     unsupported: dict[str, str]
+
+
+def whole_failure(failures: Sequence[tuple[int, Exception]]) -> Exception:
+    """A measure's failure on the whole data from its failures on partitions, given as
+    ``(rows before the partition, exception)`` in row order: errors about rows combined (the
+    first offending value at its global position, the counts added: the in-memory message),
+    any other failure the first one."""
+    rows = [(offset, exc) for offset, exc in failures if isinstance(exc, RowDomainError)]
+    return RowDomainError.combine(rows) if len(rows) == len(failures) else failures[0][1]
 
 
 def plan(measures: Sequence[str] | None) -> Plan:

@@ -359,15 +359,20 @@ def evaluate(
     problems: dict[str, dict[str, Problem]] = {m: {} for m in preds}
     info: dict[str, dict[str, Any]] = {}
 
+    rows_before = np.cumsum([0] + [s["n"] for s in scans])
     for j, spec in enumerate(the_plan.ratio):
         info[spec.name] = _metric_info(spec)
         form = spec.capabilities.batched
         assert isinstance(form, RatioForm)
         for k, model in enumerate(preds):
-            failed = [s["sums"][k][j] for s in scans if isinstance(s["sums"][k][j], Exception)]
+            failed = [
+                (int(rows_before[i]), s["sums"][k][j])
+                for i, s in enumerate(scans)
+                if isinstance(s["sums"][k][j], Exception)
+            ]
             if failed:
                 values[model][spec.name] = math.nan
-                problems[model][spec.name] = _exception_problem(failed[0])
+                problems[model][spec.name] = _exception_problem(_e.whole_failure(failed))
                 continue
             num = _e._fsum(s["sums"][k][j][0] for s in scans)
             den = _e._fsum(s["sums"][k][j][1] for s in scans)

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._registry import MetricSpec
+from ranklens.dask._engine import whole_failure
 from ranklens.dask._quantiles import Source, Target, select
 from ranklens.evaluation import (
     Problem,
@@ -96,7 +97,8 @@ def sums_partition(
     boot: dict[str, Any] | None = None,
     offset: int = 0,
 ) -> list[Any]:
-    """Per job, the weighted sums of the measure's per-row terms (or the exception raised);
+    """Per job, the weighted sums of the measure's per-row terms (or the exception raised),
+    then the partition's number of rows;
     with ``boot`` (replicates, seed, groups), the pair (sums, (B, m) replicate sums) for the
     jobs marked for the bootstrap, the replicate weights keyed by the global row position
     (``offset`` + the position here) or by the unit (:func:`ranklens.dask._passes.add_key`)."""
@@ -142,6 +144,7 @@ def sums_partition(
             rw = _replicate_weights(keys[sl], None if w is None else w[sl], reps, boot["seed"])
             replicate += rw @ terms[:, sl].T
         out.append((total, replicate))
+    out.append(len(part))
     return out
 
 
@@ -348,12 +351,18 @@ def evaluate_claimed(
                     f"column {p[0]['bad']!r} holds missing or non-finite values; drop or fill "
                     "them first"
                 )
+        # each partition's last entry is its number of rows: where its failures lie
+        rows_before = np.cumsum([0] + [p[-1] for p in parts])
         for j, (job, (name, model)) in enumerate(zip(jobs, keys, strict=True)):
             pieces = [p[j] for p in parts if p[j] is not None]
-            failed = [x for x in pieces if isinstance(x, Exception)]
+            failed = [
+                (int(rows_before[i]), p[j])
+                for i, p in enumerate(parts)
+                if isinstance(p[j], Exception)
+            ]
             if failed:
                 values[model][name] = math.nan
-                problems[model][name] = _exception_problem(failed[0])
+                problems[model][name] = _exception_problem(whole_failure(failed))
                 continue
             if job.boot:
                 boot_sums = np.sum([x[1] for x in pieces], axis=0)  # (B, m)
