@@ -80,6 +80,43 @@ def _run_cli(args: list[str]) -> dict[str, Any]:
     }
 
 
+#: The memory engine's pipeline without the command line's curves and robustness tables (whose
+#: full-resolution curves take some 400 bytes a row: about 40 GB at 1e8 rows), for sizes where
+#: ``ranklens evaluate`` in memory does not fit this machine; the same measures, intervals and
+#: paired tests, written as the command line writes them.
+LIBRARY = """
+import json, sys
+import pandas as pd
+from ranklens.evaluation import evaluate_models, evaluation_to_json
+df = pd.read_parquet(sys.argv[1], columns=["y", "a", "b"])
+y, preds = df["y"].to_numpy(), {"a": df["a"].to_numpy(), "b": df["b"].to_numpy()}
+del df
+ev = evaluate_models(y, preds, curves=False, robustness=False, n_bootstrap=0)
+with open(sys.argv[2], "w") as out:
+    json.dump(evaluation_to_json(ev), out)
+"""
+
+
+def _run_library(single: pathlib.Path, out: pathlib.Path) -> dict[str, Any]:
+    """:data:`LIBRARY` in a fresh process, measured as :func:`_run_cli`."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as output:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LIBRARY, str(single), str(out)], stdout=output, stderr=output
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        output.seek(0)
+        tail = output.read().decode(errors="replace")[-2000:]
+    return {
+        "exit_status": os.waitstatus_to_exitcode(status),
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024),
+        "output_tail": tail,
+    }
+
+
 def _close(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
@@ -129,9 +166,14 @@ def compare(got: dict[str, Any], want: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _sections(html: pathlib.Path) -> list[str]:
+def _sections(html: pathlib.Path) -> dict[str, Any]:
+    """The report's section and table headings (below the title) and its number of figures."""
     text = html.read_text(encoding="utf-8")
-    return [re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<h2[^>]*>(.*?)</h2>", text)]
+    found = re.findall(r"<h[34][^>]*>(.*?)</h[34]>", text, flags=re.S)
+    return {
+        "headings": [re.sub(r"<[^>]+>", "", h).strip() for h in found],
+        "figures": len(re.findall(r"<img|<svg", text)),
+    }
 
 
 def main() -> None:
@@ -142,7 +184,22 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="single-threaded workers")
     parser.add_argument("--memory-limit", default="1GiB", help="per worker")
     parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
-    parser.add_argument("--skip-memory", action="store_true", help="reuse memory.json if there")
+    parser.add_argument(
+        "--only",
+        choices=["dask", "memory"],
+        default=None,
+        help="run one engine (the other's JSON from an earlier run is compared when it is there)",
+    )
+    parser.add_argument(
+        "--curve-arrays", action="store_true", help="pass --curve-arrays to the Dask run"
+    )
+    parser.add_argument(
+        "--memory-engine",
+        choices=["cli", "library"],
+        default="cli",
+        help="the in-memory reference: ranklens evaluate, or evaluate_models without curves "
+        "and robustness tables (for sizes where the command line does not fit in memory)",
+    )
     parser.add_argument("--json", default=None, help="write the figures here")
     args = parser.parse_args()
     n = int(args.n)
@@ -155,7 +212,7 @@ def main() -> None:
         print(f"writing {n:.3g} rows to {parts} ...", flush=True)
         print(f"  {generate(parts, n, int(args.rows_per_file), False):.1f} s", flush=True)
     single = root / "all.parquet"
-    if not single.exists():
+    if not single.exists() and args.only != "dask":
         _write_single_file(parts, single)
     common = ["--target", "y", "--pred", "a", "--pred", "b", "--bootstrap", "0", "-q"]
     figures: dict[str, Any] = {
@@ -168,49 +225,59 @@ def main() -> None:
         "cpu_count": os.cpu_count(),
     }
 
-    cluster = distributed.LocalCluster(
-        n_workers=args.workers,
-        threads_per_worker=1,
-        memory_limit=args.memory_limit,
-        dashboard_address=":0",
-    )
-    client = distributed.Client(cluster)
-    print(f"dask: {args.workers} worker(s) x {args.memory_limit}", flush=True)
     dask_json, dask_html = root / "dask.json", root / "dask.html"
-    load = os.getloadavg()[0]
-    with WorkerWatch(client) as watch:
-        figures["dask"] = _run_cli(
-            [
-                str(parts / "*.parquet"),
-                *common,
-                "--engine",
-                "dask",
-                "--scheduler",
-                cluster.scheduler_address,
-                "--json",
-                str(dask_json),
-                "--html",
-                str(dask_html),
-            ]
+    if args.only != "memory":
+        cluster = distributed.LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            memory_limit=args.memory_limit,
+            dashboard_address=":0",
         )
-    figures["dask"].update(watch.figures(), load_average_1min=[load, os.getloadavg()[0]])
-    figures["worker_log_trouble"] = log_trouble(client)
-    client.close()
-    cluster.close()
-    print(json.dumps(figures["dask"], indent=2), flush=True)
+        client = distributed.Client(cluster)
+        print(f"dask: {args.workers} worker(s) x {args.memory_limit}", flush=True)
+        load = os.getloadavg()[0]
+        with WorkerWatch(client) as watch:
+            figures["dask"] = _run_cli(
+                [
+                    str(parts / "*.parquet"),
+                    *common,
+                    "--engine",
+                    "dask",
+                    "--scheduler",
+                    cluster.scheduler_address,
+                    "--json",
+                    str(dask_json),
+                    "--html",
+                    str(dask_html),
+                    *(["--curve-arrays"] if args.curve_arrays else []),
+                ]
+            )
+        figures["dask"].update(watch.figures(), load_average_1min=[load, os.getloadavg()[0]])
+        figures["worker_log_trouble"] = log_trouble(client)
+        client.close()
+        cluster.close()
+        print(json.dumps(figures["dask"], indent=2), flush=True)
 
     mem_json, mem_html = root / "memory.json", root / "memory.html"
-    if not (args.skip_memory and mem_json.exists()):
+    if args.only != "dask":
         print("memory engine ...", flush=True)
         load = os.getloadavg()[0]
-        figures["memory"] = _run_cli(
-            [str(single), *common, "--json", str(mem_json), "--html", str(mem_html)]
-        )
+        if args.memory_engine == "library":
+            figures["memory"] = _run_library(single, mem_json)
+        else:
+            figures["memory"] = _run_cli(
+                [str(single), *common, "--json", str(mem_json), "--html", str(mem_html)]
+            )
         figures["memory"]["load_average_1min"] = [load, os.getloadavg()[0]]
         print(json.dumps(figures["memory"], indent=2), flush=True)
-    got, want = json.loads(dask_json.read_text()), json.loads(mem_json.read_text())
-    figures["comparison"] = compare(got, want)
-    figures["report_sections"] = {"dask": _sections(dask_html), "memory": _sections(mem_html)}
+    if dask_json.exists() and mem_json.exists():
+        got, want = json.loads(dask_json.read_text()), json.loads(mem_json.read_text())
+        figures["comparison"] = compare(got, want)
+        if mem_html.exists() and args.memory_engine == "cli":
+            figures["report_sections"] = {
+                "dask": _sections(dask_html),
+                "memory": _sections(mem_html),
+            }
     print(json.dumps(figures, indent=2, default=str))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(figures, indent=2, default=str))

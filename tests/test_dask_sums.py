@@ -593,3 +593,20 @@ def test_row_domain_errors_combine_and_pickle():
     # an earlier check failing in a later piece is the whole's error
     response = RowDomainError("y: {value} at {position} ({count})", -9.0, 7, 1, 0)
     assert str(RowDomainError.combine([(0, first), (300, response)])) == "y: -9.0 at 307 (1)"
+
+
+def test_without_intervals_the_interval_measures_are_left_out_as_in_memory(client):
+    """Every registered measure by default: the same names as ``evaluate_models`` (interval
+    measures only with intervals); named without intervals, they are skipped with the reason."""
+    df = _data(n=400, seed=2)
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred=["a"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = evaluate_models(df["y"], {"a": df["a"]}, robustness=False, curves=False)
+    assert set(ev.values["a"]) == set(ref.values["a"])
+    assert "interval_score" not in ev.values["a"] and "interval_score" not in ev.metrics
+    named = rd.evaluate(
+        dd.from_pandas(df, npartitions=2), y="y", pred=["a"], measures=["interval_score"]
+    )
+    assert named.problems["a"]["interval_score"].kind == "skipped"
+    assert "needs prediction intervals" in named.problems["a"]["interval_score"].message

@@ -35,6 +35,9 @@ from ranklens.ranking import _tau_c_from_classes
 #: Rows per bucket aimed at when the buckets are chosen (a bucket is one partition in memory).
 ROWS_PER_BUCKET = 500_000
 
+#: Why an interval measure is not computed: no prediction intervals were given.
+NEEDS_INTERVALS = "needs prediction intervals: give intervals= and alpha="
+
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
@@ -64,7 +67,7 @@ def plan(measures: Sequence[str] | None) -> Plan:
         caps = spec.capabilities
         form = caps.computational_form
         if spec.inputs != "point":
-            unsupported[spec.name] = "needs prediction intervals: give intervals= and alpha="
+            unsupported[spec.name] = NEEDS_INTERVALS
         elif form is ComputationalForm.MERGEABLE_SUMS and isinstance(caps.batched, RatioForm):
             ratio.append(spec)
         elif form is not None and isinstance(caps.batched, RankSweepForm):

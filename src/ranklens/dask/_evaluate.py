@@ -128,10 +128,11 @@ def evaluate(
         A column of unit labels (customers, accounts): the bootstrap then resamples units, and
         every interval and paired test comes from it (needs ``n_bootstrap``).
     measures : sequence of str, optional
-        Registry names; default every registered point measure. A measure is computed when it
-        declares a form the engine provides (a ratio of sums, a rank-sweep statistic, a
-        functional of the ranked curve or a ratio of discounted sums over the ranked rows, as
-        NDCG); the others are reported as skipped, with the reason.
+        Registry names; default every registered measure (the interval measures only with
+        ``intervals``, as in memory). A measure is computed when it declares a form the engine
+        provides (a ratio of sums, a rank-sweep statistic, a functional of the ranked curve or a
+        ratio of discounted sums over the ranked rows, as NDCG); the others are reported as
+        skipped, with the reason.
     events : None, str or number
         Event definition for the targeting measures: None (a 0/1 ``y`` itself, else the true top
         10 %), ``"top:q"``, ``">=t"``, ``">t"`` or a number ``t``.
@@ -905,6 +906,10 @@ def evaluate(
                 confidence_level,
             )
     for name, why in the_plan.unsupported.items():
+        if measures is None and why == _e.NEEDS_INTERVALS:
+            # as in memory: interval measures only for models given intervals (here none);
+            # named in ``measures``, they are listed as skipped with the reason
+            continue
         info[name] = _metric_info(_e.get_metric(name))
         for model in preds:
             values[model][name] = math.nan
