@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import types
 
 import numpy as np
 import pandas as pd
@@ -392,3 +393,55 @@ def test_missing_values_same_error_as_memory(client, holes):
     assert dask_run.exit_code == memory_run.exit_code == 2
     assert dask_run.output == memory_run.output
     assert "5 row(s) have missing or infinite values (first at data row 6" in dask_run.output
+
+
+def test_the_report_says_what_the_dask_engine_leaves_out(client, data, tmp_path):
+    """The memory report's parts the Dask engine does not build are named with their reasons
+    (skipped, not failed: exit status 0); the relevance function is drawn, as in memory."""
+    pytest.importorskip("matplotlib")
+    root, _ = data
+    html = tmp_path / "r.html"
+    got, _ = _run(
+        [str(root / "parts" / "*.parquet"), "--target", "y", "--pred", "a", "--html", str(html)],
+        tmp_path,
+        "dask",
+        client,
+    )
+    task = got["problems"]["(all models)"]
+    assert set(task) == {"robustness table", "plots of the rows", "curves"}
+    assert all(p["kind"] == "skipped" for p in task.values())
+    assert "Rosset, Perlich & Zadrozny 2005, Table 1" in task["robustness table"]["message"]
+    assert "--curve-arrays" in task["curves"]["message"]
+    text = html.read_text()
+    assert 'alt="Relevance function"' in text and "most influential row" in text
+    # with the curves as arrays, the curves' note goes
+    with_curves, _ = _run(
+        [str(root / "parts" / "*.parquet"), "--target", "y", "--pred", "a", "--curve-arrays"],
+        tmp_path,
+        "dask2",
+        client,
+    )
+    assert set(with_curves["problems"]["(all models)"]) == {"robustness table", "plots of the rows"}
+
+
+def test_a_failed_cluster_is_one_line_and_exit_1(client, data, monkeypatch):
+    """A worker killed for its memory (Dask's KilledWorker) is one line, exit status 1."""
+    from distributed.scheduler import KilledWorker
+
+    root, _ = data
+
+    def killed(*args, **kwargs):
+        last = types.SimpleNamespace(address="tcp://127.0.0.1:1")
+        raise KilledWorker("('shuffle-transfer-1', 17)", last, 4)
+
+    monkeypatch.setattr(rd, "evaluate", killed)
+    args = [str(root / "parts" / "*.parquet"), "--target", "y", "--pred", "a", "-q"]
+    result = CliRunner().invoke(
+        app,
+        ["evaluate", *args, "--engine", "dask", "--scheduler", client.scheduler.address],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: Dask evaluation failed: KilledWorker")
+    assert "memory limit" in lines[0] and "Traceback" not in result.output

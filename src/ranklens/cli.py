@@ -173,7 +173,11 @@ def _csv_header(path: pathlib.Path, sep: str, parsed: list[Any]) -> list[Any]:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    try:
+        message = str(exc)
+    except Exception:  # an exception whose own message fails: its type still says something
+        message = ""
+    text = [line.strip() for line in message.strip().splitlines() if line.strip()]
     return text[0] if text else type(exc).__name__
 
 
@@ -1325,14 +1329,56 @@ def _evaluate_dask(
             settings["inference"] = inference
             settings.update(groups_settings(groups, n_units, inference))
             evaluation = dataclasses.replace(evaluation, settings=settings)
-        return dataclasses.replace(evaluation, n_dropped=n_dropped)
+        return dataclasses.replace(
+            evaluation,
+            n_dropped=n_dropped,
+            problems=_dask_not_drawn(evaluation.problems, curve_arrays=curve_arrays),
+        )
+    except (InputError, typer.Exit):
+        raise
     except (ValueError, TypeError, OSError) as exc:
         raise InputError(_first_line(exc)) from None
+    except Exception as exc:  # the cluster failed (a worker killed, a shuffle lost): one line
+        hint = ""
+        if type(exc).__name__ in ("KilledWorker", "P2PConsistencyError"):
+            hint = (
+                " (workers died while running it: usually a worker over its memory limit; give "
+                "the workers more memory, or split the Parquet files into smaller row groups)"
+            )
+        _fail(
+            f"Dask evaluation failed: {type(exc).__name__}: {_first_line(exc)}{hint}", EXIT_FAILED
+        )
     finally:
         cluster = client.cluster
         client.close()
         if scheduler is None and cluster is not None:
             cluster.close()
+
+
+def _dask_not_drawn(problems: Any, *, curve_arrays: bool) -> dict[str, Any]:
+    """``problems`` and what the memory engine's report has that the Dask engine's does not,
+    each with its reason: the report says what it leaves out rather than leaving it out."""
+    from ranklens.evaluation import ALL_MODELS, Problem
+
+    notes = {
+        "robustness table": "not computed by the Dask engine: each measure without its most "
+        "influential row (Rosset, Perlich & Zadrozny 2005, Table 1) is a search over every "
+        "row's leave-one-out value, which has no distributed form here",
+        "plots of the rows": "not drawn by the Dask engine: predicted against actual, "
+        "residuals, calibration by decile, the REC and RROC curves and the utility-based "
+        "precision and recall over the event threshold are drawn from every row in memory",
+    }
+    if not curve_arrays:
+        notes["curves"] = (
+            "not built: the ranking and targeting curves (ROC, gain, lift, AUC by cutoff, rank "
+            "lift, value captured) and the best model by depth come with --curve-arrays, one "
+            "point per distinct prediction held by the client"
+        )
+    out = {who: dict(items) for who, items in problems.items()}
+    task = out.setdefault(ALL_MODELS, {})
+    for what, why in notes.items():
+        task.setdefault(what, Problem("skipped", why))
+    return out
 
 
 def _dask_relevance(spec: str | None) -> tuple[Any, tuple[str, str] | None]:

@@ -426,6 +426,7 @@ def evaluate(
     settings.update({key: v for key, v in ranked_list_params.items() if v is not None})
     # measures that are sums once their parameters are fitted, and medians (ranklens.dask._sums)
     bound_columns = [c for pair in intervals.values() for c in pair]
+    used: dict[str, Any] = {}  # the relevance function the measures used (for the report)
     claimed_replicates = _s.evaluate_claimed(
         dask,
         _load(frame_or_path, list(dict.fromkeys([*columns, *bound_columns])), storage_options),
@@ -453,6 +454,7 @@ def evaluate(
         )
         if n_bootstrap
         else None,
+        used=used,
     )
 
     listed_replicates = _lw.evaluate_claimed(
@@ -606,7 +608,7 @@ def evaluate(
             [y, weight, *(preds[k:] if chain else [model])],
         )
         bucketed = source.map_partitions(_p.with_p_bucket, model, weight, p_bounds[k])
-        shuffled = _by_bucket(bucketed, _p.P_BUCKET, nb)
+        shuffled = _p.by_bucket(bucketed, _p.P_BUCKET, nb)
         outputs = [
             dask.delayed(_prediction_task, nout=2)(
                 part,
@@ -702,7 +704,7 @@ def evaluate(
             [y, weight],
         )
         bucketed = source.map_partitions(_p.with_t_bucket, y, t_bounds, single)
-        shuffled = _by_bucket(bucketed, _p.T_BUCKET, t_bounds.size + 1)
+        shuffled = _p.by_bucket(bucketed, _p.T_BUCKET, t_bounds.size + 1)
         truth_summaries = [
             dask.delayed(_truth_task)(
                 part,
@@ -857,6 +859,8 @@ def evaluate(
         extras["delong_covariance"] = delong_covariance
     if noether_out:
         extras["noether"] = noether_out
+    if used.get("relevance") is not None:
+        extras["relevance"] = used["relevance"]  # the report draws it, as in memory
     if curve_arrays:
         context = dict(
             cost_benefit=cost_benefit,
@@ -962,46 +966,6 @@ def _split(dask: Any, dd: Any, frame: Any, part_rows: Sequence[int], rows: int) 
             dask.delayed(_p.row_slice)(part, a, b) for a, b in itertools.pairwise(edges.tolist())
         ]
     return dd.from_delayed(pieces, meta=frame._meta, verify_meta=False)
-
-
-def _restore_bucket(part: Any, column: str, dtype: Any, partition_info: Any = None) -> Any:
-    """The partition with its bucket column (the partition's number) put back."""
-    return part.assign(**{column: np.full(len(part), partition_info["number"], dtype)})
-
-
-def _by_bucket(frame: Any, column: str, n_parts: int) -> Any:
-    """``frame`` shuffled so that partition ``i`` holds the rows whose ``column`` is ``i``.
-
-    Dask's shuffle with ``column`` itself as the output partition number: ``set_index`` with
-    the divisions ``0, 1, ..., n_parts`` shuffles the same way, but moves a second copy of the
-    column (the partition number it computes) and then sets and sorts the index; here the column
-    is not moved at all (it is the partition number) and is put back after the shuffle.
-    ``set_index`` where this dask has no such shuffle expression (the expression is not public
-    API: a dask without it, or with another signature, takes the public route; the numbers are
-    the same either way, tested).
-    """
-    expression = _shuffle_expression()
-    if expression is not None:
-        shuffle, new_collection = expression
-        try:
-            moved = new_collection(shuffle(frame.expr, column, n_parts, True, None, None))
-        except (TypeError, AttributeError):  # the private expression changed: the public route
-            moved = None
-        if moved is not None:
-            dtype = frame._meta[column].dtype
-            rest = moved[[c for c in frame.columns if c != column]]
-            return rest.map_partitions(_restore_bucket, column, dtype, meta=frame._meta)
-    return frame.set_index(column, divisions=list(range(n_parts + 1)), drop=False)
-
-
-def _shuffle_expression() -> tuple[Any, Any] | None:
-    """Dask's shuffle expression and its collection constructor, or None where not present."""
-    try:
-        from dask.dataframe.dask_expr._collection import new_collection
-        from dask.dataframe.dask_expr._shuffle import Shuffle
-    except ImportError:  # a dask before the expression engine
-        return None
-    return Shuffle, new_collection
 
 
 def _without(frame: Any, drop: Sequence[str | None], keep: Sequence[str | None]) -> Any:

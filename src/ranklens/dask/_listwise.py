@@ -321,9 +321,7 @@ def evaluate_claimed(
             b_starts = boot_starts([t["boot_pred"][k] for t in totals])[1] if boot else None
             source = frame[list(dict.fromkeys([*columns, model]))]
             bucketed = source.map_partitions(_p.with_p_bucket, model, weight, p_bounds[k])
-            shuffled = bucketed.set_index(
-                _p.P_BUCKET, divisions=list(range(len(starts) + 1)), drop=False
-            )
+            shuffled = _p.by_bucket(bucketed, _p.P_BUCKET, len(starts))
             pieces.append(
                 [
                     dask.delayed(prediction_piece)(
@@ -343,9 +341,7 @@ def evaluate_claimed(
         t_starts = _carry_ins(t_totals, unit)
         bt_w, bt_starts = boot_starts([t["boot_truth"] for t in totals]) if boot else (None, None)
         bucketed = frame[columns].map_partitions(_p.with_t_bucket, y, t_bounds, single)
-        shuffled = bucketed.set_index(
-            _p.T_BUCKET, divisions=list(range(t_bounds.size + 2)), drop=False
-        )
+        shuffled = _p.by_bucket(bucketed, _p.T_BUCKET, t_bounds.size + 1)
         heavy_buckets = set(single.tolist())
         truth = [
             dask.delayed(truth_piece)(
@@ -360,7 +356,9 @@ def evaluate_claimed(
             for b, part in enumerate(shuffled.to_delayed())
             if b not in heavy_buckets
         ]
-        pred_out, truth_out = dask.compute(pieces, truth)
+        # one shuffle at a time: at once, each worker would hold the buffers of all of them
+        pred_out = [dask.compute(*model_pieces) for model_pieces in pieces]
+        truth_out = dask.compute(*truth)
         # a single-valued truth bucket is one block: its value and its weight
         heavy = []
         for b in single.tolist():

@@ -727,3 +727,43 @@ def bootstrap_curve(
     if depths is not None:
         out["lift"] = lift
     return out
+
+
+def _restore_bucket(part: Any, column: str, dtype: Any, partition_info: Any = None) -> Any:
+    """The partition with its bucket column (the partition's number) put back."""
+    return part.assign(**{column: np.full(len(part), partition_info["number"], dtype)})
+
+
+def by_bucket(frame: Any, column: str, n_parts: int) -> Any:
+    """``frame`` shuffled so that partition ``i`` holds the rows whose ``column`` is ``i``.
+
+    Dask's shuffle with ``column`` itself as the output partition number: ``set_index`` with
+    the divisions ``0, 1, ..., n_parts`` shuffles the same way, but moves a second copy of the
+    column (the partition number it computes) and then sets and sorts the index; here the column
+    is not moved at all (it is the partition number) and is put back after the shuffle.
+    ``set_index`` where this dask has no such shuffle expression (the expression is not public
+    API: a dask without it, or with another signature, takes the public route; the numbers are
+    the same either way, tested).
+    """
+    expression = _shuffle_expression()
+    if expression is not None:
+        shuffle, new_collection = expression
+        try:
+            moved = new_collection(shuffle(frame.expr, column, n_parts, True, None, None))
+        except (TypeError, AttributeError):  # the private expression changed: the public route
+            moved = None
+        if moved is not None:
+            dtype = frame._meta[column].dtype
+            rest = moved[[c for c in frame.columns if c != column]]
+            return rest.map_partitions(_restore_bucket, column, dtype, meta=frame._meta)
+    return frame.set_index(column, divisions=list(range(n_parts + 1)), drop=False)
+
+
+def _shuffle_expression() -> tuple[Any, Any] | None:
+    """Dask's shuffle expression and its collection constructor, or None where not present."""
+    try:
+        from dask.dataframe.dask_expr._collection import new_collection
+        from dask.dataframe.dask_expr._shuffle import Shuffle
+    except ImportError:  # a dask before the expression engine
+        return None
+    return Shuffle, new_collection

@@ -206,8 +206,11 @@ def evaluate_claimed(
     info: dict[str, dict[str, Any]],
     settings: dict[str, Any],
     bootstrap: dict[str, Any] | None = None,
+    used: dict[str, Any] | None = None,
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Compute the claimed measures into ``values`` / ``problems`` / ``info`` (in place).
+    """Compute the claimed measures into ``values`` / ``problems`` / ``info`` (in place);
+    ``used["relevance"]`` receives the relevance function of the utility measures (given, or
+    the default box plot's), where one was built.
 
     Reads: one two-pass selection for every order statistic wanted (the default relevance's
     box plot, the fitted parameters, the medians), then one pass for all the sums. With
@@ -297,6 +300,8 @@ def evaluate_claimed(
         fitted[key] = (value, problem)
 
     # the sums pass: every (measure, model) whose parameters are known
+    if used is not None:
+        used["relevance"] = relevance
     full = {**context, "relevance": relevance}
     jobs: list[_Job] = []
     keys: list[tuple[str, str]] = []
