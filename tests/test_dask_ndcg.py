@@ -233,3 +233,29 @@ def test_poisson_bootstrap_equals_compare_models(
         assert np.isfinite(want).all()
         for parts in (1, 3, 7):
             np.testing.assert_allclose(replicates[parts][model][NAME], want, rtol=TOL, atol=TOL)
+
+
+@pytest.mark.parametrize("weight", [None, "wf"])
+def test_partitions_larger_than_a_bucket_are_cut_first_same_numbers(
+    client, monkeypatch, poisson_compare_models, weight
+):
+    """Input partitions larger than a bucket are cut before NDCG's shuffles (their memory grows
+    with the input partitions): the value and the row-keyed Poisson replicates are unchanged."""
+    df = _data(n=900, seed=12)
+    monkeypatch.setattr(_e, "ROWS_PER_BUCKET", 100)  # 3 partitions of 300 rows: cut in 3 each
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3, sort=False),
+        y="y",
+        pred=["a", "b"],
+        weight=weight,
+        measures=[NAME],
+        n_buckets=4,
+        n_bootstrap=7,
+        random_state=3,
+    )
+    ref = poisson_compare_models(df, [NAME], n_bootstrap=7, random_state=3, weight=weight)
+    for i, model in enumerate(("a", "b")):
+        assert _close(ev.values[model][NAME], _reference(df, model, weight)[0])
+        want = ref.replicates[:, list(ref.metrics).index(NAME), i]
+        got = ev.extras["bootstrap"]["replicates"][model][NAME]
+        np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL)

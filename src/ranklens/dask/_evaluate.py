@@ -457,9 +457,11 @@ def evaluate(
         used=used,
     )
 
+    # NDCG's shuffles, as the rank sweeps' below, from pieces of at most a bucket's rows: a
+    # shuffle's memory grows with its input partitions (files of millions of rows)
     listed_replicates = _lw.evaluate_claimed(
         dask,
-        frame,
+        _split(dask, dd, frame, part_rows, _e.ROWS_PER_BUCKET),
         listed,
         y=y,
         preds=preds,
@@ -470,7 +472,7 @@ def evaluate(
             "event_threshold": event_threshold,
             **ranked_list_params,
         },
-        part_rows=part_rows,
+        part_rows=_split_rows(part_rows, _e.ROWS_PER_BUCKET),
         n_buckets=buckets,
         sample_y=sample_y,
         sample_p=sample_p,
@@ -955,15 +957,27 @@ def evaluate(
     )
 
 
+def _split_edges(m: int, rows: int) -> list[int]:
+    """Where a partition of ``m`` rows is cut into even pieces of at most ``rows`` rows."""
+    return np.linspace(0, m, max(1, math.ceil(m / rows)) + 1).astype(np.int64).tolist()
+
+
+def _split_rows(part_rows: Sequence[int], rows: int) -> list[int]:
+    """The rows of each piece of :func:`_split`, in order."""
+    if max(part_rows, default=0) <= rows:
+        return list(part_rows)
+    return [b - a for m in part_rows for a, b in itertools.pairwise(_split_edges(m, rows))]
+
+
 def _split(dask: Any, dd: Any, frame: Any, part_rows: Sequence[int], rows: int) -> Any:
     """``frame`` with every partition of more than ``rows`` rows cut into even pieces."""
     if max(part_rows, default=0) <= rows:
         return frame
     pieces = []
     for part, m in zip(frame.to_delayed(), part_rows, strict=True):
-        edges = np.linspace(0, m, max(1, math.ceil(m / rows)) + 1).astype(np.int64)
         pieces += [
-            dask.delayed(_p.row_slice)(part, a, b) for a, b in itertools.pairwise(edges.tolist())
+            dask.delayed(_p.row_slice)(part, a, b)
+            for a, b in itertools.pairwise(_split_edges(m, rows))
         ]
     return dd.from_delayed(pieces, meta=frame._meta, verify_meta=False)
 
