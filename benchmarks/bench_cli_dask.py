@@ -58,21 +58,18 @@ def _write_single_file(parts: pathlib.Path, target: pathlib.Path) -> None:
     writer.close()
 
 
-def _run_cli(args: list[str]) -> dict[str, Any]:
-    """One ``ranklens evaluate`` in a fresh process: exit status, wall / CPU seconds, peak RSS."""
+def _run(argv: list[str]) -> dict[str, Any]:
+    """``argv`` in a fresh process: exit status, wall / CPU seconds, peak RSS, output's end."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as output:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "ranklens", "evaluate", *args], stdout=output, stderr=output
-        )
+        proc = subprocess.Popen(argv, stdout=output, stderr=output)
         # wait4: this child's own resource use (its peak resident memory, its CPU time)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
         output.seek(0)
         tail = output.read().decode(errors="replace")[-2000:]
     return {
-        "exit_status": proc.returncode,
+        "exit_status": os.waitstatus_to_exitcode(status),
         "seconds": round(seconds, 1),
         "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
         "peak_rss_mib": round(usage.ru_maxrss / 1024),  # KiB on Linux
@@ -80,9 +77,14 @@ def _run_cli(args: list[str]) -> dict[str, Any]:
     }
 
 
-#: The memory engine's pipeline without the command line's curves and robustness tables (whose
-#: full-resolution curves take some 400 bytes a row: about 40 GB at 1e8 rows), for sizes where
-#: ``ranklens evaluate`` in memory does not fit this machine; the same measures, intervals and
+def _run_cli(args: list[str]) -> dict[str, Any]:
+    """One ``ranklens evaluate`` in a fresh process, measured by :func:`_run`."""
+    return _run([sys.executable, "-m", "ranklens", "evaluate", *args])
+
+
+#: The memory engine's pipeline without the command line's curves and robustness tables, for
+#: sizes where ``ranklens evaluate`` in memory does not fit this machine (it takes some 550 bytes
+#: a row in all, 5.5 GB at 1e7 rows: about 55 GB at 1e8); the same measures, intervals and
 #: paired tests, written as the command line writes them.
 LIBRARY = """
 import json, sys
@@ -98,23 +100,8 @@ with open(sys.argv[2], "w") as out:
 
 
 def _run_library(single: pathlib.Path, out: pathlib.Path) -> dict[str, Any]:
-    """:data:`LIBRARY` in a fresh process, measured as :func:`_run_cli`."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as output:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", LIBRARY, str(single), str(out)], stdout=output, stderr=output
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - start
-        output.seek(0)
-        tail = output.read().decode(errors="replace")[-2000:]
-    return {
-        "exit_status": os.waitstatus_to_exitcode(status),
-        "seconds": round(seconds, 1),
-        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
-        "peak_rss_mib": round(usage.ru_maxrss / 1024),
-        "output_tail": tail,
-    }
+    """:data:`LIBRARY` in a fresh process, measured by :func:`_run`."""
+    return _run([sys.executable, "-c", LIBRARY, str(single), str(out)])
 
 
 def _close(a: Any, b: Any) -> bool:

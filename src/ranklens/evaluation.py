@@ -1065,8 +1065,8 @@ def evaluate_models(
         # and without replicates (n_bootstrap=0) too.
         if progress is not None:
             progress("analytic intervals and tests")
-        kept = {s.name for s in plan.metrics} if plan is not None else set()
-        specs = [s for s in candidates if s.name in kept | set(methods)]
+        kept = set(methods) | ({s.name for s in plan.metrics} if plan is not None else set())
+        specs = [s for s in candidates if s.name in kept]
         combined, problem = _call_quietly(
             _analytic_comparison,
             comparison,

@@ -49,11 +49,15 @@ class Plan:
     unsupported: dict[str, str]
 
 
-def whole_failure(failures: Sequence[tuple[int, Exception]]) -> Exception:
-    """A measure's failure on the whole data from its failures on partitions, given as
-    ``(rows before the partition, exception)`` in row order: errors about rows combined (the
-    first offending value at its global position, the counts added: the in-memory message),
-    any other failure the first one."""
+def whole_failure(results: Sequence[Any], part_rows: Sequence[int]) -> Exception | None:
+    """A measure's failure on the whole data from its results on the partitions (in row order,
+    an exception where it failed; ``part_rows`` rows each), None where none failed: errors
+    about rows combined (the first offending value at its global position, the counts added:
+    the in-memory message), any other failure the first one."""
+    rows_before = np.cumsum([0, *part_rows]).tolist()
+    failures = [(rows_before[i], r) for i, r in enumerate(results) if isinstance(r, Exception)]
+    if not failures:
+        return None
     rows = [(offset, exc) for offset, exc in failures if isinstance(exc, RowDomainError)]
     return RowDomainError.combine(rows) if len(rows) == len(failures) else failures[0][1]
 

@@ -360,20 +360,15 @@ def evaluate(
     problems: dict[str, dict[str, Problem]] = {m: {} for m in preds}
     info: dict[str, dict[str, Any]] = {}
 
-    rows_before = np.cumsum([0] + [s["n"] for s in scans])
     for j, spec in enumerate(the_plan.ratio):
         info[spec.name] = _metric_info(spec)
         form = spec.capabilities.batched
         assert isinstance(form, RatioForm)
         for k, model in enumerate(preds):
-            failed = [
-                (int(rows_before[i]), s["sums"][k][j])
-                for i, s in enumerate(scans)
-                if isinstance(s["sums"][k][j], Exception)
-            ]
-            if failed:
+            failed = _e.whole_failure([s["sums"][k][j] for s in scans], part_rows)
+            if failed is not None:
                 values[model][spec.name] = math.nan
-                problems[model][spec.name] = _exception_problem(_e.whole_failure(failed))
+                problems[model][spec.name] = _exception_problem(failed)
                 continue
             num = _e._fsum(s["sums"][k][j][0] for s in scans)
             den = _e._fsum(s["sums"][k][j][1] for s in scans)

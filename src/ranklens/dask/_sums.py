@@ -356,18 +356,13 @@ def evaluate_claimed(
                     f"column {p[0]['bad']!r} holds missing or non-finite values; drop or fill "
                     "them first"
                 )
-        # each partition's last entry is its number of rows: where its failures lie
-        rows_before = np.cumsum([0] + [p[-1] for p in parts])
+        part_rows = [p[-1] for p in parts]  # each partition's last entry: its number of rows
         for j, (job, (name, model)) in enumerate(zip(jobs, keys, strict=True)):
             pieces = [p[j] for p in parts if p[j] is not None]
-            failed = [
-                (int(rows_before[i]), p[j])
-                for i, p in enumerate(parts)
-                if isinstance(p[j], Exception)
-            ]
-            if failed:
+            failed = whole_failure([p[j] for p in parts], part_rows)
+            if failed is not None:
                 values[model][name] = math.nan
-                problems[model][name] = _exception_problem(whole_failure(failed))
+                problems[model][name] = _exception_problem(failed)
                 continue
             if job.boot:
                 boot_sums = np.sum([x[1] for x in pieces], axis=0)  # (B, m)
