@@ -74,6 +74,7 @@ PIPELINE = {
     "ranklens.dask._engine",
     "ranklens.dask._listwise",
     "ranklens.dask._evaluate",
+    "ranklens.dask._gather",
     "ranklens.dask._noether",
     "ranklens.dask._passes",
     "ranklens.dask._profile",

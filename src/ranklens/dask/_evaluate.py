@@ -20,6 +20,7 @@ from ranklens.dask import _listwise as _lw
 from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
 from ranklens.dask import _sums as _s
+from ranklens.dask._gather import compute_gathering
 from ranklens.evaluation import (
     ModelEvaluation,
     Problem,
@@ -730,14 +731,13 @@ def evaluate(
                 for part in shuffled.to_delayed()
             ]
     lap("bootstrap sums")
-    pred_out, truth_out, curve_out, truth_curve_out, pred_pairs_out, truth_pairs_out = dask.compute(
-        pred_summaries,
-        truth_summaries,
-        curve_pieces,
-        truth_curve_pieces,
-        boot_pred_pairs,
-        boot_truth_pairs,
+    # the curve arrays are fetched bucket by bucket as they finish, not held on the workers
+    # until the whole pass is done (ranklens.dask._gather)
+    (pred_out, truth_out, pred_pairs_out, truth_pairs_out), gathered = compute_gathering(
+        [pred_summaries, truth_summaries, boot_pred_pairs, boot_truth_pairs],
+        [*curve_pieces, truth_curve_pieces],
     )
+    curve_out, truth_curve_out = gathered[: len(curve_pieces)], gathered[len(curve_pieces)]
     lap("shuffles by prediction and truth")
 
     curves: dict[str, dict[str, Any]] = {"decile_table": {}} if want_curves else {}
