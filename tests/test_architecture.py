@@ -76,6 +76,7 @@ PIPELINE = {
     "ranklens.dask._evaluate",
     "ranklens.dask._gather",
     "ranklens.dask._noether",
+    "ranklens.dask._lagged",
     "ranklens.dask._passes",
     "ranklens.dask._profile",
     "ranklens.dask._quantiles",

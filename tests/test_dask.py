@@ -185,17 +185,28 @@ def test_parquet_glob(client, parquet_files):
     assert _check_all(ev, df, weighted=False) == 3
 
 
-def test_measures_chosen_by_declaration(client):
+def test_measures_chosen_by_declaration(client, monkeypatch):
+    from ranklens._registry import _REGISTRY, MetricSpec
+
     df = _data(300, binary=True)
     ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a")
-    # measures without a distributed summary are reported as skipped, with the reason
+    # every registered point measure declares a distributed form: none is skipped
     skipped = {k for k, p in ev.problems["a"].items() if p.kind == "skipped"}
-    for name in skipped:
-        assert math.isnan(ev.values["a"][name])
-    assert "pmap" in skipped and "roc_auc" not in skipped
-    # a median and the measures of extremes are computed (exact selection, then sums)
-    assert "median_absolute_error" not in skipped and "sera" not in skipped
+    assert skipped == set()
+    # a median, the measures of extremes and the lag-scaled pmap are computed too
+    for name in ("median_absolute_error", "sera", "pmap", "roc_auc"):
+        assert math.isfinite(ev.values["a"][name])
     assert ev.settings["engine"] == "dask"
+    # a measure that declares none is reported as skipped, with the reason, and NaN
+    monkeypatch.setitem(
+        _REGISTRY, "no_form_score", MetricSpec("no_form_score", lambda y, p: 0.0, True, "ranking")
+    )
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["no_form_score", "roc_auc"]
+    )
+    problem = ev.problems["a"]["no_form_score"]
+    assert problem.kind == "skipped" and "declares no computational form" in problem.message
+    assert math.isnan(ev.values["a"]["no_form_score"]) and math.isfinite(ev.values["a"]["roc_auc"])
 
 
 def test_binned_auc_bound(client):

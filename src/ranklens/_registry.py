@@ -36,6 +36,7 @@ __all__ = [
     "ConcordanceForm",
     "CurveForm",
     "CurveStatistic",
+    "LagScaledForm",
     "MedianForm",
     "MetricSpec",
     "OrderStatisticFit",
@@ -302,8 +303,9 @@ class ComputationalForm(enum.Enum):
       truth, or order statistics of the truth such as a quantile that defines the events or a
       box plot that defines relevance (rank correlations, NDCG's ideal ordering).
 
-    A measure that needs none of these (a median of the residuals needs their order; a lag-1 scale
-    needs the row order) declares no form.
+    A measure that needs none of these declares no form: a median of the residuals needs their
+    order (it declares a :class:`MedianForm`, exact selection in pieces); a lag-1 scale needs the
+    row order, which no sort keeps (a :class:`LagScaledForm`: sums over pieces kept in row order).
     """
 
     MERGEABLE_SUMS = "mergeable sums"
@@ -475,6 +477,38 @@ class RankedListForm:
 
 
 @dataclasses.dataclass(frozen=True)
+class LagScaledForm:
+    """A mean of a per-row loss over the mean lag-1 change of the truth, rows in their order.
+
+    ``metric = [sum_i w_i loss_i / sum_i w_i] / [sum_{t=2..n} |y_t - y_{t-1}| / (n - 1)]``: the
+    mean absolute scaled error with the in-sample naive one-step forecast as scale (Hyndman &
+    Koehler 2006), as in Payne, Li & Qin's (2016) pmap. The scale is a property of the series, so
+    it stays unweighted. An engine holding the rows in pieces *kept in row order* adds each
+    piece's loss sums and its lag sum, and the lag between the last row of a piece and the first
+    row of the next; no sort is involved, but the order of the pieces is.
+
+    Attributes
+    ----------
+    loss : callable
+        ``(y_true, y_pred) -> ndarray`` of per-row losses, on validated float64 arrays.
+    zero_scale : str
+        The reason the measure is undefined when the truth never changes (zero scale), as the
+        function's own warning says it.
+    """
+
+    loss: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    zero_scale: str
+
+    def evaluate(self, y: np.ndarray, p: np.ndarray, w: np.ndarray | None = None) -> float:
+        """The measure from its sums (plain float64 sums: ordinary magnitudes only); NaN for a
+        zero scale."""
+        loss = self.loss(y, p)
+        mean_loss = loss.mean() if w is None else (w @ loss) / w.sum()
+        scale = np.abs(np.diff(y)).sum() / (y.shape[0] - 1)
+        return float(mean_loss / scale) if scale > 0 else math.nan
+
+
+@dataclasses.dataclass(frozen=True)
 class Capabilities:
     """Optional abilities of one measure function, declared where it is registered.
 
@@ -512,6 +546,9 @@ class Capabilities:
     ranked_list : RankedListForm or None
         The measure as a ratio of discounted sums over the ranked rows (sorts in pieces with
         carry-in positions).
+    lag_scaled : LagScaledForm or None
+        The measure as a mean loss over the mean lag-1 change of the truth (sums over pieces
+        kept in row order).
     describes : callable or None
         The function these capabilities describe (set by :func:`register_metric`). A spec whose
         ``func`` is another function, e.g. ``dataclasses.replace(spec, func=partial(...))`` with
@@ -528,6 +565,7 @@ class Capabilities:
     sums: SumsForm | None = None
     median: MedianForm | None = None
     ranked_list: RankedListForm | None = None
+    lag_scaled: LagScaledForm | None = None
     describes: Callable[..., Any] | None = dataclasses.field(default=None, repr=False)
 
 
@@ -724,6 +762,7 @@ def register_metric(
     sums: SumsForm | None = None,
     median: MedianForm | None = None,
     ranked_list: RankedListForm | None = None,
+    lag_scaled: LagScaledForm | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a scalar measure under ``name`` (the function itself is unchanged).
 
@@ -761,6 +800,8 @@ def register_metric(
         raise TypeError(f"median must be a MedianForm; got {median!r}")
     if ranked_list is not None and not isinstance(ranked_list, RankedListForm):
         raise TypeError(f"ranked_list must be a RankedListForm; got {ranked_list!r}")
+    if lag_scaled is not None and not isinstance(lag_scaled, LagScaledForm):
+        raise TypeError(f"lag_scaled must be a LagScaledForm; got {lag_scaled!r}")
     for label, value in (("leave_one_out", leave_one_out), ("variance", variance)):
         if value is not None and not callable(value):
             raise TypeError(f"{label} must be callable; got {value!r}")
@@ -791,6 +832,7 @@ def register_metric(
                 sums=sums,
                 median=median,
                 ranked_list=ranked_list,
+                lag_scaled=lag_scaled,
                 describes=func,
             ),
         )

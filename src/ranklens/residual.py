@@ -39,6 +39,7 @@ from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     BreakdownBound,
     ComputationalForm,
+    LagScaledForm,
     MedianForm,
     RatioForm,
     ReplicateForm,
@@ -1056,13 +1057,21 @@ def _pmap_leave_one_out(y: FloatArray, p: FloatArray) -> FloatArray:
     return out
 
 
-# Its lag-1 scale needs the rows in their order: no computational form.
+def _absolute_errors(y: FloatArray, p: FloatArray) -> FloatArray:
+    return np.abs(y - p)
+
+
+_PMAP_ZERO_SCALE = "pmap is undefined: y_true is constant, so its mean lag-1 change is 0"
+
+
+# Its lag-1 scale needs the rows in their order: sums over pieces kept in that order, no sort.
 @register_metric(
     "pmap",
     higher_is_better=False,
     family="residual",
     order_dependent=True,
     leave_one_out=_pmap_leave_one_out,
+    lag_scaled=LagScaledForm(loss=_absolute_errors, zero_scale=_PMAP_ZERO_SCALE),
 )
 def pmap(
     y_true: ArrayLike,
@@ -1145,7 +1154,7 @@ def pmap(
     # representable, for series of any magnitude
     scale = _scaled_mae(y[1:], y[:-1], None)
     if scale == 0.0:
-        warn_undefined("pmap is undefined: y_true is constant, so its mean lag-1 change is 0")
+        warn_undefined(_PMAP_ZERO_SCALE)
         return float("nan")
     value = _scaled_mae(y, p, w) / scale
     if all(given):

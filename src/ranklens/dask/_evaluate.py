@@ -16,6 +16,7 @@ from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _curves as _c
 from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
+from ranklens.dask import _lagged as _lag
 from ranklens.dask import _listwise as _lw
 from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
@@ -307,6 +308,7 @@ def evaluate(
         )
     the_plan, claimed = _s.claim(_e.plan(measures), bool(intervals))
     the_plan, listed = _lw.claim(the_plan)  # ranked-list measures (NDCG): ranklens.dask._listwise
+    the_plan, lagged = _lag.claim(the_plan)  # lag-scaled measures (pmap): ranklens.dask._lagged
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
 
     # (1) scan
@@ -380,6 +382,19 @@ def evaluate(
                 problems[model][spec.name] = Problem(
                     "undefined", "the per-row values are not finite for these data"
                 )
+
+    # in row order, one more read (the partitions are the rows in order)
+    _lag.evaluate_claimed(
+        dask,
+        frame,
+        lagged,
+        y=y,
+        preds=preds,
+        weight=weight,
+        values=values,
+        problems=problems,
+        info=info,
+    )
 
     definition, threshold, top = _events(events, binary)
     # the ranked curves (and with them the event threshold, the decile table and DeLong's
