@@ -68,6 +68,7 @@ PIPELINE = {
     "ranklens._budget",
     "ranklens.evaluation",
     "ranklens.dask",
+    "ranklens.dask._curve_sums",
     "ranklens.dask._curves",
     "ranklens.dask._boot_pairs",
     "ranklens.dask._delong",
@@ -75,11 +76,13 @@ PIPELINE = {
     "ranklens.dask._listwise",
     "ranklens.dask._evaluate",
     "ranklens.dask._gather",
-    "ranklens.dask._noether",
     "ranklens.dask._lagged",
+    "ranklens.dask._noether",
     "ranklens.dask._passes",
     "ranklens.dask._profile",
     "ranklens.dask._quantiles",
+    "ranklens.dask._robustness",
+    "ranklens.dask._row_plots",
     "ranklens.dask._sums",
 }
 PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli")

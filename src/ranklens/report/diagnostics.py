@@ -5,6 +5,9 @@ Each builder takes a :class:`~ranklens.evaluation.ModelEvaluation` and returns `
 caption, figure, css)`` or None when its data are absent. They draw stored results (decile
 tables, concordance profiles, cutoff-AUC curves and bands) and the evaluated truth and
 predictions; the only arithmetic is what a plot needs (bin means, a histogram), never a measure.
+An evaluation without rows (the Dask engine's) has in ``extras["row_summaries"]`` the exact
+summaries (group means, histogram counts, a density grid) from which predicted against actual,
+the residuals and calibration by decile are drawn instead.
 Legends list the models first and the baselines (random, perfect) last.
 
 References
@@ -185,8 +188,68 @@ def _pairs(ev: Any) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
     }
 
 
+def _summaries(ev: Any) -> dict[str, Any]:
+    """The Dask engine's exact summaries of the rows (``extras["row_summaries"]``: model -> a
+    ``RowSummary``), where the evaluation holds no rows; else empty."""
+    if ev.extras.get("y_true") is not None:
+        return {}
+    return dict(ev.extras.get("row_summaries") or {})
+
+
+def _summary_binary(summaries: dict[str, Any]) -> bool:
+    return any(len(s.y_values) <= 2 for s in summaries.values())
+
+
+def _density_view(ev: Any, summaries: dict[str, Any]) -> Built | None:
+    """Predicted against actual from the counts on a fixed grid (no rows on the client)."""
+    from matplotlib.colors import LogNorm
+
+    if _summary_binary(summaries):
+        return None
+    models = list(summaries)
+    columns = 2 if len(models) > 1 else 1
+    rows = math.ceil(len(models) / columns)
+    fig, axes = _figure(rows, columns, height=3.6)
+    for ax in axes[len(models) :]:
+        ax.set_visible(False)
+    logs = False
+    for ax, model in zip(axes, models, strict=False):
+        s = summaries[model]
+        logs = bool(s.log_axes)
+        counts = np.ma.masked_equal(np.asarray(s.density, float).T, 0.0)
+        if counts.count():
+            ax.pcolormesh(
+                s.x_edges, s.y_edges, counts, cmap="Blues", norm=LogNorm(vmin=1.0), linewidth=0
+            )
+            ax.use_sticky_edges = False  # margins around the grid, as around the hexagons
+        lo, hi = min(s.y_min, s.pred_min), max(s.y_max, s.pred_max)
+        ax.plot(
+            [lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="predicted = actual"
+        )
+        if logs:
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        ax.set_title(model)
+        ax.set_xlabel("predicted")
+        ax.set_ylabel("actual")
+        ax.legend(loc="upper left", fontsize="small", frameon=False)
+    grid = next(iter(summaries.values())).density.shape
+    caption = (
+        f"Predicted against actual, density of cases: the number of cases in each cell of a "
+        f"{grid[0]} x {grid[1]} grid (log colour scale)"
+        + (" (both axes logarithmic: the target is long-tailed)" if logs else "")
+        + "; on the dashed line the prediction is exact. Cells above it are under-predicted, "
+        "below it over-predicted."
+    )
+    return "Predicted against actual", caption, fig, "wide" if columns > 1 else ""
+
+
 def predicted_vs_actual(ev: Any) -> Built | None:
-    """Predicted against actual, one panel per model (a hexbin density for large data)."""
+    """Predicted against actual, one panel per model (a hexbin density for large data; from
+    the Dask engine's summaries, the density on a fixed grid)."""
+    summaries = _summaries(ev)
+    if summaries:
+        return _density_view(ev, summaries)
     y, predictions = _pairs(ev)
     if y is None or not predictions or is_binary(y):
         return None
@@ -240,33 +303,53 @@ def predicted_vs_actual(ev: Any) -> Built | None:
 
 
 def residuals_view(ev: Any) -> Built | None:
-    """The distribution of the residuals (actual minus predicted) of every model."""
+    """The distribution of the residuals (actual minus predicted) of every model (from the
+    Dask engine's summaries: the same bins' exact counts)."""
+    summaries = _summaries(ev)
     y, predictions = _pairs(ev)
-    if y is None or not predictions or is_binary(y):
+    if summaries:
+        if _summary_binary(summaries):
+            return None
+    elif y is None or not predictions or is_binary(y):
         return None
     fig, (ax,) = _figure(1, 1)
     colors = _colors(list(ev.model_names))
-    residuals = {m: (y - p)[np.isfinite(y - p)] for m, p in predictions.items()}
-    everything = np.concatenate(list(residuals.values()))
-    if everything.size == 0:
-        return None
-    low, high = np.quantile(everything, [0.005, 0.995])
-    if not high > low:
-        low, high = float(everything.min()) - 0.5, float(everything.max()) + 0.5
-    edges = np.linspace(low, high, 41)
-    for model, r in residuals.items():
-        ax.hist(
-            np.clip(r, low, high),
-            bins=edges,
-            histtype="step",
-            linewidth=1.4,
-            color=colors.get(model),
-            label=f"{model} (median {np.median(r):.3g})",
-        )
+    if summaries:
+        models = list(summaries)
+        for model, s in summaries.items():
+            edges = np.asarray(s.residual_edges, float)
+            ax.hist(
+                edges[:-1],
+                bins=edges,
+                weights=np.asarray(s.residual_counts, float),
+                histtype="step",
+                linewidth=1.4,
+                color=colors.get(model),
+                label=f"{model} (median {s.median_residual:.3g})",
+            )
+    else:
+        residuals = {m: (y - p)[np.isfinite(y - p)] for m, p in predictions.items()}
+        models = list(residuals)
+        everything = np.concatenate(list(residuals.values()))
+        if everything.size == 0:
+            return None
+        low, high = np.quantile(everything, [0.005, 0.995])
+        if not high > low:
+            low, high = float(everything.min()) - 0.5, float(everything.max()) + 0.5
+        edges = np.linspace(low, high, 41)
+        for model, r in residuals.items():
+            ax.hist(
+                np.clip(r, low, high),
+                bins=edges,
+                histtype="step",
+                linewidth=1.4,
+                color=colors.get(model),
+                label=f"{model} (median {np.median(r):.3g})",
+            )
     ax.axvline(0.0, linestyle="--", color=_BASELINE_COLOR, label="no error")
     ax.set_xlabel("residual: actual minus predicted")
     ax.set_ylabel("cases")
-    order_legend(ax, list(residuals), loc="upper right")
+    order_legend(ax, models, loc="upper right")
     caption = (
         "How far off the predictions are, and in which direction: a curve centred right of the "
         "dashed line means the model predicts too low. The outer 0.5% on each side are piled "
@@ -275,14 +358,23 @@ def residuals_view(ev: Any) -> Built | None:
     return "Residuals", caption, fig, ""
 
 
-def calibration_view(ev: Any) -> Built | None:
-    """Mean actual against mean predicted in each decile of prediction, with 95% intervals."""
+def _calibration_groups(ev: Any) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per model, each decile group's mean prediction, mean actual and standard error of the
+    latter: from the rows, or from the Dask engine's summaries."""
+    summaries = _summaries(ev)
+    if summaries:
+        return {
+            m: (
+                np.asarray(s.mean_predicted, float),
+                np.asarray(s.mean_true, float),
+                np.asarray(s.std_error, float),
+            )
+            for m, s in summaries.items()
+        }
     y, predictions = _pairs(ev)
     if y is None or not predictions:
-        return None
-    fig, (ax,) = _figure(1, 1)
-    colors = _colors(list(ev.model_names))
-    lo, hi = math.inf, -math.inf
+        return {}
+    out = {}
     for model, p in predictions.items():
         keep = np.isfinite(p) & np.isfinite(y)
         order = np.argsort(p[keep], kind="stable")
@@ -296,6 +388,19 @@ def calibration_view(ev: Any) -> Built | None:
                 if g.size
             ]
         )
+        out[model] = (pm, ym, se)
+    return out
+
+
+def calibration_view(ev: Any) -> Built | None:
+    """Mean actual against mean predicted in each decile of prediction, with 95% intervals."""
+    groups = _calibration_groups(ev)
+    if not groups:
+        return None
+    fig, (ax,) = _figure(1, 1)
+    colors = _colors(list(ev.model_names))
+    lo, hi = math.inf, -math.inf
+    for model, (pm, ym, se) in groups.items():
         ax.errorbar(
             pm,
             ym,
@@ -317,7 +422,7 @@ def calibration_view(ev: Any) -> Built | None:
         )
     ax.set_xlabel("mean predicted, by decile of prediction")
     ax.set_ylabel("mean actual")
-    order_legend(ax, list(predictions), loc="upper left")
+    order_legend(ax, list(groups), loc="upper left")
     caption = (
         "The cases split into ten groups by prediction: each point is a group's average "
         "prediction against its average actual value, with a 95% interval for the latter. On "
