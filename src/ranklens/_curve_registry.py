@@ -23,12 +23,14 @@ import numpy as np
 __all__ = [
     "CURVE_FAMILIES",
     "CurveSpec",
+    "CurveSumsForm",
     "CurveSweepForm",
     "available_curves",
     "display_for",
     "get_curve",
     "register_curve",
     "register_display",
+    "sample_grid",
 ]
 
 #: The families of curves, in display order; each is also a section of the report.
@@ -66,6 +68,51 @@ class CurveSweepForm:
     evaluate: Callable[[Any, np.ndarray, np.ndarray], np.ndarray]
     device_prepare: Callable[[Any, Any, Any], Any] | None = None
     device_evaluate: Callable[[Any, Any, Any, Any], Any] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CurveSumsForm:
+    """How an engine that reads the rows in pieces builds a curve at a bounded set of points.
+
+    Every point returned lies exactly on the curve the function computes from every row (the
+    step function or polyline it draws, read at the point's abscissa); only the number of points
+    is bounded. The abscissae are placed from a sample of the rows (``grid``: they only decide
+    where the points fall, not their values), each piece of the rows gives a small summary at
+    them (``partial``), two summaries add up (``merge``, exact for counts, float sums in any
+    order) and the summary of all rows gives the result, of the function's own result class
+    (``finish``), so the same Display draws it. The summary scalars of the result (an area, the
+    model's own point) are computed exactly from sums too, not from the bounded points.
+
+    Attributes
+    ----------
+    grid : callable
+        ``grid(y_sample, pred_sample, **params) -> ndarray``: the abscissae, from a sample of
+        ``(y, prediction)`` rows (float64 arrays).
+    partial : callable
+        ``partial(y, pred, weight, grid, **params) -> summary``: one piece's summary (``weight``
+        None without weights; rows of weight 0 count for nothing), None for a piece of no rows
+        of positive weight; raises as the curve function would on these values.
+    merge : callable
+        ``merge(a, b) -> summary`` of two non-None summaries.
+    finish : callable
+        ``finish(summary, grid, **params) -> result``; warns as the curve function does.
+    params : tuple of str
+        The task parameters ``grid``, ``partial`` and ``finish`` take (the curve's keyword
+        arguments, given or fixed by its registration).
+    fitted : mapping of str to OrderStatisticFit
+        The parameters among ``params`` the curve fits from order statistics of ``y_true``
+        when they are not given (:class:`ranklens._registry.OrderStatisticFit`).
+    points : str
+        Where the points lie, in words, for the engine's notes.
+    """
+
+    grid: Callable[..., np.ndarray]
+    partial: Callable[..., Any]
+    merge: Callable[[Any, Any], Any]
+    finish: Callable[..., Any]
+    params: tuple[str, ...] = ()
+    fitted: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    points: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,6 +167,9 @@ class CurveSpec:
         (:mod:`ranklens.dask`) build the curve from the buckets of the sort by prediction laid
         end to end and the distinct values of the sort by truth (one point per row: the arrays
         are as long as the data).
+    sums : CurveSumsForm, optional
+        How an engine that reads the rows in pieces (:mod:`ranklens.dask`) builds the curve at
+        a bounded set of points, each exactly on the curve, from small mergeable sums.
     from_concordance : callable, optional
         ``from_concordance(weights, y_index, y_weights, correct, envelope, row_index) -> result``:
         the same result as ``func`` built from per-row concordance counts, every row in the
@@ -149,11 +199,27 @@ class CurveSpec:
     from_ranked: Callable[..., Any] | None = None
     from_sequence: Callable[..., Any] | None = None
     from_concordance: Callable[..., Any] | None = None
+    sums: CurveSumsForm | None = None
 
     @property
     def display(self) -> type | None:
         """The Display class that draws this curve (None until the plot layer is imported)."""
         return display_for(self.func)
+
+
+def sample_grid(values: np.ndarray, points: int) -> np.ndarray:
+    """At most ``points`` distinct values of ``values`` at evenly spaced order statistics
+    (increasing, the smallest and largest included; non-finite values left out).
+
+    The abscissae of a :class:`CurveSumsForm` drawn from a sample of the rows: being values of
+    rows, they fall where the curve computed from every row has its own vertices.
+    """
+    v = np.sort(np.asarray(values, dtype=np.float64).ravel())
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return v
+    at = np.round(np.linspace(0.0, v.size - 1.0, min(int(points), v.size))).astype(np.int64)
+    return np.unique(v[at])
 
 
 _CURVES: dict[str, CurveSpec] = {}
@@ -176,6 +242,7 @@ def register_curve(
     from_ranked: Callable[..., Any] | None = None,
     from_sequence: Callable[..., Any] | None = None,
     from_concordance: Callable[..., Any] | None = None,
+    sums: CurveSumsForm | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a curve function under ``name`` (the function is unchanged).
 
@@ -208,6 +275,7 @@ def register_curve(
             from_ranked=from_ranked,
             from_sequence=from_sequence,
             from_concordance=from_concordance,
+            sums=sums,
         )
         return func
 

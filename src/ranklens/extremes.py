@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._curve_registry import register_curve
+from ranklens._curve_registry import CurveSumsForm, register_curve
 from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     ComputationalForm,
@@ -288,6 +288,10 @@ def _accuracy_from_hinges(values: Any) -> SmoothAccuracy:
             "range > 0; y_true has IQR 0, so pass accuracy= explicitly"
         )
     return SmoothAccuracy(threshold=half_iqr, k=8.0)
+
+
+#: The default accuracy, smooth_accuracy(IQR(y_true) / 2, k=8), from the hinges of y_true.
+_ACCURACY_FIT = OrderStatisticFit(positions=_hinge_positions, build=_accuracy_from_hinges)
 
 
 def _relevance_values(relevance: RelevanceLike, y: FloatArray, name: str) -> FloatArray:
@@ -626,6 +630,90 @@ def _event_totals(
     return num, den, cnt
 
 
+def _pr_grid(y: FloatArray, p: FloatArray, *, thresholds: Any = None, **params: Any) -> FloatArray:
+    """The event thresholds, sorted and checked as :func:`regression_precision_recall_curve`
+    checks them; the curve from sums needs them given (the default, every distinct relevance
+    value, would hold every row)."""
+    del y, p, params
+    if thresholds is None:
+        raise ValueError(
+            "thresholds: the precision-recall curve from sums needs a grid of event thresholds"
+        )
+    t = np.sort(as_1d_float(thresholds, "thresholds"))
+    if t[0] <= 0 or t[-1] > 1:
+        raise ValueError(f"thresholds must lie in (0, 1]; got [{t[0]!r}, {t[-1]!r}]")
+    return t
+
+
+def _pr_partial(
+    y: FloatArray,
+    p: FloatArray,
+    w: FloatArray | None,
+    grid: FloatArray,
+    *,
+    relevance: Any,
+    accuracy: Any,
+    **params: Any,
+) -> dict[str, Any] | None:
+    """One piece's sums per threshold bin ``[t_{j-1}, t_j)`` of phi(y) and of phi(yhat): the
+    weighted phi times alpha, the weighted phi and the rows of positive weight (the sums of
+    :func:`regression_precision_recall_curve` at every threshold are the bins' suffix sums)."""
+    del params
+    if y.size == 0:
+        return None
+    phi_true = _relevance_values(relevance, y, "y_true")
+    phi_pred = _relevance_values(relevance, p, "y_pred")
+    alpha = _accuracy_values(accuracy, y, p)
+    counted = None if w is None else w > 0
+    size = grid.size + 1
+    out: dict[str, Any] = {}
+    for side, phi in (("true", phi_true), ("pred", phi_pred)):
+        where = np.searchsorted(grid, phi, side="right")  # the thresholds <= phi
+        w_phi = phi if w is None else w * phi
+        out[f"num_{side}"] = np.bincount(where, weights=w_phi * alpha, minlength=size)
+        out[f"den_{side}"] = np.bincount(where, weights=w_phi, minlength=size)
+        rows = where if counted is None else where[counted]
+        out[f"n_{side}"] = np.bincount(rows, minlength=size).astype(np.int64)
+    return out
+
+
+def _pr_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    return {key: a[key] + b[key] for key in a}
+
+
+def _pr_finish(
+    s: dict[str, Any], grid: FloatArray, *, beta: float = 1.0, **params: Any
+) -> RegressionPrecisionRecallCurveResult:
+    """The curve at the given thresholds from the merged bins (as the in-memory function
+    finishes it, warning where the measures are undefined)."""
+    del params
+    beta = check_nonnegative_number(beta, "beta")
+
+    def at_or_above(values: np.ndarray) -> np.ndarray:
+        return np.cumsum(values[::-1])[::-1][1:]  # bin j holds t_{j-1} <= phi < t_j
+
+    totals = tuple(
+        at_or_above(s[f"{kind}_{side}"])
+        for side in ("true", "pred")
+        for kind in ("num", "den", "n")
+    )
+    return _pr_curve_result(grid, totals, beta, given=True)
+
+
+_PR_SUMS = CurveSumsForm(
+    grid=_pr_grid,
+    partial=_pr_partial,
+    merge=_pr_merge,
+    finish=_pr_finish,
+    params=("relevance", "accuracy", "thresholds", "beta"),
+    fitted={"accuracy": _ACCURACY_FIT},
+    points=(
+        "at the in-memory curve's own grid of event thresholds; precision, recall and F at "
+        "each are exact"
+    ),
+)
+
+
 @register_curve(
     "precision_recall",
     family="extremes",
@@ -633,6 +721,7 @@ def _event_totals(
     # A fixed grid of event thresholds: the default (every distinct relevance value) crowds the
     # curve into [0, tiny] when the predictions never reach the extremes.
     fixed={"thresholds": tuple(np.linspace(0.01, 1.0, 100))},
+    sums=_PR_SUMS,
 )
 def regression_precision_recall_curve(
     y_true: ArrayLike,
@@ -703,6 +792,18 @@ def regression_precision_recall_curve(
             raise ValueError(f"thresholds must lie in (0, 1]; got [{t[0]!r}, {t[-1]!r}]")
     num_r, den_r, n_true = _event_totals(prep.phi_true, prep.alpha, prep.weight, t)
     num_p, den_p, n_pred = _event_totals(prep.phi_pred, prep.alpha, prep.weight, t)
+    return _pr_curve_result(
+        t, (num_r, den_r, n_true, num_p, den_p, n_pred), beta, given=thresholds is not None
+    )
+
+
+def _pr_curve_result(
+    t: FloatArray, totals: tuple[FloatArray, ...], beta: float, *, given: bool
+) -> RegressionPrecisionRecallCurveResult:
+    """The curve from the sums at every threshold ``t``: ``(num_r, den_r, n_true, num_p, den_p,
+    n_pred)``, each event's weight times phi (times alpha in the numerators), and the counts;
+    ``given``: the thresholds were given (undefined entries are then warned about)."""
+    num_r, den_r, n_true, num_p, den_p, n_pred = totals
     with np.errstate(invalid="ignore", divide="ignore"):
         recall = np.where(den_r > 0, num_r / den_r, np.nan)
         precision = np.where(den_p > 0, num_p / den_p, np.nan)
@@ -711,7 +812,7 @@ def regression_precision_recall_curve(
         f = np.where(den_f > 0, (b2 + 1) * precision * recall / den_f, 0.0)
         f = np.where(np.isnan(precision) | np.isnan(recall), np.nan, f)
     undefined = int(np.isnan(f).sum())
-    if undefined and thresholds is not None:
+    if undefined and given:
         warn_undefined(
             f"precision or recall is undefined (no predicted or no true events) at {undefined} "
             f"of {t.size} thresholds; those entries are NaN"
@@ -1225,10 +1326,6 @@ def _utility_finalize(which: str) -> Callable[..., float]:
         return _f_beta(_precision(sums[2], sums[3], t_e), _recall(sums[0], sums[1], t_e), 1.0)
 
     return finalize
-
-
-#: The default accuracy, smooth_accuracy(IQR(y_true) / 2, k=8), from the hinges of y_true.
-_ACCURACY_FIT = OrderStatisticFit(positions=_hinge_positions, build=_accuracy_from_hinges)
 
 
 def _utility_form(which: str) -> SumsForm:

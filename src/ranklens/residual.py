@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ranklens._cache import is_compiled
-from ranklens._curve_registry import register_curve
+from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
 from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     BreakdownBound,
@@ -1312,7 +1312,88 @@ class RECCurveResult(CurveResult):
     loss: str
 
 
-@register_curve("rec", family="residual")
+#: Points of the REC and RROC curves built from mergeable sums (:class:`CurveSumsForm`): the
+#: abscissae at this many evenly spaced order statistics of a sample of the rows, plus the ends.
+SUMS_POINTS = 1000
+
+
+def _losses(y: np.ndarray, p: np.ndarray, loss: str) -> np.ndarray:
+    """The REC curve's per-row losses, as :func:`rec_curve` computes them."""
+    if loss not in _REC_LOSSES:
+        raise ValueError(f"loss must be one of {_REC_LOSSES}; got {loss!r}")
+    return np.abs(y - p) if loss == "absolute" else (y - p) ** 2
+
+
+def _positive(values: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The values and weights of the rows of positive weight (all rows without weights)."""
+    if w is None:
+        return values, None
+    keep = w > 0
+    return values[keep], w[keep]
+
+
+def _rec_grid(y: np.ndarray, p: np.ndarray, *, loss: str = "absolute") -> np.ndarray:
+    """Tolerance 0 and the losses of a sample of rows at evenly spaced order statistics."""
+    return np.unique(np.r_[0.0, sample_grid(_losses(y, p, loss), SUMS_POINTS)])
+
+
+def _rec_partial(
+    y: np.ndarray, p: np.ndarray, w: np.ndarray | None, grid: np.ndarray, *, loss: str = "absolute"
+) -> dict[str, Any] | None:
+    """One piece's REC sums: per tolerance bin ``(grid[j-1], grid[j]]`` the rows and their
+    weight, the weighted loss sum and the largest loss."""
+    losses, w = _positive(_losses(y, p, loss), w)
+    if losses.size == 0:
+        return None
+    where = np.searchsorted(grid, losses, side="left")
+    count = np.bincount(where, minlength=grid.size + 1).astype(np.int64)
+    mass = None if w is None else np.bincount(where, weights=w, minlength=grid.size + 1)
+    total = float(losses.sum()) if w is None else float(np.sum(w * losses))
+    return {"count": count, "mass": mass, "loss": [total], "max": float(losses.max())}
+
+
+def _rec_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    mass = None if a["mass"] is None else a["mass"] + b["mass"]
+    return {
+        "count": a["count"] + b["count"],
+        "mass": mass,
+        "loss": a["loss"] + b["loss"],
+        "max": max(a["max"], b["max"]),
+    }
+
+
+def _rec_finish(s: dict[str, Any], grid: np.ndarray, *, loss: str = "absolute") -> RECCurveResult:
+    """The REC curve at tolerance 0, at the grid's tolerances below the largest loss and at the
+    largest loss (accuracy 1); the area over the curve, the mean loss, from the exact sums."""
+    mass = s["count"] if s["mass"] is None else s["mass"]
+    total = int(mass.sum()) if s["mass"] is None else math.fsum(mass)
+    inside = grid < s["max"]
+    cum = np.cumsum(mass)[: int(inside.sum())] / total  # weight of losses <= each tolerance
+    tolerance = np.r_[grid[inside], s["max"]]
+    accuracy = np.r_[cum, 1.0]
+    return RECCurveResult(
+        tolerance=tolerance,
+        accuracy=accuracy,
+        area_over_curve=math.fsum(s["loss"]) / total,
+        loss=str(loss),
+    )
+
+
+_REC_SUMS = CurveSumsForm(
+    grid=_rec_grid,
+    partial=_rec_partial,
+    merge=_rec_merge,
+    finish=_rec_finish,
+    params=("loss",),
+    points=(
+        f"at tolerance 0, at the losses of up to {SUMS_POINTS} evenly spaced order statistics "
+        "of a sample of the rows and at the largest loss; each point's share of cases is "
+        "exact, and the area over the curve is the exact mean loss"
+    ),
+)
+
+
+@register_curve("rec", family="residual", sums=_REC_SUMS)
 def rec_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1438,7 +1519,125 @@ def _strict_prefix_suffix(values: np.ndarray) -> tuple[FloatArray, FloatArray]:
     return prefix, suffix
 
 
-@register_curve("rroc", family="residual")
+def _rroc_grid(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The errors ``yhat - y`` of a sample of rows at evenly spaced order statistics, and 0 (the
+    model's own point): the curve's points are at the shifts ``-grid``."""
+    return np.unique(np.r_[0.0, sample_grid(p - y, SUMS_POINTS)])
+
+
+def _rroc_partial(
+    y: np.ndarray, p: np.ndarray, w: np.ndarray | None, grid: np.ndarray
+) -> dict[str, Any] | None:
+    """One piece's RROC sums over the error bins ``(grid[j-1], grid[j]]`` (the first bin from
+    the piece's smallest error, the last to its largest): the weight of each bin, and its
+    weighted errors measured from the bin's lower end (``>= 0``) and from its upper end
+    (``<= 0``); the weight, error sum and squared deviations from the piece's mean; the
+    positive and negative parts."""
+    e, w = _positive(p - y, w)
+    if e.size == 0:
+        return None
+    ww = np.ones_like(e) if w is None else w
+    lo, hi = float(e.min()), float(e.max())
+    where = np.searchsorted(grid, e, side="left")
+    size = grid.size + 1
+    below, above = np.r_[lo, grid], np.r_[grid, hi]
+    total = float(ww.sum())
+    esum = float(np.sum(ww * e))
+    mean = esum / total
+    return {
+        "min": lo,
+        "max": hi,
+        "w": np.bincount(where, weights=ww, minlength=size),
+        "up": np.bincount(where, weights=ww * (e - below[where]), minlength=size),
+        "down": np.bincount(where, weights=ww * (e - above[where]), minlength=size),
+        "moments": [(total, esum, float(np.sum(ww * (e - mean) ** 2)))],
+        "over": [float(np.sum(ww * np.maximum(e, 0.0)))],
+        "under": [float(np.sum(ww * np.minimum(e, 0.0)))],
+    }
+
+
+def _rroc_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    lo, hi = min(a["min"], b["min"]), max(a["max"], b["max"])
+    up, down = a["up"] + b["up"], a["down"] + b["down"]
+    # the end bins' sums re-measured from the common smallest and largest error
+    up[0] += a["w"][0] * (a["min"] - lo) + b["w"][0] * (b["min"] - lo)
+    down[-1] += a["w"][-1] * (a["max"] - hi) + b["w"][-1] * (b["max"] - hi)
+    return {
+        "min": lo,
+        "max": hi,
+        "w": a["w"] + b["w"],
+        "up": up,
+        "down": down,
+        "moments": a["moments"] + b["moments"],
+        "over": a["over"] + b["over"],
+        "under": a["under"] + b["under"],
+    }
+
+
+def _rroc_finish(s: dict[str, Any], grid: np.ndarray) -> RROCCurveResult:
+    """The RROC curve at the shifts ``-x`` for the smallest error, the grid's errors between the
+    smallest and largest, and the largest error; the area ``W M2 / 2`` from the pieces' moments
+    (Chan, Golub & LeVeque 1983), the model's point and the unbiased shift from exact sums."""
+    lo, hi = s["min"], s["max"]
+    x = np.unique(np.r_[lo, grid[(grid > lo) & (grid < hi)], hi])
+    bins = np.arange(grid.size + 1)
+    below, above = np.r_[lo, grid], np.r_[grid, hi]
+    # OVER(x) = sum over the bins whose rows are all >= x of sum w (e - x): the bin's sum from its
+    # lower end plus its weight times (lower end - x), every term >= 0 (no cancellation)
+    first = np.searchsorted(grid, x, side="right")
+    first[0] = 0  # at the smallest error every bin
+    over = np.sum(
+        np.where(
+            bins[None, :] >= first[:, None],
+            s["up"][None, :] + s["w"][None, :] * (below[None, :] - x[:, None]),
+            0.0,
+        ),
+        axis=1,
+    )
+    # UNDER(x): the bins whose rows are all <= x, from their upper ends (every term <= 0)
+    last = np.searchsorted(grid, x, side="left")
+    last[-1] = grid.size  # at the largest error every bin
+    under = np.sum(
+        np.where(
+            bins[None, :] <= last[:, None],
+            s["down"][None, :] + s["w"][None, :] * (above[None, :] - x[:, None]),
+            0.0,
+        ),
+        axis=1,
+    )
+    over[-1], under[0] = 0.0, 0.0
+    over, under = np.maximum(over, 0.0), np.minimum(under, 0.0)
+    total = math.fsum(m[0] for m in s["moments"])
+    center = math.fsum(m[1] for m in s["moments"]) / total
+    spread = math.fsum(m[2] for m in s["moments"]) + math.fsum(
+        m[0] * (m[1] / m[0] - center) ** 2 for m in s["moments"]
+    )
+    return RROCCurveResult(
+        shift=0.0 - x[::-1],
+        over=over[::-1],
+        under=under[::-1],
+        area=total * spread / 2.0,
+        model_over=math.fsum(s["over"]),
+        model_under=math.fsum(s["under"]),
+        unbiased_shift=-center,
+    )
+
+
+_RROC_SUMS = CurveSumsForm(
+    grid=_rroc_grid,
+    partial=_rroc_partial,
+    merge=_rroc_merge,
+    finish=_rroc_finish,
+    points=(
+        f"at the shifts that cancel the smallest error, the errors of up to {SUMS_POINTS} evenly "
+        "spaced order statistics of a sample of the rows, no error (the model's own point) and "
+        "the largest error; each point's over- and under-estimation is exact, and the area is "
+        "the exact W^2 var(e) / 2"
+    ),
+)
+
+
+@register_curve("rroc", family="residual", sums=_RROC_SUMS)
 def rroc_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> RROCCurveResult:

@@ -210,7 +210,8 @@ def evaluate_claimed(
 ) -> dict[str, dict[str, np.ndarray]]:
     """Compute the claimed measures into ``values`` / ``problems`` / ``info`` (in place);
     ``used["relevance"]`` receives the relevance function of the utility measures (given, or
-    the default box plot's), where one was built.
+    the default box plot's), where one was built, and ``used["fitted"]`` the parameters fitted
+    from order statistics of ``y`` (``id`` of the fit -> (value or None, problem)).
 
     Reads: one two-pass selection for every order statistic wanted (the default relevance's
     box plot, the fitted parameters, the medians), then one pass for all the sums. With
@@ -298,6 +299,8 @@ def evaluate_claimed(
     for key, (fit, where) in fits.items():
         value, problem = _call_quietly(fit.build, found[where])
         fitted[key] = (value, problem)
+    if used is not None:  # the fitted parameters, for the curves that take them too
+        used["fitted"] = dict(fitted)
 
     # the sums pass: every (measure, model) whose parameters are known
     if used is not None:
