@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -13,6 +14,7 @@ import numpy as np
 from ranklens._extras import require
 from ranklens._registry import CurveStatistic, MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens.dask import _boot_pairs as _bp
+from ranklens.dask import _curve_sums as _cs
 from ranklens.dask import _curves as _c
 from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
@@ -20,11 +22,14 @@ from ranklens.dask import _lagged as _lag
 from ranklens.dask import _listwise as _lw
 from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
+from ranklens.dask import _robustness as _rb
+from ranklens.dask import _row_plots as _rp
 from ranklens.dask import _sums as _s
 from ranklens.dask._gather import compute_gathering
 from ranklens.evaluation import (
     ModelEvaluation,
     Problem,
+    _call_quietly,
     _exception_problem,
     _methods_settings,
     _metric_info,
@@ -113,6 +118,8 @@ def evaluate(
     inference: str = "auto",
     k: int | None = None,
     gains: str | None = None,
+    robustness: bool = True,
+    row_plots: bool = True,
 ) -> ModelEvaluation:
     """Evaluate models on a dask DataFrame or Parquet data, exactly, whatever its size.
 
@@ -195,6 +202,26 @@ def evaluate(
         default): NDCG's cutoff ``k`` (only the first ``k`` positions count) and its ``gains``
         (``"linear"`` or ``"exponential"``, :func:`ranklens.ndcg_score`). A value a measure
         rejects makes that measure NaN with the function's own message in ``problems``.
+    robustness : bool, default True
+        Whether to compute each model's robustness table (Rosset, Perlich & Zadrozny 2005,
+        Table 1) into ``evaluation.robustness[model]``, as :func:`ranklens.evaluate_models`:
+        the :class:`ranklens.robustness.RobustnessTableResult` of
+        :func:`ranklens.robustness_table` on the same rows (unweighted, as in memory; ``index``
+        the row's position in the input, partitions laid end to end), from candidate rows of
+        the same passes (:mod:`ranklens.dask._robustness`; Spearman's rho adds one shuffle per
+        model); with ``weight``, or when ``measures`` leaves out Kendall's tau or Spearman's
+        rho, from an unweighted run of the table's measures alone. A failure or an undefined
+        row is a problem ``problems[model]["robustness table"]``, as in memory.
+    row_plots : bool, default True
+        Whether to compute, into ``extras["row_summaries"]`` (model ->
+        ``ranklens.dask._row_plots.RowSummary``), the exact summaries from which the report
+        draws the plots the in-memory report draws from every row: calibration by decile of
+        prediction (each group's count, mean prediction, mean ``y`` and its standard error),
+        the residuals' histogram between the 0.5 % and 99.5 % quantiles of all models'
+        residuals, with each model's median residual, and the density of (prediction, ``y``)
+        on a 40 x 40 grid. Unweighted, as in memory. Costs two more reads of ``y`` and the
+        predictions (the rows of the buckets holding the order statistics sought, then one
+        pass of counts) after a bucket count in the grid's pass; not with ``exact=False``.
     inference : {"auto", "bootstrap"}, default "auto"
         Where the intervals in ``evaluation.comparison`` come from, as
         :func:`ranklens.evaluate_models`'s ``inference``: ``"auto"``, the analytic intervals the
@@ -213,7 +240,12 @@ def evaluate(
     ModelEvaluation
         The in-memory pipeline's result object: ``values[model][measure]``, ``metrics``,
         ``problems`` (measures the engine does not compute are ``"skipped"``),
-        ``curves["decile_table"][model]`` (:class:`ranklens.DecileTableResult`) and ``extras``:
+        ``curves["decile_table"][model]`` (:class:`ranklens.DecileTableResult`), the curves
+        declaring a sums form (``CurveSpec.sums``: ``curves["rec"]``, ``["rroc"]`` and
+        ``["precision_recall"]``, the in-memory result classes at a bounded number of points,
+        each exactly on the in-memory curve, with exact summary scalars;
+        :mod:`ranklens.dask._curve_sums`; ``extras["curve_points"]`` says where the points lie,
+        ``extras["curves_not_built"]`` names a curve not built, with the reason) and ``extras``:
         ``"delong"`` (model -> :class:`ranklens.delong.DeLongIntervalResult` of the AUC),
         with ``inference="auto"`` ``"delong_c"`` (model -> the ``DeLongIntervalResult`` of
         Harrell's C) and ``"delong_covariance"`` (``"auc"`` with two models or more and
@@ -310,6 +342,28 @@ def evaluate(
     the_plan, listed = _lw.claim(the_plan)  # ranked-list measures (NDCG): ranklens.dask._listwise
     the_plan, lagged = _lag.claim(the_plan)  # lag-scaled measures (pmap): ranklens.dask._lagged
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
+    # the robustness table: in these passes for unweighted data whose run sweeps the table's
+    # rank measures (their per-row counts are those of Noether's interval), else by an
+    # unweighted run of its own (the table is unweighted, as in memory)
+    table_specs = _rb.table_specs() if robustness and exact else []
+    table_rules = [_rb.rule(spec) for spec in table_specs]
+    swept = {spec.name for spec in the_plan.sweep}
+    robust_here = (
+        bool(table_specs)
+        and weight is None
+        and all(
+            r is _rb.LOSS or spec.name in swept
+            for spec, r in zip(table_specs, table_rules, strict=True)
+        )
+    )
+    robust_forms = [
+        spec.capabilities.batched
+        for spec, r in zip(table_specs, table_rules, strict=True)
+        if robust_here and r is _rb.LOSS
+    ]
+    robust_tau = robust_here and _rb.TAU in table_rules
+    robust_rho = robust_here and _rb.RHO in table_rules
+    robust_rows = robust_tau or robust_rho  # per-row counts and positions through the shuffles
 
     # (1) scan
     clock = time.perf_counter()
@@ -323,7 +377,7 @@ def evaluate(
 
     scans = dask.compute(
         *[
-            dask.delayed(_p.scan)(part, i, y, preds, weight, ratio_forms)
+            dask.delayed(_p.scan)(part, i, y, preds, weight, ratio_forms, robust_forms)
             for i, part in enumerate(frame.to_delayed())
         ]
     )
@@ -335,6 +389,11 @@ def evaluate(
             )
     n = sum(s["n"] for s in scans)
     part_rows = [s["n"] for s in scans]
+    robust_losses = [
+        (s["robust"], int(start))
+        for s, start in zip(scans, np.cumsum([0, *part_rows[:-1]]), strict=True)
+        if "robust" in s
+    ]
     if n_bootstrap:
         offsets = np.r_[0, np.cumsum([s["n"] for s in scans])[:-1]]
         meta = frame._meta.assign(**{_p.KEY: np.zeros(0, np.uint64)})
@@ -496,6 +555,10 @@ def evaluate(
     )
 
     if not exact:
+        for model in preds if robustness else []:
+            problems[model]["robustness table"] = Problem(
+                "skipped", "exact=False computes the binned AUC only (extras['binned_auc'])"
+            )
         return _binned(
             dask,
             frame,
@@ -524,7 +587,22 @@ def evaluate(
     while len(level) > 1:
         pairs = zip(level[::2], level[1::2], strict=False)
         level = [dask.delayed(_p.add_grids)(u, v) for u, v in pairs] + level[len(level) // 2 * 2 :]
-    grids = list(dask.compute(*level))
+    # the curves declaring a sums form (REC, RROC, precision-recall), on this pass's reads
+    curve_jobs, curves_not_built = _cs.plan(
+        {"relevance": used.get("relevance", relevance), "event_threshold": event_threshold},
+        used.get("fitted", {}),
+        sample_y,
+        dict(zip(preds, sample_p, strict=True)),
+        problems,
+    )
+    # the report's regression plots: the first read of their exact selection, on this pass's
+    # reads (ranklens.dask._row_plots)
+    row_plan = _rp.RowPlots(y, preds, n, sample_y, sample_p, buckets) if row_plots else None
+    row_first: Sequence[Any] = [] if row_plan is None else row_plan.first_read_tasks(dask, frame)
+    summed = dask.compute(*level, *_cs.reduced(dask, frame, y, weight, curve_jobs), *row_first)
+    split = len(summed) - len(row_first)
+    summed, row_first = summed[:split], summed[split:]
+    grids, curve_sums = list(summed[: len(level)]), summed[len(level) :]
     event_from = int(np.searchsorted(t_bounds, threshold, side="right"))
     if top is not None and want_curves:
         # as targeting._event_response words it
@@ -571,14 +649,18 @@ def evaluate(
     sequence = curve_arrays and _c.sequence_wanted(n_eff)  # curves from every row, in order
     if sequence and (not unit or _c.rows_wanted()):
         frame = _c.with_rows(dask, dd, frame, part_rows)  # the order inside tie runs, row index
+    if robust_rows:  # each row's input position, for the table's rows
+        frame = _rb.with_positions(dask, dd, frame, part_rows, n)
     frame = _split(dask, dd, frame, part_rows, _e.ROWS_PER_BUCKET)
     current = frame
     pred_summaries = []
+    rho_alone: list[Any] = []  # per model, the rows of single-valued truth buckets (Spearman)
     curve_pieces: list[Any] = []  # with curve_arrays: per model, the buckets' ranked sums
     value_curves = curve_arrays and min(s["y_min"] for s in scans) >= 0  # y as the value
     truth_curve_pieces: list[Any] = []  # and per truth bucket, sums by distinct y
     # Noether's interval of tau (unweighted, as in memory): exact per-row sums of these passes
     noether = unit and want_pairs and any(_nt.wanted(spec) for spec in the_plan.sweep)
+    per_row = noether or robust_rows  # the per-row counts (of the leave-one-out rules too)
     # DeLong's interval of Harrell's C and the paired tests of the AUC and C: per-row counts
     # travelling with the rows through the chained shuffles (ranklens.dask._delong)
     analytic = inference == "auto" and groups is None
@@ -592,12 +674,13 @@ def evaluate(
         else:
             g = np.sum([gr["grids"][k][1] for gr in grids], axis=0)
         grid_totals.append(g)
-        h_cross: Any = _nt.cross_counts(g) if noether or (delong_c and unit) else None
+        h_cross: Any = _nt.cross_counts(g) if per_row or (delong_c and unit) else None
         if delong_c and not unit:
             h_cross = _dl.cross_weights(g)
         w_a = g.sum(axis=1)
         e_a = g[:, event_from:].sum(axis=1)
         nb = w_a.size
+        v_above = _rb.above_sums(w_a, n) if robust_rho else None  # (Spearman's leave-one-out)
         carry = {}
         for a in range(nb):
             carry[a] = {
@@ -639,7 +722,7 @@ def evaluate(
                 None if boot_k is None else {**boot_k, "carry": {i: boot_k["carry"][i]}},
                 curves=want_curves,
                 noether=None
-                if not noether
+                if not per_row
                 else dict(
                     y=y,
                     pred=model,
@@ -665,6 +748,19 @@ def evaluate(
                     total_w=total_w,
                     auc=dict(threshold=threshold, carry=carry[i]) if delong_auc else None,
                 ),
+                robust=dict(
+                    y=y,
+                    model_index=k,
+                    t_bounds=t_bounds,
+                    single=single,
+                    t_sizes=g.sum(axis=0),
+                    n=n,
+                    rho=None
+                    if v_above is None
+                    else dict(v_above=int(v_above[i]), n_truth=t_bounds.size + 1),
+                )
+                if robust_rows
+                else None,
             )
             for i, part in enumerate(shuffled.to_delayed())
         ]
@@ -673,11 +769,21 @@ def evaluate(
             **{
                 _p.midrank_column(k): np.zeros(0, _p.midrank_dtype(n, unit)),
                 _p.bucket_column(k): np.zeros(0, _p.BUCKET_DTYPE),
-                **(_nt.meta_columns(k, n) if noether else {}),
-                **_dl.meta_columns(k, c=delong_c and not noether, auc=delong_auc, unit=unit),
+                **(_nt.meta_columns(k, n) if per_row else {}),
+                **_dl.meta_columns(k, c=delong_c and not per_row, auc=delong_auc, unit=unit),
+                **(_rb.meta_columns(k) if robust_rho else {}),
             }
         )
         current = dd.from_delayed([o[0] for o in outputs], meta=meta, verify_meta=False)
+        if robust_rho:  # the rows of single-valued truth buckets, for Spearman's leave-one-out
+            rho_alone.append(
+                [
+                    dask.delayed(_rb.alone_rows, nout=2)(
+                        o[0], y, k, n, t_bounds, single, g.sum(axis=0), nb
+                    )
+                    for o in outputs
+                ]
+            )
         if curve_arrays:
             curve_pieces.append(
                 [
@@ -697,6 +803,7 @@ def evaluate(
                 ]
             )
     truth_summaries: list[Any] = []
+    rho_parts: list[Any] = []  # per model, Spearman's leave-one-out candidates of its buckets
     t_counts = np.sum(grid_totals[0], axis=0)
     t_w2 = None if unit else np.sum([gr["t_w2"] for gr in grids], axis=0)
     t_carry: dict[int, Any] = {}
@@ -718,21 +825,29 @@ def evaluate(
         )
         bucketed = source.map_partitions(_p.with_t_bucket, y, t_bounds, single)
         shuffled = _p.by_bucket(bucketed, _p.T_BUCKET, t_bounds.size + 1)
-        truth_summaries = [
-            dask.delayed(_truth_task)(
+        u_above = _rb.above_sums(t_counts, n) if robust_rho else None
+        truth_tasks = [
+            dask.delayed(_truth_task, nout=2 if robust_rho else None)(
                 part,
                 y,
                 weight,
                 len(preds),
                 {b: t_carry[b]},
                 float(total_w),
-                noether=dict(y=y, n_models=len(preds), n=n) if noether else None,
+                noether=dict(y=y, n_models=len(preds), n=n) if per_row else None,
                 delong=dict(y=y, weight=weight, n_models=len(preds), total_w=total_w)
                 if delong_c
                 else None,
+                robust=dict(n_models=len(preds), n=n) if robust_tau else None,
+                rho=None
+                if u_above is None
+                else dict(n=n, u_above=int(u_above[b]), n_pred=[c.size + 1 for c in p_bounds]),
             )
             for b, part in enumerate(shuffled.to_delayed())
         ]
+        truth_summaries = [t[0] for t in truth_tasks] if robust_rho else truth_tasks
+        if robust_rho:
+            rho_parts = _rho_parts(dd, truth_tasks, n, single, p_bounds, rho_alone, pred_summaries)
         if boot is not None:
             boot_truth_pairs = [
                 dask.delayed(_bp.truth_bucket_pairs)(
@@ -748,8 +863,8 @@ def evaluate(
     lap("bootstrap sums")
     # the curve arrays are fetched bucket by bucket as they finish, not held on the workers
     # until the whole pass is done (ranklens.dask._gather)
-    (pred_out, truth_out, pred_pairs_out, truth_pairs_out), gathered = compute_gathering(
-        [pred_summaries, truth_summaries, boot_pred_pairs, boot_truth_pairs],
+    (pred_out, truth_out, pred_pairs_out, truth_pairs_out, rho_out), gathered = compute_gathering(
+        [pred_summaries, truth_summaries, boot_pred_pairs, boot_truth_pairs, rho_parts],
         [*curve_pieces, truth_curve_pieces],
     )
     curve_out, truth_curve_out = gathered[: len(curve_pieces)], gathered[len(curve_pieces)]
@@ -863,8 +978,39 @@ def evaluate(
                 )
                 for k, model in enumerate(preds)
             }
+    robust_tables: dict[str, Any] = {}
+    if robust_here:
+        for k, model in enumerate(preds):
+            found = [p["robust"]["tau"] for p in pred_out[k] if "robust" in p] + [
+                t["robust"][k] for t in truth_out if "robust" in t
+            ]
+            result, problem = _call_quietly(
+                _rb.model_table,
+                table_specs,
+                table_rules,
+                n,
+                [(losses[k], start) for losses, start in robust_losses],
+                values[model],
+                pair_counts.get(model),
+                found,
+                rho_out[k] if robust_rho else None,
+            )
+            if result is not None:
+                robust_tables[model] = result
+            if problem is not None:
+                problems[model]["robustness table"] = problem
+    elif table_specs:
+        _robustness_run(
+            frame_or_path, y, preds, table_specs, buckets, storage_options, robust_tables, problems
+        )
     lap("combining")
     extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong, "seconds": timings}
+    if row_plan is not None:  # the report's regression plots, from exact summaries
+        columns_yp = list(dict.fromkeys([y, *preds]))
+        extras["row_summaries"] = row_plan.finish(
+            dask, _load(frame_or_path, columns_yp, storage_options), row_first
+        )
+        lap("row summaries")
     if delong_c_out:
         extras["delong_c"] = delong_c_out
     if delong_covariance:
@@ -873,6 +1019,9 @@ def evaluate(
         extras["noether"] = noether_out
     if used.get("relevance") is not None:
         extras["relevance"] = used["relevance"]  # the report draws it, as in memory
+    _cs.finish(  # the curves from sums, where their points lie, those not built and why
+        curve_jobs, curve_sums[0] if curve_sums else [], curves_not_built, curves, problems, extras
+    )
     if curve_arrays:
         context = dict(
             cost_benefit=cost_benefit,
@@ -962,9 +1111,78 @@ def evaluate(
         problems={m: p for m, p in problems.items() if p},
         settings=settings,
         comparison=comparison,
+        robustness=robust_tables,
         curves=curves,
         extras=extras,
     )
+
+
+def _rho_parts(
+    dd: Any,
+    truth: Sequence[Any],
+    n: int,
+    single: np.ndarray,
+    p_bounds: Sequence[np.ndarray],
+    alone: Sequence[Sequence[Any]],
+    pred_summaries: Sequence[Sequence[Any]],
+) -> list[Any]:
+    """Spearman's leave-one-out candidates (:func:`ranklens.dask._robustness.rho_candidates`):
+    the rows of each truth bucket (``truth``: the truth tasks, each ``(summary, frames)``), with
+    what the order of ``y`` gives them, shuffled back into each model's prediction buckets with
+    the rows of single-valued truth buckets, and read there with the totals of that model."""
+    import dask
+
+    out = []
+    for k, m in enumerate(b.size + 1 for b in p_bounds):
+        frames = [dask.delayed(operator.getitem)(t[1], k) for t in truth]
+        frames += [a[0] for a in alone[k]]
+        back = dd.from_delayed(frames, meta=_rb.rho_meta(n), verify_meta=False)
+        constants = dask.delayed(_rb.rho_constants)(
+            k, [t[0] for t in truth], [a[1] for a in alone[k]], pred_summaries[k], single
+        )
+        out.append(
+            [
+                dask.delayed(_rb.rho_candidates)(part, constants, n)
+                for part in _p.by_bucket(back, _rb.PB, m).to_delayed()
+            ]
+        )
+    return out
+
+
+def _robustness_run(
+    frame_or_path: Any,
+    y: str,
+    preds: list[str],
+    specs: Sequence[MetricSpec],
+    n_buckets: int,
+    storage_options: Any,
+    tables: dict[str, Any],
+    problems: dict[str, dict[str, Problem]],
+) -> None:
+    """The robustness tables by an unweighted run of their measures alone (with weights, or when
+    this run does not sweep the table's rank measures): ``tables`` and ``problems`` filled."""
+    names = [spec.name for spec in specs]
+    swept = {spec.name for spec in _e.plan(names).sweep}
+    if any(_rb.rule(s) is not _rb.LOSS and s.name not in swept for s in specs):
+        for model in preds:
+            problems[model]["robustness table"] = Problem(
+                "skipped", "the Dask engine has no distributed leave-one-out rule for its measures"
+            )
+        return
+    run = evaluate(
+        frame_or_path,
+        y=y,
+        pred=preds,
+        measures=names,
+        n_buckets=n_buckets,
+        storage_options=storage_options,
+        row_plots=False,
+    )
+    tables.update(run.robustness)
+    for model in preds:
+        problem = run.problems.get(model, {}).get("robustness table")
+        if problem is not None:
+            problems[model]["robustness table"] = problem
 
 
 def _split_edges(m: int, rows: int) -> list[int]:
@@ -1162,6 +1380,7 @@ def _prediction_task(
     curves: bool = True,
     noether: dict[str, Any] | None = None,
     delong: dict[str, Any] | None = None,
+    robust: dict[str, Any] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     part = part.reset_index(drop=True)
     # with Noether's interval the bucket's one sweep also gives each row's partners
@@ -1173,6 +1392,8 @@ def _prediction_task(
         frame, out["noether"] = _nt.prediction_rows(part, frame, **noether, rows=rows)
     if delong is not None:
         frame, out["delong_pairs"] = _dl.prediction_rows(part, frame, **delong, rows=rows)
+    if robust is not None:  # the robustness table's candidate rows of tau (with ``noether``)
+        frame, out["robust"] = _rb.prediction_bucket(frame, **robust)
     return frame, out
 
 
@@ -1181,7 +1402,11 @@ def _truth_task(
     *args: Any,
     noether: dict[str, Any] | None = None,
     delong: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    robust: dict[str, Any] | None = None,
+    rho: dict[str, Any] | None = None,
+) -> Any:
+    """One truth bucket: its summary; with ``rho``, ``(summary, frames)``, the frames of its
+    rows for Spearman's leave-one-out (:func:`ranklens.dask._robustness.truth_rows`)."""
     part = part.reset_index(drop=True)
     out = _p.truth_partition(part, *args, per_row=noether is not None or delong is not None)
     rows = out.pop("_rows", None)
@@ -1189,7 +1414,12 @@ def _truth_task(
         out["noether"] = _nt.truth_rows(part, **noether, rows=rows)
     if delong is not None:
         out["delong_c"] = _dl.truth_rows(part, **delong, rows=rows)
-    return out
+    if robust is not None and rows is not None:  # the table's candidate rows (with ``noether``)
+        out["robust"] = _rb.truth_candidates(part, rows, **robust)
+    if rho is None:
+        return out
+    frames, out["rho"] = _rb.truth_rows(part, rows, **rho)
+    return out, frames
 
 
 def _curve_statistics(

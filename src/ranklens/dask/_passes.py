@@ -75,12 +75,16 @@ def scan(
     preds: Sequence[str],
     weight: str | None,
     ratio_forms: Sequence[Any],
+    robust_forms: Sequence[Any] = (),
 ) -> dict[str, Any]:
     """First pass: row count, validity, value ranges, a sample, and the mergeable sums.
 
     ``ratio_forms``: the :class:`ranklens._registry.RatioForm` of each mergeable measure; for
     each model and form the weighted numerator and denominator sums (pairwise summation inside
-    the partition; the client adds partitions with :func:`math.fsum`).
+    the partition; the client adds partitions with :func:`math.fsum`). ``robust_forms``: the
+    forms of the robustness table's means of a per-row loss; for each model and form
+    ``out["robust"][k][j]``, the unweighted loss sum and the candidate rows of
+    :func:`loss_candidates` (or the measure's domain error).
     """
     yv, pv, wv = _arrays(part, y, preds, weight)
     bad: list[str] = []
@@ -124,7 +128,31 @@ def scan(
                 per_model.append((float((wv * num).sum()), float((wv * den).sum())))
         sums.append(per_model)
     out["sums"] = sums
+    if robust_forms:
+        out["robust"] = [[_robust_losses(form, yv, p) for form in robust_forms] for p in pv]
     return out
+
+
+def _robust_losses(form: Any, yv: np.ndarray, p: np.ndarray) -> Any:
+    try:
+        with np.errstate(all="ignore"):
+            num = np.asarray(form.numerator(yv, p), dtype=np.float64)
+    except ValueError as exc:  # the measure's own domain check (DomainError)
+        return exc
+    return loss_candidates(num)
+
+
+def loss_candidates(num: np.ndarray) -> tuple[float, list[tuple[int, float, float]]]:
+    """A partition's loss sum and its rows of largest and smallest loss (the first of each):
+    ``(local position, loss, sum of the partition without that row)``, the sums without a row
+    added from both sides of it (no subtraction: no cancellation when the row holds almost all
+    of the loss), for the robustness table (:mod:`ranklens.dask._robustness`)."""
+    if num.size == 0:
+        return 0.0, []
+    rows = []
+    for i in (int(np.argmax(num)), int(np.argmin(num))):
+        rows.append((i, float(num[i]), float(num[:i].sum()) + float(num[i + 1 :].sum())))
+    return float(num.sum()), rows
 
 
 def bucket_totals(part: Any, y: str, weight: str | None, bounds: np.ndarray) -> dict[str, Any]:
@@ -498,8 +526,9 @@ def truth_partition(
     For each model, the pairs of the bucket in different prediction buckets are counted by one
     sweep over (truth, prediction bucket); the pairs in one prediction bucket were counted
     there. ``carry[bucket]`` is the weight (or row count) of the truth buckets below.
-    ``per_row`` (unweighted) adds ``out["_rows"]``: the size of every row's ``y`` tie group and,
-    per model, its concordant minus discordant partners in that sweep (for Noether's interval).
+    ``per_row`` (unweighted) adds ``out["_rows"]``: the size of every row's ``y`` tie group, its
+    doubled midrank of ``y`` and, per model, its concordant minus discordant partners in that
+    sweep (for Noether's interval and the leave-one-out rules of the robustness table).
     """
     out: dict[str, Any] = {"n": len(part)}
     if len(part) == 0:
@@ -514,7 +543,7 @@ def truth_partition(
         y_rank, n_y = _kr.dense_ranks(yv)
         b, sizes = _unit_midranks(y_rank, n_y, below)
         out["t3"] = int(_kr.sum_t3_minus_t(sizes))
-        rows: dict[str, Any] = {"y_ties": sizes[y_rank], "h": []}
+        rows: dict[str, Any] = {"y_ties": sizes[y_rank], "h": [], "y_mid": b}
     else:
         order = np.argsort(yv)
         ys = yv[order]
