@@ -150,7 +150,8 @@ def test_curves_equal_the_in_memory_evaluation(curve_frame):
 def test_curve_arrays_off_by_default(curve_frame):
     df = curve_frame(300, True, seed=1)
     ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["roc_auc"])
-    assert set(ev.curves) == {"decile_table"}
+    # the decile table, and the REC and RROC curves at a bounded number of points, from sums
+    assert set(ev.curves) == {"decile_table", "rec", "rroc"}
     assert "best_model_by_depth" not in ev.extras
 
 

@@ -358,6 +358,8 @@ def _builders(
     skipped: dict[str, str] = {}
     for name in available_curves():
         spec = get_curve(name)
+        if spec.sums is not None and spec.inputs == "point":
+            continue  # built from mergeable sums with or without arrays (dask._curve_sums)
         built_from_rows = spec.from_sequence is not None or spec.from_concordance is not None
         if spec.func not in _FROM_CUTS and (
             (spec.from_ranked is None and not built_from_rows) or spec.inputs != "point"
@@ -470,7 +472,7 @@ def add_curves(
                 problems.setdefault(model, {})[f"{name} curve"] = problem
         if found:
             curves[name] = found
-    extras["curves_not_built"] = skipped
+    extras.setdefault("curves_not_built", {}).update(skipped)
     if len(preds) >= 2:
         result, problem = _call_quietly(_by_depth_from_ranked, by_model)
         if result is not None:
