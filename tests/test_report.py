@@ -524,3 +524,30 @@ def test_gain_comparisons_by_depth_read_the_band_replicates(rng):
     assert "strong" in named  # a strong model against noise is clearly ahead somewhere
     assert all(text == "strong" or text.startswith(("no clear", "not tested")) for text in named)
     assert "Holm" in depth_table.note
+
+
+def test_log_axes_are_labelled_in_plain_numbers():
+    """A long-tailed target gets log axes; their tick labels are plain numbers, not the raw
+    mathtext (``$\\mathdefault{10^{3}}$``) that the report's verbatim text would print."""
+    pytest.importorskip("matplotlib")
+    import base64
+    import re
+
+    import matplotlib
+
+    from ranklens.report.diagnostics import predicted_vs_actual
+    from ranklens.report.figures import _STYLE, figure_to_img
+
+    rng = np.random.default_rng(5)
+    y = rng.lognormal(1.0, 1.5, 3000)  # long-tailed: max far above 20 x the median
+    ev = evaluate_models(
+        y, {"m": y * rng.lognormal(0.0, 0.3, 3000)}, curves=False, robustness=False
+    )
+    with matplotlib.rc_context(_STYLE):
+        title, caption, figure, _ = predicted_vs_actual(ev)
+        svg = figure_to_img(figure, alt=title, salt="t")
+    text = base64.b64decode(re.search(r"base64,([^\"]+)", svg).group(1)).decode()
+    assert "logarithmic" in caption
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", text)
+    assert "mathdefault" not in text and not any("$" in label for label in labels)
+    assert {"0.1", "1", "10", "100"} <= set(labels)

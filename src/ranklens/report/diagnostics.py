@@ -227,8 +227,7 @@ def _density_view(ev: Any, summaries: dict[str, Any]) -> Built | None:
             [lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="predicted = actual"
         )
         if logs:
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            _log_axes(ax)
         ax.set_title(model)
         ax.set_xlabel("predicted")
         ax.set_ylabel("actual")
@@ -242,6 +241,22 @@ def _density_view(ev: Any, summaries: dict[str, Any]) -> Built | None:
         "below it over-predicted."
     )
     return "Predicted against actual", caption, fig, "wide" if columns > 1 else ""
+
+
+def _log_axes(ax: Any) -> None:
+    """Both axes logarithmic, ticks labelled as plain numbers (``1000``, ``1e+06``).
+
+    The report draws every text verbatim (``text.parse_math`` off, so that users' column names
+    are never read as mathtext); matplotlib's default log-axis labels are mathtext
+    (``$\\mathdefault{10^{3}}$``) and would be printed as that raw text.
+    """
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axis.set_minor_formatter(NullFormatter())
 
 
 def predicted_vs_actual(ev: Any) -> Built | None:
@@ -286,8 +301,7 @@ def predicted_vs_actual(ev: Any) -> Built | None:
             [lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="predicted = actual"
         )
         if logs:
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            _log_axes(ax)
         ax.set_title(model)
         ax.set_xlabel("predicted")
         ax.set_ylabel("actual")
