@@ -225,3 +225,28 @@ def test_binary_target_and_opting_out(client):
     off = rd.evaluate(frame, y="y", pred="a", measures=["root_mean_squared_error"], row_plots=False)
     assert "row_summaries" not in off.extras
     assert diagnostics.calibration_view(off) is None
+
+
+def test_a_two_valued_target_is_recognised_without_the_rows(client):
+    """The report's two-valued-target decisions (no 'rare extremes' verdict, no AUC by cutoff)
+    read the Dask run's row summaries where the rows are not held: as in memory."""
+    from ranklens import evaluate_models
+    from ranklens.report.goals import summary_verdicts
+
+    rng = np.random.default_rng(4)
+    n = 600
+    y = (rng.random(n) < 0.3).astype(float)
+    df = pd.DataFrame({"y": y, "a": y + rng.normal(size=n), "b": rng.normal(size=n)})
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred=["a", "b"])
+    assert "y_true" not in ev.extras and diagnostics.target_is_binary(ev)
+    memory = evaluate_models(df["y"], {"a": df["a"], "b": df["b"]}, curves=False)
+    assert diagnostics.target_is_binary(memory)
+    goals = [v.goal.key for v in summary_verdicts(ev)]
+    assert goals == [v.goal.key for v in summary_verdicts(memory)]
+    assert "extremes" not in goals
+    continuous = rd.evaluate(
+        dd.from_pandas(df.assign(y=df["y"] + rng.normal(size=n)), npartitions=3),
+        y="y",
+        pred=["a"],
+    )
+    assert not diagnostics.target_is_binary(continuous)

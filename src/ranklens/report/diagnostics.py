@@ -37,6 +37,7 @@ __all__ = [
     "order_legend",
     "predicted_vs_actual",
     "residuals_view",
+    "target_is_binary",
 ]
 
 Built = tuple[str, str, Any, str]
@@ -91,6 +92,18 @@ def order_legend(ax: Any, models: Sequence[str], **kwargs: Any) -> None:
 def is_binary(y: Any) -> bool:
     """Whether the evaluated truth takes at most two values (a 0/1 response)."""
     return y is not None and np.unique(np.asarray(y)).size <= 2
+
+
+def target_is_binary(ev: Any) -> bool:
+    """Whether the evaluation's truth takes at most two values: from its rows where it holds
+    them (the in-memory pipeline), else from the distinct values counted by the Dask engine's
+    row summaries (up to three kept)."""
+    y = ev.extras.get("y_true")
+    if y is not None:
+        return is_binary(y)
+    for summary in (ev.extras.get("row_summaries") or {}).values():
+        return len(summary.y_values) <= 2
+    return False
 
 
 def _colors(models: Sequence[str]) -> dict[str, Any]:
@@ -511,7 +524,7 @@ def _cutoff_window(n_positive: np.ndarray, n: int) -> np.ndarray:
 def cutoff_auc_view(ev: Any) -> Built | None:
     """Each model's AUC at every cutoff (true top share as positives), stable cutoffs only."""
     results = ev.curves.get("cutoff_auc")
-    if not results or is_binary(ev.extras.get("y_true")):
+    if not results or target_is_binary(ev):
         return None
     fig, (ax,) = _figure(1, 1)
     colors = _colors(list(ev.model_names))
@@ -547,7 +560,7 @@ def cutoff_auc_view(ev: Any) -> Built | None:
 def bands_view(ev: Any) -> Built | None:
     """The cutoff-AUC bootstrap bands, stable cutoffs only; none on a 0/1 target."""
     result = ev.extras.get("bands", {}).get("cutoff_auc")
-    if result is None or is_binary(ev.extras.get("y_true")):
+    if result is None or target_is_binary(ev):
         return None
     fig, (ax,) = _figure(1, 1)
     colors = _colors(list(ev.model_names))

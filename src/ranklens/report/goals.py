@@ -17,9 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from ranklens._registry import direction_of, shaded_positions
+from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.significance import ALPHA, Contrast, holm_contrasts, pair_contrast
 from ranklens.report.tables import number_style
 
@@ -326,8 +325,7 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
     the best model with every other one (Holm-adjusted together across all goals), and the
     sentences that say it in words."""
     verdicts: list[GoalVerdict] = []
-    y = evaluation.extras.get("y_true")
-    binary = y is not None and np.unique(np.asarray(y)).size <= 2
+    binary = target_is_binary(evaluation)
     for goal in GOALS:
         if not any(info.get("family") in goal.families for info in evaluation.metrics.values()):
             continue

@@ -29,7 +29,7 @@ from ranklens.report.adapters import (
     robustness_tables,
     section_tables,
 )
-from ranklens.report.diagnostics import is_binary
+from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.figures import build_figures
 from ranklens.report.goals import (
     GOALS,
@@ -527,13 +527,11 @@ def _goal_sentences(evaluation: Any, goal: str) -> list[str]:
                 "model), so the measures of this section cannot pick a model; the precision "
                 "and recall plot is left out."
             )
-    if goal == "ranking" and "cutoff_auc" in evaluation.curves:
-        y = evaluation.extras.get("y_true")
-        if y is not None and is_binary(y):
-            out.append(
-                "The target takes two values, so every cutoff separates the same two groups and "
-                "the AUC by cutoff is the ROC AUC throughout: it is not drawn (see Targeting)."
-            )
+    if goal == "ranking" and "cutoff_auc" in evaluation.curves and target_is_binary(evaluation):
+        out.append(
+            "The target takes two values, so every cutoff separates the same two groups and "
+            "the AUC by cutoff is the ROC AUC throughout: it is not drawn (see Targeting)."
+        )
     return out
 
 
