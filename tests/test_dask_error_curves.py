@@ -149,6 +149,37 @@ def test_error_curves_lie_on_the_in_memory_curves(npartitions, weighted):
     assert set(ev.extras["curve_points"]) == {"rec", "rroc", "precision_recall"}
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_rows_summarised_in_blocks(monkeypatch, weighted):
+    """Partitions summarised in blocks of 97 rows (a block of weight 0 among them): the same
+    curves as the in-memory ones (the workers are threads of this process)."""
+    from ranklens.dask import _curve_sums
+
+    monkeypatch.setattr(_curve_sums, "BLOCK_ROWS", 97)
+    df = _frame(1200, seed=9)
+    df.loc[100:250, "w"] = 0.0
+    weight = "w" if weighted else None
+    relevance = relevance_from_boxplot(df["y"].to_numpy())
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3),
+        y="y",
+        pred=["a"],
+        weight=weight,
+        relevance=relevance,
+        measures=["utility_f1"],
+    )
+    mem = evaluate_models(
+        df["y"].to_numpy(),
+        {"a": df["a"].to_numpy()},
+        sample_weight=None if weight is None else df[weight].to_numpy(),
+        relevance=relevance,
+        robustness=False,
+    )
+    _check_rec(ev.curves["rec"]["a"], mem.curves["rec"]["a"], "a")
+    _check_rroc(ev.curves["rroc"]["a"], mem.curves["rroc"]["a"], "a", not weighted)
+    _check_pr(ev.curves["precision_recall"]["a"], mem.curves["precision_recall"]["a"], "a")
+
+
 def test_bounded_points_on_continuous_data():
     """20,000 distinct errors: at most about a thousand points, each on the curve; the exact
     ends and scalars. The default relevance of the engine is the one its measures use."""

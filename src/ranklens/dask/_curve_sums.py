@@ -129,9 +129,15 @@ def plan(
     return jobs, not_built
 
 
+#: Rows summarised at once inside a partition: the per-row temporaries stay near 8 MB each
+#: however large the partition's file.
+BLOCK_ROWS = 1 << 20
+
+
 def partition(part: Any, y: str, weight: str | None, jobs: Sequence[Job]) -> list[Any]:
     """Every job's summary of one partition (None without rows of positive weight; the
-    exception the curve raised on these rows, to report it)."""
+    exception the curve raised on these rows, to report it), its rows taken in blocks of
+    :data:`BLOCK_ROWS` whose summaries are merged."""
     yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
     wv = None if weight is None else np.ascontiguousarray(part[weight].to_numpy(dtype=np.float64))
     columns: dict[str, np.ndarray] = {}
@@ -139,14 +145,23 @@ def partition(part: Any, y: str, weight: str | None, jobs: Sequence[Job]) -> lis
     for job in jobs:
         if job.model not in columns:
             columns[job.model] = np.ascontiguousarray(part[job.model].to_numpy(dtype=np.float64))
-        if wv is not None and not (wv > 0).any():
-            out.append(None)
-            continue
-        try:
-            with np.errstate(all="ignore"):
-                out.append(job.form.partial(yv, columns[job.model], wv, job.grid, **job.params))
-        except Exception as exc:  # the curve's own checks, reported as in memory
-            out.append(exc)
+        summary: Any = None
+        for start in range(0, yv.size, BLOCK_ROWS):
+            rows = slice(start, start + BLOCK_ROWS)
+            w = None if wv is None else wv[rows]
+            if w is not None and not (w > 0).any():
+                continue
+            try:
+                with np.errstate(all="ignore"):
+                    piece = job.form.partial(
+                        yv[rows], columns[job.model][rows], w, job.grid, **job.params
+                    )
+            except Exception as exc:  # the curve's own checks, reported as in memory
+                summary = exc
+                break
+            if piece is not None:
+                summary = piece if summary is None else job.form.merge(summary, piece)
+        out.append(summary)
     return out
 
 
