@@ -114,6 +114,20 @@ def test_table_without_its_measures_in_the_run(client):
     assert binned.problems["a"]["robustness table"].kind == "skipped"
 
 
+def test_with_the_bootstrap_and_the_curve_arrays(client):
+    """The extra columns of the replicates and of the curves travel with the rows unharmed."""
+    df = _data(n=500, seed=5)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3),
+        y="y",
+        pred=MODELS,
+        n_bootstrap=8,
+        curve_arrays=True,
+        n_buckets=3,
+    )
+    _check(ev, df)
+
+
 def test_distinct_values_and_a_tie_of_the_largest_loss(client):
     rng = np.random.default_rng(7)
     n = 400
