@@ -397,7 +397,9 @@ def test_missing_values_same_error_as_memory(client, holes):
 
 def test_the_report_says_what_the_dask_engine_leaves_out(client, data, tmp_path):
     """The memory report's parts the Dask engine does not build are named with their reasons
-    (skipped, not failed: exit status 0); the relevance function is drawn, as in memory."""
+    (skipped, not failed: exit status 0): without --curve-arrays only the curves held as arrays.
+    The robustness table, the plots drawn from the rows' summaries and the relevance function
+    are in the report, as in memory."""
     pytest.importorskip("matplotlib")
     root, _ = data
     html = tmp_path / "r.html"
@@ -408,20 +410,48 @@ def test_the_report_says_what_the_dask_engine_leaves_out(client, data, tmp_path)
         client,
     )
     task = got["problems"]["(all models)"]
-    assert set(task) == {"robustness table", "plots of the rows", "curves"}
-    assert all(p["kind"] == "skipped" for p in task.values())
-    assert "Rosset, Perlich & Zadrozny 2005, Table 1" in task["robustness table"]["message"]
-    assert "--curve-arrays" in task["curves"]["message"]
+    assert set(task) == {"curves"}
+    assert task["curves"]["kind"] == "skipped" and "--curve-arrays" in task["curves"]["message"]
     text = html.read_text()
-    assert 'alt="Relevance function"' in text and "most influential row" in text
-    # with the curves as arrays, the curves' note goes
+    for title in (
+        "Relevance function",
+        "Predicted against actual",
+        "Residuals",
+        "Calibration by decile",
+        "REC curve",
+        "RROC curve",
+    ):
+        assert f'alt="{title}"' in text, title
+    assert "Evaluation robustness" in text and "most influential case" in text
+    assert set(got["robustness"]["a"]["metrics"]) == {
+        "root_mean_squared_error",
+        "mean_absolute_error",
+        "kendall_tau",
+        "spearman_rho",
+    }
+    # with the curves as arrays, nothing is left out
     with_curves, _ = _run(
         [str(root / "parts" / "*.parquet"), "--target", "y", "--pred", "a", "--curve-arrays"],
         tmp_path,
         "dask2",
         client,
     )
-    assert set(with_curves["problems"]["(all models)"]) == {"robustness table", "plots of the rows"}
+    assert "(all models)" not in with_curves["problems"]
+
+
+def test_a_dask_run_without_the_tables_and_plots_says_so():
+    """What a Dask evaluation does not hold is named, read from the evaluation itself."""
+    import ranklens.cli as cli
+    from ranklens.evaluation import ModelEvaluation
+
+    bare = ModelEvaluation(
+        title="t", target="y", n=10, model_names=("a",), values={"a": {}}, metrics={}, problems={}
+    )
+    task = cli._dask_not_drawn(bare, curve_arrays=True)["(all models)"]
+    assert set(task) == {"robustness table", "plots of the rows"}
+    assert "Rosset, Perlich & Zadrozny 2005, Table 1" in task["robustness table"].message
+    message = task["plots of the rows"].message
+    assert "calibration by decile" in message and "REC" in message and "RROC" in message
 
 
 def test_a_failed_cluster_is_one_line_and_exit_1(client, data, monkeypatch):

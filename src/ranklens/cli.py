@@ -1332,7 +1332,7 @@ def _evaluate_dask(
         return dataclasses.replace(
             evaluation,
             n_dropped=n_dropped,
-            problems=_dask_not_drawn(evaluation.problems, curve_arrays=curve_arrays),
+            problems=_dask_not_drawn(evaluation, curve_arrays=curve_arrays),
         )
     except (InputError, typer.Exit):
         raise
@@ -1355,19 +1355,35 @@ def _evaluate_dask(
             cluster.close()
 
 
-def _dask_not_drawn(problems: Any, *, curve_arrays: bool) -> dict[str, Any]:
-    """``problems`` and what the memory engine's report has that the Dask engine's does not,
-    each with its reason: the report says what it leaves out rather than leaving it out."""
+def _dask_not_drawn(evaluation: Any, *, curve_arrays: bool) -> dict[str, Any]:
+    """The evaluation's problems and what the memory engine's report has that this Dask
+    evaluation does not, each with its reason: the report says what it leaves out rather than
+    leaving it out. Read from the evaluation itself (what it holds), not from a fixed list."""
     from ranklens.evaluation import ALL_MODELS, Problem
 
-    notes = {
-        "robustness table": "not computed by the Dask engine: each measure without its most "
-        "influential row (Rosset, Perlich & Zadrozny 2005, Table 1) is a search over every "
-        "row's leave-one-out value, which has no distributed form here",
-        "plots of the rows": "not drawn by the Dask engine: predicted against actual, "
-        "residuals, calibration by decile, the REC and RROC curves and the utility-based "
-        "precision and recall over the event threshold are drawn from every row in memory",
-    }
+    problems = evaluation.problems
+    notes: dict[str, str] = {}
+    explained = any("robustness table" in items for items in problems.values())
+    if not evaluation.robustness and not explained:
+        notes["robustness table"] = (
+            "not computed by the Dask engine for this run: each measure without its most "
+            "influential row (Rosset, Perlich & Zadrozny 2005, Table 1)"
+        )
+    missing = []
+    if "row_summaries" not in evaluation.extras:
+        missing.append("predicted against actual, residuals and calibration by decile")
+    for kind, label in (
+        ("rec", "the REC curve"),
+        ("rroc", "the RROC curve"),
+        ("precision_recall", "utility-based precision and recall over the event threshold"),
+    ):
+        if kind not in evaluation.curves and kind not in problems.get(ALL_MODELS, {}):
+            missing.append(label)
+    if missing:
+        notes["plots of the rows"] = (
+            "not drawn by the Dask engine: " + ", ".join(missing) + " (drawn from every row in "
+            "memory)"
+        )
     if not curve_arrays:
         notes["curves"] = (
             "not built: the ranking and targeting curves (ROC, gain, lift, AUC by cutoff, rank "
@@ -1378,6 +1394,8 @@ def _dask_not_drawn(problems: Any, *, curve_arrays: bool) -> dict[str, Any]:
     task = out.setdefault(ALL_MODELS, {})
     for what, why in notes.items():
         task.setdefault(what, Problem("skipped", why))
+    if not task:
+        del out[ALL_MODELS]
     return out
 
 
