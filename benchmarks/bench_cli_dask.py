@@ -141,11 +141,32 @@ def compare(got: dict[str, Any], want: dict[str, Any]) -> dict[str, Any]:
         tests += 1
         if ref is None or not all(_close(row[k], ref[k]) for k in row):
             differ.append({"comparison": row, "memory": ref})
+    # the robustness tables (Rosset, Perlich & Zadrozny 2005, Table 1): rows exactly, values
+    tables = 0
+    for model, table in (want.get("robustness") or {}).items():
+        mine = (got.get("robustness") or {}).get(model)
+        tables += 1
+        if mine is None or not _close(mine, table):
+            differ.append({"robustness": model, "dask": mine, "memory": table})
+    # the curves' summaries in the JSON (areas, best depths, KS, ...), where the Dask run has them
+    curve_values, curves_missing = 0, []
+    for kind, per_model in (want.get("curves") or {}).items():
+        for model, summary in per_model.items():
+            mine = (got.get("curves") or {}).get(kind, {}).get(model)
+            if mine is None:
+                curves_missing.append(f"{kind}/{model}")
+                continue
+            curve_values += len(summary)
+            if not _close(mine, summary):
+                differ.append({"curve": f"{kind}/{model}", "dask": mine, "memory": summary})
     return {
         "measures_compared": compared,
         "intervals_compared": intervals,
         "paired_tests_compared": tests,
         "paired_tests_in_memory": len(want["comparisons"]),
+        "robustness_tables_compared": tables,
+        "curve_summary_values_compared": curve_values,
+        "curves_missing_in_dask": curves_missing,
         "differ": differ,
         "skipped_by_dask": skipped,
         "settings_dask": got["settings"],
