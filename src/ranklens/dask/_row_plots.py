@@ -265,23 +265,12 @@ def _edges(lo: float, hi: float, log: bool) -> np.ndarray:
     return np.geomspace(lo, hi, N_GRID + 1) if log else np.linspace(lo, hi, N_GRID + 1)
 
 
-def _bin_index(v: np.ndarray, edges: np.ndarray, log: bool) -> np.ndarray:
+def _bin_index(v: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """The bin of every value of ``v`` (all within ``[edges[0], edges[-1]]``), as
-    ``np.histogram2d`` bins it: ``edges[i] <= v < edges[i + 1]``, the last bin closed. A guess
-    from the even spacing (in the logarithm with ``log``), then corrected against the edges
-    themselves: the same bins as a binary search, in a few vectorised passes."""
-    last = edges.size - 2
-    with np.errstate(all="ignore"):
-        x = np.log(v) if log else v
-        lo, hi = (math.log(edges[0]), math.log(edges[-1])) if log else (edges[0], edges[-1])
-        guess = np.floor((x - lo) * ((last + 1) / (hi - lo)))
-    index = np.clip(np.nan_to_num(guess, nan=0.0), 0, last).astype(np.int64)
-    while True:
-        down = v < edges[index]
-        up = (v >= edges[index + 1]) & (index < last)
-        if not (down.any() or up.any()):
-            return index
-        index = index - down + up
+    ``np.histogram2d`` bins it: ``edges[i] <= v < edges[i + 1]``, the last bin closed (a binary
+    search of the edges, as ``np.histogramdd`` does)."""
+    index = np.searchsorted(edges, v, side="right") - 1
+    return np.clip(index, 0, edges.size - 2).astype(np.int64)
 
 
 def _few_values(yv: np.ndarray, at_most: int = 3) -> list[float]:
@@ -313,7 +302,7 @@ def final_pass(
     """
     yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
     low, high = float(residual_edges[0]), float(residual_edges[-1])
-    y_bins = _bin_index(yv, grids[0][1], log) if grids else np.zeros(0, np.int64)
+    y_bins = _bin_index(yv, grids[0][1]) if grids else np.zeros(0, np.int64)
     models = []
     for pred, cal, (x_edges, y_edges) in zip(preds, calibration, grids, strict=True):
         pv = np.ascontiguousarray(part[pred].to_numpy(dtype=np.float64))
@@ -339,7 +328,7 @@ def final_pass(
                 m2[g] = float(np.sum((yg - sum_y[g] / sizes[g]) ** 2))
         r = _finite_residuals(yv, pv)
         counts = np.histogram(np.clip(r, low, high), bins=residual_edges)[0].astype(np.int64)
-        cell = _bin_index(pv, x_edges, log) * (y_edges.size - 1) + y_bins
+        cell = _bin_index(pv, x_edges) * (y_edges.size - 1) + y_bins
         shape = (x_edges.size - 1, y_edges.size - 1)
         density = np.bincount(cell, minlength=shape[0] * shape[1]).reshape(shape)
         models.append(
