@@ -467,3 +467,24 @@ def test_breakdown_bad_input(rng):
         breakdown_curve(y, p, "mean_squared_error", n_random=0)
     with pytest.raises(ValueError, match="needs prediction intervals"):
         breakdown_curve(y, p, "interval_score")
+
+
+def test_exclusive_sums_are_correctly_rounded_to_about_one_unit():
+    """The sums without each row behind the losses' leave-one-out values: within 2 units of the
+    last place of math.fsum's, where prefix and suffix sums drift with n; a row carrying almost
+    all of the loss, and signed values with many such rows, lose nothing to cancellation."""
+    import math
+
+    from ranklens.residual import _EXCLUSIVE_DIRECT_ROWS, _exclusive_sums
+
+    rng = np.random.default_rng(3)
+    losses = rng.lognormal(0.0, 2.0, 200_000)
+    losses[17] = 1e12  # one row holds almost everything
+    signed = rng.normal(size=5_000)
+    signed -= signed.mean()  # a total near 0: many rows larger than half of it
+    assert (np.abs(signed) > abs(math.fsum(signed)) / 2).sum() > _EXCLUSIVE_DIRECT_ROWS
+    for values, tolerance in ((losses, 2.5e-16), (signed, 1e-9)):
+        got = _exclusive_sums(values)
+        for i in [0, 17, 4_999, *rng.integers(0, values.size, 40).tolist()]:
+            exact = math.fsum(np.delete(values, i))
+            assert abs(got[i] - exact) <= tolerance * abs(exact) + 1e-300, (i, got[i], exact)
