@@ -43,11 +43,11 @@ rule applies is read from the measure's registration (its
 
 Floats equal the in-memory ones to rounding (the candidates' sums are added in another order)
 and the row is the same: the in-memory search breaks an exact tie of two rows' distances by
-position, as here. One exception for the losses: where the largest (or smallest) loss is held by
-several rows, or by rows whose losses differ by a rounding, the in-memory search tells them apart
-by the rounding of its running prefix and suffix sums, which no partitioning reproduces; here
-the exact order of the losses decides (the first row of the largest loss), and the row may
-differ from the in-memory one while the values agree to rounding.
+position, as here. One exception for the losses: where rows' losses differ by less than a
+rounding of the total, the in-memory search (the correctly rounded total less each row's loss)
+sees them tied and keeps the first of them; here the exact order of the losses decides (the
+first row of the largest loss), and the row may differ from the in-memory one while the values
+agree to rounding. Rows of exactly the largest loss are told apart alike (the first).
 
 References
 ----------
