@@ -1132,13 +1132,10 @@ def _rho_parts(
     the rows of single-valued truth buckets, and read there with the totals of that model."""
     import dask
 
-    out: list[Any] = []
+    out = []
     for k, m in enumerate(b.size + 1 for b in p_bounds):
         frames = [dask.delayed(operator.getitem)(t[1], k) for t in truth]
         frames += [a[0] for a in alone[k]]
-        if out:  # one model's shuffle at a time: two at once passed 1 GiB workers at 1e8 rows
-            done = dask.delayed(len)(out[-1])
-            frames = [dask.delayed(_after)(frame, done) for frame in frames]
         back = dd.from_delayed(frames, meta=_rb.rho_meta(n), verify_meta=False)
         constants = dask.delayed(_rb.rho_constants)(
             k, [t[0] for t in truth], [a[1] for a in alone[k]], pred_summaries[k], single
@@ -1150,11 +1147,6 @@ def _rho_parts(
             ]
         )
     return out
-
-
-def _after(value: Any, _done: Any) -> Any:
-    """``value``, once ``_done`` is computed: orders two parts of one graph."""
-    return value
 
 
 def _robustness_run(
