@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,21 @@ def plan(measures: Sequence[str] | None) -> Plan:
                 "(ratio of sums, rank sweep or ranked curve)"
             )
     return Plan(ratio, sweep, curve, unsupported)
+
+
+def claim_declared(
+    the_plan: Plan, declares: Callable[[MetricSpec], bool]
+) -> tuple[Plan, list[MetricSpec]]:
+    """The plan without the point measures it could not compute for which ``declares(spec)``
+    holds, and those measures: how a module that computes one more form takes its measures."""
+    taken, rest = [], {}
+    for name, why in the_plan.unsupported.items():
+        spec = get_metric(name)
+        if declares(spec) and spec.inputs == "point":
+            taken.append(spec)
+        else:
+            rest[name] = why
+    return dataclasses.replace(the_plan, unsupported=rest), taken
 
 
 def _bounds(sample: np.ndarray, n_buckets: int, extra: Sequence[float] = ()) -> np.ndarray:

@@ -24,7 +24,6 @@ report.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._registry import LagScaledForm, MetricSpec
+from ranklens.dask import _engine as _e
 from ranklens.evaluation import Problem, _metric_info
 
 __all__ = ["claim", "evaluate_claimed", "lag_partition"]
@@ -40,16 +40,7 @@ __all__ = ["claim", "evaluate_claimed", "lag_partition"]
 
 def claim(the_plan: Any) -> tuple[Any, list[MetricSpec]]:
     """The plan without the point measures declaring a lag-scaled form, and those measures."""
-    from ranklens.metrics import get_metric
-
-    taken, rest = [], {}
-    for name, why in the_plan.unsupported.items():
-        spec = get_metric(name)
-        if spec.capabilities.lag_scaled is not None and spec.inputs == "point":
-            taken.append(spec)
-        else:
-            rest[name] = why
-    return dataclasses.replace(the_plan, unsupported=rest), taken
+    return _e.claim_declared(the_plan, lambda spec: spec.capabilities.lag_scaled is not None)
 
 
 def lag_partition(

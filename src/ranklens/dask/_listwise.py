@@ -48,16 +48,7 @@ from ranklens.evaluation import (
 
 def claim(the_plan: Any) -> tuple[Any, list[MetricSpec]]:
     """The plan without the point measures declaring a ranked-list form, and those measures."""
-    from ranklens.metrics import get_metric
-
-    taken, rest = [], {}
-    for name, why in the_plan.unsupported.items():
-        spec = get_metric(name)
-        if spec.capabilities.ranked_list is not None and spec.inputs == "point":
-            taken.append(spec)
-        else:
-            rest[name] = why
-    return dataclasses.replace(the_plan, unsupported=rest), taken
+    return _e.claim_declared(the_plan, lambda spec: spec.capabilities.ranked_list is not None)
 
 
 @dataclasses.dataclass(frozen=True)

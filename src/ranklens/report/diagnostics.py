@@ -236,15 +236,7 @@ def _density_view(ev: Any, summaries: dict[str, Any]) -> Built | None:
             )
             ax.use_sticky_edges = False  # margins around the grid, as around the hexagons
         lo, hi = min(s.y_min, s.pred_min), max(s.y_max, s.pred_max)
-        ax.plot(
-            [lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="predicted = actual"
-        )
-        if logs:
-            _log_axes(ax)
-        ax.set_title(model)
-        ax.set_xlabel("predicted")
-        ax.set_ylabel("actual")
-        ax.legend(loc="upper left", fontsize="small", frameon=False)
+        _pred_actual_panel(ax, model, lo, hi, logs)
     grid = next(iter(summaries.values())).density.shape
     caption = (
         f"Predicted against actual, density of cases: the number of cases in each cell of a "
@@ -270,6 +262,18 @@ def _log_axes(ax: Any) -> None:
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
         axis.set_minor_formatter(NullFormatter())
+
+
+def _pred_actual_panel(ax: Any, model: str, lo: float, hi: float, logs: bool) -> None:
+    """One model's panel of predicted against actual, around its points or density: the
+    diagonal from ``lo`` to ``hi``, log axes with ``logs``, titles and the legend."""
+    ax.plot([lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="predicted = actual")
+    if logs:
+        _log_axes(ax)
+    ax.set_title(model)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("actual")
+    ax.legend(loc="upper left", fontsize="small", frameon=False)
 
 
 def predicted_vs_actual(ev: Any) -> Built | None:
@@ -310,15 +314,7 @@ def predicted_vs_actual(ev: Any) -> Built | None:
             )
         else:
             ax.scatter(p[keep], y[keep], s=6, alpha=0.5, linewidths=0)
-        ax.plot(
-            [lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="predicted = actual"
-        )
-        if logs:
-            _log_axes(ax)
-        ax.set_title(model)
-        ax.set_xlabel("predicted")
-        ax.set_ylabel("actual")
-        ax.legend(loc="upper left", fontsize="small", frameon=False)
+        _pred_actual_panel(ax, model, lo, hi, logs)
     how = "density of cases (log colour scale)" if large else "one dot per case"
     caption = (
         f"Predicted against actual, {how}"
