@@ -93,6 +93,53 @@ def test_table_equals_in_memory(client, npartitions):
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_the_tables_own_run_computes_it_in_its_passes(client, npartitions, monkeypatch):
+    """With the table's measures alone and no weight, the run is the table's own: no second
+    run, the candidates come from its own shuffles (positions and Spearman's sums on the rows)."""
+    from ranklens.dask import _evaluate
+
+    def no_second_run(*args, **kwargs):
+        raise AssertionError("the table's own run started another")
+
+    monkeypatch.setattr(_evaluate, "_robustness_run", no_second_run)
+    df = _data(seed=20 + npartitions)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=npartitions),
+        y="y",
+        pred=MODELS,
+        measures=list(TABLE1_METRICS),
+        n_buckets=5,
+    )
+    _check(ev, df)
+
+
+def test_the_reports_shuffles_leave_the_table_to_a_run_of_its_own(client, monkeypatch):
+    """The report's run leaves the table to a run of its four measures with twice the buckets,
+    so that the report's shuffles carry none of the table's per-row columns."""
+    from ranklens.dask import _evaluate
+
+    calls = []
+    second_run = _evaluate._robustness_run
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return second_run(*args, **kwargs)
+
+    monkeypatch.setattr(_evaluate, "_robustness_run", spy)
+    df = _data(n=800, seed=4)
+    frame = dd.from_pandas(df, npartitions=3)
+    ev = rd.evaluate(frame, y="y", pred=MODELS)
+    _check(ev, df)
+    assert len(calls) == 1
+    assert [s.name for s in calls[0][3]] == list(TABLE1_METRICS)
+    assert calls[0][4] == _rb.BUCKETS_FACTOR * ev.settings["buckets"]
+    # a bucket count given by the caller is kept
+    calls.clear()
+    rd.evaluate(frame, y="y", pred=["a"], n_buckets=3)
+    assert calls[0][4] == 3
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
 def test_weights_leave_the_table_unweighted(client, npartitions):
     df = _data(seed=10 + npartitions)
     ev = rd.evaluate(
@@ -117,15 +164,17 @@ def test_table_without_its_measures_in_the_run(client):
 def test_with_the_bootstrap_and_the_curve_arrays(client):
     """The extra columns of the replicates and of the curves travel with the rows unharmed."""
     df = _data(n=500, seed=5)
-    ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=MODELS,
-        n_bootstrap=8,
-        curve_arrays=True,
-        n_buckets=3,
-    )
-    _check(ev, df)
+    for measures in (None, list(TABLE1_METRICS)):  # the table in a run of its own, in this run
+        ev = rd.evaluate(
+            dd.from_pandas(df, npartitions=3),
+            y="y",
+            pred=MODELS,
+            measures=measures,
+            n_bootstrap=8,
+            curve_arrays=True,
+            n_buckets=3,
+        )
+        _check(ev, df)
 
 
 def test_distinct_values_and_a_tie_of_the_largest_loss(client):

@@ -207,11 +207,12 @@ def evaluate(
         Table 1) into ``evaluation.robustness[model]``, as :func:`ranklens.evaluate_models`:
         the :class:`ranklens.robustness.RobustnessTableResult` of
         :func:`ranklens.robustness_table` on the same rows (unweighted, as in memory; ``index``
-        the row's position in the input, partitions laid end to end), from candidate rows of
-        the same passes (:mod:`ranklens.dask._robustness`; Spearman's rho adds one shuffle per
-        model); with ``weight``, or when ``measures`` leaves out Kendall's tau or Spearman's
-        rho, from an unweighted run of the table's measures alone. A failure or an undefined
-        row is a problem ``problems[model]["robustness table"]``, as in memory.
+        the row's position in the input, partitions laid end to end), from candidate rows
+        (:mod:`ranklens.dask._robustness`): an unweighted run of the table's four measures
+        alone, after the other passes, with twice the buckets (Spearman's rho adds one shuffle
+        per model, and the rows carry their positions and leave-one-out sums); in this run's
+        own passes when it is that run (``measures`` the table's, no ``weight``). A failure or
+        an undefined row is a problem ``problems[model]["robustness table"]``, as in memory.
     row_plots : bool, default True
         Whether to compute, into ``extras["row_summaries"]`` (model ->
         ``ranklens.dask._row_plots.RowSummary``), the exact summaries from which the report
@@ -342,15 +343,20 @@ def evaluate(
     the_plan, listed = _lw.claim(the_plan)  # ranked-list measures (NDCG): ranklens.dask._listwise
     the_plan, lagged = _lag.claim(the_plan)  # lag-scaled measures (pmap): ranklens.dask._lagged
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
-    # the robustness table: in these passes for unweighted data whose run sweeps the table's
-    # rank measures (their per-row counts are those of Noether's interval), else by an
-    # unweighted run of its own (the table is unweighted, as in memory)
+    # the robustness table: in these passes when this run is the table's own (unweighted, its
+    # measures and no others), else by an unweighted run of its own after these passes (the
+    # table is unweighted, as in memory). Its per-row columns (each row's position, Spearman's
+    # leave-one-out sums) and Spearman's extra shuffles never ride along the report's shuffles,
+    # which at 1e8 rows already fill workers of 1 GiB.
     table_specs = _rb.table_specs() if robustness and exact else []
     table_rules = [_rb.rule(spec) for spec in table_specs]
     swept = {spec.name for spec in the_plan.sweep}
+    requested = _e.plan(measures)
     robust_here = (
         bool(table_specs)
         and weight is None
+        and {s.name for s in [*requested.ratio, *requested.sweep, *requested.curve]}
+        <= {spec.name for spec in table_specs}
         and all(
             r is _rb.LOSS or spec.name in swept
             for spec, r in zip(table_specs, table_rules, strict=True)
@@ -1001,7 +1007,14 @@ def evaluate(
                 problems[model]["robustness table"] = problem
     elif table_specs:
         _robustness_run(
-            frame_or_path, y, preds, table_specs, buckets, storage_options, robust_tables, problems
+            frame_or_path,
+            y,
+            preds,
+            table_specs,
+            n_buckets or buckets * _rb.BUCKETS_FACTOR,
+            storage_options,
+            robust_tables,
+            problems,
         )
     lap("combining")
     extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong, "seconds": timings}
@@ -1159,8 +1172,8 @@ def _robustness_run(
     tables: dict[str, Any],
     problems: dict[str, dict[str, Problem]],
 ) -> None:
-    """The robustness tables by an unweighted run of their measures alone (with weights, or when
-    this run does not sweep the table's rank measures): ``tables`` and ``problems`` filled."""
+    """The robustness tables by an unweighted run of their measures alone, after the report's
+    passes (``n_buckets`` prediction and truth buckets): ``tables`` and ``problems`` filled."""
     names = [spec.name for spec in specs]
     swept = {spec.name for spec in _e.plan(names).sweep}
     if any(_rb.rule(s) is not _rb.LOSS and s.name not in swept for s in specs):

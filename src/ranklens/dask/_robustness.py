@@ -1,4 +1,7 @@
-"""The robustness table (Rosset, Perlich & Zadrozny 2005, Table 1) on Dask, from the same passes.
+"""The robustness table (Rosset, Perlich & Zadrozny 2005, Table 1) on Dask, from candidate rows.
+
+The table is computed by a run of its own four measures (unweighted, as in memory) after the
+report's passes, so that its per-row columns never ride along the report's shuffles.
 
 For each measure of :data:`ranklens.robustness.TABLE1_METRICS` the in-memory
 :func:`ranklens.robustness.most_influential` evaluates the measure without row ``i`` for every
@@ -85,6 +88,11 @@ from ranklens.robustness import TABLE1_METRICS, RobustnessTableResult, _percent
 
 #: The column carrying each row's position in the input (partitions laid end to end).
 POS = "_ranklens_pos"
+
+#: How many times the report's buckets the table's own run cuts the rows into: its shuffles carry
+#: more per-row columns than the report's (each row's position, Spearman's leave-one-out sums)
+#: and Spearman's rho shuffles each model's rows once more, so each task gets half the rows.
+BUCKETS_FACTOR = 2
 
 #: The leave-one-out rules the engine evaluates from candidates.
 LOSS, TAU, RHO = "mean of a per-row loss", "Kendall's tau-b", "Spearman's rho"
