@@ -191,6 +191,12 @@ def main() -> None:
     parser.add_argument("--rows-per-file", type=float, default=1e6)
     parser.add_argument("--workers", type=int, default=2, help="single-threaded workers")
     parser.add_argument("--memory-limit", default="1GiB", help="per worker")
+    parser.add_argument(
+        "--p2p-buffer",
+        default="128MiB",
+        help="the workers' buffer of shuffle data waiting to be sent "
+        "(distributed.p2p.comm.buffer; Dask's default, 1 GiB, is a whole small worker)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
     parser.add_argument(
         "--only",
@@ -212,6 +218,7 @@ def main() -> None:
     args = parser.parse_args()
     n = int(args.n)
 
+    import dask
     import distributed
 
     root = pathlib.Path(args.dir) / f"n{n}"
@@ -230,18 +237,24 @@ def main() -> None:
         "parquet_files": len(list(parts.glob("*.parquet"))),
         "workers": args.workers,
         "memory_limit_per_worker": args.memory_limit,
+        "p2p_comm_buffer": args.p2p_buffer,
         "cpu_count": os.cpu_count(),
     }
 
     dask_json, dask_html = root / "dask.json", root / "dask.html"
     if args.only != "memory":
-        cluster = distributed.LocalCluster(
-            n_workers=args.workers,
-            threads_per_worker=1,
-            memory_limit=args.memory_limit,
-            dashboard_address=":0",
-        )
+        # the workers' nannies pass this process's Dask configuration on to them
+        with dask.config.set({"distributed.p2p.comm.buffer": args.p2p_buffer}):
+            cluster = distributed.LocalCluster(
+                n_workers=args.workers,
+                threads_per_worker=1,
+                memory_limit=args.memory_limit,
+                dashboard_address=":0",
+            )
         client = distributed.Client(cluster)
+        figures["p2p_comm_buffer_on_workers"] = sorted(
+            set(client.run(lambda: dask.config.get("distributed.p2p.comm.buffer")).values())
+        )
         print(f"dask: {args.workers} worker(s) x {args.memory_limit}", flush=True)
         load = os.getloadavg()[0]
         with WorkerWatch(client) as watch:
