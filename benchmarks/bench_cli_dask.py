@@ -197,6 +197,12 @@ def main() -> None:
         help="the workers' buffer of shuffle data waiting to be sent "
         "(distributed.p2p.comm.buffer; Dask's default, 1 GiB, is a whole small worker)",
     )
+    parser.add_argument(
+        "--p2p-storage-buffer",
+        default="100MiB",
+        help="the workers' buffer of shuffle data waiting to be written to disk "
+        "(distributed.p2p.storage.buffer; Dask's default 100 MiB)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
     parser.add_argument(
         "--only",
@@ -238,13 +244,19 @@ def main() -> None:
         "workers": args.workers,
         "memory_limit_per_worker": args.memory_limit,
         "p2p_comm_buffer": args.p2p_buffer,
+        "p2p_storage_buffer": args.p2p_storage_buffer,
         "cpu_count": os.cpu_count(),
     }
 
     dask_json, dask_html = root / "dask.json", root / "dask.html"
     if args.only != "memory":
         # the workers' nannies pass this process's Dask configuration on to them
-        with dask.config.set({"distributed.p2p.comm.buffer": args.p2p_buffer}):
+        with dask.config.set(
+            {
+                "distributed.p2p.comm.buffer": args.p2p_buffer,
+                "distributed.p2p.storage.buffer": args.p2p_storage_buffer,
+            }
+        ):
             cluster = distributed.LocalCluster(
                 n_workers=args.workers,
                 threads_per_worker=1,
@@ -252,8 +264,15 @@ def main() -> None:
                 dashboard_address=":0",
             )
         client = distributed.Client(cluster)
-        figures["p2p_comm_buffer_on_workers"] = sorted(
-            set(client.run(lambda: dask.config.get("distributed.p2p.comm.buffer")).values())
+        figures["p2p_buffers_on_workers"] = sorted(
+            set(
+                client.run(
+                    lambda: (
+                        dask.config.get("distributed.p2p.comm.buffer"),
+                        dask.config.get("distributed.p2p.storage.buffer"),
+                    )
+                ).values()
+            )
         )
         print(f"dask: {args.workers} worker(s) x {args.memory_limit}", flush=True)
         load = os.getloadavg()[0]

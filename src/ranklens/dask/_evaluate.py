@@ -208,11 +208,11 @@ def evaluate(
         the :class:`ranklens.robustness.RobustnessTableResult` of
         :func:`ranklens.robustness_table` on the same rows (unweighted, as in memory; ``index``
         the row's position in the input, partitions laid end to end), from candidate rows
-        (:mod:`ranklens.dask._robustness`): an unweighted run of the table's four measures
-        alone, after the other passes, with twice the buckets (Spearman's rho adds one shuffle
-        per model, and the rows carry their positions and leave-one-out sums); in this run's
-        own passes when it is that run (``measures`` the table's, no ``weight``). A failure or
-        an undefined row is a problem ``problems[model]["robustness table"]``, as in memory.
+        (:mod:`ranklens.dask._robustness`): unweighted runs of the table's four measures alone,
+        one model a run, after the other passes, with twice the buckets (Spearman's rho adds
+        one shuffle, and the rows carry their positions and leave-one-out sums); in this run's
+        own passes when it is such a run (``measures`` the table's, no ``weight``). A failure
+        or an undefined row is a problem ``problems[model]["robustness table"]``, as in memory.
     row_plots : bool, default True
         Whether to compute, into ``extras["row_summaries"]`` (model ->
         ``ranklens.dask._row_plots.RowSummary``), the exact summaries from which the report
@@ -1172,8 +1172,9 @@ def _robustness_run(
     tables: dict[str, Any],
     problems: dict[str, dict[str, Problem]],
 ) -> None:
-    """The robustness tables by an unweighted run of their measures alone, after the report's
-    passes (``n_buckets`` prediction and truth buckets): ``tables`` and ``problems`` filled."""
+    """The robustness tables by unweighted runs of their measures alone, one model a run, after
+    the report's passes (``n_buckets`` prediction and truth buckets): ``tables`` and
+    ``problems`` filled."""
     names = [spec.name for spec in specs]
     swept = {spec.name for spec in _e.plan(names).sweep}
     if any(_rb.rule(s) is not _rb.LOSS and s.name not in swept for s in specs):
@@ -1182,17 +1183,17 @@ def _robustness_run(
                 "skipped", "the Dask engine has no distributed leave-one-out rule for its measures"
             )
         return
-    run = evaluate(
-        frame_or_path,
-        y=y,
-        pred=preds,
-        measures=names,
-        n_buckets=n_buckets,
-        storage_options=storage_options,
-        row_plots=False,
-    )
-    tables.update(run.robustness)
-    for model in preds:
+    for model in preds:  # one model a run: its shuffles carry one model's per-row columns
+        run = evaluate(
+            frame_or_path,
+            y=y,
+            pred=[model],
+            measures=names,
+            n_buckets=n_buckets,
+            storage_options=storage_options,
+            row_plots=False,
+        )
+        tables.update(run.robustness)
         problem = run.problems.get(model, {}).get("robustness table")
         if problem is not None:
             problems[model]["robustness table"] = problem
@@ -1395,6 +1396,7 @@ def _prediction_task(
     delong: dict[str, Any] | None = None,
     robust: dict[str, Any] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
+    _p.release_unused_memory()
     part = part.reset_index(drop=True)
     # with Noether's interval the bucket's one sweep also gives each row's partners
     frame, out = _p.prediction_partition(
@@ -1420,6 +1422,7 @@ def _truth_task(
 ) -> Any:
     """One truth bucket: its summary; with ``rho``, ``(summary, frames)``, the frames of its
     rows for Spearman's leave-one-out (:func:`ranklens.dask._robustness.truth_rows`)."""
+    _p.release_unused_memory()
     part = part.reset_index(drop=True)
     out = _p.truth_partition(part, *args, per_row=noether is not None or delong is not None)
     rows = out.pop("_rows", None)

@@ -81,6 +81,7 @@ from ranklens.dask._passes import (
     bucket_column,
     bucket_of,
     midrank_column,
+    release_unused_memory,
 )
 from ranklens.exceptions import warn_undefined
 from ranklens.metrics import get_metric
@@ -420,6 +421,7 @@ def rho_candidates(part: Any, constants: dict[str, Any], n: int) -> list[tuple[i
     the floats are the in-memory ones. The last shuffle brings ``u`` into the order of the
     prediction for ``S_z(U)``; the rest came with the row.
     """
+    release_unused_memory()
     if len(part) == 0:
         return []
     bucket = int(part[PB].iloc[0])
