@@ -104,3 +104,48 @@ def test_cli_dask_under_worker_memory_limit_same_numbers(
         assert got["curves"]["decile_table"][model] == want["curves"]["decile_table"][model]
     # the AUC family, tau, rho, Somers' D and the mergeable losses of both models at least
     assert compared >= 2 * 17
+
+
+def test_shuffle_buffers_are_an_eighth_of_a_worker_within_dasks_defaults():
+    from ranklens.dask._engine import P2P_BUFFERS_MAX, shuffle_buffers
+
+    mib, gib = 2**20, 2**30
+    assert shuffle_buffers(gib) == {
+        "distributed.p2p.comm.buffer": 128 * mib,
+        "distributed.p2p.storage.buffer": 100 * mib,
+    }
+    assert shuffle_buffers(64 * gib) == P2P_BUFFERS_MAX  # never more than Dask's defaults
+    assert set(shuffle_buffers(100 * mib).values()) == {32 * mib}  # never less than 32 MiB
+    with pytest.raises(ValueError, match="worker_memory"):
+        shuffle_buffers(0)
+
+
+def test_cli_own_cluster_starts_its_workers_with_the_bounded_buffers(monkeypatch, tmp_path):
+    """Without --scheduler the command line's own cluster gets the bounded buffers: the
+    configuration its workers inherit is read when the cluster is created."""
+    import dask
+    from distributed.system import MEMORY_LIMIT
+    from typer.testing import CliRunner
+
+    from ranklens.cli import app
+    from ranklens.dask._engine import shuffle_buffers
+
+    seen = {}
+
+    class Refused(RuntimeError):
+        pass
+
+    def fake_cluster(**kwargs):
+        seen.update({key: dask.config.get(key) for key in shuffle_buffers(2**30)})
+        raise Refused("no cluster in this test")
+
+    monkeypatch.setattr(distributed, "LocalCluster", fake_cluster)
+    path = tmp_path / "d.parquet"
+    pd.DataFrame({"y": [1.0, 2.0, 3.0], "p": [1.0, 3.0, 2.0]}).to_parquet(path)
+    before = dask.config.get("distributed.p2p.comm.buffer")
+    result = CliRunner().invoke(
+        app, ["evaluate", str(path), "--target", "y", "--pred", "p", "--engine", "dask"]
+    )
+    assert isinstance(result.exception, Refused) or result.exit_code != 0
+    assert seen == shuffle_buffers(MEMORY_LIMIT // (os.cpu_count() or 1))
+    assert dask.config.get("distributed.p2p.comm.buffer") == before  # this process's unchanged

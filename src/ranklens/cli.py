@@ -23,6 +23,7 @@ Exit status:
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import sys
@@ -1262,7 +1263,15 @@ def _evaluate_dask(
     if scheduler is not None:
         client = distributed.Client(scheduler)
     else:
-        client = distributed.Client(distributed.LocalCluster(dashboard_address=":0"))
+        import dask
+        from distributed.system import MEMORY_LIMIT
+
+        from ranklens.dask._engine import shuffle_buffers
+
+        # a worker has at least the memory over the cores (at most one worker a core): the
+        # shuffle's buffers are held to an eighth of that, not Dask's 1 GiB
+        with dask.config.set(shuffle_buffers(MEMORY_LIMIT // (os.cpu_count() or 1))):
+            client = distributed.Client(distributed.LocalCluster(dashboard_address=":0"))
     used = list(dict.fromkeys([target, *preds, *lowers, *uppers, *([weight] if weight else [])]))
     labels = [groups] if groups is not None else []
     try:

@@ -35,6 +35,29 @@ from ranklens.ranking import _tau_c_from_classes
 #: Rows per bucket aimed at when the buckets are chosen (a bucket is one partition in memory).
 ROWS_PER_BUCKET = 500_000
 
+#: The largest in-memory buffers the engine asks of Dask's peer-to-peer shuffle on its own
+#: cluster: Dask's defaults (1 GiB of shards waiting to be sent, 100 MiB waiting to be written).
+P2P_BUFFERS_MAX = {
+    "distributed.p2p.comm.buffer": 2**30,
+    "distributed.p2p.storage.buffer": 100 * 2**20,
+}
+
+
+def shuffle_buffers(worker_memory: int) -> dict[str, int]:
+    """Dask settings that hold the peer-to-peer shuffle's buffers to an eighth of a worker's
+    memory (at least 32 MiB, at most Dask's defaults, :data:`P2P_BUFFERS_MAX`).
+
+    Dask sizes the buffer of shards waiting to be sent at 1 GiB whatever the worker's memory;
+    on a worker of 1 or 2 GiB that buffer alone can pass the limit at which the worker pauses
+    (80 %), memory the worker cannot spill. Set them (``dask.config.set``) before the workers
+    start: their nannies pass the configuration on.
+    """
+    if worker_memory <= 0:
+        raise ValueError(f"worker_memory must be positive; got {worker_memory}")
+    share = max(32 * 2**20, worker_memory // 8)
+    return {key: min(share, most) for key, most in P2P_BUFFERS_MAX.items()}
+
+
 #: Why an interval measure is not computed: no prediction intervals were given.
 NEEDS_INTERVALS = "needs prediction intervals: give intervals= and alpha="
 
