@@ -84,6 +84,7 @@ PIPELINE = {
     "ranklens.dask._robustness",
     "ranklens.dask._row_plots",
     "ranklens.dask._sums",
+    "ranklens.dask._watch",
 }
 PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli")
 PRESENTATION = {

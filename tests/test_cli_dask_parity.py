@@ -475,3 +475,42 @@ def test_a_failed_cluster_is_one_line_and_exit_1(client, data, monkeypatch):
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: Dask evaluation failed: KilledWorker")
     assert "memory limit" in lines[0] and "Traceback" not in result.output
+
+
+def test_workers_paused_for_good_stop_the_run_with_a_reason(client, data, monkeypatch):
+    """Every worker paused on memory it cannot spill would leave the run waiting forever: the
+    guard interrupts it and the command line says why, exit status 1."""
+    from ranklens.dask import _watch
+
+    root, _ = data
+
+    class Stalled(_watch.PausedWorkersGuard):
+        def start(self):
+            self.stalled = "every Dask worker (2) stayed paused on memory for 600 s"
+            return self
+
+    def waiting(*args, **kwargs):
+        raise KeyboardInterrupt  # what the guard's interrupt raises in the main thread
+
+    monkeypatch.setattr(_watch, "PausedWorkersGuard", Stalled)
+    monkeypatch.setattr(rd, "evaluate", waiting)
+    args = [str(root / "parts" / "*.parquet"), "--target", "y", "--pred", "a", "-q"]
+    result = CliRunner().invoke(
+        app,
+        ["evaluate", *args, "--engine", "dask", "--scheduler", client.scheduler.address],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines == [
+        "error: Dask evaluation stopped: every Dask worker (2) stayed paused on memory for 600 s"
+    ]
+    # a Ctrl-C of the user's own (the guard saw no stall) stays an interrupt: exit status 130
+    monkeypatch.setattr(_watch, "PausedWorkersGuard", Stalled.__mro__[1])
+    result = CliRunner().invoke(
+        app,
+        ["evaluate", *args, "--engine", "dask", "--scheduler", client.scheduler.address],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 130
+    assert "Dask evaluation stopped" not in result.output

@@ -1272,8 +1272,12 @@ def _evaluate_dask(
         # shuffle's buffers are held to an eighth of that, not Dask's 1 GiB
         with dask.config.set(shuffle_buffers(MEMORY_LIMIT // (os.cpu_count() or 1))):
             client = distributed.Client(distributed.LocalCluster(dashboard_address=":0"))
+    from ranklens.dask._watch import PausedWorkersGuard
+
     used = list(dict.fromkeys([target, *preds, *lowers, *uppers, *([weight] if weight else [])]))
     labels = [groups] if groups is not None else []
+    # every worker paused on memory it cannot spill would leave the computation waiting forever
+    guard = PausedWorkersGuard(client).start()
     try:
         _check_groups_name(groups, dict.fromkeys(used), target, weight)
         _say(console, f"Dask scheduler: {client.scheduler.address}")
@@ -1345,6 +1349,10 @@ def _evaluate_dask(
         )
     except (InputError, typer.Exit):
         raise
+    except KeyboardInterrupt:
+        if guard.stalled is None:  # the user's Ctrl-C
+            raise
+        _fail(f"Dask evaluation stopped: {guard.stalled}", EXIT_FAILED)
     except (ValueError, TypeError, OSError) as exc:
         raise InputError(_first_line(exc)) from None
     except Exception as exc:  # the cluster failed (a worker killed, a shuffle lost): one line
@@ -1358,6 +1366,7 @@ def _evaluate_dask(
             f"Dask evaluation failed: {type(exc).__name__}: {_first_line(exc)}{hint}", EXIT_FAILED
         )
     finally:
+        guard.stop()
         cluster = client.cluster
         client.close()
         if scheduler is None and cluster is not None:
