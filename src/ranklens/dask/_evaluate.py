@@ -378,7 +378,7 @@ def evaluate(
     def lap(name: str) -> None:
         nonlocal clock
         now = time.perf_counter()
-        timings[name] = round(now - clock, 3)
+        timings[name] = round(timings.get(name, 0.0) + now - clock, 3)  # a phase in pieces adds
         clock = now
 
     scans = dask.compute(
@@ -1006,6 +1006,7 @@ def evaluate(
             if problem is not None:
                 problems[model]["robustness table"] = problem
     elif table_specs:
+        lap("combining")
         _robustness_run(
             frame_or_path,
             y,
@@ -1016,6 +1017,7 @@ def evaluate(
             robust_tables,
             problems,
         )
+        lap("robustness table")  # its own runs
     lap("combining")
     extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong, "seconds": timings}
     if row_plan is not None:  # the report's regression plots, from exact summaries
