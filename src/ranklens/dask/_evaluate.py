@@ -344,10 +344,10 @@ def evaluate(
     the_plan, lagged = _lag.claim(the_plan)  # lag-scaled measures (pmap): ranklens.dask._lagged
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
     # the robustness table: in these passes when this run is the table's own (unweighted, its
-    # measures and no others), else by an unweighted run of its own after these passes (the
-    # table is unweighted, as in memory). Its per-row columns (each row's position, Spearman's
-    # leave-one-out sums) and Spearman's extra shuffles never ride along the report's shuffles,
-    # which at 1e8 rows already fill workers of 1 GiB.
+    # measures and no others), else by unweighted runs of its own after these passes, one model
+    # a run (the table is unweighted, as in memory). Its per-row columns (each row's position,
+    # Spearman's leave-one-out sums) and Spearman's extra shuffle never ride along the report's
+    # shuffles, which at 1e8 rows already fill workers of 1 GiB.
     table_specs = _rb.table_specs() if robustness and exact else []
     table_rules = [_rb.rule(spec) for spec in table_specs]
     swept = {spec.name for spec in the_plan.sweep}
