@@ -62,6 +62,15 @@ def test_a_worker_resuming_restarts_the_clock():
     assert not fired and guard.stalled is None
 
 
+def test_a_distributed_without_the_n_workers_argument():
+    class OldClient(FakeClient):
+        def scheduler_info(self):
+            return FakeClient.scheduler_info(self, n_workers=-1)
+
+    guard, fired = _run(OldClient(["paused", "paused", "paused"]))
+    assert fired and "(3)" in guard.stalled
+
+
 def test_stop_before_the_limit_and_a_limit_of_zero_never_interrupt():
     fired = threading.Event()
     guard = PausedWorkersGuard(FakeClient(["paused"]), 60, poll_s=0.01, interrupt=fired.set)

@@ -85,7 +85,11 @@ class PausedWorkersGuard:
             self._thread.join()
 
     def _all_paused(self) -> tuple[bool, int]:
-        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        try:
+            info = self.client.scheduler_info(n_workers=-1)  # every worker, not the first five
+        except TypeError:  # a distributed from before the argument: it lists every worker
+            info = self.client.scheduler_info()
+        workers = info.get("workers", {})
         statuses = [str(w.get("status", "")) for w in workers.values()]
         return bool(statuses) and all(s == "paused" for s in statuses), len(statuses)
 
