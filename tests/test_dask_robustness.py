@@ -138,6 +138,10 @@ def test_the_reports_shuffles_leave_the_table_to_a_run_of_its_own(client, monkey
     calls.clear()
     rd.evaluate(frame, y="y", pred=["a"], n_buckets=3)
     assert calls[0][4] == 3
+    # the table's measures with one more (a sum, taken by its own pass) are not the table's run
+    calls.clear()
+    rd.evaluate(frame, y="y", pred=["a"], measures=[*TABLE1_METRICS, "sera"])
+    assert len(calls) == 1
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])

@@ -339,7 +339,8 @@ def evaluate(
         raise ValueError(
             "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
         )
-    the_plan, claimed = _s.claim(_e.plan(measures), bool(intervals))
+    requested = _e.plan(measures)
+    the_plan, claimed = _s.claim(requested, bool(intervals))
     the_plan, listed = _lw.claim(the_plan)  # ranked-list measures (NDCG): ranklens.dask._listwise
     the_plan, lagged = _lag.claim(the_plan)  # lag-scaled measures (pmap): ranklens.dask._lagged
     ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
@@ -351,12 +352,11 @@ def evaluate(
     table_specs = _rb.table_specs() if robustness and exact else []
     table_rules = [_rb.rule(spec) for spec in table_specs]
     swept = {spec.name for spec in the_plan.sweep}
-    requested = _e.plan(measures)
+    asked = [s.name for s in [*requested.ratio, *requested.sweep, *requested.curve]]
     robust_here = (
         bool(table_specs)
         and weight is None
-        and {s.name for s in [*requested.ratio, *requested.sweep, *requested.curve]}
-        <= {spec.name for spec in table_specs}
+        and {*asked, *requested.unsupported} <= {spec.name for spec in table_specs}
         and all(
             r is _rb.LOSS or spec.name in swept
             for spec, r in zip(table_specs, table_rules, strict=True)

@@ -1,7 +1,8 @@
 """The robustness table (Rosset, Perlich & Zadrozny 2005, Table 1) on Dask, from candidate rows.
 
-The table is computed by a run of its own four measures (unweighted, as in memory) after the
-report's passes, so that its per-row columns never ride along the report's shuffles.
+The table is computed by runs of its own four measures (unweighted, as in memory; one model a
+run) after the report's passes, so that its per-row columns never ride along the report's
+shuffles.
 
 For each measure of :data:`ranklens.robustness.TABLE1_METRICS` the in-memory
 :func:`ranklens.robustness.most_influential` evaluates the measure without row ``i`` for every
