@@ -454,6 +454,16 @@ def test_a_dask_run_without_the_tables_and_plots_says_so():
     assert "calibration by decile" in message and "REC" in message and "RROC" in message
 
 
+def _dask_cli(root, client):
+    """``ranklens evaluate`` of model ``a`` on the Dask engine, on the fixture's Parquet parts."""
+    args = [str(root / "parts" / "*.parquet"), "--target", "y", "--pred", "a", "-q"]
+    return CliRunner().invoke(
+        app,
+        ["evaluate", *args, "--engine", "dask", "--scheduler", client.scheduler.address],
+        catch_exceptions=False,
+    )
+
+
 def test_a_failed_cluster_is_one_line_and_exit_1(client, data, monkeypatch):
     """A worker killed for its memory (Dask's KilledWorker) is one line, exit status 1."""
     from distributed.scheduler import KilledWorker
@@ -465,12 +475,7 @@ def test_a_failed_cluster_is_one_line_and_exit_1(client, data, monkeypatch):
         raise KilledWorker("('shuffle-transfer-1', 17)", last, 4)
 
     monkeypatch.setattr(rd, "evaluate", killed)
-    args = [str(root / "parts" / "*.parquet"), "--target", "y", "--pred", "a", "-q"]
-    result = CliRunner().invoke(
-        app,
-        ["evaluate", *args, "--engine", "dask", "--scheduler", client.scheduler.address],
-        catch_exceptions=False,
-    )
+    result = _dask_cli(root, client)
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: Dask evaluation failed: KilledWorker")
@@ -492,25 +497,17 @@ def test_workers_paused_for_good_stop_the_run_with_a_reason(client, data, monkey
     def waiting(*args, **kwargs):
         raise KeyboardInterrupt  # what the guard's interrupt raises in the main thread
 
+    guard = _watch.PausedWorkersGuard
     monkeypatch.setattr(_watch, "PausedWorkersGuard", Stalled)
     monkeypatch.setattr(rd, "evaluate", waiting)
-    args = [str(root / "parts" / "*.parquet"), "--target", "y", "--pred", "a", "-q"]
-    result = CliRunner().invoke(
-        app,
-        ["evaluate", *args, "--engine", "dask", "--scheduler", client.scheduler.address],
-        catch_exceptions=False,
-    )
+    result = _dask_cli(root, client)
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert lines == [
         "error: Dask evaluation stopped: every Dask worker (2) stayed paused on memory for 600 s"
     ]
     # a Ctrl-C of the user's own (the guard saw no stall) stays an interrupt: exit status 130
-    monkeypatch.setattr(_watch, "PausedWorkersGuard", Stalled.__mro__[1])
-    result = CliRunner().invoke(
-        app,
-        ["evaluate", *args, "--engine", "dask", "--scheduler", client.scheduler.address],
-        catch_exceptions=False,
-    )
+    monkeypatch.setattr(_watch, "PausedWorkersGuard", guard)
+    result = _dask_cli(root, client)
     assert result.exit_code == 130
     assert "Dask evaluation stopped" not in result.output
