@@ -107,7 +107,14 @@ def _list_cases() -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndar
 @pytest.mark.parametrize("case", _list_cases(), ids=lambda c: c[0])
 @pytest.mark.parametrize("gains", ["linear", "exponential"])
 @pytest.mark.parametrize("k", [math.inf, 1.0, 3.0, 10.0])
-def test_grouped_dcg_numpy_form_equals_the_kernel_bit_for_bit(case, gains, k):
+@pytest.mark.parametrize("per_element", [False, True], ids=["as NumPy runs here", "math module"])
+def test_grouped_dcg_numpy_form_equals_the_kernel_bit_for_bit(
+    case, gains, k, per_element, monkeypatch
+):
+    """Bit for bit on this machine's NumPy, and with the C library's functions called per
+    element (what the NumPy form does where NumPy's SIMD loops round differently, AVX-512)."""
+    if per_element:
+        monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: False)
     _, y, p, codes, w = case
     args = _grouped_args(y, p, codes, w, gains == "exponential", k)
     got = listwise._grouped_ndcg_numpy(*args)
@@ -255,8 +262,26 @@ def test_ndcg_route_rule(monkeypatch):
     assert not listwise._numpy_route(listwise.NUMPY_BELOW)
     # a sweep whose NumPy form would cost more than compiling the kernel takes the kernel
     assert not listwise._numpy_route(4000, calls=100_000)
+    # where NumPy's SIMD loops round differently the NumPy form still serves small lists (the C
+    # library's functions per element, at a higher cost per row)
     monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: False)
-    assert not listwise._numpy_route(10)
+    assert listwise._numpy_route(500) == (not _kl.grouped_ndcg.signatures)
+    assert not listwise._numpy_route(listwise.NUMPY_BELOW)
+
+
+@pytest.mark.parametrize("name", ["log1p", "expm1", "exp2"])
+def test_libm_per_element_equals_the_c_library_with_its_edges(name, monkeypatch):
+    """The per-element route: Python's math functions (the C library's), and NumPy's values
+    where the C library raises (overflow: inf; log1p at -1: -inf, below: NaN)."""
+    monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: False)
+    x = np.array([[0.0, -0.0, 1e-300, 0.5, 3.0], [7.25, -0.75, 40.0, 600.0, 1e-5]])
+    got = listwise._libm(name, x)
+    assert got.shape == x.shape
+    want = np.array([[getattr(math, name)(v) for v in row] for row in x.tolist()])
+    assert_array_equal(got, want)
+    with np.errstate(all="ignore"):
+        edges = np.array([-1.0, -2.0, 1e4, np.inf, -np.inf, np.nan])
+        assert_array_equal(listwise._libm(name, edges), getattr(np, name)(edges))
 
 
 # --------------------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ NUMPY_BELOW = 1 << 12
 # import while numba is not imported).
 _NUMPY_CALL_S = 1.5e-4
 _NUMPY_ROW_S = 2e-7
+_LIBM_ROW_S = 4e-7  # where the C library's functions are called per element (:func:`_libm`)
 _KERNEL_COMPILE_S = 3.0
 _KERNEL_LOAD_S = 0.2
 _NUMBA_IMPORT_S = 0.3
@@ -79,22 +80,53 @@ _DIRECT_LIMIT = 256  # the kernels' DIRECT_LIMIT: longer stretches are summed by
 def _libm_ufuncs() -> bool:
     """Whether NumPy's float64 ``log1p``, ``expm1`` and ``exp2`` run their baseline loops, which
     call the C library's functions, the ones the kernels call (numba lowers ``2.0 ** x`` to
-    ``exp2``). NumPy's SIMD variants (AVX-512 builds) may differ in the last bit: then the
-    kernels are used."""
+    ``exp2``). NumPy's SIMD variants (AVX-512 builds) may differ in the last bit: then the NumPy
+    form calls Python's :mod:`math` functions (the C library's) element by element instead, see
+    :func:`_libm`."""
     try:
         from numpy.lib.introspect import opt_func_info
-    except ImportError:  # NumPy < 2.0 cannot say which loop runs: the kernels
+    except ImportError:  # NumPy < 2.0 cannot say which loop runs: the C library's, per element
         return False
     info = opt_func_info(func_name="^(log1p|expm1|exp2)$", signature="^float64")
     targets = [t["current"] for loops in info.values() for t in loops.values()]
     return len(targets) == 3 and all(t.startswith("baseline") for t in targets)
 
 
+_UFUNCS = {
+    "log1p": (np.log1p, math.log1p),
+    "expm1": (np.expm1, math.expm1),
+    "exp2": (np.exp2, math.exp2),
+}
+
+
+def _libm(name: str, x: np.ndarray) -> np.ndarray:
+    """The C library's ``name`` (``log1p``, ``expm1`` or ``exp2``) of every element of ``x``,
+    the kernels' numbers: NumPy's ufunc where it runs its baseline loop (:func:`_libm_ufuncs`),
+    else Python's :mod:`math` function per element (about 50 ns each; the NumPy form runs on
+    small lists only). Overflow gives ``inf``, as the kernels and NumPy do."""
+    ufunc, scalar = _UFUNCS[name]
+    x = np.asarray(x, dtype=np.float64)
+    if _libm_ufuncs():
+        return ufunc(x)
+
+    def safe(v: float) -> float:
+        try:
+            return scalar(v)
+        except OverflowError:
+            return math.inf
+        except ValueError:  # log1p of -1 or below: NumPy's -inf and NaN
+            return -math.inf if v == -1.0 else math.nan
+
+    out = np.fromiter(map(safe, x.ravel().tolist()), dtype=np.float64, count=x.size)
+    return out.reshape(x.shape)
+
+
 def _numpy_route(n: int, calls: int = 1) -> bool:
     """Whether ``calls`` DCG computations on ``n`` rows take the NumPy form (see NUMPY_BELOW)."""
-    if n >= NUMPY_BELOW or not _libm_ufuncs():
+    if n >= NUMPY_BELOW:
         return False
-    estimate = calls * (_NUMPY_CALL_S + _NUMPY_ROW_S * n)
+    per_row = _NUMPY_ROW_S if _libm_ufuncs() else _LIBM_ROW_S
+    estimate = calls * (_NUMPY_CALL_S + per_row * n)
     if "numba" not in sys.modules and estimate < _NUMBA_IMPORT_S + _KERNEL_LOAD_S:
         return True  # cheaper than even importing numba: decide without importing it
     kernel = _kl.grouped_ndcg
@@ -143,8 +175,8 @@ def _gains_numpy(y: np.ndarray, y_max: np.ndarray, exponential: bool) -> np.ndar
     if not exponential:
         return y / y_max
     with np.errstate(over="ignore"):
-        small = np.expm1(y * _LN2) * np.exp2(-y_max)
-        large = np.exp2(y - y_max) - np.exp2(-y_max)
+        small = _libm("expm1", y * _LN2) * _libm("exp2", -y_max)
+        large = _libm("exp2", y - y_max) - _libm("exp2", -y_max)
     return np.where(y < 1.0, small, large)
 
 
@@ -196,10 +228,10 @@ def _dcg_lists_numpy(
     inner = np.where(spread, np.maximum(last - first - 1.0, 0.0), 0.0).astype(np.int64)
     offsets = np.arange(int(inner.sum())) - np.repeat(np.cumsum(inner) - inner, inner)
     positions = np.repeat(first + 1.0, inner) + offsets
-    inner_sum = _segment_totals(_LN2 / np.log1p(positions), inner, np.zeros(inner.shape[0]))
+    inner_sum = _segment_totals(_LN2 / _libm("log1p", positions), inner, np.zeros(inner.shape[0]))
     with np.errstate(invalid="ignore", divide="ignore"):
-        d_first = _LN2 / np.log1p(first)
-        d_last = _LN2 / np.log1p(last)
+        d_first = _LN2 / _libm("log1p", first)
+        d_last = _LN2 / _libm("log1p", last)
     one_position = (hi - lo) * d_first
     several = (first - lo) * d_first + (hi - (last - 1.0)) * d_last + inner_sum
     span = np.where(spread, np.where(last == first, one_position, several), 0.0)
