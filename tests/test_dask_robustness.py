@@ -252,3 +252,20 @@ def test_position_dtype_is_the_smallest_that_holds_n():
     assert _rb.position_dtype(257) == np.uint16
     assert _rb.position_dtype(1 << 20) == np.uint32
     assert _rb.position_dtype((1 << 32) + 1) == np.uint64
+
+
+@pytest.mark.parametrize("n", [10, 2**30 - 1, 2**30])
+def test_rows_sent_back_for_spearman_carry_midranks_exactly(n):
+    """The midranks sent back for Spearman's rho travel in int32 while doubled midranks fit it
+    (below n = 2^30), else int64; the frame's dtypes are its meta's, values exact either way."""
+    meta = _rb.rho_meta(n)
+    small = 2 * n + 1 < 2**31
+    assert meta[_rb.U].dtype == meta[_rb.A].dtype == (np.int32 if small else np.int64)
+    u = np.array([-(n - 1), 0, n - 1], dtype=np.int64)
+    a = np.array([2, n + 1, 2 * n], dtype=np.int64)
+    big = np.array([-(2**62), 0, 2**62], dtype=np.int64)
+    frame = _rb._rho_frame(np.arange(3), np.arange(3), u, a, big, big, big, np.arange(3), n)
+    assert (frame.dtypes == meta.dtypes).all()
+    np.testing.assert_array_equal(frame[_rb.U].to_numpy(np.int64), u)
+    np.testing.assert_array_equal(frame[_rb.A].to_numpy(np.int64), a)
+    np.testing.assert_array_equal(frame[_rb.X].to_numpy(), big)

@@ -82,6 +82,7 @@ from ranklens.dask._passes import (
     bucket_column,
     bucket_of,
     midrank_column,
+    midrank_dtype,
     release_unused_memory,
 )
 from ranklens.exceptions import warn_undefined
@@ -120,8 +121,10 @@ def rho_meta(n: int) -> Any:
     """The meta of the rows sent back to the order of a prediction (see :func:`truth_rows`)."""
     import pandas as pd
 
+    ranks = midrank_dtype(n, True)
     columns: dict[str, Any] = {POS: np.zeros(0, position_dtype(n)), TB: np.zeros(0, np.int32)}
-    columns.update({c: np.zeros(0, np.int64) for c in (U, A, X, SSX, SSZ)})
+    columns.update({U: np.zeros(0, ranks), A: np.zeros(0, ranks)})
+    columns.update({c: np.zeros(0, np.int64) for c in (X, SSX, SSZ)})
     columns[PB] = np.zeros(0, BUCKET_DTYPE)
     return pd.DataFrame(columns)
 
@@ -286,12 +289,15 @@ def _rho_frame(
 ) -> Any:
     import pandas as pd
 
+    # the midranks (doubled, and centred: |u| < n) in int32 below n = 2^30, as the shuffles'
+    # midrank columns: 44 bytes a row sent back rather than 52
+    ranks = midrank_dtype(n, True)
     return pd.DataFrame(
         {
             POS: np.asarray(pos).astype(position_dtype(n)),
             TB: np.asarray(tb).astype(np.int32),
-            U: u,
-            A: a,
+            U: np.asarray(u).astype(ranks),
+            A: np.asarray(a).astype(ranks),
             X: x,
             SSX: ssx,
             SSZ: ssz,
