@@ -185,6 +185,36 @@ def test_parquet_glob(client, parquet_files):
     assert _check_all(ev, df, weighted=False) == 3
 
 
+def test_files_of_several_row_groups_are_read_in_pieces(client, tmp_path, monkeypatch):
+    """A file of several row groups is read a piece of whole row groups at a time, of about a
+    bucket's bytes (not whole): the same numbers, the rows in the file's order."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ranklens.dask import _engine
+    from ranklens.dask._evaluate import _load
+
+    df = _data(1200, binary=True, seed=5)
+    for i in range(2):  # two files of 600 rows, row groups of 100 rows
+        rows = df.iloc[600 * i : 600 * (i + 1)]
+        table = pa.Table.from_pandas(rows, preserve_index=False)
+        pq.write_table(table, tmp_path / f"part{i}.parquet", row_group_size=100)
+    glob = str(tmp_path / "*.parquet")
+    columns = ["y", "a", "b"]
+    monkeypatch.setattr(_engine, "ROWS_PER_BUCKET", 100)  # a bucket: one row group's bytes
+    frame = _load(glob, columns, None)
+    assert frame.npartitions == 12
+    np.testing.assert_array_equal(frame.compute()["a"].to_numpy(), df["a"].to_numpy())
+    # a bucket of three row groups' rows: small row groups are read together (as many as fit the
+    # bucket's bytes with the file's overhead: two here), never more than the file
+    monkeypatch.setattr(_engine, "ROWS_PER_BUCKET", 300)
+    assert 4 <= _load(glob, columns, None).npartitions < 12
+    ev = rd.evaluate(
+        glob, y="y", pred=["a", "b"], measures=["roc_auc", "kendall_tau", "mean_absolute_error"]
+    )
+    assert _check_all(ev, df, weighted=False) == 6
+
+
 def test_measures_chosen_by_declaration(client, monkeypatch):
     from ranklens._registry import _REGISTRY, MetricSpec
 

@@ -54,7 +54,16 @@ def _load(frame_or_path: Any, columns: list[str], storage_options: Any) -> Any:
         return frame_or_path[columns]
     if isinstance(frame_or_path, str) or hasattr(frame_or_path, "__fspath__"):
         require("parquet", "reading Parquet files")
-        return dd.read_parquet(str(frame_or_path), columns=columns, storage_options=storage_options)
+        # Partitions of whole row groups, about a bucket's bytes each (a file of several row
+        # groups is read in pieces, not whole): the passes that read the files hold one piece
+        # at a time, as the shuffles hold one bucket.
+        return dd.read_parquet(
+            str(frame_or_path),
+            columns=columns,
+            storage_options=storage_options,
+            split_row_groups="adaptive",
+            blocksize=_e.ROWS_PER_BUCKET * 8 * len(columns),
+        )
     raise TypeError(
         "frame_or_path must be a dask DataFrame or a Parquet path or glob (local or any fsspec "
         f"URL); got {type(frame_or_path).__name__}"
