@@ -1,5 +1,6 @@
-"""ranklens.dask._watch: a run whose workers all stay paused on memory is stopped, with the
-reason, instead of waiting forever; a run with one worker still running is left alone."""
+"""ranklens.dask._watch: paused workers are asked to trim their memory; a run with a worker
+paused and nothing progressing (or, without task counts, every worker paused) is stopped with
+the reason instead of waiting forever; a run that progresses is left alone."""
 
 from __future__ import annotations
 
@@ -8,15 +9,19 @@ import time
 
 import pytest
 
-from ranklens.dask._watch import STALL_SECONDS, PausedWorkersGuard
+from ranklens.dask._watch import STALL_SECONDS, PausedWorkersGuard, trim_worker_memory
 
 
 class FakeClient:
-    """Answers ``scheduler_info`` from a list of worker statuses (the last one repeats)."""
+    """Answers ``scheduler_info`` from a list of worker statuses (the last one repeats); with
+    ``counts``, each answer's task counts per worker (the last one repeats), else none (a
+    ``distributed`` that reports none). Records the workers ``run`` was asked to trim."""
 
-    def __init__(self, *answers):
+    def __init__(self, *answers, counts=None):
         self.answers = list(answers)
+        self.counts = counts
         self.asked = 0
+        self.trimmed: list[str] = []
 
     def scheduler_info(self, n_workers=5):
         assert n_workers == -1  # every worker, not Dask's first five
@@ -24,12 +29,23 @@ class FakeClient:
         answer = self.answers[min(self.asked - 1, len(self.answers) - 1)]
         if isinstance(answer, Exception):
             raise answer
-        return {"workers": {f"w{i}": {"status": s} for i, s in enumerate(answer)}}
+        workers = {f"w{i}": {"status": s} for i, s in enumerate(answer)}
+        if self.counts is not None:
+            counts = self.counts[min(self.asked - 1, len(self.counts) - 1)]
+            for i, c in enumerate(counts):
+                workers[f"w{i}"]["metrics"] = {"task_counts": c}
+        return {"workers": workers}
+
+    def run(self, function, workers):
+        assert function is trim_worker_memory
+        self.trimmed.extend(workers)
 
 
-def _run(client, limit_s=0.2, wait_s=1.0):
+def _run(client, limit_s=0.2, wait_s=1.0, trim_after_s=0.0):
     fired = threading.Event()
-    guard = PausedWorkersGuard(client, limit_s, poll_s=0.02, interrupt=fired.set).start()
+    guard = PausedWorkersGuard(
+        client, limit_s, poll_s=0.02, trim_after_s=trim_after_s, interrupt=fired.set
+    ).start()
     fired.wait(wait_s)
     guard.stop()
     return guard, fired.is_set()
@@ -38,7 +54,7 @@ def _run(client, limit_s=0.2, wait_s=1.0):
 def test_every_worker_paused_past_the_limit_interrupts_with_the_reason():
     guard, fired = _run(FakeClient(["paused", "paused"]))
     assert fired
-    assert guard.stalled.startswith("every Dask worker (2) stayed paused on memory for 0 s")
+    assert guard.stalled.startswith("2 of 2 Dask worker(s) stayed paused on memory for 0 s")
     assert "more memory" in guard.stalled
 
 
@@ -68,7 +84,7 @@ def test_a_distributed_without_the_n_workers_argument():
             return FakeClient.scheduler_info(self, n_workers=-1)
 
     guard, fired = _run(OldClient(["paused", "paused", "paused"]))
-    assert fired and "(3)" in guard.stalled
+    assert fired and "3 of 3" in guard.stalled
 
 
 def test_stop_before_the_limit_and_a_limit_of_zero_never_interrupt():
@@ -96,3 +112,49 @@ def test_the_default_interrupt_raises_keyboard_interrupt_in_the_main_thread():
             time.sleep(0.01)
     guard.stop()
     assert guard.stalled is not None
+
+
+IDLE = {"memory": 3, "released": 40}
+
+
+def test_one_worker_paused_the_others_idle_and_nothing_finishing_interrupts():
+    """The stall seen at 1e8 rows: one worker paused holding a shuffle's pieces, the other
+    running with nothing to do, the task counts unchanged."""
+    client = FakeClient(["paused", "running"], counts=[[{**IDLE, "ready": 14}, IDLE]])
+    guard, fired = _run(client)
+    assert fired and guard.stalled.startswith("1 of 2 Dask worker(s) stayed paused")
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        [[IDLE, {**IDLE, "executing": 1}]],  # a task running on the other worker
+        [[IDLE, {"memory": 3, "released": 40 + i}] for i in range(200)],  # tasks finishing
+    ],
+    ids=["executing", "finishing"],
+)
+def test_no_interrupt_while_tasks_run_or_finish(counts):
+    guard, fired = _run(FakeClient(["paused", "running"], counts=counts), wait_s=0.6)
+    assert not fired and guard.stalled is None
+
+
+def test_paused_workers_are_trimmed_again_while_they_stay_paused():
+    client = FakeClient(["paused", "running", "paused"])
+    guard, fired = _run(client, limit_s=60, wait_s=0.5, trim_after_s=0.1)
+    assert not fired
+    assert set(client.trimmed) == {"w0", "w2"}  # never the running worker
+    assert 2 <= client.trimmed.count("w0") <= 6  # after 0.1 s paused, then every 0.1 s
+    assert guard.trims == len(client.trimmed)
+
+
+def test_a_failing_trim_never_stops_the_watch():
+    class Failing(FakeClient):
+        def run(self, function, workers):
+            raise OSError("worker gone")
+
+    guard, fired = _run(Failing(["paused", "paused"]), limit_s=0.3, trim_after_s=0.05)
+    assert fired and guard.trims == 0 and "trimmed 0 time(s)" in guard.stalled
+
+
+def test_trim_worker_memory_runs_in_this_process():
+    trim_worker_memory()  # gc, Arrow's pool, glibc's malloc_trim (or nothing without glibc)

@@ -5,6 +5,8 @@
 integers and float sums with :func:`math.fsum`, so the numbers equal the in-memory ones whatever
 the partitioning. Which measures it computes follows from what each declares in the registry
 (a ratio of sums, a statistic of the rank sweep, a functional of the ranked curve).
+:func:`trim_worker_memory`, run in workers (``client.run(trim_worker_memory)``), hands back the
+memory a worker paused on memory no longer uses.
 
 References
 ----------
@@ -16,5 +18,6 @@ Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letter
 from __future__ import annotations
 
 from ranklens.dask._evaluate import binned_auc, evaluate
+from ranklens.dask._watch import trim_worker_memory
 
-__all__ = ["binned_auc", "evaluate"]
+__all__ = ["binned_auc", "evaluate", "trim_worker_memory"]
