@@ -483,15 +483,17 @@ def test_a_failed_cluster_is_one_line_and_exit_1(client, data, monkeypatch):
 
 
 def test_workers_paused_for_good_stop_the_run_with_a_reason(client, data, monkeypatch):
-    """Every worker paused on memory it cannot spill would leave the run waiting forever: the
-    guard interrupts it and the command line says why, exit status 1."""
+    """A worker paused on memory it cannot spill, nothing progressing, would leave the run
+    waiting forever: the guard interrupts it and the command line says why, exit status 1."""
     from ranklens.dask import _watch
 
     root, _ = data
 
     class Stalled(_watch.PausedWorkersGuard):
         def start(self):
-            self.stalled = "every Dask worker (2) stayed paused on memory for 600 s"
+            self.stalled = (
+                "1 of 2 Dask worker(s) stayed paused on memory for 600 s with nothing progressing"
+            )
             return self
 
     def waiting(*args, **kwargs):
@@ -504,7 +506,8 @@ def test_workers_paused_for_good_stop_the_run_with_a_reason(client, data, monkey
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert lines == [
-        "error: Dask evaluation stopped: every Dask worker (2) stayed paused on memory for 600 s"
+        "error: Dask evaluation stopped: 1 of 2 Dask worker(s) stayed paused on memory for "
+        "600 s with nothing progressing"
     ]
     # a Ctrl-C of the user's own (the guard saw no stall) stays an interrupt: exit status 130
     monkeypatch.setattr(_watch, "PausedWorkersGuard", guard)

@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ranklens.dask._passes import release_unused_memory
+
 __all__ = ["STALL_SECONDS", "TRIM_AFTER_SECONDS", "PausedWorkersGuard", "trim_worker_memory"]
 
 #: How long a worker must stay paused, with nothing progressing, before the command line gives
@@ -49,12 +51,7 @@ def trim_worker_memory() -> None:
     import gc
 
     gc.collect()
-    try:
-        import pyarrow
-
-        pyarrow.default_memory_pool().release_unused()
-    except ImportError:  # no Arrow in this worker: nothing of its to release
-        pass
+    release_unused_memory()
     with contextlib.suppress(OSError, AttributeError):  # not glibc (macOS, musl): no trim
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
@@ -146,8 +143,7 @@ class PausedWorkersGuard:
     def _watch(self) -> None:
         since: float | None = None  # when the current stall began
         state: Any = None  # the task counts of the last poll
-        paused_since: dict[str, float] = {}
-        trimmed_at: dict[str, float] = {}
+        trim_due: dict[str, float] = {}  # when each paused worker is next asked to trim
         while not self._stopped.wait(self.poll_s):
             try:
                 workers = self._workers()
@@ -158,17 +154,12 @@ class PausedWorkersGuard:
                 continue
             now = time.monotonic()
             paused = [a for a, w in workers.items() if str(w.get("status", "")) == "paused"]
-            paused_since = {a: paused_since.get(a, now) for a in paused}
-            if self.trim_after_s > 0:
-                due = [
-                    a
-                    for a in paused
-                    if now - max(paused_since[a], trimmed_at.get(a, -float("inf")))
-                    >= self.trim_after_s
-                ]
-                if due:
-                    self._trim(due)
-                    trimmed_at.update(dict.fromkeys(due, now))
+            # a worker that resumed is forgotten: paused again, it waits trim_after_s anew
+            trim_due = {a: trim_due.get(a, now + self.trim_after_s) for a in paused}
+            due = [a for a in paused if now >= trim_due[a]] if self.trim_after_s > 0 else []
+            if due:
+                self._trim(due)
+                trim_due.update(dict.fromkeys(due, now + self.trim_after_s))
             reported = [(w.get("metrics") or {}).get("task_counts") for w in workers.values()]
             counts: list[dict[str, int]] = [c for c in reported if isinstance(c, dict)]
             if paused and len(counts) == len(reported):
