@@ -109,6 +109,10 @@ def test_weights_beyond_the_compact_layout_are_reported():
     assert not rl.batch_weights_small(multiplicity[:1], np.ones(3), 4)[1]
     assert not rl.batch_weights_small(multiplicity[1:], np.ones(3), 4)[1]
     assert rl.batch_weights_small(multiplicity[:, [0, 2]][:1], np.ones(2), 4)[1]
+    for bad in (-1.0, np.nan, np.inf, 255.5, 1e300):
+        assert not rl.batch_weights_small(np.array([[1.0, bad, 2.0]]), np.ones(3), 4)[1]
+    edge, fits = rl.batch_weights_small(np.array([[255.0, 0.0, -0.0]]), np.ones(3), 4)
+    assert fits and edge[0, :, 0].tolist() == [255, 0, 0]
 
 
 @pytest.mark.parametrize("ties", [False, True])

@@ -395,6 +395,32 @@ def test_regression_influence_recovers_a_linear_statistic(rng):
     assert regression_influence(reps[: 2 * g - 1], counts[: 2 * g - 1]) is None
 
 
+def test_group_counts_kernel_equals_bincount_bit_for_bit(rng):
+    from ranklens._resampling import group_counts, kernels_only, numpy_twins
+
+    n, g = 5000, 100
+    groups = rng.permutation(np.arange(n) % g)
+    block = rng.multinomial(n, np.full(n, 1.0 / n), size=9).astype(float)
+    block[3] *= rng.random(n)  # fractional weights: the summation order shows
+    with kernels_only():
+        fast = group_counts(block, groups, g)
+    with numpy_twins(True):
+        twin = group_counts(block, groups, g)
+    expected = np.stack([np.bincount(groups, weights=b, minlength=g) for b in block])
+    np.testing.assert_array_equal(fast, expected)
+    np.testing.assert_array_equal(twin, expected)
+    from ranklens._kernels import resampling as _kr
+
+    for driver in (_kr.group_weight_sums_serial, _kr.group_weight_sums_parallel):
+        np.testing.assert_array_equal(driver(block, groups, g), expected)
+    strided = np.asfortranarray(block)[:, ::2]  # a non-contiguous block
+    with kernels_only():
+        np.testing.assert_array_equal(
+            group_counts(strided, groups[::2], g),
+            np.stack([np.bincount(groups[::2], weights=b, minlength=g) for b in strided]),
+        )
+
+
 def test_bca_from_regression_matches_the_jackknife_bca(rng, monkeypatch):
     import ranklens._resampling as resampling
 

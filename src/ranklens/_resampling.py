@@ -628,11 +628,27 @@ def jackknife_rows(n_units: int, interval: str) -> int:
 
 
 def group_counts(block: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """``(rows, n_groups)``: each replicate's total weight in each jackknife group."""
-    out = np.empty((block.shape[0], n_groups))
-    for r in range(block.shape[0]):
-        out[r] = np.bincount(groups, weights=block[r], minlength=n_groups)
-    return out
+    """``(rows, n_groups)``: each replicate's total weight in each jackknife group.
+
+    The kernel (rows in parallel) and its NumPy twin (``np.bincount`` per row) add the same
+    numbers in the same order: the same sums, bit for bit.
+    """
+    n = block.shape[1]
+    if NUMPY_TWINS.get() or (not KERNELS_ONLY.get() and n < NUMPY_TWINS_BELOW):
+        out = np.empty((block.shape[0], n_groups))
+        for r in range(block.shape[0]):
+            out[r] = np.bincount(groups, weights=block[r], minlength=n_groups)
+        return out
+    import numba
+
+    # Only large data sets come here (BCa's regression runs from BCA_JACKKNIFE_BELOW rows on),
+    # where a block is seconds of work: the parallel driver always pays.
+    sums = (
+        _kr.group_weight_sums_parallel
+        if block.size >= PARALLEL_WORK and numba.get_num_threads() > 1
+        else _kr.group_weight_sums_serial
+    )
+    return np.asarray(sums(np.ascontiguousarray(block, dtype=np.float64), groups, n_groups))
 
 
 def regression_influence(reps: np.ndarray, counts: np.ndarray) -> np.ndarray | None:

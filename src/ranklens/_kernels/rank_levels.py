@@ -117,32 +117,37 @@ def level_orders(p_seq, n_pred, levels):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def batch_weights_small(multiplicity, base_weight, width):
     """``out[t, i, j]`` = ``multiplicity[t * width + j, i] * base_weight[i]`` as uint8 (zero
-    padding of the last batch), and whether every product was an integer in [0, 255]."""
+    padding of the last batch), and whether every product was an integer in [0, 255]. Chunks
+    of data rows in parallel (each writes its own rows of ``out``); no branch on the data, so
+    a weight out of range costs nothing but the answer False."""
     rows = multiplicity.shape[0]
     n = multiplicity.shape[1]
     batches = (rows + width - 1) // width
     out = np.zeros((batches, n, width), np.uint8)
     chunks = (n + 4095) // 4096
     bad = np.zeros(chunks, np.bool_)
-    for c in range(chunks):  # row chunks: the block's rows are read in cache-sized pieces
+    for c in prange(chunks):  # row chunks: the block's rows are read in cache-sized pieces
         i0 = c * 4096
         i1 = min(i0 + 4096, n)
+        fits = True
         for r in range(rows):
-            t = r // width
+            batch = out[r // width]
             j = r % width
+            counts = multiplicity[r]
             for i in range(i0, i1):
-                w = multiplicity[r, i] * base_weight[i]
-                if not (w >= 0.0 and w <= 255.0 and w == np.floor(w)):
-                    bad[c] = True
-                    w = 0.0
-                out[t, i, j] = np.uint8(w)
+                w = counts[i] * base_weight[i]
+                in_range = (w >= 0.0) & (w <= 255.0)  # False for NaN
+                small = np.uint8(w) if in_range else np.uint8(0)
+                fits &= in_range & (np.float64(small) == w)
+                batch[i, j] = small
+        bad[c] = not fits
     return out, not bad.any()
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def batch_weights_float(multiplicity, base_weight, width):
     """As :func:`batch_weights_small`, float64 (any weights)."""
     rows = multiplicity.shape[0]
@@ -150,7 +155,7 @@ def batch_weights_float(multiplicity, base_weight, width):
     batches = (rows + width - 1) // width
     out = np.zeros((batches, n, width), np.float64)
     chunks = (n + 4095) // 4096
-    for c in range(chunks):  # row chunks: the block's rows are read in cache-sized pieces
+    for c in prange(chunks):  # row chunks: the block's rows are read in cache-sized pieces
         i0 = c * 4096
         i1 = min(i0 + 4096, n)
         for r in range(rows):

@@ -1,4 +1,5 @@
-"""Numba kernels of counter-based resampling weights: Poisson(1) weights from a hash.
+"""Numba kernels of resampling weights: Poisson(1) weights from a hash, and the replicates'
+weight per jackknife group (for BCa's acceleration on large data sets).
 
 A replicate weight is a pure function of ``(seed, replicate, key)``, where the key is a 64-bit
 number naming a row (its position) or a unit (a hash of its label): no generator state is
@@ -34,6 +35,8 @@ from numba import njit, prange
 
 __all__ = [
     "POISSON_THRESHOLDS",
+    "group_weight_sums_parallel",
+    "group_weight_sums_serial",
     "hash_int64",
     "poisson_weights_parallel",
     "poisson_weights_serial",
@@ -136,4 +139,38 @@ def poisson_weights_serial(keys, replicates, seed, thresholds):
     out = np.empty((replicates.shape[0], keys.shape[0]), dtype=np.int32)
     for b in range(replicates.shape[0]):
         _poisson_row(mixed, state, replicates[b], thresholds, b, out)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Weight per jackknife group (BCa's acceleration at large n)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _group_row(multiplicity, groups, b, out):
+    row = out[b]
+    row[:] = 0.0
+    for i in range(groups.size):  # data-row order, as np.bincount sums
+        row[groups[i]] += multiplicity[b, i]
+
+
+@njit(cache=True, parallel=True)
+def group_weight_sums_parallel(multiplicity, groups, n_groups):
+    """``out[b, g]`` = sum of ``multiplicity[b, i]`` over the rows ``i`` of group ``g``
+    (``np.bincount(groups, weights=multiplicity[b])`` for every row ``b``, summed in the same
+    order, so bit for bit), rows in parallel. The groups' sums stay in the first-level cache
+    (one row of ``n_groups`` float64), so a row costs one pass over its multiplicities."""
+    out = np.empty((multiplicity.shape[0], n_groups), dtype=np.float64)
+    for b in prange(multiplicity.shape[0]):
+        _group_row(multiplicity, groups, b, out)
+    return out
+
+
+@njit(cache=True)
+def group_weight_sums_serial(multiplicity, groups, n_groups):
+    """As :func:`group_weight_sums_parallel`, one row after the other."""
+    out = np.empty((multiplicity.shape[0], n_groups), dtype=np.float64)
+    for b in range(multiplicity.shape[0]):
+        _group_row(multiplicity, groups, b, out)
     return out
