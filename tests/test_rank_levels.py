@@ -152,18 +152,55 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
     calls = []
     levels = cmp._RankEvaluator._evaluate_levels
 
-    def spy(self, multiplicity):
+    def spy(self, multiplicity, lanes):
         calls.append(multiplicity.shape[0])
-        return levels(self, multiplicity)
+        return levels(self, multiplicity, lanes)
 
     monkeypatch.setattr(cmp._RankEvaluator, "_evaluate_levels", spy)
+    lane_calls = []
+    lane_sums = rl.lane_loss_sums_parallel
+
+    def lane_spy(*args):
+        lane_calls.append(args[1])
+        return lane_sums(*args)
+
+    monkeypatch.setattr(rl, "lane_loss_sums_parallel", lane_spy)
     after = compare_models(y, preds, **kwargs)
     assert sum(calls) >= 37  # the bootstrap (and the check on the full sample) ran on it
+    # RMSE's sums from the blocks' shared uint8 lanes: the replicates, then BCa's jackknife
+    assert lane_calls == [37, 64, 36]
     if weighted:
         np.testing.assert_allclose(after.replicates, before.replicates, rtol=1e-12, atol=1e-12)
     else:
         np.testing.assert_array_equal(after.replicates, before.replicates)
     np.testing.assert_array_equal(after.values, before.values)
+
+
+@pytest.mark.parametrize("rows", [32, 45, 64])
+@pytest.mark.parametrize("n_losses", [1, 4])
+def test_lane_loss_sums_equal_the_loss_kernel_bit_for_bit(rows, n_losses):
+    """The loss sums read from the uint8 lanes equal the float64 kernel's bit for bit, with
+    fractional case weights, negative losses and an infinite loss on rows some replicates
+    leave out (their sums stay finite, as the kernel skips those rows)."""
+    from ranklens._kernels.compare import weighted_loss_sums_serial
+
+    rng = np.random.default_rng(rows + n_losses)
+    n = 3001
+    multiplicity = rng.poisson(1.0, size=(rows, n)).astype(np.float64)
+    base_weight = rng.random(n) + 0.25
+    losses = rng.normal(size=(n, n_losses)) * 1e3
+    losses[17, 0] = np.inf
+    multiplicity[: rows // 2, 17] = 0.0  # half the replicates leave the infinite loss out
+    multiplicity[rows // 2 :, 17] = 2.0
+    batch, fits = rl.batch_weights_small(multiplicity, np.ones(n), rl.LEVEL_BATCH)
+    assert fits
+    sums, totals = rl.lane_loss_sums_parallel(batch, rows, base_weight, losses)
+    want_sums, want_totals = weighted_loss_sums_serial(multiplicity, base_weight, losses)
+    np.testing.assert_array_equal(sums, want_sums)
+    np.testing.assert_array_equal(totals, want_totals)
+    assert np.isfinite(sums[: rows // 2, 0]).all() and np.isinf(sums[rows // 2 :, 0]).all()
+    with pytest.raises(ValueError, match="32 lanes"):
+        rl.lane_loss_sums_parallel(batch[:, :, :8].copy(), rows, base_weight, losses)
 
 
 @pytest.mark.parametrize("n", [2, 5, 64, 1000, 4099])

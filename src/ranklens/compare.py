@@ -631,6 +631,8 @@ class _Evaluator:
     """Evaluates some of the metrics (``positions`` in the metric list) for every model."""
 
     path = "generic"
+    #: Whether :meth:`evaluate` takes ``lanes=`` (a block's shared compact batch, large n).
+    reads_lanes = False
 
     def __init__(self, positions: list[int]) -> None:
         self.positions = positions
@@ -654,6 +656,7 @@ class _RatioFormEvaluator(_Evaluator):
     """
 
     path = "kernel"
+    reads_lanes = True
 
     def __init__(
         self,
@@ -665,7 +668,7 @@ class _RatioFormEvaluator(_Evaluator):
     ) -> None:
         super().__init__(positions)
         self.forms = forms
-        self.base_weight = base_weight
+        self.base_weight = np.ascontiguousarray(base_weight, dtype=np.float64)
         self.n_models = preds.shape[0]
         # Per model, the columns: numerator of each form, then the denominators that exist.
         self.den_column: list[int | None] = []
@@ -696,14 +699,22 @@ class _RatioFormEvaluator(_Evaluator):
                 out[:, j] = form.finalize(sums[:, j] / den)
         return out
 
-    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
+    def evaluate(self, multiplicity: np.ndarray, lanes: _Lanes | None = None) -> np.ndarray:
         n = multiplicity.shape[1]
-        sums_of = (
-            weighted_loss_sums_numpy
-            if NUMPY_TWINS.get()
-            else kernel("weighted_loss_sums", n * self.flat.shape[1], n)
-        )
-        sums, totals = sums_of(multiplicity, self.base_weight, self.flat)
+        batch = None if lanes is None else lanes.batch()
+        if batch is not None:  # the block's uint8 lanes: one read of 32 bytes a row per column
+            from ranklens._kernels import rank_levels
+
+            sums, totals = rank_levels.lane_loss_sums_parallel(
+                batch, multiplicity.shape[0], self.base_weight, self.flat
+            )
+        else:
+            sums_of = (
+                weighted_loss_sums_numpy
+                if NUMPY_TWINS.get()
+                else kernel("weighted_loss_sums", n * self.flat.shape[1], n)
+            )
+            sums, totals = sums_of(multiplicity, self.base_weight, self.flat)
         c = self.n_columns
         return np.stack(
             [self._finish(sums[:, m * c : (m + 1) * c], totals) for m in range(self.n_models)],
@@ -1005,6 +1016,7 @@ class _RankEvaluator(_Evaluator):
     """
 
     path = "kernel"
+    reads_lanes = True
 
     def __init__(
         self,
@@ -1023,6 +1035,7 @@ class _RankEvaluator(_Evaluator):
         self._plans: list[RankPlan] | None = None
         self._level_term = _LevelTermInt32()  # the NumPy twins' level term, masks kept
         self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._unit_weights = bool(np.all(base_weight == 1.0))
         self._prepared = False
         if not NUMPY_TWINS.get():
             self._prepare()
@@ -1075,7 +1088,7 @@ class _RankEvaluator(_Evaluator):
             axis=2,
         )
 
-    def _evaluate_levels(self, multiplicity: np.ndarray) -> np.ndarray:
+    def _evaluate_levels(self, multiplicity: np.ndarray, lanes: _Lanes | None) -> np.ndarray:
         """The kernel's ``(rows, 3, n_models)`` output from the level orders (large n).
 
         Weights that are integers in [0, 255] (bootstrap counts with unit case weights) are
@@ -1092,9 +1105,11 @@ class _RankEvaluator(_Evaluator):
         top_rows, p_top, perms = self._levels
         rows = multiplicity.shape[0]
         width = min(rank_levels.LEVEL_BATCH, rows)
-        weights = None
         bw = self.base_weight
-        if np.all((bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw))):
+        # unit case weights: the weights are the multiplicities, the block's shared lanes
+        weights = lanes.batch() if lanes is not None and self._unit_weights else None
+        small = (bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw))
+        if weights is None and np.all(small):
             weights, fits = rank_levels.batch_weights_small(multiplicity, bw, width)
             if not fits:
                 weights = None
@@ -1117,13 +1132,13 @@ class _RankEvaluator(_Evaluator):
                 axis=1,
             )
 
-    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
+    def evaluate(self, multiplicity: np.ndarray, lanes: _Lanes | None = None) -> np.ndarray:
         n = multiplicity.shape[1]
         if NUMPY_TWINS.get():
             return self._select(self._evaluate_numpy(multiplicity))
         self._prepare()
         if n > _LEVEL_MIN_N:
-            return self._select(self._evaluate_levels(multiplicity))
+            return self._select(self._evaluate_levels(multiplicity, lanes))
         if n > _RANK_BATCH_MAX_N:  # one replicate at a time (see _RANK_BATCH_MAX_N)
             raw = kernel("rank_replicates", 30 * n * self.orders.shape[0], n)(
                 multiplicity,
@@ -1159,10 +1174,47 @@ class _RankEvaluator(_Evaluator):
         return self._select(raw)
 
 
+class _Lanes:
+    """A block's multiplicities as uint8 lanes (:func:`ranklens._kernels.rank_levels.
+    batch_weights_small` with unit case weights), made once, on first use, for every evaluator
+    of the block that reads them: the rank sweep (unit case weights) and the loss sums.
+
+    Only above :data:`_LEVEL_MIN_N` rows, where the rank sweep runs on level orders: a block
+    of 32 replicates is then 32 bytes a data row instead of 256 bytes of float64 multiplicities
+    read once per evaluator and replicate.
+    """
+
+    def __init__(self, multiplicity: np.ndarray) -> None:
+        self._multiplicity = multiplicity
+        self._made = False
+        self._batch: np.ndarray | None = None
+
+    def batch(self) -> np.ndarray | None:
+        """``(batches, n, 32)`` uint8, or None when a multiplicity is not an integer in
+        [0, 255] or the block has fewer than 32 rows (then each evaluator reads the block)."""
+        if not self._made:
+            from ranklens._kernels import rank_levels
+
+            self._made = True
+            rows, n = self._multiplicity.shape
+            if rows >= rank_levels.LEVEL_BATCH:
+                batch, fits = rank_levels.batch_weights_small(
+                    self._multiplicity, np.ones(n), rank_levels.LEVEL_BATCH
+                )
+                self._batch = batch if fits else None
+        return self._batch
+
+
 def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: np.ndarray) -> None:
     """Fill ``out[rows, metric, model]`` for one block of multiplicities."""
+    large = multiplicity.shape[1] > _LEVEL_MIN_N and not NUMPY_TWINS.get()
+    lanes = _Lanes(multiplicity) if large else None
     for evaluator in evaluators:
-        out[:, evaluator.positions, :] = evaluator.evaluate(multiplicity)
+        if lanes is not None and evaluator.reads_lanes:
+            values = evaluator.evaluate(multiplicity, lanes=lanes)  # type: ignore[call-arg]
+        else:
+            values = evaluator.evaluate(multiplicity)
+        out[:, evaluator.positions, :] = values
 
 
 # --------------------------------------------------------------------------------------------

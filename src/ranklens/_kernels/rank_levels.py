@@ -53,6 +53,7 @@ __all__ = [
     "SMALL_WEIGHT",
     "batch_weights_float",
     "batch_weights_small",
+    "lane_loss_sums_parallel",
     "level_orders",
     "level_plan",
     "level_statistics_parallel",
@@ -773,6 +774,105 @@ def level_statistics_serial(weights, rows, top_rows, p_top, perms, y_sorted, p_s
     for task in range(weights.shape[0] * n_models):
         _level_task(task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out)
     return out
+
+
+@intrinsic
+def _lane_column(typingctx, batch, base_weight, losses, n, n_cols, column, out):
+    """``out[j] = sum_i w_ij losses[i, column]`` with ``w_ij = batch[i, j] * base_weight[i]``
+    for the ``_LANES`` lanes of a compact batch (``column < 0``: ``out[j] = sum_i w_ij``), the
+    rows ``i`` in order and the lanes as one vector.
+
+    The operations of :func:`ranklens._kernels.compare.weighted_loss_sums_serial` in its order
+    (``w = m * base``, then ``w * loss`` added to the running sum), so every lane's sum equals
+    that kernel's bit for bit: a row a replicate leaves out (``m = 0``) adds ``+0.0`` instead
+    of being skipped, which changes no sum (a sum that starts at ``+0.0`` is never ``-0.0``)
+    and keeps an infinite loss of a left-out row out of it (``0 * inf`` is never formed into
+    the sum). The running sums stay in registers: one pass over the batch per column.
+    """
+    sig = types.void(batch, base_weight, losses, n, n_cols, column, out)
+
+    def emit(builder, ptrs, scalars):
+        v8, _, vf = _vector_types()
+        f64, i64 = ir.DoubleType(), ir.IntType(64)
+        batch_p, base_p, loss_p, out_p = ptrs
+        n_v, n_cols, column_v = scalars
+        rows = _as_vector(builder, batch_p, v8)
+        is_total = builder.icmp_signed("<", column_v, ir.Constant(i64, 0))
+        col = builder.select(is_total, ir.Constant(i64, 0), column_v)
+        zero = ir.Constant(vf, [0.0] * _LANES)
+        undef = ir.Constant(vf, ir.Undefined)
+        lane0 = ir.Constant(ir.IntType(32), 0)
+        splat = ir.Constant(ir.VectorType(ir.IntType(32), _LANES), [0] * _LANES)
+
+        def broadcast(value):
+            return builder.shuffle_vector(builder.insert_element(undef, value, lane0), undef, splat)
+
+        entry = builder.block
+        loop = builder.append_basic_block("loss.loop")
+        done = builder.append_basic_block("loss.done")
+        builder.cbranch(builder.icmp_signed(">", n_v, ir.Constant(i64, 0)), loop, done)
+        builder.position_at_end(loop)
+        i = builder.phi(i64)
+        acc = builder.phi(vf)
+        m = builder.uitofp(builder.load(builder.gep(rows, [i]), align=1), vf)
+        base = builder.load(builder.gep(base_p, [i]))
+        w = builder.fmul(m, broadcast(base))
+        # the totals' pass reads its own row's base weight (never a loss it has no column for)
+        at = builder.select(
+            is_total,
+            builder.gep(base_p, [i]),
+            builder.gep(loss_p, [builder.add(builder.mul(i, n_cols), col)]),
+        )
+        loss = builder.select(is_total, ir.Constant(f64, 1.0), builder.load(at))
+        term = builder.fmul(w, broadcast(loss))
+        kept = builder.fcmp_unordered("!=", m, zero)
+        acc1 = builder.fadd(acc, builder.select(kept, term, zero))
+        i1 = builder.add(i, ir.Constant(i64, 1))
+        body = builder.block
+        builder.cbranch(builder.icmp_signed("<", i1, n_v), loop, done)
+        i.add_incoming(ir.Constant(i64, 0), entry)
+        i.add_incoming(i1, body)
+        acc.add_incoming(zero, entry)
+        acc.add_incoming(acc1, body)
+        builder.position_at_end(done)
+        total = builder.phi(vf)
+        total.add_incoming(zero, entry)
+        total.add_incoming(acc1, body)
+        builder.store(total, _as_vector(builder, out_p, vf), align=8)
+
+    return sig, _lane_codegen(emit)
+
+
+@njit(cache=True, parallel=True)
+def lane_loss_sums_parallel(weights, rows, base_weight, losses):
+    """:func:`ranklens._kernels.compare.weighted_loss_sums_parallel` from a compact batch.
+
+    ``weights`` is ``(batches, n, _LANES)`` uint8 (:func:`batch_weights_small` with unit base
+    weights: the multiplicities) holding ``rows`` replicate rows; ``base_weight`` (n,) and
+    ``losses`` (n, n_losses) C-contiguous float64. Returns ``(sums, totals)`` with ``sums[r, l]
+    = sum_i m_ri base_weight[i] losses[i, l]`` and ``totals[r] = sum_i m_ri base_weight[i]``,
+    equal to that kernel's bit for bit. One task per (batch, column), the columns' totals one
+    more: each reads the batch once (32 bytes a row) instead of a float64 row per replicate.
+    """
+    if weights.shape[2] != _LANES:
+        raise ValueError("lane_loss_sums_parallel needs batches of 32 lanes")
+    batches = weights.shape[0]
+    n_losses = losses.shape[1]
+    columns = n_losses + 1
+    lanes = np.zeros((batches * columns, _LANES), np.float64)
+    for task in prange(batches * columns):
+        batch = weights[task // columns]
+        column = task % columns - 1
+        _lane_column(batch, base_weight, losses, batch.shape[0], n_losses, column, lanes[task])
+    sums = np.empty((rows, n_losses), np.float64)
+    totals = np.empty(rows, np.float64)
+    for r in range(rows):
+        t = r // _LANES
+        j = r % _LANES
+        totals[r] = lanes[t * columns, j]
+        for k in range(n_losses):
+            sums[r, k] = lanes[t * columns + 1 + k, j]
+    return sums, totals
 
 
 def level_plan(
