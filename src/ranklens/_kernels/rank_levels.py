@@ -312,33 +312,179 @@ def _sweep_chunk(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
     return sig, codegen
 
 
+@intrinsic
+def _sweep_chunk2(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
+    """Rows ``e - 1`` down to ``s`` of one block of level ``L = shift + 2``, for levels ``L``
+    and ``L - 1`` at once (the compact sweep's pass over two levels, :func:`_sweep_chunk`'s
+    vector code otherwise).
+
+    Within a block of ``perm_L``, the rows of each half are in the order of ``perm_{L-1}``'s
+    block (by prediction, then position), so one backward walk gives both levels' discordant
+    weight: bit ``L - 1`` of the position picks the half (level ``L``: a right-half row adds
+    ``w * accH``, a left-half row adds to ``accH``), bit ``L - 2`` the quarter within the half
+    (level ``L - 1``: the same with that half's ``accQ``). Each row is stored into its slot of
+    ``perm_{L-2}``'s order, a stable four-way split (``pos`` holds the next free slot of each
+    quarter, from the end). ``acc`` is ``accH, accQ0, accQ1`` (int32 x 32 each, 96 entries);
+    ``d`` sums two products a row in int32, so the caller halves the chunk
+    (:func:`_split_levels_compact`). Arrays of any other dtype compile to nothing.
+    """
+    sig = types.void(cur, nxt, perm, s, e, shift, acc, disc, pos)
+    compact = cur.dtype == types.uint8 and nxt.dtype == types.uint8
+
+    def codegen(context, builder, signature, args):
+        if not compact:
+            return context.get_dummy_value()
+        ptrs = [
+            context.make_array(t)(context, builder, a).data
+            for t, a in zip(signature.args, args, strict=True)
+            if isinstance(t, types.Array)
+        ]
+        cur_p, nxt_p, perm_p, acc_p, disc_p, pos_p = ptrs
+        s_v, e_v, shift_v = args[3], args[4], args[5]
+        i1t, i8, i32, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+        v8 = ir.VectorType(i8, _LANES)
+        v32 = ir.VectorType(i32, _LANES)
+        v64 = ir.VectorType(i64, _LANES)
+        accp = builder.bitcast(acc_p, v32.as_pointer())
+        acc_ptrs = [builder.gep(accp, [ir.Constant(i64, q)]) for q in range(3)]
+        discp = builder.bitcast(disc_p, v64.as_pointer())
+        rows = builder.bitcast(cur_p, v8.as_pointer())
+        slots = builder.bitcast(nxt_p, v8.as_pointer())
+        pos_ptrs = [builder.gep(pos_p, [ir.Constant(i64, q)]) for q in range(4)]
+        acc0 = [builder.load(a, align=4) for a in acc_ptrs]
+        pos0 = [builder.load(p) for p in pos_ptrs]
+        d0 = ir.Constant(v32, [0] * _LANES)
+        shift32 = builder.trunc(shift_v, i32)
+        one = ir.Constant(i64, 1)
+        ones32 = ir.Constant(v32, [-1] * _LANES)
+        undef = ir.Constant(v32, ir.Undefined)
+        splat = ir.Constant(v32, [0] * _LANES)
+
+        def mask(bit):  # 0 -> all zeros, 1 -> all ones, in every lane
+            lane = builder.insert_element(undef, builder.neg(bit), ir.Constant(i32, 0))
+            return builder.shuffle_vector(lane, undef, splat)
+
+        entry = builder.block
+        loop = builder.append_basic_block("sweep2.loop")
+        done = builder.append_basic_block("sweep2.done")
+        k0 = builder.sub(e_v, one)
+        builder.cbranch(builder.icmp_signed(">=", k0, s_v), loop, done)
+        builder.position_at_end(loop)
+        k = builder.phi(i64)
+        acc_h = builder.phi(v32)
+        acc_q0 = builder.phi(v32)
+        acc_q1 = builder.phi(v32)
+        d = builder.phi(v32)
+        pos = [builder.phi(i64) for _ in range(4)]
+        word = builder.lshr(builder.load(builder.gep(perm_p, [k]), align=4), shift32)
+        lo = builder.and_(word, ir.Constant(i32, 1))
+        hi = builder.and_(builder.lshr(word, ir.Constant(i32, 1)), ir.Constant(i32, 1))
+        hi_mask, lo_mask = mask(hi), mask(lo)
+        row = builder.load(builder.gep(rows, [k]), align=1)
+        w = builder.zext(row, v32)
+        # level L: the halves of the block
+        d1 = builder.add(d, builder.mul(builder.and_(w, hi_mask), acc_h))
+        acc_h1 = builder.add(acc_h, builder.and_(w, builder.xor(hi_mask, ones32)))
+        # level L - 1: the quarters of the row's half
+        in_right = builder.trunc(hi, i1t)
+        acc_q = builder.select(in_right, acc_q1, acc_q0)
+        d2 = builder.add(d1, builder.mul(builder.and_(w, lo_mask), acc_q))
+        acc_q_new = builder.add(acc_q, builder.and_(w, builder.xor(lo_mask, ones32)))
+        acc_q0_1 = builder.select(in_right, acc_q0, acc_q_new)
+        acc_q1_1 = builder.select(in_right, acc_q_new, acc_q1)
+        # the slot: the next free one (from the end) of the row's quarter
+        quarter = builder.zext(builder.or_(builder.shl(hi, ir.Constant(i32, 1)), lo), i64)
+        is_q = [builder.icmp_unsigned("==", quarter, ir.Constant(i64, q)) for q in range(4)]
+        slot = builder.select(
+            is_q[0],
+            pos[0],
+            builder.select(is_q[1], pos[1], builder.select(is_q[2], pos[2], pos[3])),
+        )
+        builder.store(row, builder.gep(slots, [slot]), align=1)
+        pos1 = [builder.sub(pos[q], builder.zext(is_q[q], i64)) for q in range(4)]
+        k1 = builder.sub(k, one)
+        body = builder.block
+        builder.cbranch(builder.icmp_signed(">=", k1, s_v), loop, done)
+        carried = [
+            (k, k0, k1),
+            (acc_h, acc0[0], acc_h1),
+            (acc_q0, acc0[1], acc_q0_1),
+            (acc_q1, acc0[2], acc_q1_1),
+            (d, d0, d2),
+        ] + [(pos[q], pos0[q], pos1[q]) for q in range(4)]
+        for phi, a, b in carried:
+            phi.add_incoming(a, entry)
+            phi.add_incoming(b, body)
+        builder.position_at_end(done)
+
+        def leaving(a, b):
+            phi = builder.phi(a.type)
+            phi.add_incoming(a, entry)
+            phi.add_incoming(b, body)
+            return phi
+
+        # every phi first (they lead the block), then the stores
+        acc_out = [leaving(a, b) for a, b in zip(acc0, (acc_h1, acc_q0_1, acc_q1_1), strict=True)]
+        d_out = leaving(d0, d2)
+        pos_out = [leaving(pos0[q], pos1[q]) for q in range(4)]
+        for q in range(3):
+            builder.store(acc_out[q], acc_ptrs[q], align=4)
+        total = builder.add(builder.load(discp, align=1), builder.zext(d_out, v64))
+        builder.store(total, discp, align=1)
+        for q in range(4):
+            builder.store(pos_out[q], pos_ptrs[q])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @njit(cache=True)
 def _split_levels_compact(cur, nxt, perms, chunk):
     """:func:`_split_levels` for compact weights (uint8, ``_LANES`` columns), in integers.
 
-    Every block is swept in chunks of at most ``chunk`` rows by :func:`_sweep_chunk`: the left
-    weights so far in int32, a chunk's products ``w * acc`` summed in int32 and added to int64
-    totals. With every weight at most ``w_max`` and every column total at most ``T``, a product
-    is at most ``w_max T`` and a chunk's sum at most ``chunk w_max T``; the caller picks
-    ``chunk <= (2^31 - 1) / (w_max T)``, so every sum is exact and ``D`` equals the float64
-    sweep's (exact below 2^53) bit for bit.
+    Two levels a pass (:func:`_sweep_chunk2`: half the passes over the rows, whose reads and
+    writes are the sweep's cost), and a last single level (:func:`_sweep_chunk`) when the
+    count is odd. Every block is swept in chunks whose int32 sums stay exact: with every weight
+    at most ``w_max`` and every column total at most ``T``, a product is at most ``w_max T``;
+    the caller picks ``chunk <= (2^31 - 1) / (w_max T)``, a single-level chunk sums one product
+    a row and a two-level chunk (``chunk // 2`` rows) two, so every sum is exact and ``D``
+    equals the float64 sweep's (exact below 2^53) bit for bit. With ``chunk < 2`` every pass
+    is a single level.
     """
     n = cur.shape[0]
     levels = perms.shape[0] if n > 1 else 0
     acc = np.zeros(_LANES, np.int32)
+    acc3 = np.zeros(3 * _LANES, np.int32)
     disc = np.zeros(_LANES, np.int64)
     pos = np.zeros(2, np.int64)
-    for level in range(levels, 0, -1):
+    pos4 = np.zeros(4, np.int64)
+    chunk2 = chunk // 2
+    level = levels
+    while level >= 1:
         perm = perms[level - 1]
         size = 1 << level
-        half = size >> 1
-        for s in range(0, n, size):
-            e = min(s + size, n)
-            acc[:] = 0
-            pos[0] = s + min(half, e - s) - 1
-            pos[1] = e - 1
-            for c in range(e, s, -chunk):
-                _sweep_chunk(cur, nxt, perm, max(c - chunk, s), c, level - 1, acc, disc, pos)
+        if level >= 2 and chunk2 >= 1:
+            quarter = size >> 2
+            for s in range(0, n, size):
+                e = min(s + size, n)
+                acc3[:] = 0
+                for q in range(4):
+                    pos4[q] = min(s + (q + 1) * quarter, e) - 1
+                for c in range(e, s, -chunk2):
+                    _sweep_chunk2(
+                        cur, nxt, perm, max(c - chunk2, s), c, level - 2, acc3, disc, pos4
+                    )
+            level -= 2
+        else:
+            half = size >> 1
+            for s in range(0, n, size):
+                e = min(s + size, n)
+                acc[:] = 0
+                pos[0] = s + min(half, e - s) - 1
+                pos[1] = e - 1
+                for c in range(e, s, -chunk):
+                    _sweep_chunk(cur, nxt, perm, max(c - chunk, s), c, level - 1, acc, disc, pos)
+            level -= 1
         cur, nxt = nxt, cur
     return disc.astype(np.float64), cur
 
