@@ -631,8 +631,6 @@ class _Evaluator:
     """Evaluates some of the metrics (``positions`` in the metric list) for every model."""
 
     path = "generic"
-    #: Whether :meth:`evaluate` takes ``lanes=`` (a block's shared compact batch, large n).
-    reads_lanes = False
 
     def __init__(self, positions: list[int]) -> None:
         self.positions = positions
@@ -646,7 +644,18 @@ class _Evaluator:
         raise NotImplementedError
 
 
-class _RatioFormEvaluator(_Evaluator):
+class _LaneReader(_Evaluator):
+    """An evaluator that can read a block's shared uint8 lanes (:class:`_Lanes`, large n)."""
+
+    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
+        return self.evaluate_lanes(multiplicity, None)
+
+    def evaluate_lanes(self, multiplicity: np.ndarray, lanes: _Lanes | None) -> np.ndarray:
+        """As :meth:`evaluate`, reading ``lanes`` (the same block as uint8) where it helps."""
+        raise NotImplementedError
+
+
+class _RatioFormEvaluator(_LaneReader):
     """Weighted ratios of per-row sums, ``finalize(sum w num / sum w den)`` (``den = 1`` if None).
 
     Covers every mean loss of :mod:`ranklens.residual` (mean squared and absolute errors, RMSE,
@@ -656,7 +665,6 @@ class _RatioFormEvaluator(_Evaluator):
     """
 
     path = "kernel"
-    reads_lanes = True
 
     def __init__(
         self,
@@ -699,7 +707,7 @@ class _RatioFormEvaluator(_Evaluator):
                 out[:, j] = form.finalize(sums[:, j] / den)
         return out
 
-    def evaluate(self, multiplicity: np.ndarray, lanes: _Lanes | None = None) -> np.ndarray:
+    def evaluate_lanes(self, multiplicity: np.ndarray, lanes: _Lanes | None) -> np.ndarray:
         n = multiplicity.shape[1]
         batch = None if lanes is None else lanes.batch()
         if batch is not None:  # the block's uint8 lanes: one read of 32 bytes a row per column
@@ -1004,7 +1012,7 @@ class _LevelTermInt32:
         return np.einsum("ij,ij->i", wl * right_mask, s).astype(np.int64)
 
 
-class _RankEvaluator(_Evaluator):
+class _RankEvaluator(_LaneReader):
     """Measures declared as outputs of the rank sweep, every model, per replicate (numba).
 
     One sweep gives weighted tau-b, Spearman's rho and Harrell's C; each measure is its declared
@@ -1016,7 +1024,6 @@ class _RankEvaluator(_Evaluator):
     """
 
     path = "kernel"
-    reads_lanes = True
 
     def __init__(
         self,
@@ -1108,8 +1115,9 @@ class _RankEvaluator(_Evaluator):
         bw = self.base_weight
         # unit case weights: the weights are the multiplicities, the block's shared lanes
         weights = lanes.batch() if lanes is not None and self._unit_weights else None
-        small = (bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw))
-        if weights is None and np.all(small):
+        if weights is None and np.all(
+            (bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw))
+        ):
             weights, fits = rank_levels.batch_weights_small(multiplicity, bw, width)
             if not fits:
                 weights = None
@@ -1132,7 +1140,7 @@ class _RankEvaluator(_Evaluator):
                 axis=1,
             )
 
-    def evaluate(self, multiplicity: np.ndarray, lanes: _Lanes | None = None) -> np.ndarray:
+    def evaluate_lanes(self, multiplicity: np.ndarray, lanes: _Lanes | None) -> np.ndarray:
         n = multiplicity.shape[1]
         if NUMPY_TWINS.get():
             return self._select(self._evaluate_numpy(multiplicity))
@@ -1210,8 +1218,8 @@ def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: n
     large = multiplicity.shape[1] > _LEVEL_MIN_N and not NUMPY_TWINS.get()
     lanes = _Lanes(multiplicity) if large else None
     for evaluator in evaluators:
-        if lanes is not None and evaluator.reads_lanes:
-            values = evaluator.evaluate(multiplicity, lanes=lanes)  # type: ignore[call-arg]
+        if isinstance(evaluator, _LaneReader):
+            values = evaluator.evaluate_lanes(multiplicity, lanes)
         else:
             values = evaluator.evaluate(multiplicity)
         out[:, evaluator.positions, :] = values
