@@ -1086,25 +1086,29 @@ def test_a_fast_path_that_disagrees_with_the_registry_is_not_used(rng):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_batched_rank_bootstrap_equals_the_one_replicate_sweep(monkeypatch, weighted):
-    """The rank bootstrap sweeps eight replicates at once on small data and one at a time above
-    ``_RANK_BATCH_MAX_N`` rows; both sum in the same order, so the replicates are bit-identical
-    (ties in y and in the predictions, a replicate count that is not a multiple of eight)."""
-    import ranklens.compare as cmp
+def test_batched_rank_sweep_equals_the_one_replicate_sweep(weighted):
+    """The rank bootstrap of small data sweeps eight replicates at once (rank_batches), summing
+    in the order of the one-replicate sweep (rank_replicates, the reference of the level sweep
+    of larger data): the replicates are bit-identical (ties in y and in the predictions, a
+    replicate count that is not a multiple of eight, both drivers)."""
+    from ranklens._kernels import compare as kc
+    from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
 
     rng = np.random.default_rng(5)
     n = 300
     y = np.round(rng.normal(size=n), 1)
-    preds = {"a": np.round(y + rng.normal(size=n), 1), "b": np.round(rng.normal(size=n), 1)}
-    sw = rng.integers(1, 4, size=n).astype(float) if weighted else None
-    kwargs = dict(
-        metrics=["kendall_tau", "spearman_rho", "tau_normalized"],
-        n_bootstrap=21,
-        random_state=3,
-        sample_weight=sw,
-        show_progress=False,
+    preds = [np.round(y + rng.normal(size=n), 1), np.round(rng.normal(size=n), 1)]
+    base = rng.integers(1, 4, size=n) / 2.0 if weighted else np.ones(n)
+    mult = rng.multinomial(n, np.full(n, 1.0 / n), size=21).astype(float)
+    prepared = [prepare_ranks(y, p) for p in preds]
+    orders = [np.ascontiguousarray(order_by_y_then_pred(o, yr)[::-1]) for o, yr, _ in prepared]
+    args = (
+        base,
+        np.stack(orders),
+        np.stack([yr[o] for o, (_, yr, _) in zip(orders, prepared, strict=True)]),
+        np.stack([pr[o] for o, (_, _, pr) in zip(orders, prepared, strict=True)]),
+        np.array([pr.max() + 1 for _, _, pr in prepared]),
     )
-    batched = compare_models(y, preds, **kwargs)
-    monkeypatch.setattr(cmp, "_RANK_BATCH_MAX_N", 0)
-    single = compare_models(y, preds, **kwargs)
-    np.testing.assert_array_equal(batched.replicates, single.replicates)
+    single = kc.rank_replicates_serial(mult, *args)
+    np.testing.assert_array_equal(kc.rank_batches_serial(mult, *args), single)
+    np.testing.assert_array_equal(kc.rank_batches_parallel(mult, *args), single)

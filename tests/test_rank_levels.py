@@ -134,9 +134,10 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
     bit without case weights, to 1e-12 with them (normalised case weights are fractional and the
     two sweeps add the discordant weight in different orders)."""
     import ranklens.compare as cmp
+    from ranklens._resampling import kernels_only
 
     rng = np.random.default_rng(5)
-    n = 40_000  # above the sizes whose first call may run on NumPy instead of the kernels
+    n = 20_000  # below the level sweep's threshold: the eight-replicate sweep first
     y = np.round(rng.normal(size=n), 1)
     preds = {"a": np.round(y + rng.normal(size=n), 1), "b": np.round(rng.normal(size=n), 1)}
     sw = rng.integers(1, 4, size=n).astype(float) if weighted else None
@@ -147,7 +148,9 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
         sample_weight=sw,
         show_progress=False,
     )
-    before = compare_models(y, preds, **kwargs)
+    assert n <= cmp._LEVEL_MIN_N
+    with kernels_only():
+        before = compare_models(y, preds, **kwargs)
     monkeypatch.setattr(cmp, "_LEVEL_MIN_N", 0)
     calls = []
     levels = cmp._RankEvaluator._evaluate_levels
@@ -165,7 +168,8 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
         return lane_sums(*args)
 
     monkeypatch.setattr(rl, "lane_loss_sums_parallel", lane_spy)
-    after = compare_models(y, preds, **kwargs)
+    with kernels_only():
+        after = compare_models(y, preds, **kwargs)
     assert sum(calls) >= 37  # the bootstrap (and the check on the full sample) ran on it
     # RMSE's sums from the blocks' shared uint8 lanes: the replicates, then BCa's jackknife
     assert lane_calls == [37, 64, 36]

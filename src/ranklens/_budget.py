@@ -62,6 +62,17 @@ _COMPILE_ROWS = 48
 
 #: Replicates timed per fast path (and for the bands).
 _TIMED_ROWS = 4
+#: ... and from ``compare._LEVEL_MIN_N`` rows on, a whole block of the level sweep (its batch,
+#: ``ranklens._kernels.rank_levels.LEVEL_BATCH``, whose module imports numba).
+_LEVEL_TIMED_ROWS = 32
+
+
+def _evaluate_as_the_run(evaluator: Any, block: np.ndarray) -> np.ndarray:
+    """One block as the bootstrap evaluates it: with its uint8 lanes on large data (made here
+    for each evaluator, so an evaluator's time includes them)."""
+    from ranklens import compare
+
+    return compare._evaluate_one(evaluator, block, compare._block_lanes(block))
 
 
 @dataclasses.dataclass
@@ -270,10 +281,12 @@ def _measure(
         start = time.perf_counter()
         evaluators = _quietly(compare._build_evaluators, list(specs), y, matrix, weight, values)
         build = time.perf_counter() - start
-        # A first block may compile the parallel driver: not timed.
-        next(_resampling.bootstrap_blocks(rng, n, _TIMED_ROWS))
+        # A first block may compile the parallel driver: not timed. The rank sweep on level
+        # orders costs a block of 32 replicates whatever fewer it has: time a whole one there.
+        timed_rows = _TIMED_ROWS if n <= compare._LEVEL_MIN_N else _LEVEL_TIMED_ROWS
+        next(_resampling.bootstrap_blocks(rng, n, timed_rows))
         start = time.perf_counter()
-        block = next(_resampling.bootstrap_blocks(rng, n, _TIMED_ROWS))
+        block = next(_resampling.bootstrap_blocks(rng, n, timed_rows))
         resample = (time.perf_counter() - start) / block.shape[0]
 
         group_of: dict[int, int] = {}
@@ -284,7 +297,7 @@ def _measure(
                 continue
             with _resampling.quiet():
                 evaluator.evaluate(block)  # compile / warm
-                seconds = _timed(functools.partial(evaluator.evaluate, block))
+                seconds = _timed(functools.partial(_evaluate_as_the_run, evaluator, block))
             group_row[g] = seconds / block.shape[0]
             for k in evaluator.positions:
                 group_of[k] = g

@@ -29,6 +29,7 @@ KERNEL_MODULES = (
     "delong",
     "intervals",
     "listwise",
+    "rank_levels",
     "ranking",
     "residual",
     "utility",
@@ -233,26 +234,48 @@ def _resampling(d: dict[str, Any]) -> None:
         for curve in available_curves(banded=True):
             curve_bands(d["y"], d["preds"], curve=curve, n_bootstrap=8, show_progress=False)
 
-    for sweeps in (contextlib.nullcontext, _one_replicate_sweeps):
-        with sweeps(), _compiled_sums():
-            run()
-            if numba.get_num_threads() > 1:  # one thread: the parallel drivers are never used
-                with _every_driver():
-                    run()
+    with _compiled_sums():
+        run()
+        if numba.get_num_threads() > 1:  # one thread: the parallel drivers are never used
+            with _every_driver():
+                run()
+    with _level_sweeps(), _compiled_sums():
+        # the rank bootstrap of larger data sets: blocks of 32 replicates (the uint8 lanes the
+        # rank sweep and the loss sums share), unit and fractional case weights (uint8 and
+        # float64 batches), and the one-thread driver
+        def level(replicates: int, weight: np.ndarray | None) -> None:
+            compare_models(
+                d["y"],
+                d["preds"],
+                metrics=["kendall_tau", "root_mean_squared_error"],
+                n_bootstrap=replicates,
+                sample_weight=weight,
+                show_progress=False,
+            )
+
+        for weight in (None, d["weight"]):
+            level(40, weight)
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            for weight in (None, d["weight"]):
+                level(8, weight)
+        finally:
+            numba.set_num_threads(threads)
 
 
 @contextlib.contextmanager
-def _one_replicate_sweeps() -> Iterator[None]:
-    """Within the block the rank bootstrap sweeps one replicate at a time whatever the size (it
-    batches replicates only on small data sets, so 120 rows would never compile this kernel)."""
+def _level_sweeps() -> Iterator[None]:
+    """Within the block the rank bootstrap sweeps on level orders whatever the size (it does
+    from :data:`ranklens.compare._LEVEL_MIN_N` rows on, so 120 rows would never compile it)."""
     from ranklens import compare
 
-    saved = compare._RANK_BATCH_MAX_N
-    compare._RANK_BATCH_MAX_N = 0
+    saved = compare._LEVEL_MIN_N
+    compare._LEVEL_MIN_N = 0
     try:
         yield
     finally:
-        compare._RANK_BATCH_MAX_N = saved
+        compare._LEVEL_MIN_N = saved
 
 
 @contextlib.contextmanager

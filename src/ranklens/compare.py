@@ -83,6 +83,7 @@ from ranklens._registry import (
 )
 from ranklens._resampling import (
     NUMPY_TWINS,
+    NUMPY_TWINS_BELOW,
     Progress,
     Resampler,
     check_predictions,
@@ -972,16 +973,14 @@ _KERNEL_OUTPUT: dict[RankStatistic, int] = {
 }
 
 
-# Above this many rows the rank sweep runs one replicate at a time: a batch's three (n, 8) float
-# arrays leave the caches, and the one-replicate sweep, which skips the rows a replicate leaves
-# out, is faster (measured on one core: 4.9 against 5.2 ms a model and replicate at n = 1e5,
-# 191 against 97 ms at n = 1e6).
-_RANK_BATCH_MAX_N = 200_000
 # Above this many rows the rank sweep runs on precomputed divide-and-conquer level orders
-# (ranklens._kernels.rank_levels: up to 32 replicates a sweep, no comparison per replicate;
-# compiled only when first used, so small data never pays for it). Measured on 2 shared cores
-# at n = 1e6: docs/performance.md, "Inference engine".
-_LEVEL_MIN_N = 200_000
+# (ranklens._kernels.rank_levels: up to 32 replicates a sweep, no comparison per replicate),
+# below it eight replicates a sweep on a Fenwick tree (rank_batches). The level sweep is the
+# faster from a thousand rows on once compiled (1000 replicates, two models, 2 cores: 0.57
+# against 1.69 s at n = 5e4, 1.44 against 5.13 s at 1e5); it starts where small first calls
+# stop running on NumPy (NUMPY_TWINS_BELOW), so a small job never compiles it.
+# docs/performance.md, "Inference engine".
+_LEVEL_MIN_N = NUMPY_TWINS_BELOW
 
 
 class _LevelTermInt32:
@@ -1147,16 +1146,6 @@ class _RankEvaluator(_LaneReader):
         self._prepare()
         if n > _LEVEL_MIN_N:
             return self._select(self._evaluate_levels(multiplicity, lanes))
-        if n > _RANK_BATCH_MAX_N:  # one replicate at a time (see _RANK_BATCH_MAX_N)
-            raw = kernel("rank_replicates", 30 * n * self.orders.shape[0], n)(
-                multiplicity,
-                self.base_weight,
-                self.orders,
-                self.y_sorted,
-                self.p_sorted,
-                self.n_preds,
-            )
-            return self._select(raw)
         # batches of replicates swept together, bit-identical to one replicate per sweep
         raw = kernel("rank_batches", 30 * n * self.orders.shape[0], n)(
             np.ascontiguousarray(multiplicity),
@@ -1213,16 +1202,27 @@ class _Lanes:
         return self._batch
 
 
+def _block_lanes(multiplicity: np.ndarray) -> _Lanes | None:
+    """The block's shared uint8 lanes where the kernels sweep on level orders, else None."""
+    if multiplicity.shape[1] > _LEVEL_MIN_N and not NUMPY_TWINS.get():
+        return _Lanes(multiplicity)
+    return None
+
+
+def _evaluate_one(
+    evaluator: _Evaluator, multiplicity: np.ndarray, lanes: _Lanes | None
+) -> np.ndarray:
+    """``(rows, len(positions), n_models)``: one evaluator on one block."""
+    if isinstance(evaluator, _LaneReader):
+        return evaluator.evaluate_lanes(multiplicity, lanes)
+    return evaluator.evaluate(multiplicity)
+
+
 def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: np.ndarray) -> None:
     """Fill ``out[rows, metric, model]`` for one block of multiplicities."""
-    large = multiplicity.shape[1] > _LEVEL_MIN_N and not NUMPY_TWINS.get()
-    lanes = _Lanes(multiplicity) if large else None
+    lanes = _block_lanes(multiplicity)
     for evaluator in evaluators:
-        if isinstance(evaluator, _LaneReader):
-            values = evaluator.evaluate_lanes(multiplicity, lanes)
-        else:
-            values = evaluator.evaluate(multiplicity)
-        out[:, evaluator.positions, :] = values
+        out[:, evaluator.positions, :] = _evaluate_one(evaluator, multiplicity, lanes)
 
 
 # --------------------------------------------------------------------------------------------
