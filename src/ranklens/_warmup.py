@@ -31,6 +31,7 @@ KERNEL_MODULES = (
     "listwise",
     "rank_levels",
     "ranking",
+    "resampling",
     "residual",
     "utility",
 )
@@ -239,6 +240,23 @@ def _resampling(d: dict[str, Any]) -> None:
         if numba.get_num_threads() > 1:  # one thread: the parallel drivers are never used
             with _every_driver():
                 run()
+    # counter-based Poisson weights (rows and units as keys, both drivers) and the replicates'
+    # weight per jackknife group (BCa's acceleration from a million rows on)
+    from ranklens._resampling import group_counts, kernels_only
+
+    poisson: dict[str, Any] = {
+        "metrics": ["kendall_tau"],
+        "n_bootstrap": 8,
+        "scheme": "poisson",
+        "show_progress": False,
+    }
+    for driver in (contextlib.nullcontext, _every_driver):
+        with driver(), _compiled_sums():
+            compare_models(d["y"], d["preds"], **poisson)
+            compare_models(d["y"], d["preds"], groups=d["groups"], **poisson)
+            with kernels_only():
+                block = np.ones((8, d["y"].shape[0]))
+                group_counts(block, np.arange(d["y"].shape[0]) % 4, 4)
     with _level_sweeps(), _compiled_sums():
         # the rank bootstrap of larger data sets: blocks of 32 replicates (the uint8 lanes the
         # rank sweep and the loss sums share), unit and fractional case weights (uint8 and

@@ -14,8 +14,11 @@ rows already passed are exactly those of the block with a larger (prediction, po
 one masked product per row and level.
 
 Per replicate only these O(n log n) gathers and sums run, with no comparison and no branch on
-the data. :func:`level_statistics` sweeps :data:`LEVEL_BATCH` replicates together, weights laid
-out ``(n, LEVEL_BATCH)`` row-major, so that one gather fetches the replicates' weights of a row
+the data. The compact (uint8) sweep walks two levels a pass: within a block of ``perm_L`` the
+rows of each half are already in ``perm_{L-1}``'s order, so one walk counts both levels and
+moves the rows straight to ``perm_{L-2}``'s order (:func:`_sweep_chunk2`).
+:func:`level_statistics` sweeps :data:`LEVEL_BATCH` replicates together, weights laid out
+``(n, LEVEL_BATCH)`` row-major, so that one gather fetches the replicates' weights of a row
 from one cache line and every inner loop runs over the batch (and vectorises).
 
 Exact arithmetic: integer weights (bootstrap multiplicities times integer case weights) are held
