@@ -85,12 +85,12 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
     n_small, n_large = 100_000 // scale, 1_000_000 // scale
     n_boot = 1000
     print(f"numba threads: {numba.get_num_threads()}")
-    if previous:  # the rank sweep before the level orders: one replicate at a time, 4-row blocks
+    if previous:  # the rank sweep before the level orders: the Fenwick sweep, 4-row blocks
         import ranklens._resampling as _rs
 
         _compare._LEVEL_MIN_N = 1 << 62
         _rs.WIDE_BLOCK_ROWS = 0
-        print("previous rank sweep (one replicate per sweep above 200,000 rows)")
+        print("previous rank sweep (eight replicates a Fenwick sweep at every n, 4-row blocks)")
     if only_1e6:
         _large_comparison(n_large, n_boot, replicates_1e6)
         return
@@ -227,7 +227,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--previous-rank-sweep",
         action="store_true",
-        help="the rank sweep before the level orders (one replicate per sweep), for comparison",
+        help="the rank sweep before the level orders (the Fenwick sweep), for comparison",
     )
     args = parser.parse_args()
     main(args.quick, args.replicates_1e6, args.only_1e6, args.previous_rank_sweep)
