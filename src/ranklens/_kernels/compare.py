@@ -277,6 +277,10 @@ def rank_replicates_parallel(multiplicity, base_weight, orders, y_sorted, p_sort
     ``orders[m]`` lists the rows by increasing y, ties by increasing prediction of model m;
     ``y_sorted[m]``/``p_sorted[m]`` are the dense y and prediction ranks in that order
     (``p_sorted[m] < n_preds[m]``).
+
+    One replicate a sweep, skipping the rows it leaves out: the reference the batched sweep
+    (:func:`rank_batches_parallel`) and the level sweep of larger data
+    (:mod:`ranklens._kernels.rank_levels`) are tested against; the comparison runs those two.
     """
     out = np.empty((multiplicity.shape[0], 3, orders.shape[0]), np.float64)
     for b in prange(multiplicity.shape[0]):
