@@ -232,18 +232,10 @@ def _sweep_chunk(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
     compile to nothing (never called with them).
     """
     sig = types.void(cur, nxt, perm, s, e, shift, acc, disc, pos)
-    compact = cur.dtype == types.uint8 and nxt.dtype == types.uint8
 
-    def codegen(context, builder, signature, args):
-        if not compact:
-            return context.get_dummy_value()
-        ptrs = [
-            context.make_array(t)(context, builder, a).data
-            for t, a in zip(signature.args, args, strict=True)
-            if isinstance(t, types.Array)
-        ]
+    def emit(builder, ptrs, scalars):
         cur_p, nxt_p, perm_p, acc_p, disc_p, pos_p = ptrs
-        s_v, e_v, shift_v = args[3], args[4], args[5]
+        s_v, e_v, shift_v = scalars
         i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
         v8 = ir.VectorType(i8, _LANES)
         v32 = ir.VectorType(i32, _LANES)
@@ -275,12 +267,7 @@ def _sweep_chunk(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
             builder.lshr(builder.load(builder.gep(perm_p, [k]), align=4), shift32),
             ir.Constant(i32, 1),
         )
-        undef = ir.Constant(v32, ir.Undefined)
-        right = builder.shuffle_vector(
-            builder.insert_element(undef, builder.neg(bit), ir.Constant(i32, 0)),
-            undef,
-            ir.Constant(v32, [0] * _LANES),
-        )
+        right = _broadcast(builder, builder.neg(bit), v32)
         left = builder.xor(right, ir.Constant(v32, [-1] * _LANES))
         row = builder.load(builder.gep(rows, [k]), align=1)
         w = builder.zext(row, v32)
@@ -310,9 +297,8 @@ def _sweep_chunk(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
         builder.store(total, discp, align=1)
         builder.store(out[2], lp_p)
         builder.store(out[3], rp_p)
-        return context.get_dummy_value()
 
-    return sig, codegen
+    return sig, _lane_codegen(emit)
 
 
 @intrinsic
@@ -332,18 +318,10 @@ def _sweep_chunk2(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
     (:func:`_split_levels_compact`). Arrays of any other dtype compile to nothing.
     """
     sig = types.void(cur, nxt, perm, s, e, shift, acc, disc, pos)
-    compact = cur.dtype == types.uint8 and nxt.dtype == types.uint8
 
-    def codegen(context, builder, signature, args):
-        if not compact:
-            return context.get_dummy_value()
-        ptrs = [
-            context.make_array(t)(context, builder, a).data
-            for t, a in zip(signature.args, args, strict=True)
-            if isinstance(t, types.Array)
-        ]
+    def emit(builder, ptrs, scalars):
         cur_p, nxt_p, perm_p, acc_p, disc_p, pos_p = ptrs
-        s_v, e_v, shift_v = args[3], args[4], args[5]
+        s_v, e_v, shift_v = scalars
         i1t, i8, i32, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
         v8 = ir.VectorType(i8, _LANES)
         v32 = ir.VectorType(i32, _LANES)
@@ -360,12 +338,9 @@ def _sweep_chunk2(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
         shift32 = builder.trunc(shift_v, i32)
         one = ir.Constant(i64, 1)
         ones32 = ir.Constant(v32, [-1] * _LANES)
-        undef = ir.Constant(v32, ir.Undefined)
-        splat = ir.Constant(v32, [0] * _LANES)
 
         def mask(bit):  # 0 -> all zeros, 1 -> all ones, in every lane
-            lane = builder.insert_element(undef, builder.neg(bit), ir.Constant(i32, 0))
-            return builder.shuffle_vector(lane, undef, splat)
+            return _broadcast(builder, builder.neg(bit), v32)
 
         entry = builder.block
         loop = builder.append_basic_block("sweep2.loop")
@@ -436,9 +411,8 @@ def _sweep_chunk2(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
         builder.store(total, discp, align=1)
         for q in range(4):
             builder.store(pos_out[q], pos_ptrs[q])
-        return context.get_dummy_value()
 
-    return sig, codegen
+    return sig, _lane_codegen(emit)
 
 
 @njit(cache=True)
@@ -548,6 +522,14 @@ def _lane_codegen(emit):
 
 def _as_vector(builder, ptr, vtype):
     return builder.bitcast(ptr, vtype.as_pointer())
+
+
+def _broadcast(builder, value, vtype):
+    """IR: ``value`` (a scalar of ``vtype``'s element type) in every lane of ``vtype``."""
+    undef = ir.Constant(vtype, ir.Undefined)
+    lane = builder.insert_element(undef, value, ir.Constant(ir.IntType(32), 0))
+    splat = ir.Constant(ir.VectorType(ir.IntType(32), vtype.count), [0] * vtype.count)
+    return builder.shuffle_vector(lane, undef, splat)
 
 
 @intrinsic
@@ -949,12 +931,9 @@ def _lane_column(typingctx, batch, base_weight, losses, n, n_cols, column, out):
         is_total = builder.icmp_signed("<", column_v, ir.Constant(i64, 0))
         col = builder.select(is_total, ir.Constant(i64, 0), column_v)
         zero = ir.Constant(vf, [0.0] * _LANES)
-        undef = ir.Constant(vf, ir.Undefined)
-        lane0 = ir.Constant(ir.IntType(32), 0)
-        splat = ir.Constant(ir.VectorType(ir.IntType(32), _LANES), [0] * _LANES)
 
         def broadcast(value):
-            return builder.shuffle_vector(builder.insert_element(undef, value, lane0), undef, splat)
+            return _broadcast(builder, value, vf)
 
         entry = builder.block
         loop = builder.append_basic_block("loss.loop")
