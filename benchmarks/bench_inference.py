@@ -4,10 +4,11 @@ Four measurements, printed in one run with their ratios and targets:
 
 1. Per-replicate cost of each part of the engine at n = 1e5 and 1e6 (two models): drawing the
    replicate weights (multinomial and Poisson), the mean losses (``W @ L``), the rank sweep
-   (tau, rho, Harrell's C: one O(n log n) weighted sweep per model over a fixed order, eight
-   replicates a sweep at n = 1e5, a block of 32 on precomputed level orders at 1e6) and the
-   cutoff AUC curve (an O(n) weighted sweep). At 1e6 the loss sums and the rank sweep each
-   include making the block's uint8 lanes, which a comparison makes once for both.
+   (tau, rho, Harrell's C: one O(n log n) weighted sweep per model over a fixed order, a block
+   of 32 replicates on precomputed level orders at both sizes) and the cutoff AUC curve (an O(n)
+   weighted sweep). The multinomial weights are drawn as the comparison draws them, as uint8
+   counts; the loss sums and the rank sweep each include making the block's uint8 lanes, which a
+   comparison makes once for both.
 2. ``compare_models`` with Kendall's tau, Spearman's rho, RMSE and MAE of two models, 1000
    replicates, n = 1e5, against ``scipy.stats.bootstrap((y, p1, p2), statistic, paired=True,
    vectorized=False, method="percentile")`` whose statistic calls ``kendalltau`` and
@@ -50,11 +51,15 @@ def per_replicate_costs(n: int, rows: int) -> None:
     """Milliseconds per replicate (two models) of each part of the engine at n rows."""
     y, a, b = lognormal_models(n)
     preds = np.stack([a, b])
-    block = next(bootstrap_blocks(np.random.default_rng(1), n, rows))
+    # as the comparison draws them: uint8 counts where it reads uint8 lanes (large n)
+    compact = _compare._compact_blocks(n)
+    block = next(bootstrap_blocks(np.random.default_rng(1), n, rows, compact=compact))
     rows = block.shape[0]
     poisson = Resampler("poisson", n, None, y)
     parts = {
-        "multinomial weights": lambda: next(bootstrap_blocks(np.random.default_rng(1), n, rows)),
+        "multinomial weights": lambda: next(
+            bootstrap_blocks(np.random.default_rng(1), n, rows, compact=compact)
+        ),
         "Poisson weights": lambda: next(poisson.blocks(np.random.default_rng(1), rows)),
     }
     with run_rows(1000):
@@ -73,7 +78,8 @@ def per_replicate_costs(n: int, rows: int) -> None:
     assert sweep is not None
     grid = np.round(np.arange(1, 100) / 100.0, 2)
     states = [sweep.prepare(y, p) for p in preds]
-    parts["cutoff AUC curve (sweep)"] = lambda: [sweep.evaluate(s, block, grid) for s in states]
+    wide = block.astype(np.float64)  # the bands' blocks are float64
+    parts["cutoff AUC curve (sweep)"] = lambda: [sweep.evaluate(s, wide, grid) for s in states]
     for label, fn in parts.items():
         fn()  # compile / warm
         ms = 1e3 * best_time(fn, 2, warm_up=False) / rows

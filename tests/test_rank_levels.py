@@ -155,9 +155,9 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
     calls = []
     levels = cmp._RankEvaluator._evaluate_levels
 
-    def spy(self, multiplicity, lanes):
-        calls.append(multiplicity.shape[0])
-        return levels(self, multiplicity, lanes)
+    def spy(self, block):
+        calls.append(block.rows)
+        return levels(self, block)
 
     monkeypatch.setattr(cmp._RankEvaluator, "_evaluate_levels", spy)
     lane_calls = []
@@ -168,11 +168,21 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
         return lane_sums(*args)
 
     monkeypatch.setattr(rl, "lane_loss_sums_parallel", lane_spy)
+    count_calls = []
+    count_lanes = rl.count_lanes
+
+    def count_spy(counts, width):
+        count_calls.append((counts.dtype, counts.shape[0]))
+        return count_lanes(counts, width)
+
+    monkeypatch.setattr(rl, "count_lanes", count_spy)
     with kernels_only():
         after = compare_models(y, preds, **kwargs)
     assert sum(calls) >= 37  # the bootstrap (and the check on the full sample) ran on it
     # RMSE's sums from the blocks' shared uint8 lanes: the replicates, then BCa's jackknife
     assert lane_calls == [37, 64, 36]
+    # the replicates drawn as uint8 counts, their lanes made from them once
+    assert count_calls == [(np.dtype(np.uint8), 37)]
     if weighted:
         np.testing.assert_allclose(after.replicates, before.replicates, rtol=1e-12, atol=1e-12)
     else:
@@ -207,16 +217,22 @@ def test_lane_loss_sums_equal_the_loss_kernel_bit_for_bit(rows, n_losses):
         rl.lane_loss_sums_parallel(batch[:, :, :8].copy(), rows, base_weight, losses)
 
 
-@pytest.mark.parametrize("n", [2, 5, 64, 1000, 4099])
+@pytest.mark.parametrize("n", [2, 5, 64, 1000, 1025, 2049, 4099, 70_001])
 @pytest.mark.parametrize("chunk", [1, 3, 128, 1 << 20])
 def test_compact_split_equals_the_float_split(n, chunk):
     """The integer vector sweep of compact weights (_split_levels_compact, chunks of any length
-    whose int32 sums are exact: weights up to 255 in chunks of at most 8 rows at n <= 4099, up
-    to 3 in any chunk) gives the float sweep's discordant weights and row order, bit for bit."""
+    whose int32 sums are exact: at n <= 4099 weights up to 255 in chunks of at most 8 rows, up
+    to 3 in any chunk; at n = 70,001 up to 15 and 1) gives the float sweep's discordant weights
+    and row order, bit for bit. The sizes put levels both above and among the bottom levels
+    swept block by block (``_CACHED_LEVELS``), with odd and even counts of levels."""
     rng = np.random.default_rng(n + chunk)
     levels = rl.n_levels(n)
     perms = rl.level_orders(rng.permutation(n), n, levels)
-    cur = rng.integers(0, 256 if chunk <= 8 else 4, (n, 32)).astype(np.uint8)
+    if n < 5000:
+        high = 256 if chunk <= 8 else 4
+    else:
+        high = 16 if chunk <= 8 else 2
+    cur = rng.integers(0, high, (n, 32)).astype(np.uint8)
     cur[:, 5] = 0  # a zero column (padding)
     disc, rows = rl._split_levels(cur.copy(), np.empty_like(cur), perms)
     before = cur.copy()

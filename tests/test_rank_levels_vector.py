@@ -147,3 +147,62 @@ def test_multiplicities_counted_in_int32_equal_the_numpy_counts(n):
             got = kernel(block, n)
             assert got.dtype == np.float64
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("n", [1, 3, 1000, 70_000])
+def test_small_multiplicities_equal_the_float_counts(n):
+    """The compact counts (uint8, both drivers) equal the float64 counts of the same draws and
+    say they fit; a count of 255 fits, one of 256 (it wraps to 0 in uint8) does not."""
+    rng = np.random.default_rng(n)
+    indices = rng.integers(0, n, (5, n)).astype(np.int32)
+    indices[2] = np.arange(n)
+    for kernel in (kc.small_multiplicities_serial, kc.small_multiplicities_parallel):
+        counts, fits = kernel(indices, n)
+        assert counts.dtype == np.uint8 and fits
+        np.testing.assert_array_equal(counts, kc.multiplicities_serial(indices, n))
+        empty, fits = kernel(indices[:0], n)
+        assert empty.shape == (0, n) and fits
+    for repeats, fit in ((255, True), (256, False), (511, False)):
+        draws = np.zeros((3, repeats), np.int32)  # row 0 drawn `repeats` times in every row
+        for kernel in (kc.small_multiplicities_serial, kc.small_multiplicities_parallel):
+            counts, fits = kernel(draws, 2)
+            assert fits is fit
+            if fit:
+                assert (counts[:, 0] == 255).all()
+
+
+@pytest.mark.parametrize("rows", [32, 45, 64])
+def test_count_lanes_equal_the_batches_of_the_float_counts(rows):
+    """The lanes made from uint8 counts are the uint8 batches of the same counts as float64
+    (zero padding of the last batch included)."""
+    rng = np.random.default_rng(rows)
+    n = 5000
+    indices = rng.integers(0, n, (rows, n)).astype(np.int32)
+    counts, fits = kc.small_multiplicities_parallel(indices, n)
+    assert fits
+    want, fits = rl.batch_weights_small(counts.astype(np.float64), np.ones(n), rl.LEVEL_BATCH)
+    assert fits
+    got = rl.count_lanes(counts, rl.LEVEL_BATCH)
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("n", [40_000, 100_003])
+def test_compact_bootstrap_blocks_are_the_same_draws(n):
+    """bootstrap_blocks with ``compact`` gives uint8 counts equal to the float64 blocks of the
+    same generator, block for block; and the weight per jackknife group of a compact block
+    equals the float64 block's bit for bit."""
+    from ranklens._resampling import bootstrap_blocks, group_counts, kernels_only
+
+    with kernels_only():
+        wide = list(bootstrap_blocks(np.random.default_rng(7), n, 40))
+        compact = list(bootstrap_blocks(np.random.default_rng(7), n, 40, compact=True))
+    assert [b.shape for b in wide] == [b.shape for b in compact]
+    groups = np.random.default_rng(1).permutation(np.arange(n) % 100)
+    for w, c in zip(wide, compact, strict=True):
+        assert w.dtype == np.float64 and c.dtype == np.uint8
+        np.testing.assert_array_equal(c, w)
+        with kernels_only():
+            np.testing.assert_array_equal(
+                group_counts(c, groups, 100), group_counts(w, groups, 100)
+            )

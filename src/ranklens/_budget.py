@@ -72,7 +72,7 @@ def _evaluate_as_the_run(evaluator: Any, block: np.ndarray) -> np.ndarray:
     for each evaluator, so an evaluator's time includes them)."""
     from ranklens import compare
 
-    return compare._evaluate_one(evaluator, block, compare._block_lanes(block))
+    return compare._evaluate_one(evaluator, compare._Block(block))
 
 
 @dataclasses.dataclass
@@ -284,9 +284,10 @@ def _measure(
         # A first block may compile the parallel driver: not timed. The rank sweep on level
         # orders costs a block of 32 replicates whatever fewer it has: time a whole one there.
         timed_rows = _TIMED_ROWS if n <= compare._LEVEL_MIN_N else _LEVEL_TIMED_ROWS
-        next(_resampling.bootstrap_blocks(rng, n, timed_rows))
+        compact = compare._compact_blocks(n)  # as the run draws them
+        next(_resampling.bootstrap_blocks(rng, n, timed_rows, compact=compact))
         start = time.perf_counter()
-        block = next(_resampling.bootstrap_blocks(rng, n, timed_rows))
+        block = next(_resampling.bootstrap_blocks(rng, n, timed_rows, compact=compact))
         resample = (time.perf_counter() - start) / block.shape[0]
 
         group_of: dict[int, int] = {}

@@ -227,7 +227,10 @@ class DeviceResampler:
         self.engine = engine
         self.n_units = base.n_units
 
-    def blocks(self, rng: np.random.Generator, n_replicates: int) -> Iterator[Any]:
+    def blocks(
+        self, rng: np.random.Generator, n_replicates: int, *, compact: bool = False
+    ) -> Iterator[Any]:
+        """Float64 blocks, whatever ``compact`` asks: the device evaluators read no lanes."""
         on_device = is_cupy(self.engine.xp)
         if on_device and self.base.scheme == "multinomial" and self.base.unit_of_row is None:
             return self.engine.bootstrap_blocks(rng, self.base.n, n_replicates)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import math
 import sys
 import time
@@ -53,10 +54,12 @@ from ranklens.exceptions import RanklensWarning
 
 if TYPE_CHECKING:
     from ranklens._kernels import compare as _kc
+    from ranklens._kernels import pcg64 as _kp
     from ranklens._kernels import resampling as _kr
 else:  # numba is imported on the first kernel use, not by a bootstrap on the NumPy twins
     _kc = LazyKernels("ranklens._kernels.compare")
     _kr = LazyKernels("ranklens._kernels.resampling")
+    _kp = LazyKernels("ranklens._kernels.pcg64")
 
 __all__ = [
     "BCA_JACKKNIFE_BELOW",
@@ -67,6 +70,7 @@ __all__ = [
     "Resampler",
     "bootstrap_blocks",
     "check_predictions",
+    "draw_segments",
     "group_keys",
     "interval_from_replicates",
     "jackknife_blocks",
@@ -321,21 +325,169 @@ def block_rows(n: int) -> int:
     return rows - rows % 8 if rows >= 8 else rows
 
 
-def bootstrap_blocks(rng: np.random.Generator, n: int, n_replicates: int) -> Iterator[np.ndarray]:
-    """Blocks of multiplicity rows, each row from one ``rng.integers`` call (one replicate)."""
+#: Share of the expected values the first round of a parallel draw generates beyond the
+#: expected need (a shortfall, which another round makes up, is then vanishingly rare).
+_DRAW_SPARE = 1.01
+
+
+@dataclasses.dataclass(frozen=True)
+class DrawnSegments:
+    """The indices of a block of replicates as segments of one int32 buffer, in stream order:
+    segment j holds ``counts[j]`` values from ``buf[starts[j]]``, numbered ``offsets[j]`` on;
+    replicate b's indices are the values numbered ``b n .. (b + 1) n - 1``
+    (:func:`draw_segments`)."""
+
+    buf: np.ndarray
+    starts: np.ndarray
+    counts: np.ndarray
+    offsets: np.ndarray
+
+    def joined(self, total: int) -> np.ndarray:
+        """The first ``total`` values, joined (the tests' view; the kernels read segments)."""
+        pieces = [self.buf[s : s + c] for s, c in zip(self.starts, self.counts, strict=True)]
+        return np.concatenate(pieces)[:total]
+
+
+def draw_segments(
+    rng: np.random.Generator, n: int, rows: int, scratch: list[np.ndarray] | None = None
+) -> DrawnSegments | None:
+    """``rows`` replicates of ``rng.integers(0, n, size=n, dtype=np.int32)``, one after the
+    other, drawn in parallel chunks (:mod:`ranklens._kernels.pcg64`): the same numbers, as
+    segments, and ``rng`` left in the state the calls would have left. None, drawing nothing,
+    when ``rng``'s bit generator is not NumPy's PCG64 (``np.random.default_rng``'s) or n is
+    not in ``[2, 2^31)``; the caller then calls ``rng.integers``. ``scratch`` (a list holding
+    at most one array) keeps the chunks' buffer from one block to the next.
+    """
+    bits = rng.bit_generator
+    if type(bits) is not np.random.PCG64 or not 2 <= n < 2**31 or rows < 1:
+        return None  # (a range of one value draws nothing from the generator)
+    state = bits.state
+    lcg, inc = state["state"]["state"], state["state"]["inc"]
+    mask64 = (1 << 64) - 1
+    hi, lo = np.uint64(lcg >> 64), np.uint64(lcg & mask64)
+    inc_hi, inc_lo = np.uint64(inc >> 64), np.uint64(inc & mask64)
+    threshold = (2**32 - n) % n  # Lemire's rejection threshold, as NumPy computes it
+    total = rows * n
+    head: list[int] = []
+    if state["has_uint32"]:  # the high half a previous call left: the stream's first value
+        m = int(state["uinteger"]) * n
+        if m & 0xFFFFFFFF >= threshold:
+            head.append(m >> 32)
+    need = total - len(head)
+    width = 2 * _kp.CHUNK_STEPS
+    accept = 1.0 - threshold / 2**32  # at least 1/2
+    buffers: list[np.ndarray] = []
+    chunk_counts: list[np.ndarray] = []
+    first_chunk, have = 0, 0
+    # Rounds of chunks until `need` values are accepted: the first generates the expected need
+    # and 1% more, each further one at least the shortfall (accepting at least half).
+    for _ in range(64):
+        if have >= need:
+            break
+        chunks = math.ceil((need - have) / (width * accept) * _DRAW_SPARE) + 1
+        chunks += -chunks % 4  # four chunks a task
+        size = chunks * width + 1  # and a slot for the head
+        if not buffers and scratch and scratch[0].size >= size:
+            buf = scratch[0]
+        else:
+            buf = np.empty(size, np.int32)
+            if not buffers and scratch is not None:
+                scratch[:] = [buf]
+        counts = np.zeros(chunks, np.int64)
+        _kp.bounded_chunks(
+            hi, lo, inc_hi, inc_lo, first_chunk, chunks, n, np.uint64(threshold), buf, counts
+        )
+        buffers.append(buf[: chunks * width + 1])
+        chunk_counts.append(counts)
+        first_chunk += chunks
+        have += int(counts.sum())
+    else:  # pragma: no cover - each round accepts half its values at the very least
+        raise RuntimeError("the parallel draw did not converge")
+    counts = np.concatenate(chunk_counts)
+    before = np.cumsum(counts) - counts  # accepted values before each chunk
+    # the chunk holding the last value drawn, and the 32-bit values consumed up to it
+    last = int(np.searchsorted(before, need, side="left")) - 1
+    position = _kp.accepted_position(
+        hi, lo, inc_hi, inc_lo, last, n, np.uint64(threshold), need - int(before[last])
+    )
+    consumed = last * width + int(position)
+    # The state after `consumed` values, as NumPy's PCG64 leaves it: the LCG ceil(consumed / 2)
+    # steps on, and the high half of the last output, kept for the next call when `consumed`
+    # is odd (and stale, not used, when it is even).
+    bits.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": lcg, "inc": inc},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+    bits.advance((consumed + 1) // 2)
+    after = bits.state
+    lcg_after = after["state"]["state"]
+    word = int(_kp.output_of(np.uint64(lcg_after >> 64), np.uint64(lcg_after & mask64)))
+    after["has_uint32"], after["uinteger"] = consumed % 2, word >> 32
+    bits.state = after
+    # one buffer, the head in its last slot; the chunks of any further round after the first's
+    buf = buffers[0] if len(buffers) == 1 else np.concatenate(buffers)
+    round_starts = np.cumsum([0] + [b.size for b in buffers[:-1]])
+    starts = np.concatenate(
+        [r0 + width * np.arange(c.size) for r0, c in zip(round_starts, chunk_counts, strict=True)]
+    )
+    if head:
+        buf[buffers[0].size - 1] = head[0]
+        starts = np.concatenate([[buffers[0].size - 1], starts])
+        counts = np.concatenate([[1], counts])
+    offsets = np.cumsum(counts) - counts
+    return DrawnSegments(buf, starts.astype(np.int64), counts, offsets)
+
+
+def bootstrap_blocks(
+    rng: np.random.Generator, n: int, n_replicates: int, *, compact: bool = False
+) -> Iterator[np.ndarray]:
+    """Blocks of multiplicity rows, each row from one ``rng.integers`` call (one replicate).
+
+    On the kernels' route a large block draws its indices in parallel chunks
+    (:func:`draw_indices`, the same numbers). With ``compact`` a block on the kernels' route is
+    uint8 counts (``small_multiplicities``, an eighth of the float64 block, for callers that
+    read them as such: the comparison's uint8 lanes) wherever every count fits, else float64
+    as always: the same numbers.
+    """
     dtype = np.int32 if n < 2**31 - 1 else np.int64
     rows = block_rows(n)
     on_numpy = multiplicities_route(n, n_replicates)  # one route for every block of the call
-    indices = np.empty((rows, n), dtype=dtype)
+    # Parallel draws where the counts run on the parallel driver (enough work; the same rule,
+    # so a short call compiles no prange kernel for them) and the indices are int32.
+    counter = None if on_numpy else kernel("small_multiplicities", n, n)
+    parallel_draws = (  # (never touches the kernels on the twins: numba stays unimported)
+        counter is not None and dtype is np.int32 and counter is _kc.small_multiplicities_parallel
+    )
+    scratch: list[np.ndarray] = []
+    indices: np.ndarray | None = None
     for start in range(0, n_replicates, rows):
         stop = min(start + rows, n_replicates)
-        for r in range(stop - start):
-            indices[r] = rng.integers(0, n, size=n, dtype=dtype)
         rows_used = stop - start
+        drawn = draw_segments(rng, n, rows_used, scratch) if parallel_draws else None
+        if drawn is not None:
+            args = (drawn.buf, drawn.starts, drawn.counts, drawn.offsets, rows_used, n)
+            if compact:
+                counts, fits = _kp.segment_counts_small(*args)
+                if fits:
+                    yield counts
+                    continue
+            yield _kp.segment_counts(*args)
+            continue
+        if indices is None:
+            indices = np.empty((rows, n), dtype=dtype)
+        for r in range(rows_used):
+            indices[r] = rng.integers(0, n, size=n, dtype=dtype)
         if on_numpy:
             yield multiplicities_numpy(indices[:rows_used], n)
-        else:
-            yield kernel("multiplicities", n, n)(indices[:rows_used], n)
+            continue
+        if compact:
+            counts, fits = kernel("small_multiplicities", n, n)(indices[:rows_used], n)
+            if fits:
+                yield counts
+                continue
+        yield kernel("multiplicities", n, n)(indices[:rows_used], n)
 
 
 def poisson_weights(keys: np.ndarray, replicates: np.ndarray, seed: int) -> np.ndarray:
@@ -560,15 +712,18 @@ class Resampler:
             resampler.scheme = "poisson" if resampler.n_units >= POISSON_ABOVE else "multinomial"
         return resampler
 
-    def blocks(self, rng: np.random.Generator, n_replicates: int) -> Iterator[np.ndarray]:
+    def blocks(
+        self, rng: np.random.Generator, n_replicates: int, *, compact: bool = False
+    ) -> Iterator[np.ndarray]:
         """Blocks of float64 replicate weights ``(rows, n)``; the numbers depend on ``rng`` only.
 
         The unclustered multinomial scheme is :func:`bootstrap_blocks` (the same numbers as
-        before the other schemes existed). Poisson replicates ``b`` take the seed from the first
-        draw of ``rng`` and are :func:`poisson_weights` of replicate numbers ``0, 1, ...``.
+        before the other schemes existed; with ``compact``, uint8 counts where they fit).
+        Poisson replicates ``b`` take the seed from the first draw of ``rng`` and are
+        :func:`poisson_weights` of replicate numbers ``0, 1, ...``.
         """
         if self.scheme == "multinomial" and self.unit_of_row is None:
-            yield from bootstrap_blocks(rng, self.n, n_replicates)
+            yield from bootstrap_blocks(rng, self.n, n_replicates, compact=compact)
             return
         rows = block_rows(self.n)
         if self.scheme == "poisson":
@@ -648,7 +803,8 @@ def group_counts(block: np.ndarray, groups: np.ndarray, n_groups: int) -> np.nda
         if block.size >= PARALLEL_WORK and numba.get_num_threads() > 1
         else _kr.group_weight_sums_serial
     )
-    return np.asarray(sums(np.ascontiguousarray(block, dtype=np.float64), groups, n_groups))
+    dtype = np.uint8 if block.dtype == np.uint8 else np.float64  # compact counts stay compact
+    return np.asarray(sums(np.ascontiguousarray(block, dtype=dtype), groups, n_groups))
 
 
 def regression_influence(reps: np.ndarray, counts: np.ndarray) -> np.ndarray | None:

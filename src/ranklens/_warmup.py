@@ -29,6 +29,7 @@ KERNEL_MODULES = (
     "delong",
     "intervals",
     "listwise",
+    "pcg64",
     "rank_levels",
     "ranking",
     "resampling",
@@ -256,11 +257,12 @@ def _resampling(d: dict[str, Any]) -> None:
             compare_models(d["y"], d["preds"], groups=d["groups"], **poisson)
             with kernels_only():
                 block = np.ones((8, d["y"].shape[0]))
-                group_counts(block, np.arange(d["y"].shape[0]) % 4, 4)
+                for weights in (block, block.astype(np.uint8)):  # multiplicities, counts
+                    group_counts(weights, np.arange(d["y"].shape[0]) % 4, 4)
     with _level_sweeps(), _compiled_sums():
-        # the rank bootstrap of larger data sets: blocks of 32 replicates (the uint8 lanes the
-        # rank sweep and the loss sums share), unit and fractional case weights (uint8 and
-        # float64 batches), and the one-thread driver
+        # the rank bootstrap of larger data sets: blocks of 32 replicates drawn as uint8 counts
+        # (both drivers) whose uint8 lanes the rank sweep and the loss sums share, unit and
+        # fractional case weights (uint8 and float64 batches), and the one-thread driver
         def level(replicates: int, weight: np.ndarray | None) -> None:
             compare_models(
                 d["y"],
@@ -273,6 +275,14 @@ def _resampling(d: dict[str, Any]) -> None:
 
         for weight in (None, d["weight"]):
             level(40, weight)
+        with _every_driver():
+            level(40, None)
+            # a generator other than PCG64 (drawn with rng.integers, then counted)
+            from ranklens._resampling import bootstrap_blocks
+
+            for compact in (False, True):
+                philox = np.random.Generator(np.random.Philox(0))
+                next(bootstrap_blocks(philox, d["y"].shape[0], 40, compact=compact))
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:

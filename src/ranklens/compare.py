@@ -646,13 +646,13 @@ class _Evaluator:
 
 
 class _LaneReader(_Evaluator):
-    """An evaluator that can read a block's shared uint8 lanes (:class:`_Lanes`, large n)."""
+    """An evaluator that can read a block's shared uint8 lanes (:class:`_Block`, large n)."""
 
     def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
-        return self.evaluate_lanes(multiplicity, None)
+        return self.evaluate_block(_Block(multiplicity))
 
-    def evaluate_lanes(self, multiplicity: np.ndarray, lanes: _Lanes | None) -> np.ndarray:
-        """As :meth:`evaluate`, reading ``lanes`` (the same block as uint8) where it helps."""
+    def evaluate_block(self, block: _Block) -> np.ndarray:
+        """As :meth:`evaluate`, reading the block's uint8 lanes where it has them."""
         raise NotImplementedError
 
 
@@ -708,14 +708,14 @@ class _RatioFormEvaluator(_LaneReader):
                 out[:, j] = form.finalize(sums[:, j] / den)
         return out
 
-    def evaluate_lanes(self, multiplicity: np.ndarray, lanes: _Lanes | None) -> np.ndarray:
-        n = multiplicity.shape[1]
-        batch = None if lanes is None else lanes.batch()
+    def evaluate_block(self, block: _Block) -> np.ndarray:
+        n = block.n
+        batch = block.lanes()
         if batch is not None:  # the block's uint8 lanes: one read of 32 bytes a row per column
             from ranklens._kernels import rank_levels
 
             sums, totals = rank_levels.lane_loss_sums_parallel(
-                batch, multiplicity.shape[0], self.base_weight, self.flat
+                batch, block.rows, self.base_weight, self.flat
             )
         else:
             sums_of = (
@@ -723,7 +723,7 @@ class _RatioFormEvaluator(_LaneReader):
                 if NUMPY_TWINS.get()
                 else kernel("weighted_loss_sums", n * self.flat.shape[1], n)
             )
-            sums, totals = sums_of(multiplicity, self.base_weight, self.flat)
+            sums, totals = sums_of(block.multiplicity, self.base_weight, self.flat)
         c = self.n_columns
         return np.stack(
             [self._finish(sums[:, m * c : (m + 1) * c], totals) for m in range(self.n_models)],
@@ -1094,7 +1094,7 @@ class _RankEvaluator(_LaneReader):
             axis=2,
         )
 
-    def _evaluate_levels(self, multiplicity: np.ndarray, lanes: _Lanes | None) -> np.ndarray:
+    def _evaluate_levels(self, block: _Block) -> np.ndarray:
         """The kernel's ``(rows, 3, n_models)`` output from the level orders (large n).
 
         Weights that are integers in [0, 255] (bootstrap counts with unit case weights) are
@@ -1109,19 +1109,19 @@ class _RankEvaluator(_LaneReader):
         if self._levels is None:
             self._levels = rank_levels.level_plan(self.orders, self.p_sorted, self.n_preds)
         top_rows, p_top, perms = self._levels
-        rows = multiplicity.shape[0]
+        rows = block.rows
         width = min(rank_levels.LEVEL_BATCH, rows)
         bw = self.base_weight
         # unit case weights: the weights are the multiplicities, the block's shared lanes
-        weights = lanes.batch() if lanes is not None and self._unit_weights else None
+        weights = block.lanes() if self._unit_weights else None
         if weights is None and np.all(
             (bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw))
         ):
-            weights, fits = rank_levels.batch_weights_small(multiplicity, bw, width)
+            weights, fits = rank_levels.batch_weights_small(block.multiplicity, bw, width)
             if not fits:
                 weights = None
         if weights is None:
-            weights = rank_levels.batch_weights_float(multiplicity, bw, width)
+            weights = rank_levels.batch_weights_float(block.multiplicity, bw, width)
         run = (
             rank_levels.level_statistics_parallel
             if numba.get_num_threads() > 1
@@ -1139,16 +1139,16 @@ class _RankEvaluator(_LaneReader):
                 axis=1,
             )
 
-    def evaluate_lanes(self, multiplicity: np.ndarray, lanes: _Lanes | None) -> np.ndarray:
-        n = multiplicity.shape[1]
+    def evaluate_block(self, block: _Block) -> np.ndarray:
+        n = block.n
         if NUMPY_TWINS.get():
-            return self._select(self._evaluate_numpy(multiplicity))
+            return self._select(self._evaluate_numpy(block.multiplicity))
         self._prepare()
         if n > _LEVEL_MIN_N:
-            return self._select(self._evaluate_levels(multiplicity, lanes))
+            return self._select(self._evaluate_levels(block))
         # batches of replicates swept together, bit-identical to one replicate per sweep
         raw = kernel("rank_batches", 30 * n * self.orders.shape[0], n)(
-            np.ascontiguousarray(multiplicity),
+            np.ascontiguousarray(block.multiplicity),
             self.base_weight,
             self.orders,
             self.y_sorted,
@@ -1171,58 +1171,71 @@ class _RankEvaluator(_LaneReader):
         return self._select(raw)
 
 
-class _Lanes:
-    """A block's multiplicities as uint8 lanes (:func:`ranklens._kernels.rank_levels.
-    batch_weights_small` with unit case weights), made once, on first use, for every evaluator
-    of the block that reads them: the rank sweep (unit case weights) and the loss sums.
-
-    Only above :data:`_LEVEL_MIN_N` rows, where the rank sweep runs on level orders: a block
-    of 32 replicates is then 32 bytes a data row instead of 256 bytes of float64 multiplicities
-    read once per evaluator and replicate.
+class _Block:
+    """One block of replicate weights, as each evaluator reads it: the float64 multiplicities
+    (``(rows, n)``, made on first use from uint8 counts,
+    :func:`ranklens._resampling.bootstrap_blocks` with ``compact``) and, above
+    :data:`_LEVEL_MIN_N` rows where the rank sweep runs on level orders, the same weights as
+    uint8 lanes made once, on first use, for every evaluator that reads them: the rank sweep
+    (unit case weights) and the loss sums. A block of 32 replicates is then 32 bytes a data row
+    instead of 256 bytes of float64 multiplicities read once per evaluator and replicate, and a
+    block drawn as counts is never widened to float64 unless an evaluator needs it.
     """
 
-    def __init__(self, multiplicity: np.ndarray) -> None:
-        self._multiplicity = multiplicity
-        self._made = False
-        self._batch: np.ndarray | None = None
+    def __init__(self, weights: np.ndarray) -> None:
+        self._weights = weights
+        self.rows, self.n = weights.shape
+        self._multiplicity = weights if weights.dtype != np.uint8 else None
+        self._lanes_made = False
+        self._lanes: np.ndarray | None = None
 
-    def batch(self) -> np.ndarray | None:
-        """``(batches, n, 32)`` uint8, or None when a multiplicity is not an integer in
-        [0, 255] or the block has fewer than 32 rows (then each evaluator reads the block)."""
-        if not self._made:
+    @property
+    def multiplicity(self) -> np.ndarray:
+        """``(rows, n)`` float64 multiplicities."""
+        if self._multiplicity is None:
+            self._multiplicity = self._weights.astype(np.float64)
+        return self._multiplicity
+
+    def lanes(self) -> np.ndarray | None:
+        """``(batches, n, 32)`` uint8, or None below :data:`_LEVEL_MIN_N` rows (or on the
+        NumPy twins), when a multiplicity is not an integer in [0, 255] or when the block has
+        fewer than 32 rows (then each evaluator reads the multiplicities)."""
+        if not self._lanes_made:
+            self._lanes_made = True
+            if not _compact_blocks(self.n):  # (small data: numba is not imported for them)
+                return None
             from ranklens._kernels import rank_levels
 
-            self._made = True
-            rows, n = self._multiplicity.shape
-            if rows >= rank_levels.LEVEL_BATCH:
-                batch, fits = rank_levels.batch_weights_small(
-                    self._multiplicity, np.ones(n), rank_levels.LEVEL_BATCH
-                )
-                self._batch = batch if fits else None
-        return self._batch
+            width = rank_levels.LEVEL_BATCH
+            if self.rows >= width:
+                if self._weights.dtype == np.uint8:  # counts: every one fits
+                    self._lanes = rank_levels.count_lanes(self._weights, width)
+                else:
+                    batch, fits = rank_levels.batch_weights_small(
+                        self._weights, np.ones(self.n), width
+                    )
+                    self._lanes = batch if fits else None
+        return self._lanes
 
 
-def _block_lanes(multiplicity: np.ndarray) -> _Lanes | None:
-    """The block's shared uint8 lanes where the kernels sweep on level orders, else None."""
-    if multiplicity.shape[1] > _LEVEL_MIN_N and not NUMPY_TWINS.get():
-        return _Lanes(multiplicity)
-    return None
+def _compact_blocks(n: int) -> bool:
+    """Whether blocks on ``n`` rows are read as uint8 lanes (and so best drawn as counts)."""
+    return n > _LEVEL_MIN_N and not NUMPY_TWINS.get()
 
 
-def _evaluate_one(
-    evaluator: _Evaluator, multiplicity: np.ndarray, lanes: _Lanes | None
-) -> np.ndarray:
+def _evaluate_one(evaluator: _Evaluator, block: _Block) -> np.ndarray:
     """``(rows, len(positions), n_models)``: one evaluator on one block."""
     if isinstance(evaluator, _LaneReader):
-        return evaluator.evaluate_lanes(multiplicity, lanes)
-    return evaluator.evaluate(multiplicity)
+        return evaluator.evaluate_block(block)
+    return evaluator.evaluate(block.multiplicity)
 
 
-def _evaluate_all(evaluators: list[_Evaluator], multiplicity: np.ndarray, out: np.ndarray) -> None:
-    """Fill ``out[rows, metric, model]`` for one block of multiplicities."""
-    lanes = _block_lanes(multiplicity)
+def _evaluate_all(evaluators: list[_Evaluator], weights: np.ndarray, out: np.ndarray) -> None:
+    """Fill ``out[rows, metric, model]`` for one block of replicate weights (float64
+    multiplicities or uint8 counts)."""
+    block = _Block(weights)
     for evaluator in evaluators:
-        out[:, evaluator.positions, :] = _evaluate_one(evaluator, multiplicity, lanes)
+        out[:, evaluator.positions, :] = _evaluate_one(evaluator, block)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1611,7 +1624,7 @@ def _bootstrap(
     total = n_boot + jack_rows
     with Progress(total, "bootstrap", progress) as bar:
         start = 0
-        for block in resampler.blocks(boot_rng, n_boot):
+        for block in resampler.blocks(boot_rng, n_boot, compact=_compact_blocks(n)):
             _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
             if counts is not None:
                 counts[start : start + block.shape[0]] = group_counts(block, groups, n_groups)

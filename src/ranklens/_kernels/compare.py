@@ -30,6 +30,8 @@ __all__ = [
     "rank_batches_serial",
     "rank_replicates_parallel",
     "rank_replicates_serial",
+    "small_multiplicities_parallel",
+    "small_multiplicities_serial",
     "swapped_loss_sums_parallel",
     "swapped_loss_sums_serial",
     "swapped_rank_parallel",
@@ -118,6 +120,47 @@ def multiplicities_serial(indices, n):
     for b in range(indices.shape[0]):
         _count_row(indices, b, out)
     return out
+
+
+@njit(cache=True)
+def _count_row_small(indices, b, out):
+    """Row ``b`` of the counts as uint8, every entry written; True when a count passed 255
+    (the stored count wrapped: no branch on the data, the row is not to be used)."""
+    row = out[b]
+    row[:] = 0
+    wrapped = False
+    for j in range(indices.shape[1]):
+        i = indices[b, j]
+        count = np.int64(row[i]) + 1
+        row[i] = np.uint8(count & 255)
+        wrapped |= count > 255
+    return wrapped
+
+
+@njit(cache=True, parallel=True)
+def small_multiplicities_parallel(indices, n):
+    """:func:`multiplicities_parallel` as uint8, and whether every count fits (is at most 255).
+
+    A row of n uint8 counts stays in the core's L2 cache at n = 1e6, where n int32 do not, and
+    the block is an eighth of the float64 one: about a third of the time with the lanes made
+    from it. The counts equal the float64 ones wherever they fit."""
+    out = np.empty((indices.shape[0], n), dtype=np.uint8)
+    advise_huge_pages(out)
+    wrapped = np.zeros(indices.shape[0], np.bool_)
+    for b in prange(indices.shape[0]):
+        wrapped[b] = _count_row_small(indices, b, out)
+    return out, not wrapped.any()
+
+
+@njit(cache=True)
+def small_multiplicities_serial(indices, n):
+    """As :func:`small_multiplicities_parallel`, one row after the other."""
+    out = np.empty((indices.shape[0], n), dtype=np.uint8)
+    advise_huge_pages(out)
+    wrapped = False
+    for b in range(indices.shape[0]):
+        wrapped |= _count_row_small(indices, b, out)
+    return out, not wrapped
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ one masked product per row and level.
 Per replicate only these O(n log n) gathers and sums run, with no comparison and no branch on
 the data. The compact (uint8) sweep walks two levels a pass: within a block of ``perm_L`` the
 rows of each half are already in ``perm_{L-1}``'s order, so one walk counts both levels and
-moves the rows straight to ``perm_{L-2}``'s order (:func:`_sweep_chunk2`).
+moves the rows straight to ``perm_{L-2}``'s order (:func:`_sweep_chunk2`); the bottom levels
+run one block of ``2^10`` positions at a time, which stays in cache through all of them.
 :func:`level_statistics` sweeps :data:`LEVEL_BATCH` replicates together, weights laid out
 ``(n, LEVEL_BATCH)`` row-major, so that one gather fetches the replicates' weights of a row
 from one cache line and every inner loop runs over the batch (and vectorises).
@@ -56,6 +57,7 @@ __all__ = [
     "SMALL_WEIGHT",
     "batch_weights_float",
     "batch_weights_small",
+    "count_lanes",
     "lane_loss_sums_parallel",
     "level_orders",
     "level_plan",
@@ -149,6 +151,28 @@ def batch_weights_small(multiplicity, base_weight, width):
                 batch[i, j] = small
         bad[c] = not fits
     return out, not bad.any()
+
+
+@njit(cache=True, parallel=True)
+def count_lanes(counts, width):
+    """``out[t, i, j]`` = ``counts[t * width + j, i]``: uint8 counts (``small_multiplicities``)
+    laid out as :func:`batch_weights_small`'s batches with unit case weights (a transposition;
+    every count fits). Chunks of data rows in parallel."""
+    rows = counts.shape[0]
+    n = counts.shape[1]
+    batches = (rows + width - 1) // width
+    out = np.zeros((batches, n, width), np.uint8)
+    chunks = (n + 4095) // 4096
+    for c in prange(chunks):  # row chunks: the block's rows are read in cache-sized pieces
+        i0 = c * 4096
+        i1 = min(i0 + 4096, n)
+        for r in range(rows):
+            batch = out[r // width]
+            j = r % width
+            row = counts[r]
+            for i in range(i0, i1):
+                batch[i, j] = row[i]
+    return out
 
 
 @njit(cache=True, parallel=True)
@@ -415,18 +439,56 @@ def _sweep_chunk2(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
     return sig, _lane_codegen(emit)
 
 
+#: Levels at the bottom of the compact sweep that run block by block: a block of ``2^K``
+#: positions (its weights in two orders, ``2 * 32 * 2^K`` bytes, and its slices of the K level
+#: orders, ``4 K 2^K``: 104 KiB for K = 10) stays in the core's L2 cache while all K levels are
+#: swept, instead of every level streaming the whole batch through memory.
+_CACHED_LEVELS = 10
+
+
+@njit(cache=True)
+def _compact_pass(cur, nxt, perm, level, s0, e0, chunk, two, acc, acc3, disc, pos, pos4):
+    """One pass of :func:`_split_levels_compact` over the blocks of level ``level`` within
+    positions ``[s0, e0)`` (a whole number of blocks): levels ``level`` and ``level - 1`` when
+    ``two``, else ``level`` alone. Returns the levels swept."""
+    size = 1 << level
+    if two:
+        quarter = size >> 2
+        chunk2 = chunk // 2
+        for s in range(s0, e0, size):
+            e = min(s + size, e0)
+            acc3[:] = 0
+            for q in range(4):
+                pos4[q] = min(s + (q + 1) * quarter, e) - 1
+            for c in range(e, s, -chunk2):
+                _sweep_chunk2(cur, nxt, perm, max(c - chunk2, s), c, level - 2, acc3, disc, pos4)
+        return 2
+    half = size >> 1
+    for s in range(s0, e0, size):
+        e = min(s + size, e0)
+        acc[:] = 0
+        pos[0] = s + min(half, e - s) - 1
+        pos[1] = e - 1
+        for c in range(e, s, -chunk):
+            _sweep_chunk(cur, nxt, perm, max(c - chunk, s), c, level - 1, acc, disc, pos)
+    return 1
+
+
 @njit(cache=True)
 def _split_levels_compact(cur, nxt, perms, chunk):
     """:func:`_split_levels` for compact weights (uint8, ``_LANES`` columns), in integers.
 
     Two levels a pass (:func:`_sweep_chunk2`: half the passes over the rows, whose reads and
-    writes are the sweep's cost), and a last single level (:func:`_sweep_chunk`) when the
-    count is odd. Every block is swept in chunks whose int32 sums stay exact: with every weight
-    at most ``w_max`` and every column total at most ``T``, a product is at most ``w_max T``;
-    the caller picks ``chunk <= (2^31 - 1) / (w_max T)``, a single-level chunk sums one product
-    a row and a two-level chunk (``chunk // 2`` rows) two, so every sum is exact and ``D``
-    equals the float64 sweep's (exact below 2^53) bit for bit. With ``chunk < 2`` every pass
-    is a single level.
+    writes are the sweep's cost), and a single level (:func:`_sweep_chunk`) where the count
+    is odd. The levels above :data:`_CACHED_LEVELS` sweep the whole batch a pass; the rest run
+    block by block (a block of level K is the same range of positions in every lower level's
+    order, so its levels are independent of the other blocks' and its rows stay in cache).
+    Every block is swept in chunks whose int32 sums stay exact: with every weight at most
+    ``w_max`` and every column total at most ``T``, a product is at most ``w_max T``; the
+    caller picks ``chunk <= (2^31 - 1) / (w_max T)``, a single-level chunk sums one product a
+    row and a two-level chunk (``chunk // 2`` rows) two, so every sum is exact and ``D``
+    equals the float64 sweep's (exact below 2^53) bit for bit, in any order of the blocks.
+    With ``chunk < 2`` every pass is a single level.
     """
     n = cur.shape[0]
     levels = perms.shape[0] if n > 1 else 0
@@ -435,33 +497,31 @@ def _split_levels_compact(cur, nxt, perms, chunk):
     disc = np.zeros(_LANES, np.int64)
     pos = np.zeros(2, np.int64)
     pos4 = np.zeros(4, np.int64)
-    chunk2 = chunk // 2
+    pairs = chunk >= 2
+    cached = min(levels, _CACHED_LEVELS)
     level = levels
-    while level >= 1:
-        perm = perms[level - 1]
-        size = 1 << level
-        if level >= 2 and chunk2 >= 1:
-            quarter = size >> 2
-            for s in range(0, n, size):
-                e = min(s + size, n)
-                acc3[:] = 0
-                for q in range(4):
-                    pos4[q] = min(s + (q + 1) * quarter, e) - 1
-                for c in range(e, s, -chunk2):
-                    _sweep_chunk2(
-                        cur, nxt, perm, max(c - chunk2, s), c, level - 2, acc3, disc, pos4
-                    )
-            level -= 2
-        else:
-            half = size >> 1
-            for s in range(0, n, size):
-                e = min(s + size, n)
-                acc[:] = 0
-                pos[0] = s + min(half, e - s) - 1
-                pos[1] = e - 1
-                for c in range(e, s, -chunk):
-                    _sweep_chunk(cur, nxt, perm, max(c - chunk, s), c, level - 1, acc, disc, pos)
-            level -= 1
+    while level > cached:  # whole passes, two levels at a time while both lie above `cached`
+        two = pairs and level - 1 > cached
+        level -= _compact_pass(
+            cur, nxt, perms[level - 1], level, 0, n, chunk, two, acc, acc3, disc, pos, pos4
+        )
+        cur, nxt = nxt, cur
+    passes = 0
+    if cached >= 1:
+        size = 1 << cached
+        for s in range(0, n, size):  # the bottom levels, one block of `size` at a time
+            e = min(s + size, n)
+            src, dst = cur, nxt
+            level = cached
+            passes = 0
+            while level >= 1:
+                two = pairs and level >= 2
+                level -= _compact_pass(
+                    src, dst, perms[level - 1], level, s, e, chunk, two, acc, acc3, disc, pos, pos4
+                )
+                src, dst = dst, src
+                passes += 1
+    if passes % 2 == 1:  # every block took the same passes: the rows end in the other buffer
         cur, nxt = nxt, cur
     return disc.astype(np.float64), cur
 

@@ -160,7 +160,8 @@ def group_weight_sums_parallel(multiplicity, groups, n_groups):
     """``out[b, g]`` = sum of ``multiplicity[b, i]`` over the rows ``i`` of group ``g``
     (``np.bincount(groups, weights=multiplicity[b])`` for every row ``b``, summed in the same
     order, so bit for bit), rows in parallel. The groups' sums stay in the first-level cache
-    (one row of ``n_groups`` float64), so a row costs one pass over its multiplicities."""
+    (one row of ``n_groups`` float64), so a row costs one pass over its multiplicities.
+    ``multiplicity`` is float64, or uint8 counts (the same integers, so the same sums)."""
     out = np.empty((multiplicity.shape[0], n_groups), dtype=np.float64)
     for b in prange(multiplicity.shape[0]):
         _group_row(multiplicity, groups, b, out)
