@@ -48,7 +48,8 @@ def test_prediction_pass_vector_equals_float(n, tie_share, w_max):
     half = 0.5 * cur.sum(axis=0).astype(np.float64)
     before = cur.copy()
     pred_mid, sum_p2, var_a = rl._pred_groups(cur, p_top.astype(np.int32), n_pred, half)
-    mid2, sum_p2_v, var_a_v = rl._pred_groups_vector(cur, p_top.astype(np.int32), n_pred, half)
+    mid2 = np.empty((n_pred, 32), np.int32)
+    sum_p2_v, var_a_v = rl._pred_groups_vector(cur, p_top.astype(np.int32), n_pred, half, mid2)
     np.testing.assert_array_equal(sum_p2_v, sum_p2)
     np.testing.assert_array_equal(var_a_v, var_a)
     np.testing.assert_array_equal(0.5 * mid2.astype(np.float64), pred_mid)
@@ -98,9 +99,10 @@ def _prepared(y, preds):
 @pytest.mark.parametrize("ties", ["none", "some", "all_y", "all_pred"])
 @pytest.mark.parametrize("width", [5, 32])
 def test_compact_sweep_bit_identical_to_one_replicate_sweep(n, ties, width):
-    """The whole level sweep of compact batches (vector passes) and of float64 batches (the
-    float passes) against the one-replicate sweep, bit for bit: bootstrap counts, counts times
-    integer case weights, an empty and a one-row replicate."""
+    """The whole level sweep of compact batches (vector passes; in fresh arrays and in buffers
+    kept from an earlier call) and of float64 batches (the float passes) against the
+    one-replicate sweep, bit for bit: bootstrap counts, counts times integer case weights, an
+    empty and a one-row replicate."""
     rng = np.random.default_rng(31 * n + width + len(ties))
     y = rng.normal(size=n)
     preds = np.stack([y + rng.normal(size=n), rng.normal(size=n)])
@@ -126,6 +128,15 @@ def test_compact_sweep_bit_identical_to_one_replicate_sweep(n, ties, width):
         wide = rl.batch_weights_float(multiplicity, base_weight, width)
         for weights in (small, wide):
             args = (weights, rows, top_rows, p_top, perms, *prepared[1:])
+            np.testing.assert_array_equal(rl.level_statistics_serial(*args), ref)
+            np.testing.assert_array_equal(rl.level_statistics_parallel(*args), ref)
+        # compact tasks in kept buffers: full of stale bytes, then used a second time
+        tasks = small.shape[0] * preds.shape[0]
+        scratch = rl.level_scratch(tasks, n, int(prepared[3].max()))
+        scratch[0].fill(0xAB)
+        scratch[1].fill(-7)
+        args = (small, rows, top_rows, p_top, perms, *prepared[1:], scratch)
+        for _ in range(2):
             np.testing.assert_array_equal(rl.level_statistics_serial(*args), ref)
             np.testing.assert_array_equal(rl.level_statistics_parallel(*args), ref)
 
@@ -206,3 +217,63 @@ def test_compact_bootstrap_blocks_are_the_same_draws(n):
             np.testing.assert_array_equal(
                 group_counts(c, groups, 100), group_counts(w, groups, 100)
             )
+
+
+@pytest.mark.parametrize("rows", [32, 45])
+def test_group_lane_sums_equal_the_group_sums_of_the_counts(rows):
+    """BCa's weight per jackknife group read from the uint8 lanes equals the row kernel's on
+    the same counts (and np.bincount), bit for bit; groups of unequal sizes."""
+    from ranklens._kernels import resampling as kr
+
+    rng = np.random.default_rng(rows)
+    n, n_groups = 5003, 7
+    indices = rng.integers(0, n, (rows, n)).astype(np.int32)
+    counts, fits = kc.small_multiplicities_parallel(indices, n)
+    assert fits
+    groups = rng.integers(0, n_groups, n)
+    lanes = rl.count_lanes(counts, rl.LEVEL_BATCH)
+    got = rl.group_lane_sums(lanes, rows, groups, n_groups)
+    want = kr.group_weight_sums_serial(counts, groups, n_groups)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        got, [np.bincount(groups, weights=c, minlength=n_groups) for c in counts]
+    )
+
+
+def test_bca_regression_from_the_lanes_equals_the_row_sums(monkeypatch):
+    """compare_models with BCa's acceleration from the regression on the weight per group (a
+    million rows and more; forced here at 40,000): the groups' weights from the block's lanes
+    give the intervals of the row kernel, bit for bit."""
+    import ranklens._resampling as resampling
+    import ranklens.compare as cmp
+    from ranklens.compare import compare_models
+
+    rng = np.random.default_rng(8)
+    n = 40_000
+    y = rng.normal(size=n)
+    preds = {"a": y + rng.normal(size=n), "b": rng.normal(size=n)}
+    monkeypatch.setattr(resampling, "BCA_JACKKNIFE_BELOW", 0)
+    kwargs = dict(
+        metrics=["kendall_tau", "root_mean_squared_error"],
+        n_bootstrap=240,
+        random_state=2,
+        show_progress=False,
+    )
+    lane_sums = []
+    original = rl.group_lane_sums
+
+    def spy(*args):
+        lane_sums.append(args[1])
+        return original(*args)
+
+    monkeypatch.setattr(rl, "group_lane_sums", spy)
+    with resampling.kernels_only():
+        from_lanes = compare_models(y, preds, **kwargs)
+    assert lane_sums and from_lanes.interval == "bca"
+    monkeypatch.setattr(
+        cmp, "_group_counts", lambda block, g, k: resampling.group_counts(block.weights, g, k)
+    )
+    with resampling.kernels_only():
+        from_rows = compare_models(y, preds, **kwargs)
+    for field in ("ci_lower", "ci_upper", "difference_ci_lower", "difference_ci_upper"):
+        np.testing.assert_array_equal(getattr(from_lanes, field), getattr(from_rows, field))

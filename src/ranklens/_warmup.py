@@ -283,6 +283,10 @@ def _resampling(d: dict[str, Any]) -> None:
             for compact in (False, True):
                 philox = np.random.Generator(np.random.Philox(0))
                 next(bootstrap_blocks(philox, d["y"].shape[0], 40, compact=compact))
+        # BCa's weight per jackknife group from the lanes (a million rows and more)
+        from ranklens._kernels.rank_levels import group_lane_sums
+
+        group_lane_sums(np.ones((1, 8, 32), np.uint8), 32, np.arange(8) % 2, 2)
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:

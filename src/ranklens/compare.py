@@ -117,6 +117,7 @@ from ranklens._xp.rank import (
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
 from ranklens.metrics import get_metric
+from ranklens.ranking import rank_sequence, shared_rank_sweeps
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build a DataFrame
     import pandas as pd
@@ -1041,6 +1042,9 @@ class _RankEvaluator(_LaneReader):
         self._plans: list[RankPlan] | None = None
         self._level_term = _LevelTermInt32()  # the NumPy twins' level term, masks kept
         self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._by_y: tuple[np.ndarray, np.ndarray] | None = None
+        # the level sweep's buffers, kept from block to block (rank_levels.level_scratch)
+        self._scratch: tuple[np.ndarray, np.ndarray] | None = None
         self._unit_weights = bool(np.all(base_weight == 1.0))
         self._prepared = False
         if not NUMPY_TWINS.get():
@@ -1051,12 +1055,13 @@ class _RankEvaluator(_LaneReader):
         rows sorted by y, ties by prediction, and the dense ranks."""
         if self._prepared:
             return
-        from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred, prepare_ranks
+        from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred
 
         y = self._y
         orders, y_sorted, p_sorted, n_preds = [], [], [], []
         for pred in self.preds:
-            order, y_rank, pred_rank = prepare_ranks(y, pred)
+            # (the point values' sort, within shared_rank_sweeps)
+            order, _, _, y_rank, pred_rank, _, _ = rank_sequence(y, pred)
             # increasing y, ties by increasing prediction
             by_y = np.ascontiguousarray(order_by_y_then_pred(order, y_rank)[::-1])
             orders.append(by_y)
@@ -1068,8 +1073,6 @@ class _RankEvaluator(_LaneReader):
         self.y_sorted = np.stack(y_sorted)
         self.p_sorted = np.stack(p_sorted)
         self.n_preds = np.array(n_preds, dtype=np.int64)
-        self.y_order = np.argsort(y_rank, kind="stable")
-        self.y_ranks_by_y = y_rank[self.y_order]
         self._dense_ranks = dense_ranks
         self._prepared = True
 
@@ -1114,22 +1117,41 @@ class _RankEvaluator(_LaneReader):
         bw = self.base_weight
         # unit case weights: the weights are the multiplicities, the block's shared lanes
         weights = block.lanes() if self._unit_weights else None
-        if weights is None and np.all(
-            (bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw))
+        # One row (the check on the full sample) sweeps in half the time as one float64 lane
+        # than padded to 32 uint8 lanes; integer weights give the same values either way.
+        if (
+            weights is None
+            and rows > 1
+            and np.all((bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw)))
         ):
             weights, fits = rank_levels.batch_weights_small(block.multiplicity, bw, width)
             if not fits:
                 weights = None
         if weights is None:
             weights = rank_levels.batch_weights_float(block.multiplicity, bw, width)
-        run = (
+        threads = numba.get_num_threads()
+        run: Any = (  # (a numba dispatcher: its arguments are typed by numba)
             rank_levels.level_statistics_parallel
-            if numba.get_num_threads() > 1
+            if threads > 1
             else rank_levels.level_statistics_serial
         )
-        return run(
-            weights, rows, top_rows, p_top, perms, self.y_sorted, self.p_sorted, self.n_preds
-        )
+        plan = (top_rows, p_top, perms, self.y_sorted, self.p_sorted, self.n_preds)
+        if weights.dtype != np.uint8:
+            return run(weights, rows, *plan)
+        # Compact weights: the models in groups of as many tasks as threads, each task with
+        # buffers kept from one block to the next (no more memory than the tasks that run at
+        # once would take afresh, and no page faults after the first block).
+        batches = weights.shape[0]
+        per_call = max(1, threads // batches)
+        n_models = top_rows.shape[0]
+        tasks = min(n_models, per_call) * batches
+        if self._scratch is None or self._scratch[0].shape[0] < tasks:
+            self._scratch = rank_levels.level_scratch(tasks, block.n, int(self.n_preds.max()))
+        out = np.empty((rows, 3, n_models))
+        for m0 in range(0, n_models, per_call):
+            part = slice(m0, min(m0 + per_call, n_models))
+            out[:, :, part] = run(weights, rows, *(a[part] for a in plan), self._scratch)
+        return out
 
     def _select(self, raw: np.ndarray) -> np.ndarray:
         """``(rows, 3, n_models)`` kernel output -> ``(rows, len(forms), n_models)`` metrics."""
@@ -1165,8 +1187,12 @@ class _RankEvaluator(_LaneReader):
             n = self.y_rank.shape[0]
             self._union[(a, b)] = (union[:n].copy(), union[n:].copy(), n_union)
         rank_a, rank_b, n_union = self._union[(a, b)]
+        if self._by_y is None:  # the rows by y (the permutation test's alone)
+            y_order = np.argsort(self.y_rank, kind="stable")
+            self._by_y = (y_order, self.y_rank[y_order])
+        y_order, y_ranks_by_y = self._by_y
         raw = kernel("swapped_rank", 80 * swaps.shape[1], swaps.shape[1])(
-            swaps, self.base_weight, self.y_order, self.y_ranks_by_y, rank_a, rank_b, n_union
+            swaps, self.base_weight, y_order, y_ranks_by_y, rank_a, rank_b, n_union
         )
         return self._select(raw)
 
@@ -1183,7 +1209,7 @@ class _Block:
     """
 
     def __init__(self, weights: np.ndarray) -> None:
-        self._weights = weights
+        self.weights = weights  # as drawn: float64 multiplicities or uint8 counts
         self.rows, self.n = weights.shape
         self._multiplicity = weights if weights.dtype != np.uint8 else None
         self._lanes_made = False
@@ -1193,7 +1219,7 @@ class _Block:
     def multiplicity(self) -> np.ndarray:
         """``(rows, n)`` float64 multiplicities."""
         if self._multiplicity is None:
-            self._multiplicity = self._weights.astype(np.float64)
+            self._multiplicity = self.weights.astype(np.float64)
         return self._multiplicity
 
     def lanes(self) -> np.ndarray | None:
@@ -1208,11 +1234,11 @@ class _Block:
 
             width = rank_levels.LEVEL_BATCH
             if self.rows >= width:
-                if self._weights.dtype == np.uint8:  # counts: every one fits
-                    self._lanes = rank_levels.count_lanes(self._weights, width)
+                if self.weights.dtype == np.uint8:  # counts: every one fits
+                    self._lanes = rank_levels.count_lanes(self.weights, width)
                 else:
                     batch, fits = rank_levels.batch_weights_small(
-                        self._weights, np.ones(self.n), width
+                        self.weights, np.ones(self.n), width
                     )
                     self._lanes = batch if fits else None
         return self._lanes
@@ -1230,12 +1256,24 @@ def _evaluate_one(evaluator: _Evaluator, block: _Block) -> np.ndarray:
     return evaluator.evaluate(block.multiplicity)
 
 
-def _evaluate_all(evaluators: list[_Evaluator], weights: np.ndarray, out: np.ndarray) -> None:
+def _evaluate_all(evaluators: list[_Evaluator], weights: np.ndarray, out: np.ndarray) -> _Block:
     """Fill ``out[rows, metric, model]`` for one block of replicate weights (float64
-    multiplicities or uint8 counts)."""
+    multiplicities or uint8 counts); returns the block as the evaluators read it."""
     block = _Block(weights)
     for evaluator in evaluators:
         out[:, evaluator.positions, :] = _evaluate_one(evaluator, block)
+    return block
+
+
+def _group_counts(block: _Block, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """The block's weight per jackknife group (:func:`ranklens._resampling.group_counts`),
+    from its uint8 lanes where it has them (one pass of 32 bytes a data row): the same sums."""
+    lanes = block.lanes()
+    if lanes is None:
+        return group_counts(block.weights, groups, n_groups)
+    from ranklens._kernels import rank_levels
+
+    return np.asarray(rank_levels.group_lane_sums(lanes, block.rows, groups, n_groups))
 
 
 # --------------------------------------------------------------------------------------------
@@ -1519,13 +1557,9 @@ def compare_models(
         resampler = engine.resampler(resampler, method)
 
     n_metrics, n_models = len(specs), len(names)
-    values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
-    values = values.reshape(n_metrics, n_models)
     pair_index = list(itertools.combinations(range(n_models), 2))
-    if method == "delong":
-        if scheme != "multinomial" or groups is not None:
-            raise ValueError("scheme and groups choose a resampling; method='delong' takes neither")
-        return _delong(specs, y, preds, sw, names, values, pair_index, level)
+    if method == "delong" and (scheme != "multinomial" or groups is not None):
+        raise ValueError("scheme and groups choose a resampling; method='delong' takes neither")
     if method == "bootstrap":
         rows = n_boot + jackknife_rows(n, interval)
     else:
@@ -1545,12 +1579,25 @@ def compare_models(
             any(isinstance(f, RatioForm) for f in forms),
         )
     )
-    with run_rows(rows), numpy_twins(twins):
-        evaluators = (
-            _build_evaluators(specs, y, preds, sw, values)
-            if engine is None
-            else engine.evaluators(specs, y, preds, sw, values)
+    # One sort (and sweep) of each model's data for the point values of tau, rho and C, tau's
+    # variances and the bootstrap's ranks; released once the evaluators hold what they need.
+    with shared_rank_sweeps():
+        values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
+        values = values.reshape(n_metrics, n_models)
+        if method == "delong":
+            return _delong(specs, y, preds, sw, names, values, pair_index, level)
+        variances = (
+            _analytical_variances(specs, y, preds, weighted=sw is not None)
+            if method == "bootstrap"
+            else None
         )
+        with run_rows(rows), numpy_twins(twins):
+            evaluators = (
+                _build_evaluators(specs, y, preds, sw, values)
+                if engine is None
+                else engine.evaluators(specs, y, preds, sw, values)
+            )
+    with run_rows(rows), numpy_twins(twins):
         evaluation = ["generic"] * n_metrics
         for evaluator in evaluators:
             for k in evaluator.positions:
@@ -1586,6 +1633,7 @@ def compare_models(
             rng,
             progress,
             resampler,
+            variances,
         )
 
 
@@ -1603,8 +1651,10 @@ def _bootstrap(
     rng: np.random.Generator,
     progress: bool | None,
     resampler: Resampler | None = None,
+    variances: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> ComparisonResult:
-    """Replicates, jackknife (for BCa) and every bootstrap statistic of the result."""
+    """Replicates, jackknife (for BCa) and every bootstrap statistic of the result
+    (``variances``: the plug-in and unbiased analytic variances, computed here if None)."""
     n = y.shape[0]
     names, values, difference = common["models"], common["values"], common["difference"]
     n_metrics, n_models = values.shape
@@ -1625,9 +1675,9 @@ def _bootstrap(
     with Progress(total, "bootstrap", progress) as bar:
         start = 0
         for block in resampler.blocks(boot_rng, n_boot, compact=_compact_blocks(n)):
-            _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
+            read = _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
             if counts is not None:
-                counts[start : start + block.shape[0]] = group_counts(block, groups, n_groups)
+                counts[start : start + block.shape[0]] = _group_counts(read, groups, n_groups)
             start += block.shape[0]
             bar.advance(block.shape[0])
         if jack_rows:
@@ -1684,7 +1734,9 @@ def _bootstrap(
                 d_reps, difference[k, p], d_jack, level, interval
             )
     z = _standardise(difference, diff_sd)
-    plug_in, unbiased = _analytical_variances(specs, y, preds, weighted=sw is not None)
+    if variances is None:
+        variances = _analytical_variances(specs, y, preds, weighted=sw is not None)
+    plug_in, unbiased = variances
     return ComparisonResult(
         **common,
         std_error=std_error,

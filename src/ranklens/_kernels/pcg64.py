@@ -35,6 +35,8 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from ranklens._kernels.compare import advise_huge_pages
+
 __all__ = [
     "CHUNK_STEPS",
     "accepted_position",
@@ -201,6 +203,7 @@ def segment_counts_small(buf, starts, counts, offsets, rows, n):
     from ``buf[starts[j]]``, numbered from ``offsets[j]``), and whether every count fits.
     Rows in parallel; a row of n uint8 counts stays in the core's L2 cache at n = 1e6."""
     out = np.empty((rows, n), np.uint8)
+    advise_huge_pages(out)
     wrapped = np.zeros(rows, np.bool_)
     for b in prange(rows):
         row = out[b]
@@ -224,6 +227,7 @@ def segment_counts(buf, starts, counts, offsets, rows, n):
     """As :func:`segment_counts_small`, float64 (``multiplicities_parallel`` of the joined
     indices; counted in int32, exact below 2^31 draws)."""
     out = np.empty((rows, n), np.float64)
+    advise_huge_pages(out)
     for b in prange(rows):
         tally = np.zeros(n, np.int32)
         j, lo, hi = _segments_of(offsets, counts, b, n)

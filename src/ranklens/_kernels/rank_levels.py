@@ -58,9 +58,11 @@ __all__ = [
     "batch_weights_float",
     "batch_weights_small",
     "count_lanes",
+    "group_lane_sums",
     "lane_loss_sums_parallel",
     "level_orders",
     "level_plan",
+    "level_scratch",
     "level_statistics_parallel",
     "level_statistics_serial",
     "n_levels",
@@ -91,8 +93,22 @@ def level_orders(p_seq, n_pred, levels):
     (by prediction) is a stable counting sort; each lower one is a stable split of every block
     of the level above by the block's middle bit. int32 (callers keep n below 2^31).
     """
+    out = np.empty((max(levels, 1), p_seq.size), np.int32)
+    _level_orders_into(p_seq, n_pred, levels, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _every_level_order(p_sorted, n_preds, levels, out):
+    """``out[m]`` = :func:`level_orders` of model m, models in parallel."""
+    for m in prange(p_sorted.shape[0]):
+        _level_orders_into(p_sorted[m], n_preds[m], levels, out[m])
+
+
+@njit(cache=True)
+def _level_orders_into(p_seq, n_pred, levels, out):
+    """:func:`level_orders` written into ``out``."""
     n = p_seq.size
-    out = np.empty((max(levels, 1), n), np.int32)
     count = np.zeros(n_pred + 1, np.int64)
     for k in range(n):
         count[p_seq[k] + 1] += 1
@@ -120,7 +136,6 @@ def level_orders(p_seq, n_pred, levels):
                 else:
                     nxt[lp] = pos
                     lp += 1
-    return out
 
 
 @njit(cache=True, parallel=True)
@@ -161,7 +176,10 @@ def count_lanes(counts, width):
     rows = counts.shape[0]
     n = counts.shape[1]
     batches = (rows + width - 1) // width
-    out = np.zeros((batches, n, width), np.uint8)
+    out = np.empty((batches, n, width), np.uint8)
+    advise_huge_pages(out)  # (a fresh block each time: its page faults cost as much as this)
+    last = out[batches - 1] if batches > 0 else out.reshape(0, 0)
+    used = rows - (batches - 1) * width
     chunks = (n + 4095) // 4096
     for c in prange(chunks):  # row chunks: the block's rows are read in cache-sized pieces
         i0 = c * 4096
@@ -172,6 +190,47 @@ def count_lanes(counts, width):
             row = counts[r]
             for i in range(i0, i1):
                 batch[i, j] = row[i]
+        if used < width:  # the last batch's padding lanes
+            for i in range(i0, i1):
+                for j in range(used, width):
+                    last[i, j] = 0
+    return out
+
+
+@njit(cache=True, parallel=True)
+def group_lane_sums(weights, rows, groups, n_groups):
+    """``out[r, g]`` = the weight of replicate row r over the rows of group g, from a compact
+    batch (``weights``: ``(batches, n, _LANES)`` uint8 with unit case weights): the
+    replicates' weight per jackknife group, as ``ranklens._kernels.resampling.
+    group_weight_sums`` of the same counts gives it (integers, so the same sums in any order).
+
+    One pass over the lanes (32 bytes a data row) into an int64 table of ``(n_groups, 32)``
+    per task, chunks of data rows in parallel, the tables then added; exact.
+    """
+    batches = weights.shape[0]
+    n = weights.shape[1]
+    width = weights.shape[2]
+    chunks = 16
+    step = (n + chunks - 1) // chunks
+    tables = np.zeros((batches * chunks, n_groups, width), np.int64)
+    for task in prange(batches * chunks):
+        t = task // chunks
+        c = task % chunks
+        table = tables[task]
+        for i in range(c * step, min(n, (c + 1) * step)):
+            row = weights[t, i]
+            acc = table[groups[i]]
+            for j in range(width):
+                acc[j] += row[j]
+    out = np.zeros((rows, n_groups), np.float64)
+    for r in range(rows):
+        t = r // width
+        j = r % width
+        for g in range(n_groups):
+            total = 0
+            for c in range(chunks):
+                total += tables[t * chunks + c, g, j]
+            out[r, g] = total
     return out
 
 
@@ -346,7 +405,7 @@ def _sweep_chunk2(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
     def emit(builder, ptrs, scalars):
         cur_p, nxt_p, perm_p, acc_p, disc_p, pos_p = ptrs
         s_v, e_v, shift_v = scalars
-        i1t, i8, i32, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+        i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
         v8 = ir.VectorType(i8, _LANES)
         v32 = ir.VectorType(i32, _LANES)
         v64 = ir.VectorType(i64, _LANES)
@@ -387,13 +446,15 @@ def _sweep_chunk2(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
         # level L: the halves of the block
         d1 = builder.add(d, builder.mul(builder.and_(w, hi_mask), acc_h))
         acc_h1 = builder.add(acc_h, builder.and_(w, builder.xor(hi_mask, ones32)))
-        # level L - 1: the quarters of the row's half
-        in_right = builder.trunc(hi, i1t)
-        acc_q = builder.select(in_right, acc_q1, acc_q0)
+        # level L - 1: the quarters of the row's half. The half's running sums are picked and
+        # updated with masks, not selects: a select on the (random) half became a branch,
+        # mispredicted on every other row.
+        left_half = builder.xor(hi_mask, ones32)
+        acc_q = builder.or_(builder.and_(acc_q0, left_half), builder.and_(acc_q1, hi_mask))
         d2 = builder.add(d1, builder.mul(builder.and_(w, lo_mask), acc_q))
-        acc_q_new = builder.add(acc_q, builder.and_(w, builder.xor(lo_mask, ones32)))
-        acc_q0_1 = builder.select(in_right, acc_q0, acc_q_new)
-        acc_q1_1 = builder.select(in_right, acc_q_new, acc_q1)
+        w_left = builder.and_(w, builder.xor(lo_mask, ones32))
+        acc_q0_1 = builder.add(acc_q0, builder.and_(w_left, left_half))
+        acc_q1_1 = builder.add(acc_q1, builder.and_(w_left, hi_mask))
         # the slot: the next free one (from the end) of the row's quarter
         quarter = builder.zext(builder.or_(builder.shl(hi, ir.Constant(i32, 1)), lo), i64)
         is_q = [builder.icmp_unsigned("==", quarter, ir.Constant(i64, q)) for q in range(4)]
@@ -745,14 +806,12 @@ def _pred_groups(cur, p_top, n_pred, half):
 
 
 @njit(cache=True)
-def _pred_groups_vector(cur, p_top, n_pred, half):
+def _pred_groups_vector(cur, p_top, n_pred, half, mid2):
     """:func:`_pred_groups` of compact weights (uint8, ``_LANES`` columns, lane totals below
     :data:`_VECTOR_TOTAL_BELOW`), each group one :func:`_pred_group`: the same sums bit for
-    bit, and twice the midranks as int32 (``mid2``; rows of groups no row has are not written,
-    and never read)."""
+    bit, and twice the midranks as int32 written to ``mid2`` (``(>= n_pred, _LANES)``; rows of
+    groups no row has are not written, and never read)."""
     n = cur.shape[0]
-    mid2 = np.empty((n_pred, _LANES), np.int32)
-    advise_huge_pages(mid2)
     below = np.zeros(_LANES, np.float64)
     sum_p2 = np.zeros(_LANES, np.float64)
     var_a = np.zeros(_LANES, np.float64)
@@ -764,7 +823,7 @@ def _pred_groups_vector(cur, p_top, n_pred, half):
             e += 1
         _pred_group(cur, k, e, g, half, below, sum_p2, var_a, mid2)
         k = e
-    return mid2, sum_p2, var_a
+    return sum_p2, var_a
 
 
 @njit(cache=True)
@@ -847,22 +906,34 @@ def _joint_groups_vector(ws, y_seq, p_seq, mid2, half):
 
 
 @njit(cache=True)
-def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, used, m):
+def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, used, m, buffers):
     """One model, one batch: ``out[r0 + j, :, m]`` = (tau_b, rho, harrell_c), j < used.
 
     ``src`` holds the batch's weights in row order, ``top_rows`` the rows in the top level's
     order (by prediction, then position) and ``p_top`` their prediction ranks. The float sums
     are accumulated in the order of :func:`ranklens._kernels.ranking.rank_correlations_sorted`
     (zero weights add zeros) but for D and the total, sums of integers for integer weights (so
-    exact, in any order, below 2^53).
+    exact, in any order, below 2^53). ``buffers``: None, or for a compact batch the task's
+    scratch ``(lanes (2, n, _LANES) uint8, midranks (>= n_pred, _LANES) int32)``, reused from
+    block to block (fresh arrays cost their page faults each time: about a tenth of a block).
     """
     n = y_seq.size
     compact = src.itemsize == 1 and src.shape[1] <= _LANES
     width = _LANES if compact else src.shape[1]  # compact batches padded with zero weights
-    cur = np.empty((n, width), src.dtype)
-    advise_huge_pages(cur)
-    cur[:] = 0
+    if buffers is None:
+        cur = np.empty((n, width), src.dtype)
+        advise_huge_pages(cur)
+        nxt = np.empty((n, width), src.dtype)
+        advise_huge_pages(nxt)
+        mid2 = np.empty((n_pred if compact else 0, _LANES), np.int32)
+        advise_huge_pages(mid2)
+    else:
+        cur = buffers[0][0]
+        nxt = buffers[0][1]
+        mid2 = buffers[1]
     used_width = src.shape[1]
+    if used_width < width:  # zero lanes of padding (the copy below writes the others)
+        cur[:] = 0
     if compact and used_width == _LANES:  # whole rows as four 8-byte words
         src_words = src.view(np.uint64)
         cur_words = cur.view(np.uint64)
@@ -892,13 +963,10 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
     # prediction groups: runs of the top order; their midranks are kept for the joint groups
     vector = compact and total.max() < _VECTOR_TOTAL_BELOW
     if vector:
-        mid2, sum_p2, var_a = _pred_groups_vector(cur, p_top, n_pred, half)
+        sum_p2, var_a = _pred_groups_vector(cur, p_top, n_pred, half, mid2)
         pred_mid = np.empty((0, width), np.float64)
     else:
         pred_mid, sum_p2, var_a = _pred_groups(cur, p_top, n_pred, half)
-        mid2 = np.empty((0, _LANES), np.int32)
-    nxt = np.empty((n, width), src.dtype)
-    advise_huge_pages(nxt)
     chunk = 0
     if compact:  # the longest chunk whose int32 sums are exact (see _split_levels_compact)
         bound = np.float64(w_max) * max(total.max(), 1.0)
@@ -916,31 +984,26 @@ def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, use
 
 
 @njit(cache=True)
-def _level_task(task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out):
-    """Task ``task``: model ``task % n_models``, batch ``task // n_models``."""
+def _level_task(task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out, scratch):
+    """Task ``task``: model ``task % n_models``, batch ``task // n_models`` (with scratch
+    ``task`` of ``scratch``, if given)."""
     n_models = top_rows.shape[0]
     m = task % n_models
     t = task // n_models
     width = weights.shape[2]
     r0 = t * width
     used = min(width, out.shape[0] - r0)
-    _level_batch(
-        weights[t],
-        top_rows[m],
-        p_top[m],
-        perms[m],
-        y_sorted[m],
-        p_sorted[m],
-        n_preds[m],
-        out,
-        r0,
-        used,
-        m,
-    )
+    args = (weights[t], top_rows[m], p_top[m], perms[m], y_sorted[m], p_sorted[m], n_preds[m])
+    if scratch is None:
+        _level_batch(*args, out, r0, used, m, None)
+    else:
+        _level_batch(*args, out, r0, used, m, (scratch[0][task], scratch[1][task]))
 
 
 @njit(cache=True, parallel=True)
-def level_statistics_parallel(weights, rows, top_rows, p_top, perms, y_sorted, p_sorted, n_preds):
+def level_statistics_parallel(
+    weights, rows, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, scratch=None
+):
     """``out[r, :, m]`` = weighted (tau_b, rho, harrell_c) of model m under replicate row r.
 
     ``weights`` is ``(batches, n, width)`` in row order (:func:`batch_weights_small` or
@@ -949,22 +1012,39 @@ def level_statistics_parallel(weights, rows, top_rows, p_top, perms, y_sorted, p
     ``p_sorted[m]`` are the dense ranks by position, ``perms[m]`` the level orders of
     :func:`level_orders`, ``top_rows[m]`` the rows in the top level's order and ``p_top[m]``
     their prediction ranks (:func:`level_plan`). The (model, batch) tasks run in parallel.
+    ``scratch`` (compact weights only): None, or one pair of buffers per task,
+    ``(uint8 (tasks, 2, n, 32), int32 (tasks, max n_preds, 32))`` (:func:`level_scratch`).
     """
     n_models = top_rows.shape[0]
     out = np.empty((rows, 3, n_models), np.float64)
     for task in prange(weights.shape[0] * n_models):
-        _level_task(task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out)
+        _level_task(
+            task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out, scratch
+        )
     return out
 
 
 @njit(cache=True)
-def level_statistics_serial(weights, rows, top_rows, p_top, perms, y_sorted, p_sorted, n_preds):
+def level_statistics_serial(
+    weights, rows, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, scratch=None
+):
     """As :func:`level_statistics_parallel`, one task after the other."""
     n_models = top_rows.shape[0]
     out = np.empty((rows, 3, n_models), np.float64)
     for task in range(weights.shape[0] * n_models):
-        _level_task(task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out)
+        _level_task(
+            task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out, scratch
+        )
     return out
+
+
+def level_scratch(tasks: int, n: int, n_pred: int) -> tuple[np.ndarray, np.ndarray]:
+    """Buffers for ``tasks`` compact tasks of :func:`level_statistics_parallel` on n rows with
+    at most ``n_pred`` prediction groups: ``64 n + 128 n_pred`` bytes a task."""
+    return (
+        np.empty((tasks, 2, n, _LANES), np.uint8),
+        np.empty((tasks, max(n_pred, 1), _LANES), np.int32),
+    )
 
 
 @intrinsic
@@ -1076,9 +1156,8 @@ def level_plan(
     """
     n = orders.shape[1]
     levels = n_levels(n)
-    perms = np.stack(
-        [level_orders(p_sorted[m], int(n_preds[m]), levels) for m in range(orders.shape[0])]
-    )
+    perms = np.empty((orders.shape[0], max(levels, 1), n), np.int32)  # written in place
+    _every_level_order(p_sorted, np.asarray(n_preds, dtype=np.int64), levels, perms)
     top_rows = np.stack([orders[m][perms[m, -1]] for m in range(orders.shape[0])]).astype(np.int32)
     p_top = np.stack([p_sorted[m][perms[m, -1]] for m in range(orders.shape[0])]).astype(np.int32)
     return top_rows, p_top, perms
