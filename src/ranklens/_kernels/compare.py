@@ -125,16 +125,16 @@ def multiplicities_serial(indices, n):
 @njit(cache=True)
 def _count_row_small(indices, b, out):
     """Row ``b`` of the counts as uint8, every entry written; True when a count passed 255
-    (the stored count wrapped: no branch on the data, the row is not to be used)."""
+    (and wrapped: the row is not to be used)."""
     row = out[b]
     row[:] = 0
-    wrapped = False
     for j in range(indices.shape[1]):
-        i = indices[b, j]
-        count = np.int64(row[i]) + 1
-        row[i] = np.uint8(count & 255)
-        wrapped |= count > 255
-    return wrapped
+        row[indices[b, j]] += 1  # (wraps past 255)
+    # A count that passed 255 wrapped and lost 256: the row's draws then sum to less.
+    total = 0
+    for i in range(row.size):
+        total += np.int64(row[i])
+    return total != indices.shape[1]
 
 
 @njit(cache=True, parallel=True)

@@ -208,17 +208,17 @@ def segment_counts_small(buf, starts, counts, offsets, rows, n):
     for b in prange(rows):
         row = out[b]
         row[:] = 0
-        big = False
         j, lo, hi = _segments_of(offsets, counts, b, n)
         while j < counts.shape[0] and offsets[j] < hi:
             base = starts[j] - offsets[j]
             for a in range(max(lo, offsets[j]), min(hi, offsets[j] + counts[j])):
-                i = buf[base + a]
-                count = np.int64(row[i]) + 1
-                row[i] = np.uint8(count & 255)
-                big |= count > 255  # no branch on the data; the block is then not used
+                row[buf[base + a]] += 1  # (wraps past 255)
             j += 1
-        wrapped[b] = big
+        # A count that passed 255 wrapped and lost 256: the row's n draws then sum to less.
+        total = 0
+        for i in range(n):
+            total += np.int64(row[i])
+        wrapped[b] = total != n
     return out, not wrapped.any()
 
 
