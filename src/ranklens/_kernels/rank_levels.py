@@ -85,8 +85,7 @@ def n_levels(n: int) -> int:
     return max(0, (int(n) - 1).bit_length())
 
 
-@njit(cache=True)
-def level_orders(p_seq, n_pred, levels):
+def level_orders(p_seq: np.ndarray, n_pred: int, levels: int) -> np.ndarray:
     """``out[L - 1]`` lists the positions by (position >> L, prediction, position), L = 1..levels.
 
     ``p_seq`` are the prediction ranks (``< n_pred``) in position order. The top level's order
@@ -94,7 +93,7 @@ def level_orders(p_seq, n_pred, levels):
     of the level above by the block's middle bit. int32 (callers keep n below 2^31).
     """
     out = np.empty((max(levels, 1), p_seq.size), np.int32)
-    _level_orders_into(p_seq, n_pred, levels, out)
+    _level_orders_into(np.ascontiguousarray(p_seq), int(n_pred), int(levels), out)
     return out
 
 
