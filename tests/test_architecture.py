@@ -38,6 +38,7 @@ FOUNDATIONS = {
     "ranklens._results",
     "ranklens._typing",
     "ranklens._scaling",
+    "ranklens._shared",
     "ranklens._validation",
     "ranklens._version",
     "ranklens.exceptions",

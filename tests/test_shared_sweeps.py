@@ -1,4 +1,4 @@
-"""Rank measures of the same data share one sort and sweep within ``shared_rank_sweeps`` (a
+"""Rank measures of the same data share one sort and sweep within ``shared_results`` (a
 comparison's point values and variances): the same numbers, and data changed in between are
 swept anew."""
 
@@ -9,8 +9,9 @@ import pytest
 
 import ranklens.ranking as ranking
 from ranklens._resampling import kernels_only
+from ranklens._shared import shared_results
 from ranklens.compare import compare_models
-from ranklens.ranking import kendall_tau, ranking_summary, shared_rank_sweeps, spearman_rho
+from ranklens.ranking import kendall_tau, ranking_summary, spearman_rho
 
 
 def _counting(monkeypatch) -> list[int]:
@@ -32,7 +33,7 @@ def test_one_sweep_serves_every_measure_of_the_same_data(monkeypatch):
     p = np.round(y + rng.normal(size=n), 1)
     alone = (kendall_tau(y, p), spearman_rho(y, p), ranking_summary(y, p).tau_variance)
     calls = _counting(monkeypatch)
-    with shared_rank_sweeps():
+    with shared_results():
         shared = (
             kendall_tau(y, p),
             spearman_rho(y.copy(), p.copy()),  # equal values in other arrays: shared too
@@ -52,17 +53,6 @@ def test_one_sweep_serves_every_measure_of_the_same_data(monkeypatch):
     assert shared == alone
     kendall_tau(y, p)  # outside the block: nothing kept
     assert len(calls) == 4
-
-
-def test_shared_arrays_are_read_only(monkeypatch):
-    rng = np.random.default_rng(1)
-    n = 50_000
-    y, p = rng.normal(size=n), rng.normal(size=n)
-    with shared_rank_sweeps():
-        result = ranking._rank_sweep(y, p, None)
-        order = result[4]
-        with pytest.raises(ValueError, match="read-only"):
-            order[0] = 1
 
 
 @pytest.mark.parametrize("weighted", [False, True])

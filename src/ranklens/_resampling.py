@@ -446,7 +446,7 @@ def bootstrap_blocks(
     """Blocks of multiplicity rows, each row from one ``rng.integers`` call (one replicate).
 
     On the kernels' route a large block draws its indices in parallel chunks
-    (:func:`draw_indices`, the same numbers). With ``compact`` a block on the kernels' route is
+    (:func:`draw_segments`, the same numbers). With ``compact`` a block on the kernels' route is
     uint8 counts (``small_multiplicities``, an eighth of the float64 block, for callers that
     read them as such: the comparison's uint8 lanes) wherever every count fits, else float64
     as always: the same numbers.

@@ -102,6 +102,7 @@ from ranklens._resampling import (
     weighted_loss_sums_numpy,
 )
 from ranklens._results import Result
+from ranklens._shared import RANK_SEQUENCE, shared, shared_results
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     check_positive_int,
@@ -117,7 +118,6 @@ from ranklens._xp.rank import (
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
 from ranklens.metrics import get_metric
-from ranklens.ranking import rank_sequence, shared_rank_sweeps
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build a DataFrame
     import pandas as pd
@@ -1055,13 +1055,14 @@ class _RankEvaluator(_LaneReader):
         rows sorted by y, ties by prediction, and the dense ranks."""
         if self._prepared:
             return
-        from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred
+        from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred, sequence
 
         y = self._y
         orders, y_sorted, p_sorted, n_preds = [], [], [], []
         for pred in self.preds:
-            # (the point values' sort, within shared_rank_sweeps)
-            order, _, _, y_rank, pred_rank, _, _ = rank_sequence(y, pred)
+            # (within shared_results, the sort the point values of the model made)
+            sort = functools.partial(sequence, y, pred, need_pred_rank=True)
+            order, _, _, y_rank, pred_rank, _, _ = shared(RANK_SEQUENCE, (y, pred), sort)
             # increasing y, ties by increasing prediction
             by_y = np.ascontiguousarray(order_by_y_then_pred(order, y_rank)[::-1])
             orders.append(by_y)
@@ -1581,7 +1582,7 @@ def compare_models(
     )
     # One sort (and sweep) of each model's data for the point values of tau, rho and C, tau's
     # variances and the bootstrap's ranks; released once the evaluators hold what they need.
-    with shared_rank_sweeps():
+    with shared_results():
         values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
         values = values.reshape(n_metrics, n_models)
         if method == "delong":

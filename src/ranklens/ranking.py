@@ -26,13 +26,10 @@ are floats. Every algorithm is O(n log n); the kernels are in :mod:`ranklens._ke
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
 import math
 import sys
 import time
-from collections.abc import Iterator
 from fractions import Fraction
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -58,6 +55,7 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import ConfidenceInterval, CurveResult, Result
+from ranklens._shared import RANK_SEQUENCE, RANK_SWEEP, shared, sharing
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     check_pair,
@@ -1331,83 +1329,22 @@ def _numpy_sums(y: np.ndarray, p: np.ndarray) -> dict[str, Any]:
         _NUMPY_SWEEP_SECONDS[0] += time.perf_counter() - start
 
 
-class _SharedSweeps:
-    """What :func:`shared_rank_sweeps` keeps: per input, copies of its arrays and results."""
-
-    def __init__(self) -> None:
-        self.sequences: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
-        self.sweeps: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
-
-    @staticmethod
-    def find(kept: list[tuple[tuple[Any, ...], tuple[Any, ...]]], *given: Any) -> Any:
-        for arrays, result in kept:
-            if all(_same_values(a, g) for a, g in zip(arrays, given, strict=True)):
-                return result
-        return None
-
-    @staticmethod
-    def keep(
-        kept: list[tuple[tuple[Any, ...], tuple[Any, ...]]], result: tuple[Any, ...], *given: Any
-    ) -> None:
-        for value in result:
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
-        kept.append((tuple(None if g is None else g.copy() for g in given), result))
-
-
-#: The sorts and sweeps run within :func:`shared_rank_sweeps` (None outside).
-_SHARED: contextvars.ContextVar[_SharedSweeps | None] = contextvars.ContextVar(
-    "_SHARED", default=None
-)
-
-
-@contextlib.contextmanager
-def shared_rank_sweeps() -> Iterator[None]:
-    """Within the block, the rank measures of the same ``(y_true, y_pred, sample_weight)``
-    share one sort and one sweep.
-
-    A comparison takes the point values of Kendall's tau, Spearman's rho and Harrell's C, the
-    variances of tau and the bootstrap's ranks of each model: one sort and one sweep give
-    them all (about 0.1 s each at n = 1e6). A result is reused only for inputs equal, value
-    by value, to copies of those it was computed from, so data changed in between are sorted
-    anew; its arrays are read-only.
-    """
-    token = _SHARED.set(_SharedSweeps())
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def _same_values(kept: np.ndarray | None, given: np.ndarray | None) -> bool:
-    if kept is None or given is None:
-        return kept is given
-    return kept.shape == given.shape and bool(np.array_equal(kept, given))
-
-
-def rank_sequence(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
+def _rank_sequence(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
     """``ranklens._kernels.ranking.sequence(y, p, need_pred_rank=True)``: ``(order, key, pkey,
-    y_rank, pred_rank, n_y, n_p)``, computed once per input within :func:`shared_rank_sweeps`."""
-    shared = _SHARED.get()
-    if shared is not None:
-        found = shared.find(shared.sequences, y, p)
-        if found is not None:
-            return tuple(found)
-    result = tuple(_k.sequence(y, p, need_pred_rank=True))
-    if shared is not None:
-        shared.keep(shared.sequences, result, y, p)
-    return result
+    y_rank, pred_rank, n_y, n_p)``, computed once per input within
+    :func:`ranklens._shared.shared_results`."""
+    return shared(RANK_SEQUENCE, (y, p), lambda: tuple(_k.sequence(y, p, need_pred_rank=True)))
 
 
 def _rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
     """The sequence and one sweep: ``(stats, moments, limbs, fsums, order, key, pkey)`` (run
-    once per input within :func:`shared_rank_sweeps`)."""
-    shared = _SHARED.get()
-    if shared is not None:
-        found = shared.find(shared.sweeps, y, p, w)
-        if found is not None:
-            return tuple(found)
-        order, key, pkey, _, _, n_y, _ = rank_sequence(y, p)
+    once per input within :func:`ranklens._shared.shared_results`)."""
+    return shared(RANK_SWEEP, (y, p, w), lambda: _sweep_once(y, p, w))
+
+
+def _sweep_once(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
+    if sharing():  # the sort the comparison's other users of these data share
+        order, key, pkey, _, _, n_y, _ = _rank_sequence(y, p)
     else:
         order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
     empties = [_NO_INT] * 5 if w is None else [_NO_FLOAT] * 5
@@ -1416,10 +1353,7 @@ def _rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any
     stats, moments, limbs, fsums = _k.sweep(
         key, pkey, n_y, weights, w is None, proto, _NO_INT, *empties
     )
-    result = (stats, moments, limbs, fsums, order, key, pkey)
-    if shared is not None:
-        shared.keep(shared.sweeps, result, y, p, w)
-    return result
+    return stats, moments, limbs, fsums, order, key, pkey
 
 
 def _point(

@@ -12,9 +12,10 @@ the state of a 128-bit linear congruential generator after each step.
 Whether a value is rejected depends on that value alone, so a block of ``rows`` replicates is
 the first ``rows * n`` accepted values of the stream, in order. The stream is cut into chunks
 of :data:`CHUNK_STEPS` steps; each chunk starts from the state reached by jumping ahead in
-``O(log k)`` (Brown 1994) and keeps its accepted values, in parallel, and the chunks are joined
-by their counts. The caller (:func:`ranklens._resampling.draw_indices`) sets the generator to
-the state the sequential calls would have left, so every later draw is unchanged too.
+``O(log k)`` (Brown 1994) and keeps its accepted values, in parallel; the chunks' counts say
+which values are whose, and the counting kernels read the chunks where they lie. The caller
+(:func:`ranklens._resampling.draw_segments`) sets the generator to the state the sequential
+calls would have left, so every later draw is unchanged too.
 
 References
 ----------
