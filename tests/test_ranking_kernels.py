@@ -197,3 +197,40 @@ def test_numpy_and_radix_stage_one_agree(monkeypatch):
         # and both are the definition: prediction descending, y descending, row ascending
         expected = np.lexsort((np.arange(y.size), -y, -p))
         np.testing.assert_array_equal(small[0], expected)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 63, 64, 65, 1000, 100_003])
+@pytest.mark.parametrize("kind", ["continuous", "ties", "constant", "signed_zeros", "extremes"])
+def test_parallel_radix_argsort_equals_the_serial_one(n, kind):
+    """The radix argsort with its passes in parallel chunks gives the serial one's keys and
+    order (a stable argsort): sizes around the chunk count, ties, one value, both zeros (one
+    tie group), infinities and the extreme finite values."""
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=n)
+    if kind == "ties":
+        x = np.round(x, 1)
+    elif kind == "constant":
+        x = np.full(n, 3.0)
+    elif kind == "signed_zeros":
+        x = np.where(rng.random(n) < 0.5, -0.0, 0.0)
+    elif kind == "extremes":
+        x = rng.choice([-np.inf, np.inf, -1.7e308, 1.7e308, 5e-324, -5e-324, 0.0, 1.0], n)
+    keys, order = K.radix_argsort(x.copy())
+    keys_p, order_p = K.radix_argsort_parallel(x.copy())
+    np.testing.assert_array_equal(keys_p, keys)
+    np.testing.assert_array_equal(order_p, order)
+    if kind != "signed_zeros":  # (np.argsort puts -0.0 and 0.0 apart in no order; ties here)
+        np.testing.assert_array_equal(order_p, np.argsort(x, kind="stable"))
+
+
+def test_argsort_keys_takes_the_parallel_sort_from_its_threshold(monkeypatch):
+    calls = []
+    parallel = K.radix_argsort_parallel
+    monkeypatch.setattr(K, "radix_argsort_parallel", lambda x: calls.append(x.size) or parallel(x))
+    monkeypatch.setattr(K, "PARALLEL_SORT_FROM", 500)
+    x = np.random.default_rng(0).normal(size=600)
+    K.argsort_keys(x)
+    K.argsort_keys(x[:400])
+    import numba
+
+    assert calls == ([600] if numba.get_num_threads() > 1 else [])

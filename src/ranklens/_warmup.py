@@ -357,10 +357,14 @@ def _compiled_sums() -> Iterator[None]:
 
 
 def _large_n(d: dict[str, Any]) -> None:
-    """Every step above again, with the kernels that large data sets sort with."""
+    """Every step above again, with the kernels that large data sets sort with (and the
+    parallel argsort of the rank measures, from two million rows)."""
     with _kernel_paths():
         for _, step in STEPS[:-1]:
             step(d)
+    from ranklens._kernels.ranking import radix_argsort_parallel
+
+    radix_argsort_parallel(d["y"])
 
 
 #: ``(description, function of the data)``, in the order they run.

@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ranklens._cache import is_compiled
 from ranklens._xp import ranked_keys as _xk  # the NumPy forms
@@ -181,6 +181,69 @@ def _radix_sort(keys, payload, carry):
         # checks, whose error messages alone took 2 s to compile (docs/performance.md).
         for i in range(n):
             cur_load[i] = payload[i]
+    return cur_keys, cur_load
+
+
+#: Chunks of rows the parallel radix sort counts and moves independently (more than threads:
+#: the chunks balance; the result does not depend on the count).
+_SORT_CHUNKS = 64
+
+
+@njit(cache=True, parallel=True)
+def _radix_sort_parallel(keys, payload, carry):
+    """:func:`_radix_sort` with every pass split into chunks of rows in parallel: each chunk
+    counts its digits, the chunks' slots follow from the counts (bucket by bucket, chunk by
+    chunk), and each chunk moves its rows to them in order, so the sort is as stable and the
+    result the same. ``keys`` is used as scratch space; ``payload`` is not modified."""
+    n = keys.shape[0]
+    mask = np.uint64(_N_BUCKETS - 1)
+    chunks = _SORT_CHUNKS
+    step = (n + chunks - 1) // chunks
+    counts = np.zeros((chunks, _N_BUCKETS), dtype=np.int64)
+    slots = np.empty((chunks, _N_BUCKETS), dtype=np.int64)
+    cur_keys = keys
+    nxt_keys = np.empty(n, dtype=np.uint64)
+    m = n if carry else 0
+    cur_load = np.empty(m, dtype=payload.dtype)
+    nxt_load = np.empty(m, dtype=payload.dtype)
+    if carry:  # the caller's payload, copied once (it is only read)
+        for c in prange(chunks):
+            for i in range(c * step, min(n, (c + 1) * step)):
+                cur_load[i] = payload[i]
+    for p in range(_N_PASSES):
+        shift = np.uint64(p * _RADIX_BITS)
+        for c in prange(chunks):
+            row = counts[c]
+            for b in range(_N_BUCKETS):
+                row[b] = 0
+            for i in range(c * step, min(n, (c + 1) * step)):
+                row[(cur_keys[i] >> shift) & mask] += 1
+        trivial = False  # every key has the same digit: the pass would move nothing
+        for b in range(_N_BUCKETS):
+            total = 0
+            for c in range(chunks):
+                total += counts[c, b]
+            if total == n:
+                trivial = True
+        if trivial:
+            continue
+        running = 0
+        for b in range(_N_BUCKETS):
+            for c in range(chunks):
+                slots[c, b] = running
+                running += counts[c, b]
+        for c in prange(chunks):
+            slot = slots[c]
+            for i in range(c * step, min(n, (c + 1) * step)):
+                k = cur_keys[i]
+                d = (k >> shift) & mask
+                j = slot[d]
+                slot[d] = j + 1
+                nxt_keys[j] = k
+                if carry:
+                    nxt_load[j] = cur_load[i]
+        cur_keys, nxt_keys = nxt_keys, cur_keys
+        cur_load, nxt_load = nxt_load, cur_load
     return cur_keys, cur_load
 
 

@@ -47,12 +47,13 @@ import numpy as np
 from numba import njit
 
 from ranklens._kernels import curves as _curves
-from ranklens._kernels.curves import _descending_keys, _radix_sort
+from ranklens._kernels.curves import _descending_keys, _radix_sort, _radix_sort_parallel
 from ranklens._xp import sequence as _xs
 from ranklens._xp.sequence import dense_ranks_numpy as _dense_ranks_numpy
 
 __all__ = [
     "SMALL_N",
+    "argsort_keys",
     "concordance_envelope",
     "cutoff_auc_sums",
     "dense_ranks",
@@ -62,6 +63,7 @@ __all__ = [
     "order_by_y_then_pred",
     "prepare_ranks",
     "radix_argsort",
+    "radix_argsort_parallel",
     "rank_correlations_sorted",
     "record_prototype",
     "sequence",
@@ -102,6 +104,31 @@ def radix_argsort(x):
 
 
 @njit(cache=True)
+def radix_argsort_parallel(x):
+    """:func:`radix_argsort` with the passes of the radix sort in parallel chunks of rows
+    (``ranklens._kernels.curves._radix_sort_parallel``): the same keys and order."""
+    keys = _descending_keys(x)
+    for i in range(keys.size):
+        keys[i] = ~keys[i]
+    sorted_keys, order = _radix_sort_parallel(keys, np.arange(keys.size), True)
+    return sorted_keys.view(np.int64), order
+
+
+#: Rows from which the argsorts of the rank measures run in parallel (with more than one
+#: thread): below, the serial sort is as fast, and small calls compile no parallel kernel.
+PARALLEL_SORT_FROM = 1 << 21
+
+
+def argsort_keys(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`radix_argsort`, in parallel from :data:`PARALLEL_SORT_FROM` rows."""
+    import numba
+
+    if x.size >= PARALLEL_SORT_FROM and numba.get_num_threads() > 1:
+        return radix_argsort_parallel(x)
+    return radix_argsort(x)
+
+
+@njit(cache=True)
 def _dense_ranks_sorted(keys, order):
     n = keys.size
     rank = np.empty(n, np.int64)
@@ -131,7 +158,7 @@ def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
     x = np.ascontiguousarray(x, dtype=np.float64)
     if not _use_kernel(x.size, _dense_ranks_sorted):
         return _dense_ranks_numpy(x)
-    rank, n_groups = _dense_ranks_sorted(*radix_argsort(x))
+    rank, n_groups = _dense_ranks_sorted(*argsort_keys(x))
     return rank, int(n_groups)
 
 
@@ -230,7 +257,7 @@ def sequence(
     if not _use_kernel(n, _build_sequence):
         # One sort of a distinct int64 key per row (ranklens._xp.sequence, numba-free).
         return _xs.sequence_numpy(y_rank, n_y, y_pred, need_pred_rank)
-    p_keys, p_order = radix_argsort(y_pred)
+    p_keys, p_order = argsort_keys(y_pred)
     order, key, pkey, pred_rank, n_p = _build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank)
     return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
 
