@@ -479,11 +479,11 @@ def bootstrap_blocks(
             indices = np.empty((rows, n), dtype=dtype)
         for r in range(rows_used):
             indices[r] = rng.integers(0, n, size=n, dtype=dtype)
-        if on_numpy:
+        if counter is None:  # the NumPy route
             yield multiplicities_numpy(indices[:rows_used], n)
             continue
         if compact:
-            counts, fits = kernel("small_multiplicities", n, n)(indices[:rows_used], n)
+            counts, fits = counter(indices[:rows_used], n)
             if fits:
                 yield counts
                 continue

@@ -27,6 +27,7 @@ are floats. Every algorithm is O(n log n); the kernels are in :mod:`ranklens._ke
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import sys
 import time
@@ -1333,7 +1334,7 @@ def _rank_sequence(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
     """``ranklens._kernels.ranking.sequence(y, p, need_pred_rank=True)``: ``(order, key, pkey,
     y_rank, pred_rank, n_y, n_p)``, computed once per input within
     :func:`ranklens._shared.shared_results`."""
-    return shared(RANK_SEQUENCE, (y, p), lambda: tuple(_k.sequence(y, p, need_pred_rank=True)))
+    return shared(RANK_SEQUENCE, (y, p), functools.partial(_k.sequence, y, p, need_pred_rank=True))
 
 
 def _rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:

@@ -24,6 +24,7 @@ from numba.extending import intrinsic
 from ranklens._kernels.ranking import _rho, gather_positive, rank_correlations_sorted
 
 __all__ = [
+    "counts_wrapped",
     "multiplicities_parallel",
     "multiplicities_serial",
     "rank_batches_parallel",
@@ -130,11 +131,17 @@ def _count_row_small(indices, b, out):
     row[:] = 0
     for j in range(indices.shape[1]):
         row[indices[b, j]] += 1  # (wraps past 255)
-    # A count that passed 255 wrapped and lost 256: the row's draws then sum to less.
+    return counts_wrapped(row, indices.shape[1])
+
+
+@njit(cache=True)
+def counts_wrapped(row, draws):
+    """Whether a row of uint8 counts of ``draws`` draws has a count that passed 255: it
+    wrapped and lost 256, so the row sums to less than ``draws`` (no test per draw)."""
     total = 0
     for i in range(row.size):
         total += np.int64(row[i])
-    return total != indices.shape[1]
+    return total != draws
 
 
 @njit(cache=True, parallel=True)

@@ -36,7 +36,7 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from ranklens._kernels.compare import advise_huge_pages
+from ranklens._kernels.compare import advise_huge_pages, counts_wrapped
 
 __all__ = [
     "CHUNK_STEPS",
@@ -86,8 +86,8 @@ def _muladd128(typingctx, a_hi, a_lo, b_hi, b_lo, c_hi, c_lo):
 
 
 @njit(cache=True)
-def _output(hi, lo):
-    """PCG64's XSL-RR output of a state: ``rotr64(hi ^ lo, hi >> 58)``."""
+def output_of(hi, lo):
+    """PCG64's XSL-RR output on reaching state ``(hi, lo)``: ``rotr64(hi ^ lo, hi >> 58)``."""
     x = hi ^ lo
     r = hi >> _S58
     return (x >> r) | (x << ((_S64 - r) & _S63))
@@ -143,10 +143,10 @@ def _four_chunks(hi, lo, inc_hi, inc_lo, chunk, n, threshold, buf, at, counts, j
         h1, l1 = _muladd128(h1, l1, _MULT_HI, _MULT_LO, inc_hi, inc_lo)
         h2, l2 = _muladd128(h2, l2, _MULT_HI, _MULT_LO, inc_hi, inc_lo)
         h3, l3 = _muladd128(h3, l3, _MULT_HI, _MULT_LO, inc_hi, inc_lo)
-        c0 = _accept(_output(h0, l0), bound, threshold, buf, at, c0)
-        c1 = _accept(_output(h1, l1), bound, threshold, buf, at + width, c1)
-        c2 = _accept(_output(h2, l2), bound, threshold, buf, at + 2 * width, c2)
-        c3 = _accept(_output(h3, l3), bound, threshold, buf, at + 3 * width, c3)
+        c0 = _accept(output_of(h0, l0), bound, threshold, buf, at, c0)
+        c1 = _accept(output_of(h1, l1), bound, threshold, buf, at + width, c1)
+        c2 = _accept(output_of(h2, l2), bound, threshold, buf, at + 2 * width, c2)
+        c3 = _accept(output_of(h3, l3), bound, threshold, buf, at + 3 * width, c3)
     counts[j] = c0
     counts[j + 1] = c1
     counts[j + 2] = c2
@@ -178,7 +178,7 @@ def accepted_position(hi, lo, inc_hi, inc_lo, chunk, n, threshold, k):
     consumed = 0
     for _ in range(CHUNK_STEPS):
         s_hi, s_lo = _muladd128(s_hi, s_lo, _MULT_HI, _MULT_LO, inc_hi, inc_lo)
-        word = _output(s_hi, s_lo)
+        word = output_of(s_hi, s_lo)
         for half in (word & _LOW32, word >> _S32):
             consumed += 1
             if ((half * bound) & _LOW32) >= threshold:
@@ -189,12 +189,18 @@ def accepted_position(hi, lo, inc_hi, inc_lo, chunk, n, threshold, k):
 
 
 @njit(cache=True)
-def _segments_of(offsets, counts, b, n):
-    """The first segment holding replicate ``b``'s indices (the accepted values numbered
-    ``b n .. (b + 1) n - 1`` in stream order; segment j holds values ``offsets[j] ..
-    offsets[j] + counts[j] - 1``) and that range."""
+def _count_segments(buf, starts, counts, offsets, b, n, row):
+    """``row[i] += 1`` for each of replicate ``b``'s indices: the accepted values numbered
+    ``b n .. (b + 1) n - 1`` in stream order (segment j holds ``counts[j]`` values from
+    ``buf[starts[j]]``, numbered from ``offsets[j]``). A uint8 row wraps past 255."""
     lo = b * n
-    return np.searchsorted(offsets, lo, side="right") - 1, lo, lo + n
+    hi = lo + n
+    j = np.searchsorted(offsets, lo, side="right") - 1
+    while j < counts.shape[0] and offsets[j] < hi:
+        base = starts[j] - offsets[j]
+        for a in range(max(lo, offsets[j]), min(hi, offsets[j] + counts[j])):
+            row[buf[base + a]] += 1
+        j += 1
 
 
 @njit(cache=True, parallel=True)
@@ -209,17 +215,8 @@ def segment_counts_small(buf, starts, counts, offsets, rows, n):
     for b in prange(rows):
         row = out[b]
         row[:] = 0
-        j, lo, hi = _segments_of(offsets, counts, b, n)
-        while j < counts.shape[0] and offsets[j] < hi:
-            base = starts[j] - offsets[j]
-            for a in range(max(lo, offsets[j]), min(hi, offsets[j] + counts[j])):
-                row[buf[base + a]] += 1  # (wraps past 255)
-            j += 1
-        # A count that passed 255 wrapped and lost 256: the row's n draws then sum to less.
-        total = 0
-        for i in range(n):
-            total += np.int64(row[i])
-        wrapped[b] = total != n
+        _count_segments(buf, starts, counts, offsets, b, n, row)
+        wrapped[b] = counts_wrapped(row, n)
     return out, not wrapped.any()
 
 
@@ -231,19 +228,8 @@ def segment_counts(buf, starts, counts, offsets, rows, n):
     advise_huge_pages(out)
     for b in prange(rows):
         tally = np.zeros(n, np.int32)
-        j, lo, hi = _segments_of(offsets, counts, b, n)
-        while j < counts.shape[0] and offsets[j] < hi:
-            base = starts[j] - offsets[j]
-            for a in range(max(lo, offsets[j]), min(hi, offsets[j] + counts[j])):
-                tally[buf[base + a]] += 1
-            j += 1
+        _count_segments(buf, starts, counts, offsets, b, n, tally)
         row = out[b]
         for i in range(n):
             row[i] = tally[i]
     return out
-
-
-@njit(cache=True)
-def output_of(hi, lo):
-    """The 64-bit output the generator gives on reaching state ``(hi, lo)``."""
-    return _output(hi, lo)
