@@ -772,9 +772,17 @@ def bootstrap_curve(
     return out
 
 
-def _restore_bucket(part: Any, column: str, dtype: Any, partition_info: Any = None) -> Any:
-    """The partition with its bucket column (the partition's number) put back."""
-    return part.assign(**{column: np.full(len(part), partition_info["number"], dtype)})
+def _restore_bucket(
+    part: Any, column: str, dtype: Any, order: list[str] | None, partition_info: Any = None
+) -> Any:
+    """The partition with its bucket column (the partition's number) put back, the columns in
+    ``order`` (None: the bucket column last)."""
+    part = part.assign(**{column: np.full(len(part), partition_info["number"], dtype)})
+    return part if order is None else part[order]
+
+
+#: The column name that every shuffle method of Dask reads as the output partition number.
+_PARTITION_NUMBER = "_partitions"
 
 
 def by_bucket(frame: Any, column: str, n_parts: int) -> Any:
@@ -789,16 +797,23 @@ def by_bucket(frame: Any, column: str, n_parts: int) -> Any:
     the same either way, tested).
     """
     expression = _shuffle_expression()
-    if expression is not None:
+    if expression is not None and _PARTITION_NUMBER not in frame.columns:
         shuffle, new_collection = expression
+        # under this name: Dask's task-based shuffle takes a column named otherwise for keys to
+        # hash, and its partitions would not be the buckets (the peer-to-peer and disk-based
+        # shuffles take any column as the partition number)
+        numbered = frame.rename(columns={column: _PARTITION_NUMBER})
         try:
-            moved = new_collection(shuffle(frame.expr, column, n_parts, True, None, None))
+            moved = new_collection(
+                shuffle(numbered.expr, _PARTITION_NUMBER, n_parts, True, None, None)
+            )
         except (TypeError, AttributeError):  # the private expression changed: the public route
             moved = None
         if moved is not None:
             dtype = frame._meta[column].dtype
             rest = moved[[c for c in frame.columns if c != column]]
-            return rest.map_partitions(_restore_bucket, column, dtype, meta=frame._meta)
+            order = None if frame.columns[-1] == column else list(frame.columns)
+            return rest.map_partitions(_restore_bucket, column, dtype, order, meta=frame._meta)
     return frame.set_index(column, divisions=list(range(n_parts + 1)), drop=False)
 
 
