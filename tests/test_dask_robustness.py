@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
@@ -196,6 +197,42 @@ def test_distinct_values_and_a_tie_of_the_largest_loss(client):
         ev = rd.evaluate(dd.from_pandas(df, npartitions=parts), y="y", pred=MODELS, n_buckets=3)
         _check(ev, df)
         assert ev.robustness["a"].index[1] == 50
+
+
+def test_only_the_rows_that_can_be_furthest_travel_whole(monkeypatch):
+    """Spearman's shuffle back carries every row's midranks, and the other columns only for the
+    rows whose bounds (taken before the shuffle) leave them possibly the furthest; the table is
+    the in-memory one with rows tied at the extremes and with most rows left behind. (On Dask's
+    threads: the spies must count in this process.)"""
+    kept, every = [], []
+    survivors, slim = _rb.rho_survivors, _rb.rho_slim
+
+    def count_kept(part, constants, thresholds):
+        out = survivors(part, constants, thresholds)
+        kept.append(len(out))
+        return out
+
+    def count_every(part):
+        every.append(len(part))
+        return slim(part)
+
+    monkeypatch.setattr(_rb, "rho_survivors", count_kept)
+    monkeypatch.setattr(_rb, "rho_slim", count_every)
+    rng = np.random.default_rng(11)
+    n = 6000
+    y = rng.lognormal(size=n).round(2)  # ties within and across buckets
+    df = pd.DataFrame({"y": y, "a": np.log(y) + rng.normal(size=n), "b": y.copy()})
+    frame = dd.from_pandas(df, npartitions=4)
+    # not the cluster of the module's other tests, where these run
+    with dask.config.set({"scheduler": "threads", "dataframe.shuffle.method": "tasks"}):
+        ev = rd.evaluate(frame, y="y", pred=["a", "b"], measures=list(TABLE1_METRICS), n_buckets=40)
+    for model in ("a", "b"):
+        want, _ = _reference(df, model)
+        _assert_same(ev.robustness[model], want)
+    assert sum(every) == 2 * n  # every row of both models sent its midranks back
+    # b ranks y perfectly: every row's bounds reach rho_{-i} = 1, so every row is kept; of a's
+    # rows, few can be the furthest
+    assert n <= sum(kept) < n + n // 10
 
 
 # --------------------------------------------------------------------------------------------
