@@ -11,7 +11,13 @@ import ranklens.ranking as ranking
 from ranklens._resampling import kernels_only
 from ranklens._shared import shared_results
 from ranklens.compare import compare_models
-from ranklens.ranking import kendall_tau, ranking_summary, spearman_rho
+from ranklens.ranking import (
+    kendall_tau,
+    ranking_summary,
+    somers_d,
+    spearman_rho,
+    tau_normalized,
+)
 
 
 def _counting(monkeypatch) -> list[int]:
@@ -78,3 +84,64 @@ def test_compare_models_sorts_each_model_once_for_its_point_values(monkeypatch, 
     assert len(calls) == 2
     for field in ("values", "replicates", "variance_plug_in", "variance_unbiased", "ci_lower"):
         np.testing.assert_array_equal(getattr(after, field), getattr(before, field))
+
+
+def test_equal_inputs_are_kept_once_however_many_results_use_them():
+    """The truth and each model's predictions are copied once within a block: the sort and the
+    sweep of a model (and every model's sort) share the copies they were computed from."""
+    import ranklens._shared as _shared
+
+    rng = np.random.default_rng(3)
+    n = 50_000
+    y = rng.normal(size=n)
+    preds = [y + rng.normal(size=n), rng.normal(size=n)]
+    with shared_results():
+        for p in preds:
+            kendall_tau(y, p)  # the sweep, and the sort it is made from
+            ranking_summary(y.copy(), p).tau_variance  # equal values: no new copy
+        kept = _shared._KEPT.get()
+        assert kept is not None
+        assert len(kept.copies) == 3  # y once, each model's predictions once
+        assert sum(c is not None for c in kept.copies) == 3
+        assert {len(r) for r in kept.results.values()} == {2}  # a sort and a sweep a model
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_delong_comparison_keeps_no_sort_through_its_tests(monkeypatch, weighted):
+    """With DeLong's tests, each model's sort serves its own point values and is let go before
+    the next model's and before the tests (which need none of it); the numbers are unchanged."""
+    import ranklens.compare as compare
+    from ranklens._shared import sharing
+
+    rng = np.random.default_rng(4)
+    n = 40_000
+    y = (rng.normal(size=n) > 0.5).astype(float)
+    preds = {"a": y + rng.normal(size=n), "b": rng.normal(size=n), "c": y + rng.normal(size=n)}
+    sw = rng.integers(1, 4, n).astype(float) if weighted else None
+    kwargs = dict(
+        metrics=["roc_auc", "tau_normalized", "somers_d"],
+        method="delong",
+        sample_weight=sw,
+    )
+    with kernels_only():
+        before = compare_models(y, preds, **kwargs)
+    calls = _counting(monkeypatch)
+    held: list[bool] = []
+    delong = compare._delong
+
+    def spy(*args, **kw):
+        held.append(sharing())
+        return delong(*args, **kw)
+
+    monkeypatch.setattr(compare, "_delong", spy)
+    with kernels_only():
+        after = compare_models(y, preds, **kwargs)
+    assert len(calls) == 3  # one sort a model for its C and Somers' D
+    assert held == [False]
+    for field in ("values", "std_error", "difference", "z", "p_value", "ci_lower", "ci_upper"):
+        np.testing.assert_array_equal(getattr(after, field), getattr(before, field))
+    expected = [
+        [tau_normalized(y, p, sample_weight=sw) for p in preds.values()],
+        [somers_d(y, p, sample_weight=sw) for p in preds.values()],
+    ]
+    np.testing.assert_array_equal(after.values[1:3], expected)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -31,16 +32,39 @@ RANK_SEQUENCE = "rank sequence"
 #: The pair-class sums of one rank sweep, per ``(y, p, sample_weight)``.
 RANK_SWEEP = "rank sweep"
 
-# kind -> [(copies of the inputs, result)], within shared_results(); None outside
-_KEPT: contextvars.ContextVar[dict[str, list[tuple[tuple[Any, ...], Any]]] | None] = (
-    contextvars.ContextVar("_KEPT", default=None)
-)
+#: How many leading values are compared before whole arrays are (most unequal data differ there).
+_PROBE = 4096
+
+
+@dataclasses.dataclass
+class _Kept:
+    """What a :func:`shared_results` block keeps: per kind, the results with the copies of the
+    inputs they were computed from; and those copies, each held once however many results were
+    computed from equal data (the truth of a comparison is one copy for every model's sort and
+    sweep, not one a result: at 1e8 rows each copy is 800 MB)."""
+
+    results: dict[str, list[tuple[tuple[np.ndarray | None, ...], Any]]] = dataclasses.field(
+        default_factory=dict
+    )
+    copies: list[np.ndarray] = dataclasses.field(default_factory=list)
+
+    def copy_of(self, given: np.ndarray) -> np.ndarray:
+        """The kept copy whose values equal ``given``'s, made now if there is none."""
+        for kept in self.copies:
+            if _same_values(kept, given):
+                return kept
+        kept = given.copy()
+        self.copies.append(kept)
+        return kept
+
+
+_KEPT: contextvars.ContextVar[_Kept | None] = contextvars.ContextVar("_KEPT", default=None)
 
 
 @contextlib.contextmanager
 def shared_results() -> Iterator[None]:
     """Within the block, :func:`shared` computes each result once per input."""
-    token = _KEPT.set({})
+    token = _KEPT.set(_Kept())
     try:
         yield
     finally:
@@ -52,10 +76,12 @@ def sharing() -> bool:
     return _KEPT.get() is not None
 
 
-def _same_values(kept: np.ndarray | None, given: np.ndarray | None) -> bool:
-    if kept is None or given is None:
-        return kept is given
-    return kept.shape == given.shape and bool(np.array_equal(kept, given))
+def _same_values(kept: np.ndarray, given: np.ndarray) -> bool:
+    if kept.shape != given.shape:
+        return False
+    if kept.size > _PROBE and not np.array_equal(kept.flat[:_PROBE], given.flat[:_PROBE]):
+        return False
+    return bool(np.array_equal(kept, given))
 
 
 def shared(kind: str, inputs: tuple[np.ndarray | None, ...], compute: Callable[[], T]) -> T:
@@ -64,10 +90,12 @@ def shared(kind: str, inputs: tuple[np.ndarray | None, ...], compute: Callable[[
     kept = _KEPT.get()
     if kept is None:
         return compute()
-    results = kept.setdefault(kind, [])
+    copies = tuple(None if given is None else kept.copy_of(given) for given in inputs)
+    results = kept.results.setdefault(kind, [])
     for arrays, result in results:
-        if all(_same_values(a, g) for a, g in zip(arrays, inputs, strict=True)):
+        # equal inputs share one kept copy: the same copies, the same data
+        if all(a is c for a, c in zip(arrays, copies, strict=True)):
             return result
     result = compute()
-    results.append((tuple(None if g is None else g.copy() for g in inputs), result))
+    results.append((copies, result))
     return result

@@ -1580,13 +1580,21 @@ def compare_models(
             any(isinstance(f, RatioForm) for f in forms),
         )
     )
+    if method == "delong":
+        # One sort (and sweep) of a model's data for its point values of tau, rho and C, kept
+        # only while that model's values are computed: DeLong's components need none of it, and
+        # every model's at once would hold some 60 bytes a row per model through the tests.
+        values = np.empty((n_metrics, n_models))
+        for m, pred in enumerate(preds):
+            with shared_results():
+                for k, spec in enumerate(specs):
+                    values[k, m] = _point_value(spec, y, pred, sw)
+        return _delong(specs, y, preds, sw, names, values, pair_index, level)
     # One sort (and sweep) of each model's data for the point values of tau, rho and C, tau's
     # variances and the bootstrap's ranks; released once the evaluators hold what they need.
     with shared_results():
         values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
         values = values.reshape(n_metrics, n_models)
-        if method == "delong":
-            return _delong(specs, y, preds, sw, names, values, pair_index, level)
         variances = (
             _analytical_variances(specs, y, preds, weighted=sw is not None)
             if method == "bootstrap"
