@@ -1583,7 +1583,7 @@ def compare_models(
     if method == "delong":
         # One sort (and sweep) of a model's data for its point values of tau, rho and C, kept
         # only while that model's values are computed: DeLong's components need none of it, and
-        # every model's at once would hold some 60 bytes a row per model through the tests.
+        # every model's at once would hold about 70 bytes a row per model through the tests.
         values = np.empty((n_metrics, n_models))
         for m, pred in enumerate(preds):
             with shared_results():
