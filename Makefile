@@ -51,6 +51,7 @@ test: $(DEVSTAMP)
 # from the docstrings; any warning fails the build.
 docs: $(DEVSTAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	$(BIN)/python docs/hooks/check_site.py build/site
 
 # The suite under pandas < 3 (writable to_numpy, no Copy-on-Write by default, object strings):
 # a change of the pandas pin must not reopen what pandas 3 exposed, nor the reverse. The Dask

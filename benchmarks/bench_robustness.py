@@ -3,6 +3,7 @@
 * ``most_influential`` for Kendall's tau, Spearman's rho (and their [0, 1] forms) at n = 1e6
   (target: under 5 s each), against a naive leave-one-out with scipy (one call timed, times n);
 * ``most_influential`` for the additive losses and the median;
+* every declared exact leave-one-out rule against one call of its measure (about one pass, not n);
 * residual measures against scikit-learn (``mean_squared_error``, ``root_mean_squared_error``,
   ``mean_absolute_error``, ``median_absolute_error``) at n = 1e6 and 1e7;
 * ``rec_curve`` and ``rroc_curve`` at n = 1e6.
@@ -67,6 +68,25 @@ def bench_influence(n: int) -> None:
         print(f"{name:<24}{t:>10.3f} s")
 
 
+def bench_declared_leave_one_out(n: int) -> None:
+    """Every declared exact leave-one-out rule against one call of its measure: recomputation
+    would cost n calls, a declared rule about one O(n log n) pass (a ratio above 50 is flagged)."""
+    from ranklens.metrics import available_metrics, get_metric
+
+    y, p = data(n, seed=4)
+    print(f"\ndeclared leave-one-out rules against one call, n = {n:,}")
+    print(f"{'measure':<34}{'one call':>12}{'leave-one-out':>15}{'ratio':>9}")
+    for name in available_metrics():
+        spec = get_metric(name)
+        loo = spec.capabilities.leave_one_out
+        if loo is None:
+            continue
+        one_call = best_time(lambda spec=spec: spec.func(y, p))
+        all_out = best_time(lambda loo=loo: loo(y, p))
+        flag = "  <- not one pass" if all_out > 50 * one_call + 0.05 else ""
+        print(f"{name:<34}{one_call:>10.4f} s{all_out:>13.4f} s{all_out / one_call:>9.1f}{flag}")
+
+
 def bench_residual(n: int) -> None:
     y, p = data(n, seed=1)
     w = np.random.default_rng(2).random(n)
@@ -114,6 +134,7 @@ def bench_curves(n: int) -> None:
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
     bench_influence(20_000 if quick else 1_000_000)
+    bench_declared_leave_one_out(20_000 if quick else 200_000)
     for size in (100_000,) if quick else (1_000_000, 10_000_000):
         bench_residual(size)
     bench_curves(100_000 if quick else 1_000_000)

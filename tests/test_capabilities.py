@@ -9,7 +9,8 @@ name a measure. These tests make a slow path a decision, never an accident:
 * every registered measure declares a computational form or is listed below with the reason;
 * every declaration is checked against the registered function: the batched form on random
   weights and through the bootstrap engine, the leave-one-out against brute force on data with
-  ties, the breakdown bound against corruptions, the leave-one-out's cost against one call.
+  ties, the breakdown bound against corruptions. The leave-one-out's cost against one call is a
+  timing, so it is measured in benchmarks/bench_robustness.py, not asserted here.
 
 The lists of measures come from the registry at collection time, as in test_metrics_registry.
 """
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 import warnings
 
 import numpy as np
@@ -272,29 +272,6 @@ def test_leave_one_out_equals_brute_force_on_data_with_ties(name):
         np.testing.assert_allclose(
             loo(y, p), _brute_leave_one_out(spec.func, y, p), rtol=1e-9, atol=1e-12, equal_nan=True
         )
-
-
-@pytest.mark.parametrize("name", _declared("leave_one_out"))
-def test_leave_one_out_costs_a_few_calls_not_n(name):
-    """Recomputation costs n calls; a declared rule must cost about one O(n log n) pass."""
-    spec = get_metric(name)
-    rng = np.random.default_rng(0)
-    n = 200_000
-    y = rng.lognormal(size=n)
-    p = y * rng.lognormal(sigma=0.5, size=n)
-    loo = spec.capabilities.leave_one_out
-    loo(y[:100], p[:100])  # compile whatever is compiled
-
-    def best_of(f, repeat=3):
-        times = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            f()
-            times.append(time.perf_counter() - start)
-        return min(times)
-
-    one_call = best_of(lambda: spec.func(y, p))
-    assert best_of(lambda: loo(y, p)) < 50 * one_call + 0.05
 
 
 @pytest.mark.parametrize("name", _declared("breakdown"))

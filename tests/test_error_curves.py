@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -135,15 +133,13 @@ def test_rroc_large_offsets_do_not_cancel():
     np.testing.assert_allclose(curve.under, [-5.0, -1.0, 0.0])
 
 
-def test_rroc_is_n_log_n(rng):
+def test_rroc_area_at_scale(rng):
+    """The area's closed form at n = 1e6 (the curve's speed: benchmarks/bench_robustness.py)."""
     n = 1_000_000
     y = rng.lognormal(size=n)
     p = y * rng.lognormal(sigma=0.5, size=n)
-    start = time.perf_counter()
     curve = rroc_curve(y, p)
-    elapsed = time.perf_counter() - start
     assert curve.area == pytest.approx(n**2 * np.var(p - y) / 2, rel=1e-6)
-    assert elapsed < 5.0  # O(n^2) would take hours
 
 
 def test_rroc_bad_input():

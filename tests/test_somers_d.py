@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 
 import numpy as np
@@ -105,19 +104,13 @@ def test_bootstrap_takes_the_rank_kernel_and_matches_scipy_on_materialised_resam
     )
 
 
-def test_leave_one_out_is_exact_and_fast():
+def test_leave_one_out_is_exact():
+    """The exact update equals recomputation (its speed: benchmarks/bench_robustness.py)."""
     y, p = CASES[3]
     r = most_influential(y, p, "somers_d")
     assert r.method == "exact update"
     brute = [somers_d(np.delete(y, i), np.delete(p, i)) for i in range(y.shape[0])]
     np.testing.assert_allclose(r.leave_one_out, brute, atol=1e-12)
-    rng = np.random.default_rng(0)
-    n = 5000
-    y, p = rng.normal(size=n), rng.normal(size=n)
-    most_influential(y[:50], p[:50], "somers_d")  # warm
-    start = time.perf_counter()
-    most_influential(y, p, "somers_d")
-    assert time.perf_counter() - start < 0.5  # recomputation takes seconds at this n
 
 
 def test_breakdown_bound_is_twice_harrell_c_and_attained_from_a_perfect_ranking():

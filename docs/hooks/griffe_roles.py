@@ -1,0 +1,73 @@
+"""Render the Sphinx roles of ranklens' docstrings as links in the API reference.
+
+The docstrings follow numpydoc and cross-reference with Sphinx roles (``:func:`roc_auc```,
+``:class:`~ranklens.compare.ComparisonResult```). mkdocstrings renders Markdown, where a role
+would show as raw text. This griffe extension rewrites each role once the package is loaded:
+
+* a target that names a public object of the package (every part of its path without a leading
+  underscore) becomes an autorefs link, ``[roc_auc][ranklens.targeting.roc_auc]``;
+* anything else (a private helper, the standard library, a module constant) becomes inline code.
+
+A short target (``roc_auc``) is looked up in the docstring's own module first, then among the
+names ``ranklens`` exports; the ``~`` prefix shows only the last part, as in Sphinx.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import griffe
+
+ROLE = re.compile(r":(?:class|func|meth|attr|data|mod|obj|exc):`(~?)([^`]+)`")
+
+
+def _public(path: str) -> bool:
+    return all(not part.startswith("_") for part in path.split("."))
+
+
+class SphinxRoles(griffe.Extension):
+    """Rewrite ``:role:`target``` in every docstring of the package as a link or code."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        self._package = pkg
+        for obj in _walk(pkg):
+            if obj.docstring is not None:
+                obj.docstring.value = ROLE.sub(
+                    lambda match, owner=obj: self._render(match, owner), obj.docstring.value
+                )
+
+    def _resolve(self, target: str, owner: griffe.Object) -> str | None:
+        candidates = [target]
+        if not target.startswith("ranklens"):
+            module = owner if owner.is_module else owner.module
+            candidates += [f"{module.path}.{target}", f"ranklens.{target}"]
+        for path in candidates:
+            try:
+                found = self._package.modules_collection.get_member(path)
+            except (KeyError, ValueError, AttributeError, griffe.AliasResolutionError):
+                continue
+            try:
+                canonical = found.final_target.path if found.is_alias else found.path
+                documented = found.docstring is not None
+            except griffe.AliasResolutionError:  # an alias to outside the package (math, numpy)
+                return None
+            if _public(canonical) and documented:
+                return str(canonical)
+        return None
+
+    def _render(self, match: re.Match[str], owner: griffe.Object) -> str:
+        short, target = match.group(1), match.group(2).strip().rstrip("()")
+        shown = target.rsplit(".", 1)[-1] if short else target
+        identifier = self._resolve(target, owner)
+        if identifier is None:
+            return f"`{shown}`"
+        return f"[`{shown}`][{identifier}]"
+
+
+def _walk(obj: griffe.Object) -> Any:
+    yield obj
+    for member in obj.members.values():
+        if member.is_alias:
+            continue
+        yield from _walk(member)
