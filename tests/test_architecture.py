@@ -34,6 +34,7 @@ FOUNDATIONS = {
     "ranklens._extras",
     "ranklens._progress",
     "ranklens._format",
+    "ranklens._inference",  # interval formulas over NumPy: used by measures and inference
     "ranklens._registry",
     "ranklens._results",
     "ranklens._typing",
@@ -77,7 +78,9 @@ PIPELINE = {
     "ranklens.dask._listwise",
     "ranklens.dask._evaluate",
     "ranklens.dask._gather",
+    "ranklens.dask._inputs",
     "ranklens.dask._lagged",
+    "ranklens.dask._magnitude",
     "ranklens.dask._noether",
     "ranklens.dask._passes",
     "ranklens.dask._profile",

@@ -93,7 +93,7 @@ def test_evaluate_writes_every_registered_measure(tmp_path, csv):
     assert len(comparisons) == len(compared)  # one record per measure and pair
     tau = doc["models"]["gbm"]["kendall_tau"]
     assert tau["ci_low"] <= tau["value"] <= tau["ci_high"]
-    assert "replicates" not in doc and doc["schema_version"] == "2.1"
+    assert "replicates" not in doc and doc["schema_version"] == "2.2"
     text = html.read_text()
     assert text.startswith("<!DOCTYPE html>") and "gbm" in text and "kendall_tau" in text
 
@@ -192,10 +192,8 @@ def test_intervals_add_the_interval_measures(tmp_path, frame):
         "gbm",
         "-p",
         "linear",
-        "--lower",
-        "lo",
-        "--upper",
-        "hi",
+        "--interval",
+        "gbm:lo:hi",
         "--alpha",
         "0.1",
         "--bootstrap",
@@ -206,6 +204,7 @@ def test_intervals_add_the_interval_measures(tmp_path, frame):
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
+    assert doc["settings"]["prediction intervals"] == "gbm: lower 'lo', upper 'hi'"
     interval = set(available_metrics(inputs="interval"))
     assert interval <= set(doc["models"]["gbm"])
     assert not interval & set(doc["models"]["linear"])
@@ -392,7 +391,7 @@ def test_json_has_the_replicates_only_when_asked(tmp_path, csv):
     assert np.nanmin(values[:, k, 0]) <= low + 1e-12
     assert full_doc["models"]["gbm"]["kendall_tau"]["interval_method"] == "bootstrap-bca"
     # By default: the same replicates of tau, which keeps them for its paired test, and
-    # Noether's interval; the measures with DeLong's inference have no replicates.
+    # Fisher's z interval; the measures with DeLong's inference have no replicates.
     auto = tmp_path / "auto.json"
     auto_args = [a for a in args if a not in ("--inference", "bootstrap")]
     assert _run(*auto_args, "--json", str(auto), "--include-replicates", "-q").exit_code == 0
@@ -400,6 +399,6 @@ def test_json_has_the_replicates_only_when_asked(tmp_path, csv):
     auto_values = np.asarray(auto_doc["replicates"]["values"], dtype=float)
     j = auto_doc["replicates"]["measures"].index("kendall_tau")
     np.testing.assert_array_equal(auto_values[:, j], values[:, k])
-    assert auto_doc["models"]["gbm"]["kendall_tau"]["interval_method"] == "noether"
+    assert auto_doc["models"]["gbm"]["kendall_tau"]["interval_method"] == "fisher-z"
     c = auto_doc["replicates"]["measures"].index("tau_normalized")
     assert np.isnan(auto_values[:, c]).all()

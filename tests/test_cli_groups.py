@@ -164,7 +164,7 @@ def test_csv_string_ids_equal_python_api(frame, files, tmp_path):
     assert "not used with groups" in settings["clustered bootstrap"]
     # every interval is the bootstrap's: none is DeLong's or Noether's
     methods = {e["interval_method"] for m in got["models"].values() for e in m.values()}
-    assert methods - {None} == {"bootstrap-bca"}
+    assert methods - {None} == {"bootstrap-bca", "bootstrap-studentized"}
     # an independent check: compare_models with the same units, replicates and seed
     y = table["y"].to_numpy()
     preds = {"a": table["a"].to_numpy(), "b": table["b"].to_numpy()}

@@ -19,7 +19,7 @@ from ranklens.compare import (
     PermutationTestResult,
     compare_models,
 )
-from ranklens.exceptions import UndefinedMetricWarning, warn_undefined
+from ranklens.exceptions import FewEventsWarning, UndefinedMetricWarning, warn_undefined
 from ranklens.metrics import get_metric
 from ranklens.residual import mae, median_absolute_error, rmse
 from reference_compare import bootstrap_indices, materialised_bootstrap, swap_masks
@@ -79,7 +79,10 @@ def test_kernel_path_equals_generic_path_with_weights(rng):
         "rmspe",
         "epsilon_insensitive_loss",
     ]
-    kwargs = dict(n_bootstrap=50, random_state=3, sample_weight=w, show_progress=False)
+    # one interval method for both paths (interval="auto" follows the measure's form)
+    kwargs = dict(
+        n_bootstrap=50, random_state=3, sample_weight=w, show_progress=False, interval="bca"
+    )
     fast = compare_models(y, preds, metrics=names, **kwargs)
     slow = compare_models(y, preds, metrics=[_generic(n) for n in names], **kwargs)
     assert set(fast.evaluation) == {"kernel"}
@@ -429,6 +432,11 @@ BOOTSTRAP_FIELDS = [
     "confidence_level",
     "replicates",
     "targets",
+    "interval_methods",
+    "difference_interval_methods",
+    "approximate",
+    "difference_approximate",
+    "interval_notes",
 ]
 PERMUTATION_FIELDS = [
     "models",
@@ -553,6 +561,8 @@ def test_frame_layouts(rng):
         "p_value_one_sided",
         "difference_ci_lower",
         "difference_ci_upper",
+        "approximate",
+        "interval_note",
         "better",
         "higher_is_better",
     ]
@@ -579,6 +589,8 @@ def test_frame_layouts(rng):
         "std_error",
         "ci_lower",
         "ci_upper",
+        "interval_method",
+        "approximate",
         "n_undefined",
         "higher_is_better",
     ]
@@ -805,7 +817,7 @@ def _tied(rng: np.random.Generator, n: int) -> tuple[np.ndarray, dict[str, np.nd
 def test_rank_kernel_path_equals_generic_path(rng, weighted):
     y, preds = _tied(rng, 90)
     w = rng.integers(0, 3, y.shape[0]).astype(float) if weighted else None
-    kw = dict(n_bootstrap=60, random_state=8, sample_weight=w, show_progress=False)
+    kw = dict(n_bootstrap=60, random_state=8, sample_weight=w, show_progress=False, interval="bca")
     fast = compare_models(y, preds, metrics=[*RANK_METRICS, "root_mean_squared_error"], **kw)
     slow = compare_models(
         y, preds, metrics=[_generic(m) for m in [*RANK_METRICS, "root_mean_squared_error"]], **kw
@@ -1053,7 +1065,10 @@ def test_rank_thread_count_independence(rng):
 def test_constant_resamples_of_a_rank_measure_are_undefined(rng):
     y = np.array([1.0, 1.0, 1.0, 2.0])
     preds = {"a": np.array([1.0, 2.0, 3.0, 4.0])}
-    with pytest.warns(UndefinedMetricWarning, match="kendall_tau of model 'a' is undefined"):
+    with (
+        pytest.warns(UndefinedMetricWarning, match="kendall_tau of model 'a' is undefined"),
+        pytest.warns(FewEventsWarning, match="1 row"),  # two values, one row in a class
+    ):
         res = compare_models(
             y, preds, metrics=["kendall_tau"], n_bootstrap=100, random_state=0, show_progress=False
         )
@@ -1112,3 +1127,11 @@ def test_batched_rank_sweep_equals_the_one_replicate_sweep(weighted):
     single = kc.rank_replicates_serial(mult, *args)
     np.testing.assert_array_equal(kc.rank_batches_serial(mult, *args), single)
     np.testing.assert_array_equal(kc.rank_batches_parallel(mult, *args), single)
+
+
+@pytest.mark.parametrize("seed", [-1, 2.5, True, "0"])
+def test_a_bad_random_state_is_refused_at_the_call(seed):
+    """Checked before any work, naming the argument (not NumPy's message from deep inside)."""
+    y = np.arange(20.0)
+    with pytest.raises(ValueError, match="random_state must be None, an integer >= 0"):
+        compare_models(y, {"a": y, "b": y[::-1]}, n_bootstrap=10, random_state=seed)

@@ -193,7 +193,7 @@ def test_files_of_several_row_groups_are_read_in_pieces(client, tmp_path, monkey
     import pyarrow.parquet as pq
 
     from ranklens.dask import _engine
-    from ranklens.dask._evaluate import _load
+    from ranklens.dask._evaluate import _loader
 
     df = _data(1200, binary=True, seed=5)
     for i in range(2):  # two files of 600 rows, row groups of 100 rows
@@ -203,13 +203,13 @@ def test_files_of_several_row_groups_are_read_in_pieces(client, tmp_path, monkey
     glob = str(tmp_path / "*.parquet")
     columns = ["y", "a", "b"]
     monkeypatch.setattr(_engine, "ROWS_PER_BUCKET", 100)  # a bucket: one row group's bytes
-    frame = _load(glob, columns, None)
+    frame = _loader(glob, columns, None)(columns)
     assert frame.npartitions == 12
     np.testing.assert_array_equal(frame.compute()["a"].to_numpy(), df["a"].to_numpy())
     # a bucket of three row groups' rows: small row groups are read together (as many as fit the
     # bucket's bytes with the file's overhead: two here), never more than the file
     monkeypatch.setattr(_engine, "ROWS_PER_BUCKET", 300)
-    assert 4 <= _load(glob, columns, None).npartitions < 12
+    assert 4 <= _loader(glob, columns, None)(columns).npartitions < 12
     ev = rd.evaluate(
         glob, y="y", pred=["a", "b"], measures=["roc_auc", "kendall_tau", "mean_absolute_error"]
     )

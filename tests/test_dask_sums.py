@@ -27,7 +27,7 @@ from ranklens import SigmoidRelevance, evaluate_models  # noqa: E402
 from ranklens.dask._quantiles import Source, Target, select  # noqa: E402
 from ranklens.evaluation import _score_quietly  # noqa: E402
 from ranklens.metrics import available_metrics, get_metric  # noqa: E402
-from ranklens.relevance import _Sample  # noqa: E402
+from ranklens.relevance import _Sample, relevance_from_boxplot  # noqa: E402
 
 TOL = 1e-12
 ALPHA = 0.2
@@ -58,11 +58,15 @@ def _data(n: int = 1500, seed: int = 0) -> pd.DataFrame:
 
 
 def _reference(name: str, df: pd.DataFrame, model: str, weight: str | None, **kw):
-    """(value, problem) of the in-memory measure, called as the in-memory pipeline calls it."""
+    """(value, problem) of the in-memory measure, called as the in-memory pipeline calls it: with
+    weights, the default relevance is the unweighted box plot of ``y`` (evaluate_models')."""
     spec = get_metric(name)
+    y = df["y"].to_numpy()
     if weight is not None:
         kw["sample_weight"] = df[weight].to_numpy()
-    y = df["y"].to_numpy()
+        sums = spec.capabilities.sums
+        if sums is not None and "relevance" in sums.params and "relevance" not in kw:
+            kw["relevance"] = relevance_from_boxplot(y)
     if spec.inputs == "interval":
         lo, hi = INTERVALS[model]
         return _score_quietly(spec.func, y, df[lo].to_numpy(), df[hi].to_numpy(), alpha=ALPHA, **kw)
@@ -504,8 +508,6 @@ def test_poisson_bootstrap_of_the_sums_measures(client, dask_by_partitions, pois
     """SERA, the relevance-weighted errors and the interval measures per replicate: identical
     for 1, 3 and 7 partitions, each the in-memory function under the replicate's Poisson
     weights with the full-sample relevance (as evaluate_models binds it for its bootstrap)."""
-    from ranklens.relevance import relevance_from_boxplot
-
     df = _data(n=900, seed=14)
     df["g"] = np.random.default_rng(1).integers(0, 90, len(df))
     names = ["sera", "relevance_weighted_squared_error", "relevance_weighted_absolute_error"]
@@ -530,7 +532,7 @@ def test_poisson_bootstrap_of_the_sums_measures(client, dask_by_partitions, pois
     assert "utility_f1" not in replicates[1]
     counts = poisson_counts(df, groups, n_rep, 4)
     w = df["wi"].to_numpy()
-    phi = relevance_from_boxplot(df["y"].to_numpy(), sample_weight=w)
+    phi = relevance_from_boxplot(df["y"].to_numpy())  # unweighted, as evaluate_models builds it
     for name in names:
         for parts in (3, 7):
             np.testing.assert_allclose(

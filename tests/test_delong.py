@@ -52,8 +52,8 @@ def test_binary_matches_brute_force(seed, weighted):
         w = rng.integers(0, 4, n).astype(float) * 0.37
         w[:4] = 1.0  # keep two rows per class
     est, cov = ref.delong_binary(y == 1, [a, b], w)
-    res = delong_test(y, a, b, sample_weight=w)
-    assert res.statistic == "auc"
+    res = delong_test(y, a, b, sample_weight=w, method="wald")
+    assert res.statistic == "auc" and res.method == "wald"
     assert res.estimate_a == pytest.approx(est[0], abs=1e-13)
     assert res.estimate_b == pytest.approx(est[1], abs=1e-13)
     assert res.std_error_a == pytest.approx(math.sqrt(cov[0, 0]), rel=1e-10)
@@ -240,7 +240,7 @@ def test_roc_curve_carries_the_interval(weighted):
     y, a, _ = _binary_case(rng, 300, ties=True)
     w = rng.random(300) * (rng.random(300) > 0.1) if weighted else None
     r = roc_curve(y, a, sample_weight=w, confidence_level=0.9)
-    ref_res = delong_interval(y, a, sample_weight=w, confidence_level=0.9)
+    ref_res = delong_interval(y, a, sample_weight=w, confidence_level=0.9, method="wald")
     assert r.auc == pytest.approx(ref_res.estimate, abs=1e-14)
     assert r.auc_std_error == pytest.approx(ref_res.std_error, rel=1e-10)
     assert tuple(r.auc_ci) == pytest.approx(tuple(ref_res.ci), rel=1e-10)

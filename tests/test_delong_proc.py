@@ -119,7 +119,8 @@ def test_interval_matches_proc_ci_auc(case):
     file, outcome, a, b, auc_a, var_a, ci_a, auc_b, var_b, ci_b, _, _ = case
     data = pd.read_csv(DATA / file)
     for column, auc, var, ci in ((a, auc_a, var_a, ci_a), (b, auc_b, var_b, ci_b)):
-        result = delong_interval(data[outcome], data[column])
+        # R: ci.auc(roc(outcome, column, direction = "<"), method = "delong")
+        result = delong_interval(data[outcome], data[column], method="wald")
         assert result.estimate == pytest.approx(auc, rel=REL)
         assert result.std_error**2 == pytest.approx(var, rel=REL)
         assert result.ci.low == pytest.approx(ci[0], rel=REL)
@@ -149,5 +150,11 @@ def test_compare_models_delong_matches_proc(case):
         data[outcome], {a: data[a], b: data[b]}, metrics=["roc_auc"], method="delong"
     )
     assert result.p_value[0, 0] == pytest.approx(p, rel=1e-11)
-    assert result.ci_lower[0, 0] == pytest.approx(ci_a[0], rel=REL)
-    assert result.ci_upper[0, 1] == pytest.approx(ci_b[1], rel=REL)
+    # each model's interval is delong_interval's logit interval (tested against its formula in
+    # test_delong_intervals.py); pROC's Wald interval is method="wald"
+    for m, column in enumerate((a, b)):
+        own = delong_interval(data[outcome], data[column])
+        assert result.ci_lower[0, m] == pytest.approx(own.ci.low, rel=1e-12)
+        assert result.ci_upper[0, m] == pytest.approx(own.ci.high, rel=1e-12)
+    wald = delong_interval(data[outcome], data[a], method="wald").ci
+    assert (wald.low, wald.high) == pytest.approx(tuple(ci_a), rel=REL)

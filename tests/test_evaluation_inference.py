@@ -82,14 +82,14 @@ def test_methods_are_read_from_the_registry(continuous):
     methods = dict(zip(comparison.metrics, interval_methods(comparison), strict=True))
     tests = dict(zip(comparison.metrics, paired_test_methods(comparison), strict=True))
     for metric in DELONG:
-        assert methods[metric] == "delong" and tests[metric] == "delong", metric
+        assert methods[metric] == "delong-logit" and tests[metric] == "delong", metric
         assert comparison.evaluation[_row(comparison, metric)] == "analytic"
-    assert methods["kendall_tau"] == "noether" and tests["kendall_tau"] == "bootstrap"
-    assert methods["root_mean_squared_error"] == "bootstrap-bca"
+    assert methods["kendall_tau"] == "fisher-z" and tests["kendall_tau"] == "bootstrap"
+    assert methods["root_mean_squared_error"] == "bootstrap-studentized"
     assert tests["root_mean_squared_error"] == "bootstrap"
     # the bootstrap mode: the paired bootstrap throughout, compare_models' own result type
     assert type(boot.comparison).__name__ == "ComparisonResult"
-    assert set(interval_methods(boot.comparison)) == {"bootstrap-bca"}
+    assert set(interval_methods(boot.comparison)) == {"bootstrap-bca", "bootstrap-studentized"}
     assert set(paired_test_methods(boot.comparison)) == {"bootstrap"}
     assert set(auto.comparison.metrics) == set(boot.comparison.metrics)
 
@@ -124,7 +124,7 @@ def test_delong_rows_equal_delong_interval_and_test(case, request):
 def test_binary_auc_is_delong_without_task_parameters(binary):
     y, preds, ev = binary
     k = _row(ev.comparison, "roc_auc")
-    assert ev.comparison.interval_methods[k] == "delong"
+    assert ev.comparison.interval_methods[k] == "delong-logit"
     assert ev.values["a"]["roc_auc"] == pytest.approx(delong_interval(y, preds["a"]).estimate)
 
 
@@ -211,7 +211,7 @@ def test_weights_keep_delong_and_bootstrap_tau(rng):
     ev = _evaluate(y, preds, sample_weight=w)
     comparison = ev.comparison
     k = _row(comparison, "tau_normalized")
-    assert comparison.interval_methods[k] == "delong"
+    assert comparison.interval_methods[k] == "delong-logit"
     ref = delong_interval(y, preds["b"], sample_weight=w)
     assert comparison.ci_lower[k, 1] == pytest.approx(ref.ci[0])
     # Noether's variance needs a number of observations, which case weights do not define.
@@ -234,33 +234,37 @@ def test_settings_and_json_say_where_each_number_came_from(continuous):
     _, _, auto, boot = continuous
     assert auto.settings["inference"] == "auto"
     intervals = auto.settings["intervals"]
-    assert intervals.startswith("DeLong (DeLong, DeLong & Clarke-Pearson 1988) for ")
-    assert "Noether (1967) for kendall_tau" in intervals
+    assert intervals.startswith("DeLong on the logit scale (DeLong, DeLong & Clarke-Pearson")
+    assert "Fisher's z (Fieller, Hartley & Pearson 1957" in intervals
+    assert "for kendall_tau" in intervals
+    assert f"symmetric bootstrap-t (Hall 1988), {B} resamples, for " in intervals
     assert intervals.endswith(f"paired bootstrap, BCa (Efron 1987), {B} resamples, elsewhere")
     assert "DeLong" in auto.settings["paired tests"]
-    assert boot.settings["intervals"] == f"paired bootstrap, BCa (Efron 1987), {B} resamples, " + (
-        "for " + ", ".join(boot.comparison.metrics[:-1]) + " and " + boot.comparison.metrics[-1]
+    assert boot.settings["intervals"].startswith(
+        f"paired bootstrap, symmetric bootstrap-t (Hall 1988), {B} resamples, for "
     )
     schema = _schema()
     for ev in (auto, boot):
         doc = json.loads(json.dumps(evaluation_to_json(ev, include_replicates=True)))
         _validate(doc, schema)
-        assert doc["schema_version"] == "2.1"
+        assert doc["schema_version"] == "2.2"
     doc = evaluation_to_json(auto)
     comparison = auto.comparison
     assert doc["comparison"]["method"] == "auto"
     record = doc["models"]["a"]["tau_normalized"]
     k = _row(comparison, "tau_normalized")
-    assert record["interval_method"] == "delong"
+    assert record["interval_method"] == "delong-logit"
     assert record["ci_low"] == pytest.approx(comparison.ci_lower[k, 0])
-    assert doc["models"]["a"]["kendall_tau"]["interval_method"] == "noether"
-    assert doc["models"]["a"]["root_mean_squared_error"]["interval_method"] == "bootstrap-bca"
+    assert doc["models"]["a"]["kendall_tau"]["interval_method"] == "fisher-z"
+    assert doc["models"]["a"]["root_mean_squared_error"]["interval_method"] == (
+        "bootstrap-studentized"
+    )
     assert doc["models"]["a"]["pmap"]["interval_method"] is None  # not resampled, no interval
     by_measure = {r["measure"]: r for r in doc["comparisons"]}
     assert by_measure["somers_d"]["test_method"] == "delong"
     assert by_measure["somers_d"]["interval_method"] == "delong"
     assert by_measure["kendall_tau"]["test_method"] == "bootstrap"
-    assert by_measure["kendall_tau"]["interval_method"] == "bootstrap-bca"
+    assert by_measure["kendall_tau"]["interval_method"] == "bootstrap-percentile"
     plain = evaluation_to_json(boot)
     assert {r["test_method"] for r in plain["comparisons"]} == {"bootstrap"}
 
@@ -273,16 +277,16 @@ def test_report_and_terminal_say_which_method(continuous):
 
     _, _, auto, boot = continuous
     page = render_html(auto, figures=False)
-    assert "DeLong (DeLong, DeLong &amp; Clarke-Pearson 1988) for " in page
-    assert "Noether (1967) for kendall tau" in page  # the measures table's note
+    assert "DeLong on the logit scale (DeLong, DeLong &amp; Clarke-Pearson 1988" in page
+    assert "Newson 2006) for kendall tau" in page  # the measures table's note
     assert f"paired bootstrap ({B} resamples) for the others" in page
     assert "tau normalized (↑ higher is better; DeLong (DeLong, DeLong" in page  # pairs table
     assert "Paired tests: DeLong" in page
-    assert "Noether (1967) for kendall_tau" in page  # the settings
+    assert "Newson 2006) for kendall_tau" in page  # the settings
     console = Console(width=300, record=True)
     console.print(summary_table(auto))
     text = " ".join(console.export_text().split())  # the caption wraps at the table's width
-    assert "intervals: DeLong" in text and "Noether (1967) for kendall_tau" in text
+    assert "intervals: DeLong" in text and "Newson 2006) for kendall_tau" in text
     page = render_html(boot, figures=False)
     assert "DeLong (DeLong" not in page and f"paired bootstrap ({B} resamples)" in page
 
@@ -309,7 +313,7 @@ def test_cli_inference_option(tmp_path, rng):
         result = runner.invoke(app, [*args, "--inference", choice, "--json", str(out), "-q"])
         assert result.exit_code == 0, result.output
         docs[choice] = json.loads(out.read_text())
-    assert docs["auto"]["models"]["a"]["tau_normalized"]["interval_method"] == "delong"
+    assert docs["auto"]["models"]["a"]["tau_normalized"]["interval_method"] == "delong-logit"
     assert docs["auto"]["settings"]["inference"] == "auto"
     assert docs["bootstrap"]["models"]["a"]["tau_normalized"]["interval_method"] == (
         "bootstrap-bca"
@@ -342,7 +346,7 @@ def test_no_replicates_still_gives_the_analytic_intervals_and_tests(continuous):
                 )
     k = _row(comparison, "kendall_tau")
     assert comparison.test_methods[k] == "" and np.isnan(comparison.p_value[k]).all()
-    assert ev.settings["intervals"].startswith("DeLong (DeLong, DeLong & Clarke-Pearson 1988)")
+    assert ev.settings["intervals"].startswith("DeLong on the logit scale (DeLong, DeLong")
     assert "not resampled" in ev.settings["paired tests"]
     assert "random_state" not in ev.settings and "bootstrap time" not in ev.settings
     # the bootstrap mode with no replicates has nothing to give
@@ -350,3 +354,186 @@ def test_no_replicates_still_gives_the_analytic_intervals_and_tests(continuous):
         y, preds, n_bootstrap=0, inference="bootstrap", curves=False, robustness=False
     )
     assert none.comparison is None and "intervals" not in none.settings
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs refused at the call, before any work
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"n_bootstrap": 1}, r"n_bootstrap must be an integer >= 2; got 1 \(or 0"),
+        ({"n_bootstrap": 2.5}, "n_bootstrap must be an integer >= 2; got 2.5"),
+        ({"n_bootstrap": True}, "n_bootstrap must be an integer >= 2; got True"),
+        ({"n_bootstrap": -3}, "n_bootstrap must be an integer >= 2; got -3"),
+        ({"n_bootstrap": 20, "random_state": -1}, "random_state must be None, an integer >= 0"),
+        ({"n_bootstrap": 20, "random_state": 2.5}, "random_state must be .* got 2.5"),
+        ({"n_bootstrap": 20, "random_state": "x"}, "random_state must be .* got 'x'"),
+    ],
+)
+def test_bootstrap_settings_are_checked_at_the_call(rng, monkeypatch, kwargs, pattern):
+    """They used to drop the comparison without a word (1, 2.5) or fail inside it (-1)."""
+    import ranklens.evaluation as evaluation
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("measures computed for bad input")
+
+    monkeypatch.setattr(evaluation, "score_registered_metrics", no_work)
+    y, preds = _task(rng)
+    with pytest.raises(ValueError, match=pattern):
+        evaluate_models(y, preds, curves=False, robustness=False, **kwargs)
+
+
+def test_a_valid_seed_is_kept(rng):
+    y, preds = _task(rng)
+    for seed in (None, np.int64(5)):
+        ev = evaluate_models(
+            y, preds, n_bootstrap=20, random_state=seed, curves=False, robustness=False
+        )
+        assert ev.comparison is not None and ev.settings["random_state"] == seed
+
+
+@pytest.mark.parametrize(
+    ("events", "pattern"),
+    [
+        ("top:0.1", r"events='top:0.1' marks every row as an event \(y >= 0; event share 1\)"),
+        (">=2", r"events='>=2' marks no row as an event \(y >= 2\)"),
+        (-1.0, r"events=-1.0 marks every row as an event \(y >= -1\)"),
+    ],
+)
+def test_events_that_do_not_split_the_target_are_refused(events, pattern):
+    """A 0/1 target with 5 % events: top:0.1 reaches down to the zeros, so every row was an
+    event (AUC undefined, every lift 1, gain area 1/2) and the evaluation went on."""
+    from ranklens import gain_area, lift_at_10, roc_auc, roc_curve
+    from ranklens.targeting import check_events
+
+    y = np.r_[np.ones(10), np.zeros(190)]
+    score = np.arange(200.0)[::-1]
+    with pytest.raises(ValueError, match=pattern):
+        evaluate_models(y, {"a": score}, curves=False, robustness=False, events=events)
+    for measure in (roc_auc, lift_at_10, gain_area, check_events):
+        with pytest.raises(ValueError, match=pattern):
+            measure(y, score, events=events) if measure is not check_events else measure(y, events)
+    with pytest.raises(ValueError, match="the target has only the values 0 and 1"):
+        roc_curve(y, score, events=events)
+    # the labels themselves: every event ranked first
+    assert roc_auc(y, score, events=">0") == roc_auc(y, score) == 1.0
+    assert lift_at_10(y, score, events=">0") == pytest.approx(10 / 20 / 0.05)
+
+
+def test_top_fraction_far_from_q_on_a_01_target_is_refused():
+    """30 % events, top:0.1: the quantile falls on the tie at 1, the events are the labels
+    (share 0.3, not 0.1); top:0.2 (share 0.3 at most twice q) still runs."""
+    from ranklens import roc_auc
+    from ranklens.targeting import check_events
+
+    y = np.r_[np.ones(30), np.zeros(70)]
+    score = np.r_[np.linspace(1, 2, 30), np.linspace(0, 1.5, 70)]
+    with pytest.raises(ValueError, match=r"event share of 30.0%, not 10.0%"):
+        roc_auc(y, score, events="top:0.1")
+    assert check_events(y, "top:0.2") == "top:0.2 (y >= 1; event share 0.3)"
+    assert roc_auc(y, score, events="top:0.2") == roc_auc(y, score)
+    # weights: the rows of weight 0 are left out, as by the measures
+    w = np.r_[np.ones(5), np.zeros(25), np.ones(70)]
+    assert check_events(y, "top:0.05", sample_weight=w).endswith("event share 0.06667)")
+    with pytest.raises(ValueError, match="marks every row as an event"):
+        check_events(y, "top:0.1", sample_weight=w)  # 5 events in 75 rows of weight
+
+
+def test_default_events_of_a_constant_target_stay_undefined():
+    """Only a rule the caller gave is refused; the default stays NaN with its warning."""
+    from ranklens import roc_auc
+    from ranklens.exceptions import UndefinedMetricWarning
+
+    with pytest.warns(UndefinedMetricWarning, match="no non-events"):
+        assert np.isnan(roc_auc([2.5, 2.5, 2.5], [1, 2, 3]))
+
+
+def _units(n, k):
+    return np.arange(n) % k
+
+
+def test_groups_need_ten_units(rng):
+    """--groups segment over 3 segments ran a clustered bootstrap of 3 units: 10 distinct
+    resamples. Refused below 10 units by every entry point; 10 units run."""
+    from ranklens import curve_bands
+
+    y, preds = _task(rng)
+    n = y.shape[0]
+    pattern = "groups names 3 distinct units; the clustered bootstrap needs at least 10"
+    with pytest.raises(ValueError, match=pattern):
+        _evaluate(y, preds, groups=_units(n, 3))
+    with pytest.raises(ValueError, match="only 10 distinct resamples"):
+        compare_models(y, preds, n_bootstrap=20, groups=_units(n, 3))
+    with pytest.raises(ValueError, match="groups names 9 distinct units"):
+        curve_bands(y, preds, n_bootstrap=20, groups=_units(n, 9))
+    with pytest.raises(ValueError, match="it does not split the evaluation by unit"):
+        _evaluate(y, preds, groups=_units(n, 9))
+    ev = _evaluate(y, preds, groups=_units(n, 10))
+    assert ev.settings["n_units"] == 10
+
+
+def test_groups_as_a_one_column_frame(rng):
+    """A one-column DataFrame (pandas, polars) is the column of unit ids: the same numbers as
+    the Series, under its name; more columns are refused, naming them."""
+    import pandas as pd
+    import polars as pl
+
+    y, preds = _task(rng)
+    units = _units(y.shape[0], 12)
+    series = _evaluate(y, preds, groups=pd.Series(units, name="customer"))
+    for frame in (pd.DataFrame({"customer": units}), pl.DataFrame({"customer": units})):
+        ev = _evaluate(y, preds, groups=frame)
+        assert (ev.settings["groups"], ev.settings["n_units"]) == ("customer", 12)
+        np.testing.assert_array_equal(ev.comparison.ci_lower, series.comparison.ci_lower)
+        np.testing.assert_array_equal(ev.comparison.p_value, series.comparison.p_value)
+    direct = compare_models(y, preds, n_bootstrap=30, random_state=1, groups=units)
+    framed = compare_models(
+        y, preds, n_bootstrap=30, random_state=1, groups=pd.DataFrame({"u": units})
+    )
+    np.testing.assert_array_equal(framed.replicates, direct.replicates)
+    two = pd.DataFrame({"customer": units, "day": units % 3})
+    with pytest.raises(ValueError, match=r"DataFrame with 2 columns \(customer, day\)"):
+        _evaluate(y, preds, groups=two)
+
+
+def test_decimals_are_numbers():
+    """decimal.Decimal (what databases hand out for NUMERIC) was refused as not a number."""
+    from decimal import Decimal
+
+    from ranklens import mean_absolute_error, roc_auc
+
+    y = [1.5, 2.0, 3.25, 4.0, 0.5]
+    pred = [1.0, 2.5, 3.0, 5.0, 0.0]
+    as_decimal = [Decimal(str(v)) for v in y]
+    want = mean_absolute_error(y, pred)
+    assert mean_absolute_error(as_decimal, pred) == want
+    assert mean_absolute_error(np.array(as_decimal, dtype=object), pred) == want
+    assert mean_absolute_error(y, [Decimal(str(v)) for v in pred]) == want
+    assert roc_auc(as_decimal, pred, events=">=2") == roc_auc(y, pred, events=">=2")
+    ev = evaluate_models(as_decimal, {"a": pred}, curves=False, robustness=False)
+    assert ev.values["a"]["mean_absolute_error"] == want
+    with pytest.raises(ValueError, match="y_true"):  # Decimal('NaN') is missing, as NaN is
+        mean_absolute_error([*as_decimal[:-1], Decimal("NaN")], pred)
+
+
+def test_device_path_refuses_the_same_events(monkeypatch):
+    """device="gpu" (here the NumPy namespace) refuses what the CPU refuses, in its words."""
+    from ranklens import decile_table, lift_at_10, roc_auc
+    from ranklens._xp import measures as xm
+
+    monkeypatch.setattr(xm, "cupy_or_raise", lambda what: np)
+    y = np.r_[np.ones(30), np.zeros(70)]
+    score = np.r_[np.linspace(1, 2, 30), np.linspace(0, 1.5, 70)]
+    w = np.r_[np.full(50, 2.0), np.ones(50)]
+    for events in ("top:0.1", "top:0.5", ">=2", ">-1"):
+        for func in (roc_auc, lift_at_10, decile_table):
+            for weight in (None, w):
+                with pytest.raises(ValueError) as cpu:
+                    func(y, score, events=events, sample_weight=weight)
+                with pytest.raises(ValueError) as gpu:
+                    func(y, score, events=events, sample_weight=weight, device="gpu")
+                assert str(gpu.value) == str(cpu.value)
+                assert str(cpu.value).startswith(f"events={events!r} ")
+    assert roc_auc(y, score, events="top:0.2", device="gpu") == roc_auc(y, score)

@@ -158,6 +158,9 @@ def test_warmup_compiles_every_kernel(tmp_path):
         "ranking.weighted_kendall_tau",
         "ranking.weighted_spearman_rho",
         "ranking.weighted_harrell_c",
+        # the int32 level orders (the sweep reads their codes): the codes' reference
+        "rank_levels._every_level_order",
+        "rank_levels._level_orders_into",
     }
     assert set(done.stdout.split()) <= unused
 
@@ -316,17 +319,19 @@ def test_evaluate_reports_in_lines_without_a_terminal(monkeypatch, tmp_path):
 
 
 def _costs(generic_rows: list[float], band_row: float):
-    """Measured costs for a plan: one fast path (metrics 0 and 1), then generic metrics."""
+    """Measured costs for a plan: one fast path (metrics 0 and 1, group 0), then generic
+    metrics (one group each)."""
     from ranklens._budget import _Costs
 
     n_metrics = 2 + len(generic_rows)
+    rows = [0.001, *generic_rows]
     return _Costs(
         values=dict.fromkeys(range(n_metrics), 0.0),
-        build=0.0,
+        group_of={0: 0, 1: 0, **{2 + k: 1 + k for k in range(len(generic_rows))}},
+        build=dict.fromkeys(range(len(rows)), 0.0),
+        row=dict(enumerate(rows)),
+        fast={0},
         resample=0.0,
-        group_of={0: 0, 1: 0},
-        group_row={0: 0.001},
-        generic_row={2 + k: row for k, row in enumerate(generic_rows)},
         band_fixed={"cutoff_auc": 0.0},
         band_row={"cutoff_auc": band_row},
     )

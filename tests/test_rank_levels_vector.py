@@ -258,6 +258,7 @@ def test_bca_regression_from_the_lanes_equals_the_row_sums(monkeypatch):
         n_bootstrap=240,
         random_state=2,
         show_progress=False,
+        interval="bca",
     )
     lane_sums = []
     original = rl.group_lane_sums

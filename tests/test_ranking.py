@@ -140,8 +140,10 @@ def test_confidence_interval():
     p = np.log(y) + rng.normal(size=300)
     s = ranking_summary(y, p, confidence_level=0.9)
     half = ss.norm.ppf(0.95) * math.sqrt(s.tau_variance_unbiased)
-    assert s.tau_ci == pytest.approx((s.kendall_tau - half, s.kendall_tau + half))
-    assert s.confidence_interval() == s.tau_ci
+    # Noether's Wald interval by name; the default is Fisher's z (tests/test_interval_methods.py)
+    noether = s.confidence_interval(method="noether")
+    assert noether == pytest.approx((s.kendall_tau - half, s.kendall_tau + half))
+    assert s.tau_ci_method == "fisher-z" and s.confidence_interval() == s.tau_ci
     wide = s.confidence_interval(0.99)
     assert wide[0] < s.tau_ci[0] and wide[1] > s.tau_ci[1]
     with pytest.raises(ValueError, match="confidence_level"):
@@ -268,7 +270,9 @@ def test_integer_weights_equal_repeated_rows(seed):
     fields = [
         f.name
         for f in dataclasses.fields(s)
-        if f.name not in _NOT_WITH_WEIGHTS and f.name != "exact_counts"
+        if f.name not in _NOT_WITH_WEIGHTS
+        and f.name != "exact_counts"
+        and not f.name.startswith("tau_ci_")  # the interval's method and notes: words
     ]
     assert sw.exact_counts is None  # weighted counts are floats, with no exact twin
     assert "tied_both_pairs" in fields and "weighted_discordance" in fields

@@ -140,11 +140,11 @@ def test_page_shows_every_model_measure_and_interval(page, evaluation, task):
     assert abs(float(text.replace(",", "")) - tau) <= 0.5 * 10**-decimals + 1e-12
     low = evaluation.comparison.ci_lower[evaluation.comparison.metrics.index("kendall_tau"), 0]
     assert abs(float(low_text.replace(",", "")) - low) <= 0.5 * 10**-decimals + 1e-12
-    # By default tau's interval is Noether's (the report's note says so), not the bootstrap's.
+    # By default tau's interval is Fisher's z (the report's note says so), not the bootstrap's.
     y, predictions, _ = task
     noether = ranking_summary(y, predictions["gbm"]).confidence_interval(0.95)
     assert low == pytest.approx(noether[0])
-    assert "Noether (1967) for kendall tau" in page
+    assert "Newson 2006) for kendall tau" in page
     assert page.index(">Summary</h3>") < page.index(">Ranking</h3>")
     for title in (
         "Summary",
@@ -209,15 +209,15 @@ def test_json_document(evaluation):
     k = evaluation.comparison.metrics.index("kendall_tau")
     assert record["ci_low"] == pytest.approx(evaluation.comparison.ci_lower[k, 0])
     assert record["ci_high"] == pytest.approx(evaluation.comparison.ci_upper[k, 0])
-    # ... which is Noether's interval of tau by default, and says so.
+    # ... which is Fisher's z interval of tau by default, and says so.
     y = evaluation.extras["y_true"]
     gbm = evaluation.extras["predictions"]["gbm"]
-    assert record["interval_method"] == "noether"
+    assert record["interval_method"] == "fisher-z"
     assert (record["ci_low"], record["ci_high"]) == pytest.approx(
         tuple(ranking_summary(y, gbm).confidence_interval(0.95))
     )
     assert record["status"] == "ok" and record["reason"] is None
-    assert back["schema_version"] == "2.1"
+    assert back["schema_version"] == "2.2"
     assert {c["measure"] for c in back["comparisons"]} <= set(evaluation.metrics)
     first = back["comparisons"][0]
     assert {"model_a", "model_b", "difference", "p_value", "ci_low", "ci_high"} <= set(first)
@@ -401,7 +401,7 @@ def test_json_matches_its_schema(evaluation, rng):
     doc = json.loads(json.dumps(evaluation_to_json(analytic)))
     _validate(doc, schema)
     assert doc["comparison"]["n_bootstrap"] == 0
-    assert doc["models"]["a"]["kendall_tau"]["interval_method"] == "noether"
+    assert doc["models"]["a"]["kendall_tau"]["interval_method"] == "fisher-z"
     assert doc["models"]["a"]["root_mean_squared_error"]["ci_low"] is None
 
 

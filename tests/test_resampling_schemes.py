@@ -427,14 +427,19 @@ def test_bca_from_regression_matches_the_jackknife_bca(rng, monkeypatch):
     n = 4000
     y = rng.lognormal(size=n)
     preds = {"a": y * rng.lognormal(0, 0.8, n), "b": y * rng.lognormal(0, 1.0, n)}
-    kw = dict(metrics=["root_mean_squared_error", "kendall_tau"], n_bootstrap=1500, random_state=3)
+    kw = dict(
+        metrics=["root_mean_squared_error", "kendall_tau"],
+        n_bootstrap=1500,
+        random_state=3,
+        interval="bca",
+    )
     jackknife = compare_models(y, preds, **kw)
     monkeypatch.setattr(resampling, "BCA_JACKKNIFE_BELOW", 1000)
     assert resampling.jackknife_rows(n, "bca") == 0
     regressed = compare_models(y, preds, **kw)
     assert regressed.interval == "bca"
     np.testing.assert_array_equal(regressed.replicates, jackknife.replicates)
-    percentile = compare_models(y, preds, interval="percentile", **kw)
+    percentile = compare_models(y, preds, **{**kw, "interval": "percentile"})
     # the regression's acceleration moves the percentile ends towards the jackknife BCa's (it is
     # noisier: 100 group effects from 1500 replicates), and never past the other side
     for field in ("ci_lower", "ci_upper", "difference_ci_lower", "difference_ci_upper"):
@@ -447,7 +452,12 @@ def test_bca_from_regression_matches_the_jackknife_bca(rng, monkeypatch):
     # too few replicates for the regression: percentile intervals, and the result says so
     with pytest.warns(RanklensWarning, match="percentile intervals are given instead"):
         few = compare_models(
-            y, preds, metrics=["mean_absolute_error"], n_bootstrap=150, random_state=1
+            y,
+            preds,
+            metrics=["mean_absolute_error"],
+            n_bootstrap=150,
+            random_state=1,
+            interval="bca",
         )
     assert few.interval == "percentile"
     plain = compare_models(

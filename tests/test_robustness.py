@@ -227,8 +227,12 @@ def test_most_influential_bad_input(rng):
         most_influential(y, p, "interval_score")
     with pytest.raises(ValueError, match="metric must be a registered metric name or a MetricSpec"):
         most_influential(y, p, 3)
-    with pytest.raises(ValueError, match="y_true has 2 observation"):
-        most_influential([1.0, 2.0], [1.0, 2.0], "mean_squared_error")
+    with pytest.raises(ValueError, match="y_true has 1 observation"):
+        most_influential([1.0], [1.0], "mean_squared_error")
+    # two rows: no leave-one-out sample has two rows, so the search is undefined, with a reason
+    with pytest.warns(UndefinedMetricWarning, match="leaves a single row"):
+        two = most_influential([1.0, 2.0], [1.0, 2.0], "mean_squared_error")
+    assert two.index is None and two.value == 0.0 and math.isnan(two.value_without)
     with pytest.raises(ValueError, match="y_pred contains 1 NaN"):
         most_influential([1.0, 2.0, 3.0], [1.0, np.nan, 2.0], "mean_squared_error")
     with pytest.raises(ValueError, match="rmspe needs y_true > 0"):

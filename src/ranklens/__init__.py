@@ -45,6 +45,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "delong": (
         "DeLongIntervalResult",
         "DeLongTestResult",
+        "concordance_interval",
         "delong_interval",
         "delong_test",
     ),
@@ -118,6 +119,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "rho_normalized",
         "somers_d",
         "spearman_rho",
+        "tau_confidence_interval",
         "tau_normalized",
     ),
     "relevance": (

@@ -12,8 +12,13 @@ every process.
 kernel's cache folder when the kernel is defined): when ``NUMBA_CACHE_DIR`` is unset and the
 package's own folder is not writable, it sets ``NUMBA_CACHE_DIR`` to ``ranklens/numba`` under the
 user cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``; ``%LOCALAPPDATA%`` on Windows,
-``~/Library/Caches`` on macOS). Like any ``NUMBA_CACHE_DIR``, it then also holds the caches of
-other numba-compiled libraries in this process (each under its own source path).
+``~/Library/Caches`` on macOS). Where that cannot be written either (a container whose ``HOME``
+is read-only or missing), numba would refuse to define a cached kernel at all ("cannot cache
+function ...: no locator available"), so the cache goes to a private folder in the temporary
+directory instead (``ranklens-numba-<user id>``, mode 0700, used only when this user owns it and
+no one else can write it; else a fresh ``mkdtemp`` folder for this process). Like any
+``NUMBA_CACHE_DIR``, it then also holds the caches of other numba-compiled libraries in this
+process (each under its own source path).
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ import os
 import pathlib
 import sys
 import tempfile
+import warnings
 from typing import Any
 
-__all__ = ["cache_dir", "configure", "is_compiled", "user_cache_dir"]
+__all__ = ["cache_dir", "configure", "is_compiled", "temp_cache_dir", "user_cache_dir"]
 
 #: The folder of the kernel modules: numba's in-tree cache is its ``__pycache__``.
 _KERNELS = pathlib.Path(__file__).resolve().parent / "_kernels"
@@ -43,12 +49,54 @@ def user_cache_dir() -> pathlib.Path:
     return pathlib.Path(base) / "ranklens" / "numba"
 
 
+def temp_cache_dir() -> pathlib.Path:
+    """The fallback cache folder in the temporary directory, one per user (need not exist)."""
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return pathlib.Path(tempfile.gettempdir()) / f"ranklens-numba-{user}"
+
+
+def _private(folder: pathlib.Path) -> bool:
+    """Whether ``folder`` (made with mode 0700 when missing) is this user's alone and writable.
+
+    numba's cache files are pickles that are loaded and run: a folder in a shared temporary
+    directory is used only when no other user could have written into it.
+    """
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.stat()
+    except OSError:
+        return False
+    if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
+        return False
+    return _can_write(folder)
+
+
+def _fallback_dir() -> pathlib.Path | None:
+    """The user cache folder, else a private temporary folder: None when nothing is writable."""
+    try:  # Path.home() raises RuntimeError when HOME is unset and the user has no entry
+        folder = user_cache_dir()
+    except RuntimeError:
+        folder = None
+    if folder is not None and _can_write(folder):
+        return folder
+    try:  # gettempdir raises FileNotFoundError when no temporary directory is usable
+        shared = temp_cache_dir()
+        return shared if _private(shared) else pathlib.Path(tempfile.mkdtemp(prefix="ranklens-"))
+    except OSError:
+        return None
+
+
 def _writable(folder: pathlib.Path) -> bool:
     """Whether numba could keep its in-tree cache in ``folder`` (its own test: make, then write).
 
     ``os.access`` is not enough: it says yes to root on a read-only mount, and no to nothing
     that an ACL allows.
     """
+    return _can_write(folder)
+
+
+def _can_write(folder: pathlib.Path) -> bool:
+    """Whether ``folder`` can be made (when missing) and a file written in it."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
@@ -62,7 +110,9 @@ def configure() -> None:
     """Point numba's cache at the user cache folder when the package folder is read-only.
 
     Called by :mod:`ranklens._kernels` before any kernel is defined; does nothing when
-    ``NUMBA_CACHE_DIR`` is set (the user's choice wins) or the in-tree cache is writable.
+    ``NUMBA_CACHE_DIR`` is set (the user's choice wins) or the in-tree cache is writable. When
+    the user cache folder cannot be written either, a private folder in the temporary directory
+    is used (see the module's docstring).
     """
     global _configured
     if _configured:
@@ -70,11 +120,18 @@ def configure() -> None:
     _configured = True
     if os.environ.get("NUMBA_CACHE_DIR") or _writable(_KERNELS / "__pycache__"):
         return
-    folder = user_cache_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return  # nowhere to write: numba compiles in memory, as it would have
+    folder = _fallback_dir()
+    if folder is None:
+        # no writable folder anywhere, not even a temporary one: numba cannot define a cached
+        # kernel (RuntimeError "no locator available"); say where the cache could go instead
+        warnings.warn(
+            "ranklens cannot cache its compiled kernels: neither its install folder, the user "
+            f"cache folder ({user_cache_dir()}) nor the temporary directory can be written; "
+            "set NUMBA_CACHE_DIR to a writable folder",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
     numba = sys.modules.get("numba")
     if numba is not None:

@@ -7,7 +7,9 @@ done and an estimate of the time left, e.g.::
 
     ranklens: bootstrap 45% (495/1100), 12 s elapsed, about 15 s left
 
-Nothing is printed for work that ends before the first interval.
+Nothing is printed for work that ends before the first interval. A new stage is shown as soon as
+:data:`STAGE_INTERVAL_S` has passed since the last line (at its first update, or the next one):
+the time left of a finished stage is never the last word while the next one runs.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-__all__ = ["LINE_INTERVAL_S", "LineProgress", "is_terminal"]
+__all__ = ["LINE_INTERVAL_S", "STAGE_INTERVAL_S", "LineProgress", "is_terminal"]
 
 #: Seconds between two progress lines (a log stays readable, a stuck job is still visible).
 LINE_INTERVAL_S = 5.0
+
+#: ... but a new stage is shown once this many seconds have passed since the last line.
+STAGE_INTERVAL_S = 1.0
 
 
 def is_terminal(stream: Any = None) -> bool:
@@ -71,6 +76,7 @@ class LineProgress:
         self._last = self.start
         self._stage: str | None = None
         self._stage_start = self.start
+        self._stage_shown = True  # the current stage has had its line
         self.lines = 0
 
     def update(
@@ -84,10 +90,14 @@ class LineProgress:
         """Report ``done`` of ``total`` in ``stage``; prints only once ``interval`` has passed."""
         now = self.clock()
         if stage != self._stage:
+            # a later stage is due its own line soon (the first one waits for the interval)
+            self._stage_shown = self._stage is None
             self._stage, self._stage_start = stage, now
-        if not force and now - self._last < self.interval:
+        due = self.interval if self._stage_shown else min(self.interval, STAGE_INTERVAL_S)
+        if not force and now - self._last < due:
             return
         self._last = now
+        self._stage_shown = True
         parts = [f"{self.label}: {stage}"]
         if total and done is not None:
             fraction = min(max(done / total, 0.0), 1.0)

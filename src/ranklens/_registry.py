@@ -264,8 +264,9 @@ class AnalyticVariance:
     """A measure's analytic variance estimator, with the name and citation a report gives it.
 
     Calling it returns ``estimate(y_true, y_pred)``, so it serves wherever a plain variance
-    callable does (``Capabilities.variance``). The evaluation pipeline builds the Wald interval
-    ``value -+ z sqrt(unbiased)``, clipped to ``bounds``, and records ``method`` beside it.
+    callable does (``Capabilities.variance``). The evaluation pipeline builds the interval with
+    ``interval`` where the measure declares one, else the Wald interval ``value -+ z
+    sqrt(unbiased)``, clipped to ``bounds``, and records ``method`` beside it.
 
     Attributes
     ----------
@@ -278,12 +279,20 @@ class AnalyticVariance:
         ``"Noether (1967)"``).
     bounds : tuple of float
         The range of the measure; the interval is clipped to it.
+    interval : callable or None
+        ``(y_true, y_pred, level) -> (low, high, method, approximate, reason)``: the measure's
+        own interval (Kendall's tau: Fisher's z), its method's name, whether it is approximate
+        and why; None: the Wald interval named ``method``.
+    interval_reference : str
+        The reference of ``interval``'s method, as ``reference`` is ``method``'s.
     """
 
     estimate: Callable[[np.ndarray, np.ndarray], tuple[float, float]]
     method: str
     reference: str
     bounds: tuple[float, float] = (-math.inf, math.inf)
+    interval: Callable[[np.ndarray, np.ndarray, float], tuple[Any, ...]] | None = None
+    interval_reference: str = ""
 
     def __call__(self, y_true: np.ndarray, y_pred: np.ndarray) -> tuple[float, float]:
         return self.estimate(y_true, y_pred)

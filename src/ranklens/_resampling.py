@@ -18,6 +18,11 @@ that knows a measure.
 * Progress: plain lines on stderr, a few seconds apart, when a run is projected to take more
   than about a second (a terminal bar belongs to the presentation layer, which passes its own
   callback to the evaluation pipeline).
+* Memory: the in-memory bootstrap's working memory (what it allocates beyond the caller's
+  arrays) is bounded by :func:`memory_budget`, :data:`MEMORY_SHARE` of the memory available
+  when it starts (``RANKLENS_MEMORY_BUDGET`` sets it instead); where even its smallest form
+  would not fit, :class:`BootstrapMemoryError` says so in one line and points to the Dask
+  engine (docs/performance.md, "Bootstrap at scale").
 
 References
 ----------
@@ -36,6 +41,7 @@ import contextlib
 import contextvars
 import dataclasses
 import math
+import os
 import sys
 import time
 import warnings
@@ -64,13 +70,19 @@ else:  # numba is imported on the first kernel use, not by a bootstrap on the Nu
 __all__ = [
     "BCA_JACKKNIFE_BELOW",
     "JACKKNIFE_GROUPS",
+    "MEMORY_SHARE",
     "POISSON_ABOVE",
     "SCHEMES",
+    "BootstrapMemoryError",
     "Progress",
     "Resampler",
+    "available_memory",
     "bootstrap_blocks",
     "check_predictions",
+    "compact_block_rows",
+    "draw_rows",
     "draw_segments",
+    "format_bytes",
     "group_keys",
     "interval_from_replicates",
     "jackknife_blocks",
@@ -78,6 +90,7 @@ __all__ = [
     "jackknife_rows",
     "kernel",
     "kernels_only",
+    "memory_budget",
     "multiplicities_numpy",
     "numpy_twins",
     "poisson_weights",
@@ -99,6 +112,9 @@ MAX_BLOCK_ROWS = 64
 # replicates together and costs per replicate about half as much with 32 as with 8 of them.
 WIDE_BLOCK_ROWS = 32
 WIDE_BLOCK_CELLS = 1 << 25
+# Indices drawn at once in a block of compact weights (int32, 128 MiB): the draw of a block of
+# 32 replicates on 2e7 rows would otherwise hold 2.6 GB of indices for 640 MB of counts.
+DRAW_CELLS = 1 << 25
 # Groups of the grouped jackknife that estimates the BCa acceleration (the full jackknife when
 # n is smaller). Efron & Narasimhan (2020, bcaboot::bcajack) show a few dozen groups suffice.
 JACKKNIFE_GROUPS = 100
@@ -130,6 +146,66 @@ def run_rows(rows: int) -> Iterator[None]:
         yield
     finally:
         RUN_ROWS.reset(token)
+
+
+#: Share of the memory available when an in-memory bootstrap starts that its working memory may
+#: take (its memory budget, :func:`memory_budget`): the rest is left to the caller's arrays, the
+#: point values' sorts and the rest of the machine.
+MEMORY_SHARE = 0.75
+
+#: Where the memory available cannot be read, the budget is this many bytes (8 GiB).
+_DEFAULT_MEMORY_BYTES = 8 * 2**30
+
+_BYTE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+class BootstrapMemoryError(MemoryError):
+    """The in-memory bootstrap does not fit its memory budget (:func:`memory_budget`).
+
+    A :class:`MemoryError` whose message is one line: what would not fit, how much it needs,
+    the budget, and the way out (the Dask engine, ``ranklens evaluate --engine dask``).
+    """
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation now (Linux ``MemAvailable``; elsewhere the
+    free physical pages), or None where the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def memory_budget() -> float:
+    """Bytes the in-memory bootstrap's working memory may take: ``RANKLENS_MEMORY_BUDGET``
+    (bytes, or a number with a K, M, G or T suffix, powers of 1024) where set, else
+    :data:`MEMORY_SHARE` of :func:`available_memory` (8 GiB where it is unknown)."""
+    given = os.environ.get("RANKLENS_MEMORY_BUDGET", "").strip().upper().removesuffix("B")
+    if given:
+        unit = given[-1] if given[-1] in _BYTE_UNITS else ""
+        try:
+            return float(given[: len(given) - len(unit)]) * _BYTE_UNITS[unit]
+        except ValueError:
+            raise ValueError(
+                "RANKLENS_MEMORY_BUDGET must be a number of bytes, optionally with a K, M, G or "
+                f"T suffix; got {os.environ['RANKLENS_MEMORY_BUDGET']!r}"
+            ) from None
+    available = available_memory()
+    return MEMORY_SHARE * (_DEFAULT_MEMORY_BYTES if available is None else available)
+
+
+def format_bytes(value: float) -> str:
+    """``value`` bytes for a message: ``"9.7 GiB"``, ``"640 MiB"``."""
+    if value >= 2**30:
+        return f"{value / 2**30:.1f} GiB"
+    return f"{value / 2**20:.0f} MiB"
 
 
 # Replicates on NumPy while the kernels are not compiled: below NUMPY_TWINS_BELOW rows, a
@@ -305,10 +381,15 @@ def kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
     ``row_work`` is the work of one replicate row. The choice depends on the call (its block size
     and its total rows, :data:`RUN_ROWS`), never on one block: every block of a call, the last
     short one included, uses the same driver, and a call compiles at most one of the two.
+    Within :func:`draws_as` it is the choice of the run it stands for (the bootstrap budget
+    compiles the kernels on a sample of the rows: those of the real run).
     """
     import numba
 
-    rows = RUN_ROWS.get()
+    n_as, rows_as = _DRAWS_AS.get()
+    if n_as > n:  # the bootstrap budget's small runs take the drivers of the real run
+        row_work, n = row_work * n_as / max(n, 1), n_as
+    rows = max(RUN_ROWS.get(), rows_as)
     block_work = row_work * min(block_rows(n), rows)
     parallel = block_work >= PARALLEL_WORK and numba.get_num_threads() > 1
     if parallel and row_work * rows < PARALLEL_PAYS:
@@ -449,11 +530,13 @@ def bootstrap_blocks(
     (:func:`draw_segments`, the same numbers). With ``compact`` a block on the kernels' route is
     uint8 counts (``small_multiplicities``, an eighth of the float64 block, for callers that
     read them as such: the comparison's uint8 lanes) wherever every count fits, else float64
-    as always: the same numbers.
+    as always: the same numbers. Compact blocks have :data:`WIDE_BLOCK_ROWS` rows at least
+    whatever n (:func:`compact_block_rows`: the rank sweep's batch, which costs the same with
+    fewer), their indices drawn :func:`draw_rows` rows at a time.
     """
     dtype = np.int32 if n < 2**31 - 1 else np.int64
-    rows = block_rows(n)
     on_numpy = multiplicities_route(n, n_replicates)  # one route for every block of the call
+    rows = compact_block_rows(n) if compact and not on_numpy else block_rows(n)
     # Parallel draws where the counts run on the parallel driver (enough work; the same rule,
     # so a short call compiles no prange kernel for them) and the indices are int32.
     counter = None if on_numpy else kernel("small_multiplicities", n, n)
@@ -461,33 +544,122 @@ def bootstrap_blocks(
         counter is not None and dtype is np.int32 and counter is _kc.small_multiplicities_parallel
     )
     scratch: list[np.ndarray] = []
-    indices: np.ndarray | None = None
+    indices: list[np.ndarray] = []  # the int32 indices' buffer, kept from block to block
     for start in range(0, n_replicates, rows):
         stop = min(start + rows, n_replicates)
-        rows_used = stop - start
-        drawn = draw_segments(rng, n, rows_used, scratch) if parallel_draws else None
-        if drawn is not None:
-            args = (drawn.buf, drawn.starts, drawn.counts, drawn.offsets, rows_used, n)
-            if compact:
-                counts, fits = _kp.segment_counts_small(*args)
-                if fits:
-                    yield counts
-                    continue
-            yield _kp.segment_counts(*args)
-            continue
-        if indices is None:
-            indices = np.empty((rows, n), dtype=dtype)
-        for r in range(rows_used):
-            indices[r] = rng.integers(0, n, size=n, dtype=dtype)
         if counter is None:  # the NumPy route
-            yield multiplicities_numpy(indices[:rows_used], n)
+            if not indices:
+                indices.append(np.empty((rows, n), dtype=dtype))
+            for r in range(stop - start):
+                indices[0][r] = rng.integers(0, n, size=n, dtype=dtype)
+            yield multiplicities_numpy(indices[0][: stop - start], n)
             continue
-        if compact:
-            counts, fits = counter(indices[:rows_used], n)
-            if fits:
-                yield counts
+        # (made in a function: this generator holds no reference to a block it has yielded,
+        # so the caller's release of one block frees it before the next is drawn)
+        draw = _Draw(rng, n, compact, counter, parallel_draws, dtype, scratch, indices)
+        yield draw.block(stop - start)
+
+
+@dataclasses.dataclass
+class _Draw:
+    """How :func:`bootstrap_blocks` draws a block on the kernels' route."""
+
+    rng: np.random.Generator
+    n: int
+    compact: bool
+    counter: Callable[..., Any]
+    parallel_draws: bool
+    dtype: Any
+    scratch: list[np.ndarray]
+    indices: list[np.ndarray]
+
+    def block(self, rows: int) -> np.ndarray:
+        """The next ``rows`` replicates, :func:`draw_rows` rows drawn at a time if compact."""
+        n = self.n
+        step = min(rows, draw_rows(n)) if self.compact else rows
+        parts = _BlockParts(rows, n, self.compact)
+        for r0 in range(0, rows, step):
+            r1 = min(r0 + step, rows)
+            drawn = (
+                draw_segments(self.rng, n, r1 - r0, self.scratch) if self.parallel_draws else None
+            )
+            if drawn is not None:
+                args = (drawn.buf, drawn.starts, drawn.counts, drawn.offsets, r1 - r0, n)
+                if parts.small:
+                    counts, fits = _kp.segment_counts_small(*args)
+                    if fits:
+                        parts.put(r0, counts)
+                        continue
+                parts.put(r0, _kp.segment_counts(*args))
                 continue
-        yield kernel("multiplicities", n, n)(indices[:rows_used], n)
+            if not self.indices:
+                self.indices.append(np.empty((step, n), dtype=self.dtype))
+            indices = self.indices[0][: r1 - r0]
+            for r in range(r1 - r0):
+                indices[r] = self.rng.integers(0, n, size=n, dtype=self.dtype)
+            if parts.small:
+                counts, fits = self.counter(indices, n)
+                if fits:
+                    parts.put(r0, counts)
+                    continue
+            parts.put(r0, kernel("multiplicities", n, n)(indices, n))
+        return parts.block()
+
+
+class _BlockParts:
+    """One block of replicate weights assembled from parts of its rows, in order: uint8 counts
+    while every part fits (``small``), float64 from the first part that does not (the earlier
+    parts widened: the same numbers)."""
+
+    def __init__(self, rows: int, n: int, small: bool) -> None:
+        self.rows, self.n, self.small = rows, n, small
+        self.out: np.ndarray | None = None
+
+    def put(self, r0: int, part: np.ndarray) -> None:
+        """Rows ``r0 .. r0 + len(part) - 1`` of the block."""
+        if self.out is None and r0 == 0 and part.shape[0] == self.rows:
+            self.out = part  # the whole block in one part: no copy
+            self.small = part.dtype == np.uint8
+            return
+        if self.out is None:
+            self.out = np.empty((self.rows, self.n), np.uint8 if self.small else np.float64)
+        if self.small and part.dtype != np.uint8:  # a count that does not fit: float64 now
+            wide = np.empty((self.rows, self.n), np.float64)
+            wide[:r0] = self.out[:r0]
+            self.out, self.small = wide, False
+        self.out[r0 : r0 + part.shape[0]] = part
+
+    def block(self) -> np.ndarray:
+        assert self.out is not None
+        return self.out
+
+
+def _compact_block(
+    make: Callable[[int, int], np.ndarray], start: int, stop: int, step: int, n: int
+) -> np.ndarray:
+    """Replicates ``start .. stop - 1`` from ``make``, ``step`` rows at a time, held as uint8
+    where every weight is an integer in [0, 255] (else float64)."""
+    parts = _BlockParts(stop - start, n, True)
+    for r0 in range(start, stop, step):
+        part = make(r0, min(r0 + step, stop))
+        small = part.astype(np.uint8)
+        parts.put(r0 - start, small if np.array_equal(small, part) else part)
+    return parts.block()
+
+
+def compact_block_rows(n: int) -> int:
+    """Replicates per block of compact (uint8) weights: :func:`block_rows`, but at least
+    :data:`WIDE_BLOCK_ROWS`, the rank sweep's batch (a sweep of fewer replicates costs as much
+    as a whole batch, so smaller blocks multiplied the cost per replicate by up to 32 from a
+    million rows on). 32 bytes a data row in counts, as many in the lanes made from them."""
+    return max(block_rows(n), WIDE_BLOCK_ROWS)
+
+
+def draw_rows(n: int) -> int:
+    """Replicates whose int32 indices are drawn at once in a compact block (at most
+    :data:`DRAW_CELLS` indices: 128 MiB), so that a block's draw does not take four times
+    the memory of its counts at large n."""
+    return max(1, DRAW_CELLS // max(n, 1))
 
 
 def poisson_weights(keys: np.ndarray, replicates: np.ndarray, seed: int) -> np.ndarray:
@@ -636,6 +808,43 @@ SCHEMES = ("auto", "multinomial", "poisson", "stratified")
 #: 7.3 ms at 1e6, benchmarks/bench_inference.py); only more cores make Poisson cheaper.
 POISSON_ABOVE = 1_000_000
 
+#: The clustered bootstrap (``groups``) needs at least this many units. With ``G`` units a
+#: multinomial resample is one of only ``C(2G - 1, G)`` multisets of units (10 with 3 units,
+#: 126 with 5, 92,378 with 10), so the replicates repeat and the percentile and BCa intervals
+#: are set by a handful of values; and with few clusters the clustered (pairs) bootstrap's
+#: intervals are too narrow and its tests reject too often (Cameron, Gelbach & Miller 2008,
+#: "Bootstrap-based improvements for inference with clustered errors", *Review of Economics
+#: and Statistics* 90(3), 414-427: 5 to 30 clusters, worst at the fewest). Below 10 units the
+#: intervals would claim a precision they do not have, so the bootstrap refuses them.
+MIN_UNITS = 10
+
+
+def distinct_resamples(n_units: int) -> int:
+    """The number of distinct multinomial resamples of ``n_units`` units, ``C(2G - 1, G)``."""
+    return math.comb(2 * n_units - 1, n_units) if n_units > 0 else 0
+
+
+def unit_labels(groups: Any) -> Any:
+    """``groups`` as one column of unit ids: a one-column pandas or polars DataFrame becomes its
+    column (a Series, keeping its name); anything else is returned as given.
+
+    Raises
+    ------
+    ValueError
+        For a DataFrame of more than one column (or none), naming its columns.
+    """
+    module = type(groups).__module__.split(".", 1)[0]
+    if module not in ("pandas", "polars") or not hasattr(groups, "columns"):
+        return groups
+    names = [str(c) for c in groups.columns]
+    if len(names) != 1:
+        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        raise ValueError(
+            f"groups must be one column of unit ids; got a DataFrame with {len(names)} "
+            f"columns ({shown}): pass the one column that names the units"
+        )
+    return groups.iloc[:, 0] if module == "pandas" else groups.to_series(0)
+
 
 class Resampler:
     """The replicate weights of one resampling scheme, in blocks of rows (one row a replicate).
@@ -684,6 +893,7 @@ class Resampler:
             raise ValueError(f"scheme must be one of {SCHEMES}; got {scheme!r}")
         keys = None
         if groups is not None:
+            groups = unit_labels(groups)
             if hasattr(groups, "__len__") and len(groups) != n:
                 raise ValueError(
                     f"groups must hold one unit id per row of y_true ({n}); got {len(groups)}"
@@ -693,8 +903,17 @@ class Resampler:
                 raise ValueError(
                     f"groups must hold one unit id per row of y_true ({n}); got {keys.shape[0]}"
                 )
-            if np.unique(keys).shape[0] < 2:
+            n_units = int(np.unique(keys).shape[0])
+            if n_units < 2:
                 raise ValueError("groups must name at least 2 distinct units to resample them")
+            if n_units < MIN_UNITS:
+                raise ValueError(
+                    f"groups names {n_units} distinct units; the clustered bootstrap needs at "
+                    f"least {MIN_UNITS} (with {n_units} units there are only "
+                    f"{distinct_resamples(n_units):,} distinct resamples, and its intervals come "
+                    "out too narrow). groups resamples whole units; it does not split the "
+                    "evaluation by unit"
+                )
         if scheme == "stratified":
             if keys is not None:
                 raise ValueError(
@@ -720,37 +939,53 @@ class Resampler:
         The unclustered multinomial scheme is :func:`bootstrap_blocks` (the same numbers as
         before the other schemes existed; with ``compact``, uint8 counts where they fit).
         Poisson replicates ``b`` take the seed from the first draw of ``rng`` and are
-        :func:`poisson_weights` of replicate numbers ``0, 1, ...``.
+        :func:`poisson_weights` of replicate numbers ``0, 1, ...``. With ``compact`` the other
+        schemes' blocks too have :func:`compact_block_rows` rows, made :data:`BLOCK_CELLS`
+        float64 cells at a time and held as uint8 where every weight is an integer in
+        [0, 255] (else float64): the same numbers.
         """
         if self.scheme == "multinomial" and self.unit_of_row is None:
             yield from bootstrap_blocks(rng, self.n, n_replicates, compact=compact)
             return
-        rows = block_rows(self.n)
-        if self.scheme == "poisson":
-            seed = int(rng.integers(0, 2**63, dtype=np.int64))
-            keys = self.keys if self.unit_of_row is None else self.unit_keys
-            if keys is None:
-                keys = np.arange(self.n, dtype=np.uint64)
-            for start in range(0, n_replicates, rows):
-                stop = min(start + rows, n_replicates)
-                w = poisson_weights(keys, np.arange(start, stop), seed)
-                yield self._expand(w)
-            return
+        rows = compact_block_rows(self.n) if compact else block_rows(self.n)
+        step = min(rows, block_rows(self.n))
+        make = self._poisson_rows(rng) if self.scheme == "poisson" else self._drawn_rows(rng)
         for start in range(0, n_replicates, rows):
             stop = min(start + rows, n_replicates)
+            yield _compact_block(make, start, stop, step, self.n) if compact else make(start, stop)
+
+    def _poisson_rows(self, rng: np.random.Generator) -> Callable[[int, int], np.ndarray]:
+        """Replicates ``start .. stop - 1`` of the Poisson scheme (float64 row weights)."""
+        seed = int(rng.integers(0, 2**63, dtype=np.int64))
+        keys = self.keys if self.unit_of_row is None else self.unit_keys
+        if keys is None:
+            keys = np.arange(self.n, dtype=np.uint64)
+
+        def make(start: int, stop: int) -> np.ndarray:
+            return self._expand(poisson_weights(keys, np.arange(start, stop), seed))
+
+        return make
+
+    def _drawn_rows(self, rng: np.random.Generator) -> Callable[[int, int], np.ndarray]:
+        """The next replicates of the stratified or the clustered multinomial scheme, drawn
+        from ``rng`` in replicate order (float64 row weights)."""
+
+        def make(start: int, stop: int) -> np.ndarray:
             if self.scheme == "stratified":
                 block = np.zeros((stop - start, self.n), dtype=np.float64)
                 for r in range(stop - start):
                     for stratum in self.strata:
                         drawn = stratum[rng.integers(0, stratum.shape[0], size=stratum.shape[0])]
                         block[r] += np.bincount(drawn, minlength=self.n)
-                yield block
-            else:  # clustered multinomial: units drawn with replacement
-                g = self.n_units
-                counts = np.empty((stop - start, g), dtype=np.float64)
-                for r in range(stop - start):
-                    counts[r] = np.bincount(rng.integers(0, g, size=g), minlength=g)
-                yield self._expand(counts)
+                return block
+            # clustered multinomial: units drawn with replacement
+            g = self.n_units
+            counts = np.empty((stop - start, g), dtype=np.float64)
+            for r in range(stop - start):
+                counts[r] = np.bincount(rng.integers(0, g, size=g), minlength=g)
+            return self._expand(counts)
+
+        return make
 
     def _expand(self, unit_weights: np.ndarray) -> np.ndarray:
         """Row weights from unit weights (every row of a unit gets the unit's weight)."""
@@ -884,7 +1119,7 @@ class Progress:
         self.total = total
         self.description = description
         self.enabled = enabled
-        self.done = 0
+        self.done = 0.0
         self.start = time.perf_counter()
         self._lines: Any = None
 
@@ -896,7 +1131,8 @@ class Progress:
     def _open(self) -> None:
         self._lines = LineProgress()
 
-    def advance(self, k: int) -> None:
+    def advance(self, k: float) -> None:
+        """``k`` more replicate rows done (a share of a block's rows, after one evaluator)."""
         self.done += k
         if self._lines is None and self.enabled is None and self.done < self.total:
             elapsed = time.perf_counter() - self.start

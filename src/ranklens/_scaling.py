@@ -13,7 +13,13 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["binary_exponent", "ldexp", "scaled"]
+__all__ = [
+    "PRODUCT_SAFE_EXPONENT",
+    "binary_exponent",
+    "ldexp",
+    "product_exponent",
+    "scaled",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -27,6 +33,39 @@ def ldexp(x: float, e: int) -> float:
 def binary_exponent(big: float) -> int:
     """``e`` with ``big = m 2**e``, ``m`` in [0.5, 1); 0 for 0 (nothing to scale)."""
     return math.frexp(big)[1] if big > 0 else 0
+
+
+#: Sums whose binary exponent lies within this bound are used as they are by
+#: :func:`product_exponent`: products of up to four of them, summed over up to ``2**64`` terms,
+#: stay far from overflow (``2**1024``) and from the subnormal range (``2**-1022``).
+PRODUCT_SAFE_EXPONENT = 128
+
+
+def product_exponent(total: float) -> int:
+    """The power of two to divide weights by before products of their sums are formed.
+
+    The ratio measures of case weights (an AUC ``sum dFP (TP + TP_prev) / (2 P N)``, DeLong's
+    variance ``sum phi^2 / (sum w d)^2`` with ``phi = w (psi - C d)``) multiply two to four sums
+    of weights: weights near ``1e200`` overflow those products and weights near ``1e-300``
+    underflow them to 0, although the ratio does not depend on the scale. Dividing every weight
+    by ``2**e`` (``e`` the binary exponent of ``total``, the largest sum) brings the sums into
+    [0.5, 1) and changes no rounding anywhere (a power of two only shifts exponents), so the
+    ratio comes out bit for bit as with weights of ordinary size; integer counts stay exact.
+    ``e`` is 0 when ``total`` is within ``2**-PRODUCT_SAFE_EXPONENT`` and
+    ``2**PRODUCT_SAFE_EXPONENT`` (nothing to do, nothing copied).
+
+    Parameters
+    ----------
+    total : float
+        The largest sum of weights that enters a product (finite and non-negative).
+
+    Returns
+    -------
+    int
+        ``e`` such that the sums divided by ``2**e`` are safe to multiply; 0 when they already are.
+    """
+    e = binary_exponent(total)
+    return e if abs(e) > PRODUCT_SAFE_EXPONENT else 0
 
 
 def scaled(x: FloatArray) -> tuple[FloatArray, int]:

@@ -17,6 +17,7 @@ first position).
 
 from __future__ import annotations
 
+import decimal
 import numbers
 import warnings
 from collections.abc import Sequence
@@ -37,6 +38,7 @@ __all__ = [
     "check_pair",
     "check_positive_int",
     "check_probability",
+    "check_random_state",
     "check_sample_weight",
     "check_sample_weight_scaled",
     "is_constant",
@@ -150,14 +152,18 @@ def _is_missing_marker(v: Any) -> bool:
 def _objects_to_float(arr: np.ndarray, name: str) -> np.ndarray:
     """An object array whose items are all real numbers (or missing) as float64; else TypeError.
 
-    Strings are refused even when they look like numbers (``"1.5"``): parsing them is the
-    reader's job, and a column of strings usually means the wrong column.
+    ``decimal.Decimal`` is a number (what databases and ``pandas.read_sql`` hand out for
+    NUMERIC columns), converted to the nearest float; a signalling NaN becomes NaN. Strings
+    are refused even when they look like numbers (``"1.5"``): parsing them is the reader's job,
+    and a column of strings usually means the wrong column.
     """
     flat = arr.reshape(-1)
     out = np.empty(flat.shape[0], dtype=np.float64)
     for i, v in enumerate(flat):
         if _is_missing_marker(v):
             out[i] = np.nan
+        elif isinstance(v, decimal.Decimal):
+            out[i] = np.nan if v.is_nan() else float(v)
         elif isinstance(v, numbers.Real | np.bool_) and not isinstance(v, np.datetime64):
             out[i] = float(v)
         else:
@@ -301,7 +307,9 @@ def check_sample_weight_scaled(
     if sample_weight is None:
         return None, 1.0
     w = _validated_weights(sample_weight, n, name)
-    if integers_as_given and float(w.sum()) ** 2 < 2.0**53 and bool(np.all(w == np.floor(w))):
+    # total < 2**26.5, tested without squaring: float ** 2 raises OverflowError above 1e154
+    total = float(w.sum())
+    if integers_as_given and total < 2.0**27 and total**2 < 2.0**53 and np.all(w == np.floor(w)):
         return w, 1.0
     return normalize_weights(w)
 
@@ -412,6 +420,24 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
     return int(value)
+
+
+def check_random_state(value: Any, name: str = "random_state") -> Any:
+    """A seed of the resampling: None, an integer >= 0 (returned as ``int``), or a NumPy
+    ``SeedSequence``, ``BitGenerator`` or ``Generator`` (returned as given).
+
+    What :func:`numpy.random.default_rng` takes, checked where the caller gives it so that a bad
+    seed is a ``ValueError`` naming ``name`` before any work (booleans, fractions and negative
+    numbers are refused).
+    """
+    seeds = (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator)
+    if value is None or isinstance(value, seeds):
+        return value
+    if isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    raise ValueError(
+        f"{name} must be None, an integer >= 0, or a NumPy SeedSequence or Generator; got {value!r}"
+    )
 
 
 def as_2d_float(x: Any, name: str, *, n_rows: int) -> FloatArray:

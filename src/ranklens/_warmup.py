@@ -287,6 +287,11 @@ def _resampling(d: dict[str, Any]) -> None:
         from ranklens._kernels.rank_levels import group_lane_sums
 
         group_lane_sums(np.ones((1, 8, 32), np.uint8), 32, np.arange(8) % 2, 2)
+        # the loss sums a chunk of rows at a time (a comparison over its memory budget)
+        from ranklens._kernels.rank_levels import lane_loss_sums_into
+
+        lanes = np.ones((1, 8, 32), np.uint8)
+        lane_loss_sums_into(lanes, np.ones(4), np.ones((4, 2)), 2, np.zeros((3, 32)))
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:

@@ -72,8 +72,9 @@ class CurveBandsResult(Result):
         ``curve(a) - curve(b)`` and its pointwise percentile interval.
     prob_a_beats_b : ndarray, shape (n_pairs, n_grid)
         Fraction of replicates in which model ``a``'s curve is above model ``b``'s at ``x`` (a
-        tie counts 1/2): Rosset et al. (2005), Sect. 5.4, "within a 0.1 to 0.9 cutoff range M1
-        outperforms M2 more than 95% of the time". Every curve here is higher-is-better.
+        tie, the two values equal within ``1e-12`` of the larger, counts 1/2): Rosset et al.
+        (2005), Sect. 5.4, "within a 0.1 to 0.9 cutoff range M1 outperforms M2 more than 95% of
+        the time". Every curve here is higher-is-better.
     n_undefined : ndarray, shape (n_models,)
         Replicates in which the curve was undefined (e.g. no events in the resample).
     n_bootstrap : int
@@ -443,10 +444,7 @@ def curve_bands(
     else:
         difference = np.stack([estimate[a] - estimate[b] for a, b in pair_index])
         diff_lo, diff_hi = _pointwise(np.moveaxis(diffs, 0, 1), level)
-        valid = np.isfinite(diffs)
-        wins = np.where(valid, (diffs > 0) + 0.5 * (diffs == 0), 0.0).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            beats = wins / valid.sum(axis=1)
+        beats = _beats(reps, pair_index, diffs)
     return CurveBandsResult(
         curve=curve,
         models=names,
@@ -466,6 +464,33 @@ def curve_bands(
         confidence_level=level,
         replicates=reps,
     )
+
+
+#: Two replicate values closer than this, relative to the larger, are a tie: curves that are
+#: equal in exact arithmetic differ by round-off, whose sign would otherwise decide a win.
+TIE_RTOL = 1e-12
+
+
+def _beats(reps: np.ndarray, pair_index: list[tuple[int, int]], diffs: np.ndarray) -> np.ndarray:
+    """Per pair and grid point, the fraction of replicates in which ``a`` is above ``b``, ties
+    (equal within :data:`TIE_RTOL` of the larger value) counting 1/2; NaN replicates are left
+    out, and a point without any is NaN.
+
+    A relative tie keeps the win counts from depending on round-off: curves computed from case
+    weights ``w`` and ``1000 w`` are equal in exact arithmetic but not to the last bit.
+    """
+    wins = np.empty((len(pair_index), reps.shape[2]))
+    valid_counts = np.empty_like(wins)
+    for k, (a, b) in enumerate(pair_index):
+        d = diffs[k]
+        valid = np.isfinite(d)
+        scale = np.maximum(np.abs(reps[:, a]), np.abs(reps[:, b]))
+        with np.errstate(invalid="ignore"):
+            tie = np.abs(d) <= TIE_RTOL * scale
+        wins[k] = np.where(valid, np.where(tie, 0.5, (d > 0).astype(np.float64)), 0.0).sum(axis=0)
+        valid_counts[k] = valid.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return wins / valid_counts
 
 
 # --------------------------------------------------------------------------------------------

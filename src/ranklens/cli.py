@@ -23,10 +23,12 @@ Exit status:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import re
 import sys
+from collections.abc import Iterator
 from typing import Annotated, Any, NoReturn, cast
 
 import typer
@@ -93,8 +95,27 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    """``--version``: ``ranklens X.Y.Z`` on stdout, then exit 0."""
+    if value:
+        from ranklens._version import __version__
+
+        typer.echo(f"ranklens {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version (ranklens X.Y.Z) and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
     """ranklens: ranking-based evaluation of regression and scoring models."""
 
 
@@ -279,12 +300,25 @@ def _check_groups_name(
 
 
 def _check_units(labels: Any, column: str) -> None:
-    """At least two units: a single one cannot be resampled."""
-    n_units = int(labels.nunique(dropna=True))
-    if n_units < 2:
+    """At least :data:`ranklens._resampling.MIN_UNITS` units: with fewer, the clustered
+    bootstrap's resamples repeat and its intervals come out too narrow (the reasons are at
+    ``MIN_UNITS``). Units are counted as the bootstrap keys them (``3`` and ``3.0`` are one)."""
+    import numpy as np
+
+    from ranklens._resampling import MIN_UNITS, distinct_resamples, group_keys
+
+    n_units = int(np.unique(group_keys(labels)).shape[0])
+    if n_units < MIN_UNITS:
+        few = (
+            f" (with {n_units} there are only {distinct_resamples(n_units):,} distinct "
+            "resamples, and the intervals come out too narrow)"
+            if n_units >= 2
+            else ""
+        )
         raise InputError(
             f"--groups {column!r} holds {n_units} distinct unit(s); the clustered bootstrap "
-            "needs at least 2"
+            f"needs at least {MIN_UNITS}{few}. --groups resamples whole units; it does not "
+            "split the evaluation by segment"
         )
 
 
@@ -314,16 +348,20 @@ def drop_missing(columns: dict[str, Any], *, drop: bool) -> tuple[dict[str, Any]
     return {name: np.asarray(c, dtype=np.float64)[keep] for name, c in columns.items()}, n_bad
 
 
-def check_intervals(columns: dict[str, Any], pairs: list[tuple[str, str]]) -> None:
-    """Refuse crossed intervals (lower > upper), naming the columns and the first data row."""
+def check_intervals(
+    columns: dict[str, Any], pairs: list[tuple[str, str]], *, explicit: bool = False
+) -> None:
+    """Refuse crossed intervals (lower > upper), naming the columns and the first data row
+    (as ``--interval``'s bounds when ``explicit``, else as ``--lower`` and ``--upper``)."""
     import numpy as np
 
+    low, high = ("--interval lower", "upper") if explicit else ("--lower", "--upper")
     for lower, upper in pairs:
         crossed = np.asarray(columns[lower]) > np.asarray(columns[upper])  # NaN: not crossed
         if crossed.any():
             row = int(np.flatnonzero(crossed)[0])
             raise InputError(
-                f"--lower {lower!r} is above --upper {upper!r} in {int(crossed.sum())} row(s) "
+                f"{low} {lower!r} is above {high} {upper!r} in {int(crossed.sum())} row(s) "
                 f"(first at data row {row + 1}: {columns[lower][row]:.6g} > "
                 f"{columns[upper][row]:.6g}); is the pair swapped?"
             )
@@ -389,20 +427,28 @@ def parse_events(spec: str | None) -> str | float | None:
         return text
 
 
-def check_events(spec: str, events: str | float, y: Any) -> None:
-    """Apply the library's event parser to the target, so a bad ``--events`` stops the run.
+def check_events(spec: str, events: str | float, y: Any, sample_weight: Any = None) -> None:
+    """Apply the library's event definition to the target, so a bad ``--events`` stops the run.
 
     Without this, a definition such as ``top10`` makes every event-based measure and curve
-    undefined one by one, after the whole evaluation has run.
+    undefined one by one, after the whole evaluation has run; and one that does not split the
+    target (``top:0.1`` of a 0/1 column marks every row an event) would give a lift of 1 and
+    an undefined AUC with exit 0. The library's message is shown with its ``events=`` written
+    as the option.
     """
-    import numpy as np
-
-    from ranklens.targeting import _event_response
+    from ranklens.targeting import check_events as library_check
 
     try:
-        _event_response(np.array(y, dtype=np.float64), events, None)
+        library_check(y, events, sample_weight=sample_weight)
     except ValueError as exc:
-        raise InputError(f"--events {spec!r}: {_first_line(exc)}") from None
+        message = _first_line(exc)
+        given = f"events={events!r} "
+        if message.startswith(given):
+            message = f"--events {spec!r} {message[len(given) :]}"
+        else:
+            message = f"--events {spec!r}: {message}"
+        message = message.replace("leave events out", "leave --events out")
+        raise InputError(re.sub(r"\bevents='", "--events '", message)) from None
 
 
 def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[float, float]] | None:
@@ -514,6 +560,7 @@ def check_options(
     seed: int,
     json_path: pathlib.Path | None,
     html: pathlib.Path | None,
+    interval_specs: list[str] | None = None,
 ) -> Any:
     """Every option that needs no data, checked with the library's parsers; the payoff matrix.
 
@@ -525,23 +572,18 @@ def check_options(
 
     if len(set(preds)) != len(preds):
         raise InputError(f"a --pred column is given twice: {preds}")
-    if len(lowers) != len(uppers):
+    intervals = interval_columns(preds, interval_specs or [], lowers, uppers)
+    if intervals and alpha is None:
         raise InputError(
-            f"--lower and --upper must come in pairs; got {len(lowers)} --lower "
-            f"and {len(uppers)} --upper"
+            "--alpha is required with prediction intervals (--interval or --lower/--upper; "
+            "e.g. --alpha 0.1 for 90% intervals)"
         )
-    if len(lowers) > len(preds):
-        raise InputError(
-            f"{len(lowers)} interval(s) but only {len(preds)} --pred; the k-th "
-            "--lower/--upper pair belongs to the k-th --pred"
-        )
-    if lowers and alpha is None:
-        raise InputError(
-            "--alpha is required with --lower/--upper (e.g. --alpha 0.1 for 90% intervals)"
-        )
-    if alpha is not None and not lowers:
+    if alpha is not None and not intervals:
         # alpha describes intervals only; alone it would change nothing.
-        raise InputError("--alpha describes prediction intervals: give --lower and --upper too")
+        raise InputError(
+            "--alpha describes prediction intervals: give --interval MODEL:LOWER:UPPER (or "
+            "--lower and --upper with one --pred) too"
+        )
     if alpha is not None:
         _library_check(check_probability, alpha, "--alpha")
     if event_threshold is not None:
@@ -716,12 +758,68 @@ def _render(what: str, func: Any, *args: Any, **kwargs: Any) -> str:
 
 
 def _write(outputs: dict[pathlib.Path, str]) -> list[pathlib.Path]:
+    """Write the outputs atomically (:func:`ranklens.report.render.write_texts_atomic`), and
+    leave no temporary file behind whatever stops the write.
+
+    The writer stages each text in ``.NAME.XXXXXXXX.tmp`` beside its target and removes what it
+    staged when it is interrupted by an exception. SIGTERM would kill the process without one,
+    so for the duration of the write it raises ``SystemExit(143)`` (128 + 15, the shell's
+    status for a process ended by SIGTERM); and a Ctrl-C that lands inside ``mkstemp``, after
+    the file exists but before the writer knows its name, is covered by removing every
+    temporary of a target that was not there before the write.
+    """
     from ranklens.report.render import write_texts_atomic
 
+    before = {path: _temporaries(path) for path in outputs}
     try:
-        return write_texts_atomic(outputs)
+        with _sigterm_raises():
+            return write_texts_atomic(outputs)
     except OSError as exc:
+        _remove_new_temporaries(before)
         _fail(f"could not write {', '.join(map(str, outputs))}: {_first_line(exc)}", 1)
+    except BaseException:
+        _remove_new_temporaries(before)
+        raise
+
+
+def _temporaries(path: pathlib.Path) -> set[str]:
+    """The names of the write's temporary files of ``path`` now in its directory."""
+    prefix = f".{path.name}."
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return set()
+    return {n for n in names if n.startswith(prefix) and n.endswith(".tmp")}
+
+
+def _remove_new_temporaries(before: dict[pathlib.Path, set[str]]) -> None:
+    """Remove the temporaries of each target that were not there before the write."""
+    for path, old in before.items():
+        for name in _temporaries(path) - old:
+            # moved into place, or removed by the writer itself, in the meantime
+            with contextlib.suppress(FileNotFoundError):
+                (path.parent / name).unlink()
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """While active (in the main thread), SIGTERM raises ``SystemExit(143)``; the previous
+    handler is restored on exit."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_exit(signum: int, frame: Any) -> NoReturn:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, raise_exit)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 @app.command()
@@ -732,14 +830,24 @@ def evaluate(
         list[str],
         typer.Option("--pred", "-p", help="Prediction column (repeat for several models)."),
     ],
+    interval: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--interval",
+            help="A prediction interval as MODEL:LOWER:UPPER: the --pred column MODEL and its "
+            "lower and upper bound columns (repeat for several models; --engine memory).",
+        ),
+    ] = None,
     lower: Annotated[
         list[str] | None,
         typer.Option(
-            help="Lower bound column of a prediction interval (the k-th --lower and "
-            "--upper belong to the k-th --pred)."
+            help="Lower bound column of the prediction interval of the one --pred (with "
+            "several --pred, use --interval MODEL:LOWER:UPPER)."
         ),
     ] = None,
-    upper: Annotated[list[str] | None, typer.Option(help="Upper bound column.")] = None,
+    upper: Annotated[
+        list[str] | None, typer.Option(help="Upper bound column (with --lower).")
+    ] = None,
     alpha: Annotated[
         float | None, typer.Option(help="Intervals are central (1 - alpha) intervals.")
     ] = None,
@@ -788,7 +896,8 @@ def evaluate(
             help="Column of unit ids (customer, account, day; strings, integers or categories): "
             "the bootstrap resamples whole units, not rows (clustered bootstrap), and every "
             "interval and paired test then comes from it (DeLong's and Noether's analytic "
-            "intervals assume independent rows). Needs the bootstrap: --bootstrap N >= 2 (with "
+            "intervals assume independent rows). It does not split the evaluation by unit. "
+            "Needs at least 10 units and the bootstrap: --bootstrap N >= 2 (with "
             "--engine dask, Poisson weights keyed by the unit).",
         ),
     ] = None,
@@ -897,6 +1006,16 @@ def evaluate(
             raise InputError(f"--engine must be memory or dask; got {engine!r}")
         if curve_arrays and engine != "dask":
             raise InputError("--curve-arrays is for --engine dask (memory builds every curve)")
+        _check_engine_options(
+            engine=engine,
+            scheduler=scheduler,
+            interval=list(interval or []),
+            n_preds=len(pred),
+            n_lowers=len(lower or []),
+            include_replicates=include_replicates,
+            json_path=json_path,
+            bootstrap=bootstrap,
+        )
         if engine == "dask":
             evaluation = _evaluate_dask(
                 file,
@@ -927,11 +1046,14 @@ def evaluate(
                 html=html,
                 groups=groups,
             )
+            pairs = _interval_columns(list(pred), list(lower or []), list(upper or []))
+            evaluation = with_interval_columns(evaluation, pairs)
         else:
             evaluation = _evaluate(
                 file=file,
                 target=target,
                 preds=list(pred),
+                interval_specs=list(interval or []),
                 lowers=list(lower or []),
                 uppers=list(upper or []),
                 alpha=alpha,
@@ -1000,11 +1122,48 @@ def evaluate(
         raise typer.Exit(EXIT_FAILED)
 
 
+def _check_engine_options(
+    *,
+    engine: str,
+    scheduler: str | None,
+    interval: list[str],
+    n_preds: int,
+    n_lowers: int,
+    include_replicates: bool,
+    json_path: pathlib.Path | None,
+    bootstrap: int | None,
+) -> None:
+    """Options that cannot apply to this run are refused (never ignored)."""
+    if scheduler is not None and engine != "dask":
+        raise InputError(
+            "--scheduler is the address of a Dask scheduler: it needs --engine dask (the "
+            "memory engine runs in this process)"
+        )
+    if engine == "dask" and (interval or (n_lowers and n_preds > 1)):
+        option = "--interval" if interval else f"--lower/--upper with {n_preds} --pred columns"
+        raise InputError(
+            f"{option}: --engine dask takes the prediction interval of one --pred only (give "
+            "that --pred alone with --lower/--upper, or use --engine memory with --interval "
+            "MODEL:LOWER:UPPER)"
+        )
+    if include_replicates and json_path is None:
+        raise InputError(
+            "--include-replicates adds the bootstrap replicates to the JSON document: give "
+            "--json FILE (or --json - for stdout) too"
+        )
+    if include_replicates and engine == "memory" and bootstrap == 0:
+        raise InputError(
+            "--include-replicates with --bootstrap 0: no replicates are drawn (give "
+            "--bootstrap N >= 2)"
+        )
+
+
 def _evaluate(
     *,
     file: pathlib.Path,
     target: str,
     preds: list[str],
+    interval_specs: list[str] | None = None,
     lowers: list[str],
     uppers: list[str],
     alpha: float | None,
@@ -1048,22 +1207,30 @@ def _evaluate(
         seed=seed,
         json_path=json_path,
         html=html,
+        interval_specs=interval_specs,
     )
+    interval_pairs = interval_columns(preds, interval_specs or [], lowers, uppers)
     from ranklens.evaluation import INFERENCE
 
     if inference not in INFERENCE:
         raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
+    if inference == "bootstrap" and not bootstrap:
+        raise InputError(
+            "--inference bootstrap takes every interval and test from the bootstrap; with "
+            "--bootstrap 0 there would be none (give --bootstrap N >= 2, or --inference auto "
+            "for the analytic intervals alone)"
+        )
     if groups is not None and not bootstrap:
         raise InputError(_NO_BOOTSTRAP_FOR_GROUPS.format(groups=groups, option="--bootstrap 0"))
     event_spec = parse_events(events)
 
     frame = read_table(file)
-    used = dict.fromkeys([target, *preds, *lowers, *uppers])
+    used = dict.fromkeys([target, *preds, *(c for pair in interval_pairs.values() for c in pair)])
     if weight is not None:
         used[weight] = None
     _check_groups_name(groups, used, target, weight)
     columns = {name: numeric_column(frame, name, file) for name in used}
-    check_intervals(columns, list(zip(lowers, uppers, strict=True)))
+    check_intervals(columns, list(interval_pairs.values()), explicit=bool(interval_specs))
     labels = None
     if groups is not None:
         labels = label_column(frame, groups, file)
@@ -1086,15 +1253,12 @@ def _evaluate(
     if len(y) < 2:
         raise InputError(f"{len(y)} row(s) to evaluate; at least 2 are needed")
     predictions = {p: columns[p] for p in preds}
-    intervals = {
-        preds[k]: (columns[lo], columns[hi])
-        for k, (lo, hi) in enumerate(zip(lowers, uppers, strict=True))
-    }
+    intervals = {model: (columns[lo], columns[hi]) for model, (lo, hi) in interval_pairs.items()}
     sample_weight = columns[weight] if weight is not None else None
     if sample_weight is not None:
         _library_check(check_sample_weight, sample_weight, len(y), name=f"--weight {weight!r}")
     if event_spec is not None:
-        check_events(str(events), event_spec, y)
+        check_events(str(events), event_spec, y, sample_weight)
     relevance_function = parse_relevance(relevance, np.array(y, dtype=np.float64))
 
     from ranklens.report import evaluate_models
@@ -1106,7 +1270,7 @@ def _evaluate(
             bar.update(task, description=message)
 
         try:
-            return evaluate_models(
+            evaluation = evaluate_models(
                 y,
                 predictions,
                 title=title or f"{file.name}: {target}",
@@ -1135,23 +1299,78 @@ def _evaluate(
             raise InputError(_first_line(exc)) from None
         except Exception as exc:  # a bug outside any one measure: still one line, exit 1
             _fail(f"evaluation failed: {type(exc).__name__}: {_first_line(exc)}", EXIT_FAILED)
+    return with_interval_columns(evaluation, interval_pairs)
+
+
+def with_interval_columns(evaluation: Any, pairs: dict[str, tuple[str, str]]) -> Any:
+    """The evaluation with ``settings["prediction intervals"]``: which model each interval
+    belongs to and its bound columns, shown in the report's settings and the JSON's."""
+    if not pairs:
+        return evaluation
+    import dataclasses
+
+    settings = dict(evaluation.settings)
+    settings["prediction intervals"] = "; ".join(
+        f"{model}: lower {lower!r}, upper {upper!r}" for model, (lower, upper) in pairs.items()
+    )
+    return dataclasses.replace(evaluation, settings=settings)
 
 
 def _interval_columns(
     preds: list[str], lowers: list[str], uppers: list[str]
 ) -> dict[str, tuple[str, str]]:
-    """The k-th --lower/--upper pair as the k-th --pred's interval columns (as in memory)."""
+    """The interval columns by model of ``--lower/--upper`` (the Dask engine's call)."""
+    return interval_columns(preds, [], lowers, uppers)
+
+
+def interval_columns(
+    preds: list[str], specs: list[str], lowers: list[str], uppers: list[str]
+) -> dict[str, tuple[str, str]]:
+    """The prediction interval columns by model, ``{model: (lower, upper)}``.
+
+    Each ``--interval MODEL:LOWER:UPPER`` names its model (a ``--pred`` column); the column
+    names of the bounds may not hold ``:``, the model's may. ``--lower/--upper`` is one pair for
+    the one ``--pred``: with several, which model the bounds belong to would be a guess, so it
+    is refused with a pointer to ``--interval``.
+    """
+    if specs and (lowers or uppers):
+        raise InputError("give --interval MODEL:LOWER:UPPER or --lower/--upper, not both")
     if len(lowers) != len(uppers):
         raise InputError(
             f"--lower and --upper must come in pairs; got {len(lowers)} --lower "
             f"and {len(uppers)} --upper"
         )
-    if len(lowers) > len(preds):
+    if lowers and len(preds) > 1:
         raise InputError(
-            f"{len(lowers)} interval(s) but only {len(preds)} --pred; the k-th "
-            "--lower/--upper pair belongs to the k-th --pred"
+            f"--lower/--upper with {len(preds)} --pred columns ({', '.join(preds)}): say "
+            "which model each interval belongs to with --interval MODEL:LOWER:UPPER (e.g. "
+            f"--interval MODEL:{lowers[0]}:{uppers[0]})"
         )
-    return {p: (lo, up) for p, lo, up in zip(preds, lowers, uppers, strict=False)}
+    if len(lowers) > 1:
+        raise InputError(
+            f"{len(lowers)} --lower/--upper pairs for one --pred; give one pair, or one "
+            "--interval MODEL:LOWER:UPPER per model"
+        )
+    if lowers:
+        return {preds[0]: (lowers[0], uppers[0])}
+    out: dict[str, tuple[str, str]] = {}
+    for spec in specs:
+        model, sep, bounds = spec.rpartition(":")
+        model, _, lower = model.rpartition(":")
+        if not (sep and model and lower and bounds):
+            raise InputError(
+                f"--interval {spec!r} is not MODEL:LOWER:UPPER (e.g. --interval "
+                "gbm:gbm_low:gbm_high)"
+            )
+        if model not in preds:
+            raise InputError(
+                f"--interval {spec!r}: {model!r} is not a --pred column ({', '.join(preds)}); "
+                "an interval belongs to a model given with --pred"
+            )
+        if model in out:
+            raise InputError(f"--interval gives model {model!r} twice")
+        out[model] = (lower, bounds)
+    return out
 
 
 def _evaluate_dask(
@@ -1256,35 +1475,27 @@ def _evaluate_dask(
         require("parquet", "--engine dask")
     except MissingExtraError as exc:
         raise InputError(str(exc)) from None
-    import distributed
-
     import ranklens.dask
-
-    if scheduler is not None:
-        client = distributed.Client(scheduler)
-    else:
-        import dask
-        from distributed.system import MEMORY_LIMIT
-
-        from ranklens.dask._engine import shuffle_buffers
-
-        # a worker has at least the memory over the cores (at most one worker a core): the
-        # shuffle's buffers are held to an eighth of that, not Dask's 1 GiB
-        with dask.config.set(shuffle_buffers(MEMORY_LIMIT // (os.cpu_count() or 1))):
-            client = distributed.Client(distributed.LocalCluster(dashboard_address=":0"))
-    from ranklens.dask._watch import PausedWorkersGuard
+    from ranklens.dask._inputs import check_parquet
 
     used = list(dict.fromkeys([target, *preds, *lowers, *uppers, *([weight] if weight else [])]))
     labels = [groups] if groups is not None else []
+    _check_groups_name(groups, dict.fromkeys(used), target, weight)
+    try:  # every file's schema (footers only): before a cluster starts or a pass runs
+        check_parquet(str(file), used, labels)
+    except (ValueError, OSError) as exc:
+        raise InputError(_first_line(exc)) from None
+    client, restore_logs = _dask_client(scheduler, quiet=console.quiet)
+    from ranklens.dask._watch import PausedWorkersGuard
+
     # every worker paused on memory it cannot spill would leave the computation waiting forever
     guard = PausedWorkersGuard(client).start()
     try:
-        _check_groups_name(groups, dict.fromkeys(used), target, weight)
         _say(console, f"Dask scheduler: {client.scheduler.address}")
         data: Any = str(file)
         n_dropped = 0
         n_units = 0
-        _dask_columns(str(file), used, groups)
+        _dask_crossed(str(file), list(_interval_columns(preds, lowers, uppers).values()))
         if groups is not None:
             n_units = _dask_units(str(file), groups, used, drop_na)
         if drop_na:
@@ -1371,6 +1582,153 @@ def _evaluate_dask(
         client.close()
         if scheduler is None and cluster is not None:
             cluster.close()
+        restore_logs()
+
+
+#: Seconds ``--engine dask`` waits for ``--scheduler`` to answer before one ``error:`` line.
+DASK_CONNECT_TIMEOUT_S = 10
+
+#: Dask's loggers that ``--quiet`` silences while the cluster runs (worker processes read the
+#: ``logging.distributed`` setting from the environment variable when they start).
+_DASK_LOGGERS = ("distributed", "tornado")
+_DASK_LOG_ENV = "DASK_LOGGING__DISTRIBUTED"
+
+
+def _dask_client(scheduler: str | None, *, quiet: bool) -> tuple[Any, Any]:
+    """The Dask client of ``--engine dask`` and the function that restores Dask's loggers.
+
+    Parameters
+    ----------
+    scheduler : str or None
+        A scheduler's address; None starts a local cluster.
+    quiet : bool
+        Silence Dask's log lines (``--quiet``: nothing but errors) until the restore.
+
+    Returns
+    -------
+    tuple
+        The ``distributed.Client`` and a function of no arguments that restores the loggers.
+
+    Raises
+    ------
+    InputError
+        When the scheduler cannot be reached within :data:`DASK_CONNECT_TIMEOUT_S` seconds, or
+        its address is not one (one line with the address).
+    """
+    import distributed
+
+    restore = _quiet_dask_logs() if quiet else (lambda: None)
+    try:
+        if scheduler is not None:
+            _dask_reach(scheduler)
+            return distributed.Client(scheduler, timeout=DASK_CONNECT_TIMEOUT_S), restore
+        import dask
+        from distributed.system import MEMORY_LIMIT
+
+        from ranklens.dask._engine import shuffle_buffers
+
+        # a worker has at least the memory over the cores (at most one worker a core): the
+        # shuffle's buffers are held to an eighth of that, not Dask's 1 GiB
+        with dask.config.set(shuffle_buffers(MEMORY_LIMIT // (os.cpu_count() or 1))):
+            return distributed.Client(distributed.LocalCluster(dashboard_address=":0")), restore
+    except BaseException:
+        restore()
+        raise
+
+
+def _dask_reach(scheduler: str) -> None:
+    """One connection to ``scheduler`` (with the security Dask's settings give a client),
+    closed at once: a scheduler that does not answer is one line, not a client left behind
+    that retries and fails again as the process exits."""
+    import asyncio
+
+    import distributed
+    from distributed.comm import connect
+
+    async def knock() -> None:
+        args = distributed.Security().get_connection_args("client")
+        comm = await connect(scheduler, timeout=DASK_CONNECT_TIMEOUT_S, **args)
+        await comm.close()
+
+    try:
+        asyncio.run(knock())
+    except (OSError, ValueError, TypeError) as exc:  # refused, timed out, not an address
+        raise InputError(
+            f"--scheduler {scheduler}: the Dask scheduler could not be reached ({_first_line(exc)})"
+        ) from None
+
+
+def _quiet_dask_logs() -> Any:
+    """Silence Dask's loggers (this process's, and those of worker processes started from now
+    on); returns the function that restores them as they were."""
+    import logging
+
+    names = [
+        name
+        for name in [*_DASK_LOGGERS, *logging.root.manager.loggerDict]
+        if name.split(".")[0] in _DASK_LOGGERS
+    ]
+    levels = {name: logging.getLogger(name).level for name in dict.fromkeys(names)}
+    env = os.environ.get(_DASK_LOG_ENV)
+    for name in levels:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    os.environ[_DASK_LOG_ENV] = "critical"
+
+    def restore() -> None:
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+        if env is None:
+            os.environ.pop(_DASK_LOG_ENV, None)
+        else:
+            os.environ[_DASK_LOG_ENV] = env
+
+    return restore
+
+
+def _dask_crossed(path: str, pairs: list[tuple[str, str]]) -> None:
+    """Refuse crossed intervals (a lower bound above its upper bound) as the memory engine does
+    (:func:`check_intervals`, same line), in one read of the bound columns, before any pass of
+    the evaluation (NaN is not crossed)."""
+    if not pairs:
+        return
+    import math
+
+    import dask
+    import dask.dataframe as dd
+    import numpy as np
+
+    from ranklens.dask._inputs import as_float
+
+    columns = list(dict.fromkeys(c for pair in pairs for c in pair))
+
+    def crossed(part: Any) -> tuple[int, list[tuple[int, int, float, float]]]:
+        part = as_float(part, columns)
+        out = []
+        for lower, upper in pairs:
+            low, high = part[lower].to_numpy(), part[upper].to_numpy()
+            bad = np.flatnonzero(low > high)
+            if bad.size:
+                at = int(bad[0])
+                out.append((int(bad.size), at, float(low[at]), float(high[at])))
+            else:
+                out.append((0, -1, math.nan, math.nan))
+        return len(part), out
+
+    frame = dd.read_parquet(path, columns=columns)
+    parts = dask.compute(*[dask.delayed(crossed)(p) for p in frame.to_delayed()])
+    for k, (lower, upper) in enumerate(pairs):
+        offset, first = 0, None
+        for size, found in parts:
+            if found[k][0] and first is None:
+                first = (offset + found[k][1], found[k][2], found[k][3])
+            offset += size
+        if first is not None:
+            n_crossed = sum(found[k][0] for _, found in parts)
+            row, low, high = first
+            raise InputError(
+                f"--lower {lower!r} is above --upper {upper!r} in {n_crossed} row(s) (first at "
+                f"data row {row + 1}: {low:.6g} > {high:.6g}); is the pair swapped?"
+            )
 
 
 def _dask_not_drawn(evaluation: Any, *, curve_arrays: bool) -> dict[str, Any]:
@@ -1504,25 +1862,6 @@ def _dask_drop_missing(
         return part[keep]
 
     return frame.map_partitions(finite, meta=frame._meta), n_bad
-
-
-def _dask_columns(path: str, used: list[str], groups: str | None) -> None:
-    """Every named column is in the Parquet data (its schema, no rows read), or one line naming
-    the first missing one and the columns there are."""
-    import dask.dataframe as dd
-
-    try:
-        names = list(dd.read_parquet(path).columns)
-    except (ValueError, TypeError, OSError) as exc:
-        raise InputError(f"could not read {path}: {_first_line(exc)}") from None
-    shown = ", ".join(map(str, names[:12])) + (
-        f", ... ({len(names)} columns)" if len(names) > 12 else ""
-    )
-    for name in used:
-        if name not in names:
-            raise InputError(f"column {name!r} not found in {path}; columns: {shown}")
-    if groups is not None and groups not in names:
-        raise InputError(f"--groups column {groups!r} not found in {path}; columns: {shown}")
 
 
 def _dask_units(path: str, groups: str, used: list[str], drop_na: bool) -> int:

@@ -61,20 +61,31 @@ Molecular Biology*, 9(1), Article 39.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import itertools
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
 from ranklens._gpu_engine import DeviceEngine, resolve_device
+from ranklens._inference import (
+    DOMINANT_SHARE_LIMIT,
+    MIN_CLASS_ROWS,
+    TAIL_WEIGHT_LIMIT,
+    RatioStudentizer,
+    smallest_class,
+    symmetric_t_interval,
+    tail_weight_reason,
+)
 from ranklens._normal import ndtr_array
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import (
+    METRIC_ALIASES,
     MetricSpec,
     RankStatistic,
     RankSweepForm,
@@ -82,16 +93,24 @@ from ranklens._registry import (
     ReplicateForm,
 )
 from ranklens._resampling import (
+    BLOCK_CELLS,
+    MEMORY_SHARE,
     NUMPY_TWINS,
     NUMPY_TWINS_BELOW,
+    BootstrapMemoryError,
     Progress,
     Resampler,
+    block_rows,
     check_predictions,
+    compact_block_rows,
+    draw_rows,
+    format_bytes,
     group_counts,
     interval_from_replicates,
     jackknife_blocks,
     jackknife_rows,
     kernel,
+    memory_budget,
     numpy_twins,
     prefer_numpy_twins,
     quiet,
@@ -107,6 +126,7 @@ from ranklens._typing import ArrayLike
 from ranklens._validation import (
     check_positive_int,
     check_probability,
+    check_random_state,
     check_sample_weight,
     normalize_weights,
 )
@@ -116,7 +136,7 @@ from ranklens._xp.rank import (
     replicate_statistics,
     statistics_to_values,
 )
-from ranklens.exceptions import RanklensWarning, warn_undefined
+from ranklens.exceptions import FewEventsWarning, RanklensWarning, warn_undefined
 from ranklens.metrics import get_metric
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build a DataFrame
@@ -141,7 +161,7 @@ DEFAULT_COMPARISON_METRICS: tuple[str, ...] = (
 _TAU_ALIAS_METRIC = "kendall_tau"
 
 _METHODS = ("bootstrap", "permutation", "delong")
-_INTERVALS = ("bca", "percentile")
+_INTERVALS = ("auto", "bca", "percentile", "studentized")
 
 
 # --------------------------------------------------------------------------------------------
@@ -214,7 +234,11 @@ class _PairwiseResult(Result):
         ]
 
     def _metric_index(self, metric: str) -> int:
+        """The row of ``metric``: its name in this comparison, or a registered alias of it
+        (``"mae"``), which the comparison resolved to the registry key."""
         try:
+            if metric not in self.metrics and isinstance(metric, str):
+                metric = METRIC_ALIASES.get(metric, metric)
             return self.metrics.index(metric)
         except ValueError:
             raise ValueError(
@@ -286,7 +310,9 @@ class ComparisonResult(_PairwiseResult):
         Always ``"bootstrap"``: names the test in ``to_dict()`` (and so in the report's
         ``results.json``) beside :class:`PermutationTestResult`'s ``"permutation"``.
     interval : str
-        ``"bca"`` or ``"percentile"``.
+        The ``interval`` asked for: ``"auto"``, ``"bca"``, ``"percentile"`` or
+        ``"studentized"`` (``"percentile"`` where BCa fell back to it); each measure's own
+        method is in ``interval_methods``.
     n_bootstrap : int
         Bootstrap replicates.
     confidence_level : float
@@ -295,6 +321,22 @@ class ComparisonResult(_PairwiseResult):
     targets : tuple of float or None
         Per metric, the value a ``direction="target"`` measure is best at (None otherwise);
         ``better`` then names the model closer to it.
+    interval_methods, difference_interval_methods : tuple of str
+        Per metric, how each model's interval and each pair's interval were made:
+        ``"bootstrap-studentized"`` (Hall's symmetric bootstrap-t), ``"bootstrap-bca"``,
+        ``"bootstrap-percentile"`` (and ``"delong-logit"``, ``"delong"`` for
+        :class:`DeLongComparisonResult`).
+    approximate : ndarray of bool, shape (n_metrics, n_models)
+        The interval is given but does not hold its level reliably (``interval_notes`` says
+        why): a mean loss whose per-row contributions are long-tailed (tail weight above
+        :data:`ranklens._inference.TAIL_WEIGHT_LIMIT`).
+    difference_approximate : ndarray of bool, shape (n_metrics, n_pairs)
+        The same for each pair's interval and test.
+    interval_notes : tuple of str
+        Per metric, why its intervals are approximate or not given (empty when neither): a
+        binary response with fewer than :data:`ranklens._inference.MIN_CLASS_ROWS` rows in a
+        class leaves the intervals, z and p-values NaN (a :class:`~ranklens.exceptions.
+        FewEventsWarning` says so).
 
     References
     ----------
@@ -331,6 +373,15 @@ class ComparisonResult(_PairwiseResult):
     confidence_level: float
     replicates: np.ndarray = dataclasses.field(repr=False)
     targets: tuple[float | None, ...] = dataclasses.field(default=(), repr=False)
+    interval_methods: tuple[str, ...] = ()
+    difference_interval_methods: tuple[str, ...] = ()
+    approximate: np.ndarray = dataclasses.field(
+        default_factory=lambda: np.zeros((0, 0), dtype=bool), repr=False
+    )
+    difference_approximate: np.ndarray = dataclasses.field(
+        default_factory=lambda: np.zeros((0, 0), dtype=bool), repr=False
+    )
+    interval_notes: tuple[str, ...] = ()
 
     # The three tau_variance_* names predate the per-metric variances: kept as aliases that read
     # Kendall's tau's row, None where there is nothing to read (as before).
@@ -361,9 +412,10 @@ class ComparisonResult(_PairwiseResult):
         """Table 2 of Rosset, Perlich & Zadrozny (2005), tidy: one row per metric and pair.
 
         Columns: ``metric, model_a, model_b, value_a, value_b, difference, difference_sd, z,
-        p_value, p_value_one_sided, difference_ci_lower, difference_ci_upper, better,
-        higher_is_better`` (``better`` names the model with the better value, or is empty when
-        the values are equal).
+        p_value, p_value_one_sided, difference_ci_lower, difference_ci_upper, approximate,
+        interval_note, better, higher_is_better`` (``better`` names the model with the better
+        value, or is empty when the values are equal; ``approximate`` and ``interval_note`` as
+        :attr:`difference_approximate` and :attr:`interval_notes`).
         """
         return self._pair_frame(
             {
@@ -374,20 +426,34 @@ class ComparisonResult(_PairwiseResult):
                 "p_value_one_sided": self.p_value_one_sided,
                 "difference_ci_lower": self.difference_ci_lower,
                 "difference_ci_upper": self.difference_ci_upper,
+                "approximate": _flags(self.difference_approximate, self.difference.shape),
+                "interval_note": self._notes(self.difference.shape),
             }
         )
 
+    def _notes(self, shape: tuple[int, ...]) -> np.ndarray:
+        """:attr:`interval_notes` repeated along each metric's row (empty where none)."""
+        notes = np.full(shape, "", dtype=object)
+        for k, note in enumerate(self.interval_notes[: shape[0]]):
+            notes[k] = note
+        return notes
+
     def values_frame(self) -> pd.DataFrame:
         """One row per metric and model: ``metric, model, value, std_error, ci_lower, ci_upper,
-        n_undefined, higher_is_better``."""
+        interval_method, approximate, n_undefined, higher_is_better``."""
         import pandas as pd
 
         rows = self._value_rows()
+        approximate = _flags(self.approximate, self.values.shape)
         for row in rows:
             k, m = self._metric_index(row["metric"]), self._model_index(row["model"])
             row["std_error"] = self.std_error[k, m]
             row["ci_lower"] = self.ci_lower[k, m]
             row["ci_upper"] = self.ci_upper[k, m]
+            methods = self.interval_methods
+            own = methods[k] if k < len(methods) else ""
+            row["interval_method"] = own or f"bootstrap-{self.interval}"
+            row["approximate"] = bool(approximate[k, m])
             row["n_undefined"] = int(self.n_undefined[k, m])
             row["higher_is_better"] = self.higher_is_better[k]
         return pd.DataFrame(rows, columns=_VALUE_COLUMNS)
@@ -436,9 +502,17 @@ _VALUE_COLUMNS = [
     "std_error",
     "ci_lower",
     "ci_upper",
+    "interval_method",
+    "approximate",
     "n_undefined",
     "higher_is_better",
 ]
+
+
+def _flags(flags: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``flags`` as a bool array of ``shape`` (all False where a result has none)."""
+    flags = np.asarray(flags, dtype=bool)
+    return flags if flags.shape == tuple(shape) else np.zeros(shape, dtype=bool)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -664,6 +738,12 @@ class _RatioFormEvaluator(_LaneReader):
     log_rmse, rmspe, ...): the
     numerators and denominators of every model form the columns of one matrix ``L`` and a block of
     replicates is the product ``W @ L``, one numba pass over the block.
+
+    ``L`` holds ``n_models * n_columns`` float64 a data row. Over the comparison's memory budget
+    (:func:`_memory_plan`) it is not kept: each block makes it ``chunk_rows`` data rows at a
+    time and carries the sums from chunk to chunk (:func:`ranklens._kernels.rank_levels.
+    lane_loss_sums_into`): the same sums, bit for bit (the per-row values of a form are
+    element-wise, :class:`~ranklens._registry.RatioForm`).
     """
 
     path = "kernel"
@@ -675,11 +755,13 @@ class _RatioFormEvaluator(_LaneReader):
         y: np.ndarray,
         preds: np.ndarray,
         base_weight: np.ndarray,
+        chunk_rows: int | None = None,
     ) -> None:
         super().__init__(positions)
         self.forms = forms
         self.base_weight = np.ascontiguousarray(base_weight, dtype=np.float64)
         self.n_models = preds.shape[0]
+        self.y, self.preds = y, preds
         # Per model, the columns: numerator of each form, then the denominators that exist.
         self.den_column: list[int | None] = []
         for form in forms:
@@ -687,18 +769,54 @@ class _RatioFormEvaluator(_LaneReader):
                 self.den_column.append(None)
             else:
                 self.den_column.append(len(forms) + sum(c is not None for c in self.den_column))
+        self.n_columns = len(forms) + sum(form.denominator is not None for form in forms)
+        self._columns: dict[int, np.ndarray] = {}  # model -> its columns (the permutation test)
+        # (n, n_models * n_columns), model-major: one kernel pass serves every model; None
+        # when it is made chunk_rows rows at a time instead (over the memory budget).
+        self.chunk_rows = chunk_rows
+        self.flat = None if chunk_rows is not None else self._flat(0, y.shape[0])
+
+    def _model_columns(self, pred: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """``(stop - start, n_columns)``: one model's columns on data rows ``start .. stop - 1``."""
+        y, p = self.y[start:stop], pred[start:stop]
         with np.errstate(all="ignore"):
-            self.columns = [
-                np.stack(
-                    [form.numerator(y, pred) for form in forms]
-                    + [form.denominator(y, pred) for form in forms if form.denominator is not None],
-                    axis=1,
+            return np.stack(
+                [form.numerator(y, p) for form in self.forms]
+                + [form.denominator(y, p) for form in self.forms if form.denominator is not None],
+                axis=1,
+            )
+
+    def _flat(self, start: int, stop: int) -> np.ndarray:
+        """``L`` on data rows ``start .. stop - 1``, C-contiguous."""
+        return np.ascontiguousarray(
+            np.concatenate([self._model_columns(p, start, stop) for p in self.preds], axis=1)
+        )
+
+    def _chunked_sums(self, block: _Block) -> tuple[np.ndarray, np.ndarray]:
+        """The kernels' ``(sums, totals)`` with ``L`` made :attr:`chunk_rows` rows at a time,
+        from the block's lanes (made here, padded, for a block of float64 weights that has
+        none). Weights that do not fit uint8 lanes (none of the bootstrap's schemes draws one)
+        take ``L`` whole for the block."""
+        assert self.chunk_rows is not None
+        from ranklens._kernels import rank_levels
+
+        n, step = block.n, self.chunk_rows
+        columns = self.n_models * self.n_columns
+        width = rank_levels.LEVEL_BATCH
+        lanes = block.lanes()
+        if lanes is None:
+            lanes, fits = rank_levels.batch_weights_small(block.weights, np.ones(n), width)
+            if not fits:
+                flat = self._flat(0, n)
+                return kernel("weighted_loss_sums", n * columns, n)(
+                    block.multiplicity, self.base_weight, flat
                 )
-                for pred in preds
-            ]
-        self.n_columns = self.columns[0].shape[1]
-        # (n, n_models * n_columns), model-major: one kernel pass serves every model.
-        self.flat = np.ascontiguousarray(np.concatenate(self.columns, axis=1))
+        acc = np.zeros((lanes.shape[0] * (columns + 1), width))
+        for start in range(0, n, step):
+            stop = min(start + step, n)
+            base = self.base_weight[start:stop]
+            rank_levels.lane_loss_sums_into(lanes, base, self._flat(start, stop), start, acc)
+        return rank_levels.lane_sums_of(acc, block.rows, columns)
 
     def _finish(self, sums: np.ndarray, totals: np.ndarray) -> np.ndarray:
         """``(rows, n_forms)`` metric values of one model from its column sums."""
@@ -712,7 +830,9 @@ class _RatioFormEvaluator(_LaneReader):
     def evaluate_block(self, block: _Block) -> np.ndarray:
         n = block.n
         batch = block.lanes()
-        if batch is not None:  # the block's uint8 lanes: one read of 32 bytes a row per column
+        if self.flat is None:  # over the memory budget: L a chunk of rows at a time
+            sums, totals = self._chunked_sums(block)
+        elif batch is not None:  # the block's uint8 lanes: one read of 32 bytes a row per column
             from ranklens._kernels import rank_levels
 
             sums, totals = rank_levels.lane_loss_sums_parallel(
@@ -733,8 +853,11 @@ class _RatioFormEvaluator(_LaneReader):
 
     def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
         n = swaps.shape[1]
+        for m in (a, b):
+            if m not in self._columns:
+                self._columns[m] = self._model_columns(self.preds[m], 0, n)
         sums_a, sums_b = kernel("swapped_loss_sums", 2 * n * self.n_columns, n)(
-            swaps, self.base_weight, self.columns[a], self.columns[b]
+            swaps, self.base_weight, self._columns[a], self._columns[b]
         )
         total = np.full(swaps.shape[0], self.base_weight.sum())
         return np.stack([self._finish(sums_a, total), self._finish(sums_b, total)], axis=2)
@@ -892,14 +1015,145 @@ def _replicate_groups(forms: list[Any]) -> list[list[int]]:
     return groups
 
 
+# --------------------------------------------------------------------------------------------
+# memory: what the evaluators and the blocks hold, against the budget
+# --------------------------------------------------------------------------------------------
+
+#: Bytes of the loss columns made at once when they are not kept whole (64 MiB).
+_LOSS_CHUNK_BYTES = 1 << 26
+
+
+@dataclasses.dataclass(frozen=True)
+class _MemoryPlan:
+    """How the comparison holds its data within the memory budget
+    (:func:`ranklens._resampling.memory_budget`).
+
+    Attributes
+    ----------
+    budget : float
+        Bytes the bootstrap's working memory may take.
+    need : dict of str to float
+        Bytes by part, as planned (the caller's arrays not included). The parts named in
+        ``building`` are held only while the evaluators are built, before the blocks, the level
+        orders and the level sweep's buffers exist.
+    building : tuple of str
+        The parts held while the evaluators are built only.
+    loss_chunk_rows : int or None
+        Data rows of the loss columns made at once (:class:`_RatioFormEvaluator`), or None:
+        kept whole.
+    level_tasks : int
+        Most tasks of the level sweep whose buffers are held at once (each
+        ``64 n + 128 n_pred`` bytes, :func:`ranklens._kernels.rank_levels.level_scratch`).
+    """
+
+    budget: float
+    need: dict[str, float]
+    building: tuple[str, ...] = ()
+    loss_chunk_rows: int | None = None
+    level_tasks: int = 1 << 30
+
+    @property
+    def total(self) -> float:
+        """Bytes at the peak: what is held throughout, and the larger of the build and the
+        run."""
+        build = sum(b for name, b in self.need.items() if name in self.building)
+        rest = sum(b for name, b in self.need.items() if name in _RUNNING)
+        held = sum(self.need.values()) - build - rest
+        return float(held + max(build, rest))
+
+    def check(self, n: int, n_models: int) -> None:
+        """Raise :class:`ranklens._resampling.BootstrapMemoryError` when the plan exceeds the
+        budget (the message is one line, its largest parts named)."""
+        if self.total <= self.budget:
+            return
+        parts = sorted(self.need.items(), key=lambda item: -item[1])[:3]
+        shown = ", ".join(f"{name} {format_bytes(b)}" for name, b in parts)
+        raise BootstrapMemoryError(
+            f"the in-memory bootstrap of {n_models} models on {n:,} rows needs about "
+            f"{format_bytes(self.total)} ({shown}), more than its memory budget of "
+            f"{format_bytes(self.budget)} (RANKLENS_MEMORY_BUDGET, else {MEMORY_SHARE:.0%} of "
+            "the memory available): run it on Dask (ranklens evaluate --engine dask, or "
+            "ranklens.dask.evaluate_models), or on fewer rows"
+        )
+
+
+#: The parts of a :class:`_MemoryPlan` that exist only while the replicates run.
+_RUNNING = ("replicate blocks", "rank sweep level orders", "rank sweep buffers")
+
+
+def _memory_plan(n: int, n_models: int, forms: Sequence[Any], budget: float) -> _MemoryPlan:
+    """The memory the comparison of ``forms`` (each measure's batched form) on ``n`` rows and
+    ``n_models`` models takes, fitted to ``budget`` bytes: the loss columns in chunks and
+    fewer level-sweep tasks at once where they do not fit whole.
+
+    Bytes a data row: replicate blocks 64 (uint8 counts and lanes of 32 replicates, above
+    :data:`_LEVEL_MIN_N` rows) plus the draw of their indices (at most 128 MiB); per model, the
+    rank sweep's orders and ranks 24 and its level orders ``ceil(log2 n) + 8`` (a byte a level,
+    :func:`ranklens._kernels.rank_levels.level_codes`, and the top order; 12 more while they are
+    built), the sorts shared while the evaluators are built 88, the loss columns 8 per column,
+    a replicate sweep's orders about 40; per task of the level sweep 192 (64 of lanes, 128 of
+    midranks), one task per thread while they fit. The sorts (and the loss columns' copy
+    while they are made) are released before the blocks and the level orders are made.
+    Measured peaks (``benchmarks/bench_scale.py``) are within about 10% of these sums.
+    """
+    compact = n > _LEVEL_MIN_N
+    need: dict[str, float] = {}
+    if compact:
+        rows = compact_block_rows(n)
+        need["replicate blocks"] = 2.0 * rows * n + 4.0 * min(rows, draw_rows(n)) * n
+    else:
+        need["replicate blocks"] = 16.0 * block_rows(n) * n  # float64, and a copy
+    task, threads = 0.0, 1
+    if any(isinstance(f, RankSweepForm) for f in forms):
+        need["rank sweep orders"] = (24.0 * n_models + 8.0) * n
+        need["sorts shared while building"] = 88.0 * n_models * n
+        if compact:
+            levels = max(1, (n - 1).bit_length())
+            need["rank sweep level orders"] = (levels + 20.0) * n_models * n
+            import numba  # (large data: the level sweep imports it anyway)
+
+            task, threads = 192.0 * n, numba.get_num_threads()
+            need["rank sweep buffers"] = task * threads  # one task a thread, if they fit
+    sweeps = len(_replicate_groups(list(forms)))
+    if sweeps:
+        need["replicate sweeps"] = 40.0 * sweeps * n_models * n
+    building = ("sorts shared while building", "loss columns being made")
+    ratio = [f for f in forms if isinstance(f, RatioForm)]
+    columns = len(ratio) + sum(f.denominator is not None for f in ratio)
+    chunk_rows = None
+    if columns:
+        whole = 8.0 * columns * n_models * n
+        made = {**need, "loss columns": whole, "loss columns being made": whole}
+        if _MemoryPlan(budget, made, building).total <= budget:  # (before fewer tasks)
+            need = made
+        else:
+            # a chunk's columns by model and joined: twice its rows
+            chunk_rows = max(1, min(n, _LOSS_CHUNK_BYTES // (16 * columns * n_models)))
+            need["loss columns (in chunks)"] = 16.0 * columns * n_models * chunk_rows
+    tasks = 1
+    if task:
+        # as many tasks as threads run (the level sweep's tasks at once) while they fit
+        need["rank sweep buffers"] = task
+        spare = budget - _MemoryPlan(budget, need, building).total
+        tasks = max(1, min(threads, 1 + int(max(spare, 0.0) // task)))
+        need["rank sweep buffers"] = tasks * task
+    return _MemoryPlan(budget, need, building, chunk_rows, tasks)
+
+
 def _build_evaluators(
     specs: list[MetricSpec],
     y: np.ndarray,
     preds: np.ndarray,
     sample_weight: np.ndarray | None,
     values: np.ndarray,
+    memory: _MemoryPlan | None = None,
 ) -> list[_Evaluator]:
-    """Fast evaluators for the metrics that have one (verified on the full sample), else generic."""
+    """Fast evaluators for the metrics that have one (verified on the full sample), else generic
+    (within ``memory``, :func:`_memory_plan` with the budget of now when None)."""
+    if memory is None:
+        forms_ = [s.capabilities.batched for s in specs]
+        memory = _memory_plan(y.shape[0], preds.shape[0], forms_, memory_budget())
+    plan = memory
     # The fast paths compute scale-free measures; weights of mean 1 keep their pair products
     # and sums representable whatever the user's scale.
     base_weight = (
@@ -913,7 +1167,7 @@ def _build_evaluators(
             (
                 ratio_positions,
                 lambda pos: _RatioFormEvaluator(
-                    pos, [forms[k] for k in pos], y, preds, base_weight
+                    pos, [forms[k] for k in pos], y, preds, base_weight, plan.loss_chunk_rows
                 ),
             )
         )
@@ -924,7 +1178,7 @@ def _build_evaluators(
             (
                 rank_positions,
                 lambda pos: _RankEvaluator(
-                    pos, [rank_forms[k] for k in pos], y, preds, base_weight
+                    pos, [rank_forms[k] for k in pos], y, preds, base_weight, plan.level_tasks
                 ),
             )
         )
@@ -1032,6 +1286,7 @@ class _RankEvaluator(_LaneReader):
         y: np.ndarray,
         preds: np.ndarray,
         base_weight: np.ndarray,
+        max_tasks: int = 1 << 30,
     ) -> None:
         super().__init__(positions)
         self.forms = forms
@@ -1043,8 +1298,10 @@ class _RankEvaluator(_LaneReader):
         self._level_term = _LevelTermInt32()  # the NumPy twins' level term, masks kept
         self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._by_y: tuple[np.ndarray, np.ndarray] | None = None
-        # the level sweep's buffers, kept from block to block (rank_levels.level_scratch)
+        # the level sweep's buffers, kept from block to block (rank_levels.level_scratch), for
+        # at most max_tasks tasks at once (the memory budget)
         self._scratch: tuple[np.ndarray, np.ndarray] | None = None
+        self.max_tasks = max_tasks
         self._unit_weights = bool(np.all(base_weight == 1.0))
         self._prepared = False
         if not NUMPY_TWINS.get():
@@ -1111,7 +1368,10 @@ class _RankEvaluator(_LaneReader):
         from ranklens._kernels import rank_levels
 
         if self._levels is None:
-            self._levels = rank_levels.level_plan(self.orders, self.p_sorted, self.n_preds)
+            # the level orders as a byte a row and level (the bits the sweep reads of them)
+            self._levels = rank_levels.level_plan(
+                self.orders, self.p_sorted, self.n_preds, coded=True
+            )
         top_rows, p_top, perms = self._levels
         rows = block.rows
         width = min(rank_levels.LEVEL_BATCH, rows)
@@ -1125,11 +1385,12 @@ class _RankEvaluator(_LaneReader):
             and rows > 1
             and np.all((bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw)))
         ):
-            weights, fits = rank_levels.batch_weights_small(block.multiplicity, bw, width)
+            # (read from the block as drawn: uint8 counts are never widened to float64)
+            weights, fits = rank_levels.batch_weights_small(block.weights, bw, width)
             if not fits:
                 weights = None
         if weights is None:
-            weights = rank_levels.batch_weights_float(block.multiplicity, bw, width)
+            weights = rank_levels.batch_weights_float(block.weights, bw, width)
         threads = numba.get_num_threads()
         run: Any = (  # (a numba dispatcher: its arguments are typed by numba)
             rank_levels.level_statistics_parallel
@@ -1143,7 +1404,7 @@ class _RankEvaluator(_LaneReader):
         # buffers kept from one block to the next (no more memory than the tasks that run at
         # once would take afresh, and no page faults after the first block).
         batches = weights.shape[0]
-        per_call = max(1, threads // batches)
+        per_call = max(1, min(threads, self.max_tasks) // batches)
         n_models = top_rows.shape[0]
         tasks = min(n_models, per_call) * batches
         if self._scratch is None or self._scratch[0].shape[0] < tasks:
@@ -1218,15 +1479,34 @@ class _Block:
 
     @property
     def multiplicity(self) -> np.ndarray:
-        """``(rows, n)`` float64 multiplicities."""
+        """``(rows, n)`` float64 multiplicities (kept: small blocks only; large ones are read
+        :meth:`row_step` rows at a time, :meth:`multiplicity_rows`)."""
         if self._multiplicity is None:
             self._multiplicity = self.weights.astype(np.float64)
         return self._multiplicity
 
+    def row_step(self) -> int:
+        """Replicate rows whose float64 multiplicities an evaluator without lanes gets at once:
+        the whole block, or as many rows as :data:`ranklens._resampling.BLOCK_CELLS` cells
+        (32 MiB) hold when the block is uint8 counts on more (32 rows of 2e7 counts would be
+        5 GB as float64)."""
+        if self._multiplicity is not None or self.weights.dtype != np.uint8:
+            return self.rows
+        return max(1, min(self.rows, BLOCK_CELLS // max(self.n, 1)))
+
+    def multiplicity_rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start .. stop - 1`` of :attr:`multiplicity` (made for them alone, unless
+        the whole block is made already)."""
+        if self._multiplicity is not None or (start == 0 and stop >= self.rows):
+            return self.multiplicity[start:stop]
+        return self.weights[start:stop].astype(np.float64)
+
     def lanes(self) -> np.ndarray | None:
         """``(batches, n, 32)`` uint8, or None below :data:`_LEVEL_MIN_N` rows (or on the
-        NumPy twins), when a multiplicity is not an integer in [0, 255] or when the block has
-        fewer than 32 rows (then each evaluator reads the multiplicities)."""
+        NumPy twins), when a multiplicity is not an integer in [0, 255] or when a block of
+        float64 weights has fewer than 32 rows (then each evaluator reads the multiplicities).
+        A block of uint8 counts always has them (its last batch padded with zero lanes): a
+        bootstrap's last, short block is then never widened to float64."""
         if not self._lanes_made:
             self._lanes_made = True
             if not _compact_blocks(self.n):  # (small data: numba is not imported for them)
@@ -1234,14 +1514,11 @@ class _Block:
             from ranklens._kernels import rank_levels
 
             width = rank_levels.LEVEL_BATCH
-            if self.rows >= width:
-                if self.weights.dtype == np.uint8:  # counts: every one fits
-                    self._lanes = rank_levels.count_lanes(self.weights, width)
-                else:
-                    batch, fits = rank_levels.batch_weights_small(
-                        self.weights, np.ones(self.n), width
-                    )
-                    self._lanes = batch if fits else None
+            if self.weights.dtype == np.uint8:  # counts: every one fits
+                self._lanes = rank_levels.count_lanes(self.weights, width)
+            elif self.rows >= width:
+                batch, fits = rank_levels.batch_weights_small(self.weights, np.ones(self.n), width)
+                self._lanes = batch if fits else None
         return self._lanes
 
 
@@ -1251,18 +1528,42 @@ def _compact_blocks(n: int) -> bool:
 
 
 def _evaluate_one(evaluator: _Evaluator, block: _Block) -> np.ndarray:
-    """``(rows, len(positions), n_models)``: one evaluator on one block."""
+    """``(rows, len(positions), n_models)``: one evaluator on one block (an evaluator without
+    lanes gets the float64 multiplicities :meth:`_Block.row_step` rows at a time: each
+    replicate's values are its own, however many rows a call has)."""
     if isinstance(evaluator, _LaneReader):
         return evaluator.evaluate_block(block)
-    return evaluator.evaluate(block.multiplicity)
+    step = block.row_step()
+    if step >= block.rows:
+        return evaluator.evaluate(block.multiplicity)
+    return np.concatenate(
+        [
+            evaluator.evaluate(block.multiplicity_rows(r0, min(r0 + step, block.rows)))
+            for r0 in range(0, block.rows, step)
+        ],
+        axis=0,
+    )
 
 
-def _evaluate_all(evaluators: list[_Evaluator], weights: np.ndarray, out: np.ndarray) -> _Block:
+def _evaluate_all(
+    evaluators: list[_Evaluator],
+    weights: np.ndarray,
+    out: np.ndarray,
+    progress: Progress | None = None,
+) -> _Block:
     """Fill ``out[rows, metric, model]`` for one block of replicate weights (float64
-    multiplicities or uint8 counts); returns the block as the evaluators read it."""
+    multiplicities or uint8 counts); returns the block as the evaluators read it. ``progress``
+    advances by the block's rows, a share after each evaluator (a block of a large data set
+    takes seconds: its progress is not held back to its end)."""
     block = _Block(weights)
-    for evaluator in evaluators:
+    share = block.rows / max(len(evaluators), 1)
+    for i, evaluator in enumerate(evaluators):
         out[:, evaluator.positions, :] = _evaluate_one(evaluator, block)
+        if progress is not None:
+            last = i == len(evaluators) - 1
+            progress.advance(block.rows - share * i if last else share)
+    if progress is not None and not evaluators:
+        progress.advance(block.rows)
     return block
 
 
@@ -1352,7 +1653,7 @@ def compare_models(
     n_bootstrap: int = 1000,
     confidence_level: float = 0.95,
     method: str = "bootstrap",
-    interval: str = "bca",
+    interval: str = "auto",
     random_state: Any = None,
     sample_weight: ArrayLike | None = None,
     show_progress: bool | None = None,
@@ -1396,10 +1697,21 @@ def compare_models(
         form (the AUC, Harrell's C, Somers' D; others are refused with a ``ValueError`` naming
         them); returns a :class:`DeLongComparisonResult`, a :class:`ComparisonResult` whose
         standard errors, z, p-values and Wald intervals are analytic (no replicates).
-    interval : {"bca", "percentile"}, default "bca"
-        Bootstrap interval type. BCa (bias-corrected and accelerated, Efron 1987) is second-order
-        accurate and the better choice for skewed measures such as RMSE on long-tailed targets;
-        its acceleration comes from a grouped jackknife (``min(n, 100)`` random groups of rows;
+    interval : {"auto", "bca", "percentile", "studentized"}, default "auto"
+        Bootstrap interval type. ``"auto"``, what the Monte Carlo study of
+        ``benchmarks/coverage.py`` supports (``docs/coverage.md``): for the mean losses (the
+        measures declared as a :class:`~ranklens._registry.RatioForm`: RMSE, MAE, ...) Hall's
+        (1988) symmetric bootstrap-t, ``"studentized"``, for the values and the differences
+        (each replicate studentized by its own sandwich standard error; up to
+        :data:`STUDENTIZED_MAX_UNITS` resampled units and on the CPU, BCa above); for the other
+        measures BCa for the values and percentile for the paired differences (BCa's
+        acceleration made the intervals of differences of rank measures reject a true null
+        9-13 % of the time with a binary response, the percentile interval 5 %).
+        ``"studentized"`` asks for the bootstrap-t wherever it exists (BCa elsewhere);
+        ``"bca"`` and ``"percentile"`` give that interval throughout (the only two before).
+        The result's ``interval_methods`` and ``difference_interval_methods`` name each
+        measure's. BCa (bias-corrected and accelerated, Efron 1987) takes its acceleration from
+        a grouped jackknife (``min(n, 100)`` random groups of rows;
         the ordinary jackknife when n <= 100), as in Efron & Narasimhan's ``bcajack``. From
         :data:`ranklens._resampling.BCA_JACKKNIFE_BELOW` (one million) rows or units on, where
         100 extra evaluations would cost more than the intervals are worth, it comes from a
@@ -1538,6 +1850,7 @@ def compare_models(
     sw = check_sample_weight(sample_weight, n, normalize=False)
     specs = _resolve_metrics(metrics, weighted=sw is not None)
     n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
+    random_state = check_random_state(random_state)
     level = check_probability(confidence_level, "confidence_level")
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
@@ -1562,7 +1875,7 @@ def compare_models(
     if method == "delong" and (scheme != "multinomial" or groups is not None):
         raise ValueError("scheme and groups choose a resampling; method='delong' takes neither")
     if method == "bootstrap":
-        rows = n_boot + jackknife_rows(n, interval)
+        rows = n_boot + jackknife_rows(n, "bca" if interval != "percentile" else interval)
     else:
         rows = n_boot * len(pair_index)
     # A small multinomial bootstrap whose kernels are not compiled runs on NumPy (the same
@@ -1590,9 +1903,15 @@ def compare_models(
                 for k, spec in enumerate(specs):
                     values[k, m] = _point_value(spec, y, pred, sw)
         return _delong(specs, y, preds, sw, names, values, pair_index, level)
+    # The memory the evaluators and the blocks take, fitted to the budget (the loss columns in
+    # chunks, fewer level-sweep tasks at once) or refused in one line before anything is sorted.
+    memory = None
+    if engine is None:
+        memory = _memory_plan(n, n_models, forms, memory_budget())
+        memory.check(n, n_models)
     # One sort (and sweep) of each model's data for the point values of tau, rho and C, tau's
     # variances and the bootstrap's ranks; released once the evaluators hold what they need.
-    with shared_results():
+    with shared_results(), _memory_guard(n, n_models):
         values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
         values = values.reshape(n_metrics, n_models)
         variances = (
@@ -1602,11 +1921,11 @@ def compare_models(
         )
         with run_rows(rows), numpy_twins(twins):
             evaluators = (
-                _build_evaluators(specs, y, preds, sw, values)
+                _build_evaluators(specs, y, preds, sw, values, memory)
                 if engine is None
                 else engine.evaluators(specs, y, preds, sw, values)
             )
-    with run_rows(rows), numpy_twins(twins):
+    with run_rows(rows), numpy_twins(twins), _memory_guard(n, n_models):
         evaluation = ["generic"] * n_metrics
         for evaluator in evaluators:
             for k in evaluator.positions:
@@ -1643,7 +1962,235 @@ def compare_models(
             progress,
             resampler,
             variances,
+            studentize=engine is None,
         )
+
+
+@contextlib.contextmanager
+def _memory_guard(n: int, n_models: int) -> Iterator[None]:
+    """Within the block, running out of memory raises
+    :class:`ranklens._resampling.BootstrapMemoryError` with one line that says so and points to
+    the Dask engine (never NumPy's bare ``MemoryError``)."""
+    try:
+        yield
+    except BootstrapMemoryError:
+        raise
+    except MemoryError as exc:
+        raise BootstrapMemoryError(
+            f"the in-memory bootstrap of {n_models} models on {n:,} rows ran out of memory "
+            f"({_first_line(exc)}): run it on Dask (ranklens evaluate --engine dask, or "
+            "ranklens.dask.evaluate_models), or on fewer rows"
+        ) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+#: Resampled units up to which ratio-form measures get the studentized interval (its per-unit
+#: columns, about 8 (2 + 2 m) bytes a unit per model and measure, and one more matrix product
+#: per block); above, BCa (or percentile), where the studentized and the BCa intervals agree
+#: but for long tails, which the tail weight flags either way.
+STUDENTIZED_MAX_UNITS = 100_000
+#: Rows the tail weight of a ratio-form measure reads at most (every k-th row above).
+_TAIL_ROWS = 200_000
+
+
+def _interval_plan(
+    specs: Sequence[MetricSpec], interval: str, studentize: bool
+) -> list[tuple[str, str]]:
+    """Per metric ``(interval of each value, interval of each difference)``.
+
+    ``"auto"``: Hall's symmetric bootstrap-t (``"studentized"``) for the ratio-form measures
+    (mean losses) where it can be computed, else BCa for the values and percentile for the
+    differences, as the Monte Carlo study of ``benchmarks/coverage.py`` chose
+    (``docs/coverage.md``). ``"studentized"`` asks for it wherever it exists (BCa elsewhere);
+    ``"bca"`` and ``"percentile"`` give that interval throughout.
+    """
+    plan = []
+    for spec in specs:
+        ratio = studentize and isinstance(spec.capabilities.batched, RatioForm)
+        if interval in ("auto", "studentized") and ratio:
+            plan.append(("studentized", "studentized"))
+        elif interval == "auto":
+            plan.append(("bca", "percentile"))
+        elif interval == "studentized":
+            plan.append(("bca", "bca"))
+        else:
+            plan.append((interval, interval))
+    return plan
+
+
+def _smallest_class(
+    spec: MetricSpec, y: np.ndarray, preds: np.ndarray, sw: np.ndarray | None
+) -> int | None:
+    """Rows in the smaller class of the measure's binary response (None: not binary).
+
+    The response is ``y_true``, or the events of a measure that declares a concordance form
+    (the AUC of a continuous ``y_true`` takes its true top 10 %); read from the registry entry,
+    never the name.
+    """
+    form = spec.capabilities.delong
+    if form is not None:
+        try:
+            response, _, weight = form.prepare(y, preds[0], sw)
+        except ValueError:
+            return None
+        return smallest_class(np.asarray(response), weight)
+    return smallest_class(y, sw)
+
+
+def _studentizer(
+    specs: Sequence[MetricSpec],
+    y: np.ndarray,
+    preds: np.ndarray,
+    sw: np.ndarray | None,
+    resampler: Resampler,
+    pair_index: list[tuple[int, int]],
+    n_boot: int,
+) -> RatioStudentizer | None:
+    """The per-replicate standard errors of the ratio-form measures (None: none of them, or
+    more units than :data:`STUDENTIZED_MAX_UNITS`)."""
+    forms = {
+        k: spec.capabilities.batched
+        for k, spec in enumerate(specs)
+        if isinstance(spec.capabilities.batched, RatioForm)
+    }
+    if not forms or resampler.n_units > STUDENTIZED_MAX_UNITS:
+        return None
+    return RatioStudentizer(forms, y, preds, sw, resampler.unit_of_row, pair_index, n_boot)
+
+
+def _tail_flags(
+    specs: Sequence[MetricSpec],
+    y: np.ndarray,
+    preds: np.ndarray,
+    sw: np.ndarray | None,
+    pair_index: list[tuple[int, int]],
+    student: RatioStudentizer | None,
+) -> dict[int, tuple[np.ndarray, ...]]:
+    """Per ratio-form measure, the tail weights and the largest one-row shares of each model's
+    and each pair's per-row contributions (:meth:`ranklens._inference.RatioStudentizer.
+    tail_weights`; at most :data:`_TAIL_ROWS` rows)."""
+    out = {}
+    for k, spec in enumerate(specs):
+        form = spec.capabilities.batched
+        if not isinstance(form, RatioForm):
+            continue
+        if student is not None and k in student.forms:
+            out[k] = student.tail_weights(k)
+            continue
+        step = max(1, -(-y.shape[0] // _TAIL_ROWS))
+        rows = slice(None, None, step)
+        w = None if sw is None else sw[rows]
+        part = RatioStudentizer(
+            {k: form}, y[rows], preds[:, rows], w, None, pair_index, 0, columns=False
+        )
+        out[k] = part.tail_weights(k)
+    return out
+
+
+def _bootstrap_intervals(
+    reps: np.ndarray,
+    values: np.ndarray,
+    difference: np.ndarray,
+    jack: np.ndarray | None,
+    plan: list[tuple[str, str]],
+    student: RatioStudentizer | None,
+    pair_index: list[tuple[int, int]],
+    level: float,
+) -> dict[str, np.ndarray]:
+    """Every model's and pair's interval by the plan's method, with the replicates' SDs."""
+    n_metrics, n_models = values.shape
+    n_pairs = len(pair_index)
+    out = {
+        "std_error": np.full((n_metrics, n_models), math.nan),
+        "ci": np.full((2, n_metrics, n_models), math.nan),
+        "difference_sd": np.full((n_metrics, n_pairs), math.nan),
+        "difference_ci": np.full((2, n_metrics, n_pairs), math.nan),
+    }
+    for k, (single, paired) in enumerate(plan):
+        se_hat = se_reps = d_hat = d_reps_se = None
+        if "studentized" in (single, paired) and student is not None:
+            se_hat, d_hat = student.standard_errors(k, replicates=False)
+            se_reps, d_reps_se = student.standard_errors(k, replicates=True)
+        for m in range(n_models):
+            out["std_error"][k, m] = replicate_sd(reps[:, k, m])
+            if single == "studentized" and student is not None and se_reps is not None:
+                assert se_hat is not None
+                with np.errstate(all="ignore"):
+                    t = (reps[:, k, m] - values[k, m]) / se_reps[:, m]
+                low, high = symmetric_t_interval(values[k, m], se_hat[m], t, level)
+                # a mean of non-negative losses is not below finalize(0)
+                out["ci"][:, k, m] = max(low, student.floor(k)), high
+            else:
+                j = None if jack is None else jack[:, k, m]
+                out["ci"][:, k, m] = interval_from_replicates(
+                    reps[:, k, m], values[k, m], j, level, single
+                )
+        for p, (a, b) in enumerate(pair_index):
+            d_reps = reps[:, k, a] - reps[:, k, b]
+            out["difference_sd"][k, p] = replicate_sd(d_reps)
+            if paired == "studentized" and d_hat is not None and d_reps_se is not None:
+                with np.errstate(all="ignore"):
+                    t = (d_reps - difference[k, p]) / d_reps_se[:, p]
+                interval = symmetric_t_interval(difference[k, p], d_hat[p], t, level)
+            else:
+                d_jack = None if jack is None else jack[:, k, a] - jack[:, k, b]
+                interval = interval_from_replicates(d_reps, difference[k, p], d_jack, level, paired)
+            out["difference_ci"][:, k, p] = interval
+    return out
+
+
+def _qualify(
+    specs: Sequence[MetricSpec],
+    y: np.ndarray,
+    preds: np.ndarray,
+    sw: np.ndarray | None,
+    pair_index: list[tuple[int, int]],
+    student: RatioStudentizer | None,
+    out: dict[str, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Leave out the intervals and tests of a binary response with a class of fewer than
+    :data:`ranklens._inference.MIN_CLASS_ROWS` rows (with a :class:`FewEventsWarning`), and flag
+    approximate those of long-tailed per-row contributions. Returns the flags and the notes."""
+    n_metrics = len(specs)
+    approximate = np.zeros((n_metrics, preds.shape[0]), dtype=bool)
+    difference_approximate = np.zeros((n_metrics, len(pair_index)), dtype=bool)
+    notes = [""] * n_metrics
+    tails = _tail_flags(specs, y, preds, sw, pair_index, student)
+    for k, spec in enumerate(specs):
+        smallest = _smallest_class(spec, y, preds, sw)
+        if smallest is not None and smallest < MIN_CLASS_ROWS:
+            notes[k] = (
+                f"not given: the binary response has {smallest} row(s) in its smaller class, "
+                f"fewer than {MIN_CLASS_ROWS}; the paired bootstrap's intervals and tests cover "
+                "far less than their level there (docs/coverage.md)"
+            )
+            warnings.warn(
+                f"{spec.name}: intervals and paired tests {notes[k]}",
+                FewEventsWarning,
+                stacklevel=4,
+            )
+            for name in ("ci", "difference_ci"):
+                out[name][:, k] = math.nan
+            for name in ("z", "p_value", "p_value_one_sided"):
+                out[name][k] = math.nan
+            continue
+        if k in tails:
+            single, paired, single_share, paired_share = tails[k]
+            approximate[k] = (single > TAIL_WEIGHT_LIMIT) | (single_share > DOMINANT_SHARE_LIMIT)
+            difference_approximate[k] = (paired > TAIL_WEIGHT_LIMIT) | (
+                paired_share > DOMINANT_SHARE_LIMIT
+            )
+            if approximate[k].any() or difference_approximate[k].any():
+                weight = float(max(np.max(single, initial=0.0), np.max(paired, initial=0.0)))
+                share = float(
+                    max(np.max(single_share, initial=0.0), np.max(paired_share, initial=0.0))
+                )
+                notes[k] = "approximate: " + tail_weight_reason(weight, share)
+    return approximate, difference_approximate, notes
 
 
 def _bootstrap(
@@ -1661,9 +2208,11 @@ def _bootstrap(
     progress: bool | None,
     resampler: Resampler | None = None,
     variances: tuple[np.ndarray, np.ndarray] | None = None,
+    studentize: bool = True,
 ) -> ComparisonResult:
     """Replicates, jackknife (for BCa) and every bootstrap statistic of the result
-    (``variances``: the plug-in and unbiased analytic variances, computed here if None)."""
+    (``variances``: the plug-in and unbiased analytic variances, computed here if None;
+    ``studentize``: the studentized intervals may be computed, on the CPU's blocks)."""
     n = y.shape[0]
     names, values, difference = common["models"], common["values"], common["difference"]
     n_metrics, n_models = values.shape
@@ -1672,10 +2221,15 @@ def _bootstrap(
     jack = None
     if resampler is None:
         resampler = Resampler("multinomial", n, None, y)
-    jack_rows = jackknife_rows(resampler.n_units, interval)
+    student = None
+    if studentize and interval in ("auto", "studentized"):
+        student = _studentizer(specs, y, preds, sw, resampler, pair_index, n_boot)
+    plan = _interval_plan(specs, interval, student is not None)
+    needs_bca = any("bca" in methods for methods in plan)
+    jack_rows = jackknife_rows(resampler.n_units, "bca" if needs_bca else "percentile")
     # BCa at large n: the acceleration from a regression of the replicates on their weight per
     # group (no jackknife evaluations), see ranklens._resampling.regression_influence.
-    regress = interval == "bca" and jack_rows == 0
+    regress = needs_bca and jack_rows == 0
     counts = None
     if regress:
         groups, n_groups = resampler.jackknife_groups(jack_rng)
@@ -1684,11 +2238,13 @@ def _bootstrap(
     with Progress(total, "bootstrap", progress) as bar:
         start = 0
         for block in resampler.blocks(boot_rng, n_boot, compact=_compact_blocks(n)):
-            read = _evaluate_all(evaluators, block, reps[start : start + block.shape[0]])
+            read = _evaluate_all(evaluators, block, reps[start : start + block.shape[0]], bar)
             if counts is not None:
                 counts[start : start + block.shape[0]] = _group_counts(read, groups, n_groups)
+            if student is not None:  # the weights as drawn (uint8 counts or float64)
+                student.add(read.weights, start)
             start += block.shape[0]
-            bar.advance(block.shape[0])
+            del block, read  # (released before the next block is drawn: one in memory)
         if jack_rows:
             groups, n_groups = resampler.jackknife_groups(jack_rng)
             jack = np.empty((n_groups, n_metrics, n_models))
@@ -1718,45 +2274,29 @@ def _bootstrap(
                 RanklensWarning,
                 stacklevel=3,
             )
-            interval = "percentile"
-
-    def jack_of(k: int, m: int) -> np.ndarray | None:
-        return None if jack is None else jack[:, k, m]
-
-    std_error = np.full((n_metrics, n_models), math.nan)
-    ci = np.full((2, n_metrics, n_models), math.nan)
-    for k in range(n_metrics):
-        for m in range(n_models):
-            std_error[k, m] = replicate_sd(reps[:, k, m])
-            ci[:, k, m] = interval_from_replicates(
-                reps[:, k, m], values[k, m], jack_of(k, m), level, interval
-            )
-    n_pairs = len(pair_index)
-    diff_sd = np.full((n_metrics, n_pairs), math.nan)
-    diff_ci = np.full((2, n_metrics, n_pairs), math.nan)
-    for k in range(n_metrics):
-        for p, (a, b) in enumerate(pair_index):
-            d_reps = reps[:, k, a] - reps[:, k, b]
-            d_jack = None if jack is None else jack[:, k, a] - jack[:, k, b]
-            diff_sd[k, p] = replicate_sd(d_reps)
-            diff_ci[:, k, p] = interval_from_replicates(
-                d_reps, difference[k, p], d_jack, level, interval
-            )
-    z = _standardise(difference, diff_sd)
+            interval = "percentile" if interval == "bca" else interval
+    if jack is None:  # no BCa without the jackknife (or its regression): percentile
+        plan = [(_no_bca(single), _no_bca(paired)) for single, paired in plan]
+    out = _bootstrap_intervals(reps, values, difference, jack, plan, student, pair_index, level)
+    z = _standardise(difference, out["difference_sd"])
+    out.update(z=z, p_value=2.0 * ndtr_array(-np.abs(z)), p_value_one_sided=ndtr_array(-np.abs(z)))
+    approximate, difference_approximate, notes = _qualify(
+        specs, y, preds, sw, pair_index, student, out
+    )
     if variances is None:
         variances = _analytical_variances(specs, y, preds, weighted=sw is not None)
     plug_in, unbiased = variances
     return ComparisonResult(
         **common,
-        std_error=std_error,
-        ci_lower=ci[0],
-        ci_upper=ci[1],
-        difference_sd=diff_sd,
-        z=z,
-        p_value=2.0 * ndtr_array(-np.abs(z)),
-        p_value_one_sided=ndtr_array(-np.abs(z)),
-        difference_ci_lower=diff_ci[0],
-        difference_ci_upper=diff_ci[1],
+        std_error=out["std_error"],
+        ci_lower=out["ci"][0],
+        ci_upper=out["ci"][1],
+        difference_sd=out["difference_sd"],
+        z=out["z"],
+        p_value=out["p_value"],
+        p_value_one_sided=out["p_value_one_sided"],
+        difference_ci_lower=out["difference_ci"][0],
+        difference_ci_upper=out["difference_ci"][1],
         variance_plug_in=plug_in,
         variance_unbiased=unbiased,
         n_undefined=n_undefined,
@@ -1764,7 +2304,16 @@ def _bootstrap(
         n_bootstrap=n_boot,
         confidence_level=level,
         replicates=reps,
+        interval_methods=tuple(f"bootstrap-{single}" for single, _ in plan),
+        difference_interval_methods=tuple(f"bootstrap-{paired}" for _, paired in plan),
+        approximate=approximate,
+        difference_approximate=difference_approximate,
+        interval_notes=tuple(notes),
     )
+
+
+def _no_bca(method: str) -> str:
+    return "percentile" if method == "bca" else method
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -1772,8 +2321,11 @@ class DeLongComparisonResult(ComparisonResult):
     """:class:`ComparisonResult` of ``compare_models(..., method="delong")``: analytic fields.
 
     ``std_error`` and ``difference_sd`` are DeLong's standard errors (DeLong, DeLong &
-    Clarke-Pearson 1988), ``z = difference / difference_sd`` with ``p_value = 2 Phi(-|z|)``,
-    and the intervals are Wald intervals ``value -+ z sd`` clipped to the measure's range.
+    Clarke-Pearson 1988), ``z = difference / difference_sd`` with ``p_value = 2 Phi(-|z|)``;
+    each model's interval is the logit interval of the concordance probability
+    (``interval_methods`` ``"delong-logit"``, :func:`ranklens.delong_interval`) mapped to the
+    measure, each difference's the Wald interval ``difference -+ z sd`` (``"delong"``), flagged
+    ``difference_approximate`` with fewer than 10 rows in a class of a binary response.
     ``variance_plug_in`` holds ``std_error ** 2``, ``variance_unbiased`` NaN; there are no
     replicates (``n_bootstrap`` 0, ``replicates`` of length 0), ``interval`` and ``method`` are
     ``"delong"`` and ``evaluation`` is ``"analytic"``.

@@ -38,7 +38,13 @@ from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import AnalyticVariance
 from ranklens._results import Result, to_builtin
 from ranklens._typing import ArrayLike
-from ranklens._validation import as_1d_float, check_pair, check_sample_weight
+from ranklens._validation import (
+    as_1d_float,
+    check_pair,
+    check_positive_int,
+    check_random_state,
+    check_sample_weight,
+)
 from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
@@ -52,7 +58,7 @@ from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWar
 from ranklens.metrics import CurveSpec, available_curves, available_metrics, get_curve, get_metric
 from ranklens.relevance import relevance_from_boxplot
 from ranklens.robustness import robustness_table
-from ranklens.targeting import best_model_by_depth
+from ranklens.targeting import best_model_by_depth, check_events
 
 __all__ = [
     "EvaluationComparison",
@@ -80,9 +86,16 @@ INFERENCE: tuple[str, ...] = ("auto", "bootstrap")
 #: ``results.json``), with its reference.
 METHOD_NAMES: dict[str, str] = {
     "delong": "DeLong (DeLong, DeLong & Clarke-Pearson 1988)",
+    "delong-logit": (
+        "DeLong on the logit scale (DeLong, DeLong & Clarke-Pearson 1988; Pohar Perme & "
+        "Manevski 2019), Student's t with Satterthwaite's degrees of freedom (Brunner & Munzel "
+        "2000)"
+    ),
     "bootstrap": "paired bootstrap",
     "bootstrap-bca": "paired bootstrap, BCa (Efron 1987)",
     "bootstrap-percentile": "paired bootstrap, percentile",
+    "bootstrap-studentized": "paired bootstrap, symmetric bootstrap-t (Hall 1988)",
+    "fisher-z": "Fisher's z (Fieller, Hartley & Pearson 1957; Bonett & Wright 2000)",
     "permutation": "paired permutation test",
 }
 
@@ -350,6 +363,9 @@ def paired_test_methods(comparison: Any) -> tuple[str, ...]:
 def difference_interval_method(comparison: Any, k: int) -> str | None:
     """How the interval of measure ``k``'s paired differences was made (None: none made)."""
     test = paired_test_methods(comparison)[k]
+    own = getattr(comparison, "difference_interval_methods", ())
+    if test in ("delong", "bootstrap") and k < len(own) and own[k]:
+        return str(own[k])
     if test == "delong":
         return "delong"
     if test == "bootstrap":
@@ -376,8 +392,9 @@ def _finite_or_none(value: Any) -> Any:
 
 #: Version of the JSON document of :func:`evaluation_to_json` (``docs/report.md``; the JSON
 #: Schema ships as ``ranklens/report/results.schema.json``). 2: each measure a record; 2.1:
-#: each interval and p-value says its method (``interval_method``, ``test_method``).
-SCHEMA_VERSION = "2.1"
+#: each interval and p-value says its method (``interval_method``, ``test_method``); 2.2: the
+#: report's Summary verdicts as data (``summary``, added by ``ranklens.report``).
+SCHEMA_VERSION = "2.2"
 
 
 def evaluation_to_json(
@@ -425,17 +442,23 @@ def evaluation_to_json(
     """
     comparison = evaluation.comparison
     intervals: dict[tuple[str, str], tuple[float, float, str]] = {}
+    qualifiers: dict[tuple[str, str], tuple[bool, str]] = {}
     records: list[dict[str, Any]] = []
     settings = None
     if comparison is not None:
         frame = comparison.to_frame()
         per_interval = interval_methods(comparison)
         per_test = paired_test_methods(comparison)
+        flags = np.asarray(getattr(comparison, "approximate", np.zeros((0, 0))), dtype=bool)
+        notes = tuple(getattr(comparison, "interval_notes", ()))
         for k, metric in enumerate(comparison.metrics):
             for m, model in enumerate(comparison.models):
                 if hasattr(comparison, "ci_lower"):
                     low, high = comparison.ci_lower[k, m], comparison.ci_upper[k, m]
                     intervals[(model, metric)] = (float(low), float(high), per_interval[k])
+                    shape = (len(comparison.metrics), len(comparison.models))
+                    flag = bool(flags[k, m]) if flags.shape == shape else False
+                    qualifiers[(model, metric)] = (flag, notes[k] if k < len(notes) else "")
         for row in frame.to_dict(orient="records"):
             record = {"measure": row.pop("metric")}
             record.update({key: to_builtin(value) for key, value in row.items()})
@@ -460,11 +483,14 @@ def evaluation_to_json(
             problem = evaluation.problems.get(model, {}).get(metric)
             low, high, method = intervals.get((model, metric), (None, None, None))
             defined = all(v is not None and math.isfinite(v) for v in (low, high))
+            flag, note = qualifiers.get((model, metric), (False, ""))
             out[metric] = {
                 "value": float(value),
                 "ci_low": low,
                 "ci_high": high,
                 "interval_method": (method or None) if defined else None,
+                "approximate": flag if defined else None,
+                "interval_note": note or None,
                 "status": problem.kind if problem is not None else "ok",
                 "reason": problem.message if problem is not None else None,
             }
@@ -836,16 +862,20 @@ def evaluate_models(
     event_threshold, events, budget, cost_per_target, value_margin, cost_benefit : optional
         Task parameters passed by name to the measures and curves that take them (see
         :func:`ranklens.profit_curve`: ``value_margin`` or ``cost_benefit`` enables the profit
-        curve).
+        curve). ``events`` is applied to ``y_true`` first (:func:`ranklens.targeting.check_events`):
+        a definition that makes every row an event or none, or a ``"top:q"`` that falls on the
+        tie of a 0/1 target, is a ``ValueError`` before any work.
     k, gains : optional
         Task parameters of the listwise measures, passed by name like the ones above (None: the
         measure's default): NDCG's cutoff ``k`` (only the first ``k`` positions count) and its
         ``gains`` (``"linear"`` or ``"exponential"``, :func:`ranklens.ndcg_score`).
     n_bootstrap : int
-        Paired bootstrap replicates for :func:`ranklens.compare_models`; 0 draws none (the
-        analytic intervals and tests of ``inference="auto"`` remain).
+        Paired bootstrap replicates for :func:`ranklens.compare_models`: 0 draws none (the
+        analytic intervals and tests of ``inference="auto"`` remain), else an integer >= 2
+        (checked as :func:`ranklens.compare_models` checks it; 1 or a fraction is a
+        ``ValueError``, not a comparison left out).
     random_state : int or None
-        Seed of the bootstrap.
+        Seed of the bootstrap: None or an integer >= 0 (a ``ValueError`` otherwise).
     inference : {"auto", "bootstrap"}, default "auto"
         Where the intervals and paired tests come from. ``"auto"``: per measure, the analytic
         inference its registry entry declares, and the paired bootstrap for the rest (with
@@ -865,15 +895,19 @@ def evaluate_models(
         clustered bootstrap for every measure (see ``groups``).
     groups : array-like of shape (n,), optional
         A unit id per row (customer, account, day; any labels: integers, strings, a pandas
-        categorical): the comparison and the bands come from the clustered bootstrap, which
-        resamples whole units (:func:`ranklens.compare_models`'s ``groups``; Davison & Hinkley
-        1997, Sect. 3.8), so that the correlation of the rows of one unit is kept. DeLong's and
+        categorical; a one-column pandas or polars DataFrame is its column): the comparison and
+        the bands come from the clustered bootstrap, which resamples whole units
+        (:func:`ranklens.compare_models`'s ``groups``; Davison & Hinkley 1997, Sect. 3.8), so
+        that the correlation of the rows of one unit is kept. DeLong's and
         Noether's analytic intervals assume independent rows and would understate the
         uncertainty of clustered data, so with ``groups`` every interval and paired test comes
         from the clustered bootstrap, whatever ``inference`` says (``settings["clustered
         bootstrap"]`` says so; ``settings["groups"]`` holds the Series' name, else
         ``"given"``, and ``settings["n_units"]`` the number of units). Needs ``n_bootstrap``
-        (with 0 nothing is resampled and ``groups`` would change nothing: a ``ValueError``).
+        (with 0 nothing is resampled and ``groups`` would change nothing: a ``ValueError``)
+        and at least :data:`ranklens._resampling.MIN_UNITS` (10) units: with fewer the
+        resamples repeat and the intervals come out too narrow (a ``ValueError``). ``groups``
+        resamples whole units; it does not split the evaluation by unit.
         The time budget is planned from replicates of rows (the same sweeps per replicate).
     robustness, curves : bool
         Whether to compute the robustness tables and the curves.
@@ -910,9 +944,11 @@ def evaluate_models(
     ValueError
         If an array is not one-dimensional, has too few observations or contains NaN or infinite
         values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``groups`` has another length, a missing label or fewer than two
-        units, or is given with ``n_bootstrap=0``; if an option is outside its documented range.
-        The message names the argument.
+        or sums to zero; if ``groups`` has another length, a missing label, more than one
+        column or fewer than 10 units, or is given with ``n_bootstrap=0``; if ``n_bootstrap``
+        is neither 0 nor an integer >= 2, or ``random_state`` neither None nor an integer
+        >= 0; if ``events`` does not split ``y_true`` into events and non-events; if an option
+        is outside its documented range. The message names the argument.
 
     Notes
     -----
@@ -946,6 +982,8 @@ def evaluate_models(
     progress = renamed_keyword("progress", "on_progress", progress, on_progress, "evaluate_models")
     if inference not in INFERENCE:
         raise ValueError(f"inference must be one of {INFERENCE}; got {inference!r}")
+    n_bootstrap = _check_n_bootstrap(n_bootstrap)
+    random_state = check_random_state(random_state)
     if not predictions and not intervals:
         raise ValueError("predictions is empty; give at least one model")
     n_min = 2
@@ -967,7 +1005,8 @@ def evaluate_models(
     # and as compare_models and the Dask engine pass them. The scale-free measures rescale them
     # themselves; a sum (SERA, a weighted count of rows under a budget) keeps their scale.
     weight = check_sample_weight(sample_weight, y.shape[0], normalize=False)
-    n_units = _check_groups(groups, y, n_bootstrap)
+    groups, n_units = _check_groups(groups, y, n_bootstrap)
+    _check_events(y, events, weight)
     relevance_note = relevance_failure = None
     if relevance is None:
         relevance, relevance_note, relevance_failure = _default_relevance(y)
@@ -986,6 +1025,9 @@ def evaluate_models(
     settings = {name: v for name, v in context.items() if v is not None and name != "relevance"}
     if relevance is not None:
         settings["relevance"] = relevance_note or repr(relevance)
+    if relevance_note is not None and sample_weight is not None:
+        # the default box plot counts every row once; the weights weigh the measures' terms
+        settings["relevance_weights"] = "unweighted"
     settings["n_bootstrap"] = int(n_bootstrap)
     # Analytic intervals and tests need no replicates: "auto" gives them with n_bootstrap=0 too.
     analytic = inference == "auto" and groups is None
@@ -1022,8 +1064,6 @@ def evaluate_models(
                 if declared is not None:
                     methods[spec.name] = declared
     if n_bootstrap:
-        if progress is not None:
-            progress("bootstrap: compiling on a small sample, timing replicates")
         plan = _bootstrap_plan(
             y,
             [s for s in candidates if _needs_bootstrap(methods.get(s.name), len(preds))],
@@ -1034,6 +1074,7 @@ def evaluate_models(
             n_bootstrap=n_bootstrap,
             budget_s=bootstrap_budget_s,
             bands=curves,
+            progress=progress,
         )
         settings.update(plan.notes())
         start = time.perf_counter()
@@ -1144,22 +1185,43 @@ def evaluate_models(
     )
 
 
-def _check_groups(groups: Any, y: np.ndarray, n_bootstrap: int) -> int:
-    """The number of units of ``groups`` (0 without it), validated as the bootstrap will.
+def _check_events(y: np.ndarray, events: Any, weight: np.ndarray | None) -> None:
+    """A given ``events`` applied to ``y`` once, before any work: a definition that does not
+    split it into events and non-events is the caller's input, refused here rather than
+    recorded as every event-based measure failing."""
+    if events is not None:
+        check_events(y, events, sample_weight=weight)
+
+
+def _check_n_bootstrap(n_bootstrap: Any) -> int:
+    """``n_bootstrap``: 0 (no bootstrap) or an integer >= 2, as :func:`compare_models` takes."""
+    integer = isinstance(n_bootstrap, int | np.integer) and not isinstance(n_bootstrap, bool)
+    if integer and n_bootstrap == 0:
+        return 0
+    try:
+        return check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (or 0 for no bootstrap)") from None
+
+
+def _check_groups(groups: Any, y: np.ndarray, n_bootstrap: int) -> tuple[Any, int]:
+    """``groups`` as one column of unit ids and its number of units (None and 0 without it),
+    validated as the bootstrap will.
 
     The comparison and the bands record their own errors as problems; a bad ``groups`` is the
     caller's input, so it is refused here, before any work, with the bootstrap's own message.
     """
     if groups is None:
-        return 0
+        return None, 0
     if not n_bootstrap:
         raise ValueError(
             "groups names the units the clustered bootstrap resamples; with n_bootstrap=0 "
             "nothing is resampled (give n_bootstrap >= 2, or leave groups out)"
         )
-    from ranklens._resampling import Resampler
+    from ranklens._resampling import Resampler, unit_labels
 
-    return int(Resampler.resolve("multinomial", groups, y).n_units)
+    groups = unit_labels(groups)
+    return groups, int(Resampler.resolve("multinomial", groups, y).n_units)
 
 
 def groups_settings(column: str | None, n_units: int, inference: str) -> dict[str, Any]:
@@ -1349,6 +1411,7 @@ def _bootstrap_plan(
     n_bootstrap: int,
     budget_s: float,
     bands: bool = True,
+    progress: ProgressCallback | None = None,
 ) -> BootstrapPlan:
     """The measures, replicates and bands of the bootstrap that fit ``budget_s`` seconds.
 
@@ -1356,8 +1419,10 @@ def _bootstrap_plan(
     those whose intervals and tests are all analytic): no replicate is timed or spent on the
     others.
 
-    :func:`ranklens._budget.plan_bootstrap` compiles every kernel on a tiny sample first (not
-    counted), then times real replicates at this n and fits the budget by priority: the measures
+    :func:`ranklens._budget.plan_bootstrap` compiles every kernel on a sample of the rows that
+    takes the real run's route first (not counted), then times the parts on samples of the rows
+    within a share of the budget (``progress`` hears each step) and fits the budget by
+    priority: the measures
     the comparison engine evaluates on a vectorised kernel, the headline measures of Rosset et
     al. (2005, Table 2: :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`) among them, with
     fewer replicates if they do not fit; then the bands of :data:`BAND_CURVES`; then every other
@@ -1380,6 +1445,7 @@ def _bootstrap_plan(
         headline=DEFAULT_COMPARISON_METRICS,
         band_curves=band_curves,
         band_kwargs=band_kwargs,
+        progress=progress,
     )
     order = {name: k for k, name in enumerate(info)}
     plan.metrics.sort(key=lambda spec: order.get(spec.name, len(order)))
@@ -1466,7 +1532,7 @@ def _analytic_comparison(
         "difference_ci_lower",
         "difference_ci_upper",
     )
-    out = {name: nan((n_metrics, n_models)) for name in per_model}
+    out: dict[str, Any] = {name: nan((n_metrics, n_models)) for name in per_model}
     out.update({name: nan((n_metrics, n_pairs)) for name in per_pair})
     n_undefined = np.zeros((n_metrics, n_models), dtype=np.int64)
     replicates = nan((n_boot, n_metrics, n_models))
@@ -1474,6 +1540,7 @@ def _analytic_comparison(
     interval_of: list[str] = []
     test_of: list[str] = []
     references: dict[str, str] = {}
+    qualified = _Qualified(n_metrics, n_models, n_pairs)
     z_level = float(ndtri(0.5 + level / 2))
     for k, spec in enumerate(specs):
         interval_method, test_method = methods.get(spec.name, ("", "bootstrap"))
@@ -1490,6 +1557,7 @@ def _analytic_comparison(
             if source is boot:
                 replicates[:, k] = boot.replicates[:, j]
             evaluation.append(source.evaluation[j])
+            qualified.take(k, source, j)
         else:  # an analytic interval, not resampled: its pairs are not tested
             out["values"][k] = [values[m][spec.name] for m in names]
             out["difference"][k] = [
@@ -1498,7 +1566,8 @@ def _analytic_comparison(
             test_method = ""
             evaluation.append("analytic")
         if interval_method == "delong" or not interval_method:
-            interval_of.append(interval_method or f"bootstrap-{getattr(boot, 'interval', '')}")
+            default = interval_method or f"bootstrap-{getattr(boot, 'interval', '')}"
+            interval_of.append(qualified.method(k, default))
         else:
             variance = spec.capabilities.variance
             low, high = getattr(variance, "bounds", (-math.inf, math.inf))
@@ -1515,9 +1584,17 @@ def _analytic_comparison(
                 out["std_error"][k, m] = se
                 out["ci_lower"][k, m] = max(low, value - z_level * se) if defined else math.nan
                 out["ci_upper"][k, m] = min(high, value + z_level * se) if defined else math.nan
+                own = getattr(variance, "interval", None)
+                if own is not None and defined:  # the measure's own interval (tau: Fisher's z)
+                    own_low, own_high, interval_method, approximate, reason = own(
+                        y, preds[model], level
+                    )
+                    out["ci_lower"][k, m], out["ci_upper"][k, m] = own_low, own_high
+                    qualified.flag(k, m, approximate, reason)
             interval_of.append(interval_method)
             if isinstance(variance, AnalyticVariance):
-                references[interval_method] = variance.reference
+                own_reference = variance.interval_reference if variance.interval else ""
+                references[interval_method] = own_reference or variance.reference
         test_of.append(test_method)
     return EvaluationComparison(
         models=names,
@@ -1535,7 +1612,52 @@ def _analytic_comparison(
         interval_methods=tuple(interval_of),
         test_methods=tuple(test_of),
         references=references,
+        **qualified.fields(),
     )
+
+
+class _Qualified:
+    """Per measure of an evaluation's comparison, the difference's interval method and the
+    ``approximate`` flags and notes, taken from the result each row came from."""
+
+    def __init__(self, n_metrics: int, n_models: int, n_pairs: int) -> None:
+        self.approximate = np.zeros((n_metrics, n_models), dtype=bool)
+        self.difference_approximate = np.zeros((n_metrics, n_pairs), dtype=bool)
+        self.notes = [""] * n_metrics
+        self.methods = [""] * n_metrics
+        self.difference_methods = [""] * n_metrics
+
+    def take(self, k: int, source: Any, j: int) -> None:
+        """Row ``k`` from row ``j`` of ``source`` (a comparison result)."""
+        for name, mine in (
+            ("interval_methods", self.methods),
+            ("difference_interval_methods", self.difference_methods),
+            ("interval_notes", self.notes),
+        ):
+            theirs = getattr(source, name, ())
+            mine[k] = str(theirs[j]) if j < len(theirs) else ""
+        for name in ("approximate", "difference_approximate"):
+            theirs = np.asarray(getattr(source, name, np.zeros((0, 0))), dtype=bool)
+            if theirs.ndim == 2 and theirs.shape[0] > j:
+                getattr(self, name)[k] = theirs[j]
+
+    def method(self, k: int, default: str) -> str:
+        return self.methods[k] or default
+
+    def flag(self, k: int, m: int, approximate: bool, reason: str) -> None:
+        """Model ``m``'s interval of measure ``k`` is approximate (``reason``)."""
+        if approximate:
+            self.approximate[k, m] = True
+            if reason and reason not in self.notes[k]:
+                self.notes[k] = "; ".join(filter(None, [self.notes[k], f"approximate: {reason}"]))
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "difference_interval_methods": tuple(self.difference_methods),
+            "approximate": self.approximate,
+            "difference_approximate": self.difference_approximate,
+            "interval_notes": tuple(self.notes),
+        }
 
 
 def _methods_settings(comparison: Any) -> dict[str, str]:
@@ -1550,19 +1672,24 @@ def _methods_settings(comparison: Any) -> dict[str, str]:
         groups: dict[str, list[str]] = {}
         for metric, method in zip(comparison.metrics, methods, strict=True):
             groups.setdefault(method, []).append(metric)
-        boot = [m for m in groups if m.startswith("bootstrap")]
+        # the bootstrap's most common method last ("elsewhere"), the others named
+        boot = sorted(
+            (m for m in groups if m.startswith("bootstrap")), key=lambda m: len(groups[m])
+        )
         parts = []
         # DeLong first, then the other analytic methods, then the bootstrap ("elsewhere").
-        for method, metrics in sorted(groups.items(), key=lambda item: item[0] != "delong"):
+        delong_first = sorted(groups.items(), key=lambda item: not item[0].startswith("delong"))
+        for method, metrics in delong_first:
             if method.startswith("bootstrap") or not method:
                 continue
             parts.append(f"{_reference_name(comparison, method)} for {_listed(metrics)}")
-        for method in boot:
+        for i, method in enumerate(boot):
             words = method_name(method)
             if comparison.n_bootstrap:
                 words += f", {comparison.n_bootstrap} resamples"
+            last = i == len(boot) - 1
             parts.append(
-                f"{words}, " + ("elsewhere" if parts else f"for {_listed(groups[method])}")
+                f"{words}, " + ("elsewhere" if parts and last else f"for {_listed(groups[method])}")
             )
         if "" in groups and label == "paired tests":
             parts.append(f"none for {_listed(groups[''])} (not resampled)")

@@ -12,6 +12,7 @@ import warnings
 
 __all__ = [
     "DomainError",
+    "FewEventsWarning",
     "RanklensWarning",
     "RowAlignmentWarning",
     "SwappedArgumentsWarning",
@@ -43,6 +44,15 @@ def warn_undefined(message: str, *, stacklevel: int = 3) -> None:
     None
     """
     warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel)
+
+
+class FewEventsWarning(RanklensWarning):
+    """An interval or test is not given: a class of the binary response has too few rows.
+
+    The paired bootstrap's intervals of a binary response with fewer than
+    :data:`ranklens._inference.MIN_CLASS_ROWS` rows in a class covered far less than their level
+    (``docs/coverage.md``); they are NaN, with this warning saying which measure and why.
+    """
 
 
 class RowAlignmentWarning(RanklensWarning):

@@ -26,9 +26,10 @@ that :func:`ranklens.robustness.most_influential` uses to search every observati
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -49,6 +50,7 @@ from ranklens._registry import (
 from ranklens._results import CurveResult
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
+from ranklens._scaling import product_exponent
 from ranklens._scaling import scaled as _scaled
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -100,9 +102,12 @@ class _RatioForm(RatioForm):
     ``scaled``, when given, computes the public value without overflow or underflow (see
     :func:`_scaled_residuals`); the plain ``numerator`` / ``denominator`` columns serve the
     leave-one-out rules and the bootstrap, which work at ordinary magnitudes.
+    ``scaled_leave_one_out`` is the leave-one-out rule at any magnitude (``(y, p) -> values``);
+    data of extreme size without one are recomputed row by row with ``scaled``.
     """
 
     scaled: Callable[..., float] | None = None
+    scaled_leave_one_out: Callable[..., FloatArray] | None = None
 
 
 def _unbounded(n: int, k: Any) -> FloatArray:
@@ -166,8 +171,34 @@ def _exclusive_sums(values: FloatArray) -> FloatArray:
     return out
 
 
+def _extreme_size(y: FloatArray, p: FloatArray) -> bool:
+    """Whether ``y`` or ``p`` is so large (or every value so small) that squares or sums of
+    their rows may overflow (or underflow): the leave-one-out rules then work on scaled values."""
+    return product_exponent(float(max(np.abs(y).max(), np.abs(p).max()))) != 0
+
+
+def _leave_one_out_scaled(
+    form: _RatioForm, y: FloatArray, p: FloatArray, params: Mapping[str, Any]
+) -> FloatArray:
+    """The measure without each row, for data of extreme size: the form's scaled rule, else the
+    scaled value recomputed on each of the n samples (exact, O(n^2))."""
+    if form.scaled_leave_one_out is not None and not params:
+        return form.scaled_leave_one_out(y, p)
+    assert form.scaled is not None  # the caller checked
+    n = y.shape[0]
+    out = np.empty(n)
+    keep = np.ones(n, dtype=bool)
+    for i in range(n):
+        keep[i] = False
+        out[i] = form.scaled(y[keep], p[keep], None, **params)
+        keep[i] = True
+    return out
+
+
 def _form_leave_one_out(form: _RatioForm) -> Callable[..., FloatArray]:
     def leave_one_out(y: FloatArray, p: FloatArray, **params: Any) -> FloatArray:
+        if form.scaled is not None and _extreme_size(y, p):
+            return _leave_one_out_scaled(form, y, p, params)
         num = _exclusive_sums(form.numerator(y, p, **params))
         if form.denominator is None:
             den = np.full(y.shape[0], float(y.shape[0] - 1))
@@ -252,6 +283,17 @@ def _scaled_power_mean(
     if root:
         return _ldexp(math.sqrt(m), e)
     return _ldexp(m, power * e)
+
+
+def _scaled_power_leave_one_out(
+    y: FloatArray, p: FloatArray, *, power: int, root: bool
+) -> FloatArray:
+    """:func:`_scaled_power_mean` without each row in turn, O(n): the exclusive sums of the
+    scaled residuals' powers, scaled back once (inf only for a mean beyond the float range)."""
+    rs, e = _scaled_residuals(y, p)
+    mean = _exclusive_sums(np.abs(rs) if power == 1 else rs * rs) / (y.shape[0] - 1)
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(np.sqrt(mean), e) if root else np.ldexp(mean, power * e)
 
 
 def _scaled_mse(y: FloatArray, p: FloatArray, w: FloatArray | None) -> float:
@@ -365,9 +407,22 @@ def _y_squared_positive(y: FloatArray, p: FloatArray) -> FloatArray:
     return y**2
 
 
-_MSE = _RatioForm(_squared, scaled=_scaled_mse)
-_RMSE = _RatioForm(_squared, finalize=np.sqrt, scaled=_scaled_rmse)
-_MAE = _RatioForm(_absolute, scaled=_scaled_mae)
+_MSE = _RatioForm(
+    _squared,
+    scaled=_scaled_mse,
+    scaled_leave_one_out=functools.partial(_scaled_power_leave_one_out, power=2, root=False),
+)
+_RMSE = _RatioForm(
+    _squared,
+    finalize=np.sqrt,
+    scaled=_scaled_rmse,
+    scaled_leave_one_out=functools.partial(_scaled_power_leave_one_out, power=2, root=True),
+)
+_MAE = _RatioForm(
+    _absolute,
+    scaled=_scaled_mae,
+    scaled_leave_one_out=functools.partial(_scaled_power_leave_one_out, power=1, root=False),
+)
 _EPSILON = _RatioForm(_epsilon_insensitive, scaled=_scaled_epsilon)
 _LINLIN = _RatioForm(_linlin, scaled=_scaled_linlin)
 _LOG_RMSE = _RatioForm(_squared_log_error, finalize=np.sqrt)
@@ -1715,7 +1770,47 @@ def rroc_curve(
     """
     y, p = check_pair(y_true, y_pred, min_n=2)
     w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
-    e = p - y
+    # Values or weights of extreme size (y near 1e307, weights near 1e200) are brought near 1 by
+    # powers of two first (the same digits): the sums and the area are formed without overflow
+    # and scaled back once at the end (ordinary data: both exponents 0, nothing changes).
+    k = product_exponent(float(max(np.abs(y).max(), np.abs(p).max())))
+    if k:
+        y, p = np.ldexp(y, -k), np.ldexp(p, -k)
+    j = 0
+    if w is not None:
+        j = product_exponent(float(w.sum()))
+        w = np.ldexp(w, -j) if j else w
+    curve = _rroc_sums(p - y, w)
+    return curve if not (k or j) else _rroc_scaled_back(curve, k, j)
+
+
+def _rroc_scaled_back(curve: RROCCurveResult, k: int, j: int) -> RROCCurveResult:
+    """``curve`` of errors scaled by ``2**-k`` and weights by ``2**-j``, on the data's scale; a
+    coordinate beyond the float range becomes inf, with an ``UndefinedMetricWarning``."""
+    with np.errstate(over="ignore", under="ignore"):
+        out = dataclasses.replace(
+            curve,
+            shift=np.ldexp(curve.shift, k),
+            over=np.ldexp(curve.over, k + j),
+            under=np.ldexp(curve.under, k + j),
+            area=_ldexp(curve.area, 2 * (k + j)),
+            model_over=_ldexp(curve.model_over, k + j),
+            model_under=_ldexp(curve.model_under, k + j),
+            unbiased_shift=_ldexp(curve.unbiased_shift, k),
+        )
+    finite = np.isfinite(out.over).all() and np.isfinite(out.under).all()
+    if not (finite and math.isfinite(out.area)):
+        warn_undefined(
+            "the RROC curve's sums of errors exceed the float range (about 1.8e308): the "
+            "coordinates (and the area) beyond it are inf; its shape is that of the data "
+            "rescaled, e.g. y and y_pred divided by a power of ten",
+            stacklevel=4,
+        )
+    return out
+
+
+def _rroc_sums(e: FloatArray, w: FloatArray | None) -> RROCCurveResult:
+    """:func:`rroc_curve` of the errors ``e`` with case weights ``w`` (None: unit)."""
     if w is not None:
         keep = w > 0
         e, w = e[keep], w[keep]

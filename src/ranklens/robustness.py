@@ -146,7 +146,8 @@ class InfluenceResult(Result):
     leave_one_out : ndarray of shape (n,)
         The measure without row i, for every i (NaN where undefined).
     method : str
-        ``"exact update"`` (closed-form leave-one-out) or ``"recomputation"`` (n evaluations).
+        ``"exact update"`` (closed-form leave-one-out), ``"recomputation"`` (n evaluations) or
+        ``"not computed"`` (two rows: no leave-one-out sample has enough rows).
     """
 
     metric: str
@@ -157,6 +158,10 @@ class InfluenceResult(Result):
     percent_change: float
     leave_one_out: FloatArray
     method: str
+
+
+#: Rows needed for a leave-one-out sample on which a measure is defined (two rows at least).
+_MIN_ROWS = 3
 
 
 def _percent(change: float, value: float) -> float:
@@ -176,7 +181,9 @@ def most_influential(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), n >= 3
+    y_true, y_pred : array-like of shape (n,), n >= 2
+        With two rows, removing one leaves a single row, on which no measure is defined: the
+        result is then undefined (NaN, ``index`` None, with an ``UndefinedMetricWarning``).
     metric : str or MetricSpec
         A registered point measure (see :func:`ranklens.available_metrics`).
     metric_params : mapping, optional
@@ -240,8 +247,17 @@ def most_influential(
     """
     spec = _resolve(metric)
     params = _scalar_params(metric_params)
-    y, p = check_pair(y_true, y_pred, min_n=3)
+    y, p = check_pair(y_true, y_pred, min_n=2)
     value = float(spec.func(y, p, **params))
+    if y.shape[0] < _MIN_ROWS:
+        warn_undefined(
+            f"most_influential is undefined for {spec.name!r} on {y.shape[0]} rows: removing "
+            f"one leaves a single row, too few for the measure (at least {_MIN_ROWS} rows are "
+            "needed); value_without, change and percent_change are NaN"
+        )
+        nan = float("nan")
+        loo = np.full(y.shape[0], nan)
+        return InfluenceResult(spec.name, None, value, nan, nan, nan, loo, "not computed")
     loo, method = _leave_one_out(spec, y, p, params)
     loo = np.asarray(loo, dtype=np.float64)
     distance = np.abs(loo - value)

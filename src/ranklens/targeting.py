@@ -60,6 +60,7 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import ConfidenceInterval, CurveResult, Result
+from ranklens._scaling import ldexp, product_exponent
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
@@ -299,11 +300,62 @@ def _top_definition(q: float, threshold: float, share: float) -> str:
     return f"top:{q:g} (y >= {threshold:.6g}; event share {share:.4g})"
 
 
+#: ``events="top:q"`` on a 0/1 target is refused when it marks more than this many times ``q``
+#: of the weight as events: the quantile then falls on the tie at 1, and the events are the
+#: labels themselves, not a top fraction.
+_TOP_SHARE_LIMIT = 2.0
+
+
+def _refuse_inseparable(
+    events: Any,
+    rule: _EventRule,
+    share: float,
+    binary: bool,
+    definition: str,
+    y_range: Callable[[], tuple[float, float]],
+) -> None:
+    """Refuse an event rule given by the caller that does not split ``y_true`` in two.
+
+    A rule under which every row is an event, or none is, leaves the ROC curve, the gain and
+    the lift without meaning (every lift 1, a gain area of 1/2); so does ``"top:q"`` on a 0/1
+    target when the quantile falls on the tie at 1 and the events are the labels, a share far
+    from ``q``. The default (``events=None``) and ``"value"`` are not rules of the caller and
+    are left to the measures (NaN with a warning). ``share`` is the events' (weighted) share,
+    ``binary`` whether the target holds only 0 and 1, ``y_range`` the target's smallest and
+    largest values (read only for the message).
+    """
+    if rule.kind in ("default", "value"):
+        return
+    too_wide = rule.kind == "top" and binary and share > _TOP_SHARE_LIMIT * rule.bound
+    if 0.0 < share < 1.0 and not too_wide:
+        return
+    lo, hi = y_range()
+    given = f"events={events!r}"
+    if binary and lo == 0.0 and hi == 1.0:
+        target = "the target has only the values 0 and 1"
+        advice = "leave events out (a 0/1 target is its own events) or use events='>0'"
+    else:
+        target = f"the target ranges from {lo:.6g} to {hi:.6g}"
+        advice = "choose a rule that leaves both events and non-events"
+    if share >= 1.0:
+        raise ValueError(f"{given} marks every row as an event ({definition}): {target}; {advice}")
+    if share <= 0.0:
+        raise ValueError(f"{given} marks no row as an event ({definition}): {target}; {advice}")
+    raise ValueError(
+        f"{given} gives an event share of {share:.1%}, not {rule.bound:.1%} ({definition}): "
+        f"{target}, so the top {rule.bound:.1%} falls on the tie at 1; {advice}"
+    )
+
+
 def _event_response(
     y: FloatArray, events: Any, w: FloatArray | None
 ) -> tuple[FloatArray, bool, str]:
-    """(response, is_value, definition) for the event definition ``events``."""
-    rule = _event_rule(events)
+    """(response, is_value, definition) for the event definition ``events``.
+
+    A rule of the caller that does not split ``y`` in two is refused with a ``ValueError``
+    (:func:`_refuse_inseparable`).
+    """
+    given = rule = _event_rule(events)
     if rule.kind == "default":
         if _is_binary(y):
             return y, False, "binary"
@@ -314,13 +366,66 @@ def _event_response(
     if rule.kind == "top":
         v = _top_threshold(y, rule.bound, w)
         response = (y >= v).astype(np.float64)
-        share = float(response.mean() if w is None else (response @ w) / w.sum())
-        return response, False, _top_definition(rule.bound, v, share)
-    if rule.kind == "relevance":
-        response, text = _relevance_events(y, rule.relevance, rule.relevance_threshold)
-        return response, False, text
-    response, text = rule.threshold_events(y)
+        share = _event_share(response, w)
+        text = _top_definition(rule.bound, v, share)
+        shown = f"y >= {v:.6g}; event share {share:.4g}"
+    else:
+        if rule.kind == "relevance":
+            response, text = _relevance_events(y, rule.relevance, rule.relevance_threshold)
+        else:
+            response, text = rule.threshold_events(y)
+        share, shown = _event_share(response, w), text
+    _refuse_inseparable(
+        events, given, share, _is_binary(y), shown, lambda: (float(y.min()), float(y.max()))
+    )
     return response, False, text
+
+
+def _event_share(response: FloatArray, w: FloatArray | None) -> float:
+    """The (weighted) share of the rows that are events: exactly 0 or 1 when none or all are."""
+    if response.all():
+        return 1.0
+    if not response.any():
+        return 0.0
+    return float(response.mean() if w is None else (response @ w) / w.sum())
+
+
+def check_events(
+    y_true: ArrayLike, events: EventsLike, *, sample_weight: ArrayLike | None = None
+) -> str:
+    """Apply the event definition ``events`` to ``y_true`` and say what it came to.
+
+    The check every measure taking ``events=`` makes, done once up front (by
+    :func:`ranklens.evaluate_models` and ``ranklens evaluate --events``) so that a bad
+    definition stops the run before any work.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        The target.
+    events : str, float, callable or (callable, float), optional
+        As in :func:`roc_curve`.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (rows of weight 0 are left out, as by the measures).
+
+    Returns
+    -------
+    str
+        The definition as the results report it (``"binary"``, ``"y >= 100"``,
+        ``"top:0.1 (y >= 42; event share 0.1)"``, ...).
+
+    Raises
+    ------
+    ValueError
+        If ``events`` is not a definition :func:`roc_curve` accepts; if a definition given
+        (not None, not ``"value"``) makes every row an event or none, or is ``"top:q"`` on a
+        0/1 target whose event share is more than twice ``q`` (the quantile falls on the tie
+        at 1); if ``y_true`` or ``sample_weight`` is invalid. The message names ``events``.
+    TypeError
+        If ``y_true`` holds data that are not numbers.
+    """
+    y = as_1d_float(y_true, "y_true")
+    return _target(y, events, sample_weight).definition
 
 
 def _target(y: FloatArray, events: Any, sample_weight: Any) -> _Target:
@@ -560,6 +665,20 @@ def _require_events(ranked: _Ranked, func: str) -> None:
         )
 
 
+def _auc_ks(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, float]:
+    """The AUC and the KS statistic from the cumulative (weighted) counts of the ROC points.
+
+    Counts of any scale (weights near 1e200 or 1e-300) are first brought near 1 by a power of
+    two (:func:`ranklens._scaling.product_exponent`): the same digits, and no overflow or underflow
+    of the products ``dFP (TP + TP_prev)`` and ``p n``.
+    """
+    e = product_exponent(max(p, n))
+    if e:
+        tp, fp, p, n = np.ldexp(tp, -e), np.ldexp(fp, -e), math.ldexp(p, -e), math.ldexp(n, -e)
+    twice_area, ks = _roc_sums(tp, fp, p, n)
+    return twice_area / (2.0 * p * n), ks
+
+
 def _roc(ranked: _Ranked) -> RocCurveResult:
     _require_events(ranked, "roc_curve")
     tp, fp = ranked.cum_events, ranked.cum_nonevents
@@ -575,8 +694,7 @@ def _roc(ranked: _Ranked) -> RocCurveResult:
         tpr = tp / p if p > 0 else np.full_like(tp, np.nan)
         fpr = fp / n if n > 0 else np.full_like(fp, np.nan)
     if p > 0 and n > 0:
-        twice_area, ks = _roc_sums(tp, fp, p, n)
-        auc = twice_area / (2.0 * p * n)
+        auc, ks = _auc_ks(tp, fp, p, n)
     else:
         auc = ks = math.nan
     return RocCurveResult(
@@ -628,7 +746,11 @@ def roc_curve(
         - ``None`` (default): the labels if ``y_true`` is binary (only 0 and 1), else
           :data:`DEFAULT_EVENTS` (``"top:0.1"``).
 
-        ``"value"`` (the value-based curves) has no ROC curve and raises ``ValueError``.
+        ``"value"`` (the value-based curves) has no ROC curve and raises ``ValueError``. A
+        definition given that does not split ``y_true`` (every row an event, or none; or
+        ``"top:q"`` on a 0/1 target whose event share is more than twice ``q``, the quantile
+        on the tie at 1) raises a ``ValueError`` naming ``events`` (:func:`check_events`); the
+        default leaves such data to the measures (NaN, with a warning).
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights (sampling weights for the AUC's standard error, see
         :func:`ranklens.delong.delong_interval`).
@@ -869,6 +991,13 @@ def _is_nonnegative_continuous(y: np.ndarray) -> bool:
 def _curve_sweep_state(y: FloatArray, pred: FloatArray) -> Any:
     """The targeting sweep's orders for one model (default events), for the curve bands."""
     return _sweep_prepare(y, pred[None, :], {})
+
+
+def _unit_scale(w: FloatArray) -> FloatArray:
+    """Replicate weights (rows, n) divided by one power of two that brings the largest row sum
+    near 1 when it is of extreme size (exact: the sweeps' ratios keep every digit)."""
+    e = product_exponent(float(w.sum(axis=1).max())) if w.size else 0
+    return np.ldexp(w, -e) if e else w
 
 
 def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: bool) -> Any:
@@ -2033,6 +2162,9 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
     codes = np.array([_SWEEP_CODES[form.statistic] for form in wanted], dtype=np.int64)
     depths = np.array([math.nan if f.depth is None else f.depth for f in wanted])
     w = np.ascontiguousarray(weights, dtype=np.float64)
+    # every statistic is a ratio of (products of) weight sums: case weights of any scale are
+    # brought near 1 by one power of two first (the same digits, no overflow or underflow)
+    w = _unit_scale(w)
     args = (
         w,
         state.y_order,
@@ -2116,6 +2248,37 @@ def _device_events(
     return {"response": response}, text
 
 
+def _device_refuse_inseparable(
+    xp: Any, events: Any, y: Any, w: Any, sums: Any, state: Any, weights: Any, definition: str
+) -> None:
+    """:func:`_refuse_inseparable` on a device: the event share from the curve sums of the one
+    row of ``weights``, the target's values read on the device (the same message as the
+    CPU's; ``definition`` is that of a rule other than a top fraction)."""
+    rule = _event_rule(events)
+    if rule.kind in ("default", "value"):
+        return
+    total, n_events = float(to_host(sums.total)[0]), float(to_host(sums.events)[0])
+    share = 1.0 if n_events == total else (n_events / total if n_events else 0.0)
+    if 0.0 < share < 1.0 and rule.kind != "top":
+        return
+    kept = y if w is None else y[w > 0]
+    binary = bool(xp.all((kept == 0.0) | (kept == 1.0)))
+    if rule.kind == "top":
+        _, at = _xpt.top_events(xp, state, weights[:, state.order])
+        v = float(to_host(y[state.order][at])[0])
+        shown = f"y >= {v:.6g}; event share {share:.4g}"
+    else:
+        shown = definition
+    _refuse_inseparable(
+        events,
+        rule,
+        share,
+        binary,
+        shown,
+        lambda: (float(to_host(xp.min(kept))), float(to_host(xp.max(kept)))),
+    )
+
+
 def _device_scalar(
     func: str,
     y_true: Any,
@@ -2151,7 +2314,12 @@ def _device_scalar(
         weights = w[None, :]
     else:
         weights = w.astype(xp.float64)[None, :]
+        # every statistic is a ratio of products of sums: weights of any scale are brought near
+        # 1 by a power of two first (the same digits), as the CPU's _auc_ks does with its counts
+        e = product_exponent(float(xp.sum(weights)))
+        weights = weights * ldexp(1.0, -e) if e else weights
     sums = _xpt.curve_sums(xp, state, weights)
+    _device_refuse_inseparable(xp, events, y, w, sums, state, weights, definition)
     value = float(to_host(_xpt.statistic(xp, sums, which, form.depth))[0])
     if math.isnan(value):
         total, n_events = float(to_host(sums.total)[0]), float(to_host(sums.events)[0])
@@ -2227,6 +2395,7 @@ def _device_ranked(
         share = float(ce[-1] / cw[-1])
         definition = _top_definition(kwargs["top_q"], v, share)
         response = y >= v
+    _device_refuse_inseparable(xp, events, y, w, sums, state, weights, definition)
     keep = weight = None
     response_host = np.empty(0)
     if host_target:

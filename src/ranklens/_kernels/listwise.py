@@ -63,21 +63,36 @@ def _d3(t: float) -> float:
     return -LN2 * (2.0 * lg * lg + 6.0 * lg + 6.0) / (s * s * s * lg**4)
 
 
+#: Above this position a float64 no longer holds every whole number (the positions of case
+#: weights near 1e200): such stretches are never summed term by term.
+EXACT_POSITIONS = 2.0**53
+
+
 @njit(cache=True)
-def sum_discounts(first: int, last: int) -> float:
-    """Sum of D(p) for integer p = first..last (0 when last < first)."""
-    if last < first:
+def sum_discounts(first: float, last: float) -> float:
+    """Sum of D(p) for whole p = first..last (0 when last < first).
+
+    ``first`` and ``last`` are whole numbers, integers or floats of any size: positions beyond
+    :data:`EXACT_POSITIONS` (case weights near 1e200 make the list that long) are summed by
+    Euler-Maclaurin like any long stretch, never converted to a machine integer.
+    """
+    lo = float(first)
+    hi = float(last)
+    if hi < lo:
         return 0.0
     total = 0.0
     # short stretches and small positions term by term, the rest by Euler-Maclaurin
-    direct_end = last if last - first < DIRECT_LIMIT else min(last, DIRECT_LIMIT - 1)
-    for p in range(first, direct_end + 1):
-        total += LN2 / math.log1p(p)
-    first = max(first, direct_end + 1)
-    if first > last:
+    if hi - lo < DIRECT_LIMIT and hi < EXACT_POSITIONS:
+        direct_end = hi
+    else:
+        direct_end = min(hi, DIRECT_LIMIT - 1.0)
+    if lo <= direct_end:
+        for p in range(int(lo), int(direct_end) + 1):
+            total += LN2 / math.log1p(p)
+    a = max(lo, direct_end + 1.0)
+    if a > hi:
         return total
-    a = float(first)
-    b = float(last)
+    b = hi
     return total + (
         _discount_integral(a, b)
         + 0.5 * (discount(a) + discount(b))
@@ -93,12 +108,14 @@ def span_discount(start: float, end: float, k: float) -> float:
         end = k
     if end <= start:
         return 0.0
-    first = math.floor(start) + 1.0  # first position touched
-    last = math.ceil(end)  # last position touched
+    # np.floor and np.ceil stay floats (numba's math.floor is an int64, which positions beyond
+    # 2**63, from case weights near 1e200, would overflow)
+    first = np.floor(start) + 1.0  # first position touched
+    last = np.ceil(end)  # last position touched
     if last == first:
         return (end - start) * discount(first)
     total = (first - start) * discount(first) + (end - (last - 1.0)) * discount(last)
-    return total + sum_discounts(int(first) + 1, int(last) - 1)
+    return total + sum_discounts(first + 1.0, last - 1.0)
 
 
 @njit(cache=True)

@@ -59,7 +59,10 @@ __all__ = [
     "batch_weights_small",
     "count_lanes",
     "group_lane_sums",
+    "lane_loss_sums_into",
     "lane_loss_sums_parallel",
+    "lane_sums_of",
+    "level_codes",
     "level_orders",
     "level_plan",
     "level_scratch",
@@ -252,6 +255,14 @@ def batch_weights_float(multiplicity, base_weight, width):
     return out
 
 
+@njit(inline="always")
+def _shift_one(perm, level):
+    """The shift that brings bit ``level - 1`` of a row's position (the half of its block at
+    ``level``) to bit 0: of the position itself in an int32 level order, of its code in a uint8
+    one (:func:`level_codes`: bit 1). Bit ``level - 2`` (the quarter) is one below."""
+    return 1 if perm.itemsize == 1 else level - 1
+
+
 @njit(cache=True)
 def _split_levels(cur, nxt, perms):
     """Discordant weight per batch column, ``sum_L D_L``, from the weights in the top level's
@@ -273,7 +284,7 @@ def _split_levels(cur, nxt, perms):
         perm = perms[level - 1]
         size = 1 << level
         half = size >> 1
-        shift = level - 1
+        shift = _shift_one(perm, level)
         for s in range(0, n, size):
             e = min(s + size, n)
             for j in range(width):
@@ -346,8 +357,7 @@ def _sweep_chunk(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
         acc = builder.phi(v32)
         d = builder.phi(v32)
         bit = builder.and_(
-            builder.lshr(builder.load(builder.gep(perm_p, [k]), align=4), shift32),
-            ir.Constant(i32, 1),
+            builder.lshr(_load_order(builder, perm_p, k), shift32), ir.Constant(i32, 1)
         )
         right = _broadcast(builder, builder.neg(bit), v32)
         left = builder.xor(right, ir.Constant(v32, [-1] * _LANES))
@@ -436,7 +446,7 @@ def _sweep_chunk2(typingctx, cur, nxt, perm, s, e, shift, acc, disc, pos):
         acc_q1 = builder.phi(v32)
         d = builder.phi(v32)
         pos = [builder.phi(i64) for _ in range(4)]
-        word = builder.lshr(builder.load(builder.gep(perm_p, [k]), align=4), shift32)
+        word = builder.lshr(_load_order(builder, perm_p, k), shift32)
         lo = builder.and_(word, ir.Constant(i32, 1))
         hi = builder.and_(builder.lshr(word, ir.Constant(i32, 1)), ir.Constant(i32, 1))
         hi_mask, lo_mask = mask(hi), mask(lo)
@@ -512,6 +522,8 @@ def _compact_pass(cur, nxt, perm, level, s0, e0, chunk, two, acc, acc3, disc, po
     positions ``[s0, e0)`` (a whole number of blocks): levels ``level`` and ``level - 1`` when
     ``two``, else ``level`` alone. Returns the levels swept."""
     size = 1 << level
+    shift1 = _shift_one(perm, level)
+    shift2 = shift1 - 1
     if two:
         quarter = size >> 2
         chunk2 = chunk // 2
@@ -521,7 +533,7 @@ def _compact_pass(cur, nxt, perm, level, s0, e0, chunk, two, acc, acc3, disc, po
             for q in range(4):
                 pos4[q] = min(s + (q + 1) * quarter, e) - 1
             for c in range(e, s, -chunk2):
-                _sweep_chunk2(cur, nxt, perm, max(c - chunk2, s), c, level - 2, acc3, disc, pos4)
+                _sweep_chunk2(cur, nxt, perm, max(c - chunk2, s), c, shift2, acc3, disc, pos4)
         return 2
     half = size >> 1
     for s in range(s0, e0, size):
@@ -530,7 +542,7 @@ def _compact_pass(cur, nxt, perm, level, s0, e0, chunk, two, acc, acc3, disc, po
         pos[0] = s + min(half, e - s) - 1
         pos[1] = e - 1
         for c in range(e, s, -chunk):
-            _sweep_chunk(cur, nxt, perm, max(c - chunk, s), c, level - 1, acc, disc, pos)
+            _sweep_chunk(cur, nxt, perm, max(c - chunk, s), c, shift1, acc, disc, pos)
     return 1
 
 
@@ -584,6 +596,13 @@ def _split_levels_compact(cur, nxt, perms, chunk):
     if passes % 2 == 1:  # every block took the same passes: the rows end in the other buffer
         cur, nxt = nxt, cur
     return disc.astype(np.float64), cur
+
+
+def _load_order(builder, ptr, k):
+    """IR: entry ``k`` of a level order (int32 positions, or uint8 codes) as an i32."""
+    i32 = ir.IntType(32)
+    value = builder.load(builder.gep(ptr, [k]), align=ptr.type.pointee.width // 8)
+    return value if value.type == i32 else builder.zext(value, i32)
 
 
 def _vector_types():
@@ -1048,9 +1067,11 @@ def level_scratch(tasks: int, n: int, n_pred: int) -> tuple[np.ndarray, np.ndarr
 
 @intrinsic
 def _lane_column(typingctx, batch, base_weight, losses, n, n_cols, column, out):
-    """``out[j] = sum_i w_ij losses[i, column]`` with ``w_ij = batch[i, j] * base_weight[i]``
-    for the ``_LANES`` lanes of a compact batch (``column < 0``: ``out[j] = sum_i w_ij``), the
-    rows ``i`` in order and the lanes as one vector.
+    """``out[j] += sum_i w_ij losses[i, column]`` with ``w_ij = batch[i, j] * base_weight[i]``
+    for the ``_LANES`` lanes of a compact batch (``column < 0``: ``out[j] += sum_i w_ij``), the
+    rows ``i`` in order and the lanes as one vector, the running sums starting from ``out``
+    (zeros for a whole sum; a sum carried over from the rows before for a sum in chunks of
+    rows, the same additions in the same order: the same sum bit for bit).
 
     The operations of :func:`ranklens._kernels.compare.weighted_loss_sums_serial` in its order
     (``w = m * base``, then ``w * loss`` added to the running sum), so every lane's sum equals
@@ -1070,6 +1091,7 @@ def _lane_column(typingctx, batch, base_weight, losses, n, n_cols, column, out):
         is_total = builder.icmp_signed("<", column_v, ir.Constant(i64, 0))
         col = builder.select(is_total, ir.Constant(i64, 0), column_v)
         zero = ir.Constant(vf, [0.0] * _LANES)
+        start = builder.load(_as_vector(builder, out_p, vf), align=8)
 
         def broadcast(value):
             return _broadcast(builder, value, vf)
@@ -1099,11 +1121,11 @@ def _lane_column(typingctx, batch, base_weight, losses, n, n_cols, column, out):
         builder.cbranch(builder.icmp_signed("<", i1, n_v), loop, done)
         i.add_incoming(ir.Constant(i64, 0), entry)
         i.add_incoming(i1, body)
-        acc.add_incoming(zero, entry)
+        acc.add_incoming(start, entry)
         acc.add_incoming(acc1, body)
         builder.position_at_end(done)
         total = builder.phi(vf)
-        total.add_incoming(zero, entry)
+        total.add_incoming(start, entry)
         total.add_incoming(acc1, body)
         builder.store(total, _as_vector(builder, out_p, vf), align=8)
 
@@ -1131,6 +1153,34 @@ def lane_loss_sums_parallel(weights, rows, base_weight, losses):
         batch = weights[task // columns]
         column = task % columns - 1
         _lane_column(batch, base_weight, losses, batch.shape[0], n_losses, column, lanes[task])
+    return lane_sums_of(lanes, rows, n_losses)
+
+
+@njit(cache=True, parallel=True)
+def lane_loss_sums_into(weights, base_weight, losses, start, lanes):
+    """Adds data rows ``start .. start + m - 1`` (``m = losses.shape[0]``; ``base_weight`` and
+    ``losses`` hold those rows alone) to the running sums ``lanes`` (``(batches * (n_losses +
+    1), _LANES)`` float64, zeros before the first rows), in the order of
+    :func:`lane_loss_sums_parallel`: summed over the chunks of rows in order, the sums equal
+    its sums bit for bit (:func:`lane_sums_of` reads them off). The per-row losses of a large
+    data set are then made a chunk of rows at a time, never all at once.
+    """
+    if weights.shape[2] != _LANES:
+        raise ValueError("lane_loss_sums_into needs batches of 32 lanes")
+    m = losses.shape[0]
+    n_losses = losses.shape[1]
+    columns = n_losses + 1
+    for task in prange(weights.shape[0] * columns):
+        batch = weights[task // columns][start : start + m]
+        column = task % columns - 1
+        _lane_column(batch, base_weight, losses, m, n_losses, column, lanes[task])
+
+
+@njit(cache=True)
+def lane_sums_of(lanes, rows, n_losses):
+    """``(sums, totals)`` of replicate rows ``0 .. rows - 1`` from the running sums of
+    :func:`lane_loss_sums_into` (one row of lanes per batch and column, totals first)."""
+    columns = n_losses + 1
     sums = np.empty((rows, n_losses), np.float64)
     totals = np.empty(rows, np.float64)
     for r in range(rows):
@@ -1142,8 +1192,68 @@ def lane_loss_sums_parallel(weights, rows, base_weight, losses):
     return sums, totals
 
 
+@njit(cache=True)
+def _level_codes_into(p_seq, n_pred, levels, codes, top):
+    """:func:`level_codes` of :func:`level_orders` built level by level (two int32 orders at a
+    time, not all of them), and the top level's order in ``top``."""
+    n = p_seq.size
+    count = np.zeros(n_pred + 1, np.int64)
+    for k in range(n):
+        count[p_seq[k] + 1] += 1
+    for g in range(n_pred):
+        count[g + 1] += count[g]
+    for k in range(n):
+        g = p_seq[k]
+        top[count[g]] = k
+        count[g] += 1
+    cur = top.copy()
+    nxt = np.empty(n, np.int32)
+    for level in range(max(levels, 1), 0, -1):
+        code = codes[level - 1]
+        for k in range(n):
+            pos = cur[k]
+            code[k] = ((pos >> (level - 2)) & 3) if level >= 2 else ((pos << 1) & 2)
+        if level == 1:
+            break
+        size = 1 << level
+        half = size >> 1
+        for s in range(0, n, size):
+            e = min(s + size, n)
+            lp = s
+            rp = s + min(half, e - s)
+            for k in range(s, e):
+                pos = cur[k]
+                if pos & half:
+                    nxt[rp] = pos
+                    rp += 1
+                else:
+                    nxt[lp] = pos
+                    lp += 1
+        cur, nxt = nxt, cur
+
+
+@njit(cache=True, parallel=True)
+def _every_level_code(p_sorted, n_preds, levels, codes, tops):
+    """``codes[m]``, ``tops[m]`` = :func:`_level_codes_into` of model m, models in parallel."""
+    for m in prange(p_sorted.shape[0]):
+        _level_codes_into(p_sorted[m], n_preds[m], levels, codes[m], tops[m])
+
+
+def level_codes(perms: np.ndarray) -> np.ndarray:
+    """The level orders as the sweep reads them, a byte per row and level: ``codes[L - 1, k]``
+    holds bits ``L - 1`` (as bit 1) and ``L - 2`` (as bit 0; 0 at level 1) of the position
+    ``perms[L - 1, k]`` (which half, and which quarter, of its block at level L the row at
+    slot k is in). The sweeps read nothing else of a level order: the same numbers from a
+    quarter of the memory (25 instead of 100 bytes a row and model at n = 2e7)."""
+    levels = perms.shape[0]
+    shifts = np.maximum(np.arange(levels) - 1, 0)[:, None]  # level L = index + 1
+    codes = (perms >> shifts) & 3
+    codes[0] = (perms[0] << 1) & 2
+    return codes.astype(np.uint8)
+
+
 def level_plan(
-    orders: np.ndarray, p_sorted: np.ndarray, n_preds: np.ndarray
+    orders: np.ndarray, p_sorted: np.ndarray, n_preds: np.ndarray, *, coded: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per model, what every replicate of :func:`level_statistics_parallel` shares.
 
@@ -1151,12 +1261,21 @@ def level_plan(
     positions); ``p_sorted[m]`` their dense prediction ranks (``< n_preds[m]``). Returns
     ``(top_rows, p_top, perms)``: the rows in the top level's order (by prediction, then
     position), their prediction ranks (int32) and the level orders of :func:`level_orders`,
-    shape ``(n_models, max(1, ceil(log2 n)), n)`` int32 (80 MB per model at n = 1e6).
+    shape ``(n_models, max(1, ceil(log2 n)), n)`` int32 (80 MB per model at n = 1e6), or with
+    ``coded`` their :func:`level_codes` (uint8, a quarter of that, built without the int32
+    orders of every level): :func:`level_statistics_parallel` reads either, to the same numbers.
     """
     n = orders.shape[1]
     levels = n_levels(n)
-    perms = np.empty((orders.shape[0], max(levels, 1), n), np.int32)  # written in place
-    _every_level_order(p_sorted, np.asarray(n_preds, dtype=np.int64), levels, perms)
-    top_rows = np.stack([orders[m][perms[m, -1]] for m in range(orders.shape[0])]).astype(np.int32)
-    p_top = np.stack([p_sorted[m][perms[m, -1]] for m in range(orders.shape[0])]).astype(np.int32)
+    n_preds = np.asarray(n_preds, dtype=np.int64)
+    if coded:
+        perms = np.empty((orders.shape[0], max(levels, 1), n), np.uint8)
+        tops = np.empty((orders.shape[0], n), np.int32)
+        _every_level_code(p_sorted, n_preds, levels, perms, tops)
+    else:
+        perms = np.empty((orders.shape[0], max(levels, 1), n), np.int32)  # written in place
+        _every_level_order(p_sorted, n_preds, levels, perms)
+        tops = perms[:, -1]
+    top_rows = np.stack([orders[m][tops[m]] for m in range(orders.shape[0])]).astype(np.int32)
+    p_top = np.stack([p_sorted[m][tops[m]] for m in range(orders.shape[0])]).astype(np.int32)
     return top_rows, p_top, perms

@@ -36,6 +36,8 @@ import sys
 
 import numpy as np
 
+from ranklens._scaling import product_exponent
+
 __all__ = [
     "NUMPY_BELOW",
     "ConcordanceComponents",
@@ -147,6 +149,11 @@ def components_many(
 ) -> list[ConcordanceComponents]:
     """:func:`components` of every row of ``scores`` (models, n), sharing the work on ``y``."""
     n = y.shape[0]
+    if weight is not None:
+        # Every result is a ratio of sums of up to four weights: weights of any scale are brought
+        # near 1 by a power of two first (the same digits; nothing copied for ordinary weights).
+        e = product_exponent(float(weight.sum()))
+        weight = np.ldexp(weight, -e) if e else weight
     w = np.ones(n) if weight is None else weight
     if _numpy_route(weight, n):
         values = np.unique(y)  # all rows have weight 1

@@ -351,7 +351,8 @@ def interval_comparison(
     def nan(*shape: int) -> np.ndarray:
         return np.full(shape, math.nan)
 
-    out = {
+    # the result's array fields by name (Any: passed on as keywords among fields of other types)
+    out: dict[str, Any] = {
         key: nan(n_metrics, n_models)
         for key in ("values", "std_error", "ci_lower", "ci_upper", "variance_plug_in")
     }

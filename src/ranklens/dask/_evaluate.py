@@ -6,7 +6,7 @@ import itertools
 import math
 import operator
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,12 +20,14 @@ from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
 from ranklens.dask import _lagged as _lag
 from ranklens.dask import _listwise as _lw
+from ranklens.dask import _magnitude as _mg
 from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
 from ranklens.dask import _robustness as _rb
 from ranklens.dask import _row_plots as _rp
 from ranklens.dask import _sums as _s
 from ranklens.dask._gather import compute_gathering
+from ranklens.dask._inputs import check_meta, check_parquet, read_as_float
 from ranklens.evaluation import (
     ModelEvaluation,
     Problem,
@@ -45,29 +47,81 @@ def _dask() -> tuple[Any, Any]:
     return dask, dd
 
 
-def _load(frame_or_path: Any, columns: list[str], storage_options: Any) -> Any:
+def _loader(
+    frame_or_path: Any, columns: list[str], storage_options: Any, labels: Sequence[str] = ()
+) -> Callable[[list[str]], Any]:
+    """``load(some_columns)``: those of the used ``columns`` of a dask DataFrame or of Parquet
+    data, each but the ``labels`` (unit ids, as they are) read as float64 in every partition.
+
+    Checked once, before any pass: a Parquet path's files each hold every column, of a numeric
+    type (:func:`ranklens.dask._inputs.check_parquet`, footers only); a DataFrame's columns are
+    there and numeric (:func:`ranklens.dask._inputs.check_meta`).
+    """
     _, dd = _dask()
+    numeric = [c for c in columns if c not in labels]
     if isinstance(frame_or_path, dd.DataFrame):
         missing = [c for c in columns if c not in frame_or_path.columns]
         if missing:
             raise ValueError(f"frame_or_path: no column {missing[0]!r}")
-        return frame_or_path[columns]
+        recast = check_meta(frame_or_path._meta, numeric)
+        return lambda wanted: read_as_float(
+            frame_or_path[wanted], [c for c in recast if c in wanted]
+        )
     if isinstance(frame_or_path, str) or hasattr(frame_or_path, "__fspath__"):
         require("parquet", "reading Parquet files")
-        # Partitions of whole row groups, about a bucket's bytes each (a file of several row
-        # groups is read in pieces, not whole): the passes that read the files hold one piece
-        # at a time, as the shuffles hold one bucket.
-        return dd.read_parquet(
-            str(frame_or_path),
-            columns=columns,
-            storage_options=storage_options,
-            split_row_groups="adaptive",
-            blocksize=_e.ROWS_PER_BUCKET * 8 * len(columns),
+        path = str(frame_or_path)
+        in_files = check_parquet(
+            path, numeric, [c for c in columns if c in labels], storage_options
         )
+
+        def load(wanted: list[str]) -> Any:
+            # Partitions of whole row groups, about a bucket's bytes each (a file of several row
+            # groups is read in pieces, not whole): the passes that read the files hold one
+            # piece at a time, as the shuffles hold one bucket.
+            frame = dd.read_parquet(
+                path,
+                columns=wanted,
+                storage_options=storage_options,
+                split_row_groups="adaptive",
+                blocksize=_e.ROWS_PER_BUCKET * 8 * len(wanted),
+            )
+            # a file's own type (integers, a dictionary of numbers) or a categorical restored
+            # from the pandas metadata: float64 in every partition, whatever the first file's
+            recast = check_meta(frame._meta, [c for c in numeric if c in wanted])
+            return read_as_float(
+                frame, [c for c in dict.fromkeys([*recast, *in_files]) if c in wanted]
+            )
+
+        return load
     raise TypeError(
         "frame_or_path must be a dask DataFrame or a Parquet path or glob (local or any fsspec "
         f"URL); got {type(frame_or_path).__name__}"
     )
+
+
+def _weight_total(weight: Any, sums: Sequence[float]) -> float:
+    """The total of the weights from the partitions' sums, as the in-memory engine checks it.
+
+    Raises
+    ------
+    ValueError
+        When the total is zero, or beyond the largest float (weights near 1e308: the in-memory
+        engine refuses them too, naming the column).
+    """
+    try:
+        total = _e._fsum(sums)
+    except OverflowError:  # math.fsum of finite sums whose total overflows
+        total = math.inf
+    if not math.isfinite(total):
+        raise ValueError(
+            f"weight {weight!r} sums to {total} (overflow); rescale the weights (only their "
+            "ratios matter for most measures)"
+        )
+    if not total > 0:
+        raise ValueError(
+            f"weight {weight!r} sums to zero; at least one observation needs positive weight"
+        )
+    return total
 
 
 def _events(events: Any, binary: bool) -> tuple[str, float | None, float | None]:
@@ -161,9 +215,10 @@ def evaluate(
     alpha : float, optional
         Each interval is a central ``1 - alpha`` interval.
     relevance : callable, optional
-        The relevance function of the measures of rare extremes; default the measures' own, the
-        box-plot relevance of ``y`` with the weights as frequencies (its hinges, minimum and
-        maximum found by exact selection), built once.
+        The relevance function of the measures of rare extremes; default the box-plot relevance
+        of ``y`` as :func:`ranklens.evaluate_models` builds it, unweighted (every row counts
+        once; its hinges, minimum and maximum found by exact selection), built once; with a
+        ``weight``, ``settings["relevance_weights"]`` says ``"unweighted"``.
     event_threshold : float, optional
         The utility measures' relevance threshold of an event (their default 0.5).
     n_bins : int, default 10
@@ -342,8 +397,15 @@ def evaluate(
     columns = list(
         dict.fromkeys([y, *preds, *([weight] if weight else []), *([groups] if groups else [])])
     )
-    frame = _load(frame_or_path, columns, storage_options)
     intervals = dict(intervals or {})
+    bound_columns = [c for pair in intervals.values() for c in pair]
+    load = _loader(
+        frame_or_path,
+        list(dict.fromkeys([*columns, *bound_columns])),
+        storage_options,
+        [groups] if groups else [],
+    )
+    frame = load(columns)
     if intervals and alpha is None:
         raise ValueError(
             "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
@@ -425,9 +487,7 @@ def evaluate(
     scans = [s for s in scans if s["n"]]
     unit = weight is None
     binary = all(s["binary"] for s in scans)
-    total_w: Any = n if unit else _e._fsum(s["w"] for s in scans)
-    if not unit and not total_w > 0:
-        raise ValueError("weight: the weights must have a positive total")
+    total_w: Any = n if unit else _weight_total(weight, [s["w"] for s in scans])
     n_eff = n if unit else sum(s["n_positive"] for s in scans)
     sample_y = np.concatenate([s["sample_y"] for s in scans])
     sample_p = [np.concatenate([s["sample_p"][k] for s in scans]) for k in range(len(preds))]
@@ -452,10 +512,24 @@ def evaluate(
             with np.errstate(all="ignore"):
                 value = float(form.finalize(num / den)) if den != 0 else math.nan
             values[model][spec.name] = value
-            if not math.isfinite(value):
-                problems[model][spec.name] = Problem(
-                    "undefined", "the per-row values are not finite for these data"
-                )
+    # data of extreme size (values near 1e-300 or 1e300): the means of their squares again on
+    # the data scaled by a power of two, as the in-memory functions compute them
+    forms = [spec.capabilities.batched for spec in the_plan.ratio]
+    rescaled = _mg.extreme_values(
+        dask, frame, y=y, preds=preds, weight=weight, forms=forms, scans=scans
+    )
+    for (k, j), value in rescaled.items():
+        values[preds[k]][the_plan.ratio[j].name] = value
+    for j, spec in enumerate(the_plan.ratio):
+        for k, model in enumerate(preds):
+            if spec.name in problems[model] or math.isfinite(values[model][spec.name]):
+                continue
+            problems[model][spec.name] = Problem(
+                "undefined",
+                "the value lies beyond the float range (data of extreme size)"
+                if (k, j) in rescaled
+                else "the per-row values are not finite for these data",
+            )
 
     # in row order, one more read (the partitions are the rows in order)
     _lag.evaluate_claimed(
@@ -510,11 +584,10 @@ def evaluate(
         del settings["events"]
     settings.update({key: v for key, v in ranked_list_params.items() if v is not None})
     # measures that are sums once their parameters are fitted, and medians (ranklens.dask._sums)
-    bound_columns = [c for pair in intervals.values() for c in pair]
     used: dict[str, Any] = {}  # the relevance function the measures used (for the report)
     claimed_replicates = _s.evaluate_claimed(
         dask,
-        _load(frame_or_path, list(dict.fromkeys([*columns, *bound_columns])), storage_options),
+        load(list(dict.fromkeys([*columns, *bound_columns]))),
         claimed,
         y=y,
         preds=preds,
@@ -1031,9 +1104,7 @@ def evaluate(
     extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong, "seconds": timings}
     if row_plan is not None:  # the report's regression plots, from exact summaries
         columns_yp = list(dict.fromkeys([y, *preds]))
-        extras["row_summaries"] = row_plan.finish(
-            dask, _load(frame_or_path, columns_yp, storage_options), row_first
-        )
+        extras["row_summaries"] = row_plan.finish(dask, load(columns_yp), row_first)
         lap("row summaries")
     if delong_c_out:
         extras["delong_c"] = delong_c_out

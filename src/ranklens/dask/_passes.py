@@ -102,11 +102,13 @@ def scan(
     out["sample_p"] = [v[take] for v in pv]
     out["binary"] = bool(np.all((yv == 0.0) | (yv == 1.0)))
     out["y_min"], out["y_max"] = float(yv.min()), float(yv.max())
+    out["p_abs"] = [float(np.abs(p).max()) for p in pv]  # the data's magnitude, per model
     if wv is not None:
         keep = wv > 0
         out["n_positive"] = int(keep.sum())
-        out["w"] = float(wv.sum())
-        out["w2"] = float(wv @ wv)
+        with np.errstate(over="ignore"):  # a total beyond the largest float is refused
+            out["w"] = float(wv.sum())
+            out["w2"] = float(wv @ wv)
     sums = []
     for p in pv:
         per_model: list[Any] = []
@@ -125,7 +127,8 @@ def scan(
             if wv is None:
                 per_model.append((float(num.sum()), float(den.sum())))
             else:
-                per_model.append((float((wv * num).sum()), float((wv * den).sum())))
+                with np.errstate(over="ignore"):  # weights whose total overflows are refused
+                    per_model.append((float((wv * num).sum()), float((wv * den).sum())))
         sums.append(per_model)
     out["sums"] = sums
     if robust_forms:

@@ -155,9 +155,10 @@ def _hinge_values(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def default_relevance(n: int, values: Sequence[float]) -> Any:
-    """``relevance_from_boxplot(y, sample_weight=w)`` (defaults; the weights as frequencies) from
-    the values of ``y`` at the hinge positions (:func:`ranklens.relevance._hinge_positions` of
-    the sample size) followed by its minimum and maximum; ``n`` rows of positive weight."""
+    """``relevance_from_boxplot(y)`` (defaults, unweighted: every row counts once, as
+    :func:`ranklens.evaluate_models` builds it) from the values of ``y`` at the hinge positions
+    (:func:`ranklens.relevance._hinge_positions` of the row count ``n``) followed by its minimum
+    and maximum."""
     from ranklens.relevance import _relevance_from_limits
 
     q1, med, q3 = _hinge_values(values[:6])
@@ -238,7 +239,11 @@ def evaluate_claimed(
         return slice(start, len(targets))
 
     needs_relevance = any("relevance" in s.capabilities.sums.params for s in claimed.sums)  # type: ignore[union-attr]
-    # the box plot reads the weights as frequencies: a sample of size W, rows of weight 0 absent
+    # the default relevance is unweighted, as evaluate_models builds it (every row once, rows of
+    # weight 0 too); the fitted accuracy reads the weights as frequencies, as the measures do: a
+    # sample of size W, rows of weight 0 absent
+    every_y = Source(y)
+    samples[every_y] = sample_y
     size = float(n) if weight is None else float(total_w)
     fit_problem: Problem | None = None
     if weight is not None and total_w < 2.0:
@@ -249,11 +254,11 @@ def evaluate_claimed(
             "observations a box plot needs",
         )
     relevance_at = None
-    if needs_relevance and context.get("relevance") is None and fit_problem is None:
+    if needs_relevance and context.get("relevance") is None:
         start = len(targets)
-        want(weighted_y, _hinge_positions(size))
-        want(weighted_y, [0.0], strict=True)  # the smallest value: the first row of weight > 0
-        want(weighted_y, [math.inf])  # the largest: no position reached, the last row
+        want(every_y, _hinge_positions(float(n)))
+        want(every_y, [0.0], strict=True)  # the smallest value: the first row
+        want(every_y, [math.inf])  # the largest: no position reached, the last row
         relevance_at = slice(start, len(targets))
     fits: dict[int, tuple[Any, slice]] = {}
     for spec in claimed.sums:
@@ -285,14 +290,14 @@ def evaluate_claimed(
     relevance = context.get("relevance")
     relevance_failure: Problem | None = None
     if relevance_at is not None:
-        relevance, problem = _call_quietly(default_relevance, n_rows, found[relevance_at])
+        relevance, problem = _call_quietly(default_relevance, n, found[relevance_at])
         if relevance is None:
             relevance_failure = problem
         else:
-            note = "box plot of the evaluated target" + (
-                ", weights as frequencies (default)" if weight is not None else " (default)"
-            )
+            note = "box plot of the evaluated target (default)"
             settings["relevance"] = note + (f"; {problem.message}" if problem else "")
+            if weight is not None:
+                settings["relevance_weights"] = "unweighted"
     elif relevance is not None:
         settings["relevance"] = repr(relevance)
     fitted: dict[int, tuple[Any, Problem | None]] = {}

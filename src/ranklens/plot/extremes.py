@@ -10,6 +10,7 @@ import numpy as np
 
 from ranklens.agreement import compare_metric_rankings
 from ranklens.extremes import regression_precision_recall_curve
+from ranklens.metrics import METRIC_ALIASES
 from ranklens.plot._base import _Display, _fmt
 from ranklens.relevance import relevance_from_boxplot
 
@@ -176,6 +177,16 @@ class RegressionPrecisionRecallDisplay(_Display):
         return artists
 
 
+def _in_comparison(metric: Any, names: tuple[str, ...]) -> str:
+    """The name under which ``metric`` is in a comparison of ``names``: itself, or the registry
+    key of an alias (``"mae"`` for ``"mean_absolute_error"``), as the comparison resolved it."""
+    if metric in names:
+        return str(metric)
+    if isinstance(metric, str) and METRIC_ALIASES.get(metric) in names:
+        return METRIC_ALIASES[metric]
+    raise ValueError(f"metric {metric!r} is not in this comparison: {names}")
+
+
 class MetricAgreementDisplay(_Display):
     """Torgo & Ribeiro (2009), Fig. 2 (right): each model's rank under one metric against another.
 
@@ -199,10 +210,8 @@ class MetricAgreementDisplay(_Display):
         names = tuple(result.metrics)
         if len(names) < 2 and metrics is None:
             raise ValueError(f"the comparison holds one metric ({names[0]!r}); two are needed")
-        self.metrics = tuple(metrics) if metrics is not None else names[:2]
-        for metric in self.metrics:
-            if metric not in names:
-                raise ValueError(f"metric {metric!r} is not in this comparison: {names}")
+        given = tuple(metrics) if metrics is not None else names[:2]
+        self.metrics = tuple(_in_comparison(metric, names) for metric in given)
         self.top = top
 
     @classmethod

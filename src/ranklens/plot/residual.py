@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import math
+import weakref
 from typing import Any
+
+import numpy as np
 
 from ranklens.plot._base import _Display, _fmt
 from ranklens.residual import rec_curve, rroc_curve
 
 __all__ = ["RECCurveDisplay", "RROCCurveDisplay"]
+
+#: Sums of errors above this are drawn in units of a power of ten: matplotlib's tick locator
+#: overflows on an axis that spans about 1e307 or more.
+LARGEST_DRAWN = 1e300
+
+#: The unit of each axes holding RROC curves, fixed by the first one drawn (overlays share it).
+_UNITS: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+
+def _axes_unit(ax: Any, size: float) -> float:
+    """The unit in which the RROC curves on ``ax`` are drawn: 1, or a power of ten near ``size``
+    (the model's largest total error) when that is beyond :data:`LARGEST_DRAWN`."""
+    if ax not in _UNITS:
+        big = math.isfinite(size) and size > LARGEST_DRAWN
+        _UNITS[ax] = 10.0 ** math.floor(math.log10(size)) if big else 1.0
+    return _UNITS[ax]
 
 
 class RECCurveDisplay(_Display):
@@ -66,24 +86,32 @@ class RROCCurveDisplay(_Display):
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
+        unit = _axes_unit(ax, max(r.model_over, -r.model_under))
+        model_over, model_under = r.model_over / unit, r.model_under / unit
+        # vertices beyond the float range (inf: sums of errors near 1e307) are not drawn
+        drawn = np.isfinite(r.over) & np.isfinite(r.under)
         line = self._line(
             ax,
-            r.over,
-            r.under,
+            r.over[drawn] / unit,
+            r.under[drawn] / unit,
             max_points=max_points,
             label=self._label(name, f"area = {_fmt(r.area, 4)}"),
             **kwargs,
         )
+        if unit != 1.0 and not ax.get_xlabel():
+            scale = f"(× {unit:.0e})"
+            ax.set_xlabel(f"{self.xlabel}  {scale}")
+            ax.set_ylabel(f"{self.ylabel}  {scale}")
         (point,) = ax.plot(
-            [r.model_over],
-            [r.model_under],
+            [model_over],
+            [model_under],
             "o",
             color=line.get_color(),
             markersize=6,
             markeredgecolor="white",
         )
         # The curve runs to infinity; show the square around every model's operating point.
-        extent = 2.0 * max(r.model_over, -r.model_under, 1e-12)
+        extent = 2.0 * max(model_over, -model_under, 1e-12)
         first = not any(a.get_gid() == "ranklens-rroc-diagonal" for a in ax.lines)
         if not first:
             extent = max(extent, ax.get_xlim()[1])

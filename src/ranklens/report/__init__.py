@@ -9,7 +9,9 @@ tables, curves); :func:`render_html` / :func:`write_html` only render what it re
 template and styles ship as package data (``ranklens/report/templates``); plots are inline SVG, so
 the report needs no network to view. Each value that is missing or qualified carries a
 :class:`Problem` (note, skipped, undefined or failed) in ``ModelEvaluation.problems``, and
-:func:`write_html` replaces a previous report atomically.
+:func:`write_html` replaces a previous report atomically. :func:`evaluation_to_json` is the
+document of ``ranklens evaluate --json``: every measure and comparison, and the Summary's verdicts
+(``summary``).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from ranklens.evaluation import (
     ModelEvaluation,
     Problem,
     evaluate_models,
-    evaluation_to_json,
 )
+from ranklens.report.document import evaluation_to_json
 from ranklens.report.render import render_html, result_html, write_html
 
 __all__ = [

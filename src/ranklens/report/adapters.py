@@ -14,7 +14,13 @@ import numpy as np
 from ranklens._registry import direction_of
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
 from ranklens.evaluation import method_name, paired_test_methods
-from ranklens.report.significance import Contrast, holm_contrasts
+from ranklens.report.significance import (
+    MAX_UNDEFINED_SHARE,
+    Contrast,
+    adjusted_method_name,
+    holm_contrasts,
+    pair_contrast,
+)
 from ranklens.report.tables import (
     Cell,
     Row,
@@ -133,15 +139,22 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
             "standard deviation of the paired difference, by the test of its measure (bootstrap "
             "or DeLong's analytic one)",
         )
-        p_help = "two-sided Gaussian p-value, 2 Φ(−|difference / SD|)"
+        p_help = (
+            "two-sided p-value by the measure's test: DeLong's 2 Φ(−|difference / SD|), or the "
+            "paired bootstrap's (1 + r) / (B + 1), r centred replicates at least as far from 0"
+        )
         columns = ((f"{level}% CI of difference", "the test's own interval, unadjusted"),)
     tests = dict(zip(comparison.metrics, paired_test_methods(comparison), strict=True))
     contrasts = []
     records = list(frame.itertuples(index=False))
     for record in records:
-        sd = float(record.null_sd if permutation else record.difference_sd)
-        contrasts.append(
-            Contrast(
+        direction = _direction(record, metrics)
+        contrast = pair_contrast(
+            comparison, str(record.metric), str(record.model_a), str(record.model_b), direction
+        )
+        if contrast is None:  # a result without the fields pair_contrast reads
+            sd = float(record.null_sd if permutation else record.difference_sd)
+            contrast = Contrast(
                 metric=str(record.metric),
                 model_a=str(record.model_a),
                 model_b=str(record.model_b),
@@ -150,9 +163,9 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
                 difference=float(record.difference),
                 sd=sd,
                 p_value=float(record.p_value),
-                direction=_direction(record, metrics),
+                direction=direction,
             )
-        )
+        contrasts.append(contrast)
     holm_contrasts(contrasts)
     columns += (("Holm p-value", f"adjusted for the {len(records)} comparisons of this table"),)
     if not permutation:
@@ -186,7 +199,7 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
                 [v for c in block for v in (c.value_a, c.value_b, c.difference)],
                 [c.high - c.low for c in block] + [c.sd for c in block],
             )
-        p_value = float(record.p_value)
+        p_value = contrast.p_value
         cells = [
             Cell(f"{record.model_a} vs {record.model_b}", css="text"),
             Cell(style(record.value_a)),
@@ -206,15 +219,12 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
                 format_pvalue(contrast.p_adjusted)
                 if math.isfinite(contrast.p_adjusted)
                 else "not tested",
+                title=contrast.untested,
                 css="sig" if contrast.clear else "",
             )
         )
         if not permutation:
-            cells.append(
-                Cell(f"[{style(contrast.low)}, {style(contrast.high)}]")
-                if math.isfinite(contrast.low)
-                else Cell("not tested", css="text")
-            )
+            cells.append(_adjusted_cell(contrast, style))
         if contrast.clear:
             cells.append(Cell(contrast.better, css="text sig"))
         elif contrast.direction not in ("higher", "lower"):
@@ -258,10 +268,25 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
         note = (
             f"{origin}. Multiple comparisons: the {n} p-values of this table, whatever their "
             "test, are Holm-adjusted together (Holm 1979); bold and named in the last column: "
-            "clear after adjustment. The unadjusted interval is the test's own; one-sided "
+            "clear after adjustment. The unadjusted interval is the test's own; the adjusted one "
+            "is its method's interval at the Holm level (for the bootstrap the symmetric "
+            "interval of the centred replicates); a measure undefined in more than "
+            f"{100 * MAX_UNDEFINED_SHARE:g}% of the replicates is not tested. One-sided "
             "p-values are in the JSON results."
         )
     return Table(header=header, rows=rows, note=note, css="comparison")
+
+
+def _adjusted_cell(contrast: Contrast, style: Any) -> Cell:
+    """The adjusted interval of a comparison, with its method below it."""
+    if math.isfinite(contrast.low) and math.isfinite(contrast.high):
+        return Cell(
+            f"[{style(contrast.low)}, {style(contrast.high)}]",
+            sub=adjusted_method_name(contrast.method),
+        )
+    if contrast.unresolved:
+        return Cell("beyond the replicates", css="text", title="too few replicates for this level")
+    return Cell("not tested", css="text", title=contrast.untested)
 
 
 def robustness_tables(robustness: dict[str, Any]) -> list[Table]:

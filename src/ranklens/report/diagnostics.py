@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._scaling import ldexp, scaled
+
 __all__ = [
     "bands_view",
     "calibration_view",
@@ -402,17 +404,19 @@ def _calibration_groups(ev: Any) -> dict[str, tuple[np.ndarray, np.ndarray, np.n
         keep = np.isfinite(p) & np.isfinite(y)
         order = np.argsort(p[keep], kind="stable")
         groups = np.array_split(order, min(10, max(1, int(keep.sum()))))
-        pm = np.array([p[keep][g].mean() for g in groups if g.size])
-        ym = np.array([y[keep][g].mean() for g in groups if g.size])
-        se = np.array(
-            [
-                y[keep][g].std(ddof=1) / math.sqrt(g.size) if g.size > 1 else np.nan
-                for g in groups
-                if g.size
-            ]
-        )
+        pm = np.array([_mean_and_se(p[keep][g])[0] for g in groups if g.size])
+        ym, se = np.array([_mean_and_se(y[keep][g]) for g in groups if g.size]).reshape(-1, 2).T
         out[model] = (pm, ym, se)
     return out
+
+
+def _mean_and_se(values: np.ndarray) -> tuple[float, float]:
+    """The mean of ``values`` and its standard error (NaN for one value), without overflow:
+    the values are scaled into [0.5, 1) by a power of two first (the same digits), so values
+    near 1e307 give their mean rather than inf."""
+    xs, e = scaled(values)
+    se = xs.std(ddof=1) / math.sqrt(xs.size) if xs.size > 1 else math.nan
+    return ldexp(float(xs.mean()), e), ldexp(float(se), e)
 
 
 def calibration_view(ev: Any) -> Built | None:
@@ -435,10 +439,11 @@ def calibration_view(ev: Any) -> Built | None:
             color=colors.get(model),
             label=model,
         )
-        lo, hi = (
-            min(lo, pm.min(), np.nanmin(ym - 1.96 * se)),
-            max(hi, pm.max(), np.nanmax(ym + 1.96 * se)),
-        )
+        # the finite ends only: a group of one case has no interval (se NaN)
+        ends = np.concatenate([pm, ym, ym - 1.96 * se, ym + 1.96 * se])
+        ends = ends[np.isfinite(ends)]
+        if ends.size:
+            lo, hi = min(lo, float(ends.min())), max(hi, float(ends.max()))
     if math.isfinite(lo) and math.isfinite(hi):
         ax.plot(
             [lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="perfectly calibrated"

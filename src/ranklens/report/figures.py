@@ -400,6 +400,11 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
             for k, build in enumerate(builders):
                 try:
                     built = build(evaluation)
+                    if built is None:
+                        continue
+                    title, caption, figure, css = built
+                    # drawing happens here (layout, ticks): inside the guard like the building
+                    image = figure_to_img(figure, alt=title, salt=f"{prefix}{section}{k}")
                 except Exception as exc:  # a broken plot must not lose the whole report
                     message = f"{type(exc).__name__}: {exc}"
                     views.append(
@@ -411,10 +416,6 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
                         )
                     )
                     continue
-                if built is None:
-                    continue
-                title, caption, figure, css = built
-                image = figure_to_img(figure, alt=title, salt=f"{prefix}{section}{k}")
                 views.append(FigureView(title=title, caption=caption, image=image, css=css))
             if views:
                 out[section] = views

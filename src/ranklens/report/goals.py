@@ -19,7 +19,13 @@ from typing import Any
 
 from ranklens._registry import direction_of, shaded_positions
 from ranklens.report.diagnostics import target_is_binary
-from ranklens.report.significance import ALPHA, Contrast, holm_contrasts, pair_contrast
+from ranklens.report.significance import (
+    ALPHA,
+    Contrast,
+    adjusted_method_name,
+    holm_contrasts,
+    pair_contrast,
+)
 from ranklens.report.tables import number_style
 
 __all__ = [
@@ -266,7 +272,8 @@ class GoalVerdict:
     value_text: str = ""
     sentence: str = ""  # HTML (escaped text, model names in <strong>)
     evidence: str = ""  # "clear", "not clear", "no test", "nothing to compare", "undefined"
-    contrasts: list[Contrast] = dataclasses.field(default_factory=list)
+    contrasts: list[Contrast] = dataclasses.field(default_factory=list)  # pick first
+    family: list[Contrast] = dataclasses.field(default_factory=list)  # every pair of models
     details: list[str] = dataclasses.field(default_factory=list)  # HTML sentences
 
 
@@ -321,85 +328,116 @@ def _b(name: str) -> str:
 
 
 def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdict]:
-    """One verdict per goal present: the headline measure, the best model, the comparisons of
-    the best model with every other one (Holm-adjusted together across all goals), and the
-    sentences that say it in words."""
-    verdicts: list[GoalVerdict] = []
+    """One verdict per goal present: the headline measure, the pick, its comparisons with every
+    other model, and the sentences that say it in words.
+
+    The family of tests is every pair of models on each goal's headline measure, across all
+    goals, Holm-adjusted together (Holm 1979). The pick (the best headline value) is chosen
+    after seeing the values, so testing only the pick against the others would understate the
+    multiplicity; testing every pair accounts for any pick. The pick is called clearly best only
+    when it beats every other model in that family, and any "clear" verdict of the summary is
+    a rejection in it, so the chance of at least one false "clear" is at most ``alpha`` (as far
+    as each test holds its level). Comparisons that are not tested (:class:`Contrast`'s
+    ``untested``) stay out of the family.
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.report.evaluate_models`.
+    alpha : float, default 0.05
+        Family-wise error rate of the summary's verdicts.
+
+    Returns
+    -------
+    list of GoalVerdict
+        In the order of :data:`GOALS`; ``family`` holds every pair's comparison and
+        ``contrasts`` the pick's, oriented pick first.
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
+    Journal of Statistics* 6(2), 65-70.
+    """
     binary = target_is_binary(evaluation)
-    for goal in GOALS:
-        if not any(info.get("family") in goal.families for info in evaluation.metrics.values()):
-            continue
-        if binary and goal.key == "extremes":
-            continue  # a 0/1 target has no rare extreme values to catch
-        models = [
-            m
-            for m in evaluation.model_names
-            if any(
-                evaluation.metrics.get(k, {}).get("family") in goal.families
-                for k in evaluation.values.get(m, {})
-            )
-        ]
-        metric = _headline(goal, evaluation, models)
-        verdict = GoalVerdict(goal=goal, metric=metric)
-        verdicts.append(verdict)
-        if not metric:
-            continue
-        info = evaluation.metrics[metric]
-        values = [evaluation.values.get(m, {}).get(metric, math.nan) for m in models]
-        finite = [v for v in values if _finite(v)]
-        style = number_style(finite)
-        if not finite:
-            reasons = {
-                undefined_reason(evaluation.problems.get(m, {}).get(metric, "")) for m in models
-            }
-            reasons.discard("")
-            verdict.evidence = "undefined"
-            verdict.sentence = (
-                f"Not defined for this data: {html.escape(plain_name(metric))}. "
-                + html.escape(" ".join(sorted(reasons)) or "No model has a value.")
-            )
-            continue
-        if len(models) == 1:
-            verdict.best = models[0]
-            verdict.value_text = style(values[0])
-            verdict.evidence = "nothing to compare"
-            verdict.sentence = (
-                f"Only {_b(models[0])} is evaluated for this goal, so there is nothing to "
-                f"compare: {html.escape(plain_name(metric))} {html.escape(verdict.value_text)}."
-                + _coverage_words(evaluation, models[0])
-            )
-            continue
-        best = shaded_positions(values, info)
-        if not best:
-            verdict.evidence = "no difference"
-            verdict.sentence = (
-                f"All models have the same {html.escape(plain_name(metric))} "
-                f"({html.escape(style(finite[0]))})."
-            )
-            continue
-        j = min(best)
-        verdict.best = models[j]
-        verdict.value_text = style(values[j])
-        if len(models) == 1:
-            verdict.evidence = "nothing to compare"
-            verdict.sentence = (
-                f"Only {_b(models[0])} is evaluated for this goal: "
-                f"{html.escape(plain_name(metric))} {html.escape(verdict.value_text)}."
-            )
-            continue
-        direction = direction_of(info)
-        for other in models:
-            if other == verdict.best:
-                continue
-            contrast = pair_contrast(evaluation.comparison, metric, verdict.best, other, direction)
-            if contrast is not None:
-                verdict.contrasts.append(contrast)
-    family = [c for v in verdicts for c in v.contrasts]
-    holm_contrasts(family, alpha=alpha)
+    verdicts = [v for goal in GOALS if (v := _goal_verdict(goal, evaluation, binary)) is not None]
+    holm_contrasts([c for v in verdicts for c in v.family], alpha=alpha)
     for verdict in verdicts:
-        if verdict.best and not verdict.evidence:
-            _words(verdict, evaluation, len(family))
+        if not verdict.best:
+            continue
+        verdict.contrasts = [
+            c if c.model_a == verdict.best else c.reversed()
+            for c in verdict.family
+            if verdict.best in (c.model_a, c.model_b)
+        ]
+        if not verdict.evidence:
+            _words(verdict, evaluation)
     return verdicts
+
+
+def _goal_models(goal: Goal, evaluation: Any) -> list[str]:
+    return [
+        m
+        for m in evaluation.model_names
+        if any(
+            evaluation.metrics.get(k, {}).get("family") in goal.families
+            for k in evaluation.values.get(m, {})
+        )
+    ]
+
+
+def _goal_verdict(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | None:
+    """The goal's verdict before the tests: headline, pick and the family of its pairs (None
+    when the goal does not apply)."""
+    if not any(info.get("family") in goal.families for info in evaluation.metrics.values()):
+        return None
+    if binary and goal.key == "extremes":
+        return None  # a 0/1 target has no rare extreme values to catch
+    models = _goal_models(goal, evaluation)
+    metric = _headline(goal, evaluation, models)
+    verdict = GoalVerdict(goal=goal, metric=metric)
+    if not metric:
+        return verdict
+    info = evaluation.metrics[metric]
+    values = [evaluation.values.get(m, {}).get(metric, math.nan) for m in models]
+    finite = [v for v in values if _finite(v)]
+    style = number_style(finite)
+    if not finite:
+        reasons = {undefined_reason(evaluation.problems.get(m, {}).get(metric, "")) for m in models}
+        reasons.discard("")
+        verdict.evidence = "undefined"
+        verdict.sentence = (
+            f"Not defined for this data: {html.escape(plain_name(metric))}. "
+            + html.escape(" ".join(sorted(reasons)) or "No model has a value.")
+        )
+        return verdict
+    if len(models) == 1:
+        verdict.best = models[0]
+        verdict.value_text = style(values[0])
+        verdict.evidence = "nothing to compare"
+        verdict.sentence = (
+            f"Only {_b(models[0])} is evaluated for this goal, so there is nothing to "
+            f"compare: {html.escape(plain_name(metric))} {html.escape(verdict.value_text)}."
+            + _coverage_words(evaluation, models[0])
+        )
+        return verdict
+    best = shaded_positions(values, info)
+    if not best:
+        verdict.evidence = "no difference"
+        verdict.sentence = (
+            f"All models have the same {html.escape(plain_name(metric))} "
+            f"({html.escape(style(finite[0]))})."
+        )
+        return verdict
+    j = min(best)
+    verdict.best = models[j]
+    verdict.value_text = style(values[j])
+    direction = direction_of(info)
+    for a, b in getattr(evaluation.comparison, "pairs", ()):
+        if a in models and b in models:
+            contrast = pair_contrast(evaluation.comparison, metric, a, b, direction)
+            if contrast is not None:
+                verdict.family.append(contrast)
+    return verdict
 
 
 def _coverage_words(evaluation: Any, model: str) -> str:
@@ -421,38 +459,75 @@ def goal_title(goal: Goal, evaluation: Any) -> str:
     return goal.title
 
 
-def _words(verdict: GoalVerdict, evaluation: Any, n_tests: int) -> None:
-    metric, best = verdict.metric, verdict.best
-    info = evaluation.metrics[metric]
-    name = html.escape(plain_name(metric))
+def _not_tested_words(verdict: GoalVerdict, evaluation: Any, name: str) -> str:
+    """The sentence of a verdict none of whose comparisons is tested."""
     if not verdict.contrasts:
-        verdict.evidence = "no test"
         why = (
             "no bootstrap comparison was run"
             if evaluation.comparison is None
             else "this measure was not part of the bootstrap comparison"
         )
-        verdict.sentence = (
-            f"{_b(best)} has the best {name} ({html.escape(verdict.value_text)}), but {why}, so "
-            "the report cannot say whether the lead is more than chance."
-        )
-        return
-    widths = [c.high - c.low for c in verdict.contrasts]
-    style = number_style(
-        [c.difference for c in verdict.contrasts] + [verdict.contrasts[0].value_a], widths
+    else:
+        reasons = sorted({c.untested for c in verdict.contrasts if c.untested})
+        why = "it is not tested: " + html.escape("; ".join(reasons) or "no p-value")
+    return (
+        f"{_b(verdict.best)} has the best {name} ({html.escape(verdict.value_text)}), but {why}, "
+        "so the report cannot say whether the lead is more than chance."
     )
-    clear = [c for c in verdict.contrasts if c.better == best]
+
+
+def _caveats(verdict: GoalVerdict, evaluation: Any) -> str:
+    """Sentences on the pick's comparisons that are not tested or not resolved."""
+    out = ""
+    untested = [c for c in verdict.contrasts if not c.tested and c.untested]
+    if untested:
+        out += (
+            " Not tested against "
+            + ", ".join(_b(c.model_b) for c in untested)
+            + ": "
+            + html.escape(untested[0].untested)
+            + "."
+        )
+    unresolved = [c for c in verdict.contrasts if c.unresolved]
+    if unresolved:
+        worst = min(c.level for c in unresolved)
+        needed = math.ceil(1.0 / (1.0 - worst) - 1e-9) - 1
+        n_boot = getattr(evaluation.comparison, "n_bootstrap", 0)
+        out += (
+            f" The {n_boot} bootstrap replicates cannot resolve the interval at the adjusted "
+            f"level ({100 * worst:.3g}%) against "
+            + ", ".join(_b(c.model_b) for c in unresolved)
+            + f": it needs at least {needed} replicates."
+        )
+    return out
+
+
+def _words(verdict: GoalVerdict, evaluation: Any) -> None:
+    best = verdict.best
+    name = html.escape(plain_name(verdict.metric))
+    tested = [c for c in verdict.contrasts if c.tested]
+    if not tested:
+        verdict.evidence = "no test"
+        verdict.sentence = _not_tested_words(verdict, evaluation, name)
+        return
+    finite = [c.high - c.low for c in tested if math.isfinite(c.high - c.low)]
+    style = number_style([c.difference for c in tested] + [tested[0].value_a], finite)
+    clear = [c for c in tested if c.better == best]
     unclear = [c for c in verdict.contrasts if c.better != best]
-    runner = min(verdict.contrasts, key=lambda c: abs(c.difference))
+    runner = min(tested, key=lambda c: abs(c.difference))
     verdict.value_text = style(runner.value_a)
     lead = (
         f"{_b(best)} has the best {name}: {html.escape(style(runner.value_a))} against "
         f"{html.escape(style(runner.value_b))} for the closest other model, {_b(runner.model_b)}"
     )
-    interval = (
-        f"difference {html.escape(style(runner.difference))}, adjusted interval "
-        f"{html.escape(style(runner.low))} to {html.escape(style(runner.high))}"
-    )
+    interval = f"difference {html.escape(style(runner.difference))}"
+    if math.isfinite(runner.low) and math.isfinite(runner.high):
+        method = html.escape(adjusted_method_name(runner.method))
+        interval += (
+            f", adjusted interval {html.escape(style(runner.low))} to "
+            f"{html.escape(style(runner.high))}, {method}"
+        )
+    caveats = _caveats(verdict, evaluation)
     if not unclear:
         verdict.evidence = "clear"
         verdict.sentence = (
@@ -462,16 +537,18 @@ def _words(verdict: GoalVerdict, evaluation: Any, n_tests: int) -> None:
         verdict.evidence = "not clear"
         verdict.sentence = (
             f"{lead} ({interval}). No clear difference: the lead over "
-            + ", ".join(_b(c.model_b) for c in unclear)
+            + ", ".join(_b(c.model_b) for c in unclear if c.tested)
             + " is within what resampling noise produces. Choose on other grounds."
+            + caveats
         )
     else:
         verdict.evidence = "partly clear"
+        within = [c for c in unclear if c.tested]
         verdict.sentence = (
             f"{lead} ({interval}). It is clearly ahead of "
             + ", ".join(_b(c.model_b) for c in clear)
-            + "; no clear difference from "
-            + ", ".join(_b(c.model_b) for c in unclear)
+            + ("; no clear difference from " if within else "")
+            + ", ".join(_b(c.model_b) for c in within)
             + "."
+            + caveats
         )
-    del info, n_tests

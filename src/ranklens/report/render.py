@@ -43,6 +43,7 @@ from ranklens.report.goals import (
     summary_verdicts,
     undefined_reason,
 )
+from ranklens.report.significance import adjusted_method_name
 from ranklens.report.tables import Cell, Row, Section, Table, number_style
 from ranklens.report.tables import header as _header
 
@@ -67,8 +68,8 @@ GUIDES = {
     "summary": (
         "For each goal the data allow, the model with the best headline measure, how far ahead "
         "it is of the closest other model, and whether that lead is clear: a lead is called "
-        "clear only when its interval excludes no difference after correcting for the number "
-        "of comparisons shown."
+        "clear only when its interval excludes no difference after correcting for every pair "
+        "of models compared on the goals' headline measures."
     ),
     "comparison": (
         "Each row compares two models on one measure. A model is named in the last column only "
@@ -105,18 +106,31 @@ GUIDES = {
 #: The collapsible "How this is computed" of each section: formulas and references.
 HOW = {
     "summary": (
-        "Each difference is the paired difference of the two models' values on the same cases. Its "
-        "standard deviation sd is DeLong's analytic one for the measures that have it (the AUC, "
-        "Harrell's C and Somers' D; DeLong, DeLong &amp; Clarke-Pearson 1988) and the paired "
-        "bootstrap's for the others (both models evaluated on the same resampled cases; Rosset, "
-        "Perlich &amp; Zadrozny 2005, Sect. 5.3); the settings below say which measure got which. "
-        "Its p-value is the Gaussian 2&Phi;(&minus;|d/sd|). The p-values of all comparisons in the "
-        "summary are adjusted together with Holm's step-down procedure (Holm 1979), which keeps "
-        "the chance of any false &lsquo;clear&rsquo; at 5%. Each interval is d &plusmn; "
-        "z&middot;sd at the Holm level of its comparison (1 &minus; 0.05/(m &minus; j + 1) for the "
-        "j-th smallest p-value of m), so it excludes zero exactly when Holm calls the difference "
-        "clear. A measure that is best closest to a target (interval coverage) is never ranked by "
-        "its size."
+        "Each difference is the paired difference of the two models' values on the same cases. "
+        "<em>The family.</em> The pick is the model with the best headline value, chosen after "
+        "seeing the values, so the summary tests every pair of models on each goal's headline "
+        "measure and adjusts all of them, across goals, with Holm's step-down procedure (Holm "
+        "1979): the chance of any false &lsquo;clear&rsquo; is at most 5% whichever model "
+        "comes out on top. A pick is clearly best only when it beats every other model in that "
+        "family. <em>Each test keeps its measure's method, at the adjusted level too.</em> "
+        "DeLong's analytic test for the measures that have it (the AUC, Harrell's C and Somers' "
+        "D; DeLong, DeLong &amp; Clarke-Pearson 1988): p = 2&Phi;(&minus;|d/sd|) and the Wald "
+        "interval d &plusmn; z&middot;sd at the adjusted level. The paired bootstrap for the "
+        "others (both models evaluated on the same resampled cases; Rosset, Perlich &amp; "
+        "Zadrozny 2005, Sect. 5.3): the replicated differences d* are centred at d (Hall &amp; "
+        "Wilson 1991), the interval is d &plusmn; q with q the adjusted-level quantile of "
+        "|d* &minus; d| (Hall 1988's symmetric interval), and its p-value (1 + r)/(B + 1), r "
+        "the replicates with |d* &minus; d| &ge; |d| (Davison &amp; Hinkley 1997, Sect. 4.4.1), "
+        "so the interval excludes zero exactly when the test is significant; a long tail of the "
+        "replicates, as for a measure resting on a few rows, makes it conservative. The "
+        "level of the j-th smallest p-value of m is 1 &minus; 0.05/(m &minus; j + 1). With B "
+        "replicates no bootstrap p-value is below 1/(B + 1): a level the replicates cannot "
+        "resolve gives no interval and no &lsquo;clear&rsquo;, and the summary says how many "
+        "replicates it needs. <em>Not tested:</em> a comparison whose measure is undefined in "
+        "more than 1% of the bootstrap replicates (its spread over the surviving replicates "
+        "would understate the uncertainty), or whose interval is flagged approximate, is left "
+        "out of the family and said to be not tested. A measure that is best closest to a "
+        "target (interval coverage) is never ranked by its size."
     ),
     "comparison": (
         "Layout of Rosset, Perlich &amp; Zadrozny (2005, Table 2): value of each model, their "
@@ -430,18 +444,22 @@ def summary_section(evaluation: Any) -> Section:
                 )
         if extra:
             lead.append(extra)
-        runner = (
-            min(verdict.contrasts, key=lambda c: abs(c.difference)) if verdict.contrasts else None
-        )
+        # the closest other model among the tested comparisons, as the sentence says
+        shown = [c for c in verdict.contrasts if c.tested] or verdict.contrasts
+        runner = min(shown, key=lambda c: abs(c.difference)) if shown else None
+        diff, method, other, value = "no test", "", "", verdict.value_text
         if runner is not None:
-            style = number_style(
-                [runner.value_a, runner.value_b, runner.difference], [runner.high - runner.low]
-            )
-            diff = f"{style(runner.difference)} [{style(runner.low)}, {style(runner.high)}]"
+            widths = [runner.high - runner.low] if math.isfinite(runner.high - runner.low) else []
+            style = number_style([runner.value_a, runner.value_b, runner.difference], widths)
             other = f"{runner.model_b} ({style(runner.value_b)})"
-            value = verdict.value_text
-        else:
-            diff, other, value = "no test", "", verdict.value_text
+            if runner.tested and math.isfinite(runner.low):
+                diff = f"{style(runner.difference)} [{style(runner.low)}, {style(runner.high)}]"
+                method = adjusted_method_name(runner.method)
+            elif runner.tested:
+                diff = f"{style(runner.difference)} (no interval at this level)"
+                method = adjusted_method_name(runner.method)
+            else:
+                diff = f"{style(runner.difference)} (not tested)"
         evidence = {
             "clear": "clear",
             "partly clear": "clear against some",
@@ -463,34 +481,51 @@ def summary_section(evaluation: Any) -> Section:
                     ),
                     Cell(value or "not defined", key=f"headline:{goal.key}"),
                     Cell(other or "none", css="text"),
-                    Cell(diff),
+                    Cell(diff, sub=method),
                     Cell(evidence, css="text evidence-" + verdict.evidence.replace(" ", "-")),
                 ]
             )
         )
-    n_tests = sum(len(v.contrasts) for v in verdicts)
     header = _header(
         "goal",
         "headline measure",
         ("pick", "the model with the best headline value"),
         ("value", "the pick's headline value"),
         ("closest other model", "the other model nearest to the pick"),
-        ("difference [interval]", "pick minus closest, with its Holm-adjusted 95% interval"),
-        ("evidence", "clear: every adjusted interval excludes zero"),
+        (
+            "difference [interval]",
+            "pick minus closest, with its interval at its Holm level (method below it)",
+        ),
+        ("evidence", "clear: the pick beats every other model after adjustment"),
     )
-    note = (
-        f"Multiple comparisons: the {n_tests} comparisons of the pick with every other model "
-        "above are corrected together (Holm 1979), so that all the ‘clear’ "
-        "verdicts hold together with 95% confidence."
-        if n_tests
-        else "No bootstrap comparison: the report cannot say whether any difference is clear."
-    )
+    note = _summary_note(verdicts)
     section = Section("summary", "Summary", GUIDES["summary"], [])
     section.tables = [Table(header=header, rows=rows, css="verdicts")]
     section.lead = lead
     section.how = HOW["summary"]
     section.notes.append(note)
     return section
+
+
+def _summary_note(verdicts: list[Any]) -> str:
+    """The summary's note on multiplicity and on what was not tested."""
+    family = [c for v in verdicts for c in v.family]
+    n_tests = sum(c.tested for c in family)
+    if not family:
+        return "No paired comparison: the report cannot say whether any difference is clear."
+    note = (
+        f"Multiple comparisons: the {n_tests} tested comparisons of every pair of models on "
+        "each goal's headline measure are corrected together (Holm 1979), so that all the "
+        "‘clear’ verdicts hold together with 95% confidence, whichever model is "
+        "the pick; a pick is clearly best only when it beats every other model."
+    )
+    reasons: dict[str, str] = {}
+    for c in family:
+        if c.untested:
+            reasons.setdefault(c.metric.replace("_", " "), c.untested)
+    if reasons:
+        note += " Not tested: " + "; ".join(f"{m} ({why})" for m, why in reasons.items()) + "."
+    return note
 
 
 def _names(models: list[str]) -> str:

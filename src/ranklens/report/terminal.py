@@ -8,6 +8,7 @@ message) reaches rich as a :class:`rich.text.Text`, never as a markup string: a 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from ranklens.evaluation import PROBLEM_KINDS
@@ -44,9 +45,11 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
     """Every measure (rows) by model (columns); a clearly best value in bold green.
 
     "Best" follows each measure's registered direction (arrow column), and is marked only when
-    the model's paired bootstrap difference to every other model is clear after a Holm
-    correction across the comparison (the report's rule); without a comparison nothing is
-    marked. A measure that failed
+    the model's paired difference to every other model is clear after a Holm (1979) correction
+    across the comparison (the report's rule: each measure's own test, DeLong's or the paired
+    bootstrap's percentile test); without a comparison nothing is marked. A measure whose
+    bootstrap replicates are undefined in more than 1% of the resamples is not tested, and the
+    caption says so. A measure that failed
     shows ``failed`` in red; one that is undefined for this data or skipped shows an en dash
     (:func:`problems_table` says why).
 
@@ -89,11 +92,24 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
                 continue
             cells.append(plain(format_number(value), "bold green" if j in best else ""))
         table.add_row(plain(metric), direction_symbol(info), *cells)
-    caption = inference_caption(evaluation)
+    caption = "\n".join(
+        line for line in (inference_caption(evaluation), _untested_caption(contrasts)) if line
+    )
     if caption:
         table.caption = plain(caption)
         table.caption_justify = "left"
     return table
+
+
+def _untested_caption(contrasts: Mapping[Any, Any]) -> str:
+    """'not tested: measure (why); ...' for the measures whose comparisons were set aside."""
+    reasons: dict[str, str] = {}
+    for contrast in contrasts.values():
+        if contrast.untested:
+            reasons.setdefault(contrast.metric, contrast.untested)
+    if not reasons:
+        return ""
+    return "not tested: " + "; ".join(f"{m} ({why})" for m, why in reasons.items())
 
 
 def inference_caption(evaluation: Any) -> str:
