@@ -308,6 +308,8 @@ def cell(t: Tally, test: bool) -> str:
         return ""
     if t.given == 0:
         return "not given"
+    if t.given < MIN_JUDGED:  # too few to estimate a rate: the counts
+        return f"{t.hit} of {t.given} given ({t.total - t.given} of {t.total} not given)"
     p, se = _pct(t.hit, t.given)
     text = f"{p:.1f} ± {se:.1f}"
     exact = t.given - t.approx

@@ -483,7 +483,7 @@ def test_each_method_has_its_own_result_type(rng):
     np.testing.assert_array_equal(boot.values, perm.values)
     np.testing.assert_array_equal(boot.difference, perm.difference)
     # The bootstrap's fields are all about the bootstrap ...
-    assert boot.method == "bootstrap" and boot.interval == "bca" and boot.n_bootstrap == 20
+    assert boot.method == "bootstrap" and boot.interval == "auto" and boot.n_bootstrap == 20
     assert boot.replicates.shape == (20, 2, 3) and boot.n_undefined.shape == (2, 3)
     assert np.isfinite(boot.std_error).all() and np.isfinite(boot.difference_ci_lower).all()
     assert not hasattr(boot, "null_differences")

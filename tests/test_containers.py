@@ -132,6 +132,8 @@ EXTRA_KWARGS: dict[str, dict[str, Any]] = {
 #: Public names not driven here, and why.
 SKIPPED: dict[str, str] = {
     "available_metrics": "takes no data",
+    "tau_confidence_interval": "takes tau and n (numbers), not data",
+    "concordance_interval": "takes an estimate and its variance parts (numbers), not data",
     "get_metric": "takes no data",
     "proposition2_bound": "takes no data (a theoretical bound of n and k)",
     "step_accuracy": "a factory of accuracy functions; takes no data",

@@ -144,7 +144,7 @@ def test_paired_test_matches_proc_roc_test(case):
 
 @pytest.mark.parametrize("case", PROC, ids=IDS)
 def test_compare_models_delong_matches_proc(case):
-    file, outcome, a, b, _, _, ci_a, _, _, ci_b, _, p = case
+    file, outcome, a, b, _, _, ci_a, _, _, _ci_b, _, p = case
     data = pd.read_csv(DATA / file)
     result = compare_models(
         data[outcome], {a: data[a], b: data[b]}, metrics=["roc_auc"], method="delong"

@@ -362,3 +362,13 @@ def test_concordance_interval_from_class_parts_equals_delong_interval():
     # one stratum (Harrell's C): the normal quantile
     _, df = concordance_interval(0.7, [0.001], [50], 0.95)
     assert math.isinf(df)
+
+
+def test_ten_events_are_not_few():
+    rng = np.random.default_rng(13)
+    y = np.zeros(100)
+    y[:10] = 1.0
+    a, b = y + rng.normal(size=100), y + 2 * rng.normal(size=100)
+    assert not delong_test(y, a, b).difference_approximate
+    y[0] = 0.0
+    assert delong_test(y, a, b).difference_approximate

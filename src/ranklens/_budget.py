@@ -57,6 +57,7 @@ import numpy as np
 from ranklens import _resampling, compare
 from ranklens._registry import RankSweepForm, RatioForm, ReplicateForm
 from ranklens._resampling import BootstrapMemoryError, jackknife_rows
+from ranklens._shared import shared_results
 from ranklens._xp.band_routes import routed_as
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
@@ -491,17 +492,21 @@ def _time_group(
     matrix = np.stack(list(preds.values()))
     f = timer.factor(m)
     values = np.full((len(group), matrix.shape[0]), math.nan)
-    for j, k in enumerate(group):
-        costs.values[k] = f * _value_seconds(timer, specs[k], y, matrix, weight, values[j])
     if m not in timer.blocks:
         _time_resampling(timer, m, costs, total_rows, twins)
     block = timer.blocks[m]
+    # As compare_models computes them: the point values and the build sharing one sort (and
+    # sweep) of each model's data (tau, rho and C from one sweep; the rank evaluator's orders).
+    with shared_results():
+        for j, k in enumerate(group):
+            costs.values[k] = f * _value_seconds(timer, specs[k], y, matrix, weight, values[j])
+        with _resampling.run_rows(total_rows), _resampling.numpy_twins(twins):
+            start = timer.clock()
+            evaluators = _quietly(
+                compare._build_evaluators, [specs[k] for k in group], y, matrix, weight, values
+            )
+            costs.build[g] = f * (timer.clock() - start)
     with _resampling.run_rows(total_rows), _resampling.numpy_twins(twins):
-        start = timer.clock()
-        evaluators = _quietly(
-            compare._build_evaluators, [specs[k] for k in group], y, matrix, weight, values
-        )
-        costs.build[g] = f * (timer.clock() - start)
         row, fast = 0.0, False
         for evaluator in evaluators or []:
             fast |= evaluator.path != "generic"

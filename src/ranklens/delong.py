@@ -104,7 +104,8 @@ def _class_rows(part: _kd.ConcordanceComponents) -> np.ndarray:
     """Rows of positive weight in each stratum, from its factor ``n_g / (n_g - 1)``."""
     f = part.factors
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(np.isfinite(f) & (f > 1.0), f / (f - 1.0), np.nan)
+        # n / (n - 1) inverted: integers up to rounding (10 rows must not read 9.999...)
+        return np.where(np.isfinite(f) & (f > 1.0), np.rint(f / (f - 1.0)), np.nan)
 
 
 def concordance_interval(
