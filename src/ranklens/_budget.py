@@ -514,12 +514,45 @@ def _time_group(
         fixed, per_row = _studentizer_seconds(timer, [specs[k] for k in group], block, total_rows)
         costs.build[g] += f * fixed
         row += per_row
+    # What else the comparison does once (the analytic variances, the level orders, the
+    # intervals, ...): a whole call with two replicates, less what was timed above, with the
+    # intervals of the real n (no jackknife from a million rows on; the studentized ones only
+    # up to compare.STUDENTIZED_MAX_UNITS).
+    interval = _interval_of(timer.interval, timer.data.n)
+    whole = _timed(
+        lambda: _quietly(
+            compare_models,
+            y,
+            preds,
+            metrics=[specs[k] for k in group],
+            n_bootstrap=2,
+            interval=interval,
+            random_state=0,
+            sample_weight=weight,
+            show_progress=False,
+        ),
+        timer.clock,
+    )
+    jack = jackknife_rows(m, "percentile" if interval == "percentile" else "bca")
+    timed = sum(costs.values[k] for k in group) / f + costs.build[g] / f + (2 + jack) * row
+    costs.build[g] += f * max(whole - timed, 0.0)
     costs.row[g] = f * row
     if fast:
         costs.fast.add(g)
     for k in group:
         costs.group_of[k] = g
     timer.scale[f"group {g}"] = m
+
+
+def _interval_of(interval: str, n: int) -> str:
+    """The interval a sample's comparison takes to cost what the real one on n rows costs once:
+    percentile from a million rows on (BCa's acceleration then needs no jackknife), BCa above
+    the studentized intervals' unit limit, else the real one."""
+    if interval == "percentile" or n >= _resampling.BCA_JACKKNIFE_BELOW:
+        return "percentile"
+    if n > getattr(compare, "STUDENTIZED_MAX_UNITS", 0):
+        return "bca"
+    return interval
 
 
 def _studentizer_seconds(
@@ -669,7 +702,8 @@ def _predicted(
         return math.inf
     rows = _resampling.compact_block_rows(n) if what in costs.fast else 1 + _TIMED_ROWS
     values = sum(costs.values.get(k, 0.0) for k in groups[what])
-    return values + costs.build[what] + rows * (costs.row[what] + 2 * costs.resample)
+    # the values and the build, then a whole call with two replicates (about as long again)
+    return 2 * (values + costs.build[what]) + rows * (costs.row[what] + 2 * costs.resample)
 
 
 def _compare_seconds(costs: _Costs, chosen: Sequence[int], replicates: int, jack: int) -> float:
