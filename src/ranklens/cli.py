@@ -1484,7 +1484,8 @@ def _evaluate_dask(
     try:  # every file's schema (footers only): before a cluster starts or a pass runs
         check_parquet(str(file), used, labels)
     except (ValueError, OSError) as exc:
-        raise InputError(_first_line(exc)) from None
+        options = {groups: "--groups", weight: "--weight", target: "--target"}
+        raise InputError(_with_option(_first_line(exc), options)) from None
     client, restore_logs = _dask_client(scheduler, quiet=console.quiet)
     from ranklens.dask._watch import PausedWorkersGuard
 
@@ -1729,6 +1730,15 @@ def _dask_crossed(path: str, pairs: list[tuple[str, str]]) -> None:
                 f"--lower {lower!r} is above --upper {upper!r} in {n_crossed} row(s) (first at "
                 f"data row {row + 1}: {low:.6g} > {high:.6g}); is the pair swapped?"
             )
+
+
+def _with_option(message: str, options: dict[Any, str]) -> str:
+    """``message`` about ``column 'X' ...`` with the option that named X in front, as the
+    in-memory reader says it (``--groups column 'shop' not found ...``)."""
+    for column, option in options.items():
+        if column is not None and message.startswith(f"column {column!r}"):
+            return f"{option} {message}"
+    return message
 
 
 def _dask_not_drawn(evaluation: Any, *, curve_arrays: bool) -> dict[str, Any]:
