@@ -1268,6 +1268,7 @@ def level_plan(
     n = orders.shape[1]
     levels = n_levels(n)
     n_preds = np.asarray(n_preds, dtype=np.int64)
+    perms: np.ndarray  # uint8 codes or int32 orders
     if coded:
         perms = np.empty((orders.shape[0], max(levels, 1), n), np.uint8)
         tops = np.empty((orders.shape[0], n), np.int32)
