@@ -49,7 +49,7 @@ def level_route(monkeypatch):
 def test_compile_step_runs_the_level_sweep_of_the_real_n(level_route, monkeypatch):
     """Above the level sweep's threshold the real run sweeps on level orders with uint8 lanes;
     the compile step must run those kernels (outside the budget), not only the small-n ones, or
-    their compilation lands in the timing (193 s of 283 s at a million rows, fresh install)."""
+    their compilation lands in the timing (docs/performance.md, "The bootstrap at scale")."""
     calls: list[str] = []
     originals = {}
     for name in ("level_statistics_parallel", "level_statistics_serial", "count_lanes"):

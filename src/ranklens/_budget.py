@@ -14,8 +14,8 @@ Compiling the kernels (step 1) is outside it, and said so in the result's ``sett
    and loss sums (a whole block of :func:`ranklens._resampling.compact_block_rows` replicates)
    and, from :data:`ranklens._resampling.BCA_JACKKNIFE_BELOW` rows on, the weight per jackknife
    group are compiled (or loaded from numba's cache) there. A sample of 48 rows used to compile
-   only the small-n kernels, and a million rows then compiled the rest inside the timing (193 s
-   of a 283 s planning on a fresh install). A small comparison that will resample on the NumPy
+   only the small-n kernels, and a million rows then compiled the rest inside the timing. A
+   small comparison that will resample on the NumPy
    twins (:func:`ranklens._resampling.prefer_numpy_twins`) is compiled and timed on them.
 2. **Time, within a deadline.** Planning may take :data:`PLANNING_SHARE` of the budget. Every
    part is timed first on the compile sample (cheap, kernels warm), then again, in order of
@@ -37,7 +37,7 @@ A comparison that would not fit the memory budget (:func:`ranklens._resampling.m
 is skipped before anything is timed, with the reason. The plan says what it reduced or skipped
 and why (:meth:`BootstrapPlan.notes`), and the caller records the time the bootstrap took
 against the budget. Progress goes to ``progress`` (the pipeline's callback) before each step:
-``"bootstrap: timing measures (5/26)"``. Timings: docs/performance.md, "Bootstrap time budget".
+``"bootstrap: timing measures (5/26)"``. Timings: docs/performance.md, "The bootstrap at scale".
 """
 
 from __future__ import annotations

@@ -1094,7 +1094,7 @@ def _memory_plan(n: int, n_models: int, forms: Sequence[Any], budget: float) -> 
     a replicate sweep's orders about 40; per task of the level sweep 192 (64 of lanes, 128 of
     midranks), one task per thread while they fit. The sorts (and the loss columns' copy
     while they are made) are released before the blocks and the level orders are made.
-    Measured peaks (``benchmarks/bench_scale.py``) are within about 10% of these sums.
+    (Measured against the peaks: docs/performance.md, "The bootstrap at scale".)
     """
     compact = n > _LEVEL_MIN_N
     need: dict[str, float] = {}
