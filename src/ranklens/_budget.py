@@ -655,10 +655,14 @@ def _measure(
 ) -> _Costs:
     """Time every part on the compile sample, then again on larger samples while the deadline
     allows, in order of priority (module docstring); parts not timed by the deadline are
-    absent from the costs."""
+    absent from the costs. The groups of the headline measures are timed on the compile sample
+    whatever the deadline (what the plan keeps first, or why it skips the bootstrap)."""
     costs = _Costs()
     first = route_rows(timer.data.n)
     groups = _timing_groups(specs, headline)
+    first_of_all = {
+        g for g, group in enumerate(groups) if any(specs[k].name in headline for k in group)
+    }
     vectorised = [g for g, group in enumerate(groups) if group[0] in _fast_positions(specs)]
     order: list[tuple[str, Any]] = [("group", g) for g in vectorised]
     order += [("band", curve) for curve in band_curves]
@@ -667,7 +671,10 @@ def _measure(
     _time_resampling(timer, first, costs, total_rows, twins)
     for stage in (1, 2):
         for step, (kind, what) in enumerate(order):
-            if timer.left() <= 0:
+            always = stage == 1 and kind == "group" and what in first_of_all
+            if timer.left() <= 0 and not always:
+                if stage == 1:
+                    continue  # (a later headline group may still be due)
                 return costs
             if stage == 2:
                 if timer.data.n <= first:
