@@ -14,7 +14,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["format_number", "result_html", "summarise", "table_html"]
+__all__ = ["finite_or_none", "format_number", "result_html", "summarise", "table_html"]
+
+
+def finite_or_none(value: Any) -> Any:
+    """JSON has no NaN or infinity: map them to null, recursively (dicts and lists)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite_or_none(v) for v in value]
+    return value
 
 
 def format_number(value: Any, digits: int = 4) -> str:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._budget import BootstrapPlan, plan_bootstrap
-from ranklens._format import format_number, table_html
+from ranklens._format import finite_or_none, format_number, table_html
 from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import AnalyticVariance
 from ranklens._results import Result, to_builtin
@@ -379,17 +379,6 @@ def method_name(method: str) -> str:
     return METHOD_NAMES.get(method, method.capitalize())
 
 
-def _finite_or_none(value: Any) -> Any:
-    """JSON has no NaN or infinity: map them to null, recursively."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite_or_none(v) for v in value]
-    return value
-
-
 #: Version of the JSON document of :func:`evaluation_to_json` (``docs/report.md``; the JSON
 #: Schema ships as ``ranklens/report/results.schema.json``). 2: each measure a record; 2.1:
 #: each interval and p-value says its method (``interval_method``, ``test_method``); 2.2: the
@@ -524,7 +513,7 @@ def evaluation_to_json(
             "measures": list(comparison.metrics),
             "values": np.asarray(replicates, dtype=np.float64).tolist(),
         }
-    return _finite_or_none(doc)
+    return finite_or_none(doc)
 
 
 def _curve_summary(result: Any) -> dict[str, Any]:

@@ -7,25 +7,14 @@ re-run the family-wise check of the verdicts from ``results.json`` alone.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from ranklens._format import finite_or_none
 from ranklens.evaluation import evaluation_to_json as _base_document
 from ranklens.report.goals import goal_title, summary_verdicts
 from ranklens.report.significance import ALPHA, MAX_UNDEFINED_SHARE, Contrast
 
 __all__ = ["evaluation_to_json", "summary_json"]
-
-
-def _finite_or_none(value: Any) -> Any:
-    """JSON has no NaN or infinity: map them to null, recursively."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite_or_none(v) for v in value]
-    return value
 
 
 def _contrast_json(contrast: Contrast) -> dict[str, Any]:
@@ -120,5 +109,5 @@ def evaluation_to_json(evaluation: Any, *, include_replicates: bool = False) -> 
         A JSON-serialisable document.
     """
     doc = _base_document(evaluation, include_replicates=include_replicates)
-    doc["summary"] = _finite_or_none(summary_json(evaluation))
+    doc["summary"] = finite_or_none(summary_json(evaluation))
     return doc
