@@ -107,37 +107,48 @@ def _every_level_order(p_sorted, n_preds, levels, out):
         _level_orders_into(p_sorted[m], n_preds[m], levels, out[m])
 
 
-@njit(cache=True)
-def _level_orders_into(p_seq, n_pred, levels, out):
-    """:func:`level_orders` written into ``out``."""
+@njit(inline="always")
+def _top_order_into(p_seq, n_pred, top):
+    """The top level's order: the rows by prediction group, a stable counting sort."""
     n = p_seq.size
     count = np.zeros(n_pred + 1, np.int64)
     for k in range(n):
         count[p_seq[k] + 1] += 1
     for g in range(n_pred):
         count[g + 1] += count[g]
-    top = out[max(levels, 1) - 1]
     for k in range(n):
         g = p_seq[k]
         top[count[g]] = k
         count[g] += 1
+
+
+@njit(inline="always")
+def _split_level(cur, nxt, level):
+    """The order one level below ``cur``: each block of ``2**level`` split stably by its middle
+    bit (positions with the bit clear first)."""
+    n = cur.size
+    size = 1 << level
+    half = size >> 1
+    for s in range(0, n, size):
+        e = min(s + size, n)
+        lp = s
+        rp = s + min(half, e - s)
+        for k in range(s, e):
+            pos = cur[k]
+            if pos & half:
+                nxt[rp] = pos
+                rp += 1
+            else:
+                nxt[lp] = pos
+                lp += 1
+
+
+@njit(cache=True)
+def _level_orders_into(p_seq, n_pred, levels, out):
+    """:func:`level_orders` written into ``out``."""
+    _top_order_into(p_seq, n_pred, out[max(levels, 1) - 1])
     for level in range(levels, 1, -1):
-        cur = out[level - 1]
-        nxt = out[level - 2]
-        size = 1 << level
-        half = size >> 1
-        for s in range(0, n, size):
-            e = min(s + size, n)
-            lp = s
-            rp = s + min(half, e - s)
-            for k in range(s, e):
-                pos = cur[k]
-                if pos & half:
-                    nxt[rp] = pos
-                    rp += 1
-                else:
-                    nxt[lp] = pos
-                    lp += 1
+        _split_level(out[level - 1], out[level - 2], level)
 
 
 @njit(cache=True, parallel=True)
@@ -1197,15 +1208,7 @@ def _level_codes_into(p_seq, n_pred, levels, codes, top):
     """:func:`level_codes` of :func:`level_orders` built level by level (two int32 orders at a
     time, not all of them), and the top level's order in ``top``."""
     n = p_seq.size
-    count = np.zeros(n_pred + 1, np.int64)
-    for k in range(n):
-        count[p_seq[k] + 1] += 1
-    for g in range(n_pred):
-        count[g + 1] += count[g]
-    for k in range(n):
-        g = p_seq[k]
-        top[count[g]] = k
-        count[g] += 1
+    _top_order_into(p_seq, n_pred, top)
     cur = top.copy()
     nxt = np.empty(n, np.int32)
     for level in range(max(levels, 1), 0, -1):
@@ -1215,20 +1218,7 @@ def _level_codes_into(p_seq, n_pred, levels, codes, top):
             code[k] = ((pos >> (level - 2)) & 3) if level >= 2 else ((pos << 1) & 2)
         if level == 1:
             break
-        size = 1 << level
-        half = size >> 1
-        for s in range(0, n, size):
-            e = min(s + size, n)
-            lp = s
-            rp = s + min(half, e - s)
-            for k in range(s, e):
-                pos = cur[k]
-                if pos & half:
-                    nxt[rp] = pos
-                    rp += 1
-                else:
-                    nxt[lp] = pos
-                    lp += 1
+        _split_level(cur, nxt, level)
         cur, nxt = nxt, cur
 
 
