@@ -469,13 +469,7 @@ class RatioStudentizer:
         for k, form in forms.items():
             signs = []
             for m in range(n_models):
-                with np.errstate(all="ignore"):
-                    num = np.asarray(form.numerator(y, preds[m]), dtype=np.float64)
-                    den = (
-                        np.ones_like(num)
-                        if form.denominator is None
-                        else np.asarray(form.denominator(y, preds[m]), dtype=np.float64)
-                    )
+                num, den = form.row_terms(y, preds[m])
                 signs.append(bool(np.all(num >= 0) and np.all(den > 0)))
                 r = float(np.sum(w * num) / np.sum(w * den))
                 z1[k, m] = self._units(w * (num - r * den))

@@ -121,6 +121,15 @@ class RatioForm:
     denominator: Callable[..., np.ndarray] | None = None
     finalize: Callable[[Any], Any] = _identity
 
+    def row_terms(self, y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The per-row ``(num, den)`` as float64 arrays (``den`` all ones when there is no
+        denominator), floating-point warnings silenced: a measure's domain check still raises."""
+        with np.errstate(all="ignore"):
+            num = np.asarray(self.numerator(y, p), dtype=np.float64)
+            if self.denominator is None:
+                return num, np.ones_like(num)
+            return num, np.asarray(self.denominator(y, p), dtype=np.float64)
+
     def evaluate(
         self, y: np.ndarray, p: np.ndarray, w: np.ndarray | None = None, **params: Any
     ) -> float:

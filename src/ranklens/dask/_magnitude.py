@@ -72,14 +72,7 @@ def scaled_sums(
             pair: list[tuple[float, float]] = []
             try:
                 for shift in (e, e + 1, e + 2):
-                    ys, ps = np.ldexp(yv, -shift), np.ldexp(pk, -shift)
-                    with np.errstate(all="ignore"):
-                        num = np.asarray(form.numerator(ys, ps), dtype=np.float64)
-                        den = (
-                            np.ones_like(ys)
-                            if form.denominator is None
-                            else np.asarray(form.denominator(ys, ps), dtype=np.float64)
-                        )
+                    num, den = form.row_terms(np.ldexp(yv, -shift), np.ldexp(pk, -shift))
                     if wv is not None:
                         num, den = wv * num, wv * den
                     pair.append((float(num.sum()), float(den.sum())))

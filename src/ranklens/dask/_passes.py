@@ -114,13 +114,7 @@ def scan(
         per_model: list[Any] = []
         for form in ratio_forms:
             try:
-                with np.errstate(all="ignore"):
-                    num = np.asarray(form.numerator(yv, p), dtype=np.float64)
-                    den = (
-                        np.ones_like(yv)
-                        if form.denominator is None
-                        else np.asarray(form.denominator(yv, p), dtype=np.float64)
-                    )
+                num, den = form.row_terms(yv, p)
             except ValueError as exc:  # the measure's own domain check (DomainError)
                 per_model.append(exc)
                 continue
@@ -705,13 +699,7 @@ def bootstrap_sums(
         for k, p in enumerate(pv):
             for j, form in enumerate(ratio_forms):
                 try:
-                    with np.errstate(all="ignore"):
-                        num = np.asarray(form.numerator(yv[sl], p[sl]), dtype=np.float64)
-                        den = (
-                            np.ones(num.size)
-                            if form.denominator is None
-                            else np.asarray(form.denominator(yv[sl], p[sl]), dtype=np.float64)
-                        )
+                    num, den = form.row_terms(yv[sl], p[sl])
                 except ValueError:
                     sums[k, j] = np.nan
                     continue
