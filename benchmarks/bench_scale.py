@@ -34,8 +34,6 @@ SIZES = (1_000_000, 2_000_000, 5_000_000, 10_000_000, 20_000_000)
 
 def _one(n: int, replicates: tuple[int, int]) -> dict[str, float]:
     """Time the bootstrap of ``compare_models`` at ``n`` rows in this process."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]  # (./coverage.py)
     from ranklens import _resampling, compare
 
     rng = np.random.default_rng(0)

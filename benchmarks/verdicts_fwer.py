@@ -32,15 +32,10 @@ import time
 import warnings
 from typing import Any
 
-# This folder holds a script named like an installed package (coverage.py, which numba imports
-# when it loads): leave it off the import path so that the package is found.
-_HERE = pathlib.Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if pathlib.Path(p or ".").resolve() != _HERE]
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from ranklens.report import evaluate_models  # noqa: E402
-from ranklens.report.goals import summary_verdicts  # noqa: E402
+from ranklens.report import evaluate_models
+from ranklens.report.goals import summary_verdicts
 
 GOAL_KEYS = ("ranking", "targeting", "extremes", "errors")
 

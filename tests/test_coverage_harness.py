@@ -1,4 +1,4 @@
-"""A tiny run of the coverage harness (benchmarks/coverage.py, docs/coverage.md).
+"""A tiny run of the coverage harness (benchmarks/coverage_study.py, docs/coverage.md).
 
 The full study takes hours; this checks that the harness runs on the library's current results
 (their ``interval_methods``, ``approximate`` flags and notes) and writes its table.
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "coverage.py"
+HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "coverage_study.py"
 
 
 def _harness():
-    # not importable as "coverage": that name is the coverage package's (numba imports it)
+    # loaded from its path: benchmarks/ is not a package
     spec = importlib.util.spec_from_file_location("ranklens_coverage_harness", HARNESS)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

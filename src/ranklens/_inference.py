@@ -2,10 +2,10 @@
 
 The defaults of :func:`ranklens.compare_models`, :mod:`ranklens.delong` and
 :func:`ranklens.ranking_summary` were checked by the Monte Carlo study of
-``benchmarks/coverage.py`` (``docs/coverage.md``): normal, long-tailed (lognormal), heavily tied
-and binary (10 % events) data at n = 30, 100 and 1000. This module holds the methods that study
-chose where the standard ones fail, and the rules that flag an interval ``approximate`` or leave
-it out:
+``benchmarks/coverage_study.py`` (``docs/coverage.md``): normal, long-tailed (lognormal),
+heavily tied and binary (10 % events) data at n = 30, 100 and 1000. This module holds the
+methods that study chose where the standard ones fail, and the rules that flag an interval
+``approximate`` or leave it out:
 
 * :func:`logit_interval`: an interval of a concordance probability (AUC, Harrell's C; Somers'
   D = 2C - 1) on the logit scale, with Student's t and the Welch-Satterthwaite degrees of freedom

@@ -1699,7 +1699,7 @@ def compare_models(
         standard errors, z, p-values and Wald intervals are analytic (no replicates).
     interval : {"auto", "bca", "percentile", "studentized"}, default "auto"
         Bootstrap interval type. ``"auto"``, what the Monte Carlo study of
-        ``benchmarks/coverage.py`` supports (``docs/coverage.md``): for the mean losses (the
+        ``benchmarks/coverage_study.py`` supports (``docs/coverage.md``): for the mean losses (the
         measures declared as a :class:`~ranklens._registry.RatioForm`: RMSE, MAE, ...) Hall's
         (1988) symmetric bootstrap-t, ``"studentized"``, for the values and the differences
         (each replicate studentized by its own sandwich standard error; up to
@@ -2004,7 +2004,7 @@ def _interval_plan(
 
     ``"auto"``: Hall's symmetric bootstrap-t (``"studentized"``) for the ratio-form measures
     (mean losses) where it can be computed, else BCa for the values and percentile for the
-    differences, as the Monte Carlo study of ``benchmarks/coverage.py`` chose
+    differences, as the Monte Carlo study of ``benchmarks/coverage_study.py`` chose
     (``docs/coverage.md``). ``"studentized"`` asks for it wherever it exists (BCa elsewhere);
     ``"bca"`` and ``"percentile"`` give that interval throughout.
     """

@@ -83,7 +83,7 @@ def _wald(
 
 
 #: The interval methods of one model's value: ``"logit"`` (the default, chosen by the Monte Carlo
-#: study of ``benchmarks/coverage.py``) and ``"wald"`` (pROC's ``ci.auc(method = "delong")``).
+#: study of ``benchmarks/coverage_study.py``) and ``"wald"`` (pROC's ``ci.auc(method = "delong")``).
 INTERVAL_METHODS = ("logit", "wald")
 
 #: The words of a difference's interval and test made with few rows in a class.
