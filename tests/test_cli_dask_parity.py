@@ -190,7 +190,7 @@ def test_analytic_intervals_by_default_where_memory_puts_them(client, data, tmp_
     # memory: its analytic intervals come with the comparison (any bootstrap size)
     got, want = _pair(client, data, tmp_path, [], ["--bootstrap", "2"])
     for model in MODELS:
-        for name, method in (("roc_auc", "delong"), ("kendall_tau", "noether")):
+        for name, method in (("roc_auc", "delong-logit"), ("kendall_tau", "fisher-z")):
             low, high, used = _interval(got, model, name)
             ref_low, ref_high, ref_used = _interval(want, model, name)
             assert used == ref_used == method
@@ -199,8 +199,10 @@ def test_analytic_intervals_by_default_where_memory_puts_them(client, data, tmp_
         # without replicates, nothing else has an interval
         assert _interval(got, model, "root_mean_squared_error") == (None, None, None)
     assert got["comparison"]["n_bootstrap"] == 0
-    assert got["settings"]["intervals"].startswith("DeLong (DeLong, DeLong & Clarke-Pearson 1988)")
-    assert "Noether (1967) for kendall_tau" in got["settings"]["intervals"]
+    # the same sentence for the analytic intervals (memory's goes on with its 2 resamples)
+    assert want["settings"]["intervals"].startswith(got["settings"]["intervals"])
+    assert got["settings"]["intervals"].startswith("DeLong on the logit scale")
+    assert "Fisher's z (Fieller, Hartley & Pearson 1957" in got["settings"]["intervals"]
     assert "not resampled" in got["settings"]["paired tests"]
     tested = {(r["measure"], r["test_method"]) for r in got["comparisons"]}
     # DeLong's paired tests of the AUC, Harrell's C and Somers' D, as in memory
@@ -209,7 +211,7 @@ def test_analytic_intervals_by_default_where_memory_puts_them(client, data, tmp_
         assert (name, "delong") in tested and (name, "delong") in want_tested, name
         low, high, used = _interval(got, "a", name)
         ref_low, ref_high, ref_used = _interval(want, "a", name)
-        assert used == ref_used == "delong"
+        assert used == ref_used == "delong-logit"
         assert _close(low, ref_low) and _close(high, ref_high), (name, low, ref_low)
     pairs = {(r["measure"], r["model_a"], r["model_b"]): r for r in got["comparisons"]}
     for ref in want["comparisons"]:
@@ -241,7 +243,7 @@ def test_analytic_intervals_by_default_where_memory_puts_them(client, data, tmp_
     )
     assert result.exit_code == 0, result.output
     text = html.read_text()
-    assert "DeLong" in text and "Noether" in text
+    assert "DeLong" in text and "Fisher" in text
 
 
 def test_weighted_delong_equals_memory(client, data, tmp_path):
@@ -249,10 +251,10 @@ def test_weighted_delong_equals_memory(client, data, tmp_path):
     for model in MODELS:
         low, high, used = _interval(got, model, "roc_auc")
         ref_low, ref_high, ref_used = _interval(want, model, "roc_auc")
-        assert used == ref_used == "delong"
+        assert used == ref_used == "delong-logit"
         assert _close(low, ref_low) and _close(high, ref_high)
-        # Noether's variance is unweighted: no interval with weights, as in memory
-        assert _interval(got, model, "kendall_tau")[2] != "noether"
+        # Noether's variance is unweighted: no analytic interval with weights, as in memory
+        assert _interval(got, model, "kendall_tau")[2] != "fisher-z"
 
 
 def test_bootstrap_and_seed_run_the_poisson_bootstrap(client, data, tmp_path):
@@ -275,8 +277,8 @@ def test_bootstrap_and_seed_run_the_poisson_bootstrap(client, data, tmp_path):
         want_low, want_high = intervals[model]["root_mean_squared_error"]
         assert _close(low, want_low) and _close(high, want_high)
         # the analytic ones stay with --inference auto
-        assert _interval(got, model, "roc_auc")[2] == "delong"
-        assert _interval(got, model, "kendall_tau")[2] == "noether"
+        assert _interval(got, model, "roc_auc")[2] == "delong-logit"
+        assert _interval(got, model, "kendall_tau")[2] == "fisher-z"
     assert got["comparison"]["n_bootstrap"] == 25
     assert got["settings"]["random_state"] == 7
     reps = got["replicates"]

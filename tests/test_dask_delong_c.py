@@ -91,7 +91,7 @@ def _same_comparison(got, want, names=DELONG) -> None:
     assert got.models == want.models and got.pairs == want.pairs
     for name in names:
         i, j = got.metrics.index(name), want.metrics.index(name)
-        assert got.interval_methods[i] == want.interval_methods[j] == "delong", name
+        assert got.interval_methods[i] == want.interval_methods[j] == "delong-logit", name
         assert got.test_methods[i] == want.test_methods[j] == "delong", name
         for field in (*PER_MODEL, *PER_PAIR):
             _close(getattr(got, field)[i], getattr(want, field)[j], f"{name}.{field}")
@@ -258,7 +258,7 @@ def test_auc_pairs_alone_and_one_model():
 
     one = _dask(df, ["a"], False, 3, 2)
     k = one.comparison.metrics.index("somers_d")
-    assert one.comparison.interval_methods[k] == "delong"
+    assert one.comparison.interval_methods[k] == "delong-logit"
     assert one.comparison.pairs == ()
     want_d = delong_interval(df["y"], df["a"])
     assert one.comparison.std_error[k, 0] == pytest.approx(2 * want_d.std_error, rel=TOL)

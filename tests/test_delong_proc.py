@@ -125,10 +125,12 @@ def test_interval_matches_proc_ci_auc(case):
         assert result.std_error**2 == pytest.approx(var, rel=REL)
         assert result.ci.low == pytest.approx(ci[0], rel=REL)
         assert result.ci.high == pytest.approx(ci[1], rel=REL)
-        # roc_curve carries the same interval
+        # roc_curve carries DeLong's standard error and the default (logit) interval
         curve = roc_curve(data[outcome].to_numpy(), data[column].to_numpy())
-        assert curve.auc_ci.low == pytest.approx(ci[0], rel=REL)
-        assert curve.auc_ci.high == pytest.approx(ci[1], rel=REL)
+        logit = delong_interval(data[outcome], data[column])
+        assert curve.auc_std_error**2 == pytest.approx(var, rel=REL)
+        assert curve.auc_ci.low == pytest.approx(logit.ci.low, rel=REL)
+        assert curve.auc_ci.high == pytest.approx(logit.ci.high, rel=REL)
 
 
 @pytest.mark.parametrize("case", PROC, ids=IDS)

@@ -19,7 +19,7 @@ import pytest
 from ranklens import compare_models
 from ranklens._registry import Capabilities, ReplicateForm
 from ranklens.compare import _build_evaluators, _ReplicateSweepEvaluator
-from ranklens.exceptions import RanklensWarning, UndefinedMetricWarning
+from ranklens.exceptions import FewEventsWarning, RanklensWarning, UndefinedMetricWarning
 from ranklens.metrics import available_metrics, get_metric
 
 SWEPT = [
@@ -96,7 +96,11 @@ def test_every_replicate_equals_the_function_on_its_weights(case, weights):
 
 def test_undefined_replicates_are_nan_and_reported():
     y, preds = _datasets()[1]
-    with pytest.warns(UndefinedMetricWarning, match="undefined in"):
+    # 3 events: the intervals are withheld (and said so) while the replicates are reported
+    with (
+        pytest.warns(UndefinedMetricWarning, match="undefined in"),
+        pytest.warns(FewEventsWarning, match="3 row\\(s\\) in its smaller class"),
+    ):
         res = compare_models(
             y,
             {"a": preds[0], "b": preds[1]},

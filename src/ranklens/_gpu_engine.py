@@ -226,6 +226,7 @@ class DeviceResampler:
         self.base = base
         self.engine = engine
         self.n_units = base.n_units
+        self.unit_of_row = base.unit_of_row  # (the studentized intervals read one row a unit)
 
     def blocks(
         self, rng: np.random.Generator, n_replicates: int, *, compact: bool = False

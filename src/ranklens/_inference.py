@@ -70,8 +70,10 @@ __all__ = [
     "TAIL_WEIGHT_LIMIT",
     "RatioStudentizer",
     "bound_interval",
+    "concordance_logit_interval",
     "critical_value",
     "dominant_share",
+    "few_class_rows_note",
     "fisher_z_tau_interval",
     "logit_interval",
     "satterthwaite_df",
@@ -86,6 +88,19 @@ __all__ = [
 #: covered 75-84 % and its "excludes 0" rejected a true null 12-17 % of the time
 #: (``docs/coverage.md``).
 MIN_CLASS_ROWS = 10
+
+
+def few_class_rows_note(smallest: float) -> str:
+    """The note of DeLong's interval and test of a difference made with ``smallest`` rows in the
+    smaller class of a binary response: empty from :data:`MIN_CLASS_ROWS` rows (or NaN) on."""
+    if not (math.isfinite(smallest) and smallest < MIN_CLASS_ROWS):
+        return ""
+    return (
+        f"approximate: {round(smallest)} row(s) in the smaller class of the response, fewer "
+        f"than {MIN_CLASS_ROWS}; DeLong's interval of a difference covered about 88 % (3 events) "
+        "there, not 95 % (docs/coverage.md)"
+    )
+
 
 #: The tail weight (:func:`tail_weight`) of the per-row contributions above which an interval
 #: of a mean loss is flagged approximate. Squared errors of normal errors have a tail weight of
@@ -234,6 +249,33 @@ def logit_interval(
         half = q * std_error / (estimate * (1.0 - estimate))
         return _expit(centre - half), _expit(centre + half)
     return bound_interval(estimate, bound_factor, q)
+
+
+def concordance_logit_interval(
+    estimate: float,
+    class_variances: Sequence[float] | np.ndarray,
+    class_rows: Sequence[float] | np.ndarray,
+    level: float,
+) -> tuple[float, float, float]:
+    """``(low, high, df)``: the logit interval of a concordance probability from DeLong's
+    variance part by class (:func:`ranklens.delong.concordance_interval`).
+
+    With two classes (the AUC's events and non-events) Student's t with the Welch-Satterthwaite
+    degrees of freedom of the two parts and the variance bound of Bamber (1975), with one
+    (Harrell's C over more than two values) the normal quantile and Hoeffding's (1948) bound
+    ``2 / N`` (:func:`logit_interval`).
+    """
+    variance = float(np.sum(class_variances))
+    se = math.sqrt(max(variance, 0.0)) if math.isfinite(variance) else math.nan
+    rows = np.asarray(class_rows, dtype=np.float64)
+    two = rows.size == 2
+    df = satterthwaite_df(class_variances, rows) if two else math.inf
+    if two:  # Bamber's (1975) expression with both Q - theta^2 <= theta (1 - theta)
+        bound = (rows[0] + rows[1] - 1.0) / (rows[0] * rows[1])
+    else:  # Hoeffding (1948): 2 zeta_1 <= zeta_2
+        bound = 2.0 / float(rows.sum()) if rows.sum() > 0 else math.nan
+    low, high = logit_interval(estimate, se, level, df, float(bound))
+    return low, high, df
 
 
 def _expit(x: float) -> float:
@@ -509,13 +551,23 @@ class RatioStudentizer:
             return per_row
         return np.bincount(self.unit_of_row, weights=per_row)
 
-    def add(self, multiplicity: np.ndarray, start: int) -> None:
+    def add(
+        self,
+        multiplicity: Any,
+        start: int,
+        product: Callable[[Any, np.ndarray], np.ndarray] | None = None,
+    ) -> None:
         """Record the sums of replicates ``start ..`` from their ``(rows, n)`` multiplicities
-        (any numeric dtype; a clustered bootstrap's are read at one row of each unit)."""
+        (any numeric dtype; a clustered bootstrap's are read at one row of each unit).
+        ``product(multiplicity, columns)`` computes ``multiplicity @ columns`` as a float64
+        NumPy array where the multiplicities live (a device); default NumPy's."""
         if self.first_row is not None:
             multiplicity = multiplicity[:, self.first_row]
-        weights = np.asarray(multiplicity, dtype=np.float64)
-        self.sums[start : start + weights.shape[0]] = weights @ self.columns
+        if product is None:
+            sums = np.asarray(multiplicity, dtype=np.float64) @ self.columns
+        else:
+            sums = product(multiplicity, self.columns)
+        self.sums[start : start + sums.shape[0]] = sums
 
     def _moments(self, sums: np.ndarray, k: int) -> tuple[dict[int, Any], dict[int, Any]]:
         """Per model: ``(r, s2)`` the replicates' ratios and ``sum c Z2``."""

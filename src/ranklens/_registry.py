@@ -289,9 +289,11 @@ class AnalyticVariance:
     bounds : tuple of float
         The range of the measure; the interval is clipped to it.
     interval : callable or None
-        ``(y_true, y_pred, level) -> (low, high, method, approximate, reason)``: the measure's
-        own interval (Kendall's tau: Fisher's z), its method's name, whether it is approximate
-        and why; None: the Wald interval named ``method``.
+        ``(value, unbiased, n, level) -> (low, high, method, approximate, reason)``: the
+        measure's own interval from its value, its unbiased variance and the rows (Kendall's
+        tau: Fisher's z), its method's name, whether it is approximate and why; None: the Wald
+        interval named ``method``. Every engine that has the variance builds the interval with
+        it.
     interval_reference : str
         The reference of ``interval``'s method, as ``reference`` is ``method``'s.
     """
@@ -300,7 +302,7 @@ class AnalyticVariance:
     method: str
     reference: str
     bounds: tuple[float, float] = (-math.inf, math.inf)
-    interval: Callable[[np.ndarray, np.ndarray, float], tuple[Any, ...]] | None = None
+    interval: Callable[[float, float, int, float], tuple[Any, ...]] | None = None
     interval_reference: str = ""
 
     def __call__(self, y_true: np.ndarray, y_pred: np.ndarray) -> tuple[float, float]:

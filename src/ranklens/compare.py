@@ -130,6 +130,7 @@ from ranklens._validation import (
     check_sample_weight,
     normalize_weights,
 )
+from ranklens._xp import host_product
 from ranklens._xp.rank import (
     RankPlan,
     build_plan,
@@ -1962,7 +1963,6 @@ def compare_models(
             progress,
             resampler,
             variances,
-            studentize=engine is None,
         )
 
 
@@ -2208,11 +2208,11 @@ def _bootstrap(
     progress: bool | None,
     resampler: Resampler | None = None,
     variances: tuple[np.ndarray, np.ndarray] | None = None,
-    studentize: bool = True,
 ) -> ComparisonResult:
     """Replicates, jackknife (for BCa) and every bootstrap statistic of the result
-    (``variances``: the plug-in and unbiased analytic variances, computed here if None;
-    ``studentize``: the studentized intervals may be computed, on the CPU's blocks)."""
+    (``variances``: the plug-in and unbiased analytic variances, computed here if None). The
+    studentized intervals read each block's weights where they were drawn (the device's
+    too: :func:`ranklens._xp.host_product`)."""
     n = y.shape[0]
     names, values, difference = common["models"], common["values"], common["difference"]
     n_metrics, n_models = values.shape
@@ -2222,7 +2222,7 @@ def _bootstrap(
     if resampler is None:
         resampler = Resampler("multinomial", n, None, y)
     student = None
-    if studentize and interval in ("auto", "studentized"):
+    if interval in ("auto", "studentized"):
         student = _studentizer(specs, y, preds, sw, resampler, pair_index, n_boot)
     plan = _interval_plan(specs, interval, student is not None)
     needs_bca = any("bca" in methods for methods in plan)
@@ -2242,7 +2242,7 @@ def _bootstrap(
             if counts is not None:
                 counts[start : start + block.shape[0]] = _group_counts(read, groups, n_groups)
             if student is not None:  # the weights as drawn (uint8 counts or float64)
-                student.add(read.weights, start)
+                student.add(read.weights, start, host_product)
             start += block.shape[0]
             del block, read  # (released before the next block is drawn: one in memory)
         if jack_rows:

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._inference import MIN_CLASS_ROWS, logit_interval, satterthwaite_df
+from ranklens._inference import concordance_logit_interval, few_class_rows_note
 from ranklens._normal import ndtr, ndtr_array, ndtri
 from ranklens._registry import ConcordanceForm, MetricSpec
 from ranklens._results import ConfidenceInterval, Result
@@ -86,26 +86,11 @@ def _wald(
 #: study of ``benchmarks/coverage_study.py``) and ``"wald"`` (pROC's ``ci.auc(method = "delong")``).
 INTERVAL_METHODS = ("logit", "wald")
 
-#: The words of a difference's interval and test made with few rows in a class.
-_FEW_ROWS_NOTE = (
-    "approximate: {rows} row(s) in the smaller class of the response, fewer than {limit}; "
-    "DeLong's interval of a difference covered about 88 % (3 events) there, not 95 % "
-    "(docs/coverage.md)"
-)
-
 
 def _check_method(method: str) -> str:
     if method not in INTERVAL_METHODS:
         raise ValueError(f"method must be one of {INTERVAL_METHODS}; got {method!r}")
     return method
-
-
-def _class_rows(part: _kd.ConcordanceComponents) -> np.ndarray:
-    """Rows of positive weight in each stratum, from its factor ``n_g / (n_g - 1)``."""
-    f = part.factors
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # n / (n - 1) inverted: integers up to rounding (10 rows must not read 9.999...)
-        return np.where(np.isfinite(f) & (f > 1.0), np.rint(f / (f - 1.0)), np.nan)
 
 
 def concordance_interval(
@@ -160,24 +145,8 @@ def concordance_interval(
     se = _sqrt(variance)
     if method == "wald":
         return _wald(estimate, se, level, 0.0, 1.0), math.inf
-    rows = np.asarray(class_rows, dtype=np.float64)
-    two = rows.size == 2
-    df = satterthwaite_df(class_variances, rows) if two else math.inf
-    if two:  # Bamber's (1975) expression with both Q - theta^2 <= theta (1 - theta)
-        bound = (rows[0] + rows[1] - 1.0) / (rows[0] * rows[1])
-    else:  # Hoeffding (1948): 2 zeta_1 <= zeta_2
-        bound = 2.0 / float(rows.sum()) if rows.sum() > 0 else math.nan
-    low, high = logit_interval(estimate, se, level, df, float(bound))
+    low, high, df = concordance_logit_interval(estimate, class_variances, class_rows, level)
     return ConfidenceInterval(low, high), df
-
-
-def _class_parts(part: _kd.ConcordanceComponents) -> tuple[np.ndarray, np.ndarray]:
-    """DeLong's variance part and the rows of each stratum (class) of ``part``."""
-    sums = np.zeros(part.factors.shape[0])
-    np.add.at(sums, part.stratum, part.influence * part.influence)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        parts = 4.0 * part.factors * sums / (part.denominator * part.denominator)
-    return parts, _class_rows(part)
 
 
 def _interval(
@@ -187,7 +156,7 @@ def _interval(
     DeLong's standard error, the square root of the parts' sum)."""
     if method == "wald" or not part.denominator > 0:
         return _wald(part.estimate, se, level, 0.0, 1.0), math.inf
-    parts, rows = _class_parts(part)
+    parts, rows = _kd.class_parts(part)
     if not part.binary:
         parts, rows = np.array([se * se]), np.array([float(np.nansum(rows))])
     return concordance_interval(part.estimate, parts, rows, level, method=method)
@@ -197,11 +166,9 @@ def _few_rows(part: _kd.ConcordanceComponents) -> str:
     """The note of a difference made with fewer than ``MIN_CLASS_ROWS`` rows in a class."""
     if not part.binary:
         return ""
-    rows = _class_rows(part)
+    rows = _kd.class_rows(part)
     smallest = float(np.nanmin(rows)) if np.isfinite(rows).any() else math.nan
-    if math.isfinite(smallest) and smallest < MIN_CLASS_ROWS:
-        return _FEW_ROWS_NOTE.format(rows=round(smallest), limit=MIN_CLASS_ROWS)
-    return ""
+    return few_class_rows_note(smallest)
 
 
 def _sqrt(variance: float) -> float:

@@ -1529,7 +1529,7 @@ def _analytic_comparison(
     interval_of: list[str] = []
     test_of: list[str] = []
     references: dict[str, str] = {}
-    qualified = _Qualified(n_metrics, n_models, n_pairs)
+    qualified = IntervalQualifiers(n_metrics, n_models, n_pairs)
     z_level = float(ndtri(0.5 + level / 2))
     for k, spec in enumerate(specs):
         interval_method, test_method = methods.get(spec.name, ("", "bootstrap"))
@@ -1576,7 +1576,7 @@ def _analytic_comparison(
                 own = getattr(variance, "interval", None)
                 if own is not None and defined:  # the measure's own interval (tau: Fisher's z)
                     own_low, own_high, interval_method, approximate, reason = own(
-                        y, preds[model], level
+                        value, unbiased, int(y.shape[0]), level
                     )
                     out["ci_lower"][k, m], out["ci_upper"][k, m] = own_low, own_high
                     qualified.flag(k, m, approximate, reason)
@@ -1605,7 +1605,7 @@ def _analytic_comparison(
     )
 
 
-class _Qualified:
+class IntervalQualifiers:
     """Per measure of an evaluation's comparison, the difference's interval method and the
     ``approximate`` flags and notes, taken from the result each row came from."""
 

@@ -1000,11 +1000,11 @@ def _tau_variances(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     return summary.tau_variance, summary.tau_variance_unbiased
 
 
-def _tau_interval(y: np.ndarray, p: np.ndarray, level: float) -> tuple[Any, ...]:
-    """``(low, high, method, approximate, reason)`` of ``ranking_summary``'s interval of tau."""
-    summary = ranking_summary(y, p, confidence_level=level)
-    low, high = summary.tau_ci
-    return low, high, summary.tau_ci_method, summary.tau_ci_approximate, summary.tau_ci_reason
+def _tau_interval(tau: float, variance: float, n: int, level: float) -> tuple[Any, ...]:
+    """``(low, high, method, approximate, reason)`` of ``ranking_summary``'s interval of tau
+    from its value, unbiased variance and rows (:func:`tau_confidence_interval`)."""
+    ci, approximate, reason = tau_confidence_interval(tau, variance, n, level)
+    return ci.low, ci.high, "fisher-z", approximate, reason
 
 
 @register_metric(

@@ -38,7 +38,6 @@ import dataclasses
 import functools
 import math
 import numbers
-import statistics
 import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -49,6 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._curve_registry import CurveSweepForm, register_curve
+from ranklens._inference import concordance_logit_interval
 from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     ComputationalForm,
@@ -598,8 +598,11 @@ class RocCurveResult(CurveResult):
         DeLong's standard error of ``auc`` (DeLong, DeLong & Clarke-Pearson 1988), the events
         taken as given; NaN with fewer than two events or non-events.
     auc_ci : ConfidenceInterval
-        Wald interval ``auc -+ z auc_std_error`` at ``confidence_level``, clipped to [0, 1]
-        (pROC's ``ci.auc(..., method = "delong")``).
+        DeLong's interval on the logit scale at ``confidence_level``, with Student's t and the
+        Welch-Satterthwaite degrees of freedom (Pohar Perme & Manevski 2019; Brunner & Munzel
+        2000), as :func:`ranklens.delong_interval` gives it: it stays in [0, 1] and covered its
+        level at 30-1000 rows with 10 % events where the Wald interval (pROC's ``ci.auc(...,
+        method = "delong")``) covered 74-86 % at 30-100 rows (``docs/coverage.md``).
     confidence_level : float
     """
 
@@ -630,19 +633,22 @@ class RocCurveResult(CurveResult):
 def _with_auc_interval(
     result: RocCurveResult, ranked: _Ranked, y_score: Any, level: float
 ) -> RocCurveResult:
-    """``result`` with DeLong's standard error and interval of its AUC (Sun & Xu 2014)."""
+    """``result`` with DeLong's standard error and logit interval of its AUC (Sun & Xu 2014;
+    Pohar Perme & Manevski 2019), as :func:`ranklens.delong.delong_interval` gives them."""
     target = ranked.target
     if target.weight is None:
         # Every event of a tie block has the same structural component: O(blocks) from the curve.
-        var = _kd.grouped_binary_variance(
+        parts, rows = _kd.grouped_binary_parts(
             np.diff(ranked.cum_events), np.diff(ranked.cum_nonevents), result.auc
         )
+        var = float(parts[0] + parts[1])
     else:
         score = as_1d_float(y_score, "y_score")  # validated already; the kept rows' scores
         part = _kd.components(
             target.response, score if target.keep is None else score[target.keep], target.weight
         )
         var = _kd.covariance(part, part)
+        parts, rows = _kd.class_parts(part)
     if math.isfinite(result.auc) and not math.isfinite(var):
         warn_undefined(
             "DeLong's standard error of the AUC needs at least two events and two non-events; "
@@ -652,8 +658,8 @@ def _with_auc_interval(
     se = math.sqrt(max(var, 0.0)) if math.isfinite(var) else math.nan
     ci = ConfidenceInterval.undefined()
     if math.isfinite(se):
-        half = statistics.NormalDist().inv_cdf(0.5 + level / 2) * se
-        ci = ConfidenceInterval(max(0.0, result.auc - half), min(1.0, result.auc + half))
+        low, high, _ = concordance_logit_interval(result.auc, parts, rows, level)
+        ci = ConfidenceInterval(low, high)
     return dataclasses.replace(result, auc_std_error=se, auc_ci=ci, confidence_level=level)
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "argsort_stable",
     "cupy_or_raise",
     "free_bytes",
+    "host_product",
     "is_cupy",
     "is_device_array",
     "namespace",
@@ -118,6 +119,18 @@ def to_host(x: Any) -> Any:
             return np.asarray(cpu())
         return np.asarray(x)
     return x
+
+
+def host_product(weights: Any, columns: np.ndarray) -> np.ndarray:
+    """``weights @ columns`` as a float64 NumPy array: computed where ``weights`` live (a CuPy
+    block of replicate weights times host columns, only the small product copied back), so that
+    a bootstrap drawn on the device needs no copy of its weights on the host."""
+    if type(weights).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        product = weights.astype(cupy.float64) @ cupy.asarray(columns)
+        return np.asarray(product.get(), dtype=np.float64)
+    return np.asarray(weights, dtype=np.float64) @ columns
 
 
 def argsort_stable(xp: ModuleType, x: Any) -> Any:

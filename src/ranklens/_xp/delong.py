@@ -237,21 +237,53 @@ def covariance(a: ConcordanceComponents, b: ConcordanceComponents) -> float:
     return 4.0 * total / (a.denominator * a.denominator)
 
 
-def grouped_binary_variance(events: np.ndarray, nonevents: np.ndarray, auc: float) -> float:
-    """DeLong's ``Var(AUC)`` from unweighted event and non-event counts per tie block of scores.
+def class_rows(part: ConcordanceComponents) -> np.ndarray:
+    """Rows of positive weight in each stratum (class) of ``part``, from its factor
+    ``n_g / (n_g - 1)`` (NaN for a stratum below 2 rows)."""
+    f = part.factors
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # n / (n - 1) inverted: integers up to rounding (10 rows must not read 9.999...)
+        return np.where(np.isfinite(f) & (f > 1.0), np.rint(f / (f - 1.0)), np.nan)
+
+
+def class_parts(part: ConcordanceComponents) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's variance of ``part``'s estimate, part by stratum (class), and the rows of each
+    stratum: ``4 n_g/(n_g-1) sum_{i in g} phi_i^2 / D^2``; the parts add up to
+    :func:`covariance` ``(part, part)``."""
+    sums = np.zeros(part.factors.shape[0])
+    np.add.at(sums, part.stratum, part.influence * part.influence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        parts = 4.0 * part.factors * sums / (part.denominator * part.denominator)
+    return parts, class_rows(part)
+
+
+def grouped_binary_parts(
+    events: np.ndarray, nonevents: np.ndarray, auc: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's ``Var(AUC)`` by class (events, non-events) and the rows of each class, from
+    unweighted event and non-event counts per tie block of scores.
 
     ``events[k]`` and ``nonevents[k]`` count the rows of the k-th distinct score, in decreasing
     order of the score (the increments of an ROC curve). Within a block every event has the same
-    component, and every non-event, so the variance needs no per-row pass: O(blocks).
+    component, and every non-event, so the variance needs no per-row pass: O(blocks). NaN parts
+    with fewer than two rows in a class.
     """
     p = float(events.sum())
     n = float(nonevents.sum())
+    rows = np.array([p, n])
     if p < 2 or n < 2 or not math.isfinite(auc):
-        return math.nan
+        return np.full(2, math.nan), rows
     cum_events = np.cumsum(events)
     cum_non = np.cumsum(nonevents)
     v10 = (n - cum_non + 0.5 * nonevents) / n  # non-events scored below, ties 1/2
     v01 = (cum_events - 0.5 * events) / p  # events scored above, ties 1/2
     s10 = float(events @ (v10 - auc) ** 2) / (p * (p - 1.0))
     s01 = float(nonevents @ (v01 - auc) ** 2) / (n * (n - 1.0))
-    return s10 + s01
+    return np.array([s10, s01]), rows
+
+
+def grouped_binary_variance(events: np.ndarray, nonevents: np.ndarray, auc: float) -> float:
+    """DeLong's ``Var(AUC)`` from unweighted event and non-event counts per tie block of scores
+    (the sum of :func:`grouped_binary_parts`)."""
+    parts, _ = grouped_binary_parts(events, nonevents, auc)
+    return float(parts[0] + parts[1])

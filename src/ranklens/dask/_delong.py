@@ -365,47 +365,46 @@ def truth_rows(
     }
 
 
-def covariances(strata: Sequence[dict[str, Any]], m: int, unit: bool) -> tuple[np.ndarray, list]:
-    """DeLong's covariance matrix of ``m`` models' concordances and the concordances, from the
-    sums of each stratum (see the module's formula). Without weights the sums are integers and
-    each covariance is the exact rational number rounded once."""
+def covariances(
+    strata: Sequence[dict[str, Any]], m: int, unit: bool
+) -> tuple[np.ndarray, list, np.ndarray]:
+    """DeLong's covariance matrix of ``m`` models' concordances, the concordances, and each
+    model's variance part by stratum (shape ``(m, strata)``, what :func:`ranklens.delong.
+    concordance_interval` takes), from the sums of each stratum (see the module's formula).
+    Without weights the sums are integers and each covariance is the exact rational number
+    rounded once."""
     pairs = [(a, b) for a in range(m) for b in range(a, m)]
     whole = _add(strata, m, unit)
     den, k = whole["wd"], whole["wh"]
     cov = np.full((m, m), math.nan)
+    parts = np.full((m, len(strata)), math.nan)
     if not den > 0:
-        return cov, [math.nan] * m
+        return cov, [math.nan] * m, parts
     if unit:
         estimates = [float(Fraction(den + k[a], 2 * den)) for a in range(m)]
     else:
         estimates = [0.5 + k[a] / (2.0 * den) for a in range(m)]
     if any(s["n"] < 2 for s in strata):  # a class with one row: no variance estimate
-        return cov, estimates
+        return cov, estimates, parts
     for j, (a, b) in enumerate(pairs):
-        if unit:
-            value = sum(
-                Fraction(
-                    s["n"]
-                    * (
-                        den * den * s["hh"][j]
-                        - den * (k[b] * s["hd"][a] + k[a] * s["hd"][b])
-                        + k[a] * k[b] * s["dd"]
-                    ),
-                    (s["n"] - 1) * den**4,
-                )
-                for s in strata
-            )
-            cov[a, b] = cov[b, a] = float(value)
-        else:
-            da, db = k[a] / den, k[b] / den
-            total = 0.0
-            for s in strata:
-                spread = math.fsum(
-                    [s["hh"][j], -db * s["hd"][a], -da * s["hd"][b], da * db * s["dd"]]
-                )
-                total += s["n"] / (s["n"] - 1.0) * spread
-            cov[a, b] = cov[b, a] = total / (den * den)
-    return cov, estimates
+        terms = [_stratum_covariance(s, j, a, b, den, k, unit) for s in strata]
+        cov[a, b] = cov[b, a] = float(sum(terms)) if unit else math.fsum(terms)
+        if a == b:
+            parts[a] = [float(t) for t in terms]
+    return cov, estimates, parts
+
+
+def _stratum_covariance(
+    s: dict[str, Any], j: int, a: int, b: int, den: Any, k: Sequence[Any], unit: bool
+) -> Any:
+    """One stratum's part of DeLong's covariance of models ``a`` and ``b`` (``j``: the pair's
+    index in the sums): an exact :class:`~fractions.Fraction` from integer sums, else a float."""
+    if unit:
+        spread = den * den * s["hh"][j] - den * (k[b] * s["hd"][a] + k[a] * s["hd"][b])
+        return Fraction(s["n"] * (spread + k[a] * k[b] * s["dd"]), (s["n"] - 1) * den**4)
+    da, db = k[a] / den, k[b] / den
+    spread = math.fsum([s["hh"][j], -db * s["hd"][a], -da * s["hd"][b], da * db * s["dd"]])
+    return s["n"] / (s["n"] - 1.0) * spread / (den * den)
 
 
 def auc_covariance(parts: Sequence[dict[str, Any]], m: int, unit: bool) -> np.ndarray:
@@ -419,9 +418,10 @@ def auc_covariance(parts: Sequence[dict[str, Any]], m: int, unit: bool) -> np.nd
 
 def c_covariance(
     last_parts: Sequence[dict[str, Any]], truth_parts: Sequence[dict[str, Any]], m: int, unit: bool
-) -> tuple[np.ndarray, list, bool]:
-    """Harrell's C's covariance matrix, the concordances, and whether ``y`` takes two values (two
-    strata, as the in-memory components: DeLong's two-sample form) rather than more (one)."""
+) -> tuple[np.ndarray, list, bool, np.ndarray, list[int]]:
+    """Harrell's C's covariance matrix, the concordances, whether ``y`` takes two values (two
+    strata, as the in-memory components: DeLong's two-sample form) rather than more (one), each
+    model's variance part by stratum and the rows of each stratum."""
     singles: dict[int, tuple[float, list]] = {}
     for p in last_parts:
         for b, (value, sums) in p.get("single", {}).items():
@@ -442,22 +442,34 @@ def c_covariance(
     else:
         every = [s for _, s in groups] + [t[key] for t in truths for key in ("top", "rest")]
         strata = [_add(every, m, unit) if every else _empty(m, unit)]
-    cov, estimates = covariances(strata, m, unit)
-    return cov, estimates, distinct == 2
+    cov, estimates, parts = covariances(strata, m, unit)
+    return cov, estimates, distinct == 2, parts, [s["n"] for s in strata]
 
 
-def interval_result(estimate: float, variance: float, level: float, binary: bool, n: int) -> Any:
-    """One model's :class:`ranklens.delong.DeLongIntervalResult` of its concordance (as
-    :func:`ranklens.delong.delong_interval`)."""
-    from ranklens._normal import ndtri
-    from ranklens.delong import DeLongIntervalResult
+def interval_result(
+    estimate: float,
+    class_variances: Sequence[float] | np.ndarray,
+    class_rows: Sequence[float],
+    level: float,
+    binary: bool,
+    n: int,
+) -> Any:
+    """One model's :class:`ranklens.delong.DeLongIntervalResult` of its concordance, as
+    :func:`ranklens.delong.delong_interval` gives it: the logit interval from DeLong's variance
+    part by stratum (:func:`ranklens.delong.concordance_interval`; one part, the sum, for the
+    one-sample design of Harrell's C)."""
+    from ranklens.delong import DeLongIntervalResult, concordance_interval
 
-    se = math.sqrt(max(variance, 0.0)) if math.isfinite(variance) else math.nan
+    parts = np.asarray(class_variances, dtype=np.float64)
+    variance = float(parts.sum()) if parts.size and np.isfinite(parts).all() else math.nan
+    se = std_error(variance)
     if math.isfinite(se) and math.isfinite(estimate):
-        half = float(ndtri(0.5 + level / 2)) * se
-        ci = ConfidenceInterval(max(0.0, estimate - half), min(1.0, estimate + half))
+        rows = np.asarray(class_rows, dtype=np.float64)
+        if not binary:
+            parts, rows = np.array([variance]), np.array([float(rows.sum())])
+        ci, df = concordance_interval(estimate, parts, rows, level)
     else:
-        ci = ConfidenceInterval.undefined()
+        ci, df = ConfidenceInterval.undefined(), math.inf
     return DeLongIntervalResult(
         estimate=estimate,
         std_error=se,
@@ -468,6 +480,8 @@ def interval_result(estimate: float, variance: float, level: float, binary: bool
         if binary
         else "one-sample (Sen 1960)",
         n=n,
+        method="logit",
+        df=df,
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._kernels import ranking as _kr
+from ranklens._normal import ndtri
 from ranklens._registry import (
     AnalyticVariance,
     ComputationalForm,
@@ -314,7 +315,7 @@ def interval_comparison(
     from scipy import special
 
     from ranklens._resampling import percentile_interval, replicate_sd
-    from ranklens.evaluation import EvaluationComparison
+    from ranklens.evaluation import EvaluationComparison, IntervalQualifiers
 
     names = tuple(preds)
     boot = extras.get("bootstrap")
@@ -322,7 +323,6 @@ def interval_comparison(
     boot_ci: dict[str, dict[str, Any]] = boot["intervals"] if boot else {}
     n_boot = int(boot["n_replicates"]) if boot else 0
     pair_index = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
-    z_level = float(special.ndtri(0.5 + level / 2))
 
     rows: list[dict[str, Any]] = []
     for name in values[names[0]]:
@@ -365,8 +365,10 @@ def interval_comparison(
     test_of: list[str] = []
     evaluation: list[str] = []
     references: dict[str, str] = {}
+    qualified = IntervalQualifiers(n_metrics, n_models, n_pairs)
     for k, row in enumerate(rows):
         spec = row["spec"]
+        analytic = ""  # the method of the analytic interval of an analytic variance
         for m, model in enumerate(names):
             value = float(values[model].get(spec.name, math.nan))
             out["values"][k, m] = value
@@ -376,33 +378,29 @@ def interval_comparison(
                 n_undefined[k, m] = int((~np.isfinite(reps)).sum())
             method, source = row["methods"][m]
             if method == "delong":
-                # the concordance's standard error scaled to the measure (Somers' D = 2 C - 1)
+                # the concordance's interval mapped by the measure's form (Somers' D = 2 C - 1)
                 form = spec.capabilities.delong
-                se_c = source["std_error"] if isinstance(source, dict) else source.std_error
-                se = form.slope * se_c
+                se = abs(form.slope) * source.std_error
                 out["std_error"][k, m] = se
                 out["variance_plug_in"][k, m] = se * se
-                out["ci_lower"][k, m], out["ci_upper"][k, m] = _dl.wald(
-                    value, se, level, form.intercept, form.intercept + form.slope
-                )
+                ends = sorted(form.intercept + form.slope * end for end in source.ci)
+                out["ci_lower"][k, m], out["ci_upper"][k, m] = ends
             elif method == "bootstrap-percentile":
                 out["std_error"][k, m] = replicate_sd(np.asarray(reps))
                 out["ci_lower"][k, m], out["ci_upper"][k, m] = boot_ci[model][spec.name]
             elif method:
-                variance = spec.capabilities.variance
-                low, high = variance.bounds
-                plug_in, unbiased = source["tau_variance"], source["tau_variance_unbiased"]
-                se = math.sqrt(unbiased) if math.isfinite(unbiased) and unbiased >= 0 else math.nan
-                defined = math.isfinite(value) and math.isfinite(se)
-                out["variance_plug_in"][k, m] = plug_in
-                out["variance_unbiased"][k, m] = unbiased
-                out["std_error"][k, m] = se
-                out["ci_lower"][k, m] = max(low, value - z_level * se) if defined else math.nan
-                out["ci_upper"][k, m] = min(high, value + z_level * se) if defined else math.nan
-                references[method] = variance.reference
+                own = _analytic_interval(spec, value, source, level, out, (k, m))
+                qualified.flag(k, m, own["approximate"], own["reason"])
+                references[own["method"]] = own["reference"]
+                analytic = analytic or own["method"]
         # one method per measure, as in memory (the first model's; a model whose analytic
         # interval is undefined keeps the method with NaN bounds)
-        interval_of.append(next((m for m, _ in row["methods"] if m), ""))
+        interval_of.append(_interval_name(row["methods"], analytic))
+        class_rows = extras.get("delong_class_rows", {}).get(_dl.statistic_key(spec) or "", ())
+        few_rows = _few_rows_note(row["methods"], class_rows)
+        if few_rows:
+            qualified.notes[k] = few_rows
+            qualified.difference_approximate[k] = True
         tested = n_boot > 0 and all(spec.name in reps_of.get(mm, {}) for mm in names)
         covariance = extras.get("delong_covariance", {}).get(_dl.statistic_key(spec) or "")
         paired_delong = (
@@ -431,6 +429,7 @@ def interval_comparison(
                     out["difference_ci_lower"][k, p], out["difference_ci_upper"][k, p] = lo, hi
         if paired_delong and pair_index:
             test_of.append("delong")
+            qualified.difference_methods[k] = "delong"
         else:
             test_of.append("bootstrap" if tested and pair_index else "")
         evaluation.append(
@@ -460,4 +459,67 @@ def interval_comparison(
         interval_methods=tuple(interval_of),
         test_methods=tuple(test_of),
         references=references,
+        **qualified.fields(),
     )
+
+
+def _analytic_interval(
+    spec: MetricSpec,
+    value: float,
+    source: dict[str, Any],
+    level: float,
+    out: dict[str, Any],
+    at: tuple[int, int],
+) -> dict[str, Any]:
+    """A measure's analytic interval from the engine's variances (Kendall's tau-b: Noether's),
+    built as in memory by the measure's declared ``AnalyticVariance.interval`` (Fisher's z for
+    tau) or else the Wald interval clipped to its bounds, written into ``out`` at ``at``;
+    returns its method, reference and whether it is approximate and why."""
+    variance = spec.capabilities.variance
+    assert isinstance(variance, AnalyticVariance)  # (_analytic_method read it so)
+    plug_in, unbiased = source["tau_variance"], source["tau_variance_unbiased"]
+    se = math.sqrt(unbiased) if math.isfinite(unbiased) and unbiased >= 0 else math.nan
+    out["variance_plug_in"][at] = plug_in
+    out["variance_unbiased"][at] = unbiased
+    out["std_error"][at] = se
+    defined = math.isfinite(value) and math.isfinite(se)
+    method, approximate, reason = variance.method, False, ""
+    if defined and variance.interval is not None:
+        low, high, method, approximate, reason = variance.interval(
+            value, unbiased, source["n"], level
+        )
+    elif defined:
+        half = float(ndtri(0.5 + level / 2)) * se
+        low, high = max(variance.bounds[0], value - half), min(variance.bounds[1], value + half)
+    else:
+        low = high = math.nan
+    out["ci_lower"][at], out["ci_upper"][at] = low, high
+    own = variance.interval_reference if variance.interval is not None else ""
+    return {
+        "method": method,
+        "reference": own or variance.reference,
+        "approximate": approximate,
+        "reason": reason,
+    }
+
+
+def _interval_name(methods: Sequence[tuple[str, Any]], analytic: str) -> str:
+    """The interval method recorded for a measure, as in memory: the first model's, with
+    DeLong's named by its scale (``"delong-logit"``) and an analytic variance's by the method
+    its interval used (``analytic``: Kendall's tau's Fisher's z)."""
+    method = next((m for m, _ in methods if m), "")
+    if method == "delong":
+        return "delong-logit"
+    if method and method != "bootstrap-percentile":
+        return analytic or method
+    return method
+
+
+def _few_rows_note(methods: Sequence[tuple[str, Any]], class_rows: Sequence[float]) -> str:
+    """The note of DeLong's differences made with fewer than ``MIN_CLASS_ROWS`` rows in the
+    smaller class of a binary response (``class_rows``: two strata), as in memory."""
+    from ranklens._inference import few_class_rows_note
+
+    if len(class_rows) != 2 or not all(m == "delong" for m, _ in methods):
+        return ""
+    return few_class_rows_note(float(min(class_rows)))

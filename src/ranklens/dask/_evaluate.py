@@ -962,6 +962,7 @@ def evaluate(
     pair_counts: dict[str, dict[str, Any]] = {}
     noether_out: dict[str, Any] = {}
     delong: dict[str, Any] = {}
+    class_rows: dict[str, list[float]] = {}  # the rows of each class behind DeLong's variance
     for spec in the_plan.curve:
         info[spec.name] = _metric_info(spec)
     for spec in the_plan.sweep:
@@ -987,7 +988,7 @@ def evaluate(
                     "undefined", f"undefined: no events or no non-events under {definition!r}"
                 )
         if want_curves:
-            delong[model] = _delong(
+            delong[model], class_rows[_dl.AUC] = _delong(
                 parts, stats[CurveStatistic.ROC_AUC], e_total, n_total, confidence_level
             )
             curves["decile_table"][model] = _decile_table(
@@ -1056,13 +1057,14 @@ def evaluate(
         if delong_auc:
             delong_covariance[_dl.AUC] = _dl.auc_covariance(last, len(preds), unit)
         if delong_c:
-            cov_c, estimates, two = _dl.c_covariance(
+            cov_c, estimates, two, class_parts, c_rows = _dl.c_covariance(
                 last, [t.get("delong_c", {}) for t in truth_out], len(preds), unit
             )
             delong_covariance[_dl.HARRELL_C] = cov_c
+            class_rows[_dl.HARRELL_C] = [float(r) for r in c_rows]
             delong_c_out = {
                 model: _dl.interval_result(
-                    estimates[k], float(cov_c[k, k]), confidence_level, two, n_eff
+                    estimates[k], class_parts[k], c_rows, confidence_level, two, n_eff
                 )
                 for k, model in enumerate(preds)
             }
@@ -1110,6 +1112,8 @@ def evaluate(
         extras["delong_c"] = delong_c_out
     if delong_covariance:
         extras["delong_covariance"] = delong_covariance
+    if class_rows:
+        extras["delong_class_rows"] = class_rows
     if noether_out:
         extras["noether"] = noether_out
     if used.get("relevance") is not None:
@@ -1337,50 +1341,31 @@ def _without(frame: Any, drop: Sequence[str | None], keep: Sequence[str | None])
 
 def _delong(
     parts: Sequence[dict[str, Any]], auc: float, e_total: float, n_total: float, level: float
-) -> Any:
-    """DeLong's interval of the AUC of the events from the buckets' sums, as
-    ``ranklens.delong.delong_interval(events, score, sample_weight=w)``: the variance per class is
-    ``m/(m-1) sum w^2 (V - AUC)^2 / W^2`` (``m`` rows, total weight ``W``) and the interval
-    ``AUC -+ z sqrt(Var)`` clipped to [0, 1]. A ``DeLongIntervalResult`` where
-    :mod:`ranklens.delong` is installed, else a dict with the same fields."""
-    from scipy import special
-
-    from ranklens._results import ConfidenceInterval
-
+) -> tuple[Any, list[float]]:
+    """DeLong's interval of the AUC of the events from the buckets' sums and the rows of each
+    class (events, non-events), as
+    ``ranklens.delong.delong_interval(events, score, sample_weight=w)``: the variance part of
+    each class is ``m/(m-1) sum w^2 (V - AUC)^2 / W^2`` (``m`` rows, total weight ``W``), the
+    interval the logit one of :func:`ranklens.delong.concordance_interval`."""
     sums = [p["delong"] for p in parts if "delong" in p]
-    variance = math.nan
-    rows = 0
+    class_parts = [math.nan, math.nan]
+    class_rows = [0.0, 0.0]
     if sums and math.isfinite(auc):
         total = [_e._fsum(s[i] for s in sums) for i in range(8)]
-        variance = 0.0
-        for w2, wv, wvv, m, weight in (
-            (total[0], total[1], total[2], total[3], e_total),
-            (total[4], total[5], total[6], total[7], n_total),
+        for c, (w2, wv, wvv, m, weight) in enumerate(
+            (
+                (total[0], total[1], total[2], total[3], e_total),
+                (total[4], total[5], total[6], total[7], n_total),
+            )
         ):
             # both classes' components average to the AUC
             spread = _e._fsum([wvv, -2.0 * auc * wv, auc * auc * w2])
-            variance += m / (m - 1) * spread / (weight * weight) if m > 1 else math.nan
-        rows = round(total[3] + total[7])
-    se = math.sqrt(max(variance, 0.0)) if math.isfinite(variance) else math.nan
-    if math.isfinite(se):
-        half = float(special.ndtri(0.5 + level / 2)) * se
-        ci = ConfidenceInterval(max(0.0, auc - half), min(1.0, auc + half))
-    else:
-        ci = ConfidenceInterval(math.nan, math.nan)
-    fields: dict[str, Any] = {
-        "estimate": auc,
-        "std_error": se,
-        "ci": ci,
-        "confidence_level": level,
-        "statistic": "auc",
-        "design": "two-sample (DeLong, DeLong & Clarke-Pearson 1988)",
-        "n": rows,
-    }
-    try:
-        from ranklens.delong import DeLongIntervalResult
-    except ImportError:
-        return fields
-    return DeLongIntervalResult(**fields)
+            class_parts[c] = m / (m - 1) * spread / (weight * weight) if m > 1 else math.nan
+            class_rows[c] = float(round(m))
+    result = _dl.interval_result(
+        auc, class_parts, class_rows, level, binary=True, n=round(sum(class_rows))
+    )
+    return result, class_rows
 
 
 def _boot_carry(boot: dict[str, Any], k: int, seed: int) -> dict[str, Any]:

@@ -33,16 +33,18 @@ models. *Proceedings of the Fifth IEEE International Conference on Data Mining (
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ranklens._registry import RankStatistic, RankSweepForm
-from ranklens._results import ConfidenceInterval
 from ranklens.dask._passes import _exact_dot, _exact_sum, bucket_column, bucket_of
-from ranklens.ranking import _noether_variances, _wald_interval, per_observation_pair_counts
+from ranklens.ranking import (
+    _noether_variances,
+    per_observation_pair_counts,
+    tau_confidence_interval,
+)
 
 
 def h_column(model_index: int) -> str:
@@ -175,18 +177,16 @@ def truth_rows(
 def interval(
     n: int, classes: dict[str, Any], sums: Sequence[Sequence[int]], tau: float, level: float
 ) -> dict[str, Any]:
-    """Noether's variances of tau-b (plug-in and unbiased) and the Wald interval from the
-    unbiased one, as :func:`ranklens.ranking_summary` (``tau_variance``,
-    ``tau_variance_unbiased``, ``tau_ci``)."""
+    """Noether's variances of tau-b (plug-in and unbiased), the rows, and the interval of tau
+    from the unbiased variance, as :func:`ranklens.ranking_summary` (``tau_variance``,
+    ``tau_variance_unbiased``, ``tau_ci``: Fisher's z, :func:`ranklens.ranking.
+    tau_confidence_interval`)."""
     total = [sum(s[i] for s in sums) for i in range(9)]
     plug, unbiased = _noether_variances(n, classes, np.array(total, dtype=np.float64), tau)
-    ci = (
-        _wald_interval(tau, unbiased, level)
-        if math.isfinite(tau)
-        else ConfidenceInterval.undefined()
-    )
+    ci = tau_confidence_interval(tau, unbiased, n, level)[0]
     return {
         "kendall_tau": tau,
+        "n": n,
         "tau_variance": plug,
         "tau_variance_unbiased": unbiased,
         "tau_ci": ci,
