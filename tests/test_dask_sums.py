@@ -433,7 +433,7 @@ def test_cli_engine_dask_intervals_and_extremes_as_in_memory(
     """``ranklens evaluate --engine dask --lower --upper --alpha`` writes the in-memory run's
     values and statuses for the measures of extremes, the interval measures and the median."""
     # --lower/--upper belong to the one --pred (with several, the command line asks for
-    # --interval MODEL:LOWER:UPPER, which the Dask engine refuses).
+    # --interval MODEL:LOWER:UPPER, on either engine).
     df = _data(n=1600, seed=12)[["y", "a", "lo", "hi"]]
     common = ["--target", "y", "--pred", "a", "--lower", "lo", "--upper", "hi"]
     common += ["--alpha", str(ALPHA), "--bootstrap", "0", "-q"]

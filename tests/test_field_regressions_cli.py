@@ -198,19 +198,56 @@ def test_lower_upper_with_one_pred_still_pairs_with_it(spend, tmp_path):
     assert doc["settings"]["prediction intervals"] == "gbm: lower 'gbm_lo', upper 'gbm_hi'"
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        ["--interval", "gbm:gbm_lo:gbm_hi"],
-        ["-p", "rf", "--lower", "gbm_lo", "--upper", "gbm_hi"],
-    ],
-)
-def test_dask_takes_the_interval_of_one_pred_only(spend, monkeypatch, options):
+def test_dask_takes_each_models_interval_as_memory_does(spend, tmp_path):
+    """``--interval MODEL:LOWER:UPPER`` on the Dask engine: each model's interval measures from
+    its own bounds, the same numbers as the memory engine, and the pairing in the settings."""
+    pytest.importorskip("distributed")
+    path, frame = spend
+    parquet = tmp_path / "spend.parquet"
+    frame.to_parquet(parquet)  # the file as pandas writes it
+    common = ["-t", "spend", "-p", "gbm", "-p", "rf", "--interval", "gbm:gbm_lo:gbm_hi",
+              "--interval", "rf:rf_lo:rf_hi", "--alpha", "0.1", "--bootstrap", "0"]  # fmt: skip
+    docs = {}
+    for engine, source in (("memory", path), ("dask", parquet)):
+        out = tmp_path / f"{engine}.json"
+        result = _run("evaluate", source, *common, "--engine", engine, "--json", out)
+        assert result.exit_code == 0, result.output
+        docs[engine] = json.loads(out.read_text())
+    y = frame["spend"].to_numpy()
+    for model in ("gbm", "rf"):
+        lo, hi = frame[f"{model}_lo"].to_numpy(), frame[f"{model}_hi"].to_numpy()
+        want = ((lo <= y) & (y <= hi)).mean()
+        for engine in ("memory", "dask"):
+            cover = docs[engine]["models"][model]["interval_coverage"]["value"]
+            assert cover == pytest.approx(want, rel=1e-12), (engine, model)
+        for name in ("interval_score", "mean_interval_width", "interval_coverage_error"):
+            got = docs["dask"]["models"][model][name]["value"]
+            ref = docs["memory"]["models"][model][name]["value"]
+            assert got == pytest.approx(ref, rel=1e-12), (model, name)
+    pairing = "gbm: lower 'gbm_lo', upper 'gbm_hi'; rf: lower 'rf_lo', upper 'rf_hi'"
+    assert docs["dask"]["settings"]["prediction intervals"] == pairing
+    assert docs["memory"]["settings"]["prediction intervals"] == pairing
+
+
+def test_dask_lower_upper_with_several_preds_is_refused_as_in_memory(spend, monkeypatch):
     _no_work(monkeypatch)
     path, _ = spend
-    result = _run("evaluate", path, "-t", "spend", "-p", "gbm", *options, "--alpha", "0.1",
-                  "--engine", "dask")  # fmt: skip
-    _one_line_error(result, "--engine dask takes the prediction interval of one --pred only")
+    result = _run("evaluate", path, "-t", "spend", "-p", "gbm", "-p", "rf", "--lower", "gbm_lo",
+                  "--upper", "gbm_hi", "--alpha", "0.1", "--engine", "dask")  # fmt: skip
+    _one_line_error(result, "say which model each interval belongs to", "--interval MODEL:")
+
+
+def test_dask_groups_below_the_minimum_of_units_is_refused_as_in_memory(spend, tmp_path):
+    pytest.importorskip("distributed")
+    _, frame = spend
+    parquet = tmp_path / "spend.parquet"
+    frame.to_parquet(parquet)
+    result = _run("evaluate", parquet, "-t", "spend", "-p", "gbm", "--groups", "segment",
+                  "--bootstrap", "50", "--engine", "dask")  # fmt: skip
+    _one_line_error(
+        result, "--groups 'segment' holds 3 distinct unit(s)", "needs at least 10",
+        "it does not split the evaluation by segment",
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -305,9 +305,15 @@ def _check_units(labels: Any, column: str) -> None:
     ``MIN_UNITS``). Units are counted as the bootstrap keys them (``3`` and ``3.0`` are one)."""
     import numpy as np
 
-    from ranklens._resampling import MIN_UNITS, distinct_resamples, group_keys
+    from ranklens._resampling import group_keys
 
-    n_units = int(np.unique(group_keys(labels)).shape[0])
+    _check_unit_count(int(np.unique(group_keys(labels)).shape[0]), column)
+
+
+def _check_unit_count(n_units: int, column: str) -> None:
+    """The rule of :func:`_check_units` on a count of units (both engines)."""
+    from ranklens._resampling import MIN_UNITS, distinct_resamples
+
     if n_units < MIN_UNITS:
         few = (
             f" (with {n_units} there are only {distinct_resamples(n_units):,} distinct "
@@ -1009,9 +1015,6 @@ def evaluate(
         _check_engine_options(
             engine=engine,
             scheduler=scheduler,
-            interval=list(interval or []),
-            n_preds=len(pred),
-            n_lowers=len(lower or []),
             include_replicates=include_replicates,
             json_path=json_path,
             bootstrap=bootstrap,
@@ -1028,6 +1031,7 @@ def evaluate(
                 console,
                 lowers=list(lower or []),
                 uppers=list(upper or []),
+                interval_specs=list(interval or []),
                 alpha=alpha,
                 event_threshold=event_threshold,
                 curve_arrays=curve_arrays,
@@ -1046,7 +1050,9 @@ def evaluate(
                 html=html,
                 groups=groups,
             )
-            pairs = _interval_columns(list(pred), list(lower or []), list(upper or []))
+            pairs = interval_columns(
+                list(pred), list(interval or []), list(lower or []), list(upper or [])
+            )
             evaluation = with_interval_columns(evaluation, pairs)
         else:
             evaluation = _evaluate(
@@ -1126,9 +1132,6 @@ def _check_engine_options(
     *,
     engine: str,
     scheduler: str | None,
-    interval: list[str],
-    n_preds: int,
-    n_lowers: int,
     include_replicates: bool,
     json_path: pathlib.Path | None,
     bootstrap: int | None,
@@ -1138,13 +1141,6 @@ def _check_engine_options(
         raise InputError(
             "--scheduler is the address of a Dask scheduler: it needs --engine dask (the "
             "memory engine runs in this process)"
-        )
-    if engine == "dask" and (interval or (n_lowers and n_preds > 1)):
-        option = "--interval" if interval else f"--lower/--upper with {n_preds} --pred columns"
-        raise InputError(
-            f"{option}: --engine dask takes the prediction interval of one --pred only (give "
-            "that --pred alone with --lower/--upper, or use --engine memory with --interval "
-            "MODEL:LOWER:UPPER)"
         )
     if include_replicates and json_path is None:
         raise InputError(
@@ -1316,13 +1312,6 @@ def with_interval_columns(evaluation: Any, pairs: dict[str, tuple[str, str]]) ->
     return dataclasses.replace(evaluation, settings=settings)
 
 
-def _interval_columns(
-    preds: list[str], lowers: list[str], uppers: list[str]
-) -> dict[str, tuple[str, str]]:
-    """The interval columns by model of ``--lower/--upper`` (the Dask engine's call)."""
-    return interval_columns(preds, [], lowers, uppers)
-
-
 def interval_columns(
     preds: list[str], specs: list[str], lowers: list[str], uppers: list[str]
 ) -> dict[str, tuple[str, str]]:
@@ -1385,6 +1374,7 @@ def _evaluate_dask(
     *,
     lowers: list[str] | None = None,
     uppers: list[str] | None = None,
+    interval_specs: list[str] | None = None,
     alpha: float | None = None,
     event_threshold: float | None = None,
     curve_arrays: bool = False,
@@ -1417,6 +1407,8 @@ def _evaluate_dask(
     from ranklens.evaluation import INFERENCE
 
     lowers, uppers = list(lowers or []), list(uppers or [])
+    pairs = interval_columns(preds, interval_specs or [], lowers, uppers)
+    bounds = [column for pair in pairs.values() for column in pair]
     if bootstrap_budget is not None:
         raise InputError(
             "--bootstrap-budget is for --engine memory: the Dask engine computes every "
@@ -1459,6 +1451,7 @@ def _evaluate_dask(
         seed=0 if seed is None else seed,
         json_path=json_path,
         html=html,
+        interval_specs=interval_specs,
     )
     profit = "--cost-benefit" if cost_benefit is not None else "--value-margin"
     if (payoffs is not None or value_margin is not None) and not curve_arrays:
@@ -1478,7 +1471,7 @@ def _evaluate_dask(
     import ranklens.dask
     from ranklens.dask._inputs import check_parquet
 
-    used = list(dict.fromkeys([target, *preds, *lowers, *uppers, *([weight] if weight else [])]))
+    used = list(dict.fromkeys([target, *preds, *bounds, *([weight] if weight else [])]))
     labels = [groups] if groups is not None else []
     _check_groups_name(groups, dict.fromkeys(used), target, weight)
     try:  # every file's schema (footers only): before a cluster starts or a pass runs
@@ -1496,7 +1489,7 @@ def _evaluate_dask(
         data: Any = str(file)
         n_dropped = 0
         n_units = 0
-        _dask_crossed(str(file), list(_interval_columns(preds, lowers, uppers).values()))
+        _dask_crossed(str(file), list(pairs.values()))
         if groups is not None:
             n_units = _dask_units(str(file), groups, used, drop_na)
         if drop_na:
@@ -1526,7 +1519,7 @@ def _evaluate_dask(
                 weight=weight,
                 groups=groups,
                 events=event_spec,
-                intervals=_interval_columns(preds, lowers, uppers),
+                intervals=pairs,
                 alpha=alpha,
                 relevance=relevance_function,
                 event_threshold=event_threshold,
@@ -1904,11 +1897,7 @@ def _dask_units(path: str, groups: str, used: list[str], drop_na: bool) -> int:
     if not drop_na and sum(p[1] for p in parts):
         _dask_missing_error(path, used, [groups])
     n_units = int(np.unique(np.concatenate([p[0] for p in parts])).size)
-    if n_units < 2:
-        raise InputError(
-            f"--groups {groups!r} holds {n_units} distinct unit(s); the clustered bootstrap "
-            "needs at least 2"
-        )
+    _check_unit_count(n_units, groups)
     return n_units
 
 
