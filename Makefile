@@ -42,7 +42,7 @@ screenshots: $(STAMP)
 
 test: $(DEVSTAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 	$(BIN)/python -m pytest --doctest-modules src/ranklens -q -p no:cacheprovider
 	$(BIN)/python -m mypy
 	$(MAKE) docs
@@ -62,7 +62,7 @@ test-pandas2:
 	$(VENV_PD2)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV_PD2)/bin/python -m pip install --quiet -e ".[dev]" "pandas>=2.1,<3"
 	$(VENV_PD2)/bin/python -c "import pandas; assert pandas.__version__ < '3', pandas.__version__"
-	$(VENV_PD2)/bin/python -m pytest -n 2 -q -m "not slow and not browser and not dask_engine" -p no:cacheprovider
+	$(VENV_PD2)/bin/python -m pytest -n 2 --dist worksteal -q -m "not slow and not browser and not dask_engine" -p no:cacheprovider
 
 lint: $(DEVSTAMP)
 	$(BIN)/ruff check .

@@ -449,7 +449,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-small-n", action="store_true", help="skip tau at n = 5, 10, 20")
     parser.add_argument("--write", metavar="PATH", help="write the Markdown table here")
     args = parser.parse_args(argv)
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     start = time.perf_counter()
     results: dict[tuple[str, int], dict[tuple[str, ...], Tally]] = {}
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
@@ -483,4 +482,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    # one thread a process (the worker processes inherit it): the jobs are the parallelism.
+    # Set here, not in main(): numba refuses a new thread count once its threads have started,
+    # so a caller's process (the test of this harness) must keep its own.
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     main()
