@@ -220,6 +220,25 @@ def test_kernels_import_only_foundations_and_kernels():
             assert all(layer(t) <= 1 for t in targets), (module, targets)
 
 
+#: The largest cyclomatic complexity of a numba kernel: a kernel's loop nest is one thing and
+#: cannot call helpers cheaply, so it gets more than the rest of the code's 25 (ruff's C901,
+#: pyproject.toml), which has no per-folder limit.
+KERNEL_COMPLEXITY = 40
+
+
+def test_kernels_stay_within_their_complexity():
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "C901",
+         "--config", f"lint.mccabe.max-complexity={KERNEL_COMPLEXITY}",
+         "--output-format", "concise", str(SRC / "_kernels")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 @pytest.mark.parametrize("module", ["ranklens.compare", "ranklens.bands", "ranklens.robustness"])
 def test_engines_import_no_measure_module(module):
     """Engines read what a measure can do from its MetricSpec, never from the measure's module."""

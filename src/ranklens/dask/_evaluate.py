@@ -152,7 +152,9 @@ def _events(events: Any, binary: bool) -> tuple[str, float | None, float | None]
     )
 
 
-def evaluate(
+# To be split by the move to one compute layer per form (the pipeline and the Dask
+# planner); until then the limits of C901/PLR0915 are waived here only.
+def evaluate(  # noqa: C901, PLR0915
     frame_or_path: Any,
     *,
     y: str,
