@@ -1312,6 +1312,26 @@ def with_interval_columns(evaluation: Any, pairs: dict[str, tuple[str, str]]) ->
     return dataclasses.replace(evaluation, settings=settings)
 
 
+def _refuse_without_replicates(inference: str, seed: int | None, include_replicates: bool) -> None:
+    """``--engine dask`` without ``--bootstrap N`` draws no replicate: the options that are about
+    replicates are refused, never ignored."""
+    if inference == "bootstrap":
+        raise InputError(
+            "--inference bootstrap with --engine dask needs --bootstrap N (Poisson "
+            "replicates); without it the intervals are the analytic ones of --inference auto"
+        )
+    if seed is not None:
+        raise InputError(
+            "--seed is the bootstrap's seed: with --engine dask give --bootstrap N too (the "
+            "analytic intervals draw nothing)"
+        )
+    if include_replicates:
+        raise InputError(
+            "--include-replicates with --engine dask needs --bootstrap N (no replicates "
+            "are drawn without it)"
+        )
+
+
 def interval_columns(
     preds: list[str], specs: list[str], lowers: list[str], uppers: list[str]
 ) -> dict[str, tuple[str, str]]:
@@ -1362,9 +1382,7 @@ def interval_columns(
     return out
 
 
-# To be split by the move to one compute layer per form (the pipeline and the Dask
-# planner); until then the limits of C901/PLR0915 are waived here only.
-def _evaluate_dask(  # noqa: C901
+def _evaluate_dask(
     file: pathlib.Path,
     target: str,
     preds: list[str],
@@ -1423,21 +1441,7 @@ def _evaluate_dask(  # noqa: C901
         option = "--engine dask and no --bootstrap N" if bootstrap is None else "--bootstrap 0"
         raise InputError(_NO_BOOTSTRAP_FOR_GROUPS.format(groups=groups, option=option))
     if not n_boot:
-        if inference == "bootstrap":
-            raise InputError(
-                "--inference bootstrap with --engine dask needs --bootstrap N (Poisson "
-                "replicates); without it the intervals are the analytic ones of --inference auto"
-            )
-        if seed is not None:
-            raise InputError(
-                "--seed is the bootstrap's seed: with --engine dask give --bootstrap N too (the "
-                "analytic intervals draw nothing)"
-            )
-        if include_replicates:
-            raise InputError(
-                "--include-replicates with --engine dask needs --bootstrap N (no replicates "
-                "are drawn without it)"
-            )
+        _refuse_without_replicates(inference, seed, include_replicates)
     payoffs = check_options(
         preds=preds,
         lowers=lowers,

@@ -200,9 +200,42 @@ def _carry_ins(totals: np.ndarray, unit: bool) -> list[float]:
     return [math.fsum(float(v) for v in totals[a + 1 :]) for a in range(totals.size)]
 
 
-# To be split by the move to one compute layer per form (the pipeline and the Dask
-# planner); until then the limits of C901/PLR0915 are waived here only.
-def evaluate_claimed(  # noqa: C901
+def _jobs(
+    specs: Sequence[MetricSpec],
+    preds: Sequence[str],
+    context: dict[str, Any],
+    values: dict[str, dict[str, float]],
+    problems: dict[str, dict[str, Problem]],
+    info: dict[str, dict[str, Any]],
+) -> tuple[list[_Job], dict[str, int]]:
+    """The ranked-list measures to compute, with their parameters checked as the functions check
+    them, and each measure's job index; a measure whose parameters fail is NaN for every model
+    with the reason (in ``values`` / ``problems``)."""
+    jobs: list[_Job] = []
+    where: dict[str, int] = {}
+    for spec in specs:
+        info[spec.name] = _metric_info(spec, context)
+        form = spec.capabilities.ranked_list
+        assert form is not None
+        kwargs, skip = _fit_kwargs(spec.func, 2, model_context(context, None))
+        params = {k: v for k, v in kwargs.items() if k in form.params}
+        failure = skip
+        if failure is None:
+            try:  # the parameters, checked as the function checks them
+                form.segment(np.zeros(0), np.zeros(0), None, 0.0, 1.0, **params)
+            except Exception as exc:
+                failure = _exception_problem(exc)
+        if failure is not None:
+            for model in preds:
+                values[model][spec.name] = math.nan
+                problems[model][spec.name] = failure
+            continue
+        where[spec.name] = len(jobs)
+        jobs.append(_Job(form, params))
+    return jobs, where
+
+
+def evaluate_claimed(
     dask: Any,
     frame: Any,
     specs: Sequence[MetricSpec],
@@ -233,27 +266,7 @@ def evaluate_claimed(  # noqa: C901
     if not specs:
         return {}
     unit = weight is None
-    jobs: list[_Job] = []
-    where: dict[str, int] = {}
-    for spec in specs:
-        info[spec.name] = _metric_info(spec, context)
-        form = spec.capabilities.ranked_list
-        assert form is not None
-        kwargs, skip = _fit_kwargs(spec.func, 2, model_context(context, None))
-        params = {k: v for k, v in kwargs.items() if k in form.params}
-        failure = skip
-        if failure is None:
-            try:  # the parameters, checked as the function checks them
-                form.segment(np.zeros(0), np.zeros(0), None, 0.0, 1.0, **params)
-            except Exception as exc:
-                failure = _exception_problem(exc)
-        if failure is not None:
-            for model in preds:
-                values[model][spec.name] = math.nan
-                problems[model][spec.name] = failure
-            continue
-        where[spec.name] = len(jobs)
-        jobs.append(_Job(form, params))
+    jobs, where = _jobs(specs, preds, context, values, problems, info)
     if not jobs:
         return {}
 
