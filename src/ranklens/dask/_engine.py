@@ -392,7 +392,8 @@ def interval_comparison(
                 own = _analytic_interval(spec, value, source, level, out, (k, m))
                 qualified.flag(k, m, own["approximate"], own["reason"])
                 references[own["method"]] = own["reference"]
-                analytic = analytic or own["method"]
+                if math.isfinite(out["ci_lower"][k, m]):  # (an undefined one names no method)
+                    analytic = analytic or own["method"]
         # one method per measure, as in memory (the first model's; a model whose analytic
         # interval is undefined keeps the method with NaN bounds)
         interval_of.append(_interval_name(row["methods"], analytic))
