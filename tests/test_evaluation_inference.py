@@ -537,3 +537,21 @@ def test_device_path_refuses_the_same_events(monkeypatch):
                 assert str(gpu.value) == str(cpu.value)
                 assert str(cpu.value).startswith(f"events={events!r} ")
     assert roc_auc(y, score, events="top:0.2", device="gpu") == roc_auc(y, score)
+
+
+def test_the_analytic_step_reports_progress_model_by_model():
+    # at millions of rows each model's analytic variances take seconds: a line for each, so
+    # that the progress is never silent through the whole step
+    rng = np.random.default_rng(41)
+    y = rng.normal(size=300)
+    preds = {"a": y + rng.normal(size=300), "b": y + rng.normal(scale=2.0, size=300)}
+    seen: list[str] = []
+    evaluate_models(
+        y, preds, n_bootstrap=0, curves=False, robustness=False, on_progress=seen.append
+    )
+    steps = [s for s in seen if s.startswith("analytic intervals and tests")]
+    assert steps == [
+        "analytic intervals and tests (1/3): DeLong",
+        "analytic intervals and tests (2/3): a",
+        "analytic intervals and tests (3/3): b",
+    ]

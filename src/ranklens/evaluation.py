@@ -1095,8 +1095,6 @@ def evaluate_models(  # noqa: C901
     if methods:
         # Analytic inference is not resampling: it runs whatever the bootstrap's budget did,
         # and without replicates (n_bootstrap=0) too.
-        if progress is not None:
-            progress("analytic intervals and tests")
         kept = set(methods) | ({s.name for s in plan.metrics} if plan is not None else set())
         specs = [s for s in candidates if s.name in kept]
         combined, problem = _call_quietly(
@@ -1109,6 +1107,7 @@ def evaluate_models(  # noqa: C901
             weight,
             values,
             settings.get("confidence_level", 0.95),
+            progress,
         )
         if combined is not None:
             comparison = combined
@@ -1475,6 +1474,7 @@ def _analytic_comparison(
     weight: np.ndarray | None,
     values: Mapping[str, Mapping[str, float]],
     level: float,
+    progress: ProgressCallback | None = None,
 ) -> EvaluationComparison:
     """The bootstrap comparison with each measure's analytic inference in place of its own.
 
@@ -1492,6 +1492,9 @@ def _analytic_comparison(
     n_pairs = len(pair_index)
     delong_specs = [s for s in specs if methods.get(s.name, ("", ""))[1] == "delong"]
     delong = None
+    steps = len(names) + 1  # DeLong's comparison, then each model's analytic variances
+    if progress is not None:
+        progress(f"analytic intervals and tests (1/{steps}): DeLong")
     if delong_specs:
         delong = compare_models(
             y,
@@ -1563,6 +1566,8 @@ def _analytic_comparison(
             variance = spec.capabilities.variance
             low, high = getattr(variance, "bounds", (-math.inf, math.inf))
             for m, model in enumerate(names):
+                if progress is not None:
+                    progress(f"analytic intervals and tests ({m + 2}/{steps}): {model}")
                 with warnings.catch_warnings():
                     # an undefined value was already reported by its point estimate
                     warnings.simplefilter("ignore", RanklensWarning)
