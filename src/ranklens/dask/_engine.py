@@ -506,11 +506,13 @@ def _analytic_interval(
 
 def _interval_name(methods: Sequence[tuple[str, Any]], analytic: str) -> str:
     """The interval method recorded for a measure, as in memory: the first model's, with
-    DeLong's named by its scale (``"delong-logit"``) and an analytic variance's by the method
+    DeLong's named by the scale its result was made on (``"delong-logit"``, as
+    :func:`ranklens.delong.comparison_arrays` names it) and an analytic variance's by the method
     its interval used (``analytic``: Kendall's tau's Fisher's z)."""
-    method = next((m for m, _ in methods if m), "")
+    method, source = next(((m, src) for m, src in methods if m), ("", None))
+    source_method: str = getattr(source, "method", "")
     if method == "delong":
-        return "delong-logit"
+        return "delong" if source_method == "wald" else f"delong-{source_method}"
     if method and method != "bootstrap-percentile":
         return analytic or method
     return method
