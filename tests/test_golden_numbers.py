@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ranklens.cli import app
+from ranklens.cli import app, exact_float_parsing
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden"
 
@@ -75,6 +75,7 @@ def test_evaluate_gives_the_recorded_document(name, tmp_path):
 def test_public_functions_give_the_recorded_results():
     import pandas as pd
 
-    got = json.loads(json.dumps(record.api_sample(pd.read_csv(GOLDEN / "synthetic.csv"))))
+    frame = pd.read_csv(GOLDEN / "synthetic.csv", **exact_float_parsing())
+    got = json.loads(json.dumps(record.api_sample(frame)))
     want = json.loads((GOLDEN / "api.json").read_text())
     _same(got, want, "api")

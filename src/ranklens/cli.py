@@ -151,7 +151,7 @@ def read_table(path: pathlib.Path) -> Any:
             frame = pd.read_parquet(path)
         elif kind in (".csv", ".txt", ".tsv", ".tab"):
             sep = "\t" if kind in (".tsv", ".tab") else ","
-            frame = pd.read_csv(path, sep=sep)
+            frame = pd.read_csv(path, sep=sep, **exact_float_parsing())
             frame.columns = _csv_header(path, sep, list(frame.columns))
         else:
             raise InputError(
@@ -165,6 +165,20 @@ def read_table(path: pathlib.Path) -> Any:
     if frame.shape[0] == 0:
         raise InputError(f"{path.name} has no data rows (only a header); nothing to evaluate")
     return frame
+
+
+def exact_float_parsing() -> dict[str, str]:
+    """The ``pandas.read_csv`` option that parses every decimal number to the nearest float64.
+
+    pandas 3 does by default; pandas 2's default parser can land one unit in the last place
+    away (about one number in a few hundred), so the same file would give numbers that differ
+    in their last digits between pandas releases. ``float_precision="round_trip"`` is exact
+    there (and deprecated in pandas 3, whose default is).
+    """
+    import pandas as pd
+
+    major = int(pd.__version__.split(".", 1)[0])
+    return {"float_precision": "round_trip"} if major < 3 else {}
 
 
 def _require_parquet() -> None:

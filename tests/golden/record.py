@@ -176,7 +176,9 @@ def main() -> None:
         frame.to_csv(path, index=False, float_format="%.17g")
         record_run(name, path, len(frame))
         print(f"recorded {name}: {len(frame)} rows", file=sys.stderr)
-    sample = api_sample(pd.read_csv(HERE / "synthetic.csv"))
+    from ranklens.cli import exact_float_parsing
+
+    sample = api_sample(pd.read_csv(HERE / "synthetic.csv", **exact_float_parsing()))
     (HERE / "api.json").write_text(json.dumps(sample, indent=1, sort_keys=True) + "\n")
     print(f"recorded api.json: {len(sample)} results", file=sys.stderr)
 
