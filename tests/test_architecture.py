@@ -26,7 +26,6 @@ SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 FOUNDATIONS = {
     "ranklens._cache",
     "ranklens._curve_registry",
-    "ranklens._deprecation",
     "ranklens._exact_null",
     "ranklens._extras",
     "ranklens._normal",
@@ -45,8 +44,6 @@ FOUNDATIONS = {
     "ranklens.exceptions",
 }
 MEASURES = {
-    "ranklens.curves",  # deprecated alias of targeting
-    "ranklens.error_curves",  # deprecated alias of residual
     "ranklens.extremes",
     "ranklens.intervals",
     "ranklens.listwise",
@@ -54,7 +51,6 @@ MEASURES = {
     "ranklens.relevance",
     "ranklens.residual",
     "ranklens.targeting",
-    "ranklens.utility",  # deprecated alias of extremes
 }
 INFERENCE = {
     "ranklens._budget",
@@ -246,33 +242,3 @@ def test_engines_import_no_measure_module(module):
     if module not in graph:
         pytest.skip(f"{module} does not exist")
     assert not (graph[module] & MEASURES), graph[module] & MEASURES
-
-
-def test_moved_pipeline_names_are_deprecated_aliases():
-    import ranklens.evaluation
-    import ranklens.report.evaluation
-
-    with pytest.warns(DeprecationWarning, match="moved to ranklens.evaluation"):
-        old = ranklens.report.evaluation.evaluate_models
-    assert old is ranklens.evaluation.evaluate_models
-    import ranklens.report
-
-    assert ranklens.report.evaluate_models is ranklens.evaluation.evaluate_models  # no warning
-
-
-@pytest.mark.parametrize(
-    ("old", "new", "name"),
-    [
-        ("ranklens.curves", "ranklens.targeting", "roc_curve"),
-        ("ranklens.utility", "ranklens.extremes", "utility_f1"),
-        ("ranklens.error_curves", "ranklens.residual", "rec_curve"),
-        ("ranklens.plot.error_curves", "ranklens.plot.residual", "RECCurveDisplay"),
-    ],
-)
-def test_renamed_modules_are_deprecated_aliases(old, new, name):
-    import importlib
-
-    old_module, new_module = importlib.import_module(old), importlib.import_module(new)
-    with pytest.warns(DeprecationWarning, match=f"moved to {new}"):
-        value = getattr(old_module, name)
-    assert value is getattr(new_module, name)

@@ -621,15 +621,10 @@ def test_old_access_patterns_keep_working(rng):
         assert getattr(perm, name).shape == (2, 3), name
     assert perm.null_differences.shape == (20, 2, 3)
     assert perm.to_frame()["p_value"].between(0, 1).all()
-    # the two renamed ones: still answer, with a DeprecationWarning naming the new name
-    with pytest.warns(DeprecationWarning, match="use PermutationTestResult.null_sd"):
-        np.testing.assert_array_equal(perm.difference_sd, perm.null_sd)
-    with pytest.warns(DeprecationWarning, match="use PermutationTestResult.n_permutations"):
-        assert perm.n_bootstrap == 20
-    # the bootstrap result reads as before, its Kendall's tau aliases included
+    # the permutation test's own names: its null's SD and its number of swaps
+    assert perm.null_sd.shape == (2, 3) and perm.n_permutations == 20
+    assert not hasattr(perm, "difference_sd") and not hasattr(perm, "n_bootstrap")
     assert boot.method == "bootstrap" and boot.n_bootstrap == 20
-    np.testing.assert_array_equal(boot.tau_variance_bootstrap, boot.std_error[0] ** 2)
-    np.testing.assert_array_equal(boot.tau_variance_noether, boot.variance_plug_in[0])
 
 
 def test_type_checkers_see_the_result_of_each_method():
@@ -929,15 +924,14 @@ def test_both_variances_of_tau_are_exposed(rng):
         y, preds, metrics=["kendall_tau"], n_bootstrap=2000, random_state=0, show_progress=False
     )
     summary = ranking_summary(y, preds["m"])
-    assert res.tau_variance_noether[0] == summary.tau_variance
-    assert res.tau_variance_unbiased[0] == summary.tau_variance_unbiased
-    assert res.tau_variance_bootstrap[0] == pytest.approx(res.std_error[0, 0] ** 2)
-    assert 0.8 < res.tau_variance_bootstrap[0] / res.tau_variance_noether[0] < 1.25
+    assert res.variance_plug_in[0, 0] == summary.tau_variance
+    assert res.variance_unbiased[0, 0] == summary.tau_variance_unbiased
+    assert 0.8 < res.std_error[0, 0] ** 2 / res.variance_plug_in[0, 0] < 1.25
     # not for a comparison without tau, nor analytically with case weights
     other = compare_models(
         y, preds, metrics=["mean_absolute_error"], n_bootstrap=10, show_progress=False
     )
-    assert other.tau_variance_bootstrap is None and other.tau_variance_noether is None
+    assert np.isnan(other.variance_plug_in).all() and np.isnan(other.variance_unbiased).all()
     weighted = compare_models(
         y,
         preds,
@@ -946,7 +940,7 @@ def test_both_variances_of_tau_are_exposed(rng):
         show_progress=False,
         sample_weight=np.ones(n),
     )
-    assert weighted.tau_variance_noether is None and weighted.tau_variance_bootstrap is not None
+    assert np.isnan(weighted.variance_plug_in).all() and np.isfinite(weighted.std_error).all()
 
 
 def _bivariate_normal(rng, n, r):

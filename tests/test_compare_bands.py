@@ -232,15 +232,6 @@ def test_agreement_bad_input():
         ranking_agreement([1.0, 2.0, 3.0], [1.0, np.nan, 2.0])
 
 
-def test_ranking_agreement_old_path_is_a_deprecated_alias():
-    import ranklens.agreement
-    import ranklens.compare
-
-    with pytest.warns(DeprecationWarning, match="moved to ranklens.agreement"):
-        old = ranklens.compare.ranking_agreement
-    assert old is ranklens.agreement.ranking_agreement
-
-
 def _simultaneous_band_by_np_quantile(reps, level):
     """The band's bisection with np.quantile called at every step (the reference)."""
     curves = reps[np.isfinite(reps).all(axis=1)]

@@ -167,41 +167,26 @@ def _data():
     return y, {"a": y * rng.lognormal(sigma=0.3, size=60), "b": y + rng.normal(size=60)}
 
 
-def test_compare_models_progress_is_deprecated():
+def test_progress_is_switched_by_show_progress_and_followed_by_on_progress():
     y, preds = _data()
     kw = dict(metrics=["mean_absolute_error"], n_bootstrap=20, random_state=0)
-    with pytest.warns(DeprecationWarning, match="show_progress"):
-        old = rl.compare_models(y, preds, progress=False, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        new = rl.compare_models(y, preds, show_progress=False, **kw)
-    np.testing.assert_array_equal(old.p_value, new.p_value)
-
-
-def test_curve_bands_progress_is_deprecated():
-    y, preds = _data()
-    with pytest.warns(DeprecationWarning, match="show_progress"):
-        rl.curve_bands(y, preds, n_bootstrap=10, random_state=0, progress=False)
-
-
-def test_evaluate_models_progress_callback_is_deprecated():
-    y, preds = _data()
-    seen_old: list[str] = []
-    seen_new: list[str] = []
-    kw = dict(robustness=False, curves=False)
-    with pytest.warns(DeprecationWarning, match="on_progress"):
-        rl.evaluate_models(y, preds, progress=seen_old.append, **kw)
-    rl.evaluate_models(y, preds, on_progress=seen_new.append, **kw)
-    assert seen_old and seen_old == seen_new
+        quiet = rl.compare_models(y, preds, show_progress=False, **kw)
+        rl.curve_bands(y, preds, n_bootstrap=10, random_state=0, show_progress=False)
+    assert quiet.p_value.shape == (1, 1)
+    seen: list[str] = []
+    rl.evaluate_models(y, preds, on_progress=seen.append, robustness=False, curves=False)
+    assert seen
+    with pytest.raises(TypeError, match="progress"):
+        rl.compare_models(y, preds, progress=False, **kw)
 
 
 def test_compare_metric_rankings_metrics_is_keyword_only():
     y, preds = _data()
     preds["c"] = y * 1.1
-    with pytest.warns(DeprecationWarning, match="keyword"):
-        old = rl.compare_metric_rankings(y, preds, ["mean_absolute_error", "kendall_tau"])
-    new = rl.compare_metric_rankings(y, preds, metrics=["mean_absolute_error", "kendall_tau"])
-    np.testing.assert_array_equal(old.ranks, new.ranks)
+    with pytest.raises(TypeError, match="positional"):
+        rl.compare_metric_rankings(y, preds, ["mean_absolute_error", "kendall_tau"])
     with pytest.raises(TypeError, match="metrics"):
         rl.compare_metric_rankings(y, preds)
 

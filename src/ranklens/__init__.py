@@ -197,10 +197,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 _SUBMODULES = (
     *(m for m in _EXPORTS if m != "metrics" and not m.startswith("_")),
     "metrics",
-    # earlier module names, now deprecated aliases of targeting, extremes and residual
-    "curves",
-    "utility",
-    "error_curves",
 )
 
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

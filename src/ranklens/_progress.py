@@ -111,25 +111,3 @@ class LineProgress:
         stream = sys.stderr if self.stream is None else self.stream
         print(", ".join(parts), file=stream, flush=True)
         self.lines += 1
-
-
-#: The default of a deprecated keyword: tells "not given" from every value a caller may pass.
-UNSET: Any = type("_Unset", (), {"__repr__": lambda self: "<unset>"})()
-
-
-def renamed_keyword(old: str, new: str, old_value: Any, new_value: Any, where: str) -> Any:
-    """The value of keyword ``new``, taking a deprecated ``old`` one (with a DeprecationWarning).
-
-    Booleans that switch progress are named ``show_progress`` and callbacks ``on_progress``
-    across ranklens; the earlier names still work for a while.
-    """
-    import warnings
-
-    if old_value is UNSET:
-        return new_value
-    warnings.warn(
-        f"{where}({old}=...) is deprecated; use {new}=...",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return old_value

@@ -115,7 +115,7 @@ def _goodness(scores: FloatArray, spec: MetricSpec) -> FloatArray:
 def compare_metric_rankings(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
-    *args: Sequence[str | MetricSpec],
+    *,
     metrics: Sequence[str | MetricSpec] | None = None,
     top_k: int = 5,
     sample_weight: ArrayLike | None = None,
@@ -186,16 +186,6 @@ def compare_metric_rankings(
     >>> float(res.kendall_tau[0, 1]), res.best_models
     (1.0, ('a', 'a'))
     """
-    if args:
-        if len(args) > 1 or metrics is not None:
-            raise TypeError("compare_metric_rankings takes metrics once, by keyword: metrics=[...]")
-        warnings.warn(
-            "compare_metric_rankings(y_true, predictions, metrics) with metrics positional is "
-            "deprecated; pass metrics=[...] by keyword",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        metrics = args[0]
     if metrics is None:
         raise TypeError("compare_metric_rankings() missing the keyword argument metrics=[...]")
     if not isinstance(predictions, Mapping):

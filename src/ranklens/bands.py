@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 
 import ranklens._gpu_engine as _gpu_engine
-from ranklens._progress import UNSET, renamed_keyword
 from ranklens._resampling import Progress, Resampler, check_predictions, quiet
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
@@ -269,7 +268,6 @@ def curve_bands(
     random_state: Any = None,
     sample_weight: ArrayLike | None = None,
     show_progress: bool | None = None,
-    progress: Any = UNSET,
     scheme: str = "multinomial",
     groups: ArrayLike | None = None,
     device: str | None = None,
@@ -298,8 +296,6 @@ def curve_bands(
         As in :func:`compare_models` (``groups``: the clustered bootstrap of units;
         ``scheme``: multinomial, Poisson, stratified or auto); the same ``random_state``,
         ``scheme`` and ``groups`` give the same replicates as :func:`compare_models`.
-    progress : bool or None
-        Deprecated name of ``show_progress`` (a DeprecationWarning).
     device : {"cpu", "gpu"} or None, default None (the CPU)
         ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) evaluates the replicate curves on a CUDA device
         through CuPy (``pip install "ranklens[gpu]"``), for the curves whose sweep has an
@@ -356,7 +352,7 @@ def curve_bands(
     x = _check_grid(grid, curve)
     n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
     level = check_probability(confidence_level, "confidence_level")
-    progress = renamed_keyword("progress", "show_progress", progress, show_progress, "curve_bands")
+    progress = show_progress
     if progress is not None and not isinstance(progress, bool):
         raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
     resampler = Resampler.resolve(scheme, groups, y)

@@ -83,7 +83,6 @@ from ranklens._inference import (
     tail_weight_reason,
 )
 from ranklens._normal import ndtr_array
-from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import (
     METRIC_ALIASES,
     MetricSpec,
@@ -158,8 +157,6 @@ DEFAULT_COMPARISON_METRICS: tuple[str, ...] = (
     "kendall_tau",
     "spearman_rho",
 )
-# The metric whose row the ComparisonResult.tau_variance_* aliases read.
-_TAU_ALIAS_METRIC = "kendall_tau"
 
 _METHODS = ("bootstrap", "permutation", "delong")
 _INTERVALS = ("auto", "bca", "percentile", "studentized")
@@ -384,31 +381,6 @@ class ComparisonResult(_PairwiseResult):
     )
     interval_notes: tuple[str, ...] = ()
 
-    # The three tau_variance_* names predate the per-metric variances: kept as aliases that read
-    # Kendall's tau's row, None where there is nothing to read (as before).
-    def _tau_row(self, field: np.ndarray, *, analytical: bool) -> np.ndarray | None:
-        if _TAU_ALIAS_METRIC not in self.metrics:
-            return None
-        row = field[self.metrics.index(_TAU_ALIAS_METRIC)]
-        if analytical and np.isnan(row).all():
-            return None  # none available: sample_weight given, or tau undefined for every model
-        return row.copy()
-
-    @property
-    def tau_variance_bootstrap(self) -> np.ndarray | None:
-        """Alias: per model, ``std_error ** 2`` of ``"kendall_tau"`` (None without it)."""
-        return self._tau_row(self.std_error**2, analytical=False)
-
-    @property
-    def tau_variance_noether(self) -> np.ndarray | None:
-        """Alias: per model, ``variance_plug_in`` of ``"kendall_tau"`` (None where all NaN)."""
-        return self._tau_row(self.variance_plug_in, analytical=True)
-
-    @property
-    def tau_variance_unbiased(self) -> np.ndarray | None:
-        """Alias: per model, ``variance_unbiased`` of ``"kendall_tau"`` (None where all NaN)."""
-        return self._tau_row(self.variance_unbiased, analytical=True)
-
     def to_frame(self) -> pd.DataFrame:
         """Table 2 of Rosset, Perlich & Zadrozny (2005), tidy: one row per metric and pair.
 
@@ -599,20 +571,6 @@ class PermutationTestResult(_PairwiseResult):
     null_differences: np.ndarray = dataclasses.field(repr=False)
     targets: tuple[float | None, ...] = dataclasses.field(default=(), repr=False)
 
-    # Before the two tests had their own results these names meant the null SD and the number of
-    # swaps on a permutation result; kept, with a warning, so that such code keeps running.
-    @property
-    def difference_sd(self) -> np.ndarray:
-        """Deprecated alias of :attr:`null_sd` (the SD of the null, not a standard error)."""
-        _warn_renamed("difference_sd", "null_sd")
-        return self.null_sd
-
-    @property
-    def n_bootstrap(self) -> int:
-        """Deprecated alias of :attr:`n_permutations`."""
-        _warn_renamed("n_bootstrap", "n_permutations")
-        return self.n_permutations
-
     def to_frame(self) -> pd.DataFrame:
         """One row per metric and pair, the layout of :meth:`ComparisonResult.to_frame`.
 
@@ -638,14 +596,6 @@ class PermutationTestResult(_PairwiseResult):
         for row in rows:
             row["higher_is_better"] = self.higher_is_better[self._metric_index(row["metric"])]
         return pd.DataFrame(rows, columns=["metric", "model", "value", "higher_is_better"])
-
-
-def _warn_renamed(old: str, new: str) -> None:
-    warnings.warn(
-        f"PermutationTestResult.{old} is deprecated; use PermutationTestResult.{new}",
-        DeprecationWarning,
-        stacklevel=3,
-    )
 
 
 def _better(
@@ -1599,7 +1549,6 @@ def compare_models(
     random_state: Any = ...,
     sample_weight: ArrayLike | None = ...,
     show_progress: bool | None = ...,
-    progress: Any = ...,
     scheme: str = ...,
     groups: ArrayLike = ...,
     device: str | None = ...,
@@ -1619,7 +1568,6 @@ def compare_models(
     random_state: Any = ...,
     sample_weight: ArrayLike | None = ...,
     show_progress: bool | None = ...,
-    progress: Any = ...,
     scheme: str = ...,
     groups: ArrayLike = ...,
     device: str | None = ...,
@@ -1639,7 +1587,6 @@ def compare_models(
     random_state: Any = ...,
     sample_weight: ArrayLike | None = ...,
     show_progress: bool | None = ...,
-    progress: Any = ...,
     scheme: str = ...,
     groups: ArrayLike = ...,
     device: str | None = ...,
@@ -1658,7 +1605,6 @@ def compare_models(
     random_state: Any = None,
     sample_weight: ArrayLike | None = None,
     show_progress: bool | None = None,
-    progress: Any = UNSET,
     scheme: str = "multinomial",
     groups: ArrayLike | None = None,
     device: str | None = None,
@@ -1729,8 +1675,6 @@ def compare_models(
     show_progress : bool or None, default None
         Report progress as lines on stderr: ``None`` when the run is projected to take more than
         about a second, ``True`` always, ``False`` never.
-    progress : bool or None
-        Deprecated name of ``show_progress`` (a DeprecationWarning).
     scheme : {"multinomial", "poisson", "stratified", "auto"}, default "multinomial"
         How the bootstrap draws its replicates (:class:`ranklens._resampling.Resampler`).
         ``"multinomial"``: ``n`` rows (or, with ``groups``, ``G`` units) drawn with replacement.
@@ -1857,9 +1801,7 @@ def compare_models(
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be one of {_INTERVALS}; got {interval!r}")
-    progress = renamed_keyword(
-        "progress", "show_progress", progress, show_progress, "compare_models"
-    )
+    progress = show_progress
     if progress is not None and not isinstance(progress, bool):
         raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
     if method == "permutation" and (scheme != "multinomial" or groups is not None):
@@ -2477,22 +2419,3 @@ def _analytical_variances(
 
 
 # --------------------------------------------------------------------------------------------
-
-
-#: Names that moved to :mod:`ranklens.agreement` (still importable from here, with a warning).
-_MOVED_TO_AGREEMENT = ("RankingAgreementResult", "ranking_agreement")
-
-
-def __getattr__(name: str) -> Any:
-    """Deprecated aliases: ``ranking_agreement`` lives with the other agreement functions."""
-    if name in _MOVED_TO_AGREEMENT:
-        from ranklens import agreement
-
-        warnings.warn(
-            f"ranklens.compare.{name} moved to ranklens.agreement.{name} (also "
-            f"ranklens.{name}); the old path will be removed in a future release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(agreement, name)
-    raise AttributeError(f"module 'ranklens.compare' has no attribute {name!r}")

@@ -34,7 +34,6 @@ import numpy as np
 
 from ranklens._budget import BootstrapPlan, plan_bootstrap
 from ranklens._format import finite_or_none, format_number, table_html
-from ranklens._progress import UNSET, renamed_keyword
 from ranklens._registry import AnalyticVariance
 from ranklens._results import Result, to_builtin
 from ranklens._typing import ArrayLike
@@ -832,7 +831,6 @@ def evaluate_models(  # noqa: C901
     bootstrap_budget_s: float = 60.0,
     on_progress: ProgressCallback | None = None,
     show_progress: bool | None = False,
-    progress: Any = UNSET,
 ) -> ModelEvaluation:
     """Evaluate several models' predictions of one target: measures, comparison, curves.
 
@@ -920,8 +918,6 @@ def evaluate_models(  # noqa: C901
         Called with a short description before each step (for progress bars).
     show_progress : bool or None
         Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
-    progress : callable, optional
-        Deprecated name of ``on_progress`` (a DeprecationWarning).
 
     Returns
     -------
@@ -970,7 +966,7 @@ def evaluate_models(  # noqa: C901
     Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
     Cambridge University Press (Sect. 3.8, clustered data).
     """
-    progress = renamed_keyword("progress", "on_progress", progress, on_progress, "evaluate_models")
+    progress = on_progress
     if inference not in INFERENCE:
         raise ValueError(f"inference must be one of {INFERENCE}; got {inference!r}")
     n_bootstrap = _check_n_bootstrap(n_bootstrap)

@@ -504,7 +504,7 @@ def pair_contrast(
     if comparison is None or metric not in getattr(comparison, "metrics", ()):
         return None
     permutation = getattr(comparison, "method", "") == "permutation"
-    # A permutation test's spread is the null SD (its difference_sd is a deprecated alias).
+    # A permutation test's spread is the SD of its null (it has no standard error).
     sd_field = getattr(comparison, "null_sd" if permutation else "difference_sd", None)
     if sd_field is None:
         return None
