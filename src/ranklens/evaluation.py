@@ -799,9 +799,7 @@ def _curve_results(
 # --------------------------------------------------------------------------------------------
 
 
-# To be split by the move to one compute layer per form (the pipeline and the Dask
-# planner); until then the limits of C901/PLR0915 are waived here only.
-def evaluate_models(  # noqa: C901
+def evaluate_models(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
     *,
@@ -971,23 +969,7 @@ def evaluate_models(  # noqa: C901
         raise ValueError(f"inference must be one of {INFERENCE}; got {inference!r}")
     n_bootstrap = _check_n_bootstrap(n_bootstrap)
     random_state = check_random_state(random_state)
-    if not predictions and not intervals:
-        raise ValueError("predictions is empty; give at least one model")
-    n_min = 2
-    y = as_1d_float(y_true, "y_true", min_n=n_min)
-    preds = {
-        str(k): check_pair(y, v, names=("y_true", f"predictions[{k!r}]"))[1]
-        for k, v in predictions.items()
-    }
-    bounds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for model, (lower, upper) in dict(intervals or {}).items():
-        lo = check_pair(y, lower, names=("y_true", f"lower bound of {model!r}"))[1]
-        hi = check_pair(y, upper, names=("y_true", f"upper bound of {model!r}"))[1]
-        bounds[str(model)] = (lo, hi)
-    if bounds and alpha is None:
-        raise ValueError(
-            "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
-        )
+    y, preds, bounds = _checked_predictions(y_true, predictions, intervals, alpha)
     # The weights as given: every measure sees what the user gave, as when it is called directly
     # and as compare_models and the Dask engine pass them. The scale-free measures rescale them
     # themselves; a sum (SERA, a weighted count of rows under a budget) keeps their scale.
@@ -1009,22 +991,17 @@ def evaluate_models(  # noqa: C901
         "k": k,
         "gains": gains,
     }
-    settings = {name: v for name, v in context.items() if v is not None and name != "relevance"}
-    if relevance is not None:
-        settings["relevance"] = relevance_note or repr(relevance)
-    if relevance_note is not None and sample_weight is not None:
-        # the default box plot counts every row once; the weights weigh the measures' terms
-        settings["relevance_weights"] = "unweighted"
-    settings["n_bootstrap"] = int(n_bootstrap)
     # Analytic intervals and tests need no replicates: "auto" gives them with n_bootstrap=0 too.
     analytic = inference == "auto" and groups is None
-    if n_bootstrap or analytic:
-        settings["confidence_level"] = 0.95
-        settings["inference"] = inference
-    if n_bootstrap:
-        settings["random_state"] = random_state
-    if weight is not None:
-        settings["sample_weight"] = "given"
+    settings = _run_settings(
+        context,
+        relevance_note,
+        weighted=weight is not None,
+        n_bootstrap=n_bootstrap,
+        inference=inference,
+        analytic=analytic,
+        random_state=random_state,
+    )
     if n_units:
         name = getattr(groups, "name", None)
         settings.update(groups_settings(None if name is None else str(name), n_units, inference))
@@ -1034,103 +1011,62 @@ def evaluate_models(  # noqa: C901
     )
     if relevance_failure is not None:
         problems.setdefault(ALL_MODELS, {})["default relevance"] = relevance_failure
-    model_names = tuple(dict.fromkeys([*preds, *bounds]))
 
-    comparison = None
-    compare = compare_models
-    plan = None
-    candidates: list[Any] = []
-    methods: dict[str, tuple[str, str]] = {}
+    comparison, plan = None, None
     if n_bootstrap or analytic:
         candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
-        if analytic:
-            # DeLong's and Noether's variances assume independent rows: with units, every
-            # interval and test comes from the clustered bootstrap.
-            for spec in candidates:
-                declared = _analytic_methods(spec, weighted=weight is not None)
-                if declared is not None:
-                    methods[spec.name] = declared
-    if n_bootstrap:
-        plan = _bootstrap_plan(
-            y,
-            [s for s in candidates if _needs_bootstrap(methods.get(s.name), len(preds))],
-            info,
-            preds,
-            context,
-            weight,
-            n_bootstrap=n_bootstrap,
-            budget_s=bootstrap_budget_s,
-            bands=curves,
-            progress=progress,
+        # DeLong's and Noether's variances assume independent rows: with units, every interval
+        # and test comes from the clustered bootstrap.
+        methods = (
+            _declared_analytic_methods(candidates, weighted=weight is not None) if analytic else {}
         )
-        settings.update(plan.notes())
-        start = time.perf_counter()
-        problem = None
-        if plan.skipped is not None:
-            problem = Problem("skipped", f"time budget: {plan.skipped}")
-        elif plan.metrics:
-            if progress is not None:
-                progress(f"bootstrap comparison ({plan.n_bootstrap} replicates)")
-            comparison, problem = _call_quietly(
-                compare,
+        if n_bootstrap:
+            plan = _bootstrap_plan(
+                y,
+                [s for s in candidates if _needs_bootstrap(methods.get(s.name), len(preds))],
+                info,
+                preds,
+                context,
+                weight,
+                n_bootstrap=n_bootstrap,
+                budget_s=bootstrap_budget_s,
+                bands=curves,
+                progress=progress,
+            )
+            settings.update(plan.notes())
+            comparison = _bootstrap_comparison(
+                plan,
                 y,
                 preds,
-                metrics=plan.metrics,
-                n_bootstrap=plan.n_bootstrap,
+                weight,
+                groups,
                 random_state=random_state,
-                sample_weight=weight,
                 show_progress=show_progress,
-                groups=groups,
+                progress=progress,
+                analytic_follows=bool(methods),
+                problems=problems,
             )
-        elif not plan.left_out and not methods:
-            # Nothing to resample is a property of this data, not a failure of the comparison.
-            problem = Problem("skipped", "no measure is defined for every model on this data")
-        plan.run_s += time.perf_counter() - start
-        if problem is not None:
-            problems.setdefault(ALL_MODELS, {})["bootstrap comparison"] = problem
-    if methods:
-        # Analytic inference is not resampling: it runs whatever the bootstrap's budget did,
-        # and without replicates (n_bootstrap=0) too.
-        kept = set(methods) | ({s.name for s in plan.metrics} if plan is not None else set())
-        specs = [s for s in candidates if s.name in kept]
-        combined, problem = _call_quietly(
-            _analytic_comparison,
-            comparison,
-            specs,
-            methods,
-            y,
-            preds,
-            weight,
-            values,
-            settings.get("confidence_level", 0.95),
-            progress,
-        )
-        if combined is not None:
-            comparison = combined
-        if problem is not None:
-            problems.setdefault(ALL_MODELS, {})["analytic intervals"] = problem
+        if methods:
+            comparison = _with_analytic_inference(
+                comparison,
+                candidates,
+                methods,
+                plan,
+                y,
+                preds,
+                weight,
+                values,
+                settings,
+                problems,
+                progress,
+            )
     settings.update(_methods_settings(comparison))
-
-    robust: dict[str, Any] = {}
-    table = robustness_table
-    if robustness:
-        for model, pred in preds.items():
-            if progress is not None:
-                progress(f"{model}: robustness")
-            result, problem = _call_quietly(table, y, pred)
-            if result is not None:
-                robust[model] = result
-            if problem is not None:
-                problems.setdefault(model, {})["robustness table"] = problem
+    robust = _robustness_tables(y, preds, problems, progress) if robustness else {}
 
     curve_results: dict[str, dict[str, Any]] = {}
     extras: dict[str, Any] = {"y_true": y, "predictions": preds}
     if curves:
-        for name in available_curves():
-            spec = get_curve(name)
-            found = _curve_results(spec, y, preds, bounds, weight, context, problems, progress)
-            if found:
-                curve_results[name] = found
+        curve_results = _all_curves(y, preds, bounds, weight, context, problems, progress)
         extras.update(
             _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
         )
@@ -1158,7 +1094,7 @@ def evaluate_models(  # noqa: C901
         description=description,
         target=target,
         n=int(y.shape[0]),
-        model_names=model_names,
+        model_names=tuple(dict.fromkeys([*preds, *bounds])),
         values=values,
         metrics=info,
         problems={m: p for m, p in problems.items() if p},
@@ -1169,6 +1105,192 @@ def evaluate_models(  # noqa: C901
         curves=curve_results,
         extras=extras,
     )
+
+
+def _checked_predictions(
+    y_true: ArrayLike,
+    predictions: Mapping[str, Any],
+    intervals: Mapping[str, Any] | None,
+    alpha: float | None,
+) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """The truth, each model's predictions and each interval's bounds, checked against the
+    truth (the messages name the model); ``alpha`` is required with intervals."""
+    if not predictions and not intervals:
+        raise ValueError("predictions is empty; give at least one model")
+    y = as_1d_float(y_true, "y_true", min_n=2)
+    preds = {
+        str(k): check_pair(y, v, names=("y_true", f"predictions[{k!r}]"))[1]
+        for k, v in predictions.items()
+    }
+    bounds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for model, (lower, upper) in dict(intervals or {}).items():
+        lo = check_pair(y, lower, names=("y_true", f"lower bound of {model!r}"))[1]
+        hi = check_pair(y, upper, names=("y_true", f"upper bound of {model!r}"))[1]
+        bounds[str(model)] = (lo, hi)
+    if bounds and alpha is None:
+        raise ValueError(
+            "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
+        )
+    return y, preds, bounds
+
+
+def _run_settings(
+    context: Mapping[str, Any],
+    relevance_note: str | None,
+    *,
+    weighted: bool,
+    n_bootstrap: int,
+    inference: str,
+    analytic: bool,
+    random_state: Any,
+) -> dict[str, Any]:
+    """The run's settings as the report lists them: the parameters given, the default
+    relevance's description, and what the intervals and tests were asked for."""
+    settings = {name: v for name, v in context.items() if v is not None and name != "relevance"}
+    relevance = context["relevance"]
+    if relevance is not None:
+        settings["relevance"] = relevance_note or repr(relevance)
+    if relevance_note is not None and weighted:
+        # the default box plot counts every row once; the weights weigh the measures' terms
+        settings["relevance_weights"] = "unweighted"
+    settings["n_bootstrap"] = int(n_bootstrap)
+    if n_bootstrap or analytic:
+        settings["confidence_level"] = 0.95
+        settings["inference"] = inference
+    if n_bootstrap:
+        settings["random_state"] = random_state
+    if weighted:
+        settings["sample_weight"] = "given"
+    return settings
+
+
+def _declared_analytic_methods(
+    candidates: list[Any], *, weighted: bool
+) -> dict[str, tuple[str, str]]:
+    """The analytic interval and test each candidate measure declares (none where it declares
+    none, or none that holds with case weights)."""
+    methods: dict[str, tuple[str, str]] = {}
+    for spec in candidates:
+        declared = _analytic_methods(spec, weighted=weighted)
+        if declared is not None:
+            methods[spec.name] = declared
+    return methods
+
+
+def _bootstrap_comparison(
+    plan: BootstrapPlan,
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    weight: np.ndarray | None,
+    groups: Any,
+    *,
+    random_state: Any,
+    show_progress: bool | None,
+    progress: ProgressCallback | None,
+    analytic_follows: bool,
+    problems: dict[str, dict[str, Problem]],
+) -> Any:
+    """The bootstrap comparison of the measures the budget kept (None when it kept none); its
+    time is added to the plan's, what stopped it is recorded in ``problems``."""
+    start = time.perf_counter()
+    comparison, problem = None, None
+    if plan.skipped is not None:
+        problem = Problem("skipped", f"time budget: {plan.skipped}")
+    elif plan.metrics:
+        if progress is not None:
+            progress(f"bootstrap comparison ({plan.n_bootstrap} replicates)")
+        comparison, problem = _call_quietly(
+            compare_models,
+            y,
+            preds,
+            metrics=plan.metrics,
+            n_bootstrap=plan.n_bootstrap,
+            random_state=random_state,
+            sample_weight=weight,
+            show_progress=show_progress,
+            groups=groups,
+        )
+    elif not plan.left_out and not analytic_follows:
+        # Nothing to resample is a property of this data, not a failure of the comparison.
+        problem = Problem("skipped", "no measure is defined for every model on this data")
+    plan.run_s += time.perf_counter() - start
+    if problem is not None:
+        problems.setdefault(ALL_MODELS, {})["bootstrap comparison"] = problem
+    return comparison
+
+
+def _with_analytic_inference(
+    comparison: Any,
+    candidates: list[Any],
+    methods: dict[str, tuple[str, str]],
+    plan: BootstrapPlan | None,
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    weight: np.ndarray | None,
+    values: Any,
+    settings: Mapping[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> Any:
+    """The comparison with the analytic intervals and tests of ``methods`` added (or made of
+    them alone). Analytic inference is not resampling: it runs whatever the bootstrap's budget
+    did, and without replicates (n_bootstrap=0) too."""
+    kept = set(methods) | ({s.name for s in plan.metrics} if plan is not None else set())
+    specs = [s for s in candidates if s.name in kept]
+    combined, problem = _call_quietly(
+        _analytic_comparison,
+        comparison,
+        specs,
+        methods,
+        y,
+        preds,
+        weight,
+        values,
+        settings.get("confidence_level", 0.95),
+        progress,
+    )
+    if problem is not None:
+        problems.setdefault(ALL_MODELS, {})["analytic intervals"] = problem
+    return comparison if combined is None else combined
+
+
+def _robustness_tables(
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """Each model's robustness table (a failure recorded against the model)."""
+    robust: dict[str, Any] = {}
+    for model, pred in preds.items():
+        if progress is not None:
+            progress(f"{model}: robustness")
+        result, problem = _call_quietly(robustness_table, y, pred)
+        if result is not None:
+            robust[model] = result
+        if problem is not None:
+            problems.setdefault(model, {})["robustness table"] = problem
+    return robust
+
+
+def _all_curves(
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    bounds: dict[str, tuple[np.ndarray, np.ndarray]],
+    weight: np.ndarray | None,
+    context: Mapping[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> dict[str, dict[str, Any]]:
+    """Every registered curve of every model that has it on this data."""
+    curve_results: dict[str, dict[str, Any]] = {}
+    for name in available_curves():
+        found = _curve_results(
+            get_curve(name), y, preds, bounds, weight, context, problems, progress
+        )
+        if found:
+            curve_results[name] = found
+    return curve_results
 
 
 def _check_events(y: np.ndarray, events: Any, weight: np.ndarray | None) -> None:
