@@ -1396,6 +1396,65 @@ def interval_columns(
     return out
 
 
+def _dask_replicates(
+    bootstrap: int | None,
+    bootstrap_budget: float | None,
+    inference: str,
+    groups: str | None,
+    *,
+    seed: int | None,
+    include_replicates: bool,
+) -> int:
+    """The Dask engine's number of replicates (0 without ``--bootstrap N``), after refusing the
+    options it cannot honour: a time budget, an unknown ``--inference``, ``--groups`` without
+    replicates, and the options that only replicates use."""
+    from ranklens.evaluation import INFERENCE
+
+    if bootstrap_budget is not None:
+        raise InputError(
+            "--bootstrap-budget is for --engine memory: the Dask engine computes every "
+            "replicate in the same passes and has no time budget (choose --bootstrap N instead)"
+        )
+    if inference not in INFERENCE:
+        raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
+    n_boot = 0 if bootstrap is None else check_bootstrap(bootstrap)
+    if groups is not None and not n_boot:
+        option = "--engine dask and no --bootstrap N" if bootstrap is None else "--bootstrap 0"
+        raise InputError(_NO_BOOTSTRAP_FOR_GROUPS.format(groups=groups, option=option))
+    if not n_boot:
+        _refuse_without_replicates(inference, seed, include_replicates)
+    return n_boot
+
+
+def _dask_boxplot_relevance(
+    data: Any, target: str, boxplot: tuple[Any, Any], relevance: str | None
+) -> Any:
+    """``--relevance boxplot...`` on Dask: the box plot's relevance from the target's
+    quantiles, computed on the cluster (``data`` is a path or a Dask frame)."""
+    import dask.dataframe as dd
+
+    from ranklens.dask._quantiles import boxplot_relevance
+
+    extremes, shape = boxplot
+    column = data if isinstance(data, dd.DataFrame) else dd.read_parquet(data, columns=[target])
+    try:
+        return boxplot_relevance(column, target, extremes=extremes, shape=shape)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"--relevance {relevance!r}: {_first_line(exc)}") from None
+
+
+def _dask_failure(exc: Exception) -> str:
+    """One line for a failure of the cluster (a worker killed, a shuffle lost), with what
+    usually causes the two failures that workers dying produce."""
+    hint = ""
+    if type(exc).__name__ in ("KilledWorker", "P2PConsistencyError"):
+        hint = (
+            " (workers died while running it: usually a worker over its memory limit; give "
+            "the workers more memory, or split the Parquet files into smaller row groups)"
+        )
+    return f"Dask evaluation failed: {type(exc).__name__}: {_first_line(exc)}{hint}"
+
+
 def _evaluate_dask(
     file: pathlib.Path,
     target: str,
@@ -1438,24 +1497,17 @@ def _evaluate_dask(
     """
     import dataclasses
 
-    from ranklens.evaluation import INFERENCE
-
     lowers, uppers = list(lowers or []), list(uppers or [])
     pairs = interval_columns(preds, interval_specs or [], lowers, uppers)
     bounds = [column for pair in pairs.values() for column in pair]
-    if bootstrap_budget is not None:
-        raise InputError(
-            "--bootstrap-budget is for --engine memory: the Dask engine computes every "
-            "replicate in the same passes and has no time budget (choose --bootstrap N instead)"
-        )
-    if inference not in INFERENCE:
-        raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
-    n_boot = 0 if bootstrap is None else check_bootstrap(bootstrap)
-    if groups is not None and not n_boot:
-        option = "--engine dask and no --bootstrap N" if bootstrap is None else "--bootstrap 0"
-        raise InputError(_NO_BOOTSTRAP_FOR_GROUPS.format(groups=groups, option=option))
-    if not n_boot:
-        _refuse_without_replicates(inference, seed, include_replicates)
+    n_boot = _dask_replicates(
+        bootstrap,
+        bootstrap_budget,
+        inference,
+        groups,
+        seed=seed,
+        include_replicates=include_replicates,
+    )
     payoffs = check_options(
         preds=preds,
         lowers=lowers,
@@ -1515,22 +1567,9 @@ def _evaluate_dask(
         if drop_na:
             data, n_dropped = _dask_drop_missing(str(file), used, labels)
         if boxplot is not None:
-            import dask.dataframe as dd
-
-            from ranklens.dask._quantiles import boxplot_relevance
-
             if not drop_na:
                 _dask_missing_error(str(file), used)
-            extremes, shape = boxplot
-            column = (
-                data if isinstance(data, dd.DataFrame) else dd.read_parquet(data, columns=[target])
-            )
-            try:
-                relevance_function = boxplot_relevance(
-                    column, target, extremes=extremes, shape=shape
-                )
-            except (ValueError, TypeError) as exc:
-                raise InputError(f"--relevance {relevance!r}: {_first_line(exc)}") from None
+            relevance_function = _dask_boxplot_relevance(data, target, boxplot, relevance)
         try:
             evaluation = ranklens.dask.evaluate(
                 data,
@@ -1581,15 +1620,7 @@ def _evaluate_dask(
     except (ValueError, TypeError, OSError) as exc:
         raise InputError(_first_line(exc)) from None
     except Exception as exc:  # the cluster failed (a worker killed, a shuffle lost): one line
-        hint = ""
-        if type(exc).__name__ in ("KilledWorker", "P2PConsistencyError"):
-            hint = (
-                " (workers died while running it: usually a worker over its memory limit; give "
-                "the workers more memory, or split the Parquet files into smaller row groups)"
-            )
-        _fail(
-            f"Dask evaluation failed: {type(exc).__name__}: {_first_line(exc)}{hint}", EXIT_FAILED
-        )
+        _fail(_dask_failure(exc), EXIT_FAILED)
     finally:
         guard.stop()
         cluster = client.cluster
