@@ -26,6 +26,7 @@ SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 FOUNDATIONS = {
     "ranklens._cache",
     "ranklens._curve_registry",
+    "ranklens._docstrings",
     "ranklens._exact_null",
     "ranklens._extras",
     "ranklens._normal",

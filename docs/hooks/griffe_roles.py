@@ -10,14 +10,22 @@ would show as raw text. This griffe extension rewrites each role once the packag
 
 A short target (``roc_auc``) is looked up in the docstring's own module first, then among the
 names ``ranklens`` exports; the ``~`` prefix shows only the last part, as in Sphinx.
+
+Before that, a docstring that holds a shared paragraph's marker (``%(input_errors)s``, filled
+when the module is imported, see ``ranklens._docstrings``) takes the text the imported object
+carries, so the reference shows what ``help()`` shows.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from typing import Any
 
 import griffe
+
+from ranklens._docstrings import INPUT_ERRORS
 
 ROLE = re.compile(r":(?:class|func|meth|attr|data|mod|obj|exc):`(~?)([^`]+)`")
 
@@ -32,6 +40,8 @@ class SphinxRoles(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         self._package = pkg
         for obj in _walk(pkg):
+            if obj.is_function and obj.docstring and INPUT_ERRORS in obj.docstring.value:
+                obj.docstring.value = _imported_docstring(obj)
             if obj.docstring is not None:
                 obj.docstring.value = ROLE.sub(
                     lambda match, owner=obj: self._render(match, owner), obj.docstring.value
@@ -63,6 +73,17 @@ class SphinxRoles(griffe.Extension):
         if identifier is None:
             return f"`{shown}`"
         return f"[`{shown}`][{identifier}]"
+
+
+def _imported_docstring(obj: griffe.Object) -> str:
+    """The docstring of the imported object at ``obj``'s path, its shared paragraphs filled."""
+    owner: Any = importlib.import_module(obj.module.path)
+    for part in obj.path[len(obj.module.path) + 1 :].split("."):
+        owner = getattr(owner, part)
+    doc = inspect.getdoc(owner)
+    if doc is None or INPUT_ERRORS in doc:
+        raise RuntimeError(f"{obj.path}: the shared paragraph was not filled in on import")
+    return doc
 
 
 def _walk(obj: griffe.Object) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens._docstrings import raises_input_errors
 from ranklens._registry import MetricSpec
 from ranklens._results import ConfidenceInterval, Result
 from ranklens._typing import ArrayLike
@@ -112,6 +113,7 @@ def _goodness(scores: FloatArray, spec: MetricSpec) -> FloatArray:
     return np.where(np.isnan(g), -np.inf, g)
 
 
+@raises_input_errors("y_true", "predictions", counts=("top_k",))
 def compare_metric_rankings(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
@@ -148,14 +150,7 @@ def compare_metric_rankings(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``top_k`` is not a positive integer; if an option is outside its
-        documented range. The message names the argument.
+    %(input_errors)s
 
     Warns
     -----
@@ -298,6 +293,7 @@ class RankingAgreementResult(Result):
     confidence_level: float
 
 
+@raises_input_errors("pred_a", "pred_b", probabilities=("confidence_level",))
 def ranking_agreement(
     pred_a: ArrayLike,
     pred_b: ArrayLike,
@@ -324,14 +320,7 @@ def ranking_agreement(
 
     Raises
     ------
-    TypeError
-        If ``pred_a`` or ``pred_b`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``confidence_level`` is not a number in (0, 1); if an option is outside
-        its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 import ranklens._gpu_engine as _gpu_engine
+from ranklens._docstrings import raises_input_errors
 from ranklens._resampling import Progress, Resampler, check_predictions, quiet
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
@@ -256,6 +257,13 @@ def _pointwise(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+@raises_input_errors(
+    "y_true",
+    "predictions",
+    probabilities=("confidence_level",),
+    counts=("n_bootstrap",),
+    also=("if ``groups`` has another length or missing labels",),
+)
 def curve_bands(
     y_true: ArrayLike,
     predictions: Any,
@@ -313,15 +321,7 @@ def curve_bands(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``groups`` has another length or missing labels; if ``confidence_level``
-        is not a number in (0, 1); if ``n_bootstrap`` is not a positive integer; if an option is
-        outside its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----

@@ -72,6 +72,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
+from ranklens._docstrings import raises_input_errors
 from ranklens._gpu_engine import DeviceEngine, resolve_device
 from ranklens._inference import (
     DOMINANT_SHARE_LIMIT,
@@ -1593,6 +1594,13 @@ def compare_models(
 ) -> ComparisonResult | PermutationTestResult: ...
 
 
+@raises_input_errors(
+    "y_true",
+    "predictions",
+    probabilities=("confidence_level",),
+    counts=("n_bootstrap",),
+    also=("if ``groups`` has another length or missing labels",),
+)
 def compare_models(
     y_true: ArrayLike,
     predictions: Any,
@@ -1713,15 +1721,7 @@ def compare_models(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``groups`` has another length or missing labels; if ``confidence_level``
-        is not a number in (0, 1); if ``n_bootstrap`` is not a positive integer; if an option is
-        outside its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._budget import BootstrapPlan, plan_bootstrap
+from ranklens._docstrings import raises_input_errors
 from ranklens._format import finite_or_none, format_number, table_html
 from ranklens._registry import AnalyticVariance
 from ranklens._results import Result, to_builtin
@@ -799,6 +800,17 @@ def _curve_results(
 # --------------------------------------------------------------------------------------------
 
 
+@raises_input_errors(
+    "y_true",
+    "predictions",
+    also=(
+        "if ``groups`` has another length, a missing label, more than one column or fewer "
+        "than 10 units, or is given with ``n_bootstrap=0``",
+        "if ``n_bootstrap`` is neither 0 nor an integer >= 2, or ``random_state`` neither "
+        "None nor an integer >= 0",
+        "if ``events`` does not split ``y_true`` into events and non-events",
+    ),
+)
 def evaluate_models(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
@@ -923,17 +935,7 @@ def evaluate_models(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``groups`` has another length, a missing label, more than one
-        column or fewer than 10 units, or is given with ``n_bootstrap=0``; if ``n_bootstrap``
-        is neither 0 nor an integer >= 2, or ``random_state`` neither None nor an integer
-        >= 0; if ``events`` does not split ``y_true`` into events and non-events; if an option
-        is outside its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----

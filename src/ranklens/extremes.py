@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._curve_registry import CurveSumsForm, register_curve
+from ranklens._docstrings import raises_input_errors
 from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     ComputationalForm,
@@ -436,6 +437,7 @@ class RegressionPrecisionRecallResult(Result):
     predicted_event_relevance: float
 
 
+@raises_input_errors("y_true", "y_pred", nonnegative=("beta",))
 def regression_precision_recall(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -473,14 +475,7 @@ def regression_precision_recall(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``beta`` is negative or not finite; if an option is outside its
-        documented range. The message names the argument.
+    %(input_errors)s
 
     Warns
     -----
@@ -723,6 +718,7 @@ _PR_SUMS = CurveSumsForm(
     fixed={"thresholds": tuple(np.linspace(0.01, 1.0, 100))},
     sums=_PR_SUMS,
 )
+@raises_input_errors("y_true", "y_pred", nonnegative=("beta",))
 def regression_precision_recall_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -751,14 +747,7 @@ def regression_precision_recall_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``beta`` is negative or not finite; if an option is outside its
-        documented range. The message names the argument.
+    %(input_errors)s
 
     Warns
     -----
@@ -859,6 +848,7 @@ class RegressionFBetaCurveResult(CurveResult):
     event_threshold: float
 
 
+@raises_input_errors("y_true", "y_pred")
 def regression_f_beta_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -896,14 +886,7 @@ def regression_f_beta_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1170,6 +1153,7 @@ def _replicates(statistic: str) -> ReplicateForm:
     )
 
 
+@raises_input_errors("y_true", "y_pred")
 def relevance_weighted_error(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1193,14 +1177,7 @@ def relevance_weighted_error(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Warns
     -----
@@ -1346,6 +1323,7 @@ def _utility_form(which: str) -> SumsForm:
     computational_form=_FORM,
     sums=_rw_form("squared"),
 )
+@raises_input_errors("y_true", "y_pred")
 def relevance_weighted_squared_error(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1374,14 +1352,7 @@ def relevance_weighted_squared_error(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1406,6 +1377,7 @@ def relevance_weighted_squared_error(
     computational_form=_FORM,
     sums=_rw_form("absolute"),
 )
+@raises_input_errors("y_true", "y_pred")
 def relevance_weighted_absolute_error(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1434,14 +1406,7 @@ def relevance_weighted_absolute_error(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1521,6 +1486,7 @@ def _sera_value(prep: _Prepared) -> float:
     sums=SumsForm(terms=_sera_sum_terms, finalize=_sera_finalize, params=("relevance",)),
     batched=_replicates(_SWEEP_SERA),
 )
+@raises_input_errors("y_true", "y_pred")
 def sera(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1542,14 +1508,7 @@ def sera(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1580,6 +1539,7 @@ def sera(
     return _sera_value(_sera_prepare(y_true, y_pred, relevance, sample_weight))
 
 
+@raises_input_errors("y_true", "y_pred")
 def sera_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1608,14 +1568,7 @@ def sera_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1651,6 +1604,7 @@ def sera_curve(
     computational_form=_FORM,
     sums=_utility_form("precision"),
 )
+@raises_input_errors("y_true", "y_pred")
 def utility_precision(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1685,14 +1639,7 @@ def utility_precision(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1723,6 +1670,7 @@ def utility_precision(
     computational_form=_FORM,
     sums=_utility_form("recall"),
 )
+@raises_input_errors("y_true", "y_pred")
 def utility_recall(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1757,14 +1705,7 @@ def utility_recall(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1795,6 +1736,7 @@ def utility_recall(
     computational_form=_FORM,
     sums=_utility_form("f1"),
 )
+@raises_input_errors("y_true", "y_pred")
 def utility_f1(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1829,14 +1771,7 @@ def utility_f1(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----

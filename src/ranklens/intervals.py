@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens._curve_registry import register_curve
+from ranklens._docstrings import raises_input_errors
 from ranklens._kernels import LazyKernels
 from ranklens._normal import ndtri
 from ranklens._registry import ComputationalForm, SumsForm, register_metric
@@ -308,6 +309,7 @@ class IntervalScoreResult(Result):
     computational_form=_FORM,
     sums=_interval_form(_score_finalize),
 )
+@raises_input_errors("y_true", "lower", "upper")
 def interval_score(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -336,14 +338,7 @@ def interval_score(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
-        complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Warns
     -----
@@ -384,6 +379,7 @@ def interval_score(
     return scale.unscale(width / total_w + (2.0 / a) * ((below + above) / total_w))
 
 
+@raises_input_errors("y_true", "lower", "upper", weights=False)
 def interval_score_per_observation(
     y_true: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, alpha: float
 ) -> np.ndarray:
@@ -405,13 +401,7 @@ def interval_score_per_observation(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
-        complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if an option is outside its documented range. The
-        message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -434,6 +424,7 @@ def _per_observation(y: np.ndarray, lo: np.ndarray, up: np.ndarray, a: float) ->
         return (up - lo) + (2.0 / a) * (np.maximum(lo - y, 0.0) + np.maximum(y - up, 0.0))
 
 
+@raises_input_errors("y_true", "lower", "upper")
 def interval_score_decomposition(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -462,14 +453,7 @@ def interval_score_decomposition(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
-        complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -523,6 +507,7 @@ def _nominal_coverage(params: Any) -> float:
     computational_form=_FORM,
     sums=_interval_form(_coverage_finalize),
 )
+@raises_input_errors("y_true", "lower", "upper")
 def interval_coverage(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -552,14 +537,7 @@ def interval_coverage(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
-        complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -596,6 +574,7 @@ def interval_coverage(
     computational_form=_FORM,
     sums=_interval_form(_coverage_error_finalize),
 )
+@raises_input_errors("y_true", "lower", "upper")
 def interval_coverage_error(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -624,14 +603,7 @@ def interval_coverage_error(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
-        complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Warns
     -----
@@ -667,6 +639,7 @@ def interval_coverage_error(
     computational_form=_FORM,
     sums=_interval_form(_width_finalize),
 )
+@raises_input_errors("y_true", "lower", "upper")
 def mean_interval_width(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -695,14 +668,7 @@ def mean_interval_width(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
-        complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -830,6 +796,7 @@ def _wis_decompose(
     computational_form=_FORM,
     sums=_interval_form(_wis_finalize),
 )
+@raises_input_errors("y_true", "lower", "upper")
 def weighted_interval_score(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -859,14 +826,7 @@ def weighted_interval_score(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
-        complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     See Also
     --------
@@ -896,6 +856,7 @@ def weighted_interval_score(
     return _wis_decompose(y, lo, up, levels, m, w, per_observation=False).score
 
 
+@raises_input_errors("y_true", "lower", "upper")
 def weighted_interval_score_decomposition(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -929,14 +890,7 @@ def weighted_interval_score_decomposition(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``lower`` or ``upper`` holds data that are not numbers (strings, dates,
-        complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -952,6 +906,7 @@ def weighted_interval_score_decomposition(
     return _wis_decompose(y, lo, up, levels, m, w, per_observation=True)
 
 
+@raises_input_errors("y_true", "quantiles", probabilities=("levels",))
 def weighted_interval_score_from_quantiles(
     y_true: ArrayLike, quantiles: ArrayLike, *, levels: Any, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -975,14 +930,7 @@ def weighted_interval_score_from_quantiles(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``quantiles`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``levels`` is not a number in (0, 1); if an option is outside its
-        documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1100,6 +1048,7 @@ class OrderedIntervalsResult(CurveResult):
 
 
 @register_curve("intervals", family="intervals", inputs="point_and_interval")
+@raises_input_errors("y_true", "y_pred", "lower", "upper", weights=False)
 def intervals_by_prediction(
     y_true: ArrayLike, y_pred: ArrayLike, lower: ArrayLike, upper: ArrayLike
 ) -> OrderedIntervalsResult:
@@ -1121,13 +1070,7 @@ def intervals_by_prediction(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``y_pred``, ``lower`` or ``upper`` holds data that are not numbers (strings,
-        dates, complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if an option is outside its documented range. The
-        message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1209,6 +1152,9 @@ class CoverageByBinResult(CurveResult):
 
 
 @register_curve("coverage_by_bin", family="intervals", inputs="point_and_interval")
+@raises_input_errors(
+    "y_true", "y_pred", "lower", "upper", probabilities=("confidence_level",), counts=("n_bins",)
+)
 def interval_coverage_by_bin(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1246,15 +1192,7 @@ def interval_coverage_by_bin(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``y_pred``, ``lower`` or ``upper`` holds data that are not numbers (strings,
-        dates, complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``confidence_level`` is not a number in (0, 1); if ``n_bins`` is not a
-        positive integer; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens._cache import is_compiled
+from ranklens._docstrings import raises_input_errors
 from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     ComputationalForm,
@@ -488,6 +489,7 @@ _NDCG_SWEEP = ReplicateSweep(_ndcg_sweep_prepare, _ndcg_sweep_evaluate, "NDCG, o
     batched=ReplicateForm(_NDCG_SWEEP, "ndcg"),
     ranked_list=_NDCG_LIST,
 )
+@raises_input_errors("y_true", "y_pred")
 def ndcg_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -528,14 +530,7 @@ def ndcg_score(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -635,6 +630,9 @@ class GroupedNDCGResult(Result):
     gains: str
 
 
+@raises_input_errors(
+    "y_true", "y_pred", also=("if ``groups`` has another length or missing labels",)
+)
 def ndcg_by_group(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -669,14 +667,7 @@ def ndcg_by_group(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``groups`` has another length or missing labels; if an option is outside
-        its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from ranklens._curve_registry import CurveSweepForm, register_curve
+from ranklens._docstrings import raises_input_errors
 from ranklens._exact_null import (
     SPEARMAN_EXACT_MAX_N,
     kendall_exact_pvalue,
@@ -173,6 +174,7 @@ class PairCountsResult(Result):
     tied_both: np.ndarray
 
 
+@raises_input_errors("y_true", "y_pred", weights=False)
 def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCountsResult:
     """Concordant, discordant and tied counts of every observation against all others.
 
@@ -191,13 +193,7 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if an option is outside its documented range. The
-        message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1026,6 +1022,7 @@ def _tau_interval(tau: float, variance: float, n: int, level: float) -> tuple[An
     ),
     computational_form=_TWO_SORTS,
 )
+@raises_input_errors("y_true", "y_pred")
 def kendall_tau(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1057,14 +1054,7 @@ def kendall_tau(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1098,6 +1088,7 @@ def kendall_tau(
     breakdown=_SPEARMAN_BOUND,
     computational_form=_TWO_SORTS,
 )
+@raises_input_errors("y_true", "y_pred")
 def spearman_rho(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1128,14 +1119,7 @@ def spearman_rho(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1169,6 +1153,7 @@ def spearman_rho(
     computational_form=_TWO_SORTS,
     delong=_C_DELONG,
 )
+@raises_input_errors("y_true", "y_pred")
 def tau_normalized(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1200,14 +1185,7 @@ def tau_normalized(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1244,6 +1222,7 @@ def tau_normalized(
     breakdown=_RHO_NORMALIZED_BOUND,
     computational_form=_TWO_SORTS,
 )
+@raises_input_errors("y_true", "y_pred")
 def rho_normalized(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1274,14 +1253,7 @@ def rho_normalized(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1308,6 +1280,7 @@ def rho_normalized(
     computational_form=_TWO_SORTS,
     delong=_D_DELONG,
 )
+@raises_input_errors("y_true", "y_pred")
 def somers_d(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1352,14 +1325,7 @@ def somers_d(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1519,6 +1485,7 @@ def _warn_if_undefined(value: float, which: str) -> float:
     return value
 
 
+@raises_input_errors("y_true", "y_pred", probabilities=("confidence_level",))
 def ranking_summary(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1560,14 +1527,7 @@ def ranking_summary(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``confidence_level`` is not a number in (0, 1); if an option is outside
-        its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1777,6 +1737,7 @@ def _concordance_profile_from_counts(
 @register_curve(
     "concordance_profile", family="ranking", from_concordance=_concordance_profile_from_counts
 )
+@raises_input_errors("y_true", "y_pred")
 def concordance_profile(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> ConcordanceProfileResult:
@@ -1800,14 +1761,7 @@ def concordance_profile(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1982,6 +1936,7 @@ def _rank_lift_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarr
     on_grid=_cutoff_auc_on_grid,
     sweep=CurveSweepForm(_sequence_state, _cutoff_auc_sweep, _xpc.prepare, _xpc.cutoff_auc_grid),
 )
+@raises_input_errors("y_true", "y_pred")
 def cutoff_auc_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> CutoffAUCResult:
@@ -2004,14 +1959,7 @@ def cutoff_auc_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2171,6 +2119,7 @@ def _rank_lift_from_sequence(
     sweep=CurveSweepForm(_sequence_state, _rank_lift_sweep, _xpc.prepare, _xpc.rank_lift_grid),
     from_sequence=_rank_lift_from_sequence,
 )
+@raises_input_errors("y_true", "y_pred")
 def rank_lift_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> RankLiftResult:
@@ -2194,14 +2143,7 @@ def rank_lift_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2308,6 +2250,7 @@ def _bins(y: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return bins, np.bincount(bins, minlength=k.size + 2)[1:]
 
 
+@raises_input_errors("y_true", "y_pred", weights=False)
 def partial_kendall_tau(
     y_true: ArrayLike, y_pred: ArrayLike, percentiles: Any
 ) -> PartialRankingResult:
@@ -2330,13 +2273,7 @@ def partial_kendall_tau(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if an option is outside its documented range. The
-        message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2391,6 +2328,7 @@ def partial_kendall_tau(
     )
 
 
+@raises_input_errors("y_true", "y_pred", weights=False)
 def partial_spearman_rho(
     y_true: ArrayLike, y_pred: ArrayLike, percentiles: Any
 ) -> PartialRankingResult:
@@ -2413,13 +2351,7 @@ def partial_spearman_rho(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if an option is outside its documented range. The
-        message names the argument.
+    %(input_errors)s
 
     Notes
     -----

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens._docstrings import raises_input_errors
 from ranklens._kernels import LazyKernels
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
@@ -315,6 +316,7 @@ class ControlPointRelevance(Relevance):
 # Box plots
 
 
+@raises_input_errors("y", weights=False)
 def medcouple(y: Any) -> float:
     r"""The medcouple of Brys, Hubert & Struyf (2004), a robust measure of skewness in [-1, 1].
 
@@ -330,12 +332,7 @@ def medcouple(y: Any) -> float:
 
     Raises
     ------
-    TypeError
-        If ``y`` holds data that are not numbers (strings, dates, complex numbers, objects); the
-        message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if an option is outside its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -564,6 +561,7 @@ def _boxplot(
     )
 
 
+@raises_input_errors("y")
 def boxplot_stats(
     y: Any,
     *,
@@ -612,13 +610,7 @@ def boxplot_stats(
 
     Raises
     ------
-    TypeError
-        If ``y`` holds data that are not numbers (strings, dates, complex numbers, objects); the
-        message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if ``sample_weight`` is negative, of another length or sums to zero; if an option is
-        outside its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----

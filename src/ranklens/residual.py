@@ -36,6 +36,7 @@ import numpy as np
 
 from ranklens._cache import is_compiled
 from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
+from ranklens._docstrings import raises_input_errors
 from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     BreakdownBound,
@@ -437,6 +438,7 @@ _RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_sca
 @register_metric(
     "mean_squared_error", higher_is_better=False, family="residual", **_mean_capabilities(_MSE)
 )
+@raises_input_errors("y_true", "y_pred")
 def mean_squared_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -456,14 +458,7 @@ def mean_squared_error(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -491,6 +486,7 @@ def mean_squared_error(
     family="residual",
     **_mean_capabilities(_RMSE),
 )
+@raises_input_errors("y_true", "y_pred")
 def root_mean_squared_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -512,14 +508,7 @@ def root_mean_squared_error(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -549,6 +538,7 @@ def root_mean_squared_error(
 @register_metric(
     "mean_absolute_error", higher_is_better=False, family="residual", **_mean_capabilities(_MAE)
 )
+@raises_input_errors("y_true", "y_pred")
 def mean_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -570,14 +560,7 @@ def mean_absolute_error(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -615,6 +598,7 @@ mae = mean_absolute_error
     family="residual",
     **_mean_capabilities(_EPSILON),
 )
+@raises_input_errors("y_true", "y_pred", nonnegative=("epsilon",))
 def epsilon_insensitive_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -642,14 +626,7 @@ def epsilon_insensitive_loss(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``epsilon`` is negative or not finite; if an option is outside its
-        documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -677,6 +654,7 @@ def epsilon_insensitive_loss(
 @register_metric(
     "linlin_loss", higher_is_better=False, family="residual", **_mean_capabilities(_LINLIN)
 )
+@raises_input_errors("y_true", "y_pred", nonnegative=("cost_over", "cost_under"))
 def linlin_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -705,14 +683,7 @@ def linlin_loss(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``cost_over`` is negative or not finite; if ``cost_under`` is negative
-        or not finite; if an option is outside its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -741,6 +712,7 @@ def linlin_loss(
 @register_metric(
     "log_rmse", higher_is_better=False, family="residual", **_mean_capabilities(_LOG_RMSE)
 )
+@raises_input_errors("y_true", "y_pred")
 def log_rmse(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -769,14 +741,7 @@ def log_rmse(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -812,6 +777,7 @@ def log_rmse(
 @register_metric(
     "rmspe", higher_is_better=False, family="residual", **_mean_capabilities(_RMSPE, additive=False)
 )
+@raises_input_errors("y_true", "y_pred")
 def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
     """Relative root mean squared prediction error, Payne, Li & Qin (2016).
 
@@ -831,14 +797,7 @@ def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | No
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1045,6 +1004,7 @@ _MEDIAN_SWEEP = ReplicateSweep(
     median=MedianForm(_absolute_residuals),
     batched=ReplicateForm(_MEDIAN_SWEEP, "median"),
 )
+@raises_input_errors("y_true", "y_pred")
 def median_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -1066,14 +1026,7 @@ def median_absolute_error(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1149,6 +1102,7 @@ _PMAP_ZERO_SCALE = "pmap is undefined: y_true is constant, so its mean lag-1 cha
     leave_one_out=_pmap_leave_one_out,
     lag_scaled=LagScaledForm(loss=_absolute_errors, zero_scale=_PMAP_ZERO_SCALE),
 )
+@raises_input_errors("y_true", "y_pred", "lower", "upper", probabilities=("alpha",))
 def pmap(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1177,14 +1131,7 @@ def pmap(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``y_pred``, ``lower`` or ``upper`` holds data that are not numbers (strings,
-        dates, complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``alpha`` is not a number in (0, 1); if an option is outside its
-        documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1246,6 +1193,7 @@ def pmap(
     return float(value)
 
 
+@raises_input_errors("y_true", "y_pred", "lower", "upper")
 def prmspe(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1282,14 +1230,7 @@ def prmspe(
 
     Raises
     ------
-    TypeError
-        If ``y_true``, ``y_pred``, ``lower`` or ``upper`` holds data that are not numbers (strings,
-        dates, complex numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1470,6 +1411,7 @@ _REC_SUMS = CurveSumsForm(
 
 
 @register_curve("rec", family="residual", sums=_REC_SUMS)
+@raises_input_errors("y_true", "y_pred")
 def rec_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1492,14 +1434,7 @@ def rec_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1714,6 +1649,7 @@ _RROC_SUMS = CurveSumsForm(
 
 
 @register_curve("rroc", family="residual", sums=_RROC_SUMS)
+@raises_input_errors("y_true", "y_pred")
 def rroc_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> RROCCurveResult:
@@ -1731,14 +1667,7 @@ def rroc_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----

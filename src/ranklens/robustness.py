@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens._docstrings import raises_input_errors
 from ranklens._registry import BreakdownBound, MetricSpec
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
@@ -170,6 +171,7 @@ def _percent(change: float, value: float) -> float:
     return math.inf if value == 0.0 else 100.0 * abs(change) / abs(value)
 
 
+@raises_input_errors("y_true", "y_pred", weights=False)
 def most_influential(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -195,13 +197,7 @@ def most_influential(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if an option is outside its documented range. The
-        message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -328,6 +324,7 @@ class RobustnessTableResult(Result):
         )
 
 
+@raises_input_errors("y_true", "y_pred", weights=False)
 def robustness_table(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -353,13 +350,7 @@ def robustness_table(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if an option is outside its documented range. The
-        message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -569,6 +560,7 @@ def _has_ties(x: FloatArray) -> bool:
     return bool(np.unique(x).shape[0] < x.shape[0])
 
 
+@raises_input_errors("y_true", "y_pred", weights=False, counts=("n_random",))
 def breakdown_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -604,13 +596,7 @@ def breakdown_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``n_random`` is not a positive integer; if an
-        option is outside its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----

@@ -48,6 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._curve_registry import CurveSweepForm, register_curve
+from ranklens._docstrings import raises_input_errors
 from ranklens._inference import concordance_logit_interval
 from ranklens._kernels import LazyKernels
 from ranklens._registry import (
@@ -717,6 +718,7 @@ def _roc(ranked: _Ranked) -> RocCurveResult:
 
 
 @register_curve("roc", family="targeting", from_ranked=_roc)
+@raises_input_errors("y_true", "y_score", probabilities=("confidence_level",))
 def roc_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -773,14 +775,7 @@ def roc_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``confidence_level`` is not a number in (0, 1); if an option is outside
-        its documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1062,6 +1057,7 @@ def _lift_sweep(state: Any, weights: np.ndarray, grid: np.ndarray) -> Any:
     from_ranked=_gain,
     sweep=CurveSweepForm(_curve_sweep_state, _gain_sweep),
 )
+@raises_input_errors("y_true", "y_score")
 def gain_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1083,14 +1079,7 @@ def gain_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1205,6 +1194,7 @@ def _lift(ranked: _Ranked) -> LiftCurveResult:
     from_ranked=_lift,
     sweep=CurveSweepForm(_curve_sweep_state, _lift_sweep),
 )
+@raises_input_errors("y_true", "y_score")
 def lift_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1225,14 +1215,7 @@ def lift_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1352,6 +1335,7 @@ class DecileTableResult(CurveResult):
 
 
 @register_curve("decile_table", family="targeting")
+@raises_input_errors("y_true", "y_score", counts=("n_bins",))
 def decile_table(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1383,14 +1367,7 @@ def decile_table(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if ``n_bins`` is not a positive integer; if an option is outside its
-        documented range. The message names the argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1675,6 +1652,7 @@ def _profit_from_ranked(
     fixed_with={"value_margin": {"events": "value"}},
     from_ranked=_profit_from_ranked,
 )
+@raises_input_errors("y_true", "y_score")
 def profit_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1716,14 +1694,7 @@ def profit_curve(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_score`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -1917,6 +1888,7 @@ def _crossing(
     return float(grid[k] + (grid[k + 1] - grid[k]) * (-d0) / (d1 - d0))
 
 
+@raises_input_errors("y_true", "predictions")
 def best_model_by_depth(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
@@ -1953,14 +1925,7 @@ def best_model_by_depth(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``predictions`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2468,6 +2433,7 @@ def _delong_events(
     batched=_replicates(CurveStatistic.ROC_AUC),
     delong=ConcordanceForm(_delong_events),
 )
+@raises_input_errors("y_true", "y_pred")
 def roc_auc(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2502,14 +2468,7 @@ def roc_auc(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2538,6 +2497,7 @@ def roc_auc(
     curve=CurveForm(CurveStatistic.KS),
     batched=_replicates(CurveStatistic.KS),
 )
+@raises_input_errors("y_true", "y_pred")
 def ks_statistic(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2572,14 +2532,7 @@ def ks_statistic(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2604,6 +2557,7 @@ def ks_statistic(
     curve=CurveForm(CurveStatistic.GAIN_AREA),
     batched=_replicates(CurveStatistic.GAIN_AREA),
 )
+@raises_input_errors("y_true", "y_pred")
 def gain_area(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2638,14 +2592,7 @@ def gain_area(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2676,6 +2623,7 @@ def gain_area(
     curve=CurveForm(CurveStatistic.ACCURACY_RATIO),
     batched=_replicates(CurveStatistic.ACCURACY_RATIO),
 )
+@raises_input_errors("y_true", "y_pred")
 def accuracy_ratio(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2710,14 +2658,7 @@ def accuracy_ratio(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2754,6 +2695,7 @@ def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight:
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.05),
     batched=_replicates(CurveStatistic.LIFT_AT, 0.05),
 )
+@raises_input_errors("y_true", "y_pred")
 def lift_at_5(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2789,14 +2731,7 @@ def lift_at_5(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2822,6 +2757,7 @@ def lift_at_5(
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.1),
     batched=_replicates(CurveStatistic.LIFT_AT, 0.1),
 )
+@raises_input_errors("y_true", "y_pred")
 def lift_at_10(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2857,14 +2793,7 @@ def lift_at_10(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----
@@ -2890,6 +2819,7 @@ def lift_at_10(
     curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.2),
     batched=_replicates(CurveStatistic.LIFT_AT, 0.2),
 )
+@raises_input_errors("y_true", "y_pred")
 def lift_at_20(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2925,14 +2855,7 @@ def lift_at_20(
 
     Raises
     ------
-    TypeError
-        If ``y_true`` or ``y_pred`` holds data that are not numbers (strings, dates, complex
-        numbers, objects); the message names the argument.
-    ValueError
-        If an array is not one-dimensional, has too few observations or contains NaN or infinite
-        values; if the arrays differ in length; if ``sample_weight`` is negative, of another length
-        or sums to zero; if an option is outside its documented range. The message names the
-        argument.
+    %(input_errors)s
 
     Notes
     -----

@@ -1,0 +1,82 @@
+"""The shared docstring paragraphs: written once, filled in on import, never pasted."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pathlib
+
+import pytest
+
+from ranklens._docstrings import INPUT_ERRORS, input_errors, raises_input_errors
+
+SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
+PUBLIC_MODULES = [
+    "agreement", "bands", "compare", "evaluation", "extremes", "intervals", "listwise",
+    "ranking", "relevance", "residual", "robustness", "targeting",
+]  # fmt: skip
+
+
+def _public_functions():
+    for name in PUBLIC_MODULES:
+        module = importlib.import_module(f"ranklens.{name}")
+        for attr, obj in vars(module).items():
+            if inspect.isfunction(obj) and obj.__module__ == module.__name__:
+                yield f"{name}.{attr}", obj
+
+
+def test_every_marker_is_filled_on_import():
+    filled = [
+        name
+        for name, f in _public_functions()
+        if "holds data that are not numbers" in (f.__doc__ or "")
+    ]
+    assert len(filled) >= 70, filled
+    assert not [name for name, f in _public_functions() if INPUT_ERRORS in (f.__doc__ or "")]
+
+
+def test_the_paragraph_is_written_once_in_the_source():
+    pasted = [
+        str(path.relative_to(SRC))
+        for path in SRC.rglob("*.py")
+        if path.name != "_docstrings.py" and "not numbers (strings, dates" in path.read_text()
+    ]
+    assert not pasted, f"use raises_input_errors instead of pasting the paragraph: {pasted}"
+
+
+def test_the_paragraph_names_the_arrays_and_options():
+    text = input_errors("y_true", "y_pred", probabilities=("level",), counts=("k",), also=("if x",))
+    assert text.startswith("TypeError\n        If ``y_true`` or ``y_pred`` holds data")
+    flat = " ".join(text.split())
+    for clause in (
+        "if the arrays differ in length;",
+        "if ``sample_weight`` is negative, of another length or sums to zero;",
+        "if ``level`` is not a number in (0, 1);",
+        "if ``k`` is not a positive integer;",
+        "if x; if an option is outside its documented range. The message names the argument.",
+    ):
+        assert clause in flat, clause
+    single = " ".join(input_errors("y", weights=False).split())
+    assert "If ``y`` holds" in single and "length" not in single and "sample_weight" not in single
+    assert "``a``, ``b`` or ``c`` holds" in input_errors("a", "b", "c")
+    # every line, as it stands in a docstring (the marker's own four spaces before the first),
+    # fits the package's 100 columns
+    assert max(len(line) for line in ("    " + text).splitlines()) <= 100
+
+
+def test_a_docstring_without_the_marker_is_refused():
+    def documented():
+        """No marker here."""
+
+    with pytest.raises(ValueError, match="has no %\\(input_errors\\)s line"):
+        raises_input_errors("y_true")(documented)
+    with pytest.raises(ValueError, match="names of the arrays"):
+        input_errors()
+
+
+def test_help_shows_the_filled_section():
+    from ranklens import mean_absolute_error
+
+    doc = inspect.getdoc(mean_absolute_error)
+    raises = doc.split("Raises\n------\n", 1)[1]
+    assert raises.startswith("TypeError\n    If ``y_true`` or ``y_pred`` holds data")
