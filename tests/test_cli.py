@@ -148,7 +148,7 @@ def test_a_measure_that_raises_is_a_failure_exit_1(tmp_path, csv, monkeypatch):
         raise RuntimeError("boom for this input")
 
     spec = _registry.MetricSpec("exploding_error", exploding, False, "residual")
-    monkeypatch.setitem(_registry._REGISTRY, "exploding_error", spec)
+    monkeypatch.setitem(_registry.REGISTRY, "exploding_error", spec)
     out = tmp_path / "r.json"
     result = _run(
         "evaluate",

@@ -349,7 +349,7 @@ def _register(monkeypatch, name, func, family="residual"):
     from ranklens import _registry
 
     spec = _registry.MetricSpec(name, func, False, family)
-    monkeypatch.setitem(_registry._REGISTRY, name, spec)
+    monkeypatch.setitem(_registry.REGISTRY, name, spec)
 
 
 def test_failure_is_exit_1_and_shown_in_both_outputs(tmp_path, wallet_csv, monkeypatch):

@@ -156,7 +156,7 @@ def test_the_route_prefers_a_loaded_kernel_and_switches_after_its_budget(monkeyp
     assert ranking.NUMPY_SWEEP_BELOW == _kr.SMALL_N
     assert not ranking._numpy_sweep(ranking.NUMPY_SWEEP_BELOW)
     _kr.sweep(*_sweep_args())  # machine code in this process: the kernel from now on
-    assert _kr._sweep.signatures and not ranking._numpy_sweep(100)
+    assert _kr.sweep_kernel.signatures and not ranking._numpy_sweep(100)
     monkeypatch.setattr(ranking, "_sweep_loaded", lambda: False)  # as if not loaded
     monkeypatch.setattr(ranking, "_NUMPY_SWEEP_SECONDS", [0.0])
     assert ranking._numpy_sweep(100)

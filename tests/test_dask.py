@@ -217,7 +217,7 @@ def test_files_of_several_row_groups_are_read_in_pieces(client, tmp_path, monkey
 
 
 def test_measures_chosen_by_declaration(client, monkeypatch):
-    from ranklens._registry import _REGISTRY, MetricSpec
+    from ranklens._registry import REGISTRY, MetricSpec
 
     df = _data(300, binary=True)
     ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a")
@@ -230,7 +230,7 @@ def test_measures_chosen_by_declaration(client, monkeypatch):
     assert ev.settings["engine"] == "dask"
     # a measure that declares none is reported as skipped, with the reason, and NaN
     monkeypatch.setitem(
-        _REGISTRY, "no_form_score", MetricSpec("no_form_score", lambda y, p: 0.0, True, "ranking")
+        REGISTRY, "no_form_score", MetricSpec("no_form_score", lambda y, p: 0.0, True, "ranking")
     )
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["no_form_score", "roc_auc"]
@@ -268,14 +268,14 @@ def test_missing_values_name_the_column(client):
 
 
 def test_exact_spearman_dot():
-    from ranklens.dask._passes import _exact_dot
+    from ranklens.dask._passes import exact_dot
 
     rng = np.random.default_rng(0)
     a = rng.integers(0, 2**31 - 1, 1000)
     b = rng.integers(0, 2**31 - 1, 1000)
-    assert _exact_dot(a, b) == sum(int(u) * int(v) for u, v in zip(a, b, strict=True))
+    assert exact_dot(a, b) == sum(int(u) * int(v) for u, v in zip(a, b, strict=True))
     big = np.array([2**40, 3], dtype=np.int64)
-    assert _exact_dot(big, big) == 2**80 + 9
+    assert exact_dot(big, big) == 2**80 + 9
     assert _kr is not None
 
 

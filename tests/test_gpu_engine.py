@@ -332,7 +332,7 @@ def test_fused_level_kernel_equals_generic(n):
     for level in range(1, len(plan.perms) + 1):
         perm = plan.perms[level - 1]
         left = ((perm >> (level - 1)) & 1) == 0
-        generic = xr._level_term(cupy, ws[:, perm], left, cupy.int64, True)
+        generic = xr.generic_level_term(cupy, ws[:, perm], left, cupy.int64, True)
         np.testing.assert_array_equal(cuda.level_term(ws, perm, level - 1).get(), generic.get())
     fused = xr.replicate_statistics(cupy, plan, weights, level_term=cuda.fused_level_term)
     plain = xr.replicate_statistics(cupy, plan, weights)

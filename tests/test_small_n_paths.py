@@ -118,11 +118,11 @@ def test_public_curves_and_measures_agree(monkeypatch):
 def test_small_data_uses_a_compiled_kernel(monkeypatch):
     """Below SMALL_N a kernel that is compiled already is used (cheaper per call than NumPy);
     one that is not is left alone (nothing compiles)."""
-    assert C.use_kernel(C.SMALL_N, C._radix_sort)  # at the threshold: always the kernel
+    assert C.use_kernel(C.SMALL_N, C.radix_sort_kernel)  # at the threshold: always the kernel
     C.radix_sort(C.descending_keys(np.arange(5.0)), np.arange(5), True)
     monkeypatch.setattr(C, "SMALL_N", 0)
     C.radix_sort(C.descending_keys(np.arange(5.0)), np.arange(5), True)  # compiles it
     monkeypatch.undo()
-    assert C.use_kernel(10, C._radix_sort)
+    assert C.use_kernel(10, C.radix_sort_kernel)
     monkeypatch.setattr(C, "PREFER_COMPILED", False)
-    assert not C.use_kernel(10, C._radix_sort)
+    assert not C.use_kernel(10, C.radix_sort_kernel)

@@ -29,6 +29,7 @@ __all__ = [
     "FAMILY_ALIASES",
     "INPUTS",
     "METRIC_ALIASES",
+    "REGISTRY",
     "AnalyticVariance",
     "BreakdownBound",
     "Capabilities",
@@ -759,7 +760,9 @@ def shaded_positions(values: Any, info: Mapping[str, Any]) -> set[int]:
     return set() if len(best) == n_finite else best
 
 
-_REGISTRY: dict[str, MetricSpec] = {}
+#: Every registered measure by name (:func:`register_metric` adds to it; :mod:`ranklens.metrics`
+#: looks measures up in it).
+REGISTRY: dict[str, MetricSpec] = {}
 
 
 def register_metric(
@@ -827,10 +830,10 @@ def register_metric(
             raise TypeError(f"{label} must be callable; got {value!r}")
 
     def decorator(func: F) -> F:
-        if name in _REGISTRY and _REGISTRY[name].func is not func:
+        if name in REGISTRY and REGISTRY[name].func is not func:
             raise ValueError(f"metric {name!r} is registered twice")
         doc = (inspect.getdoc(func) or "").strip().splitlines()
-        _REGISTRY[name] = MetricSpec(
+        REGISTRY[name] = MetricSpec(
             name=name,
             func=func,
             higher_is_better=higher_is_better,

@@ -21,11 +21,11 @@ from ranklens import (  # noqa: F401  (imported for their registrations)
 )
 from ranklens._curve_registry import CURVE_FAMILIES, CurveSpec, available_curves, get_curve
 from ranklens._registry import (
-    _REGISTRY,
     DIRECTIONS,
     FAMILIES,
     FAMILY_ALIASES,
     METRIC_ALIASES,
+    REGISTRY,
     MetricSpec,
 )
 
@@ -81,10 +81,10 @@ def get_metric(name: str) -> MetricSpec:
     scikit-learn's ``get_scorer``).
     """
     try:
-        return _REGISTRY[METRIC_ALIASES.get(name, name)]
+        return REGISTRY[METRIC_ALIASES.get(name, name)]
     except KeyError:
         raise ValueError(
-            f"unknown metric {name!r}; available: {', '.join(sorted(_REGISTRY))}"
+            f"unknown metric {name!r}; available: {', '.join(sorted(REGISTRY))}"
         ) from None
 
 
@@ -130,6 +130,6 @@ def available_metrics(family: str | None = None, *, inputs: str | None = None) -
         raise ValueError(f"family must be one of {FAMILIES}; got {family!r}")
     return tuple(
         name
-        for name, spec in sorted(_REGISTRY.items())
+        for name, spec in sorted(REGISTRY.items())
         if (family is None or spec.family == family) and (inputs is None or spec.inputs == inputs)
     )

@@ -1373,7 +1373,7 @@ _NUMPY_SWEEP_SECONDS = [0.0]
 
 def _sweep_loaded() -> bool:
     """Whether the sweep kernel has machine code in this process (without importing numba)."""
-    return _kernel_loaded("_sweep")
+    return _kernel_loaded("sweep_kernel")
 
 
 def _kernel_loaded(name: str) -> bool:
@@ -1394,7 +1394,7 @@ def _numpy_sweep(n: int) -> bool:
         return False
     from ranklens._kernels.curves import kernel_ready
 
-    return not kernel_ready(_k._sweep)
+    return not kernel_ready(_k.sweep_kernel)
 
 
 def _numpy_sums(y: np.ndarray, p: np.ndarray) -> dict[str, Any]:
@@ -1453,7 +1453,7 @@ def _point(
         if w is None:
             value, _ = _exact_spearman(y.size, limbs)
         else:
-            value = _k._rho(fsums[0], fsums[1], fsums[2])
+            value = _k.clipped_correlation(fsums[0], fsums[1], fsums[2])
     else:
         value = _value_from_classes(_pair_class_stats(stats, exact=w is None), which)
     return _warn_if_undefined(float(value), which)
@@ -1583,7 +1583,7 @@ def ranking_summary(
     if w is None:
         rho, r_value = _exact_spearman(n, limbs)
     else:
-        rho = float(_k._rho(fsums[0], fsums[1], fsums[2]))
+        rho = float(_k.clipped_correlation(fsums[0], fsums[1], fsums[2]))
         r_value = float(fsums[1] - fsums[0] - fsums[3] / 2)
     tau, c_index = _tau_c_from_classes(s)
     reasons = _undefined_reasons(s)
@@ -1818,7 +1818,7 @@ def concordance_profile(
         )
     ytot = np.bincount(y_rank, weights=weights)
     correct = conc + tied_pred / 2
-    if cold and not _kernel_loaded("_concordance_envelope"):
+    if cold and not _kernel_loaded("concordance_envelope_kernel"):
         envelope = envelope_by_comparison(key, pkey, n_y, w_seq)
     else:
         envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)

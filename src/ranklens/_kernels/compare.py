@@ -21,7 +21,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ranklens._kernels.ranking import _rho, gather_positive, rank_correlations_sorted
+from ranklens._kernels.ranking import clipped_correlation, gather_positive, rank_correlations_sorted
 
 __all__ = [
     "counts_wrapped",
@@ -419,8 +419,8 @@ def finish_rank_batch(used, total, sum_y2, sum_p2, sum_j2, disc, cov, var_a, var
         distinct_p = 0.5 * (w2 - sum_p2[j])
         tied_pred_only = 0.5 * (sum_p2[j] - sum_j2[j])
         conc = distinct_y - disc[j] - tied_pred_only
-        out[r0 + j, 0, m] = _rho(conc - disc[j], distinct_y, distinct_p)
-        out[r0 + j, 1, m] = _rho(cov[j], var_a[j], var_b[j])
+        out[r0 + j, 0, m] = clipped_correlation(conc - disc[j], distinct_y, distinct_p)
+        out[r0 + j, 1, m] = clipped_correlation(cov[j], var_a[j], var_b[j])
         c_index = np.nan
         if distinct_y > 0.0:
             c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))

@@ -26,12 +26,15 @@ __all__ = [
     "SMALL_N",
     "decode_keys",
     "descending_keys",
+    "descending_keys_kernel",
     "group_sums_indexed",
     "group_sums_sorted",
     "interp_sorted",
     "kernel_ready",
     "lift_area",
     "radix_sort",
+    "radix_sort_kernel",
+    "radix_sort_parallel",
     "ranked_order",
     "roc_sums",
     "trapezoid",
@@ -79,12 +82,24 @@ _N_PASSES = 64 // _RADIX_BITS
 
 
 @njit(cache=True)
-def _descending_keys(x):
+def descending_keys_kernel(x):
     """uint64 keys whose ascending order is the *descending* order of the float64 ``x``.
 
     The IEEE-754 bit pattern is made monotone (flip all bits of negatives, set the sign bit of
     non-negatives) and then complemented. ``-0.0`` is mapped to ``+0.0`` first so that the two
-    zeros are one tie group, as ``==`` says. ``x`` must not contain NaN.
+    zeros are one tie group, as ``==`` says. :func:`descending_keys` calls it from
+    :data:`SMALL_N` rows on (below, the NumPy form); :mod:`ranklens._kernels.ranking` sorts
+    with it too.
+
+    Parameters
+    ----------
+    x : ndarray of float64
+        The values, without NaN.
+
+    Returns
+    -------
+    ndarray of uint64
+        One key per value: a larger value has a smaller key, equal values equal keys.
     """
     n = x.shape[0]
     bits = x.view(np.uint64)
@@ -113,12 +128,28 @@ def _decode_keys(keys):
 
 
 @njit(cache=True)
-def _radix_sort(keys, payload, carry):
+def radix_sort_kernel(keys, payload, carry):
     """Stable LSD radix sort of uint64 ``keys`` (8-bit digits; digits shared by all keys skipped).
 
-    With ``carry`` the array ``payload`` (same length, any dtype) is permuted along. Returns
-    ``(sorted_keys, sorted_payload)``. ``keys`` is used as scratch space (pass a temporary, such
-    as the output of :func:`descending_keys`); ``payload`` is not modified.
+    :func:`radix_sort` calls it from :data:`SMALL_N` rows on; :mod:`ranklens._kernels.ranking`
+    sorts with it too.
+
+    Parameters
+    ----------
+    keys : ndarray of uint64
+        The keys, used as scratch space (pass a temporary, such as the output of
+        :func:`descending_keys`).
+    payload : ndarray
+        Permuted along with the keys when ``carry`` (same length, any dtype); never modified.
+    carry : bool
+        Whether to permute ``payload``.
+
+    Returns
+    -------
+    sorted_keys : ndarray of uint64
+        The keys in ascending order.
+    sorted_payload : ndarray
+        ``payload`` in the keys' order (empty without ``carry``).
     """
     n = keys.shape[0]
     mask = np.uint64(_N_BUCKETS - 1)
@@ -190,11 +221,29 @@ _SORT_CHUNKS = 64
 
 
 @njit(cache=True, parallel=True)
-def _radix_sort_parallel(keys, payload, carry):
-    """:func:`_radix_sort` with every pass split into chunks of rows in parallel: each chunk
-    counts its digits, the chunks' slots follow from the counts (bucket by bucket, chunk by
-    chunk), and each chunk moves its rows to them in order, so the sort is as stable and the
-    result the same. ``keys`` is used as scratch space; ``payload`` is not modified."""
+def radix_sort_parallel(keys, payload, carry):
+    """:func:`radix_sort_kernel` with every pass split into chunks of rows in parallel.
+
+    Each chunk counts its digits, the chunks' slots follow from the counts (bucket by bucket,
+    chunk by chunk), and each chunk moves its rows to them in order, so the sort is as stable
+    and the result the same.
+
+    Parameters
+    ----------
+    keys : ndarray of uint64
+        The keys, used as scratch space.
+    payload : ndarray
+        Permuted along with the keys when ``carry``; never modified.
+    carry : bool
+        Whether to permute ``payload``.
+
+    Returns
+    -------
+    sorted_keys : ndarray of uint64
+        The keys in ascending order.
+    sorted_payload : ndarray
+        ``payload`` in the keys' order (empty without ``carry``).
+    """
     n = keys.shape[0]
     mask = np.uint64(_N_BUCKETS - 1)
     chunks = _SORT_CHUNKS
@@ -255,8 +304,8 @@ def descending_keys(x: np.ndarray) -> np.ndarray:
     zeros are one tie group, as ``==`` says. ``x`` must not contain NaN. A kernel from
     :data:`SMALL_N` rows on, NumPy below (the same keys).
     """
-    if use_kernel(x.shape[0], _descending_keys):
-        return _descending_keys(x)
+    if use_kernel(x.shape[0], descending_keys_kernel):
+        return descending_keys_kernel(x)
     return _xk.descending_keys_numpy(x)
 
 
@@ -274,8 +323,8 @@ def radix_sort(keys: np.ndarray, payload: np.ndarray, carry: bool) -> tuple[np.n
     :data:`SMALL_N` rows on the LSD radix sort kernel (which uses ``keys`` as scratch space), below
     NumPy's stable sort of the same keys (which leaves them alone): the same result.
     """
-    if use_kernel(keys.shape[0], _radix_sort):
-        return _radix_sort(keys, payload, carry)
+    if use_kernel(keys.shape[0], radix_sort_kernel):
+        return radix_sort_kernel(keys, payload, carry)
     order = np.argsort(keys, kind="stable")
     return keys[order], payload[order] if carry else np.empty(0, payload.dtype)
 

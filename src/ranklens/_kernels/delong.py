@@ -53,6 +53,10 @@ from numba import njit
 __all__ = [
     "binary_components",
     "concordance_components",
+    "influence",
+    "stratified_products",
+    "two_values",
+    "weighted_sums",
 ]
 
 
@@ -104,9 +108,24 @@ def binary_components(sorted_keys, payload, weight, weighted):
 
 
 @njit(cache=True)
-def _two_values(y, weight):
-    """``(count, low, high)``: the distinct values of ``y`` on the rows of positive weight,
-    counted up to 3, and the two smallest found (O(n), no sort)."""
+def two_values(y, weight):
+    """The distinct values of ``y`` on the rows of positive weight, counted up to 3 (O(n), no
+    sort): whether ``y`` is binary.
+
+    Parameters
+    ----------
+    y : ndarray of float64
+        The response.
+    weight : ndarray of float64
+        Case weights; rows of weight 0 or less are skipped.
+
+    Returns
+    -------
+    count : int
+        0, 1, 2, or 3 for three or more distinct values.
+    low, high : float
+        The smaller and the larger of the first two distinct values found.
+    """
     found = 0
     a = 0.0
     b = 0.0
@@ -221,7 +240,23 @@ def concordance_components(y, score, weight, y_order, score_order):
 
 
 @njit(cache=True)
-def _influence(psi, d, weight, estimate):
+def influence(psi, d, weight, estimate):
+    """The influence ``phi_i = w_i (psi_i - C d_i)`` of each row on the concordance ``C``.
+
+    Parameters
+    ----------
+    psi, d : ndarray of float64
+        The components of each row (see the module docstring).
+    weight : ndarray of float64
+        Case weights.
+    estimate : float
+        The concordance ``C`` (0 when it is undefined).
+
+    Returns
+    -------
+    ndarray of float64
+        ``phi`` per row.
+    """
     n = psi.shape[0]
     out = np.empty(n, dtype=np.float64)
     for i in range(n):
@@ -230,7 +265,21 @@ def _influence(psi, d, weight, estimate):
 
 
 @njit(cache=True)
-def _weighted_sums(psi, d, weight):
+def weighted_sums(psi, d, weight):
+    """The numerator and denominator of the concordance ``C = sum w psi / sum w d``.
+
+    Parameters
+    ----------
+    psi, d : ndarray of float64
+        The components of each row (see the module docstring).
+    weight : ndarray of float64
+        Case weights.
+
+    Returns
+    -------
+    num, den : float
+        ``sum w psi`` and ``sum w d``, summed in row order.
+    """
     num = 0.0
     den = 0.0
     for i in range(psi.shape[0]):
@@ -240,7 +289,23 @@ def _weighted_sums(psi, d, weight):
 
 
 @njit(cache=True)
-def _stratified_products(phi_a, phi_b, stratum, n_strata):
+def stratified_products(phi_a, phi_b, stratum, n_strata):
+    """Per stratum, the sum of the products of two models' influences (their covariance term).
+
+    Parameters
+    ----------
+    phi_a, phi_b : ndarray of float64
+        The influences of the two models, row by row.
+    stratum : ndarray of int
+        The stratum of each row, in ``0 .. n_strata - 1``.
+    n_strata : int
+        The number of strata.
+
+    Returns
+    -------
+    ndarray of float64
+        ``sum phi_a phi_b`` over the rows of each stratum, summed in row order.
+    """
     out = np.zeros(n_strata, dtype=np.float64)
     for i in range(phi_a.shape[0]):
         out[stratum[i]] += phi_a[i] * phi_b[i]

@@ -47,14 +47,16 @@ import numpy as np
 from numba import njit
 
 from ranklens._kernels import curves as _curves
-from ranklens._kernels.curves import _descending_keys, _radix_sort, _radix_sort_parallel
+from ranklens._kernels.curves import descending_keys_kernel, radix_sort_kernel, radix_sort_parallel
 from ranklens._xp import sequence as _xs
 from ranklens._xp.sequence import dense_ranks_numpy as _dense_ranks_numpy
 
 __all__ = [
     "SMALL_N",
     "argsort_keys",
+    "clipped_correlation",
     "concordance_envelope",
+    "concordance_envelope_kernel",
     "cutoff_auc_sums",
     "dense_ranks",
     "gather_positive",
@@ -69,6 +71,7 @@ __all__ = [
     "sequence",
     "sum_t3_minus_t",
     "sweep",
+    "sweep_kernel",
     "weighted_harrell_c",
     "weighted_kendall_tau",
     "weighted_rank_correlations",
@@ -96,21 +99,21 @@ def radix_argsort(x):
     about 10% either way on small or heavily tied data. O(n); about 3x faster than
     ``np.argsort`` at n = 1e7, whose comparisons jump through memory.
     """
-    keys = _descending_keys(x)
+    keys = descending_keys_kernel(x)
     for i in range(keys.size):
         keys[i] = ~keys[i]
-    sorted_keys, order = _radix_sort(keys, np.arange(keys.size), True)
+    sorted_keys, order = radix_sort_kernel(keys, np.arange(keys.size), True)
     return sorted_keys.view(np.int64), order
 
 
 @njit(cache=True)
 def radix_argsort_parallel(x):
     """:func:`radix_argsort` with the passes of the radix sort in parallel chunks of rows
-    (``ranklens._kernels.curves._radix_sort_parallel``): the same keys and order."""
-    keys = _descending_keys(x)
+    (``ranklens._kernels.curves.radix_sort_parallel``): the same keys and order."""
+    keys = descending_keys_kernel(x)
     for i in range(keys.size):
         keys[i] = ~keys[i]
-    sorted_keys, order = _radix_sort_parallel(keys, np.arange(keys.size), True)
+    sorted_keys, order = radix_sort_parallel(keys, np.arange(keys.size), True)
     return sorted_keys.view(np.int64), order
 
 
@@ -185,7 +188,7 @@ def _sort_prediction_ties(order, key, t0, t1, n_y):
     # The package's radix sort (compiled already for the sequence) rather than np.argsort, whose
     # quicksort took 1.5 s more to compile on the first call; the keys are distinct, so
     # stability does not matter.
-    idx = _radix_sort(composite.view(np.uint64), np.arange(m), True)[1]
+    idx = radix_sort_kernel(composite.view(np.uint64), np.arange(m), True)[1]
     rows = order[t0:t1].copy()
     keys = key[t0:t1].copy()
     for i in range(m):
@@ -446,7 +449,7 @@ def sweep(
     nf = 6 + (0 if unit else 1) + (1 if store else 0)
     # Every buffer is allocated here, not in the kernel: each NumPy allocation form a kernel uses
     # is one more function for numba to compile (0.1-0.3 s each on the first call).
-    return _sweep(
+    return sweep_kernel(
         key,
         pkey,
         w,
@@ -474,7 +477,7 @@ def sweep(
 
 
 @njit(cache=True)
-def _sweep(
+def sweep_kernel(
     key,
     pkey,
     w,
@@ -499,7 +502,20 @@ def _sweep(
     moments,
     fsums,
 ):
-    """The body of :func:`sweep`, on buffers allocated by it (zeroed except cursor and rec)."""
+    """The body of :func:`sweep`, on buffers allocated by it (zeroed except cursor and rec).
+
+    :func:`sweep` is the way to call it; the measures only look at this dispatcher to tell
+    whether the sweep has machine code in the process already.
+
+    Parameters
+    ----------
+    key, pkey, w, unit, rows, conc, disc, tied_true, tied_pred, tied_both
+        As :func:`sweep`'s parameters of the same names.
+    shift, bstart, cursor, rec, bfen, ytot, ybelow, tree, seen
+        Scratch buffers allocated by :func:`sweep`.
+    stats, limbs, moments, fsums : ndarray
+        The outputs, filled in place (see :func:`sweep`).
+    """
     n = key.size
     one_w = w[0]
     zero = one_w * 0
@@ -671,8 +687,23 @@ def record_prototype(n: int, unit: bool) -> np.ndarray:
 
 
 @njit(cache=True)
-def _rho(cov, var_a, var_b):
-    """``cov / sqrt(var_a var_b)`` clipped to [-1, 1]; NaN when a variance is not positive."""
+def clipped_correlation(cov, var_a, var_b):
+    """``cov / sqrt(var_a var_b)`` clipped to [-1, 1]; NaN when a variance is not positive.
+
+    Kendall's tau-b and Spearman's rho are both this ratio, of pair counts or of midrank sums.
+
+    Parameters
+    ----------
+    cov : float
+        The cross term.
+    var_a, var_b : float
+        The two variances.
+
+    Returns
+    -------
+    float
+        The correlation in [-1, 1], or NaN.
+    """
     if var_a > 0.0 and var_b > 0.0:
         return min(1.0, max(-1.0, cov / np.sqrt(var_a * var_b)))
     return np.nan
@@ -752,11 +783,12 @@ def rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred):
     distinct_p = 0.5 * (w2 - sum_p2)
     tied_pred_only = 0.5 * (sum_p2 - sum_j2)
     conc = distinct_y - disc - tied_pred_only
-    tau = _rho(conc - disc, distinct_y, distinct_p)  # same clipped ratio as Pearson's
+    # the same clipped ratio as Pearson's
+    tau = clipped_correlation(conc - disc, distinct_y, distinct_p)
     c_index = np.nan
     if distinct_y > 0.0:
         c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
-    return tau, _rho(cov, var_a, var_b), c_index
+    return tau, clipped_correlation(cov, var_a, var_b), c_index
 
 
 @njit(cache=True)
@@ -858,7 +890,7 @@ def concordance_envelope(key: np.ndarray, pkey: np.ndarray, n_y: int, w: np.ndar
     while size < n_groups + 1:
         size *= 2
     # The buffers are allocated here rather than in the kernel (fewer functions to compile).
-    return _concordance_envelope(
+    return concordance_envelope_kernel(
         key,
         pkey,
         n_y,
@@ -874,10 +906,23 @@ def concordance_envelope(key: np.ndarray, pkey: np.ndarray, n_y: int, w: np.ndar
 
 
 @njit(cache=True)
-def _concordance_envelope(
+def concordance_envelope_kernel(
     key, pkey, n_y, w, group, gweights, start, group_by_y, w_by_y, tree, envelope
 ):
-    """The body of :func:`concordance_envelope`, on its buffers (zeroed: gweights, start, tree)."""
+    """The body of :func:`concordance_envelope`, on its buffers (zeroed: gweights, start, tree).
+
+    :func:`concordance_envelope` is the way to call it; :mod:`ranklens.ranking` only looks at
+    this dispatcher to tell whether it has machine code in the process already.
+
+    Parameters
+    ----------
+    key, pkey, n_y, w
+        As :func:`concordance_envelope`'s parameters of the same names.
+    group, gweights, start, group_by_y, w_by_y, tree
+        Scratch buffers allocated by :func:`concordance_envelope`.
+    envelope : ndarray of float64
+        The output, filled in place.
+    """
     n = key.size
     # prediction group index (0 = highest prediction) per position, and the group weights
     g = -1

@@ -115,7 +115,8 @@ def _compiled(cp: Any) -> Any:
 
 
 def level_term(ws: Any, perm: Any, shift: int) -> Any:
-    """``sum_{k right} w_k S^lev_k`` per row (int64), as :func:`ranklens._xp.rank._level_term`.
+    """``sum_{k right} w_k S^lev_k`` per row (int64), as
+    :func:`ranklens._xp.rank.generic_level_term`.
 
     ``ws``: int32 weights ``(rows, n)`` in position order, C-contiguous; ``perm``: the level's
     permutation (int32); ``shift``: the level minus one (the bit that tells the halves apart).
@@ -154,4 +155,4 @@ def _generic(ws: Any, perm: Any, shift: int) -> Any:
     import cupy as cp
 
     left = ((perm >> shift) & 1) == 0
-    return _rank._level_term(cp, ws[:, perm], left, cp.int64, True)
+    return _rank.generic_level_term(cp, ws[:, perm], left, cp.int64, True)

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._xp import argsort_stable
-from ranklens._xp.rank import _dense_ranks, _runs
+from ranklens._xp.rank import dense_ranks, run_bounds
 
 __all__ = [
     "CurveState",
@@ -103,18 +103,18 @@ class CurveState:
 def prepare(xp: ModuleType, y: Any, p: Any) -> CurveState:
     """The sequence and tie groups of ``(y, p)`` (float64, finite, n >= 1): three stable sorts."""
     n = int(y.shape[0])
-    ry, n_y = _dense_ranks(xp, y)
-    rp, n_p = _dense_ranks(xp, p)
+    ry, n_y = dense_ranks(xp, y)
+    rp, n_p = dense_ranks(xp, p)
     order = argsort_stable(xp, ((n_p - 1) - rp) * n_y + ((n_y - 1) - ry))
     key = ry[order]
     pkey = rp[order]
-    p_start, p_end = _runs(xp, pkey[1:] != pkey[:-1], n)
+    p_start, p_end = run_bounds(xp, pkey[1:] != pkey[:-1], n)
     change = xp.zeros(n, dtype=xp.int64)
     change[1:] = (pkey[1:] != pkey[:-1]).astype(xp.int64)
     p_of = xp.cumsum(change)
     y_order = argsort_stable(xp, key)
     ks = key[y_order]
-    y_start, y_end = _runs(xp, ks[1:] != ks[:-1], n)
+    y_start, y_end = run_bounds(xp, ks[1:] != ks[:-1], n)
     return CurveState(n, int(n_y), order, key, p_start, p_end, p_of, y_order, y_start, y_end)
 
 

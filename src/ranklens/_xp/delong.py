@@ -98,12 +98,12 @@ def _kernel_ready(*names: str) -> bool:
 
 def _numpy_route(weight: np.ndarray | None, n: int) -> bool:
     """Whether an unweighted call on ``n`` rows takes the NumPy comparison (see NUMPY_BELOW)."""
-    return weight is None and n < NUMPY_BELOW and not _kernel_ready("_influence", "_weighted_sums")
+    return weight is None and n < NUMPY_BELOW and not _kernel_ready("influence", "weighted_sums")
 
 
 def _numpy_products(n: int) -> bool:
     """Whether :func:`covariance` on ``n`` rows sums its products in NumPy (see NUMPY_BELOW)."""
-    return n < NUMPY_BELOW and not _kernel_ready("_stratified_products")
+    return n < NUMPY_BELOW and not _kernel_ready("stratified_products")
 
 
 def components(
@@ -166,7 +166,7 @@ def components_many(
     from ranklens._kernels import delong as _kd  # imports numba
     from ranklens._kernels.curves import descending_keys, radix_sort
 
-    n_values, _, high = _kd._two_values(y, w)
+    n_values, _, high = _kd.two_values(y, w)
     binary = n_values == 2
     out = []
     if binary:
@@ -210,9 +210,9 @@ def _finish(
     """The estimate and the influences by the kernels (the caller took the kernel route)."""
     from ranklens._kernels import delong as _kd
 
-    num, den = _kd._weighted_sums(psi, d, w)
+    num, den = _kd.weighted_sums(psi, d, w)
     estimate = num / den if den > 0 else math.nan
-    phi = _kd._influence(psi, d, w, estimate if den > 0 else 0.0)
+    phi = _kd.influence(psi, d, w, estimate if den > 0 else 0.0)
     if factors is None:
         factors = _factors(stratum, w)
     return ConcordanceComponents(float(estimate), phi, float(den), stratum, factors, binary)
@@ -232,7 +232,7 @@ def covariance(a: ConcordanceComponents, b: ConcordanceComponents) -> float:
     else:
         from ranklens._kernels import delong as _kd  # imports numba
 
-        sums = _kd._stratified_products(a.influence, b.influence, a.stratum, a.factors.shape[0])
+        sums = _kd.stratified_products(a.influence, b.influence, a.stratum, a.factors.shape[0])
     total = float(np.sum(a.factors * sums))
     return 4.0 * total / (a.denominator * a.denominator)
 

@@ -31,7 +31,7 @@ j's block with a prediction not above ``p_j``)::
 The first sum is ``sum_b R_b (L_0 + ... + L_b)`` over the blocks' half weights, read off one
 prefix sum of ``w`` at the block boundaries for all levels (:func:`_position_terms`); the second
 is, per level and replicate, one gather, one masked prefix sum and one masked dot product
-(:func:`_level_term`), which CuPy runs as one fused kernel (:mod:`ranklens._xp.cuda`).
+(:func:`generic_level_term`), which CuPy runs as one fused kernel (:mod:`ranklens._xp.cuda`).
 
 Exact arithmetic
 ----------------
@@ -69,11 +69,17 @@ __all__ = [
     "EXACT_LIMIT",
     "RankPlan",
     "build_plan",
+    "dense_ranks",
     "exact_pair_counts",
+    "generic_level_term",
+    "index_dtype",
     "max_rows_exact",
+    "n_levels",
     "plan_bytes",
+    "position_sequence",
     "replicate_bytes",
     "replicate_statistics",
+    "run_bounds",
     "tau_b_from_counts",
 ]
 
@@ -81,17 +87,56 @@ __all__ = [
 EXACT_LIMIT = 1 << 62
 
 
-def _n_levels(n: int) -> int:
-    """``ceil(log2 n)``: the levels that split every pair of n positions (0 for n <= 1)."""
+def n_levels(n: int) -> int:
+    """``ceil(log2 n)``: the levels that split every pair of n positions (0 for n <= 1).
+
+    Parameters
+    ----------
+    n : int
+        The number of positions.
+
+    Returns
+    -------
+    int
+        The number of levels.
+    """
     return max(0, (n - 1).bit_length())
 
 
-def _index_dtype(n: int) -> Any:
+def index_dtype(n: int) -> Any:
+    """The narrowest integer dtype that indexes ``n`` positions (int32 saves half the memory
+    traffic of the gathers below 2**31 - 1 positions).
+
+    Parameters
+    ----------
+    n : int
+        The number of positions.
+
+    Returns
+    -------
+    dtype
+        ``np.int32`` or ``np.int64``.
+    """
     return np.int32 if n < (1 << 31) - 1 else np.int64
 
 
-def _dense_ranks(xp: ModuleType, x: Any) -> tuple[Any, int]:
-    """Dense ranks (0 = smallest, ties share a rank) as int64, and the number of distinct values."""
+def dense_ranks(xp: ModuleType, x: Any) -> tuple[Any, int]:
+    """Dense ranks (0 = smallest, ties share a rank) as int64, and the number of distinct values.
+
+    Parameters
+    ----------
+    xp : module
+        The array namespace (NumPy or CuPy).
+    x : array
+        The values (no NaN), at least one.
+
+    Returns
+    -------
+    rank : array of int64
+        The dense rank of each value.
+    n_distinct : int
+        The number of distinct values.
+    """
     n = x.shape[0]
     order = argsort_stable(xp, x)
     xs = x[order]
@@ -104,8 +149,23 @@ def _dense_ranks(xp: ModuleType, x: Any) -> tuple[Any, int]:
     return rank, int(sorted_rank[-1]) + 1
 
 
-def _runs(xp: ModuleType, change: Any, n: int) -> tuple[Any, Any]:
-    """Starts and exclusive ends of the runs of a sorted ``a``; ``change[k] = a[k+1] != a[k]``."""
+def run_bounds(xp: ModuleType, change: Any, n: int) -> tuple[Any, Any]:
+    """Starts and exclusive ends of the runs of equal values of a sorted array ``a``.
+
+    Parameters
+    ----------
+    xp : module
+        The array namespace (NumPy or CuPy).
+    change : array of bool
+        ``change[k] = a[k+1] != a[k]`` (length ``n - 1``).
+    n : int
+        The length of ``a``.
+
+    Returns
+    -------
+    starts, ends : array of int64
+        The first position of each run and the position after its last.
+    """
     cut = xp.nonzero(change)[0] + 1
     zero = xp.zeros(1, dtype=cut.dtype)
     starts = xp.concatenate([zero, cut])
@@ -173,10 +233,27 @@ class RankPlan:
     perms: tuple[Any, ...]
 
 
-def _sequence(xp: ModuleType, y: Any, p: Any) -> tuple[Any, Any, Any, int]:
-    """``(seq, y rank, prediction rank, number of predictions)`` in position order."""
-    ry, _ = _dense_ranks(xp, y)
-    rp, n_p = _dense_ranks(xp, p)
+def position_sequence(xp: ModuleType, y: Any, p: Any) -> tuple[Any, Any, Any, int]:
+    """The rows sorted by ``y`` then prediction (stable), with the dense ranks of both.
+
+    Parameters
+    ----------
+    xp : module
+        The array namespace (NumPy or CuPy).
+    y, p : array of float64
+        The truth and the prediction (no NaN).
+
+    Returns
+    -------
+    seq : array of int64
+        The row at each position.
+    y_rank, p_rank : array of int64
+        The dense ranks of ``y`` and of ``p`` in position order.
+    n_predictions : int
+        The number of distinct predictions.
+    """
+    ry, _ = dense_ranks(xp, y)
+    rp, n_p = dense_ranks(xp, p)
     seq = argsort_stable(xp, ry * n_p + rp)
     return seq, ry[seq], rp[seq], n_p
 
@@ -190,17 +267,17 @@ def build_plan(xp: ModuleType, y: Any, p: Any) -> RankPlan:
     n = int(y.shape[0])
     if n < 2:
         raise ValueError(f"need at least 2 rows; got {n}")
-    seq, ry_s, rp_s, _ = _sequence(xp, y, p)
+    seq, ry_s, rp_s, _ = position_sequence(xp, y, p)
     change_y = ry_s[1:] != ry_s[:-1]
-    y_start, y_end = _runs(xp, change_y, n)
-    j_start, j_end = _runs(xp, change_y | (rp_s[1:] != rp_s[:-1]), n)
+    y_start, y_end = run_bounds(xp, change_y, n)
+    j_start, j_end = run_bounds(xp, change_y | (rp_s[1:] != rp_s[:-1]), n)
     j_y = ry_s[j_start]
     j_p = rp_s[j_start]
-    dtype = _index_dtype(n)
+    dtype = index_dtype(n)
     top = argsort_stable(xp, rp_s).astype(dtype)  # positions by (prediction, position)
     p_sorted = rp_s[top]
-    p_start, p_end = _runs(xp, p_sorted[1:] != p_sorted[:-1], n)
-    levels = _n_levels(n)
+    p_start, p_end = run_bounds(xp, p_sorted[1:] != p_sorted[:-1], n)
+    levels = n_levels(n)
     perms: list[Any] = [top]
     cur = top
     for level in range(levels, 1, -1):
@@ -225,7 +302,7 @@ def build_plan(xp: ModuleType, y: Any, p: Any) -> RankPlan:
 def plan_bytes(n: int) -> int:
     """An upper bound on the memory of one model's :class:`RankPlan` (and its build)."""
     index = 4 if n < (1 << 31) - 1 else 8
-    return n * (index * (_n_levels(n) + 2) + 8 * 12)
+    return n * (index * (n_levels(n) + 2) + 8 * 12)
 
 
 def replicate_bytes(n: int) -> int:
@@ -295,8 +372,30 @@ def _position_terms(xp: ModuleType, csy: Any, n: int, levels: int, acc: Any, exa
     return out
 
 
-def _level_term(xp: ModuleType, wl: Any, left: Any, acc: Any, exact: bool) -> Any:
-    """``sum_{k right} wl_k S^lev_k`` per row: S^lev the left-masked prefix sums of ``wl``."""
+def generic_level_term(xp: ModuleType, wl: Any, left: Any, acc: Any, exact: bool) -> Any:
+    """``sum_{k right} wl_k S^lev_k`` per row: S^lev the left-masked prefix sums of ``wl``.
+
+    The generic form, on any array namespace; :mod:`ranklens._xp.cuda` fuses it into one CuPy
+    kernel and falls back on it.
+
+    Parameters
+    ----------
+    xp : module
+        The array namespace (NumPy or CuPy).
+    wl : array
+        The replicate weights ``(rows, n)`` in the level's order.
+    left : array of bool
+        Whether each position is in the left half of its block at this level.
+    acc : dtype
+        The accumulator dtype of the prefix sums.
+    exact : bool
+        Whether the sums are exact integers (int64 prefix sums).
+
+    Returns
+    -------
+    array
+        The level term of each replicate row.
+    """
     zero = xp.zeros((), dtype=wl.dtype)
     s = _row_prefix(xp, xp.where(left, wl, zero), acc, exact)
     return xp.sum(xp.where(left, zero, wl) * s, axis=1)
@@ -354,7 +453,7 @@ def replicate_statistics(
         if level != levels:
             wl = ws[:, perm]
         left = ((perm >> (level - 1)) & 1) == 0
-        disc -= _level_term(xp, wl, left, acc, exact)
+        disc -= generic_level_term(xp, wl, left, acc, exact)
         del wl
     return {
         "total": total,
@@ -424,25 +523,25 @@ def exact_pair_counts(xp: ModuleType, y: Any, p: Any) -> dict[str, int]:
     top-down), without storing the level orders: O(n log n) work and O(n) memory.
     """
     n = int(y.shape[0])
-    seq, ry_s, rp_s, _ = _sequence(xp, y, p)
+    seq, ry_s, rp_s, _ = position_sequence(xp, y, p)
     del seq
     change_y = ry_s[1:] != ry_s[:-1]
     change_j = change_y | (rp_s[1:] != rp_s[:-1])
 
     def tied(change: Any) -> int:
-        starts, ends = _runs(xp, change, n)
+        starts, ends = run_bounds(xp, change, n)
         t = ends - starts
         return int(xp.sum(t * (t - 1) // 2))
 
     tied_y = tied(change_y)
     tied_both = tied(change_j)
     del change_y, change_j
-    cur = argsort_stable(xp, rp_s).astype(_index_dtype(n))
+    cur = argsort_stable(xp, rp_s).astype(index_dtype(n))
     p_sorted = rp_s[cur]
     tied_pred = tied(p_sorted[1:] != p_sorted[:-1])
     del p_sorted, ry_s, rp_s
     disc = 0
-    for level in range(_n_levels(n), 0, -1):
+    for level in range(n_levels(n), 0, -1):
         cur, count = _split(xp, cur, level, n)
         disc += count
     pairs = n * (n - 1) // 2

@@ -47,15 +47,15 @@ import numpy as np
 
 from ranklens._xp import argsort_stable, free_bytes, is_cupy
 from ranklens._xp.rank import (
-    _index_dtype,
-    _n_levels,
-    _runs,
-    _sequence,
     build_plan,
+    index_dtype,
     max_rows_exact,
+    n_levels,
     plan_bytes,
+    position_sequence,
     replicate_bytes,
     replicate_statistics,
+    run_bounds,
 )
 
 __all__ = [
@@ -195,10 +195,10 @@ def summary_sums(xp: ModuleType, y: Any, p: Any) -> dict[str, Any]:
     (those of y, by increasing y).
     """
     n = int(y.shape[0])
-    _, ry_s, rp_s, _ = _sequence(xp, y, p)
+    _, ry_s, rp_s, _ = position_sequence(xp, y, p)
     change_y = ry_s[1:] != ry_s[:-1]
-    y_start, y_end = _runs(xp, change_y, n)
-    j_start, j_end = _runs(xp, change_y | (rp_s[1:] != rp_s[:-1]), n)
+    y_start, y_end = run_bounds(xp, change_y, n)
+    j_start, j_end = run_bounds(xp, change_y | (rp_s[1:] != rp_s[:-1]), n)
     del change_y
     m_y, ys = _group_size(xp, y_start, y_end, n)
     m_j, js = _group_size(xp, j_start, j_end, n)
@@ -206,9 +206,9 @@ def summary_sums(xp: ModuleType, y: Any, p: Any) -> dict[str, Any]:
     spread = (js - ys) - (ye - (js + m_j))  # same y: lower minus higher prediction
     b2 = 2 * ys + m_y + 1  # twice the 1-based midrank of y
     del js, ye, ys
-    cur = argsort_stable(xp, rp_s).astype(_index_dtype(n))  # positions by prediction
+    cur = argsort_stable(xp, rp_s).astype(index_dtype(n))  # positions by prediction
     p_sorted = rp_s[cur]
-    p_start, p_end = _runs(xp, p_sorted[1:] != p_sorted[:-1], n)
+    p_start, p_end = run_bounds(xp, p_sorted[1:] != p_sorted[:-1], n)
     del p_sorted, ry_s, rp_s
     size_slot, start_slot = _group_size(xp, p_start, p_end, n)
     m_p = xp.empty(n, dtype=xp.int64)
@@ -217,7 +217,7 @@ def summary_sums(xp: ModuleType, y: Any, p: Any) -> dict[str, Any]:
     a2[cur] = 2 * start_slot + size_slot + 1  # twice the 1-based midrank of the prediction
     del size_slot, start_slot
     d_row = xp.zeros(n, dtype=xp.int64)
-    for level in range(_n_levels(n), 0, -1):
+    for level in range(n_levels(n), 0, -1):
         cur = _split_rows(xp, cur, level, n, d_row)
     del cur
     y_sizes = y_end - y_start

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._xp import argsort_stable, free_bytes
-from ranklens._xp.rank import _dense_ranks, _runs
+from ranklens._xp.rank import dense_ranks, run_bounds
 
 __all__ = [
     "STATISTICS",
@@ -130,10 +130,10 @@ def prepare(
     ``y`` itself for a replicate whose weighted rows are all 0/1).
     """
     n = int(p.shape[0])
-    rp, _ = _dense_ranks(xp, p)
+    rp, _ = dense_ranks(xp, p)
     order = argsort_stable(xp, -rp)
     ps = rp[order]
-    _, g_end = _runs(xp, ps[1:] != ps[:-1], n)
+    _, g_end = run_bounds(xp, ps[1:] != ps[:-1], n)
     state = TargetState(n=n, order=order, g_end=g_end, is_value=is_value)
     if response is not None:
         state.response = xp.asarray(response, dtype=xp.float64)[order]
@@ -143,7 +143,7 @@ def prepare(
     if top_q is None:
         raise ValueError("prepare needs a response or top_q")
     ys = y[order]
-    ry, n_y = _dense_ranks(xp, ys)
+    ry, n_y = dense_ranks(xp, ys)
     state.top_q = float(top_q)
     state.binary_fallback = bool(binary_fallback)
     state.y_rank = (n_y - 1) - ry

@@ -26,11 +26,11 @@ import numpy as np
 from ranklens.dask._passes import (
     BLOCK_CELLS,
     KEY,
-    _arrays,
-    _local_pairs,
-    _replicate_weights,
     bucket_column,
     bucket_of,
+    local_pairs,
+    partition_arrays,
+    replicate_weights,
 )
 from ranklens.ranking import _rank_sweep
 
@@ -49,7 +49,7 @@ def replicate_grids(
 ) -> dict[str, Any]:
     """Per replicate and model, the (prediction bucket x truth bucket) weight grid; per
     replicate, the sum of squared weights by truth bucket."""
-    yv, pv, wv = _arrays(part, y, preds, weight)
+    yv, pv, wv = partition_arrays(part, y, preds, weight)
     keys = part[KEY].to_numpy()
     n_b = reps.size
     nt = t_bounds.size + 1
@@ -60,7 +60,7 @@ def replicate_grids(
     rows = max(1, BLOCK_CELLS // max(1, n_b))
     for start in range(0, yv.size, rows):
         sl = slice(start, start + rows)
-        rw = _replicate_weights(keys[sl], None if wv is None else wv[sl], reps, seed)
+        rw = replicate_weights(keys[sl], None if wv is None else wv[sl], reps, seed)
         for r in range(n_b):
             squares[r] += np.bincount(tb[sl], weights=rw[r] * rw[r], minlength=nt)
             for k, cell in enumerate(cells):
@@ -76,7 +76,7 @@ def _sweep_classes(yv: np.ndarray, xv: np.ndarray, v: np.ndarray) -> np.ndarray:
     if not v.any():
         return np.zeros(len(_FIELDS))
     stats = _rank_sweep(yv, np.ascontiguousarray(xv), np.ascontiguousarray(v))[0]
-    pairs = _local_pairs(stats, unit=False)
+    pairs = local_pairs(stats, unit=False)
     return np.array([float(pairs[f]) for f in _FIELDS])
 
 
@@ -87,10 +87,10 @@ def prediction_bucket_pairs(
     out = np.zeros((reps.size, len(_FIELDS)))
     if len(part) == 0:
         return out
-    yv, (pv,), wv = _arrays(part, y, [pred], weight)
+    yv, (pv,), wv = partition_arrays(part, y, [pred], weight)
     keys = part[KEY].to_numpy()
     for r in range(reps.size):
-        v = _replicate_weights(keys, wv, reps[r : r + 1], seed)[0]
+        v = replicate_weights(keys, wv, reps[r : r + 1], seed)[0]
         out[r] = _sweep_classes(yv, pv, v)
     return out
 
@@ -107,7 +107,7 @@ def truth_bucket_pairs(
     wv = None if weight is None else part[weight].to_numpy(dtype=np.float64)
     keys = part[KEY].to_numpy()
     for r in range(reps.size):
-        v = _replicate_weights(keys, wv, reps[r : r + 1], seed)[0]
+        v = replicate_weights(keys, wv, reps[r : r + 1], seed)[0]
         for k in range(n_models):
             pb = part[bucket_column(k)].to_numpy().astype(np.float64)
             out[k, r] = _sweep_classes(yv, pb, v)
@@ -122,7 +122,7 @@ def rank_replicates(
     single: np.ndarray,
 ) -> dict[Any, np.ndarray]:
     """Kendall's tau-b and Harrell's C of every replicate of one model, from the pieces."""
-    from ranklens.dask._engine import _grid_cross, combine_pairs, rank_statistics
+    from ranklens.dask._engine import combine_pairs, cross_bucket_pairs, rank_statistics
 
     grids = np.sum([g["grids"][model] for g in grid_parts], axis=0)  # (B, pb, tb)
     squares = np.sum([g["squares"] for g in grid_parts], axis=0)  # (B, tb)
@@ -146,7 +146,7 @@ def rank_replicates(
         truth_part = dict(zip(_FIELDS, shared[r].tolist(), strict=True))
         single_part = {"concordant": 0.0, "discordant": 0.0, "tied_y": tied_single}
         classes = combine_pairs(
-            [pred_part], [truth_part, single_part], _grid_cross(g), all_pairs, unit=False
+            [pred_part], [truth_part, single_part], cross_bucket_pairs(g), all_pairs, unit=False
         )
         for stat, value in rank_statistics(classes).items():
             out.setdefault(stat, []).append(float(value))

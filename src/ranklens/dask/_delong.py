@@ -67,7 +67,7 @@ from ranklens._registry import CurveForm, CurveStatistic, MetricSpec, RankStatis
 from ranklens._results import ConfidenceInterval
 from ranklens.dask import _noether as _nt
 from ranklens.dask._passes import bucket_column, bucket_of
-from ranklens.dask._profile import _local_correct
+from ranklens.dask._profile import local_correct
 
 #: The statistics whose DeLong inference this module gives, by the key the engine stores them.
 AUC = "auc"
@@ -140,11 +140,11 @@ def _other_y(yv: np.ndarray, wv: np.ndarray | None) -> tuple[np.ndarray, Any]:
 def _local_h(yv: np.ndarray, pv: np.ndarray, wv: np.ndarray | None) -> np.ndarray:
     """Per row, the concordant minus the discordant partners among the rows of this piece."""
     if wv is None:
-        return _nt._concordance(yv, pv)
+        return _nt.net_concordance(yv, pv)
     if yv.size < 2:
         return np.zeros(yv.size)
     same, total = _other_y(yv, wv)
-    return 2.0 * _local_correct(yv, pv, wv) - (total - same)
+    return 2.0 * local_correct(yv, pv, wv) - (total - same)
 
 
 def _auc_h(
@@ -191,9 +191,9 @@ def _sums(h: Sequence[np.ndarray], d: np.ndarray, w: np.ndarray | None) -> dict[
         di = np.asarray(d, dtype=np.int64)
         return {
             "n": int(di.size),
-            "hh": [_nt._signed_dot(hi[a], hi[b]) for a, b in pairs],
-            "hd": [_nt._signed_dot(v, di) for v in hi],
-            "dd": _nt._signed_dot(di, di),
+            "hh": [_nt.signed_dot(hi[a], hi[b]) for a, b in pairs],
+            "hd": [_nt.signed_dot(v, di) for v in hi],
+            "dd": _nt.signed_dot(di, di),
             "wh": [_int_sum(v) for v in hi],
             "wd": _int_sum(di),
         }

@@ -126,8 +126,24 @@ def claim_declared(
     return dataclasses.replace(the_plan, unsupported=rest), taken
 
 
-def _bounds(sample: np.ndarray, n_buckets: int, extra: Sequence[float] = ()) -> np.ndarray:
-    """Distinct value boundaries cutting the sample into about ``n_buckets`` equal buckets."""
+def quantile_bounds(sample: np.ndarray, n_buckets: int, extra: Sequence[float] = ()) -> np.ndarray:
+    """Distinct value boundaries cutting the sample into about ``n_buckets`` equal buckets.
+
+    Parameters
+    ----------
+    sample : ndarray of float64
+        A sample of the column's values.
+    n_buckets : int
+        The number of buckets wanted.
+    extra : sequence of float, optional
+        Boundaries added whatever the sample (a threshold that must fall between buckets).
+
+    Returns
+    -------
+    ndarray of float64
+        The sorted, distinct boundaries: a value's bucket is the number of boundaries at or
+        below it.
+    """
     if n_buckets <= 1 or sample.size == 0:
         cuts = np.zeros(0)
     else:
@@ -152,18 +168,45 @@ def truth_bounds(
         values, counts = np.unique(sample, return_counts=True)
         heavy = values[counts > sample.size / 2]
     isolating = np.r_[heavy, np.nextafter(heavy, np.inf)]
-    bounds = np.unique(np.r_[_bounds(sample, n_buckets, extra), isolating])
+    bounds = np.unique(np.r_[quantile_bounds(sample, n_buckets, extra), isolating])
     single = np.searchsorted(bounds, heavy, side="right")  # the bucket of each heavy value
     return bounds, single.astype(np.int64)
 
 
-def _fsum(values: Any) -> float:
+def fsum(values: Any) -> float:
+    """The correctly rounded sum of float partial sums, whatever their order or grouping.
+
+    Partitions finish in any order; adding their partial sums with :func:`math.fsum` gives the
+    same bits however Dask grouped them.
+
+    Parameters
+    ----------
+    values : iterable of float
+        The partial sums.
+
+    Returns
+    -------
+    float
+        Their sum.
+    """
     return math.fsum(float(v) for v in values)
 
 
-def _grid_cross(counts: Any) -> tuple[Any, Any]:
-    """Pairs in different prediction buckets and different truth buckets: (concordant,
-    discordant), from the grid ``G[a, b]`` (a: prediction bucket, b: truth bucket)."""
+def cross_bucket_pairs(counts: Any) -> tuple[Any, Any]:
+    """Pairs in different prediction buckets and different truth buckets, from the grid of
+    bucket counts.
+
+    Parameters
+    ----------
+    counts : array-like of shape (prediction buckets, truth buckets)
+        ``G[a, b]``: the weight of the rows in prediction bucket ``a`` and truth bucket ``b``
+        (Python integers kept exact).
+
+    Returns
+    -------
+    concordant, discordant : int or float
+        The weight of the concordant and of the discordant pairs between buckets.
+    """
     g = np.asarray(counts, dtype=object)
     n_a, n_b = g.shape
     conc = 0
@@ -189,7 +232,7 @@ def combine_pairs(
     unit: bool,
 ) -> dict[str, Any]:
     """Global pair classes from the pieces (see ``ranklens.ranking._pair_class_stats``)."""
-    add = sum if unit else _fsum
+    add = sum if unit else fsum
 
     def total(parts: Sequence[dict[str, Any]], key: str) -> Any:
         return add(p[key] for p in parts)
@@ -228,7 +271,7 @@ def spearman_unit(n: int, s2: int, t_pred: int, t_y: int) -> float:
 
 def spearman_weighted(cov: float, var_a: float, var_b: float) -> float:
     """Weighted midrank Spearman rho from the weighted midrank moments."""
-    return float(_kr._rho(cov, var_a, var_b))
+    return float(_kr.clipped_correlation(cov, var_a, var_b))
 
 
 def exact_top_threshold(

@@ -109,7 +109,7 @@ def _weight_total(weight: Any, sums: Sequence[float]) -> float:
         engine refuses them too, naming the column).
     """
     try:
-        total = _e._fsum(sums)
+        total = _e.fsum(sums)
     except OverflowError:  # math.fsum of finite sums whose total overflows
         total = math.inf
     if not math.isfinite(total):
@@ -509,8 +509,8 @@ def evaluate(  # noqa: C901, PLR0915
                 values[model][spec.name] = math.nan
                 problems[model][spec.name] = _exception_problem(failed)
                 continue
-            num = _e._fsum(s["sums"][k][j][0] for s in scans)
-            den = _e._fsum(s["sums"][k][j][1] for s in scans)
+            num = _e.fsum(s["sums"][k][j][0] for s in scans)
+            den = _e.fsum(s["sums"][k][j][1] for s in scans)
             with np.errstate(all="ignore"):
                 value = float(form.finalize(num / den)) if den != 0 else math.nan
             values[model][spec.name] = value
@@ -551,7 +551,7 @@ def evaluate(  # noqa: C901, PLR0915
     # interval of the AUC) only where something asks for them: a run of rank correlations alone
     # reads the data neither for the threshold nor for the curve pieces
     want_curves = bool(the_plan.curve) or curve_arrays or bool(n_bootstrap) or not exact
-    t_bounds = _e._bounds(sample_y, buckets)
+    t_bounds = _e.quantile_bounds(sample_y, buckets)
     if top is not None and want_curves:
         totals = dask.compute(
             *[
@@ -580,7 +580,7 @@ def evaluate(  # noqa: C901, PLR0915
         threshold = math.inf  # no events: nothing reads them
     assert threshold is not None
     t_bounds, single = _e.truth_bounds(sample_y, buckets, [threshold] if want_curves else [])
-    p_bounds = [_e._bounds(sp, buckets) for sp in sample_p]
+    p_bounds = [_e.quantile_bounds(sp, buckets) for sp in sample_p]
     settings = {"engine": "dask", "events": definition, "exact": exact, "buckets": buckets}
     if not want_curves:
         del settings["events"]
@@ -969,7 +969,7 @@ def evaluate(  # noqa: C901, PLR0915
         info[spec.name] = _metric_info(spec)
     for spec in the_plan.sweep:
         info[spec.name] = _metric_info(spec)
-    w2 = 0.0 if unit else _e._fsum(s["w2"] for s in scans)
+    w2 = 0.0 if unit else _e.fsum(s["w2"] for s in scans)
     all_pairs = n * (n - 1) // 2 if unit else (float(total_w) ** 2 - w2) / 2.0
     for k, model in enumerate(preds):
         parts = [s for s in pred_out[k] if s["n"]]
@@ -998,7 +998,7 @@ def evaluate(  # noqa: C901, PLR0915
             )
         if want_pairs:
             tparts = [t for t in truth_out if t["n"]]
-            cross = _e._grid_cross(grid_totals[k])
+            cross = _e.cross_bucket_pairs(grid_totals[k])
             # single-valued truth buckets: every pair in one is tied in the truth only
             single_pairs = [
                 {"concordant": 0, "discordant": 0, "tied_y": tied}
@@ -1038,10 +1038,10 @@ def evaluate(  # noqa: C901, PLR0915
                 var_b = [t["models"][k]["var_b"] for t in tparts]
                 for b in single:
                     db = t_carry[b] + float(t_counts[b]) / 2.0 - half
-                    cov.append(db * _e._fsum(p["a_single"][int(b)] for p in parts))
+                    cov.append(db * _e.fsum(p["a_single"][int(b)] for p in parts))
                     var_b.append(float(t_counts[b]) * db * db)
                 rank[RankStatistic.SPEARMAN_RHO] = _e.spearman_weighted(
-                    _e._fsum(cov), _e._fsum(p["var_a"] for p in parts), _e._fsum(var_b)
+                    _e.fsum(cov), _e.fsum(p["var_a"] for p in parts), _e.fsum(var_b)
                 )
             for spec in the_plan.sweep:
                 sweep = spec.capabilities.batched
@@ -1353,7 +1353,7 @@ def _delong(
     class_parts = [math.nan, math.nan]
     class_rows = [0.0, 0.0]
     if sums and math.isfinite(auc):
-        total = [_e._fsum(s[i] for s in sums) for i in range(8)]
+        total = [_e.fsum(s[i] for s in sums) for i in range(8)]
         for c, (w2, wv, wvv, m, weight) in enumerate(
             (
                 (total[0], total[1], total[2], total[3], e_total),
@@ -1361,7 +1361,7 @@ def _delong(
             )
         ):
             # both classes' components average to the AUC
-            spread = _e._fsum([wvv, -2.0 * auc * wv, auc * auc * w2])
+            spread = _e.fsum([wvv, -2.0 * auc * wv, auc * auc * w2])
             class_parts[c] = m / (m - 1) * spread / (weight * weight) if m > 1 else math.nan
             class_rows[c] = float(round(m))
     result = _dl.interval_result(
@@ -1539,10 +1539,10 @@ def _curve_statistics(
     out: dict[Any, float] = {}
     defined = e_total > 0 and n_total > 0
     out[CurveStatistic.ROC_AUC] = (
-        _e._fsum(p["roc_twice"] for p in parts) / (2.0 * e_total * n_total) if defined else math.nan
+        _e.fsum(p["roc_twice"] for p in parts) / (2.0 * e_total * n_total) if defined else math.nan
     )
     out[CurveStatistic.KS] = max([0.0, *(p["ks"] for p in parts)]) if defined else math.nan
-    area = 0.5 * _e._fsum(p["gain_area2"] for p in parts) if e_total > 0 else math.nan
+    area = 0.5 * _e.fsum(p["gain_area2"] for p in parts) if e_total > 0 else math.nan
     perfect = 1.0 - (e_total / total_w) / 2.0
     ratio = (area - 0.5) / (perfect - 0.5) if perfect > 0.5 and not math.isnan(area) else math.nan
     if e_total > 0 and parts and all("gain_twice" in p for p in parts):
@@ -1644,7 +1644,7 @@ def _binned(
     """Binned AUC (one pass, no shuffle) with its guaranteed error bound."""
     binned = {}
     for k, model in enumerate(preds):
-        bounds = _e._bounds(sample_p[k], n_bins)
+        bounds = _e.quantile_bounds(sample_p[k], n_bins)
         counts = dask.compute(
             *[
                 dask.delayed(_p.binned_counts)(part, y, model, weight, threshold, bounds)

@@ -76,7 +76,7 @@ def totals_partition(
     w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
     rw = None
     if boot is not None:
-        rw = _p._replicate_weights(part[_p.KEY].to_numpy(), w, boot["reps"], boot["seed"])
+        rw = _p.replicate_weights(part[_p.KEY].to_numpy(), w, boot["reps"], boot["seed"])
 
     def per_bucket(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         b = _p.bucket_of(values, bounds)
@@ -144,7 +144,7 @@ def _run_sums(
 def _replicates_of(part: Any, w: np.ndarray | None, boot: dict[str, Any] | None) -> Any:
     if boot is None:
         return None
-    return _p._replicate_weights(part[_p.KEY].to_numpy(), w, boot["reps"], boot["seed"])
+    return _p.replicate_weights(part[_p.KEY].to_numpy(), w, boot["reps"], boot["seed"])
 
 
 def _empty(jobs: Sequence[_Job], boot: dict[str, Any] | None) -> dict[str, Any]:
@@ -271,7 +271,7 @@ def evaluate_claimed(
         return {}
 
     t_bounds, single = _e.truth_bounds(sample_y, n_buckets)
-    p_bounds = [_e._bounds(sp, n_buckets) for sp in sample_p]
+    p_bounds = [_e.quantile_bounds(sp, n_buckets) for sp in sample_p]
     offsets = np.r_[0, np.cumsum(part_rows)[:-1]].astype(np.int64)
     boot = None if bootstrap is None else {"reps": bootstrap["reps"], "seed": bootstrap["seed"]}
     totals = dask.compute(

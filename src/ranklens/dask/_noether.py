@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._registry import RankStatistic, RankSweepForm
-from ranklens.dask._passes import _exact_dot, _exact_sum, bucket_column, bucket_of
+from ranklens.dask._passes import bucket_column, bucket_of, exact_dot, exact_sum
 from ranklens.ranking import (
     _noether_variances,
     per_observation_pair_counts,
@@ -87,9 +87,20 @@ def cross_counts(grid: np.ndarray) -> np.ndarray:
     return low_low + high_high - low_high - high_low
 
 
-def _signed_dot(a: np.ndarray, b: np.ndarray) -> int:
-    """``sum a_i b_i`` for int64 arrays of any sign, as an exact Python integer."""
-    return _exact_dot(a, b)
+def signed_dot(a: np.ndarray, b: np.ndarray) -> int:
+    """``sum a_i b_i`` for int64 arrays of any sign, as an exact Python integer.
+
+    Parameters
+    ----------
+    a, b : ndarray of int64
+        The two vectors, of the same length.
+
+    Returns
+    -------
+    int
+        The dot product, exactly.
+    """
+    return exact_dot(a, b)
 
 
 def moments(h: np.ndarray, y: np.ndarray, p: np.ndarray) -> list[int]:
@@ -97,19 +108,31 @@ def moments(h: np.ndarray, y: np.ndarray, p: np.ndarray) -> list[int]:
     pp), exact."""
     h, y, p = (np.asarray(v, dtype=np.int64) for v in (h, y, p))
     return [
-        _exact_sum(h),
-        _signed_dot(h, h),
-        _signed_dot(h, y),
-        _signed_dot(h, p),
-        _exact_sum(y),
-        _exact_dot(y, y),
-        _exact_dot(y, p),
-        _exact_sum(p),
-        _exact_dot(p, p),
+        exact_sum(h),
+        signed_dot(h, h),
+        signed_dot(h, y),
+        signed_dot(h, p),
+        exact_sum(y),
+        exact_dot(y, y),
+        exact_dot(y, p),
+        exact_sum(p),
+        exact_dot(p, p),
     ]
 
 
-def _concordance(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+def net_concordance(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Per row, its concordant minus its discordant partners among the rows given.
+
+    Parameters
+    ----------
+    y, p : ndarray of float64
+        The truth and the prediction of the rows.
+
+    Returns
+    -------
+    ndarray of int64
+        ``c_i - d_i`` per row (zeros for fewer than two rows).
+    """
     if y.size < 2:
         return np.zeros(y.size, np.int64)
     counts = per_observation_pair_counts(y, p)
@@ -142,7 +165,7 @@ def prediction_rows(
     tb = bucket_of(yv, t_bounds)
     if rows is None:
         pv = part[pred].to_numpy(dtype=np.float64)
-        rows = (_concordance(yv, pv), _tie_size(pv))
+        rows = (net_concordance(yv, pv), _tie_size(pv))
     h = rows[0] + np.asarray(h_row, np.int64)[tb]
     q = n - rows[1]
     alone = np.isin(tb, single)
@@ -166,7 +189,7 @@ def truth_rows(
     for k in range(n_models):
         if rows is None:
             pb = part[bucket_column(k)].to_numpy().astype(np.float64)
-            h3 = _concordance(yv, pb)
+            h3 = net_concordance(yv, pb)
         else:
             h3 = rows["h"][k]
         h = part[h_column(k)].to_numpy().astype(np.int64) + h3

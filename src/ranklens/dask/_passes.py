@@ -59,9 +59,31 @@ def bucket_of(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     return np.searchsorted(bounds, values, side="right").astype(np.int64)
 
 
-def _arrays(
+def partition_arrays(
     part: Any, y: str, preds: Sequence[str], weight: str | None
 ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray | None]:
+    """A partition's columns as contiguous float64 arrays.
+
+    Parameters
+    ----------
+    part : DataFrame
+        One partition.
+    y : str
+        The truth's column.
+    preds : sequence of str
+        The prediction columns.
+    weight : str or None
+        The case weight column, if any.
+
+    Returns
+    -------
+    y : ndarray of float64
+        The truth.
+    preds : list of ndarray of float64
+        Each prediction.
+    weight : ndarray of float64 or None
+        The case weights.
+    """
     yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
     pv = [np.ascontiguousarray(part[c].to_numpy(dtype=np.float64)) for c in preds]
     wv = None if weight is None else np.ascontiguousarray(part[weight].to_numpy(dtype=np.float64))
@@ -86,7 +108,7 @@ def scan(
     ``out["robust"][k][j]``, the unweighted loss sum and the candidate rows of
     :func:`loss_candidates` (or the measure's domain error).
     """
-    yv, pv, wv = _arrays(part, y, preds, weight)
+    yv, pv, wv = partition_arrays(part, y, preds, weight)
     bad: list[str] = []
     for name, v in [(y, yv), *zip(preds, pv, strict=True)]:
         if not np.isfinite(v).all():
@@ -183,7 +205,7 @@ def grid(
     t_bounds: np.ndarray,
 ) -> dict[str, Any]:
     """Second pass: per model, the (prediction bucket x truth bucket) count and weight grid."""
-    yv, pv, wv = _arrays(part, y, preds, weight)
+    yv, pv, wv = partition_arrays(part, y, preds, weight)
     if wv is not None:
         keep = wv > 0
         yv, wv = yv[keep], wv[keep]
@@ -258,7 +280,22 @@ def with_t_bucket(part: Any, y: str, bounds: np.ndarray, single: np.ndarray) -> 
     return part[keep].assign(**{T_BUCKET: tb[keep]})
 
 
-def _local_pairs(stats: np.ndarray, unit: bool) -> dict[str, Any]:
+def local_pairs(stats: np.ndarray, unit: bool) -> dict[str, Any]:
+    """The pair classes of the rows of one piece, from its rank sweep's ``stats``.
+
+    Parameters
+    ----------
+    stats : ndarray
+        The ``stats`` of :func:`ranklens._rank_sweep.rank_sweep` on the piece.
+    unit : bool
+        Whether the weights are unit (the counts are then exact integers).
+
+    Returns
+    -------
+    dict
+        ``concordant``, ``discordant``, ``tied_y``, ``tied_p`` and ``tied_both`` (pairs tied in
+        y include those tied in both, and likewise for the prediction).
+    """
     s = _pair_class_stats(stats, exact=unit)
     tied_y = s["tied_true_only"] + s["tied_both"]
     tied_p = s["tied_pred_only"] + s["tied_both"]
@@ -346,7 +383,7 @@ def prediction_partition(
         return empty, out
     bucket = int(part[P_BUCKET].iloc[0])
     c = carry[bucket]
-    yv, (pv,), wv = _arrays(part, y, [pred], weight)
+    yv, (pv,), wv = partition_arrays(part, y, [pred], weight)
     unit = wv is None
     if curves:
         out.update(_curve_pieces(part, yv, pv, wv, threshold, c, queries, depths, boot, bucket))
@@ -379,7 +416,7 @@ def prediction_partition(
         a = np.empty_like(a_sorted)
         a[order] = a_sorted
         stats = _rank_sweep(yv, pv, wv)[0]
-    out["pairs"] = _local_pairs(stats, unit)
+    out["pairs"] = local_pairs(stats, unit)
     # rows of single-valued truth buckets: sums of their midranks (see truth_partition)
     tb = bucket_of(yv, t_bounds) if single.size else np.zeros(0, np.int64)
     if wv is None:
@@ -573,15 +610,15 @@ def truth_partition(
         if wv is None:
             stats, _, _, h = _unit_sweep(yv, pb, per_row)
             rows["h"].append(h)
-            cross = _exact_dot(a.astype(np.int64), b)
-            models.append({"pairs": _local_pairs(stats, unit), "s2": cross})
+            cross = exact_dot(a.astype(np.int64), b)
+            models.append({"pairs": local_pairs(stats, unit), "s2": cross})
         else:
             stats = _rank_sweep(yv, pb, wv)[0]
             half = total_w / 2.0
             da, db = a - half, b - half
             models.append(
                 {
-                    "pairs": _local_pairs(stats, unit),
+                    "pairs": local_pairs(stats, unit),
                     "cov": float(np.sum(wv * da * db)),
                     "var_b": float(np.sum(wv * db * db)),
                 }
@@ -592,11 +629,21 @@ def truth_partition(
     return out
 
 
-def _exact_dot(a: np.ndarray, b: np.ndarray) -> int:
+def exact_dot(a: np.ndarray, b: np.ndarray) -> int:
     """``sum a_i b_i`` as an exact Python int for integer ``a`` and ``b`` of any sign.
 
     Below ``2**31`` in magnitude each product fits int64 (``< 2**62``) and is split into its
     high and low 31 bits, whose int64 sums cannot overflow (at most ``2**31`` rows a block).
+
+    Parameters
+    ----------
+    a, b : ndarray of int
+        The two vectors, of the same length.
+
+    Returns
+    -------
+    int
+        The dot product, exactly.
     """
     if a.size == 0:
         return 0
@@ -616,8 +663,19 @@ def _exact_dot(a: np.ndarray, b: np.ndarray) -> int:
     return total
 
 
-def _exact_sum(v: np.ndarray) -> int:
-    """``sum v_i`` as an exact Python int for an integer array."""
+def exact_sum(v: np.ndarray) -> int:
+    """``sum v_i`` as an exact Python int for an integer array.
+
+    Parameters
+    ----------
+    v : ndarray of int
+        The values.
+
+    Returns
+    -------
+    int
+        Their sum, exactly.
+    """
     v = np.asarray(v, dtype=np.int64)
     if v.size == 0:
         return 0
@@ -630,7 +688,7 @@ def binned_counts(
     part: Any, y: str, pred: str, weight: str | None, threshold: float, bounds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Events and non-events (weighted) per prediction bin, for the binned AUC."""
-    yv, (pv,), wv = _arrays(part, y, [pred], weight)
+    yv, (pv,), wv = partition_arrays(part, y, [pred], weight)
     b = bucket_of(pv, bounds)
     ev = (yv >= threshold).astype(np.float64)
     w = np.ones_like(yv) if wv is None else wv
@@ -661,9 +719,30 @@ def add_key(part: Any, offset: int, groups: str | None) -> Any:
     return part.assign(**{KEY: keys})
 
 
-def _replicate_weights(
+def replicate_weights(
     keys: np.ndarray, w: np.ndarray | None, reps: np.ndarray, seed: int
 ) -> np.ndarray:
+    """The Poisson bootstrap weights of some rows in some replicates, drawn from the rows' keys.
+
+    A row's count in a replicate depends on its key, the replicate and the seed only, so every
+    partition draws the same counts for its rows however the data are split.
+
+    Parameters
+    ----------
+    keys : ndarray
+        The rows' keys (cast to uint64).
+    w : ndarray of float64 or None
+        Case weights that multiply the counts.
+    reps : ndarray
+        The replicates' numbers.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    ndarray of float64 of shape (len(reps), len(keys))
+        The counts, times the case weights.
+    """
     from ranklens._resampling import poisson_weights
 
     c = poisson_weights(np.ascontiguousarray(keys, dtype=np.uint64), reps, seed)
@@ -686,7 +765,7 @@ def bootstrap_sums(
 ) -> dict[str, Any]:
     """Per replicate: the mergeable sums of every model and form, and the weight and events of
     every prediction bucket (the carry-ins of the curve pieces)."""
-    yv, pv, wv = _arrays(part, y, preds, weight)
+    yv, pv, wv = partition_arrays(part, y, preds, weight)
     keys = part[KEY].to_numpy()
     n_b = reps.size
     sums = np.zeros((len(preds), len(ratio_forms), 2, n_b))
@@ -694,7 +773,7 @@ def bootstrap_sums(
     rows = max(1, BLOCK_CELLS // max(1, n_b))
     for start in range(0, yv.size, rows):
         sl = slice(start, start + rows)
-        rw = _replicate_weights(keys[sl], None if wv is None else wv[sl], reps, seed)
+        rw = replicate_weights(keys[sl], None if wv is None else wv[sl], reps, seed)
         ev = (yv[sl] >= threshold).astype(np.float64)
         for k, p in enumerate(pv):
             for j, form in enumerate(ratio_forms):
@@ -738,7 +817,7 @@ def bootstrap_curve(
     block = max(1, BLOCK_CELLS // max(1, pv.size))
     for first in range(0, n_b, block):
         sl = slice(first, first + block)
-        rw = _replicate_weights(keys[order], None if wv is None else wv[order], reps[sl], seed)
+        rw = replicate_weights(keys[order], None if wv is None else wv[order], reps[sl], seed)
         gw = np.add.reduceat(rw, starts, axis=1)
         ge = np.add.reduceat(rw * ev, starts, axis=1)
         zero = np.zeros((gw.shape[0], 1))

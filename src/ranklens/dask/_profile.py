@@ -56,14 +56,27 @@ def bucket(row: np.ndarray, yv: np.ndarray, pv: np.ndarray, wv: np.ndarray | Non
         "row": row[order],
         "y": y,
         "w": w,
-        "correct": _local_correct(y, p, w),
+        "correct": local_correct(y, p, w),
         **_envelope_pieces(y, p, w),
     }
 
 
-def _local_correct(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+def local_correct(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """Per row, the weight of the rows of this bucket with another ``y`` ordered correctly
-    relative to it, a tie in the prediction counting 1/2 (the in-memory sweep)."""
+    relative to it, a tie in the prediction counting 1/2 (the in-memory sweep).
+
+    Parameters
+    ----------
+    y, p : ndarray of float64
+        The truth and the prediction of the bucket's rows.
+    w : ndarray of float64 or None
+        Their case weights (None: unit).
+
+    Returns
+    -------
+    ndarray of float64
+        The weight correctly ordered with each row.
+    """
     n = y.size
     if n < 2:
         return np.zeros(n)

@@ -83,9 +83,9 @@ from ranklens.dask import _noether as _nt
 from ranklens.dask._passes import (
     BUCKET_DTYPE,
     T_BUCKET,
-    _exact_dot,
     bucket_column,
     bucket_of,
+    exact_dot,
     midrank_column,
     midrank_dtype,
     release_unused_memory,
@@ -328,9 +328,9 @@ def _rho_sums(u: np.ndarray, v: np.ndarray, pb: np.ndarray, n_pred: int) -> dict
         "u_by_p": _bucket_sums(bucket, u, n_pred),
         "u_pos_by_p": _bucket_sums(bucket, np.maximum(u, 0), n_pred),
         "u_neg_by_p": _bucket_sums(bucket, np.minimum(u, 0), n_pred),
-        "uu": _exact_dot(u, u),
-        "vv": _exact_dot(v, v),
-        "uv": _exact_dot(u, v),
+        "uu": exact_dot(u, u),
+        "vv": exact_dot(v, v),
+        "uv": exact_dot(u, v),
     }
 
 

@@ -102,7 +102,7 @@ def sums_partition(
     with ``boot`` (replicates, seed, groups), the pair (sums, (B, m) replicate sums) for the
     jobs marked for the bootstrap, the replicate weights keyed by the global row position
     (``offset`` + the position here) or by the unit (:func:`ranklens.dask._passes.add_key`)."""
-    from ranklens.dask._passes import BLOCK_CELLS, KEY, _replicate_weights, add_key
+    from ranklens.dask._passes import BLOCK_CELLS, KEY, add_key, replicate_weights
 
     w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
     keys = None
@@ -141,7 +141,7 @@ def sums_partition(
         rows = max(1, BLOCK_CELLS // max(1, reps.size))
         for start in range(0, terms.shape[1], rows):
             sl = slice(start, start + rows)
-            rw = _replicate_weights(keys[sl], None if w is None else w[sl], reps, boot["seed"])
+            rw = replicate_weights(keys[sl], None if w is None else w[sl], reps, boot["seed"])
             replicate += rw @ terms[:, sl].T
         out.append((total, replicate))
     out.append(len(part))

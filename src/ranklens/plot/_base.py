@@ -21,7 +21,12 @@ import numpy as np
 
 from ranklens._curve_registry import register_display
 
-__all__ = ["DEFAULT_MAX_POINTS", "thin_indices"]
+__all__ = [
+    "DEFAULT_MAX_POINTS",
+    "Display",
+    "legend_number",
+    "thin_indices",
+]
 
 #: Vertices per drawn curve at most (per line; a band counts its two edges).
 DEFAULT_MAX_POINTS = 4000
@@ -101,8 +106,22 @@ def _run_ends(key: np.ndarray, bucket: np.ndarray) -> list[np.ndarray]:
     return [order[first], order[last]]
 
 
-def _fmt(value: float, digits: int = 3) -> str:
-    """A summary number for a legend; NaN is shown as 'n/a' (the measure was undefined)."""
+def legend_number(value: float, digits: int = 3) -> str:
+    """A summary number for a legend; NaN is shown as 'n/a' (the measure was undefined).
+
+    Parameters
+    ----------
+    value : float
+        The number (anything else is shown as ``str(value)``).
+    digits : int, default 3
+        Decimals shown; very large or very small numbers take ``digits + 1`` significant
+        digits instead.
+
+    Returns
+    -------
+    str
+        The text for the legend.
+    """
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -120,13 +139,27 @@ def _constructor_options(cls: type[Any]) -> set[str]:
     return {p for p, v in params.items() if v.kind is v.KEYWORD_ONLY and p != "name"}
 
 
-class _Display:
+class Display:
     """Base class of every display: holds one exact result and draws it, thinned, on an axes.
 
     Subclasses set ``_compute`` (the library function behind ``from_predictions``) and implement
     ``_draw(ax, name, max_points, **kwargs)``, which returns the artists it made. Baselines shared
     by every model on an axes (the random model, the optimal curve, the budget line) are drawn once
     per axes through :meth:`_once`.
+
+    Parameters
+    ----------
+    result : Result
+        The exact result drawn (kept on ``result``).
+    name : str, optional
+        The model's name in the legend.
+
+    Attributes
+    ----------
+    ax_, figure_ : matplotlib Axes and Figure
+        Where the display drew, once :meth:`plot` ran.
+    lines_ : list
+        The artists it made.
     """
 
     #: The library function computing the result from ``(y_true, y_pred, **kwargs)``; setting it

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ranklens.bands import curve_bands
-from ranklens.plot._base import _Display
+from ranklens.plot._base import Display
 
 __all__ = ["BeatProbabilityDisplay", "CurveBandsDisplay"]
 
@@ -25,7 +25,7 @@ _Y_LABELS = {
 }
 
 
-class _BandsBase(_Display):
+class _BandsBase(Display):
     """Displays of a :class:`~ranklens.bands.CurveBandsResult` (all its models at once)."""
 
     _compute = staticmethod(curve_bands)

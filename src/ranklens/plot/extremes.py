@@ -11,13 +11,13 @@ import numpy as np
 from ranklens.agreement import compare_metric_rankings
 from ranklens.extremes import regression_precision_recall_curve
 from ranklens.metrics import METRIC_ALIASES
-from ranklens.plot._base import _Display, _fmt
+from ranklens.plot._base import Display, legend_number
 from ranklens.relevance import relevance_from_boxplot
 
 __all__ = ["MetricAgreementDisplay", "RegressionPrecisionRecallDisplay", "RelevanceDisplay"]
 
 
-class RelevanceDisplay(_Display):
+class RelevanceDisplay(Display):
     """A relevance function phi(y) (Torgo & Ribeiro 2009, Fig. 1) over the range of the data.
 
     ``result`` is the relevance function itself (any vectorised callable). With ``y`` given, a
@@ -125,7 +125,7 @@ class RelevanceDisplay(_Display):
         return artists
 
 
-class RegressionPrecisionRecallDisplay(_Display):
+class RegressionPrecisionRecallDisplay(Display):
     """Utility-based precision, recall and F-beta as the event threshold t_E varies.
 
     One colour per model; precision solid, recall dashed, F-beta dotted; the best F-beta is
@@ -143,8 +143,8 @@ class RegressionPrecisionRecallDisplay(_Display):
         r = self.result
         label = self._label(
             name,
-            f"best F{_fmt(r.beta, 1).rstrip('0').rstrip('.')} = "
-            f"{_fmt(r.best_f_beta)} at t_E = {_fmt(r.best_threshold, 2)}",
+            f"best F{legend_number(r.beta, 1).rstrip('0').rstrip('.')} = "
+            f"{legend_number(r.best_f_beta)} at t_E = {legend_number(r.best_threshold, 2)}",
         )
         kwargs.setdefault("drawstyle", "steps-post")
         precision = self._line(
@@ -187,7 +187,7 @@ def _in_comparison(metric: Any, names: tuple[str, ...]) -> str:
     raise ValueError(f"metric {metric!r} is not in this comparison: {names}")
 
 
-class MetricAgreementDisplay(_Display):
+class MetricAgreementDisplay(Display):
     """Torgo & Ribeiro (2009), Fig. 2 (right): each model's rank under one metric against another.
 
     Points on the dashed diagonal are ranked alike by both metrics; the dashed lines mark the top
@@ -240,7 +240,11 @@ class MetricAgreementDisplay(_Display):
         tau = r.kendall_tau[a, b]
         kwargs.setdefault("s", 28)
         dots = ax.scatter(
-            x, y, label=self._label(name, f"Kendall τ = {_fmt(tau, 2)}"), zorder=3, **kwargs
+            x,
+            y,
+            label=self._label(name, f"Kendall τ = {legend_number(tau, 2)}"),
+            zorder=3,
+            **kwargs,
         )
         top = self.top if self.top is not None else max(1, min(10, n_models // 4))
         artists = [dots]

@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 
 from ranklens.intervals import intervals_by_prediction
-from ranklens.plot._base import _Display, thin_indices
+from ranklens.plot._base import Display, thin_indices
 
 __all__ = ["IntervalDisplay"]
 
 
-class IntervalDisplay(_Display):
+class IntervalDisplay(Display):
     """Each case's interval and truth, cases in increasing order of the point prediction.
 
     The band is the interval, the line the point prediction, dots the truth; truths outside their

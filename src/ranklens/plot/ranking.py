@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.plot._base import _Display, _fmt, thin_indices
+from ranklens.plot._base import Display, legend_number, thin_indices
 from ranklens.ranking import concordance_profile, cutoff_auc_curve, rank_lift_curve
 
 __all__ = ["ConcordanceProfileDisplay", "CutoffAUCDisplay", "RankLiftDisplay"]
 
 
-class ConcordanceProfileDisplay(_Display):
+class ConcordanceProfileDisplay(Display):
     """Figure 1: share of correctly ranked pairs per observation, with its local envelope.
 
     Cases run left to right in decreasing order of prediction. Dots are each case's share of
@@ -80,7 +80,7 @@ class ConcordanceProfileDisplay(_Display):
                     max_points=max_points,
                     color=color,
                     linewidth=1.8,
-                    label=self._label(name, f"τ̃ = {_fmt(r.area)}; running mean"),
+                    label=self._label(name, f"τ̃ = {legend_number(r.area)}; running mean"),
                     **kwargs,
                 )
             )
@@ -97,7 +97,7 @@ class ConcordanceProfileDisplay(_Display):
                 )
             )
         else:
-            dots.set_label(self._label(name, f"τ̃ = {_fmt(r.area)}"))
+            dots.set_label(self._label(name, f"τ̃ = {legend_number(r.area)}"))
         artists.append(ax.axhline(r.area, color=color, linestyle=":", linewidth=1))
         low = np.flatnonzero(r.fraction_correct < 0.5)
         n_low = low.size
@@ -143,7 +143,7 @@ def _running_mean(values: np.ndarray, window: int) -> np.ndarray:
         return (csum[hi] - csum[lo]) / (ccount[hi] - ccount[lo])
 
 
-class CutoffAUCDisplay(_Display):
+class CutoffAUCDisplay(Display):
     """Figure 2 (and Figure 5 with several models): the AUC of separating the true top i from
     the rest, at every cutoff i, on an axis stretched by the pairs each cutoff separates.
 
@@ -170,7 +170,7 @@ class CutoffAUCDisplay(_Display):
             x,
             y,
             max_points=max_points,
-            label=self._label(name, f"ρ̃ = {_fmt(r.area)}"),
+            label=self._label(name, f"ρ̃ = {legend_number(r.area)}"),
             **kwargs,
         )
         artists = [line]
@@ -207,7 +207,7 @@ def _cutoff_axis(ax: Any, r: Any) -> Any:
     return top
 
 
-class RankLiftDisplay(_Display):
+class RankLiftDisplay(Display):
     """Figure 3: cumulative inverse rank of the truth captured by targeting the top predictions.
 
     Between the optimal ordering (dashed) and the worst (dotted); the normalised area between them
@@ -228,7 +228,7 @@ class RankLiftDisplay(_Display):
             r.fraction_targeted,
             r.model,
             max_points=max_points,
-            label=self._label(name, f"area = {_fmt(r.area)}"),
+            label=self._label(name, f"area = {legend_number(r.area)}"),
             **kwargs,
         )
         artists = [line]

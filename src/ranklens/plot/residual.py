@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.plot._base import _Display, _fmt
+from ranklens.plot._base import Display, legend_number
 from ranklens.residual import rec_curve, rroc_curve
 
 __all__ = ["RECCurveDisplay", "RROCCurveDisplay"]
@@ -30,7 +30,7 @@ def _axes_unit(ax: Any, size: float) -> float:
     return _UNITS[ax]
 
 
-class RECCurveDisplay(_Display):
+class RECCurveDisplay(Display):
     """Regression error characteristic curve (Bi & Bennett 2003): share of cases within tolerance.
 
     Draws ``result.accuracy`` against ``result.tolerance`` as the exact step function; the legend
@@ -56,7 +56,7 @@ class RECCurveDisplay(_Display):
             r.tolerance,
             r.accuracy,
             max_points=max_points,
-            label=self._label(name, f"AOC = {_fmt(r.area_over_curve)}"),
+            label=self._label(name, f"AOC = {legend_number(r.area_over_curve)}"),
             **kwargs,
         )
         if not ax.get_xlabel():
@@ -70,7 +70,7 @@ class RECCurveDisplay(_Display):
         return [line]
 
 
-class RROCCurveDisplay(_Display):
+class RROCCurveDisplay(Display):
     """Regression ROC curve (Hernández-Orallo 2013): over- against under-estimation.
 
     Each point is the total over-prediction and total under-prediction after a constant shift of
@@ -95,7 +95,7 @@ class RROCCurveDisplay(_Display):
             r.over[drawn] / unit,
             r.under[drawn] / unit,
             max_points=max_points,
-            label=self._label(name, f"area = {_fmt(r.area, 4)}"),
+            label=self._label(name, f"area = {legend_number(r.area, 4)}"),
             **kwargs,
         )
         if unit != 1.0 and not ax.get_xlabel():

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.plot._base import _Display, _fmt
+from ranklens.plot._base import Display, legend_number
 from ranklens.targeting import gain_curve, lift_curve, profit_curve, roc_curve
 
 __all__ = ["GainCurveDisplay", "LiftCurveDisplay", "ProfitCurveDisplay", "RocCurveDisplay"]
@@ -20,7 +20,7 @@ def _percent_axis(axis: Any) -> None:
     axis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
 
 
-class RocCurveDisplay(_Display):
+class RocCurveDisplay(Display):
     """ROC curve: true against false positive rate as the targeting threshold falls.
 
     ``from_predictions(y_true, y_score, events="top:0.1")`` for a continuous target. The diagonal
@@ -40,7 +40,7 @@ class RocCurveDisplay(_Display):
             r.fpr,
             r.tpr,
             max_points=max_points,
-            label=self._label(name, f"AUC = {_fmt(r.auc)}"),
+            label=self._label(name, f"AUC = {legend_number(r.auc)}"),
             **kwargs,
         )
         artists = [line]
@@ -58,7 +58,7 @@ class RocCurveDisplay(_Display):
         return artists
 
 
-class GainCurveDisplay(_Display):
+class GainCurveDisplay(Display):
     """Cumulative gain (the slides' cumulative response curve): share of events, or of the total
     value with ``events="value"``, captured by targeting the top fraction by score.
 
@@ -78,7 +78,7 @@ class GainCurveDisplay(_Display):
             r.fraction_targeted,
             r.gain,
             max_points=max_points,
-            label=self._label(name, f"accuracy ratio = {_fmt(r.accuracy_ratio)}"),
+            label=self._label(name, f"accuracy ratio = {legend_number(r.accuracy_ratio)}"),
             **kwargs,
         )
         artists = [line]
@@ -114,7 +114,7 @@ class GainCurveDisplay(_Display):
         return artists
 
 
-class LiftCurveDisplay(_Display):
+class LiftCurveDisplay(Display):
     """Lift: cumulative gain divided by the share targeted (random = 1, perfect dashed)."""
 
     _compute = staticmethod(lift_curve)
@@ -131,7 +131,7 @@ class LiftCurveDisplay(_Display):
             r.fraction_targeted,
             r.lift,
             max_points=max_points,
-            label=self._label(name, f"lift at 10% = {_fmt(at_10, 2)}"),
+            label=self._label(name, f"lift at 10% = {legend_number(at_10, 2)}"),
             **kwargs,
         )
         artists = [line]
@@ -164,7 +164,7 @@ class LiftCurveDisplay(_Display):
         return artists
 
 
-class ProfitCurveDisplay(_Display):
+class ProfitCurveDisplay(Display):
     """Profit against the share targeted, with the random and perfect models and the budget.
 
     The marked point is the profit-maximising depth; with a budget the vertical line is the
@@ -180,9 +180,9 @@ class ProfitCurveDisplay(_Display):
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
-        summary = f"best {_fmt(r.best_profit, 0)} at {100 * r.best_fraction:.0f}%"
+        summary = f"best {legend_number(r.best_profit, 0)} at {100 * r.best_fraction:.0f}%"
         if r.budget_profit is not None:
-            summary += f"; within budget {_fmt(r.budget_profit, 0)}"
+            summary += f"; within budget {legend_number(r.budget_profit, 0)}"
         line = self._line(
             ax,
             r.fraction_targeted,
