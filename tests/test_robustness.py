@@ -210,13 +210,13 @@ def test_generic_fallback_for_other_measures(rng):
 def test_percent_change_matches_published_table1_arithmetic():
     # Table 1 of Rosset, Perlich & Zadrozny (2005): RMSE $3,872,481 -> $1,940,415 is printed as
     # 49.8% (truncated 49.89%)
-    from ranklens.robustness import _percent
+    from ranklens._format import percent_change
 
-    assert _percent(1940415 - 3872481, 3872481) == pytest.approx(49.89, abs=0.005)
-    assert _percent(421198 - 568281, 568281) == pytest.approx(25.9, abs=0.05)
-    assert _percent(0.2896 - 0.2845, 0.2845) == pytest.approx(1.80, abs=0.01)
-    assert _percent(0.0, 0.0) == 0.0
-    assert _percent(1.0, 0.0) == math.inf
+    assert percent_change(1940415 - 3872481, 3872481) == pytest.approx(49.89, abs=0.005)
+    assert percent_change(421198 - 568281, 568281) == pytest.approx(25.9, abs=0.05)
+    assert percent_change(0.2896 - 0.2845, 0.2845) == pytest.approx(1.80, abs=0.01)
+    assert percent_change(0.0, 0.0) == 0.0
+    assert percent_change(1.0, 0.0) == math.inf
 
 
 def test_most_influential_bad_input(rng):

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["finite_or_none", "format_number", "result_html", "summarise", "table_html"]
+__all__ = [
+    "finite_or_none",
+    "format_number",
+    "percent_change",
+    "result_html",
+    "summarise",
+    "table_html",
+]
 
 
 def finite_or_none(value: Any) -> Any:
@@ -166,3 +173,24 @@ def table_html(
         parts.append("</tr>")
     parts.append("</tbody></table></div>")
     return "".join(parts)
+
+
+def percent_change(change: float, value: float) -> float:
+    """The size of a change as a percentage of the value it changes (the robustness tables'
+    "% change" column).
+
+    Parameters
+    ----------
+    change : float
+        The change of the value.
+    value : float
+        The value before the change.
+
+    Returns
+    -------
+    float
+        ``100 |change| / |value|``; 0 for no change, infinity for a change of a zero value.
+    """
+    if change == 0.0:
+        return 0.0
+    return math.inf if value == 0.0 else 100.0 * abs(change) / abs(value)

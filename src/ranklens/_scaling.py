@@ -19,6 +19,7 @@ __all__ = [
     "ldexp",
     "product_exponent",
     "scaled",
+    "scaled_residuals",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -77,3 +78,32 @@ def scaled(x: FloatArray) -> tuple[FloatArray, int]:
     """
     e = binary_exponent(float(np.max(np.abs(x))))
     return (np.ldexp(x, -e) if e else x), e
+
+
+def scaled_residuals(y: FloatArray, p: FloatArray) -> tuple[FloatArray, int]:
+    """Residuals ``y - p = rs * 2**e`` with ``max |rs|`` in [0.5, 1).
+
+    Squaring ``rs`` instead of ``y - p`` is the scaling of LAPACK's ``dnrm2`` and of ``hypot``:
+    ``sum r_i^2`` overflows for ``|r| > 1.3e154`` and underflows for ``|r| < 1.5e-154``, although
+    RMSE and RMSPE are representable far beyond both. A residual beyond the largest float
+    (``y`` and ``p`` of opposite signs near 1.8e308) is taken as twice the difference of the
+    halves, which is exact for normal numbers.
+
+    Parameters
+    ----------
+    y, p : ndarray of float64
+        The values and those subtracted from them (finite).
+
+    Returns
+    -------
+    rs : ndarray of float64
+        The scaled residuals.
+    e : int
+        The binary exponent: ``y - p = rs * 2**e``.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = y - p
+    if not np.isfinite(r).all():
+        rs, e = scaled(0.5 * y - 0.5 * p)
+        return rs, e + 1
+    return scaled(r)

@@ -18,9 +18,10 @@ first position).
 from __future__ import annotations
 
 import decimal
+import math
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,8 @@ __all__ = [
     "as_2d_float",
     "as_group_codes",
     "check_aligned",
+    "check_event_threshold",
+    "check_finite_number",
     "check_fraction",
     "check_nonnegative_number",
     "check_pair",
@@ -43,6 +46,7 @@ __all__ = [
     "check_sample_weight_scaled",
     "is_constant",
     "normalize_weights",
+    "relevance_values",
     "to_float_array",
 ]
 
@@ -537,4 +541,108 @@ def check_nonnegative_number(value: Any, name: str) -> float:
         raise ValueError(f"{name} must be a non-negative number; got {value!r}") from None
     if not (np.isfinite(v) and v >= 0):
         raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
+    return v
+
+
+def relevance_values(relevance: Callable[[Any], Any], y: FloatArray, name: str) -> FloatArray:
+    """phi(y) checked to be n finite values in [0, 1].
+
+    The check of every relevance-based measure (:mod:`ranklens.extremes`) and of the targeting
+    measures' relevance events (:mod:`ranklens.targeting`).
+
+    Parameters
+    ----------
+    relevance : callable
+        The relevance function ``phi``, called on the whole array.
+    y : ndarray of float64 of shape (n,)
+        The values it is evaluated on.
+    name : str
+        The argument ``y`` came from, named in the error message.
+
+    Returns
+    -------
+    ndarray of float64 of shape (n,)
+        ``phi(y)``, contiguous.
+
+    Raises
+    ------
+    ValueError
+        If ``phi`` raises, returns another number of values, or a value outside [0, 1] or NaN.
+    """
+    try:
+        raw = relevance(y)
+    except Exception as exc:
+        raise ValueError(f"relevance could not be evaluated on {name}: {exc}") from exc
+    phi = np.asarray(raw, dtype=np.float64).reshape(-1) if np.ndim(raw) else None
+    if phi is None or phi.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"relevance must return one value per element of {name} ({y.shape[0]}); "
+            f"got shape {np.shape(raw)}"
+        )
+    phi = np.ascontiguousarray(phi)
+    lo, hi = (float(phi.min()), float(phi.max())) if phi.size else (0.0, 0.0)
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo >= 0.0 and hi <= 1.0):
+        raise ValueError(
+            f"relevance must map {name} into [0, 1]; got values in [{lo!r}, {hi!r}]"
+            + (" (NaN present)" if np.isnan(phi).any() else "")
+        )
+    return phi
+
+
+def check_event_threshold(value: Any) -> float:
+    """The relevance threshold ``t_E`` from which a value is an event: a number in (0, 1].
+
+    Parameters
+    ----------
+    value : Any
+        The ``event_threshold`` given.
+
+    Returns
+    -------
+    float
+        The threshold.
+
+    Raises
+    ------
+    ValueError
+        If it is not a number in (0, 1].
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"event_threshold must be a number in (0, 1]; got {value!r}") from None
+    if not (0.0 < v <= 1.0):
+        raise ValueError(f"event_threshold must be in (0, 1]; got {value!r}")
+    return v
+
+
+def check_finite_number(value: Any, name: str, *, minimum: float | None = None) -> float:
+    """A finite float, at least ``minimum`` when given (a cost, a margin, a budget).
+
+    Parameters
+    ----------
+    value : Any
+        The number given.
+    name : str
+        Its argument's name, in the error message.
+    minimum : float, optional
+        The smallest value allowed.
+
+    Returns
+    -------
+    float
+        The number.
+
+    Raises
+    ------
+    ValueError
+        If it is not a number, not finite, or below ``minimum``.
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number; got {value!r}") from None
+    if not math.isfinite(v) or (minimum is not None and v < minimum):
+        bound = "" if minimum is None else f" >= {minimum:g}"
+        raise ValueError(f"{name} must be a finite number{bound}; got {value!r}")
     return v

@@ -110,7 +110,8 @@ def _extras(d: dict[str, Any]) -> None:
     """Public functions outside the registry and the pipeline's defaults."""
     from ranklens.agreement import ranking_agreement
     from ranklens.delong import delong_test
-    from ranklens.listwise import _ndcg_segment, ndcg_by_group, rank_distance_ndcg
+    from ranklens.listwise import ndcg_by_group, rank_distance_ndcg
+    from ranklens.metrics import get_metric
     from ranklens.ranking import (
         concordance_profile,
         cutoff_auc_curve,
@@ -126,6 +127,10 @@ def _extras(d: dict[str, Any]) -> None:
     from ranklens.targeting import decile_table, gain_curve, lift_curve, roc_curve
 
     y, p, w = d["y"], d["preds"]["good"], d["weight"]
+    # NDCG's run of tie blocks, read from its registry entry as the Dask engine reads it
+    ndcg_list = get_metric("ndcg_score").capabilities.ranked_list
+    assert ndcg_list is not None
+    segment = ndcg_list.segment
     calls: list[Callable[[], Any]] = [
         lambda: ranking_summary(y, p),
         lambda: per_observation_pair_counts(y, p),
@@ -135,8 +140,8 @@ def _extras(d: dict[str, Any]) -> None:
         lambda: ndcg_by_group(y, p, d["groups"], sample_weight=w),
         lambda: rank_distance_ndcg(np.arange(1.0, 11.0), np.arange(10.0, 0.0, -1.0), n=10),
         # the Dask engine's runs of NDCG (ranklens.dask._listwise), from a carry-in position
-        lambda: _ndcg_segment(np.sort(np.abs(y))[::-1], np.sort(np.abs(y))[::-1], None, 2.0, 1.0),
-        lambda: _ndcg_segment(np.sort(np.abs(y))[::-1], np.sort(np.abs(y))[::-1], w, 2.0, 1.0),
+        lambda: segment(np.sort(np.abs(y))[::-1], np.sort(np.abs(y))[::-1], None, 2.0, 1.0),
+        lambda: segment(np.sort(np.abs(y))[::-1], np.sort(np.abs(y))[::-1], w, 2.0, 1.0),
         lambda: medcouple(y),
         lambda: relevance_from_boxplot(y, adjusted=True, sample_weight=w),
         lambda: relevance_from_boxplot(y, shape="pchip")(y),
@@ -187,17 +192,18 @@ def _pipeline(d: dict[str, Any], weighted: bool) -> None:
 @contextlib.contextmanager
 def _every_driver() -> Iterator[None]:
     """Within the block the bootstrap uses the parallel drivers whatever the size of the work."""
-    from ranklens import _resampling, targeting
+    from ranklens import _resampling
+    from ranklens._xp import band_routes
 
-    saved = _resampling.PARALLEL_WORK, _resampling.PARALLEL_PAYS, targeting._SWEEP_PARALLEL_WORK
-    _resampling.PARALLEL_WORK = _resampling.PARALLEL_PAYS = targeting._SWEEP_PARALLEL_WORK = 0
+    saved = _resampling.PARALLEL_WORK, _resampling.PARALLEL_PAYS, band_routes.SWEEP_PARALLEL_WORK
+    _resampling.PARALLEL_WORK = _resampling.PARALLEL_PAYS = band_routes.SWEEP_PARALLEL_WORK = 0
     try:
         yield
     finally:
         (
             _resampling.PARALLEL_WORK,
             _resampling.PARALLEL_PAYS,
-            targeting._SWEEP_PARALLEL_WORK,
+            band_routes.SWEEP_PARALLEL_WORK,
         ) = saved
 
 

@@ -556,9 +556,9 @@ def _positive(value: float | None, option: str) -> float | None:
     """A positive finite number (the library's number parser, then > 0)."""
     if value is None:
         return None
-    from ranklens.targeting import _finite
+    from ranklens._validation import check_finite_number
 
-    number = _library_check(_finite, value, option, minimum=0)
+    number = _library_check(check_finite_number, value, option, minimum=0)
     if number == 0:
         raise InputError(f"{option} must be positive; got {value!r}")
     return number
@@ -586,9 +586,14 @@ def check_options(
 
     Raises :class:`InputError` for the first problem found.
     """
-    from ranklens._validation import check_nonnegative_number, check_positive_int, check_probability
-    from ranklens.extremes import _check_event_threshold
-    from ranklens.targeting import _finite, _profit_spec
+    from ranklens._validation import (
+        check_event_threshold,
+        check_finite_number,
+        check_nonnegative_number,
+        check_positive_int,
+        check_probability,
+    )
+    from ranklens.targeting import _profit_spec
 
     if len(set(preds)) != len(preds):
         raise InputError(f"a --pred column is given twice: {preds}")
@@ -608,7 +613,7 @@ def check_options(
         _library_check(check_probability, alpha, "--alpha")
     if event_threshold is not None:
         try:
-            _check_event_threshold(event_threshold)
+            check_event_threshold(event_threshold)
         except ValueError as exc:
             raise InputError(_as_options(_first_line(exc))) from None
     check_bootstrap(bootstrap)
@@ -618,7 +623,7 @@ def check_options(
     _positive(budget, "--budget")
     _positive(cost_per_target, "--cost-per-target")
     if value_margin is not None:
-        _library_check(_finite, value_margin, "--value-margin")
+        _library_check(check_finite_number, value_margin, "--value-margin")
     if budget is not None and cost_per_target is None:
         raise InputError(
             "--budget and --cost-per-target go together (at most "

@@ -47,12 +47,15 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import CurveResult, Result
+from ranklens._scaling import scaled_residuals
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
+    check_event_threshold,
     check_nonnegative_number,
     check_pair,
     check_sample_weight_scaled,
+    relevance_values,
 )
 from ranklens._xp import utility as _xu
 from ranklens.exceptions import warn_undefined
@@ -70,7 +73,6 @@ from ranklens.relevance import (
     _Sample,
     relevance_from_boxplot,
 )
-from ranklens.residual import _scaled_residuals
 
 # The utility measures are sums once the relevance is fixed, but their default relevance is a
 # box plot of y_true (its quartiles): order statistics of the truth.
@@ -295,28 +297,6 @@ def _accuracy_from_hinges(values: Any) -> SmoothAccuracy:
 _ACCURACY_FIT = OrderStatisticFit(positions=_hinge_positions, build=_accuracy_from_hinges)
 
 
-def _relevance_values(relevance: RelevanceLike, y: FloatArray, name: str) -> FloatArray:
-    """phi(y) checked to be n finite values in [0, 1]."""
-    try:
-        raw = relevance(y)
-    except Exception as exc:
-        raise ValueError(f"relevance could not be evaluated on {name}: {exc}") from exc
-    phi = np.asarray(raw, dtype=np.float64).reshape(-1) if np.ndim(raw) else None
-    if phi is None or phi.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"relevance must return one value per element of {name} ({y.shape[0]}); "
-            f"got shape {np.shape(raw)}"
-        )
-    phi = np.ascontiguousarray(phi)
-    lo, hi = (float(phi.min()), float(phi.max())) if phi.size else (0.0, 0.0)
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo >= 0.0 and hi <= 1.0):
-        raise ValueError(
-            f"relevance must map {name} into [0, 1]; got values in [{lo!r}, {hi!r}]"
-            + (" (NaN present)" if np.isnan(phi).any() else "")
-        )
-    return phi
-
-
 def _accuracy_values(accuracy: Any, y_true: FloatArray, y_pred: FloatArray) -> FloatArray:
     if isinstance(accuracy, StepAccuracy | SmoothAccuracy):
         # Skip the re-validation of the public __call__: the pair is already checked.
@@ -338,16 +318,6 @@ def _accuracy_values(accuracy: Any, y_true: FloatArray, y_pred: FloatArray) -> F
     if not (np.isfinite(alpha).all() and alpha.min() >= 0.0 and alpha.max() <= 1.0):
         raise ValueError("accuracy must return finite values in [0, 1]")
     return alpha
-
-
-def _check_event_threshold(value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"event_threshold must be a number in (0, 1]; got {value!r}") from None
-    if not (0.0 < v <= 1.0):
-        raise ValueError(f"event_threshold must be in (0, 1]; got {value!r}")
-    return v
 
 
 @dataclasses.dataclass(frozen=True)
@@ -385,8 +355,8 @@ def _prepare(
             "relevance must be a callable phi(y) -> [0, 1] such as SigmoidRelevance(...); "
             f"got {type(relevance).__name__}"
         )
-    phi_true = _relevance_values(relevance, a, "y_true")
-    phi_pred = _relevance_values(relevance, b, "y_pred") if need_pred_relevance else phi_true
+    phi_true = relevance_values(relevance, a, "y_true")
+    phi_pred = relevance_values(relevance, b, "y_pred") if need_pred_relevance else phi_true
     if need_accuracy:
         acc = _default_accuracy(a, frequency) if accuracy is None else accuracy
         alpha = _accuracy_values(acc, a, b)
@@ -516,7 +486,7 @@ def regression_precision_recall(
     >>> round(res.recall, 6), round(res.precision, 6)
     (0.670344, 0.668162)
     """
-    t_e = _check_event_threshold(event_threshold)
+    t_e = check_event_threshold(event_threshold)
     beta = check_nonnegative_number(beta, "beta")
     prep = _prepare(y_true, y_pred, relevance, accuracy, sample_weight)
     num_r, den_r, n_true, num_p, den_p, n_pred = _precision_recall_sums(
@@ -656,8 +626,8 @@ def _pr_partial(
     del params
     if y.size == 0:
         return None
-    phi_true = _relevance_values(relevance, y, "y_true")
-    phi_pred = _relevance_values(relevance, p, "y_pred")
+    phi_true = relevance_values(relevance, y, "y_true")
+    phi_pred = relevance_values(relevance, p, "y_pred")
     alpha = _accuracy_values(accuracy, y, p)
     counted = None if w is None else w > 0
     size = grid.size + 1
@@ -932,7 +902,7 @@ def _scaled_losses(prep: _Prepared, loss: str) -> tuple[FloatArray, int]:
     1e-200 underflow, while the sums and means built on them are representable.
     """
     code = _check_loss(loss)
-    rs, e = _scaled_residuals(prep.y_pred, prep.y_true)
+    rs, e = scaled_residuals(prep.y_pred, prep.y_true)
     if code == _xu.LOSS_SQUARED:
         return rs * rs, 2 * e
     return np.abs(rs), e
@@ -981,8 +951,8 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
     relevance = params.get("relevance")
     if relevance is not None and not callable(relevance):
         return None  # the function raises; the engine reports it
-    t_e = _check_event_threshold(params.get("event_threshold", _DEFAULT_EVENT_THRESHOLD))
-    residuals = [_scaled_residuals(pred, y) for pred in preds]  # L_i = values_i * 2**e
+    t_e = check_event_threshold(params.get("event_threshold", _DEFAULT_EVENT_THRESHOLD))
+    residuals = [scaled_residuals(pred, y) for pred in preds]  # L_i = values_i * 2**e
     losses = {
         "squared": (
             np.stack([rs * rs for rs, _ in residuals]),
@@ -996,8 +966,8 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
     ascending = np.argsort(y, kind="stable")
     phi_true = phi_pred = None
     if relevance is not None:
-        phi_true = _relevance_values(relevance, y, "y_true")
-        phi_pred = np.stack([_relevance_values(relevance, p, "y_pred") for p in preds])
+        phi_true = relevance_values(relevance, y, "y_true")
+        phi_pred = np.stack([relevance_values(relevance, p, "y_pred") for p in preds])
     return _SweepState(
         y=y,
         preds=preds,
@@ -1080,7 +1050,7 @@ def _precision_recall_models(
     )
     phi_pred = state.phi_pred
     if phi_pred is None:  # an elementwise relevance: every model's predictions in one call
-        flat = _relevance_values(relevance, state.preds.reshape(-1), "y_pred")
+        flat = relevance_values(relevance, state.preds.reshape(-1), "y_pred")
         phi_pred = flat.reshape(n_models, n)
     sums, _ = _xu.precision_recall_sums_models(phi_true, phi_pred, alpha, w_s, True, state.t_e)
     return sums
@@ -1099,7 +1069,7 @@ def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, 
         if relevance is None:
             continue
         if state.relevance is None:
-            phi_true = _relevance_values(relevance, state.y, "y_true")
+            phi_true = relevance_values(relevance, state.y, "y_true")
         else:
             assert state.phi_true is not None
             phi_true = state.phi_true
@@ -1119,7 +1089,7 @@ def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, 
                 pr = (precision, recall, _f_beta(precision, recall, 1.0))
             elif utility and accuracy is not None:
                 if state.phi_pred is None:
-                    phi_pred = _relevance_values(relevance, state.preds[m], "y_pred")
+                    phi_pred = relevance_values(relevance, state.preds[m], "y_pred")
                 else:
                     phi_pred = state.phi_pred[m]
                 alpha = _accuracy_values(accuracy, state.y, state.preds[m])
@@ -1238,7 +1208,7 @@ def _no_relevance() -> float:
 
 
 def _rw_terms(y: FloatArray, p: FloatArray, *, relevance: Any, loss: str) -> FloatArray:
-    phi = _relevance_values(relevance, y, "y_true")
+    phi = relevance_values(relevance, y, "y_true")
     d = p - y
     return np.stack([phi * (d * d if loss == "squared" else np.abs(d)), phi])
 
@@ -1259,7 +1229,7 @@ def _rw_form(loss: str) -> SumsForm:
 
 def _sera_sum_terms(y: FloatArray, p: FloatArray, *, relevance: Any) -> FloatArray:
     d = p - y
-    return (_relevance_values(relevance, y, "y_true") * (d * d))[None, :]
+    return (relevance_values(relevance, y, "y_true") * (d * d))[None, :]
 
 
 def _sera_finalize(sums: Any, n: int, **params: Any) -> float:
@@ -1276,9 +1246,9 @@ def _utility_terms(
     event_threshold: float = 0.5,
 ) -> FloatArray:
     """Per row: the four sums of eqs. 6 and 10 (Torgo & Ribeiro 2009), >= in both."""
-    t_e = _check_event_threshold(event_threshold)
-    phi_t = _relevance_values(relevance, y, "y_true")
-    phi_p = _relevance_values(relevance, p, "y_pred")
+    t_e = check_event_threshold(event_threshold)
+    phi_t = relevance_values(relevance, y, "y_true")
+    phi_p = relevance_values(relevance, p, "y_pred")
     alpha = _accuracy_values(accuracy, y, p)
     true_event = phi_t >= t_e
     pred_event = phi_p >= t_e
@@ -1295,7 +1265,7 @@ def _utility_terms(
 def _utility_finalize(which: str) -> Callable[..., float]:
     def finalize(sums: Any, n: int, *, event_threshold: float = 0.5, **params: Any) -> float:
         del n, params
-        t_e = _check_event_threshold(event_threshold)
+        t_e = check_event_threshold(event_threshold)
         if which == "precision":
             return _precision(sums[2], sums[3], t_e)
         if which == "recall":

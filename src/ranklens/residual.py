@@ -51,7 +51,7 @@ from ranklens._registry import (
 from ranklens._results import CurveResult
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
-from ranklens._scaling import product_exponent
+from ranklens._scaling import product_exponent, scaled_residuals
 from ranklens._scaling import scaled as _scaled
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -101,8 +101,8 @@ class _RatioForm(RatioForm):
     """``metric = finalize(sum_i w_i num_i / sum_i w_i den_i)`` (``den_i = 1`` when None).
 
     ``scaled``, when given, computes the public value without overflow or underflow (see
-    :func:`_scaled_residuals`); the plain ``numerator`` / ``denominator`` columns serve the
-    leave-one-out rules and the bootstrap, which work at ordinary magnitudes.
+    :func:`ranklens._scaling.scaled_residuals`); the plain ``numerator`` / ``denominator``
+    columns serve the leave-one-out rules and the bootstrap, which work at ordinary magnitudes.
     ``scaled_leave_one_out`` is the leave-one-out rule at any magnitude (``(y, p) -> values``);
     data of extreme size without one are recomputed row by row with ``scaled``.
     """
@@ -251,23 +251,6 @@ def _check_strictly_positive(
 # --------------------------------------------------------------------------------------------
 
 
-def _scaled_residuals(y: FloatArray, p: FloatArray) -> tuple[FloatArray, int]:
-    """Residuals ``y - p = rs * 2**e`` with ``max |rs|`` in [0.5, 1).
-
-    Squaring ``rs`` instead of ``y - p`` is the scaling of LAPACK's ``dnrm2`` and of ``hypot``:
-    ``sum r_i^2`` overflows for ``|r| > 1.3e154`` and underflows for ``|r| < 1.5e-154``, although
-    RMSE and RMSPE are representable far beyond both. A residual beyond the largest float
-    (``y`` and ``p`` of opposite signs near 1.8e308) is taken as twice the difference of the
-    halves, which is exact for normal numbers.
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        r = y - p
-    if not np.isfinite(r).all():
-        rs, e = _scaled(0.5 * y - 0.5 * p)
-        return rs, e + 1
-    return _scaled(r)
-
-
 def _mean(values: FloatArray, w: FloatArray | None) -> float:
     """(Weighted) mean; ``w`` has mean 1 after validation, so ``w * values`` cannot overflow."""
     if w is None:
@@ -279,7 +262,7 @@ def _scaled_power_mean(
     y: FloatArray, p: FloatArray, w: FloatArray | None, *, power: int, root: bool
 ) -> float:
     """``mean |r|^power`` (``power`` 1 or 2), or its square root, without over/underflow."""
-    rs, e = _scaled_residuals(y, p)
+    rs, e = scaled_residuals(y, p)
     m = _mean(np.abs(rs) if power == 1 else rs * rs, w)
     if root:
         return _ldexp(math.sqrt(m), e)
@@ -291,7 +274,7 @@ def _scaled_power_leave_one_out(
 ) -> FloatArray:
     """:func:`_scaled_power_mean` without each row in turn, O(n): the exclusive sums of the
     scaled residuals' powers, scaled back once (inf only for a mean beyond the float range)."""
-    rs, e = _scaled_residuals(y, p)
+    rs, e = scaled_residuals(y, p)
     mean = _exclusive_sums(np.abs(rs) if power == 1 else rs * rs) / (y.shape[0] - 1)
     with np.errstate(over="ignore", under="ignore"):
         return np.ldexp(np.sqrt(mean), e) if root else np.ldexp(mean, power * e)
@@ -312,7 +295,7 @@ def _scaled_mae(y: FloatArray, p: FloatArray, w: FloatArray | None) -> float:
 def _scaled_epsilon(
     y: FloatArray, p: FloatArray, w: FloatArray | None, *, epsilon: float = 0.1
 ) -> float:
-    rs, e = _scaled_residuals(y, p)
+    rs, e = scaled_residuals(y, p)
     # epsilon on the residuals' scale; inf when it exceeds every residual by far (loss 0)
     eps = _ldexp(epsilon, -e)
     return _ldexp(_mean(np.maximum(np.abs(rs) - eps, 0.0), w), e)
@@ -326,7 +309,7 @@ def _scaled_linlin(
     cost_over: float = 1.0,
     cost_under: float = 1.0,
 ) -> float:
-    rs, e = _scaled_residuals(p, y)  # > 0: over-prediction
+    rs, e = scaled_residuals(p, y)  # > 0: over-prediction
     # the costs are scaled too, so that a cost near the largest float times n rows cannot overflow
     e_cost = _binary_exponent(max(cost_over, cost_under))
     c_o, c_u = _ldexp(cost_over, -e_cost), _ldexp(cost_under, -e_cost)
@@ -336,7 +319,7 @@ def _scaled_linlin(
 
 def _scaled_rmspe(y: FloatArray, p: FloatArray, w: FloatArray | None) -> float:
     _check_rmspe_response(y)
-    rs, e_r = _scaled_residuals(y, p)
+    rs, e_r = scaled_residuals(y, p)
     ys, e_y = _scaled(y)
     ratio = _mean(rs * rs, w) / _mean(ys * ys, w)
     return _ldexp(math.sqrt(ratio), e_r - e_y)
@@ -1173,7 +1156,7 @@ def pmap(
             f"got lower={'given' if given[0] else None}, upper={'given' if given[1] else None}, "
             f"alpha={alpha!r}"
         )
-    # both means scaled before summing (see _scaled_residuals), so pmap is a float whenever it is
+    # both means scaled before summing (see scaled_residuals), so pmap is a float whenever it is
     # representable, for series of any magnitude
     scale = _scaled_mae(y[1:], y[:-1], None)
     if scale == 0.0:

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._docstrings import raises_input_errors
+from ranklens._format import percent_change
 from ranklens._registry import BreakdownBound, MetricSpec
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
@@ -165,12 +166,6 @@ class InfluenceResult(Result):
 _MIN_ROWS = 3
 
 
-def _percent(change: float, value: float) -> float:
-    if change == 0.0:
-        return 0.0
-    return math.inf if value == 0.0 else 100.0 * abs(change) / abs(value)
-
-
 @raises_input_errors("y_true", "y_pred", weights=False)
 def most_influential(
     y_true: ArrayLike,
@@ -273,7 +268,7 @@ def most_influential(
         value=value,
         value_without=without,
         change=change,
-        percent_change=_percent(change, value),
+        percent_change=percent_change(change, value),
         leave_one_out=loo,
         method=method,
     )

@@ -65,10 +65,13 @@ from ranklens._scaling import ldexp, product_exponent
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
+    check_event_threshold,
+    check_finite_number,
     check_pair,
     check_positive_int,
     check_probability,
     check_sample_weight,
+    relevance_values,
 )
 from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import measures as _xm
@@ -85,7 +88,6 @@ else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKerne
 from ranklens._xp import curve_helpers as _xh
 from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
 from ranklens._xp import ranked_keys as _xk  # likewise
-from ranklens.extremes import _check_event_threshold, _relevance_values
 
 #: Below this many curve points the areas, the ROC sums and the perfect model's interpolation run
 #: their NumPy forms (:mod:`ranklens._xp.curve_helpers`, the kernels' numbers bit for bit) while
@@ -202,8 +204,8 @@ def _top_threshold(y: FloatArray, q: float, w: FloatArray | None) -> float:
 
 def _relevance_events(y: FloatArray, phi: Any, threshold: Any) -> tuple[FloatArray, str]:
     # Shared with the utility-based measures (ranklens.extremes): phi is checked alike everywhere.
-    t_e = _check_event_threshold(threshold)
-    values = _relevance_values(phi, y, "y_true")
+    t_e = check_event_threshold(threshold)
+    values = relevance_values(phi, y, "y_true")
     return (values >= t_e).astype(np.float64), f"relevance >= {t_e:g} ({phi!r:.60})"
 
 
@@ -1026,7 +1028,7 @@ def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: boo
     from ranklens._kernels import curve_sweeps
 
     threads = numba.get_num_threads()
-    if threads > 1 and w.shape[0] > 1 and w.shape[1] >= _SWEEP_PARALLEL_WORK:
+    if threads > 1 and w.shape[0] > 1 and w.shape[1] >= _band_routes.SWEEP_PARALLEL_WORK:
         return curve_sweeps.gain_grid_parallel(*args, 4 * threads)
     return curve_sweeps.gain_grid_serial(*args)
 
@@ -1526,17 +1528,6 @@ class ProfitCurveResult(CurveResult):
         return _interp_depth(depth, self.fraction_targeted, self.profit, allow_zero=True)
 
 
-def _finite(value: Any, name: str, *, minimum: float | None = None) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number; got {value!r}") from None
-    if not math.isfinite(v) or (minimum is not None and v < minimum):
-        bound = "" if minimum is None else f" >= {minimum:g}"
-        raise ValueError(f"{name} must be a finite number{bound}; got {value!r}")
-    return v
-
-
 def _check_cost_benefit(cost_benefit: Any) -> FloatArray:
     try:
         cb = np.asarray(cost_benefit, dtype=np.float64)
@@ -1588,10 +1579,12 @@ def _profit_spec(
             + ("both" if cost_benefit is not None else "neither")
         )
     cost = (
-        None if cost_per_target is None else _finite(cost_per_target, "cost_per_target", minimum=0)
+        None
+        if cost_per_target is None
+        else check_finite_number(cost_per_target, "cost_per_target", minimum=0)
     )
     if budget is not None:
-        _finite(budget, "budget", minimum=0)
+        check_finite_number(budget, "budget", minimum=0)
         if cost is None or cost == 0.0:
             raise ValueError(
                 "budget needs a positive cost_per_target: at most floor(budget / cost_per_target) "
@@ -1604,7 +1597,7 @@ def _profit_spec(
                 " only converts a budget into a number of targets, so pass budget too (or drop it)"
             )
         return _ProfitSpec(_check_cost_benefit(cost_benefit), None, cost), events
-    margin = _finite(value_margin, "value_margin")
+    margin = check_finite_number(value_margin, "value_margin")
     if cost is None:
         raise ValueError(
             "value_margin needs cost_per_target: profit = value_margin * captured y - "
@@ -2069,8 +2062,6 @@ _SWEEP_CODES = {
     CurveStatistic.ACCURACY_RATIO: 3,
     CurveStatistic.LIFT_AT: 4,
 }
-#: Work of one replicate row (rows x models) from which its threads pay for themselves.
-_SWEEP_PARALLEL_WORK = 1 << 15
 
 
 @dataclasses.dataclass(frozen=True)
@@ -2163,7 +2154,7 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
     parallel = (
         threads > 1
         and w.shape[0] > 1
-        and w.shape[1] * state.orders.shape[0] >= _SWEEP_PARALLEL_WORK
+        and w.shape[1] * state.orders.shape[0] >= _band_routes.SWEEP_PARALLEL_WORK
     )
     if parallel:
         return curve_sweeps.targeting_replicates_parallel(*args, 4 * threads)

@@ -25,7 +25,7 @@ import importlib
 import sys
 from collections.abc import Iterator
 
-__all__ = ["NUMPY_BELOW", "ROUTE_ROWS", "numpy_route", "routed_as"]
+__all__ = ["NUMPY_BELOW", "ROUTE_ROWS", "SWEEP_PARALLEL_WORK", "numpy_route", "routed_as"]
 
 #: Below this many data rows, while :mod:`ranklens._kernels.curve_sweeps` is not imported, a band
 #: grid takes its NumPy form without importing it. From here on the kernel module's own rule
@@ -36,6 +36,11 @@ __all__ = ["NUMPY_BELOW", "ROUTE_ROWS", "numpy_route", "routed_as"]
 #: cache, 1,000 replicates of two curves for two models took about the same CPU time either way
 #: at 2,000 rows (3.5 s on NumPy, 3.7 s loading the kernels), about 1 s more on NumPy at 4,000.
 NUMPY_BELOW = 1 << 11
+
+#: Work of one replicate row of a targeting sweep or a gain grid (data rows, times the models of
+#: a sweep) from which the kernels' parallel drivers pay for their threads; read at each call, so
+#: that ``ranklens warmup`` setting it to 0 compiles the parallel drivers too.
+SWEEP_PARALLEL_WORK = 1 << 15
 
 #: The data rows the route is decided for within :func:`routed_as` (0: the call's own).
 ROUTE_ROWS: contextvars.ContextVar[int] = contextvars.ContextVar("ROUTE_ROWS", default=0)

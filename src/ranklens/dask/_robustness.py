@@ -78,6 +78,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._format import percent_change
 from ranklens._registry import MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens.dask import _noether as _nt
 from ranklens.dask._passes import (
@@ -92,7 +93,7 @@ from ranklens.dask._passes import (
 )
 from ranklens.exceptions import warn_undefined
 from ranklens.metrics import get_metric
-from ranklens.robustness import TABLE1_METRICS, RobustnessTableResult, _percent
+from ranklens.robustness import TABLE1_METRICS, RobustnessTableResult
 
 #: The column carrying each row's position in the input (partitions laid end to end).
 POS = "_ranklens_pos"
@@ -665,7 +666,7 @@ def table(
             continue
         entire.append(value)
         without.append(best[1])
-        percent.append(_percent(best[1] - value, value))
+        percent.append(percent_change(best[1] - value, value))
         index.append(best[0])
     return RobustnessTableResult(
         metrics=tuple(s.name for s in specs),
