@@ -45,6 +45,7 @@ FOUNDATIONS = {
     "ranklens.exceptions",
 }
 MEASURES = {
+    "ranklens._rank_sweep",  # the rank sweep: ranking's measures and the Dask engine
     "ranklens.extremes",
     "ranklens.intervals",
     "ranklens.listwise",

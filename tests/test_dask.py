@@ -19,8 +19,8 @@ distributed = pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens._kernels import ranking as _kr  # noqa: E402
+from ranklens._rank_sweep import pair_class_stats, rank_sweep  # noqa: E402
 from ranklens.metrics import get_metric  # noqa: E402
-from ranklens.ranking import _pair_class_stats, _rank_sweep  # noqa: E402
 from ranklens.targeting import decile_table  # noqa: E402
 
 TOL = 1e-12
@@ -82,7 +82,7 @@ def _params(spec):
 def _exact_pairs(df: pd.DataFrame, model: str) -> dict:
     y = df["y"].to_numpy()
     p = df[model].to_numpy()
-    s = _pair_class_stats(_rank_sweep(y, p, None)[0], exact=True)
+    s = pair_class_stats(rank_sweep(y, p, None)[0], exact=True)
     return {k: s[k] for k in ("concordant", "discordant", "tied_both", "distinct_y")}
 
 

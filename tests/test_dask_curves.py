@@ -16,8 +16,9 @@ dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
+from ranklens._rank_sweep import rank_sweep  # noqa: E402
 from ranklens.evaluation import evaluate_models  # noqa: E402
-from ranklens.ranking import _rank_sweep, cutoff_auc_curve, ranking_summary  # noqa: E402
+from ranklens.ranking import cutoff_auc_curve, ranking_summary  # noqa: E402
 from ranklens.targeting import (  # noqa: E402
     best_model_by_depth,
     gain_curve,
@@ -189,7 +190,7 @@ def test_noether_interval_equals_ranking_summary(
         p = df[model].to_numpy()
         got = ev.extras["noether"][model]
         want = ranking_summary(y, p)
-        assert got["moments"] == [int(v) for v in _rank_sweep(y, p, None)[1]]
+        assert got["moments"] == [int(v) for v in rank_sweep(y, p, None)[1]]
         _same(got["kendall_tau"], want.kendall_tau, "tau")
         _same(got["tau_variance"], want.tau_variance, "plug-in")
         _same(got["tau_variance_unbiased"], want.tau_variance_unbiased, "unbiased")

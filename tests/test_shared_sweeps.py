@@ -9,6 +9,7 @@ import contextlib
 import numpy as np
 import pytest
 
+import ranklens._rank_sweep as rank_sweep
 import ranklens.ranking as ranking
 from ranklens._resampling import kernels_only
 from ranklens._shared import shared_results
@@ -22,15 +23,28 @@ from ranklens.ranking import (
 )
 
 
+class _CountedSorts:
+    """A kernel module's stand-in that counts the calls of its ``sequence`` (the sort) and
+    passes everything else through."""
+
+    def __init__(self, kernels, calls: list[int]) -> None:
+        self._kernels = kernels
+        self._calls = calls
+
+    def sequence(self, y, p, **kwargs):
+        self._calls.append(y.size)
+        return self._kernels.sequence(y, p, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._kernels, name)
+
+
 def _counting(monkeypatch) -> list[int]:
+    """The sorts of the rank measures: those of the ranking module and of the rank sweep it
+    shares with the other engines (each holds the kernel module as ``_k``)."""
     calls: list[int] = []
-    sequence = ranking._k.sequence
-
-    def spy(y, p, **kwargs):
-        calls.append(y.size)
-        return sequence(y, p, **kwargs)
-
-    monkeypatch.setattr(ranking._k, "sequence", spy)
+    for module in (ranking, rank_sweep):
+        monkeypatch.setattr(module, "_k", _CountedSorts(module._k, calls))
     return calls
 
 

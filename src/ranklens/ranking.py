@@ -27,7 +27,6 @@ are floats. Every algorithm is O(n log n); the kernels are in :mod:`ranklens._ke
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import sys
 import time
@@ -48,6 +47,12 @@ from ranklens._exact_null import (
 from ranklens._inference import fisher_z_tau_interval
 from ranklens._normal import ndtr as _ndtr
 from ranklens._normal import ndtri as _ndtri
+from ranklens._rank_sweep import (
+    noether_variances,
+    pair_class_stats,
+    rank_sweep,
+    tau_c_from_classes,
+)
 from ranklens._registry import (
     AnalyticVariance,
     BreakdownBound,
@@ -59,7 +64,6 @@ from ranklens._registry import (
 )
 from ranklens._results import ConfidenceInterval, CurveResult, Result
 from ranklens._scaling import product_exponent
-from ranklens._shared import RANK_SEQUENCE, RANK_SWEEP, shared, sharing
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     check_pair,
@@ -132,8 +136,6 @@ __all__ = [
 ]
 
 _ONE = np.ones(1, np.int64)
-_NO_INT = np.empty(0, np.int64)
-_NO_FLOAT = np.empty(0, np.float64)
 
 
 def _exact(value: Fraction) -> int | Fraction:
@@ -470,91 +472,6 @@ def _spearman_pvalue(rho: float, n: int) -> float:
     return float(2 * _special().stdtr(n - 2, -abs(t)))
 
 
-def _noether_variances(
-    n: int, stats: dict[str, float], moments: np.ndarray, tau: float
-) -> tuple[float, float]:
-    """Plug-in (eq. 6) and unbiased variance of tau-b by U-statistic formulas.
-
-    The kernel is the delta-method linearisation of tau-b = U_h / sqrt(U_y U_p) (U_h: mean of
-    sign(dy) sign(dp) over ordered pairs, U_y / U_p: fractions of pairs with distinct y / pred):
-    g_ij = h_ij / sqrt(by bp) - tau/2 (dy_ij / by + dp_ij / bp). Without ties g = h - tau and both
-    formulas reduce to eq. 6 of Rosset, Perlich & Zadrozny (2005) and its unbiased twin. Needs only
-    sums over rows of G_i = sum_j g_ij and G_i^2, accumulated by the sweep (``moments``), and the
-    pair-class totals.
-    """
-    if not np.isfinite(tau) or n < 2:
-        return math.nan, math.nan
-    npairs = n * (n - 1.0)
-    by = 2 * stats["distinct_y"] / npairs
-    bp = 2 * stats["distinct_pred"] / npairs
-    alpha = 1 / math.sqrt(by * bp)
-    beta = tau / (2 * by)
-    gamma = tau / (2 * bp)
-    s_h, s_hh, s_hy, s_hp, s_y, s_yy, s_yp, s_p, s_pp = (float(v) for v in moments)
-    a_sum = alpha * s_h - beta * s_y - gamma * s_p
-    q_sum = (
-        alpha**2 * s_hh
-        + beta**2 * s_yy
-        + gamma**2 * s_pp
-        - 2 * alpha * beta * s_hy
-        - 2 * alpha * gamma * s_hp
-        + 2 * beta * gamma * s_yp
-    )
-    # sum of g_ij^2 over ordered pairs, by pair class
-    b_sum = 2 * (
-        stats["concordant"] * (alpha - beta - gamma) ** 2
-        + stats["discordant"] * (alpha + beta + gamma) ** 2
-        + stats["tied_true_only"] * gamma**2
-        + stats["tied_pred_only"] * beta**2
-    )
-    u = a_sum / npairs
-    e2 = b_sum / npairs
-    plug_in = math.nan
-    if n > 2:
-        e12 = (q_sum - b_sum) / (npairs * (n - 2))
-        plug_in = max(0.0, 2 / npairs * (2 * (n - 2) * (e12 - u * u) + (e2 - u * u)))
-    else:
-        plug_in = max(0.0, 2 / npairs * (e2 - u * u))
-    unbiased = math.nan
-    if n > 3:
-        theta2 = (a_sum**2 - 2 * b_sum - 4 * (q_sum - b_sum)) / (npairs * (n - 2) * (n - 3))
-        unbiased = (2 / npairs) * (
-            2 * (q_sum - b_sum) / npairs + b_sum / npairs - (2 * n - 3) * theta2
-        )
-        unbiased = max(0.0, unbiased)
-    return plug_in, unbiased
-
-
-def _pair_class_stats(stats: np.ndarray, exact: bool) -> dict[str, Any]:
-    """Pair-class totals from the sweep's ``stats`` (see ``ranklens._kernels.ranking.sweep``)."""
-    conc2, disc2, total, sy2, sp2, sj2, sw2 = (int(v) if exact else float(v) for v in stats)
-    half = (lambda v: v // 2) if exact else (lambda v: v / 2)
-    all_pairs = half(total * total - sw2)
-    tied_y = half(sy2 - sw2)  # includes tied in both
-    tied_p = half(sp2 - sw2)
-    tied_b = half(sj2 - sw2)
-    return {
-        "total": total,
-        "concordant": half(conc2),
-        "discordant": half(disc2),
-        "tied_true_only": tied_y - tied_b,
-        "tied_pred_only": tied_p - tied_b,
-        "tied_both": tied_b,
-        "distinct_y": all_pairs - tied_y,
-        "distinct_pred": all_pairs - tied_p,
-    }
-
-
-def _tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:
-    tau = c_index = math.nan
-    if s["distinct_y"] > 0 and s["distinct_pred"] > 0:
-        tau = (s["concordant"] - s["discordant"]) / math.sqrt(s["distinct_y"] * s["distinct_pred"])
-        tau = min(1.0, max(-1.0, float(tau)))
-    if s["distinct_y"] > 0:
-        c_index = float((s["concordant"] + s["tied_pred_only"] / 2) / s["distinct_y"])
-    return tau, c_index
-
-
 def _spearman_from_sums(
     n: int, s2: int, wy: int, t_pred: int, t_y: int
 ) -> tuple[float, int | Fraction]:
@@ -599,12 +516,12 @@ def _ranking_summary_on_device(
         w, scale = unit / mean_unit, largest * mean_unit
     sums = weighted_summary_sums(xp, y, p, w, scale)
     exact = w.dtype.kind in "iu"
-    s = _pair_class_stats(np.array(sums["stats"], dtype=object), exact=exact)
+    s = pair_class_stats(np.array(sums["stats"], dtype=object), exact=exact)
     cov, var_a, var_b, f3 = sums["fsums"]
     rho = math.nan
     if var_a > 0.0 and var_b > 0.0:
         rho = min(1.0, max(-1.0, cov / math.sqrt(var_a * var_b)))
-    tau, c_index = _tau_c_from_classes(s)
+    tau, c_index = tau_c_from_classes(s)
     counts = {
         name: max(0.0, float(s[name] * scale * scale)) if not exact else max(0, s[name])
         for name in ("discordant", "concordant", "tied_true_only", "tied_pred_only")
@@ -619,7 +536,7 @@ def _summary_from_sums(sums: dict[str, Any], level: float, *, stacklevel: int) -
     """:class:`RankingSummary` from :func:`ranklens._xp.summary.summary_sums` (unweighted)."""
     n = sums["n"]
     s = {k: sums[k] for k in _SUMMARY_CLASSES}
-    tau, c_index = _tau_c_from_classes(s)
+    tau, c_index = tau_c_from_classes(s)
     rho, r_value = _spearman_from_sums(n, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"])
     reasons = _undefined_reasons(s)
     moments = np.array(sums["moments"], dtype=float)
@@ -666,7 +583,7 @@ def _unweighted_inference(
 ) -> _TauRhoInference:
     """Noether's variances of tau and the null p-values of tau and rho without weights, from the
     pair classes ``s`` and the tie group sizes; appends to ``reasons`` what is undefined."""
-    var_plug, var_unb = _noether_variances(n, s, moments, tau)
+    var_plug, var_unb = noether_variances(n, s, moments, tau)
     if n < 4 and np.isfinite(tau):
         reasons.append(f"the unbiased variance of tau needs n >= 4 (got n = {n})")
     tau_p = math.nan
@@ -1406,33 +1323,6 @@ def _numpy_sums(y: np.ndarray, p: np.ndarray) -> dict[str, Any]:
         _NUMPY_SWEEP_SECONDS[0] += time.perf_counter() - start
 
 
-def _rank_sequence(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
-    """``ranklens._kernels.ranking.sequence(y, p, need_pred_rank=True)``: ``(order, key, pkey,
-    y_rank, pred_rank, n_y, n_p)``, computed once per input within
-    :func:`ranklens._shared.shared_results`."""
-    return shared(RANK_SEQUENCE, (y, p), functools.partial(_k.sequence, y, p, need_pred_rank=True))
-
-
-def _rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
-    """The sequence and one sweep: ``(stats, moments, limbs, fsums, order, key, pkey)`` (run
-    once per input within :func:`ranklens._shared.shared_results`)."""
-    return shared(RANK_SWEEP, (y, p, w), lambda: _sweep_once(y, p, w))
-
-
-def _sweep_once(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
-    if sharing():  # the sort the comparison's other users of these data share
-        order, key, pkey, _, _, n_y, _ = _rank_sequence(y, p)
-    else:
-        order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
-    empties = [_NO_INT] * 5 if w is None else [_NO_FLOAT] * 5
-    weights = _ONE if w is None else w[order]
-    proto = _k.record_prototype(y.size, unit=w is None)
-    stats, moments, limbs, fsums = _k.sweep(
-        key, pkey, n_y, weights, w is None, proto, _NO_INT, *empties
-    )
-    return stats, moments, limbs, fsums, order, key, pkey
-
-
 def _point(
     y_true: Any, y_pred: Any, sample_weight: Any, which: str, device: str | None = None
 ) -> float:
@@ -1448,14 +1338,14 @@ def _point(
         else:
             value = _value_from_classes({k: sums[k] for k in _SUMMARY_CLASSES}, which)
         return _warn_if_undefined(float(value), which)
-    stats, _, limbs, fsums, *_ = _rank_sweep(y, p, w)
+    stats, _, limbs, fsums, *_ = rank_sweep(y, p, w)
     if which == "rho":
         if w is None:
             value, _ = _exact_spearman(y.size, limbs)
         else:
             value = _k.clipped_correlation(fsums[0], fsums[1], fsums[2])
     else:
-        value = _value_from_classes(_pair_class_stats(stats, exact=w is None), which)
+        value = _value_from_classes(pair_class_stats(stats, exact=w is None), which)
     return _warn_if_undefined(float(value), which)
 
 
@@ -1466,7 +1356,7 @@ def _value_from_classes(s: dict[str, Any], which: str) -> float:
         if s["distinct_y"] > 0:
             return float((s["concordant"] - s["discordant"]) / s["distinct_y"])
         return math.nan
-    tau, c_index = _tau_c_from_classes(s)
+    tau, c_index = tau_c_from_classes(s)
     return tau if which == "tau" else c_index
 
 
@@ -1577,15 +1467,15 @@ def ranking_summary(
     n = int(y.size)
     if w is None and _numpy_sweep(n):
         return _summary_from_sums(_numpy_sums(y, p), level, stacklevel=4)
-    stats, moments, limbs, fsums, order, key, pkey = _rank_sweep(y, p, w)
-    s = _pair_class_stats(stats, exact=w is None)
+    stats, moments, limbs, fsums, order, key, pkey = rank_sweep(y, p, w)
+    s = pair_class_stats(stats, exact=w is None)
     r_value: int | Fraction | float
     if w is None:
         rho, r_value = _exact_spearman(n, limbs)
     else:
         rho = float(_k.clipped_correlation(fsums[0], fsums[1], fsums[2]))
         r_value = float(fsums[1] - fsums[0] - fsums[3] / 2)
-    tau, c_index = _tau_c_from_classes(s)
+    tau, c_index = tau_c_from_classes(s)
     reasons = _undefined_reasons(s)
     if w is not None:
         assert isinstance(r_value, float)  # the weighted sweep's R, computed above
@@ -2296,9 +2186,9 @@ def partial_kendall_tau(
     n = int(y.size)
     bins, bin_sizes = _bins(y, k)
     # the pair classes of (-bin, prediction): bins play the role of a heavily tied y_true
-    stats, _, _, _, _, _, pkey = _rank_sweep(-bins.astype(np.float64), p, None)
+    stats, _, _, _, _, _, pkey = rank_sweep(-bins.astype(np.float64), p, None)
     pred_sizes = np.diff(np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1], True]))
-    s = _pair_class_stats(stats, exact=True)
+    s = pair_class_stats(stats, exact=True)
     diff_pairs = s["distinct_y"]
     misordered = _exact(s["discordant"] + Fraction(s["tied_pred_only"], 2))
     reasons = []

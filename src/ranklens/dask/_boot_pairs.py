@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._rank_sweep import rank_sweep
 from ranklens.dask._passes import (
     BLOCK_CELLS,
     KEY,
@@ -32,7 +33,6 @@ from ranklens.dask._passes import (
     partition_arrays,
     replicate_weights,
 )
-from ranklens.ranking import _rank_sweep
 
 _FIELDS = ("concordant", "discordant", "tied_y", "tied_p", "tied_both")
 
@@ -75,7 +75,7 @@ def _sweep_classes(yv: np.ndarray, xv: np.ndarray, v: np.ndarray) -> np.ndarray:
     """(concordant, discordant, tied_y, tied_p, tied_both) of the weighted sweep, as floats."""
     if not v.any():
         return np.zeros(len(_FIELDS))
-    stats = _rank_sweep(yv, np.ascontiguousarray(xv), np.ascontiguousarray(v))[0]
+    stats = rank_sweep(yv, np.ascontiguousarray(xv), np.ascontiguousarray(v))[0]
     pairs = local_pairs(stats, unit=False)
     return np.array([float(pairs[f]) for f in _FIELDS])
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ranklens._kernels import ranking as _kr
 from ranklens._normal import ndtri
+from ranklens._rank_sweep import tau_c_from_classes
 from ranklens._registry import (
     AnalyticVariance,
     ComputationalForm,
@@ -31,7 +32,6 @@ from ranklens._registry import (
 from ranklens.dask import _delong as _dl
 from ranklens.exceptions import RowDomainError
 from ranklens.metrics import available_metrics, get_metric
-from ranklens.ranking import _tau_c_from_classes
 
 #: Rows per bucket aimed at when the buckets are chosen (a bucket is one partition in memory).
 ROWS_PER_BUCKET = 500_000
@@ -231,7 +231,7 @@ def combine_pairs(
     all_pairs: Any,
     unit: bool,
 ) -> dict[str, Any]:
-    """Global pair classes from the pieces (see ``ranklens.ranking._pair_class_stats``)."""
+    """Global pair classes from the pieces (see ``ranklens.ranking.pair_class_stats``)."""
     add = sum if unit else fsum
 
     def total(parts: Sequence[dict[str, Any]], key: str) -> Any:
@@ -255,7 +255,7 @@ def combine_pairs(
 
 def rank_statistics(classes: dict[str, Any]) -> dict[RankStatistic, float]:
     """Kendall's tau-b and Harrell's C from the pair classes (as the in-memory sweep)."""
-    tau, c_index = _tau_c_from_classes(classes)
+    tau, c_index = tau_c_from_classes(classes)
     return {RankStatistic.KENDALL_TAU_B: tau, RankStatistic.HARRELL_C: c_index}
 
 

@@ -1,7 +1,7 @@
 """Noether's interval of Kendall's tau on Dask, from exact per-row sums of the same passes.
 
 The variance of tau-b (Noether 1967; eq. 6 of Rosset, Perlich & Zadrozny 2005, in the
-delta-method form of ``ranklens.ranking._noether_variances``) needs, besides the pair classes,
+delta-method form of ``ranklens.ranking.noether_variances``) needs, besides the pair classes,
 nine sums over rows of products of three per-row counts: ``h_i`` (concordant minus discordant
 partners of row ``i``), ``y_i`` (partners with another ``y``) and ``p_i`` (partners with another
 prediction). Every partner of a row falls in one of the three classes of the pair counts:
@@ -38,13 +38,10 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._rank_sweep import noether_variances
 from ranklens._registry import RankStatistic, RankSweepForm
 from ranklens.dask._passes import bucket_column, bucket_of, exact_dot, exact_sum
-from ranklens.ranking import (
-    _noether_variances,
-    per_observation_pair_counts,
-    tau_confidence_interval,
-)
+from ranklens.ranking import per_observation_pair_counts, tau_confidence_interval
 
 
 def h_column(model_index: int) -> str:
@@ -104,7 +101,7 @@ def signed_dot(a: np.ndarray, b: np.ndarray) -> int:
 
 
 def moments(h: np.ndarray, y: np.ndarray, p: np.ndarray) -> list[int]:
-    """The nine sums of ``ranklens.ranking._noether_variances`` (h, hh, hy, hp, y, yy, yp, p,
+    """The nine sums of ``ranklens.ranking.noether_variances`` (h, hh, hy, hp, y, yy, yp, p,
     pp), exact."""
     h, y, p = (np.asarray(v, dtype=np.int64) for v in (h, y, p))
     return [
@@ -205,7 +202,7 @@ def interval(
     ``tau_variance_unbiased``, ``tau_ci``: Fisher's z, :func:`ranklens.ranking.
     tau_confidence_interval`)."""
     total = [sum(s[i] for s in sums) for i in range(9)]
-    plug, unbiased = _noether_variances(n, classes, np.array(total, dtype=np.float64), tau)
+    plug, unbiased = noether_variances(n, classes, np.array(total, dtype=np.float64), tau)
     ci = tau_confidence_interval(tau, unbiased, n, level)[0]
     return {
         "kendall_tau": tau,

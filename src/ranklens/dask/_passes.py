@@ -20,7 +20,7 @@ import numpy as np
 
 from ranklens._kernels import curves as _kc
 from ranklens._kernels import ranking as _kr
-from ranklens.ranking import _pair_class_stats, _rank_sweep
+from ranklens._rank_sweep import pair_class_stats, rank_sweep
 from ranklens.targeting import _gain_twice_exact, _integer_counts, _rank, _Target
 
 #: Rows drawn from each partition to choose bucket boundaries (the boundaries only balance the
@@ -286,7 +286,7 @@ def local_pairs(stats: np.ndarray, unit: bool) -> dict[str, Any]:
     Parameters
     ----------
     stats : ndarray
-        The ``stats`` of :func:`ranklens._rank_sweep.rank_sweep` on the piece.
+        The ``stats`` of :func:`ranklens.rank_sweep.rank_sweep` on the piece.
     unit : bool
         Whether the weights are unit (the counts are then exact integers).
 
@@ -296,7 +296,7 @@ def local_pairs(stats: np.ndarray, unit: bool) -> dict[str, Any]:
         ``concordant``, ``discordant``, ``tied_y``, ``tied_p`` and ``tied_both`` (pairs tied in
         y include those tied in both, and likewise for the prediction).
     """
-    s = _pair_class_stats(stats, exact=unit)
+    s = pair_class_stats(stats, exact=unit)
     tied_y = s["tied_true_only"] + s["tied_both"]
     tied_p = s["tied_pred_only"] + s["tied_both"]
     return {
@@ -323,7 +323,7 @@ def _unit_sweep(
     yv: np.ndarray, pv: np.ndarray, per_row: bool
 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | None]:
     """The unweighted pair sweep of ``(y, prediction)`` (the one of ``ranklens.ranking.
-    _rank_sweep``): its pair statistics, the dense ranks of the prediction (0 = smallest) and
+    rank_sweep``): its pair statistics, the dense ranks of the prediction (0 = smallest) and
     their number, and with ``per_row`` the concordant minus discordant partners of every row
     (``ranklens.per_observation_pair_counts``, from the same sweep rather than a second one)."""
     order, key, pkey, _, p_rank, n_y, n_p = _kr.sequence(yv, pv, need_pred_rank=True)
@@ -415,7 +415,7 @@ def prediction_partition(
         a_sorted = np.repeat(below + group_w / 2.0, sizes)
         a = np.empty_like(a_sorted)
         a[order] = a_sorted
-        stats = _rank_sweep(yv, pv, wv)[0]
+        stats = rank_sweep(yv, pv, wv)[0]
     out["pairs"] = local_pairs(stats, unit)
     # rows of single-valued truth buckets: sums of their midranks (see truth_partition)
     tb = bucket_of(yv, t_bounds) if single.size else np.zeros(0, np.int64)
@@ -613,7 +613,7 @@ def truth_partition(
             cross = exact_dot(a.astype(np.int64), b)
             models.append({"pairs": local_pairs(stats, unit), "s2": cross})
         else:
-            stats = _rank_sweep(yv, pb, wv)[0]
+            stats = rank_sweep(yv, pb, wv)[0]
             half = total_w / 2.0
             da, db = a - half, b - half
             models.append(

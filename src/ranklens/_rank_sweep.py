@@ -1,0 +1,205 @@
+"""One rank sweep of ``(y, p)`` and what the rank measures read from it.
+
+Kendall's tau-b, Harrell's C, Spearman's rho and the analytic variance of tau all come from one
+sort of the rows by prediction and one sweep over them (:func:`ranklens._kernels.ranking.sweep`).
+The measures of :mod:`ranklens.ranking` and the Dask engine (which sweeps each piece of the rows
+and adds the pieces' sums) read them here alike: the sweep, the pair classes it counts, tau-b and
+C from those classes, and the U-statistic variances of tau-b from its moments.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ranklens._kernels import LazyKernels
+from ranklens._shared import RANK_SEQUENCE, RANK_SWEEP, shared, sharing
+
+if TYPE_CHECKING:
+    from ranklens._kernels import ranking as _k
+else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
+    _k = LazyKernels("ranklens._kernels.ranking")
+
+__all__ = [
+    "noether_variances",
+    "pair_class_stats",
+    "rank_sweep",
+    "tau_c_from_classes",
+]
+
+# The sweep's unit weight and its empty per-row outputs (no per-row counts are kept).
+_ONE = np.ones(1, np.int64)
+_NO_INT = np.empty(0, np.int64)
+_NO_FLOAT = np.empty(0, np.float64)
+
+
+def noether_variances(
+    n: int, stats: dict[str, float], moments: np.ndarray, tau: float
+) -> tuple[float, float]:
+    """Plug-in (eq. 6) and unbiased variance of tau-b by U-statistic formulas.
+
+    The kernel is the delta-method linearisation of tau-b = U_h / sqrt(U_y U_p) (U_h: mean of
+    sign(dy) sign(dp) over ordered pairs, U_y / U_p: fractions of pairs with distinct y / pred):
+    g_ij = h_ij / sqrt(by bp) - tau/2 (dy_ij / by + dp_ij / bp). Without ties g = h - tau and both
+    formulas reduce to eq. 6 of Rosset, Perlich & Zadrozny (2005) and its unbiased twin. Needs only
+    sums over rows of G_i = sum_j g_ij and G_i^2, accumulated by the sweep (``moments``), and the
+    pair-class totals.
+
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    stats : dict
+        The pair-class totals (:func:`pair_class_stats`).
+    moments : ndarray
+        The nine sums of the sweep's ``moments`` (h, hh, hy, hp, y, yy, yp, p, pp).
+    tau : float
+        Kendall's tau-b.
+
+    Returns
+    -------
+    plug_in, unbiased : float
+        The two variances of tau-b (NaN where undefined: tau undefined, or too few rows).
+    """
+    if not np.isfinite(tau) or n < 2:
+        return math.nan, math.nan
+    npairs = n * (n - 1.0)
+    by = 2 * stats["distinct_y"] / npairs
+    bp = 2 * stats["distinct_pred"] / npairs
+    alpha = 1 / math.sqrt(by * bp)
+    beta = tau / (2 * by)
+    gamma = tau / (2 * bp)
+    s_h, s_hh, s_hy, s_hp, s_y, s_yy, s_yp, s_p, s_pp = (float(v) for v in moments)
+    a_sum = alpha * s_h - beta * s_y - gamma * s_p
+    q_sum = (
+        alpha**2 * s_hh
+        + beta**2 * s_yy
+        + gamma**2 * s_pp
+        - 2 * alpha * beta * s_hy
+        - 2 * alpha * gamma * s_hp
+        + 2 * beta * gamma * s_yp
+    )
+    # sum of g_ij^2 over ordered pairs, by pair class
+    b_sum = 2 * (
+        stats["concordant"] * (alpha - beta - gamma) ** 2
+        + stats["discordant"] * (alpha + beta + gamma) ** 2
+        + stats["tied_true_only"] * gamma**2
+        + stats["tied_pred_only"] * beta**2
+    )
+    u = a_sum / npairs
+    e2 = b_sum / npairs
+    plug_in = math.nan
+    if n > 2:
+        e12 = (q_sum - b_sum) / (npairs * (n - 2))
+        plug_in = max(0.0, 2 / npairs * (2 * (n - 2) * (e12 - u * u) + (e2 - u * u)))
+    else:
+        plug_in = max(0.0, 2 / npairs * (e2 - u * u))
+    unbiased = math.nan
+    if n > 3:
+        theta2 = (a_sum**2 - 2 * b_sum - 4 * (q_sum - b_sum)) / (npairs * (n - 2) * (n - 3))
+        unbiased = (2 / npairs) * (
+            2 * (q_sum - b_sum) / npairs + b_sum / npairs - (2 * n - 3) * theta2
+        )
+        unbiased = max(0.0, unbiased)
+    return plug_in, unbiased
+
+
+def pair_class_stats(stats: np.ndarray, exact: bool) -> dict[str, Any]:
+    """Pair-class totals from the sweep's ``stats`` (see ``ranklens._kernels.ranking.sweep``).
+
+    Parameters
+    ----------
+    stats : ndarray
+        The sweep's seven sums (twice the concordant and discordant weights, the total weight,
+        and the sums of squared group weights over y, prediction and joint groups and rows).
+    exact : bool
+        Whether the sums are integer counts (unit weights): the totals are then exact integers.
+
+    Returns
+    -------
+    dict
+        ``total``, ``concordant``, ``discordant``, ``tied_true_only``, ``tied_pred_only``,
+        ``tied_both``, ``distinct_y`` and ``distinct_pred`` (pair weights).
+    """
+    conc2, disc2, total, sy2, sp2, sj2, sw2 = (int(v) if exact else float(v) for v in stats)
+    half = (lambda v: v // 2) if exact else (lambda v: v / 2)
+    all_pairs = half(total * total - sw2)
+    tied_y = half(sy2 - sw2)  # includes tied in both
+    tied_p = half(sp2 - sw2)
+    tied_b = half(sj2 - sw2)
+    return {
+        "total": total,
+        "concordant": half(conc2),
+        "discordant": half(disc2),
+        "tied_true_only": tied_y - tied_b,
+        "tied_pred_only": tied_p - tied_b,
+        "tied_both": tied_b,
+        "distinct_y": all_pairs - tied_y,
+        "distinct_pred": all_pairs - tied_p,
+    }
+
+
+def tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:
+    """Kendall's tau-b and Harrell's C from the pair classes.
+
+    Parameters
+    ----------
+    s : dict
+        The pair-class totals (:func:`pair_class_stats`).
+
+    Returns
+    -------
+    tau, c_index : float
+        Tau-b (clipped to [-1, 1]) and C; NaN where undefined (no pair with distinct values).
+    """
+    tau = c_index = math.nan
+    if s["distinct_y"] > 0 and s["distinct_pred"] > 0:
+        tau = (s["concordant"] - s["discordant"]) / math.sqrt(s["distinct_y"] * s["distinct_pred"])
+        tau = min(1.0, max(-1.0, float(tau)))
+    if s["distinct_y"] > 0:
+        c_index = float((s["concordant"] + s["tied_pred_only"] / 2) / s["distinct_y"])
+    return tau, c_index
+
+
+def _rank_sequence(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
+    """``ranklens._kernels.ranking.sequence(y, p, need_pred_rank=True)``: ``(order, key, pkey,
+    y_rank, pred_rank, n_y, n_p)``, computed once per input within
+    :func:`ranklens._shared.shared_results`."""
+    return shared(RANK_SEQUENCE, (y, p), functools.partial(_k.sequence, y, p, need_pred_rank=True))
+
+
+def rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
+    """The sequence and one sweep, run once per input within
+    :func:`ranklens._shared.shared_results`.
+
+    Parameters
+    ----------
+    y, p : ndarray of float64
+        The truth and the prediction (no NaN).
+    w : ndarray of float64 or None
+        Case weights (None: unit weights, whose sums are exact integers).
+
+    Returns
+    -------
+    tuple
+        ``(stats, moments, limbs, fsums, order, key, pkey)``: the sweep's outputs
+        (:func:`ranklens._kernels.ranking.sweep`) and the sequence it swept.
+    """
+    return shared(RANK_SWEEP, (y, p, w), lambda: _sweep_once(y, p, w))
+
+
+def _sweep_once(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
+    if sharing():  # the sort the comparison's other users of these data share
+        order, key, pkey, _, _, n_y, _ = _rank_sequence(y, p)
+    else:
+        order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+    empties = [_NO_INT] * 5 if w is None else [_NO_FLOAT] * 5
+    weights = _ONE if w is None else w[order]
+    proto = _k.record_prototype(y.size, unit=w is None)
+    stats, moments, limbs, fsums = _k.sweep(
+        key, pkey, n_y, weights, w is None, proto, _NO_INT, *empties
+    )
+    return stats, moments, limbs, fsums, order, key, pkey
