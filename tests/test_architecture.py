@@ -45,7 +45,9 @@ FOUNDATIONS = {
     "ranklens.exceptions",
 }
 MEASURES = {
+    "ranklens._by_depth",  # the best model by depth: targeting and the Dask engine
     "ranklens._rank_sweep",  # the rank sweep: ranking's measures and the Dask engine
+    "ranklens._ranked",  # a target ranked by a score: targeting, the Dask engine, the CLI
     "ranklens.extremes",
     "ranklens.intervals",
     "ranklens.listwise",

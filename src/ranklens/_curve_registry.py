@@ -153,7 +153,7 @@ class CurveSpec:
         without it they call ``func`` once per replicate and model.
     from_ranked : callable, optional
         ``from_ranked(ranked, **params) -> result``: the same result as ``func`` built from the
-        prediction-sorted cumulative sums alone (``ranklens.targeting._Ranked``: the distinct
+        prediction-sorted cumulative sums alone (``ranklens._ranked.Ranked``: the distinct
         scores in decreasing order with the cumulative weight, events and non-events, for binary
         events). Engines that sort the rows in pieces (:mod:`ranklens.dask`) build the curve from
         those sums with it; the task parameters it takes are passed by name.

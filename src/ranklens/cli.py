@@ -475,7 +475,7 @@ def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[flo
     """``"TP,FN,FP,TN"`` as the 2x2 payoff matrix ``((TP, FN), (FP, TN))`` (finite numbers)."""
     if spec is None:
         return None
-    from ranklens.targeting import _check_cost_benefit
+    from ranklens._ranked import check_cost_benefit
 
     try:
         values = [float(v) for v in spec.split(",")]
@@ -487,7 +487,7 @@ def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[flo
         )
     matrix = (values[0], values[1]), (values[2], values[3])
     try:
-        _check_cost_benefit(matrix)
+        check_cost_benefit(matrix)
     except ValueError:
         raise InputError(
             f"--cost-benefit needs four finite numbers TP,FN,FP,TN; got {spec!r}"
@@ -586,6 +586,7 @@ def check_options(
 
     Raises :class:`InputError` for the first problem found.
     """
+    from ranklens._ranked import profit_spec
     from ranklens._validation import (
         check_event_threshold,
         check_finite_number,
@@ -593,7 +594,6 @@ def check_options(
         check_positive_int,
         check_probability,
     )
-    from ranklens.targeting import _profit_spec
 
     if len(set(preds)) != len(preds):
         raise InputError(f"a --pred column is given twice: {preds}")
@@ -647,7 +647,7 @@ def check_options(
         # The profit curve's own rules (e.g. a payoff matrix already holds the cost of
         # targeting, so --cost-per-target only converts a --budget).
         try:
-            _profit_spec(payoffs, value_margin, cost_per_target, budget, None)
+            profit_spec(payoffs, value_margin, cost_per_target, budget, None)
         except ValueError as exc:
             raise InputError(f"profit curve: {_as_options(_first_line(exc))}") from None
 

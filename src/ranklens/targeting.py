@@ -35,7 +35,6 @@ Rows of weight zero are dropped before anything else (they add no curve point).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import numbers
 import sys
@@ -47,10 +46,22 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens._by_depth import ModelByDepthResult, by_depth, check_depths
 from ranklens._curve_registry import CurveSweepForm, register_curve
 from ranklens._docstrings import raises_input_errors
 from ranklens._inference import concordance_logit_interval
 from ranklens._kernels import LazyKernels
+from ranklens._ranked import (
+    ProfitSpec,
+    Ranked,
+    Target,
+    gain_or_undefined,
+    gain_ratios_exact,
+    gain_twice_exact,
+    integer_counts,
+    profit_spec,
+    rank_scores,
+)
 from ranklens._registry import (
     ComputationalForm,
     ConcordanceForm,
@@ -60,13 +71,12 @@ from ranklens._registry import (
     ReplicateSweep,
     register_metric,
 )
-from ranklens._results import ConfidenceInterval, CurveResult, Result
+from ranklens._results import ConfidenceInterval, CurveResult
 from ranklens._scaling import ldexp, product_exponent
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
     check_event_threshold,
-    check_finite_number,
     check_pair,
     check_positive_int,
     check_probability,
@@ -166,23 +176,11 @@ DEFAULT_EVENTS = "top:0.1"
 EventsLike = str | float | Callable[[Any], Any] | tuple[Callable[[Any], Any], float] | None
 
 _DEFAULT_RELEVANCE_THRESHOLD = 0.5  # as in ranklens.extremes (regression_precision_recall)
-_DEFAULT_DEPTHS = np.arange(1, 101) / 100.0
 _CURVES = ("gain", "lift", "profit")
 
 
 # ------------------------------------------------------------------------------------------------
 # Targets: binary labels, an event definition on a continuous y, or y itself (value)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Target:
-    """The per-row response the curves accumulate, with the rows of positive weight only."""
-
-    response: FloatArray  # 1/0 event indicator, or y itself (value curves)
-    weight: FloatArray | None  # None: every row counts 1
-    keep: NDArray[np.bool_] | None  # rows kept (weight > 0); None: all
-    is_value: bool
-    definition: str
 
 
 def _is_binary(y: FloatArray) -> bool:
@@ -431,7 +429,7 @@ def check_events(
     return _target(y, events, sample_weight).definition
 
 
-def _target(y: FloatArray, events: Any, sample_weight: Any) -> _Target:
+def _target(y: FloatArray, events: Any, sample_weight: Any) -> Target:
     """The response to accumulate for the validated ``y``; rows of zero weight are dropped."""
     w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     keep = None
@@ -439,60 +437,19 @@ def _target(y: FloatArray, events: Any, sample_weight: Any) -> _Target:
         keep = w > 0
         y, w = y[keep], w[keep]
     response, is_value, definition = _event_response(y, events, w)
-    return _Target(np.ascontiguousarray(response), w, keep, is_value, definition)
+    return Target(np.ascontiguousarray(response), w, keep, is_value, definition)
 
 
 # ------------------------------------------------------------------------------------------------
 # Ranking by score and accumulating per distinct score
 
 
-@dataclasses.dataclass(frozen=True)
-class _Ranked:
-    """Cumulative sums at each distinct score (decreasing), each with a leading 0 for x = 0."""
-
-    thresholds: FloatArray  # inf, then the distinct scores in decreasing order
-    cum_weight: FloatArray
-    cum_events: FloatArray  # sum of w * response (events, or value)
-    cum_nonevents: FloatArray  # sum of w * (1 - response); meaningless for value targets
-    target: _Target
-
-    @property
-    def total_weight(self) -> float:
-        return float(self.cum_weight[-1])
-
-    @property
-    def total_events(self) -> float:
-        return float(self.cum_events[-1])
-
-    @property
-    def total_nonevents(self) -> float:
-        return float(self.cum_nonevents[-1])
-
-    @functools.cached_property
-    def fraction(self) -> FloatArray:
-        return self.cum_weight / self.cum_weight[-1]
-
-
-def _rank(score: FloatArray, target: _Target) -> _Ranked:
-    if target.keep is not None:
-        score = score[target.keep]
-    if target.weight is None:
-        # Carry the response through the sort: no random gather afterwards.
-        keys = _xk.descending_keys(score)
-        sorted_keys, response = _xk.radix_sort(keys, target.response, True)
-        thr, cw, ce, cn = _xk.group_sums_sorted(sorted_keys, response)
-    else:
-        order, sorted_keys = _xk.ranked_order(score)
-        thr, cw, ce, cn = _xk.group_sums_indexed(sorted_keys, order, target.response, target.weight)
-    return _Ranked(thr.view(np.float64), cw, ce, cn, target)
-
-
 def _prepare(
     y_true: Any, y_score: Any, events: Any, sample_weight: Any, score_name: str = "y_score"
-) -> _Ranked:
+) -> Ranked:
     y, score = check_pair(y_true, y_score, names=("y_true", score_name))
     _warn_if_swapped(y, score, score_name)
-    return _rank(score, _target(y, events, sample_weight))
+    return rank_scores(score, _target(y, events, sample_weight))
 
 
 #: Distinct values of y_true above which a 0/1 score makes the call look swapped.
@@ -519,7 +476,7 @@ def _warn_if_swapped(y: FloatArray, score: FloatArray, score_name: str) -> None:
     )
 
 
-def _perfect_vertices(target: _Target) -> tuple[FloatArray, FloatArray]:
+def _perfect_vertices(target: Target) -> tuple[FloatArray, FloatArray]:
     """Vertices (cumulative weight, cumulative response) of the perfect ranking (by response)."""
     keys = _xk.descending_keys(target.response)
     n = keys.shape[0]
@@ -536,7 +493,7 @@ def _perfect_vertices(target: _Target) -> tuple[FloatArray, FloatArray]:
     return cw, cr
 
 
-def _perfect_gain(ranked: _Ranked) -> tuple[FloatArray, float, FloatArray, FloatArray]:
+def _perfect_gain(ranked: Ranked) -> tuple[FloatArray, float, FloatArray, FloatArray]:
     """Perfect gain at the model's fractions, its exact area, and its own vertices (x, gain).
 
     For events the perfect model targets every event first: gain = min(x / p, 1) with p the
@@ -634,7 +591,7 @@ class RocCurveResult(CurveResult):
 
 
 def _with_auc_interval(
-    result: RocCurveResult, ranked: _Ranked, y_score: Any, level: float
+    result: RocCurveResult, ranked: Ranked, y_score: Any, level: float
 ) -> RocCurveResult:
     """``result`` with DeLong's standard error and logit interval of its AUC (Sun & Xu 2014;
     Pohar Perme & Manevski 2019), as :func:`ranklens.delong.delong_interval` gives them."""
@@ -666,7 +623,7 @@ def _with_auc_interval(
     return dataclasses.replace(result, auc_std_error=se, auc_ci=ci, confidence_level=level)
 
 
-def _require_events(ranked: _Ranked, func: str) -> None:
+def _require_events(ranked: Ranked, func: str) -> None:
     if ranked.target.is_value:
         raise ValueError(
             f"{func} needs binary events (true and false positives); events='value' has none. "
@@ -688,7 +645,7 @@ def _auc_ks(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, 
     return twice_area / (2.0 * p * n), ks
 
 
-def _roc(ranked: _Ranked) -> RocCurveResult:
+def _roc(ranked: Ranked) -> RocCurveResult:
     _require_events(ranked, "roc_curve")
     tp, fp = ranked.cum_events, ranked.cum_nonevents
     p, n = ranked.total_events, ranked.total_nonevents
@@ -885,69 +842,17 @@ class GainCurveResult(CurveResult):
         return _interp_depth(depth, self.fraction_targeted, self.gain, allow_zero=True)
 
 
-def _gain_or_undefined(ranked: _Ranked, func: str) -> FloatArray:
-    total = ranked.total_events
-    if total == 0.0:
-        warn_undefined(
-            f"the {func} is undefined: y_true has no events under the event definition "
-            f"{ranked.target.definition!r}",
-            stacklevel=5,
-        )
-        return np.full_like(ranked.cum_events, np.nan)
-    return ranked.cum_events / total
-
-
-def _gain_twice_exact(cum_weight: FloatArray, cum_events: FloatArray) -> int:
-    """``sum_i (W_i - W_{i-1}) (E_i + E_{i-1})`` of integer counts, exactly (Python integers).
-
-    Twice the gain area times ``W E`` for unweighted events: dividing it once gives the area
-    correctly rounded, whatever the order or grouping of the points (an engine holding the
-    ranked rows in pieces adds the pieces' integers). Chunks of 2**20 points keep every int64
-    dot product below 2**63 for counts below 2**40.
-    """
-    dw = np.diff(cum_weight).astype(np.int64)
-    se = (cum_events[1:] + cum_events[:-1]).astype(np.int64)
-    step = 1 << 20
-    return sum(int(np.dot(dw[i : i + step], se[i : i + step])) for i in range(0, dw.size, step))
-
-
-def _gain_ratios_exact(
-    twice: int, total_weight: int, total_events: int
-) -> tuple[float, float | None]:
-    """Gain area ``S / (2 W E)`` and accuracy ratio ``(S - W E) / (E (W - E))`` from the exact
-    integer ``S`` of :func:`_gain_twice_exact`, one rounding each; the ratio is None when
-    ``W <= E`` (the perfect model is no better than random). Both engines divide here, so they
-    agree to the bit."""
-    area = twice / (2 * total_weight * total_events)
-    if total_weight <= total_events:
-        return area, None
-    return area, (twice - total_weight * total_events) / (
-        total_events * (total_weight - total_events)
-    )
-
-
-def _integer_counts(cum_weight: FloatArray, cum_events: FloatArray) -> bool:
-    """Whether the running weights and events are integers below 2**53 (no weights, or
-    integer weights): their float sums are then exact, and :func:`_gain_twice_exact` applies."""
-    return bool(
-        cum_weight.size > 0
-        and 0.0 <= cum_weight[-1] < 2.0**53
-        and np.all(np.floor(cum_weight) == cum_weight)
-        and np.all(np.floor(cum_events) == cum_events)
-    )
-
-
-def _gain(ranked: _Ranked, func: str = "gain curve") -> GainCurveResult:
+def _gain(ranked: Ranked, func: str = "gain curve") -> GainCurveResult:
     x = ranked.fraction
-    gain = _gain_or_undefined(ranked, func)
+    gain = gain_or_undefined(ranked, func)
     perfect, perfect_area, _, _ = _perfect_gain(ranked)
     exact_ratio = None
     counts = not ranked.target.is_value and ranked.total_events > 0
-    if counts and _integer_counts(ranked.cum_weight, ranked.cum_events):
+    if counts and integer_counts(ranked.cum_weight, ranked.cum_events):
         # integer counts: the area and the accuracy ratio as ratios of exact integers, one
         # rounding each (a running float sum drifts by O(n) ulps: 4e-14 relative at n = 2e7)
-        area, exact_ratio = _gain_ratios_exact(
-            _gain_twice_exact(ranked.cum_weight, ranked.cum_events),
+        area, exact_ratio = gain_ratios_exact(
+            gain_twice_exact(ranked.cum_weight, ranked.cum_events),
             int(ranked.total_weight),
             int(ranked.total_events),
         )
@@ -1170,9 +1075,9 @@ class LiftCurveResult(CurveResult):
         return gain / float(depth) if isinstance(gain, float) else gain / np.asarray(depth)
 
 
-def _lift(ranked: _Ranked) -> LiftCurveResult:
+def _lift(ranked: Ranked) -> LiftCurveResult:
     x = ranked.fraction
-    gain = _gain_or_undefined(ranked, "lift curve")
+    gain = gain_or_undefined(ranked, "lift curve")
     perfect, _, vx, vg = _perfect_gain(ranked)
     return LiftCurveResult(
         fraction_targeted=x[1:],
@@ -1402,7 +1307,7 @@ def decile_table(
     else:
         ranked = _prepare(y_true, y_score, events, sample_weight)
     total_w, total_e = ranked.total_weight, ranked.total_events
-    gain = _gain_or_undefined(ranked, "decile table")
+    gain = gain_or_undefined(ranked, "decile table")
     fractions = np.arange(n_bins + 1) / n_bins
     bounds = np.arange(n_bins + 1) * total_w / n_bins  # exact when n_bins divides the total
     bounds[-1] = total_w
@@ -1528,89 +1433,6 @@ class ProfitCurveResult(CurveResult):
         return _interp_depth(depth, self.fraction_targeted, self.profit, allow_zero=True)
 
 
-def _check_cost_benefit(cost_benefit: Any) -> FloatArray:
-    try:
-        cb = np.asarray(cost_benefit, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            "cost_benefit must be a 2x2 matrix [[TP, FN], [FP, TN]] of numbers; "
-            f"got {cost_benefit!r:.60}"
-        ) from None
-    if cb.shape != (2, 2) or not np.isfinite(cb).all():
-        raise ValueError(
-            "cost_benefit must be a finite 2x2 matrix [[TP, FN], [FP, TN]] (rows: actual positive, "
-            f"negative; columns: targeted, not targeted); got {cost_benefit!r:.60}"
-        )
-    return cb
-
-
-@dataclasses.dataclass(frozen=True)
-class _ProfitSpec:
-    """How to turn cumulative sums into profit: a 2x2 matrix, or a margin on captured value."""
-
-    matrix: FloatArray | None
-    margin: float | None
-    cost: float | None
-
-    def profit(
-        self, cw: FloatArray, ce: FloatArray, cn: FloatArray, p: float, n: float
-    ) -> FloatArray:
-        if self.matrix is not None:
-            # b_TP TP + b_FN (p - TP) + b_FP FP + b_TN (n - FP), regrouped to save passes.
-            (b_tp, b_fn), (b_fp, b_tn) = self.matrix
-            out = (b_tp - b_fn) * ce
-            out += (b_fp - b_tn) * cn
-            out += b_fn * p + b_tn * n
-            return out
-        # Without a matrix the spec is a value margin, which always has its cost.
-        assert self.margin is not None and self.cost is not None
-        out = self.margin * ce
-        out -= self.cost * cw
-        return out
-
-
-def _profit_spec(
-    cost_benefit: Any, value_margin: Any, cost_per_target: Any, budget: Any, events: Any
-) -> tuple[_ProfitSpec, Any]:
-    if (cost_benefit is None) == (value_margin is None):
-        raise ValueError(
-            "pass exactly one of cost_benefit (a 2x2 matrix for events) or value_margin (profit "
-            "per unit of y captured, with cost_per_target); got "
-            + ("both" if cost_benefit is not None else "neither")
-        )
-    cost = (
-        None
-        if cost_per_target is None
-        else check_finite_number(cost_per_target, "cost_per_target", minimum=0)
-    )
-    if budget is not None:
-        check_finite_number(budget, "budget", minimum=0)
-        if cost is None or cost == 0.0:
-            raise ValueError(
-                "budget needs a positive cost_per_target: at most floor(budget / cost_per_target) "
-                f"rows can be targeted; got cost_per_target={cost_per_target!r}"
-            )
-    if cost_benefit is not None:
-        if cost is not None and budget is None:
-            raise ValueError(
-                "with cost_benefit the matrix already holds the cost of targeting; cost_per_target"
-                " only converts a budget into a number of targets, so pass budget too (or drop it)"
-            )
-        return _ProfitSpec(_check_cost_benefit(cost_benefit), None, cost), events
-    margin = check_finite_number(value_margin, "value_margin")
-    if cost is None:
-        raise ValueError(
-            "value_margin needs cost_per_target: profit = value_margin * captured y - "
-            "cost_per_target * number targeted"
-        )
-    if events not in (None, "value"):
-        raise ValueError(
-            f"value_margin works on y itself (events='value'); got events={events!r}. "
-            "For events use cost_benefit"
-        )
-    return _ProfitSpec(None, margin, cost), "value"
-
-
 def _max_targets(budget: float, cost: float) -> int:
     # Exact decimal arithmetic: 0.3 / 0.1 must allow 3 targets, not 2.
     ratio = Fraction(repr(float(budget))) / Fraction(repr(float(cost)))
@@ -1622,7 +1444,7 @@ def _best(values: FloatArray) -> int:
 
 
 def _profit_from_ranked(
-    ranked: _Ranked,
+    ranked: Ranked,
     *,
     cost_benefit: Any = None,
     value_margin: float | None = None,
@@ -1633,7 +1455,7 @@ def _profit_from_ranked(
     """:func:`profit_curve` from the ranked cumulative sums: of the events with a cost-benefit
     matrix; of the value with a value margin, whose perfect profit reads ``ranked.target``'s
     response and weights (the distinct values of ``y`` with their weights suffice)."""
-    spec, _ = _profit_spec(cost_benefit, value_margin, cost_per_target, budget, events)
+    spec, _ = profit_spec(cost_benefit, value_margin, cost_per_target, budget, events)
     return _profit(ranked, spec, budget)
 
 
@@ -1735,7 +1557,7 @@ def profit_curve(
     >>> r.profit.tolist(), r.random_profit.tolist()
     ([0.0, 160.0, -500.0], [0.0, -200.0, -500.0])
     """
-    spec, events = _profit_spec(cost_benefit, value_margin, cost_per_target, budget, events)
+    spec, events = profit_spec(cost_benefit, value_margin, cost_per_target, budget, events)
     if resolve_device(device) == "gpu":
         ranked = _device_ranked(
             "profit_curve", y_true, y_score, events, sample_weight, host_target=True
@@ -1745,7 +1567,7 @@ def profit_curve(
     return _profit(ranked, spec, budget)
 
 
-def _profit(ranked: _Ranked, spec: _ProfitSpec, budget: float | None) -> ProfitCurveResult:
+def _profit(ranked: Ranked, spec: ProfitSpec, budget: float | None) -> ProfitCurveResult:
     """The profit curve from the ranked cumulative sums (:func:`profit_curve`)."""
     if spec.matrix is not None:
         _require_events(ranked, "profit_curve with cost_benefit")
@@ -1814,73 +1636,6 @@ def _profit(ranked: _Ranked, spec: _ProfitSpec, budget: float | None) -> ProfitC
 # Comparing models by depth
 
 
-@dataclasses.dataclass(frozen=True, repr=False)
-class ModelByDepthResult(Result):
-    """Which model wins at each targeting depth (:func:`best_model_by_depth`).
-
-    Attributes
-    ----------
-    curve : str
-        The curve compared (``"gain"``, ``"lift"`` or ``"profit"``).
-    depths : ndarray
-        Fractions targeted at which the models are compared.
-    model_names : tuple of str
-        The models, in the order given.
-    values : ndarray of shape (n_models, n_depths)
-        Each model's curve at each depth (expected values inside ties).
-    winner : ndarray of str
-        The best model at each depth (on a tie the previous winner stays, else the first listed);
-        empty strings when the curves are undefined (no events, with a warning).
-    crossing_depths : ndarray
-        Where the winner changes, located exactly between the two grid depths around the change.
-    crossing_from, crossing_to : ndarray of str
-        The models before and after each crossing.
-    segments : tuple of (str, float, float)
-        ``(model, from_depth, to_depth)`` runs: e.g. ``(("tree", 0.01, 0.25), ("nb", 0.25, 1.0))``.
-    event_definition : str
-        How events were defined.
-    """
-
-    curve: str
-    depths: FloatArray
-    model_names: tuple[str, ...]
-    values: FloatArray
-    winner: NDArray[np.str_]
-    crossing_depths: FloatArray
-    crossing_from: NDArray[np.str_]
-    crossing_to: NDArray[np.str_]
-    segments: tuple[tuple[str, float, float], ...]
-    event_definition: str
-
-
-def _check_depths(depths: Any) -> FloatArray:
-    if depths is None:
-        return _DEFAULT_DEPTHS.copy()
-    d = as_1d_float(depths, "depths")
-    if (d <= 0).any() or (d > 1).any():
-        raise ValueError(f"depths must lie in (0, 1]; got values in [{d.min()!r}, {d.max()!r}]")
-    if (np.diff(d) <= 0).any():
-        raise ValueError("depths must be strictly increasing")
-    return d
-
-
-def _crossing(
-    xa: FloatArray, fa: FloatArray, xb: FloatArray, fb: FloatArray, lo: float, hi: float
-) -> float:
-    """Last point in [lo, hi] where f_b - f_a turns from <= 0 to > 0 (both piecewise linear)."""
-    inner = np.concatenate((xa[(xa > lo) & (xa < hi)], xb[(xb > lo) & (xb < hi)]))
-    grid = np.unique(np.concatenate(([lo, hi], inner)))
-    diff = np.interp(grid, xb, fb) - np.interp(grid, xa, fa)
-    below = np.flatnonzero(diff <= 0)
-    if below.shape[0] == 0:  # pragma: no cover - the caller guarantees diff(lo) <= 0
-        return lo
-    k = int(below[-1])
-    if k == grid.shape[0] - 1 or diff[k] == 0.0:
-        return float(grid[k])
-    d0, d1 = diff[k], diff[k + 1]
-    return float(grid[k] + (grid[k + 1] - grid[k]) * (-d0) / (d1 - d0))
-
-
 @raises_input_errors("y_true", "predictions")
 def best_model_by_depth(
     y_true: ArrayLike,
@@ -1946,20 +1701,20 @@ def best_model_by_depth(
             f"{type(predictions).__name__}"
         )
     if curve == "profit":
-        spec, events = _profit_spec(cost_benefit, value_margin, cost_per_target, None, events)
+        spec, events = profit_spec(cost_benefit, value_margin, cost_per_target, None, events)
     elif cost_benefit is not None or value_margin is not None or cost_per_target is not None:
         raise ValueError(
             "cost_benefit, value_margin and cost_per_target need curve='profit'; "
             f"got curve={curve!r}"
         )
-    d = _check_depths(depths)
+    d = check_depths(depths)
     names = tuple(str(name) for name in predictions)
     y = as_1d_float(y_true, "y_true", min_n=2)
     target = _target(y, events, sample_weight)
     vertices: list[tuple[FloatArray, FloatArray]] = []
     for name, scores in predictions.items():
         _, score = check_pair(y, scores, names=("y_true", f"predictions[{name!r}]"))
-        ranked = _rank(score, target)
+        ranked = rank_scores(score, target)
         if curve == "profit":
             if spec.matrix is not None:
                 _require_events(ranked, "best_model_by_depth with cost_benefit")
@@ -1971,79 +1726,9 @@ def best_model_by_depth(
                 ranked.total_nonevents,
             )
         else:
-            f = _gain_or_undefined(ranked, f"{curve} curve")
+            f = gain_or_undefined(ranked, f"{curve} curve")
         vertices.append((ranked.fraction, f))
-    return _by_depth(curve, d, names, vertices, target.definition)
-
-
-def _by_depth_from_ranked(
-    ranked: Mapping[str, _Ranked], curve: str = "lift", depths: Sequence[float] | None = None
-) -> ModelByDepthResult:
-    """:func:`best_model_by_depth` of the gain or lift from each model's ranked cumulative sums."""
-    if curve not in ("gain", "lift"):
-        raise ValueError(f"curve must be 'gain' or 'lift' here; got {curve!r}")
-    vertices = [(r.fraction, _gain_or_undefined(r, f"{curve} curve")) for r in ranked.values()]
-    definition = next(iter(ranked.values())).target.definition
-    names = tuple(str(name) for name in ranked)
-    return _by_depth(curve, _check_depths(depths), names, vertices, definition)
-
-
-def _by_depth(
-    curve: str,
-    d: FloatArray,
-    names: tuple[str, ...],
-    vertices: list[tuple[FloatArray, FloatArray]],
-    definition: str,
-) -> ModelByDepthResult:
-    """The winners by depth and their crossings from each model's vertices (x, f)."""
-    linear = np.vstack([np.interp(d, x, f) for x, f in vertices])
-    values = linear / d if curve == "lift" else linear
-    winner_idx = np.empty(d.shape[0], dtype=np.int64)
-    crossings: list[tuple[float, int, int]] = []
-    if np.isnan(linear).any():  # no events (already warned): no model can win
-        return ModelByDepthResult(
-            curve=curve,
-            depths=d,
-            model_names=names,
-            values=values,
-            winner=np.full(d.shape[0], "", dtype=np.str_),
-            crossing_depths=np.empty(0),
-            crossing_from=np.empty(0, dtype=np.str_),
-            crossing_to=np.empty(0, dtype=np.str_),
-            segments=(),
-            event_definition=definition,
-        )
-    for j in range(d.shape[0]):
-        column = linear[:, j]
-        best = float(np.max(column))
-        tol = 1e-12 * max(1.0, abs(best))
-        tied = np.flatnonzero(column >= best - tol)
-        prev = int(winner_idx[j - 1]) if j > 0 else -1
-        winner_idx[j] = prev if prev in tied else int(tied[0])
-        if j > 0 and winner_idx[j] != prev:
-            a, b = prev, int(winner_idx[j])
-            at = _crossing(*vertices[a], *vertices[b], float(d[j - 1]), float(d[j]))
-            crossings.append((at, a, b))
-    segments = []
-    start = float(d[0])
-    current = int(winner_idx[0])
-    for at, _, b in crossings:
-        segments.append((names[current], start, at))
-        start, current = at, b
-    segments.append((names[current], start, float(d[-1])))
-    name_arr = np.array(names)
-    return ModelByDepthResult(
-        curve=curve,
-        depths=d,
-        model_names=names,
-        values=values,
-        winner=name_arr[winner_idx],
-        crossing_depths=np.array([c[0] for c in crossings], dtype=np.float64),
-        crossing_from=name_arr[np.array([c[1] for c in crossings], dtype=np.int64)],
-        crossing_to=name_arr[np.array([c[2] for c in crossings], dtype=np.int64)],
-        segments=tuple(segments),
-        event_definition=definition,
-    )
+    return by_depth(curve, d, names, vertices, target.definition)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -2317,7 +2002,7 @@ def _device_ranked(
     sample_weight: Any,
     *,
     host_target: bool = False,
-) -> _Ranked:
+) -> Ranked:
     """:func:`_prepare` with the sort and the cumulative sums on the device (``device="gpu"``).
 
     The events, the sort by score and the cumulative weight and events at the end of every tie
@@ -2366,8 +2051,8 @@ def _device_ranked(
         if weight is not None and not (weight > 0).all():
             keep = weight > 0
             response_host, weight = response_host[keep], weight[keep]
-    target = _Target(response_host, weight, keep, bool(kwargs.get("is_value")), definition)
-    return _Ranked(thresholds, cw, ce, cw - ce, target)
+    target = Target(response_host, weight, keep, bool(kwargs.get("is_value")), definition)
+    return Ranked(thresholds, cw, ce, cw - ce, target)
 
 
 def _device_sweep_prepare(xp: Any, y: Any, preds: Any, params: Mapping[str, Any]) -> Any:
@@ -2674,7 +2359,7 @@ def accuracy_ratio(
 
 def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight: Any) -> float:
     ranked = _prepare(y_true, y_pred, events, sample_weight, "y_pred")
-    gain = _gain_or_undefined(ranked, "lift")
+    gain = gain_or_undefined(ranked, "lift")
     return float(np.interp(depth, ranked.fraction, gain)) / depth
 
 

@@ -2,12 +2,12 @@
 
 After the shuffle by prediction every partition holds one value bucket, and a run of tied
 predictions never straddles two of them. Each bucket ranks its rows with the in-memory code
-(``targeting._rank``: the distinct scores in decreasing order with the running sums of weight,
-events and non-events); the client lays the buckets end to end, from the highest predictions
-down, each bucket's running sums shifted by the totals of the buckets above it (the carry-in),
-which is the in-memory ranking of all rows. Every registered curve that says how it is built
-from those sums (``CurveSpec.from_ranked``) is then built by the in-memory code itself, and the
-best model by depth from the same sums. Counts are exact (integer-valued floats below 2^53);
+(``ranklens._ranked.rank_scores``: the distinct scores in decreasing order with the running sums
+of weight, events and non-events); the client lays the buckets end to end, from the highest
+predictions down, each bucket's running sums shifted by the totals of the buckets above it (the
+carry-in), which is the in-memory ranking of all rows. Every registered curve that says how it
+is built from those sums (``CurveSpec.from_ranked``) is then built by the in-memory code itself,
+and the best model by depth from the same sums. Counts are exact (integer-valued floats below 2^53);
 weighted sums differ from the in-memory running sums only in the order of the additions.
 
 The arrays hold one point per distinct prediction: they are meant for data whose distinct
@@ -41,12 +41,12 @@ from typing import Any
 import numpy as np
 
 from ranklens._curve_registry import available_curves, get_curve
+from ranklens._ranked import Ranked, Target, rank_scores
 from ranklens.dask import _profile
 from ranklens.dask._passes import midrank_column
 from ranklens.evaluation import ALL_MODELS, Problem, _call_quietly
 from ranklens.exceptions import warn_undefined
 from ranklens.ranking import CutoffAUCResult, cutoff_auc_curve
-from ranklens.targeting import _rank, _Ranked, _Target
 
 #: Curves built from the per-distinct-``y`` sums of the shuffle by truth, keyed by function.
 _FROM_CUTS = frozenset({cutoff_auc_curve})
@@ -154,7 +154,7 @@ def piece(
     pv = np.ascontiguousarray(frame[pred].to_numpy(dtype=np.float64))
     wv = None if weight is None else np.ascontiguousarray(frame[weight].to_numpy(dtype=np.float64))
     response = (yv >= threshold).astype(np.float64)
-    ranked = _rank(pv, _Target(response, wv, None, False, ""))
+    ranked = rank_scores(pv, Target(response, wv, None, False, ""))
     out: dict[str, Any] = {
         "thresholds": ranked.thresholds[1:],
         "cw": ranked.cum_weight[1:],
@@ -162,7 +162,7 @@ def piece(
         "cn": ranked.cum_nonevents[1:],
     }
     if value:
-        out["cv"] = _rank(pv, _Target(yv, wv, None, True, "")).cum_events[1:]
+        out["cv"] = rank_scores(pv, Target(yv, wv, None, True, "")).cum_events[1:]
     if sequence:
         out["seq"] = _sequence(frame, yv, pv, wv)
         if ROW in frame.columns and rows_wanted():  # the concordance profile's pieces
@@ -197,7 +197,7 @@ def ranked(
     pieces: Sequence[dict[str, np.ndarray]],
     definition: str,
     values: tuple[np.ndarray, np.ndarray] | None = None,
-) -> _Ranked:
+) -> Ranked:
     """The in-memory ranking of all rows from the buckets' pieces (``pieces[b]``: bucket ``b``,
     buckets in increasing prediction): highest bucket first, each shifted by the totals above.
 
@@ -222,11 +222,11 @@ def ranked(
             sums[key].append(carry[key] + p[key])
             carry[key] = float(sums[key][-1][-1])
     empty = np.zeros(0)
-    target = _Target(empty, None, None, False, definition)
+    target = Target(empty, None, None, False, definition)
     if values is not None:
         y_values, y_weights = (np.ascontiguousarray(v, dtype=np.float64) for v in values)
-        target = _Target(y_values, y_weights, None, True, "value")
-    return _Ranked(
+        target = Target(y_values, y_weights, None, True, "value")
+    return Ranked(
         np.concatenate(thresholds),
         np.concatenate(sums["cw"]),
         np.concatenate(sums["ce"]),
@@ -424,7 +424,7 @@ def add_curves(
     ``"seq"``, and ``"profile"`` for those built from per-row concordance counts);
     ``zero_weight_rows``: rows of weight 0, which the sorts drop (a curve with a point per row
     of the input, such as the concordance profile, is then not built)."""
-    from ranklens.targeting import _by_depth_from_ranked
+    from ranklens._by_depth import by_depth_from_ranked
 
     by_model = {model: ranked(pieces[k], definition) for k, model in enumerate(preds)}
     by_value = {}
@@ -474,7 +474,7 @@ def add_curves(
             curves[name] = found
     extras.setdefault("curves_not_built", {}).update(skipped)
     if len(preds) >= 2:
-        result, problem = _call_quietly(_by_depth_from_ranked, by_model)
+        result, problem = _call_quietly(by_depth_from_ranked, by_model)
         if result is not None:
             extras["best_model_by_depth"] = result
         if problem is not None:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._extras import require
+from ranklens._ranked import gain_ratios_exact
 from ranklens._registry import CurveStatistic, MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _curve_sums as _cs
@@ -36,7 +37,7 @@ from ranklens.evaluation import (
     _methods_settings,
     _metric_info,
 )
-from ranklens.targeting import DecileTableResult, _gain_ratios_exact
+from ranklens.targeting import DecileTableResult
 
 
 def _dask() -> tuple[Any, Any]:
@@ -1547,7 +1548,7 @@ def _curve_statistics(
     ratio = (area - 0.5) / (perfect - 0.5) if perfect > 0.5 and not math.isnan(area) else math.nan
     if e_total > 0 and parts and all("gain_twice" in p for p in parts):
         # integer counts: exact integer sums, the in-memory ratios of them (targeting._gain)
-        area, exact_ratio = _gain_ratios_exact(
+        area, exact_ratio = gain_ratios_exact(
             sum(p["gain_twice"] for p in parts), int(total_w), int(e_total)
         )
         if perfect > 0.5 and exact_ratio is not None:

@@ -21,7 +21,7 @@ import numpy as np
 from ranklens._kernels import curves as _kc
 from ranklens._kernels import ranking as _kr
 from ranklens._rank_sweep import pair_class_stats, rank_sweep
-from ranklens.targeting import _gain_twice_exact, _integer_counts, _rank, _Target
+from ranklens._ranked import Target, gain_twice_exact, integer_counts, rank_scores
 
 #: Rows drawn from each partition to choose bucket boundaries (the boundaries only balance the
 #: buckets; the results are exact whatever they are).
@@ -446,9 +446,10 @@ def _curve_pieces(
     """The pieces of the ranked curves of one prediction bucket (see
     :func:`prediction_partition`)."""
     out: dict[str, Any] = {}
-    # Curves: the rows in decreasing prediction with the in-memory accumulation (targeting._rank).
+    # Curves: the rows in decreasing prediction with the in-memory accumulation
+    # (ranklens._ranked.rank_scores).
     response = (yv >= threshold).astype(np.float64)
-    ranked = _rank(pv, _Target(response, wv, None, False, ""))
+    ranked = rank_scores(pv, Target(response, wv, None, False, ""))
     cw = c["w_above"] + ranked.cum_weight
     ce = c["e_above"] + ranked.cum_events
     cn = c["n_above"] + ranked.cum_nonevents
@@ -467,9 +468,9 @@ def _curve_pieces(
         if total_e > 0
         else math.nan
     )
-    if total_e > 0 and _integer_counts(cw, ce):
+    if total_e > 0 and integer_counts(cw, ce):
         # integer counts (carry included): exact, so the area is the in-memory one to the bit
-        out["gain_twice"] = _gain_twice_exact(cw, ce)
+        out["gain_twice"] = gain_twice_exact(cw, ce)
     # The curve read at cumulative weights (decile boundaries) and at depths (lift): the piece
     # with prev_end < q <= end answers (np.interp on the global curve, restricted to the piece).
     lo, hi = cw[0], cw[-1]
