@@ -24,6 +24,7 @@ import pytest
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 
 FOUNDATIONS = {
+    "ranklens._hinges",  # order statistics and Tukey's hinges: box plots in memory and on Dask
     "ranklens._cache",
     "ranklens._curve_registry",
     "ranklens._docstrings",
@@ -48,6 +49,7 @@ MEASURES = {
     "ranklens._by_depth",  # the best model by depth: targeting and the Dask engine
     "ranklens._rank_sweep",  # the rank sweep: ranking's measures and the Dask engine
     "ranklens._ranked",  # a target ranked by a score: targeting, the Dask engine, the CLI
+    "ranklens._relevance_functions",  # the relevance functions, built alike everywhere
     "ranklens.extremes",
     "ranklens.intervals",
     "ranklens.listwise",

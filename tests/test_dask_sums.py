@@ -4,7 +4,7 @@ measures and the medians equal the in-memory ones, whatever the partitioning.
 The reference is the registered in-memory function itself, called as the in-memory pipeline
 calls it (``evaluation._score_quietly``: the same value, and the same problem kind where it is
 NaN); floats to 1e-12 (relative). The exact selection is checked against the in-memory
-order statistic (``relevance._Sample.at``) at every position, with integer weights whose
+order statistic (``ranklens._hinges.Sample.at``) at every position, with integer weights whose
 cumulative sums land exactly on the positions.
 """
 
@@ -24,10 +24,11 @@ import dask  # noqa: E402
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import SigmoidRelevance, evaluate_models  # noqa: E402
+from ranklens._hinges import Sample  # noqa: E402
 from ranklens.dask._quantiles import Source, Target, select  # noqa: E402
 from ranklens.evaluation import _score_quietly  # noqa: E402
 from ranklens.metrics import available_metrics, get_metric  # noqa: E402
-from ranklens.relevance import _Sample, relevance_from_boxplot  # noqa: E402
+from ranklens.relevance import relevance_from_boxplot  # noqa: E402
 
 TOL = 1e-12
 ALPHA = 0.2
@@ -246,7 +247,7 @@ def test_exact_selection_at_every_position(client, kind):
         targets = [Target(source, float(k)) for k in positions]
         targets += [Target(source, float(k), strict=True) for k in positions[:-1]]
         got = select(dask, frame, targets, {source: sample}, n_buckets=3)
-        ref = _Sample.of(y, None if weight is None else w)
+        ref = Sample.of(y, None if weight is None else w)
         keep = slice(None) if weight is None else w > 0
         xs = np.sort(y[keep])
         cum = np.cumsum(np.ones(xs.size) if weight is None else w[keep][np.argsort(y[keep])])
@@ -269,9 +270,9 @@ def test_heavy_values_are_not_sent_to_the_client(client, monkeypatch):
     y = (rng.random(n) < 0.3).astype(float)
     df = pd.DataFrame({"y": y, "w": rng.integers(1, 4, n).astype(float)})
     source = Source("y", weight="w")
-    from ranklens.relevance import _hinge_positions
+    from ranklens._hinges import hinge_positions
 
-    positions = [*_hinge_positions(float(df["w"].sum())), math.inf]
+    positions = [*hinge_positions(float(df["w"].sum())), math.inf]
     got = select(
         dask,
         dd.from_pandas(df, npartitions=4),
@@ -279,7 +280,7 @@ def test_heavy_values_are_not_sent_to_the_client(client, monkeypatch):
         {source: y[::5]},
         n_buckets=4,
     )
-    ref = _Sample.of(y, df["w"].to_numpy())
+    ref = Sample.of(y, df["w"].to_numpy())
     assert got[:-1] == [ref.at(k) for k in positions[:-1]]
     assert got[-1] == 1.0
 

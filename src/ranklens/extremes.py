@@ -64,15 +64,9 @@ if TYPE_CHECKING:
     from ranklens._kernels import utility as _k
 else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
     _k = LazyKernels("ranklens._kernels.utility")
-from ranklens.relevance import (
-    SigmoidRelevance,
-    _frequency_weights,
-    _hinge_positions,
-    _hinges_of,
-    _relevance_from_limits,
-    _Sample,
-    relevance_from_boxplot,
-)
+from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
+from ranklens._relevance_functions import relevance_from_limits
+from ranklens.relevance import SigmoidRelevance, relevance_from_boxplot
 
 # The utility measures are sums once the relevance is fixed, but their default relevance is a
 # box plot of y_true (its quartiles): order statistics of the truth.
@@ -276,14 +270,14 @@ def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -
 def _default_accuracy(y_true: FloatArray, frequency: FloatArray | None) -> SmoothAccuracy:
     """``smooth_accuracy(IQR / 2, k=8)`` with the IQR of the default box plot (Tukey's hinges;
     ``frequency``: the case weights as given, read as frequencies as the box plot reads them)."""
-    sample = _Sample.of(y_true, frequency)
-    return _accuracy_from_hinges([sample.at(k) for k in _hinge_positions(sample.size)])
+    sample = Sample.of(y_true, frequency)
+    return _accuracy_from_hinges([sample.at(k) for k in hinge_positions(sample.size)])
 
 
 def _accuracy_from_hinges(values: Any) -> SmoothAccuracy:
     """The default accuracy from the values at the hinge positions
-    (:func:`ranklens.relevance._hinge_positions`) of ``y_true``."""
-    q1, _, q3 = _hinges_of(values)
+    (:func:`ranklens._hinges.hinge_positions`) of ``y_true``."""
+    q1, _, q3 = hinges_of(values)
     half_iqr = 0.5 * q3 - 0.5 * q1  # halves first: q3 - q1 may exceed the largest float
     if not half_iqr > 0:
         raise ValueError(
@@ -294,7 +288,7 @@ def _accuracy_from_hinges(values: Any) -> SmoothAccuracy:
 
 
 #: The default accuracy, smooth_accuracy(IQR(y_true) / 2, k=8), from the hinges of y_true.
-_ACCURACY_FIT = OrderStatisticFit(positions=_hinge_positions, build=_accuracy_from_hinges)
+_ACCURACY_FIT = OrderStatisticFit(positions=hinge_positions, build=_accuracy_from_hinges)
 
 
 def _accuracy_values(accuracy: Any, y_true: FloatArray, y_pred: FloatArray) -> FloatArray:
@@ -347,7 +341,7 @@ def _prepare(
     # on the scale they were given, so that integer weights act exactly as repeated rows.
     w, scale = check_sample_weight_scaled(sample_weight, a.shape[0])
     uses_box_plot = relevance is None or (need_accuracy and accuracy is None)
-    frequency = _frequency_weights(sample_weight, a.shape[0]) if uses_box_plot else None
+    frequency = frequency_weights(sample_weight, a.shape[0]) if uses_box_plot else None
     if relevance is None:
         relevance = relevance_from_boxplot(a, extremes="auto", sample_weight=frequency)
     elif not callable(relevance):
@@ -984,15 +978,15 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
 def _replicate_box(state: _SweepState, w: FloatArray) -> tuple[Any, Any]:
     """``(relevance, accuracy)`` of one replicate (the functions' defaults where not given),
     each None where the function raises: the box plot of the frequency-weighted y_true from the
-    rows sorted once (``_Sample.of`` on the rows of positive weight reads the same order)."""
+    rows sorted once (``Sample.of`` on the rows of positive weight reads the same order)."""
     w_sorted = w[state.ascending]
-    cum = np.cumsum(w_sorted)  # sequential, as _Sample.of's
+    cum = np.cumsum(w_sorted)  # sequential, as Sample.of's
     size = float(cum[-1])
     if size < 2.0:
         return state.relevance, None  # the box plot needs two observations' weight
     kept = np.flatnonzero(w_sorted > 0.0)
     last = kept[-1]
-    positions = np.asarray(_hinge_positions(size), dtype=np.float64)
+    positions = np.asarray(hinge_positions(size), dtype=np.float64)
     at = state.y_sorted[np.minimum(np.searchsorted(cum, positions, side="left"), last)]
     try:
         accuracy = _accuracy_from_hinges(at)
@@ -1001,7 +995,7 @@ def _replicate_box(state: _SweepState, w: FloatArray) -> tuple[Any, Any]:
     relevance = state.relevance
     if relevance is None:
         low, high = state.y_sorted[kept[0]], state.y_sorted[last]
-        q1, median, q3 = _hinges_of(at)
+        q1, median, q3 = hinges_of(at)
         iqr = q3 - q1
         fences = (q1 - 1.5 * iqr, q3 + 1.5 * iqr)  # coef * multiplier * iqr, multiplier 1
         relevance = None
@@ -1009,7 +1003,7 @@ def _replicate_box(state: _SweepState, w: FloatArray) -> tuple[Any, Any]:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # no outliers: the fallback's warning
-                    relevance = _relevance_from_limits(
+                    relevance = relevance_from_limits(
                         kept.shape[0],
                         median,
                         iqr,

@@ -208,7 +208,7 @@ def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
     other parameters at their defaults) of a dask DataFrame's column, exactly: the row count and
     a sample in one read, then Tukey's hinges, the median, the minimum and the maximum by
     two-pass selection (:func:`select`), and the in-memory function's own
-    construction from them (:func:`ranklens.relevance._relevance_from_limits`).
+    construction from them (:func:`ranklens._relevance_functions.relevance_from_limits`).
 
     Raises
     ------
@@ -224,9 +224,10 @@ def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
     """
     import dask
 
+    from ranklens._hinges import hinge_positions, hinges_of
+    from ranklens._relevance_functions import relevance_from_limits
     from ranklens.dask._engine import ROWS_PER_BUCKET
     from ranklens.exceptions import DomainError
-    from ranklens.relevance import _hinge_positions, _hinges_of, _relevance_from_limits
 
     if extremes not in ("auto", "both", "high", "low"):
         raise ValueError(f"extremes must be 'auto', 'both', 'high' or 'low'; got {extremes!r}")
@@ -237,14 +238,14 @@ def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
     if n < 2:
         raise ValueError(f"y: need at least 2 rows for a box plot; got {n}")
     source = Source(y)
-    positions = [*map(float, _hinge_positions(float(n))), 0.0, math.inf]
+    positions = [*map(float, hinge_positions(float(n))), 0.0, math.inf]
     strict = [False] * 6 + [True, False]  # the minimum: the first value with W(x) > 0
     targets = [Target(source, k, s) for k, s in zip(positions, strict, strict=True)]
     sample = np.concatenate([p[1] for p in parts])
     found = select(
         dask, frame[[y]], targets, {source: sample}, max(1, math.ceil(n / ROWS_PER_BUCKET))
     )
-    q1, med, q3 = _hinges_of(found[:6])
+    q1, med, q3 = hinges_of(found[:6])
     y_min, y_max = float(found[6]), float(found[7])
     if y_min == y_max:
         raise DomainError(
@@ -252,7 +253,7 @@ def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
         )
     iqr = q3 - q1
     lower, upper = q1 - 1.5 * iqr, q3 + 1.5 * iqr
-    return _relevance_from_limits(
+    return relevance_from_limits(
         n,
         float(med),
         iqr,

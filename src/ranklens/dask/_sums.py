@@ -11,8 +11,8 @@ What each measure declares decides how it is computed (never its name):
   the hinges) come first from exact selection (:mod:`ranklens.dask._quantiles`).
 - The default relevance, as :func:`ranklens.evaluate_models` builds it: the box-plot relevance
   of ``y`` (Torgo & Ribeiro 2009, Sect. 4.1), its hinges, minimum and maximum found by exact
-  selection, then :func:`ranklens.relevance._relevance_from_limits`, the in-memory function's
-  own construction.
+  selection, then :func:`ranklens._relevance_functions.relevance_from_limits`, the in-memory
+  function's own construction.
 - :class:`ranklens._registry.MedianForm`: the (weighted) median of per-row values by exact
   selection (median absolute error, Rosset, Perlich & Zadrozny 2005).
 
@@ -149,17 +149,17 @@ def sums_partition(
 
 
 def _hinge_values(values: Sequence[float]) -> tuple[float, float, float]:
-    from ranklens.relevance import _hinges_of
+    from ranklens._hinges import hinges_of
 
-    return _hinges_of(values)
+    return hinges_of(values)
 
 
 def default_relevance(n: int, values: Sequence[float]) -> Any:
     """``relevance_from_boxplot(y)`` (defaults, unweighted: every row counts once, as
     :func:`ranklens.evaluate_models` builds it) from the values of ``y`` at the hinge positions
-    (:func:`ranklens.relevance._hinge_positions` of the row count ``n``) followed by its minimum
+    (:func:`ranklens._hinges.hinge_positions` of the row count ``n``) followed by its minimum
     and maximum."""
-    from ranklens.relevance import _relevance_from_limits
+    from ranklens._relevance_functions import relevance_from_limits
 
     q1, med, q3 = _hinge_values(values[:6])
     y_min, y_max = float(values[6]), float(values[7])
@@ -170,7 +170,7 @@ def default_relevance(n: int, values: Sequence[float]) -> Any:
     coef = 1.5
     iqr = q3 - q1
     lower, upper = q1 - coef * 1.0 * iqr, q3 + coef * 1.0 * iqr
-    return _relevance_from_limits(
+    return relevance_from_limits(
         n,
         float(med),
         iqr,
@@ -223,7 +223,7 @@ def evaluate_claimed(  # noqa: C901
     (the relevance, as ``evaluate_models`` binds it; not a fitted accuracy, refitted per
     replicate in memory), from the same pass; returned as model -> measure -> replicates.
     """
-    from ranklens.relevance import _hinge_positions
+    from ranklens._hinges import hinge_positions
 
     replicates: dict[str, dict[str, np.ndarray]] = {}
     if not claimed.sums and not claimed.medians:
@@ -258,7 +258,7 @@ def evaluate_claimed(  # noqa: C901
     relevance_at = None
     if needs_relevance and context.get("relevance") is None:
         start = len(targets)
-        want(every_y, _hinge_positions(float(n)))
+        want(every_y, hinge_positions(float(n)))
         want(every_y, [0.0], strict=True)  # the smallest value: the first row
         want(every_y, [math.inf])  # the largest: no position reached, the last row
         relevance_at = slice(start, len(targets))
@@ -426,6 +426,6 @@ def poisson_seed(random_state: int | None) -> int:
 
 
 def _midpoint(a: float, b: float) -> float:
-    from ranklens.relevance import _midpoint as mid
+    from ranklens._hinges import midpoint as mid
 
     return mid(a, b)
