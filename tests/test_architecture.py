@@ -24,6 +24,7 @@ import pytest
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 
 FOUNDATIONS = {
+    "ranklens._problems",  # calling a measure quietly: the pipeline and the Dask engine
     "ranklens._hinges",  # order statistics and Tukey's hinges: box plots in memory and on Dask
     "ranklens._cache",
     "ranklens._curve_registry",
@@ -59,6 +60,7 @@ MEASURES = {
     "ranklens.targeting",
 }
 INFERENCE = {
+    "ranklens._method_names",  # a comparison's methods in words: the pipeline, Dask, the report
     "ranklens._budget",
     "ranklens._gpu_engine",
     "ranklens._resampling",

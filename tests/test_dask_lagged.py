@@ -2,7 +2,7 @@
 the in-memory value, whatever the partitioning.
 
 The reference is the registered function called as the in-memory pipeline calls it
-(``evaluation._score_quietly``): the same value to 1e-12 (relative), and the same problem kind
+(``evaluation.score_quietly``): the same value to 1e-12 (relative), and the same problem kind
 and message where it is undefined. The lag-1 changes across partition boundaries are the ones a
 piece-wise sum would lose.
 """
@@ -22,10 +22,10 @@ import dask  # noqa: E402
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import pmap  # noqa: E402
+from ranklens._problems import score_quietly  # noqa: E402
 from ranklens._registry import LagScaledForm  # noqa: E402
 from ranklens.dask import _engine as _e  # noqa: E402
 from ranklens.dask import _lagged as _lag  # noqa: E402
-from ranklens.evaluation import _score_quietly  # noqa: E402
 from ranklens.metrics import get_metric  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("client")  # the LocalCluster of conftest.py
@@ -50,7 +50,7 @@ def _data(n: int = 900, seed: int = 3) -> pd.DataFrame:
 
 def _reference(df: pd.DataFrame, model: str, weight: str | None):
     kw = {} if weight is None else {"sample_weight": df[weight].to_numpy()}
-    return _score_quietly(pmap, df["y"].to_numpy(), df[model].to_numpy(), **kw)
+    return score_quietly(pmap, df["y"].to_numpy(), df[model].to_numpy(), **kw)
 
 
 def _close(a: float, b: float) -> bool:

@@ -2,7 +2,7 @@
 partitioning and the value buckets.
 
 The reference is the registered function itself, called as the in-memory pipeline calls it
-(``evaluation._score_quietly``: the same value, and the same problem kind and message where it
+(``evaluation.score_quietly``: the same value, and the same problem kind and message where it
 is NaN); floats to 1e-12 (relative). Tie runs straddle the input partitions (the data sorted by
 the prediction before it is cut) and long runs of the truth fill value buckets of their own.
 """
@@ -22,9 +22,9 @@ import dask  # noqa: E402
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import ndcg_score  # noqa: E402
+from ranklens._problems import score_quietly  # noqa: E402
 from ranklens.dask import _engine as _e  # noqa: E402
 from ranklens.dask import _listwise as _lw  # noqa: E402
-from ranklens.evaluation import _score_quietly  # noqa: E402
 from ranklens.metrics import get_metric  # noqa: E402
 
 TOL = 1e-12
@@ -56,7 +56,7 @@ def _close(a: float, b: float) -> bool:
 def _reference(df: pd.DataFrame, model: str, weight: str | None, **kw):
     if weight is not None:
         kw["sample_weight"] = df[weight].to_numpy()
-    return _score_quietly(ndcg_score, df["y"].to_numpy(), df[model].to_numpy(), **kw)
+    return score_quietly(ndcg_score, df["y"].to_numpy(), df[model].to_numpy(), **kw)
 
 
 def _check(ev, df: pd.DataFrame, weight: str | None, models=("a", "b")) -> None:

@@ -18,7 +18,8 @@ distributed = pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import ndcg_score  # noqa: E402
-from ranklens.evaluation import _score_quietly, evaluate_models  # noqa: E402
+from ranklens._problems import score_quietly  # noqa: E402
+from ranklens.evaluation import evaluate_models  # noqa: E402
 
 TOL = 1e-12
 NAME = "ndcg_score"
@@ -63,7 +64,7 @@ def _evaluate(df, parts: int, **kw):
 def _check(ev, df, weight=None, **params):
     for model in ("a", "b"):
         extra = {} if weight is None else {"sample_weight": df[weight].to_numpy()}
-        want, want_problem = _score_quietly(
+        want, want_problem = score_quietly(
             ndcg_score, df["y"].to_numpy(), df[model].to_numpy(), **params, **extra
         )
         got = ev.values[model][NAME]

@@ -2,7 +2,7 @@
 in-memory one on the same rows, whatever the partitioning.
 
 The reference is :func:`ranklens.robustness_table` called as :func:`ranklens.evaluate_models`
-calls it (``evaluation._call_quietly``: the same table, and the same kind of problem where a row
+calls it (``evaluation.call_quietly``: the same table, and the same kind of problem where a row
 is undefined): the row (its position in the input, partitions laid end to end) identical, the
 floats to 1e-12 (relative). The candidate rules of :mod:`ranklens.dask._robustness` are checked
 against brute force on small data with ties.
@@ -21,10 +21,10 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
+from ranklens._problems import call_quietly  # noqa: E402
 from ranklens.dask import _robustness as _rb  # noqa: E402
 from ranklens.dask._engine import truth_bounds  # noqa: E402
 from ranklens.dask._passes import loss_candidates  # noqa: E402
-from ranklens.evaluation import _call_quietly  # noqa: E402
 from ranklens.robustness import TABLE1_METRICS, robustness_table  # noqa: E402
 
 TOL = 1e-12
@@ -55,7 +55,7 @@ def _data(n: int = 1200, seed: int = 0) -> pd.DataFrame:
 
 
 def _reference(df: pd.DataFrame, model: str):
-    return _call_quietly(robustness_table, df["y"].to_numpy(), df[model].to_numpy())
+    return call_quietly(robustness_table, df["y"].to_numpy(), df[model].to_numpy())
 
 
 def _assert_same(got, want) -> None:

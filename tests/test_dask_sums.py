@@ -2,7 +2,7 @@
 measures and the medians equal the in-memory ones, whatever the partitioning.
 
 The reference is the registered in-memory function itself, called as the in-memory pipeline
-calls it (``evaluation._score_quietly``: the same value, and the same problem kind where it is
+calls it (``evaluation.score_quietly``: the same value, and the same problem kind where it is
 NaN); floats to 1e-12 (relative). The exact selection is checked against the in-memory
 order statistic (``ranklens._hinges.Sample.at``) at every position, with integer weights whose
 cumulative sums land exactly on the positions.
@@ -25,8 +25,8 @@ import dask  # noqa: E402
 import ranklens.dask as rd  # noqa: E402
 from ranklens import SigmoidRelevance, evaluate_models  # noqa: E402
 from ranklens._hinges import Sample  # noqa: E402
+from ranklens._problems import score_quietly  # noqa: E402
 from ranklens.dask._quantiles import Source, Target, select  # noqa: E402
-from ranklens.evaluation import _score_quietly  # noqa: E402
 from ranklens.metrics import available_metrics, get_metric  # noqa: E402
 from ranklens.relevance import relevance_from_boxplot  # noqa: E402
 
@@ -70,8 +70,8 @@ def _reference(name: str, df: pd.DataFrame, model: str, weight: str | None, **kw
             kw["relevance"] = relevance_from_boxplot(y)
     if spec.inputs == "interval":
         lo, hi = INTERVALS[model]
-        return _score_quietly(spec.func, y, df[lo].to_numpy(), df[hi].to_numpy(), alpha=ALPHA, **kw)
-    return _score_quietly(spec.func, y, df[model].to_numpy(), **kw)
+        return score_quietly(spec.func, y, df[lo].to_numpy(), df[hi].to_numpy(), alpha=ALPHA, **kw)
+    return score_quietly(spec.func, y, df[model].to_numpy(), **kw)
 
 
 def _same(got: float, want: float) -> bool:

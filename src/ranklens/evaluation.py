@@ -35,6 +35,15 @@ import numpy as np
 from ranklens._budget import BootstrapPlan, plan_bootstrap
 from ranklens._docstrings import raises_input_errors
 from ranklens._format import finite_or_none, format_number, table_html
+from ranklens._method_names import interval_methods, methods_settings, paired_test_methods
+from ranklens._problems import (
+    Problem,
+    as_float,
+    call_quietly,
+    fit_kwargs,
+    metric_info,
+    score_quietly,
+)
 from ranklens._registry import AnalyticVariance
 from ranklens._results import Result, to_builtin
 from ranklens._typing import ArrayLike
@@ -51,10 +60,9 @@ from ranklens.bands import curve_bands
 from ranklens.compare import (
     DEFAULT_COMPARISON_METRICS,
     ComparisonResult,
-    PermutationTestResult,
     compare_models,
 )
-from ranklens.exceptions import DomainError, RanklensWarning, UndefinedMetricWarning
+from ranklens.exceptions import RanklensWarning
 from ranklens.metrics import CurveSpec, available_curves, available_metrics, get_curve, get_metric
 from ranklens.relevance import relevance_from_boxplot
 from ranklens.robustness import robustness_table
@@ -70,9 +78,6 @@ __all__ = [
 
 ProgressCallback = Callable[[str], None]
 
-#: The kinds of :class:`Problem`: a value that stands with a warning about it, a measure left out
-#: for want of a parameter, a measure undefined for this data, and a measure that failed.
-PROBLEM_KINDS = ("note", "skipped", "undefined", "failed")
 
 #: Key of ``problems`` for task-level results (the bootstrap comparison, bands, agreement).
 ALL_MODELS = "(all models)"
@@ -81,55 +86,6 @@ ALL_MODELS = "(all models)"
 #: ``"auto"``, the analytic interval and paired test of each measure whose registry entry declares
 #: them and the paired bootstrap for the rest; ``"bootstrap"``, the paired bootstrap throughout.
 INFERENCE: tuple[str, ...] = ("auto", "bootstrap")
-
-#: How the report names each interval or test method (``interval_method`` and ``test_method`` in
-#: ``results.json``), with its reference.
-METHOD_NAMES: dict[str, str] = {
-    "delong": "DeLong (DeLong, DeLong & Clarke-Pearson 1988)",
-    "delong-logit": (
-        "DeLong on the logit scale (DeLong, DeLong & Clarke-Pearson 1988; Pohar Perme & "
-        "Manevski 2019), Student's t with Satterthwaite's degrees of freedom (Brunner & Munzel "
-        "2000)"
-    ),
-    "bootstrap": "paired bootstrap",
-    "bootstrap-bca": "paired bootstrap, BCa (Efron 1987)",
-    "bootstrap-percentile": "paired bootstrap, percentile",
-    "bootstrap-studentized": "paired bootstrap, symmetric bootstrap-t (Hall 1988)",
-    "fisher-z": "Fisher's z (Fieller, Hartley & Pearson 1957; Bonett & Wright 2000)",
-    "permutation": "paired permutation test",
-}
-
-
-@dataclasses.dataclass(frozen=True)
-class Problem(Result):
-    """Why a value is missing or qualified: its kind and the message that explains it.
-
-    Attributes
-    ----------
-    kind : {"note", "skipped", "undefined", "failed"}
-        ``"undefined"``: the measure is not defined for this data (it returned NaN with a ranklens
-        warning, or rejected the data with its own ``ValueError``); ``"skipped"``: it needs a
-        parameter that was not given; ``"failed"``: it raised any other exception, or returned
-        NaN without a warning saying why; ``"note"``: the value stands, with a warning about it.
-    message : str
-        The warning or exception text (an exception's type name leads a failure's message).
-    """
-
-    kind: str
-    message: str
-
-    def __post_init__(self) -> None:
-        if self.kind not in PROBLEM_KINDS:
-            raise ValueError(f"kind must be one of {PROBLEM_KINDS}; got {self.kind!r}")
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.message}"
-
-    @property
-    def first_line(self) -> str:
-        """The message's first non-empty line (a numba error runs to dozens of lines)."""
-        lines = [line.strip() for line in self.message.splitlines() if line.strip()]
-        return lines[0] if lines else self.kind
 
 
 @dataclasses.dataclass(frozen=True)
@@ -328,38 +284,6 @@ class EvaluationComparison(ComparisonResult):
         return table_html(title, header, rows)
 
 
-def interval_methods(comparison: Any) -> tuple[str, ...]:
-    """Per measure of a stored comparison, the method of each model's interval.
-
-    ``"delong"``, an analytic variance's name (``"noether"``), ``"bootstrap-bca"`` or
-    ``"bootstrap-percentile"``; ``""`` for a permutation test (no interval). Empty for None.
-    """
-    if comparison is None:
-        return ()
-    own = getattr(comparison, "interval_methods", ())
-    if own:
-        return tuple(own)
-    n = len(comparison.metrics)
-    if isinstance(comparison, PermutationTestResult):
-        return ("",) * n
-    interval = str(getattr(comparison, "interval", ""))
-    return (interval if interval == "delong" else f"bootstrap-{interval}",) * n
-
-
-def paired_test_methods(comparison: Any) -> tuple[str, ...]:
-    """Per measure of a stored comparison, the method of its paired tests.
-
-    ``"delong"``, ``"bootstrap"``, ``"permutation"``, or ``""`` where the measure was not
-    tested. Empty for None.
-    """
-    if comparison is None:
-        return ()
-    own = getattr(comparison, "test_methods", ())
-    if own:
-        return tuple(own)
-    return (str(comparison.method),) * len(comparison.metrics)
-
-
 def difference_interval_method(comparison: Any, k: int) -> str | None:
     """How the interval of measure ``k``'s paired differences was made (None: none made)."""
     test = paired_test_methods(comparison)[k]
@@ -372,11 +296,6 @@ def difference_interval_method(comparison: Any, k: int) -> str | None:
         interval = str(getattr(comparison, "interval", "bca"))
         return f"bootstrap-{interval}"
     return None
-
-
-def method_name(method: str) -> str:
-    """The words the report uses for an interval or test method (:data:`METHOD_NAMES`)."""
-    return METHOD_NAMES.get(method, method.capitalize())
 
 
 #: Version of the JSON document of :func:`evaluation_to_json` (``docs/report.md``; the JSON
@@ -395,7 +314,8 @@ def evaluation_to_json(
     ``{"value", "ci_low", "ci_high", "interval_method", "status", "reason"}``: the value, its
     interval and how it was made (``"delong"``, ``"noether"``, ``"bootstrap-bca"``,
     ``"bootstrap-percentile"``; all three null when the measure has no interval), ``status`` one
-    of ``"ok"`` or a :data:`PROBLEM_KINDS` entry, and ``reason`` (null for ``"ok"``).
+    of ``"ok"`` or a :data:`ranklens._problems.PROBLEM_KINDS` entry, and ``reason`` (null for
+    ``"ok"``).
     ``doc["comparisons"]`` is a list of records, one per measure and pair of models (difference,
     its standard deviation, p-values, interval), each with ``test_method`` (``"delong"``,
     ``"bootstrap"``, ``"permutation"``; null when not tested) and ``interval_method`` (of the
@@ -534,47 +454,6 @@ def _curve_summary(result: Any) -> dict[str, Any]:
 # Calling registered measures
 
 
-def _metric_info(spec: Any, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """What the report and ``results.json`` say about a measure.
-
-    ``direction`` is one of ``"higher"``, ``"lower"``, ``"target"`` (best closest to ``target``,
-    e.g. coverage against the nominal ``1 - alpha``) or ``"neutral"`` (never ranked);
-    ``higher_is_better`` is True or False for the first two and None (JSON null) otherwise.
-    """
-    target = spec.target_value(**dict(context or {}))
-    return {
-        "family": spec.family,
-        "direction": spec.direction,
-        "target": None if target is None or not math.isfinite(target) else target,
-        "higher_is_better": spec.higher_is_better,
-        "inputs": spec.inputs,
-        "order_dependent": bool(spec.order_dependent),
-        "description": spec.description,
-    }
-
-
-def _fit_kwargs(
-    func: Callable[..., Any], n_positional: int, context: Mapping[str, Any]
-) -> tuple[dict[str, Any], Problem | None]:
-    """Keyword arguments of ``func`` that the context provides; or why it cannot be called.
-
-    A registered measure may take task parameters (``relevance``, ``budget``, ``alpha``, ...).
-    Those the user gave are passed by name; a required parameter nobody gave means the measure
-    is skipped with a message, never called with a guess.
-    """
-    kwargs: dict[str, Any] = {}
-    params = list(inspect.signature(func).parameters.values())
-    for param in params[n_positional:]:
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        value = context.get(param.name)
-        if value is not None:
-            kwargs[param.name] = value
-        elif param.default is param.empty:
-            return {}, Problem("skipped", f"needs parameter {param.name!r}")
-    return kwargs, None
-
-
 def model_context(
     context: Mapping[str, Any], bounds: tuple[np.ndarray, np.ndarray] | None
 ) -> dict[str, Any]:
@@ -587,92 +466,6 @@ def model_context(
     """
     del bounds  # the interval term is reported by the interval measures, per model
     return {**context, "alpha": None}
-
-
-#: Distinct warnings kept per problem (a comparison of many measures can raise dozens).
-_MAX_MESSAGES = 3
-
-
-def _capture(
-    func: Callable[..., Any], *args: Any, **kwargs: Any
-) -> tuple[Any, Exception | None, list[warnings.WarningMessage]]:
-    """``(value, exception, warnings)`` of one call; nothing escapes."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            value = func(*args, **kwargs)
-        except Exception as exc:  # a measure failing for this input must not stop the rest
-            return None, exc, list(caught)
-    return value, None, list(caught)
-
-
-def _warning_text(caught: list[warnings.WarningMessage]) -> str:
-    messages = list(dict.fromkeys(str(w.message) for w in caught))
-    if len(messages) > _MAX_MESSAGES:
-        more = len(messages) - _MAX_MESSAGES
-        messages = [*messages[:_MAX_MESSAGES], f"and {more} more warning(s)"]
-    return "; ".join(messages)
-
-
-def _exception_problem(exc: Exception) -> Problem:
-    text = str(exc).strip()
-    # A DomainError is the library saying "this measure is not defined for these data" (Log-RMSE
-    # of a 0/1 target); any other exception, ranklens's own ValueErrors included, is a failure.
-    if isinstance(exc, DomainError):
-        return Problem("undefined", text or type(exc).__name__)
-    return Problem("failed", f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
-
-
-def _call_quietly(
-    func: Callable[..., Any], *args: Any, **kwargs: Any
-) -> tuple[Any, Problem | None]:
-    """Call ``func``; return ``(result, problem)`` with warnings and errors as a :class:`Problem`.
-
-    For results that are not a single number (curves, tables, the comparison): an exception gives
-    ``(None, problem)`` (undefined or failed, see :func:`_exception_problem`); warnings give the
-    result with an ``"undefined"`` problem when one is an UndefinedMetricWarning, else a note.
-    """
-    value, exc, caught = _capture(func, *args, **kwargs)
-    if exc is not None:
-        return None, _exception_problem(exc)
-    if not caught:
-        return value, None
-    undefined = any(issubclass(w.category, UndefinedMetricWarning) for w in caught)
-    return value, Problem("undefined" if undefined else "note", _warning_text(caught))
-
-
-def _score_quietly(
-    func: Callable[..., Any], *args: Any, **kwargs: Any
-) -> tuple[float, Problem | None]:
-    """A scalar measure as ``(value, problem)``: a value, undefined, or failed.
-
-    NaN is "undefined" only with a ranklens warning that says why: the library's contract is NaN
-    together with an UndefinedMetricWarning, so a bare NaN (or a result that is not a number) is
-    a failure, never a silent blank.
-    """
-    value, exc, caught = _capture(func, *args, **kwargs)
-    if exc is not None:
-        return math.nan, _exception_problem(exc)
-    number = _as_float(value)
-    text = _warning_text(caught)
-    if not math.isnan(number):
-        return number, (Problem("note", text) if caught else None)
-    if any(issubclass(w.category, RanklensWarning) for w in caught):
-        return math.nan, Problem("undefined", text)
-    if isinstance(value, float | np.floating):
-        reason = "returned NaN without a warning saying why"
-    else:
-        reason = f"returned {type(value).__name__} {value!r:.40}, not a number"
-    return math.nan, Problem("failed", reason + (f" ({text})" if text else ""))
-
-
-def _as_float(value: Any) -> float:
-    if isinstance(value, bool | np.bool_):
-        return math.nan  # a measure returns a number; True is not a score
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 def score_registered_metrics(
@@ -708,13 +501,13 @@ def score_registered_metrics(
         inputs = intervals if interval else predictions
         if not inputs:
             continue
-        info[metric] = _metric_info(spec, context)
+        info[metric] = metric_info(spec, context)
         for model, given in inputs.items():
             step += 1
             if progress is not None:
                 progress(f"measures ({step}/{total}): {model}: {metric}")
             local = context if interval else model_context(context, intervals.get(model))
-            kwargs, skip = _fit_kwargs(spec.func, 3 if interval else 2, local)
+            kwargs, skip = fit_kwargs(spec.func, 3 if interval else 2, local)
             if spec.supports_sample_weight and sample_weight is not None:
                 kwargs["sample_weight"] = sample_weight
             if skip is not None:
@@ -722,7 +515,7 @@ def score_registered_metrics(
                 problems[model][metric] = skip
                 continue
             args = (y_true, *given) if interval else (y_true, given)
-            value, problem = _score_quietly(spec.func, *args, **kwargs)
+            value, problem = score_quietly(spec.func, *args, **kwargs)
             values[model][metric] = value
             if problem is not None:
                 problems[model][metric] = problem
@@ -772,7 +565,7 @@ def _curve_results(
     local.update(spec.fixed)
     with_prediction = spec.inputs == "point_and_interval"
     n_positional = 2 if point else (4 if with_prediction else 3)
-    kwargs, skip = _fit_kwargs(func, n_positional, local)
+    kwargs, skip = fit_kwargs(func, n_positional, local)
     if skip is not None:
         return {}
     if sample_weight is not None and "sample_weight" in inspect.signature(func).parameters:
@@ -789,7 +582,7 @@ def _curve_results(
             args = (y_true, predictions[model], *target)
         else:
             args = (y_true, *target)
-        result, problem = _call_quietly(func, *args, **kwargs)
+        result, problem = call_quietly(func, *args, **kwargs)
         if result is not None:
             out[model] = result
         if problem is not None:
@@ -1062,7 +855,7 @@ def evaluate_models(
                 problems,
                 progress,
             )
-    settings.update(_methods_settings(comparison))
+    settings.update(methods_settings(comparison))
     robust = _robustness_tables(y, preds, problems, progress) if robustness else {}
 
     curve_results: dict[str, dict[str, Any]] = {}
@@ -1201,7 +994,7 @@ def _bootstrap_comparison(
     elif plan.metrics:
         if progress is not None:
             progress(f"bootstrap comparison ({plan.n_bootstrap} replicates)")
-        comparison, problem = _call_quietly(
+        comparison, problem = call_quietly(
             compare_models,
             y,
             preds,
@@ -1239,7 +1032,7 @@ def _with_analytic_inference(
     did, and without replicates (n_bootstrap=0) too."""
     kept = set(methods) | ({s.name for s in plan.metrics} if plan is not None else set())
     specs = [s for s in candidates if s.name in kept]
-    combined, problem = _call_quietly(
+    combined, problem = call_quietly(
         _analytic_comparison,
         comparison,
         specs,
@@ -1267,7 +1060,7 @@ def _robustness_tables(
     for model, pred in preds.items():
         if progress is not None:
             progress(f"{model}: robustness")
-        result, problem = _call_quietly(robustness_table, y, pred)
+        result, problem = call_quietly(robustness_table, y, pred)
         if result is not None:
             robust[model] = result
         if problem is not None:
@@ -1382,7 +1175,7 @@ def _default_relevance(y: np.ndarray) -> tuple[Any, str | None, Problem | None]:
     target, e.g. a constant one), the failure.
     """
     build = relevance_from_boxplot
-    relevance, problem = _call_quietly(build, y)
+    relevance, problem = call_quietly(build, y)
     if relevance is None:
         failed = problem is not None and problem.kind == "failed"
         return None, None, problem if failed else None
@@ -1397,7 +1190,7 @@ def _with_context(spec: Any, context: Mapping[str, Any]) -> Any:
     etc. makes the bootstrap measure exactly what the point values measured. A batched form that
     takes the bound parameters stays (:meth:`ranklens._registry.MetricSpec.bind`).
     """
-    kwargs, skip = _fit_kwargs(spec.func, 3 if spec.inputs == "interval" else 2, context)
+    kwargs, skip = fit_kwargs(spec.func, 3 if spec.inputs == "interval" else 2, context)
     if skip is not None or not kwargs:
         return spec
     return spec.bind(**kwargs)
@@ -1449,7 +1242,7 @@ def _task_extras(
             top_k = min(10, len(candidates) // 3 or 1)
             # Bound registry entries carry the task's relevance etc.; by name, each measure
             # would use its defaults (e.g. a relevance derived from the test targets).
-            result, problem = _call_quietly(rankings, y, candidates, metrics=metrics, top_k=top_k)
+            result, problem = call_quietly(rankings, y, candidates, metrics=metrics, top_k=top_k)
             if result is not None:
                 extras["metric_agreement"] = result
             if problem is not None:
@@ -1459,7 +1252,7 @@ def _task_extras(
         kwargs = {"events": context["events"]} if context.get("events") is not None else {}
         if weight is not None:
             kwargs["sample_weight"] = weight
-        result, problem = _call_quietly(best, y, dict(preds), **kwargs)
+        result, problem = call_quietly(best, y, dict(preds), **kwargs)
         if result is not None:
             extras["best_model_by_depth"] = result
         if problem is not None:
@@ -1493,13 +1286,13 @@ def _agreement_metrics(
             continue
         finite = 0
         for candidate, pred in candidates.items():
-            value, problem = _call_quietly(spec.func, y, pred)
+            value, problem = call_quietly(spec.func, y, pred)
             if value is None:  # raised: the measure does not apply to this task, or failed
                 if problem is not None and problem.kind == "failed" and candidate not in scored:
                     problems.setdefault(candidate, {})[f"{name} (metric agreement)"] = problem
                 finite = -1
                 break
-            finite += math.isfinite(_as_float(value))
+            finite += math.isfinite(as_float(value))
         if finite >= 2:
             out.append(spec)
     return out
@@ -1776,54 +1569,6 @@ class IntervalQualifiers:
         }
 
 
-def _methods_settings(comparison: Any) -> dict[str, str]:
-    """The ``settings`` sentences saying where each interval and each p-value came from."""
-    if comparison is None:
-        return {}
-    out = {}
-    sentences = [("intervals", interval_methods(comparison))]
-    if comparison.pairs:  # one model: no pair to test
-        sentences.append(("paired tests", paired_test_methods(comparison)))
-    for label, methods in sentences:
-        groups: dict[str, list[str]] = {}
-        for metric, method in zip(comparison.metrics, methods, strict=True):
-            groups.setdefault(method, []).append(metric)
-        # the bootstrap's most common method last ("elsewhere"), the others named
-        boot = sorted(
-            (m for m in groups if m.startswith("bootstrap")), key=lambda m: len(groups[m])
-        )
-        parts = []
-        # DeLong first, then the other analytic methods, then the bootstrap ("elsewhere").
-        delong_first = sorted(groups.items(), key=lambda item: not item[0].startswith("delong"))
-        for method, metrics in delong_first:
-            if method.startswith("bootstrap") or not method:
-                continue
-            parts.append(f"{_reference_name(comparison, method)} for {_listed(metrics)}")
-        for i, method in enumerate(boot):
-            words = method_name(method)
-            if comparison.n_bootstrap:
-                words += f", {comparison.n_bootstrap} resamples"
-            last = i == len(boot) - 1
-            parts.append(
-                f"{words}, " + ("elsewhere" if parts and last else f"for {_listed(groups[method])}")
-            )
-        if "" in groups and label == "paired tests":
-            parts.append(f"none for {_listed(groups[''])} (not resampled)")
-        if parts:
-            out[label] = "; ".join(parts)
-    return out
-
-
-def _reference_name(comparison: Any, method: str) -> str:
-    """A method's name with its reference (an analytic variance names its own)."""
-    references = getattr(comparison, "references", {}) or {}
-    return references.get(method) or method_name(method)
-
-
-def _listed(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _bands(
     y: np.ndarray,
     preds: Mapping[str, np.ndarray],
@@ -1844,7 +1589,7 @@ def _bands(
         if progress is not None:
             progress(f"bootstrap bands of the {curve} curve")
         kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
-        result, problem = _call_quietly(
+        result, problem = call_quietly(
             band_func,
             y,
             preds,

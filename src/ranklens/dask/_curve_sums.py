@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._curve_registry import CurveSumsForm, available_curves, get_curve
-from ranklens.evaluation import Problem, _call_quietly, _exception_problem, _fit_kwargs
+from ranklens._problems import Problem, call_quietly, exception_problem, fit_kwargs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,7 +96,7 @@ def plan(
             if local.get(key) is not None:
                 local.update(fixed)
         local.update(spec.fixed)
-        kwargs, skip = _fit_kwargs(spec.func, 2, local)
+        kwargs, skip = fit_kwargs(spec.func, 2, local)
         if skip is not None:
             continue
         params = {k: v for k, v in kwargs.items() if k in form.params}
@@ -121,7 +121,7 @@ def plan(
             if failure is not None:
                 problems.setdefault(model, {})[f"{name} curve"] = failure
                 continue
-            grid, problem = _call_quietly(form.grid, sample_y, sp, **params)
+            grid, problem = call_quietly(form.grid, sample_y, sp, **params)
             if grid is None:
                 problems.setdefault(model, {})[f"{name} curve"] = problem  # type: ignore[assignment]
                 continue
@@ -207,14 +207,14 @@ def finish(
     for job, summary in zip(jobs, summaries, strict=True):
         key = f"{job.name} curve"
         if isinstance(summary, Exception):
-            problems.setdefault(job.model, {})[key] = _exception_problem(summary)
+            problems.setdefault(job.model, {})[key] = exception_problem(summary)
             continue
         if summary is None:
             problems.setdefault(job.model, {})[key] = Problem(
                 "undefined", "no rows of positive weight"
             )
             continue
-        result, problem = _call_quietly(job.form.finish, summary, job.grid, **job.params)
+        result, problem = call_quietly(job.form.finish, summary, job.grid, **job.params)
         if result is not None:
             curves.setdefault(job.name, {})[job.model] = result
             points[job.name] = job.form.points

@@ -41,10 +41,11 @@ from typing import Any
 import numpy as np
 
 from ranklens._curve_registry import available_curves, get_curve
+from ranklens._problems import Problem, call_quietly
 from ranklens._ranked import Ranked, Target, rank_scores
 from ranklens.dask import _profile
 from ranklens.dask._passes import midrank_column
-from ranklens.evaluation import ALL_MODELS, Problem, _call_quietly
+from ranklens.evaluation import ALL_MODELS
 from ranklens.exceptions import warn_undefined
 from ranklens.ranking import CutoffAUCResult, cutoff_auc_curve
 
@@ -435,7 +436,7 @@ def add_curves(
         found = {}
         for k, model in enumerate(preds):
             if source == "cuts":
-                result, problem = _call_quietly(cutoff_auc, *cuts[k], unit)
+                result, problem = call_quietly(cutoff_auc, *cuts[k], unit)
             elif source == "sequence":
                 if y_distinct is None:  # the engine kept no rows in order: too many
                     skipped[name] = (
@@ -444,7 +445,7 @@ def add_curves(
                     )
                     break
                 args = sequence_args(pieces[k], *y_distinct)
-                result, problem = _call_quietly(spec.from_sequence, *args)
+                result, problem = call_quietly(spec.from_sequence, *args)
             elif source == "concordance":
                 if y_distinct is None or any(
                     "profile" not in p and p["thresholds"].size for p in pieces[k]
@@ -462,10 +463,10 @@ def add_curves(
                     )
                     break
                 args = _profile.profile_args([p["profile"] for p in pieces[k] if "profile" in p])
-                result, problem = _call_quietly(spec.from_concordance, *args)
+                result, problem = call_quietly(spec.from_concordance, *args)
             else:
                 r = by_value[model] if source == "value" else by_model[model]
-                result, problem = _call_quietly(spec.from_ranked, r, **kwargs)
+                result, problem = call_quietly(spec.from_ranked, r, **kwargs)
             if result is not None:
                 found[model] = _with_interval(result, delong.get(model))
             if problem is not None:
@@ -474,7 +475,7 @@ def add_curves(
             curves[name] = found
     extras.setdefault("curves_not_built", {}).update(skipped)
     if len(preds) >= 2:
-        result, problem = _call_quietly(by_depth_from_ranked, by_model)
+        result, problem = call_quietly(by_depth_from_ranked, by_model)
         if result is not None:
             extras["best_model_by_depth"] = result
         if problem is not None:

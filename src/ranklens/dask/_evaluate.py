@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from ranklens._extras import require
+from ranklens._method_names import methods_settings
+from ranklens._problems import Problem, call_quietly, exception_problem, metric_info
 from ranklens._ranked import gain_ratios_exact
 from ranklens._registry import CurveStatistic, MetricSpec, RankStatistic, RankSweepForm, RatioForm
 from ranklens.dask import _boot_pairs as _bp
@@ -29,14 +31,7 @@ from ranklens.dask import _row_plots as _rp
 from ranklens.dask import _sums as _s
 from ranklens.dask._gather import compute_gathering
 from ranklens.dask._inputs import check_meta, check_parquet, read_as_float
-from ranklens.evaluation import (
-    ModelEvaluation,
-    Problem,
-    _call_quietly,
-    _exception_problem,
-    _methods_settings,
-    _metric_info,
-)
+from ranklens.evaluation import ModelEvaluation
 from ranklens.targeting import DecileTableResult
 
 
@@ -501,14 +496,14 @@ def evaluate(  # noqa: C901, PLR0915
     info: dict[str, dict[str, Any]] = {}
 
     for j, spec in enumerate(the_plan.ratio):
-        info[spec.name] = _metric_info(spec)
+        info[spec.name] = metric_info(spec)
         form = spec.capabilities.batched
         assert isinstance(form, RatioForm)
         for k, model in enumerate(preds):
             failed = _e.whole_failure([s["sums"][k][j] for s in scans], part_rows)
             if failed is not None:
                 values[model][spec.name] = math.nan
-                problems[model][spec.name] = _exception_problem(failed)
+                problems[model][spec.name] = exception_problem(failed)
                 continue
             num = _e.fsum(s["sums"][k][j][0] for s in scans)
             den = _e.fsum(s["sums"][k][j][1] for s in scans)
@@ -967,9 +962,9 @@ def evaluate(  # noqa: C901, PLR0915
     delong: dict[str, Any] = {}
     class_rows: dict[str, list[float]] = {}  # the rows of each class behind DeLong's variance
     for spec in the_plan.curve:
-        info[spec.name] = _metric_info(spec)
+        info[spec.name] = metric_info(spec)
     for spec in the_plan.sweep:
-        info[spec.name] = _metric_info(spec)
+        info[spec.name] = metric_info(spec)
     w2 = 0.0 if unit else _e.fsum(s["w2"] for s in scans)
     all_pairs = n * (n - 1) // 2 if unit else (float(total_w) ** 2 - w2) / 2.0
     for k, model in enumerate(preds):
@@ -1077,7 +1072,7 @@ def evaluate(  # noqa: C901, PLR0915
             found = [p["robust"]["tau"] for p in pred_out[k] if "robust" in p] + [
                 t["robust"][k] for t in truth_out if "robust" in t
             ]
-            result, problem = _call_quietly(
+            result, problem = call_quietly(
                 _rb.model_table,
                 table_specs,
                 table_rules,
@@ -1177,7 +1172,7 @@ def evaluate(  # noqa: C901, PLR0915
             # as in memory: interval measures only for models given intervals (here none);
             # named in ``measures``, they are listed as skipped with the reason
             continue
-        info[name] = _metric_info(_e.get_metric(name))
+        info[name] = metric_info(_e.get_metric(name))
         for model in preds:
             values[model][name] = math.nan
             problems[model][name] = Problem("skipped", why)
@@ -1202,7 +1197,7 @@ def evaluate(  # noqa: C901, PLR0915
         settings["random_state"] = random_state
     settings["confidence_level"] = confidence_level
     settings["inference"] = inference
-    settings.update(_methods_settings(comparison))
+    settings.update(methods_settings(comparison))
     return ModelEvaluation(
         title=title,
         target=y,
@@ -1661,7 +1656,7 @@ def _binned(
             problems[model][spec.name] = Problem(
                 "skipped", "exact=False computes the binned AUC only (extras['binned_auc'])"
             )
-        info[spec.name] = _metric_info(spec)
+        info[spec.name] = metric_info(spec)
     return ModelEvaluation(
         title=title,
         target=y,

@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._problems import Problem, metric_info
 from ranklens._registry import LagScaledForm, MetricSpec
 from ranklens.dask import _engine as _e
-from ranklens.evaluation import Problem, _metric_info
 
 __all__ = ["claim", "evaluate_claimed", "lag_partition"]
 
@@ -107,7 +107,7 @@ def evaluate_claimed(
     scale = scale_sum(parts) / (n - 1)
     total_w = math.fsum(q["w"] for q in parts)
     for j, spec in enumerate(specs):
-        info[spec.name] = _metric_info(spec)
+        info[spec.name] = metric_info(spec)
         form = forms[j]
         assert form is not None
         for k, model in enumerate(preds):

@@ -33,17 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._problems import Problem, exception_problem, fit_kwargs, metric_info, score_quietly
 from ranklens._registry import MetricSpec, RankedListForm
 from ranklens.dask import _engine as _e
 from ranklens.dask import _passes as _p
-from ranklens.evaluation import (
-    Problem,
-    _exception_problem,
-    _fit_kwargs,
-    _metric_info,
-    _score_quietly,
-    model_context,
-)
+from ranklens.evaluation import model_context
 
 
 def claim(the_plan: Any) -> tuple[Any, list[MetricSpec]]:
@@ -214,17 +208,17 @@ def _jobs(
     jobs: list[_Job] = []
     where: dict[str, int] = {}
     for spec in specs:
-        info[spec.name] = _metric_info(spec, context)
+        info[spec.name] = metric_info(spec, context)
         form = spec.capabilities.ranked_list
         assert form is not None
-        kwargs, skip = _fit_kwargs(spec.func, 2, model_context(context, None))
+        kwargs, skip = fit_kwargs(spec.func, 2, model_context(context, None))
         params = {k: v for k, v in kwargs.items() if k in form.params}
         failure = skip
         if failure is None:
             try:  # the parameters, checked as the function checks them
                 form.segment(np.zeros(0), np.zeros(0), None, 0.0, 1.0, **params)
             except Exception as exc:
-                failure = _exception_problem(exc)
+                failure = exception_problem(exc)
         if failure is not None:
             for model in preds:
                 values[model][spec.name] = math.nan
@@ -399,11 +393,11 @@ def evaluate_claimed(
         for model in preds:
             if errors[j] is not None:
                 values[model][spec.name] = math.nan
-                problems[model][spec.name] = _exception_problem(errors[j])  # type: ignore[arg-type]
+                problems[model][spec.name] = exception_problem(errors[j])  # type: ignore[arg-type]
                 continue
             i = live.index(j)
             got = dcg[model][i] if model in dcg else 0.0
-            value, problem = _score_quietly(job.form.finalize, got, ideal[j], **job.params)
+            value, problem = score_quietly(job.form.finalize, got, ideal[j], **job.params)
             values[model][spec.name] = value
             if problem is not None:
                 problems[model][spec.name] = problem
@@ -412,7 +406,7 @@ def evaluate_claimed(
                 ideal_r = boot_ideal[:, i] if boot_dcg else np.zeros(n_reps)
                 replicates.setdefault(model, {})[spec.name] = np.array(
                     [
-                        _score_quietly(job.form.finalize, float(a), float(b), **job.params)[0]
+                        score_quietly(job.form.finalize, float(a), float(b), **job.params)[0]
                         for a, b in zip(d, ideal_r, strict=True)
                     ]
                 )

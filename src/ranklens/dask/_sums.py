@@ -39,18 +39,18 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._problems import (
+    Problem,
+    call_quietly,
+    exception_problem,
+    fit_kwargs,
+    metric_info,
+    score_quietly,
+)
 from ranklens._registry import MetricSpec
 from ranklens.dask._engine import whole_failure
 from ranklens.dask._quantiles import Source, Target, select
-from ranklens.evaluation import (
-    Problem,
-    _call_quietly,
-    _exception_problem,
-    _fit_kwargs,
-    _metric_info,
-    _score_quietly,
-    model_context,
-)
+from ranklens.evaluation import model_context
 from ranklens.exceptions import DomainError
 
 
@@ -292,7 +292,7 @@ def evaluate_claimed(  # noqa: C901
     relevance = context.get("relevance")
     relevance_failure: Problem | None = None
     if relevance_at is not None:
-        relevance, problem = _call_quietly(default_relevance, n, found[relevance_at])
+        relevance, problem = call_quietly(default_relevance, n, found[relevance_at])
         if relevance is None:
             relevance_failure = problem
         else:
@@ -304,7 +304,7 @@ def evaluate_claimed(  # noqa: C901
         settings["relevance"] = repr(relevance)
     fitted: dict[int, tuple[Any, Problem | None]] = {}
     for key, (fit, where) in fits.items():
-        value, problem = _call_quietly(fit.build, found[where])
+        value, problem = call_quietly(fit.build, found[where])
         fitted[key] = (value, problem)
     if used is not None:  # the fitted parameters, for the curves that take them too
         used["fitted"] = dict(fitted)
@@ -319,11 +319,11 @@ def evaluate_claimed(  # noqa: C901
         form = spec.capabilities.sums
         assert form is not None
         interval = spec.inputs == "interval"
-        info[spec.name] = _metric_info(spec, full)
+        info[spec.name] = metric_info(spec, full)
         models = list(intervals) if interval else list(preds)
         for model in models:
             local = full if interval else model_context(full, None)
-            kwargs, skip = _fit_kwargs(spec.func, 3 if interval else 2, local)
+            kwargs, skip = fit_kwargs(spec.func, 3 if interval else 2, local)
             params = {k: v for k, v in kwargs.items() if k in form.params}
             failure = skip
             if "relevance" in form.params and relevance is None:
@@ -372,7 +372,7 @@ def evaluate_claimed(  # noqa: C901
             failed = whole_failure([p[j] for p in parts], part_rows)
             if failed is not None:
                 values[model][name] = math.nan
-                problems[model][name] = _exception_problem(failed)
+                problems[model][name] = exception_problem(failed)
                 continue
             if job.boot:
                 boot_sums = np.sum([x[1] for x in pieces], axis=0)  # (B, m)
@@ -380,18 +380,18 @@ def evaluate_claimed(  # noqa: C901
                 form = job.spec.capabilities.sums
                 assert form is not None
                 replicates.setdefault(model, {})[name] = np.array(
-                    [_score_quietly(form.finalize, s, n, **job.params)[0] for s in boot_sums]
+                    [score_quietly(form.finalize, s, n, **job.params)[0] for s in boot_sums]
                 )
             sums = np.array([math.fsum(float(x[i]) for x in pieces) for i in range(len(pieces[0]))])
             form = job.spec.capabilities.sums
             assert form is not None
-            value, problem = _score_quietly(form.finalize, sums, n, **job.params)
+            value, problem = score_quietly(form.finalize, sums, n, **job.params)
             values[model][name] = value
             if problem is not None:
                 problems[model][name] = problem
 
     for spec in claimed.medians:
-        info[spec.name] = _metric_info(spec)
+        info[spec.name] = metric_info(spec)
         for model in preds:
             got = found[medians[(spec.name, model)]]
             values[model][spec.name] = got[0] if len(got) == 1 else _midpoint(got[0], got[1])

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._method_names import method_name, paired_test_methods
 from ranklens._registry import direction_of
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
-from ranklens.evaluation import method_name, paired_test_methods
 from ranklens.report.significance import (
     MAX_UNDEFINED_SHARE,
     Contrast,

@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from ranklens._format import format_number, result_html
+from ranklens._method_names import interval_methods, method_name
 from ranklens._registry import FAMILIES, direction_of, shaded_positions
 from ranklens._version import __version__
-from ranklens.evaluation import interval_methods, method_name
 from ranklens.report.adapters import (
     comparison_intervals,
     comparison_tables,
