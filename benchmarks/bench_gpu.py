@@ -287,9 +287,9 @@ def profile_level(cp, n, rows):
     t_scan, s = timed(lambda: _prefix(cp, masked, cp.int64, True))
     t_dot, _ = timed(lambda: cp.sum(cp.where(left, zero, wl) * s, axis=1))
     from ranklens._xp import cuda
-    from ranklens._xp.rank import _level_term
+    from ranklens._xp.rank import generic_level_term
 
-    t_generic, generic = timed(lambda: _level_term(cp, ws[:, perm], left, cp.int64, True))
+    t_generic, generic = timed(lambda: generic_level_term(cp, ws[:, perm], left, cp.int64, True))
     t_fused, fused = timed(lambda: cuda.level_term(ws, perm, 5))
     same = bool((generic == fused).all())
     gb = ws.nbytes / 1e9

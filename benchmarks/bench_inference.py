@@ -39,7 +39,7 @@ from _timing import best_time
 from _two_models import METRICS, lognormal_models, scipy_statistics
 from scipy import stats
 
-from ranklens import compare as _compare
+from ranklens import _evaluators
 from ranklens._resampling import Resampler, block_rows, bootstrap_blocks, run_rows
 from ranklens._warmup import warmup
 from ranklens.bands import curve_bands
@@ -52,7 +52,7 @@ def per_replicate_costs(n: int, rows: int) -> None:
     y, a, b = lognormal_models(n)
     preds = np.stack([a, b])
     # as the comparison draws them: uint8 counts where it reads uint8 lanes (large n)
-    compact = _compare._compact_blocks(n)
+    compact = _evaluators.compact_blocks(n)
     with run_rows(1000):
         block = next(bootstrap_blocks(np.random.default_rng(1), n, rows, compact=compact))
     rows = block.shape[0]
@@ -70,11 +70,11 @@ def per_replicate_costs(n: int, rows: int) -> None:
         ):
             specs = [get_metric(m) for m in names]
             values = np.array(
-                [[_compare._point_value(s, y, p, None) for p in preds] for s in specs]
+                [[_evaluators.point_value(s, y, p, None) for p in preds] for s in specs]
             )
-            evaluators = _compare._build_evaluators(specs, y, preds, None, values)
+            evaluators = _evaluators.build_evaluators(specs, y, preds, None, values)
             out = np.empty((rows, len(specs), 2))
-            parts[label] = lambda ev=evaluators, out=out: _compare._evaluate_all(ev, block, out)
+            parts[label] = lambda ev=evaluators, out=out: _evaluators.evaluate_all(ev, block, out)
     sweep = get_curve("cutoff_auc").sweep
     assert sweep is not None
     grid = np.round(np.arange(1, 100) / 100.0, 2)
@@ -96,7 +96,7 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
     if previous:  # the rank sweep before the level orders: the Fenwick sweep, 4-row blocks
         import ranklens._resampling as _rs
 
-        _compare._LEVEL_MIN_N = 1 << 62
+        _evaluators.LEVEL_MIN_N = 1 << 62
         _rs.WIDE_BLOCK_ROWS = 0
         print("previous rank sweep (eight replicates a Fenwick sweep at every n, 4-row blocks)")
     if only_1e6:

@@ -9,8 +9,8 @@ divided by ``B2 - B1`` (what the point values, the sorts and the level orders co
 cancels), and ``seconds / (n log2 n)`` per size shows the scaling: flat for O(n log n).
 
 The memory columns: the peak resident set of the process (the data included), and the
-comparison's plan against its budget (``compare._memory_plan``; ``RANKLENS_MEMORY_BUDGET``
-sets the budget).
+comparison's plan against its budget (``ranklens._evaluators.memory_plan``;
+``RANKLENS_MEMORY_BUDGET`` sets the budget).
 
 Run ``python benchmarks/bench_scale.py`` (``--sizes 1e6,2e6`` for some sizes, ``--replicates
 32,96`` for other replicate counts). Timings on a shared machine: state its load average.
@@ -65,9 +65,13 @@ def _one(n: int, replicates: tuple[int, int]) -> dict[str, float]:
     per = (spent[1] - spent[0]) / (b2 - b1)
     forms = [compare.get_metric(m).capabilities.batched for m in compare.DEFAULT_COMPARISON_METRICS]
     plan, budget = None, math.nan
-    if hasattr(compare, "_memory_plan"):  # (a release before the memory budget: no plan)
+    try:
+        from ranklens._evaluators import memory_plan
+    except ImportError:  # an earlier release: the plan on the comparison's module, if any
+        memory_plan = getattr(compare, "_memory_plan", None)
+    if memory_plan is not None:  # (a release before the memory budget: no plan)
         budget = _resampling.memory_budget()
-        plan = compare._memory_plan(n, 2, forms, budget)
+        plan = memory_plan(n, 2, forms, budget)
     return {
         "n": n,
         "whole_b1": whole[0],

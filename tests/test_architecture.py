@@ -60,6 +60,7 @@ MEASURES = {
     "ranklens.targeting",
 }
 INFERENCE = {
+    "ranklens._evaluators",  # the bootstrap's evaluators: the comparison and its budget
     "ranklens._method_names",  # a comparison's methods in words: the pipeline, Dask, the report
     "ranklens._budget",
     "ranklens._gpu_engine",

@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 
-from ranklens import _budget, _progress, _resampling
+from ranklens import _budget, _evaluators, _progress, _resampling
 from ranklens import compare as compare_module
 from ranklens._kernels import rank_levels
 from ranklens._resampling import BootstrapMemoryError
@@ -39,7 +39,7 @@ def _data(n, seed=0, models=2):
 @pytest.fixture
 def level_route(monkeypatch):
     """The level sweep (and compact blocks) from :data:`_SMALL_LEVEL_MIN_N` rows on."""
-    monkeypatch.setattr(compare_module, "_LEVEL_MIN_N", _SMALL_LEVEL_MIN_N)
+    monkeypatch.setattr(_evaluators, "LEVEL_MIN_N", _SMALL_LEVEL_MIN_N)
 
 
 # --------------------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_compile_step_runs_the_level_sweep_of_the_real_n(level_route, monkeypatc
 def test_compile_sample_is_the_data_below_the_route_threshold():
     assert _budget.route_rows(30) == 30
     assert _budget.route_rows(10_000) == 10_000
-    level = compare_module._LEVEL_MIN_N
+    level = _evaluators.LEVEL_MIN_N
     assert _budget.route_rows(10**7) == level + 1
 
 
@@ -245,7 +245,7 @@ def test_small_blocks_give_the_replicates_of_whole_ones(level_route, monkeypatch
     for sw in (None, weight):
         whole = compare_models(y, preds, sample_weight=sw, **kwargs)
         with monkeypatch.context() as m:
-            m.setattr(compare_module, "BLOCK_CELLS", 700)  # generic rows read a few at a time
+            m.setattr(_evaluators, "BLOCK_CELLS", 700)  # generic rows read a few at a time
             m.setattr(_resampling, "DRAW_CELLS", 2_000)  # indices drawn a row at a time
             small = compare_models(y, preds, sample_weight=sw, **kwargs)
         np.testing.assert_array_equal(small.replicates, whole.replicates)
@@ -264,7 +264,7 @@ def test_level_codes_give_the_sweeps_of_the_level_orders(n, ties):
     preds = np.stack([y + rng.normal(size=n), rng.normal(size=n)])
     if ties:
         y, preds = np.round(y), np.round(preds, 1)
-    evaluator = compare_module._RankEvaluator(
+    evaluator = _evaluators._RankEvaluator(
         [0], [get_metric("kendall_tau").capabilities.batched], y, preds, np.ones(n)
     )
     plan = (evaluator.orders, evaluator.p_sorted, evaluator.n_preds)
@@ -299,7 +299,7 @@ def _ratio_evaluator(y, preds, chunk_rows):
     forms = [get_metric(name).capabilities.batched for name in names]
     matrix = np.stack(list(preds.values()))
     weight = np.random.default_rng(9).integers(1, 3, size=y.shape[0]).astype(float)
-    return compare_module._RatioFormEvaluator(
+    return _evaluators._RatioFormEvaluator(
         [0, 1, 2], forms, y, matrix, weight / weight.mean(), chunk_rows
     )
 
@@ -314,8 +314,8 @@ def test_loss_sums_in_chunks_equal_the_materialised_ones(level_route, chunk_rows
     counts = list(_resampling.bootstrap_blocks(rng, 3_000, 40, compact=True))
     fractional = rng.random((5, 3_000)) * 3  # no lanes: the float64 sums
     for weights in [*counts, fractional]:
-        block = compare_module._Block(weights)
-        expected = whole.evaluate_block(compare_module._Block(weights))
+        block = _evaluators.Block(weights)
+        expected = whole.evaluate_block(_evaluators.Block(weights))
         np.testing.assert_array_equal(chunked.evaluate_block(block), expected)
 
 
@@ -325,12 +325,12 @@ def test_memory_plan_chunks_the_loss_columns_and_limits_the_tasks(level_route):
         for name in ("mean_absolute_error", "rmspe", "log_rmse", "kendall_tau")
     ]
     n = 10**7
-    roomy = compare_module._memory_plan(n, 3, forms, 1e12)
+    roomy = _evaluators.memory_plan(n, 3, forms, 1e12)
     threads = __import__("numba").get_num_threads()
     assert roomy.loss_chunk_rows is None and roomy.level_tasks == threads
     assert roomy.total <= 1e12
     tight_budget = roomy.total - 1
-    tight = compare_module._memory_plan(n, 3, forms, tight_budget)
+    tight = _evaluators.memory_plan(n, 3, forms, tight_budget)
     assert tight.loss_chunk_rows is not None
     assert tight.total <= tight_budget and tight.level_tasks >= 1
 
@@ -352,11 +352,11 @@ def test_a_comparison_with_chunked_loss_columns_gives_the_same_replicates(level_
     metrics = ["mean_absolute_error", "rmspe", "kendall_tau"]
     whole = compare_models(y, preds, metrics=metrics, **kwargs)
     forms = [get_metric(name).capabilities.batched for name in metrics]
-    plan = compare_module._memory_plan(3_000, 2, forms, 1e12)
+    plan = _evaluators.memory_plan(3_000, 2, forms, 1e12)
     budget = plan.total - plan.need["loss columns"] / 2  # the columns no longer fit whole
     monkeypatch.setattr(compare_module, "memory_budget", lambda: budget)
-    monkeypatch.setattr(compare_module, "_LOSS_CHUNK_BYTES", 16 * 3 * 2 * 100)  # 100 rows
-    assert compare_module._memory_plan(3_000, 2, forms, budget).loss_chunk_rows == 100
+    monkeypatch.setattr(_evaluators, "_LOSS_CHUNK_BYTES", 16 * 3 * 2 * 100)  # 100 rows
+    assert _evaluators.memory_plan(3_000, 2, forms, budget).loss_chunk_rows == 100
     chunked = compare_models(y, preds, metrics=metrics, **kwargs)
     np.testing.assert_array_equal(chunked.replicates, whole.replicates)
 
@@ -365,7 +365,7 @@ def test_numpys_memory_error_becomes_the_clear_one(monkeypatch):
     def out_of_memory(*args, **kwargs):
         raise MemoryError("Unable to allocate 9.69 GiB for an array with shape (2, 26, 50000000)")
 
-    monkeypatch.setattr(compare_module, "_evaluate_all", out_of_memory)
+    monkeypatch.setattr(compare_module, "evaluate_all", out_of_memory)
     y, preds = _data(200)
     with pytest.raises(BootstrapMemoryError, match=r"ran out of memory .*--engine dask"):
         compare_models(y, preds, n_bootstrap=20, random_state=0, show_progress=False)

@@ -133,7 +133,7 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
     """compare_models on the level orders (forced at small n) gives today's replicates: bit for
     bit without case weights, to 1e-12 with them (normalised case weights are fractional and the
     two sweeps add the discordant weight in different orders)."""
-    import ranklens.compare as cmp
+    import ranklens._evaluators as evaluators
     from ranklens._resampling import kernels_only
 
     rng = np.random.default_rng(5)
@@ -148,18 +148,18 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
         sample_weight=sw,
         show_progress=False,
     )
-    assert n <= cmp._LEVEL_MIN_N
+    assert n <= evaluators.LEVEL_MIN_N
     with kernels_only():
         before = compare_models(y, preds, **kwargs)
-    monkeypatch.setattr(cmp, "_LEVEL_MIN_N", 0)
+    monkeypatch.setattr(evaluators, "LEVEL_MIN_N", 0)
     calls = []
-    levels = cmp._RankEvaluator._evaluate_levels
+    levels = evaluators._RankEvaluator._evaluate_levels
 
     def spy(self, block):
         calls.append(block.rows)
         return levels(self, block)
 
-    monkeypatch.setattr(cmp._RankEvaluator, "_evaluate_levels", spy)
+    monkeypatch.setattr(evaluators._RankEvaluator, "_evaluate_levels", spy)
     lane_calls = []
     lane_sums = rl.lane_loss_sums_parallel
 

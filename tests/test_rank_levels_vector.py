@@ -272,7 +272,7 @@ def test_bca_regression_from_the_lanes_equals_the_row_sums(monkeypatch):
         from_lanes = compare_models(y, preds, **kwargs)
     assert lane_sums and from_lanes.interval == "bca"
     monkeypatch.setattr(
-        cmp, "_group_counts", lambda block, g, k: resampling.group_counts(block.weights, g, k)
+        cmp, "block_group_counts", lambda block, g, k: resampling.group_counts(block.weights, g, k)
     )
     with resampling.kernels_only():
         from_rows = compare_models(y, preds, **kwargs)

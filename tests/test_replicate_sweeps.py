@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from ranklens import compare_models
+from ranklens._evaluators import _ReplicateSweepEvaluator, build_evaluators
 from ranklens._registry import Capabilities, ReplicateForm
-from ranklens.compare import _build_evaluators, _ReplicateSweepEvaluator
 from ranklens.exceptions import FewEventsWarning, RanklensWarning, UndefinedMetricWarning
 from ranklens.metrics import available_metrics, get_metric
 
@@ -73,7 +73,7 @@ def test_every_replicate_equals_the_function_on_its_weights(case, weights):
     }[weights]
     specs = [get_metric(name) for name in SWEPT]
     values = np.array([[_twin(s.name, y, p, sw) for p in preds] for s in specs])
-    evaluators = _build_evaluators(specs, y, preds, sw, values)
+    evaluators = build_evaluators(specs, y, preds, sw, values)
     sweeps = [e for e in evaluators if isinstance(e, _ReplicateSweepEvaluator)]
     covered = sorted(k for e in sweeps for k in e.positions)
     # at their defaults every sweep serves its measures
@@ -153,7 +153,7 @@ def test_targeting_replicates_with_given_events_equal_the_function(events):
     specs = [get_metric(name).bind(events=events) for name in TARGETING]
     assert all(isinstance(s.capabilities.batched, ReplicateForm) for s in specs)
     values = np.array([[_twin(s.name, y, p, sw, events=events) for p in preds] for s in specs])
-    evaluators = _build_evaluators(specs, y, preds, sw, values)
+    evaluators = build_evaluators(specs, y, preds, sw, values)
     sweeps = [e for e in evaluators if isinstance(e, _ReplicateSweepEvaluator)]
     if events == "value":  # no ROC for value curves: the functions' own path
         assert sweeps == []
@@ -190,7 +190,7 @@ def test_extremes_replicates_equal_the_function(weights, given):
     specs = [get_metric(name).bind(**params) if given else get_metric(name) for name in EXTREMES]
     assert all(isinstance(s.capabilities.batched, ReplicateForm) for s in specs)
     values = np.array([[_twin(s.name, y, p, sw, **params) for p in preds] for s in specs])
-    (evaluator,) = _build_evaluators(specs, y, preds, sw, values)
+    (evaluator,) = build_evaluators(specs, y, preds, sw, values)
     assert isinstance(evaluator, _ReplicateSweepEvaluator)
     mult = rng.multinomial(n, np.full(n, 1.0 / n), size=60).astype(np.int32)
     mult[:3] = 0

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from ranklens import _normal, _resampling
+from ranklens import _evaluators, _normal, _resampling
 from ranklens import compare as compare_module
 from ranklens.compare import compare_models
 
@@ -212,11 +212,11 @@ def _level_term_by_bool_masks(ws: np.ndarray, perm: np.ndarray, shift: int) -> n
 
 def _previous_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """scipy's Phi and Phi^-1, the row-by-row loss sums and the level term, as before."""
-    monkeypatch.setattr(compare_module, "_LevelTermInt32", lambda: _level_term_by_bool_masks)
+    monkeypatch.setattr(_evaluators, "_LevelTermInt32", lambda: _level_term_by_bool_masks)
     monkeypatch.setattr(_resampling, "ndtr", lambda x: special.ndtr(x))
     monkeypatch.setattr(_resampling, "ndtri", lambda x: special.ndtri(x))
     monkeypatch.setattr(compare_module, "ndtr_array", special.ndtr)
-    monkeypatch.setattr(compare_module, "weighted_loss_sums_numpy", _loss_sums_by_row)
+    monkeypatch.setattr(_evaluators, "weighted_loss_sums_numpy", _loss_sums_by_row)
 
 
 def _data(seed: int, ties: bool, weighted: bool):

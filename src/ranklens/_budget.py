@@ -7,7 +7,7 @@ Compiling the kernels (step 1) is outside it, and said so in the result's ``sett
 
 1. **Compile first, outside the budget, on a sample that takes the real run's route.** The
    comparison and the bands run once on a sample of :func:`route_rows` rows (the whole data up to
-   ``compare._LEVEL_MIN_N + 1`` rows, else that many: every size rule of the measures and of the
+   ``_evaluators.LEVEL_MIN_N + 1`` rows, else that many: every size rule of the measures and of the
    bootstrap, 2^15 rows, is past), with the drivers of the real run
    (:func:`ranklens._resampling.draws_as`, :func:`ranklens._xp.band_routes.routed_as`): the
    measures' weighted kernels, the sweeps, the level sweep of the rank measures, its uint8 lanes
@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens import _resampling, compare
+from ranklens import _evaluators, _resampling
 from ranklens._registry import RankSweepForm, RatioForm, ReplicateForm
 from ranklens._resampling import BootstrapMemoryError, jackknife_rows
 from ranklens._shared import shared_results
@@ -99,15 +99,15 @@ ProgressCallback = Callable[[str], None]
 
 def route_rows(n: int) -> int:
     """Rows of the sample the kernels are compiled (and first timed) on: all ``n`` up to
-    ``compare._LEVEL_MIN_N + 1`` (every size rule of the measures and the bootstrap, 2^15 rows,
+    ``_evaluators.LEVEL_MIN_N + 1`` (every size rule of the measures and the bootstrap, 2^15 rows,
     is then past for the data that are), at least :data:`_COMPILE_ROWS`."""
-    return min(n, max(_COMPILE_ROWS, compare._LEVEL_MIN_N + 1))
+    return min(n, max(_COMPILE_ROWS, _evaluators.LEVEL_MIN_N + 1))
 
 
 def _evaluate_as_the_run(evaluator: Any, block: np.ndarray) -> np.ndarray:
     """One block as the bootstrap evaluates it: with its uint8 lanes on large data (made here
     for each evaluator, so an evaluator's time includes them)."""
-    return compare._evaluate_one(evaluator, compare._Block(block))
+    return _evaluators.evaluate_one(evaluator, _evaluators.Block(block))
 
 
 @dataclasses.dataclass
@@ -327,7 +327,7 @@ def _compile(
         )
         lanes = (RatioForm, RankSweepForm)
         fast = [s for s in specs if isinstance(s.capabilities.batched, lanes)]
-        if fast and m > compare._LEVEL_MIN_N:
+        if fast and m > _evaluators.LEVEL_MIN_N:
             # a whole block of uint8 counts: the lanes, the loss sums and the level sweep of
             # the run (its jackknife's float64 blocks too, with BCa below a million rows)
             replicates = _resampling.compact_block_rows(m) + 1
@@ -365,7 +365,7 @@ def _group_sums(m: int) -> None:
         _resampling.bootstrap_blocks(rng, m, _resampling.compact_block_rows(m), compact=True)
     )
     groups, n_groups = _resampling.jackknife_groups(rng, m)
-    compare._group_counts(compare._Block(block), groups, n_groups)
+    _evaluators.block_group_counts(_evaluators.Block(block), groups, n_groups)
 
 
 class _Timer:
@@ -426,7 +426,7 @@ def _timing_groups(specs: Sequence[Any], headline: Sequence[str]) -> list[list[i
         [k for k, form in enumerate(forms) if isinstance(form, kind)]
         for kind in (RatioForm, RankSweepForm)
     ]
-    groups += compare._replicate_groups(forms)
+    groups += _evaluators.replicate_groups(forms)
     groups = [group for group in groups if group]
     grouped = {k for group in groups for k in group}
     groups += [[k] for k in range(len(specs)) if k not in grouped]
@@ -452,7 +452,7 @@ def _value_seconds(
     with _resampling.quiet():
         for m, pred in enumerate(matrix):
             try:
-                out[m] = compare._point_value(spec, y, pred, weight)
+                out[m] = _evaluators.point_value(spec, y, pred, weight)
             except Exception:  # the real run records it; here it only costs time
                 out[m] = math.nan
     return timer.clock() - start
@@ -463,7 +463,7 @@ def _time_resampling(timer: _Timer, m: int, costs: _Costs, total_rows: int, twin
     them: whole blocks of uint8 counts above the level sweep's threshold)."""
     rng = np.random.default_rng(0)
     with _resampling.run_rows(total_rows), _resampling.numpy_twins(twins):
-        compact = compare._compact_blocks(m)
+        compact = _evaluators.compact_blocks(m)
         rows = _resampling.compact_block_rows(m) if compact else _TIMED_ROWS
         # A first block may compile the parallel driver: not timed.
         next(_resampling.bootstrap_blocks(rng, m, rows, compact=compact))
@@ -503,7 +503,7 @@ def _time_group(
         with _resampling.run_rows(total_rows), _resampling.numpy_twins(twins):
             start = timer.clock()
             evaluators = _quietly(
-                compare._build_evaluators, [specs[k] for k in group], y, matrix, weight, values
+                _evaluators.build_evaluators, [specs[k] for k in group], y, matrix, weight, values
             )
             costs.build[g] = f * (timer.clock() - start)
     with _resampling.run_rows(total_rows), _resampling.numpy_twins(twins):
@@ -517,7 +517,7 @@ def _time_group(
     # What else the comparison does once (the analytic variances, the level orders, the
     # intervals, ...): a whole call with two replicates, less what was timed above, with the
     # intervals of the real n (no jackknife from a million rows on; the studentized ones only
-    # up to compare.STUDENTIZED_MAX_UNITS).
+    # up to _evaluators.STUDENTIZED_MAX_UNITS).
     interval = _interval_of(timer.interval, timer.data.n)
     whole = _timed(
         lambda: _quietly(
@@ -550,7 +550,7 @@ def _interval_of(interval: str, n: int) -> str:
     the studentized intervals' unit limit, else the real one."""
     if interval == "percentile" or n >= _resampling.BCA_JACKKNIFE_BELOW:
         return "percentile"
-    if n > getattr(compare, "STUDENTIZED_MAX_UNITS", 0):
+    if n > _evaluators.STUDENTIZED_MAX_UNITS:
         return "bca"
     return interval
 
@@ -562,11 +562,9 @@ def _studentizer_seconds(
     measures (their per-unit columns, and one product per block of replicates), where the real
     run computes them (:func:`ranklens.compare_models`'s ``interval`` and unit rule); zeros
     elsewhere."""
-    studentizer = getattr(compare, "_studentizer", None)
-    max_units = getattr(compare, "STUDENTIZED_MAX_UNITS", 0)
-    if studentizer is None or timer.interval not in ("auto", "studentized"):
+    if timer.interval not in ("auto", "studentized"):
         return 0.0, 0.0
-    if timer.data.n > max_units:
+    if timer.data.n > _evaluators.STUDENTIZED_MAX_UNITS:
         return 0.0, 0.0
     m = block.shape[1]
     y, preds, weight = timer.data.sample(m)
@@ -574,7 +572,9 @@ def _studentizer_seconds(
     pairs = [(a, b) for a in range(matrix.shape[0]) for b in range(a + 1, matrix.shape[0])]
     resampler = _resampling.Resampler("multinomial", m, None, y)
     start = timer.clock()
-    student = _quietly(studentizer, list(specs), y, matrix, weight, resampler, pairs, total_rows)
+    student = _quietly(
+        _evaluators.studentizer, list(specs), y, matrix, weight, resampler, pairs, total_rows
+    )
     fixed = timer.clock() - start
     if student is None:
         return fixed, 0.0
@@ -589,7 +589,9 @@ def _row_seconds(timer: _Timer, evaluator: Any, block: np.ndarray) -> float:
     """Seconds per replicate row of one evaluator, timed on its second run: a whole block where
     it reads the block's lanes (a sweep of fewer rows costs as much), else one row (a few when
     one is quick)."""
-    lanes = isinstance(evaluator, compare._LaneReader) and compare._compact_blocks(block.shape[1])
+    lanes = isinstance(evaluator, _evaluators.LaneReader) and _evaluators.compact_blocks(
+        block.shape[1]
+    )
     part = block if lanes else block[:1]
     with _resampling.quiet():
         if evaluator.path != "generic":  # compile / warm (a measure's function: no warm-up)
@@ -729,7 +731,7 @@ def _memory_skip(n: int, n_models: int, specs: Sequence[Any]) -> str | None:
     """Why the comparison cannot run in memory (its one line), or None when it fits."""
     forms = [spec.capabilities.batched for spec in specs]
     try:
-        compare._memory_plan(n, n_models, forms, _resampling.memory_budget()).check(n, n_models)
+        _evaluators.memory_plan(n, n_models, forms, _resampling.memory_budget()).check(n, n_models)
     except BootstrapMemoryError as exc:
         return str(exc)
     return None

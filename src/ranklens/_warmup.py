@@ -310,15 +310,15 @@ def _resampling(d: dict[str, Any]) -> None:
 @contextlib.contextmanager
 def _level_sweeps() -> Iterator[None]:
     """Within the block the rank bootstrap sweeps on level orders whatever the size (it does
-    from :data:`ranklens.compare._LEVEL_MIN_N` rows on, so 120 rows would never compile it)."""
-    from ranklens import compare
+    from :data:`ranklens._evaluators.LEVEL_MIN_N` rows on, so 120 rows would never compile it)."""
+    from ranklens import _evaluators
 
-    saved = compare._LEVEL_MIN_N
-    compare._LEVEL_MIN_N = 0
+    saved = _evaluators.LEVEL_MIN_N
+    _evaluators.LEVEL_MIN_N = 0
     try:
         yield
     finally:
-        compare._LEVEL_MIN_N = saved
+        _evaluators.LEVEL_MIN_N = saved
 
 
 @contextlib.contextmanager

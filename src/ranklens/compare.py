@@ -63,16 +63,25 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import itertools
 import math
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
 from ranklens._docstrings import raises_input_errors
+from ranklens._evaluators import (
+    Evaluator,
+    block_group_counts,
+    build_evaluators,
+    compact_blocks,
+    evaluate_all,
+    memory_plan,
+    point_value,
+    studentizer,
+)
 from ranklens._gpu_engine import DeviceEngine, resolve_device
 from ranklens._inference import (
     DOMINANT_SHARE_LIMIT,
@@ -87,29 +96,17 @@ from ranklens._normal import ndtr_array
 from ranklens._registry import (
     METRIC_ALIASES,
     MetricSpec,
-    RankStatistic,
     RankSweepForm,
     RatioForm,
-    ReplicateForm,
 )
 from ranklens._resampling import (
-    BLOCK_CELLS,
-    MEMORY_SHARE,
-    NUMPY_TWINS,
-    NUMPY_TWINS_BELOW,
     BootstrapMemoryError,
     Progress,
     Resampler,
-    block_rows,
     check_predictions,
-    compact_block_rows,
-    draw_rows,
-    format_bytes,
-    group_counts,
     interval_from_replicates,
     jackknife_blocks,
     jackknife_rows,
-    kernel,
     memory_budget,
     numpy_twins,
     prefer_numpy_twins,
@@ -118,25 +115,17 @@ from ranklens._resampling import (
     replicate_sd,
     run_rows,
     swap_blocks,
-    weighted_loss_sums_numpy,
 )
 from ranklens._results import Result
-from ranklens._shared import RANK_SEQUENCE, shared, shared_results
+from ranklens._shared import shared_results
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
     check_sample_weight,
-    normalize_weights,
 )
 from ranklens._xp import host_product
-from ranklens._xp.rank import (
-    RankPlan,
-    build_plan,
-    replicate_statistics,
-    statistics_to_values,
-)
 from ranklens.exceptions import FewEventsWarning, RanklensWarning, warn_undefined
 from ranklens.metrics import get_metric
 
@@ -644,890 +633,9 @@ def _resolve_metrics(metrics: Any, *, weighted: bool) -> list[MetricSpec]:
     return specs
 
 
-def _point_value(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, sw: np.ndarray | None) -> float:
-    if spec.supports_sample_weight:
-        return float(spec.func(y, pred, sample_weight=sw))
-    return float(spec.func(y, pred))
-
-
-# --------------------------------------------------------------------------------------------
-# evaluators: one per group of metrics sharing a code path
-# --------------------------------------------------------------------------------------------
-
-
-class _Evaluator:
-    """Evaluates some of the metrics (``positions`` in the metric list) for every model."""
-
-    path = "generic"
-
-    def __init__(self, positions: list[int]) -> None:
-        self.positions = positions
-
-    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
-        """``(rows, len(positions), n_models)`` values for weights ``multiplicity * w``."""
-        raise NotImplementedError
-
-    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
-        """``(rows, len(positions), 2)`` values of models a and b after swapping predictions."""
-        raise NotImplementedError
-
-
-class _LaneReader(_Evaluator):
-    """An evaluator that can read a block's shared uint8 lanes (:class:`_Block`, large n)."""
-
-    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
-        return self.evaluate_block(_Block(multiplicity))
-
-    def evaluate_block(self, block: _Block) -> np.ndarray:
-        """As :meth:`evaluate`, reading the block's uint8 lanes where it has them."""
-        raise NotImplementedError
-
-
-class _RatioFormEvaluator(_LaneReader):
-    """Weighted ratios of per-row sums, ``finalize(sum w num / sum w den)`` (``den = 1`` if None).
-
-    Covers every mean loss of :mod:`ranklens.residual` (mean squared and absolute errors, RMSE,
-    log_rmse, rmspe, ...): the
-    numerators and denominators of every model form the columns of one matrix ``L`` and a block of
-    replicates is the product ``W @ L``, one numba pass over the block.
-
-    ``L`` holds ``n_models * n_columns`` float64 a data row. Over the comparison's memory budget
-    (:func:`_memory_plan`) it is not kept: each block makes it ``chunk_rows`` data rows at a
-    time and carries the sums from chunk to chunk (:func:`ranklens._kernels.rank_levels.
-    lane_loss_sums_into`): the same sums, bit for bit (the per-row values of a form are
-    element-wise, :class:`~ranklens._registry.RatioForm`).
-    """
-
-    path = "kernel"
-
-    def __init__(
-        self,
-        positions: list[int],
-        forms: list[Any],
-        y: np.ndarray,
-        preds: np.ndarray,
-        base_weight: np.ndarray,
-        chunk_rows: int | None = None,
-    ) -> None:
-        super().__init__(positions)
-        self.forms = forms
-        self.base_weight = np.ascontiguousarray(base_weight, dtype=np.float64)
-        self.n_models = preds.shape[0]
-        self.y, self.preds = y, preds
-        # Per model, the columns: numerator of each form, then the denominators that exist.
-        self.den_column: list[int | None] = []
-        for form in forms:
-            if form.denominator is None:
-                self.den_column.append(None)
-            else:
-                self.den_column.append(len(forms) + sum(c is not None for c in self.den_column))
-        self.n_columns = len(forms) + sum(form.denominator is not None for form in forms)
-        self._columns: dict[int, np.ndarray] = {}  # model -> its columns (the permutation test)
-        # (n, n_models * n_columns), model-major: one kernel pass serves every model; None
-        # when it is made chunk_rows rows at a time instead (over the memory budget).
-        self.chunk_rows = chunk_rows
-        self.flat = None if chunk_rows is not None else self._flat(0, y.shape[0])
-
-    def _model_columns(self, pred: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """``(stop - start, n_columns)``: one model's columns on data rows ``start .. stop - 1``."""
-        y, p = self.y[start:stop], pred[start:stop]
-        with np.errstate(all="ignore"):
-            return np.stack(
-                [form.numerator(y, p) for form in self.forms]
-                + [form.denominator(y, p) for form in self.forms if form.denominator is not None],
-                axis=1,
-            )
-
-    def _flat(self, start: int, stop: int) -> np.ndarray:
-        """``L`` on data rows ``start .. stop - 1``, C-contiguous."""
-        return np.ascontiguousarray(
-            np.concatenate([self._model_columns(p, start, stop) for p in self.preds], axis=1)
-        )
-
-    def _chunked_sums(self, block: _Block) -> tuple[np.ndarray, np.ndarray]:
-        """The kernels' ``(sums, totals)`` with ``L`` made :attr:`chunk_rows` rows at a time,
-        from the block's lanes (made here, padded, for a block of float64 weights that has
-        none). Weights that do not fit uint8 lanes (none of the bootstrap's schemes draws one)
-        take ``L`` whole for the block."""
-        assert self.chunk_rows is not None
-        from ranklens._kernels import rank_levels
-
-        n, step = block.n, self.chunk_rows
-        columns = self.n_models * self.n_columns
-        width = rank_levels.LEVEL_BATCH
-        lanes = block.lanes()
-        if lanes is None:
-            lanes, fits = rank_levels.batch_weights_small(block.weights, np.ones(n), width)
-            if not fits:
-                flat = self._flat(0, n)
-                return kernel("weighted_loss_sums", n * columns, n)(
-                    block.multiplicity, self.base_weight, flat
-                )
-        acc = np.zeros((lanes.shape[0] * (columns + 1), width))
-        for start in range(0, n, step):
-            stop = min(start + step, n)
-            base = self.base_weight[start:stop]
-            rank_levels.lane_loss_sums_into(lanes, base, self._flat(start, stop), start, acc)
-        return rank_levels.lane_sums_of(acc, block.rows, columns)
-
-    def _finish(self, sums: np.ndarray, totals: np.ndarray) -> np.ndarray:
-        """``(rows, n_forms)`` metric values of one model from its column sums."""
-        out = np.empty((sums.shape[0], len(self.forms)))
-        with np.errstate(all="ignore"):
-            for j, form in enumerate(self.forms):
-                den = totals if self.den_column[j] is None else sums[:, self.den_column[j]]
-                out[:, j] = form.finalize(sums[:, j] / den)
-        return out
-
-    def evaluate_block(self, block: _Block) -> np.ndarray:
-        n = block.n
-        batch = block.lanes()
-        if self.flat is None:  # over the memory budget: L a chunk of rows at a time
-            sums, totals = self._chunked_sums(block)
-        elif batch is not None:  # the block's uint8 lanes: one read of 32 bytes a row per column
-            from ranklens._kernels import rank_levels
-
-            sums, totals = rank_levels.lane_loss_sums_parallel(
-                batch, block.rows, self.base_weight, self.flat
-            )
-        else:
-            sums_of = (
-                weighted_loss_sums_numpy
-                if NUMPY_TWINS.get()
-                else kernel("weighted_loss_sums", n * self.flat.shape[1], n)
-            )
-            sums, totals = sums_of(block.multiplicity, self.base_weight, self.flat)
-        c = self.n_columns
-        return np.stack(
-            [self._finish(sums[:, m * c : (m + 1) * c], totals) for m in range(self.n_models)],
-            axis=2,
-        )
-
-    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
-        n = swaps.shape[1]
-        for m in (a, b):
-            if m not in self._columns:
-                self._columns[m] = self._model_columns(self.preds[m], 0, n)
-        sums_a, sums_b = kernel("swapped_loss_sums", 2 * n * self.n_columns, n)(
-            swaps, self.base_weight, self._columns[a], self._columns[b]
-        )
-        total = np.full(swaps.shape[0], self.base_weight.sum())
-        return np.stack([self._finish(sums_a, total), self._finish(sums_b, total)], axis=2)
-
-
-class _GenericEvaluator(_Evaluator):
-    """Any registered metric: its function called once per replicate with ``sample_weight``."""
-
-    def __init__(
-        self,
-        positions: list[int],
-        specs: list[MetricSpec],
-        y: np.ndarray,
-        preds: np.ndarray,
-        sample_weight: np.ndarray | None,
-    ) -> None:
-        super().__init__(positions)
-        self.specs = specs
-        self.y = y
-        self.preds = preds
-        self.sample_weight = sample_weight
-
-    def _call(
-        self, spec: MetricSpec, y: np.ndarray, pred: np.ndarray, w: np.ndarray | None
-    ) -> float:
-        try:
-            return float(spec.func(y, pred, sample_weight=w))
-        except (ValueError, ZeroDivisionError, FloatingPointError):
-            # The full sample was fine (its value was computed first), so a failure here is a
-            # degenerate resample: count it as an undefined replicate.
-            return math.nan
-
-    def _call_materialised(self, spec: MetricSpec, counts: np.ndarray, pred: np.ndarray) -> float:
-        rows = np.repeat(np.arange(counts.shape[0]), counts.astype(np.int64))
-        try:
-            return float(spec.func(self.y[rows], pred[rows]))
-        except (ValueError, ZeroDivisionError, FloatingPointError):
-            return math.nan
-
-    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
-        out = np.empty((multiplicity.shape[0], len(self.specs), self.preds.shape[0]))
-        with quiet():
-            for r, counts in enumerate(multiplicity):
-                w = counts if self.sample_weight is None else counts * self.sample_weight
-                for k, spec in enumerate(self.specs):
-                    for m, pred in enumerate(self.preds):
-                        if spec.supports_sample_weight:
-                            out[r, k, m] = self._call(spec, self.y, pred, w)
-                        else:
-                            out[r, k, m] = self._call_materialised(spec, counts, pred)
-        return out
-
-    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
-        out = np.empty((swaps.shape[0], len(self.specs), 2))
-        pa, pb = self.preds[a], self.preds[b]
-        with quiet():
-            for r, swap in enumerate(swaps):
-                mix_a = np.where(swap, pb, pa)
-                mix_b = np.where(swap, pa, pb)
-                for k, spec in enumerate(self.specs):
-                    w = self.sample_weight if spec.supports_sample_weight else None
-                    call = self._call if spec.supports_sample_weight else _call_unweighted
-                    out[r, k, 0] = call(spec, self.y, mix_a, w)
-                    out[r, k, 1] = call(spec, self.y, mix_b, w)
-        return out
-
-
-def _call_unweighted(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, _w: Any) -> float:
-    try:
-        return float(spec.func(y, pred))
-    except (ValueError, ZeroDivisionError, FloatingPointError):
-        return math.nan
-
-
-class _ReplicateSweepEvaluator(_Evaluator):
-    """Measures declaring the same :class:`~ranklens._registry.ReplicateSweep` (and bound
-    parameters): the sweep prepared once (its rows sorted), then each block of replicates in
-    weighted passes over those fixed orders, every measure and model together.
-
-    The sweep gets the weights the generic path passes (multiplicities times the case weights
-    as given), so a replicate is the function's value on the same weights, to rounding.
-    """
-
-    path = "kernel"
-
-    def __init__(
-        self,
-        positions: list[int],
-        specs: list[MetricSpec],
-        forms: list[ReplicateForm],
-        y: np.ndarray,
-        preds: np.ndarray,
-        sample_weight: np.ndarray | None,
-        state: Any,
-    ) -> None:
-        super().__init__(positions)
-        self.sweep = forms[0].sweep
-        self.statistics = tuple(form.statistic for form in forms)
-        self.state = state
-        self.sample_weight = sample_weight
-        self.generic = _GenericEvaluator(positions, specs, y, preds, sample_weight)
-
-    def evaluate(self, multiplicity: np.ndarray) -> np.ndarray:
-        weights = multiplicity.astype(np.float64)
-        if self.sample_weight is not None:
-            weights *= self.sample_weight
-        with quiet():
-            return np.asarray(self.sweep.evaluate(self.state, weights, self.statistics))
-
-    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
-        # Swapping predictions row by row changes the order the sweep fixed: the functions.
-        return self.generic.evaluate_swapped(swaps, a, b)
-
-
-def _sweep_evaluator(
-    specs: list[MetricSpec],
-    forms: list[Any],
-    y: np.ndarray,
-    preds: np.ndarray,
-    sample_weight: np.ndarray | None,
-    state: Any,
-    positions: list[int],
-) -> _Evaluator:
-    return _ReplicateSweepEvaluator(
-        positions,
-        [specs[k] for k in positions],
-        [forms[k] for k in positions],
-        y,
-        preds,
-        sample_weight,
-        state,
-    )
-
-
-def _replicate_groups(forms: list[Any]) -> list[list[int]]:
-    """Positions of the ReplicateForm measures, grouped by sweep and bound parameters."""
-    groups: list[list[int]] = []
-    for k, form in enumerate(forms):
-        if not isinstance(form, ReplicateForm):
-            continue
-        for group in groups:
-            head = forms[group[0]]
-            if (
-                head.sweep is form.sweep
-                and len(head.bound) == len(form.bound)
-                and all(
-                    n1 == n2 and v1 is v2
-                    for (n1, v1), (n2, v2) in zip(head.bound, form.bound, strict=True)
-                )
-            ):
-                group.append(k)
-                break
-        else:
-            groups.append([k])
-    return groups
-
-
 # --------------------------------------------------------------------------------------------
 # memory: what the evaluators and the blocks hold, against the budget
 # --------------------------------------------------------------------------------------------
-
-#: Bytes of the loss columns made at once when they are not kept whole (64 MiB).
-_LOSS_CHUNK_BYTES = 1 << 26
-
-
-@dataclasses.dataclass(frozen=True)
-class _MemoryPlan:
-    """How the comparison holds its data within the memory budget
-    (:func:`ranklens._resampling.memory_budget`).
-
-    Attributes
-    ----------
-    budget : float
-        Bytes the bootstrap's working memory may take.
-    need : dict of str to float
-        Bytes by part, as planned (the caller's arrays not included). The parts named in
-        ``building`` are held only while the evaluators are built, before the blocks, the level
-        orders and the level sweep's buffers exist.
-    building : tuple of str
-        The parts held while the evaluators are built only.
-    loss_chunk_rows : int or None
-        Data rows of the loss columns made at once (:class:`_RatioFormEvaluator`), or None:
-        kept whole.
-    level_tasks : int
-        Most tasks of the level sweep whose buffers are held at once (each
-        ``64 n + 128 n_pred`` bytes, :func:`ranklens._kernels.rank_levels.level_scratch`).
-    """
-
-    budget: float
-    need: dict[str, float]
-    building: tuple[str, ...] = ()
-    loss_chunk_rows: int | None = None
-    level_tasks: int = 1 << 30
-
-    @property
-    def total(self) -> float:
-        """Bytes at the peak: what is held throughout, and the larger of the build and the
-        run."""
-        build = sum(b for name, b in self.need.items() if name in self.building)
-        rest = sum(b for name, b in self.need.items() if name in _RUNNING)
-        held = sum(self.need.values()) - build - rest
-        return float(held + max(build, rest))
-
-    def check(self, n: int, n_models: int) -> None:
-        """Raise :class:`ranklens._resampling.BootstrapMemoryError` when the plan exceeds the
-        budget (the message is one line, its largest parts named)."""
-        if self.total <= self.budget:
-            return
-        parts = sorted(self.need.items(), key=lambda item: -item[1])[:3]
-        shown = ", ".join(f"{name} {format_bytes(b)}" for name, b in parts)
-        raise BootstrapMemoryError(
-            f"the in-memory bootstrap of {n_models} models on {n:,} rows needs about "
-            f"{format_bytes(self.total)} ({shown}), more than its memory budget of "
-            f"{format_bytes(self.budget)} (RANKLENS_MEMORY_BUDGET, else {MEMORY_SHARE:.0%} of "
-            "the memory available): run it on Dask (ranklens evaluate --engine dask, or "
-            "ranklens.dask.evaluate_models), or on fewer rows"
-        )
-
-
-#: The parts of a :class:`_MemoryPlan` that exist only while the replicates run.
-_RUNNING = ("replicate blocks", "rank sweep level orders", "rank sweep buffers")
-
-
-def _memory_plan(n: int, n_models: int, forms: Sequence[Any], budget: float) -> _MemoryPlan:
-    """The memory the comparison of ``forms`` (each measure's batched form) on ``n`` rows and
-    ``n_models`` models takes, fitted to ``budget`` bytes: the loss columns in chunks and
-    fewer level-sweep tasks at once where they do not fit whole.
-
-    Bytes a data row: replicate blocks 64 (uint8 counts and lanes of 32 replicates, above
-    :data:`_LEVEL_MIN_N` rows) plus the draw of their indices (at most 128 MiB); per model, the
-    rank sweep's orders and ranks 24 and its level orders ``ceil(log2 n) + 8`` (a byte a level,
-    :func:`ranklens._kernels.rank_levels.level_codes`, and the top order; 12 more while they are
-    built), the sorts shared while the evaluators are built 88, the loss columns 8 per column,
-    a replicate sweep's orders about 40; per task of the level sweep 192 (64 of lanes, 128 of
-    midranks), one task per thread while they fit. The sorts (and the loss columns' copy
-    while they are made) are released before the blocks and the level orders are made.
-    (Measured against the peaks: docs/performance.md, "The bootstrap at scale".)
-    """
-    compact = n > _LEVEL_MIN_N
-    need: dict[str, float] = {}
-    if compact:
-        rows = compact_block_rows(n)
-        need["replicate blocks"] = 2.0 * rows * n + 4.0 * min(rows, draw_rows(n)) * n
-    else:
-        need["replicate blocks"] = 16.0 * block_rows(n) * n  # float64, and a copy
-    task, threads = 0.0, 1
-    if any(isinstance(f, RankSweepForm) for f in forms):
-        need["rank sweep orders"] = (24.0 * n_models + 8.0) * n
-        need["sorts shared while building"] = 88.0 * n_models * n
-        if compact:
-            levels = max(1, (n - 1).bit_length())
-            need["rank sweep level orders"] = (levels + 20.0) * n_models * n
-            import numba  # (large data: the level sweep imports it anyway)
-
-            task, threads = 192.0 * n, numba.get_num_threads()
-            need["rank sweep buffers"] = task * threads  # one task a thread, if they fit
-    sweeps = len(_replicate_groups(list(forms)))
-    if sweeps:
-        need["replicate sweeps"] = 40.0 * sweeps * n_models * n
-    building = ("sorts shared while building", "loss columns being made")
-    ratio = [f for f in forms if isinstance(f, RatioForm)]
-    columns = len(ratio) + sum(f.denominator is not None for f in ratio)
-    chunk_rows = None
-    if columns:
-        whole = 8.0 * columns * n_models * n
-        made = {**need, "loss columns": whole, "loss columns being made": whole}
-        if _MemoryPlan(budget, made, building).total <= budget:  # (before fewer tasks)
-            need = made
-        else:
-            # a chunk's columns by model and joined: twice its rows
-            chunk_rows = max(1, min(n, _LOSS_CHUNK_BYTES // (16 * columns * n_models)))
-            need["loss columns (in chunks)"] = 16.0 * columns * n_models * chunk_rows
-    tasks = 1
-    if task:
-        # as many tasks as threads run (the level sweep's tasks at once) while they fit
-        need["rank sweep buffers"] = task
-        spare = budget - _MemoryPlan(budget, need, building).total
-        tasks = max(1, min(threads, 1 + int(max(spare, 0.0) // task)))
-        need["rank sweep buffers"] = tasks * task
-    return _MemoryPlan(budget, need, building, chunk_rows, tasks)
-
-
-def _build_evaluators(
-    specs: list[MetricSpec],
-    y: np.ndarray,
-    preds: np.ndarray,
-    sample_weight: np.ndarray | None,
-    values: np.ndarray,
-    memory: _MemoryPlan | None = None,
-) -> list[_Evaluator]:
-    """Fast evaluators for the metrics that have one (verified on the full sample), else generic
-    (within ``memory``, :func:`_memory_plan` with the budget of now when None)."""
-    if memory is None:
-        forms_ = [s.capabilities.batched for s in specs]
-        memory = _memory_plan(y.shape[0], preds.shape[0], forms_, memory_budget())
-    plan = memory
-    # The fast paths compute scale-free measures; weights of mean 1 keep their pair products
-    # and sums representable whatever the user's scale.
-    base_weight = (
-        np.ones(y.shape[0]) if sample_weight is None else normalize_weights(sample_weight)[0]
-    )
-    factories: list[tuple[list[int], Callable[[list[int]], _Evaluator]]] = []
-    forms = [s.capabilities.batched for s in specs]
-    ratio_positions = [k for k, form in enumerate(forms) if isinstance(form, RatioForm)]
-    if ratio_positions:
-        factories.append(
-            (
-                ratio_positions,
-                lambda pos: _RatioFormEvaluator(
-                    pos, [forms[k] for k in pos], y, preds, base_weight, plan.loss_chunk_rows
-                ),
-            )
-        )
-    rank_forms = {k: form for k, form in enumerate(forms) if isinstance(form, RankSweepForm)}
-    rank_positions = list(rank_forms)
-    if rank_positions:
-        factories.append(
-            (
-                rank_positions,
-                lambda pos: _RankEvaluator(
-                    pos, [rank_forms[k] for k in pos], y, preds, base_weight, plan.level_tasks
-                ),
-            )
-        )
-
-    for group in _replicate_groups(forms):
-        head = forms[group[0]]
-        assert isinstance(head, ReplicateForm)
-        state = head.sweep.prepare(y, preds, dict(head.bound))
-        if state is None:  # the sweep does not cover these parameters: the functions
-            continue
-        factories.append(
-            (
-                group,
-                functools.partial(_sweep_evaluator, specs, forms, y, preds, sample_weight, state),
-            )
-        )
-
-    evaluators: list[_Evaluator] = []
-    ones = np.ones((1, y.shape[0]))
-    for positions, factory in factories:
-        evaluator = factory(positions)
-        with quiet():
-            full = evaluator.evaluate(ones)[0]
-        # A fast path is used only for the metrics where it reproduces the registered function.
-        agree = [
-            k
-            for j, k in enumerate(positions)
-            if np.allclose(full[j], values[k], rtol=1e-9, atol=1e-12, equal_nan=True)
-        ]
-        if agree:
-            evaluators.append(evaluator if agree == positions else factory(agree))
-    fast = {k for evaluator in evaluators for k in evaluator.positions}
-    generic = [k for k in range(len(specs)) if k not in fast]
-    if generic:
-        evaluators.append(
-            _GenericEvaluator(generic, [specs[k] for k in generic], y, preds, sample_weight)
-        )
-    return evaluators
-
-
-# The position of each statistic in the rank kernels' output (ranklens._kernels.compare:
-# rank_replicates and swapped_rank return (tau_b, rho, harrell_c) per row and model).
-_KERNEL_OUTPUT: dict[RankStatistic, int] = {
-    RankStatistic.KENDALL_TAU_B: 0,
-    RankStatistic.SPEARMAN_RHO: 1,
-    RankStatistic.HARRELL_C: 2,
-}
-
-
-# Above this many rows the rank sweep runs on precomputed divide-and-conquer level orders
-# (ranklens._kernels.rank_levels: up to 32 replicates a sweep, no comparison per replicate),
-# below it eight replicates a sweep on a Fenwick tree (rank_batches). The level sweep is the
-# faster from a thousand rows on once compiled (1000 replicates, two models, 2 cores: 0.57
-# against 1.69 s at n = 5e4, 1.44 against 5.13 s at 1e5); it starts where small first calls
-# stop running on NumPy (NUMPY_TWINS_BELOW), so a small job never compiles it.
-# docs/performance.md, "Inference engine".
-_LEVEL_MIN_N = NUMPY_TWINS_BELOW
-
-
-class _LevelTermInt32:
-    """One level's ``sum_{k right} w_k S^lev_k`` per replicate row for int32 counts ``ws``
-    whose rows sum to at most n < 2^15 (:func:`ranklens._xp.rank.replicate_statistics`'s
-    ``level_term``): every prefix sum, product and row sum is at most n^2 < 2^31, so int32
-    arithmetic is exact and about twice as fast as the generic int64 term.
-
-    The left and right halves of each level order are int32 masks made once per level order
-    and kept with it (a product with an int32 mask costs a fifth of one with a boolean); the
-    sums are of the same integers, so the values are unchanged.
-    """
-
-    def __init__(self) -> None:
-        # id of the level order -> (left mask, right mask, the order itself, which keeps the id
-        # its own while the entry lives)
-        self._masks: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-    def __call__(self, ws: np.ndarray, perm: np.ndarray, shift: int) -> np.ndarray:
-        masks = self._masks.get((id(perm), shift))
-        if masks is None:
-            left = ((perm >> shift) & 1) == 0
-            masks = (left.astype(np.int32), (~left).astype(np.int32), perm)
-            self._masks[(id(perm), shift)] = masks
-        left_mask, right_mask, _ = masks
-        wl = ws[:, perm]
-        s = np.cumsum(wl * left_mask, axis=1, dtype=np.int32)
-        return np.einsum("ij,ij->i", wl * right_mask, s).astype(np.int64)
-
-
-class _RankEvaluator(_LaneReader):
-    """Measures declared as outputs of the rank sweep, every model, per replicate (numba).
-
-    One sweep gives weighted tau-b, Spearman's rho and Harrell's C; each measure is its declared
-    :class:`~ranklens._registry.RankSweepForm` (one of them, mapped by its ``transform``).
-
-    Stage 1 (once): ``prepare_ranks`` (dense ranks) and the rows sorted by y, ties by
-    prediction. Stage 2 (per replicate and model): ``rank_correlations_sorted`` on the rows with
-    positive weight, O(n log n).
-    """
-
-    path = "kernel"
-
-    def __init__(
-        self,
-        positions: list[int],
-        forms: list[RankSweepForm],
-        y: np.ndarray,
-        preds: np.ndarray,
-        base_weight: np.ndarray,
-        max_tasks: int = 1 << 30,
-    ) -> None:
-        super().__init__(positions)
-        self.forms = forms
-        self.base_weight = base_weight
-        self.preds = preds
-        self._union: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}
-        self._y = y
-        self._plans: list[RankPlan] | None = None
-        self._level_term = _LevelTermInt32()  # the NumPy twins' level term, masks kept
-        self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._by_y: tuple[np.ndarray, np.ndarray] | None = None
-        # the level sweep's buffers, kept from block to block (rank_levels.level_scratch), for
-        # at most max_tasks tasks at once (the memory budget)
-        self._scratch: tuple[np.ndarray, np.ndarray] | None = None
-        self.max_tasks = max_tasks
-        self._unit_weights = bool(np.all(base_weight == 1.0))
-        self._prepared = False
-        if not NUMPY_TWINS.get():
-            self._prepare()
-
-    def _prepare(self) -> None:
-        """Stage 1 of the kernels (the NumPy twins need none of it, nor numba): each model's
-        rows sorted by y, ties by prediction, and the dense ranks."""
-        if self._prepared:
-            return
-        from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred, sequence
-
-        y = self._y
-        orders, y_sorted, p_sorted, n_preds = [], [], [], []
-        for pred in self.preds:
-            # (within shared_results, the sort the point values of the model made)
-            sort = functools.partial(sequence, y, pred, need_pred_rank=True)
-            order, _, _, y_rank, pred_rank, _, _ = shared(RANK_SEQUENCE, (y, pred), sort)
-            # increasing y, ties by increasing prediction
-            by_y = np.ascontiguousarray(order_by_y_then_pred(order, y_rank)[::-1])
-            orders.append(by_y)
-            y_sorted.append(y_rank[by_y])
-            p_sorted.append(pred_rank[by_y])
-            n_preds.append(int(pred_rank.max()) + 1)
-        self.y_rank = y_rank
-        self.orders = np.stack(orders)
-        self.y_sorted = np.stack(y_sorted)
-        self.p_sorted = np.stack(p_sorted)
-        self.n_preds = np.array(n_preds, dtype=np.int64)
-        self._dense_ranks = dense_ranks
-        self._prepared = True
-
-    def _evaluate_numpy(self, multiplicity: np.ndarray) -> np.ndarray:
-        """The kernel's ``(rows, 3, n_models)`` output from :mod:`ranklens._xp.rank` on NumPy
-        (the bootstrap's NumPy twins, :data:`ranklens._resampling.NUMPY_TWINS`): exact int64
-        pair sums for unit case weights, so tau-b and C equal the kernel's bit for bit, rho to
-        rounding."""
-        if self._plans is None:
-            self._plans = [build_plan(np, self._y, pred) for pred in self.preds]
-        level_term = None
-        if np.all(self.base_weight == 1.0):
-            weights = multiplicity.astype(np.int32)  # counts below NUMPY_TWINS_BELOW rows
-            level_term = self._level_term
-        else:
-            weights = multiplicity * self.base_weight
-        return np.stack(
-            [
-                statistics_to_values(replicate_statistics(np, plan, weights, level_term=level_term))
-                for plan in self._plans
-            ],
-            axis=2,
-        )
-
-    def _evaluate_levels(self, block: _Block) -> np.ndarray:
-        """The kernel's ``(rows, 3, n_models)`` output from the level orders (large n).
-
-        Weights that are integers in [0, 255] (bootstrap counts with unit case weights) are
-        swept as uint8 with exact sums (float64 holds integers exactly below 2^53), so tau-b, C
-        and rho equal the one-replicate sweep's bit for bit; other weights as float64 (to
-        rounding).
-        """
-        import numba
-
-        from ranklens._kernels import rank_levels
-
-        if self._levels is None:
-            # the level orders as a byte a row and level (the bits the sweep reads of them)
-            self._levels = rank_levels.level_plan(
-                self.orders, self.p_sorted, self.n_preds, coded=True
-            )
-        top_rows, p_top, perms = self._levels
-        rows = block.rows
-        width = min(rank_levels.LEVEL_BATCH, rows)
-        bw = self.base_weight
-        # unit case weights: the weights are the multiplicities, the block's shared lanes
-        weights = block.lanes() if self._unit_weights else None
-        # One row (the check on the full sample) sweeps in half the time as one float64 lane
-        # than padded to 32 uint8 lanes; integer weights give the same values either way.
-        if (
-            weights is None
-            and rows > 1
-            and np.all((bw >= 0) & (bw <= rank_levels.SMALL_WEIGHT) & (bw == np.floor(bw)))
-        ):
-            # (read from the block as drawn: uint8 counts are never widened to float64)
-            weights, fits = rank_levels.batch_weights_small(block.weights, bw, width)
-            if not fits:
-                weights = None
-        if weights is None:
-            weights = rank_levels.batch_weights_float(block.weights, bw, width)
-        threads = numba.get_num_threads()
-        run: Any = (  # (a numba dispatcher: its arguments are typed by numba)
-            rank_levels.level_statistics_parallel
-            if threads > 1
-            else rank_levels.level_statistics_serial
-        )
-        plan = (top_rows, p_top, perms, self.y_sorted, self.p_sorted, self.n_preds)
-        if weights.dtype != np.uint8:
-            return run(weights, rows, *plan)
-        # Compact weights: the models in groups of as many tasks as threads, each task with
-        # buffers kept from one block to the next (no more memory than the tasks that run at
-        # once would take afresh, and no page faults after the first block).
-        batches = weights.shape[0]
-        per_call = max(1, min(threads, self.max_tasks) // batches)
-        n_models = top_rows.shape[0]
-        tasks = min(n_models, per_call) * batches
-        if self._scratch is None or self._scratch[0].shape[0] < tasks:
-            self._scratch = rank_levels.level_scratch(tasks, block.n, int(self.n_preds.max()))
-        out = np.empty((rows, 3, n_models))
-        for m0 in range(0, n_models, per_call):
-            part = slice(m0, min(m0 + per_call, n_models))
-            out[:, :, part] = run(weights, rows, *(a[part] for a in plan), self._scratch)
-        return out
-
-    def _select(self, raw: np.ndarray) -> np.ndarray:
-        """``(rows, 3, n_models)`` kernel output -> ``(rows, len(forms), n_models)`` metrics."""
-        with np.errstate(invalid="ignore"):
-            return np.stack(
-                [form.transform(raw[:, _KERNEL_OUTPUT[form.statistic], :]) for form in self.forms],
-                axis=1,
-            )
-
-    def evaluate_block(self, block: _Block) -> np.ndarray:
-        n = block.n
-        if NUMPY_TWINS.get():
-            return self._select(self._evaluate_numpy(block.multiplicity))
-        self._prepare()
-        if n > _LEVEL_MIN_N:
-            return self._select(self._evaluate_levels(block))
-        # batches of replicates swept together, bit-identical to one replicate per sweep
-        raw = kernel("rank_batches", 30 * n * self.orders.shape[0], n)(
-            np.ascontiguousarray(block.multiplicity),
-            self.base_weight,
-            self.orders,
-            self.y_sorted,
-            self.p_sorted,
-            self.n_preds,
-        )
-        return self._select(raw)
-
-    def evaluate_swapped(self, swaps: np.ndarray, a: int, b: int) -> np.ndarray:
-        self._prepare()
-        if (a, b) not in self._union:
-            # Dense ranks in the union of both models' predictions: mixed vectors compare right.
-            union, n_union = self._dense_ranks(np.concatenate([self.preds[a], self.preds[b]]))
-            n = self.y_rank.shape[0]
-            self._union[(a, b)] = (union[:n].copy(), union[n:].copy(), n_union)
-        rank_a, rank_b, n_union = self._union[(a, b)]
-        if self._by_y is None:  # the rows by y (the permutation test's alone)
-            y_order = np.argsort(self.y_rank, kind="stable")
-            self._by_y = (y_order, self.y_rank[y_order])
-        y_order, y_ranks_by_y = self._by_y
-        raw = kernel("swapped_rank", 80 * swaps.shape[1], swaps.shape[1])(
-            swaps, self.base_weight, y_order, y_ranks_by_y, rank_a, rank_b, n_union
-        )
-        return self._select(raw)
-
-
-class _Block:
-    """One block of replicate weights, as each evaluator reads it: the float64 multiplicities
-    (``(rows, n)``, made on first use from uint8 counts,
-    :func:`ranklens._resampling.bootstrap_blocks` with ``compact``) and, above
-    :data:`_LEVEL_MIN_N` rows where the rank sweep runs on level orders, the same weights as
-    uint8 lanes made once, on first use, for every evaluator that reads them: the rank sweep
-    (unit case weights) and the loss sums. A block of 32 replicates is then 32 bytes a data row
-    instead of 256 bytes of float64 multiplicities read once per evaluator and replicate, and a
-    block drawn as counts is never widened to float64 unless an evaluator needs it.
-    """
-
-    def __init__(self, weights: np.ndarray) -> None:
-        self.weights = weights  # as drawn: float64 multiplicities or uint8 counts
-        self.rows, self.n = weights.shape
-        self._multiplicity = weights if weights.dtype != np.uint8 else None
-        self._lanes_made = False
-        self._lanes: np.ndarray | None = None
-
-    @property
-    def multiplicity(self) -> np.ndarray:
-        """``(rows, n)`` float64 multiplicities (kept: small blocks only; large ones are read
-        :meth:`row_step` rows at a time, :meth:`multiplicity_rows`)."""
-        if self._multiplicity is None:
-            self._multiplicity = self.weights.astype(np.float64)
-        return self._multiplicity
-
-    def row_step(self) -> int:
-        """Replicate rows whose float64 multiplicities an evaluator without lanes gets at once:
-        the whole block, or as many rows as :data:`ranklens._resampling.BLOCK_CELLS` cells
-        (32 MiB) hold when the block is uint8 counts on more (32 rows of 2e7 counts would be
-        5 GB as float64)."""
-        if self._multiplicity is not None or self.weights.dtype != np.uint8:
-            return self.rows
-        return max(1, min(self.rows, BLOCK_CELLS // max(self.n, 1)))
-
-    def multiplicity_rows(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start .. stop - 1`` of :attr:`multiplicity` (made for them alone, unless
-        the whole block is made already)."""
-        if self._multiplicity is not None or (start == 0 and stop >= self.rows):
-            return self.multiplicity[start:stop]
-        return self.weights[start:stop].astype(np.float64)
-
-    def lanes(self) -> np.ndarray | None:
-        """``(batches, n, 32)`` uint8, or None below :data:`_LEVEL_MIN_N` rows (or on the
-        NumPy twins), when a multiplicity is not an integer in [0, 255] or when a block of
-        float64 weights has fewer than 32 rows (then each evaluator reads the multiplicities).
-        A block of uint8 counts always has them (its last batch padded with zero lanes): a
-        bootstrap's last, short block is then never widened to float64."""
-        if not self._lanes_made:
-            self._lanes_made = True
-            if not _compact_blocks(self.n):  # (small data: numba is not imported for them)
-                return None
-            from ranklens._kernels import rank_levels
-
-            width = rank_levels.LEVEL_BATCH
-            if self.weights.dtype == np.uint8:  # counts: every one fits
-                self._lanes = rank_levels.count_lanes(self.weights, width)
-            elif self.rows >= width:
-                batch, fits = rank_levels.batch_weights_small(self.weights, np.ones(self.n), width)
-                self._lanes = batch if fits else None
-        return self._lanes
-
-
-def _compact_blocks(n: int) -> bool:
-    """Whether blocks on ``n`` rows are read as uint8 lanes (and so best drawn as counts)."""
-    return n > _LEVEL_MIN_N and not NUMPY_TWINS.get()
-
-
-def _evaluate_one(evaluator: _Evaluator, block: _Block) -> np.ndarray:
-    """``(rows, len(positions), n_models)``: one evaluator on one block (an evaluator without
-    lanes gets the float64 multiplicities :meth:`_Block.row_step` rows at a time: each
-    replicate's values are its own, however many rows a call has)."""
-    if isinstance(evaluator, _LaneReader):
-        return evaluator.evaluate_block(block)
-    step = block.row_step()
-    if step >= block.rows:
-        return evaluator.evaluate(block.multiplicity)
-    return np.concatenate(
-        [
-            evaluator.evaluate(block.multiplicity_rows(r0, min(r0 + step, block.rows)))
-            for r0 in range(0, block.rows, step)
-        ],
-        axis=0,
-    )
-
-
-def _evaluate_all(
-    evaluators: list[_Evaluator],
-    weights: np.ndarray,
-    out: np.ndarray,
-    progress: Progress | None = None,
-) -> _Block:
-    """Fill ``out[rows, metric, model]`` for one block of replicate weights (float64
-    multiplicities or uint8 counts); returns the block as the evaluators read it. ``progress``
-    advances by the block's rows, a share after each evaluator (a block of a large data set
-    takes seconds: its progress is not held back to its end)."""
-    block = _Block(weights)
-    share = block.rows / max(len(evaluators), 1)
-    for i, evaluator in enumerate(evaluators):
-        out[:, evaluator.positions, :] = _evaluate_one(evaluator, block)
-        if progress is not None:
-            last = i == len(evaluators) - 1
-            progress.advance(block.rows - share * i if last else share)
-    if progress is not None and not evaluators:
-        progress.advance(block.rows)
-    return block
-
-
-def _group_counts(block: _Block, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """The block's weight per jackknife group (:func:`ranklens._resampling.group_counts`),
-    from its uint8 lanes where it has them (one pass of 32 bytes a data row): the same sums."""
-    lanes = block.lanes()
-    if lanes is None:
-        return group_counts(block.weights, groups, n_groups)
-    from ranklens._kernels import rank_levels
-
-    return np.asarray(rank_levels.group_lane_sums(lanes, block.rows, groups, n_groups))
 
 
 # --------------------------------------------------------------------------------------------
@@ -1791,7 +899,7 @@ def compare_models(
     y, names, preds = check_predictions(y_true, predictions)
     n = y.shape[0]
     # The user's weights, unscaled: the registered functions (and so the generic evaluator) see
-    # exactly what a direct call would; the fast paths rescale them (see _build_evaluators).
+    # exactly what a direct call would; the fast paths rescale them (see build_evaluators).
     sw = check_sample_weight(sample_weight, n, normalize=False)
     specs = _resolve_metrics(metrics, weighted=sw is not None)
     n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
@@ -1844,18 +952,18 @@ def compare_models(
         for m, pred in enumerate(preds):
             with shared_results():
                 for k, spec in enumerate(specs):
-                    values[k, m] = _point_value(spec, y, pred, sw)
+                    values[k, m] = point_value(spec, y, pred, sw)
         return _delong(specs, y, preds, sw, names, values, pair_index, level)
     # The memory the evaluators and the blocks take, fitted to the budget (the loss columns in
     # chunks, fewer level-sweep tasks at once) or refused in one line before anything is sorted.
     memory = None
     if engine is None:
-        memory = _memory_plan(n, n_models, forms, memory_budget())
+        memory = memory_plan(n, n_models, forms, memory_budget())
         memory.check(n, n_models)
     # One sort (and sweep) of each model's data for the point values of tau, rho and C, tau's
     # variances and the bootstrap's ranks; released once the evaluators hold what they need.
     with shared_results(), _memory_guard(n, n_models):
-        values = np.array([[_point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
+        values = np.array([[point_value(spec, y, pred, sw) for pred in preds] for spec in specs])
         values = values.reshape(n_metrics, n_models)
         variances = (
             _analytical_variances(specs, y, preds, weighted=sw is not None)
@@ -1864,7 +972,7 @@ def compare_models(
         )
         with run_rows(rows), numpy_twins(twins):
             evaluators = (
-                _build_evaluators(specs, y, preds, sw, values, memory)
+                build_evaluators(specs, y, preds, sw, values, memory)
                 if engine is None
                 else engine.evaluators(specs, y, preds, sw, values)
             )
@@ -1930,11 +1038,6 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-#: Resampled units up to which ratio-form measures get the studentized interval (its per-unit
-#: columns, about 8 (2 + 2 m) bytes a unit per model and measure, and one more matrix product
-#: per block); above, BCa (or percentile), where the studentized and the BCa intervals agree
-#: but for long tails, which the tail weight flags either way.
-STUDENTIZED_MAX_UNITS = 100_000
 #: Rows the tail weight of a ratio-form measure reads at most (every k-th row above).
 _TAIL_ROWS = 200_000
 
@@ -1981,27 +1084,6 @@ def _smallest_class(
             return None
         return smallest_class(np.asarray(response), weight)
     return smallest_class(y, sw)
-
-
-def _studentizer(
-    specs: Sequence[MetricSpec],
-    y: np.ndarray,
-    preds: np.ndarray,
-    sw: np.ndarray | None,
-    resampler: Resampler,
-    pair_index: list[tuple[int, int]],
-    n_boot: int,
-) -> RatioStudentizer | None:
-    """The per-replicate standard errors of the ratio-form measures (None: none of them, or
-    more units than :data:`STUDENTIZED_MAX_UNITS`)."""
-    forms = {
-        k: spec.capabilities.batched
-        for k, spec in enumerate(specs)
-        if isinstance(spec.capabilities.batched, RatioForm)
-    }
-    if not forms or resampler.n_units > STUDENTIZED_MAX_UNITS:
-        return None
-    return RatioStudentizer(forms, y, preds, sw, resampler.unit_of_row, pair_index, n_boot)
 
 
 def _tail_flags(
@@ -2136,7 +1218,7 @@ def _qualify(
 
 
 def _bootstrap(
-    evaluators: list[_Evaluator],
+    evaluators: list[Evaluator],
     specs: list[MetricSpec],
     y: np.ndarray,
     preds: np.ndarray,
@@ -2165,7 +1247,7 @@ def _bootstrap(
         resampler = Resampler("multinomial", n, None, y)
     student = None
     if interval in ("auto", "studentized"):
-        student = _studentizer(specs, y, preds, sw, resampler, pair_index, n_boot)
+        student = studentizer(specs, y, preds, sw, resampler, pair_index, n_boot)
     plan = _interval_plan(specs, interval, student is not None)
     needs_bca = any("bca" in methods for methods in plan)
     jack_rows = jackknife_rows(resampler.n_units, "bca" if needs_bca else "percentile")
@@ -2179,10 +1261,10 @@ def _bootstrap(
     total = n_boot + jack_rows
     with Progress(total, "bootstrap", progress) as bar:
         start = 0
-        for block in resampler.blocks(boot_rng, n_boot, compact=_compact_blocks(n)):
-            read = _evaluate_all(evaluators, block, reps[start : start + block.shape[0]], bar)
+        for block in resampler.blocks(boot_rng, n_boot, compact=compact_blocks(n)):
+            read = evaluate_all(evaluators, block, reps[start : start + block.shape[0]], bar)
             if counts is not None:
-                counts[start : start + block.shape[0]] = _group_counts(read, groups, n_groups)
+                counts[start : start + block.shape[0]] = block_group_counts(read, groups, n_groups)
             if student is not None:  # the weights as drawn (uint8 counts or float64)
                 student.add(read.weights, start, host_product)
             start += block.shape[0]
@@ -2192,7 +1274,7 @@ def _bootstrap(
             jack = np.empty((n_groups, n_metrics, n_models))
             start = 0
             for block in jackknife_blocks(groups, n_groups):
-                _evaluate_all(evaluators, block, jack[start : start + block.shape[0]])
+                evaluate_all(evaluators, block, jack[start : start + block.shape[0]])
                 start += block.shape[0]
                 bar.advance(block.shape[0])
     n_undefined = _warn_undefined_replicates(reps, values, specs, names)
@@ -2318,7 +1400,7 @@ def _delong(
 
 
 def _permutation_test(
-    evaluators: list[_Evaluator],
+    evaluators: list[Evaluator],
     common: dict[str, Any],
     pair_index: list[tuple[int, int]],
     n: int,
