@@ -4,7 +4,8 @@ The layers, bottom to top (a module may import its own layer or any layer below)
 
 0. foundations: validation, results, formatting, the registries, exceptions, the version;
 1. numba kernels (``_kernels``): pure functions, importing nothing of ranklens above layer 0;
-2. measures (one module per family) and the relevance functions they use;
+2. measures (one module per family), the relevance functions they use, and the private modules
+   that hold what a measure shares with the engines (the rank sweep, a ranked target);
 3. ``metrics``: the registry's public face, importing the measure modules that register;
 4. inference: resampling, comparison, bands, robustness, agreement;
 5. the evaluation pipeline;
@@ -12,6 +13,9 @@ The layers, bottom to top (a module may import its own layer or any layer below)
 7. the package's ``__init__`` (the public namespace).
 
 Function-local imports count like module-level ones: a lazy import still runs upward.
+
+No module reaches for another module's private name (one leading underscore): a helper that
+two modules need is shared under a public name in a module of its layer or a lower one.
 """
 
 from __future__ import annotations
@@ -251,3 +255,184 @@ def test_engines_import_no_measure_module(module):
     if module not in graph:
         pytest.skip(f"{module} does not exist")
     assert not (graph[module] & MEASURES), graph[module] & MEASURES
+
+
+# --------------------------------------------------------------------------------------------
+# Private names stay in their module: a helper two modules need is shared under a public name
+# in a lower layer, never reached for under its private one.
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _imported_from(node: ast.ImportFrom, module: str, path: pathlib.Path) -> str:
+    """The module a ``from ... import`` reads (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _module_objects(
+    tree: ast.Module, module: str, path: pathlib.Path, modules: dict[str, pathlib.Path]
+) -> dict[str, str]:
+    """``local name -> ranklens module`` for every name the source binds to a module object:
+    ``import ranklens.x [as y]``, ``from ranklens import x`` (x a module) and the lazy forms
+    ``LazyKernels("ranklens.x")`` and ``importlib.import_module("ranklens.x")`` (the module
+    named by a string literal or by a module-level string constant)."""
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    }
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("ranklens"):
+                    name = alias.asname or alias.name.split(".")[0]
+                    bound[name] = alias.name if alias.asname else "ranklens"
+        elif isinstance(node, ast.ImportFrom):
+            source = _imported_from(node, module, path)
+            for alias in node.names:
+                if f"{source}.{alias.name}" in modules:
+                    bound[alias.asname or alias.name] = f"{source}.{alias.name}"
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Call):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            func = node.value.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if called in ("LazyKernels", "import_module") and node.value.args:
+                arg = node.value.args[0]
+                named = arg.value if isinstance(arg, ast.Constant) else None
+                if isinstance(arg, ast.Name):
+                    named = constants.get(arg.id)
+                if isinstance(target, ast.Name) and named in modules:
+                    bound[target.id] = named
+    return bound
+
+
+def _module_of(expr: ast.expr, bound: dict[str, str], modules: dict[str, pathlib.Path]) -> str:
+    """The ranklens module an expression stands for (``x``, ``x.sub``), or ``""``."""
+    if isinstance(expr, ast.Name):
+        return bound.get(expr.id, "")
+    if isinstance(expr, ast.Attribute):
+        base = _module_of(expr.value, bound, modules)
+        if base and f"{base}.{expr.attr}" in modules:
+            return f"{base}.{expr.attr}"
+    return ""
+
+
+def _private_definitions(trees: dict[str, ast.Module]) -> dict[str, set[str]]:
+    """``private name -> the modules that define it`` (functions, classes, assignments)."""
+    defined: dict[str, set[str]] = {}
+    for module, tree in trees.items():
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                targets = [node.name]
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                found = node.targets if isinstance(node, ast.Assign) else [node.target]
+                targets = [t.id for t in found if isinstance(t, ast.Name)]
+            else:
+                continue
+            for name in filter(_private, targets):
+                defined.setdefault(name, set()).add(module)
+    return defined
+
+
+def private_reaches() -> list[str]:
+    """Every place a module of ``src/ranklens`` takes a private name (one leading underscore)
+    defined in another ranklens module: ``from ranklens.m import _name``, ``m._name`` on a
+    module object (imported, or a lazy kernel module), ``getattr(m, "_name")``, and a call
+    that names another module's private function, class or constant in a string (a kernel
+    looked up by name: ``_kernel_ready("_sweep")``).
+
+    A private *submodule* is a module, not a name: ``from ranklens.dask import _passes`` is
+    allowed, and so is a private name of the module itself.
+    """
+    modules = _modules()
+    trees = {m: ast.parse(path.read_text(encoding="utf-8")) for m, path in modules.items()}
+    defined = _private_definitions(trees)
+    found: set[tuple[str, int, str]] = set()
+    for module, path in sorted(modules.items()):
+        tree = trees[module]
+        bound = _module_objects(tree, module, path, modules)
+        for node in ast.walk(tree):
+            owner, name, how = "", "", ""
+            if isinstance(node, ast.ImportFrom):
+                source = _imported_from(node, module, path)
+                for alias in node.names:
+                    if (
+                        source.startswith("ranklens")
+                        and source != module
+                        and _private(alias.name)
+                        and f"{source}.{alias.name}" not in modules
+                    ):
+                        found.add((module, node.lineno, f"imports {source}.{alias.name}"))
+                continue
+            if isinstance(node, ast.Attribute):
+                owner, name, how = _module_of(node.value, bound, modules), node.attr, "reads"
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr", "setattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            ):
+                owner = _module_of(node.args[0], bound, modules)
+                name, how = node.args[1].value, f"{node.func.id}s"
+            if owner and owner != module and _private(name) and f"{owner}.{name}" not in modules:
+                found.add((module, node.lineno, f"{how} {owner}.{name}"))
+            elif isinstance(node, ast.Call) and not owner:
+                for arg in node.args:
+                    named = arg.value if isinstance(arg, ast.Constant) else None
+                    if isinstance(named, str) and module not in defined.get(named, {module}):
+                        owners = ", ".join(sorted(defined[named]))
+                        found.add((module, node.lineno, f"names {named} of {owners}"))
+    return [f"{module}:{line} {what}" for module, line, what in sorted(found)]
+
+
+def test_no_module_reaches_for_another_modules_private_names():
+    assert private_reaches() == []
+
+
+def test_the_check_of_private_names_sees_each_way_in(tmp_path, monkeypatch):
+    """The check finds an import, an attribute of a module object (imported or lazy), a
+    ``getattr`` and a lookup by name of another module's private name, and lets private
+    submodules and the module's own private names through."""
+    package = tmp_path / "ranklens"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "_helpers.py").write_text("def _one():\n    pass\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "_impl.py").write_text("_TWO = 2\n")
+    (package / "user.py").write_text(
+        "from ranklens import _helpers\n"
+        "from ranklens._helpers import _one\n"
+        "from ranklens.sub import _impl\n"
+        "from ranklens._kernels import LazyKernels\n"
+        "_KERNELS = 'ranklens._helpers'\n"
+        "_k = LazyKernels(_KERNELS)\n"
+        "def f():\n"
+        "    _impl._TWO\n"
+        "    _k._one()\n"
+        "    _own('_KERNELS')\n"
+        "    _own('_one')\n"
+        "    return getattr(_helpers, '_one')\n"
+        "def _own(name):\n"
+        "    return name\n"
+    )
+    monkeypatch.setitem(globals(), "SRC", package)
+    assert private_reaches() == [
+        "ranklens.user:2 imports ranklens._helpers._one",
+        "ranklens.user:8 reads ranklens.sub._impl._TWO",
+        "ranklens.user:9 reads ranklens._helpers._one",
+        "ranklens.user:11 names _one of ranklens._helpers",
+        "ranklens.user:12 getattrs ranklens._helpers._one",
+    ]
