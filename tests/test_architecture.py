@@ -33,6 +33,7 @@ FOUNDATIONS = {
     "ranklens._cache",
     "ranklens._curve_registry",
     "ranklens._docstrings",
+    "ranklens._events",
     "ranklens._exact_null",
     "ranklens._extras",
     "ranklens._normal",

@@ -429,7 +429,7 @@ def parse_relevance(spec: str | None, y: Any) -> Any:
     )
 
 
-def parse_events(spec: str | None) -> str | float | None:
+def events_option(spec: str | None) -> str | float | None:
     """What ``--events`` hands the library: a bare number ``t`` is the threshold ``y >= t``.
 
     The library takes a number for ``y >= t`` and text for the other forms (``top:0.1``,
@@ -1237,7 +1237,7 @@ def _evaluate(
         )
     if groups is not None and not bootstrap:
         raise InputError(_NO_BOOTSTRAP_FOR_GROUPS.format(groups=groups, option="--bootstrap 0"))
-    event_spec = parse_events(events)
+    event_spec = events_option(events)
 
     frame = read_table(file)
     used = dict.fromkeys([target, *preds, *(c for pair in interval_pairs.values() for c in pair)])
@@ -1537,7 +1537,7 @@ def _evaluate_dask(
             "distinct prediction held by the client; add --curve-arrays"
         )
     relevance_function, boxplot = _dask_relevance(relevance)
-    event_spec = parse_events(events)
+    event_spec = events_option(events)
     from ranklens._extras import MissingExtraError, require
 
     try:

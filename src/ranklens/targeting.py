@@ -36,12 +36,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +48,7 @@ from numpy.typing import NDArray
 from ranklens._by_depth import ModelByDepthResult, by_depth, check_depths
 from ranklens._curve_registry import CurveSweepForm, register_curve
 from ranklens._docstrings import raises_input_errors
+from ranklens._events import DEFAULT_EVENTS, EventRule, parse_events
 from ranklens._inference import concordance_logit_interval
 from ranklens._kernels import LazyKernels
 from ranklens._ranked import (
@@ -169,13 +169,8 @@ __all__ = [
 
 FloatArray = NDArray[np.float64]
 
-#: Event definition used for a non-binary ``y_true`` when ``events=None``: the true top 10 %
-#: (ties at the boundary included, see :func:`roc_curve`).
-DEFAULT_EVENTS = "top:0.1"
-
 EventsLike = str | float | Callable[[Any], Any] | tuple[Callable[[Any], Any], float] | None
 
-_DEFAULT_RELEVANCE_THRESHOLD = 0.5  # as in ranklens.extremes (regression_precision_recall)
 _CURVES = ("gain", "lift", "profit")
 
 
@@ -207,78 +202,7 @@ def _relevance_events(y: FloatArray, phi: Any, threshold: Any) -> tuple[FloatArr
     return (values >= t_e).astype(np.float64), f"relevance >= {t_e:g} ({phi!r:.60})"
 
 
-def _parse_threshold(text: str, spec: str) -> float:
-    try:
-        t = float(text)
-    except ValueError:
-        t = math.nan
-    if not math.isfinite(t):
-        raise ValueError(f"events={spec!r}: the threshold must be a finite number; got {text!r}")
-    return t
-
-
-@dataclasses.dataclass(frozen=True)
-class _EventRule:
-    """An event definition as read from ``events``, before it meets ``y_true``.
-
-    :func:`_event_response` applies it on the host, :func:`_device_events` on a device.
-    ``kind`` is ``"default"`` (the labels of a binary ``y_true``, else :data:`DEFAULT_EVENTS`),
-    ``"value"``, ``"top"`` (``bound`` is the fraction ``q``), ``">="`` or ``">"`` (``bound`` is
-    the threshold ``t``), or ``"relevance"`` (``relevance`` with its ``relevance_threshold``).
-    """
-
-    kind: Literal["default", "value", "top", ">=", ">", "relevance"]
-    bound: float = math.nan
-    relevance: Any = None
-    relevance_threshold: Any = None
-
-    def threshold_events(self, y: Any) -> tuple[Any, str]:
-        """The 0/1 events ``y >= t`` (or ``y > t``) of a threshold rule, on the host or a device
-        (``y`` of any array namespace), and the definition's text."""
-        above = y >= self.bound if self.kind == ">=" else y > self.bound
-        return above.astype(np.float64), f"y {self.kind} {self.bound:g}"
-
-
-def _event_rule(events: Any) -> _EventRule:
-    """Read the event definition ``events`` (see :func:`roc_curve`); a ValueError names the
-    definitions accepted."""
-    if events is None:
-        return _EventRule("default")
-    if isinstance(events, str):
-        spec = events.strip().replace(" ", "")
-        if spec == "value":
-            return _EventRule("value")
-        if spec.startswith("top:"):
-            text = spec[4:]
-            percent = text.endswith("%")
-            q = _parse_threshold(text[:-1] if percent else text, events)
-            q = check_probability(q / 100.0 if percent else q, "the fraction in events='top:q'")
-            return _EventRule("top", q)
-        if spec.startswith(">="):
-            return _EventRule(">=", _parse_threshold(spec[2:], events))
-        if spec.startswith(">"):
-            return _EventRule(">", _parse_threshold(spec[1:], events))
-        raise ValueError(
-            "events must be None, 'value', 'top:q' (e.g. 'top:0.1'), '>=t' or '>t' (e.g. '>=100'),"
-            f" a number t (y >= t), a relevance callable, or (relevance, threshold); got {events!r}"
-        )
-    if isinstance(events, numbers.Real) and not isinstance(events, bool):
-        t = float(events)
-        if not math.isfinite(t):
-            raise ValueError(f"events: a numeric threshold must be finite; got {events!r}")
-        return _EventRule(">=", t)
-    if isinstance(events, tuple) and len(events) == 2 and callable(events[0]):
-        return _EventRule("relevance", relevance=events[0], relevance_threshold=events[1])
-    if callable(events):
-        threshold = getattr(events, "event_threshold", _DEFAULT_RELEVANCE_THRESHOLD)
-        return _EventRule("relevance", relevance=events, relevance_threshold=threshold)
-    raise ValueError(
-        "events must be None, 'value', 'top:q', '>=t', '>t', a number, a relevance callable or "
-        f"(relevance, threshold); got {type(events).__name__} {events!r:.40}"
-    )
-
-
-_DEFAULT_RULE = _event_rule(DEFAULT_EVENTS)
+_DEFAULT_RULE = parse_events(DEFAULT_EVENTS)
 
 
 def _check_value_target(xp: Any, y: Any, w: Any) -> None:
@@ -309,7 +233,7 @@ _TOP_SHARE_LIMIT = 2.0
 
 def _refuse_inseparable(
     events: Any,
-    rule: _EventRule,
+    rule: EventRule,
     share: float,
     binary: bool,
     definition: str,
@@ -356,7 +280,7 @@ def _event_response(
     A rule of the caller that does not split ``y`` in two is refused with a ``ValueError``
     (:func:`_refuse_inseparable`).
     """
-    given = rule = _event_rule(events)
+    given = rule = parse_events(events)
     if rule.kind == "default":
         if _is_binary(y):
             return y, False, "binary"
@@ -1774,7 +1698,7 @@ def _sweep_prepare(y: FloatArray, preds: FloatArray, params: Mapping[str, Any]) 
     if set(params) - {"events"}:
         return None
     events = params.get("events")
-    rule = _event_rule(events)
+    rule = parse_events(events)
     nonbinary = (y != 0.0) & (y != 1.0)
     top = _DEFAULT_RULE.bound
     response = y
@@ -1872,7 +1796,7 @@ def _device_events(
     ``per_replicate`` (the bootstrap) a continuous ``y`` under ``events=None`` keeps the labels
     of a replicate whose weighted rows are all 0/1, as the function called on it does.
     """
-    rule = _event_rule(events)
+    rule = parse_events(events)
     if rule.kind == "default":
         nonbinary = (y != 0.0) & (y != 1.0)
         kept = nonbinary if w is None else nonbinary & (w > 0)
@@ -1901,7 +1825,7 @@ def _device_refuse_inseparable(
     """:func:`_refuse_inseparable` on a device: the event share from the curve sums of the one
     row of ``weights``, the target's values read on the device (the same message as the
     CPU's; ``definition`` is that of a rule other than a top fraction)."""
-    rule = _event_rule(events)
+    rule = parse_events(events)
     if rule.kind in ("default", "value"):
         return
     total, n_events = float(to_host(sums.total)[0]), float(to_host(sums.events)[0])
