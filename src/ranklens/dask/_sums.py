@@ -186,9 +186,202 @@ def default_relevance(n: int, values: Sequence[float]) -> Any:
     )
 
 
-# To be split by the move to one compute layer per form (the pipeline and the Dask
-# planner); until then the limits of C901/PLR0915 are waived here only.
-def evaluate_claimed(  # noqa: C901
+@dataclasses.dataclass
+class _OrderStatistics:
+    """The order statistics the claimed measures need, asked in one selection: the default
+    relevance's box plot, the fitted parameters and the medians (each a slice of ``targets``)."""
+
+    targets: list[Target] = dataclasses.field(default_factory=list)
+    samples: dict[Source, np.ndarray] = dataclasses.field(default_factory=dict)
+    relevance_at: slice | None = None
+    fits: dict[int, tuple[Any, slice]] = dataclasses.field(default_factory=dict)
+    medians: dict[tuple[str, str], slice] = dataclasses.field(default_factory=dict)
+    #: Why no parameter can be fitted (weights that sum to less than two observations).
+    fit_problem: Problem | None = None
+
+    def want(self, source: Source, positions: Sequence[float], strict: bool = False) -> slice:
+        """Ask for the order statistics of ``source`` at ``positions``; their slice."""
+        start = len(self.targets)
+        self.targets.extend(Target(source, float(k), strict) for k in positions)
+        return slice(start, len(self.targets))
+
+
+def _order_statistics(
+    claimed: Claimed,
+    *,
+    y: str,
+    preds: Sequence[str],
+    weight: str | None,
+    context: Mapping[str, Any],
+    n: int,
+    total_w: float,
+    sample_y: np.ndarray,
+    sample_p: dict[str, np.ndarray],
+) -> _OrderStatistics:
+    """What the one selection pass must find for the claimed measures."""
+    from ranklens._hinges import hinge_positions
+
+    weighted_y = Source(y, weight=weight)
+    wanted = _OrderStatistics(samples={weighted_y: sample_y})
+    needs_relevance = any("relevance" in s.capabilities.sums.params for s in claimed.sums)  # type: ignore[union-attr]
+    # the default relevance is unweighted, as evaluate_models builds it (every row once, rows of
+    # weight 0 too); the fitted accuracy reads the weights as frequencies, as the measures do: a
+    # sample of size W, rows of weight 0 absent
+    every_y = Source(y)
+    wanted.samples[every_y] = sample_y
+    size = float(n) if weight is None else float(total_w)
+    if weight is not None and total_w < 2.0:
+        wanted.fit_problem = Problem(
+            "undefined",
+            "the box plot reads sample_weight as frequencies (a weight of 3 counts as three "
+            f"observations); these weights sum to {total_w:.6g}, less than the two "
+            "observations a box plot needs",
+        )
+    if needs_relevance and context.get("relevance") is None:
+        start = len(wanted.targets)
+        wanted.want(every_y, hinge_positions(float(n)))
+        wanted.want(every_y, [0.0], strict=True)  # the smallest value: the first row
+        wanted.want(every_y, [math.inf])  # the largest: no position reached, the last row
+        wanted.relevance_at = slice(start, len(wanted.targets))
+    for spec in claimed.sums:
+        form = spec.capabilities.sums
+        assert form is not None
+        for name, fit in form.fitted.items():
+            if (
+                context.get(name) is None
+                and id(fit) not in wanted.fits
+                and wanted.fit_problem is None
+            ):
+                wanted.fits[id(fit)] = (fit, wanted.want(weighted_y, list(fit.positions(size))))
+    for spec in claimed.medians:
+        median_form = spec.capabilities.median
+        assert median_form is not None
+        for model in preds:
+            source = Source(y, model, median_form.values, weight)
+            wanted.samples[source] = source.sample(sample_y, sample_p)
+            if weight is None:
+                half = [n // 2 + 1] if n % 2 else [n // 2, n // 2 + 1]
+                wanted.medians[(spec.name, model)] = wanted.want(source, half)
+            else:
+                h = float(total_w) / 2.0
+                tol = 64.0 * np.finfo(np.float64).eps * h
+                start = len(wanted.targets)
+                wanted.want(source, [h - tol])
+                wanted.want(source, [h + tol], strict=True)
+                wanted.medians[(spec.name, model)] = slice(start, len(wanted.targets))
+    return wanted
+
+
+def _relevance(
+    found: Sequence[float],
+    wanted: _OrderStatistics,
+    context: Mapping[str, Any],
+    n: int,
+    weight: str | None,
+    settings: dict[str, Any],
+) -> tuple[Any, Problem | None]:
+    """The relevance of the utility measures: given, or the default box plot's as
+    evaluate_models builds it (with a note in ``settings``, or the problem that prevents it)."""
+    relevance = context.get("relevance")
+    if wanted.relevance_at is not None:
+        relevance, problem = call_quietly(default_relevance, n, found[wanted.relevance_at])
+        if relevance is None:
+            return None, problem
+        note = "box plot of the evaluated target (default)"
+        settings["relevance"] = note + (f"; {problem.message}" if problem else "")
+        if weight is not None:
+            settings["relevance_weights"] = "unweighted"
+    elif relevance is not None:
+        settings["relevance"] = repr(relevance)
+    return relevance, None
+
+
+def _job_parameters(
+    form: Any,
+    params: dict[str, Any],
+    skip: Problem | None,
+    relevance: Any,
+    relevance_failure: Problem | None,
+    wanted: _OrderStatistics,
+    fitted: Mapping[int, tuple[Any, Problem | None]],
+) -> Problem | None:
+    """Complete ``params`` (in place) with the fitted parameters; the problem that leaves the
+    measure undefined, if any (a parameter missing, no relevance, a fit that failed)."""
+    failure = skip
+    if "relevance" in form.params and relevance is None:
+        failure = (
+            relevance_failure
+            or wanted.fit_problem
+            or Problem("undefined", "no relevance: y gives no box-plot relevance")
+        )
+    for name, fit in form.fitted.items():
+        if name in params:
+            continue
+        if wanted.fit_problem is not None:
+            failure = failure or wanted.fit_problem
+            continue
+        value, problem = fitted[id(fit)]
+        if value is None:
+            failure = failure or problem
+        else:
+            params[name] = value
+    return failure
+
+
+def _sums_pass(
+    dask: Any,
+    frame: Any,
+    jobs: Sequence[_Job],
+    keys: Sequence[tuple[str, str]],
+    *,
+    weight: str | None,
+    n: int,
+    bootstrap: dict[str, Any] | None,
+    values: dict[str, dict[str, float]],
+    problems: dict[str, dict[str, Problem]],
+) -> dict[str, dict[str, np.ndarray]]:
+    """One pass over the partitions for every job: each measure's value (and, with
+    ``bootstrap``, its Poisson replicates, returned as model -> measure -> replicates)."""
+    replicates: dict[str, dict[str, np.ndarray]] = {}
+    delayed = frame.to_delayed()
+    offsets = [0] * len(delayed) if bootstrap is None else list(bootstrap["offsets"])
+    parts = dask.compute(
+        *[
+            dask.delayed(sums_partition)(p, weight, jobs, bootstrap, int(offset))
+            for p, offset in zip(delayed, offsets, strict=True)
+        ]
+    )
+    for p in parts:
+        if p and isinstance(p[0], dict):
+            raise ValueError(
+                f"column {p[0]['bad']!r} holds missing or non-finite values; drop or fill "
+                "them first"
+            )
+    part_rows = [p[-1] for p in parts]  # each partition's last entry: its number of rows
+    for j, (job, (name, model)) in enumerate(zip(jobs, keys, strict=True)):
+        pieces = [p[j] for p in parts if p[j] is not None]
+        failed = whole_failure([p[j] for p in parts], part_rows)
+        if failed is not None:
+            values[model][name] = math.nan
+            problems[model][name] = exception_problem(failed)
+            continue
+        form = job.spec.capabilities.sums
+        assert form is not None
+        if job.boot:
+            boot_sums = np.sum([x[1] for x in pieces], axis=0)  # (B, m)
+            pieces = [x[0] for x in pieces]
+            replicates.setdefault(model, {})[name] = np.array(
+                [score_quietly(form.finalize, s, n, **job.params)[0] for s in boot_sums]
+            )
+        sums = np.array([math.fsum(float(x[i]) for x in pieces) for i in range(len(pieces[0]))])
+        value, problem = score_quietly(form.finalize, sums, n, **job.params)
+        values[model][name] = value
+        if problem is not None:
+            problems[model][name] = problem
+    return replicates
+
+
+def evaluate_claimed(
     dask: Any,
     frame: Any,
     claimed: Claimed,
@@ -223,95 +416,32 @@ def evaluate_claimed(  # noqa: C901
     (the relevance, as ``evaluate_models`` binds it; not a fitted accuracy, refitted per
     replicate in memory), from the same pass; returned as model -> measure -> replicates.
     """
-    from ranklens._hinges import hinge_positions
-
-    replicates: dict[str, dict[str, np.ndarray]] = {}
     if not claimed.sums and not claimed.medians:
-        return replicates
+        return {}
     for model in intervals:
         values.setdefault(model, {})
         problems.setdefault(model, {})
-    weighted_y = Source(y, weight=weight)
-    targets: list[Target] = []
-    samples: dict[Source, np.ndarray] = {weighted_y: sample_y}
-
-    def want(source: Source, positions: Sequence[float], strict: bool = False) -> slice:
-        start = len(targets)
-        targets.extend(Target(source, float(k), strict) for k in positions)
-        return slice(start, len(targets))
-
-    needs_relevance = any("relevance" in s.capabilities.sums.params for s in claimed.sums)  # type: ignore[union-attr]
-    # the default relevance is unweighted, as evaluate_models builds it (every row once, rows of
-    # weight 0 too); the fitted accuracy reads the weights as frequencies, as the measures do: a
-    # sample of size W, rows of weight 0 absent
-    every_y = Source(y)
-    samples[every_y] = sample_y
-    size = float(n) if weight is None else float(total_w)
-    fit_problem: Problem | None = None
-    if weight is not None and total_w < 2.0:
-        fit_problem = Problem(
-            "undefined",
-            "the box plot reads sample_weight as frequencies (a weight of 3 counts as three "
-            f"observations); these weights sum to {total_w:.6g}, less than the two "
-            "observations a box plot needs",
-        )
-    relevance_at = None
-    if needs_relevance and context.get("relevance") is None:
-        start = len(targets)
-        want(every_y, hinge_positions(float(n)))
-        want(every_y, [0.0], strict=True)  # the smallest value: the first row
-        want(every_y, [math.inf])  # the largest: no position reached, the last row
-        relevance_at = slice(start, len(targets))
-    fits: dict[int, tuple[Any, slice]] = {}
-    for spec in claimed.sums:
-        form = spec.capabilities.sums
-        assert form is not None
-        for name, fit in form.fitted.items():
-            if context.get(name) is None and id(fit) not in fits and fit_problem is None:
-                fits[id(fit)] = (fit, want(weighted_y, list(fit.positions(size))))
-    medians: dict[tuple[str, str], slice] = {}
-    for spec in claimed.medians:
-        median_form = spec.capabilities.median
-        assert median_form is not None
-        for model in preds:
-            source = Source(y, model, median_form.values, weight)
-            samples[source] = source.sample(sample_y, sample_p)
-            if weight is None:
-                half = [n // 2 + 1] if n % 2 else [n // 2, n // 2 + 1]
-                medians[(spec.name, model)] = want(source, half)
-            else:
-                h = float(total_w) / 2.0
-                tol = 64.0 * np.finfo(np.float64).eps * h
-                start = len(targets)
-                want(source, [h - tol])
-                want(source, [h + tol], strict=True)
-                medians[(spec.name, model)] = slice(start, len(targets))
-    found = select(dask, frame, targets, samples, n_buckets) if targets else []
-
-    # the default relevance, as evaluate_models builds it (a note or a failure when it cannot)
-    relevance = context.get("relevance")
-    relevance_failure: Problem | None = None
-    if relevance_at is not None:
-        relevance, problem = call_quietly(default_relevance, n, found[relevance_at])
-        if relevance is None:
-            relevance_failure = problem
-        else:
-            note = "box plot of the evaluated target (default)"
-            settings["relevance"] = note + (f"; {problem.message}" if problem else "")
-            if weight is not None:
-                settings["relevance_weights"] = "unweighted"
-    elif relevance is not None:
-        settings["relevance"] = repr(relevance)
-    fitted: dict[int, tuple[Any, Problem | None]] = {}
-    for key, (fit, where) in fits.items():
-        value, problem = call_quietly(fit.build, found[where])
-        fitted[key] = (value, problem)
+    wanted = _order_statistics(
+        claimed,
+        y=y,
+        preds=preds,
+        weight=weight,
+        context=context,
+        n=n,
+        total_w=total_w,
+        sample_y=sample_y,
+        sample_p=sample_p,
+    )
+    found = select(dask, frame, wanted.targets, wanted.samples, n_buckets) if wanted.targets else []
+    relevance, relevance_failure = _relevance(found, wanted, context, n, weight, settings)
+    fitted: dict[int, tuple[Any, Problem | None]] = {
+        key: call_quietly(fit.build, found[where]) for key, (fit, where) in wanted.fits.items()
+    }
     if used is not None:  # the fitted parameters, for the curves that take them too
         used["fitted"] = dict(fitted)
+        used["relevance"] = relevance
 
     # the sums pass: every (measure, model) whose parameters are known
-    if used is not None:
-        used["relevance"] = relevance
     full = {**context, "relevance": relevance}
     jobs: list[_Job] = []
     keys: list[tuple[str, str]] = []
@@ -320,29 +450,13 @@ def evaluate_claimed(  # noqa: C901
         assert form is not None
         interval = spec.inputs == "interval"
         info[spec.name] = metric_info(spec, full)
-        models = list(intervals) if interval else list(preds)
-        for model in models:
+        for model in list(intervals) if interval else list(preds):
             local = full if interval else model_context(full, None)
             kwargs, skip = fit_kwargs(spec.func, 3 if interval else 2, local)
             params = {k: v for k, v in kwargs.items() if k in form.params}
-            failure = skip
-            if "relevance" in form.params and relevance is None:
-                failure = (
-                    relevance_failure
-                    or fit_problem
-                    or Problem("undefined", "no relevance: y gives no box-plot relevance")
-                )
-            for name, fit in form.fitted.items():
-                if name in params:
-                    continue
-                if fit_problem is not None:
-                    failure = failure or fit_problem
-                    continue
-                value, problem = fitted[id(fit)]
-                if value is None:
-                    failure = failure or problem
-                else:
-                    params[name] = value
+            failure = _job_parameters(
+                form, params, skip, relevance, relevance_failure, wanted, fitted
+            )
             if failure is not None:
                 values[model][spec.name] = math.nan
                 problems[model][spec.name] = failure
@@ -351,49 +465,23 @@ def evaluate_claimed(  # noqa: C901
             fixed = not any(name in form.fitted and context.get(name) is None for name in params)
             jobs.append(_Job(spec, columns, params, boot=bootstrap is not None and fixed))
             keys.append((spec.name, model))
+    replicates: dict[str, dict[str, np.ndarray]] = {}
     if jobs:
-        delayed = frame.to_delayed()
-        offsets = [0] * len(delayed) if bootstrap is None else list(bootstrap["offsets"])
-        parts = dask.compute(
-            *[
-                dask.delayed(sums_partition)(p, weight, jobs, bootstrap, int(offset))
-                for p, offset in zip(delayed, offsets, strict=True)
-            ]
+        replicates = _sums_pass(
+            dask,
+            frame,
+            jobs,
+            keys,
+            weight=weight,
+            n=n,
+            bootstrap=bootstrap,
+            values=values,
+            problems=problems,
         )
-        for p in parts:
-            if p and isinstance(p[0], dict):
-                raise ValueError(
-                    f"column {p[0]['bad']!r} holds missing or non-finite values; drop or fill "
-                    "them first"
-                )
-        part_rows = [p[-1] for p in parts]  # each partition's last entry: its number of rows
-        for j, (job, (name, model)) in enumerate(zip(jobs, keys, strict=True)):
-            pieces = [p[j] for p in parts if p[j] is not None]
-            failed = whole_failure([p[j] for p in parts], part_rows)
-            if failed is not None:
-                values[model][name] = math.nan
-                problems[model][name] = exception_problem(failed)
-                continue
-            if job.boot:
-                boot_sums = np.sum([x[1] for x in pieces], axis=0)  # (B, m)
-                pieces = [x[0] for x in pieces]
-                form = job.spec.capabilities.sums
-                assert form is not None
-                replicates.setdefault(model, {})[name] = np.array(
-                    [score_quietly(form.finalize, s, n, **job.params)[0] for s in boot_sums]
-                )
-            sums = np.array([math.fsum(float(x[i]) for x in pieces) for i in range(len(pieces[0]))])
-            form = job.spec.capabilities.sums
-            assert form is not None
-            value, problem = score_quietly(form.finalize, sums, n, **job.params)
-            values[model][name] = value
-            if problem is not None:
-                problems[model][name] = problem
-
     for spec in claimed.medians:
         info[spec.name] = metric_info(spec)
         for model in preds:
-            got = found[medians[(spec.name, model)]]
+            got = found[wanted.medians[(spec.name, model)]]
             values[model][spec.name] = got[0] if len(got) == 1 else _midpoint(got[0], got[1])
     return replicates
 
