@@ -1,38 +1,62 @@
-"""``ranklens.dask.evaluate``: the orchestration of the passes (:mod:`ranklens.dask._engine`)."""
+"""``ranklens.dask.evaluate``: the orchestration of its passes and the assembly of its result.
+
+The passes are planned from the settings alone (:mod:`ranklens.dask._planning`), run over the
+partitions as they are (:mod:`ranklens.dask._partition_passes`), then over value buckets
+(:mod:`ranklens.dask._bucket_passes`), and their summaries combined into the measures
+(:mod:`ranklens.dask._combining`); the partition functions are :mod:`ranklens.dask._passes`.
+"""
 
 from __future__ import annotations
 
-import itertools
 import math
-import operator
-import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ranklens._extras import require
 from ranklens._method_names import methods_settings
-from ranklens._problems import Problem, call_quietly, exception_problem, metric_info
-from ranklens._ranked import gain_ratios_exact
-from ranklens._registry import CurveStatistic, MetricSpec, RankStatistic, RankSweepForm, RatioForm
+from ranklens._problems import Problem, call_quietly, metric_info
+from ranklens._registry import MetricSpec
 from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _curve_sums as _cs
 from ranklens.dask import _curves as _c
-from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
-from ranklens.dask import _lagged as _lag
-from ranklens.dask import _listwise as _lw
-from ranklens.dask import _magnitude as _mg
-from ranklens.dask import _noether as _nt
 from ranklens.dask import _passes as _p
 from ranklens.dask import _robustness as _rb
-from ranklens.dask import _row_plots as _rp
 from ranklens.dask import _sums as _s
-from ranklens.dask._gather import compute_gathering
+from ranklens.dask._bucket_passes import (
+    Grid,
+    Shuffled,
+    bootstrap_pass,
+    grid_pass,
+    shuffle_passes,
+    with_event_share,
+)
+from ranklens.dask._combining import Combined, boot_results, combine
 from ranklens.dask._inputs import check_meta, check_parquet, read_as_float
+from ranklens.dask._partition_passes import (
+    Claimed,
+    Events,
+    Results,
+    Scanned,
+    claimed_passes,
+    event_pass,
+    lagged_pass,
+    ratio_values,
+    run_settings,
+    scan_pass,
+)
+from ranklens.dask._planning import (
+    Clock,
+    Options,
+    PassPlan,
+    check_inference,
+    plan_passes,
+    prediction_columns,
+)
 from ranklens.evaluation import ModelEvaluation
-from ranklens.targeting import DecileTableResult
 
 
 def _dask() -> tuple[Any, Any]:
@@ -95,62 +119,7 @@ def _loader(
     )
 
 
-def _weight_total(weight: Any, sums: Sequence[float]) -> float:
-    """The total of the weights from the partitions' sums, as the in-memory engine checks it.
-
-    Raises
-    ------
-    ValueError
-        When the total is zero, or beyond the largest float (weights near 1e308: the in-memory
-        engine refuses them too, naming the column).
-    """
-    try:
-        total = _e.fsum(sums)
-    except OverflowError:  # math.fsum of finite sums whose total overflows
-        total = math.inf
-    if not math.isfinite(total):
-        raise ValueError(
-            f"weight {weight!r} sums to {total} (overflow); rescale the weights (only their "
-            "ratios matter for most measures)"
-        )
-    if not total > 0:
-        raise ValueError(
-            f"weight {weight!r} sums to zero; at least one observation needs positive weight"
-        )
-    return total
-
-
-def _events(events: Any, binary: bool) -> tuple[str, float | None, float | None]:
-    """(definition, threshold or None, top fraction or None) for the supported definitions."""
-    if events is None and binary:
-        return "binary", 1.0, None
-    if events is None:
-        events = "top:0.1"
-    if isinstance(events, int | float) and not isinstance(events, bool):
-        return f"y >= {float(events):g}", float(events), None
-    if isinstance(events, str):
-        spec = events.strip().replace(" ", "")
-        if spec.startswith("top:"):
-            text = spec[4:]
-            q = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-            if not 0.0 < q <= 1.0:
-                raise ValueError(f"events={events!r}: the fraction must be in (0, 1]")
-            return f"top:{q:g}", None, q
-        if spec.startswith(">="):
-            t = float(spec[2:])
-            return f"y >= {t:g}", t, None
-        if spec.startswith(">"):
-            t = float(spec[1:])
-            # y > t is y >= the next float above t
-            return f"y > {t:g}", float(np.nextafter(t, math.inf)), None
-    raise ValueError(
-        f"events: the Dask engine takes None, 'top:q', '>=t', '>t' or a number t; got {events!r}"
-    )
-
-
-# To be split by the move to one compute layer per form (the pipeline and the Dask
-# planner); until then the limits of C901/PLR0915 are waived here only.
-def evaluate(  # noqa: C901, PLR0915
+def evaluate(
     frame_or_path: Any,
     *,
     y: str,
@@ -368,22 +337,8 @@ def evaluate(  # noqa: C901, PLR0915
     370-377.
     """
     dask, dd = _dask()
-    # NDCG's task parameters, kept before ``k`` is reused as a model index below
-    ranked_list_params = {"k": k, "gains": gains}
-    if inference not in ("auto", "bootstrap"):
-        raise ValueError(f"inference must be 'auto' or 'bootstrap'; got {inference!r}")
-    if inference == "bootstrap" and not n_bootstrap:
-        raise ValueError("inference='bootstrap' needs n_bootstrap replicates (>= 2)")
-    if groups is not None and not n_bootstrap:
-        # Units only matter to the bootstrap: analytic intervals assume independent rows, so
-        # with units and no replicates there would be no interval the units could change.
-        raise ValueError(
-            f"groups={groups!r} needs n_bootstrap replicates (>= 2): the units are resampled "
-            "by the bootstrap, and the analytic intervals assume independent rows"
-        )
-    preds = [pred] if isinstance(pred, str) else list(pred)
-    if not preds:
-        raise ValueError("pred: give at least one prediction column")
+    check_inference(inference, n_bootstrap, groups)
+    preds = prediction_columns(pred)
     _c.check_options(
         curve_arrays,
         exact,
@@ -392,878 +347,367 @@ def evaluate(  # noqa: C901, PLR0915
         cost_per_target=cost_per_target,
         value_margin=value_margin,
     )
-    columns = list(
-        dict.fromkeys([y, *preds, *([weight] if weight else []), *([groups] if groups else [])])
-    )
-    intervals = dict(intervals or {})
-    bound_columns = [c for pair in intervals.values() for c in pair]
-    load = _loader(
-        frame_or_path,
-        list(dict.fromkeys([*columns, *bound_columns])),
-        storage_options,
-        [groups] if groups else [],
-    )
-    frame = load(columns)
-    if intervals and alpha is None:
-        raise ValueError(
-            "alpha is required with prediction intervals (a central 1 - alpha interval); got None"
-        )
-    requested = _e.plan(measures)
-    the_plan, claimed = _s.claim(requested, bool(intervals))
-    the_plan, listed = _lw.claim(the_plan)  # ranked-list measures (NDCG): ranklens.dask._listwise
-    the_plan, lagged = _lag.claim(the_plan)  # lag-scaled measures (pmap): ranklens.dask._lagged
-    ratio_forms = [s.capabilities.batched for s in the_plan.ratio]
-    # the robustness table: in these passes when this run is the table's own (unweighted, its
-    # measures and no others), else by unweighted runs of its own after these passes, one model
-    # a run (the table is unweighted, as in memory). Its per-row columns (each row's position,
-    # Spearman's leave-one-out sums) and Spearman's extra shuffle never ride along the report's
-    # shuffles, which at 1e8 rows already fill workers of 1 GiB.
-    table_specs = _rb.table_specs() if robustness and exact else []
-    table_rules = [_rb.rule(spec) for spec in table_specs]
-    swept = {spec.name for spec in the_plan.sweep}
-    asked = [s.name for s in [*requested.ratio, *requested.sweep, *requested.curve]]
-    robust_here = (
-        bool(table_specs)
-        and weight is None
-        and {*asked, *requested.unsupported} <= {spec.name for spec in table_specs}
-        and all(
-            r is _rb.LOSS or spec.name in swept
-            for spec, r in zip(table_specs, table_rules, strict=True)
-        )
-    )
-    robust_forms = [
-        spec.capabilities.batched
-        for spec, r in zip(table_specs, table_rules, strict=True)
-        if robust_here and r is _rb.LOSS
-    ]
-    robust_tau = robust_here and _rb.TAU in table_rules
-    robust_rho = robust_here and _rb.RHO in table_rules
-    robust_rows = robust_tau or robust_rho  # per-row counts and positions through the shuffles
-
-    # (1) scan
-    clock = time.perf_counter()
-    timings: dict[str, float] = {}
-
-    def lap(name: str) -> None:
-        nonlocal clock
-        now = time.perf_counter()
-        timings[name] = round(timings.get(name, 0.0) + now - clock, 3)  # a phase in pieces adds
-        clock = now
-
-    scans = dask.compute(
-        *[
-            dask.delayed(_p.scan)(part, i, y, preds, weight, ratio_forms, robust_forms)
-            for i, part in enumerate(frame.to_delayed())
-        ]
-    )
-    for s in scans:
-        if s["bad"]:
-            raise ValueError(
-                f"column {s['bad'][0]!r} holds missing or non-finite values (or negative "
-                "weights); drop or fill them first"
-            )
-    n = sum(s["n"] for s in scans)
-    part_rows = [s["n"] for s in scans]
-    robust_losses = [
-        (s["robust"], int(start))
-        for s, start in zip(scans, np.cumsum([0, *part_rows[:-1]]), strict=True)
-        if "robust" in s
-    ]
-    if n_bootstrap:
-        offsets = np.r_[0, np.cumsum([s["n"] for s in scans])[:-1]]
-        meta = frame._meta.assign(**{_p.KEY: np.zeros(0, np.uint64)})
-        frame = dd.from_delayed(
-            [
-                dask.delayed(_p.add_key)(part, int(offset), groups)
-                for part, offset in zip(frame.to_delayed(), offsets, strict=True)
-            ],
-            meta=meta,
-            verify_meta=False,
-        )
-    if n < 2:
-        raise ValueError(f"need at least 2 rows; got {n}")
-    scans = [s for s in scans if s["n"]]
-    unit = weight is None
-    binary = all(s["binary"] for s in scans)
-    total_w: Any = n if unit else _weight_total(weight, [s["w"] for s in scans])
-    n_eff = n if unit else sum(s["n_positive"] for s in scans)
-    sample_y = np.concatenate([s["sample_y"] for s in scans])
-    sample_p = [np.concatenate([s["sample_p"][k] for s in scans]) for k in range(len(preds))]
-    buckets = n_buckets or max(1, math.ceil(n_eff / _e.ROWS_PER_BUCKET))
-
-    values: dict[str, dict[str, float]] = {m: {} for m in preds}
-    problems: dict[str, dict[str, Problem]] = {m: {} for m in preds}
-    info: dict[str, dict[str, Any]] = {}
-
-    for j, spec in enumerate(the_plan.ratio):
-        info[spec.name] = metric_info(spec)
-        form = spec.capabilities.batched
-        assert isinstance(form, RatioForm)
-        for k, model in enumerate(preds):
-            failed = _e.whole_failure([s["sums"][k][j] for s in scans], part_rows)
-            if failed is not None:
-                values[model][spec.name] = math.nan
-                problems[model][spec.name] = exception_problem(failed)
-                continue
-            num = _e.fsum(s["sums"][k][j][0] for s in scans)
-            den = _e.fsum(s["sums"][k][j][1] for s in scans)
-            with np.errstate(all="ignore"):
-                value = float(form.finalize(num / den)) if den != 0 else math.nan
-            values[model][spec.name] = value
-    # data of extreme size (values near 1e-300 or 1e300): the means of their squares again on
-    # the data scaled by a power of two, as the in-memory functions compute them
-    forms = [spec.capabilities.batched for spec in the_plan.ratio]
-    rescaled = _mg.extreme_values(
-        dask, frame, y=y, preds=preds, weight=weight, forms=forms, scans=scans
-    )
-    for (k, j), value in rescaled.items():
-        values[preds[k]][the_plan.ratio[j].name] = value
-    for j, spec in enumerate(the_plan.ratio):
-        for k, model in enumerate(preds):
-            if spec.name in problems[model] or math.isfinite(values[model][spec.name]):
-                continue
-            problems[model][spec.name] = Problem(
-                "undefined",
-                "the value lies beyond the float range (data of extreme size)"
-                if (k, j) in rescaled
-                else "the per-row values are not finite for these data",
-            )
-
-    # in row order, one more read (the partitions are the rows in order)
-    _lag.evaluate_claimed(
-        dask,
-        frame,
-        lagged,
+    options = Options(
         y=y,
         preds=preds,
         weight=weight,
-        values=values,
-        problems=problems,
-        info=info,
+        groups=groups,
+        measures=measures,
+        events=events,
+        intervals=dict(intervals or {}),
+        alpha=alpha,
+        relevance=relevance,
+        event_threshold=event_threshold,
+        n_bins=n_bins,
+        exact=exact,
+        n_bootstrap=n_bootstrap,
+        random_state=random_state,
+        confidence_level=confidence_level,
+        n_buckets=n_buckets,
+        title=title,
+        storage_options=storage_options,
+        curve_arrays=curve_arrays,
+        cost_benefit=cost_benefit,
+        budget=budget,
+        cost_per_target=cost_per_target,
+        value_margin=value_margin,
+        inference=inference,
+        k=k,
+        gains=gains,
+        robustness=robustness,
+        row_plots=row_plots,
     )
+    load = _loader(frame_or_path, options.every_column, storage_options, options.labels)
+    frame = load(options.columns)
+    plan = plan_passes(options)
 
-    definition, threshold, top = _events(events, binary)
-    # the ranked curves (and with them the event threshold, the decile table and DeLong's
-    # interval of the AUC) only where something asks for them: a run of rank correlations alone
-    # reads the data neither for the threshold nor for the curve pieces
-    want_curves = bool(the_plan.curve) or curve_arrays or bool(n_bootstrap) or not exact
-    t_bounds = _e.quantile_bounds(sample_y, buckets)
-    if top is not None and want_curves:
-        totals = dask.compute(
-            *[
-                dask.delayed(_p.bucket_totals)(part, y, weight, t_bounds)
-                for part in frame.to_delayed()
-            ]
-        )
-        counts = np.sum([t["count"] for t in totals], axis=0)
-        weights_t = counts if unit else np.sum([t["weight"] for t in totals], axis=0)
-        above = np.cumsum(weights_t[::-1])[::-1]  # weight in this bucket and the ones above
-        goal = math.ceil(top * n - 1e-9) if unit else top * total_w * (1.0 - 1e-12)
-        bucket = int(np.flatnonzero(above >= goal)[-1])
-        rows = dask.compute(
-            *[
-                dask.delayed(_p.bucket_rows)(part, y, weight, t_bounds, bucket)
-                for part in frame.to_delayed()
-            ]
-        )
-        vals = np.concatenate([r[0] for r in rows])
-        wts = None if unit else np.concatenate([r[1] for r in rows])
-        higher = int(counts[bucket + 1 :].sum())
-        higher_w = 0.0 if unit else float(weights_t[bucket + 1 :].sum())
-        threshold = _e.exact_top_threshold(vals, wts, higher, higher_w, top, n, total_w)
-        definition = f"top:{top:g} (y >= {threshold:.6g})"
-    if not want_curves:
-        threshold = math.inf  # no events: nothing reads them
-    assert threshold is not None
-    t_bounds, single = _e.truth_bounds(sample_y, buckets, [threshold] if want_curves else [])
-    p_bounds = [_e.quantile_bounds(sp, buckets) for sp in sample_p]
-    settings = {"engine": "dask", "events": definition, "exact": exact, "buckets": buckets}
-    if not want_curves:
-        del settings["events"]
-    settings.update({key: v for key, v in ranked_list_params.items() if v is not None})
-    # measures that are sums once their parameters are fitted, and medians (ranklens.dask._sums)
-    used: dict[str, Any] = {}  # the relevance function the measures used (for the report)
-    claimed_replicates = _s.evaluate_claimed(
-        dask,
-        load(list(dict.fromkeys([*columns, *bound_columns]))),
-        claimed,
-        y=y,
-        preds=preds,
-        weight=weight,
-        intervals=intervals,
-        context={"alpha": alpha, "relevance": relevance, "event_threshold": event_threshold},
-        n=n,
-        n_rows=n_eff,
-        total_w=float(total_w),
-        n_buckets=buckets,
-        sample_y=sample_y,
-        sample_p=dict(zip(preds, sample_p, strict=True)),
-        values=values,
-        problems=problems,
-        info=info,
-        settings=settings,
-        bootstrap=dict(
-            reps=np.arange(int(n_bootstrap)),
-            seed=_s.poisson_seed(random_state),
-            offsets=offsets,
-            groups=groups,
-        )
-        if n_bootstrap
-        else None,
-        used=used,
-    )
-
-    # NDCG's shuffles, as the rank sweeps' below, from pieces of at most a bucket's rows: a
-    # shuffle's memory grows with its input partitions (files of millions of rows)
-    listed_replicates = _lw.evaluate_claimed(
-        dask,
-        _split(dask, dd, frame, part_rows, _e.ROWS_PER_BUCKET),
-        listed,
-        y=y,
-        preds=preds,
-        weight=weight,
-        context={
-            "alpha": alpha,
-            "relevance": relevance,
-            "event_threshold": event_threshold,
-            **ranked_list_params,
-        },
-        part_rows=_split_rows(part_rows, _e.ROWS_PER_BUCKET),
-        n_buckets=buckets,
-        sample_y=sample_y,
-        sample_p=sample_p,
-        values=values,
-        problems=problems,
-        info=info,
-        bootstrap=dict(reps=np.arange(int(n_bootstrap)), seed=_s.poisson_seed(random_state))
-        if n_bootstrap
-        else None,
-    )
-
+    # the passes over the rows as they are: the scan, then the measures read from it or from
+    # passes of their own
+    clock = Clock()
+    scanned = scan_pass(dask, dd, frame, options, plan)
+    results = Results.empty(preds)
+    ratio_values(dask, options, plan, scanned, results)
+    lagged_pass(dask, options, plan, scanned, results)
+    events = event_pass(dask, options, plan, scanned)
+    results.settings.update(run_settings(options, plan, events, scanned.buckets))
+    claimed = claimed_passes(dask, dd, load, options, plan, scanned, results)
     if not exact:
-        for model in preds if robustness else []:
-            problems[model]["robustness table"] = Problem(
-                "skipped", "exact=False computes the binned AUC only (extras['binned_auc'])"
-            )
-        return _binned(
-            dask,
-            frame,
-            preds,
-            y,
-            weight,
-            threshold,
-            sample_p,
-            values,
-            problems,
-            info,
-            the_plan,
-            n,
-            title,
-            settings,
-        )
+        return _binned_evaluation(dask, options, plan, scanned, events, results)
+    clock.lap("scan and event threshold")
 
-    # (3) grids
-    lap("scan and event threshold")
-    # added pairwise on the workers: one grid per partition, gathered at once, would need
-    # partitions x buckets^2 cells on the client (16 GB per model at 1e9 rows)
-    level = [
-        dask.delayed(_p.grid)(part, y, preds, weight, p_bounds, t_bounds)
-        for part in frame.to_delayed()
-    ]
-    while len(level) > 1:
-        pairs = zip(level[::2], level[1::2], strict=False)
-        level = [dask.delayed(_p.add_grids)(u, v) for u, v in pairs] + level[len(level) // 2 * 2 :]
-    # the curves declaring a sums form (REC, RROC, precision-recall), on this pass's reads
-    curve_jobs, curves_not_built = _cs.plan(
-        {"relevance": used.get("relevance", relevance), "event_threshold": event_threshold},
-        used.get("fitted", {}),
-        sample_y,
-        dict(zip(preds, sample_p, strict=True)),
-        problems,
+    # the passes over the buckets: the grid, the replicates' sums, the shuffles
+    grid = grid_pass(dask, options, plan, scanned, events, results, claimed.used)
+    events = with_event_share(options, plan, scanned, events, grid, results)
+    clock.lap("grid")
+    boot = bootstrap_pass(dask, options, plan, scanned, events)
+    shuffled = shuffle_passes(dask, dd, options, plan, scanned, events, grid, boot, clock)
+    clock.lap("shuffles by prediction and truth")
+
+    combined = combine(options, plan, scanned, events, shuffled, results)
+    tables = _robustness_tables(
+        frame_or_path, options, plan, scanned, shuffled, combined, results, clock
     )
-    # the report's regression plots: the first read of their exact selection, on this pass's
-    # reads (ranklens.dask._row_plots)
-    row_plan = _rp.RowPlots(y, preds, n, sample_y, sample_p, buckets) if row_plots else None
-    row_first: Sequence[Any] = [] if row_plan is None else row_plan.first_read_tasks(dask, frame)
-    summed = dask.compute(*level, *_cs.reduced(dask, frame, y, weight, curve_jobs), *row_first)
-    split = len(summed) - len(row_first)
-    summed, row_first = summed[:split], summed[split:]
-    grids, curve_sums = list(summed[: len(level)]), summed[len(level) :]
-    event_from = int(np.searchsorted(t_bounds, threshold, side="right"))
-    if top is not None and want_curves:
-        # as targeting._event_response words it
-        events_w = sum(
-            float(gr["grids"][0][0 if unit else 1][:, event_from:].sum()) for gr in grids
-        )
-        definition = definition[:-1] + f"; event share {events_w / float(total_w):.4g})"
-        settings["events"] = definition
-    want_pairs = bool(the_plan.sweep) or curve_arrays  # the cutoff AUC needs the truth shuffle
-    queries = np.arange(n_bins + 1) * float(total_w) / n_bins
-    queries[-1] = float(total_w)
-    depths = np.array(sorted({d for d in map(_depth, the_plan.curve) if d is not None}))
-
-    lap("grid")
-    boot = None
-    if n_bootstrap:
-        reps = np.arange(int(n_bootstrap))
-        boot_seed = _s.poisson_seed(random_state)
-        boot_parts = dask.compute(
-            *[
-                dask.delayed(_p.bootstrap_sums)(
-                    part, y, preds, weight, ratio_forms, threshold, p_bounds, reps, boot_seed
-                )
-                for part in frame.to_delayed()
-            ]
-        )
-        boot = {"reps": reps, "parts": boot_parts, "depths": depths, "seed": boot_seed}
-        if want_pairs:
-            # Kendall's tau-b and Harrell's C per replicate (ranklens.dask._boot_pairs)
-            boot["grid_parts"] = dask.compute(
-                *[
-                    dask.delayed(_bp.replicate_grids)(
-                        part, y, preds, weight, p_bounds, t_bounds, reps, boot_seed
-                    )
-                    for part in frame.to_delayed()
-                ]
-            )
-    boot_pred_pairs: list[Any] = []
-    boot_truth_pairs: list[Any] = []
-
-    # (4) shuffles: by prediction for each model, then by truth
-    # a shuffle's memory grows with its input partitions: large ones (files of millions of rows)
-    # are cut into pieces of at most a bucket's rows first
-    sequence = curve_arrays and _c.sequence_wanted(n_eff)  # curves from every row, in order
-    if sequence and (not unit or _c.rows_wanted()):
-        frame = _c.with_rows(dask, dd, frame, part_rows)  # the order inside tie runs, row index
-    if robust_rows:  # each row's input position, for the table's rows
-        frame = _rb.with_positions(dask, dd, frame, part_rows, n)
-    frame = _split(dask, dd, frame, part_rows, _e.ROWS_PER_BUCKET)
-    current = frame
-    pred_summaries = []
-    rho_alone: list[Any] = []  # per model, the rows of single-valued truth buckets (Spearman)
-    curve_pieces: list[Any] = []  # with curve_arrays: per model, the buckets' ranked sums
-    value_curves = curve_arrays and min(s["y_min"] for s in scans) >= 0  # y as the value
-    truth_curve_pieces: list[Any] = []  # and per truth bucket, sums by distinct y
-    # Noether's interval of tau (unweighted, as in memory): exact per-row sums of these passes
-    noether = unit and want_pairs and any(_nt.wanted(spec) for spec in the_plan.sweep)
-    per_row = noether or robust_rows  # the per-row counts (of the leave-one-out rules too)
-    # DeLong's interval of Harrell's C and the paired tests of the AUC and C: per-row counts
-    # travelling with the rows through the chained shuffles (ranklens.dask._delong)
-    analytic = inference == "auto" and groups is None
-    delong_c = analytic and want_pairs and _dl.wanted(the_plan.sweep, _dl.HARRELL_C)
-    delong_auc = analytic and len(preds) >= 2 and _dl.wanted(the_plan.curve, _dl.AUC)
-    chain = want_pairs or delong_auc  # every model's columns on the rows of the last shuffle
-    grid_totals = []
-    for k, model in enumerate(preds):
-        if unit:
-            g = np.sum([gr["grids"][k][0] for gr in grids], axis=0).astype(object)
-        else:
-            g = np.sum([gr["grids"][k][1] for gr in grids], axis=0)
-        grid_totals.append(g)
-        h_cross: Any = _nt.cross_counts(g) if per_row or (delong_c and unit) else None
-        if delong_c and not unit:
-            h_cross = _dl.cross_weights(g)
-        w_a = g.sum(axis=1)
-        e_a = g[:, event_from:].sum(axis=1)
-        nb = w_a.size
-        v_above = _rb.above_sums(w_a, n) if robust_rho else None  # (Spearman's leave-one-out)
-        carry = {}
-        for a in range(nb):
-            carry[a] = {
-                "n_below": int(sum(w_a[:a])) if unit else 0,
-                "w_below": float(sum(w_a[:a])),
-                "w_above": float(sum(w_a[a + 1 :])),
-                "e_above": float(sum(e_a[a + 1 :])),
-                "n_above": float(sum(w_a[a + 1 :]) - sum(e_a[a + 1 :])),
-                "W": float(total_w),
-                "E": float(sum(e_a)),
-                "N": float(total_w - sum(e_a)),
-            }
-        boot_k = None if boot is None else _boot_carry(boot, k, boot["seed"])
-        # Only the columns still needed travel. Without rank correlations each model's shuffle
-        # reads the input itself (y, its prediction, the weight and key); with them the
-        # shuffles are chained (the truth shuffle needs every model's midrank on the same
-        # rows), less the predictions already sorted.
-        source = _without(
-            current if chain else frame,
-            [*preds, groups],
-            [y, weight, *(preds[k:] if chain else [model])],
-        )
-        bucketed = source.map_partitions(_p.with_p_bucket, model, weight, p_bounds[k])
-        shuffled = _p.by_bucket(bucketed, _p.P_BUCKET, nb)
-        outputs = [
-            dask.delayed(_prediction_task, nout=2)(
-                part,
-                k,
-                y,
-                model,
-                weight,
-                threshold,
-                {i: carry[i]},  # partition i holds bucket i (the divisions): its carry-ins only
-                queries,
-                depths,
-                want_pairs,
-                t_bounds,
-                single,
-                None if boot_k is None else {**boot_k, "carry": {i: boot_k["carry"][i]}},
-                curves=want_curves,
-                noether=None
-                if not per_row
-                else dict(
-                    y=y,
-                    pred=model,
-                    model_index=k,
-                    h_row=h_cross[i],
-                    t_bounds=t_bounds,
-                    single=single,
-                    t_sizes=g.sum(axis=0),
-                    n=n,
-                ),
-                delong=None
-                if not (delong_c or delong_auc)
-                else dict(
-                    y=y,
-                    pred=model,
-                    weight=weight,
-                    model_index=k,
-                    n_models=len(preds),
-                    h_row=h_cross[i] if delong_c else None,
-                    t_bounds=t_bounds,
-                    single=single,
-                    t_sizes=g.sum(axis=0),
-                    total_w=total_w,
-                    auc=dict(threshold=threshold, carry=carry[i]) if delong_auc else None,
-                ),
-                robust=dict(
-                    y=y,
-                    model_index=k,
-                    t_bounds=t_bounds,
-                    single=single,
-                    t_sizes=g.sum(axis=0),
-                    n=n,
-                    rho=None
-                    if v_above is None
-                    else dict(v_above=int(v_above[i]), n_truth=t_bounds.size + 1),
-                )
-                if robust_rows
-                else None,
-            )
-            for i, part in enumerate(shuffled.to_delayed())
-        ]
-        pred_summaries.append([o[1] for o in outputs])
-        meta = source._meta.assign(
-            **{
-                _p.midrank_column(k): np.zeros(0, _p.midrank_dtype(n, unit)),
-                _p.bucket_column(k): np.zeros(0, _p.BUCKET_DTYPE),
-                **(_nt.meta_columns(k, n) if per_row else {}),
-                **_dl.meta_columns(k, c=delong_c and not per_row, auc=delong_auc, unit=unit),
-                **(_rb.meta_columns(k) if robust_rho else {}),
-            }
-        )
-        current = dd.from_delayed([o[0] for o in outputs], meta=meta, verify_meta=False)
-        if robust_rho:  # the rows of single-valued truth buckets, for Spearman's leave-one-out
-            rho_alone.append(
-                [
-                    dask.delayed(_rb.alone_rows, nout=2)(
-                        o[0], y, k, n, t_bounds, single, g.sum(axis=0), nb
-                    )
-                    for o in outputs
-                ]
-            )
-        if curve_arrays:
-            curve_pieces.append(
-                [
-                    dask.delayed(_c.piece)(
-                        part, y, model, weight, threshold, value_curves, sequence
-                    )
-                    for part in shuffled.to_delayed()
-                ]
-            )
-        if boot is not None and want_pairs:
-            boot_pred_pairs.append(
-                [
-                    dask.delayed(_bp.prediction_bucket_pairs)(
-                        part, y, model, weight, boot["reps"], boot["seed"]
-                    )
-                    for part in shuffled.to_delayed()
-                ]
-            )
-    truth_summaries: list[Any] = []
-    rho_parts: list[Any] = []  # per model, Spearman's leave-one-out candidates of its buckets
-    t_counts = np.sum(grid_totals[0], axis=0)
-    t_w2 = None if unit else np.sum([gr["t_w2"] for gr in grids], axis=0)
-    t_carry: dict[int, Any] = {}
-    if want_pairs:
-        t_carry = {
-            b: (int(sum(t_counts[:b])) if unit else float(sum(t_counts[:b])))
-            for b in range(t_counts.size)
-        }
-        source = _without(
-            current,
-            [
-                *preds,
-                groups,
-                _c.ROW,
-                *([_p.KEY] if boot is None else []),
-                *([_dl.auc_column(k) for k in range(len(preds))] if delong_auc else []),
-            ],
-            [y, weight],
-        )
-        bucketed = source.map_partitions(_p.with_t_bucket, y, t_bounds, single)
-        shuffled = _p.by_bucket(bucketed, _p.T_BUCKET, t_bounds.size + 1)
-        u_above = _rb.above_sums(t_counts, n) if robust_rho else None
-        truth_tasks = [
-            dask.delayed(_truth_task, nout=2 if robust_rho else None)(
-                part,
-                y,
-                weight,
-                len(preds),
-                {b: t_carry[b]},
-                float(total_w),
-                noether=dict(y=y, n_models=len(preds), n=n) if per_row else None,
-                delong=dict(y=y, weight=weight, n_models=len(preds), total_w=total_w)
-                if delong_c
-                else None,
-                robust=dict(n_models=len(preds), n=n) if robust_tau else None,
-                rho=None
-                if u_above is None
-                else dict(n=n, u_above=int(u_above[b]), n_pred=[c.size + 1 for c in p_bounds]),
-            )
-            for b, part in enumerate(shuffled.to_delayed())
-        ]
-        truth_summaries = [t[0] for t in truth_tasks] if robust_rho else truth_tasks
-        if robust_rho:
-            rho_parts = _rho_parts(dd, truth_tasks, n, single, p_bounds, rho_alone, pred_summaries)
-        if boot is not None:
-            boot_truth_pairs = [
-                dask.delayed(_bp.truth_bucket_pairs)(
-                    part, y, weight, len(preds), boot["reps"], boot["seed"]
-                )
-                for part in shuffled.to_delayed()
-            ]
-        if curve_arrays:
-            truth_curve_pieces = [
-                dask.delayed(_c.truth_piece)(part, y, weight, len(preds))
-                for part in shuffled.to_delayed()
-            ]
-    lap("bootstrap sums")
-    # the curve arrays are fetched bucket by bucket as they finish, not held on the workers
-    # until the whole pass is done (ranklens.dask._gather)
-    (pred_out, truth_out, pred_pairs_out, truth_pairs_out, rho_out), gathered = compute_gathering(
-        [pred_summaries, truth_summaries, boot_pred_pairs, boot_truth_pairs, rho_parts],
-        [*curve_pieces, truth_curve_pieces],
+    clock.lap("combining")
+    row_summaries = _row_summaries_pass(dask, load, options, grid, clock)
+    return _assemble(
+        options,
+        plan,
+        results,
+        clock,
+        _Passes(
+            scanned=scanned,
+            events=events,
+            grid=grid,
+            boot=boot,
+            claimed=claimed,
+            shuffled=shuffled,
+            combined=combined,
+            robustness=tables,
+            row_summaries=row_summaries,
+        ),
     )
-    curve_out, truth_curve_out = gathered[: len(curve_pieces)], gathered[len(curve_pieces)]
-    lap("shuffles by prediction and truth")
 
-    curves: dict[str, dict[str, Any]] = {"decile_table": {}} if want_curves else {}
-    pair_counts: dict[str, dict[str, Any]] = {}
-    noether_out: dict[str, Any] = {}
-    delong: dict[str, Any] = {}
-    class_rows: dict[str, list[float]] = {}  # the rows of each class behind DeLong's variance
-    for spec in the_plan.curve:
-        info[spec.name] = metric_info(spec)
-    for spec in the_plan.sweep:
-        info[spec.name] = metric_info(spec)
-    w2 = 0.0 if unit else _e.fsum(s["w2"] for s in scans)
-    all_pairs = n * (n - 1) // 2 if unit else (float(total_w) ** 2 - w2) / 2.0
-    for k, model in enumerate(preds):
-        parts = [s for s in pred_out[k] if s["n"]]
-        e_total = float(sum(grid_totals[k][:, event_from:].sum(axis=1)))
-        n_total = float(total_w) - e_total
-        stats = (
-            _curve_statistics(parts, e_total, n_total, float(total_w), depths)
-            if want_curves
-            else {}
+
+def _binned_evaluation(
+    dask: Any,
+    options: Options,
+    plan: PassPlan,
+    scanned: Scanned,
+    events: Events,
+    results: Results,
+) -> ModelEvaluation:
+    """The result of ``exact=False``: the binned AUC, the rank and curve measures skipped."""
+    for model in options.preds if options.robustness else []:
+        results.problems[model]["robustness table"] = Problem(
+            "skipped", "exact=False computes the binned AUC only (extras['binned_auc'])"
         )
-        for spec in the_plan.curve:
-            curve = spec.capabilities.curve
-            assert curve is not None
-            value = stats[curve.statistic] if curve.depth is None else stats[("lift", curve.depth)]
-            values[model][spec.name] = value
-            if math.isnan(value):
-                problems[model][spec.name] = Problem(
-                    "undefined", f"undefined: no events or no non-events under {definition!r}"
-                )
-        if want_curves:
-            delong[model], class_rows[_dl.AUC] = _delong(
-                parts, stats[CurveStatistic.ROC_AUC], e_total, n_total, confidence_level
-            )
-            curves["decile_table"][model] = _decile_table(
-                parts, queries, n_bins, e_total, n_total, float(total_w), definition
-            )
-        if want_pairs:
-            tparts = [t for t in truth_out if t["n"]]
-            cross = _e.cross_bucket_pairs(grid_totals[k])
-            # single-valued truth buckets: every pair in one is tied in the truth only
-            single_pairs = [
-                {"concordant": 0, "discordant": 0, "tied_y": tied}
-                for tied in _single_tied_pairs(t_counts, t_w2, single, unit)
-            ]
-            classes = _e.combine_pairs(
-                [p["pairs"] for p in parts],
-                [t["models"][k]["pairs"] for t in tparts] + single_pairs,
-                cross,
-                all_pairs,
-                unit,
-            )
-            pair_counts[model] = classes
-            rank = _e.rank_statistics(classes)
-            if noether:
-                noether_out[model] = _nt.interval(
-                    n,
-                    classes,
-                    [p["noether"] for p in parts] + [t["noether"][k] for t in tparts],
-                    rank[RankStatistic.KENDALL_TAU_B],
-                    confidence_level,
-                )
-            if unit:
-                s2 = sum(t["models"][k]["s2"] for t in tparts)
-                t_y = sum(t["t3"] for t in tparts)
-                for b in single:
-                    size = int(t_counts[b])
-                    two_b = 2 * t_carry[b] + size + 1  # the bucket's one doubled midrank
-                    s2 += two_b * sum(p["a_single"][int(b)] for p in parts)
-                    t_y += size**3 - size
-                rank[RankStatistic.SPEARMAN_RHO] = _e.spearman_unit(
-                    n, s2, sum(p["t3"] for p in parts), t_y
-                )
-            else:
-                half = float(total_w) / 2.0
-                cov = [t["models"][k]["cov"] for t in tparts]
-                var_b = [t["models"][k]["var_b"] for t in tparts]
-                for b in single:
-                    db = t_carry[b] + float(t_counts[b]) / 2.0 - half
-                    cov.append(db * _e.fsum(p["a_single"][int(b)] for p in parts))
-                    var_b.append(float(t_counts[b]) * db * db)
-                rank[RankStatistic.SPEARMAN_RHO] = _e.spearman_weighted(
-                    _e.fsum(cov), _e.fsum(p["var_a"] for p in parts), _e.fsum(var_b)
-                )
-            for spec in the_plan.sweep:
-                sweep = spec.capabilities.batched
-                assert isinstance(sweep, RankSweepForm)
-                value = float(sweep.transform(rank[sweep.statistic]))
-                values[model][spec.name] = value
-                if math.isnan(value):
-                    problems[model][spec.name] = Problem(
-                        "undefined", "undefined: y_true or y_pred is constant (all pairs tied)"
-                    )
-    delong_covariance: dict[str, np.ndarray] = {}
-    delong_c_out: dict[str, Any] = {}
-    if delong_auc or delong_c:
-        last = [p.get("delong_pairs", {}) for p in pred_out[-1] if p["n"]]
-        if delong_auc:
-            delong_covariance[_dl.AUC] = _dl.auc_covariance(last, len(preds), unit)
-        if delong_c:
-            cov_c, estimates, two, class_parts, c_rows = _dl.c_covariance(
-                last, [t.get("delong_c", {}) for t in truth_out], len(preds), unit
-            )
-            delong_covariance[_dl.HARRELL_C] = cov_c
-            class_rows[_dl.HARRELL_C] = [float(r) for r in c_rows]
-            delong_c_out = {
-                model: _dl.interval_result(
-                    estimates[k], class_parts[k], c_rows, confidence_level, two, n_eff
-                )
-                for k, model in enumerate(preds)
-            }
-    robust_tables: dict[str, Any] = {}
-    if robust_here:
-        for k, model in enumerate(preds):
-            found = [p["robust"]["tau"] for p in pred_out[k] if "robust" in p] + [
-                t["robust"][k] for t in truth_out if "robust" in t
+    return _binned(
+        dask,
+        scanned.frame,
+        options.preds,
+        options.y,
+        options.weight,
+        events.threshold,
+        scanned.sample_p,
+        results.values,
+        results.problems,
+        results.info,
+        plan.specs,
+        scanned.n,
+        options.title,
+        results.settings,
+    )
+
+
+def _robustness_tables(
+    frame_or_path: Any,
+    options: Options,
+    plan: PassPlan,
+    scanned: Scanned,
+    shuffled: Shuffled,
+    combined: Combined,
+    results: Results,
+    clock: Clock,
+) -> dict[str, Any]:
+    """Each model's robustness table: from this run's candidate rows when it is the table's own
+    run, else from runs of its own (timed apart); a failure is a problem of the model."""
+    tables: dict[str, Any] = {}
+    if plan.robust_here:
+        for k, model in enumerate(options.preds):
+            found = [p["robust"]["tau"] for p in shuffled.pred_out[k] if "robust" in p] + [
+                t["robust"][k] for t in shuffled.truth_out if "robust" in t
             ]
             result, problem = call_quietly(
                 _rb.model_table,
-                table_specs,
-                table_rules,
-                n,
-                [(losses[k], start) for losses, start in robust_losses],
-                values[model],
-                pair_counts.get(model),
+                plan.table_specs,
+                plan.table_rules,
+                scanned.n,
+                [(losses[k], start) for losses, start in scanned.robust_losses],
+                results.values[model],
+                combined.pair_counts.get(model),
                 found,
-                rho_out[k] if robust_rho else None,
+                shuffled.rho_out[k] if plan.robust_rho else None,
             )
             if result is not None:
-                robust_tables[model] = result
+                tables[model] = result
             if problem is not None:
-                problems[model]["robustness table"] = problem
-    elif table_specs:
-        lap("combining")
+                results.problems[model]["robustness table"] = problem
+    elif plan.table_specs:
+        clock.lap("combining")
         _robustness_run(
             frame_or_path,
-            y,
-            preds,
-            table_specs,
-            n_buckets or buckets * _rb.BUCKETS_FACTOR,
-            storage_options,
-            robust_tables,
-            problems,
+            options.y,
+            options.preds,
+            plan.table_specs,
+            options.n_buckets or scanned.buckets * _rb.BUCKETS_FACTOR,
+            options.storage_options,
+            tables,
+            results.problems,
         )
-        lap("robustness table")  # its own runs
-    lap("combining")
-    extras: dict[str, Any] = {"pair_counts": pair_counts, "delong": delong, "seconds": timings}
-    if row_plan is not None:  # the report's regression plots, from exact summaries
-        columns_yp = list(dict.fromkeys([y, *preds]))
-        extras["row_summaries"] = row_plan.finish(dask, load(columns_yp), row_first)
-        lap("row summaries")
-    if delong_c_out:
-        extras["delong_c"] = delong_c_out
-    if delong_covariance:
-        extras["delong_covariance"] = delong_covariance
-    if class_rows:
-        extras["delong_class_rows"] = class_rows
-    if noether_out:
-        extras["noether"] = noether_out
-    if used.get("relevance") is not None:
-        extras["relevance"] = used["relevance"]  # the report draws it, as in memory
-    _cs.finish(  # the curves from sums, where their points lie, those not built and why
-        curve_jobs, curve_sums[0] if curve_sums else [], curves_not_built, curves, problems, extras
+        clock.lap("robustness table")  # its own runs
+    return tables
+
+
+def _row_summaries_pass(
+    dask: Any, load: Callable[[list[str]], Any], options: Options, grid: Grid, clock: Clock
+) -> Any:
+    """The exact summaries behind the report's regression plots (two more reads of ``y`` and
+    the predictions), None without ``row_plots``."""
+    if grid.row_plan is None:
+        return None
+    summaries = grid.row_plan.finish(
+        dask, load(list(dict.fromkeys([options.y, *options.preds]))), grid.row_first
     )
-    if curve_arrays:
-        context = dict(
-            cost_benefit=cost_benefit,
-            budget=budget,
-            cost_per_target=cost_per_target,
-            value_margin=value_margin,
-        )
-        values_y = None
-        if value_curves:
-            values_y = _c.distinct_values(truth_curve_out, single, t_counts, t_bounds)
-        cuts = [
-            _c.cutoff_auc_inputs(
-                truth_curve_out, single, t_counts, pred_out[k], k, float(total_w), unit
-            )
-            for k in range(len(preds))
-        ]
-        _c.add_curves(
-            curve_out,
-            preds,
-            definition,
-            context,
-            delong,
-            curves,
-            extras,
-            problems,
-            cuts,
-            unit,
-            values_y,
-            _c.distinct_values(truth_curve_out, single, t_counts, t_bounds) if sequence else None,
-            zero_weight_rows=n - n_eff,
-        )
-    if boot is not None:
-        extras["bootstrap"] = _boot_results(
-            boot, pred_out, preds, the_plan, confidence_level, groups, random_state
-        )
-        _s.add_replicates(extras["bootstrap"], claimed_replicates, confidence_level)
-        _s.add_replicates(extras["bootstrap"], listed_replicates, confidence_level)
-        if want_pairs:
-            _bp.add_rank_replicates(
-                extras["bootstrap"],
-                boot["grid_parts"],
-                pred_pairs_out,
-                truth_pairs_out,
-                preds,
-                the_plan.sweep,
-                single,
-                confidence_level,
-            )
-    for name, why in the_plan.unsupported.items():
-        if measures is None and why == _e.NEEDS_INTERVALS:
+    clock.lap("row summaries")
+    return summaries
+
+
+@dataclass(frozen=True)
+class _Passes:
+    """What every pass of a run gave, for the result."""
+
+    scanned: Scanned
+    events: Events
+    grid: Grid
+    boot: dict[str, Any] | None
+    claimed: Claimed
+    shuffled: Shuffled
+    combined: Combined
+    robustness: dict[str, Any]
+    row_summaries: Any
+
+
+def _assemble(
+    options: Options, plan: PassPlan, results: Results, clock: Clock, passes: _Passes
+) -> ModelEvaluation:
+    """The run's result: the extras, the measures the engine skips, the comparison (intervals
+    and paired tests with their methods) and the settings."""
+    extras = _extras(options, plan, results, clock, passes)
+    for name, why in plan.specs.unsupported.items():
+        if options.measures is None and why == _e.NEEDS_INTERVALS:
             # as in memory: interval measures only for models given intervals (here none);
             # named in ``measures``, they are listed as skipped with the reason
             continue
-        info[name] = metric_info(_e.get_metric(name))
-        for model in preds:
-            values[model][name] = math.nan
-            problems[model][name] = Problem("skipped", why)
+        results.info[name] = metric_info(_e.get_metric(name))
+        for model in options.preds:
+            results.values[model][name] = math.nan
+            results.problems[model][name] = Problem("skipped", why)
     # intervals and paired tests where the in-memory pipeline keeps them, with their methods
     # as in memory: with units (groups) every interval and test comes from the clustered
     # replicates, DeLong's and Noether's variances assuming independent rows
     comparison = _e.interval_comparison(
-        values, preds, extras, inference if groups is None else "bootstrap", confidence_level
+        results.values,
+        options.preds,
+        extras,
+        options.inference if options.groups is None else "bootstrap",
+        options.confidence_level,
     )
+    settings = results.settings
     # the task parameters given, as evaluate_models records them
     task = dict(
-        alpha=alpha,
-        event_threshold=event_threshold,
-        budget=budget,
-        cost_per_target=cost_per_target,
-        value_margin=value_margin,
-        cost_benefit=cost_benefit,
+        alpha=options.alpha,
+        event_threshold=options.event_threshold,
+        budget=options.budget,
+        cost_per_target=options.cost_per_target,
+        value_margin=options.value_margin,
+        cost_benefit=options.cost_benefit,
     )
     settings.update({key: v for key, v in task.items() if v is not None and key not in settings})
-    settings["n_bootstrap"] = int(n_bootstrap)
-    if n_bootstrap:
-        settings["random_state"] = random_state
-    settings["confidence_level"] = confidence_level
-    settings["inference"] = inference
+    settings["n_bootstrap"] = int(options.n_bootstrap)
+    if options.n_bootstrap:
+        settings["random_state"] = options.random_state
+    settings["confidence_level"] = options.confidence_level
+    settings["inference"] = options.inference
     settings.update(methods_settings(comparison))
+    values = results.values
     return ModelEvaluation(
-        title=title,
-        target=y,
-        n=n,
+        title=options.title,
+        target=options.y,
+        n=passes.scanned.n,
         model_names=tuple(values),
         values=values,
-        metrics=info,
-        problems={m: p for m, p in problems.items() if p},
+        metrics=results.info,
+        problems={m: p for m, p in results.problems.items() if p},
         settings=settings,
         comparison=comparison,
-        robustness=robust_tables,
-        curves=curves,
+        robustness=passes.robustness,
+        curves=passes.combined.curves,
         extras=extras,
     )
 
 
-def _rho_parts(
-    dd: Any,
-    truth: Sequence[Any],
-    n: int,
-    single: np.ndarray,
-    p_bounds: Sequence[np.ndarray],
-    alone: Sequence[Sequence[Any]],
-    pred_summaries: Sequence[Sequence[Any]],
-) -> list[Any]:
-    """Spearman's leave-one-out candidates (:func:`ranklens.dask._robustness.rho_candidates`):
-    the rows of each truth bucket (``truth``: the truth tasks, each ``(summary, frames)``), with
-    what the order of ``y`` gives them, and the rows of single-valued truth buckets go back into
-    each model's prediction buckets, to be read there with the totals of that model.
+def _extras(
+    options: Options, plan: PassPlan, results: Results, clock: Clock, passes: _Passes
+) -> dict[str, Any]:
+    """``evaluation.extras``: pair counts, the analytic intervals and what they rest on, the
+    timings, the report's row summaries and relevance, the curves from sums and as arrays,
+    and the replicates."""
+    combined, grid = passes.combined, passes.grid
+    extras: dict[str, Any] = {
+        "pair_counts": combined.pair_counts,
+        "delong": combined.delong,
+        "seconds": clock.timings,
+    }
+    if passes.row_summaries is not None:  # the report's regression plots, from exact summaries
+        extras["row_summaries"] = passes.row_summaries
+    if combined.delong_c:
+        extras["delong_c"] = combined.delong_c
+    if combined.delong_covariance:
+        extras["delong_covariance"] = combined.delong_covariance
+    if combined.class_rows:
+        extras["delong_class_rows"] = combined.class_rows
+    if combined.noether:
+        extras["noether"] = combined.noether
+    if passes.claimed.used.get("relevance") is not None:
+        extras["relevance"] = passes.claimed.used["relevance"]  # the report draws it, as in memory
+    _cs.finish(  # the curves from sums, where their points lie, those not built and why
+        grid.curve_jobs,
+        grid.curve_sums[0] if grid.curve_sums else [],
+        grid.curves_not_built,
+        combined.curves,
+        results.problems,
+        extras,
+    )
+    if options.curve_arrays:
+        _curve_arrays(options, passes, results, extras)
+    if passes.boot is not None:
+        extras["bootstrap"] = _bootstrap_extras(options, plan, passes, passes.boot)
+    return extras
 
-    Every row sends back its two midranks (8 bytes a row below n = 2^30; its bucket is the
-    shuffle's partition number); the rest of what the row knows (36 bytes more) goes back only
-    for the rows that bounds taken before the shuffle leave as possibly the furthest
-    (:func:`ranklens.dask._robustness.rho_survivors`: on the benchmark's data, 0.02 to 0.2 %
-    of the rows with 400 buckets; all of them at worst)."""
-    import dask
 
-    out = []
-    for k, m in enumerate(b.size + 1 for b in p_bounds):
-        frames = [dask.delayed(operator.getitem)(t[1], k) for t in truth]
-        frames += [a[0] for a in alone[k]]
-        constants = dask.delayed(_rb.rho_constants)(
-            k, [t[0] for t in truth], [a[1] for a in alone[k]], pred_summaries[k], single
+def _curve_arrays(
+    options: Options, passes: _Passes, results: Results, extras: dict[str, Any]
+) -> None:
+    """The curves as arrays (``curve_arrays``) into ``passes.combined.curves`` and ``extras``."""
+    scanned, events, shuffled = passes.scanned, passes.events, passes.shuffled
+    single, t_counts, t_bounds = events.single, shuffled.t_counts, events.t_bounds
+    truth_curve_out = shuffled.truth_curve_out
+    context = dict(
+        cost_benefit=options.cost_benefit,
+        budget=options.budget,
+        cost_per_target=options.cost_per_target,
+        value_margin=options.value_margin,
+    )
+    values_y = None
+    if shuffled.value_curves:
+        values_y = _c.distinct_values(truth_curve_out, single, t_counts, t_bounds)
+    cuts = [
+        _c.cutoff_auc_inputs(
+            truth_curve_out,
+            single,
+            t_counts,
+            shuffled.pred_out[k],
+            k,
+            float(scanned.total_w),
+            options.unit,
         )
-        thresholds = dask.delayed(_rb.rho_thresholds)(
-            [dask.delayed(_rb.rho_bounds)(f, constants) for f in frames]
-        )
-        slim = dd.from_delayed(
-            [dask.delayed(_rb.rho_slim)(f) for f in frames],
-            meta=_rb.slim_meta(n),
-            verify_meta=False,
-        )
-        kept = dd.from_delayed(
-            [dask.delayed(_rb.rho_survivors)(f, constants, thresholds) for f in frames],
-            meta=_rb.rho_meta(n),
-            verify_meta=False,
-        )
-        out.append(
-            [
-                dask.delayed(_rb.rho_candidates)(every, few, constants, n)
-                for every, few in zip(
-                    _p.by_bucket(slim, _rb.PB, m).to_delayed(),
-                    _p.by_bucket(kept, _rb.PB, m).to_delayed(),
-                    strict=True,
-                )
-            ]
+        for k in range(len(options.preds))
+    ]
+    _c.add_curves(
+        shuffled.curve_out,
+        options.preds,
+        events.definition,
+        context,
+        passes.combined.delong,
+        passes.combined.curves,
+        extras,
+        results.problems,
+        cuts,
+        options.unit,
+        values_y,
+        _c.distinct_values(truth_curve_out, single, t_counts, t_bounds)
+        if shuffled.sequence
+        else None,
+        zero_weight_rows=scanned.n - scanned.n_eff,
+    )
+
+
+def _bootstrap_extras(
+    options: Options, plan: PassPlan, passes: _Passes, boot: dict[str, Any]
+) -> dict[str, Any]:
+    """``extras["bootstrap"]``: every measure's replicates and percentile intervals."""
+    level, shuffled = options.confidence_level, passes.shuffled
+    out = boot_results(
+        boot,
+        shuffled.pred_out,
+        options.preds,
+        plan.specs,
+        level,
+        options.groups,
+        options.random_state,
+    )
+    _s.add_replicates(out, passes.claimed.sums_replicates, level)
+    _s.add_replicates(out, passes.claimed.listed_replicates, level)
+    if plan.want_pairs:
+        _bp.add_rank_replicates(
+            out,
+            boot["grid_parts"],
+            shuffled.pred_pairs_out,
+            shuffled.truth_pairs_out,
+            options.preds,
+            plan.specs.sweep,
+            passes.events.single,
+            level,
         )
     return out
 
@@ -1303,321 +747,6 @@ def _robustness_run(
         problem = run.problems.get(model, {}).get("robustness table")
         if problem is not None:
             problems[model]["robustness table"] = problem
-
-
-def _split_edges(m: int, rows: int) -> list[int]:
-    """Where a partition of ``m`` rows is cut into even pieces of at most ``rows`` rows."""
-    return np.linspace(0, m, max(1, math.ceil(m / rows)) + 1).astype(np.int64).tolist()
-
-
-def _split_rows(part_rows: Sequence[int], rows: int) -> list[int]:
-    """The rows of each piece of :func:`_split`, in order."""
-    if max(part_rows, default=0) <= rows:
-        return list(part_rows)
-    return [b - a for m in part_rows for a, b in itertools.pairwise(_split_edges(m, rows))]
-
-
-def _split(dask: Any, dd: Any, frame: Any, part_rows: Sequence[int], rows: int) -> Any:
-    """``frame`` with every partition of more than ``rows`` rows cut into even pieces."""
-    if max(part_rows, default=0) <= rows:
-        return frame
-    pieces = []
-    for part, m in zip(frame.to_delayed(), part_rows, strict=True):
-        pieces += [
-            dask.delayed(_p.row_slice)(part, a, b)
-            for a, b in itertools.pairwise(_split_edges(m, rows))
-        ]
-    return dd.from_delayed(pieces, meta=frame._meta, verify_meta=False)
-
-
-def _without(frame: Any, drop: Sequence[str | None], keep: Sequence[str | None]) -> Any:
-    """``frame`` without the columns in ``drop`` that are not in ``keep``."""
-    gone = {c for c in drop if c is not None} - {c for c in keep if c is not None}
-    columns = [c for c in frame.columns if c not in gone]
-    return frame if len(columns) == len(frame.columns) else frame[columns]
-
-
-def _delong(
-    parts: Sequence[dict[str, Any]], auc: float, e_total: float, n_total: float, level: float
-) -> tuple[Any, list[float]]:
-    """DeLong's interval of the AUC of the events from the buckets' sums and the rows of each
-    class (events, non-events), as
-    ``ranklens.delong.delong_interval(events, score, sample_weight=w)``: the variance part of
-    each class is ``m/(m-1) sum w^2 (V - AUC)^2 / W^2`` (``m`` rows, total weight ``W``), the
-    interval the logit one of :func:`ranklens.delong.concordance_interval`."""
-    sums = [p["delong"] for p in parts if "delong" in p]
-    class_parts = [math.nan, math.nan]
-    class_rows = [0.0, 0.0]
-    if sums and math.isfinite(auc):
-        total = [_e.fsum(s[i] for s in sums) for i in range(8)]
-        for c, (w2, wv, wvv, m, weight) in enumerate(
-            (
-                (total[0], total[1], total[2], total[3], e_total),
-                (total[4], total[5], total[6], total[7], n_total),
-            )
-        ):
-            # both classes' components average to the AUC
-            spread = _e.fsum([wvv, -2.0 * auc * wv, auc * auc * w2])
-            class_parts[c] = m / (m - 1) * spread / (weight * weight) if m > 1 else math.nan
-            class_rows[c] = float(round(m))
-    result = _dl.interval_result(
-        auc, class_parts, class_rows, level, binary=True, n=round(sum(class_rows))
-    )
-    return result, class_rows
-
-
-def _boot_carry(boot: dict[str, Any], k: int, seed: int) -> dict[str, Any]:
-    """Per prediction bucket, the replicates' weight, events and non-events above it."""
-    w_a = np.sum([p["buckets"][k][0] for p in boot["parts"]], axis=0)  # (B, buckets)
-    e_a = np.sum([p["buckets"][k][1] for p in boot["parts"]], axis=0)
-    total_w, total_e = w_a.sum(axis=1), e_a.sum(axis=1)
-    above_w = np.cumsum(w_a[:, ::-1], axis=1)[:, ::-1] - w_a
-    above_e = np.cumsum(e_a[:, ::-1], axis=1)[:, ::-1] - e_a
-    carry = {
-        a: {
-            "w_above": above_w[:, a],
-            "e_above": above_e[:, a],
-            "n_above": above_w[:, a] - above_e[:, a],
-            "W": total_w,
-            "E": total_e,
-            "N": total_w - total_e,
-        }
-        for a in range(w_a.shape[1])
-    }
-    return {"carry": carry, "reps": boot["reps"], "seed": seed, "depths": boot.get("depths")}
-
-
-def _boot_results(
-    boot: dict[str, Any],
-    pred_out: Any,
-    preds: list[str],
-    the_plan: Any,
-    level: float,
-    groups: str | None,
-    seed: int,
-) -> dict[str, Any]:
-    """Replicates and percentile intervals of the mergeable and ranked-curve measures."""
-    from ranklens._resampling import percentile_interval
-
-    replicates: dict[str, dict[str, np.ndarray]] = {}
-    for k, model in enumerate(preds):
-        out: dict[str, np.ndarray] = {}
-        sums = np.sum([p["sums"][k] for p in boot["parts"]], axis=0)  # (forms, 2, B)
-        for j, spec in enumerate(the_plan.ratio):
-            form = spec.capabilities.batched
-            with np.errstate(all="ignore"):
-                out[spec.name] = np.asarray(form.finalize(sums[j, 0] / sums[j, 1]), np.float64)
-        carry = _boot_carry(boot, k, seed)["carry"]
-        pieces = [p["boot"] for p in pred_out[k] if p["n"] and "boot" in p]
-        some = next(iter(carry.values()))
-        e_tot, n_tot, w_tot = some["E"], some["N"], some["W"]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            twice = np.sum([p["roc_twice"] for p in pieces], axis=0)
-            stats: dict[Any, Any] = {
-                CurveStatistic.ROC_AUC: twice / (2.0 * e_tot * n_tot),
-                CurveStatistic.KS: np.maximum(0.0, np.max([p["ks"] for p in pieces], axis=0)),
-                CurveStatistic.GAIN_AREA: 0.5 * np.sum([p["gain_area2"] for p in pieces], axis=0),
-            }
-            perfect = 1.0 - (e_tot / w_tot) / 2.0
-            stats[CurveStatistic.ACCURACY_RATIO] = np.where(
-                perfect > 0.5, (stats[CurveStatistic.GAIN_AREA] - 0.5) / (perfect - 0.5), np.nan
-            )
-        # the lift at each depth: from the one bucket per replicate whose piece holds it
-        lifts = [p["lift"] for p in pieces if "lift" in p]
-        depths = boot.get("depths")
-        if lifts and depths is not None:
-            held = np.stack(lifts)  # (buckets, B, depths)
-            found = np.isfinite(held).any(axis=0)
-            best = np.where(np.isnan(held), -np.inf, held).max(axis=0)
-            for i, d in enumerate(depths):
-                stats[("lift", float(d))] = np.where(found[:, i], best[:, i], np.nan)
-        for spec in the_plan.curve:
-            curve = spec.capabilities.curve
-            if curve is None:
-                continue
-            key = curve.statistic if curve.depth is None else ("lift", float(curve.depth))
-            if key in stats:
-                out[spec.name] = stats[key]
-        replicates[model] = out
-    intervals = {
-        model: {
-            name: tuple(float(v) for v in percentile_interval(reps[np.isfinite(reps)], level))
-            if np.isfinite(reps).sum() >= 2
-            else (math.nan, math.nan)
-            for name, reps in out.items()
-        }
-        for model, out in replicates.items()
-    }
-    return {
-        "n_replicates": int(boot["reps"].size),
-        "scheme": "poisson",
-        "keys": f"groups {groups!r}" if groups else "row position",
-        "random_state": seed,
-        "seed": boot["seed"],
-        "confidence_level": level,
-        "replicates": replicates,
-        "intervals": intervals,
-    }
-
-
-def _single_tied_pairs(
-    t_counts: np.ndarray, t_w2: np.ndarray | None, single: np.ndarray, unit: bool
-) -> list[Any]:
-    """Pairs (weight of pairs) inside each single-valued truth bucket."""
-    if unit:
-        return [int(t_counts[b]) * (int(t_counts[b]) - 1) // 2 for b in single]
-    assert t_w2 is not None
-    return [(float(t_counts[b]) ** 2 - float(t_w2[b])) / 2.0 for b in single]
-
-
-def _depth(spec: MetricSpec) -> float | None:
-    curve = spec.capabilities.curve
-    return None if curve is None else curve.depth
-
-
-def _prediction_task(
-    part: Any,
-    *args: Any,
-    curves: bool = True,
-    noether: dict[str, Any] | None = None,
-    delong: dict[str, Any] | None = None,
-    robust: dict[str, Any] | None = None,
-) -> tuple[Any, dict[str, Any]]:
-    _p.release_unused_memory()
-    part = part.reset_index(drop=True)
-    # with Noether's interval the bucket's one sweep also gives each row's partners
-    frame, out = _p.prediction_partition(
-        part, *args, curves=curves, per_row=noether is not None or delong is not None
-    )
-    rows = out.pop("_rows", None)
-    if noether is not None:
-        frame, out["noether"] = _nt.prediction_rows(part, frame, **noether, rows=rows)
-    if delong is not None:
-        frame, out["delong_pairs"] = _dl.prediction_rows(part, frame, **delong, rows=rows)
-    if robust is not None:  # the robustness table's candidate rows of tau (with ``noether``)
-        frame, out["robust"] = _rb.prediction_bucket(frame, **robust)
-    return frame, out
-
-
-def _truth_task(
-    part: Any,
-    *args: Any,
-    noether: dict[str, Any] | None = None,
-    delong: dict[str, Any] | None = None,
-    robust: dict[str, Any] | None = None,
-    rho: dict[str, Any] | None = None,
-) -> Any:
-    """One truth bucket: its summary; with ``rho``, ``(summary, frames)``, the frames of its
-    rows for Spearman's leave-one-out (:func:`ranklens.dask._robustness.truth_rows`)."""
-    _p.release_unused_memory()
-    part = part.reset_index(drop=True)
-    out = _p.truth_partition(part, *args, per_row=noether is not None or delong is not None)
-    rows = out.pop("_rows", None)
-    if noether is not None:
-        out["noether"] = _nt.truth_rows(part, **noether, rows=rows)
-    if delong is not None:
-        out["delong_c"] = _dl.truth_rows(part, **delong, rows=rows)
-    if robust is not None and rows is not None:  # the table's candidate rows (with ``noether``)
-        out["robust"] = _rb.truth_candidates(part, rows, **robust)
-    if rho is None:
-        return out
-    frames, out["rho"] = _rb.truth_rows(part, rows, **rho)
-    return out, frames
-
-
-def _curve_statistics(
-    parts: Sequence[dict[str, Any]],
-    e_total: float,
-    n_total: float,
-    total_w: float,
-    depths: np.ndarray,
-) -> dict[Any, float]:
-    out: dict[Any, float] = {}
-    defined = e_total > 0 and n_total > 0
-    out[CurveStatistic.ROC_AUC] = (
-        _e.fsum(p["roc_twice"] for p in parts) / (2.0 * e_total * n_total) if defined else math.nan
-    )
-    out[CurveStatistic.KS] = max([0.0, *(p["ks"] for p in parts)]) if defined else math.nan
-    area = 0.5 * _e.fsum(p["gain_area2"] for p in parts) if e_total > 0 else math.nan
-    perfect = 1.0 - (e_total / total_w) / 2.0
-    ratio = (area - 0.5) / (perfect - 0.5) if perfect > 0.5 and not math.isnan(area) else math.nan
-    if e_total > 0 and parts and all("gain_twice" in p for p in parts):
-        # integer counts: exact integer sums, the in-memory ratios of them (targeting._gain)
-        area, exact_ratio = gain_ratios_exact(
-            sum(p["gain_twice"] for p in parts), int(total_w), int(e_total)
-        )
-        if perfect > 0.5 and exact_ratio is not None:
-            ratio = exact_ratio
-    out[CurveStatistic.GAIN_AREA] = area
-    out[CurveStatistic.ACCURACY_RATIO] = ratio
-    for i, d in enumerate(depths):
-        hits = [p["lift"][i] for p in parts if i in p["lift"]]
-        out[("lift", float(d))] = hits[0] if hits else math.nan
-    return out
-
-
-def _decile_table(
-    parts: Sequence[dict[str, Any]],
-    queries: np.ndarray,
-    n_bins: int,
-    total_e: float,
-    n_non: float,
-    total_w: float,
-    definition: str,
-) -> DecileTableResult:
-    """``targeting.decile_table`` from the pieces' readings of the curve at the bin bounds."""
-    cum_events = np.zeros(n_bins + 1)
-    gain_at = np.full(n_bins + 1, np.nan)
-    last_score = np.full(n_bins + 1, np.nan)
-    first_score = np.full(n_bins + 1, np.nan)
-    for p in parts:
-        for i, (ce, score) in p["at"].items():
-            cum_events[i], last_score[i] = ce, score
-        for i, g in p.get("gain_at", {}).items():
-            gain_at[i] = g
-        for i, score in p["first_score"].items():
-            first_score[i] = score
-    cum_events[0], cum_events[-1] = 0.0, total_e
-    fractions = np.arange(n_bins + 1) / n_bins
-    cum_count = queries
-    events_in = np.diff(cum_events)
-    count = np.diff(cum_count)
-    overall_rate = total_e / total_w
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = events_in / count
-        bin_lift = rate / overall_rate if total_e > 0 else np.full(n_bins, np.nan)
-        cum_gain = cum_events[1:] / total_e if total_e > 0 else np.full(n_bins, np.nan)
-    if total_e > 0:
-        # the in-memory reading, to the bit on integer counts: the gain G = E(x) / E
-        # interpolated (not the interpolated events over E, which differs by an ulp)
-        cum_gain = np.where(np.isnan(gain_at[1:]), cum_gain, gain_at[1:])
-    if total_e > 0:
-        cum_gain[-1] = 1.0
-    lift = cum_gain / fractions[1:]
-    fpr = (cum_count[1:] - cum_events[1:]) / n_non if n_non > 0 else np.full(n_bins, np.nan)
-    ks = cum_gain - fpr
-    ks_max = float(np.max(ks)) if np.isfinite(ks).all() else math.nan
-    return DecileTableResult(
-        bin=np.arange(1, n_bins + 1, dtype=np.int64),
-        fraction_start=fractions[:-1],
-        fraction_end=fractions[1:],
-        score_max=first_score[:-1],
-        score_min=last_score[1:],
-        count=count,
-        events=events_in,
-        rate=rate,
-        cumulative_count=cum_count[1:],
-        cumulative_events=cum_events[1:],
-        cumulative_gain=cum_gain,
-        lift=lift,
-        bin_lift=bin_lift,
-        ks=ks,
-        ks_max=ks_max,
-        overall_rate=overall_rate,
-        total_count=total_w,
-        total_events=total_e,
-        event_definition=definition,
-    )
 
 
 def _binned(
