@@ -160,6 +160,26 @@ def test_event_definitions_on_continuous_y(client, events):
     assert _check_all(ev, df, weighted=False, events=events) == 4
 
 
+@pytest.mark.parametrize(
+    "events", ["top:0", "top:1.5", "top:150%", ">=nan", ">inf", "top10", "value"]
+)
+def test_event_definitions_are_refused_as_in_memory(client, events):
+    from ranklens.targeting import roc_auc
+
+    df = _data(200, binary=False, seed=3)
+    with pytest.raises(ValueError) as in_memory:
+        roc_auc(df["y"].to_numpy(), df["a"].to_numpy(), events=events)
+    with pytest.raises(ValueError) as on_dask:
+        rd.evaluate(
+            dd.from_pandas(df, npartitions=2), y="y", pred=["a"], events=events,
+            n_buckets=4, measures=["roc_auc"],
+        )  # fmt: skip
+    if events == "value":  # a definition the Dask engine does not take, named as such
+        assert "Dask engine takes None" in str(on_dask.value)
+    else:  # the same grammar: the same message
+        assert str(on_dask.value) == str(in_memory.value)
+
+
 def test_weighted_top_quantile_events(client):
     df = _data(1200, binary=False, seed=8)
     ev = rd.evaluate(

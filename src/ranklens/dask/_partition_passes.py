@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._events import DEFAULT_EVENTS, parse_events
 from ranklens._problems import Problem, exception_problem, metric_info
 from ranklens._registry import RatioForm
 from ranklens.dask import _engine as _e
@@ -292,30 +293,26 @@ def event_pass(dask: Any, options: Options, plan: PassPlan, scanned: Scanned) ->
 
 
 def _event_definition(events: Any, binary: bool) -> tuple[str, float | None, float | None]:
-    """(definition, threshold or None, top fraction or None) for the supported definitions."""
-    if events is None and binary:
-        return "binary", 1.0, None
-    if events is None:
-        events = "top:0.1"
-    if isinstance(events, int | float) and not isinstance(events, bool):
-        return f"y >= {float(events):g}", float(events), None
-    if isinstance(events, str):
-        spec = events.strip().replace(" ", "")
-        if spec.startswith("top:"):
-            text = spec[4:]
-            q = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-            if not 0.0 < q <= 1.0:
-                raise ValueError(f"events={events!r}: the fraction must be in (0, 1]")
-            return f"top:{q:g}", None, q
-        if spec.startswith(">="):
-            t = float(spec[2:])
-            return f"y >= {t:g}", t, None
-        if spec.startswith(">"):
-            t = float(spec[1:])
-            # y > t is y >= the next float above t
-            return f"y > {t:g}", float(np.nextafter(t, math.inf)), None
+    """(definition, threshold or None, top fraction or None) of ``events``, read by the one
+    grammar of the measures (:func:`ranklens._events.parse_events`): the same definitions
+    mean the same and are refused with the same message. ``"value"`` and relevance functions
+    are refused here: the Dask engine forms 0/1 events from a threshold on ``y`` only."""
+    rule = parse_events(events)
+    if rule.kind == "default":
+        if binary:
+            return "binary", 1.0, None
+        rule = parse_events(DEFAULT_EVENTS)
+    if rule.kind == "top":
+        return f"top:{rule.bound:g}", None, rule.bound
+    if rule.kind == ">=":
+        return f"y >= {rule.bound:g}", rule.bound, None
+    if rule.kind == ">":
+        # y > t is y >= the next float above t
+        return f"y > {rule.bound:g}", float(np.nextafter(rule.bound, math.inf)), None
     raise ValueError(
-        f"events: the Dask engine takes None, 'top:q', '>=t', '>t' or a number t; got {events!r}"
+        f"events={events!r}: the Dask engine takes None, 'top:q', '>=t', '>t' or a number t "
+        "(events as a threshold on y); 'value' and relevance functions are for the in-memory "
+        "engine"
     )
 
 
