@@ -229,6 +229,49 @@ def _jobs(
     return jobs, where
 
 
+def _totals_pass(
+    dask: Any,
+    frame: Any,
+    jobs: Sequence[_Job],
+    *,
+    y: str,
+    preds: Sequence[str],
+    weight: str | None,
+    part_rows: Sequence[int],
+    p_bounds: Sequence[np.ndarray],
+    t_bounds: np.ndarray,
+    boot: dict[str, Any] | None,
+) -> tuple[list[dict[str, Any]], list[Exception | None], float]:
+    """The first pass: each partition's bucket totals and the checks of every job's inputs.
+
+    Returns the partitions' totals, each job's first error in row order (None where its
+    inputs passed), and the largest ``y``.
+    """
+    offsets = np.r_[0, np.cumsum(part_rows)[:-1]].astype(np.int64)
+    totals = dask.compute(
+        *[
+            dask.delayed(totals_partition)(
+                part,
+                y,
+                preds,
+                weight,
+                p_bounds,
+                t_bounds,
+                [j.form.check for j in jobs],
+                int(o),
+                boot,
+            )
+            for part, o in zip(frame.to_delayed(), offsets, strict=True)
+        ]
+    )
+    errors: list[Exception | None] = [None] * len(jobs)
+    for t in totals:  # partitions in row order: the earliest error is the function's
+        for j, found in enumerate(t["errors"]):
+            if errors[j] is None and found is not None:
+                errors[j] = found
+    return list(totals), errors, max(t["y_max"] for t in totals)
+
+
 def evaluate_claimed(
     dask: Any,
     frame: Any,
@@ -266,30 +309,11 @@ def evaluate_claimed(
 
     t_bounds, single = _e.truth_bounds(sample_y, n_buckets)
     p_bounds = [_e.quantile_bounds(sp, n_buckets) for sp in sample_p]
-    offsets = np.r_[0, np.cumsum(part_rows)[:-1]].astype(np.int64)
     boot = None if bootstrap is None else {"reps": bootstrap["reps"], "seed": bootstrap["seed"]}
-    totals = dask.compute(
-        *[
-            dask.delayed(totals_partition)(
-                part,
-                y,
-                preds,
-                weight,
-                p_bounds,
-                t_bounds,
-                [j.form.check for j in jobs],
-                int(o),
-                boot,
-            )
-            for part, o in zip(frame.to_delayed(), offsets, strict=True)
-        ]
-    )
-    errors: list[Exception | None] = [None] * len(jobs)
-    for t in totals:  # partitions in row order: the earliest error is the function's
-        for j, found in enumerate(t["errors"]):
-            if errors[j] is None and found is not None:
-                errors[j] = found
-    y_max = max(t["y_max"] for t in totals)
+    totals, errors, y_max = _totals_pass(
+        dask, frame, jobs, y=y, preds=preds, weight=weight, part_rows=part_rows,
+        p_bounds=p_bounds, t_bounds=t_bounds, boot=boot,
+    )  # fmt: skip
 
     def added(arrays: Sequence[np.ndarray]) -> np.ndarray:
         if unit:
