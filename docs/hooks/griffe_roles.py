@@ -58,12 +58,12 @@ class SphinxRoles(griffe.Extension):
             except (KeyError, ValueError, AttributeError, griffe.AliasResolutionError):
                 continue
             try:
-                canonical = found.final_target.path if found.is_alias else found.path
+                shown_at = _documented_at(found)
                 documented = found.docstring is not None
             except griffe.AliasResolutionError:  # an alias to outside the package (math, numpy)
                 return None
-            if _public(canonical) and documented:
-                return str(canonical)
+            if shown_at is not None and documented:
+                return shown_at
         return None
 
     def _render(self, match: re.Match[str], owner: griffe.Object) -> str:
@@ -73,6 +73,19 @@ class SphinxRoles(griffe.Extension):
         if identifier is None:
             return f"`{shown}`"
         return f"[`{shown}`][{identifier}]"
+
+
+def _documented_at(found: Any) -> str | None:
+    """The public path under which the reference documents an object: its own, or, for an
+    object defined in a private module and presented by a public one (``ranklens.relevance``
+    presents ``ranklens._relevance_functions.SigmoidRelevance``), the last public path on the
+    way from the name to the definition. None when no path on the way is public."""
+    paths = [str(found.path)]
+    while found.is_alias:
+        found = found.target
+        paths.append(str(found.path))
+    public = [path for path in paths if _public(path)]
+    return public[-1] if public else None
 
 
 def _imported_docstring(obj: griffe.Object) -> str:
