@@ -316,7 +316,7 @@ def test_metric_agreement_gets_the_task_relevance(rng, monkeypatch):
     def accepting_specs(y_true, predictions, metrics, **kwargs):
         seen.append(list(metrics))
         names = [m.name if isinstance(m, MetricSpec) else m for m in metrics]
-        return real(y_true, predictions, names, **kwargs)
+        return real(y_true, predictions, metrics=names, **kwargs)
 
     monkeypatch.setattr(ranklens.evaluation, "compare_metric_rankings", accepting_specs)
     ev = evaluate_models(y, candidates, relevance=relevance, curves=True, robustness=False)
