@@ -70,11 +70,16 @@ class EventRule:
     relevance: Any = None
     relevance_threshold: Any = None
 
+    @property
+    def threshold_text(self) -> str:
+        """The text of a threshold rule, ``"y >= t"`` or ``"y > t"`` (every engine's)."""
+        return f"y {self.kind} {self.bound:g}"
+
     def threshold_events(self, y: Any) -> tuple[Any, str]:
         """The 0/1 events ``y >= t`` (or ``y > t``) of a threshold rule, on the host or a device
         (``y`` of any array namespace), and the definition's text."""
         above = y >= self.bound if self.kind == ">=" else y > self.bound
-        return above.astype(np.float64), f"y {self.kind} {self.bound:g}"
+        return above.astype(np.float64), self.threshold_text
 
 
 def parse_events(events: Any) -> EventRule:

@@ -305,10 +305,10 @@ def _event_definition(events: Any, binary: bool) -> tuple[str, float | None, flo
     if rule.kind == "top":
         return f"top:{rule.bound:g}", None, rule.bound
     if rule.kind == ">=":
-        return f"y >= {rule.bound:g}", rule.bound, None
+        return rule.threshold_text, rule.bound, None
     if rule.kind == ">":
         # y > t is y >= the next float above t
-        return f"y > {rule.bound:g}", float(np.nextafter(rule.bound, math.inf)), None
+        return rule.threshold_text, float(np.nextafter(rule.bound, math.inf)), None
     raise ValueError(
         f"events={events!r}: the Dask engine takes None, 'top:q', '>=t', '>t' or a number t "
         "(events as a threshold on y); 'value' and relevance functions are for the in-memory "
