@@ -247,7 +247,50 @@ def test_gaussian_p_values_follow_table_2_convention(rng):
     z = res.difference / res.difference_sd
     np.testing.assert_allclose(res.z, z)
     np.testing.assert_allclose(res.p_value_one_sided, stats.norm.sf(np.abs(z)))
-    np.testing.assert_allclose(res.p_value, 2 * stats.norm.sf(np.abs(z)))
+
+
+def _recount_p_values(res):
+    """The two-sided bootstrap p-values recounted from the stored replicates by their
+    definitions (Hall & Wilson 1991; Davison & Hinkley 1997, Sect. 4.4.1), one by one."""
+    out = np.full(res.p_value.shape, np.nan)
+    for k in range(len(res.metrics)):
+        for j, (a, b) in enumerate(res.pairs):
+            ia, ib = res.models.index(a), res.models.index(b)
+            d = res.difference[k, j]
+            if res.difference_interval_methods[k] == "bootstrap-studentized":
+                t = [x for x in res.studentized_replicates[:, k, j] if not np.isnan(x)]
+                observed = abs(d) / res.difference_se[k, j]
+                beyond = sum(1 for x in t if abs(x) >= observed)
+                out[k, j] = 1.0 if d == 0 else (1 + beyond) / (len(t) + 1)
+            else:
+                reps = res.replicates[:, k, ia] - res.replicates[:, k, ib]
+                reps = [x for x in reps if np.isfinite(x)]
+                beyond = sum(1 for x in reps if abs(x - d) >= abs(d))
+                out[k, j] = (1 + beyond) / (len(reps) + 1)
+    return out
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_p_value_is_the_bootstrap_test_dual_to_each_pairs_interval(rng, weighted):
+    # studentized pairs (the mean losses) and percentile pairs (the rank measures), with ties
+    n = 80
+    y = np.round(rng.normal(size=n), 1)
+    preds = {m: np.round(y + s * rng.normal(size=n), 1) for m, s in (("a", 0.5), ("b", 0.9))}
+    preds["c"] = preds["a"] + 0.05
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    res = compare_models(
+        y, preds, sample_weight=w, n_bootstrap=399, random_state=3, show_progress=False
+    )
+    assert "bootstrap-studentized" in res.difference_interval_methods
+    assert "bootstrap-percentile" in res.difference_interval_methods
+    np.testing.assert_allclose(res.p_value, _recount_p_values(res), rtol=1e-12)
+    studentized = np.array(res.difference_interval_methods) == "bootstrap-studentized"
+    assert np.isnan(res.difference_se[~studentized]).all()
+    assert np.isfinite(res.difference_se[studentized]).all()
+    # the test's t* are the differences' replicates studentized by their own SEs: centred
+    # at the estimate, they have about unit spread
+    t = res.studentized_replicates[:, studentized]
+    assert np.nanstd(t, axis=0) == pytest.approx(1.0, abs=0.25)
 
 
 def test_bootstrap_p_values_of_exchangeable_models_are_uniform():
@@ -437,6 +480,8 @@ BOOTSTRAP_FIELDS = [
     "approximate",
     "difference_approximate",
     "interval_notes",
+    "difference_se",
+    "studentized_replicates",
 ]
 PERMUTATION_FIELDS = [
     "models",

@@ -13,6 +13,8 @@ from importlib import resources
 import numpy as np
 import pytest
 
+from ranklens import compare_models
+from ranklens._inference import studentized_interval_at, studentized_p_value
 from ranklens.report import evaluate_models, evaluation_to_json
 from ranklens.report.goals import summary_verdicts
 from ranklens.report.significance import (
@@ -148,7 +150,9 @@ def test_the_summary_block_validates_against_the_schema():
             if c["tested"]:
                 assert c["interval"]["method"] == c["test_method"]
     assert goals["ranking"]["contrasts"][0]["test_method"] == "delong"
-    assert goals["errors"]["contrasts"][0]["test_method"] == "bootstrap-symmetric"
+    # the mean loss keeps the bootstrap-t of its interval; a rank measure the symmetric test
+    assert goals["errors"]["contrasts"][0]["test_method"] == "bootstrap-studentized"
+    assert goals["targeting"]["contrasts"][0]["test_method"] in ("delong", "bootstrap-symmetric")
     assert summary["n_tests"] == sum(c["tested"] for g in goals.values() for c in g["contrasts"])
 
 
@@ -264,6 +268,48 @@ def test_the_bootstrap_interval_at_any_level_excludes_zero_exactly_when_its_p_va
     assert np.count_nonzero(reps <= 0) == 0 and symmetric_p_value(reps, 1.2) > 0.02
 
 
+def test_the_bootstrap_t_interval_at_any_level_excludes_zero_exactly_when_its_p_value_allows():
+    rng = np.random.default_rng(6)
+    t = rng.standard_t(4, size=499)  # studentized replicates with long tails
+    for estimate, se in ((0.0, 1.0), (0.4, 0.2), (-0.9, 0.3), (2.0, 0.5), (5.0, 0.7)):
+        p = studentized_p_value(t, estimate, se)
+        for a in (0.05, 0.02, 0.01, 0.005, 0.002):
+            low, high = studentized_interval_at(t, estimate, se, 1 - a)
+            if not math.isfinite(low):
+                assert 500 * a < 1 and p > a
+                continue
+            assert high - estimate == pytest.approx(estimate - low)
+            assert (low > 0 or high < 0) == (p <= a), (estimate, a, p, low, high)
+    assert studentized_p_value(t, 0.0, 0.0) == 1.0  # identical models
+    assert math.isnan(studentized_p_value(np.full(9, np.nan), 1.0, 0.1))
+
+
+def test_a_mean_loss_is_tested_and_adjusted_by_the_bootstrap_t_its_interval_uses():
+    rng = np.random.default_rng(8)
+    n = 60
+    y = rng.normal(size=n)
+    preds = {"a": y + 0.5 * rng.normal(size=n), "b": y + 0.8 * rng.normal(size=n)}
+    res = compare_models(y, preds, n_bootstrap=999, random_state=2, show_progress=False)
+    k = res.metrics.index("root_mean_squared_error")
+    assert res.difference_interval_methods[k] == "bootstrap-studentized"
+    ab = pair_contrast(res, "root_mean_squared_error", "a", "b", "lower")
+    ba = pair_contrast(res, "root_mean_squared_error", "b", "a", "lower")
+    assert ab.method == ba.method == "bootstrap-studentized"
+    assert ab.p_value == ba.p_value == res.p_value[k, 0]
+    assert ab.se == res.difference_se[k, 0]
+    holm_contrasts([ab])
+    # at the nominal level (a family of one) the report's interval is the comparison's own
+    # bootstrap-t interval up to the quantile rule (order statistic against interpolation)
+    assert ab.level == pytest.approx(0.95)
+    assert ab.low == pytest.approx(res.difference_ci_lower[k, 0], rel=0.05)
+    assert ab.high == pytest.approx(res.difference_ci_upper[k, 0], rel=0.05)
+    holm_contrasts([ba])
+    assert (ba.low, ba.high) == pytest.approx((-ab.high, -ab.low))
+    # the rank measures keep the symmetric test of the centred replicates
+    tau = pair_contrast(res, "kendall_tau", "a", "b", "higher")
+    assert tau.method == "bootstrap-symmetric" and math.isnan(tau.se)
+
+
 def test_holm_contrasts_leave_untested_comparisons_out_of_the_family():
     def contrast(p, untested=""):
         return Contrast("m", "a", "b", 1.0, 0.9, 0.1, 0.02, p, "higher", untested=untested)
@@ -280,4 +326,4 @@ def test_a_clearly_better_model_is_called_clear():
     assert verdicts["errors"].best == "m1" and verdicts["errors"].evidence == "clear"
     assert verdicts["ranking"].best == "m1" and verdicts["ranking"].evidence == "clear"
     (runner,) = verdicts["errors"].contrasts
-    assert runner.high < 0 and runner.method == "bootstrap-symmetric"
+    assert runner.high < 0 and runner.method == "bootstrap-studentized"

@@ -1443,6 +1443,9 @@ def _analytic_comparison(
     out.update({name: nan((n_metrics, n_pairs)) for name in per_pair})
     n_undefined = np.zeros((n_metrics, n_models), dtype=np.int64)
     replicates = nan((n_boot, n_metrics, n_models))
+    # the studentized pairs' t* and standard errors (the report's bootstrap-t tests)
+    difference_se = nan((n_metrics, n_pairs))
+    studentized = nan((n_boot, n_metrics, n_pairs))
     evaluation: list[str] = []
     interval_of: list[str] = []
     test_of: list[str] = []
@@ -1463,6 +1466,9 @@ def _analytic_comparison(
             n_undefined[k] = source.n_undefined[j]
             if source is boot:
                 replicates[:, k] = boot.replicates[:, j]
+                if boot.difference_se.shape[0] > j:
+                    difference_se[k] = boot.difference_se[j]
+                    studentized[:, k] = boot.studentized_replicates[:, j]
             evaluation.append(source.evaluation[j])
             qualified.take(k, source, j)
         else:  # an analytic interval, not resampled: its pairs are not tested
@@ -1521,6 +1527,8 @@ def _analytic_comparison(
         interval_methods=tuple(interval_of),
         test_methods=tuple(test_of),
         references=references,
+        difference_se=difference_se,
+        studentized_replicates=studentized,
         **qualified.fields(),
     )
 

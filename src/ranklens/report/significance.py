@@ -58,6 +58,12 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._inference import (
+    studentized_interval_at,
+    studentized_p_value,
+    symmetric_interval_at,
+    symmetric_p_value,
+)
 from ranklens._normal import ndtri
 from ranklens.evaluation import paired_test_methods
 
@@ -85,6 +91,7 @@ MAX_UNDEFINED_SHARE = 0.01
 ADJUSTED_METHODS: dict[str, str] = {
     "delong": "DeLong's Wald interval",
     "bootstrap-symmetric": "paired bootstrap, symmetric",
+    "bootstrap-studentized": "paired bootstrap, symmetric bootstrap-t",
     "bootstrap-normal": "Wald interval with the paired bootstrap's SD",
     "normal": "Wald interval",
     "permutation": "paired permutation test, no interval",
@@ -109,6 +116,8 @@ class Contrast:
     ``method`` says how the p-value and the adjusted interval are made: ``"delong"`` (Wald
     interval with DeLong's standard deviation), ``"bootstrap-symmetric"`` (symmetric interval
     of ``replicates``, the bootstrap replicates of the difference, centred at the estimate),
+    ``"bootstrap-studentized"`` (Hall's symmetric bootstrap-t: ``replicates`` are the
+    studentized replicates ``t*`` and ``se`` the difference's standard error on every case),
     ``"bootstrap-normal"`` (Wald interval with the bootstrap's standard deviation, when the
     replicates are not kept),
     ``"permutation"`` (no interval) or ``"normal"`` (Wald interval with ``sd``). ``untested``
@@ -134,6 +143,7 @@ class Contrast:
     replicates: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
     untested: str = ""
     undefined_share: float = 0.0
+    se: float = math.nan
 
     @property
     def clear(self) -> bool:
@@ -156,7 +166,7 @@ class Contrast:
         resolve (fewer than one replicate in a tail): no interval, never clear."""
         return (
             self.tested
-            and self.method == "bootstrap-symmetric"
+            and self.method in ("bootstrap-symmetric", "bootstrap-studentized")
             and not (math.isfinite(self.low) and math.isfinite(self.high))
         )
 
@@ -245,84 +255,6 @@ def holm_adjust(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
-def symmetric_p_value(replicates: np.ndarray, estimate: float) -> float:
-    """Two-sided bootstrap p-value of "no difference" from the centred replicates.
-
-    Parameters
-    ----------
-    replicates : ndarray
-        Finite bootstrap replicates ``d*`` of the difference (``R`` of them).
-    estimate : float
-        The difference ``d`` on every case.
-
-    Returns
-    -------
-    float
-        ``(1 + r) / (R + 1)`` with ``r = #{|d* - d| >= |d|}``; NaN without replicates.
-
-    Notes
-    -----
-    The replicates are centred at the estimate, so that their spread stands for the null
-    distribution of ``d`` (Hall & Wilson 1991, the first guideline), and compared in absolute
-    value, a two-sided test that a long tail of the replicates on either side makes
-    conservative rather than liberal. :func:`symmetric_interval_at` at level ``1 - a`` excludes
-    zero exactly when this p-value is at most ``a``. The ``+ 1`` (Davison & Hinkley 1997,
-    Sect. 4.4.1) keeps the test valid at levels the replicates barely resolve: with ``R``
-    replicates no p-value is below ``1 / (R + 1)``, so a Holm level ``alpha / m`` below that
-    cannot be reached and more replicates are needed.
-
-    References
-    ----------
-    Hall, P. and Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing.
-    *Biometrics* 47(2), 757-762.
-
-    Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
-    Cambridge University Press.
-    """
-    reps = np.asarray(replicates, dtype=np.float64)
-    if reps.size == 0 or not math.isfinite(estimate):
-        return math.nan
-    beyond = int(np.count_nonzero(np.abs(reps - estimate) >= abs(estimate)))
-    return min(1.0, (1 + beyond) / (reps.size + 1))
-
-
-def symmetric_interval_at(
-    replicates: np.ndarray, estimate: float, level: float
-) -> tuple[float, float]:
-    """The symmetric bootstrap interval ``d -+ q`` at any level, by order statistics.
-
-    Parameters
-    ----------
-    replicates : ndarray
-        Finite bootstrap replicates ``d*`` (``R`` of them).
-    estimate : float
-        The estimate ``d``.
-    level : float
-        Confidence level ``1 - a``.
-
-    Returns
-    -------
-    tuple of float
-        ``d -+ u_(R + 1 - k)``, where ``u_(1) <= ... <= u_(R)`` are the sorted ``|d* - d|``
-        and ``k = floor((R + 1) a)``: the ``(1 - a)`` quantile of the absolute centred
-        replicates (Hall 1988's symmetric interval, with the bootstrap's own quantile in place
-        of a normal one); NaNs when ``k < 1``: the replicates do not resolve the level.
-
-    References
-    ----------
-    Hall, P. (1988). Theoretical comparison of bootstrap confidence intervals. *The Annals of
-    Statistics* 16(3), 927-953.
-    """
-    deviations = np.sort(np.abs(np.asarray(replicates, dtype=np.float64) - estimate))
-    n = deviations.size
-    # a tiny tolerance so that (R + 1) a = 3 is not read as 2.9999999
-    k = math.floor((n + 1) * (1.0 - level) + 1e-9)
-    if n == 0 or k < 1 or not math.isfinite(estimate):
-        return math.nan, math.nan
-    half = float(deviations[n - k])
-    return estimate - half, estimate + half
-
-
 def _wald(contrast: Contrast, level: float) -> tuple[float, float]:
     if contrast.sd > 0 and math.isfinite(contrast.sd):
         z = ndtri(1.0 - (1.0 - level) / 2.0)
@@ -336,6 +268,8 @@ def _adjusted_interval(contrast: Contrast, level: float) -> tuple[float, float]:
         return math.nan, math.nan
     if contrast.method == "bootstrap-symmetric" and contrast.replicates is not None:
         return symmetric_interval_at(contrast.replicates, contrast.difference, level)
+    if contrast.method == "bootstrap-studentized" and contrast.replicates is not None:
+        return studentized_interval_at(contrast.replicates, contrast.difference, contrast.se, level)
     return _wald(contrast, level)
 
 
@@ -451,6 +385,20 @@ def _bootstrap_fields(
     d = reps[:, k, ia] - reps[:, k, ib]
     finite = np.isfinite(d)
     share = float(d.size - np.count_nonzero(finite)) / d.size
+    se = _studentized_se(comparison, k, j)
+    if math.isfinite(se):
+        # the pair's interval is Hall's bootstrap-t: its test and its Holm-level interval too
+        names = list(comparison.models)
+        sign = 1.0 if tuple(comparison.pairs[j]) == (names[ia], names[ib]) else -1.0
+        t = sign * np.asarray(comparison.studentized_replicates)[:, k, j]
+        t = t[finite]
+        return {
+            "method": "bootstrap-studentized",
+            "replicates": t,
+            "se": se,
+            "p_value": studentized_p_value(t, difference, se),
+            "undefined_share": share,
+        }
     d = d[finite]
     return {
         "method": "bootstrap-symmetric",
@@ -458,6 +406,16 @@ def _bootstrap_fields(
         "p_value": symmetric_p_value(d, difference),
         "undefined_share": share,
     }
+
+
+def _studentized_se(comparison: Any, k: int, j: int) -> float:
+    """The standard error of pair ``j``'s difference on measure ``k`` where the comparison
+    studentized it (NaN elsewhere, and for results that hold no studentized replicates)."""
+    se = np.asarray(getattr(comparison, "difference_se", np.zeros((0, 0))))
+    t = np.asarray(getattr(comparison, "studentized_replicates", np.zeros((0, 0, 0))))
+    if se.ndim != 2 or se.shape[0] <= k or se.shape[1] <= j or t.ndim != 3 or t.shape[1] <= k:
+        return math.nan
+    return float(se[k, j])
 
 
 def _untested_reason(
@@ -496,6 +454,8 @@ def pair_contrast(
     ``p_value``, and for the bootstrap ``replicates`` and ``n_undefined``) or a
     :class:`~ranklens.compare.PermutationTestResult`; None when the pair or the measure was
     not compared. The pair is oriented as asked. A bootstrap-tested difference gets the
+    p-value of the test dual to its interval: the symmetric bootstrap-t test where the
+    comparison studentized it (:func:`~ranklens._inference.studentized_p_value`), else the
     symmetric p-value of its centred replicates (:func:`symmetric_p_value`); one whose
     replicates are undefined in more than :data:`MAX_UNDEFINED_SHARE` of the resamples is
     marked not tested (never tested on the surviving replicates), as is one whose interval is
