@@ -1239,22 +1239,13 @@ def decile_table(
     cum_events = np.interp(bounds, cw, ce)
     cum_events[0], cum_events[-1] = 0.0, total_e
     cum_count = bounds
-    events_in = np.diff(cum_events)
-    count = np.diff(cum_count)
     ends = cw[1:]
     first_group = np.minimum(np.searchsorted(ends, bounds[:-1], side="right"), ends.shape[0] - 1)
     last_group = np.minimum(np.searchsorted(ends, bounds[1:], side="left"), ends.shape[0] - 1)
     scores = ranked.thresholds[1:]
-    overall_rate = total_e / total_w
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = events_in / count
-        bin_lift = rate / overall_rate if total_e > 0 else np.full(n_bins, np.nan)
     cum_gain = np.interp(bounds[1:], cw, gain) if total_e > 0 else np.full(n_bins, np.nan)
-    if total_e > 0:
-        cum_gain[-1] = 1.0
-    lift = cum_gain / fractions[1:]
     if ranked.target.is_value:
-        ks = cum_gain - fractions[1:]
+        fpr = fractions[1:]  # the KS of a value target: the gain against the share of rows
     else:
         n_non = ranked.total_nonevents
         fpr = (cum_count[1:] - cum_events[1:]) / n_non if n_non > 0 else np.full(n_bins, np.nan)
@@ -1264,14 +1255,75 @@ def decile_table(
                 f"{ranked.target.definition!r}",
                 stacklevel=3,
             )
-        ks = cum_gain - fpr
+    return decile_table_result(
+        cum_count=cum_count,
+        cum_events=cum_events,
+        cum_gain=cum_gain,
+        fpr=fpr,
+        score_max=scores[first_group],
+        score_min=scores[last_group],
+        total_count=total_w,
+        total_events=total_e,
+        definition=ranked.target.definition,
+    )
+
+
+def decile_table_result(
+    *,
+    cum_count: np.ndarray,
+    cum_events: np.ndarray,
+    cum_gain: np.ndarray,
+    fpr: np.ndarray,
+    score_max: np.ndarray,
+    score_min: np.ndarray,
+    total_count: float,
+    total_events: float,
+    definition: str,
+) -> DecileTableResult:
+    """The gains table of :func:`decile_table` from its cumulative readings at the bin bounds.
+
+    Shared by the in-memory table and the Dask engine's, which read the same cumulative sums
+    from partitions, so that both derive every column in one way.
+
+    Parameters
+    ----------
+    cum_count, cum_events : ndarray, shape (n_bins + 1,)
+        The (weighted) rows and events above each bin bound, from 0 to the totals.
+    cum_gain : ndarray, shape (n_bins,)
+        The cumulative gain at each bin's end (NaN without events); its last value is set to 1
+        when there are events.
+    fpr : ndarray, shape (n_bins,)
+        The share of non-events above each bin's end (for a value target, the share of rows).
+    score_max, score_min : ndarray, shape (n_bins,)
+        The highest and lowest score in each bin.
+    total_count, total_events : float
+        The total (weighted) rows and events.
+    definition : str
+        How events were defined.
+
+    Returns
+    -------
+    DecileTableResult
+    """
+    n_bins = cum_count.shape[0] - 1
+    fractions = np.arange(n_bins + 1) / n_bins
+    events_in = np.diff(cum_events)
+    count = np.diff(cum_count)
+    overall_rate = total_events / total_count
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = events_in / count
+        bin_lift = rate / overall_rate if total_events > 0 else np.full(n_bins, np.nan)
+    if total_events > 0:
+        cum_gain[-1] = 1.0
+    lift = cum_gain / fractions[1:]
+    ks = cum_gain - fpr
     ks_max = float(np.max(ks)) if np.isfinite(ks).all() else math.nan
     return DecileTableResult(
         bin=np.arange(1, n_bins + 1, dtype=np.int64),
         fraction_start=fractions[:-1],
         fraction_end=fractions[1:],
-        score_max=scores[first_group],
-        score_min=scores[last_group],
+        score_max=score_max,
+        score_min=score_min,
         count=count,
         events=events_in,
         rate=rate,
@@ -1283,9 +1335,9 @@ def decile_table(
         ks=ks,
         ks_max=ks_max,
         overall_rate=overall_rate,
-        total_count=total_w,
-        total_events=total_e,
-        event_definition=ranked.target.definition,
+        total_count=total_count,
+        total_events=total_events,
+        event_definition=definition,
     )
 
 

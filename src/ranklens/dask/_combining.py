@@ -20,7 +20,7 @@ from ranklens.dask import _noether as _nt
 from ranklens.dask._bucket_passes import Shuffled, boot_carry, decile_queries
 from ranklens.dask._partition_passes import Events, Results, Scanned
 from ranklens.dask._planning import Options, PassPlan
-from ranklens.targeting import DecileTableResult
+from ranklens.targeting import DecileTableResult, decile_table_result
 
 
 @dataclass(frozen=True)
@@ -316,45 +316,24 @@ def _decile_table(
         for i, score in p["first_score"].items():
             first_score[i] = score
     cum_events[0], cum_events[-1] = 0.0, total_e
-    fractions = np.arange(n_bins + 1) / n_bins
-    cum_count = queries
-    events_in = np.diff(cum_events)
-    count = np.diff(cum_count)
-    overall_rate = total_e / total_w
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = events_in / count
-        bin_lift = rate / overall_rate if total_e > 0 else np.full(n_bins, np.nan)
         cum_gain = cum_events[1:] / total_e if total_e > 0 else np.full(n_bins, np.nan)
     if total_e > 0:
         # the in-memory reading, to the bit on integer counts: the gain G = E(x) / E
         # interpolated (not the interpolated events over E, which differs by an ulp)
         cum_gain = np.where(np.isnan(gain_at[1:]), cum_gain, gain_at[1:])
-    if total_e > 0:
-        cum_gain[-1] = 1.0
-    lift = cum_gain / fractions[1:]
+    cum_count = queries
     fpr = (cum_count[1:] - cum_events[1:]) / n_non if n_non > 0 else np.full(n_bins, np.nan)
-    ks = cum_gain - fpr
-    ks_max = float(np.max(ks)) if np.isfinite(ks).all() else math.nan
-    return DecileTableResult(
-        bin=np.arange(1, n_bins + 1, dtype=np.int64),
-        fraction_start=fractions[:-1],
-        fraction_end=fractions[1:],
+    return decile_table_result(
+        cum_count=cum_count,
+        cum_events=cum_events,
+        cum_gain=cum_gain,
+        fpr=fpr,
         score_max=first_score[:-1],
         score_min=last_score[1:],
-        count=count,
-        events=events_in,
-        rate=rate,
-        cumulative_count=cum_count[1:],
-        cumulative_events=cum_events[1:],
-        cumulative_gain=cum_gain,
-        lift=lift,
-        bin_lift=bin_lift,
-        ks=ks,
-        ks_max=ks_max,
-        overall_rate=overall_rate,
         total_count=total_w,
         total_events=total_e,
-        event_definition=definition,
+        definition=definition,
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._inference import symmetric_p_value
 from ranklens._kernels import ranking as _kr
 from ranklens._normal import ndtri
 from ranklens._rank_sweep import tau_c_from_classes
@@ -400,7 +401,14 @@ def interval_comparison(
         for key in ("values", "std_error", "ci_lower", "ci_upper", "variance_plug_in")
     }
     out["variance_unbiased"] = nan(n_metrics, n_models)
-    for key in ("difference", "difference_sd", "z", "difference_ci_lower", "difference_ci_upper"):
+    for key in (
+        "difference",
+        "difference_sd",
+        "z",
+        "p_value",
+        "difference_ci_lower",
+        "difference_ci_upper",
+    ):
         out[key] = nan(n_metrics, n_pairs)
     replicates = nan(n_boot, n_metrics, n_models)
     n_undefined = np.zeros((n_metrics, n_models), dtype=np.int64)
@@ -464,10 +472,13 @@ def interval_comparison(
                 d_low, d_high = _dl.wald(pair_diff, pair_sd, level, -form.slope, form.slope)
                 out["difference_ci_lower"][k, p] = d_low
                 out["difference_ci_upper"][k, p] = d_high
+                out["p_value"][k, p] = _gaussian_p_value(pair_diff, pair_sd)
             elif tested:
                 d = replicates[:, k, a] - replicates[:, k, b]
                 d = d[np.isfinite(d)]
                 out["difference_sd"][k, p] = replicate_sd(d)
+                # the bootstrap's own test, as compare_models' (Hall & Wilson 1991)
+                out["p_value"][k, p] = symmetric_p_value(d, float(out["difference"][k, p]))
                 if d.size >= 2:
                     lo, hi = percentile_interval(d, level)
                     out["difference_ci_lower"][k, p], out["difference_ci_upper"][k, p] = lo, hi
@@ -492,7 +503,6 @@ def interval_comparison(
         targets=tuple(s.target_value() for s in specs),
         pairs=tuple((names[a], names[b]) for a, b in pair_index),
         **out,
-        p_value=2.0 * special.ndtr(-np.abs(z)),
         p_value_one_sided=special.ndtr(-np.abs(z)),
         n_undefined=n_undefined,
         evaluation=tuple(evaluation),
@@ -505,6 +515,17 @@ def interval_comparison(
         references=references,
         **qualified.fields(),
     )
+
+
+def _gaussian_p_value(difference: float, sd: float) -> float:
+    """DeLong's two-sided ``2 Phi(-|d / sd|)`` (1 for identical models: no difference, no
+    variability)."""
+    if sd == 0.0 and difference == 0.0:
+        return 1.0
+    from scipy import special
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(2.0 * special.ndtr(-abs(difference / sd)))
 
 
 def _analytic_interval(
