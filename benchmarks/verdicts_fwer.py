@@ -30,6 +30,7 @@ import pathlib
 import sys
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -94,11 +95,30 @@ def verdict_outcome(verdicts: list[Any], better: str | None) -> dict[str, bool]:
     return out
 
 
-def run_cell(cell: Cell, reps: int, n_bootstrap: int, seed: int) -> dict[str, Any]:
-    """``reps`` data sets of ``cell``: counts of each outcome and the seconds taken."""
-    counts: dict[str, int] = {}
+def run_cell(cell: Cell, reps: int, n_bootstrap: int, seed: int, jobs: int = 1) -> dict[str, Any]:
+    """``reps`` data sets of ``cell``: counts of each outcome and the seconds taken (wall
+    clock; ``jobs`` worker processes share the data sets, each drawn from its own seed, so the
+    counts do not depend on ``jobs``)."""
     start = time.perf_counter()
-    for rep in range(reps):
+    chunks = [range(j, reps, jobs) for j in range(jobs)]
+    if jobs == 1:
+        parts = [_run_reps(cell, chunks[0], n_bootstrap, seed)]
+    else:
+        with ProcessPoolExecutor(jobs) as pool:
+            parts = list(
+                pool.map(_run_reps, [cell] * jobs, chunks, [n_bootstrap] * jobs, [seed] * jobs)
+            )
+    counts: dict[str, int] = {}
+    for part in parts:
+        for key, hits in part.items():
+            counts[key] = counts.get(key, 0) + hits
+    return {"cell": cell, "reps": reps, "counts": counts, "seconds": time.perf_counter() - start}
+
+
+def _run_reps(cell: Cell, reps: range, n_bootstrap: int, seed: int) -> dict[str, int]:
+    """Counts of each outcome over the data sets ``reps`` of ``cell``."""
+    counts: dict[str, int] = {}
+    for rep in reps:
         rng = np.random.default_rng([seed, cell.k, cell.n, len(cell.target), int(cell.power), rep])
         y, preds = simulate(cell, rng)
         with warnings.catch_warnings():
@@ -115,7 +135,7 @@ def run_cell(cell: Cell, reps: int, n_bootstrap: int, seed: int) -> dict[str, An
         outcome = verdict_outcome(verdicts, "m1" if cell.power else None)
         for key, hit in outcome.items():
             counts[key] = counts.get(key, 0) + int(hit)
-    return {"cell": cell, "reps": reps, "counts": counts, "seconds": time.perf_counter() - start}
+    return counts
 
 
 def share(hits: int, reps: int) -> str:
@@ -182,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--cells", default="", help="comma-separated substrings of cell names (default: all)"
     )
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--markdown", action="store_true", help="print the tables alone")
     parser.add_argument(
         "--update-docs",
@@ -195,12 +216,12 @@ def main(argv: list[str] | None = None) -> None:
     results = []
     for cell in chosen:
         reps = args.reps_n1000 if cell.n == 1000 and args.reps_n1000 else args.reps
-        result = run_cell(cell, reps, args.n_bootstrap, args.seed)
+        result = run_cell(cell, reps, args.n_bootstrap, args.seed, max(1, args.jobs))
         results.append(result)
         if not args.markdown:
             hits = result["counts"].get("best_any" if cell.power else "any", 0)
             print(
-                f"{cell.name}: {share(hits, reps)} % ({result['seconds'] / reps:.2f} s a data set)",
+                f"{cell.name}: {share(hits, reps)} % ({result['seconds']:.0f} s)",
                 file=sys.stderr,
                 flush=True,
             )

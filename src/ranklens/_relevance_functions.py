@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._kernels import LazyKernels
-from ranklens._validation import check_probability, to_float_array
+from ranklens._validation import check_finite_number, check_probability, to_float_array
 from ranklens._xp import utility as _xu
 from ranklens.exceptions import DomainError, RanklensWarning
 
@@ -32,7 +32,6 @@ __all__ = [
     "NoExtremesWarning",
     "Relevance",
     "SigmoidRelevance",
-    "finite_float",
     "relevance_from_limits",
 ]
 
@@ -133,7 +132,7 @@ class SigmoidRelevance(Relevance):
         for name in ("low_center", "high_center"):
             value = getattr(self, name)
             if value is not None:
-                value = finite_float(value, name)
+                value = check_finite_number(value, name)
                 object.__setattr__(self, name, value)
         if (
             self.low_center is not None
@@ -144,7 +143,7 @@ class SigmoidRelevance(Relevance):
                 "low_center must be below high_center; "
                 f"got {self.low_center!r} and {self.high_center!r}"
             )
-        k = finite_float(self.k, "k")
+        k = check_finite_number(self.k, "k")
         if k <= 0:
             raise ValueError(f"k must be positive; got {self.k!r}")
         delta = check_probability(self.delta, "delta")
@@ -152,7 +151,7 @@ class SigmoidRelevance(Relevance):
             raise ValueError(f"delta must be in (0, 0.5); got {self.delta!r}")
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "delta", delta)
-        object.__setattr__(self, "origin", finite_float(self.origin, "origin"))
+        object.__setattr__(self, "origin", check_finite_number(self.origin, "origin"))
         # Validate the shapes now so a bad centre fails at construction, not on first call.
         self.low_shape  # noqa: B018
         self.high_shape  # noqa: B018
@@ -188,36 +187,6 @@ class SigmoidRelevance(Relevance):
             self.high_center if self.high_center is not None else 0.0,
             high_s if high_s is not None else 0.0,
         )
-
-
-def finite_float(value: Any, name: str) -> float:
-    """A finite float, or a ``ValueError`` naming ``name`` (a relevance's or box plot's
-    parameter).
-
-    Parameters
-    ----------
-    value : Any
-        The number given.
-    name : str
-        Its name in the error message.
-
-    Returns
-    -------
-    float
-        The number.
-
-    Raises
-    ------
-    ValueError
-        If it is not a finite number.
-    """
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number; got {value!r}") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be a finite number; got {value!r}")
-    return v
 
 
 @dataclasses.dataclass(frozen=True)
@@ -264,13 +233,13 @@ class ControlPointRelevance(Relevance):
                 raise ValueError(
                     f"points[{idx}] must be (y, phi) or (y, phi, slope); got {point!r}"
                 )
-            ys.append(finite_float(point[0], f"points[{idx}] y"))
-            phi = finite_float(point[1], f"points[{idx}] phi")
+            ys.append(check_finite_number(point[0], f"points[{idx}] y"))
+            phi = check_finite_number(point[1], f"points[{idx}] phi")
             if not 0.0 <= phi <= 1.0:
                 raise ValueError(f"points[{idx}] phi must be in [0, 1]; got {point[1]!r}")
             phis.append(phi)
             slopes.append(
-                None if len(point) == 2 else finite_float(point[2], f"points[{idx}] slope")
+                None if len(point) == 2 else check_finite_number(point[2], f"points[{idx}] slope")
             )
         order = np.argsort(ys, kind="stable")
         knots = np.asarray(ys, dtype=np.float64)[order]

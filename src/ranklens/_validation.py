@@ -617,7 +617,8 @@ def check_event_threshold(value: Any) -> float:
 
 
 def check_finite_number(value: Any, name: str, *, minimum: float | None = None) -> float:
-    """A finite float, at least ``minimum`` when given (a cost, a margin, a budget).
+    """A finite float, at least ``minimum`` when given (a cost, a margin, a budget, a
+    relevance's parameter).
 
     Parameters
     ----------
@@ -638,11 +639,11 @@ def check_finite_number(value: Any, name: str, *, minimum: float | None = None) 
     ValueError
         If it is not a number, not finite, or below ``minimum``.
     """
+    bound = "" if minimum is None else f" >= {minimum:g}"
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number; got {value!r}") from None
+        raise ValueError(f"{name} must be a finite number{bound}; got {value!r}") from None
     if not math.isfinite(v) or (minimum is not None and v < minimum):
-        bound = "" if minimum is None else f" >= {minimum:g}"
         raise ValueError(f"{name} must be a finite number{bound}; got {value!r}")
     return v

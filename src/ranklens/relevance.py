@@ -36,13 +36,13 @@ from ranklens._relevance_functions import (
     NoExtremesWarning,
     Relevance,
     SigmoidRelevance,
-    finite_float,
     relevance_from_limits,
 )
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_1d_float,
+    check_finite_number,
     is_constant,
 )
 from ranklens.exceptions import DomainError
@@ -337,7 +337,7 @@ def boxplot_stats(
     """
     raw = as_1d_float(y, "y", min_n=2)
     w = frequency_weights(sample_weight, raw.shape[0])
-    coef = finite_float(coef, "coef")
+    coef = check_finite_number(coef, "coef")
     if coef <= 0:
         raise ValueError(f"coef must be positive; got {coef!r}")
     return _boxplot(raw, w, coef, bool(adjusted), _check_quartiles(quartiles))
