@@ -525,7 +525,8 @@ def _gaussian_p_value(difference: float, sd: float) -> float:
     from scipy import special
 
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(2.0 * special.ndtr(-abs(difference / sd)))
+        z = np.float64(difference) / np.float64(sd)  # +-inf for a difference without spread
+    return float(2.0 * special.ndtr(-abs(z)))
 
 
 def _analytic_interval(
