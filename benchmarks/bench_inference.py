@@ -41,6 +41,7 @@ from scipy import stats
 
 from ranklens import _evaluators
 from ranklens._resampling import Resampler, block_rows, bootstrap_blocks, run_rows
+from ranklens._route import POLICY
 from ranklens._warmup import warmup
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
@@ -96,7 +97,7 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
     if previous:  # the rank sweep before the level orders: the Fenwick sweep, 4-row blocks
         import ranklens._resampling as _rs
 
-        _evaluators.LEVEL_MIN_N = 1 << 62
+        POLICY.level_sweep_above = 1 << 62
         _rs.WIDE_BLOCK_ROWS = 0
         print("previous rank sweep (eight replicates a Fenwick sweep at every n, 4-row blocks)")
     if only_1e6:

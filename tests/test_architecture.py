@@ -44,6 +44,7 @@ FOUNDATIONS = {
     "ranklens._inference",  # interval formulas over NumPy: used by measures and inference
     "ranklens._registry",
     "ranklens._results",
+    "ranklens._route",  # the performance policy: NumPy form or kernel, serial or parallel
     "ranklens._typing",
     "ranklens._scaling",
     "ranklens._shared",
@@ -226,6 +227,11 @@ def test_nothing_imports_upward():
         if layer(t) > layer(m)
     ]
     assert upward == []
+
+
+def test_the_route_policy_imports_nothing_of_ranklens():
+    """Every layer reads the performance policy, so it sits below all of them."""
+    assert import_graph()["ranklens._route"] == set()
 
 
 def test_kernels_import_only_foundations_and_kernels():

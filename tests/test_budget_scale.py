@@ -21,12 +21,13 @@ from ranklens import _budget, _evaluators, _progress, _resampling
 from ranklens import compare as compare_module
 from ranklens._kernels import rank_levels
 from ranklens._resampling import BootstrapMemoryError
+from ranklens._route import POLICY
 from ranklens.compare import compare_models
 from ranklens.metrics import get_metric
 
 # A size rule of the rank sweep lowered for the tests: from this many rows on, the level sweep
 # and its uint8 lanes (the route of a million rows) run on a few hundred.
-_SMALL_LEVEL_MIN_N = 64
+_SMALL_LEVEL_SWEEP_ABOVE = 64
 
 
 def _data(n, seed=0, models=2):
@@ -38,8 +39,8 @@ def _data(n, seed=0, models=2):
 
 @pytest.fixture
 def level_route(monkeypatch):
-    """The level sweep (and compact blocks) from :data:`_SMALL_LEVEL_MIN_N` rows on."""
-    monkeypatch.setattr(_evaluators, "LEVEL_MIN_N", _SMALL_LEVEL_MIN_N)
+    """The level sweep (and compact blocks) from :data:`_SMALL_LEVEL_SWEEP_ABOVE` rows on."""
+    monkeypatch.setattr(POLICY, "level_sweep_above", _SMALL_LEVEL_SWEEP_ABOVE)
 
 
 # --------------------------------------------------------------------------------------------
@@ -62,7 +63,7 @@ def test_compile_step_runs_the_level_sweep_of_the_real_n(level_route, monkeypatc
         monkeypatch.setattr(rank_levels, name, spy)
     y, preds = _data(500)
     specs = [get_metric(name) for name in ("kendall_tau", "mean_absolute_error")]
-    assert _budget.route_rows(500) == _SMALL_LEVEL_MIN_N + 1
+    assert _budget.route_rows(500) == _SMALL_LEVEL_SWEEP_ABOVE + 1
     _budget._compile(y, preds, specs, None, (), {}, "bca", False, 1100)
     assert "count_lanes" in calls  # a whole block of uint8 counts, as the run draws them
     assert {"level_statistics_parallel", "level_statistics_serial"} & set(calls)
@@ -78,7 +79,7 @@ def test_compile_step_runs_the_level_sweep_of_the_real_n(level_route, monkeypatc
 def test_compile_sample_is_the_data_below_the_route_threshold():
     assert _budget.route_rows(30) == 30
     assert _budget.route_rows(10_000) == 10_000
-    level = _evaluators.LEVEL_MIN_N
+    level = POLICY.level_sweep_above
     assert _budget.route_rows(10**7) == level + 1
 
 

@@ -1,11 +1,11 @@
 """The NumPy forms of the curve-band grid kernels: the kernels' numbers bit for bit.
 
 A small first call (``curve_bands``, the bootstrap of the targeting measures, a cold ``ranklens
-evaluate``) runs ``cutoff_auc_grid_numpy``, ``gain_grid_numpy`` and
-``targeting_replicates_numpy`` (:mod:`ranklens._xp.curves`) while the kernels of
-:mod:`ranklens._kernels.curve_sweeps` have no machine code in the process
-(``curve_sweeps.NUMPY_BELOW``). Each test runs the NumPy form and the forced kernel on the same
-prepared state and weight rows and asserts equal arrays (NaN where NaN, every bit elsewhere).
+evaluate``) runs ``cutoff_auc_grid_numpy``, ``gain_grid_numpy`` and ``targeting_replicates_numpy``
+(:mod:`ranklens._xp.curves`) while the kernels of :mod:`ranklens._kernels.curve_sweeps` have no
+machine code in the process (below ``POLICY.band_grid_numpy_below`` rows). Each test runs the NumPy
+form and the forced kernel on the same prepared state and weight rows and asserts equal arrays (NaN
+where NaN, every bit elsewhere).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranklens import ranking, targeting
+from ranklens import _route, ranking, targeting
 from ranklens._kernels import curve_sweeps as cs
 from ranklens._xp import curves as xpc
 
@@ -282,10 +282,10 @@ def test_compare_models_targeting_routes_equal(monkeypatch):
 
 
 def test_route_rule_and_warmup(monkeypatch):
-    """The NumPy forms stand in only below NUMPY_BELOW rows and while the kernels have no
-    machine code, in the process or in numba's cache; ``ranklens warmup`` turns the route off so
-    that it compiles them."""
-    from ranklens import _warmup
+    """The NumPy forms stand in only below POLICY.band_grid_numpy_below rows and while the
+    kernels have no machine code, in the process or in numba's cache; ``ranklens warmup`` turns
+    the route off so that it compiles them."""
+    policy = _route.POLICY
 
     class Compiled:
         signatures = ("sig",)
@@ -294,7 +294,7 @@ def test_route_rule_and_warmup(monkeypatch):
         signatures: tuple = ()
 
     assert cs.numpy_route(500, Bare(), Bare())
-    assert not cs.numpy_route(cs.NUMPY_BELOW, Bare())
+    assert not cs.numpy_route(policy.band_grid_numpy_below, Bare())
     assert not cs.numpy_route(500, Bare(), Compiled())
     with monkeypatch.context() as m:  # in numba's cache (a warm install): load the kernels
         m.setattr(cs, "kernel_ready", lambda k: True)
@@ -302,11 +302,11 @@ def test_route_rule_and_warmup(monkeypatch):
     with cs.routed_as(1 << 20):  # a tiny sample compiling for a large run: the kernels
         assert not cs.numpy_route(500, Bare())
     assert cs.numpy_route(500, Bare())
-    before = cs.NUMPY_BELOW
-    with _warmup._compiled_sums():
-        assert cs.NUMPY_BELOW == 0
+    before = policy.band_grid_numpy_below
+    with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
+        assert policy.band_grid_numpy_below == 0
         assert not cs.numpy_route(10, Bare())
-    assert cs.NUMPY_BELOW == before == 1 << 12
+    assert policy.band_grid_numpy_below == before == 1 << 12
 
 
 _FRESH = textwrap.dedent(
@@ -362,8 +362,8 @@ def test_fresh_process_small_bands_compile_no_grid_kernel(tmp_path):
 @pytest.mark.parametrize("n", [300, 5000])
 def test_budget_compiles_the_grids_of_the_real_run(monkeypatch, n):
     """The bootstrap budget's tiny sample (48 rows) takes the grid route of the real n: below
-    NUMPY_BELOW the NumPy forms, as the real run will; above it the kernels, so that the timed
-    real replicates do not compile them."""
+    POLICY.band_grid_numpy_below the NumPy forms, as the real run will; above it the kernels, so
+    that the timed real replicates do not compile them."""
     from ranklens import _budget
     from ranklens.metrics import get_metric
 
@@ -381,7 +381,7 @@ def test_budget_compiles_the_grids_of_the_real_run(monkeypatch, n):
     specs = [get_metric("roc_auc"), get_metric("lift_at_10")]
     _budget._compile(y, preds, specs, None, ["cutoff_auc", "gain"], {}, "percentile")
     assert len(seen) >= 3  # the targeting sweep, the cutoff AUC and the gain grids
-    assert all(seen) if n < cs.NUMPY_BELOW else not any(seen)
+    assert all(seen) if n < _route.POLICY.band_grid_numpy_below else not any(seen)
 
 
 def test_cutoff_auc_grid_absorbed_weights():

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranklens import targeting
+from ranklens import _route, targeting
 from ranklens._kernels import curves as _k
 from ranklens._xp import curve_helpers as xh
 
@@ -292,10 +292,10 @@ def test_public_curves_field_containers(monkeypatch, field_containers):
 
 
 def test_route_rule_and_warmup(monkeypatch):
-    """The NumPy forms only below NUMPY_HELPERS_BELOW points and while the kernel has no machine
-    code in this process (numba's cache alone does not count: loading it is what they save);
-    ``ranklens warmup`` turns them off so that it compiles the kernels."""
-    from ranklens import _warmup
+    """The NumPy forms only below POLICY.curve_helpers_numpy_below points and while the kernel
+    has no machine code in this process (numba's cache alone does not count: loading it is what
+    they save); ``ranklens warmup`` turns them off so that it compiles the kernels."""
+    policy = _route.POLICY
 
     class Compiled:
         signatures = ("sig",)
@@ -305,12 +305,12 @@ def test_route_rule_and_warmup(monkeypatch):
 
     assert targeting._numpy_helper(500, lambda: Bare())
     assert not targeting._numpy_helper(500, lambda: Compiled())
-    assert not targeting._numpy_helper(targeting.NUMPY_HELPERS_BELOW, lambda: Bare())
-    before = targeting.NUMPY_HELPERS_BELOW
-    with _warmup._compiled_sums():
-        assert targeting.NUMPY_HELPERS_BELOW == 0
+    assert not targeting._numpy_helper(policy.curve_helpers_numpy_below, lambda: Bare())
+    before = policy.curve_helpers_numpy_below
+    with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
+        assert policy.curve_helpers_numpy_below == 0
         assert not targeting._numpy_helper(2, lambda: Bare())
-    assert targeting.NUMPY_HELPERS_BELOW == before == 1 << 15
+    assert policy.curve_helpers_numpy_below == before == 1 << 15
 
 
 def test_fresh_process_small_curves_load_none_of_the_helpers(fresh_python):

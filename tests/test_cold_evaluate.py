@@ -1,8 +1,8 @@
 """The cold routes of a first ``ranklens evaluate``: the same numbers, fewer kernels compiled.
 
 * ``per_observation_pair_counts`` (behind the leave-one-out influence of tau-b) counts by direct
-  comparison below ``PAIR_COUNTS_BELOW`` rows while the sweep kernel is not loaded: exact
-  counts, so the kernel's bit for bit.
+  comparison below ``POLICY.pair_counts_numpy_below`` rows while the sweep kernel is not loaded:
+  exact counts, so the kernel's bit for bit.
 * The bootstrap budget compiles and times a small comparison on the NumPy twins when the real
   comparison will take them (``ranklens._resampling.prefer_numpy_twins``): the resampling and
   rank-batch kernels are then not compiled for it, and the plan is the kernels' plan.
@@ -18,9 +18,10 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens import _budget, _cache, _resampling, ranking
+from ranklens import _budget, _cache, _resampling, _route, ranking
 from ranklens._kernels import compare as _kc
-from ranklens._xp.summary import PAIR_COUNTS_BELOW, per_row_pair_counts
+from ranklens._route import POLICY
+from ranklens._xp.summary import per_row_pair_counts
 
 _FIELDS = ("concordant", "discordant", "tied_true_only", "tied_pred_only", "tied_both")
 
@@ -124,15 +125,15 @@ def test_pair_counts_field_containers(monkeypatch, field_containers):
 
 
 def test_pair_counts_route_rule(monkeypatch):
-    """The cold route only below PAIR_COUNTS_BELOW rows and while the sweep is not loaded; the
-    influence of tau-b (its caller) is the same either way."""
+    """The cold route only below POLICY.pair_counts_numpy_below rows and while the sweep is not
+    loaded; the influence of tau-b (its caller) is the same either way."""
     asked = []
     monkeypatch.setattr(ranking, "_numpy_sweep", lambda n: asked.append(n) or True)
     monkeypatch.setattr(
         ranking, "per_row_pair_counts", lambda *a: pytest.fail("cold route above the bound")
     )
     rng = np.random.default_rng(3)
-    big = rng.normal(size=PAIR_COUNTS_BELOW)
+    big = rng.normal(size=POLICY.pair_counts_numpy_below)
     ranking.per_observation_pair_counts(big, big[::-1].copy())
     assert asked == []  # never asked: too many rows for the comparison of every pair
 
@@ -409,7 +410,7 @@ def test_delong_numpy_route_rule_and_field_containers(monkeypatch):
     from ranklens.delong import delong_test
 
     assert not _kd._numpy_route(np.ones(10), 10)  # weighted: the kernels
-    assert not _kd._numpy_route(None, _kd.NUMPY_BELOW)  # large: the kernels
+    assert not _kd._numpy_route(None, POLICY.delong_numpy_below)  # large: the kernels
     _, y, a, b = _delong_cases()[1]
     frame = pd.read_csv(io.StringIO(pd.DataFrame({"y": y, "a": a}).to_csv(index=False)))
     read_only = b.copy()
@@ -435,11 +436,10 @@ def test_weighted_delong_takes_the_kernels(monkeypatch):
 def test_warmup_compiles_the_delong_kernels():
     """``ranklens warmup`` runs its small samples with the NumPy routes off: the delong kernels
     are compiled, not stood in for."""
-    from ranklens import _warmup
     from ranklens._xp import delong as _kd
 
-    before = _kd.NUMPY_BELOW
-    with _warmup._compiled_sums():
-        assert _kd.NUMPY_BELOW == 0
+    before = POLICY.delong_numpy_below
+    with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
+        assert POLICY.delong_numpy_below == 0
         assert not _kd._numpy_route(None, 120) and not _kd._numpy_products(120)
-    assert _kd.NUMPY_BELOW == before == 1 << 12
+    assert POLICY.delong_numpy_below == before == 1 << 12

@@ -1,13 +1,13 @@
 """The cold routes of NDCG's DCG and of the weighted median: the kernels' numbers, no compiling.
 
 * NDCG (``ndcg_score``, ``ndcg_by_group`` and its bootstrap sweep) computes the tie-averaged DCG
-  in NumPy below ``listwise.NUMPY_BELOW`` rows while ``grouped_ndcg`` is not compiled: the same
+  in NumPy below ``POLICY.dcg_numpy_below`` rows while ``grouped_ndcg`` is not compiled: the same
   running sums in the same order, so the kernel's numbers bit for bit (a tie block whose stretch
   the kernel sums by Euler-Maclaurin goes to the kernel).
 * The weighted median (median absolute error with weights, and its bootstrap sweep) finds its
-  two thresholds after one sort below ``residual.NUMPY_BELOW`` rows while the selection kernel is
-  not compiled: the same elements as the kernel, or the kernel where a cumulative weight is
-  within rounding of the target.
+  two thresholds after one sort below ``POLICY.median_numpy_below`` rows while the selection
+  kernel is not compiled: the same elements as the kernel, or the kernel where a cumulative
+  weight is within rounding of the target.
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ import pytest
 from numpy.testing import assert_array_equal
 
 import ranklens
-from ranklens import _warmup, listwise, residual
+from ranklens import _route, listwise, residual
 from ranklens._kernels import curves as _kcu
 from ranklens._kernels import listwise as _kl
 from ranklens._kernels import residual as _kres
+from ranklens._route import POLICY
 from ranklens._validation import check_sample_weight
 
 # --------------------------------------------------------------------------------------------
@@ -259,14 +260,14 @@ def test_ndcg_bootstrap_sweep_numpy_form_equals_the_kernel(weights):
 def test_ndcg_route_rule(monkeypatch):
     monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: True)
     assert listwise._numpy_route(500) == (not _kl.grouped_ndcg.signatures)
-    assert not listwise._numpy_route(listwise.NUMPY_BELOW)
+    assert not listwise._numpy_route(POLICY.dcg_numpy_below)
     # a sweep whose NumPy form would cost more than compiling the kernel takes the kernel
     assert not listwise._numpy_route(4000, calls=100_000)
     # where NumPy's SIMD loops round differently the NumPy form still serves small lists (the C
     # library's functions per element, at a higher cost per row)
     monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: False)
     assert listwise._numpy_route(500) == (not _kl.grouped_ndcg.signatures)
-    assert not listwise._numpy_route(listwise.NUMPY_BELOW)
+    assert not listwise._numpy_route(POLICY.dcg_numpy_below)
 
 
 @pytest.mark.parametrize("name", ["log1p", "expm1", "exp2"])
@@ -341,20 +342,15 @@ def test_weighted_median_error_routes_agree_on_field_containers(monkeypatch, con
     y = np.round(rng.lognormal(size=n), 2)
     p = np.round(y + rng.normal(size=n), 2)
     name, yy, pp = _field_containers(y, p)[container]
+    weights = (rng.integers(0, 4, n).astype(float), rng.uniform(0.1, 2.0, n), np.ones(n))
     got = {}
-    for below in (residual.NUMPY_BELOW, 0):
-        monkeypatch.setattr(residual, "NUMPY_BELOW", below)
+    default = POLICY.median_numpy_below
+    for below in (default, 0):  # the NumPy form, then the kernel, on the same weights
+        monkeypatch.setattr(POLICY, "median_numpy_below", below)
         monkeypatch.setattr(residual, "is_compiled", lambda k: False)
         monkeypatch.setattr(residual, "_kres", _NoSignatures(_kres))
-        got[below] = [
-            ranklens.median_absolute_error(yy, pp, sample_weight=w)
-            for w in (
-                rng.integers(0, 4, n).astype(float),
-                rng.uniform(0.1, 2.0, n),
-                np.ones(n),
-            )
-        ]
-    assert got[residual.NUMPY_BELOW] == got[0], name
+        got[below] = [ranklens.median_absolute_error(yy, pp, sample_weight=w) for w in weights]
+    assert got[default] == got[0], name
 
 
 def test_weighted_median_sweep_numpy_form_equals_the_kernel(monkeypatch):
@@ -368,7 +364,7 @@ def test_weighted_median_sweep_numpy_form_equals_the_kernel(monkeypatch):
     monkeypatch.setattr(residual, "is_compiled", lambda k: False)
     monkeypatch.setattr(residual, "_kres", _NoSignatures(_kres))
     got = residual._median_sweep_evaluate(res, w, ["median_absolute_error"])
-    monkeypatch.setattr(residual, "NUMPY_BELOW", 0)
+    monkeypatch.setattr(POLICY, "median_numpy_below", 0)
     want = residual._median_sweep_evaluate(res, w, ["median_absolute_error"])
     assert_array_equal(got, want)
 
@@ -399,7 +395,7 @@ def test_weighted_median_route_rule(monkeypatch):
     monkeypatch.setattr(residual, "is_compiled", lambda k: False)
     monkeypatch.setattr(residual, "_kres", _NoSignatures(_kres))
     assert residual._numpy_thresholds(500)
-    assert not residual._numpy_thresholds(residual.NUMPY_BELOW)
+    assert not residual._numpy_thresholds(POLICY.median_numpy_below)
     monkeypatch.setattr(residual, "is_compiled", lambda k: True)  # in numba's cache: load it
     assert not residual._numpy_thresholds(500)
 
@@ -410,11 +406,11 @@ def test_weighted_median_route_rule(monkeypatch):
 
 
 def test_warmup_compiles_the_dcg_and_selection_kernels():
-    before = listwise.NUMPY_BELOW, residual.NUMPY_BELOW
-    with _warmup._compiled_sums():
-        assert listwise.NUMPY_BELOW == residual.NUMPY_BELOW == 0
+    before = POLICY.dcg_numpy_below, POLICY.median_numpy_below
+    with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
+        assert POLICY.dcg_numpy_below == POLICY.median_numpy_below == 0
         assert not listwise._numpy_route(120) and not residual._numpy_thresholds(120)
-    assert (listwise.NUMPY_BELOW, residual.NUMPY_BELOW) == before == (1 << 12, 1 << 12)
+    assert (POLICY.dcg_numpy_below, POLICY.median_numpy_below) == before == (1 << 12, 1 << 12)
 
 
 _FRESH = """

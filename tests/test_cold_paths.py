@@ -1,7 +1,7 @@
 """The NumPy routes of a first call: the same numbers as the compiled kernels, nothing compiled.
 
-Below ``NUMPY_SWEEP_BELOW`` rows an unweighted ``ranking_summary`` or rank measure takes the NumPy
-sums of :mod:`ranklens._xp.summary` while the sweep kernel is not loaded; a small multinomial
+Below ``POLICY.sweep_numpy_below`` rows an unweighted ``ranking_summary`` or rank measure takes the
+NumPy sums of :mod:`ranklens._xp.summary` while the sweep kernel is not loaded; a small multinomial
 bootstrap whose kernels are not compiled runs on the NumPy twins (:mod:`ranklens._resampling`,
 :mod:`ranklens._xp.rank`). These tests force each route and compare every field, and check in a
 fresh process with an empty numba cache that a first small call compiles nothing.
@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens import _resampling, compare, ranking
+from ranklens import _resampling, _route, compare, ranking
 from ranklens._kernels import compare as _kc
 from ranklens._kernels import ranking as _kr
 
@@ -153,14 +153,15 @@ def test_weighted_calls_take_the_kernel(monkeypatch):
 
 
 def test_the_route_prefers_a_loaded_kernel_and_switches_after_its_budget(monkeypatch):
-    assert ranking.NUMPY_SWEEP_BELOW == _kr.SMALL_N
-    assert not ranking._numpy_sweep(ranking.NUMPY_SWEEP_BELOW)
+    policy = _route.POLICY
+    assert policy.sweep_numpy_below == policy.sort_numpy_below  # one number, as documented
+    assert not ranking._numpy_sweep(policy.sweep_numpy_below)
     _kr.sweep(*_sweep_args())  # machine code in this process: the kernel from now on
     assert _kr.sweep_kernel.signatures and not ranking._numpy_sweep(100)
     monkeypatch.setattr(ranking, "_sweep_loaded", lambda: False)  # as if not loaded
     monkeypatch.setattr(ranking, "_NUMPY_SWEEP_SECONDS", [0.0])
     assert ranking._numpy_sweep(100)
-    ranking._NUMPY_SWEEP_SECONDS[0] = ranking.NUMPY_SWEEP_COMPILE_AFTER_S
+    ranking._NUMPY_SWEEP_SECONDS[0] = policy.sweep_compile_after_s
     assert not ranking._numpy_sweep(100)  # a long loop of small calls: compile or load
 
 
@@ -296,7 +297,7 @@ def test_compare_models_twins_weighted_and_field_containers(monkeypatch):
 
 
 def test_twins_only_for_a_small_uncompiled_multinomial_bootstrap(monkeypatch):
-    assert not _resampling.prefer_numpy_twins(_resampling.NUMPY_TWINS_BELOW, 1100, 2, True)
+    assert not _resampling.prefer_numpy_twins(_route.POLICY.twins_numpy_below, 1100, 2, True)
     y, preds = _data(100, ties=False)
     _compare(monkeypatch, False, y, preds, n_bootstrap=20, random_state=0)  # the kernels
     assert not _resampling.prefer_numpy_twins(1000, 1100, 2, True)  # loaded: the kernels
@@ -310,15 +311,14 @@ def test_twins_only_for_a_small_uncompiled_multinomial_bootstrap(monkeypatch):
 def test_budget_and_warmup_force_the_kernels():
     """The bootstrap budget compiles on a tiny sample and warmup on 120 rows: both must reach the
     kernels, not the NumPy routes."""
-    from ranklens import _warmup
-
+    policy = _route.POLICY
     with _resampling.kernels_only():
         assert not _resampling.prefer_numpy_twins(48, 2, 2, True)
-    with _warmup._compiled_sums():
-        assert ranking.NUMPY_SWEEP_BELOW == 0 and _resampling.NUMPY_TWINS_BELOW == 0
+    with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
+        assert policy.sweep_numpy_below == 0 and policy.twins_numpy_below == 0
         assert not ranking._numpy_sweep(120)
         assert not _resampling.prefer_numpy_twins(120, 10, 2, True)
-    assert ranking.NUMPY_SWEEP_BELOW == _resampling.NUMPY_TWINS_BELOW == 1 << 15
+    assert policy.sweep_numpy_below == policy.twins_numpy_below == 1 << 15
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens import _resampling, extremes
+from ranklens import _resampling, _route, extremes
 from ranklens._kernels import compare as _kc
 from ranklens._kernels import utility as _k
 from ranklens._xp import utility as _xu
@@ -113,9 +113,10 @@ def test_the_sums_start_from_positive_zero() -> None:
 def test_the_route(monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as m:  # the kernel module not imported: NumPy below the size
         m.delitem(sys.modules, "ranklens._kernels.utility")
-        assert _xu.numpy_route(_xu.NUMPY_BELOW - 1, "accuracy_values")
-        assert not _xu.numpy_route(_xu.NUMPY_BELOW, "accuracy_values")
-        m.setattr(_xu, "NUMPY_BELOW", 0)  # as ``ranklens warmup`` sets it
+        below = _route.POLICY.utility_numpy_below
+        assert _xu.numpy_route(below - 1, "accuracy_values")
+        assert not _xu.numpy_route(below, "accuracy_values")
+        m.setattr(_route.POLICY, "utility_numpy_below", 0)  # as ``ranklens warmup`` sets it
         assert not _xu.numpy_route(1, "accuracy_values")
     _k.accuracy_values(np.zeros(2), np.zeros(2), False, 1.0, 0.0, 0)  # loaded: the kernel
     assert not _xu.numpy_route(10, "accuracy_values")
@@ -214,7 +215,7 @@ def test_multiplicities_route_is_exact_and_respects_the_rules() -> None:
         assert not _resampling.multiplicities_route(10, 10)
     with _resampling.numpy_twins(True):
         assert _resampling.multiplicities_route(10**6, 10)
-    assert not _resampling.multiplicities_route(_resampling.NUMPY_TWINS_BELOW, 1)
+    assert not _resampling.multiplicities_route(_route.POLICY.twins_numpy_below, 1)
     # loaded in this process: the kernel
     assert not _resampling.multiplicities_route(10, 10)
     # the same blocks either way
@@ -256,7 +257,7 @@ def test_a_small_call_loads_no_utility_kernel(fresh_python: Any) -> None:
     cold = fresh_python(_FRESH)
     assert cold["loaded"] == []
     forced = fresh_python(
-        "from ranklens._xp import utility as _xu\n_xu.NUMPY_BELOW = 0\n" + _FRESH.lstrip()
+        "from ranklens._route import POLICY\nPOLICY.utility_numpy_below = 0\n" + _FRESH.lstrip()
     )
     assert sorted(forced["loaded"]) == [
         "accuracy_values",
@@ -267,16 +268,15 @@ def test_a_small_call_loads_no_utility_kernel(fresh_python: Any) -> None:
 
 
 def test_warmup_still_compiles_the_utility_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ranklens import _warmup
-
-    before = _xu.NUMPY_BELOW
+    policy = _route.POLICY
+    before = policy.utility_numpy_below
     with monkeypatch.context() as m:
         m.delitem(sys.modules, "ranklens._kernels.utility")  # as in a fresh process
-        with _warmup._compiled_sums():
-            assert _xu.NUMPY_BELOW == 0
+        with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
+            assert policy.utility_numpy_below == 0
             assert not _xu.numpy_route(120, "precision_recall_sums")
         assert _xu.numpy_route(120, "precision_recall_sums")
-    assert _xu.NUMPY_BELOW == before == 1 << 12
+    assert policy.utility_numpy_below == before == 1 << 12
 
 
 @pytest.mark.parametrize("weighted", [False, True])

@@ -25,6 +25,7 @@ import pytest
 
 from ranklens._kernels import curve_sweeps as cs
 from ranklens._kernels import ranking as _kr
+from ranklens._route import POLICY
 from ranklens._xp import band_routes
 from ranklens._xp import sequence as _xs
 from reference_compare import float_bits
@@ -46,13 +47,10 @@ print(json.dumps({{"modules": modules, "kernels": kernels}}))
 
 _FORCE = """
 import contextlib
-from ranklens import _warmup
 from ranklens._kernels import curve_sweeps as _kcs
-from ranklens._xp import band_routes, ranked_keys
-from ranklens._xp import sequence as _xs
-band_routes.NUMPY_BELOW = ranked_keys.SMALL_N = _xs.SMALL_N = 0
+from ranklens._route import Thresholds, kernels_at_any_size
 _forced = contextlib.ExitStack()
-_forced.enter_context(_warmup._kernel_paths())
+_forced.enter_context(kernels_at_any_size(Thresholds.FIRST_CALLS | Thresholds.SORTS))
 """
 
 # In the forced run: the grid kernels and the sequence builder this change routes did run.
@@ -194,11 +192,11 @@ def test_numpy_sequence_equals_the_kernels(monkeypatch, case):
     """The NumPy sequence, dense ranks and prediction order (run while the kernel module is not
     imported) are the radix kernels' arrays, bit for bit; also from pandas / read-only input."""
     _, y, p = case
-    monkeypatch.setattr(_kr, "SMALL_N", 0)  # the kernel module: its radix kernels
-    monkeypatch.setattr(_kr._curves, "SMALL_N", 0)
-    want = _kr.sequence(y, p, need_pred_rank=True)
-    want_ranks = _kr.dense_ranks(p)
-    want_shown = _kr.order_by_pred(want[4])
+    with monkeypatch.context() as m:  # the kernel module: its radix kernels
+        m.setattr(POLICY, "sort_numpy_below", 0)
+        want = _kr.sequence(y, p, need_pred_rank=True)
+        want_ranks = _kr.dense_ranks(p)
+        want_shown = _kr.order_by_pred(want[4])
     assert _kr._build_sequence.signatures  # the kernels did run
     monkeypatch.delitem(sys.modules, "ranklens._kernels.ranking")  # as in a fresh process
     assert _xs._numpy_route(p.size)
@@ -212,7 +210,7 @@ def test_numpy_sequence_equals_the_kernels(monkeypatch, case):
         ranks = _xs.dense_ranks(p_in)
         assert np.array_equal(ranks[0], want_ranks[0]) and ranks[1] == want_ranks[1]
         assert np.array_equal(_xs.order_by_pred(got[4]), want_shown)
-    assert not _xs._numpy_route(_xs.SMALL_N)
+    assert not _xs._numpy_route(POLICY.sort_numpy_below)
 
 
 def test_sequence_reference():
@@ -232,10 +230,12 @@ def test_sequence_reference():
 
 
 def test_band_route_rule(monkeypatch):
-    """While the grid kernels' module is not imported: NumPy below NUMPY_BELOW rows (or the rows
-    of ``routed_as``), decided without importing it; once imported, its own rule decides."""
+    """While the grid kernels' module is not imported: NumPy below
+    POLICY.band_grid_unimported_below rows (or the rows of ``routed_as``), decided without
+    importing it; once imported, its own rule decides."""
     assert cs.routed_as is band_routes.routed_as  # one context for both rules
-    assert band_routes.NUMPY_BELOW <= cs.NUMPY_BELOW
+    below = POLICY.band_grid_unimported_below
+    assert below <= POLICY.band_grid_numpy_below
     seen: list[tuple[int, tuple[str, ...]]] = []
 
     def spy(n: int, *kernels: Any) -> bool:
@@ -256,12 +256,12 @@ def test_band_route_rule(monkeypatch):
     monkeypatch.setattr(band_routes, "importlib", Importer)
     monkeypatch.delitem(sys.modules, "ranklens._kernels.curve_sweeps")  # as in a fresh process
     assert band_routes.numpy_route(500, "cutoff_auc_grid")
-    assert band_routes.numpy_route(band_routes.NUMPY_BELOW - 1, "cutoff_auc_grid")
+    assert band_routes.numpy_route(below - 1, "cutoff_auc_grid")
     assert band_routes.numpy_route(48, "cutoff_auc_grid")
     assert len(seen) == 1 and imported == []  # the kernel module neither asked nor imported
-    # from NUMPY_BELOW rows, or within routed_as of a larger run: the kernel module's rule
-    assert not band_routes.numpy_route(band_routes.NUMPY_BELOW, "cutoff_auc_grid")
-    assert seen[-1] == (band_routes.NUMPY_BELOW, ("cutoff_auc_grid",))
+    # from that many rows, or within routed_as of a larger run: the kernel module's rule
+    assert not band_routes.numpy_route(below, "cutoff_auc_grid")
+    assert seen[-1] == (below, ("cutoff_auc_grid",))
     with band_routes.routed_as(1 << 20):  # a tiny sample compiling for a large run: the kernels
         assert not band_routes.numpy_route(48, "cutoff_auc_grid")
     assert seen[-1] == (48, ("cutoff_auc_grid",)) and len(seen) == 3

@@ -45,12 +45,9 @@ print(json.dumps(out))
 """
 
 _FORCE = """
-from ranklens import listwise, targeting
-from ranklens._kernels import curves
-from ranklens._xp import delong as _xd
-from ranklens._xp import ranked_keys
-_xd.NUMPY_BELOW = ranked_keys.SMALL_N = curves.SMALL_N = 0
-listwise.NUMPY_BELOW = targeting.NUMPY_HELPERS_BELOW = 0
+from ranklens._route import POLICY
+POLICY.delong_numpy_below = POLICY.sort_numpy_below = 0
+POLICY.dcg_numpy_below = POLICY.curve_helpers_numpy_below = 0
 """
 
 
@@ -100,12 +97,13 @@ def test_small_calls_do_not_import_numba_and_equal_the_kernels(fresh_python, sco
 def test_routes_decide_without_importing_numba():
     import sys
 
+    from ranklens._route import POLICY
     from ranklens._xp import delong as _xd
     from ranklens._xp import ranked_keys
 
     assert not _xd._numpy_route(np.ones(10), 10)  # weighted: the kernels
-    assert not _xd._numpy_route(None, _xd.NUMPY_BELOW)  # large: the kernels
-    assert not _xd._numpy_products(_xd.NUMPY_BELOW)
-    assert not ranked_keys._numpy_route(ranked_keys.SMALL_N)
+    assert not _xd._numpy_route(None, POLICY.delong_numpy_below)  # large: the kernels
+    assert not _xd._numpy_products(POLICY.delong_numpy_below)
+    assert not ranked_keys._numpy_route(POLICY.sort_numpy_below)
     if "ranklens._kernels.curves" in sys.modules:  # imported: its own rule decides
         assert not ranked_keys._numpy_route(10)

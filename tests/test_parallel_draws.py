@@ -12,6 +12,7 @@ import ranklens._resampling as resampling
 from ranklens._kernels import compare as kc
 from ranklens._kernels import pcg64 as kp
 from ranklens._resampling import DrawnSegments, bootstrap_blocks, draw_segments, kernels_only
+from ranklens._route import POLICY
 
 
 def _sequential(
@@ -100,8 +101,8 @@ def test_segment_counts_say_when_a_count_does_not_fit():
 @pytest.mark.parametrize("compact", [False, True])
 def test_bootstrap_blocks_unchanged_by_the_parallel_draws(monkeypatch, compact):
     """The blocks of a bootstrap on the parallel drivers equal those drawn with rng.integers."""
-    monkeypatch.setattr(resampling, "PARALLEL_WORK", 0)
-    monkeypatch.setattr(resampling, "PARALLEL_PAYS", 0)
+    monkeypatch.setattr(POLICY, "parallel_block_work", 0)
+    monkeypatch.setattr(POLICY, "parallel_run_work", 0)
     n = 40_000
     with kernels_only():
         fast = list(bootstrap_blocks(np.random.default_rng(9), n, 70, compact=compact))
@@ -129,8 +130,8 @@ def test_compare_models_unchanged_by_the_parallel_draws(monkeypatch):
         random_state=11,
         show_progress=False,
     )
-    monkeypatch.setattr(resampling, "PARALLEL_WORK", 0)
-    monkeypatch.setattr(resampling, "PARALLEL_PAYS", 0)
+    monkeypatch.setattr(POLICY, "parallel_block_work", 0)
+    monkeypatch.setattr(POLICY, "parallel_run_work", 0)
     calls = []
     segments = resampling.draw_segments
 

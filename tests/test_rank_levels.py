@@ -135,6 +135,7 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
     two sweeps add the discordant weight in different orders)."""
     import ranklens._evaluators as evaluators
     from ranklens._resampling import kernels_only
+    from ranklens._route import POLICY
 
     rng = np.random.default_rng(5)
     n = 20_000  # below the level sweep's threshold: the eight-replicate sweep first
@@ -148,10 +149,10 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
         sample_weight=sw,
         show_progress=False,
     )
-    assert n <= evaluators.LEVEL_MIN_N
+    assert n <= POLICY.level_sweep_above
     with kernels_only():
         before = compare_models(y, preds, **kwargs)
-    monkeypatch.setattr(evaluators, "LEVEL_MIN_N", 0)
+    monkeypatch.setattr(POLICY, "level_sweep_above", 0)
     calls = []
     levels = evaluators._RankEvaluator._evaluate_levels
 

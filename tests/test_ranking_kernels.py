@@ -9,8 +9,8 @@ import scipy.stats as ss
 from numba import njit
 
 import reference_ranking as ref
-from ranklens._kernels import curves as C
 from ranklens._kernels import ranking as K
+from ranklens._route import POLICY
 from ranklens.ranking import ranking_summary
 
 
@@ -163,8 +163,8 @@ def _stage_one(y, p):
 
 
 def test_numpy_and_radix_stage_one_agree(monkeypatch):
-    """Below SMALL_N rows stage 1 sorts with NumPy (nothing to compile), above with the radix
-    kernels: the same arrays, ties, signed zeros and infinities included."""
+    """Below POLICY.sort_numpy_below rows stage 1 sorts with NumPy (nothing to compile), above
+    with the radix kernels: the same arrays, ties, signed zeros and infinities included."""
     rng = np.random.default_rng(11)
     cases = [
         (rng.normal(size=500), rng.normal(size=500)),
@@ -179,12 +179,12 @@ def test_numpy_and_radix_stage_one_agree(monkeypatch):
         (rng.normal(size=300), np.repeat(rng.normal(size=3), 100)),  # tie groups of 100 rows
     ]
     for y, p in cases:
-        monkeypatch.setattr(K, "SMALL_N", 0)
+        monkeypatch.setattr(POLICY, "sort_numpy_below", 0)
         radix = _stage_one(y, p)
-        monkeypatch.setattr(K, "SMALL_N", 1 << 40)
-        monkeypatch.setattr(C, "PREFER_COMPILED", False)  # NumPy though the kernels are ready
+        monkeypatch.setattr(POLICY, "sort_numpy_below", 1 << 40)
+        monkeypatch.setattr(POLICY, "prefer_compiled", False)  # NumPy though the kernels are ready
         small = _stage_one(y, p)
-        monkeypatch.setattr(C, "PREFER_COMPILED", True)
+        monkeypatch.setattr(POLICY, "prefer_compiled", True)
         for a, b in zip(radix, small):
             if isinstance(a, tuple):
                 np.testing.assert_array_equal(a[0], b[0])
@@ -227,7 +227,7 @@ def test_argsort_keys_takes_the_parallel_sort_from_its_threshold(monkeypatch):
     calls = []
     parallel = K.radix_argsort_parallel
     monkeypatch.setattr(K, "radix_argsort_parallel", lambda x: calls.append(x.size) or parallel(x))
-    monkeypatch.setattr(K, "PARALLEL_SORT_FROM", 500)
+    monkeypatch.setattr(POLICY, "parallel_sort_from", 500)
     x = np.random.default_rng(0).normal(size=600)
     K.argsort_keys(x)
     K.argsort_keys(x[:400])

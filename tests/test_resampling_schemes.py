@@ -339,7 +339,7 @@ def test_curve_sweeps_reproduce_the_curve_function_per_replicate(
 ):
     from ranklens._curve_registry import get_curve
     from ranklens._kernels import curve_sweeps
-    from ranklens._kernels import curves as kernel_curves
+    from ranklens._route import POLICY
 
     kernel_name = {"cutoff_auc": "cutoff_auc_grid", "rank_lift": "rank_lift_grid"}[curve]
     original = getattr(curve_sweeps, kernel_name)
@@ -350,10 +350,10 @@ def test_curve_sweeps_reproduce_the_curve_function_per_replicate(
         return original(*args)
 
     if route == "kernel":  # small data take the grids' NumPy forms unless told otherwise
-        monkeypatch.setattr(curve_sweeps, "NUMPY_BELOW", 0)
+        monkeypatch.setattr(POLICY, "band_grid_numpy_below", 0)
         monkeypatch.setattr(curve_sweeps, kernel_name, counted)
     else:  # the NumPy forms, whatever this process has compiled before
-        monkeypatch.setattr(kernel_curves, "PREFER_COMPILED", False)
+        monkeypatch.setattr(POLICY, "prefer_compiled", False)
 
     n = 120
     y = rng.integers(0, 12, n).astype(float)  # ties in y

@@ -1,5 +1,5 @@
-"""Below ``SMALL_N`` rows the sorting and grouping steps of the curve and ranking kernels run in
-NumPy (nothing to compile on a first call); from ``SMALL_N`` rows on, the numba kernels. Both
+"""Below ``POLICY.sort_numpy_below`` rows the sorting and grouping steps of the curve and ranking
+kernels run in NumPy (nothing to compile on a first call); from there on, the numba kernels. Both
 paths must give the same arrays bit for bit, on data with ties, signed zeros and infinities."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ranklens._kernels import curves as C
-from ranklens._kernels import ranking as K
+from ranklens._route import POLICY
 
 
 def _cases():
@@ -25,13 +25,11 @@ def _cases():
 
 def _both(monkeypatch, fn):
     """``fn()`` with the kernels (threshold 0) and with NumPy (threshold above any n)."""
-    monkeypatch.setattr(C, "SMALL_N", 0)
-    monkeypatch.setattr(K, "SMALL_N", 0)
-    monkeypatch.setattr(C, "PREFER_COMPILED", True)
+    monkeypatch.setattr(POLICY, "sort_numpy_below", 0)
+    monkeypatch.setattr(POLICY, "prefer_compiled", True)
     kernel = fn()
-    monkeypatch.setattr(C, "SMALL_N", 1 << 40)
-    monkeypatch.setattr(K, "SMALL_N", 1 << 40)
-    monkeypatch.setattr(C, "PREFER_COMPILED", False)  # NumPy even though the kernels are ready
+    monkeypatch.setattr(POLICY, "sort_numpy_below", 1 << 40)
+    monkeypatch.setattr(POLICY, "prefer_compiled", False)  # NumPy though the kernels are ready
     return kernel, fn()
 
 
@@ -116,13 +114,13 @@ def test_public_curves_and_measures_agree(monkeypatch):
 
 
 def test_small_data_uses_a_compiled_kernel(monkeypatch):
-    """Below SMALL_N a kernel that is compiled already is used (cheaper per call than NumPy);
-    one that is not is left alone (nothing compiles)."""
-    assert C.use_kernel(C.SMALL_N, C.radix_sort_kernel)  # at the threshold: always the kernel
+    """Below POLICY.sort_numpy_below a kernel that is compiled already is used (cheaper per call
+    than NumPy); one that is not is left alone (nothing compiles)."""
+    assert C.use_kernel(POLICY.sort_numpy_below, C.radix_sort_kernel)  # at it: always the kernel
     C.radix_sort(C.descending_keys(np.arange(5.0)), np.arange(5), True)
-    monkeypatch.setattr(C, "SMALL_N", 0)
+    monkeypatch.setattr(POLICY, "sort_numpy_below", 0)
     C.radix_sort(C.descending_keys(np.arange(5.0)), np.arange(5), True)  # compiles it
     monkeypatch.undo()
     assert C.use_kernel(10, C.radix_sort_kernel)
-    monkeypatch.setattr(C, "PREFER_COMPILED", False)
+    monkeypatch.setattr(POLICY, "prefer_compiled", False)
     assert not C.use_kernel(10, C.radix_sort_kernel)

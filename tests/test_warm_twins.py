@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from ranklens import _resampling
+from ranklens._route import POLICY
 
 
 class _NoKernels:
@@ -46,9 +47,9 @@ _ABOVE = 1500  # 0.93 s: above both
 
 def test_without_numba_a_small_bootstrap_takes_the_twins_without_importing_it(monkeypatch):
     assert (
-        _resampling.NUMPY_TWINS_LOAD_S
-        < 1000 * _BETWEEN * (2 * 10 * _resampling._NUMPY_RANK_S + _resampling._NUMPY_ROW_S)
-        < _resampling.NUMPY_TWINS_LOAD_S + _resampling.NUMPY_TWINS_IMPORT_S
+        POLICY.twins_load_s
+        < 1000 * _BETWEEN * (2 * 10 * POLICY.twins_rank_s + POLICY.twins_row_s)
+        < POLICY.twins_load_s + POLICY.numba_import_s
     )
     monkeypatch.delitem(sys.modules, "numba")
     monkeypatch.setattr(_resampling, "_kc", _NoKernels())

@@ -7,16 +7,16 @@ Compiling the kernels (step 1) is outside it, and said so in the result's ``sett
 
 1. **Compile first, outside the budget, on a sample that takes the real run's route.** The
    comparison and the bands run once on a sample of :func:`route_rows` rows (the whole data up to
-   ``_evaluators.LEVEL_MIN_N + 1`` rows, else that many: every size rule of the measures and of the
-   bootstrap, 2^15 rows, is past), with the drivers of the real run
+   ``ranklens._route.POLICY.level_sweep_above + 1`` rows, else that many: every size rule of the
+   measures and of the bootstrap, 2^15 rows, is past), with the drivers of the real run
    (:func:`ranklens._resampling.draws_as`, :func:`ranklens._xp.band_routes.routed_as`): the
-   measures' weighted kernels, the sweeps, the level sweep of the rank measures, its uint8 lanes
-   and loss sums (a whole block of :func:`ranklens._resampling.compact_block_rows` replicates)
-   and, from :data:`ranklens._resampling.BCA_JACKKNIFE_BELOW` rows on, the weight per jackknife
-   group are compiled (or loaded from numba's cache) there. A sample of 48 rows used to compile
-   only the small-n kernels, and a million rows then compiled the rest inside the timing. A
-   small comparison that will resample on the NumPy
-   twins (:func:`ranklens._resampling.prefer_numpy_twins`) is compiled and timed on them.
+   measures' weighted kernels, the sweeps, the level sweep of the rank measures, its uint8 lanes and
+   loss sums (a whole block of :func:`ranklens._resampling.compact_block_rows` replicates) and, from
+   :data:`ranklens._resampling.BCA_JACKKNIFE_BELOW` rows on, the weight per jackknife group are
+   compiled (or loaded from numba's cache) there. A sample of 48 rows used to compile only the
+   small-n kernels, and a million rows then compiled the rest inside the timing. A small comparison
+   that will resample on the NumPy twins (:func:`ranklens._resampling.prefer_numpy_twins`) is
+   compiled and timed on them.
 2. **Time, within a deadline.** Planning may take :data:`PLANNING_SHARE` of the budget. Every
    part is timed first on the compile sample (cheap, kernels warm), then again, in order of
    priority (the resampling and the vectorised paths, the bands, the per-replicate measures) on
@@ -57,6 +57,7 @@ import numpy as np
 from ranklens import _evaluators, _resampling
 from ranklens._registry import RankSweepForm, RatioForm, ReplicateForm
 from ranklens._resampling import BootstrapMemoryError, jackknife_rows
+from ranklens._route import POLICY
 from ranklens._shared import shared_results
 from ranklens._xp.band_routes import routed_as
 from ranklens.bands import curve_bands
@@ -99,9 +100,9 @@ ProgressCallback = Callable[[str], None]
 
 def route_rows(n: int) -> int:
     """Rows of the sample the kernels are compiled (and first timed) on: all ``n`` up to
-    ``_evaluators.LEVEL_MIN_N + 1`` (every size rule of the measures and the bootstrap, 2^15 rows,
+    ``POLICY.level_sweep_above + 1`` (every size rule of the measures and the bootstrap, 2^15 rows,
     is then past for the data that are), at least :data:`_COMPILE_ROWS`."""
-    return min(n, max(_COMPILE_ROWS, _evaluators.LEVEL_MIN_N + 1))
+    return min(n, max(_COMPILE_ROWS, POLICY.level_sweep_above + 1))
 
 
 def _evaluate_as_the_run(evaluator: Any, block: np.ndarray) -> np.ndarray:
@@ -327,7 +328,7 @@ def _compile(
         )
         lanes = (RatioForm, RankSweepForm)
         fast = [s for s in specs if isinstance(s.capabilities.batched, lanes)]
-        if fast and m > _evaluators.LEVEL_MIN_N:
+        if fast and m > POLICY.level_sweep_above:
             # a whole block of uint8 counts: the lanes, the loss sums and the level sweep of
             # the run (its jackknife's float64 blocks too, with BCa below a million rows)
             replicates = _resampling.compact_block_rows(m) + 1

@@ -1,12 +1,12 @@
 """The bootstrap's evaluators: every measure's value on each replicate of a block of weights.
 
-:func:`ranklens.compare_models` evaluates its measures on blocks of bootstrap weights, one code
-path per group of measures that share it (:func:`build_evaluators`): the ratio-form measures
-(mean losses) as one matrix product per block, the rank measures by one sweep per replicate (on
-level orders from :data:`LEVEL_MIN_N` rows), the measures with a replicate sweep of their own,
-and any other measure by calling it on the reweighted rows. A block (:class:`Block`) holds its
-weights once for every evaluator, as uint8 lanes where they read them. The bootstrap budget
-(:mod:`ranklens._budget`) times the same evaluators on a sample of the rows to plan a run, so
+:func:`ranklens.compare_models` evaluates its measures on blocks of bootstrap weights, one code path
+per group of measures that share it (:func:`build_evaluators`): the ratio-form measures (mean
+losses) as one matrix product per block, the rank measures by one sweep per replicate (on level
+orders above ``ranklens._route.POLICY.level_sweep_above`` rows), the measures with a replicate sweep
+of their own, and any other measure by calling it on the reweighted rows. A block (:class:`Block`)
+holds its weights once for every evaluator, as uint8 lanes where they read them. The bootstrap
+budget (:mod:`ranklens._budget`) times the same evaluators on a sample of the rows to plan a run, so
 that what it times is what the comparison runs.
 """
 
@@ -34,7 +34,6 @@ from ranklens._resampling import (
     BLOCK_CELLS,
     MEMORY_SHARE,
     NUMPY_TWINS,
-    NUMPY_TWINS_BELOW,
     BootstrapMemoryError,
     Progress,
     Resampler,
@@ -48,6 +47,7 @@ from ranklens._resampling import (
     quiet,
     weighted_loss_sums_numpy,
 )
+from ranklens._route import POLICY
 from ranklens._shared import RANK_SEQUENCE, shared
 from ranklens._validation import (
     normalize_weights,
@@ -530,12 +530,12 @@ def memory_plan(n: int, n_models: int, forms: Sequence[Any], budget: float) -> M
     fewer level-sweep tasks at once where they do not fit whole.
 
     Bytes a data row: replicate blocks 64 (uint8 counts and lanes of 32 replicates, above
-    :data:`LEVEL_MIN_N` rows) plus the draw of their indices (at most 128 MiB); per model, the
-    rank sweep's orders and ranks 24 and its level orders ``ceil(log2 n) + 8`` (a byte a level,
-    :func:`ranklens._kernels.rank_levels.level_codes`, and the top order; 12 more while they are
-    built), the sorts shared while the evaluators are built 88, the loss columns 8 per column,
-    a replicate sweep's orders about 40; per task of the level sweep 192 (64 of lanes, 128 of
-    midranks), one task per thread while they fit. The sorts (and the loss columns' copy
+    ``POLICY.level_sweep_above`` rows) plus the draw of their indices (at most 128 MiB); per
+    model, the rank sweep's orders and ranks 24 and its level orders ``ceil(log2 n) + 8`` (a byte
+    a level, :func:`ranklens._kernels.rank_levels.level_codes`, and the top order; 12 more while
+    they are built), the sorts shared while the evaluators are built 88, the loss columns 8 per
+    column, a replicate sweep's orders about 40; per task of the level sweep 192 (64 of lanes, 128
+    of midranks), one task per thread while they fit. The sorts (and the loss columns' copy
     while they are made) are released before the blocks and the level orders are made.
     (Measured against the peaks: docs/performance.md, "The bootstrap at scale".)
 
@@ -555,7 +555,7 @@ def memory_plan(n: int, n_models: int, forms: Sequence[Any], budget: float) -> M
     MemoryPlan
         The plan (:meth:`MemoryPlan.check` says whether it fits).
     """
-    compact = n > LEVEL_MIN_N
+    compact = n > POLICY.level_sweep_above
     need: dict[str, float] = {}
     if compact:
         rows = compact_block_rows(n)
@@ -708,17 +708,6 @@ _KERNEL_OUTPUT: dict[RankStatistic, int] = {
 }
 
 
-#: Above this many rows the rank sweep runs on precomputed divide-and-conquer level orders
-#: (ranklens._kernels.rank_levels: up to 32 replicates a sweep, no comparison per replicate),
-#: below it eight replicates a sweep on a Fenwick tree (rank_batches). The level sweep is the
-#: faster from a thousand rows on once compiled (1000 replicates, two models, 2 cores: 0.57
-#: against 1.69 s at n = 5e4, 1.44 against 5.13 s at 1e5); it starts where small first calls
-#: stop running on NumPy (NUMPY_TWINS_BELOW), so a small job never compiles it
-#: (docs/performance.md, "Inference engine"). Read at each call: ``ranklens warmup`` sets it to
-#: 0 so that the level sweep compiles.
-LEVEL_MIN_N = NUMPY_TWINS_BELOW
-
-
 class _LevelTermInt32:
     """One level's ``sum_{k right} w_k S^lev_k`` per replicate row for int32 counts ``ws``
     whose rows sum to at most n < 2^15 (:func:`ranklens._xp.rank.replicate_statistics`'s
@@ -824,7 +813,7 @@ class _RankEvaluator(LaneReader):
             self._plans = [build_plan(np, self._y, pred) for pred in self.preds]
         level_term = None
         if np.all(self.base_weight == 1.0):
-            weights = multiplicity.astype(np.int32)  # counts below NUMPY_TWINS_BELOW rows
+            weights = multiplicity.astype(np.int32)  # counts below POLICY.twins_numpy_below rows
             level_term = self._level_term
         else:
             weights = multiplicity * self.base_weight
@@ -909,7 +898,7 @@ class _RankEvaluator(LaneReader):
         if NUMPY_TWINS.get():
             return self._select(self._evaluate_numpy(block.multiplicity))
         self._prepare()
-        if n > LEVEL_MIN_N:
+        if n > POLICY.level_sweep_above:  # precomputed level orders, 32 replicates a sweep
             return self._select(self._evaluate_levels(block))
         # batches of replicates swept together, bit-identical to one replicate per sweep
         raw = kernel("rank_batches", 30 * n * self.orders.shape[0], n)(
@@ -944,7 +933,7 @@ class Block:
     """One block of replicate weights, as each evaluator reads it: the float64 multiplicities
     (``(rows, n)``, made on first use from uint8 counts,
     :func:`ranklens._resampling.bootstrap_blocks` with ``compact``) and, above
-    :data:`LEVEL_MIN_N` rows where the rank sweep runs on level orders, the same weights as
+    ``POLICY.level_sweep_above`` rows where the rank sweep runs on level orders, the same weights as
     uint8 lanes made once, on first use, for every evaluator that reads them: the rank sweep
     (unit case weights) and the loss sums. A block of 32 replicates is then 32 bytes a data row
     instead of 256 bytes of float64 multiplicities read once per evaluator and replicate, and a
@@ -995,7 +984,7 @@ class Block:
         return self.weights[start:stop].astype(np.float64)
 
     def lanes(self) -> np.ndarray | None:
-        """``(batches, n, 32)`` uint8, or None below :data:`LEVEL_MIN_N` rows (or on the
+        """``(batches, n, 32)`` uint8, or None up to ``POLICY.level_sweep_above`` rows (or on the
         NumPy twins), when a multiplicity is not an integer in [0, 255] or when a block of
         float64 weights has fewer than 32 rows (then each evaluator reads the multiplicities).
         A block of uint8 counts always has them (its last batch padded with zero lanes): a
@@ -1026,9 +1015,9 @@ def compact_blocks(n: int) -> bool:
     Returns
     -------
     bool
-        Above :data:`LEVEL_MIN_N` rows, off the NumPy twins.
+        Above ``POLICY.level_sweep_above`` rows (:mod:`ranklens._route`), off the NumPy twins.
     """
-    return n > LEVEL_MIN_N and not NUMPY_TWINS.get()
+    return n > POLICY.level_sweep_above and not NUMPY_TWINS.get()
 
 
 def evaluate_one(evaluator: Evaluator, block: Block) -> np.ndarray:

@@ -55,6 +55,7 @@ from ranklens._cache import is_compiled
 from ranklens._kernels import LazyKernels
 from ranklens._normal import ndtr, ndtri
 from ranklens._progress import LineProgress
+from ranklens._route import POLICY
 from ranklens._validation import as_1d_float, check_aligned, check_pair
 from ranklens.exceptions import RanklensWarning
 
@@ -126,13 +127,6 @@ JACKKNIFE_GROUPS = 100
 BCA_JACKKNIFE_BELOW = 1_000_000
 # A progress bar appears when the projected run time exceeds this many seconds.
 PROGRESS_AFTER_S = 1.0
-# A block of replicates runs on numba's thread pool only above this much work (about a
-# millisecond): waking the pool costs more than small blocks take, very much so on a busy machine.
-PARALLEL_WORK = 2_000_000
-# ... and only when the whole call has this much work (about 4 s on one thread), unless the
-# parallel driver is compiled already: compiling a prange driver takes 1.5-2 s more than its
-# serial twin, which only a long run wins back (docs/performance.md, "Cold start").
-PARALLEL_PAYS = 8_000_000_000
 # Replicate rows (bootstrap + jackknife, or permutations x pairs) of the running call: the driver
 # is chosen once per call from its total work, so a call compiles one of the two drivers.
 RUN_ROWS: contextvars.ContextVar[int] = contextvars.ContextVar("RUN_ROWS", default=1)
@@ -208,26 +202,13 @@ def format_bytes(value: float) -> str:
     return f"{value / 2**20:.0f} MiB"
 
 
-# Replicates on NumPy while the kernels are not compiled: below NUMPY_TWINS_BELOW rows, a
-# multinomial bootstrap whose kernels have no machine code in this process draws its
-# multiplicities and sums its losses with the NumPy twins below (the same numbers bit for bit)
-# and sweeps its rank measures with the array-API kernels of ranklens._xp.rank (exact pair sums;
-# Spearman's moments to rounding), when that costs less than loading the cached kernels (about
-# NUMPY_TWINS_LOAD_S, numba's first use of its CPU target included) or compiling them (several
-# seconds: docs/performance.md, "Cold start").
-NUMPY_TWINS_BELOW = 1 << 15
-NUMPY_TWINS_LOAD_S = 0.5
-NUMPY_TWINS_COMPILE_S = 3.0
-# ... plus, while numba is not imported in the process, its import (0.25-0.4 s of CPU measured on
-# 2 shared cores; the kernel modules load lazily, ranklens._kernels.LazyKernels). A warm-cache
-# compare_models on 1,000 rows (2 models, 4 measures, 1,000 replicates + 100 jackknife rows;
-# estimate 0.68 s) spent 0.73-1.03 s of CPU in the call on the kernels (numba import, cache loads,
-# sweeps) against 0.49-0.58 s on the twins, which never import numba.
-NUMPY_TWINS_IMPORT_S = 0.3
-# Seconds of the NumPy rank sweep per replicate row, model, data row and level (measured on one
-# core at n = 1,000: 15-25 ms for 64 replicates), and of the twins per replicate row and data row.
-_NUMPY_RANK_S = 3e-8
-_NUMPY_ROW_S = 2e-8
+# Replicates on NumPy while the kernels are not compiled: below
+# ranklens._route.POLICY.twins_numpy_below rows, a multinomial bootstrap whose kernels have no
+# machine code in this process draws its multiplicities and sums its losses with the NumPy twins
+# below (the same numbers bit for bit) and sweeps its rank measures with the array-API kernels of
+# ranklens._xp.rank (exact pair sums; Spearman's moments to rounding), when that costs less than
+# importing numba and loading the cached kernels or compiling them (the costs are the policy's
+# too: docs/performance.md, "Cold start").
 NUMPY_TWINS: contextvars.ContextVar[bool] = contextvars.ContextVar("NUMPY_TWINS", default=False)
 # Set where the kernels must be compiled whatever the size (the budget's tiny first sample).
 KERNELS_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("KERNELS_ONLY", default=False)
@@ -256,20 +237,21 @@ def numpy_twins(on: bool) -> Iterator[None]:
 def prefer_numpy_twins(n: int, rows: int, rank_models: int, ratio: bool) -> bool:
     """Whether a multinomial bootstrap of ``rows`` replicate rows on ``n`` rows, with
     ``rank_models`` models swept by the rank kernel and (``ratio``) the loss sums, costs less on
-    NumPy than getting its kernels: none of them runs NumPy from :data:`NUMPY_TWINS_BELOW` rows
-    on, or when all have machine code in this process already."""
-    if n >= NUMPY_TWINS_BELOW or KERNELS_ONLY.get():
+    NumPy than getting its kernels: none of them runs NumPy from ``POLICY.twins_numpy_below``
+    rows on (:mod:`ranklens._route`, which holds the costs weighed too), or when all have machine
+    code in this process already."""
+    if n >= POLICY.twins_numpy_below or KERNELS_ONLY.get():
         return False
     levels = max(1, (n - 1).bit_length())
-    estimate = rows * n * (rank_models * levels * _NUMPY_RANK_S + _NUMPY_ROW_S)
+    estimate = rows * n * (rank_models * levels * POLICY.twins_rank_s + POLICY.twins_row_s)
     if "numba" not in sys.modules:
         # No kernel has machine code in this process, and the cheapest way to get them (cached)
         # costs the import too: decide without importing numba when that already says NumPy.
-        if estimate < NUMPY_TWINS_LOAD_S + NUMPY_TWINS_IMPORT_S:
+        if estimate < POLICY.twins_load_s + POLICY.numba_import_s:
             return True
-        load = NUMPY_TWINS_LOAD_S + NUMPY_TWINS_IMPORT_S
+        load = POLICY.twins_load_s + POLICY.numba_import_s
     else:
-        load = NUMPY_TWINS_LOAD_S
+        load = POLICY.twins_load_s
     needed: list[Any] = [_kc.multiplicities_serial]
     if ratio:
         needed.append(_kc.weighted_loss_sums_serial)
@@ -278,7 +260,7 @@ def prefer_numpy_twins(n: int, rows: int, rank_models: int, ratio: bool) -> bool
     if all(k.signatures for k in needed):
         return False
     cached = all(is_compiled(k) for k in needed)
-    return estimate < (load if cached else NUMPY_TWINS_COMPILE_S)
+    return estimate < (load if cached else POLICY.twins_compile_s)
 
 
 #: The data rows and replicate rows the multiplicity route is decided for within
@@ -305,11 +287,11 @@ def multiplicities_route(n: int, n_replicates: int) -> bool:
     data rows with :func:`multiplicities_numpy` (the same counts as the kernel, exactly).
 
     Within :func:`numpy_twins` it does; within :func:`kernels_only`, from
-    :data:`NUMPY_TWINS_BELOW` rows on, or when the kernel has machine code in this process it
-    does not; otherwise it does when that costs less than getting the kernel (importing numba,
-    loading it from numba's cache or compiling it), decided without importing numba while numba
-    is not imported. Any caller of the bootstrap (the comparison, the bands, the budget) gets the
-    same rule.
+    ``POLICY.twins_numpy_below`` rows on (:mod:`ranklens._route`), or when the kernel has machine
+    code in this process it does not; otherwise it does when that costs less than getting the kernel
+    (importing numba, loading it from numba's cache or compiling it), decided without importing
+    numba while numba is not imported. Any caller of the bootstrap (the comparison, the bands, the
+    budget) gets the same rule.
     """
     if NUMPY_TWINS.get():
         return True
@@ -317,15 +299,15 @@ def multiplicities_route(n: int, n_replicates: int) -> bool:
         return False
     n_as, rows_as = _DRAWS_AS.get()
     n, rows = max(n, n_as), max(n_replicates, rows_as, RUN_ROWS.get())
-    if n >= NUMPY_TWINS_BELOW:
+    if n >= POLICY.twins_numpy_below:
         return False
-    estimate = rows * n * _NUMPY_ROW_S
+    estimate = rows * n * POLICY.twins_row_s
     if "numba" not in sys.modules:
-        return estimate < NUMPY_TWINS_LOAD_S + NUMPY_TWINS_IMPORT_S
+        return estimate < POLICY.twins_load_s + POLICY.numba_import_s
     serial = _kc.multiplicities_serial
     if any(getattr(k, "signatures", True) for k in (serial, _kc.multiplicities_parallel)):
         return False  # machine code in this process (or no numba dispatcher: call it)
-    return estimate < (NUMPY_TWINS_LOAD_S if is_compiled(serial) else NUMPY_TWINS_COMPILE_S)
+    return estimate < (POLICY.twins_load_s if is_compiled(serial) else POLICY.twins_compile_s)
 
 
 def multiplicities_numpy(indices: np.ndarray, n: int) -> np.ndarray:
@@ -391,8 +373,8 @@ def kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
         row_work, n = row_work * n_as / max(n, 1), n_as
     rows = max(RUN_ROWS.get(), rows_as)
     block_work = row_work * min(block_rows(n), rows)
-    parallel = block_work >= PARALLEL_WORK and numba.get_num_threads() > 1
-    if parallel and row_work * rows < PARALLEL_PAYS:
+    parallel = block_work >= POLICY.parallel_block_work and numba.get_num_threads() > 1
+    if parallel and row_work * rows < POLICY.parallel_run_work:
         parallel = is_compiled(getattr(_kc, f"{name}_parallel"))
     return getattr(_kc, f"{name}_parallel" if parallel else f"{name}_serial")
 
@@ -713,7 +695,7 @@ def poisson_weights(keys: np.ndarray, replicates: np.ndarray, seed: int) -> np.n
     work = reps.shape[0] * keys.shape[0]
     driver = (
         _kr.poisson_weights_parallel
-        if work >= PARALLEL_WORK and numba.get_num_threads() > 1
+        if work >= POLICY.parallel_block_work and numba.get_num_threads() > 1
         else _kr.poisson_weights_serial
     )
     return np.asarray(driver(keys, reps, state, _kr.POISSON_THRESHOLDS))
@@ -1024,7 +1006,7 @@ def group_counts(block: np.ndarray, groups: np.ndarray, n_groups: int) -> np.nda
     numbers in the same order: the same sums, bit for bit.
     """
     n = block.shape[1]
-    if NUMPY_TWINS.get() or (not KERNELS_ONLY.get() and n < NUMPY_TWINS_BELOW):
+    if NUMPY_TWINS.get() or (not KERNELS_ONLY.get() and n < POLICY.twins_numpy_below):
         out = np.empty((block.shape[0], n_groups))
         for r in range(block.shape[0]):
             out[r] = np.bincount(groups, weights=block[r], minlength=n_groups)
@@ -1035,7 +1017,7 @@ def group_counts(block: np.ndarray, groups: np.ndarray, n_groups: int) -> np.nda
     # where a block is seconds of work: the parallel driver always pays.
     sums = (
         _kr.group_weight_sums_parallel
-        if block.size >= PARALLEL_WORK and numba.get_num_threads() > 1
+        if block.size >= POLICY.parallel_block_work and numba.get_num_threads() > 1
         else _kr.group_weight_sums_serial
     )
     dtype = np.uint8 if block.dtype == np.uint8 else np.float64  # compact counts stay compact

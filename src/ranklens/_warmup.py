@@ -15,10 +15,12 @@ import dataclasses
 import functools
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from ranklens._route import Thresholds, kernels_at_any_size
 
 __all__ = ["STEPS", "WarmupReport", "kernel_dispatchers", "warmup"]
 
@@ -189,24 +191,6 @@ def _pipeline(d: dict[str, Any], weighted: bool) -> None:
     )
 
 
-@contextlib.contextmanager
-def _every_driver() -> Iterator[None]:
-    """Within the block the bootstrap uses the parallel drivers whatever the size of the work."""
-    from ranklens import _resampling
-    from ranklens._xp import band_routes
-
-    saved = _resampling.PARALLEL_WORK, _resampling.PARALLEL_PAYS, band_routes.SWEEP_PARALLEL_WORK
-    _resampling.PARALLEL_WORK = _resampling.PARALLEL_PAYS = band_routes.SWEEP_PARALLEL_WORK = 0
-    try:
-        yield
-    finally:
-        (
-            _resampling.PARALLEL_WORK,
-            _resampling.PARALLEL_PAYS,
-            band_routes.SWEEP_PARALLEL_WORK,
-        ) = saved
-
-
 def _swept_metrics() -> list[Any]:
     """The registered point measures whose replicates a ReplicateSweep computes."""
     from ranklens._registry import ReplicateForm
@@ -242,10 +226,12 @@ def _resampling(d: dict[str, Any]) -> None:
         for curve in available_curves(banded=True):
             curve_bands(d["y"], d["preds"], curve=curve, n_bootstrap=8, show_progress=False)
 
-    with _compiled_sums():
+    # the kernels at any size (below the policy's sizes a first call runs in NumPy while its
+    # kernel is not compiled, so 120 rows would compile none), then their parallel drivers too
+    with kernels_at_any_size(Thresholds.FIRST_CALLS):
         run()
         if numba.get_num_threads() > 1:  # one thread: the parallel drivers are never used
-            with _every_driver():
+            with kernels_at_any_size(Thresholds.DRIVERS):
                 run()
     # counter-based Poisson weights (rows and units as keys, both drivers) and the replicates'
     # weight per jackknife group (BCa's acceleration from a million rows on)
@@ -257,15 +243,17 @@ def _resampling(d: dict[str, Any]) -> None:
         "scheme": "poisson",
         "show_progress": False,
     }
-    for driver in (contextlib.nullcontext, _every_driver):
-        with driver(), _compiled_sums():
+    for which in (Thresholds.FIRST_CALLS, Thresholds.FIRST_CALLS | Thresholds.DRIVERS):
+        with kernels_at_any_size(which):
             compare_models(d["y"], d["preds"], **poisson)
             compare_models(d["y"], d["preds"], groups=d["groups"], **poisson)
             with kernels_only():
                 block = np.ones((8, d["y"].shape[0]))
                 for weights in (block, block.astype(np.uint8)):  # multiplicities, counts
                     group_counts(weights, np.arange(d["y"].shape[0]) % 4, 4)
-    with _level_sweeps(), _compiled_sums():
+    # the rank sweep on level orders at any size (it runs above POLICY.level_sweep_above rows, so
+    # 120 rows would never compile it), with the kernels of the sums
+    with kernels_at_any_size(Thresholds.FIRST_CALLS | Thresholds.LEVELS):
         # the rank bootstrap of larger data sets: blocks of 32 replicates drawn as uint8 counts
         # (both drivers) whose uint8 lanes the rank sweep and the loss sums share, unit and
         # fractional case weights (uint8 and float64 batches), and the one-thread driver
@@ -281,7 +269,7 @@ def _resampling(d: dict[str, Any]) -> None:
 
         for weight in (None, d["weight"]):
             level(40, weight)
-        with _every_driver():
+        with kernels_at_any_size(Thresholds.DRIVERS):
             level(40, None)
             # a generator other than PCG64 (drawn with rng.integers, then counted)
             from ranklens._resampling import bootstrap_blocks
@@ -307,70 +295,12 @@ def _resampling(d: dict[str, Any]) -> None:
             numba.set_num_threads(threads)
 
 
-@contextlib.contextmanager
-def _level_sweeps() -> Iterator[None]:
-    """Within the block the rank bootstrap sweeps on level orders whatever the size (it does
-    from :data:`ranklens._evaluators.LEVEL_MIN_N` rows on, so 120 rows would never compile it)."""
-    from ranklens import _evaluators
-
-    saved = _evaluators.LEVEL_MIN_N
-    _evaluators.LEVEL_MIN_N = 0
-    try:
-        yield
-    finally:
-        _evaluators.LEVEL_MIN_N = saved
-
-
-@contextlib.contextmanager
-def _kernel_paths() -> Iterator[None]:
-    """Within the block the sorting steps use their kernels at any size (below ``SMALL_N`` rows
-    they run in NumPy, so the steps above, on 120 rows, do not compile them)."""
-    from ranklens._kernels import curves, ranking
-
-    saved = curves.SMALL_N, ranking.SMALL_N
-    curves.SMALL_N = ranking.SMALL_N = 0
-    try:
-        with _compiled_sums():
-            yield
-    finally:
-        curves.SMALL_N, ranking.SMALL_N = saved
-
-
-@contextlib.contextmanager
-def _compiled_sums() -> Iterator[None]:
-    """Within the block the rank measures sweep and the bootstrap resamples with their kernels at
-    any size (below ``NUMPY_SWEEP_BELOW`` / ``NUMPY_TWINS_BELOW`` rows a first call sums in NumPy
-    while they are not compiled, so 120 rows would compile neither)."""
-    from ranklens import _resampling, listwise, residual, targeting
-    from ranklens import ranking as measures
-    from ranklens._kernels import curve_sweeps as _kcs
-    from ranklens._xp import delong as _kd
-    from ranklens._xp import utility as _xu
-
-    saved = measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW, _kd.NUMPY_BELOW
-    saved_small = listwise.NUMPY_BELOW, residual.NUMPY_BELOW  # NDCG's DCG, the weighted median
-    listwise.NUMPY_BELOW = residual.NUMPY_BELOW = 0
-    saved_utility = _xu.NUMPY_BELOW  # relevance, accuracy, precision / recall sums
-    _xu.NUMPY_BELOW = 0
-    saved_grids = _kcs.NUMPY_BELOW
-    measures.NUMPY_SWEEP_BELOW = _resampling.NUMPY_TWINS_BELOW = _kd.NUMPY_BELOW = 0
-    _kcs.NUMPY_BELOW = 0
-    saved_helpers = targeting.NUMPY_HELPERS_BELOW  # the curves' areas and interpolation
-    targeting.NUMPY_HELPERS_BELOW = 0
-    try:
-        yield
-    finally:
-        targeting.NUMPY_HELPERS_BELOW = saved_helpers
-        measures.NUMPY_SWEEP_BELOW, _resampling.NUMPY_TWINS_BELOW, _kd.NUMPY_BELOW = saved
-        listwise.NUMPY_BELOW, residual.NUMPY_BELOW = saved_small
-        _kcs.NUMPY_BELOW = saved_grids
-        _xu.NUMPY_BELOW = saved_utility
-
-
 def _large_n(d: dict[str, Any]) -> None:
     """Every step above again, with the kernels that large data sets sort with (and the
     parallel argsort of the rank measures, from two million rows)."""
-    with _kernel_paths():
+    # the sorting steps on their kernels at any size (below POLICY.sort_numpy_below rows they run
+    # in NumPy, so the steps on 120 rows do not compile them), with the kernels of the sums
+    with kernels_at_any_size(Thresholds.FIRST_CALLS | Thresholds.SORTS):
         for _, step in STEPS[:-1]:
             step(d)
     from ranklens._kernels.ranking import radix_argsort_parallel

@@ -28,6 +28,7 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import Result
+from ranklens._route import POLICY
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_group_codes,
@@ -57,22 +58,6 @@ _GAINS = ("linear", "exponential")
 # NDCG without compiling: the DCG kernel's numbers from NumPy on small lists
 # --------------------------------------------------------------------------------------------
 
-#: Below this many rows a DCG computed while :func:`ranklens._kernels.listwise.grouped_ndcg` has no
-#: machine code in the process (and costs more to compile, or to load from numba's cache, than
-#: the NumPy form takes) comes from :func:`_grouped_ndcg_numpy`: the same operations in the same
-#: order, so the kernel's numbers bit for bit. Compiling the DCG kernels costs about 3 s of a
-#: first call; the NumPy form about 0.1 ms per call at 500 rows. ``ranklens warmup`` sets it to
-#: 0 so that it still compiles the kernels.
-NUMPY_BELOW = 1 << 12
-# Seconds of the NumPy form per call and per row (measured at 500 rows, one core), and what
-# getting the kernel costs instead: compiling it, or loading it from numba's cache (plus numba's
-# import while numba is not imported).
-_NUMPY_CALL_S = 1.5e-4
-_NUMPY_ROW_S = 2e-7
-_LIBM_ROW_S = 4e-7  # where the C library's functions are called per element (:func:`_libm`)
-_KERNEL_COMPILE_S = 3.0
-_KERNEL_LOAD_S = 0.2
-_NUMBA_IMPORT_S = 0.3
 _LN2 = math.log(2.0)  # the kernels' LN2
 _DIRECT_LIMIT = 256  # the kernels' DIRECT_LIMIT: longer stretches are summed by Euler-Maclaurin
 
@@ -123,17 +108,22 @@ def _libm(name: str, x: np.ndarray) -> np.ndarray:
 
 
 def _numpy_route(n: int, calls: int = 1) -> bool:
-    """Whether ``calls`` DCG computations on ``n`` rows take the NumPy form (see NUMPY_BELOW)."""
-    if n >= NUMPY_BELOW:
+    """Whether ``calls`` DCG computations on ``n`` rows take the NumPy form
+    (:func:`_grouped_ndcg_numpy`, the same operations in the same order as
+    :func:`ranklens._kernels.listwise.grouped_ndcg`, so its numbers bit for bit): below
+    ``POLICY.dcg_numpy_below`` rows (:mod:`ranklens._route`) while the kernel has no machine code
+    in the process and getting it (importing numba, loading or compiling the kernel) costs more
+    than the NumPy form takes."""
+    if n >= POLICY.dcg_numpy_below:
         return False
-    per_row = _NUMPY_ROW_S if _libm_ufuncs() else _LIBM_ROW_S
-    estimate = calls * (_NUMPY_CALL_S + per_row * n)
-    if "numba" not in sys.modules and estimate < _NUMBA_IMPORT_S + _KERNEL_LOAD_S:
+    per_row = POLICY.dcg_row_s if _libm_ufuncs() else POLICY.dcg_libm_row_s
+    estimate = calls * (POLICY.dcg_call_s + per_row * n)
+    if "numba" not in sys.modules and estimate < POLICY.numba_import_s + POLICY.dcg_load_s:
         return True  # cheaper than even importing numba: decide without importing it
     kernel = _kl.grouped_ndcg
     if kernel.signatures:
         return False
-    return estimate < (_KERNEL_LOAD_S if is_compiled(kernel) else _KERNEL_COMPILE_S)
+    return estimate < (POLICY.dcg_load_s if is_compiled(kernel) else POLICY.dcg_compile_s)
 
 
 def _running_sums(x: np.ndarray, lengths: np.ndarray, init: np.ndarray) -> np.ndarray:

@@ -63,6 +63,7 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import ConfidenceInterval, CurveResult, Result
+from ranklens._route import POLICY
 from ranklens._scaling import product_exponent
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -77,7 +78,6 @@ from ranklens._xp import curves as _xpc
 from ranklens._xp import sequence as _xs
 from ranklens._xp.measures import device_inputs, device_point, resolve_device
 from ranklens._xp.summary import (
-    PAIR_COUNTS_BELOW,
     envelope_by_comparison,
     per_row_pair_counts,
     summary_sums,
@@ -222,7 +222,7 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
     ([2, 1, 1], [0, 1, 1])
     """
     y, p = check_pair(y_true, y_pred)
-    if y.size < PAIR_COUNTS_BELOW and _numpy_sweep(y.size):
+    if y.size < POLICY.pair_counts_numpy_below and _numpy_sweep(y.size):
         # small and the sweep kernel not loaded: the n^2 comparisons, the same exact counts
         out = list(per_row_pair_counts(np, y, p))
     else:
@@ -1274,17 +1274,7 @@ def somers_d(
     return _point(y_true, y_pred, sample_weight, "d", device)
 
 
-#: Below this many rows an unweighted ``ranking_summary`` or rank measure is computed in NumPy
-#: (:func:`ranklens._xp.summary.summary_sums`) while the sweep kernel is not loaded in the process:
-#: the same exact counts and sums, so the same numbers bit for bit, with nothing to compile or load
-#: (docs/performance.md, "Cold start"). Equal to ``ranklens._kernels.ranking.SMALL_N``.
-NUMPY_SWEEP_BELOW = 1 << 15
-#: Seconds of NumPy sums in one process after which the kernel is loaded anyway (when numba's
-#: cache has it) or compiled (when it does not): a loop of many small calls then runs at the
-#: kernel's speed, having paid at most about twice the cheapest cost (the rule of ski rental:
-#: Karlin, Manasse, Rudolph & Sleator 1988, Competitive snoopy caching, Algorithmica 3, 79-119).
-NUMPY_SWEEP_LOAD_AFTER_S = 1.0
-NUMPY_SWEEP_COMPILE_AFTER_S = 3.0
+#: Seconds of NumPy sums spent in this process (:func:`_numpy_sweep`).
 _NUMPY_SWEEP_SECONDS = [0.0]
 
 
@@ -1301,13 +1291,18 @@ def _kernel_loaded(name: str) -> bool:
 
 
 def _numpy_sweep(n: int) -> bool:
-    """Whether an unweighted call on ``n`` rows takes the NumPy sums instead of the sweep kernel."""
-    if n >= NUMPY_SWEEP_BELOW or _sweep_loaded():
+    """Whether an unweighted call on ``n`` rows takes the NumPy sums
+    (:func:`ranklens._xp.summary.summary_sums`, the same exact counts and sums, so the same numbers
+    bit for bit) instead of the sweep kernel: below ``POLICY.sweep_numpy_below`` rows
+    (:mod:`ranklens._route`) while the kernel has no machine code in the process, until the NumPy
+    sums of the process have taken ``POLICY.sweep_load_after_s`` seconds (then the kernel is
+    loaded if numba's cache has it) or ``POLICY.sweep_compile_after_s`` (then compiled)."""
+    if n >= POLICY.sweep_numpy_below or _sweep_loaded():
         return False  # machine code in this process already: the kernel is cheaper per call
     spent = _NUMPY_SWEEP_SECONDS[0]
-    if spent < NUMPY_SWEEP_LOAD_AFTER_S:
+    if spent < POLICY.sweep_load_after_s:
         return True
-    if spent >= NUMPY_SWEEP_COMPILE_AFTER_S:
+    if spent >= POLICY.sweep_compile_after_s:
         return False
     from ranklens._kernels.curves import kernel_ready
 
@@ -1678,7 +1673,7 @@ def concordance_profile(
     w_seq = weights[order]
     # small, unweighted and the kernels not loaded: the counts and the envelope by comparing the
     # rows (the same integers, so the same numbers bit for bit), nothing compiled
-    cold = w is None and n < PAIR_COUNTS_BELOW and _numpy_sweep(n)
+    cold = w is None and n < POLICY.pair_counts_numpy_below and _numpy_sweep(n)
     if w is None:
         # The integer sweep of per_observation_pair_counts (one compiled kernel fewer on a first
         # call); its counts are the float sweep's with unit weights, exactly (below 2**53).

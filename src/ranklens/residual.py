@@ -49,6 +49,7 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import CurveResult
+from ranklens._route import POLICY
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
 from ranklens._scaling import product_exponent, scaled_residuals
@@ -823,12 +824,6 @@ def _midpoint(a: float, b: float) -> float:
     return a if a == b else 0.5 * a + 0.5 * b
 
 
-#: Below this many rows a weighted median taken while the selection kernel
-#: (``weighted_quantile_threshold``) has no machine code, in this process or in numba's cache,
-#: comes from :func:`_weighted_thresholds_numpy`: the same values (compiling the kernel costs
-#: about 1 s of a first call; the NumPy form tens of microseconds at 500 rows). ``ranklens
-#: warmup`` sets it to 0 so that it still compiles the kernel.
-NUMPY_BELOW = 1 << 12
 # Error bounds of the cumulative weights, in units of the total: the sorted running sum in
 # extended precision (per addition) and the kernel's compensated sums (Neumaier 1974: a few
 # units in the last place of the total, with room to spare).
@@ -837,8 +832,11 @@ _KERNEL_ERR = 8.0 * float(np.finfo(np.float64).eps)
 
 
 def _numpy_thresholds(n: int) -> bool:
-    """Whether a weighted median of ``n`` values takes the NumPy form (see NUMPY_BELOW)."""
-    if n >= NUMPY_BELOW:
+    """Whether a weighted median of ``n`` values takes the NumPy form
+    (:func:`_weighted_thresholds_numpy`, the same values): below ``POLICY.median_numpy_below``
+    rows (:mod:`ranklens._route`) while the selection kernel (``weighted_quantile_threshold``) has
+    no machine code, in this process or in numba's cache."""
+    if n >= POLICY.median_numpy_below:
         return False
     if "numba" not in sys.modules:
         return True  # no kernel has machine code, and loading one costs numba's import

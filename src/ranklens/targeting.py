@@ -72,6 +72,7 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import ConfidenceInterval, CurveResult
+from ranklens._route import POLICY
 from ranklens._scaling import ldexp, product_exponent
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -99,19 +100,14 @@ from ranklens._xp import curve_helpers as _xh
 from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
 from ranklens._xp import ranked_keys as _xk  # likewise
 
-#: Below this many curve points the areas, the ROC sums and the perfect model's interpolation run
-#: their NumPy forms (:mod:`ranklens._xp.curve_helpers`, the kernels' numbers bit for bit) while
-#: the kernel has no machine code in this process: loading even a cached kernel costs importing
-#: numba and starting LLVM (0.5-0.8 s), the NumPy forms 10-100 microseconds per 1,000 points.
-#: ``ranklens warmup`` sets it to 0 so that it still compiles the kernels.
-NUMPY_HELPERS_BELOW = 1 << 15
-
 
 def _numpy_helper(m: int, kernel: Callable[[], Any]) -> bool:
-    """Whether a step on ``m`` curve points takes its NumPy form: below
-    :data:`NUMPY_HELPERS_BELOW` points while ``kernel()`` (the dispatcher, looked up only once its
-    module is imported) has no machine code in this process."""
-    if m >= NUMPY_HELPERS_BELOW:
+    """Whether a step on ``m`` curve points takes its NumPy form
+    (:mod:`ranklens._xp.curve_helpers`, the kernels' numbers bit for bit): below
+    ``POLICY.curve_helpers_numpy_below`` points (:mod:`ranklens._route`) while ``kernel()`` (the
+    dispatcher, looked up only once its module is imported) has no machine code in this
+    process."""
+    if m >= POLICY.curve_helpers_numpy_below:
         return False
     return "ranklens._kernels.curves" not in sys.modules or not kernel().signatures
 
@@ -857,7 +853,7 @@ def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: boo
     from ranklens._kernels import curve_sweeps
 
     threads = numba.get_num_threads()
-    if threads > 1 and w.shape[0] > 1 and w.shape[1] >= _band_routes.SWEEP_PARALLEL_WORK:
+    if threads > 1 and w.shape[0] > 1 and w.shape[1] >= POLICY.band_grid_parallel_work:
         return curve_sweeps.gain_grid_parallel(*args, 4 * threads)
     return curve_sweeps.gain_grid_serial(*args)
 
@@ -1815,7 +1811,7 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
     parallel = (
         threads > 1
         and w.shape[0] > 1
-        and w.shape[1] * state.orders.shape[0] >= _band_routes.SWEEP_PARALLEL_WORK
+        and w.shape[1] * state.orders.shape[0] >= POLICY.band_grid_parallel_work
     )
     if parallel:
         return curve_sweeps.targeting_replicates_parallel(*args, 4 * threads)

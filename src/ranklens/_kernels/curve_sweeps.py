@@ -10,11 +10,12 @@ exactly as the curve's own ``at`` reads it (linear between its points, the end v
 Each kernel has a ``prange`` driver over the replicate rows of a block; every row's sums run
 sequentially, so the numbers do not depend on the number of threads. The serial and parallel
 drivers share one row body (``_targeting_rows``, ``_gain_grid_rows``), so each body compiles once
-per signature. Below :data:`NUMPY_BELOW` rows, while a grid's kernels have no machine code in the
-process, its callers run the NumPy form of :mod:`ranklens._xp.curves` instead (the same numbers
-bit for bit; :func:`numpy_route`). The callers ask :func:`ranklens._xp.band_routes.numpy_route`
-first, which takes the NumPy form without importing this module (nor numba) while it is not
-imported, and defers to :func:`numpy_route` here once it is; :func:`routed_as` lives there too.
+per signature. Below ``ranklens._route.POLICY.band_grid_numpy_below`` rows, while a grid's kernels
+have no machine code in the process, its callers run the NumPy form of :mod:`ranklens._xp.curves`
+instead (the same numbers bit for bit; :func:`numpy_route`). The callers ask
+:func:`ranklens._xp.band_routes.numpy_route` first, which takes the NumPy form without importing
+this module (nor numba) while it is not imported, and defers to :func:`numpy_route` here once it is;
+:func:`routed_as` lives there too.
 
 References
 ----------
@@ -29,6 +30,7 @@ from numba import njit, prange
 
 from ranklens._kernels.curves import kernel_ready
 from ranklens._kernels.ranking import cutoff_auc_sums
+from ranklens._route import POLICY
 from ranklens._xp.band_routes import ROUTE_ROWS, routed_as
 
 __all__ = [
@@ -587,22 +589,12 @@ def targeting_replicates_parallel(
     return out
 
 
-#: Below this many data rows a call made while a band grid's kernels have no machine code in the
-#: process runs its NumPy form instead (ranklens._xp.curves: ``cutoff_auc_grid_numpy``,
-#: ``gain_grid_numpy``, ``targeting_replicates_numpy``; the same additions in the same order, so
-#: the kernels' numbers bit for bit): compiling a grid kernel costs seconds (3-4 s of CPU for
-#: the targeting sweep, 2-3 s for the cutoff AUC grid, about 1.5 s for the gain grid, measured on a
-#: cold ``ranklens evaluate``), its NumPy form 0.3-0.5 microseconds of CPU per replicate row and
-#: data row (0.14 s for 1,000 replicates of the cutoff AUC at n = 500), so 1,000 replicates stay
-#: below the compile time up to about 10,000 rows. ``ranklens warmup`` sets it to 0 so that it
-#: still compiles the kernels.
-NUMPY_BELOW = 1 << 12
-
-
 def numpy_route(n, *kernels):
-    """Whether a band grid over ``n`` data rows takes its NumPy form: below :data:`NUMPY_BELOW`
-    rows while none of ``kernels`` (its serial and parallel drivers) has machine code, in this
-    process or in numba's cache (a cached kernel loads in a fraction of a second, and a warm
-    process keeps the kernels it ran with: :func:`ranklens._kernels.curves.kernel_ready`)."""
+    """Whether a band grid over ``n`` data rows takes its NumPy form: below
+    ``POLICY.band_grid_numpy_below`` rows (:mod:`ranklens._route`; ``ranklens warmup`` sets it
+    to 0 so that it still compiles the kernels) while none of ``kernels`` (its serial and parallel
+    drivers) has machine code, in this process or in numba's cache (a cached kernel loads in a
+    fraction of a second, and a warm process keeps the kernels it ran with:
+    :func:`ranklens._kernels.curves.kernel_ready`)."""
     rows = max(n, ROUTE_ROWS.get())
-    return rows < NUMPY_BELOW and not any(kernel_ready(k) for k in kernels)
+    return rows < POLICY.band_grid_numpy_below and not any(kernel_ready(k) for k in kernels)

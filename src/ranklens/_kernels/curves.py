@@ -19,11 +19,10 @@ import numpy as np
 from numba import njit, prange
 
 from ranklens._cache import is_compiled
+from ranklens._route import POLICY
 from ranklens._xp import ranked_keys as _xk  # the NumPy forms
 
 __all__ = [
-    "PREFER_COMPILED",
-    "SMALL_N",
     "decode_keys",
     "descending_keys",
     "descending_keys_kernel",
@@ -41,30 +40,22 @@ __all__ = [
     "use_kernel",
 ]
 
-#: Below this many rows the sorting and grouping steps run in NumPy instead of their kernels: the
-#: same arrays bit for bit (a stable sort of the same keys; cumulative sums are sequential in
-#: both), 2-3x slower but nothing to compile on the first call after an install
-#: (docs/performance.md, "Cold start"). ``ranklens warmup`` compiles the kernels all the same.
-SMALL_N = 1 << 15
-
-#: Below ``SMALL_N`` rows a kernel compiled already (in this process, or in numba's cache by an
-#: earlier process or ``ranklens warmup``) is still used: one call of it is 50-100 us cheaper than
-#: NumPy's dozen small calls, which counts when a bootstrap calls a measure thousands of times.
-PREFER_COMPILED = True
-
 _ON_DISK: dict[int, bool] = {}
 
 
 def use_kernel(n: int, kernel: Any) -> bool:
-    """Whether a step on ``n`` rows runs ``kernel`` (else its NumPy twin): from :data:`SMALL_N`
-    rows on, or when the kernel has machine code already (:func:`kernel_ready`)."""
-    return n >= SMALL_N or kernel_ready(kernel)
+    """Whether a step on ``n`` rows runs ``kernel`` (else its NumPy twin): from
+    ``POLICY.sort_numpy_below`` rows on (:mod:`ranklens._route`: below, the sorting and grouping
+    steps run in NumPy, the same arrays bit for bit with nothing to compile; ``ranklens warmup``
+    compiles the kernels all the same), or when the kernel has machine code already
+    (:func:`kernel_ready`)."""
+    return n >= POLICY.sort_numpy_below or kernel_ready(kernel)
 
 
 def kernel_ready(kernel: Any) -> bool:
     """Whether ``kernel`` has machine code in this process or in numba's cache (and
-    :data:`PREFER_COMPILED` is on)."""
-    if not PREFER_COMPILED:
+    ``POLICY.prefer_compiled`` is on)."""
+    if not POLICY.prefer_compiled:
         return False
     if kernel.signatures:
         return True
@@ -86,10 +77,10 @@ def descending_keys_kernel(x):
     """uint64 keys whose ascending order is the *descending* order of the float64 ``x``.
 
     The IEEE-754 bit pattern is made monotone (flip all bits of negatives, set the sign bit of
-    non-negatives) and then complemented. ``-0.0`` is mapped to ``+0.0`` first so that the two
-    zeros are one tie group, as ``==`` says. :func:`descending_keys` calls it from
-    :data:`SMALL_N` rows on (below, the NumPy form); :mod:`ranklens._kernels.ranking` sorts
-    with it too.
+    non-negatives) and then complemented. ``-0.0`` is mapped to ``+0.0`` first so that the two zeros
+    are one tie group, as ``==`` says. :func:`descending_keys` calls it from
+    ``POLICY.sort_numpy_below`` rows on (below, the NumPy form); :mod:`ranklens._kernels.ranking`
+    sorts with it too.
 
     Parameters
     ----------
@@ -131,8 +122,8 @@ def _decode_keys(keys):
 def radix_sort_kernel(keys, payload, carry):
     """Stable LSD radix sort of uint64 ``keys`` (8-bit digits; digits shared by all keys skipped).
 
-    :func:`radix_sort` calls it from :data:`SMALL_N` rows on; :mod:`ranklens._kernels.ranking`
-    sorts with it too.
+    :func:`radix_sort` calls it from ``POLICY.sort_numpy_below`` rows on;
+    :mod:`ranklens._kernels.ranking` sorts with it too.
 
     Parameters
     ----------
@@ -302,7 +293,7 @@ def descending_keys(x: np.ndarray) -> np.ndarray:
     The IEEE-754 bit pattern is made monotone (flip all bits of negatives, set the sign bit of
     non-negatives) and then complemented. ``-0.0`` is mapped to ``+0.0`` first so that the two
     zeros are one tie group, as ``==`` says. ``x`` must not contain NaN. A kernel from
-    :data:`SMALL_N` rows on, NumPy below (the same keys).
+    ``POLICY.sort_numpy_below`` rows on, NumPy below (the same keys).
     """
     if use_kernel(x.shape[0], descending_keys_kernel):
         return descending_keys_kernel(x)
@@ -320,8 +311,8 @@ def radix_sort(keys: np.ndarray, payload: np.ndarray, carry: bool) -> tuple[np.n
     """Stable ascending sort of uint64 ``keys``, ``payload`` carried along when ``carry``.
 
     Returns ``(sorted_keys, sorted_payload)`` (an empty payload without ``carry``). From
-    :data:`SMALL_N` rows on the LSD radix sort kernel (which uses ``keys`` as scratch space), below
-    NumPy's stable sort of the same keys (which leaves them alone): the same result.
+    ``POLICY.sort_numpy_below`` rows on the LSD radix sort kernel (which uses ``keys`` as scratch
+    space), below NumPy's stable sort of the same keys (which leaves them alone): the same result.
     """
     if use_kernel(keys.shape[0], radix_sort_kernel):
         return radix_sort_kernel(keys, payload, carry)

@@ -5,8 +5,9 @@ random memory access costs more than a comparison): one stable LSD radix argsort
 (:func:`radix_argsort`), then "the sequence" -- the rows in decreasing prediction, ties by
 decreasing ``y_true``, then by row (:func:`sequence`: ``order``, the dense y rank ``key`` and
 prediction rank ``pkey`` of each position) -- and one sweep over it (:func:`sweep`) for every
-pair count and rank sum. Below :data:`SMALL_N` rows stage 1 sorts with NumPy instead (the same
-arrays, a few milliseconds at most, and nothing to compile on a first call).
+pair count and rank sum. Below ``ranklens._route.POLICY.sort_numpy_below`` rows stage 1 sorts with
+NumPy instead (the same arrays, a few milliseconds at most, and nothing to compile on a first
+call).
 
 Two-stage interface (used by the bootstrap and by leave-one-out code)
 --------------------------------------------------------------------
@@ -48,11 +49,11 @@ from numba import njit
 
 from ranklens._kernels import curves as _curves
 from ranklens._kernels.curves import descending_keys_kernel, radix_sort_kernel, radix_sort_parallel
+from ranklens._route import POLICY
 from ranklens._xp import sequence as _xs
 from ranklens._xp.sequence import dense_ranks_numpy as _dense_ranks_numpy
 
 __all__ = [
-    "SMALL_N",
     "argsort_keys",
     "clipped_correlation",
     "concordance_envelope",
@@ -117,16 +118,12 @@ def radix_argsort_parallel(x):
     return sorted_keys.view(np.int64), order
 
 
-#: Rows from which the argsorts of the rank measures run in parallel (with more than one
-#: thread): below, the serial sort is as fast, and small calls compile no parallel kernel.
-PARALLEL_SORT_FROM = 1 << 21
-
-
 def argsort_keys(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`radix_argsort`, in parallel from :data:`PARALLEL_SORT_FROM` rows."""
+    """:func:`radix_argsort`, in parallel from ``POLICY.parallel_sort_from`` rows (with more than
+    one thread; :mod:`ranklens._route`)."""
     import numba
 
-    if x.size >= PARALLEL_SORT_FROM and numba.get_num_threads() > 1:
+    if x.size >= POLICY.parallel_sort_from and numba.get_num_threads() > 1:
         return radix_argsort_parallel(x)
     return radix_argsort(x)
 
@@ -143,17 +140,12 @@ def _dense_ranks_sorted(keys, order):
     return rank, g + 1
 
 
-#: Below this many rows stage 1 sorts with NumPy instead of the radix kernels. NumPy is 2-3x
-#: slower (0.1 ms against 0.25 ms at n = 1,000; 4 ms against 10 ms at 32,768) but compiles
-#: nothing, while the radix argsort and the sequence builder cost about 4 s of compilation on
-#: the first call after an install (docs/performance.md, "Cold start"). Both give the same arrays.
-SMALL_N = 1 << 15
-
-
 def _use_kernel(n: int, kernel: object) -> bool:
-    """From :data:`SMALL_N` rows on, or below when ``kernel`` is compiled already (one call of
-    it is cheaper than NumPy's dozen calls; see ``ranklens._kernels.curves.PREFER_COMPILED``)."""
-    return n >= SMALL_N or _curves.kernel_ready(kernel)
+    """From ``POLICY.sort_numpy_below`` rows on (:mod:`ranklens._route`), or below when
+    ``kernel`` is compiled already (one call of it is cheaper than NumPy's dozen calls; see
+    ``POLICY.prefer_compiled``). Below, stage 1 sorts with NumPy: 2-3x slower than the radix
+    kernels but nothing to compile (docs/performance.md, "Cold start"); the same arrays."""
+    return n >= POLICY.sort_numpy_below or _curves.kernel_ready(kernel)
 
 
 def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
@@ -315,7 +307,8 @@ def _order_by_y_then_pred(order, y_rank):
 def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
     """Rows by decreasing prediction, ties by increasing row index.
 
-    A counting sort (O(n)); below :data:`SMALL_N` rows NumPy's stable sort, the same order.
+    A counting sort (O(n)); below ``POLICY.sort_numpy_below`` rows NumPy's stable sort, the same
+    order.
     """
     if not _use_kernel(pred_rank.size, _order_by_pred):
         return _xs.order_by_pred_numpy(pred_rank)
@@ -325,7 +318,8 @@ def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
 def order_by_y_then_pred(order: np.ndarray, y_rank: np.ndarray) -> np.ndarray:
     """Rows by decreasing ``y_true``, ties by decreasing prediction (a stable re-sort of order).
 
-    A counting sort (O(n)); below :data:`SMALL_N` rows NumPy's stable sort, the same order.
+    A counting sort (O(n)); below ``POLICY.sort_numpy_below`` rows NumPy's stable sort, the same
+    order.
     """
     if not _use_kernel(order.size, _order_by_y_then_pred):
         return order[np.argsort(-y_rank[order], kind="stable")]

@@ -1,15 +1,15 @@
 """Which form the curve bands' grids take (numba kernel or NumPy form), decided without numba.
 
 The band grids of :func:`ranklens.curve_bands` and the targeting measures' replicate sweep have
-numba kernels in :mod:`ranklens._kernels.curve_sweeps` and NumPy forms in
-:mod:`ranklens._xp.curves` (the same numbers bit for bit). Importing the kernel module imports
-numba and starts LLVM (about 0.5 s), more than a small job spends on its bootstrap, so the route
-is asked here first: while the kernel module is not imported in the process, none of its kernels
-has machine code, and a grid over fewer than :data:`NUMPY_BELOW` data rows takes its NumPy form
+numba kernels in :mod:`ranklens._kernels.curve_sweeps` and NumPy forms in :mod:`ranklens._xp.curves`
+(the same numbers bit for bit). Importing the kernel module imports numba and starts LLVM (about
+0.5 s), more than a small job spends on its bootstrap, so the route is asked here first: while the
+kernel module is not imported in the process, none of its kernels has machine code, and a grid over
+fewer than ``ranklens._route.POLICY.band_grid_unimported_below`` data rows takes its NumPy form
 without importing it (:func:`numpy_route`). Otherwise (a larger call, or the module imported by
 ``ranklens warmup``, a large call or a test forcing the kernels) the kernel module's own rule
-decides (``ranklens._kernels.curve_sweeps.numpy_route``, which also knows about kernels in
-numba's on-disk cache).
+decides (``ranklens._kernels.curve_sweeps.numpy_route``, which also knows about kernels in numba's
+on-disk cache).
 
 :func:`routed_as` makes the grids take the route of a larger call: the bootstrap budget compiles
 the kernels on a tiny sample of the rows, and that sample must take the route of the real run.
@@ -25,22 +25,9 @@ import importlib
 import sys
 from collections.abc import Iterator
 
-__all__ = ["NUMPY_BELOW", "ROUTE_ROWS", "SWEEP_PARALLEL_WORK", "numpy_route", "routed_as"]
+from ranklens._route import POLICY
 
-#: Below this many data rows, while :mod:`ranklens._kernels.curve_sweeps` is not imported, a band
-#: grid takes its NumPy form without importing it. From here on the kernel module's own rule
-#: decides (``ranklens._kernels.curve_sweeps.NUMPY_BELOW``, twice this number: NumPy there too
-#: unless the kernels are in numba's cache), as it does once the module is imported, so that
-#: ``ranklens warmup`` setting that threshold to 0 compiles the kernels. Half of it because the
-#: NumPy grids cost 0.3-0.5 microseconds of CPU per replicate row and data row: with a warm
-#: cache, 1,000 replicates of two curves for two models took about the same CPU time either way
-#: at 2,000 rows (3.5 s on NumPy, 3.7 s loading the kernels), about 1 s more on NumPy at 4,000.
-NUMPY_BELOW = 1 << 11
-
-#: Work of one replicate row of a targeting sweep or a gain grid (data rows, times the models of
-#: a sweep) from which the kernels' parallel drivers pay for their threads; read at each call, so
-#: that ``ranklens warmup`` setting it to 0 compiles the parallel drivers too.
-SWEEP_PARALLEL_WORK = 1 << 15
+__all__ = ["ROUTE_ROWS", "numpy_route", "routed_as"]
 
 #: The data rows the route is decided for within :func:`routed_as` (0: the call's own).
 ROUTE_ROWS: contextvars.ContextVar[int] = contextvars.ContextVar("ROUTE_ROWS", default=0)
@@ -52,13 +39,14 @@ def numpy_route(n: int, *kernels: str) -> bool:
     """Whether a band grid over ``n`` data rows, whose kernels (its serial and parallel drivers)
     are named ``kernels`` in :mod:`ranklens._kernels.curve_sweeps`, takes its NumPy form.
 
-    While the kernel module is not imported, below :data:`NUMPY_BELOW` rows (and the rows of
-    :func:`routed_as`): the NumPy form, decided without importing numba. Otherwise the kernel
+    While the kernel module is not imported, below ``POLICY.band_grid_unimported_below`` rows
+    (:mod:`ranklens._route`; the rows of :func:`routed_as` if more): the NumPy form, decided
+    without importing numba. Otherwise the kernel
     module's ``numpy_route`` decides on the kernels themselves (importing it).
     """
     module = sys.modules.get(_KERNELS)
     if module is None:
-        if max(int(n), ROUTE_ROWS.get()) < NUMPY_BELOW:
+        if max(int(n), ROUTE_ROWS.get()) < POLICY.band_grid_unimported_below:
             return True  # no grid kernel has machine code in this process: NumPy, no import
         # the kernel module imports this one: by name, as ranklens._kernels.LazyKernels does
         module = importlib.import_module(_KERNELS)

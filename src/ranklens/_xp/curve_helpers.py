@@ -2,11 +2,11 @@
 
 :func:`trapezoid_numpy`, :func:`roc_sums_numpy`, :func:`interp_sorted_numpy` and
 :func:`lift_area_numpy` take the arguments of :func:`ranklens._kernels.curves.trapezoid`,
-``roc_sums``, ``interp_sorted`` and ``lift_area`` and return their numbers bit for bit: every
-term is the kernel's expression with its operations in the kernel's order, and every sequential
-sum of a kernel is a sequential ``np.cumsum`` started from the kernel's first value (never
-``np.sum``, whose pairwise order rounds differently). A small curve on a process whose kernels are
-not loaded runs these instead (:data:`ranklens.targeting.NUMPY_HELPERS_BELOW`): loading the first
+``roc_sums``, ``interp_sorted`` and ``lift_area`` and return their numbers bit for bit: every term
+is the kernel's expression with its operations in the kernel's order, and every sequential sum of a
+kernel is a sequential ``np.cumsum`` started from the kernel's first value (never ``np.sum``, whose
+pairwise order rounds differently). A small curve on a process whose kernels are not loaded runs
+these instead (below ``ranklens._route.POLICY.curve_helpers_numpy_below`` points): loading the first
 kernel costs importing numba and starting LLVM (0.5-0.8 s), more than the whole curve.
 
 Formulas

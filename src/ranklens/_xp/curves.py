@@ -32,7 +32,7 @@ NumPy forms of the kernels
 for bit, for any non-negative float64 weights: every sequential sum of a kernel is a sequential
 ``np.cumsum`` started from 0.0, every scattered sum ``np.add.at`` in the kernel's order. A small
 first call runs them while the kernels have no machine code in the process
-(``ranklens._kernels.curve_sweeps.NUMPY_BELOW``); O(n log n) per replicate row at most.
+(``ranklens._route.POLICY.band_grid_numpy_below``); O(n log n) per replicate row at most.
 
 References
 ----------
@@ -262,7 +262,7 @@ def rank_lift_grid(xp: ModuleType, state: CurveState, weights: Any, grid: Any) -
 #
 # A small first call runs these while the kernels have no machine code in the process (their
 # compilation costs seconds, these forms milliseconds at a few thousand rows; see
-# ranklens._kernels.curve_sweeps.NUMPY_BELOW). Every sum the kernels run along a sequence is a
+# ranklens._route.POLICY.band_grid_numpy_below). Every sum the kernels run along a sequence is a
 # sequential ``np.cumsum`` here, started from a column of zeros as the kernels start from 0.0, and
 # every scattered sum (``a[key[k]] += w[k]`` in the order of k) is ``np.add.at``, which adds in
 # the order of its indices; so the same additions happen in the same order and the numbers are the

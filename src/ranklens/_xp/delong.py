@@ -1,14 +1,15 @@
 """DeLong's structural components of a concordance probability, without importing numba.
 
 The dispatching half of :mod:`ranklens._kernels.delong` (which explains the components, the
-influences and the stratified covariance in full): :func:`components`, :func:`components_many`
-and :func:`covariance` decide per call between the numba kernels and their NumPy forms, and
+influences and the stratified covariance in full): :func:`components`, :func:`components_many` and
+:func:`covariance` decide per call between the numba kernels and their NumPy forms, and
 :func:`grouped_binary_variance` (O(blocks), NumPy only). An unweighted call on fewer than
-:data:`NUMPY_BELOW` rows while the kernels have no machine code in the process forms the
-components by comparing every pair of rows in NumPy; the numbers are the kernels' bit for bit
-(with unit weights every component is a multiple of 1/2 below 2**53, so every sum is exact in any
-order). :mod:`ranklens._kernels.delong`, and with it numba, is imported only when a call takes the
-kernels: a small warm ``ranklens evaluate`` does not import numba for DeLong's intervals.
+``ranklens._route.POLICY.delong_numpy_below`` rows while the kernels have no machine code in the
+process forms the components by comparing every pair of rows in NumPy; the numbers are the kernels'
+bit for bit (with unit weights every component is a multiple of 1/2 below 2**53, so every sum is
+exact in any order). :mod:`ranklens._kernels.delong`, and with it numba, is imported only when a
+call takes the kernels: a small warm ``ranklens evaluate`` does not import numba for DeLong's
+intervals.
 
 The concordance ``C = sum w psi / sum w d`` and the influence ``phi_i = w_i (psi_i - C d_i)``
 give ``Cov(C_a, C_b) = 4 / (sum w d)^2 * sum_g c_g sum_{i in g} phi_a,i phi_b,i`` over strata
@@ -36,10 +37,10 @@ import sys
 
 import numpy as np
 
+from ranklens._route import POLICY
 from ranklens._scaling import product_exponent
 
 __all__ = [
-    "NUMPY_BELOW",
     "ConcordanceComponents",
     "components",
     "components_many",
@@ -78,14 +79,6 @@ class ConcordanceComponents:
     binary: bool
 
 
-#: Below this many rows an unweighted call made while the kernels of
-#: :mod:`ranklens._kernels.delong` have no machine code in the process forms the components by
-#: comparing every pair of rows in NumPy (:func:`_unit_components`): with unit weights every
-#: component is a multiple of 1/2 below 2**53, so the numbers are the kernels' bit for bit, and a
-#: first call neither imports numba nor compiles anything (the kernels cost seconds to compile,
-#: importing numba half a second, the comparison a tenth of a second at 4,096 rows).
-#: ``ranklens warmup`` sets it to 0 so that it compiles the kernels.
-NUMPY_BELOW = 1 << 12
 _PAIR_BLOCK = 256
 
 
@@ -97,13 +90,20 @@ def _kernel_ready(*names: str) -> bool:
 
 
 def _numpy_route(weight: np.ndarray | None, n: int) -> bool:
-    """Whether an unweighted call on ``n`` rows takes the NumPy comparison (see NUMPY_BELOW)."""
-    return weight is None and n < NUMPY_BELOW and not _kernel_ready("influence", "weighted_sums")
+    """Whether an unweighted call on ``n`` rows takes the NumPy comparison
+    (:func:`_unit_components`): below ``POLICY.delong_numpy_below`` rows (:mod:`ranklens._route`)
+    while the kernels have no machine code in the process."""
+    return (
+        weight is None
+        and n < POLICY.delong_numpy_below
+        and not _kernel_ready("influence", "weighted_sums")
+    )
 
 
 def _numpy_products(n: int) -> bool:
-    """Whether :func:`covariance` on ``n`` rows sums its products in NumPy (see NUMPY_BELOW)."""
-    return n < NUMPY_BELOW and not _kernel_ready("stratified_products")
+    """Whether :func:`covariance` on ``n`` rows sums its products in NumPy (below
+    ``POLICY.delong_numpy_below`` rows, while the kernel has no machine code)."""
+    return n < POLICY.delong_numpy_below and not _kernel_ready("stratified_products")
 
 
 def components(

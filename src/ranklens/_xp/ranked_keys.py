@@ -3,12 +3,12 @@
 :func:`descending_keys`, :func:`decode_keys`, :func:`radix_sort`, :func:`group_sums_sorted`,
 :func:`group_sums_indexed` and :func:`ranked_order` take the arguments of the functions of the same
 names in :mod:`ranklens._kernels.curves` and return their arrays bit for bit. While that module is
-not imported, a call on fewer than :data:`SMALL_N` rows runs the NumPy forms below (a stable sort
-of the same order-preserving keys; sequential cumulative sums, as the kernels add), so a small
-first call (a warm ``ranklens evaluate`` of a few hundred rows) does not import numba (0.5 s with
-LLVM's start); otherwise the call goes to :mod:`ranklens._kernels.curves`, whose own rule picks
-the kernel or the same NumPy form (it also knows about kernels in numba's on-disk cache, and
-``ranklens warmup`` imports it). O(n log n).
+not imported, a call on fewer than ``ranklens._route.POLICY.sort_numpy_below`` rows runs the NumPy
+forms below (a stable sort of the same order-preserving keys; sequential cumulative sums, as the
+kernels add), so a small first call (a warm ``ranklens evaluate`` of a few hundred rows) does not
+import numba (0.5 s with LLVM's start); otherwise the call goes to :mod:`ranklens._kernels.curves`,
+whose own rule picks the kernel or the same NumPy form (it also knows about kernels in numba's
+on-disk cache, and ``ranklens warmup`` imports it). O(n log n).
 
 The keys: the IEEE-754 bit pattern of a float64 made monotone (flip all bits of negatives, set
 the sign bit of non-negatives) and complemented, ``-0.0`` mapped to ``+0.0`` first so that the two
@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from ranklens._kernels import LazyKernels
+from ranklens._route import POLICY
 
 __all__ = [
-    "SMALL_N",
     "decode_keys",
     "decode_numpy",
     "descending_keys",
@@ -47,18 +47,15 @@ __all__ = [
 _KERNELS = "ranklens._kernels.curves"
 _kc: Any = LazyKernels(_KERNELS)  # numba is imported on the first attribute access
 
-#: Below this many rows, while :mod:`ranklens._kernels.curves` is not imported, the NumPy forms
-#: run here (the kernel module's own threshold, ``ranklens._kernels.curves.SMALL_N``, is the same
-#: number; once the module is imported its rule decides).
-SMALL_N = 1 << 15
-
 _SIGN = np.uint64(1) << np.uint64(63)
 _INF_KEY = np.uint64(0x7FF0000000000000)  # bit pattern of +inf
 
 
 def _numpy_route(n: int) -> bool:
-    """Whether a step on ``n`` rows runs here in NumPy, without importing the kernel module."""
-    return n < SMALL_N and _KERNELS not in sys.modules
+    """Whether a step on ``n`` rows runs here in NumPy, without importing the kernel module:
+    below ``POLICY.sort_numpy_below`` rows (:mod:`ranklens._route`, the kernel module's number
+    too) while :mod:`ranklens._kernels.curves` is not imported (once it is, its rule decides)."""
+    return n < POLICY.sort_numpy_below and _KERNELS not in sys.modules
 
 
 def descending_keys_numpy(x: np.ndarray) -> np.ndarray:
@@ -106,7 +103,7 @@ def group_sums_numpy(
 
 def descending_keys(x: np.ndarray) -> np.ndarray:
     """:func:`ranklens._kernels.curves.descending_keys`, in NumPy while that module is not
-    imported and ``x`` has fewer than :data:`SMALL_N` rows."""
+    imported and ``x`` has fewer than ``POLICY.sort_numpy_below`` rows."""
     if _numpy_route(x.shape[0]):
         return descending_keys_numpy(x)
     return _kc.descending_keys(x)

@@ -1,14 +1,14 @@
 """The rank measures' sequence (rows by decreasing prediction, ties by decreasing y) without numba.
 
 :func:`sequence`, :func:`dense_ranks` and :func:`order_by_pred` take the arguments of the functions
-of the same names in
-:mod:`ranklens._kernels.ranking` and return their arrays bit for bit. While that module is not
-imported, a call on fewer than :data:`SMALL_N` rows runs the NumPy forms below (one stable sort of
-a distinct integer key per row), so a small first call (the cutoff AUC curve and its bands in a
-warm ``ranklens evaluate`` of a few hundred rows) does not import numba (about 0.5 s with LLVM's
-start); otherwise the call goes to :mod:`ranklens._kernels.ranking`, whose own rule picks its radix
-kernels or these same NumPy forms (it also knows about kernels in numba's on-disk cache, and
-``ranklens warmup`` imports it). O(n log n).
+of the same names in :mod:`ranklens._kernels.ranking` and return their arrays bit for bit. While
+that module is not imported, a call on fewer than ``ranklens._route.POLICY.sort_numpy_below`` rows
+runs the NumPy forms below (one stable sort of a distinct integer key per row), so a small first
+call (the cutoff AUC curve and its bands in a warm ``ranklens evaluate`` of a few hundred rows) does
+not import numba (about 0.5 s with LLVM's start); otherwise the call goes to
+:mod:`ranklens._kernels.ranking`, whose own rule picks its radix kernels or these same NumPy forms
+(it also knows about kernels in numba's on-disk cache, and ``ranklens warmup`` imports it).
+O(n log n).
 
 The sequence orders the rows by decreasing prediction, ties by decreasing y, then by row; the
 dense ranks count distinct values from 0 (the smallest), ``-0.0`` and ``0.0`` sharing one rank as
@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from ranklens._kernels import LazyKernels
+from ranklens._route import POLICY
 
 __all__ = [
-    "SMALL_N",
     "dense_ranks",
     "dense_ranks_numpy",
     "order_by_pred",
@@ -42,15 +42,12 @@ __all__ = [
 _KERNELS = "ranklens._kernels.ranking"
 _kr: Any = LazyKernels(_KERNELS)  # numba is imported on the first attribute access
 
-#: Below this many rows, while :mod:`ranklens._kernels.ranking` is not imported, the NumPy forms
-#: run here (the kernel module's own threshold, ``ranklens._kernels.ranking.SMALL_N``, is the same
-#: number; once the module is imported its rule decides).
-SMALL_N = 1 << 15
-
 
 def _numpy_route(n: int) -> bool:
-    """Whether a call on ``n`` rows runs here in NumPy, without importing the kernel module."""
-    return n < SMALL_N and _KERNELS not in sys.modules
+    """Whether a call on ``n`` rows runs here in NumPy, without importing the kernel module:
+    below ``POLICY.sort_numpy_below`` rows (:mod:`ranklens._route`, the kernel module's number
+    too) while :mod:`ranklens._kernels.ranking` is not imported (once it is, its rule decides)."""
+    return n < POLICY.sort_numpy_below and _KERNELS not in sys.modules
 
 
 def dense_ranks_numpy(x: np.ndarray) -> tuple[np.ndarray, int]:
@@ -76,8 +73,8 @@ def sequence_numpy(
     """The sequence from the dense y ranks and the contiguous float64 predictions, in NumPy.
 
     One sort of a distinct int64 key per row: decreasing prediction rank, then decreasing y rank,
-    then increasing row (``n_pred * n_y * n < 2**45`` below :data:`SMALL_N` rows, no overflow).
-    Returns what :func:`sequence` returns.
+    then increasing row (``n_pred * n_y * n <= n**3``: below 2**45 at the sorting steps' 2**15 rows,
+    ``POLICY.sort_numpy_below``, no overflow). Returns what :func:`sequence` returns.
     """
     n = y_pred.size
     p_rank, n_p = dense_ranks_numpy(y_pred)
@@ -98,7 +95,7 @@ def order_by_pred_numpy(pred_rank: np.ndarray) -> np.ndarray:
 
 def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
     """:func:`ranklens._kernels.ranking.order_by_pred`, in NumPy while that module is not
-    imported and there are fewer than :data:`SMALL_N` rows."""
+    imported and there are fewer than ``POLICY.sort_numpy_below`` rows."""
     if _numpy_route(pred_rank.size):
         return order_by_pred_numpy(pred_rank)
     return _kr.order_by_pred(pred_rank)
@@ -106,7 +103,7 @@ def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
 
 def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
     """:func:`ranklens._kernels.ranking.dense_ranks`, in NumPy while that module is not imported
-    and ``x`` has fewer than :data:`SMALL_N` rows."""
+    and ``x`` has fewer than ``POLICY.sort_numpy_below`` rows."""
     if _numpy_route(x.size):
         return dense_ranks_numpy(np.ascontiguousarray(x, dtype=np.float64))
     return _kr.dense_ranks(x)
@@ -117,7 +114,7 @@ def sequence(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
     """:func:`ranklens._kernels.ranking.sequence` (``(order, key, pkey, y_rank, pred_rank, n_y,
     n_pred)``), in NumPy while that module is not imported and there are fewer than
-    :data:`SMALL_N` rows."""
+    ``POLICY.sort_numpy_below`` rows."""
     if _numpy_route(np.size(y_pred)):
         y_rank, n_y = dense_ranks_numpy(np.ascontiguousarray(y_true, dtype=np.float64))
         pred = np.ascontiguousarray(y_pred, dtype=np.float64)

@@ -59,7 +59,6 @@ from ranklens._xp.rank import (
 )
 
 __all__ = [
-    "PAIR_COUNTS_BELOW",
     "envelope_by_comparison",
     "per_row_pair_counts",
     "summary_sums",
@@ -69,10 +68,6 @@ __all__ = [
 _LIMB = 31
 _SMALL_GROUP = 1 << 20
 
-#: Rows below which :func:`per_row_pair_counts` (all n^2 comparisons, in blocks) is offered as
-#: the cold route of :func:`ranklens.ranking.per_observation_pair_counts`: at 4,096 rows it
-#: takes about a tenth of a second, compiling the sweep kernel several seconds.
-PAIR_COUNTS_BELOW = 1 << 12
 _PAIR_BLOCK = 256
 
 
@@ -84,7 +79,8 @@ def per_row_pair_counts(xp: ModuleType, y: Any, p: Any) -> tuple[Any, ...]:
     ``< 0``, ``y_j = y_i`` only, ``p_j = p_i`` only, and both (Kendall 1945). Comparisons, not
     differences: ``-0.0`` ties ``+0.0`` and infinities compare as numbers, as in the sweep. The
     counts are exact, so they equal the sweep kernel's bit for bit; meant for small n only
-    (:data:`PAIR_COUNTS_BELOW`).
+    (the cold route of :func:`ranklens.ranking.per_observation_pair_counts` below
+    ``ranklens._route.POLICY.pair_counts_numpy_below`` rows).
     """
     n = int(y.shape[0])
     out = [xp.zeros(n, dtype=xp.int64) for _ in range(5)]

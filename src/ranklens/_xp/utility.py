@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._route import POLICY
+
 __all__ = [
     "LOSS_ABSOLUTE",
     "LOSS_SQUARED",
-    "NUMPY_BELOW",
     "accuracy_values_numpy",
     "numpy_route",
     "precision_recall_sums_models",
@@ -40,19 +41,15 @@ __all__ = [
 LOSS_ABSOLUTE = 0
 LOSS_SQUARED = 1
 
-#: Below this many rows a call whose kernel has no machine code in the process takes the NumPy
-#: form (about 0.1 microsecond per row, against 0.5-0.8 s to import numba and load the kernel).
-#: ``ranklens warmup`` sets it to 0 so that it still compiles the kernels.
-NUMPY_BELOW = 1 << 12
-
 _KERNELS = "ranklens._kernels.utility"
 
 
 def numpy_route(n: int, kernel: str) -> bool:
     """Whether a call of kernel ``kernel`` (its name in :mod:`ranklens._kernels.utility`) on
-    ``n`` rows takes its NumPy form: below :data:`NUMPY_BELOW` rows while the kernel has no
-    machine code in this process. Decided without importing numba."""
-    if n >= NUMPY_BELOW:
+    ``n`` rows takes its NumPy form: below ``POLICY.utility_numpy_below`` rows
+    (:mod:`ranklens._route`) while the kernel has no machine code in this process. Decided
+    without importing numba."""
+    if n >= POLICY.utility_numpy_below:
         return False
     module = sys.modules.get(_KERNELS)
     if module is None:  # not imported: no kernel of the family is loaded
