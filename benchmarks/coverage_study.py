@@ -369,8 +369,10 @@ processes). Defaults it supports:
 * mean losses (RMSE, MAE, ...): Hall's (1988) symmetric bootstrap-t (`bootstrap-studentized`),
   flagged approximate when the per-row contributions are long-tailed (tail weight above 10) or
   one row dominates them; no bootstrap interval covers a lognormal target's RMSE (flagged
-  in 94-100 % of its data sets); its MAE at n = 30 (84-89 %) is flagged in only a quarter of
-  them: a sample that has not drawn the tail cannot show it (a known limit);
+  in 92-100 % of its data sets). Its MAE at n = 30 and 100 (88-92 %) is flagged in only
+  10-30 % of them, and no flag the sample supports does better: the data sets whose
+  intervals miss are those whose losses look light-tailed, a sample that has not drawn the
+  tail (`benchmarks/mean_loss_intervals.py`; a known limit, not resolved);
 * other bootstrapped measures: BCa for each model's value, percentile for differences;
 * paired tests (`p_value`, and the report's Holm family): the bootstrap test dual to the
   difference's interval, the symmetric bootstrap-t test for the mean losses (`bootstrap-t`), the

@@ -422,7 +422,7 @@ def tail_weight_reason(weight: float, share: float = 0.0) -> str:
         return (
             f"long-tailed per-row contributions (tail weight q90/q50 = {weight:.3g} > "
             f"{TAIL_WEIGHT_LIMIT:g}): no bootstrap interval of a mean holds its level there "
-            "(a lognormal target's RMSE intervals covered 72-87 %, docs/coverage.md); compare "
+            "(a lognormal target's RMSE intervals covered 71-82 %, docs/coverage.md); compare "
             "a log-scale measure or the MAE"
         )
     return (
