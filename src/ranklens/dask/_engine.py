@@ -354,11 +354,12 @@ def interval_comparison(
     :func:`ranklens.compare_models` with ``method="delong"``), else by the paired replicates
     (each row has the same Poisson weight in every model's replicate): ``difference_sd`` is the
     replicates' standard deviation of the difference, ``z`` its ratio to it, ``p`` the
-    Gaussian two-sided p-value; a measure with neither is not tested (``""``).
+    symmetric bootstrap p-value of the centred replicates (Hall & Wilson 1991; DeLong's test
+    keeps its Gaussian ``2 Phi(-|z|)``); a measure with neither is not tested (``""``).
     """
     from scipy import special
 
-    from ranklens._resampling import percentile_interval, replicate_sd
+    from ranklens._resampling import replicate_sd
     from ranklens.evaluation import EvaluationComparison, IntervalQualifiers
 
     names = tuple(preds)
@@ -368,25 +369,7 @@ def interval_comparison(
     n_boot = int(boot["n_replicates"]) if boot else 0
     pair_index = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
 
-    rows: list[dict[str, Any]] = []
-    for name in values[names[0]]:
-        try:
-            spec = get_metric(name)
-        except (KeyError, ValueError):
-            continue
-        methods = []
-        for model in names:
-            method, source = (
-                _analytic_method(spec, model, extras) if inference == "auto" else ("", None)
-            )
-            if method == "delong" and not _concordance_agrees(spec, source, values[model]):
-                method, source = "", None  # its declared form is not this value: refused
-            if not method and name in boot_ci.get(model, {}):
-                method = "bootstrap-percentile"
-            methods.append((method, source))
-        if not any(m for m, _ in methods):
-            continue
-        rows.append({"spec": spec, "methods": methods})
+    rows = _measure_rows(values, names, extras, inference, boot_ci)
     if not rows:
         return None
 
@@ -414,6 +397,7 @@ def interval_comparison(
     n_undefined = np.zeros((n_metrics, n_models), dtype=np.int64)
     interval_of: list[str] = []
     test_of: list[str] = []
+    delong_rows: list[int] = []  # the measures tested by DeLong's paired test
     evaluation: list[str] = []
     references: dict[str, str] = {}
     qualified = IntervalQualifiers(n_metrics, n_models, n_pairs)
@@ -460,29 +444,18 @@ def interval_comparison(
             and covariance is not None
             and all(m == "delong" for m, _ in row["methods"])
         )
-        for p, (a, b) in enumerate(pair_index):
-            out["difference"][k, p] = out["values"][k, a] - out["values"][k, b]
-            if paired_delong:
-                # DeLong's paired test (DeLong, DeLong & Clarke-Pearson 1988)
-                form = spec.capabilities.delong
-                var = covariance[a, a] + covariance[b, b] - 2.0 * covariance[a, b]
-                pair_sd = form.slope * _dl.std_error(float(var))
-                out["difference_sd"][k, p] = pair_sd
-                pair_diff = float(out["difference"][k, p])
-                d_low, d_high = _dl.wald(pair_diff, pair_sd, level, -form.slope, form.slope)
-                out["difference_ci_lower"][k, p] = d_low
-                out["difference_ci_upper"][k, p] = d_high
-                out["p_value"][k, p] = _gaussian_p_value(pair_diff, pair_sd)
-            elif tested:
-                d = replicates[:, k, a] - replicates[:, k, b]
-                d = d[np.isfinite(d)]
-                out["difference_sd"][k, p] = replicate_sd(d)
-                # the bootstrap's own test, as compare_models' (Hall & Wilson 1991)
-                out["p_value"][k, p] = symmetric_p_value(d, float(out["difference"][k, p]))
-                if d.size >= 2:
-                    lo, hi = percentile_interval(d, level)
-                    out["difference_ci_lower"][k, p], out["difference_ci_upper"][k, p] = lo, hi
+        _pair_tests(
+            out,
+            k,
+            spec,
+            pair_index,
+            replicates,
+            covariance if paired_delong else None,
+            tested,
+            level,
+        )
         if paired_delong and pair_index:
+            delong_rows.append(k)
             test_of.append("delong")
             qualified.difference_methods[k] = "delong"
         else:
@@ -495,6 +468,8 @@ def interval_comparison(
         # as compare_models: identical models (no difference, no variability) give 0
         z = np.where((sd == 0) & (diff == 0), 0.0, diff / sd)
     out["z"] = z
+    # DeLong's test is Gaussian (the bootstrap rows hold the bootstrap's own p-value)
+    out["p_value"][delong_rows] = 2.0 * special.ndtr(-np.abs(z[delong_rows]))
     specs = [row["spec"] for row in rows]
     return EvaluationComparison(
         models=names,
@@ -517,16 +492,75 @@ def interval_comparison(
     )
 
 
-def _gaussian_p_value(difference: float, sd: float) -> float:
-    """DeLong's two-sided ``2 Phi(-|d / sd|)`` (1 for identical models: no difference, no
-    variability)."""
-    if sd == 0.0 and difference == 0.0:
-        return 1.0
-    from scipy import special
+def _measure_rows(
+    values: dict[str, dict[str, float]],
+    names: tuple[str, ...],
+    extras: dict[str, Any],
+    inference: str,
+    boot_ci: dict[str, dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The registered measures with an interval, each with every model's interval method and
+    its source (``{"spec", "methods"}``): the engine's analytic one with ``inference="auto"``
+    (DeLong's only where the measure's declared form gives this value), else the percentile
+    interval of the replicates where there is one."""
+    rows: list[dict[str, Any]] = []
+    for name in values[names[0]]:
+        try:
+            spec = get_metric(name)
+        except (KeyError, ValueError):
+            continue
+        methods = []
+        for model in names:
+            method, source = (
+                _analytic_method(spec, model, extras) if inference == "auto" else ("", None)
+            )
+            if method == "delong" and not _concordance_agrees(spec, source, values[model]):
+                method, source = "", None  # its declared form is not this value: refused
+            if not method and name in boot_ci.get(model, {}):
+                method = "bootstrap-percentile"
+            methods.append((method, source))
+        if any(m for m, _ in methods):
+            rows.append({"spec": spec, "methods": methods})
+    return rows
 
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.float64(difference) / np.float64(sd)  # +-inf for a difference without spread
-    return float(2.0 * special.ndtr(-abs(z)))
+
+def _pair_tests(
+    out: dict[str, Any],
+    k: int,
+    spec: MetricSpec,
+    pair_index: Sequence[tuple[int, int]],
+    replicates: np.ndarray,
+    covariance: np.ndarray | None,
+    tested: bool,
+    level: float,
+) -> None:
+    """Measure ``k``'s difference, its SD, interval and bootstrap p-value for every pair, into
+    ``out``: by DeLong's paired test where ``covariance`` is given (DeLong, DeLong &
+    Clarke-Pearson 1988; its Gaussian p-value is set from ``z`` by the caller), else from the
+    paired replicates when the measure was ``tested``."""
+    from ranklens._resampling import percentile_interval, replicate_sd
+
+    for p, (a, b) in enumerate(pair_index):
+        out["difference"][k, p] = out["values"][k, a] - out["values"][k, b]
+        if covariance is not None:
+            form = spec.capabilities.delong
+            assert form is not None  # (a DeLong covariance exists only for such a measure)
+            var = covariance[a, a] + covariance[b, b] - 2.0 * covariance[a, b]
+            pair_sd = form.slope * _dl.std_error(float(var))
+            out["difference_sd"][k, p] = pair_sd
+            pair_diff = float(out["difference"][k, p])
+            d_low, d_high = _dl.wald(pair_diff, pair_sd, level, -form.slope, form.slope)
+            out["difference_ci_lower"][k, p] = d_low
+            out["difference_ci_upper"][k, p] = d_high
+        elif tested:
+            d = replicates[:, k, a] - replicates[:, k, b]
+            d = d[np.isfinite(d)]
+            out["difference_sd"][k, p] = replicate_sd(d)
+            # the bootstrap's own test, as compare_models' (Hall & Wilson 1991)
+            out["p_value"][k, p] = symmetric_p_value(d, float(out["difference"][k, p]))
+            if d.size >= 2:
+                lo, hi = percentile_interval(d, level)
+                out["difference_ci_lower"][k, p], out["difference_ci_upper"][k, p] = lo, hi
 
 
 def _analytic_interval(
