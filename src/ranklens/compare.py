@@ -88,6 +88,7 @@ from ranklens._inference import (
     MIN_CLASS_ROWS,
     TAIL_WEIGHT_LIMIT,
     RatioStudentizer,
+    skewed_target_note,
     smallest_class,
     studentized_p_value,
     symmetric_p_value,
@@ -324,7 +325,9 @@ class ComparisonResult(_PairwiseResult):
     approximate : ndarray of bool, shape (n_metrics, n_models)
         The interval is given but does not hold its level reliably (``interval_notes`` says
         why): a mean loss whose per-row contributions are long-tailed (tail weight above
-        :data:`ranklens._inference.TAIL_WEIGHT_LIMIT`).
+        :data:`ranklens._inference.TAIL_WEIGHT_LIMIT`) or whose target is too skewed for the
+        sample's size (fewer rows than Cochran's ``25 g^2``, ``g`` the target's skewness:
+        :func:`ranklens._inference.skewed_target_note`).
     difference_approximate : ndarray of bool, shape (n_metrics, n_pairs)
         The same for each pair's interval and test.
     interval_notes : tuple of str
@@ -1212,12 +1215,14 @@ def _qualify(
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Leave out the intervals and tests of a binary response with a class of fewer than
     :data:`ranklens._inference.MIN_CLASS_ROWS` rows (with a :class:`FewEventsWarning`), and flag
-    approximate those of long-tailed per-row contributions. Returns the flags and the notes."""
+    approximate those of long-tailed per-row contributions or of a target too skewed for the
+    sample's size (Cochran's rule). Returns the flags and the notes."""
     n_metrics = len(specs)
     approximate = np.zeros((n_metrics, preds.shape[0]), dtype=bool)
     difference_approximate = np.zeros((n_metrics, len(pair_index)), dtype=bool)
     notes = [""] * n_metrics
     tails = _tail_flags(specs, y, preds, sw, pair_index, student)
+    skew_note: str | None = None  # the target's (Cochran's rule), computed once if needed
     for k, spec in enumerate(specs):
         smallest = _smallest_class(spec, y, preds, sw)
         if smallest is not None and smallest < MIN_CLASS_ROWS:
@@ -1248,6 +1253,11 @@ def _qualify(
                     max(np.max(single_share, initial=0.0), np.max(paired_share, initial=0.0))
                 )
                 notes[k] = "approximate: " + tail_weight_reason(weight, share)
+            if skew_note is None:
+                skew_note = skewed_target_note(y, sw)
+            if skew_note:  # every model's and pair's interval: the target is shared
+                approximate[k] = difference_approximate[k] = True
+                notes[k] = "; ".join(filter(None, [notes[k], skew_note]))
     return approximate, difference_approximate, notes
 
 
