@@ -62,7 +62,7 @@ def _data(n, seed=0, binary=False):
 
 
 def _cpu_prepare(y, preds):
-    from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
+    from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
 
     orders, y_sorted, p_sorted, n_preds = [], [], [], []
     for pred in preds:

@@ -3,7 +3,9 @@
 The layers, bottom to top (a module may import its own layer or any layer below):
 
 0. foundations: validation, results, formatting, the registries, exceptions, the version;
-1. numba kernels (``_kernels``): pure functions, importing nothing of ranklens above layer 0;
+1. numba kernels (``_kernels``): pure functions, importing nothing of ranklens but each other and
+   the disk cache's configuration (``_cache``); the array-API forms (``_xp``), which also choose
+   between a kernel and its NumPy form;
 2. measures (one module per family), the relevance functions they use, and the private modules
    that hold what a measure shares with the engines (the rank sweep, a ranked target);
 3. ``metrics``: the registry's public face, importing the measure modules that register;
@@ -12,7 +14,9 @@ The layers, bottom to top (a module may import its own layer or any layer below)
 6. presentation: ``plot``, ``report``, the command line, the demo, datasets, scorers;
 7. the package's ``__init__`` (the public namespace).
 
-Function-local imports count like module-level ones: a lazy import still runs upward.
+Function-local imports count like module-level ones: a lazy import still runs upward. No module
+is imported by its name in a string (``importlib.import_module``, ``__import__``), which this
+graph could not see, except by the public namespace's lazy loader in ``ranklens/__init__.py``.
 
 No module reaches for another module's private name (one leading underscore): a helper that
 two modules need is shared under a public name in a module of its layer or a lower one.
@@ -240,6 +244,110 @@ def test_kernels_import_only_foundations_and_kernels():
             assert all(layer(t) <= 1 for t in targets), (module, targets)
 
 
+#: What a kernel module may import of ranklens besides other kernel modules.
+KERNEL_IMPORTS = {"ranklens._cache"}
+
+
+def test_kernels_import_only_each_other_and_the_cache():
+    """A kernel module holds numba kernels only: no routing policy, no array-API form, nothing
+    that could import it back (function-local imports count)."""
+    outside = {
+        module: sorted(t for t in targets if not t.startswith("ranklens._kernels"))
+        for module, targets in import_graph().items()
+        if module.startswith("ranklens._kernels")
+    }
+    assert {m: t for m, t in outside.items() if set(t) - KERNEL_IMPORTS} == {}
+
+
+#: The one module that may import a module of ranklens by its name in a string: the public
+#: namespace's lazy loader (PEP 562).
+STRING_IMPORTERS = {"ranklens"}
+
+
+def _names_a_ranklens_module(arg: ast.expr, constants: dict[str, str]) -> bool:
+    """Whether the argument of an import call may name a ranklens module: a string or f-string
+    starting with ``ranklens``, a module-level string constant that does, or anything whose
+    value the source does not show (a variable, an expression)."""
+    if isinstance(arg, ast.Constant):
+        return not isinstance(arg.value, str) or arg.value.split(".")[0] == "ranklens"
+    if isinstance(arg, ast.JoinedStr):
+        head = arg.values[0] if arg.values else None
+        return not (isinstance(head, ast.Constant) and not str(head.value).startswith("ranklens"))
+    if isinstance(arg, ast.Name) and arg.id in constants:
+        return constants[arg.id].split(".")[0] == "ranklens"
+    return True
+
+
+def string_imports() -> list[str]:
+    """Every call of ``importlib.import_module`` (or ``import_module``) and ``__import__`` in
+    ``src/ranklens`` whose argument may name a ranklens module, outside
+    :data:`STRING_IMPORTERS`, as ``module:line``."""
+    found = []
+    for module, path in sorted(_modules().items()):
+        if module in STRING_IMPORTERS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = {
+            target.id: node.value.value
+            for node in tree.body
+            if isinstance(node, ast.Assign | ast.AnnAssign)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        }
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if called in ("import_module", "__import__") and _names_a_ranklens_module(
+                node.args[0], constants
+            ):
+                found.append(f"{module}:{node.lineno}")
+    return found
+
+
+def test_no_module_is_imported_by_a_string():
+    """Kernel modules (and every other module of ranklens) are imported by ``import``
+    statements, which :func:`import_graph` sees: a module loaded by its name in a string could
+    close an import cycle or run upward unseen."""
+    assert string_imports() == []
+
+
+def test_the_check_of_string_imports_sees_each_form(tmp_path, monkeypatch):
+    """The check finds ``importlib.import_module`` of a literal, an f-string, a module-level
+    constant or a variable, and ``__import__``; it lets other packages' names through, and the
+    package's ``__init__``."""
+    package = tmp_path / "ranklens"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "import importlib\n"
+        "def _module(name):\n"
+        "    return importlib.import_module(f'ranklens.{name}')\n"
+    )
+    (package / "user.py").write_text(
+        "import importlib\n"
+        "from importlib import import_module\n"
+        "_KERNELS = 'ranklens._kernels.curves'\n"
+        "def f(name):\n"
+        "    importlib.import_module('ranklens._kernels.ranking')\n"
+        "    importlib.import_module(f'ranklens._kernels.{name}')\n"
+        "    import_module(_KERNELS)\n"
+        "    __import__(name)\n"
+        "    importlib.import_module('cupy')\n"
+        "    importlib.import_module(f'numba.{name}')\n"
+        "    return importlib.util.find_spec('ranklens.plot')\n"
+    )
+    monkeypatch.setitem(globals(), "SRC", package)
+    assert string_imports() == [
+        "ranklens.user:5",
+        "ranklens.user:6",
+        "ranklens.user:7",
+        "ranklens.user:8",
+    ]
+
+
 #: The largest cyclomatic complexity of a numba kernel: a kernel's loop nest is one thing and
 #: cannot call helpers cheaply, so it gets more than the rest of the code's 25 (ruff's C901,
 #: pyproject.toml), which has no per-folder limit.
@@ -290,9 +398,9 @@ def _module_objects(
     tree: ast.Module, module: str, path: pathlib.Path, modules: dict[str, pathlib.Path]
 ) -> dict[str, str]:
     """``local name -> ranklens module`` for every name the source binds to a module object:
-    ``import ranklens.x [as y]``, ``from ranklens import x`` (x a module) and the lazy forms
-    ``LazyKernels("ranklens.x")`` and ``importlib.import_module("ranklens.x")`` (the module
-    named by a string literal or by a module-level string constant)."""
+    ``import ranklens.x [as y]``, ``from ranklens import x`` (x a module) and the lazy form
+    ``importlib.import_module("ranklens.x")`` (the module named by a string literal or by a
+    module-level string constant)."""
     constants = {
         target.id: node.value.value
         for node in tree.body
@@ -318,7 +426,7 @@ def _module_objects(
             target = node.targets[0] if isinstance(node, ast.Assign) else node.target
             func = node.value.func
             called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-            if called in ("LazyKernels", "import_module") and node.value.args:
+            if called == "import_module" and node.value.args:
                 arg = node.value.args[0]
                 named = arg.value if isinstance(arg, ast.Constant) else None
                 if isinstance(arg, ast.Name):
@@ -427,9 +535,9 @@ def test_the_check_of_private_names_sees_each_way_in(tmp_path, monkeypatch):
         "from ranklens import _helpers\n"
         "from ranklens._helpers import _one\n"
         "from ranklens.sub import _impl\n"
-        "from ranklens._kernels import LazyKernels\n"
+        "import importlib\n"
         "_KERNELS = 'ranklens._helpers'\n"
-        "_k = LazyKernels(_KERNELS)\n"
+        "_k = importlib.import_module(_KERNELS)\n"
         "def f():\n"
         "    _impl._TWO\n"
         "    _k._one()\n"

@@ -24,6 +24,7 @@ import pytest
 
 from ranklens import _route, ranking, targeting
 from ranklens._kernels import curve_sweeps as cs
+from ranklens._xp import band_routes
 from ranklens._xp import curves as xpc
 
 _GRID = np.round(np.arange(1, 101) / 100.0, 2)
@@ -228,9 +229,9 @@ def test_numpy_forms_in_blocks_of_rows(monkeypatch):
 def _routes(monkeypatch: pytest.MonkeyPatch, call: Any) -> tuple[Any, Any]:
     """``call()`` with the NumPy forms (threshold high, kernels deemed not compiled) and with the
     kernels forced (threshold 0)."""
-    monkeypatch.setattr(cs, "numpy_route", lambda n, *k: True)
+    monkeypatch.setattr(band_routes, "numpy_route", lambda n, *k: True)
     cold = call()
-    monkeypatch.setattr(cs, "numpy_route", lambda n, *k: False)
+    monkeypatch.setattr(band_routes, "numpy_route", lambda n, *k: False)
     return cold, call()
 
 
@@ -293,19 +294,23 @@ def test_route_rule_and_warmup(monkeypatch):
     class Bare:
         signatures: tuple = ()
 
-    assert cs.numpy_route(500, Bare(), Bare())
-    assert not cs.numpy_route(policy.band_grid_numpy_below, Bare())
-    assert not cs.numpy_route(500, Bare(), Compiled())
+    # kernels of the grid module (imported), by name as the callers name them
+    monkeypatch.setattr(cs, "bare_kernel", Bare(), raising=False)
+    monkeypatch.setattr(cs, "other_bare_kernel", Bare(), raising=False)
+    monkeypatch.setattr(cs, "compiled_kernel", Compiled(), raising=False)
+    assert band_routes.numpy_route(500, "bare_kernel", "other_bare_kernel")
+    assert not band_routes.numpy_route(policy.band_grid_numpy_below, "bare_kernel")
+    assert not band_routes.numpy_route(500, "bare_kernel", "compiled_kernel")
     with monkeypatch.context() as m:  # in numba's cache (a warm install): load the kernels
-        m.setattr(cs, "kernel_ready", lambda k: True)
-        assert not cs.numpy_route(500, Bare(), Bare())
-    with cs.routed_as(1 << 20):  # a tiny sample compiling for a large run: the kernels
-        assert not cs.numpy_route(500, Bare())
-    assert cs.numpy_route(500, Bare())
+        m.setattr(band_routes, "kernel_ready", lambda k: True)
+        assert not band_routes.numpy_route(500, "bare_kernel", "other_bare_kernel")
+    with band_routes.routed_as(1 << 20):  # a tiny sample compiling for a large run: the kernels
+        assert not band_routes.numpy_route(500, "bare_kernel")
+    assert band_routes.numpy_route(500, "bare_kernel")
     before = policy.band_grid_numpy_below
     with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
         assert policy.band_grid_numpy_below == 0
-        assert not cs.numpy_route(10, Bare())
+        assert not band_routes.numpy_route(10, "bare_kernel")
     assert policy.band_grid_numpy_below == before == 1 << 12
 
 
@@ -368,13 +373,15 @@ def test_budget_compiles_the_grids_of_the_real_run(monkeypatch, n):
     from ranklens.metrics import get_metric
 
     seen: list[bool] = []
-    real = cs.numpy_route
+    real = band_routes.numpy_route
 
-    def spy(rows: int, *kernels: Any) -> bool:
-        seen.append(real(rows, *[type("Bare", (), {"signatures": ()})() for _ in kernels]))
+    def spy(rows: int, *kernels: str) -> bool:
+        with monkeypatch.context() as m:  # the rule as if none of the kernels were compiled
+            m.setattr(band_routes, "kernel_ready", lambda k: False)
+            seen.append(real(rows, *kernels))
         return False
 
-    monkeypatch.setattr(cs, "numpy_route", spy)
+    monkeypatch.setattr(band_routes, "numpy_route", spy)
     rng = np.random.default_rng(0)
     y = rng.lognormal(size=n)
     preds = {"a": y * rng.lognormal(0, 0.5, n), "b": rng.normal(size=n)}

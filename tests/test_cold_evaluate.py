@@ -21,6 +21,7 @@ import ranklens
 from ranklens import _budget, _cache, _resampling, _route, ranking
 from ranklens._kernels import compare as _kc
 from ranklens._route import POLICY
+from ranklens._xp.sequence import sequence
 from ranklens._xp.summary import per_row_pair_counts
 
 _FIELDS = ("concordant", "discordant", "tied_true_only", "tied_pred_only", "tied_both")
@@ -303,7 +304,7 @@ def test_envelope_twin_equals_the_kernel(n, weighted):
     y = np.round(rng.normal(size=n), 1)
     y[: n // 3] = np.where(rng.random(n // 3) < 0.5, 0.0, -0.0)
     p = np.round(rng.normal(size=n), 1)
-    _, key, pkey, _, _, n_y, _ = _kr.sequence(y, p)
+    _, key, pkey, _, _, n_y, _ = sequence(y, p)
     w = rng.uniform(0.1, 10.0, n) if weighted else np.ones(n)
     want = _kr.concordance_envelope(key, pkey, n_y, w)
     got = envelope_by_comparison(key, pkey, n_y, w)

@@ -29,11 +29,11 @@ from numpy.testing import assert_array_equal
 
 import ranklens
 from ranklens import _route, listwise, residual
-from ranklens._kernels import curves as _kcu
 from ranklens._kernels import listwise as _kl
 from ranklens._kernels import residual as _kres
 from ranklens._route import POLICY
 from ranklens._validation import check_sample_weight
+from ranklens._xp import ranked_keys as _kcu
 
 # --------------------------------------------------------------------------------------------
 # NDCG
@@ -348,7 +348,7 @@ def test_weighted_median_error_routes_agree_on_field_containers(monkeypatch, con
     for below in (default, 0):  # the NumPy form, then the kernel, on the same weights
         monkeypatch.setattr(POLICY, "median_numpy_below", below)
         monkeypatch.setattr(residual, "is_compiled", lambda k: False)
-        monkeypatch.setattr(residual, "_kres", _NoSignatures(_kres))
+        _fresh_threshold_kernel(monkeypatch)
         got[below] = [ranklens.median_absolute_error(yy, pp, sample_weight=w) for w in weights]
     assert got[default] == got[0], name
 
@@ -362,38 +362,31 @@ def test_weighted_median_sweep_numpy_form_equals_the_kernel(monkeypatch):
     w = rng.multinomial(n, np.full(n, 1.0 / n), size=40).astype(float)
     w[7] = 0.0
     monkeypatch.setattr(residual, "is_compiled", lambda k: False)
-    monkeypatch.setattr(residual, "_kres", _NoSignatures(_kres))
+    _fresh_threshold_kernel(monkeypatch)
     got = residual._median_sweep_evaluate(res, w, ["median_absolute_error"])
     monkeypatch.setattr(POLICY, "median_numpy_below", 0)
     want = residual._median_sweep_evaluate(res, w, ["median_absolute_error"])
     assert_array_equal(got, want)
 
 
-class _NoSignatures:
-    """The kernel module with ``weighted_quantile_threshold`` reporting no signatures (as in a
-    fresh process), still callable."""
+def _fresh_threshold_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel module's ``weighted_quantile_threshold`` reporting no signatures (as in a
+    fresh process), still callable: what ``residual`` finds when it imports the module."""
+    kernel = _kres.weighted_quantile_threshold
 
-    def __init__(self, module: Any) -> None:
-        self._module = module
+    class _Fresh:
+        def __init__(self) -> None:
+            self.signatures: list[Any] = []
 
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._module, name)
-        if name != "weighted_quantile_threshold":
-            return value
+        def __call__(self, *args: Any) -> Any:
+            return kernel(*args)
 
-        class _Fresh:
-            def __init__(self) -> None:
-                self.signatures: list[Any] = []
-
-            def __call__(self, *args: Any) -> Any:
-                return value(*args)
-
-        return _Fresh()
+    monkeypatch.setattr(_kres, "weighted_quantile_threshold", _Fresh())
 
 
 def test_weighted_median_route_rule(monkeypatch):
     monkeypatch.setattr(residual, "is_compiled", lambda k: False)
-    monkeypatch.setattr(residual, "_kres", _NoSignatures(_kres))
+    _fresh_threshold_kernel(monkeypatch)
     assert residual._numpy_thresholds(500)
     assert not residual._numpy_thresholds(POLICY.median_numpy_below)
     monkeypatch.setattr(residual, "is_compiled", lambda k: True)  # in numba's cache: load it

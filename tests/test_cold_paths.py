@@ -23,6 +23,7 @@ import ranklens
 from ranklens import _resampling, _route, compare, ranking
 from ranklens._kernels import compare as _kc
 from ranklens._kernels import ranking as _kr
+from ranklens._xp.sequence import sequence
 
 # --------------------------------------------------------------------------------------------
 # ranking_summary and the rank measures: NumPy sums against the sweep kernel
@@ -167,7 +168,7 @@ def test_the_route_prefers_a_loaded_kernel_and_switches_after_its_budget(monkeyp
 
 def _sweep_args() -> tuple:
     y, p = np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0])
-    _, key, pkey, _, _, n_y, _ = _kr.sequence(y, p)
+    _, key, pkey, _, _, n_y, _ = sequence(y, p)
     empties = [np.empty(0, np.int64)] * 5
     proto = _kr.record_prototype(3, unit=True)
     return (key, pkey, n_y, np.ones(1, np.int64), True, proto, np.empty(0, np.int64), *empties)

@@ -897,7 +897,7 @@ def test_weighted_rank_kernel_against_brute_force_and_general_sweep(rng):
     # runs.
     from ranklens import kendall_tau, spearman_rho, tau_normalized
     from ranklens._kernels import compare as kc
-    from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
+    from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
     from reference_compare import kendall_tau_b_brute
 
     for n in (2, 3, 25, 200):
@@ -1146,7 +1146,7 @@ def test_batched_rank_sweep_equals_the_one_replicate_sweep(weighted):
     of larger data): the replicates are bit-identical (ties in y and in the predictions, a
     replicate count that is not a multiple of eight, both drivers)."""
     from ranklens._kernels import compare as kc
-    from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
+    from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
 
     rng = np.random.default_rng(5)
     n = 300

@@ -7,8 +7,8 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from ranklens._kernels import delong as kd
-from ranklens._kernels.curves import descending_keys, radix_sort
 from ranklens._xp import delong as xd
+from ranklens._xp.ranked_keys import descending_keys, radix_sort
 
 
 @pytest.mark.parametrize("weighted", [False, True])

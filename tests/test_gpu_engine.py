@@ -19,8 +19,9 @@ from scipy import stats
 import ranklens._gpu_engine as gpu_engine
 from ranklens import compare_models, kendall_tau
 from ranklens._extras import MissingExtraError, missing_modules
-from ranklens._kernels.ranking import prepare_ranks, weighted_rank_correlations
+from ranklens._kernels.ranking import weighted_rank_correlations
 from ranklens._xp import rank as xr
+from ranklens._xp.sequence import prepare_ranks
 
 RANK_METRICS = ["kendall_tau", "spearman_rho", "tau_normalized", "somers_d", "rho_normalized"]
 

@@ -61,7 +61,7 @@ kernels = sorted(
     k.__name__
     for k in (_kcs.cutoff_auc_grid, _kcs.gain_grid_serial, _kcs.gain_grid_parallel,
               _kcs.targeting_replicates_serial, _kcs.targeting_replicates_parallel,
-              _kcs.cutoff_auc_sums, _kr._build_sequence)
+              _kcs.cutoff_auc_sums, _kr.build_sequence)
     if k.signatures
 )
 """
@@ -120,7 +120,7 @@ def test_small_evaluate_does_not_import_numba_and_equals_the_kernels(tmp_path, s
         kernel_run["modules"]
     )
     # the forced run did take the kernels of the routes decided here
-    assert {"cutoff_auc_grid", "gain_grid_serial", "_build_sequence"} <= set(kernel_run["kernels"])
+    assert {"cutoff_auc_grid", "gain_grid_serial", "build_sequence"} <= set(kernel_run["kernels"])
     assert {"targeting_replicates_serial", "targeting_replicates_parallel"} & set(
         kernel_run["kernels"]
     )
@@ -192,12 +192,12 @@ def test_numpy_sequence_equals_the_kernels(monkeypatch, case):
     """The NumPy sequence, dense ranks and prediction order (run while the kernel module is not
     imported) are the radix kernels' arrays, bit for bit; also from pandas / read-only input."""
     _, y, p = case
-    with monkeypatch.context() as m:  # the kernel module: its radix kernels
+    with monkeypatch.context() as m:  # the kernel module imported: its radix kernels
         m.setattr(POLICY, "sort_numpy_below", 0)
-        want = _kr.sequence(y, p, need_pred_rank=True)
-        want_ranks = _kr.dense_ranks(p)
-        want_shown = _kr.order_by_pred(want[4])
-    assert _kr._build_sequence.signatures  # the kernels did run
+        want = _xs.sequence(y, p, need_pred_rank=True, import_kernels=True)
+        want_ranks = _xs.dense_ranks(p, import_kernels=True)
+        want_shown = _xs.order_by_pred(want[4])
+    assert _kr.build_sequence.signatures  # the kernels did run
     monkeypatch.delitem(sys.modules, "ranklens._kernels.ranking")  # as in a fresh process
     assert _xs._numpy_route(p.size)
     read_only = np.array(p)
@@ -232,37 +232,46 @@ def test_sequence_reference():
 def test_band_route_rule(monkeypatch):
     """While the grid kernels' module is not imported: NumPy below
     POLICY.band_grid_unimported_below rows (or the rows of ``routed_as``), decided without
-    importing it; once imported, its own rule decides."""
-    assert cs.routed_as is band_routes.routed_as  # one context for both rules
+    importing it; otherwise the module is imported and, below POLICY.band_grid_numpy_below rows,
+    whether one of the grid's kernels has machine code decides."""
+    import ranklens._kernels
+
     below = POLICY.band_grid_unimported_below
     assert below <= POLICY.band_grid_numpy_below
-    seen: list[tuple[int, tuple[str, ...]]] = []
+    asked: list[str] = []
+    ready = [False]
 
-    def spy(n: int, *kernels: Any) -> bool:
-        seen.append((n, tuple(k.__name__ for k in kernels)))
-        return False
+    def spy(kernel: Any) -> bool:
+        asked.append(kernel.__name__)
+        return ready[0]
 
-    monkeypatch.setattr(cs, "numpy_route", spy)
-    assert not band_routes.numpy_route(500, "gain_grid_serial", "gain_grid_parallel")
-    assert seen == [(500, ("gain_grid_serial", "gain_grid_parallel"))]
-    imported: list[str] = []
+    monkeypatch.setattr(band_routes, "kernel_ready", spy)
+    assert sys.modules["ranklens._kernels.curve_sweeps"] is cs
+    # the module imported: below POLICY.band_grid_numpy_below rows the kernels' state decides
+    assert band_routes.numpy_route(500, "gain_grid_serial", "gain_grid_parallel")
+    assert asked == ["gain_grid_serial", "gain_grid_parallel"]
+    ready[0] = True
+    assert not band_routes.numpy_route(500, "cutoff_auc_grid")
+    assert asked[-1] == "cutoff_auc_grid"
+    ready[0] = False
+    assert not band_routes.numpy_route(POLICY.band_grid_numpy_below, "cutoff_auc_grid")
+    assert len(asked) == 3  # from that size on: the kernels, whatever is compiled
 
-    class Importer:  # records the import of the kernel module, and returns the spied one
-        @staticmethod
-        def import_module(name: str) -> Any:
-            imported.append(name)
-            return cs
+    def as_in_a_fresh_process() -> None:  # (the module and the package's name put back after)
+        monkeypatch.delitem(sys.modules, "ranklens._kernels.curve_sweeps")
+        monkeypatch.delattr(ranklens._kernels, "curve_sweeps")
 
-    monkeypatch.setattr(band_routes, "importlib", Importer)
-    monkeypatch.delitem(sys.modules, "ranklens._kernels.curve_sweeps")  # as in a fresh process
+    as_in_a_fresh_process()
     assert band_routes.numpy_route(500, "cutoff_auc_grid")
     assert band_routes.numpy_route(below - 1, "cutoff_auc_grid")
     assert band_routes.numpy_route(48, "cutoff_auc_grid")
-    assert len(seen) == 1 and imported == []  # the kernel module neither asked nor imported
-    # from that many rows, or within routed_as of a larger run: the kernel module's rule
-    assert not band_routes.numpy_route(below, "cutoff_auc_grid")
-    assert seen[-1] == (below, ("cutoff_auc_grid",))
+    # the kernels neither asked nor their module imported
+    assert len(asked) == 3 and "ranklens._kernels.curve_sweeps" not in sys.modules
     with band_routes.routed_as(1 << 20):  # a tiny sample compiling for a large run: the kernels
         assert not band_routes.numpy_route(48, "cutoff_auc_grid")
-    assert seen[-1] == (48, ("cutoff_auc_grid",)) and len(seen) == 3
-    assert imported == ["ranklens._kernels.curve_sweeps"] * 2
+    assert "ranklens._kernels.curve_sweeps" in sys.modules  # imported to run them
+    # from that many rows: the module imported, and the kernels' state asked
+    as_in_a_fresh_process()
+    assert band_routes.numpy_route(below, "cutoff_auc_grid")
+    assert asked[-1] == "cutoff_auc_grid" and len(asked) == 4
+    assert "ranklens._kernels.curve_sweeps" in sys.modules

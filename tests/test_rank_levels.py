@@ -14,8 +14,8 @@ import pytest
 from ranklens import compare_models
 from ranklens._kernels import compare as kc
 from ranklens._kernels import rank_levels as rl
-from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
 from ranklens._xp.rank import build_plan
+from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
 
 
 def _prepared(y, preds):

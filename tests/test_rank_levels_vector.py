@@ -13,7 +13,7 @@ import pytest
 
 from ranklens._kernels import compare as kc
 from ranklens._kernels import rank_levels as rl
-from ranklens._kernels.ranking import order_by_y_then_pred, prepare_ranks
+from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
 
 _SIZES = [1, 2, 3, 5, 17, 64, 257, 1000, 4099]
 

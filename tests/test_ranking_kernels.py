@@ -11,6 +11,7 @@ from numba import njit
 import reference_ranking as ref
 from ranklens._kernels import ranking as K
 from ranklens._route import POLICY
+from ranklens._xp import sequence as S
 from ranklens.ranking import ranking_summary
 
 
@@ -32,7 +33,7 @@ def test_radix_argsort_is_a_stable_argsort():
 
 def test_dense_ranks():
     x = np.array([3.0, -0.0, 0.0, 2.0, 3.0, -1.0])
-    rank, groups = K.dense_ranks(x)
+    rank, groups = S.dense_ranks(x)
     np.testing.assert_array_equal(rank, ss.rankdata(x, method="dense") - 1)
     assert groups == 4
 
@@ -41,14 +42,14 @@ def test_prepare_ranks_contract():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 5, 200).astype(float)
     p = rng.integers(0, 7, 200).astype(float)
-    order, y_rank, pred_rank = K.prepare_ranks(y, p)
+    order, y_rank, pred_rank = S.prepare_ranks(y, p)
     for arr in (order, y_rank, pred_rank):
         assert arr.dtype == np.int64 and arr.shape == (200,)
     np.testing.assert_array_equal(y_rank, ss.rankdata(y, method="dense") - 1)
     np.testing.assert_array_equal(pred_rank, ss.rankdata(p, method="dense") - 1)
     expected = np.lexsort((np.arange(200), -y, -p))  # pred desc, y desc, row asc
     np.testing.assert_array_equal(order, expected)
-    by_y = K.order_by_y_then_pred(order, y_rank)
+    by_y = S.order_by_y_then_pred(order, y_rank)
     np.testing.assert_array_equal(by_y, np.lexsort((np.arange(200), -p, -y)))
 
 
@@ -65,7 +66,7 @@ def test_two_stage_integer_weights_equal_repeated_rows(seed):
         y, p = rng.normal(size=n), rng.normal(size=n)
     else:
         y, p = rng.integers(0, 6, n).astype(float), rng.integers(0, 6, n).astype(float)
-    order, y_rank, pred_rank = K.prepare_ranks(y, p)  # once
+    order, y_rank, pred_rank = S.prepare_ranks(y, p)  # once
     for _ in range(3):  # a few bootstrap-like replicates
         m = rng.multinomial(n, np.ones(n) / n)
         got = K.weighted_rank_correlations(order, y_rank, pred_rank, m.astype(np.float64))
@@ -82,8 +83,8 @@ def test_two_stage_zero_weight_drops_the_row():
     w = rng.random(30)
     w[[0, 5, 6]] = 0.0
     keep = w > 0
-    full = K.weighted_rank_correlations(*K.prepare_ranks(y, p), w)
-    dropped = K.weighted_rank_correlations(*K.prepare_ranks(y[keep], p[keep]), w[keep])
+    full = K.weighted_rank_correlations(*S.prepare_ranks(y, p), w)
+    dropped = K.weighted_rank_correlations(*S.prepare_ranks(y[keep], p[keep]), w[keep])
     np.testing.assert_allclose(full, dropped, atol=1e-12)
 
 
@@ -91,7 +92,7 @@ def test_two_stage_fractional_weights_match_brute_force():
     rng = np.random.default_rng(4)
     y, p = rng.integers(0, 4, 14).astype(float), rng.integers(0, 4, 14).astype(float)
     w = rng.random(14) + 0.1
-    got = K.weighted_rank_correlations(*K.prepare_ranks(y, p), w)
+    got = K.weighted_rank_correlations(*S.prepare_ranks(y, p), w)
     expected = (ref.tau_b(y, p, w), ref.spearman_rho(y, p, w), ref.harrell_c(y, p, w))
     np.testing.assert_allclose(got, expected, atol=1e-12)
 
@@ -109,7 +110,7 @@ def test_stage_two_is_callable_from_numba():
 
     rng = np.random.default_rng(5)
     y, p = rng.normal(size=25), rng.normal(size=25)
-    prepared = K.prepare_ranks(y, p)
+    prepared = S.prepare_ranks(y, p)
     weights = rng.multinomial(25, np.ones(25) / 25, size=4).astype(np.float64)
     got = replicate_mean(*prepared, weights)
     expected = np.mean([_repeat_reference(y, p, m.astype(int)) for m in weights], axis=0)
@@ -120,7 +121,7 @@ def test_undefined_weighted_values_are_nan():
     y = np.array([1.0, 1.0, 2.0])
     p = np.array([1.0, 2.0, 3.0])
     w = np.array([1.0, 1.0, 0.0])  # all positive weight on one y value
-    tau, rho, c = K.weighted_rank_correlations(*K.prepare_ranks(y, p), w)
+    tau, rho, c = K.weighted_rank_correlations(*S.prepare_ranks(y, p), w)
     assert np.isnan(tau) and np.isnan(rho) and np.isnan(c)
 
 
@@ -137,7 +138,7 @@ def test_sweep_bucket_boundaries(n_y):
     n = 2000
     y = rng.integers(0, n_y, n).astype(float)
     p = np.round(y / max(n_y, 1) + rng.normal(size=n), 1)
-    order, key, pkey, _, _, n_vals, _ = K.sequence(y, p)
+    order, key, pkey, _, _, n_vals, _ = S.sequence(y, p)
     outs = [np.empty(n, np.int64) for _ in range(5)]
     stats, *_ = K.sweep(
         key, pkey, n_vals, np.ones(1, np.int64), True, K.record_prototype(n, True), order, *outs
@@ -147,7 +148,7 @@ def test_sweep_bucket_boundaries(n_y):
 
 
 def _stage_one(y, p):
-    order, key, pkey, y_rank, pred_rank, n_y, n_pred = K.sequence(y, p, need_pred_rank=True)
+    order, key, pkey, y_rank, pred_rank, n_y, n_pred = S.sequence(y, p, need_pred_rank=True)
     return (
         order,
         key,
@@ -156,9 +157,9 @@ def _stage_one(y, p):
         pred_rank,
         n_y,
         n_pred,
-        K.dense_ranks(p),
-        K.order_by_pred(pred_rank),
-        K.order_by_y_then_pred(order, y_rank),
+        S.dense_ranks(p),
+        S.order_by_pred(pred_rank),
+        S.order_by_y_then_pred(order, y_rank),
     )
 
 
@@ -229,8 +230,8 @@ def test_argsort_keys_takes_the_parallel_sort_from_its_threshold(monkeypatch):
     monkeypatch.setattr(K, "radix_argsort_parallel", lambda x: calls.append(x.size) or parallel(x))
     monkeypatch.setattr(POLICY, "parallel_sort_from", 500)
     x = np.random.default_rng(0).normal(size=600)
-    K.argsort_keys(x)
-    K.argsort_keys(x[:400])
+    S.argsort_keys(x)
+    S.argsort_keys(x[:400])
     import numba
 
     assert calls == ([600] if numba.get_num_threads() > 1 else [])

@@ -24,8 +24,8 @@ from ranklens.ranking import (
 
 
 class _CountedSorts:
-    """A kernel module's stand-in that counts the calls of its ``sequence`` (the sort) and
-    passes everything else through."""
+    """A stand-in for the sequence's module (``ranklens._xp.sequence``) that counts the calls
+    of its ``sequence`` (the sort) and passes everything else through."""
 
     def __init__(self, kernels, calls: list[int]) -> None:
         self._kernels = kernels
@@ -41,10 +41,10 @@ class _CountedSorts:
 
 def _counting(monkeypatch) -> list[int]:
     """The sorts of the rank measures: those of the ranking module and of the rank sweep it
-    shares with the other engines (each holds the kernel module as ``_k``)."""
+    shares with the other engines (each sorts through ``ranklens._xp.sequence``, as ``_xs``)."""
     calls: list[int] = []
     for module in (ranking, rank_sweep):
-        monkeypatch.setattr(module, "_k", _CountedSorts(module._k, calls))
+        monkeypatch.setattr(module, "_xs", _CountedSorts(module._xs, calls))
     return calls
 
 

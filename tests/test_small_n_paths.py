@@ -9,6 +9,8 @@ import pytest
 
 from ranklens._kernels import curves as C
 from ranklens._route import POLICY
+from ranklens._xp import ranked_keys as X
+from ranklens._xp.compiled import use_kernel
 
 
 def _cases():
@@ -48,7 +50,7 @@ def _assert_identical(a, b):
 def test_keys_sort_and_decode(monkeypatch):
     rng = np.random.default_rng(4)
     for x in _cases():
-        keys = _both(monkeypatch, lambda: C.descending_keys(x))
+        keys = _both(monkeypatch, lambda: X.descending_keys(x))
         _assert_identical(*keys)
         # the keys' order is the values' descending order; ties exactly where values are equal
         order = np.argsort(keys[1], kind="stable")
@@ -56,12 +58,12 @@ def test_keys_sort_and_decode(monkeypatch):
         payload_f = rng.normal(size=x.size)
         payload_i = np.arange(x.size, dtype=np.int32)
         for payload, carry in ((payload_f, True), (payload_i, True), (payload_f, False)):
-            got = _both(monkeypatch, lambda: C.radix_sort(C.descending_keys(x), payload, carry))
+            got = _both(monkeypatch, lambda: X.radix_sort(X.descending_keys(x), payload, carry))
             _assert_identical(*got)
-        _assert_identical(*_both(monkeypatch, lambda: C.decode_keys(C.descending_keys(x))))
-        _assert_identical(*_both(monkeypatch, lambda: C.ranked_order(x)))
+        _assert_identical(*_both(monkeypatch, lambda: X.decode_keys(X.descending_keys(x))))
+        _assert_identical(*_both(monkeypatch, lambda: X.ranked_order(x)))
         # decoding gives the values back (-0.0 as +0.0)
-        np.testing.assert_array_equal(C.decode_keys(C.descending_keys(x)), x + 0.0)
+        np.testing.assert_array_equal(X.decode_keys(X.descending_keys(x)), x + 0.0)
 
 
 def test_group_sums(monkeypatch):
@@ -71,12 +73,12 @@ def test_group_sums(monkeypatch):
         weight = rng.uniform(0.1, 3.0, size=x.size)
 
         def unweighted():
-            keys, r = C.radix_sort(C.descending_keys(x), response, True)
-            return C.group_sums_sorted(keys, r)
+            keys, r = X.radix_sort(X.descending_keys(x), response, True)
+            return X.group_sums_sorted(keys, r)
 
         def weighted():
-            order, keys = C.ranked_order(x)
-            return C.group_sums_indexed(keys, order, response, weight)
+            order, keys = X.ranked_order(x)
+            return X.group_sums_indexed(keys, order, response, weight)
 
         _assert_identical(*_both(monkeypatch, unweighted))
         _assert_identical(*_both(monkeypatch, weighted))
@@ -116,11 +118,11 @@ def test_public_curves_and_measures_agree(monkeypatch):
 def test_small_data_uses_a_compiled_kernel(monkeypatch):
     """Below POLICY.sort_numpy_below a kernel that is compiled already is used (cheaper per call
     than NumPy); one that is not is left alone (nothing compiles)."""
-    assert C.use_kernel(POLICY.sort_numpy_below, C.radix_sort_kernel)  # at it: always the kernel
-    C.radix_sort(C.descending_keys(np.arange(5.0)), np.arange(5), True)
+    assert use_kernel(POLICY.sort_numpy_below, C.radix_sort_kernel)  # at it: always the kernel
+    X.radix_sort(X.descending_keys(np.arange(5.0)), np.arange(5), True)
     monkeypatch.setattr(POLICY, "sort_numpy_below", 0)
-    C.radix_sort(C.descending_keys(np.arange(5.0)), np.arange(5), True)  # compiles it
+    X.radix_sort(X.descending_keys(np.arange(5.0)), np.arange(5), True)  # compiles it
     monkeypatch.undo()
-    assert C.use_kernel(10, C.radix_sort_kernel)
+    assert use_kernel(10, C.radix_sort_kernel)
     monkeypatch.setattr(POLICY, "prefer_compiled", False)
-    assert not C.use_kernel(10, C.radix_sort_kernel)
+    assert not use_kernel(10, C.radix_sort_kernel)

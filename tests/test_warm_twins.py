@@ -1,7 +1,7 @@
 """A small bootstrap in a fresh process with a warm numba cache runs on the NumPy twins.
 
-Getting the cached kernels costs numba's import (the kernel modules load lazily,
-:class:`ranklens._kernels.LazyKernels`) and the cache loads; below the cost model's threshold
+Getting the cached kernels costs numba's import (the kernel modules are imported by the
+functions that call them) and the cache loads; below the cost model's threshold
 (:func:`ranklens._resampling.prefer_numpy_twins`) the bootstrap runs on the NumPy twins, never
 imports numba, and gives the same numbers as the kernels: bit for bit for the loss sums and
 Kendall's tau, to 1e-12 for Spearman's rho.
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import ranklens._kernels
 from ranklens import _resampling
 from ranklens._route import POLICY
 
@@ -52,12 +53,13 @@ def test_without_numba_a_small_bootstrap_takes_the_twins_without_importing_it(mo
         < POLICY.twins_load_s + POLICY.numba_import_s
     )
     monkeypatch.delitem(sys.modules, "numba")
-    monkeypatch.setattr(_resampling, "_kc", _NoKernels())
+    # what `from ranklens._kernels import compare` in the rule would get
+    monkeypatch.setattr(ranklens._kernels, "compare", _NoKernels(), raising=False)
     assert _resampling.prefer_numpy_twins(1000, _BETWEEN, 2, True)
 
 
 def test_the_import_counts_only_while_numba_is_not_imported(monkeypatch):
-    monkeypatch.setattr(_resampling, "_kc", _Cached())
+    monkeypatch.setattr(ranklens._kernels, "compare", _Cached(), raising=False)
     monkeypatch.setattr(_resampling, "is_compiled", lambda kernel: True)
     # numba imported (it is in this process): cached kernels cost only their loading
     assert "numba" in sys.modules

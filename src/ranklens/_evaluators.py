@@ -782,16 +782,18 @@ class _RankEvaluator(LaneReader):
         rows sorted by y, ties by prediction, and the dense ranks."""
         if self._prepared:
             return
-        from ranklens._kernels.ranking import dense_ranks, order_by_y_then_pred, sequence
+        # the kernels' path: the kernel module is imported (numba with it) and its rule decides
+        from ranklens._xp.sequence import dense_ranks, order_by_y_then_pred, sequence
 
         y = self._y
         orders, y_sorted, p_sorted, n_preds = [], [], [], []
         for pred in self.preds:
             # (within shared_results, the sort the point values of the model made)
-            sort = functools.partial(sequence, y, pred, need_pred_rank=True)
+            sort = functools.partial(sequence, y, pred, need_pred_rank=True, import_kernels=True)
             order, _, _, y_rank, pred_rank, _, _ = shared(RANK_SEQUENCE, (y, pred), sort)
             # increasing y, ties by increasing prediction
-            by_y = np.ascontiguousarray(order_by_y_then_pred(order, y_rank)[::-1])
+            by_y = order_by_y_then_pred(order, y_rank, import_kernels=True)
+            by_y = np.ascontiguousarray(by_y[::-1])
             orders.append(by_y)
             y_sorted.append(y_rank[by_y])
             p_sorted.append(pred_rank[by_y])
@@ -801,7 +803,7 @@ class _RankEvaluator(LaneReader):
         self.y_sorted = np.stack(y_sorted)
         self.p_sorted = np.stack(p_sorted)
         self.n_preds = np.array(n_preds, dtype=np.int64)
-        self._dense_ranks = dense_ranks
+        self._dense_ranks = functools.partial(dense_ranks, import_kernels=True)
         self._prepared = True
 
     def _evaluate_numpy(self, multiplicity: np.ndarray) -> np.ndarray:

@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ranklens._kernels import LazyKernels
 from ranklens._shared import RANK_SEQUENCE, RANK_SWEEP, shared, sharing
-
-if TYPE_CHECKING:
-    from ranklens._kernels import ranking as _k
-else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    _k = LazyKernels("ranklens._kernels.ranking")
+from ranklens._xp import sequence as _xs
 
 __all__ = [
     "noether_variances",
@@ -165,10 +160,11 @@ def tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:
 
 
 def _rank_sequence(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
-    """``ranklens._kernels.ranking.sequence(y, p, need_pred_rank=True)``: ``(order, key, pkey,
-    y_rank, pred_rank, n_y, n_p)``, computed once per input within
-    :func:`ranklens._shared.shared_results`."""
-    return shared(RANK_SEQUENCE, (y, p), functools.partial(_k.sequence, y, p, need_pred_rank=True))
+    """``ranklens._xp.sequence.sequence(y, p, need_pred_rank=True)`` on the kernels' path (the
+    kernel module imported: its rule decides): ``(order, key, pkey, y_rank, pred_rank, n_y,
+    n_p)``, computed once per input within :func:`ranklens._shared.shared_results`."""
+    sort = functools.partial(_xs.sequence, y, p, need_pred_rank=True, import_kernels=True)
+    return shared(RANK_SEQUENCE, (y, p), sort)
 
 
 def rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
@@ -192,10 +188,12 @@ def rank_sweep(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any,
 
 
 def _sweep_once(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[Any, ...]:
+    from ranklens._kernels import ranking as _k  # imports numba
+
     if sharing():  # the sort the comparison's other users of these data share
         order, key, pkey, _, _, n_y, _ = _rank_sequence(y, p)
     else:
-        order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+        order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
     empties = [_NO_INT] * 5 if w is None else [_NO_FLOAT] * 5
     weights = _ONE if w is None else w[order]
     proto = _k.record_prototype(y.size, unit=w is None)

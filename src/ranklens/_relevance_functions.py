@@ -12,20 +12,14 @@ import dataclasses
 import math
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._kernels import LazyKernels
 from ranklens._validation import check_finite_number, check_probability, to_float_array
 from ranklens._xp import utility as _xu
 from ranklens.exceptions import DomainError, RanklensWarning
-
-if TYPE_CHECKING:
-    from ranklens._kernels import utility as _k
-else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    _k = LazyKernels("ranklens._kernels.utility")
 
 __all__ = [
     "ControlPointRelevance",
@@ -173,11 +167,11 @@ class SigmoidRelevance(Relevance):
     def _evaluate(self, y: FloatArray) -> FloatArray:
         low_s, high_s = self.low_shape, self.high_shape
         # Small inputs while the kernel is not loaded: its NumPy form, bit for bit
-        sigmoid = (
-            _xu.sigmoid_relevance_numpy
-            if _xu.numpy_route(y.shape[0], "sigmoid_relevance")
-            else _k.sigmoid_relevance
-        )
+        sigmoid: Any = _xu.sigmoid_relevance_numpy
+        if not _xu.numpy_route(y.shape[0], "sigmoid_relevance"):
+            from ranklens._kernels import utility as _k  # imports numba
+
+            sigmoid = _k.sigmoid_relevance
         return sigmoid(
             y,
             low_s is not None,
@@ -274,6 +268,8 @@ class ControlPointRelevance(Relevance):
         object.__setattr__(self, "_slopes", np.ascontiguousarray(slope_arr, dtype=np.float64))
 
     def _evaluate(self, y: FloatArray) -> FloatArray:
+        from ranklens._kernels import utility as _k  # imports numba
+
         return _k.hermite_relevance(y, self._knots, self._values, self._slopes)
 
 

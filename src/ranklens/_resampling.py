@@ -47,26 +47,16 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ranklens._cache import is_compiled
-from ranklens._kernels import LazyKernels
 from ranklens._normal import ndtr, ndtri
 from ranklens._progress import LineProgress
 from ranklens._route import POLICY
 from ranklens._validation import as_1d_float, check_aligned, check_pair
 from ranklens.exceptions import RanklensWarning
-
-if TYPE_CHECKING:
-    from ranklens._kernels import compare as _kc
-    from ranklens._kernels import pcg64 as _kp
-    from ranklens._kernels import resampling as _kr
-else:  # numba is imported on the first kernel use, not by a bootstrap on the NumPy twins
-    _kc = LazyKernels("ranklens._kernels.compare")
-    _kr = LazyKernels("ranklens._kernels.resampling")
-    _kp = LazyKernels("ranklens._kernels.pcg64")
 
 __all__ = [
     "BCA_JACKKNIFE_BELOW",
@@ -252,6 +242,8 @@ def prefer_numpy_twins(n: int, rows: int, rank_models: int, ratio: bool) -> bool
         load = POLICY.twins_load_s + POLICY.numba_import_s
     else:
         load = POLICY.twins_load_s
+    from ranklens._kernels import compare as _kc  # imports numba
+
     needed: list[Any] = [_kc.multiplicities_serial]
     if ratio:
         needed.append(_kc.weighted_loss_sums_serial)
@@ -304,6 +296,8 @@ def multiplicities_route(n: int, n_replicates: int) -> bool:
     estimate = rows * n * POLICY.twins_row_s
     if "numba" not in sys.modules:
         return estimate < POLICY.twins_load_s + POLICY.numba_import_s
+    from ranklens._kernels import compare as _kc  # imports numba
+
     serial = _kc.multiplicities_serial
     if any(getattr(k, "signatures", True) for k in (serial, _kc.multiplicities_parallel)):
         return False  # machine code in this process (or no numba dispatcher: call it)
@@ -374,6 +368,8 @@ def kernel(name: str, row_work: float, n: int) -> Callable[..., Any]:
     rows = max(RUN_ROWS.get(), rows_as)
     block_work = row_work * min(block_rows(n), rows)
     parallel = block_work >= POLICY.parallel_block_work and numba.get_num_threads() > 1
+    from ranklens._kernels import compare as _kc  # imports numba
+
     if parallel and row_work * rows < POLICY.parallel_run_work:
         parallel = is_compiled(getattr(_kc, f"{name}_parallel"))
     return getattr(_kc, f"{name}_parallel" if parallel else f"{name}_serial")
@@ -437,6 +433,8 @@ def draw_segments(
         if m & 0xFFFFFFFF >= threshold:
             head.append(m >> 32)
     need = total - len(head)
+    from ranklens._kernels import pcg64 as _kp  # imports numba
+
     width = 2 * _kp.CHUNK_STEPS
     accept = 1.0 - threshold / 2**32  # at least 1/2
     buffers: list[np.ndarray] = []
@@ -522,9 +520,11 @@ def bootstrap_blocks(
     # Parallel draws where the counts run on the parallel driver (enough work; the same rule,
     # so a short call compiles no prange kernel for them) and the indices are int32.
     counter = None if on_numpy else kernel("small_multiplicities", n, n)
-    parallel_draws = (  # (never touches the kernels on the twins: numba stays unimported)
-        counter is not None and dtype is np.int32 and counter is _kc.small_multiplicities_parallel
-    )
+    parallel_draws = False  # (never touches the kernels on the twins: numba stays unimported)
+    if counter is not None and dtype is np.int32:
+        from ranklens._kernels import compare as _kc
+
+        parallel_draws = counter is _kc.small_multiplicities_parallel
     scratch: list[np.ndarray] = []
     indices: list[np.ndarray] = []  # the int32 indices' buffer, kept from block to block
     for start in range(0, n_replicates, rows):
@@ -566,6 +566,8 @@ class _Draw:
                 draw_segments(self.rng, n, r1 - r0, self.scratch) if self.parallel_draws else None
             )
             if drawn is not None:
+                from ranklens._kernels import pcg64 as _kp  # imports numba
+
                 args = (drawn.buf, drawn.starts, drawn.counts, drawn.offsets, r1 - r0, n)
                 if parts.small:
                     counts, fits = _kp.segment_counts_small(*args)
@@ -693,6 +695,8 @@ def poisson_weights(keys: np.ndarray, replicates: np.ndarray, seed: int) -> np.n
     reps = np.ascontiguousarray(reps, dtype=np.int64)
     state = np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
     work = reps.shape[0] * keys.shape[0]
+    from ranklens._kernels import resampling as _kr
+
     driver = (
         _kr.poisson_weights_parallel
         if work >= POLICY.parallel_block_work and numba.get_num_threads() > 1
@@ -713,6 +717,8 @@ def _label_key(label: Any) -> int:
     if isinstance(label, (float, np.floating)) and math.isfinite(label) and label == int(label):
         label = int(label)
     if isinstance(label, (int, np.integer)) and _INT64_MIN <= int(label) <= _INT64_MAX:
+        from ranklens._kernels import resampling as _kr  # imports numba
+
         value = np.array([int(label)], dtype=np.int64)
         return int(_kr.hash_int64(value)[0])
     if isinstance(label, str):
@@ -749,12 +755,16 @@ def group_keys(groups: Any) -> np.ndarray:
     if values.dtype.kind in "iub":
         if values.dtype.kind == "u" and values.size and int(values.max()) > _INT64_MAX:
             return np.array([_label_key(v) for v in values.tolist()], dtype=np.uint64)
+        from ranklens._kernels import resampling as _kr  # imports numba
+
         return np.asarray(_kr.hash_int64(np.ascontiguousarray(values, dtype=np.int64)))
     if values.dtype.kind == "f":
         if np.isnan(values).any():
             raise ValueError("groups holds a missing label (NaN); every row needs a unit id")
         as_int = np.trunc(values)
         if np.all((as_int == values) & (np.abs(values) < 2.0**63)):
+            from ranklens._kernels import resampling as _kr  # imports numba
+
             return np.asarray(_kr.hash_int64(as_int.astype(np.int64)))
     na = _NA()
     out = np.empty(values.shape[0], dtype=np.uint64)
@@ -1015,6 +1025,8 @@ def group_counts(block: np.ndarray, groups: np.ndarray, n_groups: int) -> np.nda
 
     # Only large data sets come here (BCa's regression runs from BCA_JACKKNIFE_BELOW rows on),
     # where a block is seconds of work: the parallel driver always pays.
+    from ranklens._kernels import resampling as _kr  # imports numba
+
     sums = (
         _kr.group_weight_sums_parallel
         if block.size >= POLICY.parallel_block_work and numba.get_num_threads() > 1

@@ -163,7 +163,7 @@ class RoutePolicy:
     twins_load_s: float = 0.5
     twins_compile_s: float = 3.0
     #: Seconds of importing numba, added to the cost of getting any kernel while numba is not
-    #: imported in the process (the kernel modules load lazily, ``ranklens._kernels.LazyKernels``).
+    #: imported in the process (the kernel modules are imported by the functions that call them).
     numba_import_s: float = 0.3
     #: Seconds of the NumPy rank sweep per replicate row, model, data row and level, and of the
     #: twins per replicate row and data row (measured on one core).

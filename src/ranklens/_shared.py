@@ -27,7 +27,7 @@ __all__ = ["RANK_SEQUENCE", "RANK_SWEEP", "shared", "shared_results", "sharing"]
 T = TypeVar("T")
 
 #: The rows sorted by y then prediction, with the dense ranks of both
-#: (``ranklens._kernels.ranking.sequence(y, p, need_pred_rank=True)``), per ``(y, p)``.
+#: (``ranklens._xp.sequence.sequence(y, p, need_pred_rank=True)``), per ``(y, p)``.
 RANK_SEQUENCE = "rank sequence"
 #: The pair-class sums of one rank sweep, per ``(y, p, sample_weight)``.
 RANK_SWEEP = "rank sweep"

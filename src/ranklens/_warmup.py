@@ -16,28 +16,14 @@ import functools
 import time
 import warnings
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ranklens._route import Thresholds, kernels_at_any_size
 
-__all__ = ["STEPS", "WarmupReport", "kernel_dispatchers", "warmup"]
-
-#: Kernel modules (``ranklens._kernels.<name>``).
-KERNEL_MODULES = (
-    "compare",
-    "curves",
-    "delong",
-    "intervals",
-    "listwise",
-    "pcg64",
-    "rank_levels",
-    "ranking",
-    "resampling",
-    "residual",
-    "utility",
-)
+__all__ = ["STEPS", "WarmupReport", "kernel_dispatchers", "kernel_modules", "warmup"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,19 +40,50 @@ class WarmupReport:
         return float(sum(self.seconds.values()))
 
 
+def kernel_modules() -> tuple[ModuleType, ...]:
+    """The kernel modules whose kernels :func:`kernel_dispatchers` lists (importing them imports
+    numba)."""
+    from ranklens._kernels import (
+        compare,
+        curves,
+        delong,
+        intervals,
+        listwise,
+        pcg64,
+        rank_levels,
+        ranking,
+        resampling,
+        residual,
+        utility,
+    )
+
+    return (
+        compare,
+        curves,
+        delong,
+        intervals,
+        listwise,
+        pcg64,
+        rank_levels,
+        ranking,
+        resampling,
+        residual,
+        utility,
+    )
+
+
 def kernel_dispatchers() -> dict[str, Any]:
-    """Every numba kernel defined in a kernel module, as ``"module.name"``.
+    """Every numba kernel defined in a kernel module (:func:`kernel_modules`), as
+    ``"module.name"`` (the module's name within ``ranklens._kernels``).
 
     Helpers marked ``inline="always"`` are left out: they are compiled into their callers and
     never on their own.
     """
-    import importlib
-
     from numba.core.registry import CPUDispatcher
 
     out = {}
-    for module_name in KERNEL_MODULES:
-        module = importlib.import_module(f"ranklens._kernels.{module_name}")
+    for module in kernel_modules():
+        module_name = module.__name__.rsplit(".", 1)[-1]
         for name, value in vars(module).items():
             # Only the module's own kernels (ranking re-exports the curves' radix sort).
             if not isinstance(value, CPUDispatcher) or value.py_func.__module__ != module.__name__:

@@ -30,14 +30,14 @@ import dataclasses
 import math
 import warnings
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._curve_registry import CurveSumsForm, register_curve
 from ranklens._docstrings import raises_input_errors
-from ranklens._kernels import LazyKernels
+from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
 from ranklens._registry import (
     ComputationalForm,
     OrderStatisticFit,
@@ -46,6 +46,7 @@ from ranklens._registry import (
     SumsForm,
     register_metric,
 )
+from ranklens._relevance_functions import relevance_from_limits
 from ranklens._results import CurveResult, Result
 from ranklens._scaling import scaled_residuals
 from ranklens._typing import ArrayLike
@@ -59,13 +60,6 @@ from ranklens._validation import (
 )
 from ranklens._xp import utility as _xu
 from ranklens.exceptions import warn_undefined
-
-if TYPE_CHECKING:
-    from ranklens._kernels import utility as _k
-else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    _k = LazyKernels("ranklens._kernels.utility")
-from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
-from ranklens._relevance_functions import relevance_from_limits
 from ranklens.relevance import SigmoidRelevance, relevance_from_boxplot
 
 # The utility measures are sums once the relevance is fixed, but their default relevance is a
@@ -111,6 +105,8 @@ def _accuracy_kernel(n: int) -> Any:
     small inputs while the kernel is not loaded (:func:`ranklens._xp.utility.numpy_route`)."""
     if _xu.numpy_route(n, "accuracy_values"):
         return _xu.accuracy_values_numpy
+    from ranklens._kernels import utility as _k  # imports numba
+
     return _k.accuracy_values
 
 
@@ -119,6 +115,8 @@ def _precision_recall_sums(*args: Any) -> tuple[float, float, int, float, float,
     from its NumPy form (bit for bit) for small inputs while the kernel is not loaded."""
     if _xu.numpy_route(args[0].shape[0], "precision_recall_sums"):
         return _xu.precision_recall_sums_numpy(*args)
+    from ranklens._kernels import utility as _k  # imports numba
+
     return _k.precision_recall_sums(*args)
 
 

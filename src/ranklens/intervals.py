@@ -19,13 +19,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ranklens._curve_registry import register_curve
 from ranklens._docstrings import raises_input_errors
-from ranklens._kernels import LazyKernels
 from ranklens._normal import ndtri
 from ranklens._registry import ComputationalForm, SumsForm, register_metric
 from ranklens._results import CurveResult, Result
@@ -43,11 +42,6 @@ from ranklens._validation import (
     check_sample_weight_scaled,
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
-
-if TYPE_CHECKING:
-    from ranklens._kernels import intervals as _ki
-else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    _ki = LazyKernels("ranklens._kernels.intervals")
 
 # Every registered interval measure is a function of weighted means over the rows.
 _FORM = ComputationalForm.MERGEABLE_SUMS
@@ -167,6 +161,8 @@ class _Scale:
 
     @classmethod
     def of(cls, y: np.ndarray, pairs: list[tuple[np.ndarray, np.ndarray]]) -> _Scale:
+        from ranklens._kernels import intervals as _ki  # imports numba on the first kernel call
+
         big = max(_ki.interval_max_deviation(y, lo, up, 1.0) for lo, up in pairs)
         pre, shift = 1.0, 0
         if not math.isfinite(big):
@@ -190,6 +186,8 @@ def _sums(
     scale: _Scale | None = None,
 ) -> tuple[float, float, float, float, float, _Scale]:
     """(total weight, width, below, above, weight inside) with the sums in ``scale``'s units."""
+    from ranklens._kernels import intervals as _ki  # imports numba on the first kernel call
+
     if scale is None:
         scale = _Scale.of(y, [(lo, up)])
     weighted = w is not None

@@ -13,13 +13,12 @@ import dataclasses
 import functools
 import math
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ranklens._cache import is_compiled
 from ranklens._docstrings import raises_input_errors
-from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     ComputationalForm,
     RankedListForm,
@@ -36,15 +35,11 @@ from ranklens._validation import (
     check_positive_int,
     check_sample_weight,
 )
-from ranklens.exceptions import DomainError, warn_undefined
 
-if TYPE_CHECKING:
-    from ranklens._kernels import listwise as _kl
-else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    _kl = LazyKernels("ranklens._kernels.listwise")
 # ranked_order: a radix argsort, ~3x np.argsort at n = 1e7 (NumPy's stable sort of the same keys
 # on small data while the kernel module is not imported, so numba is not imported for it)
 from ranklens._xp import ranked_keys as _kcu
+from ranklens.exceptions import DomainError, warn_undefined
 
 # DCG follows the prediction's order, its ideal (IDCG) the truth's.
 _FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
@@ -120,6 +115,8 @@ def _numpy_route(n: int, calls: int = 1) -> bool:
     estimate = calls * (POLICY.dcg_call_s + per_row * n)
     if "numba" not in sys.modules and estimate < POLICY.numba_import_s + POLICY.dcg_load_s:
         return True  # cheaper than even importing numba: decide without importing it
+    from ranklens._kernels import listwise as _kl  # imports numba
+
     kernel = _kl.grouped_ndcg
     if kernel.signatures:
         return False
@@ -296,6 +293,8 @@ def _grouped_ndcg(*args: Any, calls: int = 1) -> tuple[np.ndarray, np.ndarray]:
             out = _grouped_ndcg_numpy(*args)
         if out is not None:
             return out
+    from ranklens._kernels import listwise as _kl  # imports numba
+
     return _kl.grouped_ndcg(*args)
 
 
@@ -341,6 +340,8 @@ def _ndcg_segment(
     if gains not in _GAINS:
         raise ValueError(f"gains must be one of {_GAINS}; got {gains!r}")
     k_float = math.inf if k is None else float(check_positive_int(k, "k"))
+    from ranklens._kernels import listwise as _kl  # imports numba
+
     return float(
         _kl.tie_averaged_dcg_from(
             np.ascontiguousarray(y_sorted, dtype=np.float64),
@@ -793,4 +794,6 @@ def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None 
     distance = np.minimum(np.abs(p[order] - t[order]), float(n))
     if k is not None:
         distance = distance[: check_positive_int(k, "k")]
+    from ranklens._kernels import listwise as _kl  # imports numba
+
     return float(_kl.rank_distance_ndcg_kernel(np.ascontiguousarray(distance), n))

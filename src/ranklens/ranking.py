@@ -76,6 +76,7 @@ from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import cupy_or_raise
 from ranklens._xp import curves as _xpc
 from ranklens._xp import sequence as _xs
+from ranklens._xp.compiled import kernel_ready
 from ranklens._xp.measures import device_inputs, device_point, resolve_device
 from ranklens._xp.summary import (
     envelope_by_comparison,
@@ -226,7 +227,7 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
         # small and the sweep kernel not loaded: the n^2 comparisons, the same exact counts
         out = list(per_row_pair_counts(np, y, p))
     else:
-        order, key, pkey, _, _, n_y, _ = _k.sequence(y, p)
+        order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
         out = [np.empty(y.size, np.int64) for _ in range(5)]
         proto = _k.record_prototype(y.size, unit=True)
         _k.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
@@ -1304,8 +1305,6 @@ def _numpy_sweep(n: int) -> bool:
         return True
     if spent >= POLICY.sweep_compile_after_s:
         return False
-    from ranklens._kernels.curves import kernel_ready
-
     return not kernel_ready(_k.sweep_kernel)
 
 
@@ -1952,7 +1951,7 @@ def _rank_lift_from_sequence(
     """:func:`rank_lift_curve` from the rows in the order of the prediction.
 
     ``w_seq``: the weight of every row of positive weight, by decreasing prediction, ties by
-    decreasing ``y`` then by row (``_kernels.ranking.sequence``); ``key``: the index of each
+    decreasing ``y`` then by row (``_xp.sequence.sequence``); ``key``: the index of each
     row's ``y`` among the distinct values of ``y`` (increasing); ``starts``: the first position
     of every run of tied predictions; ``ytot``: the weight of each distinct ``y``; ``offset``:
     half an observation in the units of the weights. Engines that sort the rows in pieces
@@ -2127,7 +2126,7 @@ def _bins(y: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     cuts = n * k
     nearest = np.round(cuts)
     cuts = np.where(np.abs(cuts - nearest) < 1e-9 * max(1.0, n), nearest, cuts)
-    y_rank, _ = _k.dense_ranks(y)
+    y_rank, _ = _xs.dense_ranks(y, import_kernels=True)
     sizes = np.bincount(y_rank)
     below = np.cumsum(sizes) - sizes
     desc_mid = n - below[y_rank] - (sizes[y_rank] - 1) / 2  # 1 = largest
@@ -2257,7 +2256,7 @@ def partial_spearman_rho(
     k = _check_percentiles(percentiles)
     n = int(y.size)
     bins, bin_sizes = _bins(y, k)
-    pred_rank, _ = _k.dense_ranks(p)
+    pred_rank, _ = _xs.dense_ranks(p, import_kernels=True)
     pred_sizes = np.bincount(pred_rank)
     mid2 = (2 * (np.cumsum(pred_sizes) - pred_sizes) + pred_sizes + 1)[pred_rank]  # 2 x midrank
     per_bin = np.bincount(bins, weights=mid2, minlength=k.size + 2)[1:]

@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._docstrings import raises_input_errors
 from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
-from ranklens._kernels import LazyKernels
 from ranklens._relevance_functions import (
     ControlPointRelevance,
     NoExtremesWarning,
@@ -46,11 +45,6 @@ from ranklens._validation import (
     is_constant,
 )
 from ranklens.exceptions import DomainError
-
-if TYPE_CHECKING:
-    from ranklens._kernels import utility as _k
-else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    _k = LazyKernels("ranklens._kernels.utility")
 
 __all__ = [
     "BoxplotStatsResult",
@@ -117,6 +111,8 @@ def medcouple(y: Any) -> float:
     0.0
     """
     x = as_1d_float(y, "y", min_n=1)
+    from ranklens._kernels import utility as _k  # imports numba
+
     return float(_k.medcouple_sorted(np.sort(x)))
 
 
@@ -219,6 +215,8 @@ def _boxplot(
         mc = math.nan
         low_mult = high_mult = 1.0
     else:
+        from ranklens._kernels import utility as _k  # imports numba
+
         if sample.cum is None:
             mc = float(_k.medcouple_sorted(x))
         else:

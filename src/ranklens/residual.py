@@ -30,14 +30,13 @@ import functools
 import math
 import sys
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from ranklens._cache import is_compiled
 from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
 from ranklens._docstrings import raises_input_errors
-from ranklens._kernels import LazyKernels
 from ranklens._registry import (
     BreakdownBound,
     ComputationalForm,
@@ -64,11 +63,6 @@ from ranklens._validation import (
     check_sample_weight,
 )
 from ranklens.exceptions import RowDomainError, warn_undefined
-
-if TYPE_CHECKING:
-    from ranklens._kernels import residual as _kres
-else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    _kres = LazyKernels("ranklens._kernels.residual")
 from ranklens.intervals import interval_score
 
 __all__ = [
@@ -840,6 +834,8 @@ def _numpy_thresholds(n: int) -> bool:
         return False
     if "numba" not in sys.modules:
         return True  # no kernel has machine code, and loading one costs numba's import
+    from ranklens._kernels import residual as _kres  # imports numba
+
     kernel = _kres.weighted_quantile_threshold
     return not kernel.signatures and not is_compiled(kernel)
 
@@ -914,6 +910,8 @@ def _weighted_median(values: FloatArray, w: FloatArray | None, order: Any = None
         found = _weighted_thresholds_numpy(values, w, half - tol, half + tol, order)
         if found is not None:
             return _midpoint(*found)
+    from ranklens._kernels import residual as _kres  # imports numba
+
     lower = _kres.weighted_quantile_threshold(values, w, half - tol, False)
     upper = _kres.weighted_quantile_threshold(values, w, half + tol, True)
     return _midpoint(float(lower), float(upper))

@@ -40,7 +40,8 @@ import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,7 +51,6 @@ from ranklens._curve_registry import CurveSweepForm, register_curve
 from ranklens._docstrings import raises_input_errors
 from ranklens._events import DEFAULT_EVENTS, EventRule, parse_events
 from ranklens._inference import concordance_logit_interval
-from ranklens._kernels import LazyKernels
 from ranklens._ranked import (
     ProfitSpec,
     Ranked,
@@ -85,20 +85,22 @@ from ranklens._validation import (
     relevance_values,
 )
 from ranklens._xp import band_routes as _band_routes
+from ranklens._xp import curve_helpers as _xh
+from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
 from ranklens._xp import measures as _xm
+from ranklens._xp import ranked_keys as _xk  # likewise
 from ranklens._xp import targeting as _xpt
 from ranklens._xp import to_host
 from ranklens._xp.measures import device_inputs, resolve_device
 from ranklens._xp.rank import EXACT_LIMIT
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
 
-if TYPE_CHECKING:
-    from ranklens._kernels import curves as _k
-else:  # numba is imported on the first kernel call (ranklens._kernels.LazyKernels)
-    _k = LazyKernels("ranklens._kernels.curves")
-from ranklens._xp import curve_helpers as _xh
-from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
-from ranklens._xp import ranked_keys as _xk  # likewise
+
+def _curve_kernels() -> ModuleType:
+    """:mod:`ranklens._kernels.curves` (importing it imports numba)."""
+    from ranklens._kernels import curves
+
+    return curves
 
 
 def _numpy_helper(m: int, kernel: Callable[[], Any]) -> bool:
@@ -113,27 +115,27 @@ def _numpy_helper(m: int, kernel: Callable[[], Any]) -> bool:
 
 
 def _trapezoid(x: FloatArray, y: FloatArray) -> float:
-    if _numpy_helper(x.shape[0], lambda: _k.trapezoid):
+    if _numpy_helper(x.shape[0], lambda: _curve_kernels().trapezoid):
         return _xh.trapezoid_numpy(x, y)
-    return float(_k.trapezoid(x, y))
+    return float(_curve_kernels().trapezoid(x, y))
 
 
 def _interp_sorted(xq: FloatArray, xp: FloatArray, fp: FloatArray) -> FloatArray:
-    if _numpy_helper(max(xq.shape[0], xp.shape[0]), lambda: _k.interp_sorted):
+    if _numpy_helper(max(xq.shape[0], xp.shape[0]), lambda: _curve_kernels().interp_sorted):
         return _xh.interp_sorted_numpy(xq, xp, fp)
-    return _k.interp_sorted(xq, xp, fp)
+    return _curve_kernels().interp_sorted(xq, xp, fp)
 
 
 def _roc_sums(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, float]:
-    if _numpy_helper(tp.shape[0], lambda: _k.roc_sums):
+    if _numpy_helper(tp.shape[0], lambda: _curve_kernels().roc_sums):
         return _xh.roc_sums_numpy(tp, fp, p, n)
-    return _k.roc_sums(tp, fp, p, n)
+    return _curve_kernels().roc_sums(tp, fp, p, n)
 
 
 def _lift_area(x: FloatArray, g: FloatArray) -> float:
-    if _numpy_helper(x.shape[0], lambda: _k.lift_area):
+    if _numpy_helper(x.shape[0], lambda: _curve_kernels().lift_area):
         return _xh.lift_area_numpy(x, g)
-    return float(_k.lift_area(x, g))
+    return float(_curve_kernels().lift_area(x, g))
 
 
 # The business measures sort by prediction; on a continuous y_true their default events (its

@@ -3,6 +3,13 @@
 Public wrappers in the concept modules validate input and call these. Every kernel has a slow,
 definitional twin in the tests (``tests/reference.py``) that it is checked against.
 
+The kernel modules hold the kernels only and import nothing of ranklens but each other and
+:mod:`ranklens._cache`: whether a call takes a kernel or its NumPy form, a serial or a parallel
+driver, is decided one layer up (the sizes in :mod:`ranklens._route`, the forms and their choice
+in :mod:`ranklens._xp` and the measure modules). Those modules import a kernel module by an
+``import`` statement in the function that calls it, so that importing them (and a small call that
+takes a NumPy form) does not import numba.
+
 Kernels compile on their first call (nothing is compiled at import) and are cached on disk;
 :func:`ranklens._cache.configure` runs first so that a read-only install caches them in the
 user's cache folder instead of compiling them again in every process.
@@ -11,26 +18,3 @@ user's cache folder instead of compiling them again in every process.
 from ranklens._cache import configure as _configure
 
 _configure()
-
-
-class LazyKernels:
-    """A kernel module imported, and numba with it (0.2-0.4 s), on its first attribute access.
-
-    The measure and inference modules hold their kernel modules through this proxy, so that a
-    call that takes a NumPy path (small data, kernels not loaded: see
-    :func:`ranklens._resampling.prefer_numpy_twins`) never imports numba. The import goes through
-    Python's import lock (:func:`importlib.import_module`), so concurrent first uses are safe.
-    """
-
-    __slots__ = ("_name",)
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> object:
-        import importlib
-
-        return getattr(importlib.import_module(self._name), attr)
-
-    def __repr__(self) -> str:
-        return f"LazyKernels({self._name!r})"

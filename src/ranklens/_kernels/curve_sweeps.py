@@ -2,7 +2,7 @@
 
 A bootstrap replicate changes the weights, never the order of the rows, so the curves of
 :func:`ranklens.curve_bands` are evaluated on the grid from one weighted pass over a sequence
-sorted once (:func:`ranklens._kernels.ranking.sequence`: rows by decreasing prediction, ties by
+sorted once (:func:`ranklens._xp.sequence.sequence`: rows by decreasing prediction, ties by
 decreasing y), never by calling the curve function per replicate. Rows of zero weight add zeros
 and no point: each kernel gives the curve of the rows with positive weight, read off the grid
 exactly as the curve's own ``at`` reads it (linear between its points, the end values beyond).
@@ -10,12 +10,10 @@ exactly as the curve's own ``at`` reads it (linear between its points, the end v
 Each kernel has a ``prange`` driver over the replicate rows of a block; every row's sums run
 sequentially, so the numbers do not depend on the number of threads. The serial and parallel
 drivers share one row body (``_targeting_rows``, ``_gain_grid_rows``), so each body compiles once
-per signature. Below ``ranklens._route.POLICY.band_grid_numpy_below`` rows, while a grid's kernels
-have no machine code in the process, its callers run the NumPy form of :mod:`ranklens._xp.curves`
-instead (the same numbers bit for bit; :func:`numpy_route`). The callers ask
-:func:`ranklens._xp.band_routes.numpy_route` first, which takes the NumPy form without importing
-this module (nor numba) while it is not imported, and defers to :func:`numpy_route` here once it is;
-:func:`routed_as` lives there too.
+per signature. The kernels only: below ``ranklens._route.POLICY.band_grid_numpy_below`` rows,
+while a grid's kernels have no machine code, its callers run the NumPy form of
+:mod:`ranklens._xp.curves` instead (the same numbers bit for bit), as
+:func:`ranklens._xp.band_routes.numpy_route` decides.
 
 References
 ----------
@@ -28,17 +26,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ranklens._kernels.curves import kernel_ready
 from ranklens._kernels.ranking import cutoff_auc_sums
-from ranklens._route import POLICY
-from ranklens._xp.band_routes import ROUTE_ROWS, routed_as
 
 __all__ = [
     "cutoff_auc_grid",
     "gain_grid_parallel",
     "gain_grid_serial",
     "rank_lift_grid",
-    "routed_as",
     "targeting_replicates_parallel",
     "targeting_replicates_serial",
 ]
@@ -100,7 +94,7 @@ def _cutoff_auc_row(weights, b, order, key, pkey, n_y, grid, out):
 def cutoff_auc_grid(weights, order, key, pkey, n_y, grid):
     """Cutoff AUC curve (Rosset et al. 2005, Fig. 2) of each weight row, read at ``grid``.
 
-    ``order, key, pkey, n_y`` from :func:`ranklens._kernels.ranking.sequence`; the fraction of
+    ``order, key, pkey, n_y`` from :func:`ranklens._xp.sequence.sequence`; the fraction of
     positives ``W_P / W`` and ``AUC_c = U_c / (W_P (W - W_P))`` from
     :func:`ranklens._kernels.ranking.cutoff_auc_sums` over the cuts present in the row.
     """
@@ -587,14 +581,3 @@ def targeting_replicates_parallel(
             out,
         )
     return out
-
-
-def numpy_route(n, *kernels):
-    """Whether a band grid over ``n`` data rows takes its NumPy form: below
-    ``POLICY.band_grid_numpy_below`` rows (:mod:`ranklens._route`; ``ranklens warmup`` sets it
-    to 0 so that it still compiles the kernels) while none of ``kernels`` (its serial and parallel
-    drivers) has machine code, in this process or in numba's cache (a cached kernel loads in a
-    fraction of a second, and a warm process keeps the kernels it ran with:
-    :func:`ranklens._kernels.curves.kernel_ready`)."""
-    rows = max(n, ROUTE_ROWS.get())
-    return rows < POLICY.band_grid_numpy_below and not any(kernel_ready(k) for k in kernels)

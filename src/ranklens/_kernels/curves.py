@@ -8,62 +8,30 @@ weights, else the row index): about four times faster than ``np.argsort`` at n =
 sorted keys decode back to the thresholds without a gather. That is what keeps each curve under
 the 3 s budget (``docs/performance.md``). Validation lives in :mod:`ranklens.targeting`;
 ``tests/reference_curves.py`` holds the definitional twins.
+
+The kernels only: whether a kernel runs or its NumPy form (the same arrays bit for bit) is
+decided by the callers in :mod:`ranklens._xp.ranked_keys`, by the sizes of :mod:`ranklens._route`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
-from ranklens._cache import is_compiled
-from ranklens._route import POLICY
-from ranklens._xp import ranked_keys as _xk  # the NumPy forms
-
 __all__ = [
-    "decode_keys",
-    "descending_keys",
+    "decode_keys_kernel",
     "descending_keys_kernel",
-    "group_sums_indexed",
-    "group_sums_sorted",
+    "group_sums_indexed_kernel",
+    "group_sums_sorted_kernel",
     "interp_sorted",
-    "kernel_ready",
     "lift_area",
-    "radix_sort",
     "radix_sort_kernel",
     "radix_sort_parallel",
-    "ranked_order",
     "roc_sums",
     "trapezoid",
-    "use_kernel",
 ]
-
-_ON_DISK: dict[int, bool] = {}
-
-
-def use_kernel(n: int, kernel: Any) -> bool:
-    """Whether a step on ``n`` rows runs ``kernel`` (else its NumPy twin): from
-    ``POLICY.sort_numpy_below`` rows on (:mod:`ranklens._route`: below, the sorting and grouping
-    steps run in NumPy, the same arrays bit for bit with nothing to compile; ``ranklens warmup``
-    compiles the kernels all the same), or when the kernel has machine code already
-    (:func:`kernel_ready`)."""
-    return n >= POLICY.sort_numpy_below or kernel_ready(kernel)
-
-
-def kernel_ready(kernel: Any) -> bool:
-    """Whether ``kernel`` has machine code in this process or in numba's cache (and
-    ``POLICY.prefer_compiled`` is on)."""
-    if not POLICY.prefer_compiled:
-        return False
-    if kernel.signatures:
-        return True
-    key = id(kernel)
-    if key not in _ON_DISK:  # the cache index is looked up once per process
-        _ON_DISK[key] = is_compiled(kernel)
-    return _ON_DISK[key]
-
 
 _SIGN = np.uint64(1) << np.uint64(63)
 _INF_KEY = np.uint64(0x7FF0000000000000)  # bit pattern of +inf
@@ -78,9 +46,9 @@ def descending_keys_kernel(x):
 
     The IEEE-754 bit pattern is made monotone (flip all bits of negatives, set the sign bit of
     non-negatives) and then complemented. ``-0.0`` is mapped to ``+0.0`` first so that the two zeros
-    are one tie group, as ``==`` says. :func:`descending_keys` calls it from
-    ``POLICY.sort_numpy_below`` rows on (below, the NumPy form); :mod:`ranklens._kernels.ranking`
-    sorts with it too.
+    are one tie group, as ``==`` says. :func:`ranklens._xp.ranked_keys.descending_keys` calls it
+    from ``POLICY.sort_numpy_below`` rows on (below, the NumPy form);
+    :mod:`ranklens._kernels.ranking` sorts with it too.
 
     Parameters
     ----------
@@ -105,13 +73,13 @@ def descending_keys_kernel(x):
 
 @njit(cache=True)
 def _decode(key):
-    """The float64 bit pattern behind a key of :func:`descending_keys`."""
+    """The float64 bit pattern behind a key of :func:`descending_keys_kernel`."""
     return key if key & _SIGN else (~key) & ~_SIGN
 
 
 @njit(cache=True)
-def _decode_keys(keys):
-    """float64 values of keys made by :func:`descending_keys` (-0.0 comes back as +0.0)."""
+def decode_keys_kernel(keys):
+    """float64 values of keys made by :func:`descending_keys_kernel` (-0.0 comes back as +0.0)."""
     out = np.empty(keys.shape[0], dtype=np.uint64)
     for i in range(keys.shape[0]):
         out[i] = _decode(keys[i])
@@ -122,14 +90,14 @@ def _decode_keys(keys):
 def radix_sort_kernel(keys, payload, carry):
     """Stable LSD radix sort of uint64 ``keys`` (8-bit digits; digits shared by all keys skipped).
 
-    :func:`radix_sort` calls it from ``POLICY.sort_numpy_below`` rows on;
+    :func:`ranklens._xp.ranked_keys.radix_sort` calls it from ``POLICY.sort_numpy_below`` rows on;
     :mod:`ranklens._kernels.ranking` sorts with it too.
 
     Parameters
     ----------
     keys : ndarray of uint64
         The keys, used as scratch space (pass a temporary, such as the output of
-        :func:`descending_keys`).
+        :func:`descending_keys_kernel`).
     payload : ndarray
         Permuted along with the keys when ``carry`` (same length, any dtype); never modified.
     carry : bool
@@ -287,76 +255,6 @@ def radix_sort_parallel(keys, payload, carry):
     return cur_keys, cur_load
 
 
-def descending_keys(x: np.ndarray) -> np.ndarray:
-    """uint64 keys whose ascending order is the *descending* order of the float64 ``x``.
-
-    The IEEE-754 bit pattern is made monotone (flip all bits of negatives, set the sign bit of
-    non-negatives) and then complemented. ``-0.0`` is mapped to ``+0.0`` first so that the two
-    zeros are one tie group, as ``==`` says. ``x`` must not contain NaN. A kernel from
-    ``POLICY.sort_numpy_below`` rows on, NumPy below (the same keys).
-    """
-    if use_kernel(x.shape[0], descending_keys_kernel):
-        return descending_keys_kernel(x)
-    return _xk.descending_keys_numpy(x)
-
-
-def decode_keys(keys: np.ndarray) -> np.ndarray:
-    """float64 values of keys made by :func:`descending_keys` (-0.0 comes back as +0.0)."""
-    if use_kernel(keys.shape[0], _decode_keys):
-        return _decode_keys(keys)
-    return _xk.decode_numpy(keys).view(np.float64)
-
-
-def radix_sort(keys: np.ndarray, payload: np.ndarray, carry: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Stable ascending sort of uint64 ``keys``, ``payload`` carried along when ``carry``.
-
-    Returns ``(sorted_keys, sorted_payload)`` (an empty payload without ``carry``). From
-    ``POLICY.sort_numpy_below`` rows on the LSD radix sort kernel (which uses ``keys`` as scratch
-    space), below NumPy's stable sort of the same keys (which leaves them alone): the same result.
-    """
-    if use_kernel(keys.shape[0], radix_sort_kernel):
-        return radix_sort_kernel(keys, payload, carry)
-    order = np.argsort(keys, kind="stable")
-    return keys[order], payload[order] if carry else np.empty(0, payload.dtype)
-
-
-def group_sums_sorted(
-    sorted_keys: np.ndarray, sorted_response: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Unweighted cumulative sums at the end of each tie group of the ranked rows.
-
-    ``sorted_response`` is aligned with ``sorted_keys`` (carried by :func:`radix_sort`). Returns
-    ``(threshold_bits, cum_weight, cum_response, cum_complement)`` of length ``groups + 1``, row 0
-    being nobody targeted (threshold +inf); view ``threshold_bits`` as float64.
-    """
-    if use_kernel(sorted_keys.shape[0], _group_sums_sorted):
-        return _group_sums_sorted(sorted_keys, sorted_response)
-    return _xk.group_sums_numpy(sorted_keys, None, sorted_response)
-
-
-def group_sums_indexed(
-    sorted_keys: np.ndarray, order: np.ndarray, response: np.ndarray, weight: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Weighted version of :func:`group_sums_sorted`: ``order`` (the carried row index) picks
-    ``response`` and ``weight``; sums are of ``w``, ``w r`` and ``w (1 - r)``."""
-    if use_kernel(sorted_keys.shape[0], _group_sums_indexed):
-        return _group_sums_indexed(sorted_keys, order, response, weight)
-    return _xk.group_sums_numpy(sorted_keys, weight[order], response[order])
-
-
-def ranked_order(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(order, sorted_keys)``: ``x[order]`` is non-increasing; equal keys mark tied values.
-
-    A radix argsort (also used by :mod:`ranklens.listwise`; :func:`radix_sort` also serves
-    :func:`ranklens._kernels.ranking.radix_argsort`); the index dtype is int32 below
-    2**31 rows.
-    """
-    n = x.shape[0]
-    index = np.arange(n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-    sorted_keys, order = radix_sort(descending_keys(x), index, True)
-    return order, sorted_keys
-
-
 @njit(cache=True)
 def _n_groups(sorted_keys):
     n = sorted_keys.shape[0]
@@ -382,12 +280,13 @@ def _group_arrays(n_groups):
 
 
 @njit(cache=True)
-def _group_sums_sorted(sorted_keys, sorted_response):
+def group_sums_sorted_kernel(sorted_keys, sorted_response):
     """Unweighted cumulative sums at the end of each tie group of the ranked rows.
 
-    ``sorted_response`` is aligned with ``sorted_keys`` (carried by :func:`radix_sort`). Returns
-    ``(threshold_bits, cum_weight, cum_response, cum_complement)`` of length ``groups + 1``, row 0
-    being nobody targeted (threshold +inf); view ``threshold_bits`` as float64.
+    ``sorted_response`` is aligned with ``sorted_keys`` (carried by :func:`radix_sort_kernel`).
+    Returns ``(threshold_bits, cum_weight, cum_response, cum_complement)`` of length
+    ``groups + 1``, row 0 being nobody targeted (threshold +inf); view ``threshold_bits`` as
+    float64.
     """
     thr, cw, cr, cc = _group_arrays(_n_groups(sorted_keys))
     n = sorted_keys.shape[0]
@@ -408,8 +307,8 @@ def _group_sums_sorted(sorted_keys, sorted_response):
 
 
 @njit(cache=True)
-def _group_sums_indexed(sorted_keys, order, response, weight):
-    """Weighted version of :func:`group_sums_sorted`: ``order`` (the carried row index) picks
+def group_sums_indexed_kernel(sorted_keys, order, response, weight):
+    """Weighted version of :func:`group_sums_sorted_kernel`: ``order`` (the carried row index) picks
     ``response`` and ``weight``; sums are of ``w``, ``w r`` and ``w (1 - r)``."""
     thr, cw, cr, cc = _group_arrays(_n_groups(sorted_keys))
     n = sorted_keys.shape[0]

@@ -3,11 +3,13 @@
 Everything is O(n log n) or better and reads memory sequentially wherever it can (at n = 1e7 a
 random memory access costs more than a comparison): one stable LSD radix argsort per variable
 (:func:`radix_argsort`), then "the sequence" -- the rows in decreasing prediction, ties by
-decreasing ``y_true``, then by row (:func:`sequence`: ``order``, the dense y rank ``key`` and
-prediction rank ``pkey`` of each position) -- and one sweep over it (:func:`sweep`) for every
-pair count and rank sum. Below ``ranklens._route.POLICY.sort_numpy_below`` rows stage 1 sorts with
-NumPy instead (the same arrays, a few milliseconds at most, and nothing to compile on a first
-call).
+decreasing ``y_true``, then by row (:func:`build_sequence`: ``order``, the dense y rank ``key``
+and prediction rank ``pkey`` of each position) -- and one sweep over it (:func:`sweep`) for every
+pair count and rank sum. The kernels only: stage 1 is driven by :mod:`ranklens._xp.sequence`
+(:func:`ranklens._xp.sequence.sequence` and :func:`ranklens._xp.sequence.prepare_ranks`), which
+sorts with NumPy instead below ``ranklens._route.POLICY.sort_numpy_below`` rows (the same arrays,
+a few milliseconds at most, and nothing to compile on a first call) and picks the serial or the
+parallel radix argsort.
 
 Two-stage interface (used by the bootstrap and by leave-one-out code)
 --------------------------------------------------------------------
@@ -18,7 +20,7 @@ Stage 1 depends on the data only, never on weights, so it can be done once per d
 ``y_rank`` and ``pred_rank`` are int64 dense ranks per row in the original row order (0 = smallest
 value, equal values share a rank); ``order`` (int64) lists the rows by decreasing prediction, ties
 in the prediction by decreasing ``y_true``, remaining ties by increasing row index. These are plain
-arrays; :func:`prepare_ranks` itself is a Python function.
+arrays; ``prepare_ranks`` (:func:`ranklens._xp.sequence.prepare_ranks`) is a Python function.
 
 Stage 2 are ``@njit`` functions on those arrays and a float64 weight vector ``w`` (length n, in row
 order, non-negative); they can be called from inside other numba functions::
@@ -47,29 +49,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ranklens._kernels import curves as _curves
 from ranklens._kernels.curves import descending_keys_kernel, radix_sort_kernel, radix_sort_parallel
-from ranklens._route import POLICY
-from ranklens._xp import sequence as _xs
-from ranklens._xp.sequence import dense_ranks_numpy as _dense_ranks_numpy
 
 __all__ = [
-    "argsort_keys",
+    "build_sequence",
     "clipped_correlation",
     "concordance_envelope",
     "concordance_envelope_kernel",
     "cutoff_auc_sums",
-    "dense_ranks",
+    "dense_ranks_sorted",
     "gather_positive",
     "limbs_to_int",
-    "order_by_pred",
-    "order_by_y_then_pred",
-    "prepare_ranks",
+    "order_by_pred_kernel",
+    "order_by_y_then_pred_kernel",
     "radix_argsort",
     "radix_argsort_parallel",
     "rank_correlations_sorted",
     "record_prototype",
-    "sequence",
     "sum_t3_minus_t",
     "sweep",
     "sweep_kernel",
@@ -93,9 +89,10 @@ def radix_argsort(x):
 
     Returns ``(keys, order)``: ``keys`` are int64 whose bit patterns sort as unsigned integers in
     the order of the values (equal values, -0.0 and 0.0 included, have equal keys) and ``order``
-    the rows. The keys are the complement of :func:`ranklens._kernels.curves.descending_keys` and
-    the sort is the curves' :func:`ranklens._kernels.curves.radix_sort` (8-bit digits, passes
-    whose digit is the same for every key skipped), one radix sort for the package: against the
+    the rows. The keys are the complement of
+    :func:`ranklens._kernels.curves.descending_keys_kernel` and the sort is the curves'
+    :func:`ranklens._kernels.curves.radix_sort_kernel` (8-bit digits, passes whose digit is the
+    same for every key skipped), one radix sort for the package: against the
     11-bit twin this module had, 0.6-0.8x the time on continuous data at n >= 1e6 and within
     about 10% either way on small or heavily tied data. O(n); about 3x faster than
     ``np.argsort`` at n = 1e7, whose comparisons jump through memory.
@@ -118,18 +115,10 @@ def radix_argsort_parallel(x):
     return sorted_keys.view(np.int64), order
 
 
-def argsort_keys(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`radix_argsort`, in parallel from ``POLICY.parallel_sort_from`` rows (with more than
-    one thread; :mod:`ranklens._route`)."""
-    import numba
-
-    if x.size >= POLICY.parallel_sort_from and numba.get_num_threads() > 1:
-        return radix_argsort_parallel(x)
-    return radix_argsort(x)
-
-
 @njit(cache=True)
-def _dense_ranks_sorted(keys, order):
+def dense_ranks_sorted(keys, order):
+    """Dense ranks per row (int64, 0 = smallest) and the number of distinct values, from the
+    keys and order of :func:`radix_argsort` (or :func:`radix_argsort_parallel`)."""
     n = keys.size
     rank = np.empty(n, np.int64)
     g = 0
@@ -138,23 +127,6 @@ def _dense_ranks_sorted(keys, order):
             g += 1
         rank[order[k]] = g
     return rank, g + 1
-
-
-def _use_kernel(n: int, kernel: object) -> bool:
-    """From ``POLICY.sort_numpy_below`` rows on (:mod:`ranklens._route`), or below when
-    ``kernel`` is compiled already (one call of it is cheaper than NumPy's dozen calls; see
-    ``POLICY.prefer_compiled``). Below, stage 1 sorts with NumPy: 2-3x slower than the radix
-    kernels but nothing to compile (docs/performance.md, "Cold start"); the same arrays."""
-    return n >= POLICY.sort_numpy_below or _curves.kernel_ready(kernel)
-
-
-def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
-    """Dense ranks (int64, 0 = smallest, ties share a rank) and the number of distinct values."""
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    if not _use_kernel(x.size, _dense_ranks_sorted):
-        return _dense_ranks_numpy(x)
-    rank, n_groups = _dense_ranks_sorted(*argsort_keys(x))
-    return rank, int(n_groups)
 
 
 @njit(cache=True)
@@ -189,7 +161,7 @@ def _sort_prediction_ties(order, key, t0, t1, n_y):
 
 
 @njit(cache=True)
-def _build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank):
+def build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank):
     """The sequence in decreasing prediction (ties: decreasing y, then row).
 
     From the dense y ranks and the radix sort of the prediction, whose two arrays are reused in
@@ -237,37 +209,6 @@ def _build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank):
     return order, key, pkey, pred_rank, n_p
 
 
-def sequence(
-    y_true: np.ndarray, y_pred: np.ndarray, need_pred_rank: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
-    """``(order, key, pkey, y_rank, pred_rank, n_y, n_pred)``: the sequence and dense ranks.
-
-    ``order``: rows by decreasing prediction, ties by decreasing y, then row; ``key`` / ``pkey``:
-    dense y / prediction rank (0 = smallest) of each position; ``y_rank`` / ``pred_rank``: the same
-    per row (``pred_rank`` empty unless ``need_pred_rank``); the numbers of distinct values.
-    """
-    y_rank, n_y = dense_ranks(y_true)
-    y_pred = np.ascontiguousarray(y_pred, dtype=np.float64)
-    n = y_pred.size
-    if not _use_kernel(n, _build_sequence):
-        # One sort of a distinct int64 key per row (ranklens._xp.sequence, numba-free).
-        return _xs.sequence_numpy(y_rank, n_y, y_pred, need_pred_rank)
-    p_keys, p_order = argsort_keys(y_pred)
-    order, key, pkey, pred_rank, n_p = _build_sequence(y_rank, n_y, p_keys, p_order, need_pred_rank)
-    return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
-
-
-def prepare_ranks(
-    y_true: np.ndarray, y_pred: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Stage 1 of the two-stage interface: ``(order, y_rank, pred_rank)`` (see module docstring).
-
-    Independent of any weights; O(n log n) (two argsorts, then linear passes).
-    """
-    order, _, _, y_rank, pred_rank, _, _ = sequence(y_true, y_pred, need_pred_rank=True)
-    return order, y_rank, pred_rank
-
-
 @njit(cache=True)
 def _stable_counting_sort_desc(rows, key, n_keys):
     """``rows`` stably reordered by decreasing ``key[row]`` (keys are 0..n_keys-1)."""
@@ -295,35 +236,16 @@ def _n_values(rank):
 
 
 @njit(cache=True)
-def _order_by_pred(pred_rank):
+def order_by_pred_kernel(pred_rank):
+    """Rows by decreasing prediction rank, ties by increasing row index (a counting sort, O(n))."""
     return _stable_counting_sort_desc(np.arange(pred_rank.size), pred_rank, _n_values(pred_rank))
 
 
 @njit(cache=True)
-def _order_by_y_then_pred(order, y_rank):
+def order_by_y_then_pred_kernel(order, y_rank):
+    """``order`` stably re-sorted by decreasing y rank (a counting sort, O(n)): rows by
+    decreasing ``y_true``, ties in the order of ``order``."""
     return _stable_counting_sort_desc(order, y_rank, _n_values(y_rank))
-
-
-def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
-    """Rows by decreasing prediction, ties by increasing row index.
-
-    A counting sort (O(n)); below ``POLICY.sort_numpy_below`` rows NumPy's stable sort, the same
-    order.
-    """
-    if not _use_kernel(pred_rank.size, _order_by_pred):
-        return _xs.order_by_pred_numpy(pred_rank)
-    return _order_by_pred(pred_rank)
-
-
-def order_by_y_then_pred(order: np.ndarray, y_rank: np.ndarray) -> np.ndarray:
-    """Rows by decreasing ``y_true``, ties by decreasing prediction (a stable re-sort of order).
-
-    A counting sort (O(n)); below ``POLICY.sort_numpy_below`` rows NumPy's stable sort, the same
-    order.
-    """
-    if not _use_kernel(order.size, _order_by_y_then_pred):
-        return order[np.argsort(-y_rank[order], kind="stable")]
-    return _order_by_y_then_pred(order, y_rank)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -817,7 +739,8 @@ def weighted_rank_correlations(order, y_rank, pred_rank, w):
     (:func:`gather_positive`) and runs :func:`rank_correlations_sorted`, the one stage-2 kernel
     (the bootstrap calls both directly).
     """
-    by_y = _order_by_y_then_pred(order, y_rank)[::-1].copy()  # increasing y, ties by prediction
+    # increasing y, ties by prediction
+    by_y = order_by_y_then_pred_kernel(order, y_rank)[::-1].copy()
     y_seq, p_seq, w_seq = gather_positive(
         by_y, y_rank[by_y], pred_rank[by_y], w, np.ones(by_y.size, np.float64)
     )

@@ -39,6 +39,7 @@ import numpy as np
 
 from ranklens._route import POLICY
 from ranklens._scaling import product_exponent
+from ranklens._xp.ranked_keys import descending_keys, radix_sort
 
 __all__ = [
     "ConcordanceComponents",
@@ -164,7 +165,6 @@ def components_many(
             _unit_finish(*_unit_components(y, score), stratum, binary, factors) for score in scores
         ]
     from ranklens._kernels import delong as _kd  # imports numba
-    from ranklens._kernels.curves import descending_keys, radix_sort
 
     n_values, _, high = _kd.two_values(y, w)
     binary = n_values == 2
@@ -179,7 +179,9 @@ def components_many(
         payload = np.left_shift(rows, 1) | event
         factors = _factors(stratum, w)  # the same for every model
         for score in scores:
-            sorted_key, sorted_load = radix_sort(descending_keys(score), payload, True)
+            # the kernels' path (numba imported): the sorting kernels' rule decides
+            keys = descending_keys(score, import_kernels=True)
+            sorted_key, sorted_load = radix_sort(keys, payload, True, import_kernels=True)
             psi = _kd.binary_components(sorted_key, sorted_load, w, weight is not None)
             out.append(_finish(psi, d, w, stratum, binary, factors))
     else:

@@ -1,14 +1,16 @@
 """The rank measures' sequence (rows by decreasing prediction, ties by decreasing y) without numba.
 
-:func:`sequence`, :func:`dense_ranks` and :func:`order_by_pred` take the arguments of the functions
-of the same names in :mod:`ranklens._kernels.ranking` and return their arrays bit for bit. While
-that module is not imported, a call on fewer than ``ranklens._route.POLICY.sort_numpy_below`` rows
-runs the NumPy forms below (one stable sort of a distinct integer key per row), so a small first
-call (the cutoff AUC curve and its bands in a warm ``ranklens evaluate`` of a few hundred rows) does
-not import numba (about 0.5 s with LLVM's start); otherwise the call goes to
-:mod:`ranklens._kernels.ranking`, whose own rule picks its radix kernels or these same NumPy forms
-(it also knows about kernels in numba's on-disk cache, and ``ranklens warmup`` imports it).
-O(n log n).
+Stage 1 of the rank measures in its two forms and the choice between them: the numba kernels of
+:mod:`ranklens._kernels.ranking` (a radix argsort, serial or parallel, and counting sorts) and
+NumPy forms that return their arrays bit for bit (one stable sort of a distinct integer key per
+row). :func:`sequence`, :func:`prepare_ranks`, :func:`dense_ranks`, :func:`order_by_pred` and
+:func:`order_by_y_then_pred` decide by the sizes of :mod:`ranklens._route`. While the kernel
+module is not imported, a call on fewer than ``POLICY.sort_numpy_below`` rows runs NumPy without
+importing it, so a small first call (the cutoff AUC curve and its bands in a warm ``ranklens
+evaluate`` of a few hundred rows) does not import numba (about 0.5 s with LLVM's start).
+Otherwise the kernels run from that size on, or below it once they have machine code in the
+process or in numba's on-disk cache (:func:`ranklens._xp.compiled.use_kernel`; ``ranklens
+warmup`` imports the module and compiles them), and NumPy below it else. O(n log n).
 
 The sequence orders the rows by decreasing prediction, ties by decreasing y, then by row; the
 dense ranks count distinct values from 0 (the smallest), ``-0.0`` and ``0.0`` sharing one rank as
@@ -23,30 +25,33 @@ Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of reg
 from __future__ import annotations
 
 import sys
-from typing import Any
+from types import ModuleType
 
 import numpy as np
 
-from ranklens._kernels import LazyKernels
 from ranklens._route import POLICY
+from ranklens._xp.compiled import use_kernel
 
 __all__ = [
+    "argsort_keys",
     "dense_ranks",
     "dense_ranks_numpy",
     "order_by_pred",
     "order_by_pred_numpy",
+    "order_by_y_then_pred",
+    "prepare_ranks",
     "sequence",
     "sequence_numpy",
 ]
 
 _KERNELS = "ranklens._kernels.ranking"
-_kr: Any = LazyKernels(_KERNELS)  # numba is imported on the first attribute access
 
 
 def _numpy_route(n: int) -> bool:
     """Whether a call on ``n`` rows runs here in NumPy, without importing the kernel module:
-    below ``POLICY.sort_numpy_below`` rows (:mod:`ranklens._route`, the kernel module's number
-    too) while :mod:`ranklens._kernels.ranking` is not imported (once it is, its rule decides)."""
+    below ``POLICY.sort_numpy_below`` rows (:mod:`ranklens._route`) while
+    :mod:`ranklens._kernels.ranking` is not imported (once it is,
+    :func:`ranklens._xp.compiled.use_kernel` decides)."""
     return n < POLICY.sort_numpy_below and _KERNELS not in sys.modules
 
 
@@ -93,30 +98,126 @@ def order_by_pred_numpy(pred_rank: np.ndarray) -> np.ndarray:
     return np.argsort(-pred_rank, kind="stable")
 
 
+def _kernels(n: int, import_kernels: bool) -> ModuleType | None:
+    """The kernel module when a call on ``n`` rows may take a kernel, else None (NumPy).
+
+    None below ``POLICY.sort_numpy_below`` rows while :mod:`ranklens._kernels.ranking` is not
+    imported (:func:`_numpy_route`), unless ``import_kernels``: a caller already on its kernels'
+    path imports the module (numba with it), and the kernels' rule
+    (:func:`ranklens._xp.compiled.use_kernel`) decides on kernels compiled in numba's cache too.
+    """
+    if not import_kernels and _numpy_route(n):
+        return None
+    from ranklens._kernels import ranking  # imports numba
+
+    return ranking
+
+
+def argsort_keys(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ranklens._kernels.ranking.radix_argsort` of the float64 ``x``: ``(keys, order)``.
+
+    In parallel (:func:`ranklens._kernels.ranking.radix_argsort_parallel`, the same keys and
+    order) from ``POLICY.parallel_sort_from`` rows with more than one thread
+    (:mod:`ranklens._route`): below, the serial sort is as fast, and small calls compile no
+    parallel kernel. Imports numba.
+    """
+    import numba
+
+    from ranklens._kernels import ranking as kr
+
+    if x.size >= POLICY.parallel_sort_from and numba.get_num_threads() > 1:
+        return kr.radix_argsort_parallel(x)
+    return kr.radix_argsort(x)
+
+
 def order_by_pred(pred_rank: np.ndarray) -> np.ndarray:
-    """:func:`ranklens._kernels.ranking.order_by_pred`, in NumPy while that module is not
-    imported and there are fewer than ``POLICY.sort_numpy_below`` rows."""
-    if _numpy_route(pred_rank.size):
+    """Rows by decreasing prediction rank, ties by increasing row index.
+
+    The counting sort :func:`ranklens._kernels.ranking.order_by_pred_kernel` (O(n)) from
+    ``POLICY.sort_numpy_below`` rows on or once it has machine code; NumPy's stable sort (the same
+    order) otherwise, without importing the kernel module while it is not imported.
+    """
+    kr = _kernels(pred_rank.size, False)
+    if kr is None or not use_kernel(pred_rank.size, kr.order_by_pred_kernel):
         return order_by_pred_numpy(pred_rank)
-    return _kr.order_by_pred(pred_rank)
+    return kr.order_by_pred_kernel(pred_rank)
 
 
-def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
-    """:func:`ranklens._kernels.ranking.dense_ranks`, in NumPy while that module is not imported
-    and ``x`` has fewer than ``POLICY.sort_numpy_below`` rows."""
-    if _numpy_route(x.size):
-        return dense_ranks_numpy(np.ascontiguousarray(x, dtype=np.float64))
-    return _kr.dense_ranks(x)
+def order_by_y_then_pred(
+    order: np.ndarray, y_rank: np.ndarray, *, import_kernels: bool = False
+) -> np.ndarray:
+    """Rows by decreasing ``y_true``, ties by decreasing prediction (a stable re-sort of the
+    sequence's ``order`` by the dense y ranks ``y_rank``).
+
+    The counting sort :func:`ranklens._kernels.ranking.order_by_y_then_pred_kernel` (O(n)) or
+    NumPy's stable sort (the same order), as :func:`order_by_pred` decides; ``import_kernels``:
+    see :func:`_kernels`.
+    """
+    kr = _kernels(order.size, import_kernels)
+    if kr is None or not use_kernel(order.size, kr.order_by_y_then_pred_kernel):
+        return order[np.argsort(-y_rank[order], kind="stable")]
+    return kr.order_by_y_then_pred_kernel(order, y_rank)
+
+
+def dense_ranks(x: np.ndarray, *, import_kernels: bool = False) -> tuple[np.ndarray, int]:
+    """Dense ranks (int64, 0 = smallest, ties share a rank) and the number of distinct values.
+
+    The radix argsort (:func:`argsort_keys`) and
+    :func:`ranklens._kernels.ranking.dense_ranks_sorted` or :func:`dense_ranks_numpy` (the same
+    ranks), as :func:`order_by_pred` decides;
+    ``import_kernels``: see :func:`_kernels`.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    kr = _kernels(x.size, import_kernels)
+    if kr is None or not use_kernel(x.size, kr.dense_ranks_sorted):
+        return dense_ranks_numpy(x)
+    rank, n_groups = kr.dense_ranks_sorted(*argsort_keys(x))
+    return rank, int(n_groups)
 
 
 def sequence(
-    y_true: np.ndarray, y_pred: np.ndarray, need_pred_rank: bool = False
+    y_true: np.ndarray,
+    y_pred: np.ndarray,
+    need_pred_rank: bool = False,
+    *,
+    import_kernels: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
-    """:func:`ranklens._kernels.ranking.sequence` (``(order, key, pkey, y_rank, pred_rank, n_y,
-    n_pred)``), in NumPy while that module is not imported and there are fewer than
-    ``POLICY.sort_numpy_below`` rows."""
-    if _numpy_route(np.size(y_pred)):
+    """``(order, key, pkey, y_rank, pred_rank, n_y, n_pred)``: the sequence and dense ranks.
+
+    ``order``: rows by decreasing prediction, ties by decreasing y, then row; ``key`` / ``pkey``:
+    dense y / prediction rank (0 = smallest) of each position; ``y_rank`` / ``pred_rank``: the same
+    per row (``pred_rank`` empty unless ``need_pred_rank``); the numbers of distinct values.
+
+    The radix argsort of the prediction and :func:`ranklens._kernels.ranking.build_sequence`, or
+    :func:`sequence_numpy` (the same arrays), as :func:`order_by_pred` decides; ``import_kernels``:
+    see :func:`_kernels`.
+    """
+    kr = _kernels(np.size(y_pred), import_kernels)
+    if kr is None:
         y_rank, n_y = dense_ranks_numpy(np.ascontiguousarray(y_true, dtype=np.float64))
         pred = np.ascontiguousarray(y_pred, dtype=np.float64)
         return sequence_numpy(y_rank, n_y, pred, need_pred_rank)
-    return _kr.sequence(y_true, y_pred, need_pred_rank)
+    y_rank, n_y = dense_ranks(y_true, import_kernels=True)
+    y_pred = np.ascontiguousarray(y_pred, dtype=np.float64)
+    if not use_kernel(y_pred.size, kr.build_sequence):
+        # one sort of a distinct int64 key per row
+        return sequence_numpy(y_rank, n_y, y_pred, need_pred_rank)
+    p_keys, p_order = argsort_keys(y_pred)
+    order, key, pkey, pred_rank, n_p = kr.build_sequence(
+        y_rank, n_y, p_keys, p_order, need_pred_rank
+    )
+    return order, key, pkey, y_rank, pred_rank, int(n_y), int(n_p)
+
+
+def prepare_ranks(
+    y_true: np.ndarray, y_pred: np.ndarray, *, import_kernels: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stage 1 of the ranking kernels' two-stage interface (:mod:`ranklens._kernels.ranking`):
+    ``(order, y_rank, pred_rank)``, the :func:`sequence` with the prediction ranks per row.
+
+    Independent of any weights; O(n log n) (two argsorts, then linear passes).
+    """
+    order, _, _, y_rank, pred_rank, _, _ = sequence(
+        y_true, y_pred, need_pred_rank=True, import_kernels=import_kernels
+    )
+    return order, y_rank, pred_rank

@@ -22,6 +22,7 @@ from ranklens._kernels import curves as _kc
 from ranklens._kernels import ranking as _kr
 from ranklens._rank_sweep import pair_class_stats, rank_sweep
 from ranklens._ranked import Target, gain_twice_exact, integer_counts, rank_scores
+from ranklens._xp import sequence as _xs
 
 #: Rows drawn from each partition to choose bucket boundaries (the boundaries only balance the
 #: buckets; the results are exact whatever they are).
@@ -326,7 +327,9 @@ def _unit_sweep(
     rank_sweep``): its pair statistics, the dense ranks of the prediction (0 = smallest) and
     their number, and with ``per_row`` the concordant minus discordant partners of every row
     (``ranklens.per_observation_pair_counts``, from the same sweep rather than a second one)."""
-    order, key, pkey, _, p_rank, n_y, n_p = _kr.sequence(yv, pv, need_pred_rank=True)
+    order, key, pkey, _, p_rank, n_y, n_p = _xs.sequence(
+        yv, pv, need_pred_rank=True, import_kernels=True
+    )
     proto = _kr.record_prototype(yv.size, unit=True)
     if not per_row:
         stats = _kr.sweep(key, pkey, n_y, _ONE, True, proto, _NO_INT, *[_NO_INT] * 5)[0]
@@ -589,7 +592,7 @@ def truth_partition(
     below = carry[bucket]
     if wv is None:
         # the midranks of y from its dense ranks (the order inside a tie group does not matter)
-        y_rank, n_y = _kr.dense_ranks(yv)
+        y_rank, n_y = _xs.dense_ranks(yv, import_kernels=True)
         b, sizes = _unit_midranks(y_rank, n_y, below)
         out["t3"] = int(_kr.sum_t3_minus_t(sizes))
         rows: dict[str, Any] = {"y_ties": sizes[y_rank], "h": [], "y_mid": b}

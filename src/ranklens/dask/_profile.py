@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._kernels import ranking as _kr
+from ranklens._xp import sequence as _xs
 from ranklens.ranking import per_observation_pair_counts
 
 
@@ -83,7 +84,7 @@ def local_correct(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> np.ndar
     if w is None:
         counts = per_observation_pair_counts(y, p)
         return counts.concordant.astype(np.float64) + counts.tied_pred_only.astype(np.float64) / 2
-    order, key, pkey, _, _, n_y, _ = _kr.sequence(y, p)
+    order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
     conc, tied = np.empty(n), np.empty(n)
     u0, u1, u2 = np.empty(n), np.empty(n), np.empty(n)  # the other classes, not needed
     proto = _kr.record_prototype(n, unit=False)
@@ -101,7 +102,7 @@ def _envelope_pieces(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> dict
         empty = np.zeros(0)
         return {"u": empty, "mp": empty, "mg": np.zeros(1), "dp": empty, "dg": np.zeros(1)}
     weights = np.ones(n) if w is None else w
-    order, key, pkey, _, _, n_y, _ = _kr.sequence(y, p)
+    order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
     w_seq = np.ascontiguousarray(weights[order])
     u = np.unique(y)
     ytot = np.bincount(key, weights=w_seq, minlength=n_y)
