@@ -15,11 +15,11 @@ Run on a machine with CuPy and a CUDA device::
 2. AUC of a binary outcome at n = 1e6 (Harrell's C with 30 % events), 1000 replicates.
 3. ``compare_models(device="gpu")`` end to end at n = 1e6, 1000 replicates, percentile intervals.
 4. Exact tau-b of one sample at n = 1e7 and 1e8: :func:`ranklens._xp.rank.exact_pair_counts` on
-   the device (host-to-device copy included and not), the public ``kendall_tau(y, p,
-   device="gpu")`` from host arrays (copy and validation included), against the CPU's
+   the device (host-to-device copy included and not), the public ``kendall_tau`` of device
+   inputs copied from host arrays (copy and validation included), against the CPU's
    ``ranklens.kendall_tau`` (numba; one thread: its sweep is sequential).
 
-5. ``--only summary,bands`` runs instead: ``ranking_summary(device="gpu")`` at n = 1e6 and 1e7
+5. ``--only summary,bands`` runs instead: ``ranking_summary`` of device inputs at n = 1e6 and 1e7
    against the CPU, and ``curve_bands(device="gpu")`` (cutoff AUC and rank lift, two models)
    with 1000 replicates at 1e6 and 200 at 1e7 against the CPU's sweep engine (a few replicates,
    extrapolated linearly).
@@ -30,7 +30,7 @@ Run on a machine with CuPy and a CUDA device::
    array-namespace form on the device (:mod:`ranklens._xp.targeting`) against its numba form
    on the CPU (every core) on the first replicates of the same multiplicities (extrapolated
    linearly, as above), values compared; ``compare_models(device="gpu")`` with the seven
-   measures end to end at 1e6; the weighted ``ranking_summary(device="gpu")`` at 1e6 and 1e7.
+   measures end to end at 1e6; the weighted ``ranking_summary`` of device inputs at 1e6 and 1e7.
 
 Prints the device, the CPU's cores and threads, each time and the CPU/GPU ratios.
 """
@@ -229,7 +229,7 @@ def bench_exact(cp, n):
     del y_d, p_d
     cp.get_default_memory_pool().free_all_blocks()
     t0 = time.perf_counter()
-    tau_api = kendall_tau(y, p, device="gpu")  # the public call, from host arrays
+    tau_api = kendall_tau(cp.asarray(y), cp.asarray(p))  # the public call, copies included
     t_api = time.perf_counter() - t0
     cp.get_default_memory_pool().free_all_blocks()
     kendall_tau(y[:1000], p[:1000])  # compile / warm
@@ -252,7 +252,7 @@ def bench_exact(cp, n):
     }
     print(
         f"exact tau-b n={n:.0e}: GPU {t_gpu:.3f} s ({t_gpu + t_copy:.3f} s with the copy) | "
-        f"kendall_tau(device='gpu') from host arrays {t_api:.3f} s | "
+        f"kendall_tau of device copies of host arrays {t_api:.3f} s | "
         f"CPU kendall_tau {t_cpu:.2f} s | CPU/GPU {t_cpu / t_gpu:.1f}x | "
         f"tau {tau_gpu!r} vs {tau_cpu!r}",
         flush=True,
@@ -327,11 +327,11 @@ def bench_summary(cp, n):
     y_d, p_d = cp.asarray(y), cp.asarray(p)
     _sync(cp)
     t0 = time.perf_counter()
-    dev = ranking_summary(y_d, p_d, device="gpu")
+    dev = ranking_summary(y_d, p_d)
     _sync(cp)
     t_gpu = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ranking_summary(y, p, device="gpu")
+    ranking_summary(cp.asarray(y), cp.asarray(p))
     _sync(cp)
     t_host = time.perf_counter() - t0
     same = dev.exact_counts == cpu.exact_counts and abs(
@@ -463,7 +463,7 @@ def bench_weighted_summary(cp, n):
         args = cp.asarray(y), cp.asarray(p), cp.asarray(sw)
         _sync(cp)
         t0 = time.perf_counter()
-        dev = ranking_summary(args[0], args[1], sample_weight=args[2], device="gpu")
+        dev = ranking_summary(args[0], args[1], sample_weight=args[2])
         _sync(cp)
         t_gpu = time.perf_counter() - t0
     diff = abs(dev.kendall_tau - cpu.kendall_tau) + abs(dev.spearman_rho - cpu.spearman_rho)
@@ -544,7 +544,7 @@ def main(argv=None):
         from ranklens import curve_bands, ranking_summary
 
         y0, p0 = _data(20_000, seed=4)
-        ranking_summary(cp.asarray(y0), cp.asarray(p0[1]), device="gpu")  # warm-up (compiles)
+        ranking_summary(cp.asarray(y0), cp.asarray(p0[1]))  # warm-up (compiles)
         for c in ("cutoff_auc", "rank_lift"):
             curve_bands(y0, {"a": p0[0]}, curve=c, n_bootstrap=4, device="gpu")
             curve_bands(y0, {"a": p0[0]}, curve=c, n_bootstrap=4)

@@ -16,6 +16,7 @@ import json
 import numpy as np
 import pytest
 
+from emulated_device import on_device
 from ranklens import compare_models, delong_interval, delong_test, ranking_summary
 from ranklens.evaluation import (
     EvaluationComparison,
@@ -519,7 +520,7 @@ def test_decimals_are_numbers():
 
 
 def test_device_path_refuses_the_same_events(monkeypatch):
-    """device="gpu" (here the NumPy namespace) refuses what the CPU refuses, in its words."""
+    """The device path (here the NumPy namespace) refuses what the CPU refuses, in its words."""
     from ranklens import decile_table, lift_at_10, roc_auc
     from ranklens._xp import measures as xm
 
@@ -533,10 +534,10 @@ def test_device_path_refuses_the_same_events(monkeypatch):
                 with pytest.raises(ValueError) as cpu:
                     func(y, score, events=events, sample_weight=weight)
                 with pytest.raises(ValueError) as gpu:
-                    func(y, score, events=events, sample_weight=weight, device="gpu")
+                    func(on_device(y), score, events=events, sample_weight=weight)
                 assert str(gpu.value) == str(cpu.value)
                 assert str(cpu.value).startswith(f"events={events!r} ")
-    assert roc_auc(y, score, events="top:0.2", device="gpu") == roc_auc(y, score)
+    assert roc_auc(on_device(y), score, events="top:0.2") == roc_auc(y, score)
 
 
 def test_the_analytic_step_reports_progress_model_by_model():

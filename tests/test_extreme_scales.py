@@ -20,6 +20,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 from typer.testing import CliRunner
 
+from emulated_device import on_device
 from ranklens import (
     compare_models,
     curve_bands,
@@ -112,7 +113,7 @@ def test_roc_auc_of_the_reported_case_against_scikit_learn():
 
 @pytest.mark.parametrize("name", ["roc_auc", "ks_statistic", "gain_area", "accuracy_ratio"])
 def test_device_scalars_are_scale_free_in_the_weights(data, monkeypatch, name):
-    """``device="gpu"`` on the NumPy namespace (as tests/test_gpu_targeting.py): the same sums."""
+    """Device inputs on the NumPy namespace (as tests/test_gpu_targeting.py): the same sums."""
     import ranklens._xp.measures as xm
 
     monkeypatch.setattr(xm, "cupy_or_raise", lambda what: np)
@@ -120,7 +121,7 @@ def test_device_scalars_are_scale_free_in_the_weights(data, monkeypatch, name):
     func = get_metric(name).func
     reference = func(y, pred, sample_weight=w)
     for scale in SCALES:
-        assert _close(func(y, pred, sample_weight=w * scale, device="gpu"), reference)
+        assert _close(func(on_device(y), pred, sample_weight=w * scale), reference)
 
 
 def test_sera_is_linear_and_ndcg_defined_for_huge_weights(data):

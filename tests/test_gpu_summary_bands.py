@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import ranklens as rl
+from emulated_device import on_device
 from ranklens import _gpu_engine as gpu_engine
 from ranklens import ranking
 from ranklens._xp import curves as xc
@@ -118,6 +119,8 @@ def test_curve_bands_device_equals_cpu(numpy_device: None, curve: str, weights: 
     cpu = rl.curve_bands(pd.Series(y), preds, **kw)
     dev = rl.curve_bands(pd.Series(y), preds, device="gpu", **kw)
     np.testing.assert_allclose(dev.replicates, cpu.replicates, rtol=1e-12, atol=1e-13)
+    followed = rl.curve_bands(on_device(y), preds, **kw)  # the device follows the data
+    np.testing.assert_array_equal(followed.replicates, dev.replicates)
     np.testing.assert_array_equal(dev.estimate, cpu.estimate)
     for field in ("lower", "upper", "simultaneous_lower", "prob_a_beats_b", "difference_upper"):
         np.testing.assert_allclose(getattr(dev, field), getattr(cpu, field), atol=1e-12)
@@ -252,7 +255,7 @@ def test_cupy_ranking_summary_equals_cpu(ties: bool) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cpu = rl.ranking_summary(y, p)
-            dev = rl.ranking_summary(cupy.asarray(y), cupy.asarray(p), device="gpu")
+            dev = rl.ranking_summary(cupy.asarray(y), cupy.asarray(p))
         _assert_summary_equal(dev, cpu)
 
 

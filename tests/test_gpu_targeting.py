@@ -25,6 +25,7 @@ import pytest
 import ranklens as rl
 import ranklens._gpu_engine as gpu_engine
 import ranklens._xp.measures as xm
+from emulated_device import on_device
 from ranklens import ranking
 from ranklens._xp import targeting as xt
 from ranklens.exceptions import UndefinedMetricWarning
@@ -197,7 +198,7 @@ def test_undefined_replicates_are_nan():
 
 
 # ---------------------------------------------------------------------------------------------
-# The public functions with device="gpu" (namespace NumPy)
+# The public functions on device inputs (namespace NumPy)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -220,10 +221,10 @@ def test_device_scalars_equal_cpu(numpy_device, kind, events):
                 want = _call(f, y, p, sample_weight=sw, events=events)
             except ValueError as refused:
                 with pytest.raises(ValueError, match=re.escape(str(refused))):
-                    _call(f, y, p, sample_weight=sw, events=events, device="gpu")
+                    _call(f, on_device(y), p, sample_weight=sw, events=events)
                 assert "events" in str(refused)
                 continue
-            got = _call(f, y, p, sample_weight=sw, events=events, device="gpu")
+            got = _call(f, on_device(y), p, sample_weight=sw, events=events)
             _close(got, want)
 
 
@@ -232,12 +233,12 @@ def test_device_auc_against_sklearn(numpy_device):
 
     y, p = _data(500, "binary", seed=13)
     sw = np.random.default_rng(14).integers(0, 5, y.size).astype(float)
-    assert rl.roc_auc(y, p, device="gpu") == pytest.approx(roc_auc_score(y, p), abs=1e-15)
-    assert rl.roc_auc(y, p, sample_weight=sw, device="gpu") == pytest.approx(
+    assert rl.roc_auc(on_device(y), p) == pytest.approx(roc_auc_score(y, p), abs=1e-15)
+    assert rl.roc_auc(on_device(y), p, sample_weight=sw) == pytest.approx(
         roc_auc_score(y, p, sample_weight=sw), abs=1e-15
     )
     # the accuracy ratio of binary events is the Gini coefficient 2 AUC - 1
-    assert rl.accuracy_ratio(y, p, sample_weight=sw, device="gpu") == pytest.approx(
+    assert rl.accuracy_ratio(on_device(y), p, sample_weight=sw) == pytest.approx(
         2 * roc_auc_score(y, p, sample_weight=sw) - 1, abs=1e-12
     )
 
@@ -250,13 +251,13 @@ def test_device_value_events_equal_cpu(numpy_device):
     for f in SCALARS[2:]:
         for w in (None, sw):
             _close(
-                f(y, p, events="value", sample_weight=w, device="gpu"),
+                f(on_device(y), p, events="value", sample_weight=w),
                 f(y, p, events="value", sample_weight=w),
             )
     with pytest.raises(ValueError, match="binary events"):
-        rl.roc_auc(y, p, events="value", device="gpu")
+        rl.roc_auc(on_device(y), p, events="value")
     with pytest.raises(rl.exceptions.DomainError, match="non-negative"):
-        rl.gain_area(y - 1.0, p, events="value", device="gpu")
+        rl.gain_area(on_device(y - 1.0), p, events="value")
 
 
 def test_device_scalars_undefined_warn(numpy_device):
@@ -264,31 +265,29 @@ def test_device_scalars_undefined_warn(numpy_device):
     p = np.arange(6.0)
     for f in SCALARS:
         with pytest.warns(UndefinedMetricWarning, match="undefined"):
-            assert math.isnan(f(y, p, device="gpu"))
+            assert math.isnan(f(on_device(y), p))
     with pytest.warns(UndefinedMetricWarning, match="accuracy ratio"):
-        assert math.isnan(rl.accuracy_ratio(np.ones(6), p, device="gpu"))
+        assert math.isnan(rl.accuracy_ratio(on_device(np.ones(6)), p))
 
 
 def test_device_scalars_errors_name_the_argument(numpy_device):
     with pytest.raises(ValueError, match="y_pred contains NaN"):
-        rl.roc_auc([0.0, 1.0, 1.0], [0.2, np.nan, 0.3], device="gpu")
+        rl.roc_auc(on_device([0.0, 1.0, 1.0]), [0.2, np.nan, 0.3])
     with pytest.raises(ValueError, match="sample_weight must be non-negative"):
-        rl.gain_area([0.0, 1.0, 1.0], [0.2, 0.1, 0.3], sample_weight=[1, -1, 1], device="gpu")
+        rl.gain_area(on_device([0.0, 1.0, 1.0]), [0.2, 0.1, 0.3], sample_weight=[1, -1, 1])
     with pytest.raises(ValueError, match="sums to zero"):
-        rl.lift_at_10([0.0, 1.0, 1.0], [0.2, 0.1, 0.3], sample_weight=[0, 0, 0], device="gpu")
+        rl.lift_at_10(on_device([0.0, 1.0, 1.0]), [0.2, 0.1, 0.3], sample_weight=[0, 0, 0])
     with pytest.raises(ValueError, match="events must be"):
-        rl.ks_statistic([0.0, 1.0, 2.0], [0.2, 0.1, 0.3], events="bottom:3", device="gpu")
-    with pytest.raises(ValueError, match="device must be one of"):
-        rl.roc_auc([0.0, 1.0], [0.2, 0.1], device="tpu")
+        rl.ks_statistic(on_device([0.0, 1.0, 2.0]), [0.2, 0.1, 0.3], events="bottom:3")
 
 
 def test_device_swapped_arguments_warn(numpy_device):
     y = np.random.default_rng(9).normal(size=40)
     labels = (y > 0).astype(float)
     with pytest.warns(rl.exceptions.SwappedArgumentsWarning, match="swapped"):
-        rl.roc_auc(y, labels, device="gpu")
+        rl.roc_auc(on_device(y), labels)
     with pytest.warns(rl.exceptions.SwappedArgumentsWarning, match="swapped"):
-        rl.decile_table(y, labels, device="gpu")
+        rl.decile_table(on_device(y), labels)
 
 
 def test_device_capacity_is_a_clear_error(numpy_device, monkeypatch):
@@ -297,7 +296,7 @@ def test_device_capacity_is_a_clear_error(numpy_device, monkeypatch):
     y, p = _data(500, "binary")
     monkeypatch.setattr(xt, "free_bytes", lambda xp: xt.sums_bytes(500) // 2)
     with pytest.raises(ValueError, match="beyond this device's capacity"):
-        rl.roc_auc(y, p, device="gpu")
+        rl.roc_auc(on_device(y), p)
     monkeypatch.setattr(xs, "free_bytes", lambda xp: 1000)
     with pytest.raises(ValueError, match="beyond this device's capacity"):
         ranking._ranking_summary_on_device(y, p, np.ones(500), 0.95, namespace=np)
@@ -309,9 +308,7 @@ def test_device_scalars_field_containers(numpy_device):
     ro.setflags(write=False)
     strided = np.repeat(y, 2)[::2]
     for f in SCALARS:
-        assert f(pd.Series(strided), ro, device="gpu") == pytest.approx(
-            f(y, p), rel=1e-12, abs=1e-15
-        )
+        assert f(pd.Series(strided), on_device(ro)) == pytest.approx(f(y, p), rel=1e-12, abs=1e-15)
 
 
 def _assert_result_equal(dev, cpu):
@@ -342,7 +339,7 @@ def test_device_decile_table_equals_cpu(numpy_device, kind, events):
         for n_bins in (10, 7):
             kw = dict(events=events, sample_weight=sw, n_bins=n_bins)
             _assert_result_equal(
-                _call(rl.decile_table, y, p, device="gpu", **kw), _call(rl.decile_table, y, p, **kw)
+                _call(rl.decile_table, on_device(y), p, **kw), _call(rl.decile_table, y, p, **kw)
             )
 
 
@@ -357,7 +354,7 @@ def test_device_profit_curve_equals_cpu(numpy_device):
             dict(value_margin=2.0, cost_per_target=0.6, budget=55.0),
         ):
             _assert_result_equal(
-                rl.profit_curve(y, p, sample_weight=sw, device="gpu", **kw),
+                rl.profit_curve(on_device(y), p, sample_weight=sw, **kw),
                 rl.profit_curve(y, p, sample_weight=sw, **kw),
             )
 
@@ -385,6 +382,14 @@ def test_compare_models_device_targeting_equals_cpu(numpy_device, kind, weights)
     _close(dev.values, cpu.values)
     _close(dev.replicates, cpu.replicates)
     _close(dev.ci_lower, cpu.ci_lower)
+    # without device=, the device follows the data: one input there sends the bootstrap there
+    followed = _call(rl.compare_models, y, {**preds, "a": on_device(p)}, **kw)
+    assert set(followed.evaluation) == {"gpu"}
+    np.testing.assert_array_equal(followed.replicates, dev.replicates)
+    # device="cpu" takes host copies of device inputs
+    host = _call(rl.compare_models, on_device(y), preds, device="cpu", **kw)
+    assert "gpu" not in set(host.evaluation)
+    np.testing.assert_array_equal(host.replicates, cpu.replicates)
 
 
 def test_compare_models_device_targeting_chunks(numpy_device, monkeypatch):
@@ -399,7 +404,7 @@ def test_compare_models_device_targeting_chunks(numpy_device, monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------------
-# Weighted ranking_summary(device="gpu")
+# Weighted ranking_summary of device inputs
 # ---------------------------------------------------------------------------------------------
 
 
@@ -485,9 +490,9 @@ def test_cupy_scalars_equal_cpu(kind):
     y, p = _data(100_000, kind, seed=51)
     sw = np.random.default_rng(52).integers(0, 4, y.size).astype(float)
     for f in SCALARS:
-        got = f(cupy.asarray(y), cupy.asarray(p), device="gpu")
+        got = f(cupy.asarray(y), cupy.asarray(p))
         assert got == pytest.approx(f(y, p), rel=1e-12, abs=1e-14)
-        got = f(y, p, sample_weight=cupy.asarray(sw), device="gpu")
+        got = f(y, p, sample_weight=cupy.asarray(sw))
         assert got == pytest.approx(f(y, p, sample_weight=sw), rel=1e-12, abs=1e-14)
 
 
@@ -518,9 +523,7 @@ def test_cupy_weighted_summary_equals_cpu():
     sw = rng.integers(0, 4, n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        dev = rl.ranking_summary(
-            cupy.asarray(y), cupy.asarray(p), sample_weight=cupy.asarray(sw), device="gpu"
-        )
+        dev = rl.ranking_summary(cupy.asarray(y), cupy.asarray(p), sample_weight=cupy.asarray(sw))
         cpu = rl.ranking_summary(y, p, sample_weight=sw.astype(float))
     # integer weights are repeated rows: the exact reference is the materialised data's summary
     # (the CPU's weighted sweep sums float64 weights rescaled to mean 1: its tau-b, 0.0023 here,
@@ -544,11 +547,11 @@ def test_cupy_decile_table_and_profit_equal_cpu():
     sw = np.random.default_rng(92).integers(0, 4, y.size).astype(float)
     args = cupy.asarray(y), cupy.asarray(p)
     _assert_result_equal(
-        rl.decile_table(*args, sample_weight=cupy.asarray(sw), device="gpu"),
+        rl.decile_table(*args, sample_weight=cupy.asarray(sw)),
         rl.decile_table(y, p, sample_weight=sw),
     )
     kw = dict(cost_benefit=((10.0, 0.0), (-2.0, 0.0)), budget=4000.0, cost_per_target=1.0)
-    _assert_result_equal(rl.profit_curve(*args, device="gpu", **kw), rl.profit_curve(y, p, **kw))
+    _assert_result_equal(rl.profit_curve(*args, **kw), rl.profit_curve(y, p, **kw))
 
 
 @pytest.mark.gpu
@@ -556,7 +559,5 @@ def test_cupy_decile_table_and_profit_equal_cpu():
 def test_torch_tensors_through_dlpack_targeting():
     torch = pytest.importorskip("torch")
     y, p = _data(20_000, "binary", seed=93)
-    got = rl.roc_auc(
-        torch.as_tensor(y, device="cuda"), torch.as_tensor(p, device="cuda"), device="gpu"
-    )
+    got = rl.roc_auc(torch.as_tensor(y, device="cuda"), torch.as_tensor(p, device="cuda"))
     assert got == rl.roc_auc(y, p)

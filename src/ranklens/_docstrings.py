@@ -16,10 +16,20 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["INPUT_ERRORS", "input_errors", "raises_input_errors"]
+__all__ = [
+    "DEVICE_INPUTS",
+    "INPUT_ERRORS",
+    "computes_where_inputs_live",
+    "device_inputs",
+    "input_errors",
+    "raises_input_errors",
+]
 
 #: The line a docstring holds where the shared input errors go (indented as a section entry).
 INPUT_ERRORS = "%(input_errors)s"
+
+#: The line a docstring's ``Notes`` hold where the paragraph on device inputs goes.
+DEVICE_INPUTS = "%(device_inputs)s"
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
@@ -124,6 +134,53 @@ def raises_input_errors(
         if INPUT_ERRORS not in doc:
             raise ValueError(f"the docstring of {func.__qualname__} has no {INPUT_ERRORS} line")
         func.__doc__ = doc.replace(INPUT_ERRORS, paragraph)
+        return func
+
+    return fill
+
+
+def device_inputs(how: str) -> str:
+    """The ``Notes`` paragraph of a measure that computes where its inputs live.
+
+    Parameters
+    ----------
+    how : str
+        What runs on the device and how the value compares with the CPU's, as a clause.
+
+    Returns
+    -------
+    str
+        The paragraph, its first line unindented (it replaces the marker, which carries the
+        indentation).
+    """
+    text = (
+        "*Device.* The computation follows the data: inputs on a CUDA device (CuPy arrays, or "
+        "DLPack tensors of torch or JAX on a GPU) are computed there through CuPy "
+        f'(``pip install "ranklens[gpu]"``): {how}. Host inputs (NumPy arrays, pandas or '
+        "polars columns, lists) are computed on the CPU; host arrays given with device ones "
+        "are copied to the device."
+    )
+    return "\n    ".join(textwrap.wrap(text, _WIDTH))
+
+
+def computes_where_inputs_live(how: str) -> Callable[[_F], _F]:
+    """Decorator: put :func:`device_inputs` where the function's docstring holds
+    :data:`DEVICE_INPUTS`.
+
+    Raises
+    ------
+    ValueError
+        If the docstring holds no marker.
+    """
+    paragraph = device_inputs(how)
+
+    def fill(func: _F) -> _F:
+        doc = func.__doc__
+        if doc is None:  # python -OO strips docstrings: nothing to fill
+            return func
+        if DEVICE_INPUTS not in doc:
+            raise ValueError(f"the docstring of {func.__qualname__} has no {DEVICE_INPUTS} line")
+        func.__doc__ = doc.replace(DEVICE_INPUTS, paragraph)
         return func
 
     return fill

@@ -304,7 +304,9 @@ def curve_bands(
         As in :func:`compare_models` (``groups``: the clustered bootstrap of units;
         ``scheme``: multinomial, Poisson, stratified or auto); the same ``random_state``,
         ``scheme`` and ``groups`` give the same replicates as :func:`compare_models`.
-    device : {"cpu", "gpu"} or None, default None (the CPU)
+    device : {"cpu", "gpu"} or None, default None (where the inputs live)
+        None evaluates on a CUDA device when an input lives there (CuPy arrays, DLPack tensors
+        of torch or JAX on a GPU), else on the CPU; ``"cpu"`` copies device inputs to the host.
         ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) evaluates the replicate curves on a CUDA device
         through CuPy (``pip install "ranklens[gpu]"``), for the curves whose sweep has an
         array-namespace form (the cutoff AUC and the rank lift); the others raise a
@@ -346,6 +348,7 @@ def curve_bands(
     """
     if curve not in _curve_kinds():
         raise ValueError(f"curve must be one of {_curve_kinds()}; got {curve!r}")
+    on_device = _gpu_engine.resolve_device(device, y_true, predictions, sample_weight) == "gpu"
     y, names, preds = check_predictions(y_true, predictions)
     n = y.shape[0]
     sw = check_sample_weight(sample_weight, n, normalize=False)
@@ -356,7 +359,6 @@ def curve_bands(
     if progress is not None and not isinstance(progress, bool):
         raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
     resampler = Resampler.resolve(scheme, groups, y)
-    on_device = _gpu_engine.resolve_device(device) == "gpu"
     if on_device:  # refuse before any work: a curve without the device sweep, or no device
         _gpu_engine.device_curve_sweep(get_curve(curve))
         _gpu_engine.device_namespace()

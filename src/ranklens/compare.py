@@ -834,7 +834,9 @@ def compare_models(
         bootstrap understates the uncertainty of clustered data; Davison & Hinkley 1997,
         Sect. 3.8). With BCa, the jackknife behind the acceleration deletes whole units. Labels
         of any type (integers, strings); not with ``scheme="stratified"``. Bootstrap only.
-    device : {"cpu", "gpu"} or None, default None (the CPU)
+    device : {"cpu", "gpu"} or None, default None (where the inputs live)
+        None computes on a CUDA device when an input lives there (CuPy arrays, DLPack tensors
+        of torch or JAX on a GPU), else on the CPU; ``"cpu"`` copies device inputs to the host.
         ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) runs the bootstrap on a CUDA device through
         CuPy (``pip install "ranklens[gpu]"``; :mod:`ranklens._gpu_engine`): the measures that
         declare a rank-sweep form (tau-b, rho, Harrell's C, AUC-type) with exact integer pair
@@ -919,10 +921,10 @@ def compare_models(
     >>> type(test).__name__, float(test.p_value[0, 0])
     ('PermutationTestResult', 0.005)
     """
-    # device="gpu": the resampling runs on the GPU (ranklens._gpu_engine); validation and the
-    # point estimates use host copies.
+    # on the device (asked for, or where the inputs live): the resampling runs on the GPU
+    # (ranklens._gpu_engine); validation and the point estimates use host copies.
     engine = None
-    if resolve_device(device) == "gpu":
+    if resolve_device(device, y_true, predictions, sample_weight) == "gpu":
         engine = DeviceEngine(y_true, predictions, sample_weight)
         y_true, predictions, sample_weight = engine.host()
     y, names, preds = check_predictions(y_true, predictions)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from ranklens._curve_registry import CurveSweepForm, register_curve
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import computes_where_inputs_live, raises_input_errors
 from ranklens._exact_null import (
     SPEARMAN_EXACT_MAX_N,
     kendall_exact_pvalue,
@@ -73,11 +73,11 @@ from ranklens._validation import (
     check_sample_weight_scaled,
 )
 from ranklens._xp import band_routes as _band_routes
-from ranklens._xp import cupy_or_raise
 from ranklens._xp import curves as _xpc
+from ranklens._xp import measures as _xm
 from ranklens._xp import sequence as _xs
 from ranklens._xp.compiled import kernel_ready
-from ranklens._xp.measures import device_inputs, device_point, resolve_device
+from ranklens._xp.measures import device_inputs, device_point
 from ranklens._xp.summary import (
     envelope_by_comparison,
     per_row_pair_counts,
@@ -501,7 +501,7 @@ def _ranking_summary_on_device(
     :func:`ranklens._xp.summary.weighted_summary_sums` (pair counts exact for integer weights).
     ``namespace`` (default CuPy) lets the tests run the same code on NumPy."""
     level = check_probability(confidence_level, "confidence_level")
-    xp = cupy_or_raise("ranking_summary(device='gpu')") if namespace is None else namespace
+    xp = _xm.cupy_or_raise("ranking_summary on device inputs") if namespace is None else namespace
     y, p, w = device_inputs(xp, y_true, y_pred, sample_weight)
     if w is None:
         return _summary_from_sums(summary_sums(xp, y, p), level, stacklevel=5)
@@ -921,6 +921,17 @@ def _tau_interval(tau: float, variance: float, n: int, level: float) -> tuple[An
     return ci.low, ci.high, "fisher-z", approximate, reason
 
 
+#: What each measure computes on a CUDA device when its inputs live there (the
+#: docstrings' device paragraph, :func:`ranklens._docstrings.device_inputs`).
+_ON_DEVICE_PAIRS = "exact pair counts, the same value as the CPU"
+_ON_DEVICE_SUMMARY = (
+    "the same exact counts, R and Noether sums, so every field equals the CPU result (floats "
+    "to rounding), the interval and p-values formed on the host; with ``sample_weight``, the "
+    "weighted point estimates (pair counts in int64, exact, for integer weights; the midrank "
+    "sums of rho and R in float64, as on the CPU)"
+)
+
+
 @register_metric(
     "kendall_tau",
     higher_is_better=True,
@@ -941,12 +952,12 @@ def _tau_interval(tau: float, variance: float, n: int, level: float) -> tuple[An
     computational_form=_TWO_SORTS,
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_PAIRS)
 def kendall_tau(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
-    device: str | None = None,
 ) -> float:
     """Kendall's tau-b between truth and prediction (Rosset, Perlich & Zadrozny 2005, eq. 4).
 
@@ -959,10 +970,6 @@ def kendall_tau(
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
         as repeated rows).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
-        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -985,6 +992,8 @@ def kendall_tau(
     Kendall's tau-b, as :func:`scipy.stats.kendalltau` does, since 1 - 4T/N would count tied
     pairs as correctly ordered.
 
+    %(device_inputs)s
+
     References
     ----------
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
@@ -994,7 +1003,7 @@ def kendall_tau(
     Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3),
     239-251. doi:10.1093/biomet/33.3.239
     """
-    return _point(y_true, y_pred, sample_weight, "tau", device)
+    return _point(y_true, y_pred, sample_weight, "tau")
 
 
 @register_metric(
@@ -1007,12 +1016,12 @@ def kendall_tau(
     computational_form=_TWO_SORTS,
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_PAIRS)
 def spearman_rho(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
-    device: str | None = None,
 ) -> float:
     """Spearman's rho: Pearson correlation of midranks (Rosset, Perlich & Zadrozny 2005, eq. 5).
 
@@ -1025,10 +1034,6 @@ def spearman_rho(
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
         as repeated rows).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
-        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -1049,6 +1054,8 @@ def spearman_rho(
     With ties (which the papers exclude) ranklens uses midranks, as :func:`scipy.stats.spearmanr`
     does.
 
+    %(device_inputs)s
+
     References
     ----------
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
@@ -1058,7 +1065,7 @@ def spearman_rho(
     Spearman, C. (1904). The proof and measurement of association between two things. *The
     American Journal of Psychology* 15(1), 72-101. doi:10.2307/1412159
     """
-    return _point(y_true, y_pred, sample_weight, "rho", device)
+    return _point(y_true, y_pred, sample_weight, "rho")
 
 
 @register_metric(
@@ -1072,12 +1079,12 @@ def spearman_rho(
     delong=_C_DELONG,
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_PAIRS)
 def tau_normalized(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
-    device: str | None = None,
 ) -> float:
     """Harrell's C: the fraction of pairs with different truth that the prediction orders correctly.
 
@@ -1090,10 +1097,6 @@ def tau_normalized(
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
         as repeated rows).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
-        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -1115,6 +1118,8 @@ def tau_normalized(
     ties ranklens keeps that reading, which is Harrell's C = (1 + Somers' D(pred | y))/2, rather
     than (1 + tau-b)/2.
 
+    %(device_inputs)s
+
     References
     ----------
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
@@ -1128,7 +1133,7 @@ def tau_normalized(
     Somers, R. H. (1962). A new asymmetric measure of association for ordinal variables.
     *American Sociological Review* 27(6), 799-811. doi:10.2307/2090408
     """
-    return _point(y_true, y_pred, sample_weight, "c", device)
+    return _point(y_true, y_pred, sample_weight, "c")
 
 
 @register_metric(
@@ -1141,12 +1146,12 @@ def tau_normalized(
     computational_form=_TWO_SORTS,
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_PAIRS)
 def rho_normalized(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
-    device: str | None = None,
 ) -> float:
     """rho~ = (1 + rho)/2 (Rosset et al. 2005, Sect. 2): 1 for a perfect ranking, 0 for reversed.
 
@@ -1159,10 +1164,6 @@ def rho_normalized(
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
         as repeated rows).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
-        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -1178,13 +1179,15 @@ def rho_normalized(
     rho~ = (1 + rho)/2 with rho from :func:`spearman_rho` (midranks with ties). It is the area under
     the cutoff-AUC curve of :func:`cutoff_auc_curve` with x-widths i(n - i).
 
+    %(device_inputs)s
+
     References
     ----------
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377. doi:10.1109/ICDM.2005.126
     """
-    rho = _point(y_true, y_pred, sample_weight, "rho", device)
+    rho = _point(y_true, y_pred, sample_weight, "rho")
     return (1 + rho) / 2
 
 
@@ -1199,12 +1202,12 @@ def rho_normalized(
     delong=_D_DELONG,
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_PAIRS)
 def somers_d(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
-    device: str | None = None,
 ) -> float:
     """Somers' D of the prediction given the truth, D(y_pred | y_true) = 2 C - 1.
 
@@ -1230,10 +1233,6 @@ def somers_d(
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; a pair of rows counts ``w_i w_j``, so integer weights equal
         repeated rows.
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.measures`): exact pair counts, the
-        same value as the CPU. Inputs may be CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -1252,6 +1251,8 @@ def somers_d(
     O(1) after one count. Corrupting the responses of k of n rows (without ties) changes D by at
     most ``2 |dC|``, i.e. ``4 (k(n-1) - k(k-1)/2) / (n(n-1))`` (``4/n`` for one row, capped at 2),
     twice the bound for C because ``D = 2C - 1`` (Rosset, Perlich & Zadrozny 2005, Prop. 2).
+
+    %(device_inputs)s
 
     References
     ----------
@@ -1272,7 +1273,7 @@ def somers_d(
     >>> somers_d([1, 2, 3, 4], [1, 1, 2, 2])  # 4 concordant, 2 tied in the prediction
     0.6666666666666666
     """
-    return _point(y_true, y_pred, sample_weight, "d", device)
+    return _point(y_true, y_pred, sample_weight, "d")
 
 
 #: Seconds of NumPy sums spent in this process (:func:`_numpy_sweep`).
@@ -1317,10 +1318,8 @@ def _numpy_sums(y: np.ndarray, p: np.ndarray) -> dict[str, Any]:
         _NUMPY_SWEEP_SECONDS[0] += time.perf_counter() - start
 
 
-def _point(
-    y_true: Any, y_pred: Any, sample_weight: Any, which: str, device: str | None = None
-) -> float:
-    if resolve_device(device) == "gpu":
+def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _warn_if_undefined(device_point(y_true, y_pred, sample_weight, which), which)
     y, p, w = _inputs(y_true, y_pred, sample_weight)
     if w is None and _numpy_sweep(y.size):
@@ -1370,13 +1369,13 @@ def _warn_if_undefined(value: float, which: str) -> float:
 
 
 @raises_input_errors("y_true", "y_pred", probabilities=("confidence_level",))
+@computes_where_inputs_live(_ON_DEVICE_SUMMARY)
 def ranking_summary(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     confidence_level: float = 0.95,
-    device: str | None = None,
 ) -> RankingSummary:
     """Every ranking measure of Rosset et al. (2005, 2007) for one model, exactly, in O(n log n).
 
@@ -1394,14 +1393,6 @@ def ranking_summary(
         weights do not define, so they are NaN (with an ``UndefinedMetricWarning``); use a
         bootstrap instead.
     confidence_level : float, default 0.95
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) computes the sums on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.summary`): the same exact counts,
-        R and Noether sums, so every field equals the CPU result (floats to rounding); the
-        interval and p-values are formed on the host. With ``sample_weight``, the weighted
-        point estimates (pair counts in int64, exact, for integer weights; the midrank sums of
-        rho and R in float64, as on the CPU). Inputs may be CuPy arrays or DLPack tensors
-        (torch, JAX).
 
     Returns
     -------
@@ -1422,6 +1413,8 @@ def ranking_summary(
     Without ties the p-values are exact at small n (the permutation distribution of the
     discordant pairs for tau, n <= 33, as scipy; Algorithm AS 89 for rho, n <= 1290, as R's
     ``cor.test``); otherwise the asymptotic normal (Kendall) and t (Spearman) approximations.
+
+    %(device_inputs)s
 
     References
     ----------
@@ -1450,7 +1443,7 @@ def ranking_summary(
     >>> s.exact_counts["discordant_pairs"]
     2
     """
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _ranking_summary_on_device(y_true, y_pred, sample_weight, confidence_level)
     y, p = check_pair(y_true, y_pred)
     # Every weighted sum uses the weights rescaled to mean 1 (pairs of weights of 1e150 neither

@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 
 from ranklens._by_depth import ModelByDepthResult, by_depth, check_depths
 from ranklens._curve_registry import CurveSweepForm, register_curve
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import computes_where_inputs_live, raises_input_errors
 from ranklens._events import DEFAULT_EVENTS, EventRule, parse_events
 from ranklens._inference import concordance_logit_interval
 from ranklens._ranked import (
@@ -91,7 +91,7 @@ from ranklens._xp import measures as _xm
 from ranklens._xp import ranked_keys as _xk  # likewise
 from ranklens._xp import targeting as _xpt
 from ranklens._xp import to_host
-from ranklens._xp.measures import device_inputs, resolve_device
+from ranklens._xp.measures import device_inputs
 from ranklens._xp.rank import EXACT_LIMIT
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
 
@@ -1163,8 +1163,27 @@ class DecileTableResult(CurveResult):
         return frame.set_index("bin")
 
 
+#: What each measure computes on a CUDA device when its inputs live there (the
+#: docstrings' device paragraph, :func:`ranklens._docstrings.device_inputs`).
+_ON_DEVICE_TABLE = (
+    "the events, the sort by score and the cumulative sums of every distinct score; the table"
+    " is read off those sums on the host, as on the CPU (the same values; integer weights "
+    "summed exactly)"
+)
+_ON_DEVICE_PROFIT = (
+    "the events, the sort by score and the cumulative sums of every distinct score; the "
+    "profit is read off those sums on the host, as on the CPU (the perfect profit of a "
+    "``value_margin`` sorts a host copy of ``y_true``)"
+)
+_ON_DEVICE_SCALAR = (
+    "the sort and every sum, with the CPU's value (integer weights summed exactly in int64, "
+    "floats to rounding)"
+)
+
+
 @register_curve("decile_table", family="targeting")
 @raises_input_errors("y_true", "y_score", counts=("n_bins",))
+@computes_where_inputs_live(_ON_DEVICE_TABLE)
 def decile_table(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1172,7 +1191,6 @@ def decile_table(
     n_bins: int = 10,
     events: EventsLike = None,
     sample_weight: ArrayLike | None = None,
-    device: str | None = None,
 ) -> DecileTableResult:
     r"""Gains table by score decile (or any number of equal bins): cumulative response and lift.
 
@@ -1182,12 +1200,6 @@ def decile_table(
         As in :func:`gain_curve` (``events="value"``: the bins report value sums and means).
     n_bins : int, default 10
         Number of equal bins (10 = deciles, 20 = ventiles).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) forms the events, the sort by score and the
-        cumulative sums of every distinct score on a CUDA device through CuPy (``pip install
-        "ranklens[gpu]"``); the table is read off those sums on the host, as on the CPU (the
-        same values; integer weights summed exactly). Inputs may be CuPy arrays or DLPack
-        tensors (torch, JAX).
 
     Returns
     -------
@@ -1212,6 +1224,8 @@ def decile_table(
     events may be fractional. Bins that follow quantile cut points instead would have unequal
     sizes whenever scores tie.
 
+    %(device_inputs)s
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
@@ -1224,7 +1238,7 @@ def decile_table(
     ([1.0, 2.0, 0.0, 1.0, 0.0], [1.25, 1.875, 1.25, 1.25, 1.0])
     """
     n_bins = check_positive_int(n_bins, "n_bins")
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_score, sample_weight):  # the device follows the data
         ranked = _device_ranked("decile_table", y_true, y_score, events, sample_weight)
     else:
         ranked = _prepare(y_true, y_score, events, sample_weight)
@@ -1442,6 +1456,7 @@ def _profit_from_ranked(
     from_ranked=_profit_from_ranked,
 )
 @raises_input_errors("y_true", "y_score")
+@computes_where_inputs_live(_ON_DEVICE_PROFIT)
 def profit_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1452,7 +1467,6 @@ def profit_curve(
     budget: float | None = None,
     events: EventsLike = None,
     sample_weight: ArrayLike | None = None,
-    device: str | None = None,
 ) -> ProfitCurveResult:
     r"""Profit by fraction targeted, the best depth and the best profit within a budget.
 
@@ -1469,12 +1483,6 @@ def profit_curve(
         Cost of one offer: required with ``value_margin`` and with ``budget``.
     budget : float, optional
         Total spend allowed; sample weights count as customers.
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) forms the events, the sort by score and the
-        cumulative sums of every distinct score on a CUDA device through CuPy (``pip install
-        "ranklens[gpu]"``); the profit is read off those sums on the host, as on the CPU (the
-        perfect profit of a ``value_margin`` sorts a host copy of ``y_true``). Inputs may be
-        CuPy arrays or DLPack tensors (torch, JAX).
 
     Returns
     -------
@@ -1518,6 +1526,8 @@ def profit_curve(
     targeting a tied group, valued at its expectation). ``cost_per_target`` with a
     ``cost_benefit`` matrix serves only this conversion (the matrix already holds the cost).
 
+    %(device_inputs)s
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
@@ -1532,7 +1542,7 @@ def profit_curve(
     ([0.0, 160.0, -500.0], [0.0, -200.0, -500.0])
     """
     spec, events = profit_spec(cost_benefit, value_margin, cost_per_target, budget, events)
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_score, sample_weight):  # the device follows the data
         ranked = _device_ranked(
             "profit_curve", y_true, y_score, events, sample_weight, host_target=True
         )
@@ -1821,7 +1831,8 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
 
 
 # ------------------------------------------------------------------------------------------------
-# On a CUDA device (device="gpu"): the scalars from the array-namespace sweep of ranklens._xp
+# On a CUDA device (inputs that live there): the scalars from the array-namespace sweep of
+# ranklens._xp
 
 
 #: The statistic of :mod:`ranklens._xp.targeting` that each curve functional is.
@@ -1908,12 +1919,12 @@ def _device_scalar(
     events: Any,
     form: CurveForm,
 ) -> float:
-    """One targeting scalar with ``device="gpu"``: the sort and every sum on the device.
+    """One targeting scalar of device inputs: the sort and every sum on the device.
 
     The values are the CPU function's (the AUC to the last bit for integer weights, the other
     statistics to rounding); NaN with the CPU's warning where it is undefined.
     """
-    xp = _xm.cupy_or_raise(f"{func}(device='gpu')")
+    xp = _xm.cupy_or_raise(f"{func} on device inputs")
     y, p, w = device_inputs(xp, y_true, y_pred, sample_weight)
     if w is not None and not float(xp.sum(w)) > 0:
         raise ValueError(
@@ -1977,7 +1988,7 @@ def _device_ranked(
     *,
     host_target: bool = False,
 ) -> Ranked:
-    """:func:`_prepare` with the sort and the cumulative sums on the device (``device="gpu"``).
+    """:func:`_prepare` with the sort and the cumulative sums on the device (device inputs).
 
     The events, the sort by score and the cumulative weight and events at the end of every tie
     group are formed on the device; the per-group sums (one per distinct score, groups without
@@ -1985,7 +1996,7 @@ def _device_ranked(
     and curves are read off them by the CPU's code. ``host_target``: the target's response and
     weights are copied to the host too (the perfect profit of a value margin sorts them).
     """
-    xp = _xm.cupy_or_raise(f"{func}(device='gpu')")
+    xp = _xm.cupy_or_raise(f"{func} on device inputs")
     y, p, w = device_inputs(xp, y_true, y_score, sample_weight)
     if w is not None and not float(xp.sum(w)) > 0:
         raise ValueError(
@@ -2084,13 +2095,13 @@ def _delong_events(
     delong=ConcordanceForm(_delong_events),
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_SCALAR)
 def roc_auc(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
-    device: str | None = None,
 ) -> float:
     """Area under the ROC curve (binary y, else events = true top 10 %; see roc_curve).
 
@@ -2105,11 +2116,6 @@ def roc_auc(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
-        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
-        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2125,6 +2131,8 @@ def roc_auc(
     AUC = P(score of a random event > score of a random non-event) + 1/2 P(tie), the area under
     the ROC curve of :func:`roc_curve`.
 
+    %(device_inputs)s
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
@@ -2133,7 +2141,7 @@ def roc_auc(
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         form = CurveForm(CurveStatistic.ROC_AUC)
         return _device_scalar("roc_auc", y_true, y_pred, sample_weight, events, form)
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).auc
@@ -2148,13 +2156,13 @@ def roc_auc(
     batched=_replicates(CurveStatistic.KS),
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_SCALAR)
 def ks_statistic(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
-    device: str | None = None,
 ) -> float:
     """Kolmogorov-Smirnov statistic max(TPR - FPR) (binary y, else events = true top 10 %).
 
@@ -2169,11 +2177,6 @@ def ks_statistic(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
-        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
-        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2188,12 +2191,14 @@ def ks_statistic(
     -----
     KS = max_t (TPR(t) - FPR(t)) over the thresholds of :func:`roc_curve`.
 
+    %(device_inputs)s
+
     References
     ----------
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         form = CurveForm(CurveStatistic.KS)
         return _device_scalar("ks_statistic", y_true, y_pred, sample_weight, events, form)
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).ks_statistic
@@ -2208,13 +2213,13 @@ def ks_statistic(
     batched=_replicates(CurveStatistic.GAIN_AREA),
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_SCALAR)
 def gain_area(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
-    device: str | None = None,
 ) -> float:
     """Area under the cumulative gain curve (binary y, else events = true top 10 %).
 
@@ -2229,11 +2234,6 @@ def gain_area(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
-        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
-        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2254,12 +2254,14 @@ def gain_area(
     it is a running float sum (relative rounding error of order n times the unit roundoff in
     the worst case, far less in practice).
 
+    %(device_inputs)s
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         form = CurveForm(CurveStatistic.GAIN_AREA)
         return _device_scalar("gain_area", y_true, y_pred, sample_weight, events, form)
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).area
@@ -2274,13 +2276,13 @@ def gain_area(
     batched=_replicates(CurveStatistic.ACCURACY_RATIO),
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_SCALAR)
 def accuracy_ratio(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
-    device: str | None = None,
 ) -> float:
     """Gain-curve accuracy ratio, 0 random to 1 perfect (= 2 AUC - 1 for binary events).
 
@@ -2295,11 +2297,6 @@ def accuracy_ratio(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
-        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
-        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2317,6 +2314,8 @@ def accuracy_ratio(
     event counts and integer (or no) weights it is computed as the ratio of exact integers
     ``(S - W E) / (E (W - E))``, S the integer sum of :func:`gain_area`'s Notes, rounded once.
 
+    %(device_inputs)s
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
@@ -2325,7 +2324,7 @@ def accuracy_ratio(
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         form = CurveForm(CurveStatistic.ACCURACY_RATIO)
         return _device_scalar("accuracy_ratio", y_true, y_pred, sample_weight, events, form)
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).accuracy_ratio
@@ -2346,13 +2345,13 @@ def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight:
     batched=_replicates(CurveStatistic.LIFT_AT, 0.05),
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_SCALAR)
 def lift_at_5(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
-    device: str | None = None,
 ) -> float:
     """Lift when the top 5 % by prediction is targeted (binary y, else events = true top 10 %).
 
@@ -2367,11 +2366,6 @@ def lift_at_5(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
-        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
-        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2388,12 +2382,14 @@ def lift_at_5(
     Lift(x) = G(x) / x = TPR(x) / x at x = 0.05, with G the cumulative gain curve of
     :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
 
+    %(device_inputs)s
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         form = CurveForm(CurveStatistic.LIFT_AT, 0.05)
         return _device_scalar("lift_at_5", y_true, y_pred, sample_weight, events, form)
     return _lift_at(y_true, y_pred, 0.05, events, sample_weight)
@@ -2408,13 +2404,13 @@ def lift_at_5(
     batched=_replicates(CurveStatistic.LIFT_AT, 0.1),
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_SCALAR)
 def lift_at_10(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
-    device: str | None = None,
 ) -> float:
     """Lift when the top 10 % by prediction is targeted (binary y, else events = true top 10 %).
 
@@ -2429,11 +2425,6 @@ def lift_at_10(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
-        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
-        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2450,12 +2441,14 @@ def lift_at_10(
     Lift(x) = G(x) / x = TPR(x) / x at x = 0.10, with G the cumulative gain curve of
     :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
 
+    %(device_inputs)s
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         form = CurveForm(CurveStatistic.LIFT_AT, 0.1)
         return _device_scalar("lift_at_10", y_true, y_pred, sample_weight, events, form)
     return _lift_at(y_true, y_pred, 0.10, events, sample_weight)
@@ -2470,13 +2463,13 @@ def lift_at_10(
     batched=_replicates(CurveStatistic.LIFT_AT, 0.2),
 )
 @raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_SCALAR)
 def lift_at_20(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     events: EventsLike = None,
-    device: str | None = None,
 ) -> float:
     """Lift when the top 20 % by prediction is targeted (binary y, else events = true top 10 %).
 
@@ -2491,11 +2484,6 @@ def lift_at_20(
     events : str, number, callable or None, default None
         Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
         ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
-    device : {"cpu", "gpu"} or None, default None (the CPU)
-        ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) sorts and sums on a CUDA device through CuPy
-        (``pip install "ranklens[gpu]"``; :mod:`ranklens._xp.targeting`), with the CPU's value
-        (integer weights summed exactly in int64, floats to rounding). Inputs may be CuPy arrays
-        or DLPack tensors (torch, JAX), read where they are.
 
     Returns
     -------
@@ -2512,12 +2500,14 @@ def lift_at_20(
     Lift(x) = G(x) / x = TPR(x) / x at x = 0.20, with G the cumulative gain curve of
     :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
 
+    %(device_inputs)s
+
     References
     ----------
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
-    if resolve_device(device) == "gpu":
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         form = CurveForm(CurveStatistic.LIFT_AT, 0.2)
         return _device_scalar("lift_at_20", y_true, y_pred, sample_weight, events, form)
     return _lift_at(y_true, y_pred, 0.20, events, sample_weight)

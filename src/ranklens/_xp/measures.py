@@ -1,4 +1,4 @@
-"""The rank measures of one sample on a CUDA device (``device="gpu"`` of the ranking measures).
+"""The rank measures of one sample on a CUDA device (the ranking measures of device inputs).
 
 Kendall's tau-b, Harrell's C and Somers' D without weights come from the exact pair counts of
 :func:`ranklens._xp.rank.exact_pair_counts` (Python ints; the ratios are formed from them, so
@@ -10,12 +10,13 @@ CuPy arrays, DLPack tensors (torch, JAX) or host arrays; device arrays are read 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from ranklens._xp import cupy_or_raise, is_cupy, to_namespace
+from ranklens._xp import cupy_or_raise, is_cupy, is_device_array, to_namespace
 from ranklens._xp.rank import (
     build_plan,
     exact_pair_counts,
@@ -24,17 +25,31 @@ from ranklens._xp.rank import (
     tau_b_from_counts,
 )
 
-__all__ = ["DEVICES", "device_inputs", "device_point", "resolve_device"]
+__all__ = ["DEVICES", "device_inputs", "device_point", "on_device", "resolve_device"]
 
 #: Accepted values of ``device=`` (``"cuda"`` and ``"cupy"`` are aliases of ``"gpu"``).
 DEVICES: tuple[str, ...] = ("cpu", "gpu")
 _ALIASES = {"cuda": "gpu", "cupy": "gpu"}
 
 
-def resolve_device(device: Any) -> str:
-    """``"cpu"`` or ``"gpu"`` from a ``device=`` argument (None is the CPU)."""
+def on_device(*arrays: Any) -> bool:
+    """Whether a measure of ``arrays`` computes on a CUDA device: when any of them lives there.
+
+    The device follows the data, as in scikit-learn's array-API support: CuPy arrays and
+    DLPack tensors on a GPU (torch, JAX) are computed on the device (host arrays given with
+    them are copied there); NumPy arrays, pandas and polars columns and lists on the CPU.
+    ``None`` (an omitted ``sample_weight``) is neither.
+    """
+    return any(is_device_array(a) for a in arrays if a is not None)
+
+
+def resolve_device(device: Any, *arrays: Any) -> str:
+    """``"cpu"`` or ``"gpu"`` from a ``device=`` argument; None follows the data: ``"gpu"`` when
+    any of ``arrays`` (a mapping counts by its values) lives on a CUDA device (:func:`on_device`).
+    """
     if device is None:
-        return "cpu"
+        flat = [v for a in arrays for v in (a.values() if isinstance(a, Mapping) else (a,))]
+        return "gpu" if on_device(*flat) else "cpu"
     name = _ALIASES.get(str(device).lower(), str(device).lower()) if isinstance(device, str) else ""
     if name not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES} (or 'cuda', 'cupy'); got {device!r}")
@@ -87,7 +102,7 @@ def device_point(
     NaN where the measure is undefined (a constant argument); the caller warns. ``namespace``
     (default CuPy) lets the tests run the same code on NumPy.
     """
-    xp = cupy_or_raise("device='gpu'") if namespace is None else namespace
+    xp = cupy_or_raise("a rank measure on device inputs") if namespace is None else namespace
     y, p, w = _inputs(xp, y_true, y_pred, sample_weight)
     if w is None and which != "rho":
         counts = exact_pair_counts(xp, y, p)
