@@ -22,7 +22,10 @@ methods that study chose where the standard ones fail, and the rules that flag a
 * :func:`tail_weight`: the quantile tail weight of per-row contributions that flags an interval
   of a mean approximate (:data:`TAIL_WEIGHT_LIMIT`);
 * :func:`skewed_target_note`: Cochran's rule, which flags an interval of a mean loss approximate
-  while the sample is small for the skewness of its target (:data:`COCHRAN_FACTOR`);
+  while the sample is small for the skewness of its target (:data:`COCHRAN_FACTOR`), from the
+  target's :class:`TargetMoments` (mergeable over the partitions of a Dask frame);
+* :func:`mean_loss_flags`: both engines' flags of a mean loss's intervals, from the tail weights
+  and the target's note;
 * :data:`MIN_CLASS_ROWS`: below it, a bootstrap interval for a binary response is not given.
 
 References
@@ -60,6 +63,12 @@ Cambridge University Press (Sect. 4.4.1, the Monte Carlo p-value ``(1 + r) / (R 
 Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley (Sect. 2.15, the sample size at
 which the mean of a skewed population is near normal, ``n > 25 G1^2``).
 
+Pebay, P. P. (2008). Formulas for robust, one-pass parallel computation of covariances and
+arbitrary-order statistical moments. Sandia Report SAND2008-6212.
+
+Chan, T. F., Golub, G. H. and LeVeque, R. J. (1979). Updating formulae and a pairwise algorithm
+for computing sample variances. Technical report STAN-CS-79-773, Stanford University.
+
 Sugden, R. A., Smith, T. M. F. and Jones, R. P. (2000). Cochran's rule for simple random
 sampling. *Journal of the Royal Statistical Society B* 62(4), 787-793.
 
@@ -72,6 +81,7 @@ of Mathematical Statistics* 19(3), 293-325.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -87,6 +97,7 @@ __all__ = [
     "MIN_CLASS_ROWS",
     "TAIL_WEIGHT_LIMIT",
     "RatioStudentizer",
+    "TargetMoments",
     "bound_interval",
     "concordance_logit_interval",
     "critical_value",
@@ -94,6 +105,7 @@ __all__ = [
     "few_class_rows_note",
     "fisher_z_tau_interval",
     "logit_interval",
+    "mean_loss_flags",
     "satterthwaite_df",
     "skewed_target_note",
     "smallest_class",
@@ -436,7 +448,95 @@ def dominant_share(values: np.ndarray) -> float:
     return float(d2.max() / total) if total > 0 else 0.0
 
 
-def skewed_target_note(target: np.ndarray, weight: np.ndarray | None = None) -> str:
+@dataclasses.dataclass(frozen=True)
+class TargetMoments:
+    """The weighted central moments of a target, mergeable across parts of the data.
+
+    ``rows`` counts the rows of positive weight, ``weight`` their total weight; ``mean``,
+    ``m2`` and ``m3`` (the sums ``sum w (y - mean)^k``) are those of ``y * 2**-exponent``, a
+    power of two that puts the largest ``|y|`` in [0.5, 1) so that no cube overflows or
+    underflows at any scale (it changes no digit, and the skewness not at all); ``values``
+    holds up to three of the distinct values (enough to tell a two-valued target). Parts merge
+    by the pairwise formulas of Chan, Golub & LeVeque (1979) and Pebay (2008), never by
+    differences of raw power sums.
+    """
+
+    rows: int
+    weight: float
+    mean: float
+    m2: float
+    m3: float
+    values: tuple[float, ...]
+    exponent: int = 0
+
+    @classmethod
+    def of(cls, target: np.ndarray, weight: np.ndarray | None = None) -> TargetMoments:
+        """The moments of the finite values of ``target`` with positive ``weight``."""
+        y = np.asarray(target, dtype=np.float64)
+        w = np.ones_like(y) if weight is None else np.asarray(weight, dtype=np.float64)
+        keep = np.isfinite(y) & (w > 0)
+        y, w = y[keep], w[keep]
+        values = tuple(float(v) for v in np.unique(y)[:3])
+        if y.size == 0:
+            return cls(0, 0.0, 0.0, 0.0, 0.0, values)
+        largest = float(np.abs(y).max())
+        exponent = math.frexp(largest)[1] if largest > 0 else 0
+        scaled = np.ldexp(y, -exponent)
+        total = float(w.sum())
+        with np.errstate(over="ignore", invalid="ignore"):  # weights whose sums overflow: NaN
+            mean = float((w * scaled).sum()) / total
+            centred = scaled - mean
+            m2 = float((w * centred**2).sum())
+            m3 = float((w * centred**3).sum())
+        return cls(int(y.size), total, mean, m2, m3, values, exponent)
+
+    def _at(self, exponent: int) -> tuple[float, float, float]:
+        """``mean``, ``m2`` and ``m3`` in the units of ``2**exponent`` (not below this one's)."""
+        shift = self.exponent - exponent
+        return (
+            math.ldexp(self.mean, shift),
+            math.ldexp(self.m2, 2 * shift),
+            math.ldexp(self.m3, 3 * shift),
+        )
+
+    def merge(self, other: TargetMoments) -> TargetMoments:
+        """The moments of both parts together (Pebay 2008, eqs. 2.1-2.2, with weights)."""
+        if other.rows == 0:
+            return self
+        if self.rows == 0:
+            return other
+        exponent = max(self.exponent, other.exponent)
+        (mean_a, m2_a, m3_a), (mean_b, m2_b, m3_b) = self._at(exponent), other._at(exponent)
+        wa, wb = self.weight, other.weight
+        total = wa + wb
+        delta = mean_b - mean_a
+        m2 = m2_a + m2_b + delta**2 * wa * wb / total
+        m3 = (
+            m3_a
+            + m3_b
+            + delta**3 * wa * wb * (wa - wb) / total**2
+            + 3.0 * delta * (wa * m2_b - wb * m2_a) / total
+        )
+        values = tuple(sorted(set(self.values) | set(other.values)))[:3]
+        return TargetMoments(
+            self.rows + other.rows,
+            total,
+            mean_a + delta * wb / total,
+            m2,
+            m3,
+            values,
+            exponent,
+        )
+
+    @property
+    def skewness(self) -> float:
+        """``m3 / m2^(3/2)`` of the weighted moments (NaN for a constant target)."""
+        if not self.m2 > 0:
+            return math.nan
+        return (self.m3 / self.weight) / (self.m2 / self.weight) ** 1.5
+
+
+def skewed_target_note(target: np.ndarray | TargetMoments, weight: np.ndarray | None = None) -> str:
     """The note of an interval of a mean loss on a target too skewed for the sample's size.
 
     Cochran's (1977) rule asks ``n > 25 g^2`` rows for a mean of a population of skewness ``g``
@@ -448,35 +548,69 @@ def skewed_target_note(target: np.ndarray, weight: np.ndarray | None = None) -> 
 
     Parameters
     ----------
-    target : ndarray of shape (n,)
+    target : ndarray of shape (n,), or TargetMoments
+        The target, or its moments (merged over the partitions of a Dask frame).
     weight : ndarray of shape (n,), optional
+        Case weights of an array ``target``.
 
     Returns
     -------
     str
         ``"approximate: ..."`` with the skewness, the rows and the rule's size, or ``""``.
     """
-    y = np.asarray(target, dtype=np.float64)
-    w = np.ones_like(y) if weight is None else np.asarray(weight, dtype=np.float64)
-    keep = np.isfinite(y) & (w > 0)
-    y, w = y[keep], w[keep]
-    if y.size < 3 or np.unique(y).size <= 2:
+    moments = target if isinstance(target, TargetMoments) else TargetMoments.of(target, weight)
+    if moments.rows < 3 or len(moments.values) <= 2:
         return ""
-    centred = y - np.average(y, weights=w)
-    m2 = float(np.average(centred**2, weights=w))
-    if not m2 > 0:
+    skewness = moments.skewness
+    if not math.isfinite(skewness):
         return ""
-    skewness = float(np.average(centred**3, weights=w)) / m2**1.5
     needed = COCHRAN_FACTOR * skewness**2
-    if not y.size < needed:
+    if not moments.rows < needed:
         return ""
     return (
-        f"approximate: a skewed target (sample skewness {skewness:.2f}) and {y.size} rows, "
-        f"fewer than the {needed:.0f} ({COCHRAN_FACTOR:g} x skewness^2) from which a mean of a "
-        "population so skewed is near normal (Cochran 1977); a small sample of a long-tailed "
-        "target has often not drawn its tail (the bootstrap-t of a lognormal target's MAE "
-        "covered 88-92 % at 30-100 rows, docs/coverage.md)"
+        f"approximate: a skewed target (sample skewness {skewness:.2f}) and {moments.rows} "
+        f"rows, fewer than the {needed:.0f} ({COCHRAN_FACTOR:g} x skewness^2) from which a mean "
+        "of a population so skewed is near normal (Cochran 1977); a small sample of a "
+        "long-tailed target has often not drawn its tail (the bootstrap-t of a lognormal "
+        "target's MAE covered 88-92 % at 30-100 rows, docs/coverage.md)"
     )
+
+
+def mean_loss_flags(
+    tails: tuple[np.ndarray, ...], target_note: str
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Which intervals of a mean loss are approximate, and why.
+
+    Parameters
+    ----------
+    tails : tuple of ndarray
+        ``(single, paired, single_share, paired_share)``: the tail weights (:func:`tail_weight`)
+        and the largest one-row shares (:func:`dominant_share`) of each model's and each pair's
+        per-row contributions (:meth:`RatioStudentizer.tail_weights`).
+    target_note : str
+        :func:`skewed_target_note` of the target (empty when the rule does not flag it).
+
+    Returns
+    -------
+    approximate, difference_approximate : ndarray of bool
+        Per model and per pair: a tail weight above :data:`TAIL_WEIGHT_LIMIT`, a row carrying
+        more than :data:`DOMINANT_SHARE_LIMIT` of the spread, or (every one) a flagged target.
+    note : str
+        The reasons, ``"approximate: ..."``, joined by ``"; "`` (empty when none).
+    """
+    single, paired, single_share, paired_share = (np.asarray(t) for t in tails)
+    approximate = (single > TAIL_WEIGHT_LIMIT) | (single_share > DOMINANT_SHARE_LIMIT)
+    difference = (paired > TAIL_WEIGHT_LIMIT) | (paired_share > DOMINANT_SHARE_LIMIT)
+    notes = []
+    if approximate.any() or difference.any():
+        weight = float(max(np.max(single, initial=0.0), np.max(paired, initial=0.0)))
+        share = float(max(np.max(single_share, initial=0.0), np.max(paired_share, initial=0.0)))
+        notes.append("approximate: " + tail_weight_reason(weight, share))
+    if target_note:  # every model's and pair's interval: the target is shared
+        approximate = np.ones_like(approximate)
+        difference = np.ones_like(difference)
+        notes.append(target_note)
+    return approximate, difference, "; ".join(notes)
 
 
 def tail_weight_reason(weight: float, share: float = 0.0) -> str:

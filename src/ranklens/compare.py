@@ -84,16 +84,14 @@ from ranklens._evaluators import (
 )
 from ranklens._gpu_engine import DeviceEngine, resolve_device
 from ranklens._inference import (
-    DOMINANT_SHARE_LIMIT,
     MIN_CLASS_ROWS,
-    TAIL_WEIGHT_LIMIT,
     RatioStudentizer,
+    mean_loss_flags,
     skewed_target_note,
     smallest_class,
     studentized_p_value,
     symmetric_p_value,
     symmetric_t_interval,
-    tail_weight_reason,
 )
 from ranklens._normal import ndtr_array
 from ranklens._registry import (
@@ -1244,22 +1242,11 @@ def _qualify(
                 out[name][k] = math.nan
             continue
         if k in tails:
-            single, paired, single_share, paired_share = tails[k]
-            approximate[k] = (single > TAIL_WEIGHT_LIMIT) | (single_share > DOMINANT_SHARE_LIMIT)
-            difference_approximate[k] = (paired > TAIL_WEIGHT_LIMIT) | (
-                paired_share > DOMINANT_SHARE_LIMIT
-            )
-            if approximate[k].any() or difference_approximate[k].any():
-                weight = float(max(np.max(single, initial=0.0), np.max(paired, initial=0.0)))
-                share = float(
-                    max(np.max(single_share, initial=0.0), np.max(paired_share, initial=0.0))
-                )
-                notes[k] = "approximate: " + tail_weight_reason(weight, share)
             if skew_note is None:
                 skew_note = skewed_target_note(y, sw)
-            if skew_note:  # every model's and pair's interval: the target is shared
-                approximate[k] = difference_approximate[k] = True
-                notes[k] = "; ".join(filter(None, [notes[k], skew_note]))
+            approximate[k], difference_approximate[k], notes[k] = mean_loss_flags(
+                tails[k], skew_note
+            )
     return approximate, difference_approximate, notes
 
 

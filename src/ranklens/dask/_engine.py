@@ -17,7 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._inference import symmetric_p_value
+from ranklens._inference import (
+    RatioStudentizer,
+    TargetMoments,
+    mean_loss_flags,
+    skewed_target_note,
+    symmetric_p_value,
+)
 from ranklens._kernels import ranking as _kr
 from ranklens._normal import ndtri
 from ranklens._rank_sweep import tau_c_from_classes
@@ -31,7 +37,7 @@ from ranklens._registry import (
     RatioForm,
 )
 from ranklens.dask import _delong as _dl
-from ranklens.exceptions import RowDomainError
+from ranklens.exceptions import DomainError, RowDomainError
 from ranklens.metrics import available_metrics, get_metric
 
 #: Rows per bucket aimed at when the buckets are chosen (a bucket is one partition in memory).
@@ -339,6 +345,7 @@ def interval_comparison(
     extras: dict[str, Any],
     inference: str,
     level: float,
+    sample: RowSample | None = None,
 ) -> Any:
     """The intervals and paired tests of a Dask evaluation, as the in-memory pipeline stores
     them (:class:`ranklens.evaluation.EvaluationComparison`), or None when there are none.
@@ -356,6 +363,13 @@ def interval_comparison(
     replicates' standard deviation of the difference, ``z`` its ratio to it, ``p`` the
     symmetric bootstrap p-value of the centred replicates (Hall & Wilson 1991; DeLong's test
     keeps its Gaussian ``2 Phi(-|z|)``); a measure with neither is not tested (``""``).
+
+    The bootstrap intervals of a mean loss (a :class:`~ranklens._registry.RatioForm`) are
+    flagged approximate by the rules of :func:`ranklens.compare_models`
+    (:func:`ranklens._inference.mean_loss_flags`): the tail weights and one-row shares of the
+    per-row contributions, read off ``sample`` (the first pass's random rows, all of them in a
+    partition of at most :data:`ranklens.dask._passes.SAMPLE_PER_PARTITION` rows), and
+    Cochran's rule on the target's skewness, from its moments merged over the partitions.
     """
     from scipy import special
 
@@ -432,6 +446,12 @@ def interval_comparison(
         # one method per measure, as in memory (the first model's; a model whose analytic
         # interval is undefined keeps the method with NaN bounds)
         interval_of.append(_interval_name(row["methods"], analytic))
+        if (
+            sample is not None
+            and n_boot
+            and any(m == "bootstrap-percentile" for m, _ in row["methods"])
+        ):
+            _flag_mean_loss(qualified, k, spec, pair_index, sample)
         class_rows = extras.get("delong_class_rows", {}).get(_dl.statistic_key(spec) or "", ())
         few_rows = _few_rows_note(row["methods"], class_rows)
         if few_rows:
@@ -522,6 +542,56 @@ def _measure_rows(
         if any(m for m, _ in methods):
             rows.append({"spec": spec, "methods": methods})
     return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class RowSample:
+    """Rows of the data kept by the first pass, and the target's moments over all of them.
+
+    ``y`` (m,), ``preds`` (n_models, m) and ``weight`` (m,) or None are the same rows of each
+    column; ``target`` the :class:`~ranklens._inference.TargetMoments` of every row.
+    """
+
+    y: np.ndarray
+    preds: np.ndarray
+    weight: np.ndarray | None
+    target: TargetMoments
+
+
+def _flag_mean_loss(
+    qualified: Any,
+    k: int,
+    spec: MetricSpec,
+    pair_index: Sequence[tuple[int, int]],
+    sample: RowSample,
+) -> None:
+    """Flag measure ``k``'s bootstrap intervals approximate where a mean loss's are in memory
+    (:func:`ranklens._inference.mean_loss_flags`); nothing for a measure of another form."""
+    form = spec.capabilities.batched
+    if not isinstance(form, RatioForm):
+        return
+    try:
+        student = RatioStudentizer(
+            {k: form},
+            sample.y,
+            sample.preds,
+            sample.weight,
+            None,
+            list(pair_index),
+            0,
+            columns=False,
+        )
+    except DomainError:
+        # the measure's domain error (a log loss of a value <= 0): its values are NaN with
+        # that problem recorded, and there is no interval to qualify
+        return
+    single, paired, note = mean_loss_flags(
+        student.tail_weights(k), skewed_target_note(sample.target)
+    )
+    qualified.approximate[k] |= single
+    qualified.difference_approximate[k] |= paired
+    if note:
+        qualified.notes[k] = "; ".join(filter(None, [qualified.notes[k], note]))
 
 
 def _pair_tests(

@@ -555,12 +555,16 @@ def _assemble(
     # intervals and paired tests where the in-memory pipeline keeps them, with their methods
     # as in memory: with units (groups) every interval and test comes from the clustered
     # replicates, DeLong's and Noether's variances assuming independent rows
+    scanned = passes.scanned
     comparison = _e.interval_comparison(
         results.values,
         options.preds,
         extras,
         options.inference if options.groups is None else "bootstrap",
         options.confidence_level,
+        _e.RowSample(
+            scanned.sample_y, np.stack(scanned.sample_p), scanned.sample_w, scanned.target
+        ),
     )
     settings = results.settings
     # the task parameters given, as evaluate_models records them

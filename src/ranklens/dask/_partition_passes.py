@@ -4,6 +4,7 @@ measures claimed by modules of their own."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._events import DEFAULT_EVENTS, parse_events
+from ranklens._inference import TargetMoments
 from ranklens._problems import Problem, exception_problem, metric_info
 from ranklens._registry import RatioForm
 from ranklens.dask import _engine as _e
@@ -48,8 +50,12 @@ class Scanned:
         The total weight (``n`` without weights).
     n_eff : int
         Rows of positive weight (``n`` without weights).
-    sample_y, sample_p : numpy.ndarray, list of numpy.ndarray
-        Samples of ``y`` and of each prediction, for the bounds of the buckets.
+    sample_y, sample_p, sample_w : numpy.ndarray, list of numpy.ndarray, numpy.ndarray or None
+        Samples of ``y``, of each prediction and of the weight, the same rows of each
+        (:data:`ranklens.dask._passes.SAMPLE_PER_PARTITION` a partition, at random), for the
+        bounds of the buckets and the tail weights of the mean losses' intervals.
+    target : ranklens._inference.TargetMoments
+        The target's weighted moments, merged over the partitions.
     buckets : int
         Value buckets per sort.
     """
@@ -65,6 +71,8 @@ class Scanned:
     n_eff: int
     sample_y: np.ndarray
     sample_p: list[np.ndarray]
+    sample_w: np.ndarray | None
+    target: TargetMoments
     buckets: int
 
 
@@ -127,6 +135,8 @@ def scan_pass(dask: Any, dd: Any, frame: Any, options: Options, plan: PassPlan) 
         n_eff=n_eff,
         sample_y=np.concatenate([s["sample_y"] for s in scans]),
         sample_p=[np.concatenate([s["sample_p"][k] for s in scans]) for k in range(len(preds))],
+        sample_w=None if weight is None else np.concatenate([s["sample_w"] for s in scans]),
+        target=functools.reduce(TargetMoments.merge, [s["target"] for s in scans]),
         buckets=options.n_buckets or max(1, math.ceil(n_eff / _e.ROWS_PER_BUCKET)),
     )
 

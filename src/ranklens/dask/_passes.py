@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._inference import TargetMoments
 from ranklens._kernels import curves as _kc
 from ranklens._kernels import ranking as _kr
 from ranklens._rank_sweep import pair_class_stats, rank_sweep
@@ -100,7 +101,8 @@ def scan(
     ratio_forms: Sequence[Any],
     robust_forms: Sequence[Any] = (),
 ) -> dict[str, Any]:
-    """First pass: row count, validity, value ranges, a sample, and the mergeable sums.
+    """First pass: row count, validity, value ranges, a sample, the target's moments and the
+    mergeable sums.
 
     ``ratio_forms``: the :class:`ranklens._registry.RatioForm` of each mergeable measure; for
     each model and form the weighted numerator and denominator sums (pairwise summation inside
@@ -123,6 +125,8 @@ def scan(
     take = rng.choice(yv.size, size=min(yv.size, SAMPLE_PER_PARTITION), replace=False)
     out["sample_y"] = yv[take]
     out["sample_p"] = [v[take] for v in pv]
+    out["sample_w"] = None if wv is None else wv[take]
+    out["target"] = TargetMoments.of(yv, wv)  # the skewness rule of the mean losses' intervals
     out["binary"] = bool(np.all((yv == 0.0) | (yv == 1.0)))
     out["y_min"], out["y_max"] = float(yv.min()), float(yv.max())
     out["p_abs"] = [float(np.abs(p).max()) for p in pv]  # the data's magnitude, per model
