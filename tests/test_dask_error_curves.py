@@ -23,7 +23,7 @@ dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
-from ranklens.evaluation import evaluate_models  # noqa: E402
+from ranklens import evaluate_models  # noqa: E402
 from ranklens.extremes import RegressionPrecisionRecallCurveResult  # noqa: E402
 from ranklens.relevance import relevance_from_boxplot  # noqa: E402
 from ranklens.residual import SUMS_POINTS, RECCurveResult, RROCCurveResult  # noqa: E402

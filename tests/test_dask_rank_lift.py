@@ -20,8 +20,8 @@ dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
+from ranklens import evaluate_models  # noqa: E402
 from ranklens._curve_registry import get_curve  # noqa: E402
-from ranklens.evaluation import evaluate_models  # noqa: E402
 from ranklens.exceptions import UndefinedMetricWarning  # noqa: E402
 from ranklens.ranking import RankLiftResult, rank_lift_curve  # noqa: E402
 
