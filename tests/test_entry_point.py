@@ -329,10 +329,16 @@ def test_dask_refuses_the_memory_options(dask_client, frame, option, value):
         evaluate_models("y", ["a"], data=data, engine="dask", **{option: value})
 
 
-def test_dask_refusals(dask_client, frame):
+def test_dask_refusals(dask_client, frame, tmp_path):
     import dask.dataframe as dd
 
     data = dd.from_pandas(frame, npartitions=2)
+    pytest.importorskip("pyarrow")
+    frame.to_parquet(tmp_path / "part.0.parquet")
+    with pytest.raises(ValueError, match=r"groups: no column 'customer' in .*part.0.parquet"):
+        evaluate_models(
+            "y", ["a"], data=str(tmp_path / "*.parquet"), engine="dask", groups="customer"
+        )
     with pytest.raises(ValueError, match="data: engine='dask' reads the columns of data"):
         evaluate_models(frame["y"], {"a": frame["a"]}, engine="dask")
     with pytest.raises(TypeError, match=r"engine='dask' takes a dask DataFrame .* pandas"):

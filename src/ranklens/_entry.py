@@ -407,7 +407,8 @@ def _refuse_options(engine: str, options: Mapping[str, Any]) -> None:
     defaults = MEMORY_ONLY if engine == "dask" else DASK_ONLY
     for name, value in options.items():
         default = defaults[name]
-        if value is not default and value != default:
+        # None is compared by identity: an array or a mapping given is never "equal" to it
+        if value is not default and (default is None or value != default):
             shown = repr(value)
             if "\n" in shown or len(shown) > 60:  # an array or a mapping of them: its type
                 shown = f"a {type(value).__name__}"
@@ -575,7 +576,16 @@ def _on_dask(
     column; the named columns checked here, so that a missing one is named with its
     parameter."""
     require("dask", "evaluating on Dask")
-    if not _is_path(data):
+    if _is_path(data):
+        # the first file's footer, for a message that names the parameter; the engine then
+        # checks every file's (naming the file)
+        require("parquet", "reading Parquet files")
+        import pyarrow.parquet as pq
+
+        source = _parquet_sources(os.fspath(data), engine_options["storage_options"])[0]
+        with source if hasattr(source, "open") else open(source, "rb") as handle:
+            _check_present(named, pq.read_schema(handle).names, getattr(source, "path", source))
+    else:
         kind = _frame_kind(data)
         if kind != "dask":
             raise TypeError(
