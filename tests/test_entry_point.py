@@ -184,6 +184,13 @@ def test_import_stays_free_of_dask():
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
 
 
+def test_the_pipeline_imports_first_in_a_fresh_process():
+    """The pipeline imported before the package's entry point (as the command line's Dask
+    path does): the lookup of a private submodule imports no other module on the way."""
+    code = "import ranklens.evaluation, ranklens; assert ranklens.evaluate_models"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
 # --------------------------------------------------------------------------------------------
 # errors
 

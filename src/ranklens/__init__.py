@@ -246,6 +246,11 @@ def __getattr__(name: str) -> Any:
         value = getattr(_module(_WHERE[name]), name)
     elif name in _SUBMODULES:
         value = _module(name)
+    elif name.startswith("_"):
+        # A private name is never exported: "from ranklens import _module" then imports the
+        # submodule, without importing every module first (one of them may be the module
+        # whose import is under way, as when ranklens.evaluation imports ranklens._budget).
+        raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
     else:
         # A name added to a module but not yet to _EXPORTS: look through every module.
         for module in _EXPORTS:
