@@ -89,7 +89,7 @@ def _run_cli(args: list[str]) -> dict[str, Any]:
 LIBRARY = """
 import json, sys
 import pandas as pd
-from ranklens.evaluation import evaluate_models, evaluation_to_json
+from ranklens import evaluate_models, evaluation_to_json
 df = pd.read_parquet(sys.argv[1], columns=["y", "a", "b"])
 y, preds = df["y"].to_numpy(), {"a": df["a"].to_numpy(), "b": df["b"].to_numpy()}
 del df

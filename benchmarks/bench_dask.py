@@ -242,7 +242,7 @@ def main() -> None:
     client = distributed.Client(cluster)
     # warm the workers (imports, numba's cache)
     small = sorted(directory.glob("*.parquet"))[0]
-    rd.evaluate(str(small), y="y", pred=["a", "b"], measures=MEASURES, n_buckets=4)
+    rd.evaluate(str(small), y_true="y", predictions=["a", "b"], metrics=MEASURES, n_buckets=4)
     scale = (n * math.log(n)) / (ref["n"] * math.log(ref["n"]))
     figures: dict[str, Any] = {
         "n": n,
@@ -262,7 +262,7 @@ def main() -> None:
         with WorkerWatch(client) as watch:
             start, client_cpu = time.perf_counter(), time.process_time()
             ev = rd.evaluate(
-                str(directory / "*.parquet"), y="y", pred=["a", "b"], measures=measures
+                str(directory / "*.parquet"), y_true="y", predictions=["a", "b"], metrics=measures
             )
             seconds = time.perf_counter() - start
             client_cpu = time.process_time() - client_cpu

@@ -84,6 +84,7 @@ INFERENCE = {
 PIPELINE = {
     "ranklens._budget",
     "ranklens.evaluation",
+    "ranklens._entry",  # evaluate_models: the choice of engine, above the pipeline and Dask
     "ranklens.dask",
     "ranklens.dask._curve_sums",
     "ranklens.dask._curves",

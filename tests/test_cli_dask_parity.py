@@ -265,8 +265,8 @@ def test_bootstrap_and_seed_run_the_poisson_bootstrap(client, data, tmp_path):
     )
     direct = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=list(MODELS),
+        y_true="y",
+        predictions=list(MODELS),
         n_bootstrap=25,
         random_state=7,
     )

@@ -388,8 +388,8 @@ def test_dask_equals_dask_api_and_poisson_compare_models(client, parts, tmp_path
     want = evaluation_to_json(
         rd.evaluate(
             glob,
-            y="y",
-            pred=["a", "b"],
+            y_true="y",
+            predictions=["a", "b"],
             groups=column,
             n_bootstrap=40,
             random_state=5,

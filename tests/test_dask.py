@@ -94,7 +94,10 @@ def _exact_pairs(df: pd.DataFrame, model: str) -> dict:
 def test_unweighted_equals_in_memory(client, binary, npartitions, n_buckets):
     df = _data(1500, binary, seed=npartitions)
     ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=npartitions), y="y", pred=["a", "b"], n_buckets=n_buckets
+        dd.from_pandas(df, npartitions=npartitions),
+        y_true="y",
+        predictions=["a", "b"],
+        n_buckets=n_buckets,
     )
     assert ev.n == len(df)
     # the AUC family, residual sums and the rank correlations are all computed
@@ -111,7 +114,11 @@ def test_weighted_equals_in_memory(client, binary):
     df = _data(1500, binary, seed=11)
     df.loc[::17, "w"] = 0.0  # rows of zero weight are dropped, as in memory
     ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=5), y="y", pred=["a", "b"], weight="w", n_buckets=6
+        dd.from_pandas(df, npartitions=5),
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w",
+        n_buckets=6,
     )
     assert _check_all(ev, df, weighted=True) >= 2 * 17
 
@@ -121,9 +128,9 @@ def test_decile_table_equals_in_memory(client, weighted):
     df = _data(2000, binary=True, seed=3)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=4),
-        y="y",
-        pred=["a", "b"],
-        weight="w" if weighted else None,
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w" if weighted else None,
         n_buckets=5,
         n_bins=10,
     )
@@ -151,11 +158,11 @@ def test_event_definitions_on_continuous_y(client, events):
     df = _data(1200, binary=False, seed=5)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=["a"],
+        y_true="y",
+        predictions=["a"],
         events=events,
         n_buckets=4,
-        measures=["roc_auc", "ks_statistic", "lift_at_10", "gain_area"],
+        metrics=["roc_auc", "ks_statistic", "lift_at_10", "gain_area"],
     )
     assert _check_all(ev, df, weighted=False, events=events) == 4
 
@@ -171,8 +178,8 @@ def test_event_definitions_are_refused_as_in_memory(client, events):
         roc_auc(df["y"].to_numpy(), df["a"].to_numpy(), events=events)
     with pytest.raises(ValueError) as on_dask:
         rd.evaluate(
-            dd.from_pandas(df, npartitions=2), y="y", pred=["a"], events=events,
-            n_buckets=4, measures=["roc_auc"],
+            dd.from_pandas(df, npartitions=2), y_true="y", predictions=["a"], events=events,
+            n_buckets=4, metrics=["roc_auc"],
         )  # fmt: skip
     if events == "value":  # a definition the Dask engine does not take, named as such
         assert "Dask engine takes None" in str(on_dask.value)
@@ -184,11 +191,11 @@ def test_weighted_top_quantile_events(client):
     df = _data(1200, binary=False, seed=8)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=4),
-        y="y",
-        pred=["a"],
-        weight="w",
+        y_true="y",
+        predictions=["a"],
+        sample_weight="w",
         n_buckets=5,
-        measures=["roc_auc", "lift_at_5"],
+        metrics=["roc_auc", "lift_at_5"],
     )
     assert _check_all(ev, df, weighted=True, events="top:0.1") == 2
 
@@ -198,9 +205,9 @@ def test_parquet_glob(client, parquet_files):
     _, parts_glob = parquet_files(df, 3)
     ev = rd.evaluate(
         parts_glob,
-        y="y",
-        pred=["a"],
-        measures=["roc_auc", "kendall_tau", "root_mean_squared_error"],
+        y_true="y",
+        predictions=["a"],
+        metrics=["roc_auc", "kendall_tau", "root_mean_squared_error"],
         n_buckets=3,
     )
     assert _check_all(ev, df, weighted=False) == 3
@@ -231,7 +238,10 @@ def test_files_of_several_row_groups_are_read_in_pieces(client, tmp_path, monkey
     monkeypatch.setattr(_engine, "ROWS_PER_BUCKET", 300)
     assert 4 <= _loader(glob, columns, None)(columns).npartitions < 12
     ev = rd.evaluate(
-        glob, y="y", pred=["a", "b"], measures=["roc_auc", "kendall_tau", "mean_absolute_error"]
+        glob,
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=["roc_auc", "kendall_tau", "mean_absolute_error"],
     )
     assert _check_all(ev, df, weighted=False) == 6
 
@@ -240,7 +250,7 @@ def test_measures_chosen_by_declaration(client, monkeypatch):
     from ranklens._registry import REGISTRY, MetricSpec
 
     df = _data(300, binary=True)
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a")
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y_true="y", predictions="a")
     # every registered point measure declares a distributed form: none is skipped
     skipped = {k for k, p in ev.problems["a"].items() if p.kind == "skipped"}
     assert skipped == set()
@@ -253,7 +263,10 @@ def test_measures_chosen_by_declaration(client, monkeypatch):
         REGISTRY, "no_form_score", MetricSpec("no_form_score", lambda y, p: 0.0, True, "ranking")
     )
     ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["no_form_score", "roc_auc"]
+        dd.from_pandas(df, npartitions=2),
+        y_true="y",
+        predictions="a",
+        metrics=["no_form_score", "roc_auc"],
     )
     problem = ev.problems["a"]["no_form_score"]
     assert problem.kind == "skipped" and "declares no computational form" in problem.message
@@ -263,7 +276,9 @@ def test_measures_chosen_by_declaration(client, monkeypatch):
 def test_binned_auc_bound(client):
     df = _data(3000, binary=True, seed=4)
     df["a"] = df["a"] + np.random.default_rng(0).normal(scale=0.01, size=len(df))
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred=["a", "b"], exact=False)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3), y_true="y", predictions=["a", "b"], exact=False
+    )
     for model in ("a", "b"):
         auc, bound = ev.extras["binned_auc"][model]
         exact = get_metric("roc_auc")(df["y"].to_numpy(), df[model].to_numpy())
@@ -284,7 +299,7 @@ def test_missing_values_name_the_column(client):
     df = _data(200, binary=True)
     df.loc[5, "b"] = np.nan
     with pytest.raises(ValueError, match="'b'"):
-        rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred=["a", "b"])
+        rd.evaluate(dd.from_pandas(df, npartitions=2), y_true="y", predictions=["a", "b"])
 
 
 def test_exact_spearman_dot():
@@ -311,11 +326,11 @@ def test_heavy_truth_ties_mixed_with_continuous(client, weighted):
     )
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=4),
-        y="y",
-        pred=["a"],
-        weight="w" if weighted else None,
+        y_true="y",
+        predictions=["a"],
+        sample_weight="w" if weighted else None,
         n_buckets=6,
-        measures=["kendall_tau", "spearman_rho", "somers_d", "tau_normalized", "roc_auc"],
+        metrics=["kendall_tau", "spearman_rho", "somers_d", "tau_normalized", "roc_auc"],
     )
     assert _check_all(ev, df, weighted=weighted) == 5
     if not weighted:
@@ -379,13 +394,13 @@ def _check_bootstrap(dask_by_partitions, poisson_counts, groups, parts_list=(1, 
     evaluations = dask_by_partitions(
         df,
         parts_list,
-        y="y",
-        pred="a",
-        weight="w",
+        y_true="y",
+        predictions="a",
+        sample_weight="w",
         groups=groups,
         n_bootstrap=n_rep,
         random_state=5,
-        measures=measures,
+        metrics=measures,
     )
     replicates = {k: ev.extras["bootstrap"]["replicates"]["a"] for k, ev in evaluations.items()}
     assert set(replicates[1]) == set(measures)
@@ -418,11 +433,11 @@ def test_delong_interval_equals_in_memory(client, weighted):
     df = _data(1800, binary=True, seed=13)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=5),
-        y="y",
-        pred=["a", "b"],
-        weight="w" if weighted else None,
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w" if weighted else None,
         n_buckets=4,
-        measures=["roc_auc"],
+        metrics=["roc_auc"],
     )
     for model in ("a", "b"):
         got = ev.extras["delong"][model]
@@ -440,20 +455,20 @@ def test_missing_extra_names_the_install_command(monkeypatch):
     real = extras._importable
     monkeypatch.setattr(extras, "_importable", lambda m: m != "distributed" and real(m))
     with pytest.raises(extras.MissingExtraError, match=r'pip install "ranklens\[dask\]"'):
-        rd.evaluate("x.parquet", y="y", pred="a")
+        rd.evaluate("x.parquet", y_true="y", predictions="a")
 
 
 def test_bad_arguments_are_named(client):
     df = _data(200, binary=False)
     frame = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match="events"):
-        rd.evaluate(frame, y="y", pred="a", events="value")
+        rd.evaluate(frame, y_true="y", predictions="a", events="value")
     with pytest.raises(ValueError, match="'zz'"):
-        rd.evaluate(frame, y="y", pred=["a", "zz"])
-    with pytest.raises(ValueError, match="pred"):
-        rd.evaluate(frame, y="y", pred=[])
-    with pytest.raises(TypeError, match="frame_or_path"):
-        rd.evaluate(df, y="y", pred="a")
+        rd.evaluate(frame, y_true="y", predictions=["a", "zz"])
+    with pytest.raises(ValueError, match="predictions"):
+        rd.evaluate(frame, y_true="y", predictions=[])
+    with pytest.raises(TypeError, match="data must be"):
+        rd.evaluate(df, y_true="y", predictions="a")
 
 
 @pytest.mark.parametrize("route", ["no expression", "another signature"])
@@ -467,10 +482,10 @@ def test_bucket_shuffle_public_route_gives_the_same_numbers(client, monkeypatch,
     def run():
         return rd.evaluate(
             dd.from_pandas(df, npartitions=3),
-            y="y",
-            pred=["a", "b"],
-            weight="w",
-            measures=[
+            y_true="y",
+            predictions=["a", "b"],
+            sample_weight="w",
+            metrics=[
                 "roc_auc",
                 "kendall_tau",
                 "spearman_rho",

@@ -71,9 +71,9 @@ def _same(got: ConcordanceProfileResult, want: ConcordanceProfileResult, exact: 
 def _evaluate(df: pd.DataFrame, npartitions: int, n_buckets: int, **kw):
     return rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=["a", "b"],
-        measures=["roc_auc"],
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=["roc_auc"],
         n_buckets=n_buckets,
         curve_arrays=True,
         **kw,
@@ -126,7 +126,7 @@ def test_equals_in_memory_unweighted(npartitions):
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
 def test_equals_in_memory_weighted(npartitions):
     df = _data(600, seed=10 + npartitions, weights=True)
-    ev = _evaluate(df, npartitions, n_buckets=4, weight="w")
+    ev = _evaluate(df, npartitions, n_buckets=4, sample_weight="w")
     for model in ("a", "b"):
         want = concordance_profile(
             df["y"].to_numpy(), df[model].to_numpy(), sample_weight=df["w"].to_numpy()
@@ -169,7 +169,7 @@ def test_constant_inputs_same_warnings():
 def test_zero_weights_refused_with_reason():
     df = _data(300, seed=6, weights=True)
     df.loc[::10, "w"] = 0.0
-    ev = _evaluate(df, 3, n_buckets=3, weight="w")
+    ev = _evaluate(df, 3, n_buckets=3, sample_weight="w")
     assert "concordance_profile" not in ev.curves
     assert "weight 0" in ev.extras["curves_not_built"]["concordance_profile"]
 
@@ -180,10 +180,10 @@ def test_parquet_written_by_pandas(tmp_path):
         df.iloc[chunk].to_parquet(tmp_path / f"part{i}.parquet", index=False)
     ev = rd.evaluate(
         str(tmp_path / "*.parquet"),
-        y="y",
-        pred=["a", "b"],
-        weight="w",
-        measures=["kendall_tau"],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w",
+        metrics=["kendall_tau"],
         n_buckets=3,
         curve_arrays=True,
     )

@@ -16,8 +16,8 @@ dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
+from ranklens import evaluate_models  # noqa: E402
 from ranklens._rank_sweep import rank_sweep  # noqa: E402
-from ranklens.evaluation import evaluate_models  # noqa: E402
 from ranklens.ranking import cutoff_auc_curve, ranking_summary  # noqa: E402
 from ranklens.targeting import (  # noqa: E402
     best_model_by_depth,
@@ -71,10 +71,10 @@ def test_curves_equal_in_memory(binary, zeros, weighted, npartitions, n_buckets,
     df = curve_frame(1200, binary, seed=npartitions + 10 * weighted, zeros=zeros)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=["a", "b"],
-        weight="w" if weighted else None,
-        measures=["roc_auc", "kendall_tau"],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w" if weighted else None,
+        metrics=["roc_auc", "kendall_tau"],
         n_buckets=n_buckets,
         curve_arrays=True,
         cost_benefit=COST_BENEFIT,
@@ -124,9 +124,9 @@ def test_curves_equal_the_in_memory_evaluation(curve_frame):
         )
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=5),
-        y="y",
-        pred=["a", "b"],
-        measures=["roc_auc"],
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=["roc_auc"],
         n_buckets=6,
         curve_arrays=True,
         cost_benefit=COST_BENEFIT,
@@ -150,7 +150,9 @@ def test_curves_equal_the_in_memory_evaluation(curve_frame):
 
 def test_curve_arrays_off_by_default(curve_frame):
     df = curve_frame(300, True, seed=1)
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["roc_auc"])
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=2), y_true="y", predictions="a", metrics=["roc_auc"]
+    )
     # the decile table, and the REC and RROC curves at a bounded number of points, from sums
     assert set(ev.curves) == {"decile_table", "rec", "rroc"}
     assert "best_model_by_depth" not in ev.extras
@@ -161,9 +163,9 @@ def test_profit_needs_its_parameters(curve_frame):
     df = curve_frame(300, False, seed=2)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=["a"],
-        measures=["roc_auc"],
+        y_true="y",
+        predictions=["a"],
+        metrics=["roc_auc"],
         curve_arrays=True,
     )
     assert "profit" not in ev.curves  # no profit parameters: not built, as in memory
@@ -180,9 +182,9 @@ def test_noether_interval_equals_ranking_summary(
     df = curve_frame(1000, binary, seed=npartitions, zeros=zeros)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=["a", "b"],
-        measures=["kendall_tau"],
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=["kendall_tau"],
         n_buckets=n_buckets,
     )
     y = df["y"].to_numpy()
@@ -201,7 +203,11 @@ def test_no_noether_interval_with_weights(curve_frame):
     """With case weights tau has no Noether interval (as ranking_summary): none is made."""
     df = curve_frame(300, False, seed=4)
     ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=3), y="y", pred="a", weight="w", measures=["kendall_tau"]
+        dd.from_pandas(df, npartitions=3),
+        y_true="y",
+        predictions="a",
+        sample_weight="w",
+        metrics=["kendall_tau"],
     )
     assert "noether" not in ev.extras
 
@@ -214,10 +220,10 @@ def test_sorted_input_tie_runs_across_partitions(weighted, curve_frame):
     df = df.reset_index(drop=True)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=7, sort=False),
-        y="y",
-        pred=["a", "b"],
-        weight="w" if weighted else None,
-        measures=["kendall_tau", "roc_auc"],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w" if weighted else None,
+        metrics=["kendall_tau", "roc_auc"],
         n_buckets=5,
         curve_arrays=True,
     )
@@ -244,10 +250,10 @@ def test_value_curves_equal_in_memory(zeros, weighted, npartitions, n_buckets, c
     df = curve_frame(1100, False, seed=npartitions + 2 * weighted, zeros=zeros)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=["a", "b"],
-        weight="w" if weighted else None,
-        measures=["roc_auc"],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w" if weighted else None,
+        metrics=["roc_auc"],
         n_buckets=n_buckets,
         curve_arrays=True,
         value_margin=2.0,
@@ -280,9 +286,9 @@ def test_value_curves_match_the_in_memory_evaluation(curve_frame):
         )
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=4),
-        y="y",
-        pred=["a", "b"],
-        measures=["roc_auc"],
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=["roc_auc"],
         n_buckets=5,
         curve_arrays=True,
         value_margin=3.0,
@@ -299,11 +305,11 @@ def test_options_that_would_do_nothing_are_refused(curve_frame):
     df = curve_frame(200, True, seed=6)
     frame = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match=r"cost_benefit.*curve_arrays=True"):
-        rd.evaluate(frame, y="y", pred="a", cost_benefit=COST_BENEFIT)
+        rd.evaluate(frame, y_true="y", predictions="a", cost_benefit=COST_BENEFIT)
     with pytest.raises(ValueError, match=r"budget.*curve_arrays=True"):
-        rd.evaluate(frame, y="y", pred="a", budget=10.0, cost_per_target=1.0)
+        rd.evaluate(frame, y_true="y", predictions="a", budget=10.0, cost_per_target=1.0)
     with pytest.raises(ValueError, match="exact=True"):
-        rd.evaluate(frame, y="y", pred="a", curve_arrays=True, exact=False)
+        rd.evaluate(frame, y_true="y", predictions="a", curve_arrays=True, exact=False)
 
 
 def test_curves_from_parquet_files(parquet_files, curve_frame):
@@ -312,9 +318,9 @@ def test_curves_from_parquet_files(parquet_files, curve_frame):
     _, parts_glob = parquet_files(df, 4)
     ev = rd.evaluate(
         parts_glob,
-        y="y",
-        pred=["a", "b"],
-        measures=["kendall_tau"],
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=["kendall_tau"],
         n_buckets=3,
         curve_arrays=True,
     )

@@ -78,10 +78,10 @@ def _memory(df: pd.DataFrame, models: list[str], weighted: bool):
 def _dask(df, models, weighted, parts, n_buckets, **kw):
     return rd.evaluate(
         dd.from_pandas(df, npartitions=parts),
-        y="y",
-        pred=models,
-        weight="w" if weighted else None,
-        measures=MEASURES,
+        y_true="y",
+        predictions=models,
+        sample_weight="w" if weighted else None,
+        metrics=MEASURES,
         n_buckets=n_buckets,
         **kw,
     )
@@ -232,10 +232,10 @@ def test_pandas_parquet_read_back(frame, memory, tmp_path):
         frame.iloc[i * rows : (i + 1) * rows].to_parquet(tmp_path / "parts" / f"p{i}.parquet")
     ev = rd.evaluate(
         str(tmp_path / "parts" / "*.parquet"),
-        y="y",
-        pred=["a", "b"],
-        weight="w",
-        measures=MEASURES,
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w",
+        metrics=MEASURES,
         n_buckets=3,
     )
     _same_comparison(ev.comparison, memory[True])
@@ -246,7 +246,7 @@ def test_auc_pairs_alone_and_one_model():
     model: C's interval, no pair."""
     df = _data(400, seed=8)
     ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=3), y="y", pred=["a", "b"], measures=["roc_auc"]
+        dd.from_pandas(df, npartitions=3), y_true="y", predictions=["a", "b"], metrics=["roc_auc"]
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -288,9 +288,9 @@ def test_undefined_variance_is_nan_as_in_memory():
     df = pd.DataFrame({"y": y, "a": rng.normal(size=n).round(1), "b": rng.normal(size=n)})
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=["a", "b"],
-        measures=["tau_normalized"],
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=["tau_normalized"],
         n_buckets=2,
     )
     with warnings.catch_warnings():
@@ -309,10 +309,10 @@ def test_groups_take_the_clustered_replicates_throughout(frame):
     df = frame.assign(g=np.arange(len(frame)) // 4)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=["a", "b"],
+        y_true="y",
+        predictions=["a", "b"],
         groups="g",
-        measures=MEASURES,
+        metrics=MEASURES,
         n_bootstrap=10,
         n_buckets=2,
     )
@@ -325,7 +325,9 @@ def test_groups_without_replicates_are_refused(frame):
     """Units change only the bootstrap: without replicates they would be ignored silently."""
     df = frame.assign(g=np.arange(len(frame)) // 4)
     with pytest.raises(ValueError, match=r"groups='g' needs n_bootstrap"):
-        rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred=["a", "b"], groups="g")
+        rd.evaluate(
+            dd.from_pandas(df, npartitions=3), y_true="y", predictions=["a", "b"], groups="g"
+        )
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -334,10 +336,10 @@ def test_without_kendall_tau_the_counts_are_the_engines_own(weighted):
     df = _data(500, seed=21)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=7),
-        y="y",
-        pred=["a", "b"],
-        weight="w" if weighted else None,
-        measures=["tau_normalized", "somers_d"],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w" if weighted else None,
+        metrics=["tau_normalized", "somers_d"],
         n_buckets=3,
     )
     with warnings.catch_warnings():

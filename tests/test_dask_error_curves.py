@@ -23,7 +23,7 @@ dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
-from ranklens.evaluation import evaluate_models  # noqa: E402
+from ranklens import evaluate_models  # noqa: E402
 from ranklens.extremes import RegressionPrecisionRecallCurveResult  # noqa: E402
 from ranklens.relevance import relevance_from_boxplot  # noqa: E402
 from ranklens.residual import SUMS_POINTS, RECCurveResult, RROCCurveResult  # noqa: E402
@@ -110,11 +110,11 @@ def test_error_curves_lie_on_the_in_memory_curves(npartitions, weighted):
     relevance = relevance_from_boxplot(df["y"].to_numpy())  # one function for both engines
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=MODELS,
-        weight=weight,
+        y_true="y",
+        predictions=MODELS,
+        sample_weight=weight,
         relevance=relevance,
-        measures=["mean_absolute_error", "utility_f1", "kendall_tau"],
+        metrics=["mean_absolute_error", "utility_f1", "kendall_tau"],
     )
     mem = evaluate_models(
         df["y"].to_numpy(),
@@ -162,11 +162,11 @@ def test_rows_summarised_in_blocks(monkeypatch, weighted):
     relevance = relevance_from_boxplot(df["y"].to_numpy())
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=["a"],
-        weight=weight,
+        y_true="y",
+        predictions=["a"],
+        sample_weight=weight,
         relevance=relevance,
-        measures=["utility_f1"],
+        metrics=["utility_f1"],
     )
     mem = evaluate_models(
         df["y"].to_numpy(),
@@ -186,9 +186,9 @@ def test_bounded_points_on_continuous_data():
     df = _frame(20_000, seed=5, rounded=False)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=4),
-        y="y",
-        pred=["a"],
-        measures=["utility_f1"],
+        y_true="y",
+        predictions=["a"],
+        metrics=["utility_f1"],
     )
     y, a = df["y"].to_numpy(), df["a"].to_numpy()
     mem = evaluate_models(y, {"a": a}, relevance=ev.extras["relevance"], robustness=False)
@@ -207,16 +207,19 @@ def test_default_accuracy_needs_the_utility_measures():
     df = _frame(400, seed=3)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=2),
-        y="y",
-        pred=["a"],
+        y_true="y",
+        predictions=["a"],
         relevance=relevance_from_boxplot(df["y"].to_numpy()),
-        measures=["mean_absolute_error"],
+        metrics=["mean_absolute_error"],
     )
     assert "precision_recall" not in ev.curves
     assert "accuracy" in ev.extras["curves_not_built"]["precision_recall"]
     assert set(ev.curves) >= {"rec", "rroc"}
     ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=2), y="y", pred=["a"], measures=["mean_absolute_error"]
+        dd.from_pandas(df, npartitions=2),
+        y_true="y",
+        predictions=["a"],
+        metrics=["mean_absolute_error"],
     )
     assert "relevance" in ev.extras["curves_not_built"]["precision_recall"]
     assert set(ev.curves) >= {"rec", "rroc"}
@@ -229,9 +232,9 @@ def test_report_draws_the_curves():
     df = _frame(800, seed=2)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=["a", "b"],
-        weight="w",
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w",
     )
     views = figures.build_figures(ev)
     assert not [v.error for section in views.values() for v in section if v.error]

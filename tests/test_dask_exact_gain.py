@@ -68,7 +68,10 @@ def test_in_memory_gain_area_is_correctly_rounded():
 def test_dask_gain_and_decile_table_bit_identical_without_weights(client, npartitions):
     df = _data()
     ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=npartitions), y="y", pred=["a", "b"], measures=NAMES
+        dd.from_pandas(df, npartitions=npartitions),
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=NAMES,
     )
     y = df["y"].to_numpy()
     for model in ("a", "b"):
@@ -88,10 +91,10 @@ def test_dask_gain_with_weights_to_rounding(client, npartitions):
         warnings.simplefilter("ignore")
         ev = rd.evaluate(
             dd.from_pandas(df, npartitions=npartitions),
-            y="y",
-            pred=["a", "b"],
-            weight="w",
-            measures=NAMES,
+            y_true="y",
+            predictions=["a", "b"],
+            sample_weight="w",
+            metrics=NAMES,
         )
     y, w = df["y"].to_numpy(), df["w"].to_numpy()
     for model in ("a", "b"):

@@ -196,7 +196,11 @@ def test_extreme_scale_in_the_library_with_weights(client):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = rd.evaluate(
-            dd.from_pandas(df, npartitions=3), y="y", pred="a", weight="w", measures=names
+            dd.from_pandas(df, npartitions=3),
+            y_true="y",
+            predictions="a",
+            sample_weight="w",
+            metrics=names,
         )
         ref = evaluate_models(
             df["y"], {"a": df["a"]}, sample_weight=df["w"], robustness=False, curves=False
@@ -268,7 +272,9 @@ def test_weights_whose_total_overflows(client, tmp_path):
     _one_line(CliRunner().invoke(app, ["evaluate", whole, *args, "-q"]), "'w'", "overflow")
     assert not (tmp_path / "d.json").exists()
     with pytest.raises(ValueError, match="'w' sums to inf"):
-        rd.evaluate(parts, y="y", pred="a", weight="w", measures=["mean_absolute_error"])
+        rd.evaluate(
+            parts, y_true="y", predictions="a", sample_weight="w", metrics=["mean_absolute_error"]
+        )
 
 
 def test_crossed_bounds_refused_before_any_pass(client, tmp_path, monkeypatch):

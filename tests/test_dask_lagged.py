@@ -63,10 +63,10 @@ def test_equals_memory_for_any_partitioning(npartitions, weight):
     df = _data()
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=["a", "b"],
-        weight=weight,
-        measures=["pmap"],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight=weight,
+        metrics=["pmap"],
     )
     for model in ("a", "b"):
         want, problem = _reference(df, model, weight)
@@ -80,7 +80,7 @@ def test_parquet_files_in_path_order_equal_memory_on_their_concatenation(tmp_pat
     df = _data(1000, seed=8)
     for i, start in enumerate(range(0, 1000, 300)):  # 4 files: part-0 ... part-3
         df.iloc[start : start + 300].to_parquet(tmp_path / f"part-{i}.parquet")
-    ev = rd.evaluate(str(tmp_path / "*.parquet"), y="y", pred=["a"], measures=["pmap"])
+    ev = rd.evaluate(str(tmp_path / "*.parquet"), y_true="y", predictions=["a"], metrics=["pmap"])
     want, _ = _reference(df, "a", None)
     assert _close(ev.values["a"]["pmap"], want)
 
@@ -89,14 +89,16 @@ def test_empty_partitions_are_passed_over():
     df = _data(400)
     pieces = [df.iloc[:150], df.iloc[:0], df.iloc[150:151], df.iloc[:0], df.iloc[151:]]
     frame = dd.from_delayed([dask.delayed(p) for p in pieces], meta=df.iloc[:0])
-    ev = rd.evaluate(frame, y="y", pred=["a"], measures=["pmap"])
+    ev = rd.evaluate(frame, y_true="y", predictions=["a"], metrics=["pmap"])
     want, _ = _reference(df, "a", None)
     assert _close(ev.values["a"]["pmap"], want)
 
 
 def test_a_constant_truth_is_undefined_with_the_memory_reason():
     df = _data(300).assign(y=2.5)
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred=["a"], measures=["pmap"])
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3), y_true="y", predictions=["a"], metrics=["pmap"]
+    )
     want, problem = _reference(df, "a", None)
     assert math.isnan(want) and math.isnan(ev.values["a"]["pmap"])
     assert problem is not None

@@ -81,10 +81,10 @@ def test_equals_ndcg_score_for_any_partitioning(client, parts, weight):
     df = _data()
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=parts),
-        y="y",
-        pred=["a", "b"],
-        weight=weight,
-        measures=[NAME],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight=weight,
+        metrics=[NAME],
         n_buckets=4,
     )
     _check(ev, df, weight)
@@ -98,10 +98,10 @@ def test_tie_runs_straddling_partitions_and_buckets(client, weight):
     for parts, buckets in ((7, 1), (7, 3), (3, 12)):
         ev = rd.evaluate(
             dd.from_pandas(df, npartitions=parts, sort=False),
-            y="y",
-            pred=["a", "b"],
-            weight=weight,
-            measures=[NAME],
+            y_true="y",
+            predictions=["a", "b"],
+            sample_weight=weight,
+            metrics=[NAME],
             n_buckets=buckets,
         )
         _check(ev, df, weight)
@@ -144,17 +144,19 @@ def test_constant_inputs(client):
     df = _data(n=300, seed=7)
     # every y 0: IDCG = 0, NaN and the same reason as in memory
     zero = df.assign(y=0.0)
-    ev = rd.evaluate(dd.from_pandas(zero, npartitions=3), y="y", pred=["a", "b"], measures=[NAME])
+    ev = rd.evaluate(
+        dd.from_pandas(zero, npartitions=3), y_true="y", predictions=["a", "b"], metrics=[NAME]
+    )
     _check(ev, zero, None)
     assert ev.problems["a"][NAME].kind == "undefined"
     # constant y > 0: 1; constant prediction: one tie block, every row the mean gain
     for frame in (df.assign(y=2.5), df.assign(a=1.0, b=-3.0)):
         ev = rd.evaluate(
             dd.from_pandas(frame, npartitions=3),
-            y="y",
-            pred=["a", "b"],
-            measures=[NAME],
-            weight="wf",
+            y_true="y",
+            predictions=["a", "b"],
+            metrics=[NAME],
+            sample_weight="wf",
         )
         _check(ev, frame, "wf")
 
@@ -162,7 +164,9 @@ def test_constant_inputs(client):
 def test_negative_relevance_is_refused_as_in_memory(client):
     df = _data(n=300, seed=8)
     df.loc[[250, 280], "y"] = [-1.5, -2.0]  # the first negative row is in the last partition
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred=["a", "b"], measures=[NAME])
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=3), y_true="y", predictions=["a", "b"], metrics=[NAME]
+    )
     _check(ev, df, None)
     assert "position 250" in ev.problems["a"][NAME].message
 
@@ -213,13 +217,13 @@ def test_poisson_bootstrap_equals_compare_models(
     evaluations = dask_by_partitions(
         df,
         (1, 3, 7),
-        y="y",
-        pred=["a", "b"],
-        weight=weight,
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight=weight,
         groups=groups,
         n_bootstrap=n_rep,
         random_state=4,
-        measures=[NAME],
+        metrics=[NAME],
     )
     replicates = {}
     for parts, ev in evaluations.items():
@@ -245,10 +249,10 @@ def test_partitions_larger_than_a_bucket_are_cut_first_same_numbers(
     monkeypatch.setattr(_e, "ROWS_PER_BUCKET", 100)  # 3 partitions of 300 rows: cut in 3 each
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3, sort=False),
-        y="y",
-        pred=["a", "b"],
-        weight=weight,
-        measures=[NAME],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight=weight,
+        metrics=[NAME],
         n_buckets=4,
         n_bootstrap=7,
         random_state=3,

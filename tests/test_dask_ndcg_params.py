@@ -17,9 +17,8 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
-from ranklens import ndcg_score  # noqa: E402
+from ranklens import evaluate_models, ndcg_score  # noqa: E402
 from ranklens._problems import score_quietly  # noqa: E402
-from ranklens.evaluation import evaluate_models  # noqa: E402
 
 TOL = 1e-12
 NAME = "ndcg_score"
@@ -53,9 +52,9 @@ def _evaluate(df, parts: int, **kw):
     source = kw.pop("source", None)
     return rd.evaluate(
         dd.from_pandas(df, npartitions=parts) if source is None else source,
-        y="y",
-        pred=["a", "b"],
-        measures=[NAME],
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=[NAME],
         n_buckets=kw.pop("n_buckets", 4),
         **kw,
     )
@@ -83,7 +82,7 @@ def _check(ev, df, weight=None, **params):
 @pytest.mark.parametrize("weight", [None, "w"])
 def test_k_and_exponential_gains(parts, weight):
     df = _data(seed=parts)
-    ev = _evaluate(df, parts, weight=weight, k=37, gains="exponential")
+    ev = _evaluate(df, parts, sample_weight=weight, k=37, gains="exponential")
     _check(ev, df, weight, k=37, gains="exponential")
     assert ev.settings["k"] == 37 and ev.settings["gains"] == "exponential"
     # the parameters change the value: they were passed, not dropped
@@ -161,5 +160,7 @@ def test_parquet_written_by_pandas(tmp_path):
     df = _data(seed=8)
     for i, chunk in enumerate(np.array_split(np.arange(len(df)), 3)):
         df.iloc[chunk].to_parquet(tmp_path / f"part{i}.parquet", index=False)
-    ev = _evaluate(df, 0, source=str(tmp_path / "*.parquet"), weight="w", k=50, gains="exponential")
+    ev = _evaluate(
+        df, 0, source=str(tmp_path / "*.parquet"), sample_weight="w", k=50, gains="exponential"
+    )
     _check(ev, df, "w", k=50, gains="exponential")

@@ -20,8 +20,8 @@ dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
+from ranklens import evaluate_models  # noqa: E402
 from ranklens._curve_registry import get_curve  # noqa: E402
-from ranklens.evaluation import evaluate_models  # noqa: E402
 from ranklens.exceptions import UndefinedMetricWarning  # noqa: E402
 from ranklens.ranking import RankLiftResult, rank_lift_curve  # noqa: E402
 
@@ -47,10 +47,10 @@ def _same(got: RankLiftResult, want: RankLiftResult, label: str) -> None:
 def _evaluate(df: pd.DataFrame, npartitions: int, n_buckets: int, weighted: bool, **kw):
     return rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=["a", "b"],
-        weight="w" if weighted else None,
-        measures=["roc_auc"],
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w" if weighted else None,
+        metrics=["roc_auc"],
         n_buckets=n_buckets,
         curve_arrays=True,
         **kw,
@@ -167,7 +167,9 @@ def test_too_many_rows_for_the_client_are_named(monkeypatch, curve_frame):
 
 def test_not_built_without_curve_arrays(curve_frame):
     df = curve_frame(300, True, seed=1)
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=["roc_auc"])
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=2), y_true="y", predictions="a", metrics=["roc_auc"]
+    )
     assert "rank_lift" not in ev.curves
 
 

@@ -84,7 +84,9 @@ def _check(ev, df: pd.DataFrame) -> None:
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
 def test_table_equals_in_memory(client, npartitions):
     df = _data(seed=npartitions)
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=npartitions), y="y", pred=MODELS, n_buckets=5)
+    ev = rd.evaluate(
+        dd.from_pandas(df, npartitions=npartitions), y_true="y", predictions=MODELS, n_buckets=5
+    )
     _check(ev, df)
     # the heavy value has a truth bucket of its own (the sample is every row here)
     assert truth_bounds(df["y"].to_numpy(), 5)[1].size == 1
@@ -106,9 +108,9 @@ def test_the_tables_own_run_computes_it_in_its_passes(client, npartitions, monke
     df = _data(seed=20 + npartitions)
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=MODELS,
-        measures=list(TABLE1_METRICS),
+        y_true="y",
+        predictions=MODELS,
+        metrics=list(TABLE1_METRICS),
         n_buckets=5,
     )
     _check(ev, df)
@@ -129,7 +131,7 @@ def test_the_reports_shuffles_leave_the_table_to_a_run_of_its_own(client, monkey
     monkeypatch.setattr(_evaluate, "_robustness_run", spy)
     df = _data(n=800, seed=4)
     frame = dd.from_pandas(df, npartitions=3)
-    ev = rd.evaluate(frame, y="y", pred=MODELS)
+    ev = rd.evaluate(frame, y_true="y", predictions=MODELS)
     _check(ev, df)
     assert len(calls) == 1
     assert [s.name for s in calls[0][3]] == list(TABLE1_METRICS)
@@ -137,11 +139,11 @@ def test_the_reports_shuffles_leave_the_table_to_a_run_of_its_own(client, monkey
     assert ev.extras["seconds"]["robustness table"] > 0  # its runs timed apart
     # a bucket count given by the caller is kept
     calls.clear()
-    rd.evaluate(frame, y="y", pred=["a"], n_buckets=3)
+    rd.evaluate(frame, y_true="y", predictions=["a"], n_buckets=3)
     assert calls[0][4] == 3
     # the table's measures with one more (a sum, taken by its own pass) are not the table's run
     calls.clear()
-    rd.evaluate(frame, y="y", pred=["a"], measures=[*TABLE1_METRICS, "sera"])
+    rd.evaluate(frame, y_true="y", predictions=["a"], metrics=[*TABLE1_METRICS, "sera"])
     assert len(calls) == 1
 
 
@@ -149,7 +151,11 @@ def test_the_reports_shuffles_leave_the_table_to_a_run_of_its_own(client, monkey
 def test_weights_leave_the_table_unweighted(client, npartitions):
     df = _data(seed=10 + npartitions)
     ev = rd.evaluate(
-        dd.from_pandas(df, npartitions=npartitions), y="y", pred=MODELS, weight="w", n_buckets=4
+        dd.from_pandas(df, npartitions=npartitions),
+        y_true="y",
+        predictions=MODELS,
+        sample_weight="w",
+        n_buckets=4,
     )
     _check(ev, df)
 
@@ -157,13 +163,17 @@ def test_weights_leave_the_table_unweighted(client, npartitions):
 def test_table_without_its_measures_in_the_run(client):
     df = _data(n=600, seed=3)
     frame = dd.from_pandas(df, npartitions=3)
-    ev = rd.evaluate(frame, y="y", pred=MODELS, measures=["root_mean_squared_error", "roc_auc"])
+    ev = rd.evaluate(
+        frame, y_true="y", predictions=MODELS, metrics=["root_mean_squared_error", "roc_auc"]
+    )
     _check(ev, df)
     assert set(ev.robustness) == set(MODELS)
-    off = rd.evaluate(frame, y="y", pred=["a"], measures=list(TABLE1_METRICS), robustness=False)
+    off = rd.evaluate(
+        frame, y_true="y", predictions=["a"], metrics=list(TABLE1_METRICS), robustness=False
+    )
     assert off.robustness == {}
     assert "robustness table" not in off.problems.get("a", {})
-    binned = rd.evaluate(frame, y="y", pred=["a"], exact=False)
+    binned = rd.evaluate(frame, y_true="y", predictions=["a"], exact=False)
     assert binned.problems["a"]["robustness table"].kind == "skipped"
 
 
@@ -173,9 +183,9 @@ def test_with_the_bootstrap_and_the_curve_arrays(client):
     for measures in (None, list(TABLE1_METRICS)):  # the table in a run of its own, in this run
         ev = rd.evaluate(
             dd.from_pandas(df, npartitions=3),
-            y="y",
-            pred=MODELS,
-            measures=measures,
+            y_true="y",
+            predictions=MODELS,
+            metrics=measures,
             n_bootstrap=8,
             curve_arrays=True,
             n_buckets=3,
@@ -194,7 +204,9 @@ def test_distinct_values_and_a_tie_of_the_largest_loss(client):
     df.loc[50, "a"] = df.loc[50, "y"] + 9.0
     df.loc[350, "a"] = df.loc[350, "y"] - 9.0
     for parts in (2, 5):
-        ev = rd.evaluate(dd.from_pandas(df, npartitions=parts), y="y", pred=MODELS, n_buckets=3)
+        ev = rd.evaluate(
+            dd.from_pandas(df, npartitions=parts), y_true="y", predictions=MODELS, n_buckets=3
+        )
         _check(ev, df)
         assert ev.robustness["a"].index[1] == 50
 
@@ -225,7 +237,9 @@ def test_only_the_rows_that_can_be_furthest_travel_whole(monkeypatch):
     frame = dd.from_pandas(df, npartitions=4)
     # not the cluster of the module's other tests, where these run
     with dask.config.set({"scheduler": "threads", "dataframe.shuffle.method": "tasks"}):
-        ev = rd.evaluate(frame, y="y", pred=["a", "b"], measures=list(TABLE1_METRICS), n_buckets=40)
+        ev = rd.evaluate(
+            frame, y_true="y", predictions=["a", "b"], metrics=list(TABLE1_METRICS), n_buckets=40
+        )
     for model in ("a", "b"):
         want, _ = _reference(df, model)
         _assert_same(ev.robustness[model], want)

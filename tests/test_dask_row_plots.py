@@ -121,7 +121,12 @@ def _check(ev, df: pd.DataFrame, models: list[str]) -> None:
 def test_summaries_equal_the_in_memory_numbers(client, dask_by_partitions, long_tail):
     df = _frame(2_347, seed=5 if long_tail else 4, long_tail=long_tail)
     results = dask_by_partitions(
-        df, PARTITIONS, y="y", pred=MODELS, weight="w", measures=["root_mean_squared_error"]
+        df,
+        PARTITIONS,
+        y_true="y",
+        predictions=MODELS,
+        sample_weight="w",
+        metrics=["root_mean_squared_error"],
     )
     for ev in results.values():
         _check(ev, df, MODELS)
@@ -140,7 +145,9 @@ def test_few_rows_and_a_degenerate_residual_range(client, dask_by_partitions):
             "a": [1.0, 2.0, 2.0, 3.0, 5.0, 8.0, 10.0],
         }
     )
-    results = dask_by_partitions(df, (1, 3), y="y", pred=["a"], measures=["mean_squared_error"])
+    results = dask_by_partitions(
+        df, (1, 3), y_true="y", predictions=["a"], metrics=["mean_squared_error"]
+    )
     for ev in results.values():
         _check(ev, df, ["a"])
         s = ev.extras["row_summaries"]["a"]
@@ -187,10 +194,10 @@ def test_the_report_draws_the_three_plots(client):
     ev = _no_rows(
         rd.evaluate(
             dd.from_pandas(df, npartitions=4),
-            y="y",
-            pred=["a", "c"],
-            weight="w",
-            measures=["root_mean_squared_error"],
+            y_true="y",
+            predictions=["a", "c"],
+            sample_weight="w",
+            metrics=["root_mean_squared_error"],
         )
     )
     for build, title in (
@@ -219,13 +226,15 @@ def test_binary_target_and_opting_out(client):
     n = 1_200
     df = pd.DataFrame({"y": (rng.uniform(size=n) < 0.3).astype(float), "a": rng.uniform(size=n)})
     frame = dd.from_pandas(df, npartitions=3)
-    ev = rd.evaluate(frame, y="y", pred="a", measures=["root_mean_squared_error"])
+    ev = rd.evaluate(frame, y_true="y", predictions="a", metrics=["root_mean_squared_error"])
     _check(ev, df, ["a"])
     # as in memory: no residual histogram or scatter of a two-valued target; calibration drawn
     assert diagnostics.predicted_vs_actual(ev) is None
     assert diagnostics.residuals_view(ev) is None
     assert diagnostics.calibration_view(ev) is not None
-    off = rd.evaluate(frame, y="y", pred="a", measures=["root_mean_squared_error"], row_plots=False)
+    off = rd.evaluate(
+        frame, y_true="y", predictions="a", metrics=["root_mean_squared_error"], row_plots=False
+    )
     assert "row_summaries" not in off.extras
     assert diagnostics.calibration_view(off) is None
 
@@ -240,7 +249,7 @@ def test_a_two_valued_target_is_recognised_without_the_rows(client):
     n = 600
     y = (rng.random(n) < 0.3).astype(float)
     df = pd.DataFrame({"y": y, "a": y + rng.normal(size=n), "b": rng.normal(size=n)})
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred=["a", "b"])
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y_true="y", predictions=["a", "b"])
     assert "y_true" not in ev.extras and diagnostics.target_is_binary(ev)
     memory = evaluate_models(df["y"], {"a": df["a"], "b": df["b"]}, curves=False)
     assert diagnostics.target_is_binary(memory)
@@ -249,7 +258,7 @@ def test_a_two_valued_target_is_recognised_without_the_rows(client):
     assert "extremes" not in goals
     continuous = rd.evaluate(
         dd.from_pandas(df.assign(y=df["y"] + rng.normal(size=n)), npartitions=3),
-        y="y",
-        pred=["a"],
+        y_true="y",
+        predictions=["a"],
     )
     assert not diagnostics.target_is_binary(continuous)

@@ -121,12 +121,12 @@ def test_sums_and_medians_equal_in_memory(client, weight, npartitions):
     names = _claimed_names()
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions),
-        y="y",
-        pred=["a", "b"],
-        weight=weight,
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight=weight,
         intervals=INTERVALS,
         alpha=ALPHA,
-        measures=names,
+        metrics=names,
         n_buckets=4,
     )
     # the interval-only model "c" is evaluated on its intervals alone, as in memory
@@ -157,7 +157,7 @@ def test_default_relevance_without_outliers_falls_back_as_in_memory(client):
     df = pd.DataFrame({"y": y, "a": y + np.round(rng.normal(size=n) * 8, 0), "wi": 1.0})
     df.loc[::5, "a"] = 95.0  # predictions beyond the fences: predicted events
     names = ["utility_precision", "utility_recall", "utility_f1", "sera"]
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y="y", pred="a", measures=names)
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=3), y_true="y", predictions="a", metrics=names)
     assert "no box-plot outliers" in ev.settings["relevance"]
     compared, finite = _check(ev, df, None, names, notes=False)
     assert compared == 4 and finite == 2  # no true event: recall and F undefined
@@ -172,10 +172,10 @@ def test_given_relevance_and_event_threshold(client, weight):
     names += ["relevance_weighted_squared_error", "relevance_weighted_absolute_error"]
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=4),
-        y="y",
-        pred=["a", "b"],
-        weight=weight,
-        measures=names,
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight=weight,
+        metrics=names,
         relevance=phi,
         event_threshold=0.7,
     )
@@ -194,11 +194,11 @@ def test_same_as_evaluate_models_without_weights(client):
     names = _claimed_names()
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=3),
-        y="y",
-        pred=["a", "b"],
+        y_true="y",
+        predictions=["a", "b"],
         intervals=INTERVALS,
         alpha=ALPHA,
-        measures=names,
+        metrics=names,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -294,10 +294,10 @@ def test_median_of_an_even_and_odd_number_of_rows(client):
         for weight in (None, "wi"):
             ev = rd.evaluate(
                 dd.from_pandas(df, npartitions=3),
-                y="y",
-                pred="a",
-                weight=weight,
-                measures=["median_absolute_error"],
+                y_true="y",
+                predictions="a",
+                sample_weight=weight,
+                metrics=["median_absolute_error"],
             )
             want, _ = _reference("median_absolute_error", df, "a", weight)
             assert ev.values["a"]["median_absolute_error"] == want, (n, weight)
@@ -307,41 +307,41 @@ def test_interval_arguments_and_failures(client):
     df = _data(n=300, seed=1)
     frame = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match="alpha is required"):
-        rd.evaluate(frame, y="y", pred="a", intervals=INTERVALS)
+        rd.evaluate(frame, y_true="y", predictions="a", intervals=INTERVALS)
     bad = df.copy()
     bad.loc[7, "hi"] = np.nan
     with pytest.raises(ValueError, match="'hi'"):
         rd.evaluate(
             dd.from_pandas(bad, npartitions=2),
-            y="y",
-            pred="a",
+            y_true="y",
+            predictions="a",
             intervals={"a": ("lo", "hi")},
             alpha=ALPHA,
-            measures=["interval_score"],
+            metrics=["interval_score"],
         )
     crossed = df.copy()
     crossed.loc[11, ["lo", "hi"]] = [5.0, 1.0]
     ev = rd.evaluate(
         dd.from_pandas(crossed, npartitions=2),
-        y="y",
-        pred="a",
+        y_true="y",
+        predictions="a",
         intervals={"a": ("lo", "hi")},
         alpha=ALPHA,
-        measures=["interval_score", "mean_interval_width"],
+        metrics=["interval_score", "mean_interval_width"],
     )
     for name in ("interval_score", "mean_interval_width"):
         assert math.isnan(ev.values["a"][name])
         assert ev.problems["a"][name].kind == "failed"
         assert "lower" in ev.problems["a"][name].message
     # without intervals the interval measures are skipped, with the reason
-    ev = rd.evaluate(frame, y="y", pred="a", measures=["interval_score"])
+    ev = rd.evaluate(frame, y_true="y", predictions="a", metrics=["interval_score"])
     assert ev.problems["a"]["interval_score"].kind == "skipped"
 
 
 def test_constant_target_makes_the_relevance_undefined(client):
     df = pd.DataFrame({"y": np.full(200, 3.0), "a": np.linspace(0, 6, 200)})
     names = ["sera", "utility_f1", "median_absolute_error"]
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred="a", measures=names)
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y_true="y", predictions="a", metrics=names)
     for name in ("sera", "utility_f1"):
         assert math.isnan(ev.values["a"][name])
         assert ev.problems["a"][name].kind == "undefined"
@@ -363,12 +363,12 @@ def test_field_containers_read_only_columns(client):
     names = ["sera", "utility_f1", "median_absolute_error", "interval_score"]
     got = rd.evaluate(
         dd.from_pandas(ro, npartitions=3),
-        y="y",
-        pred="a",
-        weight="wi",
+        y_true="y",
+        predictions="a",
+        sample_weight="wi",
         intervals={"a": ("lo", "hi")},
         alpha=ALPHA,
-        measures=names,
+        metrics=names,
     )
     compared, _ = _check(got, df, "wi", names)
     assert compared == 4
@@ -397,13 +397,13 @@ def test_poisson_bootstrap_of_lifts_equals_compare_models(
     evaluations = dask_by_partitions(
         df,
         (1, 3, 7),
-        y="y",
-        pred=["a", "b"],
-        weight="w",
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w",
         groups=groups,
         n_bootstrap=n_rep,
         random_state=5,
-        measures=measures,
+        metrics=measures,
     )
     replicates = {k: ev.extras["bootstrap"]["replicates"] for k, ev in evaluations.items()}
     for parts in (3, 7):
@@ -479,13 +479,13 @@ def test_poisson_bootstrap_of_tau_and_harrell_c_equals_compare_models(
         df,
         (1, 3, 7),
         extra_buckets=2,
-        y="y",
-        pred=["a", "b"],
-        weight="w",
+        y_true="y",
+        predictions=["a", "b"],
+        sample_weight="w",
         groups=groups,
         n_bootstrap=n_rep,
         random_state=3,
-        measures=measures,
+        metrics=measures,
     )
     replicates = {k: ev.extras["bootstrap"]["replicates"] for k, ev in evaluations.items()}
     ref = poisson_compare_models(
@@ -518,15 +518,15 @@ def test_poisson_bootstrap_of_the_sums_measures(client, dask_by_partitions, pois
         df,
         (1, 3, 7),
         extra_buckets=None,
-        y="y",
-        pred="a",
-        weight="wi",
+        y_true="y",
+        predictions="a",
+        sample_weight="wi",
         groups=groups,
         intervals={"a": ("lo", "hi")},
         alpha=ALPHA,
         n_bootstrap=n_rep,
         random_state=4,
-        measures=[*names, "utility_f1"],
+        metrics=[*names, "utility_f1"],
     )
     replicates = {k: ev.extras["bootstrap"]["replicates"]["a"] for k, ev in evaluations.items()}
     # the utility measures refit their accuracy per replicate in memory: not bootstrapped here
@@ -563,9 +563,9 @@ def test_a_row_domain_error_names_the_whole_datas_rows(client, npartitions, bad_
         df.loc[[650, 660, 699], "y"] = -1.0  # in the last partition only
     ev = rd.evaluate(
         dd.from_pandas(df, npartitions=npartitions, sort=False),
-        y="y",
-        pred=["a", "b"],
-        measures=["log_rmse"],
+        y_true="y",
+        predictions=["a", "b"],
+        metrics=["log_rmse"],
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -602,14 +602,14 @@ def test_without_intervals_the_interval_measures_are_left_out_as_in_memory(clien
     """Every registered measure by default: the same names as ``evaluate_models`` (interval
     measures only with intervals); named without intervals, they are skipped with the reason."""
     df = _data(n=400, seed=2)
-    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y="y", pred=["a"])
+    ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y_true="y", predictions=["a"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = evaluate_models(df["y"], {"a": df["a"]}, robustness=False, curves=False)
     assert set(ev.values["a"]) == set(ref.values["a"])
     assert "interval_score" not in ev.values["a"] and "interval_score" not in ev.metrics
     named = rd.evaluate(
-        dd.from_pandas(df, npartitions=2), y="y", pred=["a"], measures=["interval_score"]
+        dd.from_pandas(df, npartitions=2), y_true="y", predictions=["a"], metrics=["interval_score"]
     )
     assert named.problems["a"]["interval_score"].kind == "skipped"
     assert "needs prediction intervals" in named.problems["a"]["interval_score"].message

@@ -93,10 +93,10 @@ def test_dask_equals_in_memory_with_weights(client, npartitions):
         warnings.simplefilter("ignore")
         ev = rd.evaluate(
             dd.from_pandas(df, npartitions=npartitions),
-            y="y",
-            pred=["a", "b"],
-            weight="w",
-            measures=NAMES,
+            y_true="y",
+            predictions=["a", "b"],
+            sample_weight="w",
+            metrics=NAMES,
         )
     compared = 0
     for model in ("a", "b"):

@@ -17,10 +17,9 @@ import numpy as np
 import pytest
 
 from emulated_device import on_device
-from ranklens import compare_models, delong_interval, delong_test, ranking_summary
+from ranklens import compare_models, delong_interval, delong_test, evaluate_models, ranking_summary
 from ranklens.evaluation import (
     EvaluationComparison,
-    evaluate_models,
     evaluation_to_json,
     interval_methods,
     paired_test_methods,

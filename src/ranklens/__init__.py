@@ -75,9 +75,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "EvaluationComparison",
         "ModelEvaluation",
         "Problem",
-        "evaluate_models",
         "evaluation_to_json",
     ),
+    # the one entry point of both engines, beside the pipeline (ranklens._entry says why)
+    "_entry": ("evaluate_models",),
     "intervals": (
         "CoverageByBinResult",
         "CoverageLevelWarning",
@@ -202,6 +203,7 @@ _SUBMODULES = (
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:  # static tools see the eager imports
+    from ranklens._entry import evaluate_models as evaluate_models
     from ranklens._results import ConfidenceInterval as ConfidenceInterval
     from ranklens._results import CurveResult as CurveResult
     from ranklens._results import Result as Result
@@ -211,7 +213,6 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.evaluation import EvaluationComparison as EvaluationComparison
     from ranklens.evaluation import ModelEvaluation as ModelEvaluation
     from ranklens.evaluation import Problem as Problem
-    from ranklens.evaluation import evaluate_models as evaluate_models
     from ranklens.evaluation import evaluation_to_json as evaluation_to_json
     from ranklens.extremes import *  # noqa: F403
     from ranklens.intervals import *  # noqa: F403
@@ -245,6 +246,11 @@ def __getattr__(name: str) -> Any:
         value = getattr(_module(_WHERE[name]), name)
     elif name in _SUBMODULES:
         value = _module(name)
+    elif name.startswith("_"):
+        # A private name is never exported: "from ranklens import _module" then imports the
+        # submodule, without importing every module first (one of them may be the module
+        # whose import is under way, as when ranklens.evaluation imports ranklens._budget).
+        raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
     else:
         # A name added to a module but not yet to _EXPORTS: look through every module.
         for module in _EXPORTS:

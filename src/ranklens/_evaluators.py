@@ -516,7 +516,7 @@ class MemoryPlan:
             f"{format_bytes(self.total)} ({shown}), more than its memory budget of "
             f"{format_bytes(self.budget)} (RANKLENS_MEMORY_BUDGET, else {MEMORY_SHARE:.0%} of "
             "the memory available): run it on Dask (ranklens evaluate --engine dask, or "
-            "ranklens.dask.evaluate_models), or on fewer rows"
+            "ranklens.evaluate_models(..., engine='dask')), or on fewer rows"
         )
 
 

@@ -192,7 +192,7 @@ def _extras(d: dict[str, Any]) -> None:
 
 def _pipeline(d: dict[str, Any], weighted: bool) -> None:
     """The evaluation behind ``ranklens evaluate``: curves, robustness, bootstrap and bands."""
-    from ranklens.evaluation import evaluate_models
+    from ranklens._entry import evaluate_models
 
     evaluate_models(
         d["y"],

@@ -1578,9 +1578,9 @@ def _evaluate_dask(
         try:
             evaluation = ranklens.dask.evaluate(
                 data,
-                y=target,
-                pred=preds,
-                weight=weight,
+                y_true=target,
+                predictions=preds,
+                sample_weight=weight,
                 groups=groups,
                 events=event_spec,
                 intervals=pairs,

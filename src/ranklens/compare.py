@@ -1058,7 +1058,7 @@ def _memory_guard(n: int, n_models: int) -> Iterator[None]:
         raise BootstrapMemoryError(
             f"the in-memory bootstrap of {n_models} models on {n:,} rows ran out of memory "
             f"({_first_line(exc)}): run it on Dask (ranklens evaluate --engine dask, or "
-            "ranklens.dask.evaluate_models), or on fewer rows"
+            "ranklens.evaluate_models(..., engine='dask')), or on fewer rows"
         ) from exc
 
 

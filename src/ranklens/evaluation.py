@@ -3,9 +3,10 @@
 This layer sits between the inference engines and the presentation: :mod:`ranklens.report`
 renders a :class:`ModelEvaluation`, it never computes one.
 
-:func:`evaluate_models` is what ``ranklens evaluate`` and ``ranklens demo`` call: every registered
-measure for every model (the registry is iterated, no list of names is kept here), the bootstrap
-comparison, the robustness tables and the curves. The HTML renderer and ``results.json`` only read
+:func:`evaluate_arrays` is the in-memory engine of :func:`ranklens.evaluate_models` (what
+``ranklens evaluate`` and ``ranklens demo`` call): every registered measure for every model
+(the registry is iterated, no list of names is kept here), the bootstrap comparison, the
+robustness tables and the curves. The HTML renderer and ``results.json`` only read
 the :class:`ModelEvaluation` it returns; nothing is recomputed while rendering.
 
 Every measure and curve ends in one of three states: a **value**; **undefined** for this data
@@ -33,7 +34,6 @@ from typing import Any
 import numpy as np
 
 from ranklens._budget import BootstrapPlan, plan_bootstrap
-from ranklens._docstrings import raises_input_errors
 from ranklens._format import finite_or_none, format_number, table_html
 from ranklens._method_names import interval_methods, methods_settings, paired_test_methods
 from ranklens._problems import (
@@ -72,7 +72,6 @@ __all__ = [
     "EvaluationComparison",
     "ModelEvaluation",
     "Problem",
-    "evaluate_models",
     "evaluation_to_json",
 ]
 
@@ -593,18 +592,7 @@ def _curve_results(
 # --------------------------------------------------------------------------------------------
 
 
-@raises_input_errors(
-    "y_true",
-    "predictions",
-    also=(
-        "if ``groups`` has another length, a missing label, more than one column or fewer "
-        "than 10 units, or is given with ``n_bootstrap=0``",
-        "if ``n_bootstrap`` is neither 0 nor an integer >= 2, or ``random_state`` neither "
-        "None nor an integer >= 0",
-        "if ``events`` does not split ``y_true`` into events and non-events",
-    ),
-)
-def evaluate_models(
+def evaluate_arrays(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
     *,
@@ -635,129 +623,19 @@ def evaluate_models(
     on_progress: ProgressCallback | None = None,
     show_progress: bool | None = False,
 ) -> ModelEvaluation:
-    """Evaluate several models' predictions of one target: measures, comparison, curves.
+    """The in-memory engine of :func:`ranklens.evaluate_models`, on arrays.
+
+    ``evaluate_models(y_true, predictions, ...)`` with ``engine="memory"`` calls it, with the
+    columns of ``data`` read into arrays when ``data`` is given.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        The truth.
-    predictions : mapping of str to array-like of shape (n,)
-        Point predictions (or scores) by model name.
-    intervals : mapping of str to (lower, upper), optional
-        Prediction intervals by model name (a model here need not be in ``predictions``), for the
-        interval measures; needs ``alpha`` (each interval is a central ``1 - alpha`` interval).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights, passed as given to every measure that takes them (a measure
-        that is a sum, such as SERA, scales with them, exactly as when it is called directly).
-    relevance : callable, optional
-        A relevance function (``ranklens.relevance``) for the measures of rare extremes.
-    event_threshold, events, budget, cost_per_target, value_margin, cost_benefit : optional
-        Task parameters passed by name to the measures and curves that take them (see
-        :func:`ranklens.profit_curve`: ``value_margin`` or ``cost_benefit`` enables the profit
-        curve). ``events`` is applied to ``y_true`` first (:func:`ranklens.targeting.check_events`):
-        a definition that makes every row an event or none, or a ``"top:q"`` that falls on the
-        tie of a 0/1 target, is a ``ValueError`` before any work.
-    k, gains : optional
-        Task parameters of the listwise measures, passed by name like the ones above (None: the
-        measure's default): NDCG's cutoff ``k`` (only the first ``k`` positions count) and its
-        ``gains`` (``"linear"`` or ``"exponential"``, :func:`ranklens.ndcg_score`).
-    n_bootstrap : int
-        Paired bootstrap replicates for :func:`ranklens.compare_models`: 0 draws none (the
-        analytic intervals and tests of ``inference="auto"`` remain), else an integer >= 2
-        (checked as :func:`ranklens.compare_models` checks it; 1 or a fraction is a
-        ``ValueError``, not a comparison left out).
-    random_state : int or None
-        Seed of the bootstrap: None or an integer >= 0 (a ``ValueError`` otherwise).
-    inference : {"auto", "bootstrap"}, default "auto"
-        Where the intervals and paired tests come from. ``"auto"``: per measure, the analytic
-        inference its registry entry declares, and the paired bootstrap for the rest (with
-        ``n_bootstrap=0`` the analytic intervals and tests alone: they draw no replicate, as in
-        :func:`ranklens.dask.evaluate`). A concordance form (the AUC, Harrell's C, Somers' D)
-        gives DeLong's interval and paired test (DeLong, DeLong & Clarke-Pearson 1988; exact
-        to rounding, O(n log n), no replicates, and the same numbers as
-        :func:`ranklens.delong_interval` and :func:`ranklens.delong_test`); an analytic variance
-        gives its Wald interval for unweighted data (Kendall's tau: Noether 1967, the interval
-        of :meth:`ranklens.RankingSummary.confidence_interval`), its paired differences still
-        tested by the bootstrap. Measures with task parameters bound (e.g. ``events``) are
-        bootstrapped. ``"bootstrap"``: the paired bootstrap for every measure, as
-        :func:`ranklens.compare_models`. The comparison's ``interval_methods`` and
-        ``test_methods``, ``settings["intervals"]`` and ``settings["paired tests"]`` say which
-        method each number came from; the bootstrap's time budget spends no replicate on a
-        measure whose intervals and tests are all analytic. With ``groups``, ``"auto"`` is the
-        clustered bootstrap for every measure (see ``groups``).
-    groups : array-like of shape (n,), optional
-        A unit id per row (customer, account, day; any labels: integers, strings, a pandas
-        categorical; a one-column pandas or polars DataFrame is its column): the comparison and
-        the bands come from the clustered bootstrap, which resamples whole units
-        (:func:`ranklens.compare_models`'s ``groups``; Davison & Hinkley 1997, Sect. 3.8), so
-        that the correlation of the rows of one unit is kept. DeLong's and
-        Noether's analytic intervals assume independent rows and would understate the
-        uncertainty of clustered data, so with ``groups`` every interval and paired test comes
-        from the clustered bootstrap, whatever ``inference`` says (``settings["clustered
-        bootstrap"]`` says so; ``settings["groups"]`` holds the Series' name, else
-        ``"given"``, and ``settings["n_units"]`` the number of units). Needs ``n_bootstrap``
-        (with 0 nothing is resampled and ``groups`` would change nothing: a ``ValueError``)
-        and at least :data:`ranklens._resampling.MIN_UNITS` (10) units: with fewer the
-        resamples repeat and the intervals come out too narrow (a ``ValueError``). ``groups``
-        resamples whole units; it does not split the evaluation by unit.
-        The time budget is planned from replicates of rows (the same sweeps per replicate).
-    robustness, curves : bool
-        Whether to compute the robustness tables and the curves.
-    agreement_predictions : mapping, optional
-        A (larger) set of candidate models whose rankings by different measures are compared
-        (Torgo & Ribeiro 2009, Fig. 2); defaults to ``predictions`` when there are at least five
-        models.
-    n_dropped : int
-        Rows the caller dropped for missing values (recorded in the result).
-    bootstrap_budget_s : float
-        Time budget of the bootstrap in seconds, a bound on its wall time (``inf``: none). The
-        kernels are compiled on a small sample first (not counted), real replicates are timed,
-        and the measures with a vectorised kernel (the headline measures of Rosset et al. 2005,
-        Table 2, among them; with fewer replicates if even they do not fit), then the bands,
-        then the per-replicate measures, cheapest first, are kept while they fit
-        (:func:`ranklens._budget.plan_bootstrap`). What was reduced or skipped, and the time
-        taken, are in ``settings``.
-    on_progress : callable, optional
-        Called with a short description before each step (for progress bars).
-    show_progress : bool or None
-        Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
+    y_true, predictions, **options
+        As :func:`ranklens.evaluate_models` (arrays, not column names).
 
     Returns
     -------
     ModelEvaluation
-
-    Raises
-    ------
-    %(input_errors)s
-
-    Notes
-    -----
-    Every measure is the registered function of :mod:`ranklens.metrics`, applied to each model;
-    the report and the JSON document render this result and recompute nothing. "Best" follows
-    each measure's registered direction; a measure best closest to a target (interval coverage) is
-    judged by its distance to the target, never by size.
-
-    References
-    ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
-
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
-
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
-
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
-
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
-    doi:10.1198/016214506000001437
-
-    Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
-    Cambridge University Press (Sect. 3.8, clustered data).
     """
     progress = on_progress
     if inference not in INFERENCE:

@@ -1,10 +1,13 @@
 """Exact evaluation on Dask, for data larger than one machine's memory (``ranklens[dask]``).
 
 :func:`evaluate` takes a dask DataFrame or Parquet files and returns the in-memory pipeline's
-:class:`ranklens.ModelEvaluation`. The measures are exact: counts are added as Python
-integers and float sums with :func:`math.fsum`, so the numbers equal the in-memory ones whatever
-the partitioning. Which measures it computes follows from what each declares in the registry
-(a ratio of sums, a statistic of the rank sweep, a functional of the ranked curve).
+:class:`ranklens.ModelEvaluation`; it is what :func:`ranklens.evaluate_models` calls with
+``engine="dask"``, and takes the same parameter names (``y_true``, ``predictions``,
+``sample_weight``, ``groups``, ``metrics``, ...), each naming a column of ``data``.
+The measures are exact: counts are added as Python integers and float sums with
+:func:`math.fsum`, so the numbers equal the in-memory ones whatever the partitioning. Which
+measures it computes follows from what each declares in the registry (a ratio of sums, a
+statistic of the rank sweep, a functional of the ranked curve).
 :func:`trim_worker_memory`, run in workers (``client.run(trim_worker_memory)``), hands back the
 memory a worker paused on memory no longer uses.
 

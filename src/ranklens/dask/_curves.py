@@ -417,7 +417,7 @@ def add_curves(
     zero_weight_rows: int = 0,
 ) -> None:
     """Build the curves of every model into ``curves`` and the best model by depth into
-    ``extras`` (as ``evaluation.evaluate_models`` does); failures go to ``problems``.
+    ``extras`` (as ``evaluation.evaluate_arrays`` does); failures go to ``problems``.
     ``cuts[k]``: model ``k``'s per-distinct-y weights and midrank sums (:func:`cutoff_auc`);
     ``values``: the distinct values of ``y`` and their weights, for the value curves (None
     when ``y`` takes negative values); ``y_distinct``: the same whatever the sign of ``y``, for

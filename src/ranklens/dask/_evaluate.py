@@ -68,7 +68,7 @@ def _dask() -> tuple[Any, Any]:
 
 
 def _loader(
-    frame_or_path: Any, columns: list[str], storage_options: Any, labels: Sequence[str] = ()
+    data: Any, columns: list[str], storage_options: Any, labels: Sequence[str] = ()
 ) -> Callable[[list[str]], Any]:
     """``load(some_columns)``: those of the used ``columns`` of a dask DataFrame or of Parquet
     data, each but the ``labels`` (unit ids, as they are) read as float64 in every partition.
@@ -79,17 +79,15 @@ def _loader(
     """
     _, dd = _dask()
     numeric = [c for c in columns if c not in labels]
-    if isinstance(frame_or_path, dd.DataFrame):
-        missing = [c for c in columns if c not in frame_or_path.columns]
+    if isinstance(data, dd.DataFrame):
+        missing = [c for c in columns if c not in data.columns]
         if missing:
-            raise ValueError(f"frame_or_path: no column {missing[0]!r}")
-        recast = check_meta(frame_or_path._meta, numeric)
-        return lambda wanted: read_as_float(
-            frame_or_path[wanted], [c for c in recast if c in wanted]
-        )
-    if isinstance(frame_or_path, str) or hasattr(frame_or_path, "__fspath__"):
+            raise ValueError(f"data: no column {missing[0]!r}")
+        recast = check_meta(data._meta, numeric)
+        return lambda wanted: read_as_float(data[wanted], [c for c in recast if c in wanted])
+    if isinstance(data, str) or hasattr(data, "__fspath__"):
         require("parquet", "reading Parquet files")
-        path = str(frame_or_path)
+        path = str(data)
         in_files = check_parquet(
             path, numeric, [c for c in columns if c in labels], storage_options
         )
@@ -114,19 +112,19 @@ def _loader(
 
         return load
     raise TypeError(
-        "frame_or_path must be a dask DataFrame or a Parquet path or glob (local or any fsspec "
-        f"URL); got {type(frame_or_path).__name__}"
+        "data must be a dask DataFrame or a Parquet path or glob (local or any fsspec "
+        f"URL); got {type(data).__name__}"
     )
 
 
 def evaluate(
-    frame_or_path: Any,
+    data: Any,
     *,
-    y: str,
-    pred: Sequence[str] | str,
-    weight: str | None = None,
+    y_true: str,
+    predictions: Sequence[str] | str,
+    sample_weight: str | None = None,
     groups: str | None = None,
-    measures: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
     events: Any = None,
     intervals: dict[str, tuple[str, str]] | None = None,
     alpha: float | None = None,
@@ -153,39 +151,42 @@ def evaluate(
 ) -> ModelEvaluation:
     """Evaluate models on a dask DataFrame or Parquet data, exactly, whatever its size.
 
+    The Dask engine of :func:`ranklens.evaluate_models`: ``evaluate_models(y_true, predictions,
+    data=data, engine="dask", ...)`` calls it with the same names.
+
     Parameters
     ----------
-    frame_or_path : dask.dataframe.DataFrame or str
+    data : dask.dataframe.DataFrame or str
         The data, or a Parquet path or glob (local or any fsspec URL, e.g. ``"s3://b/*.parquet"``).
-    y : str
+    y_true : str
         The truth column.
-    pred : str or sequence of str
-        The prediction columns, one per model.
-    weight : str, optional
+    predictions : str or sequence of str
+        The prediction columns, one per model (each model is named by its column).
+    sample_weight : str, optional
         A column of non-negative case weights.
     groups : str, optional
         A column of unit labels (customers, accounts): the bootstrap then resamples units, and
         every interval and paired test comes from it (needs ``n_bootstrap``).
-    measures : sequence of str, optional
+    metrics : sequence of str, optional
         Registry names; default every registered measure (the interval measures only with
         ``intervals``, as in memory). A measure is computed when it declares a form the engine
         provides (a ratio of sums, a rank-sweep statistic, a functional of the ranked curve or a
         ratio of discounted sums over the ranked rows, as NDCG); the others are reported as
         skipped, with the reason.
     events : None, str or number
-        Event definition for the targeting measures: None (a 0/1 ``y`` itself, else the true top
-        10 %), ``"top:q"``, ``">=t"``, ``">t"`` or a number ``t``.
+        Event definition for the targeting measures: None (a 0/1 ``y_true`` itself, else the
+        true top 10 %), ``"top:q"``, ``">=t"``, ``">t"`` or a number ``t``.
     intervals : mapping of str to (str, str), optional
         Prediction intervals by model name: the lower and upper bound columns, for the interval
         measures (as :func:`ranklens.evaluate_models`'s ``intervals``; a model here need not be
-        in ``pred``); needs ``alpha``.
+        in ``predictions``); needs ``alpha``.
     alpha : float, optional
         Each interval is a central ``1 - alpha`` interval.
     relevance : callable, optional
         The relevance function of the measures of rare extremes; default the box-plot relevance
-        of ``y`` as :func:`ranklens.evaluate_models` builds it, unweighted (every row counts
+        of ``y_true`` as :func:`ranklens.evaluate_models` builds it, unweighted (every row counts
         once; its hinges, minimum and maximum found by exact selection), built once; with a
-        ``weight``, ``settings["relevance_weights"]`` says ``"unweighted"``.
+        ``sample_weight``, ``settings["relevance_weights"]`` says ``"unweighted"``.
     event_threshold : float, optional
         The utility measures' relevance threshold of an event (their default 0.5).
     n_bins : int, default 10
@@ -219,8 +220,8 @@ def evaluate(
     curve_arrays : bool, default False
         Also build the curves as arrays, one point per distinct prediction, from the buckets of
         the sort by prediction (ROC, gain, lift; the value gain for a non-negative continuous
-        ``y``; profit with ``cost_benefit`` or ``value_margin``), and the cutoff AUC, one point
-        per distinct ``y``, from the shuffle by truth, the rank lift curve and the concordance
+        ``y_true``; profit with ``cost_benefit`` or ``value_margin``), and the cutoff AUC, one point
+        per distinct ``y_true``, from the shuffle by truth, the rank lift curve and the concordance
         profile (Rosset, Perlich & Zadrozny 2005, Figs. 3 and 1), one point per row, up to 10
         million rows, into ``evaluation.curves[name][model]``
         (the in-memory result objects), and, for two models or more,
@@ -242,16 +243,17 @@ def evaluate(
         (:mod:`ranklens.dask._robustness`): unweighted runs of the table's four measures alone,
         one model a run, after the other passes, with twice the buckets (Spearman's rho adds
         one shuffle, and the rows carry their positions and leave-one-out sums); in this run's
-        own passes when it is such a run (``measures`` the table's, no ``weight``). A failure
-        or an undefined row is a problem ``problems[model]["robustness table"]``, as in memory.
+        own passes when it is such a run (``metrics`` the table's, no ``sample_weight``). A
+        failure or an undefined row is a problem ``problems[model]["robustness table"]``, as in
+        memory.
     row_plots : bool, default True
         Whether to compute, into ``extras["row_summaries"]`` (model ->
         ``ranklens.dask._row_plots.RowSummary``), the exact summaries from which the report
         draws the plots the in-memory report draws from every row: calibration by decile of
-        prediction (each group's count, mean prediction, mean ``y`` and its standard error),
+        prediction (each group's count, mean prediction, mean ``y_true`` and its standard error),
         the residuals' histogram between the 0.5 % and 99.5 % quantiles of all models'
-        residuals, with each model's median residual, and the density of (prediction, ``y``)
-        on a 40 x 40 grid. Unweighted, as in memory. Costs two more reads of ``y`` and the
+        residuals, with each model's median residual, and the density of (prediction, ``y_true``)
+        on a 40 x 40 grid. Unweighted, as in memory. Costs two more reads of ``y_true`` and the
         predictions (the rows of the buckets holding the order statistics sought, then one
         pass of counts) after a bucket count in the grid's pass; not with ``exact=False``.
     inference : {"auto", "bootstrap"}, default "auto"
@@ -281,7 +283,7 @@ def evaluate(
         ``"delong"`` (model -> :class:`ranklens.delong.DeLongIntervalResult` of the AUC),
         with ``inference="auto"`` ``"delong_c"`` (model -> the ``DeLongIntervalResult`` of
         Harrell's C) and ``"delong_covariance"`` (``"auc"`` with two models or more and
-        ``"harrell_c"`` -> the models' DeLong covariance matrix, in the order of ``pred``),
+        ``"harrell_c"`` -> the models' DeLong covariance matrix, in the order of ``predictions``),
         ``"pair_counts"`` (model -> the pair classes behind tau and C; Python integers without
         weights), ``"bootstrap"`` (with ``n_bootstrap``: replicates and intervals),
         ``"binned_auc"`` (with ``exact=False``: model -> (AUC, error bound)) and ``"seconds"``
@@ -338,7 +340,7 @@ def evaluate(
     """
     dask, dd = _dask()
     check_inference(inference, n_bootstrap, groups)
-    preds = prediction_columns(pred)
+    preds = prediction_columns(predictions)
     _c.check_options(
         curve_arrays,
         exact,
@@ -348,11 +350,11 @@ def evaluate(
         value_margin=value_margin,
     )
     options = Options(
-        y=y,
+        y=y_true,
         preds=preds,
-        weight=weight,
+        weight=sample_weight,
         groups=groups,
-        measures=measures,
+        measures=metrics,
         events=events,
         intervals=dict(intervals or {}),
         alpha=alpha,
@@ -377,7 +379,7 @@ def evaluate(
         robustness=robustness,
         row_plots=row_plots,
     )
-    load = _loader(frame_or_path, options.every_column, storage_options, options.labels)
+    load = _loader(data, options.every_column, storage_options, options.labels)
     frame = load(options.columns)
     plan = plan_passes(options)
 
@@ -404,9 +406,7 @@ def evaluate(
     clock.lap("shuffles by prediction and truth")
 
     combined = combine(options, plan, scanned, events, shuffled, results)
-    tables = _robustness_tables(
-        frame_or_path, options, plan, scanned, shuffled, combined, results, clock
-    )
+    tables = _robustness_tables(data, options, plan, scanned, shuffled, combined, results, clock)
     clock.lap("combining")
     row_summaries = _row_summaries_pass(dask, load, options, grid, clock)
     return _assemble(
@@ -460,7 +460,7 @@ def _binned_evaluation(
 
 
 def _robustness_tables(
-    frame_or_path: Any,
+    data: Any,
     options: Options,
     plan: PassPlan,
     scanned: Scanned,
@@ -495,7 +495,7 @@ def _robustness_tables(
     elif plan.table_specs:
         clock.lap("combining")
         _robustness_run(
-            frame_or_path,
+            data,
             options.y,
             options.preds,
             plan.table_specs,
@@ -546,7 +546,7 @@ def _assemble(
     for name, why in plan.specs.unsupported.items():
         if options.measures is None and why == _e.NEEDS_INTERVALS:
             # as in memory: interval measures only for models given intervals (here none);
-            # named in ``measures``, they are listed as skipped with the reason
+            # named in ``metrics``, they are listed as skipped with the reason
             continue
         results.info[name] = metric_info(_e.get_metric(name))
         for model in options.preds:
@@ -717,7 +717,7 @@ def _bootstrap_extras(
 
 
 def _robustness_run(
-    frame_or_path: Any,
+    data: Any,
     y: str,
     preds: list[str],
     specs: Sequence[MetricSpec],
@@ -739,10 +739,10 @@ def _robustness_run(
         return
     for model in preds:  # one model a run: its shuffles carry one model's per-row columns
         run = evaluate(
-            frame_or_path,
-            y=y,
-            pred=[model],
-            measures=names,
+            data,
+            y_true=y,
+            predictions=[model],
+            metrics=names,
             n_buckets=n_buckets,
             storage_options=storage_options,
             row_plots=False,

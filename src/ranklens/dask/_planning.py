@@ -35,18 +35,20 @@ def check_inference(inference: str, n_bootstrap: int, groups: str | None) -> Non
         )
 
 
-def prediction_columns(pred: Sequence[str] | str) -> list[str]:
+def prediction_columns(predictions: Sequence[str] | str) -> list[str]:
     """The prediction columns, one per model, as a list (at least one)."""
-    preds = [pred] if isinstance(pred, str) else list(pred)
+    preds = [predictions] if isinstance(predictions, str) else list(predictions)
     if not preds:
-        raise ValueError("pred: give at least one prediction column")
+        raise ValueError("predictions: give at least one prediction column")
     return preds
 
 
 @dataclass(frozen=True)
 class Options:
     """The settings of one run: the arguments of :func:`ranklens.dask.evaluate` of the same
-    names, ``pred`` as the list ``preds`` and ``intervals`` as a dict (empty without intervals)."""
+    names, with ``y`` its ``y_true``, ``preds`` its ``predictions`` as a list, ``weight`` its
+    ``sample_weight``, ``measures`` its ``metrics`` and ``intervals`` a dict (empty without
+    intervals)."""
 
     y: str
     preds: list[str]

@@ -16,11 +16,8 @@ document of ``ranklens evaluate --json``: every measure and comparison, and the 
 
 from __future__ import annotations
 
-from ranklens.evaluation import (
-    ModelEvaluation,
-    Problem,
-    evaluate_models,
-)
+from ranklens._entry import evaluate_models
+from ranklens.evaluation import ModelEvaluation, Problem
 from ranklens.report.document import evaluation_to_json
 from ranklens.report.render import render_html, result_html, write_html
 
