@@ -18,7 +18,6 @@ import ranklens as rl
 from ranklens._inference import TargetMoments, skewed_target_note
 
 dd = pytest.importorskip("dask.dataframe")
-from ranklens.dask import evaluate  # noqa: E402
 
 LOSSES = ["mean_absolute_error", "root_mean_squared_error", "kendall_tau"]
 
@@ -37,12 +36,13 @@ def _both(frame, weighted):
     kw = dict(n_bootstrap=40, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        on_dask = evaluate(
-            dd.from_pandas(frame, npartitions=3),
-            y="y",
-            pred=["a", "b"],
-            weight="w" if weighted else None,
-            measures=LOSSES,
+        on_dask = rl.evaluate_models(
+            "y",
+            ["a", "b"],
+            data=dd.from_pandas(frame, npartitions=3),
+            engine="dask",
+            sample_weight="w" if weighted else None,
+            metrics=LOSSES,
             **kw,
         ).comparison
         in_memory = rl.evaluate_models(
