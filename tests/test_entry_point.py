@@ -68,6 +68,11 @@ def frame(csv_path) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def by_arrays(frame):
     """The call on arrays: the reference of every call with ``data``."""
+    return _arrays_call(frame)
+
+
+def _arrays_call(frame: pd.DataFrame):
+    """:func:`evaluate_models` on the arrays of ``frame``'s columns."""
     return evaluate_models(
         frame["y"].to_numpy(),
         {"a": frame["a"].to_numpy(), "b": frame["b"].to_numpy()},
@@ -139,9 +144,12 @@ def test_pandas_frame_from_csv(frame, by_arrays):
     assert got.target == "y" and got.settings["groups"] == "unit"
 
 
-def test_polars_frame(csv_path, by_arrays):
+def test_polars_frame(csv_path):
     pl = pytest.importorskip("polars")
-    _assert_same_evaluation(_by_columns(pl.read_csv(csv_path)), by_arrays)
+    table = pl.read_csv(csv_path)
+    # the reference from polars' own parse: pandas 2's CSV parser may round a value one unit in
+    # the last place away from polars' (pandas 3's does not)
+    _assert_same_evaluation(_by_columns(table), _arrays_call(table.to_pandas()))
 
 
 def test_parquet_path_and_glob(frame, by_arrays, tmp_path):
