@@ -126,14 +126,20 @@ def raises_input_errors(
         nonnegative=nonnegative,
         also=also,
     )
+    return _filling(INPUT_ERRORS, paragraph)
+
+
+def _filling(marker: str, paragraph: str) -> Callable[[_F], _F]:
+    """Decorator: replace ``marker`` in the function's docstring by ``paragraph``; a
+    ``ValueError`` when the docstring holds no marker (a paragraph asked for and not placed)."""
 
     def fill(func: _F) -> _F:
         doc = func.__doc__
         if doc is None:  # python -OO strips docstrings: nothing to fill
             return func
-        if INPUT_ERRORS not in doc:
-            raise ValueError(f"the docstring of {func.__qualname__} has no {INPUT_ERRORS} line")
-        func.__doc__ = doc.replace(INPUT_ERRORS, paragraph)
+        if marker not in doc:
+            raise ValueError(f"the docstring of {func.__qualname__} has no {marker} line")
+        func.__doc__ = doc.replace(marker, paragraph)
         return func
 
     return fill
@@ -172,15 +178,4 @@ def computes_where_inputs_live(how: str) -> Callable[[_F], _F]:
     ValueError
         If the docstring holds no marker.
     """
-    paragraph = device_inputs(how)
-
-    def fill(func: _F) -> _F:
-        doc = func.__doc__
-        if doc is None:  # python -OO strips docstrings: nothing to fill
-            return func
-        if DEVICE_INPUTS not in doc:
-            raise ValueError(f"the docstring of {func.__qualname__} has no {DEVICE_INPUTS} line")
-        func.__doc__ = doc.replace(DEVICE_INPUTS, paragraph)
-        return func
-
-    return fill
+    return _filling(DEVICE_INPUTS, device_inputs(how))
