@@ -473,21 +473,23 @@ class TargetMoments:
     def of(cls, target: np.ndarray, weight: np.ndarray | None = None) -> TargetMoments:
         """The moments of the finite values of ``target`` with positive ``weight``."""
         y = np.asarray(target, dtype=np.float64)
-        w = np.ones_like(y) if weight is None else np.asarray(weight, dtype=np.float64)
-        keep = np.isfinite(y) & (w > 0)
-        y, w = y[keep], w[keep]
-        values = tuple(float(v) for v in np.unique(y)[:3])
+        w = None if weight is None else np.asarray(weight, dtype=np.float64)
+        keep = np.isfinite(y) if w is None else np.isfinite(y) & (w > 0)
+        if not keep.all():
+            y, w = y[keep], None if w is None else w[keep]
+        values = _smallest_distinct(y, 3)
         if y.size == 0:
             return cls(0, 0.0, 0.0, 0.0, 0.0, values)
-        largest = float(np.abs(y).max())
+        largest = max(-values[0], float(y.max()))
         exponent = math.frexp(largest)[1] if largest > 0 else 0
         scaled = np.ldexp(y, -exponent)
-        total = float(w.sum())
+        total = float(y.size) if w is None else float(w.sum())
         with np.errstate(over="ignore", invalid="ignore"):  # weights whose sums overflow: NaN
-            mean = float((w * scaled).sum()) / total
+            mean = _weighted_sum(scaled, w) / total
             centred = scaled - mean
-            m2 = float((w * centred**2).sum())
-            m3 = float((w * centred**3).sum())
+            squares = centred * centred
+            m2 = _weighted_sum(squares, w)
+            m3 = _weighted_sum(squares * centred, w)
         return cls(int(y.size), total, mean, m2, m3, values, exponent)
 
     def _at(self, exponent: int) -> tuple[float, float, float]:
@@ -534,6 +536,25 @@ class TargetMoments:
         if not self.m2 > 0:
             return math.nan
         return (self.m3 / self.weight) / (self.m2 / self.weight) ** 1.5
+
+
+def _smallest_distinct(values: np.ndarray, k: int) -> tuple[float, ...]:
+    """The ``k`` smallest distinct values of finite ``values``, in ``k`` linear scans (no sort,
+    no copy: the first pass of the Dask engine reads every partition with it)."""
+    out: list[float] = []
+    below = -math.inf
+    while len(out) < k:
+        smallest = float(np.min(values, where=values > below, initial=math.inf))
+        if smallest == math.inf:
+            break
+        out.append(smallest)
+        below = smallest
+    return tuple(out)
+
+
+def _weighted_sum(x: np.ndarray, w: np.ndarray | None) -> float:
+    """``sum(x)``, or ``sum(w x)`` with weights."""
+    return float(x.sum() if w is None else (w * x).sum())
 
 
 def skewed_target_note(target: np.ndarray | TargetMoments, weight: np.ndarray | None = None) -> str:
