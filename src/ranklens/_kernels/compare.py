@@ -21,6 +21,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ranklens._kernels import _thread_pool  # noqa: F401  (launches numba's threads)
 from ranklens._kernels.ranking import clipped_correlation, gather_positive, rank_correlations_sorted
 
 __all__ = [

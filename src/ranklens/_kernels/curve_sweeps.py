@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ranklens._kernels import _thread_pool  # noqa: F401  (launches numba's threads)
 from ranklens._kernels.ranking import cutoff_auc_sums
 
 __all__ = [

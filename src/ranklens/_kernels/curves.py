@@ -20,6 +20,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ranklens._kernels import _thread_pool  # noqa: F401  (launches numba's threads)
+
 __all__ = [
     "decode_keys_kernel",
     "descending_keys_kernel",

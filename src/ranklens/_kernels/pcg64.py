@@ -36,6 +36,7 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from ranklens._kernels import _thread_pool  # noqa: F401  (launches numba's threads)
 from ranklens._kernels.compare import advise_huge_pages, counts_wrapped
 
 __all__ = [

@@ -50,6 +50,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ranklens._kernels import _thread_pool  # noqa: F401  (launches numba's threads)
 from ranklens._kernels.compare import advise_huge_pages, finish_rank_batch
 
 __all__ = [

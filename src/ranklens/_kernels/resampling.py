@@ -33,6 +33,8 @@ from math import factorial
 import numpy as np
 from numba import njit, prange
 
+from ranklens._kernels import _thread_pool  # noqa: F401  (launches numba's threads)
+
 __all__ = [
     "POISSON_THRESHOLDS",
     "group_weight_sums_parallel",
