@@ -19,6 +19,7 @@ import scipy.stats as ss
 from ranklens import compare_models, delong_interval, delong_test, ranking_summary
 from ranklens._inference import (
     COCHRAN_FACTOR,
+    COCHRAN_OFFSET,
     FHP_VARIANCE,
     MIN_CLASS_ROWS,
     RatioStudentizer,
@@ -357,7 +358,7 @@ def test_a_small_sample_of_a_skewed_target_flags_the_mean_losses_approximate():
     # coverage study); Cochran's rule flags it, and leaves a rank measure alone
     y, preds = _skewed_target_data(60, 3)
     g = ss.skew(y)
-    assert 60 < COCHRAN_FACTOR * g**2
+    assert 60 < COCHRAN_OFFSET + COCHRAN_FACTOR * g**2
     res = compare_models(
         y, preds, metrics=["mean_absolute_error", "kendall_tau"], n_bootstrap=60, random_state=0
     )
@@ -376,8 +377,32 @@ def test_a_small_sample_of_a_skewed_target_flags_the_mean_losses_approximate():
 
 def test_a_large_sample_of_a_skewed_target_is_not_flagged_by_its_skewness():
     y, _ = _skewed_target_data(4000, 4)
-    assert 4000 > COCHRAN_FACTOR * ss.skew(y) ** 2
+    assert 4000 > COCHRAN_OFFSET + COCHRAN_FACTOR * ss.skew(y) ** 2
     assert skewed_target_note(y) == ""
+
+
+def test_cochran_rule_has_the_offset_of_sugden_smith_and_jones():
+    # n > 28 + 25 g^2 (Sugden, Smith & Jones 2000): 30 rows need a skewness below
+    # sqrt(2 / 25) = 0.283; Cochran's 25 g^2 alone would have asked for 1.1
+    z = ss.norm.ppf((np.arange(30) + 0.5) / 30)  # symmetric: skewness 0
+
+    def with_skewness(target):
+        # z + c (z - min z)^2 has a skewness rising with c: bisect for the wanted one
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if ss.skew(z + mid * (z - z.min()) ** 2) < target else (lo, mid)
+        return z + lo * (z - z.min()) ** 2
+
+    assert skewed_target_note(z) == ""
+    assert skewed_target_note(with_skewness(0.27)) == ""
+    note = skewed_target_note(with_skewness(0.30))
+    assert "skewness 0.30" in note and "30 rows" in note and "fewer than the 30 " in note
+    assert "28 + 25 x skewness^2" in note and "Sugden, Smith & Jones 2000" in note
+    # below the offset every skewed sample is flagged: 28 rows of a skewness of 0.05
+    short = ss.norm.ppf((np.arange(28) + 0.5) / 28)
+    assert skewed_target_note(short) == ""  # no skewness, no flag
+    assert "28 rows" in skewed_target_note(short + 0.02 * (short - short.min()) ** 2)
 
 
 def test_skewed_target_note_matches_scipy_and_repeated_rows():

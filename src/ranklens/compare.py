@@ -324,7 +324,8 @@ class ComparisonResult(_PairwiseResult):
         The interval is given but does not hold its level reliably (``interval_notes`` says
         why): a mean loss whose per-row contributions are long-tailed (tail weight above
         :data:`ranklens._inference.TAIL_WEIGHT_LIMIT`) or whose target is too skewed for the
-        sample's size (fewer rows than Cochran's ``25 g^2``, ``g`` the target's skewness:
+        sample's size (fewer rows than Cochran's ``28 + 25 g^2``, as refined by Sugden, Smith
+        & Jones 2000, ``g`` the target's skewness:
         :func:`ranklens._inference.skewed_target_note`).
     difference_approximate : ndarray of bool, shape (n_metrics, n_pairs)
         The same for each pair's interval and test.
