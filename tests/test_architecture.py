@@ -245,6 +245,30 @@ def test_kernels_import_only_foundations_and_kernels():
             assert all(layer(t) <= 1 for t in targets), (module, targets)
 
 
+#: The measure modules: public functions of one family and their registration.
+MEASURE_MODULES = {
+    "ranklens.extremes",
+    "ranklens.intervals",
+    "ranklens.listwise",
+    "ranklens.ranking",
+    "ranklens.relevance",
+    "ranklens.residual",
+    "ranklens.targeting",
+}
+
+
+def test_the_dask_engine_and_the_device_path_import_no_measure_module():
+    """An engine (the Dask engine, the device path) reads what a measure declares on its spec
+    and the forms shared under public names in the private modules below the measures; it never
+    imports a measure module (whose helpers it would then copy or reach into)."""
+    engines = {
+        module: sorted(targets & MEASURE_MODULES)
+        for module, targets in import_graph().items()
+        if module.startswith("ranklens.dask") or module == "ranklens._gpu_engine"
+    }
+    assert {m: t for m, t in engines.items() if t} == {}
+
+
 #: What a kernel module may import of ranklens besides other kernel modules.
 KERNEL_IMPORTS = {"ranklens._cache"}
 

@@ -180,6 +180,12 @@ class CurveSpec:
         weight a row of that value can reach by moving its prediction), and each row's position
         in the input. Engines that sort the rows in pieces (:mod:`ranklens.dask`) count them
         from the buckets of the sort by prediction (one point per row).
+    from_cuts : callable, optional
+        ``from_cuts(weights, sums, unit) -> result``: the same result as ``func`` built from one
+        pair of numbers per distinct value of ``y`` (increasing): its weight and the sum over its
+        rows of weight x prediction midrank (without weights, ``unit=True``: its count and the
+        sum of doubled 1-based midranks, exact integers). Engines that sort the rows in pieces
+        (:mod:`ranklens.dask`) add them up over the sort by truth.
     description : str
         One line for tables and the report.
     """
@@ -199,6 +205,7 @@ class CurveSpec:
     from_ranked: Callable[..., Any] | None = None
     from_sequence: Callable[..., Any] | None = None
     from_concordance: Callable[..., Any] | None = None
+    from_cuts: Callable[..., Any] | None = None
     sums: CurveSumsForm | None = None
 
     @property
@@ -242,6 +249,7 @@ def register_curve(
     from_ranked: Callable[..., Any] | None = None,
     from_sequence: Callable[..., Any] | None = None,
     from_concordance: Callable[..., Any] | None = None,
+    from_cuts: Callable[..., Any] | None = None,
     sums: CurveSumsForm | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a curve function under ``name`` (the function is unchanged).
@@ -275,6 +283,7 @@ def register_curve(
             from_ranked=from_ranked,
             from_sequence=from_sequence,
             from_concordance=from_concordance,
+            from_cuts=from_cuts,
             sums=sums,
         )
         return func

@@ -21,6 +21,7 @@ from ranklens._xp import sequence as _xs
 __all__ = [
     "noether_variances",
     "pair_class_stats",
+    "pair_counts_per_row",
     "rank_sweep",
     "tau_c_from_classes",
 ]
@@ -100,6 +101,30 @@ def noether_variances(
         )
         unbiased = max(0.0, unbiased)
     return plug_in, unbiased
+
+
+def pair_counts_per_row(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Every row's partners in each pair class, by one sweep (unweighted).
+
+    Parameters
+    ----------
+    y, p : ndarray of float64, shape (n,)
+        The truth and the prediction (validated, finite).
+
+    Returns
+    -------
+    tuple of ndarray of int64, shape (n,)
+        ``(concordant, discordant, tied_true_only, tied_pred_only, tied_both)`` in the rows'
+        order: the counts of :func:`ranklens.per_observation_pair_counts`, from the sweep kernel
+        (:func:`ranklens._kernels.ranking.sweep`) whatever ``n``.
+    """
+    from ranklens._kernels import ranking as _k  # imports numba
+
+    order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
+    out = tuple(np.empty(y.size, np.int64) for _ in range(5))
+    proto = _k.record_prototype(y.size, unit=True)
+    _k.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
+    return out
 
 
 def pair_class_stats(stats: np.ndarray, exact: bool) -> dict[str, Any]:

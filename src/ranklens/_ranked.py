@@ -6,27 +6,32 @@ distinct scores in decreasing order, with the running weight, events and non-eve
 of the rows, and the command line checks a profit's options before reading any data; both use
 the definitions here, so that the three agree to the bit: the exact integer gain area
 (:func:`gain_twice_exact`, :func:`gain_ratios_exact`) and the profit of a payoff matrix or a value
-margin (:class:`ProfitSpec`, :func:`profit_spec`).
+margin (:class:`ProfitSpec`, :func:`profit_spec`); and the gains table of ``decile_table``, read
+from the cumulative sums at its bin bounds (:func:`decile_table_result`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ranklens._results import CurveResult
 from ranklens._validation import check_finite_number
 from ranklens._xp import ranked_keys as _xk
 from ranklens.exceptions import warn_undefined
 
 __all__ = [
+    "DecileTableResult",
     "ProfitSpec",
     "Ranked",
     "Target",
     "check_cost_benefit",
+    "decile_table_result",
     "gain_or_undefined",
     "gain_ratios_exact",
     "gain_twice_exact",
@@ -377,3 +382,164 @@ def profit_spec(
             "For events use cost_benefit"
         )
     return ProfitSpec(None, margin, cost), "value"
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class DecileTableResult(CurveResult):
+    """Per-bin gains table (:func:`decile_table`); ``to_frame()`` gives a pandas DataFrame.
+
+    Attributes
+    ----------
+    bin : ndarray of int
+        1 (highest scores) to ``n_bins``.
+    fraction_start, fraction_end : ndarray
+        The slice of the ranked population (``(k-1)/n_bins`` to ``k/n_bins``).
+    score_max, score_min : ndarray
+        Highest and lowest score with weight in the bin.
+    count, events, rate : ndarray
+        (Weighted) rows, events (sum of ``y`` for ``events="value"``) and their ratio (event
+        rate or mean value) in the bin.
+    cumulative_count, cumulative_events, cumulative_gain : ndarray
+        Running totals and the share of all events captured down to the bin (the gain curve).
+    lift : ndarray
+        Cumulative lift ``cumulative_gain / fraction_end`` (the slides' lift table).
+    bin_lift : ndarray
+        ``rate / overall_rate`` (the bin's own lift).
+    ks : ndarray
+        ``TPR - FPR`` at the end of the bin (for values: ``cumulative_gain - fraction_end``, the gap
+        between the value-weighted and case-weighted score distributions).
+    ks_max : float
+        The largest ``ks`` at a bin boundary (the exact KS statistic over all cutoffs is
+        :attr:`ranklens.targeting.RocCurveResult.ks_statistic`).
+    overall_rate, total_count, total_events : float
+        Population event rate (mean value), (weighted) rows and events.
+    event_definition : str
+        How events were defined.
+    """
+
+    x_field = "fraction_end"
+    y_field = "lift"
+    x_label = "share targeted (end of the bin)"
+    y_label = "cumulative lift"
+
+    @property
+    def area(self) -> float:
+        """NaN: a table of bins has no summary area (``CurveResult`` protocol)."""
+        return math.nan
+
+    bin: NDArray[np.int64]
+    fraction_start: FloatArray
+    fraction_end: FloatArray
+    score_max: FloatArray
+    score_min: FloatArray
+    count: FloatArray
+    events: FloatArray
+    rate: FloatArray
+    cumulative_count: FloatArray
+    cumulative_events: FloatArray
+    cumulative_gain: FloatArray
+    lift: FloatArray
+    bin_lift: FloatArray
+    ks: FloatArray
+    ks_max: float
+    overall_rate: float
+    total_count: float
+    total_events: float
+    event_definition: str
+
+    _COLUMNS = (
+        "bin",
+        "fraction_start",
+        "fraction_end",
+        "score_max",
+        "score_min",
+        "count",
+        "events",
+        "rate",
+        "cumulative_count",
+        "cumulative_events",
+        "cumulative_gain",
+        "lift",
+        "bin_lift",
+        "ks",
+    )
+
+    def to_frame(self) -> Any:
+        """The table as a ``pandas.DataFrame``, one row per bin (index: ``bin``)."""
+        import pandas as pd
+
+        frame = pd.DataFrame({name: getattr(self, name) for name in self._COLUMNS})
+        return frame.set_index("bin")
+
+
+def decile_table_result(
+    *,
+    cum_count: np.ndarray,
+    cum_events: np.ndarray,
+    cum_gain: np.ndarray,
+    fpr: np.ndarray,
+    score_max: np.ndarray,
+    score_min: np.ndarray,
+    total_count: float,
+    total_events: float,
+    definition: str,
+) -> DecileTableResult:
+    """The gains table of :func:`decile_table` from its cumulative readings at the bin bounds.
+
+    Shared by the in-memory table and the Dask engine's, which read the same cumulative sums
+    from partitions, so that both derive every column in one way.
+
+    Parameters
+    ----------
+    cum_count, cum_events : ndarray, shape (n_bins + 1,)
+        The (weighted) rows and events above each bin bound, from 0 to the totals.
+    cum_gain : ndarray, shape (n_bins,)
+        The cumulative gain at each bin's end (NaN without events); its last value is set to 1
+        when there are events.
+    fpr : ndarray, shape (n_bins,)
+        The share of non-events above each bin's end (for a value target, the share of rows).
+    score_max, score_min : ndarray, shape (n_bins,)
+        The highest and lowest score in each bin.
+    total_count, total_events : float
+        The total (weighted) rows and events.
+    definition : str
+        How events were defined.
+
+    Returns
+    -------
+    DecileTableResult
+    """
+    n_bins = cum_count.shape[0] - 1
+    fractions = np.arange(n_bins + 1) / n_bins
+    events_in = np.diff(cum_events)
+    count = np.diff(cum_count)
+    overall_rate = total_events / total_count
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = events_in / count
+        bin_lift = rate / overall_rate if total_events > 0 else np.full(n_bins, np.nan)
+    if total_events > 0:
+        cum_gain[-1] = 1.0
+    lift = cum_gain / fractions[1:]
+    ks = cum_gain - fpr
+    ks_max = float(np.max(ks)) if np.isfinite(ks).all() else math.nan
+    return DecileTableResult(
+        bin=np.arange(1, n_bins + 1, dtype=np.int64),
+        fraction_start=fractions[:-1],
+        fraction_end=fractions[1:],
+        score_max=score_max,
+        score_min=score_min,
+        count=count,
+        events=events_in,
+        rate=rate,
+        cumulative_count=cum_count[1:],
+        cumulative_events=cum_events[1:],
+        cumulative_gain=cum_gain,
+        lift=lift,
+        bin_lift=bin_lift,
+        ks=ks,
+        ks_max=ks_max,
+        overall_rate=overall_rate,
+        total_count=total_count,
+        total_events=total_events,
+        event_definition=definition,
+    )

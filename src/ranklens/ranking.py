@@ -30,6 +30,7 @@ import dataclasses
 import math
 import sys
 import time
+from collections.abc import Sequence
 from fractions import Fraction
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -44,12 +45,12 @@ from ranklens._exact_null import (
     kendall_uses_exact,
     spearman_exact_pvalue,
 )
-from ranklens._inference import fisher_z_tau_interval
+from ranklens._inference import tau_confidence_interval
 from ranklens._normal import ndtr as _ndtr
-from ranklens._normal import ndtri as _ndtri
 from ranklens._rank_sweep import (
     noether_variances,
     pair_class_stats,
+    pair_counts_per_row,
     rank_sweep,
     tau_c_from_classes,
 )
@@ -227,10 +228,7 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
         # small and the sweep kernel not loaded: the n^2 comparisons, the same exact counts
         out = list(per_row_pair_counts(np, y, p))
     else:
-        order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
-        out = [np.empty(y.size, np.int64) for _ in range(5)]
-        proto = _k.record_prototype(y.size, unit=True)
-        _k.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
+        out = list(pair_counts_per_row(y, p))
     return PairCountsResult(
         concordant=out[0],
         discordant=out[1],
@@ -363,80 +361,6 @@ def _special() -> ModuleType:
     from scipy import special
 
     return special
-
-
-#: The interval methods of Kendall's tau (:func:`tau_confidence_interval`).
-TAU_INTERVAL_METHODS = ("fisher-z", "noether")
-
-
-def tau_confidence_interval(
-    tau: float, variance: float, n: int, level: float, *, method: str = "fisher-z"
-) -> tuple[ConfidenceInterval, bool, str]:
-    """An interval of Kendall's tau from its unbiased (Noether) variance and the number of rows.
-
-    Parameters
-    ----------
-    tau : float
-        Kendall's tau-b.
-    variance : float
-        Its unbiased U-statistic variance (``tau_variance_unbiased``); NaN gives no interval.
-    n : int
-        Rows.
-    level : float
-        Confidence level in (0, 1).
-    method : {"fisher-z", "noether"}, default "fisher-z"
-        ``"fisher-z"``: ``tanh(arctanh(tau) -+ z s)`` with ``s`` the larger of
-        ``sqrt(0.437 / (n - 4))`` (Fieller, Hartley & Pearson 1957; Bonett & Wright 2000) and
-        ``sqrt(variance) / (1 - tau^2)`` (Newson 2006), from 5 rows
-        (:func:`ranklens._inference.fisher_z_tau_interval`). ``"noether"``: the Wald interval
-        ``tau -+ z sqrt(variance)`` clipped to [-1, 1] (Noether 1967), which covered 59-83 %
-        at n <= 10 and 91 % at n = 30 (``docs/coverage.md``), where Fisher's z covered 93-100 %.
-
-    Returns
-    -------
-    tuple
-        ``(interval, approximate, reason)``: ``approximate`` when the interval is given but not
-        known to hold its level (fewer than 10 rows, or ``|tau| = 1``), ``reason`` in words.
-
-    Raises
-    ------
-    ValueError
-        If ``method`` is unknown.
-
-    References
-    ----------
-    Fieller, E. C., Hartley, H. O. and Pearson, E. S. (1957). Tests for rank correlation
-    coefficients. I. *Biometrika* 44(3/4), 470-481.
-
-    Bonett, D. G. and Wright, T. A. (2000). Sample size requirements for estimating Pearson,
-    Kendall and Spearman correlations. *Psychometrika* 65(1), 23-28.
-
-    Newson, R. (2006). Confidence intervals for rank statistics: Somers' D and extensions. *The
-    Stata Journal* 6(3), 309-334.
-
-    Noether, G. E. (1967). *Elements of Nonparametric Statistics*. New York: Wiley.
-
-    Examples
-    --------
-    >>> ci, approximate, _ = tau_confidence_interval(0.5, 0.01, 30, 0.95)
-    >>> round(ci.low, 3), round(ci.high, 3), approximate
-    (0.28, 0.67, False)
-    """
-    if method not in TAU_INTERVAL_METHODS:
-        raise ValueError(f"method must be one of {TAU_INTERVAL_METHODS}; got {method!r}")
-    if method == "noether":
-        return _wald_interval(tau, variance, level), False, ""
-    if not (math.isfinite(tau) and math.isfinite(variance)):
-        return ConfidenceInterval.undefined(), False, ""
-    low, high, approximate, reason = fisher_z_tau_interval(tau, variance, n, level)
-    return ConfidenceInterval(low, high), approximate, reason
-
-
-def _wald_interval(estimate: float, variance: float, level: float) -> ConfidenceInterval:
-    if not (np.isfinite(estimate) and np.isfinite(variance)):
-        return ConfidenceInterval.undefined()
-    half = _ndtri(0.5 + level / 2) * math.sqrt(variance)
-    return ConfidenceInterval(max(-1.0, estimate - half), min(1.0, estimate + half))
 
 
 def _kendall_null_variance(n: int, sizes_a: np.ndarray, sizes_b: np.ndarray) -> float:
@@ -1807,11 +1731,57 @@ def _rank_lift_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarr
     return np.asarray(_kcs.rank_lift_grid(w, order, key, pkey, n_y, grid))
 
 
+def _cutoff_auc_from_cuts(
+    weights: Sequence[Any], sums: Sequence[Any], unit: bool
+) -> CutoffAUCResult:
+    """:func:`cutoff_auc_curve` from the distinct ``y`` values' weights and sums of
+    weight x prediction midrank, in increasing ``y`` (Rosset, Perlich & Zadrozny 2005, Fig. 2).
+
+    Cut ``c`` calls the ``c`` largest distinct values positive; with ``W_P`` their weight and
+    ``a`` the prediction midrank ``W(<) + W(=)/2``, ``U_c = sum_pos w a - W_P^2 / 2`` (ties in
+    the prediction count 1/2), the in-memory kernel's sum. Without weights ``sums`` hold sums of
+    doubled 1-based midranks (``2 W(<) + W(=) + 1``) and ``U_c = (S - W_P (W_P + 1)) / 2``, in
+    exact integers.
+    """
+    m = len(weights) - 1
+    if m < 1:
+        warn_undefined("y_true is constant: there is no cutoff, the curve is empty", stacklevel=2)
+        empty = np.empty(0)
+        return CutoffAUCResult(empty, empty, empty, empty, np.zeros(1), math.nan)
+    positives = np.empty(m)
+    u = np.empty(m)
+    gap = np.empty(m)
+    wp: Any = 0
+    acc: Any = 0
+    for c in range(m):
+        v = m - c  # the c-th largest value joins the positives
+        wp += weights[v]
+        acc += sums[v]
+        positives[c] = float(wp)
+        u[c] = (acc - wp * (wp + 1)) / 2 if unit else acc - 0.5 * wp * wp
+        gap[c] = 0.5 * (float(weights[v]) + float(weights[v - 1]))
+    total = float(sum(weights)) if unit else math.fsum(weights)
+    pairs = positives * (total - positives)
+    auc = np.clip(u / pairs, 0.0, 1.0)
+    pair_weight = gap * pairs
+    edges = np.concatenate(([0.0], np.cumsum(pair_weight) / pair_weight.sum()))
+    area = float(np.sum(pair_weight * auc) / pair_weight.sum())
+    return CutoffAUCResult(
+        n_positive=positives,
+        fraction_positive=positives / total,
+        auc=auc,
+        pair_weight=pair_weight,
+        x_edges=edges,
+        area=area,
+    )
+
+
 @register_curve(
     "cutoff_auc",
     family="ranking",
     on_grid=_cutoff_auc_on_grid,
     sweep=CurveSweepForm(_sequence_state, _cutoff_auc_sweep, _xpc.prepare, _xpc.cutoff_auc_grid),
+    from_cuts=_cutoff_auc_from_cuts,
 )
 @raises_input_errors("y_true", "y_pred")
 def cutoff_auc_curve(

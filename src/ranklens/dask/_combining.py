@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._problems import Problem, metric_info
-from ranklens._ranked import gain_ratios_exact
+from ranklens._ranked import DecileTableResult, decile_table_result, gain_ratios_exact
 from ranklens._registry import CurveStatistic, RankStatistic, RankSweepForm
 from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
@@ -20,7 +20,6 @@ from ranklens.dask import _noether as _nt
 from ranklens.dask._bucket_passes import Shuffled, boot_carry, decile_queries
 from ranklens.dask._partition_passes import Events, Results, Scanned
 from ranklens.dask._planning import Options, PassPlan
-from ranklens.targeting import DecileTableResult, decile_table_result
 
 
 @dataclass(frozen=True)

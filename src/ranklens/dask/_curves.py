@@ -46,11 +46,6 @@ from ranklens._ranked import Ranked, Target, rank_scores
 from ranklens.dask import _profile
 from ranklens.dask._passes import midrank_column
 from ranklens.evaluation import ALL_MODELS
-from ranklens.exceptions import warn_undefined
-from ranklens.ranking import CutoffAUCResult, cutoff_auc_curve
-
-#: Curves built from the per-distinct-``y`` sums of the shuffle by truth, keyed by function.
-_FROM_CUTS = frozenset({cutoff_auc_curve})
 
 #: Task parameters a curve may take from ``evaluate`` (as the in-memory pipeline's context).
 CONTEXT_KEYS = ("cost_benefit", "value_margin", "cost_per_target", "budget")
@@ -270,49 +265,6 @@ def _exact_group_sums(values: np.ndarray, starts: np.ndarray) -> list[int]:
     return [(int(h) << 31) + int(lo) for h, lo in zip(hs.tolist(), ls.tolist(), strict=True)]
 
 
-def cutoff_auc(weights: Sequence[Any], sums: Sequence[Any], unit: bool) -> CutoffAUCResult:
-    """:func:`ranklens.cutoff_auc_curve` from the distinct ``y`` values' weights and sums of
-    weight x prediction midrank, in increasing ``y`` (Rosset, Perlich & Zadrozny 2005, Fig. 2).
-
-    Cut ``c`` calls the ``c`` largest distinct values positive; with ``W_P`` their weight and
-    ``a`` the prediction midrank ``W(<) + W(=)/2``, ``U_c = sum_pos w a - W_P^2 / 2`` (ties in
-    the prediction count 1/2), the in-memory kernel's sum. Without weights ``sums`` hold sums of
-    doubled 1-based midranks (``2 W(<) + W(=) + 1``) and ``U_c = (S - W_P (W_P + 1)) / 2``, in
-    exact integers.
-    """
-    m = len(weights) - 1
-    if m < 1:
-        warn_undefined("y_true is constant: there is no cutoff, the curve is empty", stacklevel=2)
-        empty = np.empty(0)
-        return CutoffAUCResult(empty, empty, empty, empty, np.zeros(1), math.nan)
-    positives = np.empty(m)
-    u = np.empty(m)
-    gap = np.empty(m)
-    wp: Any = 0
-    acc: Any = 0
-    for c in range(m):
-        v = m - c  # the c-th largest value joins the positives
-        wp += weights[v]
-        acc += sums[v]
-        positives[c] = float(wp)
-        u[c] = (acc - wp * (wp + 1)) / 2 if unit else acc - 0.5 * wp * wp
-        gap[c] = 0.5 * (float(weights[v]) + float(weights[v - 1]))
-    total = float(sum(weights)) if unit else math.fsum(weights)
-    pairs = positives * (total - positives)
-    auc = np.clip(u / pairs, 0.0, 1.0)
-    pair_weight = gap * pairs
-    edges = np.concatenate(([0.0], np.cumsum(pair_weight) / pair_weight.sum()))
-    area = float(np.sum(pair_weight * auc) / pair_weight.sum())
-    return CutoffAUCResult(
-        n_positive=positives,
-        fraction_positive=positives / total,
-        auc=auc,
-        pair_weight=pair_weight,
-        x_edges=edges,
-        area=area,
-    )
-
-
 def cutoff_auc_inputs(
     truth_pieces: Sequence[dict[str, Any]],
     single: Sequence[int] | np.ndarray,
@@ -362,7 +314,7 @@ def _builders(
         if spec.sums is not None and spec.inputs == "point":
             continue  # built from mergeable sums with or without arrays (dask._curve_sums)
         built_from_rows = spec.from_sequence is not None or spec.from_concordance is not None
-        if spec.func not in _FROM_CUTS and (
+        if spec.from_cuts is None and (
             (spec.from_ranked is None and not built_from_rows) or spec.inputs != "point"
         ):
             skipped[name] = (
@@ -382,7 +334,7 @@ def _builders(
         value = local.get("events") == "value"
         if spec.applies is not None and values is not None and not spec.applies(values[0]):
             continue
-        if spec.func in _FROM_CUTS:
+        if spec.from_cuts is not None:
             build[name] = (spec, "cuts", {})
             continue
         if spec.from_ranked is None and spec.from_sequence is not None:
@@ -418,7 +370,7 @@ def add_curves(
 ) -> None:
     """Build the curves of every model into ``curves`` and the best model by depth into
     ``extras`` (as ``evaluation.evaluate_arrays`` does); failures go to ``problems``.
-    ``cuts[k]``: model ``k``'s per-distinct-y weights and midrank sums (:func:`cutoff_auc`);
+    ``cuts[k]``: model ``k``'s per-distinct-y weights and midrank sums (a curve's ``from_cuts``);
     ``values``: the distinct values of ``y`` and their weights, for the value curves (None
     when ``y`` takes negative values); ``y_distinct``: the same whatever the sign of ``y``, for
     the curves built from the rows in the order of the prediction (their pieces hold
@@ -436,7 +388,7 @@ def add_curves(
         found = {}
         for k, model in enumerate(preds):
             if source == "cuts":
-                result, problem = call_quietly(cutoff_auc, *cuts[k], unit)
+                result, problem = call_quietly(spec.from_cuts, *cuts[k], unit)
             elif source == "sequence":
                 if y_distinct is None:  # the engine kept no rows in order: too many
                     skipped[name] = (

@@ -6,7 +6,7 @@ nine sums over rows of products of three per-row counts: ``h_i`` (concordant min
 partners of row ``i``), ``y_i`` (partners with another ``y``) and ``p_i`` (partners with another
 prediction). Every partner of a row falls in one of the three classes of the pair counts:
 
-1. the same prediction bucket: ``ranklens.ranking.per_observation_pair_counts`` on the bucket,
+1. the same prediction bucket: ``ranklens._rank_sweep.pair_counts_per_row`` on the bucket,
    after the shuffle by prediction;
 2. another prediction bucket and another truth bucket: the order of both is known from the
    buckets, so the count is a function of the row's cell of the (prediction bucket x truth
@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._rank_sweep import noether_variances
+from ranklens._inference import tau_confidence_interval
+from ranklens._rank_sweep import noether_variances, pair_counts_per_row
 from ranklens._registry import RankStatistic, RankSweepForm
 from ranklens.dask._passes import bucket_column, bucket_of, exact_dot, exact_sum
-from ranklens.ranking import per_observation_pair_counts, tau_confidence_interval
 
 
 def h_column(model_index: int) -> str:
@@ -132,8 +132,8 @@ def net_concordance(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     """
     if y.size < 2:
         return np.zeros(y.size, np.int64)
-    counts = per_observation_pair_counts(y, p)
-    return (counts.concordant - counts.discordant).astype(np.int64)
+    concordant, discordant = pair_counts_per_row(y, p)[:2]
+    return (concordant - discordant).astype(np.int64)
 
 
 def _tie_size(values: np.ndarray) -> np.ndarray:

@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from ranklens._kernels import ranking as _kr
+from ranklens._rank_sweep import pair_counts_per_row
 from ranklens._xp import sequence as _xs
-from ranklens.ranking import per_observation_pair_counts
 
 
 def bucket(row: np.ndarray, yv: np.ndarray, pv: np.ndarray, wv: np.ndarray | None) -> dict:
@@ -82,8 +82,8 @@ def local_correct(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> np.ndar
     if n < 2:
         return np.zeros(n)
     if w is None:
-        counts = per_observation_pair_counts(y, p)
-        return counts.concordant.astype(np.float64) + counts.tied_pred_only.astype(np.float64) / 2
+        concordant, _, _, tied_pred_only, _ = pair_counts_per_row(y, p)
+        return concordant.astype(np.float64) + tied_pred_only.astype(np.float64) / 2
     order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
     conc, tied = np.empty(n), np.empty(n)
     u0, u1, u2 = np.empty(n), np.empty(n), np.empty(n)  # the other classes, not needed
