@@ -19,6 +19,7 @@ import pytest
 from ranklens import _route, targeting
 from ranklens._kernels import curves as _k
 from ranklens._xp import curve_helpers as xh
+from ranklens._xp import measure_routes
 
 
 def _bits(a: Any) -> np.ndarray:
@@ -241,7 +242,7 @@ def _routes(monkeypatch: pytest.MonkeyPatch, *args: Any) -> tuple[list[Any], lis
     for cold in (True, False):
         seen: list[int] = []
         monkeypatch.setattr(
-            targeting, "_numpy_helper", lambda m, k, _c=cold, _s=seen: _s.append(m) or _c
+            measure_routes, "curve_helper_numpy", lambda m, k, _c=cold, _s=seen: _s.append(m) or _c
         )
         got.append(_curves(*args))
         assert seen  # every curve took the hook
@@ -303,13 +304,13 @@ def test_route_rule_and_warmup(monkeypatch):
     class Bare:
         signatures: tuple = ()
 
-    assert targeting._numpy_helper(500, lambda: Bare())
-    assert not targeting._numpy_helper(500, lambda: Compiled())
-    assert not targeting._numpy_helper(policy.curve_helpers_numpy_below, lambda: Bare())
+    assert measure_routes.curve_helper_numpy(500, lambda: Bare())
+    assert not measure_routes.curve_helper_numpy(500, lambda: Compiled())
+    assert not measure_routes.curve_helper_numpy(policy.curve_helpers_numpy_below, lambda: Bare())
     before = policy.curve_helpers_numpy_below
     with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
         assert policy.curve_helpers_numpy_below == 0
-        assert not targeting._numpy_helper(2, lambda: Bare())
+        assert not measure_routes.curve_helper_numpy(2, lambda: Bare())
     assert policy.curve_helpers_numpy_below == before == 1 << 15
 
 

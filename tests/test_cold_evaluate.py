@@ -21,6 +21,7 @@ import ranklens
 from ranklens import _budget, _cache, _resampling, _route, ranking
 from ranklens._kernels import compare as _kc
 from ranklens._route import POLICY
+from ranklens._xp import measure_routes
 from ranklens._xp.sequence import sequence
 from ranklens._xp.summary import per_row_pair_counts
 
@@ -31,7 +32,7 @@ def _routes(monkeypatch: pytest.MonkeyPatch, y: Any, p: Any) -> tuple[list, list
     """``per_observation_pair_counts`` on the cold route and on the sweep kernel."""
     out = []
     for cold in (True, False):
-        monkeypatch.setattr(ranking, "_numpy_sweep", lambda n, _c=cold: _c)
+        monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n, _c=cold: _c)
         r = ranking.per_observation_pair_counts(y, p)
         out.append([getattr(r, f) for f in _FIELDS])
     return out[0], out[1]
@@ -74,7 +75,7 @@ def test_pair_counts_cold_route_equals_the_sweep_bit_for_bit(monkeypatch, case):
 def test_pair_counts_too_few_rows_refused_alike(monkeypatch, n):
     messages = []
     for cold in (True, False):
-        monkeypatch.setattr(ranking, "_numpy_sweep", lambda m, _c=cold: _c)
+        monkeypatch.setattr(measure_routes, "sweep_numpy", lambda m, _c=cold: _c)
         with pytest.raises(ValueError) as info:
             ranking.per_observation_pair_counts(np.arange(n, dtype=float), np.ones(n))
         messages.append(str(info.value))
@@ -83,7 +84,7 @@ def test_pair_counts_too_few_rows_refused_alike(monkeypatch, n):
 
 def test_pair_counts_refuse_infinite_values_alike(monkeypatch):
     for cold in (True, False):
-        monkeypatch.setattr(ranking, "_numpy_sweep", lambda m, _c=cold: _c)
+        monkeypatch.setattr(measure_routes, "sweep_numpy", lambda m, _c=cold: _c)
         with pytest.raises(ValueError, match="infinite"):
             ranking.per_observation_pair_counts([1.0, 2.0, 3.0], [0.0, np.inf, 1.0])
 
@@ -129,7 +130,7 @@ def test_pair_counts_route_rule(monkeypatch):
     """The cold route only below POLICY.pair_counts_numpy_below rows and while the sweep is not
     loaded; the influence of tau-b (its caller) is the same either way."""
     asked = []
-    monkeypatch.setattr(ranking, "_numpy_sweep", lambda n: asked.append(n) or True)
+    monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n: asked.append(n) or True)
     monkeypatch.setattr(
         ranking, "per_row_pair_counts", lambda *a: pytest.fail("cold route above the bound")
     )
@@ -145,7 +146,7 @@ def test_leave_one_out_tau_cold_route_equals_the_kernel(monkeypatch):
     p = np.round(np.log(y) + rng.normal(size=200), 1)
     out = []
     for cold in (True, False):
-        monkeypatch.setattr(ranking, "_numpy_sweep", lambda n, _c=cold: _c)
+        monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n, _c=cold: _c)
         with np.errstate(all="ignore"):
             out.append(ranking._loo_kendall_tau(y, p))
     assert np.array_equal(out[0], out[1], equal_nan=True)
@@ -237,7 +238,7 @@ def _same_profile(a: Any, b: Any) -> bool:
 def _profile_routes(monkeypatch: pytest.MonkeyPatch, *args: Any, **kwargs: Any) -> tuple:
     out = []
     for cold in (True, False):
-        monkeypatch.setattr(ranking, "_numpy_sweep", lambda n, _c=cold: _c)
+        monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n, _c=cold: _c)
         with _Warnings() as caught:
             out.append(ranklens.concordance_profile(*args, **kwargs))
         out.append(caught.messages)
@@ -287,7 +288,7 @@ def test_weighted_concordance_profile_takes_the_kernels(monkeypatch):
     monkeypatch.setattr(
         ranking, "per_row_pair_counts", lambda *a: pytest.fail("weighted: the kernel")
     )
-    monkeypatch.setattr(ranking, "_numpy_sweep", lambda n: True)
+    monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n: True)
     rng = np.random.default_rng(2)
     y, p, w = rng.normal(size=50), rng.normal(size=50), rng.uniform(0.5, 2.0, 50)
     ranklens.concordance_profile(y, p, sample_weight=w)

@@ -33,6 +33,7 @@ from ranklens._kernels import listwise as _kl
 from ranklens._kernels import residual as _kres
 from ranklens._route import POLICY
 from ranklens._validation import check_sample_weight
+from ranklens._xp import measure_routes
 from ranklens._xp import ranked_keys as _kcu
 
 # --------------------------------------------------------------------------------------------
@@ -115,7 +116,7 @@ def test_grouped_dcg_numpy_form_equals_the_kernel_bit_for_bit(
     """Bit for bit on this machine's NumPy, and with the C library's functions called per
     element (what the NumPy form does where NumPy's SIMD loops round differently, AVX-512)."""
     if per_element:
-        monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: False)
+        monkeypatch.setattr(measure_routes, "libm_ufuncs", lambda: False)
     _, y, p, codes, w = case
     args = _grouped_args(y, p, codes, w, gains == "exponential", k)
     got = listwise._grouped_ndcg_numpy(*args)
@@ -181,14 +182,14 @@ def test_long_tie_stretch_goes_to_the_kernel():
 
 def _routed(call: Any, numpy: bool) -> Any:
     """``call()`` with the NumPy route forced on or off."""
-    saved = listwise._numpy_route
-    listwise._numpy_route = (lambda n, calls=1: True) if numpy else (lambda n, calls=1: False)
+    saved = measure_routes.dcg_numpy
+    measure_routes.dcg_numpy = (lambda n, calls=1: True) if numpy else (lambda n, calls=1: False)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return call()
     finally:
-        listwise._numpy_route = saved
+        measure_routes.dcg_numpy = saved
 
 
 def _field_containers(y: np.ndarray, p: np.ndarray) -> list[tuple[str, Any, Any]]:
@@ -231,12 +232,12 @@ def test_public_ndcg_routes_agree_on_field_containers(container):
 def test_undefined_ndcg_on_the_numpy_route():
     y, p = np.zeros(5), np.arange(5.0)
     with pytest.warns(ranklens.exceptions.UndefinedMetricWarning):
-        saved = listwise._numpy_route
-        listwise._numpy_route = lambda n, calls=1: True
+        saved = measure_routes.dcg_numpy
+        measure_routes.dcg_numpy = lambda n, calls=1: True
         try:
             assert math.isnan(ranklens.ndcg_score(y, p))
         finally:
-            listwise._numpy_route = saved
+            measure_routes.dcg_numpy = saved
 
 
 @pytest.mark.parametrize("weights", ["multinomial", "real"])
@@ -258,23 +259,23 @@ def test_ndcg_bootstrap_sweep_numpy_form_equals_the_kernel(weights):
 
 
 def test_ndcg_route_rule(monkeypatch):
-    monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: True)
-    assert listwise._numpy_route(500) == (not _kl.grouped_ndcg.signatures)
-    assert not listwise._numpy_route(POLICY.dcg_numpy_below)
+    monkeypatch.setattr(measure_routes, "libm_ufuncs", lambda: True)
+    assert measure_routes.dcg_numpy(500) == (not _kl.grouped_ndcg.signatures)
+    assert not measure_routes.dcg_numpy(POLICY.dcg_numpy_below)
     # a sweep whose NumPy form would cost more than compiling the kernel takes the kernel
-    assert not listwise._numpy_route(4000, calls=100_000)
+    assert not measure_routes.dcg_numpy(4000, calls=100_000)
     # where NumPy's SIMD loops round differently the NumPy form still serves small lists (the C
     # library's functions per element, at a higher cost per row)
-    monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: False)
-    assert listwise._numpy_route(500) == (not _kl.grouped_ndcg.signatures)
-    assert not listwise._numpy_route(POLICY.dcg_numpy_below)
+    monkeypatch.setattr(measure_routes, "libm_ufuncs", lambda: False)
+    assert measure_routes.dcg_numpy(500) == (not _kl.grouped_ndcg.signatures)
+    assert not measure_routes.dcg_numpy(POLICY.dcg_numpy_below)
 
 
 @pytest.mark.parametrize("name", ["log1p", "expm1", "exp2"])
 def test_libm_per_element_equals_the_c_library_with_its_edges(name, monkeypatch):
     """The per-element route: Python's math functions (the C library's), and NumPy's values
     where the C library raises (overflow: inf; log1p at -1: -inf, below: NaN)."""
-    monkeypatch.setattr(listwise, "_libm_ufuncs", lambda: False)
+    monkeypatch.setattr(measure_routes, "libm_ufuncs", lambda: False)
     x = np.array([[0.0, -0.0, 1e-300, 0.5, 3.0], [7.25, -0.75, 40.0, 600.0, 1e-5]])
     got = listwise._libm(name, x)
     assert got.shape == x.shape
@@ -347,7 +348,7 @@ def test_weighted_median_error_routes_agree_on_field_containers(monkeypatch, con
     default = POLICY.median_numpy_below
     for below in (default, 0):  # the NumPy form, then the kernel, on the same weights
         monkeypatch.setattr(POLICY, "median_numpy_below", below)
-        monkeypatch.setattr(residual, "is_compiled", lambda k: False)
+        monkeypatch.setattr(measure_routes, "is_compiled", lambda k: False)
         _fresh_threshold_kernel(monkeypatch)
         got[below] = [ranklens.median_absolute_error(yy, pp, sample_weight=w) for w in weights]
     assert got[default] == got[0], name
@@ -361,7 +362,7 @@ def test_weighted_median_sweep_numpy_form_equals_the_kernel(monkeypatch):
     res = residual._median_sweep_prepare(y, preds, {})
     w = rng.multinomial(n, np.full(n, 1.0 / n), size=40).astype(float)
     w[7] = 0.0
-    monkeypatch.setattr(residual, "is_compiled", lambda k: False)
+    monkeypatch.setattr(measure_routes, "is_compiled", lambda k: False)
     _fresh_threshold_kernel(monkeypatch)
     got = residual._median_sweep_evaluate(res, w, ["median_absolute_error"])
     monkeypatch.setattr(POLICY, "median_numpy_below", 0)
@@ -385,12 +386,12 @@ def _fresh_threshold_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_weighted_median_route_rule(monkeypatch):
-    monkeypatch.setattr(residual, "is_compiled", lambda k: False)
+    monkeypatch.setattr(measure_routes, "is_compiled", lambda k: False)
     _fresh_threshold_kernel(monkeypatch)
-    assert residual._numpy_thresholds(500)
-    assert not residual._numpy_thresholds(POLICY.median_numpy_below)
-    monkeypatch.setattr(residual, "is_compiled", lambda k: True)  # in numba's cache: load it
-    assert not residual._numpy_thresholds(500)
+    assert measure_routes.median_numpy(500)
+    assert not measure_routes.median_numpy(POLICY.median_numpy_below)
+    monkeypatch.setattr(measure_routes, "is_compiled", lambda k: True)  # in numba's cache: load it
+    assert not measure_routes.median_numpy(500)
 
 
 # --------------------------------------------------------------------------------------------
@@ -402,7 +403,7 @@ def test_warmup_compiles_the_dcg_and_selection_kernels():
     before = POLICY.dcg_numpy_below, POLICY.median_numpy_below
     with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
         assert POLICY.dcg_numpy_below == POLICY.median_numpy_below == 0
-        assert not listwise._numpy_route(120) and not residual._numpy_thresholds(120)
+        assert not measure_routes.dcg_numpy(120) and not measure_routes.median_numpy(120)
     assert (POLICY.dcg_numpy_below, POLICY.median_numpy_below) == before == (1 << 12, 1 << 12)
 
 

@@ -23,6 +23,7 @@ import ranklens
 from ranklens import _resampling, _route, compare, ranking
 from ranklens._kernels import compare as _kc
 from ranklens._kernels import ranking as _kr
+from ranklens._xp import measure_routes
 from ranklens._xp.sequence import sequence
 
 # --------------------------------------------------------------------------------------------
@@ -34,7 +35,7 @@ def _both(monkeypatch: pytest.MonkeyPatch, func: Any, *args: Any, **kwargs: Any)
     """``func`` on the NumPy route and on the kernel, with the warnings each raised."""
     out = []
     for numpy_route in (True, False):
-        monkeypatch.setattr(ranking, "_numpy_sweep", lambda n, _r=numpy_route: _r)
+        monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n, _r=numpy_route: _r)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             value = func(*args, **kwargs)
@@ -85,7 +86,7 @@ def test_ranking_summary_numpy_route_equals_the_kernel_bit_for_bit(monkeypatch, 
         a, b, wa, wb = _both(monkeypatch, ranklens.ranking_summary, y, p, confidence_level=0.9)
     except ValueError:  # an input every route refuses (infinite values): the same message
         for route in (True, False):
-            monkeypatch.setattr(ranking, "_numpy_sweep", lambda n, _r=route: _r)
+            monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n, _r=route: _r)
             with pytest.raises(ValueError, match="infinite"):
                 ranklens.ranking_summary(y, p)
         return
@@ -118,7 +119,7 @@ def test_rank_measures_numpy_route_equal_the_kernel(monkeypatch, case, func):
 def test_too_few_rows_are_refused_alike(monkeypatch, n):
     messages = []
     for route in (True, False):
-        monkeypatch.setattr(ranking, "_numpy_sweep", lambda m, _r=route: _r)
+        monkeypatch.setattr(measure_routes, "sweep_numpy", lambda m, _r=route: _r)
         with pytest.raises(ValueError) as info:
             ranklens.ranking_summary(np.arange(n, dtype=float), np.arange(n, dtype=float))
         messages.append(str(info.value))
@@ -144,7 +145,7 @@ def test_weighted_calls_take_the_kernel(monkeypatch):
     """The NumPy sums are unweighted: with sample_weight the sweep kernel runs (route asked
     never), and the result is the kernel's."""
     asked = []
-    monkeypatch.setattr(ranking, "_numpy_sweep", lambda n: asked.append(n) or True)
+    monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n: asked.append(n) or True)
     rng = np.random.default_rng(2)
     y, p, w = rng.normal(size=60), rng.normal(size=60), rng.uniform(0.5, 2.0, 60)
     with pytest.warns(ranklens.exceptions.UndefinedMetricWarning):
@@ -156,14 +157,15 @@ def test_weighted_calls_take_the_kernel(monkeypatch):
 def test_the_route_prefers_a_loaded_kernel_and_switches_after_its_budget(monkeypatch):
     policy = _route.POLICY
     assert policy.sweep_numpy_below == policy.sort_numpy_below  # one number, as documented
-    assert not ranking._numpy_sweep(policy.sweep_numpy_below)
+    assert not measure_routes.sweep_numpy(policy.sweep_numpy_below)
     _kr.sweep(*_sweep_args())  # machine code in this process: the kernel from now on
-    assert _kr.sweep_kernel.signatures and not ranking._numpy_sweep(100)
-    monkeypatch.setattr(ranking, "_sweep_loaded", lambda: False)  # as if not loaded
-    monkeypatch.setattr(ranking, "_NUMPY_SWEEP_SECONDS", [0.0])
-    assert ranking._numpy_sweep(100)
-    ranking._NUMPY_SWEEP_SECONDS[0] = policy.sweep_compile_after_s
-    assert not ranking._numpy_sweep(100)  # a long loop of small calls: compile or load
+    assert _kr.sweep_kernel.signatures and not measure_routes.sweep_numpy(100)
+    # as if the kernel were not loaded
+    monkeypatch.setattr(measure_routes, "ranking_kernel_loaded", lambda name: False)
+    monkeypatch.setattr(measure_routes, "SWEEP_NUMPY_SECONDS", [0.0])
+    assert measure_routes.sweep_numpy(100)
+    measure_routes.SWEEP_NUMPY_SECONDS[0] = policy.sweep_compile_after_s
+    assert not measure_routes.sweep_numpy(100)  # a long loop of small calls: compile or load
 
 
 def _sweep_args() -> tuple:
@@ -317,7 +319,7 @@ def test_budget_and_warmup_force_the_kernels():
         assert not _resampling.prefer_numpy_twins(48, 2, 2, True)
     with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
         assert policy.sweep_numpy_below == 0 and policy.twins_numpy_below == 0
-        assert not ranking._numpy_sweep(120)
+        assert not measure_routes.sweep_numpy(120)
         assert not _resampling.prefer_numpy_twins(120, 10, 2, True)
     assert policy.sweep_numpy_below == policy.twins_numpy_below == 1 << 15
 

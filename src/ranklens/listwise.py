@@ -10,14 +10,11 @@ score does not depend on the arbitrary order of ties. ``rank_distance_ndcg`` is 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
-import sys
 from typing import Any
 
 import numpy as np
 
-from ranklens._cache import is_compiled
 from ranklens._docstrings import raises_input_errors
 from ranklens._registry import (
     ComputationalForm,
@@ -27,7 +24,6 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import Result
-from ranklens._route import POLICY
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
     as_group_codes,
@@ -35,6 +31,7 @@ from ranklens._validation import (
     check_positive_int,
     check_sample_weight,
 )
+from ranklens._xp import measure_routes as _routes
 
 # ranked_order: a radix argsort, ~3x np.argsort at n = 1e7 (NumPy's stable sort of the same keys
 # on small data while the kernel module is not imported, so numba is not imported for it)
@@ -57,22 +54,6 @@ _LN2 = math.log(2.0)  # the kernels' LN2
 _DIRECT_LIMIT = 256  # the kernels' DIRECT_LIMIT: longer stretches are summed by Euler-Maclaurin
 
 
-@functools.cache
-def _libm_ufuncs() -> bool:
-    """Whether NumPy's float64 ``log1p``, ``expm1`` and ``exp2`` run their baseline loops, which
-    call the C library's functions, the ones the kernels call (numba lowers ``2.0 ** x`` to
-    ``exp2``). NumPy's SIMD variants (AVX-512 builds) may differ in the last bit: then the NumPy
-    form calls Python's :mod:`math` functions (the C library's) element by element instead, see
-    :func:`_libm`."""
-    try:
-        from numpy.lib.introspect import opt_func_info
-    except ImportError:  # NumPy < 2.0 cannot say which loop runs: the C library's, per element
-        return False
-    info = opt_func_info(func_name="^(log1p|expm1|exp2)$", signature="^float64")
-    targets = [t["current"] for loops in info.values() for t in loops.values()]
-    return len(targets) == 3 and all(t.startswith("baseline") for t in targets)
-
-
 _UFUNCS = {
     "log1p": (np.log1p, math.log1p),
     "expm1": (np.expm1, math.expm1),
@@ -82,12 +63,13 @@ _UFUNCS = {
 
 def _libm(name: str, x: np.ndarray) -> np.ndarray:
     """The C library's ``name`` (``log1p``, ``expm1`` or ``exp2``) of every element of ``x``,
-    the kernels' numbers: NumPy's ufunc where it runs its baseline loop (:func:`_libm_ufuncs`),
-    else Python's :mod:`math` function per element (about 50 ns each; the NumPy form runs on
-    small lists only). Overflow gives ``inf``, as the kernels and NumPy do."""
+    the kernels' numbers: NumPy's ufunc where it runs its baseline loop
+    (:func:`ranklens._xp.measure_routes.libm_ufuncs`), else Python's :mod:`math` function per
+    element (about 50 ns each; the NumPy form runs on small lists only). Overflow gives
+    ``inf``, as the kernels and NumPy do."""
     ufunc, scalar = _UFUNCS[name]
     x = np.asarray(x, dtype=np.float64)
-    if _libm_ufuncs():
+    if _routes.libm_ufuncs():
         return ufunc(x)
 
     def safe(v: float) -> float:
@@ -100,27 +82,6 @@ def _libm(name: str, x: np.ndarray) -> np.ndarray:
 
     out = np.fromiter(map(safe, x.ravel().tolist()), dtype=np.float64, count=x.size)
     return out.reshape(x.shape)
-
-
-def _numpy_route(n: int, calls: int = 1) -> bool:
-    """Whether ``calls`` DCG computations on ``n`` rows take the NumPy form
-    (:func:`_grouped_ndcg_numpy`, the same operations in the same order as
-    :func:`ranklens._kernels.listwise.grouped_ndcg`, so its numbers bit for bit): below
-    ``POLICY.dcg_numpy_below`` rows (:mod:`ranklens._route`) while the kernel has no machine code
-    in the process and getting it (importing numba, loading or compiling the kernel) costs more
-    than the NumPy form takes."""
-    if n >= POLICY.dcg_numpy_below:
-        return False
-    per_row = POLICY.dcg_row_s if _libm_ufuncs() else POLICY.dcg_libm_row_s
-    estimate = calls * (POLICY.dcg_call_s + per_row * n)
-    if "numba" not in sys.modules and estimate < POLICY.numba_import_s + POLICY.dcg_load_s:
-        return True  # cheaper than even importing numba: decide without importing it
-    from ranklens._kernels import listwise as _kl  # imports numba
-
-    kernel = _kl.grouped_ndcg
-    if kernel.signatures:
-        return False
-    return estimate < (POLICY.dcg_load_s if is_compiled(kernel) else POLICY.dcg_compile_s)
 
 
 def _running_sums(x: np.ndarray, lengths: np.ndarray, init: np.ndarray) -> np.ndarray:
@@ -286,9 +247,9 @@ def _grouped_ndcg_numpy(
 
 def _grouped_ndcg(*args: Any, calls: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """``grouped_ndcg``'s arguments and results; its NumPy form on small lists while the kernel
-    is not compiled (:func:`_numpy_route`), the kernel otherwise."""
+    is not compiled (:func:`ranklens._xp.measure_routes.dcg_numpy`), the kernel otherwise."""
     n = max(args[0].shape[0], args[3].shape[0])
-    if _numpy_route(n, calls):
+    if _routes.dcg_numpy(n, calls):
         with np.errstate(all="ignore"):  # the kernel computes silently too
             out = _grouped_ndcg_numpy(*args)
         if out is not None:
@@ -396,7 +357,7 @@ def _ndcg_sweep_evaluate(state: _NdcgSweepState, weights: np.ndarray, wanted: An
     replicate's weights gathered into those orders, O(n) a replicate and model."""
     n_models, n = state.orders.shape
     out = np.full((weights.shape[0], len(wanted), n_models), np.nan)
-    if _numpy_route(n, weights.shape[0] * n_models):
+    if _routes.dcg_numpy(n, weights.shape[0] * n_models):
         with np.errstate(all="ignore"):  # the kernel computes silently too
             ratios = _ndcg_sweep_numpy(state, weights)
         if ratios is not None:

@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
-import time
 from collections.abc import Sequence
 from fractions import Fraction
 from types import ModuleType
@@ -75,9 +73,9 @@ from ranklens._validation import (
 )
 from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import curves as _xpc
+from ranklens._xp import measure_routes as _routes
 from ranklens._xp import measures as _xm
 from ranklens._xp import sequence as _xs
-from ranklens._xp.compiled import kernel_ready
 from ranklens._xp.measures import device_inputs, device_point
 from ranklens._xp.summary import (
     envelope_by_comparison,
@@ -224,7 +222,7 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
     ([2, 1, 1], [0, 1, 1])
     """
     y, p = check_pair(y_true, y_pred)
-    if y.size < POLICY.pair_counts_numpy_below and _numpy_sweep(y.size):
+    if y.size < POLICY.pair_counts_numpy_below and _routes.sweep_numpy(y.size):
         # small and the sweep kernel not loaded: the n^2 comparisons, the same exact counts
         out = list(per_row_pair_counts(np, y, p))
     else:
@@ -1200,54 +1198,12 @@ def somers_d(
     return _point(y_true, y_pred, sample_weight, "d")
 
 
-#: Seconds of NumPy sums spent in this process (:func:`_numpy_sweep`).
-_NUMPY_SWEEP_SECONDS = [0.0]
-
-
-def _sweep_loaded() -> bool:
-    """Whether the sweep kernel has machine code in this process (without importing numba)."""
-    return _kernel_loaded("sweep_kernel")
-
-
-def _kernel_loaded(name: str) -> bool:
-    """Whether kernel ``name`` of :mod:`ranklens._kernels.ranking` has machine code in this
-    process (without importing numba)."""
-    kernels = sys.modules.get("ranklens._kernels.ranking")
-    return kernels is not None and bool(getattr(kernels, name).signatures)
-
-
-def _numpy_sweep(n: int) -> bool:
-    """Whether an unweighted call on ``n`` rows takes the NumPy sums
-    (:func:`ranklens._xp.summary.summary_sums`, the same exact counts and sums, so the same numbers
-    bit for bit) instead of the sweep kernel: below ``POLICY.sweep_numpy_below`` rows
-    (:mod:`ranklens._route`) while the kernel has no machine code in the process, until the NumPy
-    sums of the process have taken ``POLICY.sweep_load_after_s`` seconds (then the kernel is
-    loaded if numba's cache has it) or ``POLICY.sweep_compile_after_s`` (then compiled)."""
-    if n >= POLICY.sweep_numpy_below or _sweep_loaded():
-        return False  # machine code in this process already: the kernel is cheaper per call
-    spent = _NUMPY_SWEEP_SECONDS[0]
-    if spent < POLICY.sweep_load_after_s:
-        return True
-    if spent >= POLICY.sweep_compile_after_s:
-        return False
-    return not kernel_ready(_k.sweep_kernel)
-
-
-def _numpy_sums(y: np.ndarray, p: np.ndarray) -> dict[str, Any]:
-    """:func:`summary_sums` on NumPy, its time counted for :func:`_numpy_sweep`."""
-    start = time.perf_counter()
-    try:
-        return summary_sums(np, y, p)
-    finally:
-        _NUMPY_SWEEP_SECONDS[0] += time.perf_counter() - start
-
-
 def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _warn_if_undefined(device_point(y_true, y_pred, sample_weight, which), which)
     y, p, w = _inputs(y_true, y_pred, sample_weight)
-    if w is None and _numpy_sweep(y.size):
-        sums = _numpy_sums(y, p)
+    if w is None and _routes.sweep_numpy(y.size):
+        sums = _routes.timed_summary_sums(y, p)
         if which == "rho":
             value, _ = _spearman_from_sums(
                 y.size, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"]
@@ -1376,8 +1332,8 @@ def ranking_summary(
     w, weight_scale = check_sample_weight_scaled(sample_weight, y.size, integers_as_given=True)
     level = check_probability(confidence_level, "confidence_level")
     n = int(y.size)
-    if w is None and _numpy_sweep(n):
-        return _summary_from_sums(_numpy_sums(y, p), level, stacklevel=4)
+    if w is None and _routes.sweep_numpy(n):
+        return _summary_from_sums(_routes.timed_summary_sums(y, p), level, stacklevel=4)
     stats, moments, limbs, fsums, order, key, pkey = rank_sweep(y, p, w)
     s = pair_class_stats(stats, exact=w is None)
     r_value: int | Fraction | float
@@ -1589,7 +1545,7 @@ def concordance_profile(
     w_seq = weights[order]
     # small, unweighted and the kernels not loaded: the counts and the envelope by comparing the
     # rows (the same integers, so the same numbers bit for bit), nothing compiled
-    cold = w is None and n < POLICY.pair_counts_numpy_below and _numpy_sweep(n)
+    cold = w is None and n < POLICY.pair_counts_numpy_below and _routes.sweep_numpy(n)
     if w is None:
         # The integer sweep of per_observation_pair_counts (one compiled kernel fewer on a first
         # call); its counts are the float sweep's with unit weights, exactly (below 2**53).
@@ -1619,7 +1575,7 @@ def concordance_profile(
         )
     ytot = np.bincount(y_rank, weights=weights)
     correct = conc + tied_pred / 2
-    if cold and not _kernel_loaded("concordance_envelope_kernel"):
+    if cold and not _routes.ranking_kernel_loaded("concordance_envelope_kernel"):
         envelope = envelope_by_comparison(key, pkey, n_y, w_seq)
     else:
         envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)

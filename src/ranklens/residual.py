@@ -28,13 +28,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import numpy as np
 
-from ranklens._cache import is_compiled
 from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
 from ranklens._docstrings import raises_input_errors
 from ranklens._registry import (
@@ -48,7 +46,6 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import CurveResult
-from ranklens._route import POLICY
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
 from ranklens._scaling import product_exponent, scaled_residuals
@@ -62,6 +59,7 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
 )
+from ranklens._xp import measure_routes as _routes
 from ranklens.exceptions import RowDomainError, warn_undefined
 from ranklens.intervals import interval_score
 
@@ -825,21 +823,6 @@ _RUN_EPS = float(np.finfo(np.longdouble).eps)
 _KERNEL_ERR = 8.0 * float(np.finfo(np.float64).eps)
 
 
-def _numpy_thresholds(n: int) -> bool:
-    """Whether a weighted median of ``n`` values takes the NumPy form
-    (:func:`_weighted_thresholds_numpy`, the same values): below ``POLICY.median_numpy_below``
-    rows (:mod:`ranklens._route`) while the selection kernel (``weighted_quantile_threshold``) has
-    no machine code, in this process or in numba's cache."""
-    if n >= POLICY.median_numpy_below:
-        return False
-    if "numba" not in sys.modules:
-        return True  # no kernel has machine code, and loading one costs numba's import
-    from ranklens._kernels import residual as _kres  # imports numba
-
-    kernel = _kres.weighted_quantile_threshold
-    return not kernel.signatures and not is_compiled(kernel)
-
-
 def _weighted_thresholds_numpy(
     values: FloatArray, w: FloatArray, lower: float, upper: float, order: Any = None
 ) -> tuple[float, float] | None:
@@ -906,7 +889,7 @@ def _weighted_median(values: FloatArray, w: FloatArray | None, order: Any = None
     # at most (6 + log2 n) units of 2**-53 of the total, far below any one weight of an integer
     # weighting below 2**45 in total.
     tol = 64.0 * np.finfo(np.float64).eps * half
-    if _numpy_thresholds(values.shape[0]):
+    if _routes.median_numpy(values.shape[0]):
         found = _weighted_thresholds_numpy(values, w, half - tol, half + tol, order)
         if found is not None:
             return _midpoint(*found)
@@ -955,7 +938,7 @@ def _median_sweep_evaluate(residuals: FloatArray, weights: FloatArray, wanted: A
     n = residuals.shape[1]
     # the NumPy form sorts each model's residuals once for every replicate
     orders: list[Any] = [None] * residuals.shape[0]
-    if _numpy_thresholds(n):
+    if _routes.median_numpy(n):
         orders = [np.argsort(a, kind="stable") for a in residuals]
     for r in range(weights.shape[0]):
         if not weights[r].sum() > 0:

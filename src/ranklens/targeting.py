@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
@@ -89,6 +88,7 @@ from ranklens._validation import (
 from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import curve_helpers as _xh
 from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
+from ranklens._xp import measure_routes as _routes
 from ranklens._xp import measures as _xm
 from ranklens._xp import ranked_keys as _xk  # likewise
 from ranklens._xp import targeting as _xpt
@@ -105,37 +105,28 @@ def _curve_kernels() -> ModuleType:
     return curves
 
 
-def _numpy_helper(m: int, kernel: Callable[[], Any]) -> bool:
-    """Whether a step on ``m`` curve points takes its NumPy form
-    (:mod:`ranklens._xp.curve_helpers`, the kernels' numbers bit for bit): below
-    ``POLICY.curve_helpers_numpy_below`` points (:mod:`ranklens._route`) while ``kernel()`` (the
-    dispatcher, looked up only once its module is imported) has no machine code in this
-    process."""
-    if m >= POLICY.curve_helpers_numpy_below:
-        return False
-    return "ranklens._kernels.curves" not in sys.modules or not kernel().signatures
-
-
 def _trapezoid(x: FloatArray, y: FloatArray) -> float:
-    if _numpy_helper(x.shape[0], lambda: _curve_kernels().trapezoid):
+    if _routes.curve_helper_numpy(x.shape[0], lambda: _curve_kernels().trapezoid):
         return _xh.trapezoid_numpy(x, y)
     return float(_curve_kernels().trapezoid(x, y))
 
 
 def _interp_sorted(xq: FloatArray, xp: FloatArray, fp: FloatArray) -> FloatArray:
-    if _numpy_helper(max(xq.shape[0], xp.shape[0]), lambda: _curve_kernels().interp_sorted):
+    if _routes.curve_helper_numpy(
+        max(xq.shape[0], xp.shape[0]), lambda: _curve_kernels().interp_sorted
+    ):
         return _xh.interp_sorted_numpy(xq, xp, fp)
     return _curve_kernels().interp_sorted(xq, xp, fp)
 
 
 def _roc_sums(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, float]:
-    if _numpy_helper(tp.shape[0], lambda: _curve_kernels().roc_sums):
+    if _routes.curve_helper_numpy(tp.shape[0], lambda: _curve_kernels().roc_sums):
         return _xh.roc_sums_numpy(tp, fp, p, n)
     return _curve_kernels().roc_sums(tp, fp, p, n)
 
 
 def _lift_area(x: FloatArray, g: FloatArray) -> float:
-    if _numpy_helper(x.shape[0], lambda: _curve_kernels().lift_area):
+    if _routes.curve_helper_numpy(x.shape[0], lambda: _curve_kernels().lift_area):
         return _xh.lift_area_numpy(x, g)
     return float(_curve_kernels().lift_area(x, g))
 
