@@ -62,7 +62,6 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import ConfidenceInterval, CurveResult, Result
-from ranklens._route import POLICY
 from ranklens._scaling import product_exponent
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -222,7 +221,7 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
     ([2, 1, 1], [0, 1, 1])
     """
     y, p = check_pair(y_true, y_pred)
-    if y.size < POLICY.pair_counts_numpy_below and _routes.sweep_numpy(y.size):
+    if _routes.pair_counts_numpy(y.size):
         # small and the sweep kernel not loaded: the n^2 comparisons, the same exact counts
         out = list(per_row_pair_counts(np, y, p))
     else:
@@ -1545,7 +1544,7 @@ def concordance_profile(
     w_seq = weights[order]
     # small, unweighted and the kernels not loaded: the counts and the envelope by comparing the
     # rows (the same integers, so the same numbers bit for bit), nothing compiled
-    cold = w is None and n < POLICY.pair_counts_numpy_below and _routes.sweep_numpy(n)
+    cold = w is None and _routes.pair_counts_numpy(n)
     if w is None:
         # The integer sweep of per_observation_pair_counts (one compiled kernel fewer on a first
         # call); its counts are the float sweep's with unit weights, exactly (below 2**53).

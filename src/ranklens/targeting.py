@@ -73,7 +73,6 @@ from ranklens._registry import (
     register_metric,
 )
 from ranklens._results import ConfidenceInterval, CurveResult
-from ranklens._route import POLICY
 from ranklens._scaling import ldexp, product_exponent
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -843,13 +842,11 @@ def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: boo
         from ranklens._xp.curves import gain_grid_numpy
 
         return gain_grid_numpy(*args)
-    import numba
-
     from ranklens._kernels import curve_sweeps
 
-    threads = numba.get_num_threads()
-    if threads > 1 and w.shape[0] > 1 and w.shape[1] >= POLICY.band_grid_parallel_work:
-        return curve_sweeps.gain_grid_parallel(*args, 4 * threads)
+    chunks = _band_routes.parallel_chunks(w.shape[0], w.shape[1])
+    if chunks:
+        return curve_sweeps.gain_grid_parallel(*args, chunks)
     return curve_sweeps.gain_grid_serial(*args)
 
 
@@ -1647,18 +1644,11 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
         from ranklens._xp.curves import targeting_replicates_numpy
 
         return targeting_replicates_numpy(*args)
-    import numba
-
     from ranklens._kernels import curve_sweeps
 
-    threads = numba.get_num_threads()
-    parallel = (
-        threads > 1
-        and w.shape[0] > 1
-        and w.shape[1] * state.orders.shape[0] >= POLICY.band_grid_parallel_work
-    )
-    if parallel:
-        return curve_sweeps.targeting_replicates_parallel(*args, 4 * threads)
+    chunks = _band_routes.parallel_chunks(w.shape[0], w.shape[1] * state.orders.shape[0])
+    if chunks:
+        return curve_sweeps.targeting_replicates_parallel(*args, chunks)
     return curve_sweeps.targeting_replicates_serial(*args)
 
 

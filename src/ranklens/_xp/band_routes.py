@@ -12,8 +12,10 @@ than ``POLICY.band_grid_numpy_below`` rows takes its NumPy form while none of it
 machine code, in the process or in numba's on-disk cache
 (:func:`ranklens._xp.compiled.kernel_ready`).
 
-:func:`routed_as` makes the grids take the route of a larger call: the bootstrap budget compiles
-the kernels on a tiny sample of the rows, and that sample must take the route of the real run.
+:func:`parallel_chunks` says whether a kernel's grid runs on numba's threads (and in how many
+chunks). :func:`routed_as` makes the grids take the route of a larger call: the bootstrap budget
+compiles the kernels on a tiny sample of the rows, and that sample must take the route of the
+real run.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Iterator
 from ranklens._route import POLICY
 from ranklens._xp.compiled import kernel_ready
 
-__all__ = ["ROUTE_ROWS", "numpy_route", "routed_as"]
+__all__ = ["ROUTE_ROWS", "numpy_route", "parallel_chunks", "routed_as"]
 
 #: The data rows the route is decided for within :func:`routed_as` (0: the call's own).
 ROUTE_ROWS: contextvars.ContextVar[int] = contextvars.ContextVar("ROUTE_ROWS", default=0)
@@ -85,3 +87,31 @@ def routed_as(n: int) -> Iterator[None]:
         yield
     finally:
         ROUTE_ROWS.reset(token)
+
+
+def parallel_chunks(replicates: int, work: int) -> int:
+    """The chunks a grid's kernel splits ``replicates`` weight rows into on numba's threads, or
+    0 for its serial driver.
+
+    Parallel from ``POLICY.band_grid_parallel_work`` units of work (data rows, times the orders
+    swept) with more than one replicate and more than one thread; four chunks a thread, so that
+    a slow chunk does not hold the others. Imports numba: call it on the kernels' route only.
+
+    Parameters
+    ----------
+    replicates : int
+        The weight rows (replicates) of the grid.
+    work : int
+        Data rows times the orders each replicate sweeps.
+
+    Returns
+    -------
+    int
+        ``4 * threads``, or 0 (serial).
+    """
+    import numba
+
+    threads = numba.get_num_threads()
+    if threads > 1 and replicates > 1 and work >= POLICY.band_grid_parallel_work:
+        return 4 * threads
+    return 0

@@ -38,6 +38,7 @@ __all__ = [
     "dcg_numpy",
     "libm_ufuncs",
     "median_numpy",
+    "pair_counts_numpy",
     "ranking_kernel_loaded",
     "sweep_numpy",
     "timed_summary_sums",
@@ -75,6 +76,13 @@ def sweep_numpy(n: int) -> bool:
     from ranklens._kernels import ranking as kernels  # imports numba
 
     return not kernel_ready(kernels.sweep_kernel)
+
+
+def pair_counts_numpy(n: int) -> bool:
+    """Whether the per-row pair counts of ``n`` unweighted rows compare every pair in NumPy
+    (the same exact counts) instead of sweeping: below ``POLICY.pair_counts_numpy_below`` rows
+    while the rank measures take their NumPy sums (:func:`sweep_numpy`)."""
+    return n < POLICY.pair_counts_numpy_below and sweep_numpy(n)
 
 
 def timed_summary_sums(y: np.ndarray, p: np.ndarray) -> dict[str, Any]:
