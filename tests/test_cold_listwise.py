@@ -33,7 +33,7 @@ from ranklens._kernels import listwise as _kl
 from ranklens._kernels import residual as _kres
 from ranklens._route import POLICY
 from ranklens._validation import check_sample_weight
-from ranklens._xp import measure_routes
+from ranklens._xp import dcg, measure_routes, median
 from ranklens._xp import ranked_keys as _kcu
 
 # --------------------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_grouped_dcg_numpy_form_equals_the_kernel_bit_for_bit(
         monkeypatch.setattr(measure_routes, "libm_ufuncs", lambda: False)
     _, y, p, codes, w = case
     args = _grouped_args(y, p, codes, w, gains == "exponential", k)
-    got = listwise._grouped_ndcg_numpy(*args)
+    got = dcg.grouped_ndcg_numpy(*args)
     assert got is not None
     want = _kl.grouped_ndcg(*args)
     assert_array_equal(got[0], want[0])
@@ -132,7 +132,7 @@ def test_grouped_dcg_empty_groups_score_zero_as_the_kernel():
     y, p = rng.integers(0, 3, 8).astype(float), rng.normal(size=8)
     codes = np.array([1, 1, 2, 4, 4, 4, 5, 6])  # groups 0 and 3 empty, the last one filled
     args = _grouped_args(y, p, codes, None, False, math.inf, n_groups=7)
-    got = listwise._grouped_ndcg_numpy(*args)
+    got = dcg.grouped_ndcg_numpy(*args)
     want = _kl.grouped_ndcg(*args)
     assert got is not None
     assert_array_equal(got[0], want[0])
@@ -156,7 +156,7 @@ def test_random_lists_numpy_form_equals_the_kernel():
             np.sort(rng.integers(0, int(rng.integers(1, 6)), n)), return_inverse=True
         )[1]
         args = _grouped_args(y, p, codes, w, trial % 4 == 1, k)
-        got = listwise._grouped_ndcg_numpy(*args)
+        got = dcg.grouped_ndcg_numpy(*args)
         want = _kl.grouped_ndcg(*args)
         assert got is not None
         assert_array_equal(got[0], want[0], err_msg=f"trial {trial}")
@@ -169,12 +169,12 @@ def test_long_tie_stretch_goes_to_the_kernel():
     n = 400
     y, p = rng.lognormal(size=n), np.r_[np.full(300, 1.0), rng.normal(size=100)]
     args = _grouped_args(y, p, np.zeros(n, dtype=np.int64), None, False, math.inf)
-    assert listwise._grouped_ndcg_numpy(*args) is None
+    assert dcg.grouped_ndcg_numpy(*args) is None
     # a weight spreads one row over a long stretch too
     w = np.ones(n)
     w[5] = 300.0
     args = _grouped_args(y, rng.normal(size=n), np.zeros(n, dtype=np.int64), w, False, math.inf)
-    assert listwise._grouped_ndcg_numpy(*args) is None
+    assert dcg.grouped_ndcg_numpy(*args) is None
     # the public function still answers, from the kernel
     with_numpy = _routed(lambda: ranklens.ndcg_score(y, p), numpy=True)
     assert with_numpy == _routed(lambda: ranklens.ndcg_score(y, p), numpy=False)
@@ -277,13 +277,13 @@ def test_libm_per_element_equals_the_c_library_with_its_edges(name, monkeypatch)
     where the C library raises (overflow: inf; log1p at -1: -inf, below: NaN)."""
     monkeypatch.setattr(measure_routes, "libm_ufuncs", lambda: False)
     x = np.array([[0.0, -0.0, 1e-300, 0.5, 3.0], [7.25, -0.75, 40.0, 600.0, 1e-5]])
-    got = listwise._libm(name, x)
+    got = dcg.libm(name, x)
     assert got.shape == x.shape
     want = np.array([[getattr(math, name)(v) for v in row] for row in x.tolist()])
     assert_array_equal(got, want)
     with np.errstate(all="ignore"):
         edges = np.array([-1.0, -2.0, 1e4, np.inf, -np.inf, np.nan])
-        assert_array_equal(listwise._libm(name, edges), getattr(np, name)(edges))
+        assert_array_equal(dcg.libm(name, edges), getattr(np, name)(edges))
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def _thresholds(values: np.ndarray, w: np.ndarray) -> tuple[tuple[float, float],
         float(_kres.weighted_quantile_threshold(values, w, half - tol, False)),
         float(_kres.weighted_quantile_threshold(values, w, half + tol, True)),
     )
-    return kernel, residual._weighted_thresholds_numpy(values, w, half - tol, half + tol)
+    return kernel, median.weighted_thresholds_numpy(values, w, half - tol, half + tol)
 
 
 def test_weighted_thresholds_numpy_form_equals_the_kernel():
@@ -327,13 +327,13 @@ def test_weighted_thresholds_defer_within_rounding_and_for_signed_zeros():
     values = np.array([1.0, 2.0, 3.0, 4.0])
     w = np.array([1.0, 1.0, 1.0, 1.0])
     # a cumulative weight (2) equal to the target: the kernel decides
-    assert residual._weighted_thresholds_numpy(values, w, 2.0, 2.0) is None
-    got = residual._weighted_thresholds_numpy(values, w, 2.0 - 1e-9, 2.0 + 1e-9)
+    assert median.weighted_thresholds_numpy(values, w, 2.0, 2.0) is None
+    got = median.weighted_thresholds_numpy(values, w, 2.0 - 1e-9, 2.0 + 1e-9)
     assert got == (2.0, 3.0)
     # the answer is a zero present with both signs: whichever the kernel's pivot is
     signed = np.array([-0.0, 0.0, 0.0, 1.0])
-    assert residual._weighted_thresholds_numpy(signed, w, 1.5, 1.5 + 1e-9) is None
-    assert residual._weighted_thresholds_numpy(np.abs(signed), w, 1.5, 1.6) == (0.0, 0.0)
+    assert median.weighted_thresholds_numpy(signed, w, 1.5, 1.5 + 1e-9) is None
+    assert median.weighted_thresholds_numpy(np.abs(signed), w, 1.5, 1.6) == (0.0, 0.0)
 
 
 @pytest.mark.parametrize("container", range(4))
@@ -364,9 +364,9 @@ def test_weighted_median_sweep_numpy_form_equals_the_kernel(monkeypatch):
     w[7] = 0.0
     monkeypatch.setattr(measure_routes, "is_compiled", lambda k: False)
     _fresh_threshold_kernel(monkeypatch)
-    got = residual._median_sweep_evaluate(res, w, ["median_absolute_error"])
+    got = median.weighted_median_replicates(res, w, ["median_absolute_error"])
     monkeypatch.setattr(POLICY, "median_numpy_below", 0)
-    want = residual._median_sweep_evaluate(res, w, ["median_absolute_error"])
+    want = median.weighted_median_replicates(res, w, ["median_absolute_error"])
     assert_array_equal(got, want)
 
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._hinges import midpoint
 from ranklens._problems import (
     Problem,
     call_quietly,
@@ -482,7 +483,7 @@ def evaluate_claimed(
         info[spec.name] = metric_info(spec)
         for model in preds:
             got = found[wanted.medians[(spec.name, model)]]
-            values[model][spec.name] = got[0] if len(got) == 1 else _midpoint(got[0], got[1])
+            values[model][spec.name] = got[0] if len(got) == 1 else midpoint(got[0], got[1])
     return replicates
 
 
@@ -511,9 +512,3 @@ def poisson_seed(random_state: int | None) -> int:
     engine's replicates are that function's, row for row."""
     boot_rng, _ = np.random.default_rng(random_state).spawn(2)
     return int(boot_rng.integers(0, 2**63, dtype=np.int64))
-
-
-def _midpoint(a: float, b: float) -> float:
-    from ranklens._hinges import midpoint as mid
-
-    return mid(a, b)
