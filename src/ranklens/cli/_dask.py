@@ -17,7 +17,7 @@ import typer
 from ranklens.cli import _dask_inputs as checks
 from ranklens.cli._errors import EXIT_FAILED, InputError, fail, first_line
 from ranklens.cli._inputs import check_groups_name, used_columns
-from ranklens.cli._options import Checked, Request
+from ranklens.cli._options import Checked, Request, shared_options
 from ranklens.cli._outputs import say
 
 #: Dask's loggers that ``--quiet`` silences while the cluster runs (worker processes read the
@@ -79,8 +79,8 @@ def evaluate_on_dask(request: Request, checked: Checked, console: Any) -> Any:
 
 def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) -> Any:
     """The data checked on the cluster (crossed intervals, units, missing values, the box-plot
-    relevance fitted), then the evaluation, on the client that is current."""
-    import ranklens.dask
+    relevance fitted), then the evaluation (:func:`ranklens.evaluate_models` with
+    ``engine="dask"``), on the client that is current."""
     from ranklens.evaluation import groups_settings
 
     groups = request.groups
@@ -99,29 +99,24 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
         relevance = checks.boxplot_relevance(
             data, request.target, checked.relevance.boxplot, request.relevance
         )
+    # through the one entry point, with the in-memory engine's vocabulary (the same function as
+    # ranklens.evaluate_models, looked up where the memory engine's call finds it)
+    from ranklens.report import evaluate_models
+
     try:
-        evaluation = ranklens.dask.evaluate(
-            data,
-            y_true=request.target,
-            predictions=request.preds,
+        evaluation = evaluate_models(
+            request.target,
+            request.preds,
+            data=data,
+            engine="dask",
             sample_weight=request.weight,
             groups=groups,
-            events=checked.event_spec,
-            intervals=checked.pairs,
-            alpha=request.alpha,
-            relevance=relevance,
-            event_threshold=request.event_threshold,
-            title=request.report_title,
+            intervals=checked.pairs or None,
             curve_arrays=request.curve_arrays,
-            cost_benefit=checked.payoffs,
-            budget=request.budget,
-            cost_per_target=request.cost_per_target,
-            value_margin=request.value_margin,
-            n_bootstrap=checked.n_bootstrap,
-            random_state=checked.seed,
             # DeLong's and Noether's intervals assume independent rows: with units, the
             # clustered bootstrap gives every interval, as in memory
             inference="bootstrap" if groups is not None else request.inference,
+            **shared_options(request, checked, relevance, n_dropped),
         )
     except ValueError as exc:
         if "missing or non-finite" in str(exc) and not request.drop_na:
@@ -134,9 +129,7 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
         settings.update(groups_settings(groups, n_units, request.inference))
         evaluation = dataclasses.replace(evaluation, settings=settings)
     return dataclasses.replace(
-        evaluation,
-        n_dropped=n_dropped,
-        problems=not_drawn(evaluation, curve_arrays=request.curve_arrays),
+        evaluation, problems=not_drawn(evaluation, curve_arrays=request.curve_arrays)
     )
 
 
