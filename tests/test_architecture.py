@@ -110,7 +110,7 @@ PIPELINE = {
     "ranklens.dask._sums",
     "ranklens.dask._watch",
 }
-PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli")
+PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli", "ranklens.cli.")
 PRESENTATION = {
     "ranklens.__main__",
     "ranklens.cli",

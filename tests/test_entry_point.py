@@ -329,6 +329,24 @@ def test_dask_engine_takes_the_same_names_as_its_function(dask_client, frame):
     assert (labelled.description, labelled.target, labelled.n_dropped) == ("d", "truth", 2)
 
 
+def test_dask_engine_reads_a_folder_of_subfolders(dask_client, frame, tmp_path):
+    """A folder whose Parquet files sit in subfolders (partitions) is read as the Dask engine
+    reads it: every data file below it, none refused for being a level down."""
+    import ranklens.dask
+
+    pytest.importorskip("pyarrow")
+    for i, start in enumerate(range(0, N, N // 2)):
+        (tmp_path / f"day{i}").mkdir()
+        frame.iloc[start : start + N // 2].to_parquet(tmp_path / f"day{i}" / "data.parquet")
+    kw = dict(metrics=["roc_auc", "kendall_tau"])
+    got = evaluate_models("y", ["a"], data=str(tmp_path), engine="dask", **kw)
+    want = ranklens.dask.evaluate(str(tmp_path), y_true="y", predictions=["a"], **kw)
+    assert got.n == want.n == N
+    assert got.values == want.values
+    with pytest.raises(ValueError, match=r"data: no Parquet file matches .*nothing"):
+        evaluate_models("y", ["a"], data=str(tmp_path / "nothing*.parquet"), engine="dask")
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [("curves", False), ("agreement_predictions", {"a": np.zeros(N)}),

@@ -582,9 +582,17 @@ def _on_dask(
         require("parquet", "reading Parquet files")
         import pyarrow.parquet as pq
 
-        source = _parquet_sources(os.fspath(data), engine_options["storage_options"])[0]
-        with source if hasattr(source, "open") else open(source, "rb") as handle:
-            _check_present(named, pq.read_schema(handle).names, getattr(source, "path", source))
+        from ranklens.dask._inputs import parquet_files
+
+        path = os.fspath(data)
+        try:
+            # the files as the engine lists them: a directory stands for every data file below
+            # it, in its subfolders too (partitions), which the engine reads
+            fs, files = parquet_files(path, engine_options["storage_options"])
+        except ValueError:
+            raise ValueError(f"data: no Parquet file matches {path!r}") from None
+        with fs.open(files[0], "rb") as handle:
+            _check_present(named, pq.read_schema(handle).names, files[0])
     else:
         kind = _frame_kind(data)
         if kind != "dask":

@@ -1,0 +1,423 @@
+"""The options of ``ranklens evaluate``, checked before any data is read.
+
+Every option is checked with the library's own parsers; an option that an engine cannot honour
+is refused with one line (never ignored). Both engines go through :func:`check_run`, which
+resolves the defaults that differ between them (the number of bootstrap replicates, the time
+budget) and returns what the evaluation is called with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+from typing import Any
+
+from ranklens.cli._errors import InputError, as_options, first_line, library_check
+from ranklens.cli._inputs import (
+    NO_BOOTSTRAP_FOR_GROUPS,
+    Relevance,
+    events_option,
+    interval_columns,
+    parse_cost_benefit,
+    relevance_recipe,
+)
+from ranklens.cli._outputs import STDOUT
+
+#: More bootstrap replicates than this are refused: the intervals stop changing long before, and
+#: the run would take days.
+MAX_BOOTSTRAP = 1_000_000
+
+#: The engines of ``--engine``.
+ENGINES = ("memory", "dask")
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """The options of one ``ranklens evaluate`` run, as typer parsed them (None: not given)."""
+
+    file: pathlib.Path
+    target: str
+    preds: list[str]
+    interval_specs: list[str]
+    lowers: list[str]
+    uppers: list[str]
+    alpha: float | None
+    relevance: str | None
+    event_threshold: float | None
+    events: str | None
+    budget: float | None
+    cost_per_target: float | None
+    value_margin: float | None
+    cost_benefit: str | None
+    weight: str | None
+    groups: str | None
+    bootstrap: int | None
+    bootstrap_budget: float | None
+    seed: int | None
+    inference: str
+    drop_na: bool
+    html: pathlib.Path | None
+    json_path: pathlib.Path | None
+    title: str | None
+    quiet: bool
+    engine: str
+    scheduler: str | None
+    curve_arrays: bool
+    include_replicates: bool
+    #: Seconds ``--engine dask`` waits for ``--scheduler`` to answer.
+    connect_timeout_s: float
+
+    @property
+    def to_stdout(self) -> bool:
+        """``--json -``: stdout carries the JSON document and nothing else."""
+        return self.json_path is not None and str(self.json_path) == STDOUT
+
+    @property
+    def report_title(self) -> str:
+        """``--title``, else ``FILE: TARGET``."""
+        return self.title or f"{self.file.name}: {self.target}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    """The options as the evaluation takes them, after :func:`check_run`."""
+
+    #: Bootstrap replicates (0: none).
+    n_bootstrap: int
+    #: The bootstrap's time budget in seconds (the in-memory engine's).
+    bootstrap_budget_s: float
+    #: The bootstrap's seed.
+    seed: int
+    #: ``--cost-benefit`` as a 2x2 payoff matrix, or None.
+    payoffs: Any
+    #: The interval bound columns by model.
+    pairs: dict[str, tuple[str, str]]
+    #: ``--events`` as the library takes it.
+    event_spec: str | float | None
+    #: ``--relevance`` parsed (the Dask engine's; the in-memory engine parses it after reading
+    #: the data, so that a problem with the file is reported first, as it always was).
+    relevance: Relevance | None = None
+
+
+def check_bootstrap(bootstrap: int) -> int:
+    """``--bootstrap``: 0 (none) or 2 to :data:`MAX_BOOTSTRAP` replicates."""
+    from ranklens._validation import check_positive_int
+
+    if bootstrap == 0:
+        return 0
+    try:
+        n = check_positive_int(bootstrap, "--bootstrap", minimum=2)
+    except ValueError as exc:
+        raise InputError(f"{first_line(exc)} (or 0 for no bootstrap)") from None
+    if n > MAX_BOOTSTRAP:
+        raise InputError(
+            f"--bootstrap {n:,} is more than {MAX_BOOTSTRAP:,} replicates; 1000 to 10000 give "
+            "stable intervals"
+        )
+    return n
+
+
+def check_output(path: pathlib.Path | None, option: str, *, stdout_ok: bool) -> None:
+    """An output file: not a directory, in a directory that exists (``-`` where allowed)."""
+    if path is None or (stdout_ok and str(path) == STDOUT):
+        return
+    if str(path) == STDOUT:
+        raise InputError(f"{option} - (stdout) is not supported; give a file name")
+    if path.is_dir():
+        raise InputError(f"{option} {path} is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise InputError(f"{option} {path}: directory {path.parent} does not exist")
+
+
+def _positive(value: float | None, option: str) -> float | None:
+    """A positive finite number (the library's number parser, then > 0)."""
+    if value is None:
+        return None
+    from ranklens._validation import check_finite_number
+
+    number = library_check(check_finite_number, value, option, minimum=0)
+    if number == 0:
+        raise InputError(f"{option} must be positive; got {value!r}")
+    return number
+
+
+def _check_profit(
+    budget: float | None,
+    cost_per_target: float | None,
+    value_margin: float | None,
+    cost_benefit: str | None,
+) -> Any:
+    """The profit curve's options, checked together; the payoff matrix of ``--cost-benefit``."""
+    from ranklens._ranked import profit_spec
+    from ranklens._validation import check_finite_number
+
+    _positive(budget, "--budget")
+    _positive(cost_per_target, "--cost-per-target")
+    if value_margin is not None:
+        library_check(check_finite_number, value_margin, "--value-margin")
+    if budget is not None and cost_per_target is None:
+        raise InputError(
+            "--budget and --cost-per-target go together (at most "
+            "floor(budget / cost per target) cases can be targeted)"
+        )
+    if value_margin is not None and cost_per_target is None:
+        raise InputError(
+            "--value-margin needs --cost-per-target (profit = margin x value "
+            "captured - cost per target x cases targeted)"
+        )
+    if value_margin is not None and cost_benefit is not None:
+        raise InputError("give --value-margin or --cost-benefit, not both")
+    payoffs = parse_cost_benefit(cost_benefit)
+    if payoffs is None and value_margin is None and cost_per_target is not None:
+        # Only the profit curve reads them: without a profit definition they would do nothing.
+        raise InputError(
+            "--budget and --cost-per-target shape the profit curve; add --value-margin M "
+            "(profit on the target's value) or --cost-benefit TP,FN,FP,TN (profit on events)"
+        )
+    if payoffs is not None or value_margin is not None:
+        # The profit curve's own rules (e.g. a payoff matrix already holds the cost of
+        # targeting, so --cost-per-target only converts a --budget).
+        try:
+            profit_spec(payoffs, value_margin, cost_per_target, budget, None)
+        except ValueError as exc:
+            raise InputError(f"profit curve: {as_options(first_line(exc))}") from None
+    return payoffs
+
+
+def check_options(
+    *,
+    preds: list[str],
+    lowers: list[str],
+    uppers: list[str],
+    alpha: float | None,
+    event_threshold: float | None,
+    budget: float | None,
+    cost_per_target: float | None,
+    value_margin: float | None,
+    cost_benefit: str | None,
+    bootstrap: int,
+    bootstrap_budget: float,
+    seed: int,
+    json_path: pathlib.Path | None,
+    html: pathlib.Path | None,
+    interval_specs: list[str] | None = None,
+) -> Any:
+    """Every option that needs no data, checked with the library's parsers; the payoff matrix.
+
+    Raises :class:`InputError` for the first problem found.
+    """
+    from ranklens._validation import (
+        check_event_threshold,
+        check_nonnegative_number,
+        check_positive_int,
+        check_probability,
+    )
+
+    if len(set(preds)) != len(preds):
+        raise InputError(f"a --pred column is given twice: {preds}")
+    intervals = interval_columns(preds, interval_specs or [], lowers, uppers)
+    if intervals and alpha is None:
+        raise InputError(
+            "--alpha is required with prediction intervals (--interval or --lower/--upper; "
+            "e.g. --alpha 0.1 for 90% intervals)"
+        )
+    if alpha is not None and not intervals:
+        # alpha describes intervals only; alone it would change nothing.
+        raise InputError(
+            "--alpha describes prediction intervals: give --interval MODEL:LOWER:UPPER (or "
+            "--lower and --upper with one --pred) too"
+        )
+    if alpha is not None:
+        library_check(check_probability, alpha, "--alpha")
+    if event_threshold is not None:
+        try:
+            check_event_threshold(event_threshold)
+        except ValueError as exc:
+            raise InputError(as_options(first_line(exc))) from None
+    check_bootstrap(bootstrap)
+    library_check(check_nonnegative_number, bootstrap_budget, "--bootstrap-budget")
+    library_check(check_positive_int, seed, "--seed", minimum=0)
+    payoffs = _check_profit(budget, cost_per_target, value_margin, cost_benefit)
+
+    check_output(json_path, "--json", stdout_ok=True)
+    check_output(html, "--html", stdout_ok=False)
+    if json_path is not None and html is not None and json_path.resolve() == html.resolve():
+        raise InputError(f"--json and --html both name {html}")
+    return payoffs
+
+
+def check_engine_options(request: Request) -> None:
+    """The engine, and the options that cannot apply to it, refused (never ignored)."""
+    engine = request.engine
+    if engine not in ENGINES:
+        raise InputError(f"--engine must be memory or dask; got {engine!r}")
+    if request.curve_arrays and engine != "dask":
+        raise InputError("--curve-arrays is for --engine dask (memory builds every curve)")
+    if request.scheduler is not None and engine != "dask":
+        raise InputError(
+            "--scheduler is the address of a Dask scheduler: it needs --engine dask (the "
+            "memory engine runs in this process)"
+        )
+    if request.include_replicates and request.json_path is None:
+        raise InputError(
+            "--include-replicates adds the bootstrap replicates to the JSON document: give "
+            "--json FILE (or --json - for stdout) too"
+        )
+    if request.include_replicates and engine == "memory" and request.bootstrap == 0:
+        raise InputError(
+            "--include-replicates with --bootstrap 0: no replicates are drawn (give "
+            "--bootstrap N >= 2)"
+        )
+
+
+def _check_inference(inference: str) -> None:
+    from ranklens.evaluation import INFERENCE
+
+    if inference not in INFERENCE:
+        raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
+
+
+def _options_checked(request: Request, n_bootstrap: int, budget_s: float, seed: int) -> Any:
+    """:func:`check_options` on the request, with the engine's replicates, budget and seed."""
+    return check_options(
+        preds=request.preds,
+        lowers=request.lowers,
+        uppers=request.uppers,
+        alpha=request.alpha,
+        event_threshold=request.event_threshold,
+        budget=request.budget,
+        cost_per_target=request.cost_per_target,
+        value_margin=request.value_margin,
+        cost_benefit=request.cost_benefit,
+        bootstrap=n_bootstrap,
+        bootstrap_budget=budget_s,
+        seed=seed,
+        json_path=request.json_path,
+        html=request.html,
+        interval_specs=request.interval_specs,
+    )
+
+
+def check_run(request: Request) -> Checked:
+    """Every option of ``request`` that needs no data, for its engine (after
+    :func:`check_engine_options`); the first problem is an :class:`InputError`.
+
+    The in-memory engine draws 1000 replicates within 60 s unless told otherwise; the Dask
+    engine draws none without ``--bootstrap N`` (each replicate costs a hash of every row in
+    every pass) and has no time budget, so the options that only replicates use are refused
+    there without it. The checks run in the order each engine has always run them, so that
+    of several problems the same one is reported.
+    """
+    if request.engine == "dask":
+        return _check_dask_run(request)
+    n_bootstrap = 1000 if request.bootstrap is None else request.bootstrap
+    seed = 0 if request.seed is None else request.seed
+    budget_s = 60.0 if request.bootstrap_budget is None else request.bootstrap_budget
+    payoffs = _options_checked(request, n_bootstrap, budget_s, seed)
+    pairs = interval_columns(request.preds, request.interval_specs, request.lowers, request.uppers)
+    _check_inference(request.inference)
+    if request.inference == "bootstrap" and not n_bootstrap:
+        raise InputError(
+            "--inference bootstrap takes every interval and test from the bootstrap; with "
+            "--bootstrap 0 there would be none (give --bootstrap N >= 2, or --inference auto "
+            "for the analytic intervals alone)"
+        )
+    if request.groups is not None and not n_bootstrap:
+        raise InputError(
+            NO_BOOTSTRAP_FOR_GROUPS.format(groups=request.groups, option="--bootstrap 0")
+        )
+    return Checked(
+        n_bootstrap=n_bootstrap,
+        bootstrap_budget_s=budget_s,
+        seed=seed,
+        payoffs=payoffs,
+        pairs=pairs,
+        event_spec=events_option(request.events),
+    )
+
+
+def _check_dask_run(request: Request) -> Checked:
+    """:func:`check_run` for ``--engine dask``."""
+    pairs = interval_columns(request.preds, request.interval_specs, request.lowers, request.uppers)
+    n_bootstrap = _dask_replicates(request)
+    payoffs = _options_checked(
+        request, n_bootstrap, 0.0, 0 if request.seed is None else request.seed
+    )
+    if (payoffs is not None or request.value_margin is not None) and not request.curve_arrays:
+        profit = "--cost-benefit" if request.cost_benefit is not None else "--value-margin"
+        raise InputError(
+            f"{profit} with --engine dask: the profit curve is built as arrays, one point per "
+            "distinct prediction held by the client; add --curve-arrays"
+        )
+    relevance = relevance_recipe(request.relevance)
+    return Checked(
+        n_bootstrap=n_bootstrap,
+        bootstrap_budget_s=0.0,
+        seed=0 if request.seed is None else request.seed,
+        payoffs=payoffs,
+        pairs=pairs,
+        event_spec=events_option(request.events),
+        relevance=relevance,
+    )
+
+
+def _dask_replicates(request: Request) -> int:
+    """The Dask engine's number of replicates (0 without ``--bootstrap N``), after refusing the
+    options it cannot honour: a time budget, an unknown ``--inference``, ``--groups`` without
+    replicates, and the options that only replicates use."""
+    if request.bootstrap_budget is not None:
+        raise InputError(
+            "--bootstrap-budget is for --engine memory: the Dask engine computes every "
+            "replicate in the same passes and has no time budget (choose --bootstrap N instead)"
+        )
+    _check_inference(request.inference)
+    n_boot = 0 if request.bootstrap is None else check_bootstrap(request.bootstrap)
+    if request.groups is not None and not n_boot:
+        option = (
+            "--engine dask and no --bootstrap N" if request.bootstrap is None else "--bootstrap 0"
+        )
+        raise InputError(NO_BOOTSTRAP_FOR_GROUPS.format(groups=request.groups, option=option))
+    if not n_boot:
+        _refuse_without_replicates(request.inference, request.seed, request.include_replicates)
+    return n_boot
+
+
+def _refuse_without_replicates(inference: str, seed: int | None, include_replicates: bool) -> None:
+    """``--engine dask`` without ``--bootstrap N`` draws no replicate: the options that are about
+    replicates are refused, never ignored."""
+    if inference == "bootstrap":
+        raise InputError(
+            "--inference bootstrap with --engine dask needs --bootstrap N (Poisson "
+            "replicates); without it the intervals are the analytic ones of --inference auto"
+        )
+    if seed is not None:
+        raise InputError(
+            "--seed is the bootstrap's seed: with --engine dask give --bootstrap N too (the "
+            "analytic intervals draw nothing)"
+        )
+    if include_replicates:
+        raise InputError(
+            "--include-replicates with --engine dask needs --bootstrap N (no replicates "
+            "are drawn without it)"
+        )
+
+
+def shared_options(
+    request: Request, checked: Checked, relevance: Any, n_dropped: int
+) -> dict[str, Any]:
+    """The options of :func:`ranklens.evaluate_models` that both engines take, by its names."""
+    return dict(
+        title=request.report_title,
+        target=request.target,
+        alpha=request.alpha,
+        relevance=relevance,
+        event_threshold=request.event_threshold,
+        events=checked.event_spec,
+        budget=request.budget,
+        cost_per_target=request.cost_per_target,
+        value_margin=request.value_margin,
+        cost_benefit=checked.payoffs,
+        n_bootstrap=checked.n_bootstrap,
+        random_state=checked.seed,
+        n_dropped=n_dropped,
+    )
