@@ -149,7 +149,7 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
     )
     t_scipy = (time.perf_counter() - start) * n_boot / scipy_reps
     print(f"2. compare_models, 4 measures, 2 models, {n_boot} replicates, n = {n_small:.0e}")
-    print(f"  ranklens (default, \"auto\")  {t_rl:8.2f} s")
+    print(f'  ranklens (default, "auto")  {t_rl:8.2f} s')
     print(f"  ranklens (percentile)       {t_rl_pct:8.2f} s")
     print(
         f"  scipy.stats.bootstrap       {t_scipy:8.2f} s  (timed on {scipy_reps} replicates, "
