@@ -39,7 +39,6 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -87,7 +86,6 @@ from ranklens._validation import (
 from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import curve_helpers as _xh
 from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
-from ranklens._xp import measure_routes as _routes
 from ranklens._xp import measures as _xm
 from ranklens._xp import ranked_keys as _xk  # likewise
 from ranklens._xp import targeting as _xpt
@@ -95,40 +93,6 @@ from ranklens._xp import to_host
 from ranklens._xp.measures import device_inputs
 from ranklens._xp.rank import EXACT_LIMIT
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
-
-
-def _curve_kernels() -> ModuleType:
-    """:mod:`ranklens._kernels.curves` (importing it imports numba)."""
-    from ranklens._kernels import curves
-
-    return curves
-
-
-def _trapezoid(x: FloatArray, y: FloatArray) -> float:
-    if _routes.curve_helper_numpy(x.shape[0], lambda: _curve_kernels().trapezoid):
-        return _xh.trapezoid_numpy(x, y)
-    return float(_curve_kernels().trapezoid(x, y))
-
-
-def _interp_sorted(xq: FloatArray, xp: FloatArray, fp: FloatArray) -> FloatArray:
-    if _routes.curve_helper_numpy(
-        max(xq.shape[0], xp.shape[0]), lambda: _curve_kernels().interp_sorted
-    ):
-        return _xh.interp_sorted_numpy(xq, xp, fp)
-    return _curve_kernels().interp_sorted(xq, xp, fp)
-
-
-def _roc_sums(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, float]:
-    if _routes.curve_helper_numpy(tp.shape[0], lambda: _curve_kernels().roc_sums):
-        return _xh.roc_sums_numpy(tp, fp, p, n)
-    return _curve_kernels().roc_sums(tp, fp, p, n)
-
-
-def _lift_area(x: FloatArray, g: FloatArray) -> float:
-    if _routes.curve_helper_numpy(x.shape[0], lambda: _curve_kernels().lift_area):
-        return _xh.lift_area_numpy(x, g)
-    return float(_curve_kernels().lift_area(x, g))
-
 
 # The business measures sort by prediction; on a continuous y_true their default events (its
 # top 10 %) are a quantile of y_true, an order statistic of the truth as well.
@@ -424,7 +388,7 @@ def _perfect_gain(ranked: Ranked) -> tuple[FloatArray, float, FloatArray, FloatA
         return np.minimum(x / p, 1.0), 1.0 - p / 2.0, vx, vg
     cw, cr = _perfect_vertices(ranked.target)
     vx, vg = cw / cw[-1], cr / cr[-1]
-    return _interp_sorted(x, vx, vg), _trapezoid(vx, vg), vx, vg
+    return _xh.interp_sorted(x, vx, vg), _xh.trapezoid(vx, vg), vx, vg
 
 
 def _interp_depth(depth: Any, x: FloatArray, values: FloatArray, *, allow_zero: bool) -> Any:
@@ -555,7 +519,7 @@ def _auc_ks(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, 
     e = product_exponent(max(p, n))
     if e:
         tp, fp, p, n = np.ldexp(tp, -e), np.ldexp(fp, -e), math.ldexp(p, -e), math.ldexp(n, -e)
-    twice_area, ks = _roc_sums(tp, fp, p, n)
+    twice_area, ks = _xh.roc_sums(tp, fp, p, n)
     return twice_area / (2.0 * p * n), ks
 
 
@@ -771,7 +735,7 @@ def _gain(ranked: Ranked, func: str = "gain curve") -> GainCurveResult:
             int(ranked.total_events),
         )
     else:
-        area = _trapezoid(x, gain)
+        area = _xh.trapezoid(x, gain)
     if math.isnan(area):
         ratio = math.nan
     elif perfect_area > 0.5:
@@ -998,8 +962,8 @@ def _lift(ranked: Ranked) -> LiftCurveResult:
         thresholds=ranked.thresholds[1:],
         random_lift=np.ones_like(x[1:]),
         perfect_lift=perfect[1:] / x[1:],
-        area=_lift_area(x, gain) if ranked.total_events > 0 else math.nan,
-        perfect_area=_lift_area(vx, vg) if ranked.total_events > 0 else math.nan,
+        area=_xh.lift_area(x, gain) if ranked.total_events > 0 else math.nan,
+        perfect_area=_xh.lift_area(vx, vg) if ranked.total_events > 0 else math.nan,
         total_events=ranked.total_events,
         total_weight=ranked.total_weight,
         event_definition=ranked.target.definition,
@@ -1395,7 +1359,7 @@ def _profit(ranked: Ranked, spec: ProfitSpec, budget: float | None) -> ProfitCur
         perfect = spec.profit(cw, perfect_tp, cw - perfect_tp, p, n)
     else:
         vx, vv = _perfect_vertices(ranked.target)
-        perfect = spec.profit(cw, _interp_sorted(cw, vx, vv), cw, p, n)
+        perfect = spec.profit(cw, _xh.interp_sorted(cw, vx, vv), cw, p, n)
     i = _best(profit)
     budget_fields: dict[str, Any] = {
         "max_targets": None,
@@ -1431,7 +1395,7 @@ def _profit(ranked: Ranked, spec: ProfitSpec, budget: float | None) -> ProfitCur
         profit=profit,
         random_profit=random_profit,
         perfect_profit=perfect,
-        area=_trapezoid(x, profit),
+        area=_xh.trapezoid(x, profit),
         best_profit=float(profit[i]),
         best_fraction=float(x[i]),
         best_n_targeted=float(cw[i]),

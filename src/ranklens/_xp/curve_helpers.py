@@ -8,6 +8,8 @@ kernel is a sequential ``np.cumsum`` started from the kernel's first value (neve
 pairwise order rounds differently). A small curve on a process whose kernels are not loaded runs
 these instead (below ``ranklens._route.POLICY.curve_helpers_numpy_below`` points): loading the first
 kernel costs importing numba and starting LLVM (0.5-0.8 s), more than the whole curve.
+:func:`trapezoid`, :func:`roc_sums`, :func:`interp_sorted` and :func:`lift_area` take that route
+(:func:`ranklens._xp.measure_routes.curve_helper_numpy`) and call the form it picks.
 
 Formulas
 --------
@@ -36,10 +38,22 @@ operating characteristic (ROC) curve. *Radiology* 143(1), 29-36.
 from __future__ import annotations
 
 import math
+from types import ModuleType
 
 import numpy as np
 
-__all__ = ["interp_sorted_numpy", "lift_area_numpy", "roc_sums_numpy", "trapezoid_numpy"]
+from ranklens._xp import measure_routes as _routes
+
+__all__ = [
+    "interp_sorted",
+    "interp_sorted_numpy",
+    "lift_area",
+    "lift_area_numpy",
+    "roc_sums",
+    "roc_sums_numpy",
+    "trapezoid",
+    "trapezoid_numpy",
+]
 
 
 def _sequential_sum(start: float, terms: np.ndarray) -> float:
@@ -125,3 +139,41 @@ def lift_area_numpy(x: object, g: object) -> float:
     a = g[1:-1] - b * x0
     logs = np.fromiter(map(math.log1p, (dx / x0).tolist()), dtype=np.float64, count=dx.shape[0])
     return _sequential_sum(start, a * logs + b * dx)
+
+
+def _curve_kernels() -> ModuleType:
+    """:mod:`ranklens._kernels.curves` (importing it imports numba)."""
+    from ranklens._kernels import curves
+
+    return curves
+
+
+def trapezoid(x: np.ndarray, y: np.ndarray) -> float:
+    """The trapezoid area of the points ``(x, y)``, by the kernel or its NumPy form."""
+    if _routes.curve_helper_numpy(x.shape[0], lambda: _curve_kernels().trapezoid):
+        return trapezoid_numpy(x, y)
+    return float(_curve_kernels().trapezoid(x, y))
+
+
+def interp_sorted(xq: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
+    """``fp`` interpolated at the sorted queries ``xq``, by the kernel or its NumPy form."""
+    if _routes.curve_helper_numpy(
+        max(xq.shape[0], xp.shape[0]), lambda: _curve_kernels().interp_sorted
+    ):
+        return interp_sorted_numpy(xq, xp, fp)
+    return np.asarray(_curve_kernels().interp_sorted(xq, xp, fp))
+
+
+def roc_sums(tp: np.ndarray, fp: np.ndarray, p: float, n: float) -> tuple[float, float]:
+    """Twice the AUC times ``p n`` and the KS statistic, by the kernel or its NumPy form."""
+    if _routes.curve_helper_numpy(tp.shape[0], lambda: _curve_kernels().roc_sums):
+        return roc_sums_numpy(tp, fp, p, n)
+    twice, ks = _curve_kernels().roc_sums(tp, fp, p, n)
+    return twice, ks
+
+
+def lift_area(x: np.ndarray, g: np.ndarray) -> float:
+    """The area under the lift curve of the gain polyline, by the kernel or its NumPy form."""
+    if _routes.curve_helper_numpy(x.shape[0], lambda: _curve_kernels().lift_area):
+        return lift_area_numpy(x, g)
+    return float(_curve_kernels().lift_area(x, g))
