@@ -34,6 +34,7 @@ from ranklens._xp.compiled import kernel_ready
 from ranklens._xp.summary import summary_sums
 
 __all__ = [
+    "SWEEP_NUMPY_SECONDS",
     "curve_helper_numpy",
     "dcg_numpy",
     "libm_ufuncs",
