@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens import _budget, _cache, _resampling, _route, ranking
+from ranklens import _budget, _cache, _rank_sweep, _resampling, _route, ranking
 from ranklens._kernels import compare as _kc
 from ranklens._route import POLICY
 from ranklens._xp import measure_routes
@@ -283,10 +283,10 @@ def test_concordance_profile_field_containers(monkeypatch, field_containers):
 
 def test_weighted_concordance_profile_takes_the_kernels(monkeypatch):
     monkeypatch.setattr(
-        ranking, "envelope_by_comparison", lambda *a: pytest.fail("weighted: the kernel")
+        _rank_sweep, "envelope_by_comparison", lambda *a: pytest.fail("weighted: the kernel")
     )
     monkeypatch.setattr(
-        ranking, "per_row_pair_counts", lambda *a: pytest.fail("weighted: the kernel")
+        _rank_sweep, "per_row_pair_counts", lambda *a: pytest.fail("weighted: the kernel")
     )
     monkeypatch.setattr(measure_routes, "sweep_numpy", lambda n: True)
     rng = np.random.default_rng(2)

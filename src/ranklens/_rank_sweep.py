@@ -16,12 +16,15 @@ from typing import Any
 import numpy as np
 
 from ranklens._shared import RANK_SEQUENCE, RANK_SWEEP, shared, sharing
+from ranklens._xp import measure_routes as _routes
 from ranklens._xp import sequence as _xs
+from ranklens._xp.summary import envelope_by_comparison, per_row_pair_counts
 
 __all__ = [
     "noether_variances",
     "pair_class_stats",
     "pair_counts_per_row",
+    "profile_counts",
     "rank_sweep",
     "tau_c_from_classes",
 ]
@@ -30,6 +33,13 @@ __all__ = [
 _ONE = np.ones(1, np.int64)
 _NO_INT = np.empty(0, np.int64)
 _NO_FLOAT = np.empty(0, np.float64)
+
+
+def _ranking_kernels() -> Any:
+    """:mod:`ranklens._kernels.ranking`, imported (and numba with it) on the first kernel call."""
+    from ranklens._kernels import ranking
+
+    return ranking
 
 
 def noether_variances(
@@ -125,6 +135,64 @@ def pair_counts_per_row(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
     proto = _k.record_prototype(y.size, unit=True)
     _k.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
     return out
+
+
+def profile_counts(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, ...]:
+    """What the concordance profile reads of every row, by one sweep (or by comparing the rows).
+
+    Parameters
+    ----------
+    y, p : ndarray of float64, shape (n,)
+        The truth and the prediction (validated, finite).
+    w : ndarray of float64, shape (n,), or None
+        Case weights.
+
+    Returns
+    -------
+    weights, y_rank, ytot, correct, envelope, pred_rank : ndarray
+        The weights (ones without ``w``); each row's dense rank of ``y`` and the weight of each
+        distinct ``y``; in the order of the sequence (decreasing prediction), each row's weight
+        of partners ordered correctly (a tie in the prediction counting 1/2) and its locally
+        optimal envelope; each row's rank of the prediction. Small unweighted inputs, while the
+        sweep kernel has no machine code, compare the rows in NumPy
+        (:func:`ranklens._xp.measure_routes.pair_counts_numpy`): the same integers, so the same
+        numbers bit for bit.
+    """
+    n = y.size
+    # small: the NumPy sequence, without importing numba (ranklens._xp.sequence)
+    order, key, pkey, y_rank, pred_rank, n_y, _ = _xs.sequence(y, p, need_pred_rank=True)
+    weights = np.ones(n) if w is None else w
+    w_seq = weights[order]
+    # small, unweighted and the kernels not loaded: the counts and the envelope by comparing the
+    # rows (the same integers, so the same numbers bit for bit), nothing compiled
+    cold = w is None and _routes.pair_counts_numpy(n)
+    if cold:
+        compared = per_row_pair_counts(np, y, p)
+        conc, tied_pred = compared[0].astype(np.float64), compared[3].astype(np.float64)
+    elif w is None:
+        # The integer sweep of per_observation_pair_counts (one compiled kernel fewer on a first
+        # call); its counts are the float sweep's with unit weights, exactly (below 2**53).
+        kernels = _ranking_kernels()
+        counts = [np.empty(n, np.int64) for _ in range(5)]
+        proto = kernels.record_prototype(n, unit=True)
+        kernels.sweep(key, pkey, n_y, _ONE, True, proto, order, *counts)
+        conc, tied_pred = counts[0].astype(np.float64), counts[3].astype(np.float64)
+    else:
+        kernels = _ranking_kernels()
+        conc, tied_pred = np.empty(n), np.empty(n)
+        unused = [np.empty(n) for _ in range(3)]
+        proto = kernels.record_prototype(n, unit=False)
+        kernels.sweep(
+            key, pkey, n_y, w_seq, False, proto, order, conc, unused[0], unused[1], tied_pred,
+            unused[2],
+        )  # fmt: skip
+    ytot = np.bincount(y_rank, weights=weights)
+    correct = conc + tied_pred / 2
+    if cold and not _routes.ranking_kernel_loaded("concordance_envelope_kernel"):
+        envelope = envelope_by_comparison(key, pkey, n_y, w_seq)
+    else:
+        envelope = _ranking_kernels().concordance_envelope(key, pkey, n_y, w_seq)
+    return weights, y_rank, ytot, correct, envelope, pred_rank
 
 
 def pair_class_stats(stats: np.ndarray, exact: bool) -> dict[str, Any]:

@@ -49,6 +49,7 @@ from ranklens._rank_sweep import (
     noether_variances,
     pair_class_stats,
     pair_counts_per_row,
+    profile_counts,
     rank_sweep,
     tau_c_from_classes,
 )
@@ -77,7 +78,6 @@ from ranklens._xp import measures as _xm
 from ranklens._xp import sequence as _xs
 from ranklens._xp.measures import device_inputs, device_point
 from ranklens._xp.summary import (
-    envelope_by_comparison,
     per_row_pair_counts,
     summary_sums,
     weighted_summary_sums,
@@ -1537,50 +1537,10 @@ def concordance_profile(
     370-377. doi:10.1109/ICDM.2005.126
     """
     y, p, w = _inputs(y_true, y_pred, sample_weight)
-    n = y.size
-    # small: the NumPy sequence, without importing numba (ranklens._xp.sequence)
-    order, key, pkey, y_rank, pred_rank, n_y, _ = _xs.sequence(y, p, need_pred_rank=True)
-    weights = np.ones(n) if w is None else w
-    w_seq = weights[order]
-    # small, unweighted and the kernels not loaded: the counts and the envelope by comparing the
-    # rows (the same integers, so the same numbers bit for bit), nothing compiled
-    cold = w is None and _routes.pair_counts_numpy(n)
-    if w is None:
-        # The integer sweep of per_observation_pair_counts (one compiled kernel fewer on a first
-        # call); its counts are the float sweep's with unit weights, exactly (below 2**53).
-        if cold:
-            counts = list(per_row_pair_counts(np, y, p))
-        else:
-            counts = [np.empty(n, np.int64) for _ in range(5)]
-            _k.sweep(key, pkey, n_y, _ONE, True, _k.record_prototype(n, True), order, *counts)
-        conc, tied_pred = counts[0].astype(np.float64), counts[3].astype(np.float64)
-    else:
-        conc, tied_pred = np.empty(n), np.empty(n)
-        unused = [np.empty(n) for _ in range(3)]
-        proto = _k.record_prototype(n, unit=False)
-        _k.sweep(
-            key,
-            pkey,
-            n_y,
-            w_seq,
-            False,
-            proto,
-            order,
-            conc,
-            unused[0],
-            unused[1],
-            tied_pred,
-            unused[2],
-        )
-    ytot = np.bincount(y_rank, weights=weights)
-    correct = conc + tied_pred / 2
-    if cold and not _routes.ranking_kernel_loaded("concordance_envelope_kernel"):
-        envelope = envelope_by_comparison(key, pkey, n_y, w_seq)
-    else:
-        envelope = _k.concordance_envelope(key, pkey, n_y, w_seq)
+    weights, y_rank, ytot, correct, envelope, pred_rank = profile_counts(y, p, w)
     shown = _xs.order_by_pred(pred_rank)
     return _concordance_profile_from_counts(
-        weights, y_rank, ytot, correct, envelope, np.arange(n), order=shown, stacklevel=5
+        weights, y_rank, ytot, correct, envelope, np.arange(y.size), order=shown, stacklevel=5
     )
 
 
