@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -21,12 +22,17 @@ from ranklens._xp import sequence as _xs
 from ranklens._xp.summary import envelope_by_comparison, per_row_pair_counts
 
 __all__ = [
+    "SUMMARY_CLASSES",
     "noether_variances",
     "pair_class_stats",
     "pair_counts_per_row",
     "profile_counts",
     "rank_sweep",
+    "rank_value",
+    "spearman_from_limbs",
+    "spearman_from_sums",
     "tau_c_from_classes",
+    "weighted_spearman",
 ]
 
 # The sweep's unit weight and its empty per-row outputs (no per-row counts are kept).
@@ -228,6 +234,87 @@ def pair_class_stats(stats: np.ndarray, exact: bool) -> dict[str, Any]:
         "distinct_y": all_pairs - tied_y,
         "distinct_pred": all_pairs - tied_p,
     }
+
+
+#: The pair-class totals of a summary, as :func:`pair_class_stats` names them.
+SUMMARY_CLASSES = (
+    "concordant",
+    "discordant",
+    "tied_true_only",
+    "tied_pred_only",
+    "tied_both",
+    "distinct_y",
+    "distinct_pred",
+)
+
+
+def exact_number(value: Fraction) -> int | Fraction:
+    """An exact count as an ``int`` when integral, else the ``Fraction`` itself."""
+    return int(value) if value.denominator == 1 else value
+
+
+def spearman_from_sums(
+    n: int, s2: int, wy: int, t_pred: int, t_y: int
+) -> tuple[float, int | Fraction]:
+    """Midrank Spearman rho and R from exact sums (Python ints), unweighted.
+
+    With a, b the prediction and truth midranks, S2 = sum (2a)(2b), WY = sum_i 2a_i (2 L_i + c_i -
+    m_i) (within the y tie group of i, size m_i: L_i rows with a smaller prediction, c_i with the
+    same), Tp / Ty = sum t^3 - t over tie groups: 4 sum (a - abar)(b - bbar) = S2 - n(n+1)^2 and
+    R = sum over discordant pairs of |a_i - a_j| = [(n^3 - n - Tp) - 3 (S2 - n(n+1)^2) - 3 WY] / 12
+    (= sum i^2 - sum i s_i without ties, Rosset, Perlich & Zadrozny 2005, Sect. 4).
+    """
+    cube = n**3 - n
+    cross = s2 - n * (n + 1) ** 2
+    r_value = exact_number(Fraction(cube - t_pred - 3 * cross - 3 * wy, 12))
+    denom = (cube - t_pred) * (cube - t_y)
+    rho = math.nan
+    if denom > 0:
+        rho = min(1.0, max(-1.0, 3 * cross / math.sqrt(denom)))
+    return rho, r_value
+
+
+def spearman_from_limbs(n: int, limbs: np.ndarray) -> tuple[float, int | Fraction]:
+    """:func:`spearman_from_sums` from the sweep's exact limb sums (no overflow for n < 2**30)."""
+    to_int = _ranking_kernels().limbs_to_int
+    s2, wy, t_pred, t_y = (to_int(limbs[2 * i], limbs[2 * i + 1]) for i in range(4))
+    return spearman_from_sums(n, s2, wy, t_pred, t_y)
+
+
+def weighted_spearman(fsums: np.ndarray) -> float:
+    """Spearman's rho of weighted midranks from the sweep's float sums."""
+    return float(_ranking_kernels().clipped_correlation(fsums[0], fsums[1], fsums[2]))
+
+
+def value_from_classes(s: dict[str, Any], which: str) -> float:
+    """Kendall's tau-b (``"tau"``), Harrell's C (``"c"``) or Somers' D (``"d"``)."""
+    if which == "d":
+        # (n_c - n_d) / n_distinct_y directly: exact integers without weights, no 2C - 1 rounding
+        if s["distinct_y"] > 0:
+            return float((s["concordant"] - s["discordant"]) / s["distinct_y"])
+        return math.nan
+    tau, c_index = tau_c_from_classes(s)
+    return tau if which == "tau" else c_index
+
+
+def rank_value(y: np.ndarray, p: np.ndarray, w: np.ndarray | None, which: str) -> float:
+    """Kendall's tau-b (``"tau"``), Spearman's rho (``"rho"``), Harrell's C (``"c"``) or Somers'
+    D (``"d"``) of validated arrays: from the NumPy sums of small unweighted inputs while the
+    sweep kernel has no machine code (:func:`ranklens._xp.measure_routes.sweep_numpy`), else
+    from one sweep; NaN where undefined (the caller warns)."""
+    if w is None and _routes.sweep_numpy(y.size):
+        sums = _routes.timed_summary_sums(y, p)
+        if which == "rho":
+            return float(
+                spearman_from_sums(y.size, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"])[0]
+            )
+        return float(value_from_classes({k: sums[k] for k in SUMMARY_CLASSES}, which))
+    stats, _, limbs, fsums, *_ = rank_sweep(y, p, w)
+    if which == "rho":
+        return (
+            float(spearman_from_limbs(y.size, limbs)[0]) if w is None else weighted_spearman(fsums)
+        )
+    return float(value_from_classes(pair_class_stats(stats, exact=w is None), which))
 
 
 def tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:

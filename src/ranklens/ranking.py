@@ -46,12 +46,18 @@ from ranklens._exact_null import (
 from ranklens._inference import tau_confidence_interval
 from ranklens._normal import ndtr as _ndtr
 from ranklens._rank_sweep import (
+    SUMMARY_CLASSES,
+    exact_number,
     noether_variances,
     pair_class_stats,
     pair_counts_per_row,
     profile_counts,
     rank_sweep,
+    rank_value,
+    spearman_from_limbs,
+    spearman_from_sums,
     tau_c_from_classes,
+    weighted_spearman,
 )
 from ranklens._registry import (
     AnalyticVariance,
@@ -135,11 +141,6 @@ __all__ = [
 ]
 
 _ONE = np.ones(1, np.int64)
-
-
-def _exact(value: Fraction) -> int | Fraction:
-    """An exact count as an ``int`` when integral, else the ``Fraction`` itself."""
-    return int(value) if value.denominator == 1 else value
 
 
 def _warn_all(reasons: list[str], stacklevel: int = 4) -> None:
@@ -394,20 +395,6 @@ def _spearman_pvalue(rho: float, n: int) -> float:
     return float(2 * _special().stdtr(n - 2, -abs(t)))
 
 
-def _spearman_from_sums(
-    n: int, s2: int, wy: int, t_pred: int, t_y: int
-) -> tuple[float, int | Fraction]:
-    """Midrank rho and R from the exact sums of :func:`_exact_spearman` (Python ints)."""
-    cube = n**3 - n
-    cross = s2 - n * (n + 1) ** 2
-    r_value = _exact(Fraction(cube - t_pred - 3 * cross - 3 * wy, 12))
-    denom = (cube - t_pred) * (cube - t_y)
-    rho = math.nan
-    if denom > 0:
-        rho = min(1.0, max(-1.0, 3 * cross / math.sqrt(denom)))
-    return rho, r_value
-
-
 def _ranking_summary_on_device(
     y_true: Any,
     y_pred: Any,
@@ -457,9 +444,9 @@ def _ranking_summary_on_device(
 def _summary_from_sums(sums: dict[str, Any], level: float, *, stacklevel: int) -> RankingSummary:
     """:class:`RankingSummary` from :func:`ranklens._xp.summary.summary_sums` (unweighted)."""
     n = sums["n"]
-    s = {k: sums[k] for k in _SUMMARY_CLASSES}
+    s = {k: sums[k] for k in SUMMARY_CLASSES}
     tau, c_index = tau_c_from_classes(s)
-    rho, r_value = _spearman_from_sums(n, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"])
+    rho, r_value = spearman_from_sums(n, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"])
     reasons = _undefined_reasons(s)
     moments = np.array(sums["moments"], dtype=float)
     inference = _unweighted_inference(
@@ -568,37 +555,6 @@ def _summary_result(
         tau_ci_approximate=approximate,
         tau_ci_reason=reason,
     )
-
-
-_SUMMARY_CLASSES = (
-    "concordant",
-    "discordant",
-    "tied_true_only",
-    "tied_pred_only",
-    "tied_both",
-    "distinct_y",
-    "distinct_pred",
-)
-
-
-def _exact_spearman(n: int, limbs: np.ndarray) -> tuple[float, int | Fraction]:
-    """Midrank Spearman rho and R from the sweep's exact limb sums (no overflow for n < 2**30).
-
-    With a, b the prediction and truth midranks, S2 = sum (2a)(2b), WY = sum_i 2a_i (2 L_i + c_i -
-    m_i) (within the y tie group of i, size m_i: L_i rows with a smaller prediction, c_i with the
-    same), Tp / Ty = sum t^3 - t over tie groups: 4 sum (a - abar)(b - bbar) = S2 - n(n+1)^2 and
-    R = sum over discordant pairs of |a_i - a_j| = [(n^3 - n - Tp) - 3 (S2 - n(n+1)^2) - 3 WY] / 12
-    (= sum i^2 - sum i s_i without ties, Rosset, Perlich & Zadrozny 2005, Sect. 4).
-    """
-    s2, wy, t_pred, t_y = (_k.limbs_to_int(limbs[2 * i], limbs[2 * i + 1]) for i in range(4))
-    cube = n**3 - n
-    cross = s2 - n * (n + 1) ** 2
-    r_value = _exact(Fraction(cube - t_pred - 3 * cross - 3 * wy, 12))
-    denom = (cube - t_pred) * (cube - t_y)
-    rho = math.nan
-    if denom > 0:
-        rho = min(1.0, max(-1.0, 3 * cross / math.sqrt(denom)))
-    return rho, r_value
 
 
 def _undefined_reasons(s: dict[str, Any]) -> list[str]:
@@ -1201,35 +1157,7 @@ def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _warn_if_undefined(device_point(y_true, y_pred, sample_weight, which), which)
     y, p, w = _inputs(y_true, y_pred, sample_weight)
-    if w is None and _routes.sweep_numpy(y.size):
-        sums = _routes.timed_summary_sums(y, p)
-        if which == "rho":
-            value, _ = _spearman_from_sums(
-                y.size, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"]
-            )
-        else:
-            value = _value_from_classes({k: sums[k] for k in _SUMMARY_CLASSES}, which)
-        return _warn_if_undefined(float(value), which)
-    stats, _, limbs, fsums, *_ = rank_sweep(y, p, w)
-    if which == "rho":
-        if w is None:
-            value, _ = _exact_spearman(y.size, limbs)
-        else:
-            value = _k.clipped_correlation(fsums[0], fsums[1], fsums[2])
-    else:
-        value = _value_from_classes(pair_class_stats(stats, exact=w is None), which)
-    return _warn_if_undefined(float(value), which)
-
-
-def _value_from_classes(s: dict[str, Any], which: str) -> float:
-    """Kendall's tau-b (``"tau"``), Harrell's C (``"c"``) or Somers' D (``"d"``)."""
-    if which == "d":
-        # (n_c - n_d) / n_distinct_y directly: exact integers without weights, no 2C - 1 rounding
-        if s["distinct_y"] > 0:
-            return float((s["concordant"] - s["discordant"]) / s["distinct_y"])
-        return math.nan
-    tau, c_index = tau_c_from_classes(s)
-    return tau if which == "tau" else c_index
+    return _warn_if_undefined(rank_value(y, p, w, which), which)
 
 
 def _warn_if_undefined(value: float, which: str) -> float:
@@ -1337,9 +1265,9 @@ def ranking_summary(
     s = pair_class_stats(stats, exact=w is None)
     r_value: int | Fraction | float
     if w is None:
-        rho, r_value = _exact_spearman(n, limbs)
+        rho, r_value = spearman_from_limbs(n, limbs)
     else:
-        rho = float(_k.clipped_correlation(fsums[0], fsums[1], fsums[2]))
+        rho = weighted_spearman(fsums)
         r_value = float(fsums[1] - fsums[0] - fsums[3] / 2)
     tau, c_index = tau_c_from_classes(s)
     reasons = _undefined_reasons(s)
@@ -2062,7 +1990,7 @@ def partial_kendall_tau(
     pred_sizes = np.diff(np.flatnonzero(np.r_[True, pkey[1:] != pkey[:-1], True]))
     s = pair_class_stats(stats, exact=True)
     diff_pairs = s["distinct_y"]
-    misordered = _exact(s["discordant"] + Fraction(s["tied_pred_only"], 2))
+    misordered = exact_number(s["discordant"] + Fraction(s["tied_pred_only"], 2))
     reasons = []
     if diff_pairs == 0:
         reasons.append("all observations fall in one bin: partial tau is undefined")
@@ -2167,7 +2095,7 @@ def partial_spearman_rho(
     _warn_all(reasons)
     return PartialRankingResult(
         statistic=statistic,
-        misordered=_exact(misordered),
+        misordered=exact_number(misordered),
         null_mean=denom / 2,
         null_variance=var0,
         pvalue=pvalue,
