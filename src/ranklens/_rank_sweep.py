@@ -32,6 +32,7 @@ __all__ = [
     "spearman_from_limbs",
     "spearman_from_sums",
     "tau_c_from_classes",
+    "tie_cubes",
     "weighted_spearman",
 ]
 
@@ -315,6 +316,11 @@ def rank_value(y: np.ndarray, p: np.ndarray, w: np.ndarray | None, which: str) -
             float(spearman_from_limbs(y.size, limbs)[0]) if w is None else weighted_spearman(fsums)
         )
     return float(value_from_classes(pair_class_stats(stats, exact=w is None), which))
+
+
+def tie_cubes(sizes: np.ndarray) -> int:
+    """Exact ``sum(t**3 - t)`` over tie-group sizes (Spearman's tie correction), a Python int."""
+    return int(_ranking_kernels().sum_t3_minus_t(sizes))
 
 
 def tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:

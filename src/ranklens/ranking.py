@@ -31,7 +31,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -57,6 +57,7 @@ from ranklens._rank_sweep import (
     spearman_from_limbs,
     spearman_from_sums,
     tau_c_from_classes,
+    tie_cubes,
     weighted_spearman,
 )
 from ranklens._registry import (
@@ -77,7 +78,6 @@ from ranklens._validation import (
     check_sample_weight,
     check_sample_weight_scaled,
 )
-from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import curves as _xpc
 from ranklens._xp import measure_routes as _routes
 from ranklens._xp import measures as _xm
@@ -89,34 +89,6 @@ from ranklens._xp.summary import (
     weighted_summary_sums,
 )
 from ranklens.exceptions import warn_undefined
-
-if TYPE_CHECKING:
-    from ranklens._kernels import curve_sweeps as _kcs
-    from ranklens._kernels import ranking as _k
-else:
-
-    class _Kernels:
-        """A kernel module, imported (and numba with it, about 0.5 s) on its first use: a small
-        unweighted ``ranking_summary`` or rank measure runs in NumPy and never needs it."""
-
-        def __init__(self, load: Any) -> None:
-            self._load = load
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._load(), name)
-
-    def _ranking_kernels() -> ModuleType:
-        from ranklens._kernels import ranking
-
-        return ranking
-
-    def _curve_sweep_kernels() -> ModuleType:
-        from ranklens._kernels import curve_sweeps
-
-        return curve_sweeps
-
-    _k = _Kernels(_ranking_kernels)
-    _kcs = _Kernels(_curve_sweep_kernels)
 
 __all__ = [
     "ConcordanceProfileResult",
@@ -139,8 +111,6 @@ __all__ = [
     "tau_confidence_interval",
     "tau_normalized",
 ]
-
-_ONE = np.ones(1, np.int64)
 
 
 def _warn_all(reasons: list[str], stacklevel: int = 4) -> None:
@@ -1562,16 +1532,14 @@ def _cutoff_auc_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndar
     # (the same digits, as cutoff_auc_curve's rescaling to mean 1 keeps its sums representable)
     e = product_exponent(float(w.sum(axis=1).max())) if w.size else 0
     w = np.ldexp(w, -e) if e else w
-    if _band_routes.numpy_route(w.shape[1], "cutoff_auc_grid"):  # small: NumPy, the same bits
-        return _xpc.cutoff_auc_grid_numpy(w, order, key, pkey, n_y, grid)
-    return np.asarray(_kcs.cutoff_auc_grid(w, order, key, pkey, n_y, grid))
+    return _xpc.cutoff_auc_grid_host(w, order, key, pkey, n_y, grid)
 
 
 def _rank_lift_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarray) -> np.ndarray:
     """Rank lift of each weight row at ``grid`` (:func:`ranklens._kernels.curve_sweeps`)."""
     order, key, pkey, n_y = state
     w = np.ascontiguousarray(weights)
-    return np.asarray(_kcs.rank_lift_grid(w, order, key, pkey, n_y, grid))
+    return _xpc.rank_lift_grid_host(w, order, key, pkey, n_y, grid)
 
 
 def _cutoff_auc_from_cuts(
@@ -1604,19 +1572,32 @@ def _cutoff_auc_from_cuts(
         u[c] = (acc - wp * (wp + 1)) / 2 if unit else acc - 0.5 * wp * wp
         gap[c] = 0.5 * (float(weights[v]) + float(weights[v - 1]))
     total = float(sum(weights)) if unit else math.fsum(weights)
+    return _cutoff_auc_result(positives, u, gap, total)
+
+
+def _cutoff_auc_result(
+    positives: np.ndarray, u: np.ndarray, gap: np.ndarray, total: float, weight_scale: float = 1.0
+) -> CutoffAUCResult:
+    """The curve from each cut's positive weight, Mann-Whitney sum ``u`` and half-gap weight
+    (Rosset, Perlich & Zadrozny 2005, Fig. 2): ``AUC_c = u_c / (P_c (W - P_c))`` and each cut's
+    width ``gap_c P_c (W - P_c)``. ``weight_scale`` takes the counts back to the weights' given
+    scale (positives: weight; widths: weight^3), one factor at a time."""
     pairs = positives * (total - positives)
-    auc = np.clip(u / pairs, 0.0, 1.0)
+    auc = np.clip(u / pairs, 0.0, 1.0)  # round-off in the weighted sums
     pair_weight = gap * pairs
     edges = np.concatenate(([0.0], np.cumsum(pair_weight) / pair_weight.sum()))
     area = float(np.sum(pair_weight * auc) / pair_weight.sum())
-    return CutoffAUCResult(
-        n_positive=positives,
-        fraction_positive=positives / total,
-        auc=auc,
-        pair_weight=pair_weight,
-        x_edges=edges,
-        area=area,
-    )
+    if weight_scale == 1.0:
+        return CutoffAUCResult(positives, positives / total, auc, pair_weight, edges, area)
+    with np.errstate(over="ignore", under="ignore"):
+        return CutoffAUCResult(
+            n_positive=positives * weight_scale,
+            fraction_positive=positives / total,
+            auc=auc,
+            pair_weight=pair_weight * weight_scale * weight_scale * weight_scale,
+            x_edges=edges,
+            area=area,
+        )
 
 
 @register_curve(
@@ -1681,26 +1662,8 @@ def cutoff_auc_curve(
         empty = np.empty(0)
         return CutoffAUCResult(empty, empty, empty, empty, np.zeros(1), math.nan)
     order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p)  # small: NumPy, without numba
-    if _band_routes.numpy_route(y.size, "cutoff_auc_sums"):  # small: NumPy, the same bits
-        positives, u, gap = _xpc.cutoff_auc_sums_numpy(key, pkey, n_y, weights[order])
-    else:
-        positives, u, gap = _k.cutoff_auc_sums(key, pkey, n_y, weights[order])
-    pairs = positives * (total - positives)
-    auc = np.clip(u / pairs, 0.0, 1.0)  # round-off in the weighted sums
-    pair_weight = gap * pairs
-    edges = np.concatenate(([0.0], np.cumsum(pair_weight) / pair_weight.sum()))
-    area = float(np.sum(pair_weight * auc) / pair_weight.sum())
-    # The weights were rescaled to mean 1 for the sums; the counts go back to the given scale
-    # (positives: weight; pair widths: weight^3), one factor at a time.
-    with np.errstate(over="ignore", under="ignore"):
-        return CutoffAUCResult(
-            n_positive=positives * weight_scale,
-            fraction_positive=positives / total,
-            auc=auc,
-            pair_weight=pair_weight * weight_scale * weight_scale * weight_scale,
-            x_edges=edges,
-            area=area,
-        )
+    positives, u, gap = _xpc.cutoff_auc_sums_host(key, pkey, n_y, weights[order])
+    return _cutoff_auc_result(positives, u, gap, total, weight_scale)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -2085,7 +2048,7 @@ def partial_spearman_rho(
         j = np.arange(1, k.size + 2, dtype=np.float64)
         jbar = float(np.sum(j * bin_sizes) / n)
         spread = float(np.sum(bin_sizes * (j - jbar) ** 2))
-        var_pred = (n**3 - n - _k.sum_t3_minus_t(pred_sizes)) / 12
+        var_pred = (n**3 - n - tie_cubes(pred_sizes)) / 12
         var0 = var_pred * spread / (n - 1)
         if var0 > 0:
             pvalue = _normal_two_sided(float(misordered - Fraction(denom, 2)) / math.sqrt(var0))

@@ -51,17 +51,20 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._xp import argsort_stable
+from ranklens._xp import argsort_stable, band_routes
 from ranklens._xp.rank import dense_ranks, run_bounds
 
 __all__ = [
     "CurveState",
     "cutoff_auc_grid",
+    "cutoff_auc_grid_host",
     "cutoff_auc_grid_numpy",
+    "cutoff_auc_sums_host",
     "cutoff_auc_sums_numpy",
     "gain_grid_numpy",
     "prepare",
     "rank_lift_grid",
+    "rank_lift_grid_host",
     "sweep_bytes",
     "targeting_replicates_numpy",
 ]
@@ -565,3 +568,41 @@ def cutoff_auc_grid_numpy(
     a = np.sum(wp <= 0.0, axis=1)
     b = a + np.sum(inside, axis=1)
     return _interp_rows(np, xs, ys, a, b, grid)
+
+
+# ------------------------------------------------------------------------------------------------
+# On the host: the kernel, or its NumPy form on small inputs (ranklens._xp.band_routes decides)
+
+
+def cutoff_auc_sums_host(
+    key: np.ndarray, pkey: np.ndarray, n_y: int, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each cut's positive weight, Mann-Whitney sum and half-gap weight
+    (:func:`ranklens._kernels.curve_sweeps.cutoff_auc_sums`, or :func:`cutoff_auc_sums_numpy`
+    with the same bits on small inputs)."""
+    if band_routes.numpy_route(w.shape[0], "cutoff_auc_sums"):
+        return cutoff_auc_sums_numpy(key, pkey, n_y, w)
+    from ranklens._kernels import ranking as kernels  # imports numba
+
+    positives, u, gap = kernels.cutoff_auc_sums(key, pkey, n_y, w)
+    return positives, u, gap
+
+
+def cutoff_auc_grid_host(
+    w: np.ndarray, order: np.ndarray, key: np.ndarray, pkey: np.ndarray, n_y: int, grid: np.ndarray
+) -> np.ndarray:
+    """The cutoff AUC of each weight row at ``grid`` (the kernel, or its NumPy form)."""
+    if band_routes.numpy_route(w.shape[1], "cutoff_auc_grid"):  # small: NumPy, the same bits
+        return cutoff_auc_grid_numpy(w, order, key, pkey, n_y, grid)
+    from ranklens._kernels import curve_sweeps  # imports numba
+
+    return np.asarray(curve_sweeps.cutoff_auc_grid(w, order, key, pkey, n_y, grid))
+
+
+def rank_lift_grid_host(
+    w: np.ndarray, order: np.ndarray, key: np.ndarray, pkey: np.ndarray, n_y: int, grid: np.ndarray
+) -> np.ndarray:
+    """The rank lift of each weight row at ``grid`` (the kernel)."""
+    from ranklens._kernels import curve_sweeps  # imports numba
+
+    return np.asarray(curve_sweeps.rank_lift_grid(w, order, key, pkey, n_y, grid))
