@@ -83,8 +83,8 @@ from ranklens._validation import (
     check_sample_weight,
     relevance_values,
 )
-from ranklens._xp import band_routes as _band_routes
 from ranklens._xp import curve_helpers as _xh
+from ranklens._xp import curves as _xpc
 from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
 from ranklens._xp import measures as _xm
 from ranklens._xp import ranked_keys as _xk  # likewise
@@ -801,17 +801,7 @@ def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: boo
         np.ascontiguousarray(grid, dtype=np.float64),
         lift,
     )
-    # small, not compiled: NumPy, the same bits (decided without importing numba)
-    if _band_routes.numpy_route(w.shape[1], "gain_grid_serial", "gain_grid_parallel"):
-        from ranklens._xp.curves import gain_grid_numpy
-
-        return gain_grid_numpy(*args)
-    from ranklens._kernels import curve_sweeps
-
-    chunks = _band_routes.parallel_chunks(w.shape[0], w.shape[1])
-    if chunks:
-        return curve_sweeps.gain_grid_parallel(*args, chunks)
-    return curve_sweeps.gain_grid_serial(*args)
+    return _xpc.gain_grid_host(*args)
 
 
 def _gain_sweep(state: Any, weights: np.ndarray, grid: np.ndarray) -> Any:
@@ -1602,18 +1592,7 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
         codes,
         depths,
     )
-    kernels = ("targeting_replicates_serial", "targeting_replicates_parallel")
-    # small, not compiled: NumPy, the same bits (decided without importing numba)
-    if _band_routes.numpy_route(w.shape[1], *kernels):
-        from ranklens._xp.curves import targeting_replicates_numpy
-
-        return targeting_replicates_numpy(*args)
-    from ranklens._kernels import curve_sweeps
-
-    chunks = _band_routes.parallel_chunks(w.shape[0], w.shape[1] * state.orders.shape[0])
-    if chunks:
-        return curve_sweeps.targeting_replicates_parallel(*args, chunks)
-    return curve_sweeps.targeting_replicates_serial(*args)
+    return _xpc.targeting_replicates_host(*args)
 
 
 # ------------------------------------------------------------------------------------------------

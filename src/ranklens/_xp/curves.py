@@ -61,11 +61,13 @@ __all__ = [
     "cutoff_auc_grid_numpy",
     "cutoff_auc_sums_host",
     "cutoff_auc_sums_numpy",
+    "gain_grid_host",
     "gain_grid_numpy",
     "prepare",
     "rank_lift_grid",
     "rank_lift_grid_host",
     "sweep_bytes",
+    "targeting_replicates_host",
     "targeting_replicates_numpy",
 ]
 
@@ -606,3 +608,34 @@ def rank_lift_grid_host(
     from ranklens._kernels import curve_sweeps  # imports numba
 
     return np.asarray(curve_sweeps.rank_lift_grid(w, order, key, pkey, n_y, grid))
+
+
+def gain_grid_host(*args: Any) -> np.ndarray:
+    """The gain (or lift) curve of each weight row on a grid: :func:`gain_grid_numpy`'s
+    arguments, by that NumPy form on small inputs (the same bits), else by the serial or
+    parallel kernel of :mod:`ranklens._kernels.curve_sweeps`."""
+    w = args[0]
+    if band_routes.numpy_route(w.shape[1], "gain_grid_serial", "gain_grid_parallel"):
+        return gain_grid_numpy(*args)
+    from ranklens._kernels import curve_sweeps  # imports numba
+
+    chunks = band_routes.parallel_chunks(w.shape[0], w.shape[1])
+    if chunks:
+        return np.asarray(curve_sweeps.gain_grid_parallel(*(*args, chunks)))
+    return np.asarray(curve_sweeps.gain_grid_serial(*args))
+
+
+def targeting_replicates_host(*args: Any) -> np.ndarray:
+    """The targeting measures' replicates: :func:`targeting_replicates_numpy`'s arguments, by
+    that NumPy form on small inputs (the same bits), else by the serial or parallel kernel of
+    :mod:`ranklens._kernels.curve_sweeps`."""
+    w, orders = args[0], args[5]
+    kernels = ("targeting_replicates_serial", "targeting_replicates_parallel")
+    if band_routes.numpy_route(w.shape[1], *kernels):
+        return targeting_replicates_numpy(*args)
+    from ranklens._kernels import curve_sweeps  # imports numba
+
+    chunks = band_routes.parallel_chunks(w.shape[0], w.shape[1] * orders.shape[0])
+    if chunks:
+        return np.asarray(curve_sweeps.targeting_replicates_parallel(*(*args, chunks)))
+    return np.asarray(curve_sweeps.targeting_replicates_serial(*args))
