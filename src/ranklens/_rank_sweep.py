@@ -135,12 +135,18 @@ def pair_counts_per_row(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
         order: the counts of :func:`ranklens.per_observation_pair_counts`, from the sweep kernel
         (:func:`ranklens._kernels.ranking.sweep`) whatever ``n``.
     """
-    from ranklens._kernels import ranking as _k  # imports numba
-
     order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
-    out = tuple(np.empty(y.size, np.int64) for _ in range(5))
-    proto = _k.record_prototype(y.size, unit=True)
-    _k.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
+    return _unit_pair_counts(order, key, pkey, n_y)
+
+
+def _unit_pair_counts(
+    order: np.ndarray, key: np.ndarray, pkey: np.ndarray, n_y: int
+) -> tuple[np.ndarray, ...]:
+    """The five per-row pair counts from the integer sweep over a sequence of unit rows."""
+    kernels = _ranking_kernels()
+    out = tuple(np.empty(order.size, np.int64) for _ in range(5))
+    proto = kernels.record_prototype(order.size, unit=True)
+    kernels.sweep(key, pkey, n_y, _ONE, True, proto, order, *out)
     return out
 
 
@@ -179,10 +185,7 @@ def profile_counts(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> tuple[
     elif w is None:
         # The integer sweep of per_observation_pair_counts (one compiled kernel fewer on a first
         # call); its counts are the float sweep's with unit weights, exactly (below 2**53).
-        kernels = _ranking_kernels()
-        counts = [np.empty(n, np.int64) for _ in range(5)]
-        proto = kernels.record_prototype(n, unit=True)
-        kernels.sweep(key, pkey, n_y, _ONE, True, proto, order, *counts)
+        counts = _unit_pair_counts(order, key, pkey, n_y)
         conc, tied_pred = counts[0].astype(np.float64), counts[3].astype(np.float64)
     else:
         kernels = _ranking_kernels()
