@@ -261,3 +261,16 @@ def per_observation_counts_vectorized(y, p):
             ((sy == 0) & (sp == 0) & off).sum(1),
         ]
     )
+
+
+def statistics_of_sums(sums, axis=-1):
+    """``(tau_b, rho, harrell_c)`` along ``axis`` from the rank kernels' group sums (their
+    order: ``ranklens._xp.rank.GROUP_SUMS``), through the one statistics code every engine
+    uses; the other axes are kept."""
+    from ranklens._registry import RankStatistic
+    from ranklens._xp.rank import GROUP_SUMS, replicate_classes
+
+    sums = np.moveaxis(np.asarray(sums, dtype=np.float64), axis, -1)
+    classes = replicate_classes({k: sums[..., i] for i, k in enumerate(GROUP_SUMS)})
+    statistics = (RankStatistic.KENDALL_TAU_B, RankStatistic.SPEARMAN_RHO, RankStatistic.HARRELL_C)
+    return np.moveaxis(np.stack([np.asarray(s(classes)) for s in statistics], axis=-1), -1, axis)

@@ -154,10 +154,7 @@ def test_warmup_compiles_every_kernel(tmp_path):
         "compare._rank_row",
         "compare.rank_replicates_parallel",
         "compare.rank_replicates_serial",
-        "ranking.weighted_rank_correlations",
-        "ranking.weighted_kendall_tau",
-        "ranking.weighted_spearman_rho",
-        "ranking.weighted_harrell_c",
+        "ranking.weighted_rank_sums",
         # the int32 level orders (the sweep reads their codes): the codes' reference
         "rank_levels._every_level_order",
         "rank_levels._level_orders_into",

@@ -19,11 +19,20 @@ from scipy import stats
 import ranklens._gpu_engine as gpu_engine
 from ranklens import compare_models, kendall_tau
 from ranklens._extras import MissingExtraError, missing_modules
-from ranklens._kernels.ranking import weighted_rank_correlations
+from ranklens._kernels.ranking import weighted_rank_sums
+from ranklens._registry import RankStatistic
 from ranklens._xp import rank as xr
 from ranklens._xp.sequence import prepare_ranks
+from reference_ranking import statistics_of_sums
 
 RANK_METRICS = ["kendall_tau", "spearman_rho", "tau_normalized", "somers_d", "rho_normalized"]
+
+
+def _values(stats):
+    """``(rows, 3)``: tau-b, rho and Harrell's C of replicate group sums (host arrays)."""
+    classes = xr.replicate_classes(stats)
+    statistics = (RankStatistic.KENDALL_TAU_B, RankStatistic.SPEARMAN_RHO, RankStatistic.HARRELL_C)
+    return np.stack([s(classes) for s in statistics], axis=1)
 
 
 def _has_gpu() -> bool:
@@ -86,10 +95,13 @@ def test_replicates_equal_numba_engine(n, ties):
     weights = rng.integers(0, 3, size=(8, n)).astype(np.int32)
     weights[0] = 0
     weights[0, :1] = 1  # a single row: every statistic undefined
-    values = xr.statistics_to_values(xr.replicate_statistics(np, xr.build_plan(np, y, p), weights))
+    values = _values(xr.replicate_statistics(np, xr.build_plan(np, y, p), weights))
     order, y_rank, pred_rank = prepare_ranks(y, p)
     ref = np.array(
-        [weighted_rank_correlations(order, y_rank, pred_rank, w.astype(float)) for w in weights]
+        [
+            statistics_of_sums(weighted_rank_sums(order, y_rank, pred_rank, w.astype(float)))
+            for w in weights
+        ]
     )
     np.testing.assert_array_equal(np.isnan(values), np.isnan(ref))
     np.testing.assert_allclose(values, ref, rtol=1e-12, atol=1e-12)
@@ -99,9 +111,11 @@ def test_fractional_weights_run_in_float64():
     rng = np.random.default_rng(3)
     y, p = _data(rng, 200)
     weights = rng.uniform(0, 2, size=(4, 200))
-    values = xr.statistics_to_values(xr.replicate_statistics(np, xr.build_plan(np, y, p), weights))
+    values = _values(xr.replicate_statistics(np, xr.build_plan(np, y, p), weights))
     order, y_rank, pred_rank = prepare_ranks(y, p)
-    ref = np.array([weighted_rank_correlations(order, y_rank, pred_rank, w) for w in weights])
+    ref = np.array(
+        [statistics_of_sums(weighted_rank_sums(order, y_rank, pred_rank, w)) for w in weights]
+    )
     np.testing.assert_allclose(values, ref, rtol=1e-12, atol=1e-12)
 
 
@@ -116,15 +130,17 @@ def test_exact_pair_counts(n, ties):
         assert counts["tied_y"] == (sy - n) // 2
         assert counts["tied_pred"] == (sp - n) // 2
         assert counts["tied_both"] == (sj - n) // 2
-    assert xr.tau_b_from_counts(counts) == pytest.approx(
+    assert float(RankStatistic.KENDALL_TAU_B(xr.classes_from_counts(counts))) == pytest.approx(
         stats.kendalltau(y, p).statistic, abs=1e-12
     )
-    assert xr.tau_b_from_counts(counts) == pytest.approx(kendall_tau(y, p), abs=1e-12)
+    assert float(RankStatistic.KENDALL_TAU_B(xr.classes_from_counts(counts))) == pytest.approx(
+        kendall_tau(y, p), abs=1e-12
+    )
 
 
 def test_exact_pair_counts_constant_input_is_nan():
     counts = xr.exact_pair_counts(np, np.ones(10), np.arange(10.0))
-    assert math.isnan(xr.tau_b_from_counts(counts))
+    assert math.isnan(float(RankStatistic.KENDALL_TAU_B(xr.classes_from_counts(counts))))
 
 
 def test_weights_too_large_for_exact_sums_are_refused():
@@ -247,9 +263,12 @@ def test_cupy_replicates_equal_numpy(n, ties):
         np.testing.assert_array_equal(dev[key].get(), host[key])
     order, y_rank, pred_rank = prepare_ranks(y, p)
     ref = np.array(
-        [weighted_rank_correlations(order, y_rank, pred_rank, w.astype(float)) for w in weights]
+        [
+            statistics_of_sums(weighted_rank_sums(order, y_rank, pred_rank, w.astype(float)))
+            for w in weights
+        ]
     )
-    values = xr.statistics_to_values({k: v.get() for k, v in dev.items()})
+    values = _values({k: v.get() for k, v in dev.items()})
     np.testing.assert_allclose(values, ref, rtol=1e-12, atol=1e-12)
 
 
@@ -264,7 +283,9 @@ def test_cupy_exact_tau_b_at_large_n():
     p = np.round(y + rng.normal(size=n), 2)
     counts = xr.exact_pair_counts(cupy, cupy.asarray(y), cupy.asarray(p))
     assert counts == xr.exact_pair_counts(np, y, p)
-    assert xr.tau_b_from_counts(counts) == pytest.approx(kendall_tau(y, p), abs=1e-12)
+    assert float(RankStatistic.KENDALL_TAU_B(xr.classes_from_counts(counts))) == pytest.approx(
+        kendall_tau(y, p), abs=1e-12
+    )
 
 
 @pytest.mark.gpu
@@ -308,11 +329,22 @@ def test_cupy_engine_equals_numba_for_the_same_multiplicities():
     evaluator = gpu_engine.RankEvaluator(
         [0], [None], cupy, cupy.asarray(y), [cupy.asarray(p) for p in stacked], None
     )
-    got = evaluator.raw(cupy.asarray(mult.astype(np.int32)))
+    classes = evaluator.classes(cupy.asarray(mult.astype(np.int32)))
+    got = np.stack(
+        [
+            RankStatistic.KENDALL_TAU_B(classes),
+            RankStatistic.SPEARMAN_RHO(classes),
+            RankStatistic.HARRELL_C(classes),
+        ],
+        axis=1,
+    )
     for m, p in enumerate(stacked):
         order, y_rank, pred_rank = prepare_ranks(y, p)
         ref = np.array(
-            [weighted_rank_correlations(order, y_rank, pred_rank, w.astype(float)) for w in mult]
+            [
+                statistics_of_sums(weighted_rank_sums(order, y_rank, pred_rank, w.astype(float)))
+                for w in mult
+            ]
         )
         np.testing.assert_allclose(got[:, :, m], ref, rtol=1e-12, atol=1e-12)
 

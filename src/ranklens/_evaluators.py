@@ -25,7 +25,6 @@ from ranklens._inference import (
 )
 from ranklens._registry import (
     MetricSpec,
-    RankStatistic,
     RankSweepForm,
     RatioForm,
     ReplicateForm,
@@ -53,10 +52,11 @@ from ranklens._validation import (
     normalize_weights,
 )
 from ranklens._xp.rank import (
+    GROUP_SUMS,
     RankPlan,
     build_plan,
+    replicate_classes,
     replicate_statistics,
-    statistics_to_values,
 )
 
 
@@ -699,15 +699,6 @@ def build_evaluators(
     return evaluators
 
 
-# The position of each statistic in the rank kernels' output (ranklens._kernels.compare:
-# rank_replicates and swapped_rank return (tau_b, rho, harrell_c) per row and model).
-_KERNEL_OUTPUT: dict[RankStatistic, int] = {
-    RankStatistic.KENDALL_TAU_B: 0,
-    RankStatistic.SPEARMAN_RHO: 1,
-    RankStatistic.HARRELL_C: 2,
-}
-
-
 class _LevelTermInt32:
     """One level's ``sum_{k right} w_k S^lev_k`` per replicate row for int32 counts ``ws``
     whose rows sum to at most n < 2^15 (:func:`ranklens._xp.rank.replicate_statistics`'s
@@ -739,11 +730,12 @@ class _LevelTermInt32:
 class _RankEvaluator(LaneReader):
     """Measures declared as outputs of the rank sweep, every model, per replicate (numba).
 
-    One sweep gives weighted tau-b, Spearman's rho and Harrell's C; each measure is its declared
-    :class:`~ranklens._registry.RankSweepForm` (one of them, mapped by its ``transform``).
+    One sweep gives the weighted group sums, hence the pair classes; each measure is its declared
+    :class:`~ranklens._registry.RankSweepForm`: its statistic of the classes, mapped by its
+    ``transform``.
 
     Stage 1 (once): ``prepare_ranks`` (dense ranks) and the rows sorted by y, ties by
-    prediction. Stage 2 (per replicate and model): ``rank_correlations_sorted`` on the rows with
+    prediction. Stage 2 (per replicate and model): ``rank_sums_sorted`` on the rows with
     positive weight, O(n log n).
     """
 
@@ -806,11 +798,11 @@ class _RankEvaluator(LaneReader):
         self._dense_ranks = functools.partial(dense_ranks, import_kernels=True)
         self._prepared = True
 
-    def _evaluate_numpy(self, multiplicity: np.ndarray) -> np.ndarray:
-        """The kernel's ``(rows, 3, n_models)`` output from :mod:`ranklens._xp.rank` on NumPy
+    def _evaluate_numpy(self, multiplicity: np.ndarray) -> dict[str, np.ndarray]:
+        """The group sums, ``(rows, n_models)`` each, from :mod:`ranklens._xp.rank` on NumPy
         (the bootstrap's NumPy twins, :data:`ranklens._resampling.NUMPY_TWINS`): exact int64
-        pair sums for unit case weights, so tau-b and C equal the kernel's bit for bit, rho to
-        rounding."""
+        pair sums for unit case weights, so the pair classes equal the kernel's bit for bit,
+        the midrank moments to rounding."""
         if self._plans is None:
             self._plans = [build_plan(np, self._y, pred) for pred in self.preds]
         level_term = None
@@ -819,16 +811,14 @@ class _RankEvaluator(LaneReader):
             level_term = self._level_term
         else:
             weights = multiplicity * self.base_weight
-        return np.stack(
-            [
-                statistics_to_values(replicate_statistics(np, plan, weights, level_term=level_term))
-                for plan in self._plans
-            ],
-            axis=2,
-        )
+        per_model = [
+            replicate_statistics(np, plan, weights, level_term=level_term) for plan in self._plans
+        ]
+        return {k: np.stack([sums[k] for sums in per_model], axis=1) for k in GROUP_SUMS}
 
     def _evaluate_levels(self, block: Block) -> np.ndarray:
-        """The kernel's ``(rows, 3, n_models)`` output from the level orders (large n).
+        """The kernel's ``(rows, RANK_SUMS, n_models)`` group sums from the level orders (large
+        n).
 
         Weights that are integers in [0, 255] (bootstrap counts with unit case weights) are
         swept as uint8 with exact sums (float64 holds integers exactly below 2^53), so tau-b, C
@@ -881,18 +871,22 @@ class _RankEvaluator(LaneReader):
         tasks = min(n_models, per_call) * batches
         if self._scratch is None or self._scratch[0].shape[0] < tasks:
             self._scratch = rank_levels.level_scratch(tasks, block.n, int(self.n_preds.max()))
-        out = np.empty((rows, 3, n_models))
+        out = np.empty((rows, len(GROUP_SUMS), n_models))
         for m0 in range(0, n_models, per_call):
             part = slice(m0, min(m0 + per_call, n_models))
             out[:, :, part] = run(weights, rows, *(a[part] for a in plan), self._scratch)
         return out
 
-    def _select(self, raw: np.ndarray) -> np.ndarray:
-        """``(rows, 3, n_models)`` kernel output -> ``(rows, len(forms), n_models)`` metrics."""
+    def _select(self, sums: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
+        """The group sums (a kernel's ``(rows, RANK_SUMS, n_models)`` output, or a mapping of
+        ``(rows, n_models)`` arrays) -> ``(rows, len(forms), n_models)`` metrics: each form's
+        statistic of the pair classes, mapped by its transform."""
+        if isinstance(sums, np.ndarray):
+            sums = {name: sums[:, k, :] for k, name in enumerate(GROUP_SUMS)}
+        classes = replicate_classes(sums)
         with np.errstate(invalid="ignore"):
             return np.stack(
-                [form.transform(raw[:, _KERNEL_OUTPUT[form.statistic], :]) for form in self.forms],
-                axis=1,
+                [form.transform(form.statistic(classes)) for form in self.forms], axis=1
             )
 
     def evaluate_block(self, block: Block) -> np.ndarray:

@@ -38,7 +38,6 @@ import numpy as np
 
 from ranklens._registry import (
     MetricSpec,
-    RankStatistic,
     RankSweepForm,
     RatioForm,
     ReplicateForm,
@@ -53,8 +52,8 @@ from ranklens._xp.rank import (
     max_rows_exact,
     plan_bytes,
     replicate_bytes,
+    replicate_classes,
     replicate_statistics,
-    statistics_to_values,
 )
 
 __all__ = [
@@ -65,13 +64,6 @@ __all__ = [
     "device_namespace",
     "resolve_device",
 ]
-
-# Position of each statistic in statistics_to_values' output.
-_OUTPUT: dict[RankStatistic, int] = {
-    RankStatistic.KENDALL_TAU_B: 0,
-    RankStatistic.SPEARMAN_RHO: 1,
-    RankStatistic.HARRELL_C: 2,
-}
 
 # The share of the free device memory one chunk of replicates may take.
 _MEMORY_SHARE = 0.5
@@ -320,24 +312,25 @@ class RankEvaluator:
         # the fused level kernel on CuPy (ranklens._xp.cuda), the generic code elsewhere
         self.level_term = _cuda.fused_level_term if is_cupy(xp) else None
 
-    def raw(self, multiplicity: Any) -> np.ndarray:
-        """``(rows, 3, n_models)``: weighted tau-b, rho and Harrell's C of every replicate row."""
+    def classes(self, multiplicity: Any) -> dict[str, np.ndarray]:
+        """The pair classes and midrank moments of every replicate row and model, host arrays of
+        shape ``(rows, n_models)`` (:func:`ranklens._xp.rank.replicate_classes`)."""
         xp = self.xp
         weights = _replicate_weights(xp, multiplicity, self.base_weight)
-        out = np.empty((weights.shape[0], 3, len(self.plans)))
+        blocks = []
         for rows in _chunks(xp, weights, self.n, len(self.plans)):
-            for m, plan in enumerate(self.plans):
+            per_model = []
+            for plan in self.plans:
                 stats = replicate_statistics(xp, plan, weights[rows], level_term=self.level_term)
-                host = {k: to_host(v) for k, v in stats.items()}
-                out[rows, :, m] = statistics_to_values(host)
-        return out
+                per_model.append(replicate_classes({k: to_host(v) for k, v in stats.items()}))
+            blocks.append({k: np.stack([c[k] for c in per_model], axis=1) for k in per_model[0]})
+        return {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}
 
     def evaluate(self, multiplicity: Any) -> np.ndarray:
-        raw = self.raw(multiplicity)
+        classes = self.classes(multiplicity)
         with np.errstate(invalid="ignore"):
             return np.stack(
-                [np.asarray(f.transform(raw[:, _OUTPUT[f.statistic], :])) for f in self.forms],
-                axis=1,
+                [np.asarray(f.transform(f.statistic(classes))) for f in self.forms], axis=1
             )
 
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from ranklens._registry import RankStatistic
 from ranklens._shared import RANK_SEQUENCE, RANK_SWEEP, shared, sharing
 from ranklens._xp import measure_routes as _routes
 from ranklens._xp import sequence as _xs
@@ -23,10 +25,12 @@ from ranklens._xp.summary import envelope_by_comparison, per_row_pair_counts
 
 __all__ = [
     "SUMMARY_CLASSES",
+    "leave_one_out_classes",
     "noether_variances",
     "pair_class_stats",
     "pair_counts_per_row",
     "profile_counts",
+    "rank_leave_one_out",
     "rank_sweep",
     "rank_value",
     "spearman_from_limbs",
@@ -137,6 +141,62 @@ def pair_counts_per_row(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
     """
     order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p, import_kernels=True)
     return _unit_pair_counts(order, key, pkey, n_y)
+
+
+def leave_one_out_classes(y: np.ndarray, p: np.ndarray) -> dict[str, np.ndarray]:
+    """The pair classes of the sample without row i, for every row i (unweighted).
+
+    Deleting row i removes exactly the n - 1 pairs it belongs to, so each class total drops by
+    row i's own count (Rosset, Perlich & Zadrozny 2005, Sect. 4): O(1) per row after one
+    O(n log n) count (:func:`pair_counts_per_row`).
+
+    Parameters
+    ----------
+    y, p : ndarray of float64, shape (n,)
+        The truth and the prediction (validated, finite).
+
+    Returns
+    -------
+    dict of ndarray of int64, shape (n,)
+        The classes :class:`ranklens._registry.RankStatistic` reads, exact counts:
+        ``concordant``, ``discordant``, ``tied_pred_only``, ``distinct_y`` and
+        ``distinct_pred``.
+    """
+    conc, disc, tied_true, tied_pred, _ = pair_counts_per_row(y, p)
+    # every pair is counted at both of its rows
+    total_c, total_d = int(conc.sum()) // 2, int(disc.sum()) // 2
+    total_tp, total_tt = int(tied_pred.sum()) // 2, int(tied_true.sum()) // 2
+    untied = conc + disc
+    return {
+        "concordant": total_c - conc,
+        "discordant": total_d - disc,
+        "tied_pred_only": total_tp - tied_pred,
+        "distinct_y": total_c + total_d + total_tp - (untied + tied_pred),
+        "distinct_pred": total_c + total_d + total_tt - (untied + tied_true),
+    }
+
+
+def rank_leave_one_out(y: np.ndarray, p: np.ndarray, *, statistic: RankStatistic) -> np.ndarray:
+    """``statistic`` of the sample without row i, for every row i, exactly, in O(n log n).
+
+    The exact leave-one-out a measure declares as ``functools.partial(rank_leave_one_out,
+    statistic=...)`` when it is a statistic of the pair classes (not of the midranks).
+
+    Parameters
+    ----------
+    y, p : ndarray of float64, shape (n,)
+        The truth and the prediction (validated, finite), unweighted.
+    statistic : RankStatistic
+        A statistic of the pair classes (``statistic.moments`` false).
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        The statistic without each row, NaN where undefined.
+    """
+    if statistic.moments:
+        raise ValueError(f"{statistic.name} reads the midranks, not only the pair classes")
+    return np.asarray(statistic(leave_one_out_classes(y, p)), dtype=np.float64)
 
 
 def _unit_pair_counts(
@@ -290,35 +350,29 @@ def weighted_spearman(fsums: np.ndarray) -> float:
     return float(_ranking_kernels().clipped_correlation(fsums[0], fsums[1], fsums[2]))
 
 
-def value_from_classes(s: dict[str, Any], which: str) -> float:
-    """Kendall's tau-b (``"tau"``), Harrell's C (``"c"``) or Somers' D (``"d"``)."""
-    if which == "d":
-        # (n_c - n_d) / n_distinct_y directly: exact integers without weights, no 2C - 1 rounding
-        if s["distinct_y"] > 0:
-            return float((s["concordant"] - s["discordant"]) / s["distinct_y"])
-        return math.nan
-    tau, c_index = tau_c_from_classes(s)
-    return tau if which == "tau" else c_index
-
-
-def rank_value(y: np.ndarray, p: np.ndarray, w: np.ndarray | None, which: str) -> float:
-    """Kendall's tau-b (``"tau"``), Spearman's rho (``"rho"``), Harrell's C (``"c"``) or Somers'
-    D (``"d"``) of validated arrays: from the NumPy sums of small unweighted inputs while the
-    sweep kernel has no machine code (:func:`ranklens._xp.measure_routes.sweep_numpy`), else
-    from one sweep; NaN where undefined (the caller warns)."""
+def rank_value(
+    y: np.ndarray, p: np.ndarray, w: np.ndarray | None, statistic: RankStatistic
+) -> float:
+    """A statistic of the rank sweep of validated arrays: from the NumPy sums of small
+    unweighted inputs while the sweep kernel has no machine code
+    (:func:`ranklens._xp.measure_routes.sweep_numpy`), else from one sweep; NaN where undefined
+    (the caller warns). Spearman's rho comes from the exact midrank sums without weights (and
+    the weighted midrank moments with them); every other statistic from the pair classes,
+    exact integers without weights."""
+    rho = statistic is RankStatistic.SPEARMAN_RHO
     if w is None and _routes.sweep_numpy(y.size):
         sums = _routes.timed_summary_sums(y, p)
-        if which == "rho":
+        if rho:
             return float(
                 spearman_from_sums(y.size, sums["s2"], sums["wy"], sums["t_pred"], sums["t_y"])[0]
             )
-        return float(value_from_classes({k: sums[k] for k in SUMMARY_CLASSES}, which))
+        return float(statistic({k: sums[k] for k in SUMMARY_CLASSES}))
     stats, _, limbs, fsums, *_ = rank_sweep(y, p, w)
-    if which == "rho":
+    if rho:
         return (
             float(spearman_from_limbs(y.size, limbs)[0]) if w is None else weighted_spearman(fsums)
         )
-    return float(value_from_classes(pair_class_stats(stats, exact=w is None), which))
+    return float(statistic(pair_class_stats(stats, exact=w is None)))
 
 
 def tie_cubes(sizes: np.ndarray) -> int:
@@ -326,12 +380,12 @@ def tie_cubes(sizes: np.ndarray) -> int:
     return int(_ranking_kernels().sum_t3_minus_t(sizes))
 
 
-def tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:
-    """Kendall's tau-b and Harrell's C from the pair classes.
+def tau_c_from_classes(s: Mapping[str, Any]) -> tuple[float, float]:
+    """Kendall's tau-b and Harrell's C from the pair classes (:class:`RankStatistic`).
 
     Parameters
     ----------
-    s : dict
+    s : mapping
         The pair-class totals (:func:`pair_class_stats`).
 
     Returns
@@ -339,13 +393,7 @@ def tau_c_from_classes(s: dict[str, Any]) -> tuple[float, float]:
     tau, c_index : float
         Tau-b (clipped to [-1, 1]) and C; NaN where undefined (no pair with distinct values).
     """
-    tau = c_index = math.nan
-    if s["distinct_y"] > 0 and s["distinct_pred"] > 0:
-        tau = (s["concordant"] - s["discordant"]) / math.sqrt(s["distinct_y"] * s["distinct_pred"])
-        tau = min(1.0, max(-1.0, float(tau)))
-    if s["distinct_y"] > 0:
-        c_index = float((s["concordant"] + s["tied_pred_only"] / 2) / s["distinct_y"])
-    return tau, c_index
+    return float(RankStatistic.KENDALL_TAU_B(s)), float(RankStatistic.HARRELL_C(s))
 
 
 def _rank_sequence(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:

@@ -19,7 +19,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 
@@ -29,6 +29,7 @@ __all__ = [
     "FAMILY_ALIASES",
     "INPUTS",
     "METRIC_ALIASES",
+    "RANK_STATISTICS",
     "REGISTRY",
     "AnalyticVariance",
     "BreakdownBound",
@@ -143,17 +144,135 @@ class RatioForm:
         return float(self.finalize((weight @ num) / den))
 
 
-class RankStatistic(enum.Enum):
-    """The statistics that one weighted rank sweep computes together, in O(n log n).
+def _float(value: Any) -> Any:
+    """float64 of a pair total: a Python integer (exact counts, any size) rounded once, an array
+    as float64."""
+    return (
+        np.asarray(value, dtype=np.float64) if isinstance(value, np.ndarray) else np.float64(value)
+    )
 
-    The sweep (stage 2 of :mod:`ranklens._kernels.ranking`) runs over the rows sorted by
-    ``y_true`` and counts, with pair weights ``w_i w_j``, concordant, discordant and tied pairs
-    and the midrank moments; from them it returns the three statistics below.
+
+def _root_product(a: Any, b: Any) -> Any:
+    """``sqrt(a b)``: of the exact product of two integers (exact counts) rounded once, else of
+    the float64 product, as the kernels form it."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.sqrt(_float(a) * _float(b))
+    if isinstance(a, int | np.integer) and isinstance(b, int | np.integer):
+        return np.sqrt(np.float64(int(a) * int(b)))
+    return np.sqrt(np.float64(a) * np.float64(b))
+
+
+def _kendall_tau_b(classes: Mapping[str, Any]) -> Any:
+    distinct_y, distinct_pred = _float(classes["distinct_y"]), _float(classes["distinct_pred"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (classes["concordant"] - classes["discordant"]) / np.sqrt(
+            distinct_y * distinct_pred
+        )
+    return np.where((distinct_y > 0) & (distinct_pred > 0), np.clip(ratio, -1.0, 1.0), np.nan)
+
+
+def _harrell_c(classes: Mapping[str, Any]) -> Any:
+    distinct_y = _float(classes["distinct_y"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (classes["concordant"] + 0.5 * _float(classes["tied_pred_only"])) / distinct_y
+    return np.where(distinct_y > 0, np.clip(ratio, 0.0, 1.0), np.nan)
+
+
+def _somers_d(classes: Mapping[str, Any]) -> Any:
+    distinct_y = _float(classes["distinct_y"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (classes["concordant"] - classes["discordant"]) / distinct_y
+    return np.where(distinct_y > 0, ratio, np.nan)
+
+
+def _spearman_rho(classes: Mapping[str, Any]) -> Any:
+    var_a, var_b = _float(classes["var_a"]), _float(classes["var_b"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = classes["cov"] / _root_product(classes["var_a"], classes["var_b"])
+    return np.where((var_a > 0) & (var_b > 0), np.clip(ratio, -1.0, 1.0), np.nan)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class RankStatistic:
+    """A statistic of the weighted rank sweep: a function of its pair classes.
+
+    Every engine computes the pair classes of a sample, weighted with pair weights ``w_i w_j``
+    (the in-memory sweep, its batched and level-order forms per bootstrap replicate, the array
+    namespace form on a device, the pieces of the Dask engine), and calls ``of_classes`` on
+    them: a statistic is written once, as this function, and every engine serves it. The
+    classes are a mapping of equal-shaped arrays (or numbers: exact Python integers for unit
+    weights) with the keys ``concordant`` (C), ``discordant`` (D), ``tied_pred_only`` (pairs
+    tied in the prediction and not in y), ``distinct_y`` and ``distinct_pred`` (pairs whose y,
+    or prediction, differ); the statistics that read the midranks (``moments=True``, Spearman's
+    rho) also get ``cov``, ``var_a`` and ``var_b``, the weighted covariance and variances of the
+    prediction's and y's midranks (each up to a common factor).
+
+    The built-in statistics are class attributes: ``KENDALL_TAU_B``, ``(C - D) /
+    sqrt(distinct_y distinct_pred)`` (Kendall 1945); ``SPEARMAN_RHO``, ``cov / sqrt(var_a
+    var_b)`` of the midranks; ``HARRELL_C``, ``(C + tied_pred_only / 2) / distinct_y`` (pairs
+    tied in y excluded, ties in the prediction counting 1/2; Harrell et al. 1982); and
+    ``SOMERS_D``, ``(C - D) / distinct_y`` (Somers 1962).
+
+    Attributes
+    ----------
+    name : str
+        The statistic's name, as messages give it (``"Kendall's tau"``).
+    of_classes : callable
+        ``(classes) -> array``: the statistic element-wise, NaN where undefined.
+    moments : bool
+        Whether ``of_classes`` reads the midrank moments.
+
+    References
+    ----------
+    Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3),
+    239-251.
+
+    Somers, R. H. (1962). A new asymmetric measure of association for ordinal variables.
+    *American Sociological Review* 27(6), 799-811.
+
+    Harrell, F. E., Califf, R. M., Pryor, D. B., Lee, K. L. and Rosati, R. A. (1982).
+    Evaluating the yield of medical tests. *JAMA* 247(18), 2543-2546.
+
+    Examples
+    --------
+    Goodman and Kruskal's gamma, ``(C - D) / (C + D)``:
+
+    >>> import numpy as np
+    >>> gamma = RankStatistic(
+    ...     "Goodman and Kruskal's gamma",
+    ...     lambda s: (s["concordant"] - s["discordant"]) / (s["concordant"] + s["discordant"]),
+    ... )
+    >>> float(gamma({"concordant": 3, "discordant": 1}))
+    0.5
     """
 
-    KENDALL_TAU_B = "Kendall's tau-b"
-    SPEARMAN_RHO = "Spearman's rho (midranks)"
-    HARRELL_C = "Harrell's C (pairs tied in y_true excluded, ties in y_pred count 1/2)"
+    KENDALL_TAU_B: ClassVar[RankStatistic]
+    SPEARMAN_RHO: ClassVar[RankStatistic]
+    HARRELL_C: ClassVar[RankStatistic]
+    SOMERS_D: ClassVar[RankStatistic]
+
+    name: str
+    of_classes: Callable[[Mapping[str, Any]], Any]
+    moments: bool = False
+
+    def __call__(self, classes: Mapping[str, Any]) -> Any:
+        return self.of_classes(classes)
+
+    def __repr__(self) -> str:
+        return f"RankStatistic({self.name!r})"
+
+
+RankStatistic.KENDALL_TAU_B = RankStatistic("Kendall's tau", _kendall_tau_b)
+RankStatistic.SPEARMAN_RHO = RankStatistic("Spearman's rho", _spearman_rho, moments=True)
+RankStatistic.HARRELL_C = RankStatistic("Harrell's C", _harrell_c)
+RankStatistic.SOMERS_D = RankStatistic("Somers' D", _somers_d)
+#: The statistics of the rank sweep that ranklens defines.
+RANK_STATISTICS = (
+    RankStatistic.KENDALL_TAU_B,
+    RankStatistic.SPEARMAN_RHO,
+    RankStatistic.HARRELL_C,
+    RankStatistic.SOMERS_D,
+)
 
 
 @dataclasses.dataclass(frozen=True)

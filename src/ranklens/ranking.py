@@ -850,7 +850,7 @@ def kendall_tau(
     Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3),
     239-251. doi:10.1093/biomet/33.3.239
     """
-    return _point(y_true, y_pred, sample_weight, "tau")
+    return _point(y_true, y_pred, sample_weight, RankStatistic.KENDALL_TAU_B)
 
 
 @register_metric(
@@ -912,7 +912,7 @@ def spearman_rho(
     Spearman, C. (1904). The proof and measurement of association between two things. *The
     American Journal of Psychology* 15(1), 72-101. doi:10.2307/1412159
     """
-    return _point(y_true, y_pred, sample_weight, "rho")
+    return _point(y_true, y_pred, sample_weight, RankStatistic.SPEARMAN_RHO)
 
 
 @register_metric(
@@ -980,7 +980,7 @@ def tau_normalized(
     Somers, R. H. (1962). A new asymmetric measure of association for ordinal variables.
     *American Sociological Review* 27(6), 799-811. doi:10.2307/2090408
     """
-    return _point(y_true, y_pred, sample_weight, "c")
+    return _point(y_true, y_pred, sample_weight, RankStatistic.HARRELL_C)
 
 
 @register_metric(
@@ -1034,7 +1034,7 @@ def rho_normalized(
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377. doi:10.1109/ICDM.2005.126
     """
-    rho = _point(y_true, y_pred, sample_weight, "rho")
+    rho = _point(y_true, y_pred, sample_weight, RankStatistic.SPEARMAN_RHO)
     return (1 + rho) / 2
 
 
@@ -1120,27 +1120,20 @@ def somers_d(
     >>> somers_d([1, 2, 3, 4], [1, 1, 2, 2])  # 4 concordant, 2 tied in the prediction
     0.6666666666666666
     """
-    return _point(y_true, y_pred, sample_weight, "d")
+    return _point(y_true, y_pred, sample_weight, RankStatistic.SOMERS_D)
 
 
-def _point(y_true: Any, y_pred: Any, sample_weight: Any, which: str) -> float:
+def _point(y_true: Any, y_pred: Any, sample_weight: Any, statistic: RankStatistic) -> float:
+    """``statistic`` of the rank sweep of the inputs, where they live, warning when undefined."""
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        return _warn_if_undefined(device_point(y_true, y_pred, sample_weight, which), which)
-    y, p, w = _inputs(y_true, y_pred, sample_weight)
-    return _warn_if_undefined(rank_value(y, p, w, which), which)
-
-
-def _warn_if_undefined(value: float, which: str) -> float:
-    """``value``, with an ``UndefinedMetricWarning`` when it is NaN (a constant argument)."""
+        value = device_point(y_true, y_pred, sample_weight, statistic)
+    else:
+        y, p, w = _inputs(y_true, y_pred, sample_weight)
+        value = rank_value(y, p, w, statistic)
     if math.isnan(value):
-        what = {
-            "tau": "Kendall's tau",
-            "rho": "Spearman's rho",
-            "c": "Harrell's C",
-            "d": "Somers' D",
-        }[which]
         warn_undefined(
-            f"{what} is undefined: y_true or y_pred is constant (all pairs tied)", stacklevel=5
+            f"{statistic.name} is undefined: y_true or y_pred is constant (all pairs tied)",
+            stacklevel=4,
         )
     return value
 

@@ -22,9 +22,10 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ranklens._kernels import _thread_pool  # noqa: F401  (launches numba's threads)
-from ranklens._kernels.ranking import clipped_correlation, gather_positive, rank_correlations_sorted
+from ranklens._kernels.ranking import gather_positive, rank_sums_sorted
 
 __all__ = [
+    "RANK_SUMS",
     "counts_wrapped",
     "multiplicities_parallel",
     "multiplicities_serial",
@@ -268,14 +269,20 @@ def swapped_loss_sums_serial(swaps, base_weight, losses_a, losses_b):
 
 
 # ---------------------------------------------------------------------------------------------
-# Rank correlations per replicate: weighted tau-b, Spearman's rho and Harrell's C
+# The rank statistics per replicate: the weighted group sums they are functions of
 # ---------------------------------------------------------------------------------------------
 #
 # The bootstrap evaluates the same (y, prediction) pairs under thousands of weight vectors, so
 # everything that depends only on the values is done once (ranklens._kernels.ranking's stage 1:
 # dense ranks and the rows sorted by y, ties by prediction) and each replicate runs one lean pass
-# of the stage-2 kernel ranklens._kernels.ranking.rank_correlations_sorted over the rows with
+# of the stage-2 kernel ranklens._kernels.ranking.rank_sums_sorted over the rows with
 # positive weight (a bootstrap replicate leaves out a third of them).
+
+#: The group sums a rank kernel returns per replicate and model, in the order of
+#: :func:`ranklens._kernels.ranking.rank_sums_sorted`: the total weight, the sums of squared
+#: group weights over y, prediction and joint tie groups, the discordant weight and the three
+#: midrank moments.
+RANK_SUMS = 8
 
 
 @njit(cache=True)
@@ -315,15 +322,14 @@ def _rank_row(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, b,
         y_seq, p_seq, w_seq = gather_positive(
             orders[m], y_sorted[m], p_sorted[m], multiplicity[b], base_weight
         )
-        tau, rho, c_index = rank_correlations_sorted(y_seq, p_seq, w_seq, n_preds[m])
-        out[b, 0, m] = tau
-        out[b, 1, m] = rho
-        out[b, 2, m] = c_index
+        sums = rank_sums_sorted(y_seq, p_seq, w_seq, n_preds[m])
+        for k in range(RANK_SUMS):
+            out[b, k, m] = sums[k]
 
 
 @njit(cache=True, parallel=True)
 def rank_replicates_parallel(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds):
-    """``out[b, :, m]`` = weighted (tau_b, rho, harrell_c) of model m under replicate row b.
+    """``out[b, :, m]`` = the :data:`RANK_SUMS` group sums of model m under replicate row b.
 
     ``orders[m]`` lists the rows by increasing y, ties by increasing prediction of model m;
     ``y_sorted[m]``/``p_sorted[m]`` are the dense y and prediction ranks in that order
@@ -333,7 +339,7 @@ def rank_replicates_parallel(multiplicity, base_weight, orders, y_sorted, p_sort
     (:func:`rank_batches_parallel`) and the level sweep of larger data
     (:mod:`ranklens._kernels.rank_levels`) are tested against; the comparison runs those two.
     """
-    out = np.empty((multiplicity.shape[0], 3, orders.shape[0]), np.float64)
+    out = np.empty((multiplicity.shape[0], RANK_SUMS, orders.shape[0]), np.float64)
     for b in prange(multiplicity.shape[0]):
         _rank_row(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, b, out)
     return out
@@ -342,7 +348,7 @@ def rank_replicates_parallel(multiplicity, base_weight, orders, y_sorted, p_sort
 @njit(cache=True)
 def rank_replicates_serial(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds):
     """As :func:`rank_replicates_parallel`, one row after the other."""
-    out = np.empty((multiplicity.shape[0], 3, orders.shape[0]), np.float64)
+    out = np.empty((multiplicity.shape[0], RANK_SUMS, orders.shape[0]), np.float64)
     for b in range(multiplicity.shape[0]):
         _rank_row(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, b, out)
     return out
@@ -360,22 +366,21 @@ def _swapped_rank_row(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n_u
             mixed[k] = rank_b[i] if use_b else rank_a[i]
         y_seq, p_seq, w_seq = gather_positive(y_order, y_sorted, mixed, ones, base_weight)
         _sort_within_runs(y_seq, p_seq, w_seq)
-        tau, rho, c_index = rank_correlations_sorted(y_seq, p_seq, w_seq, n_union)
-        out[b, 0, side] = tau
-        out[b, 1, side] = rho
-        out[b, 2, side] = c_index
+        sums = rank_sums_sorted(y_seq, p_seq, w_seq, n_union)
+        for k in range(RANK_SUMS):
+            out[b, k, side] = sums[k]
 
 
 @njit(cache=True, parallel=True)
 def swapped_rank_parallel(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n_union):
-    """Rank correlations of two models after exchanging predictions where ``swaps`` is set.
+    """The rank sums of two models after exchanging predictions where ``swaps`` is set.
 
     ``rank_a``/``rank_b`` are dense ranks of both models' predictions in their union (so mixed
     vectors compare correctly), ``y_order`` the rows by increasing y and ``y_sorted`` their y
-    ranks in that order. Returns ``out[b, :, 0 or 1]`` = (tau_b, rho, harrell_c) of the mixed A
-    and the mixed B.
+    ranks in that order. Returns ``out[b, :, 0 or 1]`` = the :data:`RANK_SUMS` group sums of
+    the mixed A and the mixed B.
     """
-    out = np.empty((swaps.shape[0], 3, 2), np.float64)
+    out = np.empty((swaps.shape[0], RANK_SUMS, 2), np.float64)
     for b in prange(swaps.shape[0]):
         _swapped_rank_row(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n_union, b, out)
     return out
@@ -384,7 +389,7 @@ def swapped_rank_parallel(swaps, base_weight, y_order, y_sorted, rank_a, rank_b,
 @njit(cache=True)
 def swapped_rank_serial(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n_union):
     """As :func:`swapped_rank_parallel`, one row after the other."""
-    out = np.empty((swaps.shape[0], 3, 2), np.float64)
+    out = np.empty((swaps.shape[0], RANK_SUMS, 2), np.float64)
     for b in range(swaps.shape[0]):
         _swapped_rank_row(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n_union, b, out)
     return out
@@ -398,7 +403,7 @@ def swapped_rank_serial(swaps, base_weight, y_order, y_sorted, rank_a, rank_b, n
 # fixed sequence (rows by y, ties by prediction). Sweeping ``R`` replicates together makes every
 # scattered read (the prediction group of a row, a Fenwick node) serve ``R`` contiguous weights,
 # and the inner loops over the batch vectorise. Each replicate's sums are accumulated in exactly
-# the order of :func:`ranklens._kernels.ranking.rank_correlations_sorted` (rows of zero weight
+# the order of :func:`ranklens._kernels.ranking.rank_sums_sorted` (rows of zero weight
 # add zeros, which changes no sum), so the numbers are bit-identical to the one-replicate
 # kernel's and do not depend on the batch size or the number of threads.
 
@@ -409,23 +414,21 @@ RANK_BATCH = 8
 
 @njit(cache=True)
 def finish_rank_batch(used, total, sum_y2, sum_p2, sum_j2, disc, cov, var_a, var_b, r0, m, out):
-    """tau-b, rho and Harrell's C of ``used`` replicates from their weighted pair-class sums.
+    """Store the group sums of ``used`` replicates, ``out[r0 + j, :, m]``, in the order of
+    :func:`ranklens._kernels.ranking.rank_sums_sorted`.
 
-    Shared by the batched rank sweep below and the level-order sweep (``rank_levels``): the
-    same finishing arithmetic, so both give the same numbers from the same sums.
+    Shared by the batched rank sweep below and the level-order sweep (``rank_levels``), so both
+    return their sums in one layout; the statistics follow outside the kernels.
     """
     for j in range(used):
-        w2 = total[j] * total[j]
-        distinct_y = 0.5 * (w2 - sum_y2[j])
-        distinct_p = 0.5 * (w2 - sum_p2[j])
-        tied_pred_only = 0.5 * (sum_p2[j] - sum_j2[j])
-        conc = distinct_y - disc[j] - tied_pred_only
-        out[r0 + j, 0, m] = clipped_correlation(conc - disc[j], distinct_y, distinct_p)
-        out[r0 + j, 1, m] = clipped_correlation(cov[j], var_a[j], var_b[j])
-        c_index = np.nan
-        if distinct_y > 0.0:
-            c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
-        out[r0 + j, 2, m] = c_index
+        out[r0 + j, 0, m] = total[j]
+        out[r0 + j, 1, m] = sum_y2[j]
+        out[r0 + j, 2, m] = sum_p2[j]
+        out[r0 + j, 3, m] = sum_j2[j]
+        out[r0 + j, 4, m] = disc[j]
+        out[r0 + j, 5, m] = cov[j]
+        out[r0 + j, 6, m] = var_a[j]
+        out[r0 + j, 7, m] = var_b[j]
 
 
 @njit(cache=True)
@@ -541,7 +544,7 @@ def rank_batches_parallel(multiplicity, base_weight, orders, y_sorted, p_sorted,
     """As :func:`rank_replicates_parallel` (same output, same numbers), :data:`RANK_BATCH`
     replicates per sweep; the (model, batch) tasks run in parallel."""
     rows = multiplicity.shape[0]
-    out = np.empty((rows, 3, orders.shape[0]), np.float64)
+    out = np.empty((rows, RANK_SUMS, orders.shape[0]), np.float64)
     n_tasks = (rows + RANK_BATCH - 1) // RANK_BATCH * orders.shape[0]
     for task in prange(n_tasks):
         _rank_batch_task(task, multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, out)
@@ -552,7 +555,7 @@ def rank_batches_parallel(multiplicity, base_weight, orders, y_sorted, p_sorted,
 def rank_batches_serial(multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds):
     """As :func:`rank_batches_parallel`, one task after the other."""
     rows = multiplicity.shape[0]
-    out = np.empty((rows, 3, orders.shape[0]), np.float64)
+    out = np.empty((rows, RANK_SUMS, orders.shape[0]), np.float64)
     n_tasks = (rows + RANK_BATCH - 1) // RANK_BATCH * orders.shape[0]
     for task in range(n_tasks):
         _rank_batch_task(task, multiplicity, base_weight, orders, y_sorted, p_sorted, n_preds, out)

@@ -25,7 +25,7 @@ from one cache line and every inner loop runs over the batch (and vectorises).
 Exact arithmetic: integer weights (bootstrap multiplicities times integer case weights) are held
 as int32 and ``D`` is accumulated in int64, exactly. The other sums (group weights, their
 squares, Spearman's midrank moments) are float64 and accumulated in exactly the order of
-:func:`ranklens._kernels.ranking.rank_correlations_sorted`, so for integer weights whose total
+:func:`ranklens._kernels.ranking.rank_sums_sorted`, so for integer weights whose total
 squared stays below ``2^53`` the results are bit-identical to the one-replicate sweep's.
 Fractional weights run the same code in float64.
 
@@ -51,7 +51,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ranklens._kernels import _thread_pool  # noqa: F401  (launches numba's threads)
-from ranklens._kernels.compare import advise_huge_pages, finish_rank_batch
+from ranklens._kernels.compare import RANK_SUMS, advise_huge_pages, finish_rank_batch
 
 __all__ = [
     "LEVEL_BATCH",
@@ -937,11 +937,11 @@ def _joint_groups_vector(ws, y_seq, p_seq, mid2, half):
 
 @njit(cache=True)
 def _level_batch(src, top_rows, p_top, perms, y_seq, p_seq, n_pred, out, r0, used, m, buffers):
-    """One model, one batch: ``out[r0 + j, :, m]`` = (tau_b, rho, harrell_c), j < used.
+    """One model, one batch: ``out[r0 + j, :, m]`` = the group sums of replicate j < used.
 
     ``src`` holds the batch's weights in row order, ``top_rows`` the rows in the top level's
     order (by prediction, then position) and ``p_top`` their prediction ranks. The float sums
-    are accumulated in the order of :func:`ranklens._kernels.ranking.rank_correlations_sorted`
+    are accumulated in the order of :func:`ranklens._kernels.ranking.rank_sums_sorted`
     (zero weights add zeros) but for D and the total, sums of integers for integer weights (so
     exact, in any order, below 2^53). ``buffers``: None, or for a compact batch the task's
     scratch ``(lanes (2, n, _LANES) uint8, midranks (>= n_pred, _LANES) int32)``, reused from
@@ -1034,7 +1034,9 @@ def _level_task(task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_pre
 def level_statistics_parallel(
     weights, rows, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, scratch=None
 ):
-    """``out[r, :, m]`` = weighted (tau_b, rho, harrell_c) of model m under replicate row r.
+    """``out[r, :, m]`` = the weighted group sums of model m under replicate row r (the
+    :data:`~ranklens._kernels.compare.RANK_SUMS` sums of
+    :func:`ranklens._kernels.ranking.rank_sums_sorted`).
 
     ``weights`` is ``(batches, n, width)`` in row order (:func:`batch_weights_small` or
     :func:`batch_weights_float`) holding ``rows`` replicate rows; for model m, with the
@@ -1046,7 +1048,7 @@ def level_statistics_parallel(
     ``(uint8 (tasks, 2, n, 32), int32 (tasks, max n_preds, 32))`` (:func:`level_scratch`).
     """
     n_models = top_rows.shape[0]
-    out = np.empty((rows, 3, n_models), np.float64)
+    out = np.empty((rows, RANK_SUMS, n_models), np.float64)
     for task in prange(weights.shape[0] * n_models):
         _level_task(
             task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out, scratch
@@ -1060,7 +1062,7 @@ def level_statistics_serial(
 ):
     """As :func:`level_statistics_parallel`, one task after the other."""
     n_models = top_rows.shape[0]
-    out = np.empty((rows, 3, n_models), np.float64)
+    out = np.empty((rows, RANK_SUMS, n_models), np.float64)
     for task in range(weights.shape[0] * n_models):
         _level_task(
             task, weights, top_rows, p_top, perms, y_sorted, p_sorted, n_preds, out, scratch

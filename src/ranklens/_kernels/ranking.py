@@ -25,12 +25,14 @@ arrays; ``prepare_ranks`` (:func:`ranklens._xp.sequence.prepare_ranks`) is a Pyt
 Stage 2 are ``@njit`` functions on those arrays and a float64 weight vector ``w`` (length n, in row
 order, non-negative); they can be called from inside other numba functions::
 
-    weighted_rank_correlations(order, y_rank, pred_rank, w) -> (tau_b, rho, c_index)
+    weighted_rank_sums(order, y_rank, pred_rank, w) -> (W, Sy, Sp, Sj, D, cov, var_a, var_b)
     gather_positive(order, y_sorted, p_sorted, multiplicity, base_weight) -> (y_seq, p_seq, w_seq)
-    rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred) -> (tau_b, rho, c_index)  # pre-sorted
-    weighted_kendall_tau(order, y_rank, pred_rank, w) -> float      # tau-b
-    weighted_spearman_rho(order, y_rank, pred_rank, w) -> float     # Pearson of weighted midranks
-    weighted_harrell_c(order, y_rank, pred_rank, w) -> float        # (1 + Somers' D(pred|y)) / 2
+    rank_sums_sorted(y_seq, p_seq, w_seq, n_pred) -> the same sums  # pre-sorted
+
+The group sums are the total weight, the sums of squared group weights over y, prediction and
+joint tie groups, the discordant weight and the midrank moments; every statistic of the rank
+sweep (Kendall's tau-b, Spearman's rho, Harrell's C, ...) is a function of them, computed outside
+the kernels (``ranklens._xp.rank.replicate_classes`` and ``ranklens._registry.RankStatistic``).
 
 Pairs are weighted by ``w_i * w_j``; weighted midranks are ``W(<) + W(=)/2``. Integer weights give
 the values of the data with each row repeated ``w_i`` times (a bootstrap replicate is a vector of
@@ -64,15 +66,12 @@ __all__ = [
     "order_by_y_then_pred_kernel",
     "radix_argsort",
     "radix_argsort_parallel",
-    "rank_correlations_sorted",
+    "rank_sums_sorted",
     "record_prototype",
     "sum_t3_minus_t",
     "sweep",
     "sweep_kernel",
-    "weighted_harrell_c",
-    "weighted_kendall_tau",
-    "weighted_rank_correlations",
-    "weighted_spearman_rho",
+    "weighted_rank_sums",
 ]
 
 _MASK31 = (1 << 31) - 1
@@ -598,7 +597,7 @@ def record_prototype(n: int, unit: bool) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# Stage 2 of the two-stage interface: weighted tau-b, rho, Harrell's C
+# Stage 2 of the two-stage interface: the weighted group sums of the rank statistics
 # ---------------------------------------------------------------------------------------------
 
 
@@ -626,8 +625,10 @@ def clipped_correlation(cov, var_a, var_b):
 
 
 @njit(cache=True)
-def rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred):
-    """Weighted ``(tau_b, rho, harrell_c)`` of a sequence sorted by ``y``, ties by prediction.
+def rank_sums_sorted(y_seq, p_seq, w_seq, n_pred):
+    """The weighted group sums of a sequence sorted by ``y``, ties by prediction: ``(W, Sy, Sp,
+    Sj, D, cov, var_a, var_b)``, from which every statistic of the rank sweep follows
+    (``ranklens._xp.rank.replicate_classes`` makes them the pair classes).
 
     ``y_seq`` and ``p_seq`` are integer ranks (ties share a rank; ``p_seq < n_pred``), ``w_seq``
     positive float64 weights; pairs are weighted by ``w_i w_j`` and midranks are ``W(<) + W(=)/2``
@@ -694,17 +695,7 @@ def rank_correlations_sorted(y_seq, p_seq, w_seq, n_pred):
             _fenwick_add(tree, p_seq[t], w_seq[t])
         below += gw
         k = e
-    w2 = total * total
-    distinct_y = 0.5 * (w2 - sum_y2)
-    distinct_p = 0.5 * (w2 - sum_p2)
-    tied_pred_only = 0.5 * (sum_p2 - sum_j2)
-    conc = distinct_y - disc - tied_pred_only
-    # the same clipped ratio as Pearson's
-    tau = clipped_correlation(conc - disc, distinct_y, distinct_p)
-    c_index = np.nan
-    if distinct_y > 0.0:
-        c_index = min(1.0, max(0.0, (conc + 0.5 * tied_pred_only) / distinct_y))
-    return tau, clipped_correlation(cov, var_a, var_b), c_index
+    return total, sum_y2, sum_p2, sum_j2, disc, cov, var_a, var_b
 
 
 @njit(cache=True)
@@ -732,37 +723,19 @@ def gather_positive(order, y_sorted, p_sorted, multiplicity, base_weight):
 
 
 @njit(cache=True)
-def weighted_rank_correlations(order, y_rank, pred_rank, w):
-    """Weighted (tau_b, rho, harrell_c) from the stage-1 arrays and float64 weights ``w``.
+def weighted_rank_sums(order, y_rank, pred_rank, w):
+    """The group sums of :func:`rank_sums_sorted` from the stage-1 arrays and float64 weights.
 
     Re-sorts ``order`` by y (a linear counting sort), keeps the rows with positive weight
-    (:func:`gather_positive`) and runs :func:`rank_correlations_sorted`, the one stage-2 kernel
-    (the bootstrap calls both directly).
+    (:func:`gather_positive`) and runs :func:`rank_sums_sorted`, the one stage-2 kernel (the
+    bootstrap calls both directly).
     """
     # increasing y, ties by prediction
     by_y = order_by_y_then_pred_kernel(order, y_rank)[::-1].copy()
     y_seq, p_seq, w_seq = gather_positive(
         by_y, y_rank[by_y], pred_rank[by_y], w, np.ones(by_y.size, np.float64)
     )
-    return rank_correlations_sorted(y_seq, p_seq, w_seq, _n_values(pred_rank))
-
-
-@njit(cache=True)
-def weighted_kendall_tau(order, y_rank, pred_rank, w):
-    """Weighted Kendall tau-b (pairs weighted by w_i w_j)."""
-    return weighted_rank_correlations(order, y_rank, pred_rank, w)[0]
-
-
-@njit(cache=True)
-def weighted_spearman_rho(order, y_rank, pred_rank, w):
-    """Weighted Spearman rho: weighted Pearson correlation of weighted midranks."""
-    return weighted_rank_correlations(order, y_rank, pred_rank, w)[1]
-
-
-@njit(cache=True)
-def weighted_harrell_c(order, y_rank, pred_rank, w):
-    """Weighted Harrell's C = (1 + Somers' D(pred | y)) / 2."""
-    return weighted_rank_correlations(order, y_rank, pred_rank, w)[2]
+    return rank_sums_sorted(y_seq, p_seq, w_seq, _n_values(pred_rank))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,28 +1,29 @@
 """The rank measures of one sample on a CUDA device (the ranking measures of device inputs).
 
-Kendall's tau-b, Harrell's C and Somers' D without weights come from the exact pair counts of
-:func:`ranklens._xp.rank.exact_pair_counts` (Python ints; the ratios are formed from them, so
-the values are those of the CPU path to the last bit or to rounding); Spearman's rho and every
-weighted measure from one row of :func:`ranklens._xp.rank.replicate_statistics`. Inputs may be
+The statistics of the pair classes (Kendall's tau-b, Harrell's C, Somers' D, ...) without
+weights come from the exact pair counts of :func:`ranklens._xp.rank.exact_pair_counts` (Python
+ints; the statistic is formed from them as on the CPU, so the values are the CPU path's);
+Spearman's rho and every weighted measure from one row of
+:func:`ranklens._xp.rank.replicate_statistics`. Inputs may be
 CuPy arrays, DLPack tensors (torch, JAX) or host arrays; device arrays are read where they are.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from ranklens._registry import RankStatistic
 from ranklens._xp import cupy_or_raise, is_cupy, is_device_array, to_namespace
 from ranklens._xp.rank import (
     build_plan,
+    classes_from_counts,
     exact_pair_counts,
+    replicate_classes,
     replicate_statistics,
-    statistics_to_values,
-    tau_b_from_counts,
 )
 
 __all__ = ["DEVICES", "device_inputs", "device_point", "on_device", "resolve_device"]
@@ -95,43 +96,26 @@ device_inputs = _inputs
 
 
 def device_point(
-    y_true: Any, y_pred: Any, sample_weight: Any, which: str, *, namespace: Any = None
+    y_true: Any,
+    y_pred: Any,
+    sample_weight: Any,
+    statistic: RankStatistic,
+    *,
+    namespace: Any = None,
 ) -> float:
-    """One rank measure on the device: ``which`` is ``"tau"``, ``"rho"``, ``"c"`` or ``"d"``.
+    """One statistic of the rank sweep on the device, NaN where it is undefined (a constant
+    argument; the caller warns).
 
-    NaN where the measure is undefined (a constant argument); the caller warns. ``namespace``
-    (default CuPy) lets the tests run the same code on NumPy.
+    Without weights a statistic of the pair classes reads the exact pair counts
+    (:func:`ranklens._xp.rank.exact_pair_counts`, Python ints); with weights, and for the
+    statistics of the midranks, one row of :func:`ranklens._xp.rank.replicate_statistics`.
+    ``namespace`` (default CuPy) lets the tests run the same code on NumPy.
     """
     xp = cupy_or_raise("a rank measure on device inputs") if namespace is None else namespace
     y, p, w = _inputs(xp, y_true, y_pred, sample_weight)
-    if w is None and which != "rho":
-        counts = exact_pair_counts(xp, y, p)
-        if which == "tau":
-            return tau_b_from_counts(counts)
-        distinct_y = counts["pairs"] - counts["tied_y"]
-        if distinct_y <= 0:
-            return math.nan
-        conc, disc = counts["concordant"], counts["discordant"]
-        if which == "d":
-            return (conc - disc) / distinct_y
-        tied_pred_only = counts["tied_pred"] - counts["tied_both"]
-        return min(1.0, max(0.0, (2 * conc + tied_pred_only) / (2 * distinct_y)))
+    if w is None and not statistic.moments:
+        return float(statistic(classes_from_counts(exact_pair_counts(xp, y, p))))
     weights = (xp.ones(y.shape[0], dtype=xp.int32) if w is None else w)[None, :]
     stats = replicate_statistics(xp, build_plan(xp, y, p), weights)
     host = {k: np.asarray(v.get() if is_cupy(xp) else v) for k, v in stats.items()}
-    if which == "d":
-        total = host["total"]
-        if np.issubdtype(total.dtype, np.integer):
-            w2 = int(total[0]) ** 2
-            distinct_y2 = w2 - int(host["sum_y2"][0])
-            tied2 = int(host["sum_p2"][0]) - int(host["sum_j2"][0])
-            disc2 = 2 * int(host["disc"][0])
-            conc2 = distinct_y2 - disc2 - tied2
-            return (conc2 - disc2) / distinct_y2 if distinct_y2 > 0 else math.nan
-        w2f = float(total[0]) ** 2
-        dy = 0.5 * (w2f - float(host["sum_y2"][0]))
-        tied = 0.5 * (float(host["sum_p2"][0]) - float(host["sum_j2"][0]))
-        net = dy - 2.0 * float(host["disc"][0]) - tied  # concordant minus discordant
-        return net / dy if dy > 0 else math.nan
-    values = statistics_to_values(host)[0]
-    return float(values[{"tau": 0, "rho": 1, "c": 2}[which]])
+    return float(statistic(replicate_classes(host))[0])

@@ -57,7 +57,7 @@ developing models, evaluating assumptions and adequacy, and measuring and reduci
 from __future__ import annotations
 
 import dataclasses
-import math
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
@@ -67,8 +67,10 @@ from ranklens._xp import argsort_stable
 
 __all__ = [
     "EXACT_LIMIT",
+    "GROUP_SUMS",
     "RankPlan",
     "build_plan",
+    "classes_from_counts",
     "dense_ranks",
     "exact_pair_counts",
     "generic_level_term",
@@ -78,9 +80,9 @@ __all__ = [
     "plan_bytes",
     "position_sequence",
     "replicate_bytes",
+    "replicate_classes",
     "replicate_statistics",
     "run_bounds",
-    "tau_b_from_counts",
 ]
 
 #: Every int64 prefix sum, product and sum of the exact path stays below this bound.
@@ -410,7 +412,7 @@ def replicate_statistics(
     squared group weights over y, prediction and joint tie groups), ``disc`` (the discordant
     weight D), all exact for integer weights, and float64 ``var_a``, ``var_b``, ``cov`` (four
     times the weighted variances and covariance of the centred weighted midranks of prediction
-    and y). :func:`statistics_to_values` turns them into tau-b, rho and Harrell's C.
+    and y). :func:`replicate_classes` turns them into the pair classes.
     ``level_term``: a fused replacement of the generic level term, ``(ws, perm, shift) -> int64
     per row`` for int32 weights ``ws`` in position order (:func:`ranklens._xp.cuda.
     fused_level_term`); used only for int32 weights.
@@ -467,51 +469,49 @@ def replicate_statistics(
     }
 
 
-def _clip_ratio(num: np.ndarray, den_a: np.ndarray, den_b: np.ndarray) -> np.ndarray:
-    """``num / sqrt(den_a den_b)`` clipped to [-1, 1]; NaN where a denominator is not positive."""
-    ok = (den_a > 0) & (den_b > 0)
-    out = np.full(num.shape, np.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[ok] = np.clip(num[ok] / np.sqrt(den_a[ok] * den_b[ok]), -1.0, 1.0)
-    return out
+#: The group sums of a replicate, in the order the numba kernels return them
+#: (:func:`ranklens._kernels.compare.finish_rank_batch`) and the keys of
+#: :func:`replicate_statistics`.
+GROUP_SUMS = ("total", "sum_y2", "sum_p2", "sum_j2", "disc", "cov", "var_a", "var_b")
 
 
-def statistics_to_values(stats: dict[str, np.ndarray]) -> np.ndarray:
-    """``(rows, 3)`` float64: weighted tau-b, Spearman's rho and Harrell's C per replicate.
+def replicate_classes(stats: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The pair classes of every replicate, as :class:`ranklens._registry.RankStatistic` reads
+    them, from its group sums.
 
-    Host arrays (``stats`` from :func:`replicate_statistics`, moved to NumPy). The pair sums are
-    combined as the numba engine does (:func:`ranklens._kernels.ranking.rank_correlations_sorted`):
-    with W the total weight, ``2 distinct_y = W^2 - Sy``, ``2 distinct_p = W^2 - Sp``,
-    ``2 tied_pred_only = Sp - Sj`` and ``C = distinct_y - D - tied_pred_only``; exact integers
-    until the final division. Integer inputs become Python-exact halves before the cast: each
-    doubled count is even.
+    Host arrays (``stats`` from :func:`replicate_statistics` moved to NumPy, or the numba
+    kernels' sums by :data:`GROUP_SUMS`). With W the total weight, ``2 distinct_y = W^2 - Sy``,
+    ``2 distinct_pred = W^2 - Sp``, ``2 tied_pred_only = Sp - Sj`` and ``C = distinct_y - D -
+    tied_pred_only``. Integer sums (integer weights) are combined as exact integers and halved
+    once into float64 (each doubled count is even); float sums in the numba kernels' order, so
+    every engine's classes are the same numbers.
     """
     total = stats["total"]
-    exact = np.issubdtype(total.dtype, np.integer)
     w2 = total * total
-    if exact:
-        distinct_y2 = w2 - stats["sum_y2"]  # twice the counts, exact int64
-        distinct_p2 = w2 - stats["sum_p2"]
-        tied2 = stats["sum_p2"] - stats["sum_j2"]
-        disc2 = 2 * stats["disc"]
-        conc2 = distinct_y2 - disc2 - tied2
-        dy = distinct_y2.astype(np.float64) / 2.0
-        dp = distinct_p2.astype(np.float64) / 2.0
-        net = (conc2 - disc2).astype(np.float64) / 2.0
-        c_num = (2 * conc2 + tied2).astype(np.float64) / 4.0
+    distinct_y2 = w2 - stats["sum_y2"]
+    distinct_p2 = w2 - stats["sum_p2"]
+    tied2 = stats["sum_p2"] - stats["sum_j2"]
+    disc = stats["disc"]
+    if np.issubdtype(total.dtype, np.integer):
+        conc2 = distinct_y2 - 2 * disc - tied2
+        classes = {
+            "concordant": conc2.astype(np.float64) / 2.0,
+            "discordant": disc.astype(np.float64),
+            "tied_pred_only": tied2.astype(np.float64) / 2.0,
+            "distinct_y": distinct_y2.astype(np.float64) / 2.0,
+            "distinct_pred": distinct_p2.astype(np.float64) / 2.0,
+        }
     else:
-        dy = 0.5 * (w2 - stats["sum_y2"])
-        dp = 0.5 * (w2 - stats["sum_p2"])
-        tied = 0.5 * (stats["sum_p2"] - stats["sum_j2"])
-        conc = dy - stats["disc"] - tied
-        net = conc - stats["disc"]
-        c_num = conc + 0.5 * tied
-    tau = _clip_ratio(net, dy, dp)
-    rho = _clip_ratio(stats["cov"], stats["var_a"], stats["var_b"])
-    c_index = np.full(total.shape, np.nan)
-    ok = dy > 0
-    c_index[ok] = np.clip(c_num[ok] / dy[ok], 0.0, 1.0)
-    return np.stack([tau, rho, c_index], axis=1)
+        distinct_y = 0.5 * distinct_y2
+        tied = 0.5 * tied2
+        classes = {
+            "concordant": distinct_y - disc - tied,
+            "discordant": disc,
+            "tied_pred_only": tied,
+            "distinct_y": distinct_y,
+            "distinct_pred": 0.5 * distinct_p2,
+        }
+    return {**classes, "cov": stats["cov"], "var_a": stats["var_a"], "var_b": stats["var_b"]}
 
 
 def exact_pair_counts(xp: ModuleType, y: Any, p: Any) -> dict[str, int]:
@@ -557,12 +557,13 @@ def exact_pair_counts(xp: ModuleType, y: Any, p: Any) -> dict[str, int]:
     }
 
 
-def tau_b_from_counts(counts: dict[str, int]) -> float:
-    """Kendall's tau-b ``(C - D) / sqrt((P - T_y)(P - T_p))`` from :func:`exact_pair_counts`;
-    NaN when either variable is constant."""
-    dy = counts["pairs"] - counts["tied_y"]
-    dp = counts["pairs"] - counts["tied_pred"]
-    if dy <= 0 or dp <= 0:
-        return math.nan
-    value = (counts["concordant"] - counts["discordant"]) / math.sqrt(float(dy) * float(dp))
-    return min(1.0, max(-1.0, value))
+def classes_from_counts(counts: Mapping[str, int]) -> dict[str, int]:
+    """The pair classes :class:`ranklens._registry.RankStatistic` reads, from the exact counts
+    of :func:`exact_pair_counts` (Python ints)."""
+    return {
+        "concordant": counts["concordant"],
+        "discordant": counts["discordant"],
+        "tied_pred_only": counts["tied_pred"] - counts["tied_both"],
+        "distinct_y": counts["pairs"] - counts["tied_y"],
+        "distinct_pred": counts["pairs"] - counts["tied_pred"],
+    }

@@ -120,9 +120,10 @@ def rank_replicates(
     truth_pairs: Sequence[np.ndarray],
     model: int,
     single: np.ndarray,
-) -> dict[Any, np.ndarray]:
-    """Kendall's tau-b and Harrell's C of every replicate of one model, from the pieces."""
-    from ranklens.dask._engine import combine_pairs, cross_bucket_pairs, rank_statistics
+) -> dict[str, np.ndarray]:
+    """The pair classes of every replicate of one model, from the pieces: a mapping of arrays
+    of shape (B,), as :class:`ranklens._registry.RankStatistic` reads them."""
+    from ranklens.dask._engine import combine_pairs, cross_bucket_pairs
 
     grids = np.sum([g["grids"][model] for g in grid_parts], axis=0)  # (B, pb, tb)
     squares = np.sum([g["squares"] for g in grid_parts], axis=0)  # (B, tb)
@@ -132,7 +133,7 @@ def rank_replicates(
         if len(truth_pairs)
         else np.zeros((grids.shape[0], 5))
     )
-    out: dict[Any, list[float]] = {}
+    out: dict[str, list[float]] = {}
     for r in range(grids.shape[0]):
         g = grids[r]
         by_truth = g.sum(axis=0)
@@ -148,9 +149,9 @@ def rank_replicates(
         classes = combine_pairs(
             [pred_part], [truth_part, single_part], cross_bucket_pairs(g), all_pairs, unit=False
         )
-        for stat, value in rank_statistics(classes).items():
-            out.setdefault(stat, []).append(float(value))
-    return {stat: np.asarray(values) for stat, values in out.items()}
+        for name, value in classes.items():
+            out.setdefault(name, []).append(float(value))
+    return {name: np.asarray(values) for name, values in out.items()}
 
 
 def add_rank_replicates(
@@ -163,18 +164,18 @@ def add_rank_replicates(
     single: np.ndarray,
     level: float,
 ) -> None:
-    """Add the replicates and percentile intervals of the measures declaring Kendall's tau-b
-    or Harrell's C (``RankSweepForm``) to the engine's bootstrap result (in place)."""
+    """Add the replicates and percentile intervals of the measures declaring a statistic of
+    the pair classes (``RankSweepForm``) to the engine's bootstrap result (in place)."""
     from ranklens._resampling import percentile_interval
 
     for k, model in enumerate(preds):
-        stats = rank_replicates(grid_parts, pred_pairs[k], truth_pairs, k, single)
+        classes = rank_replicates(grid_parts, pred_pairs[k], truth_pairs, k, single)
         for spec in sweep_specs:
             form = spec.capabilities.batched
-            if form is None or form.statistic not in stats:
+            if form is None or form.statistic.moments:
                 continue
             with np.errstate(all="ignore"):
-                reps = np.asarray(form.transform(stats[form.statistic]), dtype=np.float64)
+                reps = np.asarray(form.transform(form.statistic(classes)), dtype=np.float64)
             result["replicates"][model][spec.name] = reps
             finite = reps[np.isfinite(reps)]
             result["intervals"][model][spec.name] = (

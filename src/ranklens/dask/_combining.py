@@ -140,27 +140,28 @@ def _rank_measures(
         unit,
     )
     combined.pair_counts[model] = classes
-    rank = _e.rank_statistics(classes)
     if plan.noether:
         combined.noether[model] = _nt.interval(
             scanned.n,
             classes,
             [p["noether"] for p in parts] + [t["noether"][k] for t in tparts],
-            rank[RankStatistic.KENDALL_TAU_B],
+            float(RankStatistic.KENDALL_TAU_B(classes)),
             options.confidence_level,
-        )
-    if unit:
-        rank[RankStatistic.SPEARMAN_RHO] = _spearman_unit(
-            k, parts, tparts, scanned.n, events.single, shuffled
-        )
-    else:
-        rank[RankStatistic.SPEARMAN_RHO] = _spearman_weighted(
-            k, parts, tparts, float(scanned.total_w), events.single, shuffled
         )
     for spec in plan.specs.sweep:
         sweep = spec.capabilities.batched
         assert isinstance(sweep, RankSweepForm)
-        value = float(sweep.transform(rank[sweep.statistic]))
+        if sweep.statistic is RankStatistic.SPEARMAN_RHO:  # from the exact midrank sums
+            statistic = (
+                _spearman_unit(k, parts, tparts, scanned.n, events.single, shuffled)
+                if unit
+                else _spearman_weighted(
+                    k, parts, tparts, float(scanned.total_w), events.single, shuffled
+                )
+            )
+        else:
+            statistic = float(sweep.statistic(classes))
+        value = float(sweep.transform(statistic))
         results.values[model][spec.name] = value
         if math.isnan(value):
             results.problems[model][spec.name] = Problem(

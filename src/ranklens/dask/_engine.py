@@ -26,7 +26,6 @@ from ranklens._inference import (
 )
 from ranklens._kernels import ranking as _kr
 from ranklens._normal import ndtri
-from ranklens._rank_sweep import tau_c_from_classes
 from ranklens._registry import (
     AnalyticVariance,
     ComputationalForm,
@@ -258,12 +257,6 @@ def combine_pairs(
         "distinct_y": all_pairs - tied_y,
         "distinct_pred": all_pairs - tied_p,
     }
-
-
-def rank_statistics(classes: dict[str, Any]) -> dict[RankStatistic, float]:
-    """Kendall's tau-b and Harrell's C from the pair classes (as the in-memory sweep)."""
-    tau, c_index = tau_c_from_classes(classes)
-    return {RankStatistic.KENDALL_TAU_B: tau, RankStatistic.HARRELL_C: c_index}
 
 
 def spearman_unit(n: int, s2: int, t_pred: int, t_y: int) -> float:
