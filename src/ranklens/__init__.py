@@ -111,6 +111,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "RankingSummary",
         "concordance_profile",
         "cutoff_auc_curve",
+        "goodman_kruskal_gamma",
         "kendall_tau",
         "partial_kendall_tau",
         "partial_spearman_rho",

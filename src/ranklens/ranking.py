@@ -27,8 +27,9 @@ are floats. Every algorithm is O(n log n); the kernels are in :mod:`ranklens._ke
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -52,6 +53,7 @@ from ranklens._rank_sweep import (
     pair_class_stats,
     pair_counts_per_row,
     profile_counts,
+    rank_leave_one_out,
     rank_sweep,
     rank_value,
     spearman_from_limbs,
@@ -1121,6 +1123,91 @@ def somers_d(
     0.6666666666666666
     """
     return _point(y_true, y_pred, sample_weight, RankStatistic.SOMERS_D)
+
+
+def _gamma(classes: Mapping[str, Any]) -> Any:
+    """``(C - D) / (C + D)`` of the pair classes, NaN without an untied pair."""
+    concordant, discordant = classes["concordant"], classes["discordant"]
+    untied = np.asarray(concordant + discordant, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (concordant - discordant) / untied
+    return np.where(untied > 0, np.clip(ratio, -1.0, 1.0), np.nan)
+
+
+#: Goodman and Kruskal's gamma as a statistic of the rank sweep's pair classes.
+GOODMAN_KRUSKAL_GAMMA = RankStatistic("Goodman and Kruskal's gamma", _gamma)
+
+
+@register_metric(
+    "goodman_kruskal_gamma",
+    higher_is_better=True,
+    family="ranking",
+    batched=RankSweepForm(GOODMAN_KRUSKAL_GAMMA),
+    leave_one_out=functools.partial(rank_leave_one_out, statistic=GOODMAN_KRUSKAL_GAMMA),
+    breakdown=_TWICE_C_BOUND,
+    computational_form=_TWO_SORTS,
+)
+@raises_input_errors("y_true", "y_pred")
+@computes_where_inputs_live(_ON_DEVICE_PAIRS)
+def goodman_kruskal_gamma(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+) -> float:
+    """Goodman and Kruskal's gamma: concordant minus discordant pairs over the untied pairs.
+
+    ``gamma = (n_c - n_d) / (n_c + n_d)``
+
+    with ``n_c`` concordant and ``n_d`` discordant pairs of rows; a pair tied in ``y_true``, in
+    the prediction or in both counts in neither. Gamma is in [-1, 1]: 1 when no untied pair is
+    ordered the wrong way, -1 when none is ordered the right way. Without ties it equals
+    Kendall's tau and Somers' D; with ties it is the largest of the three in absolute value,
+    since it leaves every tied pair out of the denominator, so it suits coarse ordinal scales
+    (grades, risk bands) where ties are by design.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j``, so integer weights equal
+        repeated rows.
+
+    Returns
+    -------
+    float
+        Higher is better; NaN with an :class:`~ranklens.exceptions.UndefinedMetricWarning` when
+        every pair is tied in ``y_true`` or in the prediction.
+
+    Raises
+    ------
+    %(input_errors)s
+
+    Notes
+    -----
+    A statistic of the pair classes of the O(n log n) weighted rank sweep shared with Kendall's
+    tau and Harrell's C, so its bootstrap, its exact leave-one-out (removing row i removes
+    exactly its own pairs), the Dask engine and device inputs all come from those classes.
+    Without ties gamma equals tau-b, and corrupting the responses of k of n rows changes it by
+    at most ``4 (k(n-1) - k(k-1)/2) / (n(n-1))`` (Rosset, Perlich & Zadrozny 2005, Prop. 2).
+
+    %(device_inputs)s
+
+    References
+    ----------
+    Goodman, L. A. and Kruskal, W. H. (1954). Measures of association for cross
+    classifications. *Journal of the American Statistical Association* 49(268), 732-764.
+
+    Agresti, A. (2010). *Analysis of Ordinal Categorical Data*, 2nd ed., section 7.1. Wiley.
+
+    Examples
+    --------
+    >>> goodman_kruskal_gamma([1, 2, 3, 4], [1, 3, 2, 4])  # 5 concordant, 1 discordant
+    0.6666666666666666
+    >>> goodman_kruskal_gamma([1, 2, 3, 4], [1, 1, 2, 2])  # 4 concordant, 2 tied
+    1.0
+    """
+    return _point(y_true, y_pred, sample_weight, GOODMAN_KRUSKAL_GAMMA)
 
 
 def _point(y_true: Any, y_pred: Any, sample_weight: Any, statistic: RankStatistic) -> float:
