@@ -213,7 +213,8 @@ def bench_compare_models(cp, n, n_boot, *, targeting=False):
 
 def bench_exact(cp, n):
     from ranklens import kendall_tau
-    from ranklens._xp.rank import exact_pair_counts, tau_b_from_counts
+    from ranklens._registry import RankStatistic
+    from ranklens._xp.rank import classes_from_counts, exact_pair_counts
 
     y, preds = _data(n, seed=1)
     p = preds[1]
@@ -225,7 +226,7 @@ def bench_exact(cp, n):
     counts = exact_pair_counts(cp, y_d, p_d)
     _sync(cp)
     t_gpu = time.perf_counter() - t0
-    tau_gpu = tau_b_from_counts(counts)
+    tau_gpu = float(RankStatistic.KENDALL_TAU_B(classes_from_counts(counts)))
     del y_d, p_d
     cp.get_default_memory_pool().free_all_blocks()
     t0 = time.perf_counter()
