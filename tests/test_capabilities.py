@@ -1,12 +1,13 @@
 """What a measure declares when it registers, and that every declaration is true.
 
-A measure's fast paths (batched bootstrap form, exact leave-one-out, breakdown bound, computational
-form for piecewise engines) are declared at its registration and read by the engines, which never
-name a measure. These tests make a slow path a decision, never an accident:
+A measure's fast paths (batched bootstrap form, exact leave-one-out, breakdown bound, the forms a
+piecewise engine computes, from which its computational form follows) are declared at its
+registration and read by the engines, which never name a measure. These tests make a slow path a
+decision, never an accident:
 
 * a measure whose value behaves like a declared form (a map of one rank-sweep output, a weighted
   mean of per-row losses) but does not declare it fails, whatever module registers it;
-* every registered measure declares a computational form or is listed below with the reason;
+* every registered measure has a computational form or is listed below with the reason;
 * every declaration is checked against the registered function: the batched form on random
   weights and through the bootstrap engine, the leave-one-out against brute force on data with
   ties, the breakdown bound against corruptions. The leave-one-out's cost against one call is a
@@ -18,6 +19,7 @@ The lists of measures come from the registry at collection time, as in test_metr
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import warnings
 
@@ -26,14 +28,22 @@ import pytest
 from scipy import stats
 
 from ranklens import breakdown_curve, compare_models, most_influential
-from ranklens._registry import ComputationalForm, RankStatistic, RankSweepForm, RatioForm
+from ranklens._registry import (
+    Capabilities,
+    ComputationalForm,
+    RankStatistic,
+    RankSweepForm,
+    RatioForm,
+    SumsForm,
+    register_metric,
+)
 from ranklens.exceptions import RanklensWarning
 from ranklens.metrics import available_metrics, get_metric
 
 ALL = available_metrics()
 POINT = available_metrics(inputs="point")
 
-# Measures that declare no computational form, and why none of the three forms provides what
+# Measures that have no computational form, and why none of the three forms provides what
 # they need. A new entry needs a reason of this kind, not "not done yet".
 NO_COMPUTATIONAL_FORM = {
     "median_absolute_error": "a quantile of the residuals: needs their order, not a sum or a sort "
@@ -177,15 +187,37 @@ def test_every_residual_measure_declares_an_exact_leave_one_out(name):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_every_measure_declares_a_computational_form_or_is_listed_with_a_reason(name):
+def test_every_measure_has_a_computational_form_or_is_listed_with_a_reason(name):
     form = _caps(name).computational_form
     if name in NO_COMPUTATIONAL_FORM:
-        assert form is None, f"{name} declares {form}: remove it from NO_COMPUTATIONAL_FORM"
+        assert form is None, f"{name} has {form}: remove it from NO_COMPUTATIONAL_FORM"
     else:
         assert isinstance(form, ComputationalForm), (
-            f"{name} declares no computational form: declare one in register_metric, or list it "
-            "in NO_COMPUTATIONAL_FORM with the reason none applies"
+            f"{name} has no computational form: declare the form it has in register_metric "
+            "(batched=, sums=, curve=, ranked_list=), or list it in NO_COMPUTATIONAL_FORM with "
+            "the reason none applies"
         )
+
+
+def test_the_computational_form_is_derived_never_declared():
+    assert "computational_form" not in inspect.signature(register_metric).parameters
+    assert "computational_form" not in {f.name for f in dataclasses.fields(Capabilities)}
+    sums = SumsForm(terms=lambda y, p: np.stack([y]), finalize=lambda s, n: float(s[0]))
+    fitted = dataclasses.replace(sums, params=("relevance",))
+    assert Capabilities(sums=sums).computational_form is ComputationalForm.MERGEABLE_SUMS
+    assert Capabilities(sums=fitted).computational_form is (
+        ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
+    )
+    assert Capabilities().computational_form is None
+
+
+@pytest.mark.parametrize("name", _declared("curve"))
+def test_a_curve_measure_states_its_functional_once(name):
+    caps = _caps(name)
+    assert caps.batched.statistic is caps.curve, (
+        f"{name}: curve= and the statistic of batched= are stated apart; declare both from "
+        "one CurveForm"
+    )
 
 
 def test_a_spec_with_another_function_keeps_no_capabilities():

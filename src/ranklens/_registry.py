@@ -5,10 +5,12 @@ kept by hand anywhere. Consumers (the comparison engine, the CLI, the report) lo
 family here; they never guess them from a metric's name.
 
 A registration also declares what the measure *can do* (:class:`Capabilities`): a batched form for
-resampling, an exact leave-one-out, a breakdown bound, an analytical variance and the computational
-form that an engine processing the data in pieces would need. Engines (:mod:`ranklens.compare`,
-:mod:`ranklens.robustness`, ...) read these declarations and nothing else: they never name a
-measure, so a new measure gets every fast path by declaring it where it is defined.
+resampling, an exact leave-one-out, a breakdown bound, an analytical variance and the forms that an
+engine processing the data in pieces computes (what such an engine must provide, the
+:class:`ComputationalForm`, follows from them and is never declared). Engines
+(:mod:`ranklens.compare`, :mod:`ranklens.robustness`, ...) read these declarations and nothing
+else: they never name a measure, so a new measure gets every fast path by declaring it where it
+is defined.
 """
 
 from __future__ import annotations
@@ -432,8 +434,9 @@ class AnalyticVariance:
 class ComputationalForm(enum.Enum):
     """What an engine that processes the data in pieces must provide to compute a measure.
 
-    The forms are nested, each providing what the previous one does: a measure declares the first
-    that suffices for every input it accepts with its default parameters.
+    The forms are nested, each providing what the previous one does: a measure has the first that
+    suffices for every input it accepts with its default parameters, derived from the forms it
+    declares (:attr:`Capabilities.computational_form`).
 
     * ``MERGEABLE_SUMS``: per-piece sums of per-row values, added across pieces, then finalised
       (means of losses, interval scores, coverage).
@@ -443,7 +446,7 @@ class ComputationalForm(enum.Enum):
       truth, or order statistics of the truth such as a quantile that defines the events or a
       box plot that defines relevance (rank correlations, NDCG's ideal ordering).
 
-    A measure that needs none of these declares no form: a median of the residuals needs their
+    A measure that needs none of these has no form: a median of the residuals needs their
     order (it declares a :class:`MedianForm`, exact selection in pieces); a lag-1 scale needs the
     row order, which no sort keeps (a :class:`LagScaledForm`: sums over pieces kept in row order).
     """
@@ -671,8 +674,6 @@ class Capabilities:
         measure for unweighted data (e.g. Noether's for Kendall's tau); an
         :class:`AnalyticVariance` also names the estimator, and the evaluation pipeline then
         uses its interval by default.
-    computational_form : ComputationalForm or None
-        What an engine processing the data in pieces must provide.
     curve : CurveForm or None
         The functional of the ranked cumulative curve that the measure is (targeting measures).
     delong : ConcordanceForm or None
@@ -699,7 +700,6 @@ class Capabilities:
     leave_one_out: Callable[..., np.ndarray] | None = None
     breakdown: BreakdownBound | None = None
     variance: Callable[[np.ndarray, np.ndarray], tuple[float, float]] | None = None
-    computational_form: ComputationalForm | None = None
     curve: CurveForm | None = None
     delong: ConcordanceForm | None = None
     sums: SumsForm | None = None
@@ -707,6 +707,35 @@ class Capabilities:
     ranked_list: RankedListForm | None = None
     lag_scaled: LagScaledForm | None = None
     describes: Callable[..., Any] | None = dataclasses.field(default=None, repr=False)
+
+    @property
+    def computational_form(self) -> ComputationalForm | None:
+        """What an engine processing the data in pieces must provide, derived from the forms
+        declared (never declared itself, so it cannot disagree with them).
+
+        * ``SORTS_BY_PREDICTION_AND_TRUTH``: a :class:`RankSweepForm` (both orders), a
+          :class:`RankedListForm` (the predicted and the ideal ranking), a :class:`CurveForm`
+          (the sort by prediction, and on a continuous ``y_true`` the default events, its top
+          10 %, are a quantile of the truth) or a :class:`SumsForm` with a parameter fitted from
+          order statistics of the truth when not given (:attr:`SumsForm.fitted`, or a
+          ``relevance`` whose default is the box-plot relevance of ``y_true``);
+        * ``MERGEABLE_SUMS``: any other :class:`SumsForm`, or a :class:`RatioForm`;
+        * None: a :class:`MedianForm` (exact selection), a :class:`LagScaledForm` (sums over
+          pieces kept in row order) or none of these forms.
+        """
+        sorts = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
+        if (
+            isinstance(self.batched, RankSweepForm)
+            or self.curve is not None
+            or self.ranked_list is not None
+        ):
+            return sorts
+        if self.sums is not None:
+            fits_from_truth = bool(self.sums.fitted) or "relevance" in self.sums.params
+            return sorts if fits_from_truth else ComputationalForm.MERGEABLE_SUMS
+        if isinstance(self.batched, RatioForm):
+            return ComputationalForm.MERGEABLE_SUMS
+        return None
 
 
 _NO_CAPABILITIES = Capabilities()
@@ -898,7 +927,6 @@ def register_metric(
     leave_one_out: Callable[..., np.ndarray] | None = None,
     breakdown: BreakdownBound | None = None,
     variance: Callable[[np.ndarray, np.ndarray], tuple[float, float]] | None = None,
-    computational_form: ComputationalForm | None = None,
     curve: CurveForm | None = None,
     delong: ConcordanceForm | None = None,
     sums: SumsForm | None = None,
@@ -910,7 +938,8 @@ def register_metric(
 
     Give ``direction`` (one of :data:`DIRECTIONS`, with ``target`` for ``"target"``), or the
     shorthand ``higher_is_better``. The keyword arguments after ``description`` declare the
-    measure's :class:`Capabilities`.
+    measure's :class:`Capabilities`; its computational form follows from them
+    (:attr:`Capabilities.computational_form`).
     """
     if direction is None and higher_is_better is None:
         raise TypeError(f"metric {name!r}: give direction (one of {DIRECTIONS})")
@@ -928,10 +957,6 @@ def register_metric(
         )
     if breakdown is not None and not isinstance(breakdown, BreakdownBound):
         raise TypeError(f"breakdown must be a BreakdownBound; got {breakdown!r}")
-    if computational_form is not None and not isinstance(computational_form, ComputationalForm):
-        raise TypeError(
-            f"computational_form must be a ComputationalForm; got {computational_form!r}"
-        )
     if curve is not None and not isinstance(curve, CurveForm):
         raise TypeError(f"curve must be a CurveForm; got {curve!r}")
     if delong is not None and not isinstance(delong, ConcordanceForm):
@@ -968,7 +993,6 @@ def register_metric(
                 leave_one_out=leave_one_out,
                 breakdown=breakdown,
                 variance=variance,
-                computational_form=computational_form,
                 curve=curve,
                 delong=delong,
                 sums=sums,

@@ -39,7 +39,6 @@ from ranklens._curve_registry import CurveSumsForm, register_curve
 from ranklens._docstrings import raises_input_errors
 from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
 from ranklens._registry import (
-    ComputationalForm,
     OrderStatisticFit,
     ReplicateForm,
     ReplicateSweep,
@@ -61,10 +60,6 @@ from ranklens._validation import (
 from ranklens._xp import utility as _xu
 from ranklens.exceptions import warn_undefined
 from ranklens.relevance import SigmoidRelevance, relevance_from_boxplot
-
-# The utility measures are sums once the relevance is fixed, but their default relevance is a
-# box plot of y_true (its quartiles): order statistics of the truth.
-_FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
 
 __all__ = [
     "RegressionFBetaCurveResult",
@@ -1282,7 +1277,6 @@ def _utility_form(which: str) -> SumsForm:
     family="extremes",
     description="Squared error weighted by phi(y_true) (default box-plot relevance)",
     batched=_replicates(_SWEEP_RW_SQUARED),
-    computational_form=_FORM,
     sums=_rw_form("squared"),
 )
 @raises_input_errors("y_true", "y_pred")
@@ -1336,7 +1330,6 @@ def relevance_weighted_squared_error(
     family="extremes",
     description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
     batched=_replicates(_SWEEP_RW_ABSOLUTE),
-    computational_form=_FORM,
     sums=_rw_form("absolute"),
 )
 @raises_input_errors("y_true", "y_pred")
@@ -1444,7 +1437,6 @@ def _sera_value(prep: _Prepared) -> float:
     "sera",
     higher_is_better=False,
     family="extremes",
-    computational_form=_FORM,
     sums=SumsForm(terms=_sera_sum_terms, finalize=_sera_finalize, params=("relevance",)),
     batched=_replicates(_SWEEP_SERA),
 )
@@ -1563,7 +1555,6 @@ def sera_curve(
     family="extremes",
     description="Utility-based precision for rare extremes (Torgo & Ribeiro 2009)",
     batched=_replicates(_SWEEP_PRECISION),
-    computational_form=_FORM,
     sums=_utility_form("precision"),
 )
 @raises_input_errors("y_true", "y_pred")
@@ -1629,7 +1620,6 @@ def utility_precision(
     family="extremes",
     description="Utility-based recall for rare extremes (Torgo & Ribeiro 2009)",
     batched=_replicates(_SWEEP_RECALL),
-    computational_form=_FORM,
     sums=_utility_form("recall"),
 )
 @raises_input_errors("y_true", "y_pred")
@@ -1695,7 +1685,6 @@ def utility_recall(
     family="extremes",
     description="Utility-based F1 for rare extremes (Torgo & Ribeiro 2009)",
     batched=_replicates(_SWEEP_F1),
-    computational_form=_FORM,
     sums=_utility_form("f1"),
 )
 @raises_input_errors("y_true", "y_pred")

@@ -26,7 +26,7 @@ import numpy as np
 from ranklens._curve_registry import register_curve
 from ranklens._docstrings import raises_input_errors
 from ranklens._normal import ndtri
-from ranklens._registry import ComputationalForm, SumsForm, register_metric
+from ranklens._registry import SumsForm, register_metric
 from ranklens._results import CurveResult, Result
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
@@ -42,9 +42,6 @@ from ranklens._validation import (
     check_sample_weight_scaled,
 )
 from ranklens.exceptions import RanklensWarning, warn_undefined
-
-# Every registered interval measure is a function of weighted means over the rows.
-_FORM = ComputationalForm.MERGEABLE_SUMS
 
 __all__ = [
     "CoverageByBinResult",
@@ -304,7 +301,6 @@ class IntervalScoreResult(Result):
     higher_is_better=False,
     family="intervals",
     inputs="interval",
-    computational_form=_FORM,
     sums=_interval_form(_score_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
@@ -502,7 +498,6 @@ def _nominal_coverage(params: Any) -> float:
         "Fraction of y_true inside [lower, upper]; best closest to the nominal 1 - alpha "
         "(the distance is interval_coverage_error)"
     ),
-    computational_form=_FORM,
     sums=_interval_form(_coverage_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
@@ -569,7 +564,6 @@ def interval_coverage(
     higher_is_better=False,
     family="intervals",
     inputs="interval",
-    computational_form=_FORM,
     sums=_interval_form(_coverage_error_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
@@ -634,7 +628,6 @@ def interval_coverage_error(
     direction="neutral",
     family="intervals",
     inputs="interval",
-    computational_form=_FORM,
     sums=_interval_form(_width_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
@@ -791,7 +784,6 @@ def _wis_decompose(
     higher_is_better=False,
     family="intervals",
     inputs="interval",
-    computational_form=_FORM,
     sums=_interval_form(_wis_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")

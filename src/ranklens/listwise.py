@@ -17,7 +17,6 @@ import numpy as np
 
 from ranklens._docstrings import raises_input_errors
 from ranklens._registry import (
-    ComputationalForm,
     RankedListForm,
     ReplicateForm,
     ReplicateSweep,
@@ -37,9 +36,6 @@ from ranklens._xp import dcg as _dcg
 # on small data while the kernel module is not imported, so numba is not imported for it)
 from ranklens._xp import ranked_keys as _kcu
 from ranklens.exceptions import DomainError, warn_undefined
-
-# DCG follows the prediction's order, its ideal (IDCG) the truth's.
-_FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
 
 __all__ = ["GroupedNDCGResult", "ndcg_by_group", "ndcg_score", "rank_distance_ndcg"]
 
@@ -182,7 +178,6 @@ _NDCG_SWEEP = ReplicateSweep(_ndcg_sweep_prepare, _ndcg_sweep_evaluate, "NDCG, o
     "ndcg_score",
     higher_is_better=True,
     family="listwise",
-    computational_form=_FORM,
     batched=ReplicateForm(_NDCG_SWEEP, "ndcg"),
     ranked_list=_NDCG_LIST,
 )

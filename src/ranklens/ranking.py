@@ -65,7 +65,6 @@ from ranklens._rank_sweep import (
 from ranklens._registry import (
     AnalyticVariance,
     BreakdownBound,
-    ComputationalForm,
     ConcordanceForm,
     RankStatistic,
     RankSweepForm,
@@ -753,8 +752,6 @@ _C_DELONG = ConcordanceForm(_concordance_with_y)
 _D_DELONG = ConcordanceForm(_concordance_with_y, slope=2.0, intercept=-1.0)
 _RHO_NORMALIZED_BOUND = BreakdownBound(_rho_normalized_bound, reference=_P2, requires_distinct=True)
 _SPEARMAN_BOUND = BreakdownBound(_spearman_bound, reference=_P2, requires_distinct=True)
-# The rank correlations need the rows ordered by prediction and by truth.
-_TWO_SORTS = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
 
 
 def _tau_variances(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
@@ -798,7 +795,6 @@ _ON_DEVICE_SUMMARY = (
             "Fisher's z (Fieller, Hartley & Pearson 1957; Bonett & Wright 2000; Newson 2006)"
         ),
     ),
-    computational_form=_TWO_SORTS,
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
@@ -862,7 +858,6 @@ def kendall_tau(
     batched=RankSweepForm(RankStatistic.SPEARMAN_RHO),
     leave_one_out=_loo_spearman_rho,
     breakdown=_SPEARMAN_BOUND,
-    computational_form=_TWO_SORTS,
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
@@ -924,7 +919,6 @@ def spearman_rho(
     batched=RankSweepForm(RankStatistic.HARRELL_C),
     leave_one_out=_loo_harrell_c,
     breakdown=_C_BOUND,
-    computational_form=_TWO_SORTS,
     delong=_C_DELONG,
 )
 @raises_input_errors("y_true", "y_pred")
@@ -992,7 +986,6 @@ def tau_normalized(
     batched=RankSweepForm(RankStatistic.SPEARMAN_RHO, _to_unit),
     leave_one_out=_loo_rho_normalized,
     breakdown=_RHO_NORMALIZED_BOUND,
-    computational_form=_TWO_SORTS,
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
@@ -1047,7 +1040,6 @@ def rho_normalized(
     batched=RankSweepForm(RankStatistic.HARRELL_C, _from_unit),
     leave_one_out=_loo_somers_d,
     breakdown=_TWICE_C_BOUND,
-    computational_form=_TWO_SORTS,
     delong=_D_DELONG,
 )
 @raises_input_errors("y_true", "y_pred")

@@ -37,7 +37,6 @@ from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
 from ranklens._docstrings import raises_input_errors
 from ranklens._registry import (
     BreakdownBound,
-    ComputationalForm,
     LagScaledForm,
     MedianForm,
     RatioForm,
@@ -215,7 +214,6 @@ def _mean_capabilities(form: _RatioForm, *, additive: bool = True) -> dict[str, 
         "batched": form,
         "leave_one_out": _form_leave_one_out(form),
         "breakdown": _PROPOSITION_1 if additive else None,
-        "computational_form": ComputationalForm.MERGEABLE_SUMS,
     }
 
 

@@ -63,7 +63,6 @@ from ranklens._ranked import (
     rank_scores,
 )
 from ranklens._registry import (
-    ComputationalForm,
     ConcordanceForm,
     CurveForm,
     CurveStatistic,
@@ -93,10 +92,6 @@ from ranklens._xp import to_host
 from ranklens._xp.measures import device_inputs
 from ranklens._xp.rank import EXACT_LIMIT
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
-
-# The business measures sort by prediction; on a continuous y_true their default events (its
-# top 10 %) are a quantile of y_true, an order statistic of the truth as well.
-_FORM = ComputationalForm.SORTS_BY_PREDICTION_AND_TRUTH
 
 __all__ = [
     "DEFAULT_EVENTS",
@@ -1837,8 +1832,16 @@ _SWEEP = ReplicateSweep(
 )
 
 
-def _replicates(statistic: CurveStatistic, depth: float | None = None) -> ReplicateForm:
-    return ReplicateForm(_SWEEP, CurveForm(statistic, depth), ("events",))
+def _curve_declarations(form: CurveForm) -> dict[str, Any]:
+    """What a targeting scalar that is the functional ``form`` of the ranked cumulative curve
+    declares, for ``register_metric(**...)``: the form itself (``curve``) and its bootstrap
+    replicates, the same functional computed by the targeting sweep (``batched``).
+
+    Each scalar states its functional once, as a module constant above it: its registration
+    declares it through this helper and its body computes that same form (on the device; a lift
+    reads its depth from it on the host too).
+    """
+    return {"curve": form, "batched": ReplicateForm(_SWEEP, form, ("events",))}
 
 
 def _delong_events(
@@ -1850,13 +1853,14 @@ def _delong_events(
     return target.response, kept, target.weight
 
 
+_ROC_AUC = CurveForm(CurveStatistic.ROC_AUC)
+
+
 @register_metric(
     "roc_auc",
     higher_is_better=True,
     family="targeting",
-    computational_form=_FORM,
-    curve=CurveForm(CurveStatistic.ROC_AUC),
-    batched=_replicates(CurveStatistic.ROC_AUC),
+    **_curve_declarations(_ROC_AUC),
     delong=ConcordanceForm(_delong_events),
 )
 @raises_input_errors("y_true", "y_pred")
@@ -1907,18 +1911,18 @@ def roc_auc(
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        form = CurveForm(CurveStatistic.ROC_AUC)
-        return _device_scalar("roc_auc", y_true, y_pred, sample_weight, events, form)
+        return _device_scalar("roc_auc", y_true, y_pred, sample_weight, events, _ROC_AUC)
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).auc
+
+
+_KS = CurveForm(CurveStatistic.KS)
 
 
 @register_metric(
     "ks_statistic",
     higher_is_better=True,
     family="targeting",
-    computational_form=_FORM,
-    curve=CurveForm(CurveStatistic.KS),
-    batched=_replicates(CurveStatistic.KS),
+    **_curve_declarations(_KS),
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
@@ -1964,18 +1968,18 @@ def ks_statistic(
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        form = CurveForm(CurveStatistic.KS)
-        return _device_scalar("ks_statistic", y_true, y_pred, sample_weight, events, form)
+        return _device_scalar("ks_statistic", y_true, y_pred, sample_weight, events, _KS)
     return _roc(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).ks_statistic
+
+
+_GAIN_AREA = CurveForm(CurveStatistic.GAIN_AREA)
 
 
 @register_metric(
     "gain_area",
     higher_is_better=True,
     family="targeting",
-    computational_form=_FORM,
-    curve=CurveForm(CurveStatistic.GAIN_AREA),
-    batched=_replicates(CurveStatistic.GAIN_AREA),
+    **_curve_declarations(_GAIN_AREA),
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
@@ -2027,18 +2031,18 @@ def gain_area(
     Performance". O'Reilly Media.
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        form = CurveForm(CurveStatistic.GAIN_AREA)
-        return _device_scalar("gain_area", y_true, y_pred, sample_weight, events, form)
+        return _device_scalar("gain_area", y_true, y_pred, sample_weight, events, _GAIN_AREA)
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).area
+
+
+_ACCURACY_RATIO = CurveForm(CurveStatistic.ACCURACY_RATIO)
 
 
 @register_metric(
     "accuracy_ratio",
     higher_is_better=True,
     family="targeting",
-    computational_form=_FORM,
-    curve=CurveForm(CurveStatistic.ACCURACY_RATIO),
-    batched=_replicates(CurveStatistic.ACCURACY_RATIO),
+    **_curve_declarations(_ACCURACY_RATIO),
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
@@ -2090,24 +2094,29 @@ def accuracy_ratio(
     861-874. doi:10.1016/j.patrec.2005.10.010
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        form = CurveForm(CurveStatistic.ACCURACY_RATIO)
-        return _device_scalar("accuracy_ratio", y_true, y_pred, sample_weight, events, form)
+        return _device_scalar(
+            "accuracy_ratio", y_true, y_pred, sample_weight, events, _ACCURACY_RATIO
+        )
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).accuracy_ratio
 
 
-def _lift_at(y_true: Any, y_pred: Any, depth: float, events: Any, sample_weight: Any) -> float:
+def _lift_at(y_true: Any, y_pred: Any, form: CurveForm, events: Any, sample_weight: Any) -> float:
+    """The lift at ``form.depth`` on the host."""
+    depth = form.depth
+    assert depth is not None, "a lift is read at a depth"
     ranked = _prepare(y_true, y_pred, events, sample_weight, "y_pred")
     gain = gain_or_undefined(ranked, "lift")
     return float(np.interp(depth, ranked.fraction, gain)) / depth
+
+
+_LIFT_AT_5 = CurveForm(CurveStatistic.LIFT_AT, depth=0.05)
 
 
 @register_metric(
     "lift_at_5",
     higher_is_better=True,
     family="targeting",
-    computational_form=_FORM,
-    curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.05),
-    batched=_replicates(CurveStatistic.LIFT_AT, 0.05),
+    **_curve_declarations(_LIFT_AT_5),
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
@@ -2155,18 +2164,18 @@ def lift_at_5(
     Performance". O'Reilly Media.
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        form = CurveForm(CurveStatistic.LIFT_AT, 0.05)
-        return _device_scalar("lift_at_5", y_true, y_pred, sample_weight, events, form)
-    return _lift_at(y_true, y_pred, 0.05, events, sample_weight)
+        return _device_scalar("lift_at_5", y_true, y_pred, sample_weight, events, _LIFT_AT_5)
+    return _lift_at(y_true, y_pred, _LIFT_AT_5, events, sample_weight)
+
+
+_LIFT_AT_10 = CurveForm(CurveStatistic.LIFT_AT, depth=0.1)
 
 
 @register_metric(
     "lift_at_10",
     higher_is_better=True,
     family="targeting",
-    computational_form=_FORM,
-    curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.1),
-    batched=_replicates(CurveStatistic.LIFT_AT, 0.1),
+    **_curve_declarations(_LIFT_AT_10),
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
@@ -2214,18 +2223,18 @@ def lift_at_10(
     Performance". O'Reilly Media.
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        form = CurveForm(CurveStatistic.LIFT_AT, 0.1)
-        return _device_scalar("lift_at_10", y_true, y_pred, sample_weight, events, form)
-    return _lift_at(y_true, y_pred, 0.10, events, sample_weight)
+        return _device_scalar("lift_at_10", y_true, y_pred, sample_weight, events, _LIFT_AT_10)
+    return _lift_at(y_true, y_pred, _LIFT_AT_10, events, sample_weight)
+
+
+_LIFT_AT_20 = CurveForm(CurveStatistic.LIFT_AT, depth=0.2)
 
 
 @register_metric(
     "lift_at_20",
     higher_is_better=True,
     family="targeting",
-    computational_form=_FORM,
-    curve=CurveForm(CurveStatistic.LIFT_AT, depth=0.2),
-    batched=_replicates(CurveStatistic.LIFT_AT, 0.2),
+    **_curve_declarations(_LIFT_AT_20),
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
@@ -2273,6 +2282,5 @@ def lift_at_20(
     Performance". O'Reilly Media.
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        form = CurveForm(CurveStatistic.LIFT_AT, 0.2)
-        return _device_scalar("lift_at_20", y_true, y_pred, sample_weight, events, form)
-    return _lift_at(y_true, y_pred, 0.20, events, sample_weight)
+        return _device_scalar("lift_at_20", y_true, y_pred, sample_weight, events, _LIFT_AT_20)
+    return _lift_at(y_true, y_pred, _LIFT_AT_20, events, sample_weight)
