@@ -1137,7 +1137,6 @@ GOODMAN_KRUSKAL_GAMMA = RankStatistic("Goodman and Kruskal's gamma", _gamma)
     batched=RankSweepForm(GOODMAN_KRUSKAL_GAMMA),
     leave_one_out=functools.partial(rank_leave_one_out, statistic=GOODMAN_KRUSKAL_GAMMA),
     breakdown=_TWICE_C_BOUND,
-    computational_form=_TWO_SORTS,
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
