@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._registry import (
     BreakdownBound,
     ComputationalForm,
@@ -415,6 +415,7 @@ _RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_sca
     "mean_squared_error", higher_is_better=False, family="residual", **_mean_capabilities(_MSE)
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def mean_squared_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -424,8 +425,7 @@ def mean_squared_error(
     ----------
     y_true, y_pred : array-like of shape (n,)
         Observed response and prediction (NumPy, pandas or polars; finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -443,9 +443,7 @@ def mean_squared_error(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -463,6 +461,7 @@ def mean_squared_error(
     **_mean_capabilities(_RMSE),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def root_mean_squared_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -470,12 +469,9 @@ def root_mean_squared_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(y_true_finite)s
+    %(y_pred_finite)s
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -495,9 +491,7 @@ def root_mean_squared_error(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Anderson, E. (2017). Algorithm 978: Safe scaling in the Level 1 BLAS. ACM Transactions on
     Mathematical Software 44(1), article 12.
@@ -515,6 +509,7 @@ def root_mean_squared_error(
     "mean_absolute_error", higher_is_better=False, family="residual", **_mean_capabilities(_MAE)
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def mean_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -522,12 +517,9 @@ def mean_absolute_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(y_true_finite)s
+    %(y_pred_finite)s
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -545,9 +537,7 @@ def mean_absolute_error(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -575,6 +565,7 @@ mae = mean_absolute_error
     **_mean_capabilities(_EPSILON),
 )
 @raises_input_errors("y_true", "y_pred", nonnegative=("epsilon",))
+@shared_paragraphs
 def epsilon_insensitive_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -586,14 +577,11 @@ def epsilon_insensitive_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
+    %(y_true_finite)s
+    %(y_pred_finite)s
     epsilon : float, default 0.1
         Half-width of the tube inside which errors cost nothing (>= 0).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -613,9 +601,7 @@ def epsilon_insensitive_loss(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -631,6 +617,7 @@ def epsilon_insensitive_loss(
     "linlin_loss", higher_is_better=False, family="residual", **_mean_capabilities(_LINLIN)
 )
 @raises_input_errors("y_true", "y_pred", nonnegative=("cost_over", "cost_under"))
+@shared_paragraphs
 def linlin_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -643,14 +630,11 @@ def linlin_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
+    %(y_true_finite)s
+    %(y_pred_finite)s
     cost_over, cost_under : float, default 1.0
         The paper's ``c_o`` and ``c_u`` (non-negative, finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -671,8 +655,7 @@ def linlin_loss(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
 
     Examples
     --------
@@ -689,6 +672,7 @@ def linlin_loss(
     "log_rmse", higher_is_better=False, family="residual", **_mean_capabilities(_LOG_RMSE)
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def log_rmse(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -700,15 +684,12 @@ def log_rmse(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
+    %(y_true_finite)s
+    %(y_pred_finite)s
     offset : float, default 0.0
         Added to ``y_true`` and ``y_pred`` before the log; both sums must be strictly positive
         (``offset=1`` gives ``log1p``).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -754,6 +735,7 @@ def log_rmse(
     "rmspe", higher_is_better=False, family="residual", **_mean_capabilities(_RMSPE, additive=False)
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
     """Relative root mean squared prediction error, Payne, Li & Qin (2016).
 
@@ -761,10 +743,8 @@ def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | No
     ----------
     y_true : array-like of shape (n,)
         Observed values; must be strictly positive (a ratio-scale response).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(y_pred_finite)s
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -794,8 +774,7 @@ def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | No
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
     Examples
     --------
@@ -862,6 +841,7 @@ _MEDIAN_SWEEP = ReplicateSweep(
     batched=ReplicateForm(_MEDIAN_SWEEP, "median"),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def median_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -869,12 +849,9 @@ def median_absolute_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(y_true_finite)s
+    %(y_pred_finite)s
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -896,9 +873,7 @@ def median_absolute_error(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -960,6 +935,7 @@ _PMAP_ZERO_SCALE = "pmap is undefined: y_true is constant, so its mean lag-1 cha
     lag_scaled=LagScaledForm(loss=_absolute_errors, zero_scale=_PMAP_ZERO_SCALE),
 )
 @raises_input_errors("y_true", "y_pred", "lower", "upper", probabilities=("alpha",))
+@shared_paragraphs
 def pmap(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1011,8 +987,7 @@ def pmap(
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
     Hyndman, R. J. and Koehler, A. B. (2006). Another look at measures of forecast accuracy.
     *International Journal of Forecasting* 22(4), 679-688. doi:10.1016/j.ijforecast.2006.03.001
@@ -1051,6 +1026,7 @@ def pmap(
 
 
 @raises_input_errors("y_true", "y_pred", "lower", "upper")
+@shared_paragraphs
 def prmspe(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1101,11 +1077,9 @@ def prmspe(
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    %(gneiting2007)s
     """
     y, yhat = check_pair(y_true, y_pred, min_n=1)
     w = check_sample_weight(sample_weight, y.shape[0])
@@ -1269,6 +1243,7 @@ _REC_SUMS = CurveSumsForm(
 
 @register_curve("rec", family="residual", sums=_REC_SUMS)
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def rec_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1282,8 +1257,7 @@ def rec_curve(
     ----------
     y_true, y_pred : array-like of shape (n,)
     loss : {"absolute", "squared"}, default "absolute"
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -1310,9 +1284,7 @@ def rec_curve(
     Bi, J. and Bennett, K. P. (2003). Regression error characteristic curves. *Proceedings of
     the 20th International Conference on Machine Learning (ICML 2003)*, 43-50.
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -1507,6 +1479,7 @@ _RROC_SUMS = CurveSumsForm(
 
 @register_curve("rroc", family="residual", sums=_RROC_SUMS)
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def rroc_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> RROCCurveResult:
@@ -1515,8 +1488,7 @@ def rroc_curve(
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,)
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
