@@ -8,7 +8,15 @@ import pathlib
 
 import pytest
 
-from ranklens._docstrings import INPUT_ERRORS, input_errors, raises_input_errors
+from ranklens._docstrings import (
+    INPUT_ERRORS,
+    MARKER,
+    PARAGRAPHS,
+    fill_paragraphs,
+    input_errors,
+    raises_input_errors,
+    shared_paragraphs,
+)
 
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 PUBLIC_MODULES = [
@@ -80,3 +88,67 @@ def test_help_shows_the_filled_section():
     doc = inspect.getdoc(mean_absolute_error)
     raises = doc.split("Raises\n------\n", 1)[1]
     assert raises.startswith("TypeError\n    If ``y_true`` or ``y_pred`` holds data")
+
+
+def test_every_shared_paragraph_is_placed_on_import():
+    placed = [
+        name
+        for name, f in _public_functions()
+        if PARAGRAPHS["rosset2005"] in (inspect.getdoc(f) or "")
+    ]
+    assert placed, "no public function shows the shared reference"
+    left = [name for name, f in _public_functions() if MARKER.search(f.__doc__ or "")]
+    assert not left, f"marker lines left unfilled: {left}"
+
+
+def test_a_module_that_shares_paragraphs_does_not_also_paste_them():
+    pasted = []
+    for path in SRC.rglob("*.py"):
+        text = path.read_text()
+        if path.name == "_docstrings.py" or "shared_paragraphs" not in text:
+            continue
+        for name, paragraph in PARAGRAPHS.items():
+            indented = "\n".join("    " + line if line else "" for line in paragraph.splitlines())
+            if f"{indented}\n" in text:
+                pasted.append(f"{path.relative_to(SRC)}: {name}")
+    assert not pasted, f"use the marker line instead of pasting the paragraph: {pasted}"
+
+
+def test_a_paragraph_is_indented_as_its_marker():
+    @shared_paragraphs
+    def method():
+        """Summary.
+
+        Parameters
+        ----------
+        %(y_true)s
+        %(sample_weight)s
+        """
+
+    @shared_paragraphs
+    def function():
+        """Summary.
+
+        Parameters
+        ----------
+        %(y_true)s
+        %(sample_weight)s
+        """
+
+    assert inspect.getdoc(method) == inspect.getdoc(function)
+    assert inspect.getdoc(method).endswith(
+        "y_true : array-like of shape (n,)\n    Observed values of the response.\n"
+        "sample_weight : array-like of shape (n,), optional\n    Non-negative case weights."
+    )
+
+
+def test_the_other_decorators_markers_are_left_to_them():
+    doc = fill_paragraphs("    %(torgo2009)s\n    %(input_errors)s\n", "f")
+    assert doc.endswith(f"\n    {INPUT_ERRORS}\n") and "Torgo" in doc
+
+
+def test_an_unknown_or_missing_paragraph_is_refused():
+    with pytest.raises(ValueError, match="names no known paragraph"):
+        fill_paragraphs("    %(no_such_paragraph)s\n", "f")
+    with pytest.raises(ValueError, match="has no marker of a shared paragraph"):
+        fill_paragraphs("No marker here; an inline %(y_true)s is not a marker line.", "f")

@@ -11,9 +11,9 @@ would show as raw text. This griffe extension rewrites each role once the packag
 A short target (``roc_auc``) is looked up in the docstring's own module first, then among the
 names ``ranklens`` exports; the ``~`` prefix shows only the last part, as in Sphinx.
 
-Before that, a docstring that holds a shared paragraph's marker (``%(input_errors)s``, filled
-when the module is imported, see ``ranklens._docstrings``) takes the text the imported object
-carries, so the reference shows what ``help()`` shows.
+Before that, a docstring that holds a shared paragraph's marker line (``%(input_errors)s``,
+``%(sample_weight)s``, filled when the module is imported, see ``ranklens._docstrings``) takes the
+text the imported object carries, so the reference shows what ``help()`` shows.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import griffe
 
-from ranklens._docstrings import INPUT_ERRORS
+from ranklens._docstrings import MARKER
 
 ROLE = re.compile(r":(?:class|func|meth|attr|data|mod|obj|exc):`(~?)([^`]+)`")
 
@@ -40,7 +40,7 @@ class SphinxRoles(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         self._package = pkg
         for obj in _walk(pkg):
-            if obj.is_function and obj.docstring and INPUT_ERRORS in obj.docstring.value:
+            if not obj.is_module and obj.docstring and MARKER.search(obj.docstring.value):
                 obj.docstring.value = _imported_docstring(obj)
             if obj.docstring is not None:
                 obj.docstring.value = ROLE.sub(
@@ -94,7 +94,7 @@ def _imported_docstring(obj: griffe.Object) -> str:
     for part in obj.path[len(obj.module.path) + 1 :].split("."):
         owner = getattr(owner, part)
     doc = inspect.getdoc(owner)
-    if doc is None or INPUT_ERRORS in doc:
+    if doc is None or MARKER.search(doc):
         raise RuntimeError(f"{obj.path}: the shared paragraph was not filled in on import")
     return doc
 

@@ -7,11 +7,18 @@ the decorator :func:`raises_input_errors` replaces it when the module is importe
 ``help()``, the doctests and the API reference (whose build reads the same text) show the whole
 paragraph.
 
+The same holds for the paragraphs that many docstrings repeat word for word: a parameter
+(``y_true``, ``sample_weight``, a relevance function), a reference (Rosset et al. 2005) and the
+like. Each is written once in :data:`PARAGRAPHS`; a docstring holds its marker line
+(``%(sample_weight)s``) where it goes, and the decorator :func:`shared_paragraphs` puts it there,
+indented as the marker is.
+
 This module is a foundation: it imports nothing of ranklens.
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -19,10 +26,14 @@ from typing import TypeVar
 __all__ = [
     "DEVICE_INPUTS",
     "INPUT_ERRORS",
+    "MARKER",
+    "PARAGRAPHS",
     "computes_where_inputs_live",
     "device_inputs",
+    "fill_paragraphs",
     "input_errors",
     "raises_input_errors",
+    "shared_paragraphs",
 ]
 
 #: The line a docstring holds where the shared input errors go (indented as a section entry).
@@ -30,6 +41,9 @@ INPUT_ERRORS = "%(input_errors)s"
 
 #: The line a docstring's ``Notes`` hold where the paragraph on device inputs goes.
 DEVICE_INPUTS = "%(device_inputs)s"
+
+#: A marker line: a paragraph's name as ``%(name)s``, alone on its line after the indentation.
+MARKER = re.compile(r"^(?P<indent>[ ]*)%\((?P<name>\w+)\)s[ ]*$", re.MULTILINE)
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
@@ -179,3 +193,148 @@ def computes_where_inputs_live(how: str) -> Callable[[_F], _F]:
         If the docstring holds no marker.
     """
     return _filling(DEVICE_INPUTS, device_inputs(how))
+
+
+def _dedented(paragraphs: dict[str, str]) -> dict[str, str]:
+    return {name: textwrap.dedent(text).strip("\n") for name, text in paragraphs.items()}
+
+
+#: The named paragraphs :func:`shared_paragraphs` places, written at the indentation of a section
+#: entry of a top-level function (four spaces), which is taken off here; the marker's own
+#: indentation is put back when the paragraph is placed.
+PARAGRAPHS: dict[str, str] = _dedented({
+    # Parameters: the observations and predictions.
+    "y_true": """
+    y_true : array-like of shape (n,)
+        Observed values of the response.
+    """,
+    "y_true_finite": """
+    y_true : array-like of shape (n,)
+        Observed values of the response (finite).
+    """,
+    "y_pred": """
+    y_pred : array-like of shape (n,)
+        Predicted values.
+    """,
+    "y_pred_finite": """
+    y_pred : array-like of shape (n,)
+        Predicted values (finite).
+    """,
+    # Parameters: case weights, by what the measure does with them.
+    "sample_weight": """
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights.
+    """,
+    "sample_weight_rows": """
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (integer weights are the same as repeated rows).
+    """,
+    "sample_weight_terms": """
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; they multiply every term.
+    """,
+    # Parameters: rare extremes (Torgo & Ribeiro 2009).
+    "relevance": """
+    relevance : callable, optional
+        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
+        (:func:`ranklens.relevance.relevance_from_boxplot`).
+    """,
+    "event_threshold": """
+    event_threshold : float, default 0.5
+        t_E: rows with phi >= t_E are events.
+    """,
+    "accuracy": """
+    accuracy : callable, optional
+        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
+    """,
+    # Parameters: prediction intervals.
+    "interval_y_true": """
+    y_true : array-like of shape (n,)
+        Observations.
+    """,
+    "interval_bounds": """
+    lower, upper : array-like of shape (n,)
+        Bounds of the prediction intervals (``lower <= upper``).
+    """,
+    "interval_alpha": """
+    alpha : float in (0, 1)
+        Nominal miss rate: the intervals are central ``(1 - alpha)`` intervals.
+    """,
+    "interval_alpha_unused": """
+    alpha : float in (0, 1), optional
+        Nominal miss rate; only validated (the common signature of interval measures).
+    """,
+    # Parameters: the report.
+    "evaluation": """
+    evaluation : ModelEvaluation
+        A result of :func:`ranklens.report.evaluate_models`.
+    """,
+    # References.
+    "rosset2005": """
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
+    370-377. doi:10.1109/ICDM.2005.126
+    """,
+    "torgo2009": """
+    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
+    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    """,
+    "payne2016": """
+    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
+    Technical report.
+    """,
+    "gneiting2007": """
+    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    doi:10.1198/016214506000001437
+    """,
+    "bracher2021": """
+    Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
+    forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
+    doi:10.1371/journal.pcbi.1008618
+    """,
+})  # fmt: skip
+
+# Paragraphs made with arguments, each placed by its own decorator.
+_BY_THEIR_OWN_DECORATOR = {"input_errors", "device_inputs"}
+
+
+def fill_paragraphs(doc: str, owner: str) -> str:
+    """``doc`` with each marker line of a paragraph of :data:`PARAGRAPHS` replaced by the
+    paragraph, every line indented as the marker.
+
+    Raises
+    ------
+    ValueError
+        If ``doc`` holds a marker of no known paragraph, or none of :data:`PARAGRAPHS`; the
+        message names ``owner``.
+    """
+    placed = []
+
+    def place(match: re.Match[str]) -> str:
+        name, indent = match["name"], match["indent"]
+        if name in _BY_THEIR_OWN_DECORATOR:
+            return match[0]
+        if name not in PARAGRAPHS:
+            raise ValueError(f"the docstring of {owner} names no known paragraph: %({name})s")
+        placed.append(name)
+        return "\n".join(indent + line if line else "" for line in PARAGRAPHS[name].splitlines())
+
+    filled = MARKER.sub(place, doc)
+    if not placed:
+        raise ValueError(f"the docstring of {owner} has no marker of a shared paragraph")
+    return filled
+
+
+def shared_paragraphs(obj: _F) -> _F:
+    """Decorator: fill the marker lines of :data:`PARAGRAPHS` in a function's or a class's
+    docstring (:func:`fill_paragraphs`).
+
+    Raises
+    ------
+    ValueError
+        As :func:`fill_paragraphs`.
+    """
+    if obj.__doc__ is not None:  # python -OO strips docstrings: nothing to fill
+        obj.__doc__ = fill_paragraphs(obj.__doc__, obj.__qualname__)
+    return obj

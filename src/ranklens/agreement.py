@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._registry import MetricSpec
 from ranklens._results import ConfidenceInterval, Result
 from ranklens._typing import ArrayLike
@@ -114,6 +114,7 @@ def _goodness(scores: FloatArray, spec: MetricSpec) -> FloatArray:
 
 
 @raises_input_errors("y_true", "predictions", counts=("top_k",))
+@shared_paragraphs
 def compare_metric_rankings(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
@@ -167,8 +168,7 @@ def compare_metric_rankings(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
 
     Examples
     --------

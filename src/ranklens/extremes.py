@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ranklens._curve_registry import CurveSumsForm, register_curve
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
 from ranklens._registry import (
     OrderStatisticFit,
@@ -188,6 +188,7 @@ class SmoothAccuracy:
         )
 
 
+@shared_paragraphs
 def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
     r"""Step accuracy alpha(yhat, y) = I(L(yhat, y) <= t_L) (Torgo & Ribeiro 2009, eq. 8).
 
@@ -209,8 +210,7 @@ def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
 
     Examples
     --------
@@ -220,6 +220,7 @@ def step_accuracy(threshold: float, loss: Loss = "absolute") -> StepAccuracy:
     return StepAccuracy(threshold=threshold, loss=loss)
 
 
+@shared_paragraphs
 def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -> SmoothAccuracy:
     r"""Smooth accuracy (Torgo & Ribeiro 2009, eq. 9): a Gaussian-shaped decay over [0, t_L].
 
@@ -243,8 +244,7 @@ def smooth_accuracy(threshold: float, k: float = 8.0, loss: Loss = "absolute") -
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
 
     Examples
     --------
@@ -395,6 +395,7 @@ class RegressionPrecisionRecallResult(Result):
 
 
 @raises_input_errors("y_true", "y_pred", nonnegative=("beta",))
+@shared_paragraphs
 def regression_precision_recall(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -423,8 +424,7 @@ def regression_precision_recall(
         Default ``smooth_accuracy(threshold=IQR(y_true)/2, k=8)``.
     beta : float, default 1.0
         Weight of recall relative to precision (>= 0; the paper uses beta = 0.5 for trading).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -456,8 +456,7 @@ def regression_precision_recall(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
 
     Examples
     --------
@@ -676,6 +675,7 @@ _PR_SUMS = CurveSumsForm(
     sums=_PR_SUMS,
 )
 @raises_input_errors("y_true", "y_pred", nonnegative=("beta",))
+@shared_paragraphs
 def regression_precision_recall_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -718,8 +718,7 @@ def regression_precision_recall_curve(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     beta = check_nonnegative_number(beta, "beta")
     prep = _prepare(y_true, y_pred, relevance, accuracy, sample_weight)
@@ -806,6 +805,7 @@ class RegressionFBetaCurveResult(CurveResult):
 
 
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def regression_f_beta_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -820,21 +820,15 @@ def regression_f_beta_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response.
-    y_pred : array-like of shape (n,)
-        Predicted values.
-    relevance : callable, optional
-        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
-        (:func:`ranklens.relevance.relevance_from_boxplot`).
-    event_threshold : float, default 0.5
-        t_E: rows with phi >= t_E are events.
+    %(y_true)s
+    %(y_pred)s
+    %(relevance)s
+    %(event_threshold)s
     accuracy : callable, optional
         The accuracy function alpha (see :func:`regression_precision_recall`).
     betas : array-like, optional
         Non-negative values; default ``2 ** np.linspace(-4, 4, 33)`` (1/16 to 16).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; they multiply every term.
+    %(sample_weight_terms)s
 
     Returns
     -------
@@ -851,8 +845,7 @@ def regression_f_beta_curve(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     if betas is None:
         b = 2.0 ** np.linspace(-4.0, 4.0, 33)
@@ -1111,6 +1104,7 @@ def _replicates(statistic: str) -> ReplicateForm:
 
 
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def relevance_weighted_error(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1151,8 +1145,7 @@ def relevance_weighted_error(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     _check_loss(loss)
     prep = _prepare(
@@ -1280,6 +1273,7 @@ def _utility_form(which: str) -> SumsForm:
     sums=_rw_form("squared"),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def relevance_weighted_squared_error(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1291,15 +1285,10 @@ def relevance_weighted_squared_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response.
-    y_pred : array-like of shape (n,)
-        Predicted values.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; they multiply every term.
-    relevance : callable, optional
-        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
-        (:func:`ranklens.relevance.relevance_from_boxplot`).
+    %(y_true)s
+    %(y_pred)s
+    %(sample_weight_terms)s
+    %(relevance)s
 
     Returns
     -------
@@ -1316,8 +1305,7 @@ def relevance_weighted_squared_error(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     return relevance_weighted_error(
         y_true, y_pred, relevance=relevance, loss="squared", sample_weight=sample_weight
@@ -1333,6 +1321,7 @@ def relevance_weighted_squared_error(
     sums=_rw_form("absolute"),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def relevance_weighted_absolute_error(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1344,15 +1333,10 @@ def relevance_weighted_absolute_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response.
-    y_pred : array-like of shape (n,)
-        Predicted values.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; they multiply every term.
-    relevance : callable, optional
-        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
-        (:func:`ranklens.relevance.relevance_from_boxplot`).
+    %(y_true)s
+    %(y_pred)s
+    %(sample_weight_terms)s
+    %(relevance)s
 
     Returns
     -------
@@ -1369,8 +1353,7 @@ def relevance_weighted_absolute_error(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     return relevance_weighted_error(
         y_true, y_pred, relevance=relevance, loss="absolute", sample_weight=sample_weight
@@ -1494,6 +1477,7 @@ def sera(
 
 
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def sera_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1505,15 +1489,10 @@ def sera_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response.
-    y_pred : array-like of shape (n,)
-        Predicted values.
-    relevance : callable, optional
-        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
-        (:func:`ranklens.relevance.relevance_from_boxplot`).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; they multiply every term.
+    %(y_true)s
+    %(y_pred)s
+    %(relevance)s
+    %(sample_weight_terms)s
 
     Returns
     -------
@@ -1558,6 +1537,7 @@ def sera_curve(
     sums=_utility_form("precision"),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def utility_precision(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1571,19 +1551,12 @@ def utility_precision(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response.
-    y_pred : array-like of shape (n,)
-        Predicted values.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; they multiply every term.
-    relevance : callable, optional
-        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
-        (:func:`ranklens.relevance.relevance_from_boxplot`).
-    event_threshold : float, default 0.5
-        t_E: rows with phi >= t_E are events.
-    accuracy : callable, optional
-        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
+    %(y_true)s
+    %(y_pred)s
+    %(sample_weight_terms)s
+    %(relevance)s
+    %(event_threshold)s
+    %(accuracy)s
 
     Returns
     -------
@@ -1601,8 +1574,7 @@ def utility_precision(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     return regression_precision_recall(
         y_true,
@@ -1623,6 +1595,7 @@ def utility_precision(
     sums=_utility_form("recall"),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def utility_recall(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1636,19 +1609,12 @@ def utility_recall(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response.
-    y_pred : array-like of shape (n,)
-        Predicted values.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; they multiply every term.
-    relevance : callable, optional
-        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
-        (:func:`ranklens.relevance.relevance_from_boxplot`).
-    event_threshold : float, default 0.5
-        t_E: rows with phi >= t_E are events.
-    accuracy : callable, optional
-        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
+    %(y_true)s
+    %(y_pred)s
+    %(sample_weight_terms)s
+    %(relevance)s
+    %(event_threshold)s
+    %(accuracy)s
 
     Returns
     -------
@@ -1666,8 +1632,7 @@ def utility_recall(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     return regression_precision_recall(
         y_true,
@@ -1688,6 +1653,7 @@ def utility_recall(
     sums=_utility_form("f1"),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def utility_f1(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1701,19 +1667,12 @@ def utility_f1(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response.
-    y_pred : array-like of shape (n,)
-        Predicted values.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; they multiply every term.
-    relevance : callable, optional
-        The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
-        (:func:`ranklens.relevance.relevance_from_boxplot`).
-    event_threshold : float, default 0.5
-        t_E: rows with phi >= t_E are events.
-    accuracy : callable, optional
-        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
+    %(y_true)s
+    %(y_pred)s
+    %(sample_weight_terms)s
+    %(relevance)s
+    %(event_threshold)s
+    %(accuracy)s
 
     Returns
     -------
@@ -1731,8 +1690,7 @@ def utility_f1(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     return regression_precision_recall(
         y_true,

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._curve_registry import register_curve
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._normal import ndtri
 from ranklens._registry import SumsForm, register_metric
 from ranklens._results import CurveResult, Result
@@ -304,6 +304,7 @@ class IntervalScoreResult(Result):
     sums=_interval_form(_score_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
+@shared_paragraphs
 def interval_score(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -321,8 +322,7 @@ def interval_score(
         bounds raise a ``ValueError`` naming the first offending position).
     alpha : float in (0, 1)
         Nominal miss rate: ``[lower, upper]`` is a central ``1 - alpha`` interval.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -355,8 +355,7 @@ def interval_score(
 
     References
     ----------
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    %(gneiting2007)s
 
     Examples
     --------
@@ -374,6 +373,7 @@ def interval_score(
 
 
 @raises_input_errors("y_true", "lower", "upper", weights=False)
+@shared_paragraphs
 def interval_score_per_observation(
     y_true: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, alpha: float
 ) -> np.ndarray:
@@ -381,12 +381,9 @@ def interval_score_per_observation(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
-    lower, upper : array-like of shape (n,)
-        Bounds of the prediction intervals (``lower <= upper``).
-    alpha : float in (0, 1)
-        Nominal miss rate: the intervals are central ``(1 - alpha)`` intervals.
+    %(interval_y_true)s
+    %(interval_bounds)s
+    %(interval_alpha)s
 
     Returns
     -------
@@ -403,9 +400,7 @@ def interval_score_per_observation(
 
     References
     ----------
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
-    doi:10.1198/016214506000001437
+    %(gneiting2007)s
     """
     y, lo, up = _check_intervals(y_true, lower, upper)
     a = _check_alpha(alpha)
@@ -419,6 +414,7 @@ def _per_observation(y: np.ndarray, lo: np.ndarray, up: np.ndarray, a: float) ->
 
 
 @raises_input_errors("y_true", "lower", "upper")
+@shared_paragraphs
 def interval_score_decomposition(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -431,14 +427,10 @@ def interval_score_decomposition(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
-    lower, upper : array-like of shape (n,)
-        Bounds of the prediction intervals (``lower <= upper``).
-    alpha : float in (0, 1)
-        Nominal miss rate: the intervals are central ``(1 - alpha)`` intervals.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(interval_y_true)s
+    %(interval_bounds)s
+    %(interval_alpha)s
+    %(sample_weight)s
 
     Returns
     -------
@@ -456,12 +448,9 @@ def interval_score_decomposition(
 
     References
     ----------
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
-    doi:10.1198/016214506000001437
+    %(gneiting2007)s
 
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
     """
     y, lo, up = _check_intervals(y_true, lower, upper)
     a = _check_alpha(alpha)
@@ -501,6 +490,7 @@ def _nominal_coverage(params: Any) -> float:
     sums=_interval_form(_coverage_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
+@shared_paragraphs
 def interval_coverage(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -513,14 +503,10 @@ def interval_coverage(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
-    lower, upper : array-like of shape (n,)
-        Bounds of the prediction intervals (``lower <= upper``).
-    alpha : float in (0, 1), optional
-        Nominal miss rate; only validated (the common signature of interval measures).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(interval_y_true)s
+    %(interval_bounds)s
+    %(interval_alpha_unused)s
+    %(sample_weight)s
 
     Returns
     -------
@@ -544,12 +530,9 @@ def interval_coverage(
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
-    doi:10.1198/016214506000001437
+    %(gneiting2007)s
     """
     y, lo, up = _check_intervals(y_true, lower, upper)
     if alpha is not None:
@@ -567,6 +550,7 @@ def interval_coverage(
     sums=_interval_form(_coverage_error_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
+@shared_paragraphs
 def interval_coverage_error(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -579,14 +563,10 @@ def interval_coverage_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
-    lower, upper : array-like of shape (n,)
-        Bounds of the prediction intervals (``lower <= upper``).
-    alpha : float in (0, 1)
-        Nominal miss rate: the intervals are central ``(1 - alpha)`` intervals.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(interval_y_true)s
+    %(interval_bounds)s
+    %(interval_alpha)s
+    %(sample_weight)s
 
     Returns
     -------
@@ -610,9 +590,7 @@ def interval_coverage_error(
 
     References
     ----------
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
-    doi:10.1198/016214506000001437
+    %(gneiting2007)s
     """
     a = _check_alpha(alpha)
     y, lo, up = _check_intervals(y_true, lower, upper)
@@ -631,6 +609,7 @@ def interval_coverage_error(
     sums=_interval_form(_width_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
+@shared_paragraphs
 def mean_interval_width(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -643,14 +622,10 @@ def mean_interval_width(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
-    lower, upper : array-like of shape (n,)
-        Bounds of the prediction intervals (``lower <= upper``).
-    alpha : float in (0, 1), optional
-        Nominal miss rate; only validated (the common signature of interval measures).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(interval_y_true)s
+    %(interval_bounds)s
+    %(interval_alpha_unused)s
+    %(sample_weight)s
 
     Returns
     -------
@@ -673,8 +648,7 @@ def mean_interval_width(
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
     """
     y, lo, up = _check_intervals(y_true, lower, upper)
     if alpha is not None:
@@ -787,6 +761,7 @@ def _wis_decompose(
     sums=_interval_form(_wis_finalize),
 )
 @raises_input_errors("y_true", "lower", "upper")
+@shared_paragraphs
 def weighted_interval_score(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -834,19 +809,16 @@ def weighted_interval_score(
 
     References
     ----------
-    Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
-    forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
-    doi:10.1371/journal.pcbi.1008618
+    %(bracher2021)s
 
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
-    doi:10.1198/016214506000001437
+    %(gneiting2007)s
     """
     y, lo, up, levels, m, w = _wis_parts(y_true, lower, upper, alpha, median, sample_weight)
     return _wis_decompose(y, lo, up, levels, m, w, per_observation=False).score
 
 
 @raises_input_errors("y_true", "lower", "upper")
+@shared_paragraphs
 def weighted_interval_score_decomposition(
     y_true: ArrayLike,
     lower: ArrayLike,
@@ -862,16 +834,14 @@ def weighted_interval_score_decomposition(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
+    %(interval_y_true)s
     lower, upper : array-like of shape (n, K)
         Bounds of the K central intervals (one column per level).
     alpha : array-like of shape (K,)
         The miss rate of each interval.
     median : array-like of shape (n,), optional
         The predictive median; without it the median term is dropped.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -888,15 +858,14 @@ def weighted_interval_score_decomposition(
 
     References
     ----------
-    Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
-    forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
-    doi:10.1371/journal.pcbi.1008618
+    %(bracher2021)s
     """
     y, lo, up, levels, m, w = _wis_parts(y_true, lower, upper, alpha, median, sample_weight)
     return _wis_decompose(y, lo, up, levels, m, w, per_observation=True)
 
 
 @raises_input_errors("y_true", "quantiles", probabilities=("levels",))
+@shared_paragraphs
 def weighted_interval_score_from_quantiles(
     y_true: ArrayLike, quantiles: ArrayLike, *, levels: Any, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -904,14 +873,12 @@ def weighted_interval_score_from_quantiles(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
+    %(interval_y_true)s
     quantiles : array-like of shape (n, L)
         Predictive quantiles, one column per level.
     levels : array-like of shape (L,)
         The quantile levels: pairs ``tau, 1 - tau`` with ``tau < 0.5``, plus optionally 0.5.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -931,9 +898,7 @@ def weighted_interval_score_from_quantiles(
 
     References
     ----------
-    Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
-    forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
-    doi:10.1371/journal.pcbi.1008618
+    %(bracher2021)s
 
     Examples
     --------
@@ -1039,6 +1004,7 @@ class OrderedIntervalsResult(CurveResult):
 
 @register_curve("intervals", family="intervals", inputs="point_and_interval")
 @raises_input_errors("y_true", "y_pred", "lower", "upper", weights=False)
+@shared_paragraphs
 def intervals_by_prediction(
     y_true: ArrayLike, y_pred: ArrayLike, lower: ArrayLike, upper: ArrayLike
 ) -> OrderedIntervalsResult:
@@ -1046,8 +1012,7 @@ def intervals_by_prediction(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
+    %(interval_y_true)s
     y_pred : array-like of shape (n,)
         Point predictions; the rows are ordered by them (stable for ties).
     lower, upper : array-like of shape (n,)
@@ -1068,8 +1033,7 @@ def intervals_by_prediction(
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
     """
     y, yhat = check_pair(y_true, y_pred, min_n=1)
     _, lo, up = _check_intervals(y, lower, upper)
@@ -1145,6 +1109,7 @@ class CoverageByBinResult(CurveResult):
 @raises_input_errors(
     "y_true", "y_pred", "lower", "upper", probabilities=("confidence_level",), counts=("n_bins",)
 )
+@shared_paragraphs
 def interval_coverage_by_bin(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1160,18 +1125,15 @@ def interval_coverage_by_bin(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observations.
+    %(interval_y_true)s
     y_pred : array-like of shape (n,)
         Point predictions; the bins are formed on them.
     lower, upper : array-like of shape (n,)
         Bounds of the prediction intervals.
     n_bins : int, default 10
         Number of bins of (about) equal total weight.
-    alpha : float in (0, 1), optional
-        Nominal miss rate; only validated (the common signature of interval measures).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(interval_alpha_unused)s
+    %(sample_weight)s
     confidence_level : float, default 0.95
         Level of the Wilson interval of each bin's coverage.
 
@@ -1197,8 +1159,7 @@ def interval_coverage_by_bin(
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
     """
     y, yhat = check_pair(y_true, y_pred, min_n=1)
     _, lo, up = _check_intervals(y, lower, upper)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._registry import (
     RankedListForm,
     ReplicateForm,
@@ -182,6 +182,7 @@ _NDCG_SWEEP = ReplicateSweep(_ndcg_sweep_prepare, _ndcg_sweep_evaluate, "NDCG, o
     ranked_list=_NDCG_LIST,
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def ndcg_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -240,8 +241,7 @@ def ndcg_score(
     Burges, C. et al. (2005). Learning to rank using gradient descent. *Proceedings of the 22nd
     International Conference on Machine Learning (ICML 2005)*, 89-96. doi:10.1145/1102351.1102363
 
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
     Examples
     --------
@@ -424,6 +424,7 @@ def ndcg_by_group(
     )
 
 
+@shared_paragraphs
 def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None = None) -> float:
     """Payne et al.'s (2016) NDCG with rank-distance relevance ``rel_i = max(0, n - |p_i - t_i|)``.
 
@@ -465,8 +466,7 @@ def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None 
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
     Järvelin, K. and Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques.
     *ACM Transactions on Information Systems* 20(4), 422-446. doi:10.1145/582415.582418

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._registry import (
     BreakdownBound,
     LagScaledForm,
@@ -413,6 +413,7 @@ _RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_sca
     "mean_squared_error", higher_is_better=False, family="residual", **_mean_capabilities(_MSE)
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def mean_squared_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -422,8 +423,7 @@ def mean_squared_error(
     ----------
     y_true, y_pred : array-like of shape (n,)
         Observed response and prediction (NumPy, pandas or polars; finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -441,9 +441,7 @@ def mean_squared_error(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -461,6 +459,7 @@ def mean_squared_error(
     **_mean_capabilities(_RMSE),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def root_mean_squared_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -468,12 +467,9 @@ def root_mean_squared_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(y_true_finite)s
+    %(y_pred_finite)s
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -493,9 +489,7 @@ def root_mean_squared_error(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Anderson, E. (2017). Algorithm 978: Safe scaling in the Level 1 BLAS. ACM Transactions on
     Mathematical Software 44(1), article 12.
@@ -513,6 +507,7 @@ def root_mean_squared_error(
     "mean_absolute_error", higher_is_better=False, family="residual", **_mean_capabilities(_MAE)
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def mean_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -520,12 +515,9 @@ def mean_absolute_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(y_true_finite)s
+    %(y_pred_finite)s
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -543,9 +535,7 @@ def mean_absolute_error(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -573,6 +563,7 @@ mae = mean_absolute_error
     **_mean_capabilities(_EPSILON),
 )
 @raises_input_errors("y_true", "y_pred", nonnegative=("epsilon",))
+@shared_paragraphs
 def epsilon_insensitive_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -584,14 +575,11 @@ def epsilon_insensitive_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
+    %(y_true_finite)s
+    %(y_pred_finite)s
     epsilon : float, default 0.1
         Half-width of the tube inside which errors cost nothing (>= 0).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -611,9 +599,7 @@ def epsilon_insensitive_loss(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -629,6 +615,7 @@ def epsilon_insensitive_loss(
     "linlin_loss", higher_is_better=False, family="residual", **_mean_capabilities(_LINLIN)
 )
 @raises_input_errors("y_true", "y_pred", nonnegative=("cost_over", "cost_under"))
+@shared_paragraphs
 def linlin_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -641,14 +628,11 @@ def linlin_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
+    %(y_true_finite)s
+    %(y_pred_finite)s
     cost_over, cost_under : float, default 1.0
         The paper's ``c_o`` and ``c_u`` (non-negative, finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -669,8 +653,7 @@ def linlin_loss(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
 
     Examples
     --------
@@ -687,6 +670,7 @@ def linlin_loss(
     "log_rmse", higher_is_better=False, family="residual", **_mean_capabilities(_LOG_RMSE)
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def log_rmse(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -698,15 +682,12 @@ def log_rmse(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
+    %(y_true_finite)s
+    %(y_pred_finite)s
     offset : float, default 0.0
         Added to ``y_true`` and ``y_pred`` before the log; both sums must be strictly positive
         (``offset=1`` gives ``log1p``).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -752,6 +733,7 @@ def log_rmse(
     "rmspe", higher_is_better=False, family="residual", **_mean_capabilities(_RMSPE, additive=False)
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
     """Relative root mean squared prediction error, Payne, Li & Qin (2016).
 
@@ -759,10 +741,8 @@ def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | No
     ----------
     y_true : array-like of shape (n,)
         Observed values; must be strictly positive (a ratio-scale response).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(y_pred_finite)s
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -792,8 +772,7 @@ def rmspe(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | No
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
     Examples
     --------
@@ -860,6 +839,7 @@ _MEDIAN_SWEEP = ReplicateSweep(
     batched=ReplicateForm(_MEDIAN_SWEEP, "median"),
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def median_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -867,12 +847,9 @@ def median_absolute_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Observed values of the response (finite).
-    y_pred : array-like of shape (n,)
-        Predicted values (finite).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights (integer weights are the same as repeated rows).
+    %(y_true_finite)s
+    %(y_pred_finite)s
+    %(sample_weight_rows)s
 
     Returns
     -------
@@ -894,9 +871,7 @@ def median_absolute_error(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -958,6 +933,7 @@ _PMAP_ZERO_SCALE = "pmap is undefined: y_true is constant, so its mean lag-1 cha
     lag_scaled=LagScaledForm(loss=_absolute_errors, zero_scale=_PMAP_ZERO_SCALE),
 )
 @raises_input_errors("y_true", "y_pred", "lower", "upper", probabilities=("alpha",))
+@shared_paragraphs
 def pmap(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1009,8 +985,7 @@ def pmap(
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
     Hyndman, R. J. and Koehler, A. B. (2006). Another look at measures of forecast accuracy.
     *International Journal of Forecasting* 22(4), 679-688. doi:10.1016/j.ijforecast.2006.03.001
@@ -1049,6 +1024,7 @@ def pmap(
 
 
 @raises_input_errors("y_true", "y_pred", "lower", "upper")
+@shared_paragraphs
 def prmspe(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1099,11 +1075,9 @@ def prmspe(
 
     References
     ----------
-    Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
-    Technical report.
+    %(payne2016)s
 
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
+    %(gneiting2007)s
     """
     y, yhat = check_pair(y_true, y_pred, min_n=1)
     w = check_sample_weight(sample_weight, y.shape[0])
@@ -1267,6 +1241,7 @@ _REC_SUMS = CurveSumsForm(
 
 @register_curve("rec", family="residual", sums=_REC_SUMS)
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def rec_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1280,8 +1255,7 @@ def rec_curve(
     ----------
     y_true, y_pred : array-like of shape (n,)
     loss : {"absolute", "squared"}, default "absolute"
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -1308,9 +1282,7 @@ def rec_curve(
     Bi, J. and Bennett, K. P. (2003). Regression error characteristic curves. *Proceedings of
     the 20th International Conference on Machine Learning (ICML 2003)*, 43-50.
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -1505,6 +1477,7 @@ _RROC_SUMS = CurveSumsForm(
 
 @register_curve("rroc", family="residual", sums=_RROC_SUMS)
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def rroc_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> RROCCurveResult:
@@ -1513,8 +1486,7 @@ def rroc_curve(
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,)
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
+    %(sample_weight)s
 
     Returns
     -------

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._format import percent_change
 from ranklens._registry import BreakdownBound, MetricSpec
 from ranklens._results import Result
@@ -167,6 +167,7 @@ _MIN_ROWS = 3
 
 
 @raises_input_errors("y_true", "y_pred", weights=False)
+@shared_paragraphs
 def most_influential(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -226,9 +227,7 @@ def most_influential(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -320,6 +319,7 @@ class RobustnessTableResult(Result):
 
 
 @raises_input_errors("y_true", "y_pred", weights=False)
+@shared_paragraphs
 def robustness_table(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -357,9 +357,7 @@ def robustness_table(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Examples
     --------
@@ -435,6 +433,7 @@ class BreakdownResult(Result):
     higher_is_better: bool | None
 
 
+@shared_paragraphs
 def proposition2_bound(metric: str | MetricSpec, n: int, k: IntArray | int) -> FloatArray:
     """Largest change of a rank measure when k of n observations are corrupted (no ties).
 
@@ -474,9 +473,7 @@ def proposition2_bound(metric: str | MetricSpec, n: int, k: IntArray | int) -> F
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
     """
     spec = _resolve(metric)
     bound = _finite_bound(spec)
@@ -556,6 +553,7 @@ def _has_ties(x: FloatArray) -> bool:
 
 
 @raises_input_errors("y_true", "y_pred", weights=False, counts=("n_random",))
+@shared_paragraphs
 def breakdown_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -615,9 +613,7 @@ def breakdown_curve(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
     models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3

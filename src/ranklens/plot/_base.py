@@ -25,6 +25,8 @@ __all__ = [
     "DEFAULT_MAX_POINTS",
     "Display",
     "legend_number",
+    "percent_axis",
+    "share_axes",
     "thin_indices",
 ]
 
@@ -131,6 +133,23 @@ def legend_number(value: float, digits: int = 3) -> str:
     if v != 0 and (abs(v) >= 10**4 or abs(v) < 10 ** (-digits)):
         return f"{v:.{digits + 1}g}"
     return f"{v:.{digits}f}"
+
+
+def percent_axis(axis: Any) -> None:
+    """Show the shares (0 to 1) on a matplotlib axis (``ax.xaxis``) as percentages."""
+    from matplotlib.ticker import PercentFormatter
+
+    axis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
+
+
+def share_axes(ax: Any, *, y: bool = False) -> None:
+    """The x axis of a curve over the share targeted: 0 to 100%; with ``y`` the y axis too (0 to
+    just above 100%, so that a curve reaching 1 is not cut)."""
+    ax.set_xlim(0, 1)
+    percent_axis(ax.xaxis)
+    if y:
+        ax.set_ylim(0, 1.01)
+        percent_axis(ax.yaxis)
 
 
 def _constructor_options(cls: type[Any]) -> set[str]:
@@ -312,6 +331,34 @@ class Display:
         idx = thin_indices(x, y, max_points=max_points)
         (line,) = ax.plot(x[idx], y[idx], label=label, **kwargs)
         return line
+
+    def _model_line(
+        self,
+        ax: Any,
+        x: Any,
+        y: Any,
+        name: str | None,
+        summary: str | None,
+        *,
+        max_points: int,
+        **kwargs: Any,
+    ) -> Any:
+        """The model's thinned line, labelled ``"name (summary)"`` (:meth:`_label`)."""
+        label = self._label(name, summary)
+        return self._line(ax, x, y, max_points=max_points, label=label, **kwargs)
+
+    @staticmethod
+    def _baseline(ax: Any, x: Any, y: Any, label: str, *, max_points: int, **kwargs: Any) -> Any:
+        """A reference curve drawn once per axes (the perfect or optimal model): a thin thinned
+        line, dark grey and dotted unless ``kwargs`` say otherwise."""
+        style = {"color": "0.3", "linestyle": ":", "linewidth": 1, **kwargs}
+        return Display._line(ax, x, y, max_points=max_points, label=label, **style)
+
+    @staticmethod
+    def _diagonal(ax: Any, **kwargs: Any) -> Any:
+        """The random model of a curve from (0, 0) to (1, 1): the dashed grey diagonal."""
+        style = {"color": "0.6", "linestyle": "--", "linewidth": 1, "label": "random", **kwargs}
+        return ax.axline((0, 0), slope=1, **style)
 
     @staticmethod
     def _band(

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.plot._base import Display, legend_number, thin_indices
+from ranklens.plot._base import Display, legend_number, percent_axis, share_axes, thin_indices
 from ranklens.ranking import concordance_profile, cutoff_auc_curve, rank_lift_curve
 
 __all__ = ["ConcordanceProfileDisplay", "CutoffAUCDisplay", "RankLiftDisplay"]
@@ -115,10 +115,9 @@ class ConcordanceProfileDisplay(Display):
                 label=f"below 50% ({n_low:,} cases)",
             )
         )
-        ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
-        _percent_axis(ax.xaxis)
-        _percent_axis(ax.yaxis)
+        share_axes(ax)
+        percent_axis(ax.yaxis)
         return artists
 
 
@@ -165,14 +164,8 @@ class CutoffAUCDisplay(Display):
         x = np.append(r.x_edges[:-1], r.x_edges[-1])
         y = np.append(r.auc, r.auc[-1])
         kwargs.setdefault("drawstyle", "steps-post")
-        line = self._line(
-            ax,
-            x,
-            y,
-            max_points=max_points,
-            label=self._label(name, f"ρ̃ = {legend_number(r.area)}"),
-            **kwargs,
-        )
+        summary = f"ρ̃ = {legend_number(r.area)}"
+        line = self._model_line(ax, x, y, name, summary, max_points=max_points, **kwargs)
         artists = [line]
         artists += self._once(
             ax,
@@ -223,50 +216,18 @@ class RankLiftDisplay(Display):
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
-        line = self._line(
-            ax,
-            r.fraction_targeted,
-            r.model,
-            max_points=max_points,
-            label=self._label(name, f"area = {legend_number(r.area)}"),
-            **kwargs,
-        )
+        x = r.fraction_targeted
+        summary = f"area = {legend_number(r.area)}"
+        line = self._model_line(ax, x, r.model, name, summary, max_points=max_points, **kwargs)
         artists = [line]
         artists += self._once(
             ax,
             "ranklens-ranklift-bounds",
             lambda: [
-                self._line(
-                    ax,
-                    r.fraction_targeted,
-                    r.optimal,
-                    max_points=max_points,
-                    color="0.3",
-                    linestyle="--",
-                    linewidth=1,
-                    label="optimal",
-                ),
-                self._line(
-                    ax,
-                    r.fraction_targeted,
-                    r.worst,
-                    max_points=max_points,
-                    color="0.3",
-                    linestyle=":",
-                    linewidth=1,
-                    label="worst",
-                ),
-                ax.axline((0, 0), slope=1, color="0.7", linewidth=0.8, label="random"),
+                self._baseline(ax, x, r.optimal, "optimal", max_points=max_points, linestyle="--"),
+                self._baseline(ax, x, r.worst, "worst", max_points=max_points),
+                self._diagonal(ax, color="0.7", linestyle=None, linewidth=0.8),
             ],
         )
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1.01)
-        _percent_axis(ax.xaxis)
-        _percent_axis(ax.yaxis)
+        share_axes(ax, y=True)
         return artists
-
-
-def _percent_axis(axis: Any) -> None:
-    from matplotlib.ticker import PercentFormatter
-
-    axis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))

@@ -51,13 +51,9 @@ class RECCurveDisplay(Display):
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
         kwargs.setdefault("drawstyle", "steps-post")
-        line = self._line(
-            ax,
-            r.tolerance,
-            r.accuracy,
-            max_points=max_points,
-            label=self._label(name, f"AOC = {legend_number(r.area_over_curve)}"),
-            **kwargs,
+        summary = f"AOC = {legend_number(r.area_over_curve)}"
+        line = self._model_line(
+            ax, r.tolerance, r.accuracy, name, summary, max_points=max_points, **kwargs
         )
         if not ax.get_xlabel():
             ax.set_xlabel(
@@ -90,14 +86,9 @@ class RROCCurveDisplay(Display):
         model_over, model_under = r.model_over / unit, r.model_under / unit
         # vertices beyond the float range (inf: sums of errors near 1e307) are not drawn
         drawn = np.isfinite(r.over) & np.isfinite(r.under)
-        line = self._line(
-            ax,
-            r.over[drawn] / unit,
-            r.under[drawn] / unit,
-            max_points=max_points,
-            label=self._label(name, f"area = {legend_number(r.area, 4)}"),
-            **kwargs,
-        )
+        over, under = r.over[drawn] / unit, r.under[drawn] / unit
+        summary = f"area = {legend_number(r.area, 4)}"
+        line = self._model_line(ax, over, under, name, summary, max_points=max_points, **kwargs)
         if unit != 1.0 and not ax.get_xlabel():
             scale = f"(× {unit:.0e})"
             ax.set_xlabel(f"{self.xlabel}  {scale}")

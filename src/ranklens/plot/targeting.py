@@ -8,16 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.plot._base import Display, legend_number
+from ranklens.plot._base import Display, legend_number, share_axes
 from ranklens.targeting import gain_curve, lift_curve, profit_curve, roc_curve
 
 __all__ = ["GainCurveDisplay", "LiftCurveDisplay", "ProfitCurveDisplay", "RocCurveDisplay"]
-
-
-def _percent_axis(axis: Any) -> None:
-    from matplotlib.ticker import PercentFormatter
-
-    axis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
 
 
 class RocCurveDisplay(Display):
@@ -35,22 +29,10 @@ class RocCurveDisplay(Display):
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
-        line = self._line(
-            ax,
-            r.fpr,
-            r.tpr,
-            max_points=max_points,
-            label=self._label(name, f"AUC = {legend_number(r.auc)}"),
-            **kwargs,
-        )
+        summary = f"AUC = {legend_number(r.auc)}"
+        line = self._model_line(ax, r.fpr, r.tpr, name, summary, max_points=max_points, **kwargs)
         artists = [line]
-        artists += self._once(
-            ax,
-            "ranklens-roc-random",
-            lambda: [
-                ax.axline((0, 0), slope=1, color="0.6", linestyle="--", linewidth=1, label="random")
-            ],
-        )
+        artists += self._once(ax, "ranklens-roc-random", lambda: [self._diagonal(ax)])
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.01)
         if r.event_definition and not ax.get_title().endswith(")"):
@@ -73,32 +55,16 @@ class GainCurveDisplay(Display):
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
         value = r.event_definition == "value"
-        line = self._line(
-            ax,
-            r.fraction_targeted,
-            r.gain,
-            max_points=max_points,
-            label=self._label(name, f"accuracy ratio = {legend_number(r.accuracy_ratio)}"),
-            **kwargs,
-        )
+        x = r.fraction_targeted
+        summary = f"accuracy ratio = {legend_number(r.accuracy_ratio)}"
+        line = self._model_line(ax, x, r.gain, name, summary, max_points=max_points, **kwargs)
         artists = [line]
         artists += self._once(
             ax,
             "ranklens-gain-baselines",
             lambda: [
-                ax.axline(
-                    (0, 0), slope=1, color="0.6", linestyle="--", linewidth=1, label="random"
-                ),
-                self._line(
-                    ax,
-                    r.fraction_targeted,
-                    r.perfect_gain,
-                    max_points=max_points,
-                    color="0.3",
-                    linestyle=":",
-                    linewidth=1,
-                    label="perfect",
-                ),
+                self._diagonal(ax),
+                self._baseline(ax, x, r.perfect_gain, "perfect", max_points=max_points),
             ],
         )
         if not ax.get_ylabel():
@@ -107,10 +73,7 @@ class GainCurveDisplay(Display):
             ax.set_title("Value captured (cumulative gain of y)")
         elif not value and ax.get_title() == self.title:
             ax.set_title(f"Cumulative gain (events: {r.event_definition})", fontsize=10)
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1.01)
-        _percent_axis(ax.xaxis)
-        _percent_axis(ax.yaxis)
+        share_axes(ax, y=True)
         return artists
 
 
@@ -126,30 +89,16 @@ class LiftCurveDisplay(Display):
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
         at_10 = r.at(0.1) if r.fraction_targeted.size else math.nan
-        line = self._line(
-            ax,
-            r.fraction_targeted,
-            r.lift,
-            max_points=max_points,
-            label=self._label(name, f"lift at 10% = {legend_number(at_10, 2)}"),
-            **kwargs,
-        )
+        x = r.fraction_targeted
+        summary = f"lift at 10% = {legend_number(at_10, 2)}"
+        line = self._model_line(ax, x, r.lift, name, summary, max_points=max_points, **kwargs)
         artists = [line]
         artists += self._once(
             ax,
             "ranklens-lift-baselines",
             lambda: [
                 ax.axhline(1.0, color="0.6", linestyle="--", linewidth=1, label="random"),
-                self._line(
-                    ax,
-                    r.fraction_targeted,
-                    r.perfect_lift,
-                    max_points=max_points,
-                    color="0.3",
-                    linestyle=":",
-                    linewidth=1,
-                    label="perfect",
-                ),
+                self._baseline(ax, x, r.perfect_lift, "perfect", max_points=max_points),
             ],
         )
         # The first few cases swing the lift wildly and the perfect model's lift (1 / event
@@ -158,9 +107,8 @@ class LiftCurveDisplay(Display):
         top = float(np.nanmax(body)) if body.size and np.isfinite(body).any() else 2.0
         previous = getattr(ax, "_ranklens_lift_top", 0.0)
         ax._ranklens_lift_top = max(previous, top)
-        ax.set_xlim(0, 1)
         ax.set_ylim(0, max(1.5, 1.25 * ax._ranklens_lift_top))
-        _percent_axis(ax.xaxis)
+        share_axes(ax)
         return artists
 
 
@@ -183,14 +131,8 @@ class ProfitCurveDisplay(Display):
         summary = f"best {legend_number(r.best_profit, 0)} at {100 * r.best_fraction:.0f}%"
         if r.budget_profit is not None:
             summary += f"; within budget {legend_number(r.budget_profit, 0)}"
-        line = self._line(
-            ax,
-            r.fraction_targeted,
-            r.profit,
-            max_points=max_points,
-            label=self._label(name, summary),
-            **kwargs,
-        )
+        x = r.fraction_targeted
+        line = self._model_line(ax, x, r.profit, name, summary, max_points=max_points, **kwargs)
         color = line.get_color()
         (best,) = ax.plot(
             [r.best_fraction], [r.best_profit], "o", color=color, markeredgecolor="white", zorder=4
@@ -225,29 +167,18 @@ class ProfitCurveDisplay(Display):
             ax,
             "ranklens-profit-baselines",
             lambda: [
-                self._line(
+                self._baseline(
                     ax,
-                    r.fraction_targeted,
+                    x,
                     r.random_profit,
+                    "random",
                     max_points=max_points,
                     color="0.6",
                     linestyle="--",
-                    linewidth=1,
-                    label="random",
                 ),
-                self._line(
-                    ax,
-                    r.fraction_targeted,
-                    r.perfect_profit,
-                    max_points=max_points,
-                    color="0.3",
-                    linestyle=":",
-                    linewidth=1,
-                    label="perfect",
-                ),
+                self._baseline(ax, x, r.perfect_profit, "perfect", max_points=max_points),
                 ax.axhline(0.0, color="0.85", linewidth=0.8),
             ],
         )
-        ax.set_xlim(0, 1)
-        _percent_axis(ax.xaxis)
+        share_axes(ax)
         return artists

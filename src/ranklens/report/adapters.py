@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._docstrings import shared_paragraphs
 from ranklens._method_names import method_name, paired_test_methods
 from ranklens._registry import direction_of
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
@@ -71,6 +72,7 @@ def _headline_metrics(comparison: Any) -> list[str]:
     return [m for m in DEFAULT_COMPARISON_METRICS if m in comparison.metrics]
 
 
+@shared_paragraphs
 def comparison_tables(comparison: Any, metrics: Any = None) -> list[Table]:
     """Table 2's layout (Rosset, Perlich & Zadrozny 2005): the headline measures in full view,
     every measure collapsed. Takes the bootstrap's or the permutation test's result.
@@ -92,9 +94,7 @@ def comparison_tables(comparison: Any, metrics: Any = None) -> list[Table]:
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
     """
     if comparison is None:
         return []
@@ -289,6 +289,7 @@ def _adjusted_cell(contrast: Contrast, style: Any) -> Cell:
     return Cell("not tested", css="text", title=contrast.untested)
 
 
+@shared_paragraphs
 def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
     """The layout of Table 1 of Rosset et al. (2005), one block of rows per model.
 
@@ -304,9 +305,7 @@ def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
     """
     if not robustness:
         return []
@@ -346,13 +345,13 @@ def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
     return [Table(header=header, rows=rows, note=note, css="robustness")]
 
 
+@shared_paragraphs
 def section_tables(evaluation: Any, section: str) -> list[Table]:
     """Tables shown next to a section's plots (decile tables, best model by depth, coverage).
 
     Parameters
     ----------
-    evaluation : ModelEvaluation
-        A result of :func:`ranklens.report.evaluate_models`.
+    %(evaluation)s
     section : str
         The report section (e.g. ``"targeting"``, ``"intervals"``).
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ranklens._docstrings import shared_paragraphs
 from ranklens._format import finite_or_none
 from ranklens.evaluation import evaluation_to_json as _base_document
 from ranklens.report.goals import goal_title, summary_verdicts
@@ -37,6 +38,7 @@ def _contrast_json(contrast: Contrast) -> dict[str, Any]:
     }
 
 
+@shared_paragraphs
 def summary_json(evaluation: Any, *, alpha: float = ALPHA) -> dict[str, Any]:
     """The Summary's verdicts as data: the ``summary`` block of ``results.json``.
 
@@ -49,8 +51,7 @@ def summary_json(evaluation: Any, *, alpha: float = ALPHA) -> dict[str, Any]:
 
     Parameters
     ----------
-    evaluation : ModelEvaluation
-        The result of :func:`ranklens.report.evaluate_models`.
+    %(evaluation)s
     alpha : float, default 0.05
         Family-wise error rate of the verdicts.
 
@@ -89,6 +90,7 @@ def summary_json(evaluation: Any, *, alpha: float = ALPHA) -> dict[str, Any]:
     }
 
 
+@shared_paragraphs
 def evaluation_to_json(evaluation: Any, *, include_replicates: bool = False) -> dict[str, Any]:
     """The JSON document of ``ranklens evaluate --json``, with the Summary's verdicts.
 
@@ -98,8 +100,7 @@ def evaluation_to_json(evaluation: Any, *, include_replicates: bool = False) -> 
 
     Parameters
     ----------
-    evaluation : ModelEvaluation
-        The result of :func:`ranklens.report.evaluate_models`.
+    %(evaluation)s
     include_replicates : bool, default False
         Add the bootstrap replicates (``doc["replicates"]``).
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import ranklens.plot  # noqa: F401  (its Displays register themselves with the curves they draw)
+from ranklens._docstrings import shared_paragraphs
 from ranklens._format import format_number
 from ranklens.extremes import regression_precision_recall
 from ranklens.metrics import get_curve
@@ -359,6 +360,7 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
 }
 
 
+@shared_paragraphs
 def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[FigureView]]:
     """Every plot the evaluation has data for, by report section (empty without matplotlib).
 
@@ -367,8 +369,7 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
 
     Parameters
     ----------
-    evaluation : ModelEvaluation
-        A result of :func:`ranklens.report.evaluate_models`.
+    %(evaluation)s
     prefix : str, default ''
         Prefix of the element ids, so that several evaluations share one page.
 
@@ -379,12 +380,9 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
 
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ranklens._docstrings import shared_paragraphs
 from ranklens._registry import direction_of, shaded_positions
 from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.significance import (
@@ -327,6 +328,7 @@ def _b(name: str) -> str:
     return f"<strong>{html.escape(name)}</strong>"
 
 
+@shared_paragraphs
 def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdict]:
     """One verdict per goal present: the headline measure, the pick, its comparisons with every
     other model, and the sentences that say it in words.
@@ -342,8 +344,7 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
 
     Parameters
     ----------
-    evaluation : ModelEvaluation
-        The result of :func:`ranklens.report.evaluate_models`.
+    %(evaluation)s
     alpha : float, default 0.05
         Family-wise error rate of the summary's verdicts.
 

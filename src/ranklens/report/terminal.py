@@ -11,6 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ranklens._docstrings import shared_paragraphs
 from ranklens._problems import PROBLEM_KINDS
 from ranklens.report.goals import clearly_best, closest_to_target, comparison_contrasts
 from ranklens.report.render import direction_symbol, format_number
@@ -41,6 +42,7 @@ def plain(text: Any, style: str = "") -> Any:
     return Text(str(text), style=style)
 
 
+@shared_paragraphs
 def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
     """Every measure (rows) by model (columns); a clearly best value in bold green.
 
@@ -55,8 +57,7 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
 
     Parameters
     ----------
-    evaluation : ModelEvaluation
-        A result of :func:`ranklens.report.evaluate_models`.
+    %(evaluation)s
     max_rows : int, optional
         Show at most this many measures.
 
@@ -130,6 +131,7 @@ def _reason(problem: Any) -> str:
     return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
 
 
+@shared_paragraphs
 def problems_table(evaluation: Any, *, kinds: tuple[str, ...] | None = None) -> Any | None:
     """Why values are missing or qualified, one row per reason (None when there is nothing).
 
@@ -138,8 +140,7 @@ def problems_table(evaluation: Any, *, kinds: tuple[str, ...] | None = None) -> 
 
     Parameters
     ----------
-    evaluation : ModelEvaluation
-        A result of :func:`ranklens.report.evaluate_models`.
+    %(evaluation)s
     kinds : tuple of str, optional
         Keep only these kinds of problem.
 
