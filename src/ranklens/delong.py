@@ -616,7 +616,7 @@ def comparison_arrays(
     level: float,
     interval: str = "logit",
 ) -> dict[str, Any]:
-    """The analytic fields of a comparison for measures that declare a :class:`ConcordanceForm`.
+    """The analytic fields of a comparison for measures that declare a concordance form.
 
     Reads ``spec.capabilities.delong`` only (never a measure's name); a measure without it is
     refused with a ``ValueError`` naming it. Returns ``std_error, ci_lower, ci_upper,

@@ -630,8 +630,9 @@ def evaluate_arrays(
 
     Parameters
     ----------
-    y_true, predictions, **options
-        As :func:`ranklens.evaluate_models` (arrays, not column names).
+    y_true, predictions
+        As :func:`ranklens.evaluate_models` (arrays, not column names); every keyword argument
+        is the argument of :func:`ranklens.evaluate_models` of the same name.
 
     Returns
     -------

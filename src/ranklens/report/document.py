@@ -95,7 +95,7 @@ def evaluation_to_json(evaluation: Any, *, include_replicates: bool = False) -> 
     """The JSON document of ``ranklens evaluate --json``, with the Summary's verdicts.
 
     :func:`ranklens.evaluation.evaluation_to_json` (every measure, interval and comparison)
-    plus ``doc["summary"]`` (:func:`summary_json`), in strict JSON (NaN becomes null). The
+    plus ``doc["summary"]`` (``summary_json``), in strict JSON (NaN becomes null). The
     layout is described by the JSON Schema ``ranklens/report/results.schema.json``.
 
     Parameters

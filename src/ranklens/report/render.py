@@ -750,7 +750,7 @@ def write_html(path: str | pathlib.Path, evaluations: Any, **kwargs: Any) -> pat
     """Render (:func:`render_html`), then write to ``path`` atomically; returns the resolved path.
 
     The whole report is rendered before the file is touched, and written with
-    :func:`write_text_atomic`: a rendering error or a full disk leaves a previous report intact.
+    ``write_text_atomic``: a rendering error or a full disk leaves a previous report intact.
 
     Parameters
     ----------
