@@ -213,7 +213,7 @@ def bench_compare_models(cp, n, n_boot, *, targeting=False):
 
 def bench_exact(cp, n):
     from ranklens import kendall_tau
-    from ranklens._registry import RankStatistic
+    from ranklens._forms import RankStatistic
     from ranklens._xp.rank import classes_from_counts, exact_pair_counts
 
     y, preds = _data(n, seed=1)

@@ -267,7 +267,7 @@ def statistics_of_sums(sums, axis=-1):
     """``(tau_b, rho, harrell_c)`` along ``axis`` from the rank kernels' group sums (their
     order: ``ranklens._xp.rank.GROUP_SUMS``), through the one statistics code every engine
     uses; the other axes are kept."""
-    from ranklens._registry import RankStatistic
+    from ranklens._forms import RankStatistic
     from ranklens._xp.rank import GROUP_SUMS, replicate_classes
 
     sums = np.moveaxis(np.asarray(sums, dtype=np.float64), axis, -1)

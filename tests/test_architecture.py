@@ -46,6 +46,7 @@ FOUNDATIONS = {
     "ranklens._progress",
     "ranklens._format",
     "ranklens._inference",  # interval formulas over NumPy: used by measures and inference
+    "ranklens._forms",  # the computational forms every engine reads
     "ranklens._registry",
     "ranklens._results",
     "ranklens._route",  # the performance policy: NumPy form or kernel, serial or parallel

@@ -21,7 +21,9 @@ from ranklens.compare import (
 )
 from ranklens.exceptions import FewEventsWarning, UndefinedMetricWarning, warn_undefined
 from ranklens.metrics import get_metric
-from ranklens.residual import mae, median_absolute_error, rmse
+from ranklens.residual import mean_absolute_error as mae
+from ranklens.residual import median_absolute_error
+from ranklens.residual import root_mean_squared_error as rmse
 from reference_compare import bootstrap_indices, materialised_bootstrap, swap_masks
 
 
@@ -1118,7 +1120,7 @@ def test_constant_resamples_of_a_rank_measure_are_undefined(rng):
 
 
 def test_a_fast_path_that_disagrees_with_the_registry_is_not_used(rng):
-    from ranklens._registry import RankStatistic, RankSweepForm
+    from ranklens._forms import RankStatistic, RankSweepForm
 
     spec = get_metric("rho_normalized")
     wrong = dataclasses.replace(

@@ -363,15 +363,15 @@ def test_missing_values_behave_like_nan(convert):
     a[3] = np.nan
     pattern = r"y_true contains 1 NaN or missing value\(s\) \(first at position 3\)"
     with pytest.raises(ValueError, match=pattern):
-        rl.mse(convert(a), PRED)
+        rl.mean_squared_error(convert(a), PRED)
 
 
 def test_masked_array_is_refused():
     # The mask used to be ignored: this gave 3.3e17.
     with pytest.raises(TypeError, match=r"y_true is a masked array with 1 masked value"):
-        rl.mse(np.ma.masked_array([1.0, 2, 1e9], mask=[0, 0, 1]), [1.0, 2, 3])
+        rl.mean_squared_error(np.ma.masked_array([1.0, 2, 1e9], mask=[0, 0, 1]), [1.0, 2, 3])
     # nothing masked: the data are used
-    assert rl.mse(np.ma.masked_array([1.0, 2, 3]), [1.0, 2, 3]) == 0.0
+    assert rl.mean_squared_error(np.ma.masked_array([1.0, 2, 3]), [1.0, 2, 3]) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -392,7 +392,7 @@ def test_masked_array_is_refused():
 )
 def test_wrong_kind_of_data_is_a_type_error(value, pattern):
     with pytest.raises(TypeError, match=pattern):
-        rl.mse(value, [1.0, 2.0, 3.0])
+        rl.mean_squared_error(value, [1.0, 2.0, 3.0])
 
 
 def test_wrong_kind_in_2d_bounds_and_relevance():
@@ -415,16 +415,16 @@ def test_misaligned_pandas_indexes_warn():
     y = pd.Series(Y, index=np.arange(N))
     p = pd.Series(PRED, index=np.arange(N)[::-1])
     with pytest.warns(RowAlignmentWarning, match="matches rows by position"):
-        value = rl.mse(y, p)
-    assert value == rl.mse(Y, PRED)  # by position, as documented
+        value = rl.mean_squared_error(y, p)
+    assert value == rl.mean_squared_error(Y, PRED)  # by position, as documented
     with pytest.warns(RowAlignmentWarning, match="y_true and lower"):
         rl.interval_score(y, p - 3, p + 3, alpha=0.1)
     with pytest.warns(RowAlignmentWarning, match=r"y_true and predictions\['b'\]"):
         rl.compare_models(y, {"a": y * 2, "b": p}, metrics=["mean_squared_error"], n_bootstrap=10)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rl.mse(y, pd.Series(PRED, index=np.arange(N)))  # same index: silent
-        rl.mse(y, PRED)  # one side NumPy: silent
+        rl.mean_squared_error(y, pd.Series(PRED, index=np.arange(N)))  # same index: silent
+        rl.mean_squared_error(y, PRED)  # one side NumPy: silent
 
 
 def test_public_namespace_is_explicit():

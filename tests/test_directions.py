@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ranklens as rl
-from ranklens.metrics import MetricSpec, get_metric
+from ranklens.metrics import MetricSpec
 
 N = 200
 ALPHA = 0.2  # nominal coverage 0.8
@@ -76,8 +76,7 @@ def test_report_shades_the_coverage_closest_to_nominal(evaluation):
     best = _best_cells(table, "interval_coverage")
     assert best[models.index("calibrated")] and not best[models.index("wide")]
     assert not any(_best_cells(table, "mean_interval_width"))  # not ranked
-    # the earlier form (a bool) still works
-    assert best_models([0.995, 0.81], True) == {0}
+    assert best_models([0.995, 0.81], {"direction": "higher"}) == {0}
     html = evaluation._repr_html_()
     assert "interval_coverage" in html
 
@@ -191,10 +190,9 @@ def test_compare_metric_rankings_metrics_is_keyword_only():
         rl.compare_metric_rankings(y, preds)
 
 
-def test_old_keys_work_in_the_engines():
+def test_a_short_name_is_refused_by_the_engines():
     y, preds = _data()
-    res = rl.compare_models(y, preds, metrics=["mae", "rmse"], n_bootstrap=20, show_progress=False)
-    assert res.metrics == ("mean_absolute_error", "root_mean_squared_error")
-    assert get_metric("ndcg").name == "ndcg_score"
-    table = rl.robustness_table(y, preds["a"], metrics=["mse"])
-    assert table.metrics == ("mean_squared_error",)
+    with pytest.raises(ValueError, match="unknown metric 'rmse'"):
+        rl.compare_models(y, preds, metrics=["rmse"], n_bootstrap=20, show_progress=False)
+    with pytest.raises(ValueError, match="unknown metric 'mse'"):
+        rl.robustness_table(y, preds["a"], metrics=["mse"])

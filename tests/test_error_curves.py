@@ -8,7 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import reference_residual as ref
-from ranklens import mae, mse, rec_curve, rroc_curve
+from ranklens import mean_absolute_error as mae
+from ranklens import mean_squared_error as mse
+from ranklens import rec_curve, rroc_curve
 
 
 def _data(rng, n=30):

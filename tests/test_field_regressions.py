@@ -84,9 +84,9 @@ def test_roc_auc_on_a_csv_column_equals_sklearn():
 
 def test_masked_array_and_string_series_are_refused():
     with pytest.raises(TypeError, match="masked"):
-        rl.mse(np.ma.masked_array([1.0, 2, 1e9], mask=[0, 0, 1]), [1.0, 2, 3])
+        rl.mean_squared_error(np.ma.masked_array([1.0, 2, 1e9], mask=[0, 0, 1]), [1.0, 2, 3])
     with pytest.raises(TypeError, match="y_true must be numeric"):
-        rl.mse(pd.Series(["1.5", "2", "3"]), [1, 2, 3])
+        rl.mean_squared_error(pd.Series(["1.5", "2", "3"]), [1, 2, 3])
 
 
 @pytest.mark.parametrize("scale", [1e-150, 1e-100, 1.0, 1e75, 1e150])

@@ -19,8 +19,8 @@ from scipy import stats
 import ranklens._gpu_engine as gpu_engine
 from ranklens import compare_models, kendall_tau
 from ranklens._extras import MissingExtraError, missing_modules
+from ranklens._forms import RankStatistic
 from ranklens._kernels.ranking import weighted_rank_sums
-from ranklens._registry import RankStatistic
 from ranklens._xp import rank as xr
 from ranklens._xp.sequence import prepare_ranks
 from reference_ranking import statistics_of_sums

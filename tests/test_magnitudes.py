@@ -24,22 +24,28 @@ from ranklens import (
     kendall_tau,
     linlin_loss,
     log_rmse,
-    mae,
     mean_interval_width,
     median_absolute_error,
-    mse,
     pmap,
     prmspe,
     ranking_summary,
     relevance_weighted_absolute_error,
     relevance_weighted_squared_error,
-    rmse,
     rmspe,
     sera,
     sera_curve,
     smooth_accuracy,
     spearman_rho,
     weighted_interval_score,
+)
+from ranklens import (
+    mean_absolute_error as mae,
+)
+from ranklens import (
+    mean_squared_error as mse,
+)
+from ranklens import (
+    root_mean_squared_error as rmse,
 )
 from ranklens._kernels.residual import weighted_quantile_threshold
 from ranklens.metrics import available_metrics, get_metric

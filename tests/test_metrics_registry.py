@@ -21,7 +21,6 @@ from ranklens.exceptions import RanklensWarning
 from ranklens.metrics import (
     DIRECTIONS,
     FAMILIES,
-    METRIC_ALIASES,
     MetricSpec,
     available_metrics,
     get_metric,
@@ -217,7 +216,7 @@ def test_negative_weights_are_rejected(name):
         _call(spec, y, p, lo, hi, sample_weight=w)
 
 
-# --- names: the scikit-learn names are primary, the short ones aliases -----------------------
+# --- names: the function's name is the registry key ------------------------------------------
 
 
 def test_registry_keys_are_function_names():
@@ -225,46 +224,13 @@ def test_registry_keys_are_function_names():
         assert get_metric(name).func.__name__ == name
 
 
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("mse", "mean_squared_error"),
-        ("rmse", "root_mean_squared_error"),
-        ("mae", "mean_absolute_error"),
-        ("ndcg", "ndcg_score"),
-    ],
-)
-def test_old_keys_resolve_to_the_new_ones(old, new):
-    assert METRIC_ALIASES[old] == new
-    assert get_metric(old) is get_metric(new)
-    assert get_metric(old).name == new
-    assert old not in ALL and new in ALL  # listed once, under the new key
-
-
-@pytest.mark.parametrize(
-    ("short", "long"),
-    [
-        ("mse", "mean_squared_error"),
-        ("rmse", "root_mean_squared_error"),
-        ("mae", "mean_absolute_error"),
-    ],
-)
-def test_short_function_names_are_the_same_objects(short, long):
-    from ranklens import residual
-
-    assert getattr(ranklens, short) is getattr(ranklens, long)
-    assert getattr(residual, short) is getattr(residual, long)
-    assert short in residual.__all__ and long in residual.__all__
-    assert getattr(ranklens, long)([1.0, 2.0], [1.0, 4.0]) == getattr(ranklens, short)(
-        [1.0, 2.0], [1.0, 4.0]
-    )
-
-
-def test_an_old_key_cannot_be_registered_again():
-    from ranklens._registry import register_metric
-
-    with pytest.raises(ValueError, match="alias"):
-        register_metric("mse", higher_is_better=False, family="residual")
+@pytest.mark.parametrize("short", ["mse", "rmse", "mae", "ndcg"])
+def test_only_the_function_names_are_keys(short):
+    # one name for one measure: the short names are neither registry keys nor functions
+    assert short not in ALL
+    with pytest.raises(ValueError, match="unknown metric"):
+        get_metric(short)
+    assert not hasattr(ranklens, short)
 
 
 def test_a_direction_is_required_and_checked():

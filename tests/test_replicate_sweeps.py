@@ -1,6 +1,6 @@
 """Bootstrap replicates from weighted sweeps over fixed orders (ReplicateForm capabilities).
 
-A replicate of a measure declaring a :class:`ranklens._registry.ReplicateForm` is computed by its
+A replicate of a measure declaring a :class:`ranklens._forms.ReplicateForm` is computed by its
 family's sweep, never by calling the function; every replicate must equal the function called
 on the same data with the replicate's multiplicities (times the case weights) as
 ``sample_weight``: the brute-force twin. Data with ties in the predictions and in y_true,
@@ -18,7 +18,8 @@ import pytest
 
 from ranklens import compare_models
 from ranklens._evaluators import _ReplicateSweepEvaluator, build_evaluators
-from ranklens._registry import Capabilities, ReplicateForm
+from ranklens._forms import ReplicateForm
+from ranklens._registry import Capabilities
 from ranklens.exceptions import FewEventsWarning, RanklensWarning, UndefinedMetricWarning
 from ranklens.metrics import available_metrics, get_metric
 

@@ -18,12 +18,18 @@ from ranklens import (
     epsilon_insensitive_loss,
     linlin_loss,
     log_rmse,
-    mae,
     median_absolute_error,
-    mse,
     pmap,
-    rmse,
     rmspe,
+)
+from ranklens import (
+    mean_absolute_error as mae,
+)
+from ranklens import (
+    mean_squared_error as mse,
+)
+from ranklens import (
+    root_mean_squared_error as rmse,
 )
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.metrics import get_metric

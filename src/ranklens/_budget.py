@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from ranklens import _evaluators, _resampling
-from ranklens._registry import RankSweepForm, RatioForm, ReplicateForm
+from ranklens._forms import RankSweepForm, RatioForm, ReplicateForm
 from ranklens._resampling import BootstrapMemoryError, jackknife_rows
 from ranklens._route import POLICY
 from ranklens._shared import shared_results

@@ -101,7 +101,7 @@ class CurveSumsForm:
         arguments, given or fixed by its registration).
     fitted : mapping of str to OrderStatisticFit
         The parameters among ``params`` the curve fits from order statistics of ``y_true``
-        when they are not given (:class:`ranklens._registry.OrderStatisticFit`).
+        when they are not given (:class:`ranklens._forms.OrderStatisticFit`).
     points : str
         Where the points lie, in words, for the engine's notes.
     """

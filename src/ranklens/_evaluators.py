@@ -20,15 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._forms import RankSweepForm, RatioForm, ReplicateForm
 from ranklens._inference import (
     RatioStudentizer,
 )
-from ranklens._registry import (
-    MetricSpec,
-    RankSweepForm,
-    RatioForm,
-    ReplicateForm,
-)
+from ranklens._registry import MetricSpec
 from ranklens._resampling import (
     BLOCK_CELLS,
     MEMORY_SHARE,
@@ -175,7 +171,7 @@ class _RatioFormEvaluator(LaneReader):
     (:func:`memory_plan`) it is not kept: each block makes it ``chunk_rows`` data rows at a
     time and carries the sums from chunk to chunk (:func:`ranklens._kernels.rank_levels.
     lane_loss_sums_into`): the same sums, bit for bit (the per-row values of a form are
-    element-wise, :class:`~ranklens._registry.RatioForm`).
+    element-wise, :class:`~ranklens._forms.RatioForm`).
     """
 
     path = "kernel"
@@ -365,7 +361,7 @@ def _call_unweighted(spec: MetricSpec, y: np.ndarray, pred: np.ndarray, _w: Any)
 
 
 class _ReplicateSweepEvaluator(Evaluator):
-    """Measures declaring the same :class:`~ranklens._registry.ReplicateSweep` (and bound
+    """Measures declaring the same :class:`~ranklens._forms.ReplicateSweep` (and bound
     parameters): the sweep prepared once (its rows sorted), then each block of replicates in
     weighted passes over those fixed orders, every measure and model together.
 
@@ -731,7 +727,7 @@ class _RankEvaluator(LaneReader):
     """Measures declared as outputs of the rank sweep, every model, per replicate (numba).
 
     One sweep gives the weighted group sums, hence the pair classes; each measure is its declared
-    :class:`~ranklens._registry.RankSweepForm`: its statistic of the classes, mapped by its
+    :class:`~ranklens._forms.RankSweepForm`: its statistic of the classes, mapped by its
     ``transform``.
 
     Stage 1 (once): ``prepare_ranks`` (dense ranks) and the rows sorted by y, ties by

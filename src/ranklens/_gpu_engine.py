@@ -4,14 +4,14 @@
 measure declares (:class:`~ranklens._registry.MetricSpec` ``capabilities.batched``) and never
 its name:
 
-* a :class:`~ranklens._registry.RankSweepForm` (Kendall's tau-b, Spearman's rho, Harrell's C and
+* a :class:`~ranklens._forms.RankSweepForm` (Kendall's tau-b, Spearman's rho, Harrell's C and
   the measures derived from them, e.g. the AUC of a binary outcome) is evaluated by the array-API
   kernels of :mod:`ranklens._xp.rank`: the level orders of each model are built once on the
   device with sorts; each chunk of replicates is gathers, prefix sums and masked sums, with exact
   int64 pair counts for integer weights;
-* a :class:`~ranklens._registry.RatioForm` (the mean losses) is one float64 matrix product
+* a :class:`~ranklens._forms.RatioForm` (the mean losses) is one float64 matrix product
   ``W @ L`` per chunk;
-* a :class:`~ranklens._registry.ReplicateForm` whose sweep gives the array-namespace entry
+* a :class:`~ranklens._forms.ReplicateForm` whose sweep gives the array-namespace entry
   points (``ReplicateSweep.device_prepare`` / ``device_evaluate``: the targeting measures, the
   AUC, KS, gain area, accuracy ratio and lifts, from weighted prefix sums over each model sorted
   once by its score, :mod:`ranklens._xp.targeting`) is evaluated by that sweep on the device,
@@ -36,12 +36,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from ranklens._registry import (
-    MetricSpec,
-    RankSweepForm,
-    RatioForm,
-    ReplicateForm,
-)
+from ranklens._forms import RankSweepForm, RatioForm, ReplicateForm
+from ranklens._registry import MetricSpec
 from ranklens._resampling import Resampler
 from ranklens._xp import cuda as _cuda
 from ranklens._xp import cupy_or_raise, free_bytes, is_cupy, is_device_array, to_host, to_namespace

@@ -15,7 +15,7 @@ methods that study chose where the standard ones fail, and the rules that flag a
 * :func:`fisher_z_tau_interval`: Kendall's tau on Fisher's z scale, and
   :func:`tau_confidence_interval`, the interval of ``ranking_summary`` and the Dask engine;
 * :class:`RatioStudentizer`: per-replicate standard errors of a mean loss (a
-  :class:`~ranklens._registry.RatioForm`) and of paired differences, for the symmetric
+  :class:`~ranklens._forms.RatioForm`) and of paired differences, for the symmetric
   bootstrap-t interval (:func:`symmetric_t_interval`);
 * :func:`symmetric_p_value` and :func:`studentized_p_value`: the paired bootstrap's two-sided
   tests, dual to the symmetric intervals :func:`symmetric_interval_at` and

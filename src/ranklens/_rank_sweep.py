@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._registry import RankStatistic
+from ranklens._forms import RankStatistic
 from ranklens._shared import RANK_SEQUENCE, RANK_SWEEP, shared, sharing
 from ranklens._xp import measure_routes as _routes
 from ranklens._xp import sequence as _xs
@@ -158,7 +158,7 @@ def leave_one_out_classes(y: np.ndarray, p: np.ndarray) -> dict[str, np.ndarray]
     Returns
     -------
     dict of ndarray of int64, shape (n,)
-        The classes :class:`ranklens._registry.RankStatistic` reads, exact counts:
+        The classes :class:`ranklens._forms.RankStatistic` reads, exact counts:
         ``concordant``, ``discordant``, ``tied_pred_only``, ``distinct_y`` and
         ``distinct_pred``.
     """

@@ -210,7 +210,7 @@ def _pipeline(d: dict[str, Any], weighted: bool) -> None:
 
 def _swept_metrics() -> list[Any]:
     """The registered point measures whose replicates a ReplicateSweep computes."""
-    from ranklens._registry import ReplicateForm
+    from ranklens._forms import ReplicateForm
     from ranklens.metrics import available_metrics, get_metric
 
     specs = [get_metric(name) for name in available_metrics(inputs="point")]

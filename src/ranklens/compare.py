@@ -30,9 +30,9 @@ replicates of a longer run are the same ``B`` replicates.
 
 Fast paths come from what each measure declares when it registers (its
 :class:`~ranklens.metrics.MetricSpec` ``capabilities.batched``); this module never names a measure.
-A :class:`~ranklens._registry.RatioForm` ``finalize(sum w num / sum w den)`` (the mean losses of
+A :class:`~ranklens._forms.RatioForm` ``finalize(sum w num / sum w den)`` (the mean losses of
 :mod:`ranklens.residual`) is a product ``W @ L`` of the multiplicity matrix with per-row values; a
-:class:`~ranklens._registry.RankSweepForm` (the rank correlations, Harrell's C, Somers' D) is one
+:class:`~ranklens._forms.RankSweepForm` (the rank correlations, Harrell's C, Somers' D) is one
 output of the shared rank sweep: each model is sorted once with :mod:`ranklens._kernels.ranking`'s
 stage 1, then one lean O(n log n) weighted sweep per replicate and model
 (:mod:`ranklens._kernels.compare`) serves every such measure. Both loop over the replicates of a
@@ -82,6 +82,7 @@ from ranklens._evaluators import (
     point_value,
     studentizer,
 )
+from ranklens._forms import RankSweepForm, RatioForm
 from ranklens._gpu_engine import DeviceEngine, resolve_device
 from ranklens._inference import (
     MIN_CLASS_ROWS,
@@ -94,12 +95,7 @@ from ranklens._inference import (
     symmetric_t_interval,
 )
 from ranklens._normal import ndtr_array
-from ranklens._registry import (
-    METRIC_ALIASES,
-    MetricSpec,
-    RankSweepForm,
-    RatioForm,
-)
+from ranklens._registry import MetricSpec
 from ranklens._resampling import (
     BootstrapMemoryError,
     Progress,
@@ -223,11 +219,8 @@ class _PairwiseResult(Result):
         ]
 
     def _metric_index(self, metric: str) -> int:
-        """The row of ``metric``: its name in this comparison, or a registered alias of it
-        (``"mae"``), which the comparison resolved to the registry key."""
+        """The row of ``metric``, by its name in this comparison."""
         try:
-            if metric not in self.metrics and isinstance(metric, str):
-                metric = METRIC_ALIASES.get(metric, metric)
             return self.metrics.index(metric)
         except ValueError:
             raise ValueError(
@@ -788,7 +781,7 @@ def compare_models(
     interval : {"auto", "bca", "percentile", "studentized"}, default "auto"
         Bootstrap interval type. ``"auto"``, what the Monte Carlo study of
         ``benchmarks/coverage_study.py`` supports (``docs/coverage.md``): for the mean losses (the
-        measures declared as a :class:`~ranklens._registry.RatioForm`: RMSE, MAE, ...) Hall's
+        measures declared as a :class:`~ranklens._forms.RatioForm`: RMSE, MAE, ...) Hall's
         (1988) symmetric bootstrap-t, ``"studentized"``, for the values and the differences
         (each replicate studentized by its own sandwich standard error; up to
         :data:`STUDENTIZED_MAX_UNITS` resampled units and on the CPU, BCa above); for the other

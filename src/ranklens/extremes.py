@@ -37,14 +37,9 @@ from numpy.typing import NDArray
 
 from ranklens._curve_registry import CurveSumsForm, register_curve
 from ranklens._docstrings import raises_input_errors, shared_paragraphs
+from ranklens._forms import OrderStatisticFit, ReplicateForm, ReplicateSweep, SumsForm
 from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
-from ranklens._registry import (
-    OrderStatisticFit,
-    ReplicateForm,
-    ReplicateSweep,
-    SumsForm,
-    register_metric,
-)
+from ranklens._registry import register_metric
 from ranklens._relevance_functions import relevance_from_limits
 from ranklens._results import CurveResult, Result
 from ranklens._scaling import scaled_residuals
@@ -896,7 +891,7 @@ def _unscale(values: Any, e: int, weight_scale: float = 1.0) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------
-# Bootstrap replicates without calling the functions (ranklens._registry.ReplicateForm). The
+# Bootstrap replicates without calling the functions (ranklens._forms.ReplicateForm). The
 # rows are sorted by y_true once; a replicate's box plot (Tukey's hinges of its frequency-weighted
 # y_true, fences, which tails have outliers) is read off that order from cumulative weights, so the
 # default relevance (relevance_from_boxplot, refitted per replicate as the functions refit it) and
@@ -1183,7 +1178,7 @@ def _no_relevance() -> float:
 
 # ------------------------------------------------------------------------------------------------
 # The measures as sums once the relevance (and the accuracy) are fixed: what an engine holding
-# the data in pieces adds up (ranklens._registry.SumsForm). The default accuracy is fitted from
+# the data in pieces adds up (ranklens._forms.SumsForm). The default accuracy is fitted from
 # the hinges of y_true (order statistics, found by exact selection).
 
 

@@ -25,8 +25,9 @@ import numpy as np
 
 from ranklens._curve_registry import register_curve
 from ranklens._docstrings import raises_input_errors, shared_paragraphs
+from ranklens._forms import SumsForm
 from ranklens._normal import ndtri
-from ranklens._registry import SumsForm, register_metric
+from ranklens._registry import register_metric
 from ranklens._results import CurveResult, Result
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
@@ -195,7 +196,7 @@ def _sums(
 
 
 # --------------------------------------------------------------------------------------------
-# The measures as sums (ranklens._registry.SumsForm): per row the weight, the width, the misses
+# The measures as sums (ranklens._forms.SumsForm): per row the weight, the width, the misses
 # below and above and the inside indicator, added up by an engine that holds the data in pieces,
 # then finished as below.
 

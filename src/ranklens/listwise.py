@@ -16,12 +16,8 @@ from typing import Any
 import numpy as np
 
 from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._registry import (
-    RankedListForm,
-    ReplicateForm,
-    ReplicateSweep,
-    register_metric,
-)
+from ranklens._forms import RankedListForm, ReplicateForm, ReplicateSweep
+from ranklens._registry import register_metric
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
 from ranklens._validation import (

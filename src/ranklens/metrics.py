@@ -23,8 +23,6 @@ from ranklens._curve_registry import CURVE_FAMILIES, CurveSpec, available_curves
 from ranklens._registry import (
     DIRECTIONS,
     FAMILIES,
-    FAMILY_ALIASES,
-    METRIC_ALIASES,
     REGISTRY,
     MetricSpec,
 )
@@ -33,7 +31,6 @@ __all__ = [
     "CURVE_FAMILIES",
     "DIRECTIONS",
     "FAMILIES",
-    "METRIC_ALIASES",
     "CurveSpec",
     "MetricSpec",
     "available_curves",
@@ -46,14 +43,12 @@ __all__ = [
 def get_metric(name: str) -> MetricSpec:
     """The :class:`MetricSpec` registered under ``name``; ``ValueError`` lists the valid names.
 
-    The keys are the functions' names (``"mean_squared_error"``, ``"ndcg_score"``). The earlier
-    keys in :data:`METRIC_ALIASES` (``"mse"``, ``"rmse"``, ``"mae"``, ``"ndcg"``) are still
-    accepted and give the same spec, whose ``name`` is the current key.
+    The keys are the functions' names (``"mean_squared_error"``, ``"ndcg_score"``).
 
     Parameters
     ----------
     name : str
-        A registry name (the function's name) or an earlier alias.
+        A registry name (the function's name).
 
     Returns
     -------
@@ -63,8 +58,7 @@ def get_metric(name: str) -> MetricSpec:
     Raises
     ------
     ValueError
-        If ``name`` is neither a registered metric nor an alias of one; the message lists the
-        registered names.
+        If ``name`` is not a registered metric; the message lists the registered names.
 
     Notes
     -----
@@ -81,7 +75,7 @@ def get_metric(name: str) -> MetricSpec:
     scikit-learn's ``get_scorer``).
     """
     try:
-        return REGISTRY[METRIC_ALIASES.get(name, name)]
+        return REGISTRY[name]
     except KeyError:
         raise ValueError(
             f"unknown metric {name!r}; available: {', '.join(sorted(REGISTRY))}"
@@ -90,9 +84,6 @@ def get_metric(name: str) -> MetricSpec:
 
 def available_metrics(family: str | None = None, *, inputs: str | None = None) -> tuple[str, ...]:
     """Names of registered metrics, optionally restricted to a family and an input kind.
-
-    ``family`` is one of :data:`FAMILIES`; the earlier names ``"business"``, ``"utility"`` and
-    ``"interval"`` are accepted for ``"targeting"``, ``"extremes"`` and ``"intervals"``.
 
     Parameters
     ----------
@@ -109,13 +100,11 @@ def available_metrics(family: str | None = None, *, inputs: str | None = None) -
     Raises
     ------
     ValueError
-        If ``family`` is not one of :data:`FAMILIES` (or an earlier name of one).
+        If ``family`` is not one of :data:`FAMILIES`.
 
     Notes
     -----
-    The names are the keys :func:`get_metric` accepts, which are the functions' own names; the
-    earlier short names (``"mse"``, ``"ndcg"``, ...) are accepted by :func:`get_metric` but not
-    listed here.
+    The names are the keys :func:`get_metric` accepts, which are the functions' own names.
 
     References
     ----------
@@ -124,8 +113,6 @@ def available_metrics(family: str | None = None, *, inputs: str | None = None) -
     Data Mining and Machine Learning*, 108-122. arXiv:1309.0238 (the naming and direction
     conventions: ``*_score`` higher is better, ``*_error``/``*_loss`` lower).
     """
-    if family is not None:
-        family = FAMILY_ALIASES.get(family, family)
     if family is not None and family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}; got {family!r}")
     return tuple(

@@ -44,6 +44,7 @@ from ranklens._exact_null import (
     kendall_uses_exact,
     spearman_exact_pvalue,
 )
+from ranklens._forms import RankStatistic, RankSweepForm
 from ranklens._inference import tau_confidence_interval
 from ranklens._normal import ndtr as _ndtr
 from ranklens._rank_sweep import (
@@ -62,14 +63,7 @@ from ranklens._rank_sweep import (
     tie_cubes,
     weighted_spearman,
 )
-from ranklens._registry import (
-    AnalyticVariance,
-    BreakdownBound,
-    ConcordanceForm,
-    RankStatistic,
-    RankSweepForm,
-    register_metric,
-)
+from ranklens._registry import AnalyticVariance, BreakdownBound, ConcordanceForm, register_metric
 from ranklens._results import ConfidenceInterval, CurveResult, Result
 from ranklens._scaling import product_exponent
 from ranklens._typing import ArrayLike

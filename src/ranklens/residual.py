@@ -35,15 +35,8 @@ import numpy as np
 
 from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
 from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._registry import (
-    BreakdownBound,
-    LagScaledForm,
-    MedianForm,
-    RatioForm,
-    ReplicateForm,
-    ReplicateSweep,
-    register_metric,
-)
+from ranklens._forms import LagScaledForm, MedianForm, RatioForm, ReplicateForm, ReplicateSweep
+from ranklens._registry import BreakdownBound, register_metric
 from ranklens._results import CurveResult
 from ranklens._scaling import binary_exponent as _binary_exponent
 from ranklens._scaling import ldexp as _ldexp
@@ -68,15 +61,12 @@ __all__ = [
     "epsilon_insensitive_loss",
     "linlin_loss",
     "log_rmse",
-    "mae",
     "mean_absolute_error",
     "mean_squared_error",
     "median_absolute_error",
-    "mse",
     "pmap",
     "prmspe",
     "rec_curve",
-    "rmse",
     "rmspe",
     "root_mean_squared_error",
     "rroc_curve",
@@ -544,16 +534,6 @@ def mean_absolute_error(
     """
     y, p, w = _prepare(y_true, y_pred, sample_weight)
     return _evaluate_form(_MAE, y, p, w)
-
-
-# The short names: aliases (the same function objects) of the scikit-learn names above, which
-# are primary. ``get_metric("mse")`` etc. resolve through ``ranklens.metrics.METRIC_ALIASES``.
-#: Alias of :func:`mean_squared_error`.
-mse = mean_squared_error
-#: Alias of :func:`root_mean_squared_error`.
-rmse = root_mean_squared_error
-#: Alias of :func:`mean_absolute_error`.
-mae = mean_absolute_error
 
 
 @register_metric(

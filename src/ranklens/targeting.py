@@ -48,6 +48,7 @@ from ranklens._by_depth import ModelByDepthResult, by_depth, check_depths
 from ranklens._curve_registry import CurveSweepForm, register_curve
 from ranklens._docstrings import computes_where_inputs_live, raises_input_errors
 from ranklens._events import DEFAULT_EVENTS, EventRule, parse_events
+from ranklens._forms import CurveForm, CurveStatistic, ReplicateForm, ReplicateSweep
 from ranklens._inference import concordance_logit_interval
 from ranklens._ranked import (
     DecileTableResult,
@@ -62,14 +63,7 @@ from ranklens._ranked import (
     profit_spec,
     rank_scores,
 )
-from ranklens._registry import (
-    ConcordanceForm,
-    CurveForm,
-    CurveStatistic,
-    ReplicateForm,
-    ReplicateSweep,
-    register_metric,
-)
+from ranklens._registry import ConcordanceForm, register_metric
 from ranklens._results import ConfidenceInterval, CurveResult
 from ranklens._scaling import ldexp, product_exponent
 from ranklens._typing import ArrayLike

@@ -32,7 +32,7 @@ order, non-negative); they can be called from inside other numba functions::
 The group sums are the total weight, the sums of squared group weights over y, prediction and
 joint tie groups, the discordant weight and the midrank moments; every statistic of the rank
 sweep (Kendall's tau-b, Spearman's rho, Harrell's C, ...) is a function of them, computed outside
-the kernels (``ranklens._xp.rank.replicate_classes`` and ``ranklens._registry.RankStatistic``).
+the kernels (``ranklens._xp.rank.replicate_classes`` and ``ranklens._forms.RankStatistic``).
 
 Pairs are weighted by ``w_i * w_j``; weighted midranks are ``W(<) + W(=)/2``. Integer weights give
 the values of the data with each row repeated ``w_i`` times (a bootstrap replicate is a vector of

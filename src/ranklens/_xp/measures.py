@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._registry import RankStatistic
+from ranklens._forms import RankStatistic
 from ranklens._xp import cupy_or_raise, is_cupy, is_device_array, to_namespace
 from ranklens._xp.rank import (
     build_plan,

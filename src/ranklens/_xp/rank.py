@@ -476,7 +476,7 @@ GROUP_SUMS = ("total", "sum_y2", "sum_p2", "sum_j2", "disc", "cov", "var_a", "va
 
 
 def replicate_classes(stats: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The pair classes of every replicate, as :class:`ranklens._registry.RankStatistic` reads
+    """The pair classes of every replicate, as :class:`ranklens._forms.RankStatistic` reads
     them, from its group sums.
 
     Host arrays (``stats`` from :func:`replicate_statistics` moved to NumPy, or the numba
@@ -558,7 +558,7 @@ def exact_pair_counts(xp: ModuleType, y: Any, p: Any) -> dict[str, int]:
 
 
 def classes_from_counts(counts: Mapping[str, int]) -> dict[str, int]:
-    """The pair classes :class:`ranklens._registry.RankStatistic` reads, from the exact counts
+    """The pair classes :class:`ranklens._forms.RankStatistic` reads, from the exact counts
     of :func:`exact_pair_counts` (Python ints)."""
     return {
         "concordant": counts["concordant"],

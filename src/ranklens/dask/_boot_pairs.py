@@ -122,7 +122,7 @@ def rank_replicates(
     single: np.ndarray,
 ) -> dict[str, np.ndarray]:
     """The pair classes of every replicate of one model, from the pieces: a mapping of arrays
-    of shape (B,), as :class:`ranklens._registry.RankStatistic` reads them."""
+    of shape (B,), as :class:`ranklens._forms.RankStatistic` reads them."""
     from ranklens.dask._engine import combine_pairs, cross_bucket_pairs
 
     grids = np.sum([g["grids"][model] for g in grid_parts], axis=0)  # (B, pb, tb)

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._forms import CurveStatistic, RankStatistic, RankSweepForm
 from ranklens._problems import Problem, metric_info
 from ranklens._ranked import DecileTableResult, decile_table_result, gain_ratios_exact
-from ranklens._registry import CurveStatistic, RankStatistic, RankSweepForm
 from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
 from ranklens.dask import _noether as _nt

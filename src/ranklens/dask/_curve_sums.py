@@ -68,7 +68,7 @@ def plan(
     the reason (for ``extras["curves_not_built"]``).
 
     ``fitted`` holds the parameters the engine's measures fitted from order statistics of
-    ``y`` (keyed by the ``id`` of their :class:`ranklens._registry.OrderStatisticFit`, with the
+    ``y`` (keyed by the ``id`` of their :class:`ranklens._forms.OrderStatisticFit`, with the
     problem of a failed fit). A curve whose parameter was not fitted because no measure asked
     for it is not built (the in-memory pipeline fits it for every run); one whose fit failed is
     recorded under ``problems[model]["<name> curve"]``, as the in-memory curve's failure is.

@@ -63,7 +63,8 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._registry import CurveForm, CurveStatistic, MetricSpec, RankStatistic, RankSweepForm
+from ranklens._forms import CurveForm, CurveStatistic, RankStatistic, RankSweepForm
+from ranklens._registry import MetricSpec
 from ranklens._results import ConfidenceInterval
 from ranklens.dask import _noether as _nt
 from ranklens.dask._passes import bucket_column, bucket_of

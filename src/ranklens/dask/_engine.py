@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._forms import CurveForm, RankStatistic, RankSweepForm, RatioForm
 from ranklens._inference import (
     RatioStudentizer,
     TargetMoments,
@@ -26,15 +27,7 @@ from ranklens._inference import (
 )
 from ranklens._kernels import ranking as _kr
 from ranklens._normal import ndtri
-from ranklens._registry import (
-    AnalyticVariance,
-    ComputationalForm,
-    CurveForm,
-    MetricSpec,
-    RankStatistic,
-    RankSweepForm,
-    RatioForm,
-)
+from ranklens._registry import AnalyticVariance, ComputationalForm, MetricSpec
 from ranklens.dask import _delong as _dl
 from ranklens.exceptions import DomainError, RowDomainError
 from ranklens.metrics import available_metrics, get_metric
@@ -357,7 +350,7 @@ def interval_comparison(
     symmetric bootstrap p-value of the centred replicates (Hall & Wilson 1991; DeLong's test
     keeps its Gaussian ``2 Phi(-|z|)``); a measure with neither is not tested (``""``).
 
-    The bootstrap intervals of a mean loss (a :class:`~ranklens._registry.RatioForm`) are
+    The bootstrap intervals of a mean loss (a :class:`~ranklens._forms.RatioForm`) are
     flagged approximate by the rules of :func:`ranklens.compare_models`
     (:func:`ranklens._inference.mean_loss_flags`): the tail weights and one-row shares of the
     per-row contributions, read off ``sample`` (the first pass's random rows, all of them in a

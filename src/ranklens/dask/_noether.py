@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._forms import RankStatistic, RankSweepForm
 from ranklens._inference import tau_confidence_interval
 from ranklens._rank_sweep import noether_variances, pair_counts_per_row
-from ranklens._registry import RankStatistic, RankSweepForm
 from ranklens.dask._passes import bucket_column, bucket_of, exact_dot, exact_sum
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from ranklens._events import DEFAULT_EVENTS, parse_events
+from ranklens._forms import RatioForm
 from ranklens._inference import TargetMoments
 from ranklens._problems import Problem, exception_problem, metric_info
-from ranklens._registry import RatioForm
 from ranklens.dask import _engine as _e
 from ranklens.dask import _lagged as _lag
 from ranklens.dask import _listwise as _lw

@@ -104,7 +104,7 @@ def scan(
     """First pass: row count, validity, value ranges, a sample, the target's moments and the
     mergeable sums.
 
-    ``ratio_forms``: the :class:`ranklens._registry.RatioForm` of each mergeable measure; for
+    ``ratio_forms``: the :class:`ranklens._forms.RatioForm` of each mergeable measure; for
     each model and form the weighted numerator and denominator sums (pairwise summation inside
     the partition; the client adds partitions with :func:`math.fsum`). ``robust_forms``: the
     forms of the robustness table's means of a per-row loss; for each model and form

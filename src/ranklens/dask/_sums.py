@@ -2,7 +2,7 @@
 
 What each measure declares decides how it is computed (never its name):
 
-- :class:`ranklens._registry.SumsForm`: a few weighted sums of per-row values, added over the
+- :class:`ranklens._forms.SumsForm`: a few weighted sums of per-row values, added over the
   partitions with :func:`math.fsum`, then finished by the measure's own ``finalize`` (the
   relevance-weighted errors, SERA and utility-based precision, recall and F1 of Torgo & Ribeiro
   2009 and Ribeiro & Moniz 2020; the interval score, coverage, coverage error, width and
@@ -13,7 +13,7 @@ What each measure declares decides how it is computed (never its name):
   of ``y`` (Torgo & Ribeiro 2009, Sect. 4.1), its hinges, minimum and maximum found by exact
   selection, then :func:`ranklens._relevance_functions.relevance_from_limits`, the in-memory
   function's own construction.
-- :class:`ranklens._registry.MedianForm`: the (weighted) median of per-row values by exact
+- :class:`ranklens._forms.MedianForm`: the (weighted) median of per-row values by exact
   selection (median absolute error, Rosset, Perlich & Zadrozny 2005).
 
 References

@@ -10,7 +10,6 @@ import numpy as np
 
 from ranklens.agreement import compare_metric_rankings
 from ranklens.extremes import regression_precision_recall_curve
-from ranklens.metrics import METRIC_ALIASES
 from ranklens.plot._base import Display, legend_number
 from ranklens.relevance import relevance_from_boxplot
 
@@ -178,12 +177,9 @@ class RegressionPrecisionRecallDisplay(Display):
 
 
 def _in_comparison(metric: Any, names: tuple[str, ...]) -> str:
-    """The name under which ``metric`` is in a comparison of ``names``: itself, or the registry
-    key of an alias (``"mae"`` for ``"mean_absolute_error"``), as the comparison resolved it."""
+    """``metric``, checked to be in a comparison of ``names``."""
     if metric in names:
         return str(metric)
-    if isinstance(metric, str) and METRIC_ALIASES.get(metric) in names:
-        return METRIC_ALIASES[metric]
     raise ValueError(f"metric {metric!r} is not in this comparison: {names}")
 
 

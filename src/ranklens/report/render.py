@@ -217,16 +217,13 @@ def direction_symbol(info: Mapping[str, Any]) -> str:
     return {"higher": "↑", "lower": "↓"}.get(direction, "")
 
 
-def best_models(values: Sequence[float], info: Mapping[str, Any] | bool) -> set[int]:
+def best_models(values: Sequence[float], info: Mapping[str, Any]) -> set[int]:
     """Positions of the best values under a measure's direction; empty when all are equal,
     fewer than two are finite, or the measure is not ranked (a target measure is best closest
     to its target, never by size).
 
-    ``info`` is the measure's entry of ``evaluation.metrics`` (a bool, the earlier form, means
-    ``higher_is_better``).
+    ``info`` is the measure's entry of ``evaluation.metrics``.
     """
-    if isinstance(info, bool):
-        info = {"higher_is_better": info}
     return shaded_positions(values, info)
 
 
