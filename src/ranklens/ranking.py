@@ -94,6 +94,7 @@ __all__ = [
     "RankingSummary",
     "concordance_profile",
     "cutoff_auc_curve",
+    "goodman_kruskal_gamma",
     "kendall_tau",
     "partial_kendall_tau",
     "partial_spearman_rho",
