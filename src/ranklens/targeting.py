@@ -496,8 +496,9 @@ def _with_auc_interval(
     return dataclasses.replace(result, auc_std_error=se, auc_ci=ci, confidence_level=level)
 
 
-def _require_events(ranked: Ranked, func: str) -> None:
-    if ranked.target.is_value:
+def _require_events(is_value: bool, func: str) -> None:
+    """Refuse a curve or measure of binary events for value-based targeting (``events="value"``)."""
+    if is_value:
         raise ValueError(
             f"{func} needs binary events (true and false positives); events='value' has none. "
             "Use gain_curve/lift_curve for value-based curves, or define events (e.g. 'top:0.1')"
@@ -519,7 +520,7 @@ def _auc_ks(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, 
 
 
 def _roc(ranked: Ranked) -> RocCurveResult:
-    _require_events(ranked, "roc_curve")
+    _require_events(ranked.target.is_value, "roc_curve")
     tp, fp = ranked.cum_events, ranked.cum_nonevents
     p, n = ranked.total_events, ranked.total_nonevents
     if p == 0.0 or n == 0.0:
@@ -1332,7 +1333,7 @@ def profit_curve(
 def _profit(ranked: Ranked, spec: ProfitSpec, budget: float | None) -> ProfitCurveResult:
     """The profit curve from the ranked cumulative sums (:func:`profit_curve`)."""
     if spec.matrix is not None:
-        _require_events(ranked, "profit_curve with cost_benefit")
+        _require_events(ranked.target.is_value, "profit_curve with cost_benefit")
     x, cw, ce, cn = ranked.fraction, ranked.cum_weight, ranked.cum_events, ranked.cum_nonevents
     total_w, p, n = ranked.total_weight, ranked.total_events, ranked.total_nonevents
     profit = spec.profit(cw, ce, cn, p, n)
@@ -1479,7 +1480,7 @@ def best_model_by_depth(
         ranked = rank_scores(score, target)
         if curve == "profit":
             if spec.matrix is not None:
-                _require_events(ranked, "best_model_by_depth with cost_benefit")
+                _require_events(ranked.target.is_value, "best_model_by_depth with cost_benefit")
             f = spec.profit(
                 ranked.cum_weight,
                 ranked.cum_events,
@@ -1671,6 +1672,26 @@ def _device_refuse_inseparable(
     )
 
 
+def _device_arrays(func: str, y_true: Any, y_score: Any, sample_weight: Any) -> tuple[Any, ...]:
+    """``(xp, y, score, weights)`` of ``func`` on the device; weights summing to 0 are refused."""
+    xp = _xm.cupy_or_raise(f"{func} on device inputs")
+    y, p, w = device_inputs(xp, y_true, y_score, sample_weight)
+    if w is not None and not float(xp.sum(w)) > 0:
+        raise ValueError(
+            "sample_weight sums to zero; at least one observation needs positive weight"
+        )
+    return xp, y, p, w
+
+
+def _device_weights(xp: Any, y: Any, w: Any) -> Any:
+    """One row of weights for the device sums: ones, integers while exact, else float64."""
+    if w is None:
+        return xp.ones((1, y.shape[0]), dtype=xp.int32)
+    if w.dtype.kind in "iu" and int(xp.sum(w)) ** 2 < EXACT_LIMIT:
+        return w[None, :]
+    return w.astype(xp.float64)[None, :]
+
+
 def _device_scalar(
     func: str,
     y_true: Any,
@@ -1684,28 +1705,16 @@ def _device_scalar(
     The values are the CPU function's (the AUC to the last bit for integer weights, the other
     statistics to rounding); NaN with the CPU's warning where it is undefined.
     """
-    xp = _xm.cupy_or_raise(f"{func} on device inputs")
-    y, p, w = device_inputs(xp, y_true, y_pred, sample_weight)
-    if w is not None and not float(xp.sum(w)) > 0:
-        raise ValueError(
-            "sample_weight sums to zero; at least one observation needs positive weight"
-        )
+    xp, y, p, w = _device_arrays(func, y_true, y_pred, sample_weight)
     which = _DEVICE_STATISTIC[form.statistic]
     kwargs, definition = _device_events(xp, y, events, w, per_replicate=False)
-    if which in ("auc", "ks") and kwargs.get("is_value"):
-        raise ValueError(
-            f"{func} needs binary events (true and false positives); events='value' has none. "
-            "Use gain_curve/lift_curve for value-based curves, or define events (e.g. 'top:0.1')"
-        )
+    if which in ("auc", "ks"):
+        _require_events(bool(kwargs.get("is_value")), func)
     if bool(xp.all((p == 0.0) | (p == 1.0))) and not bool(xp.all((y == 0.0) | (y == 1.0))):
         _warn_if_swapped(np.asarray(to_host(y)), np.asarray(to_host(p)), "y_pred")
     state = _xpt.prepare(xp, y, p, **kwargs)
-    if w is None:
-        weights = xp.ones((1, y.shape[0]), dtype=xp.int32)
-    elif w.dtype.kind in "iu" and int(xp.sum(w)) ** 2 < EXACT_LIMIT:
-        weights = w[None, :]
-    else:
-        weights = w.astype(xp.float64)[None, :]
+    weights = _device_weights(xp, y, w)
+    if weights.dtype.kind == "f":
         # every statistic is a ratio of products of sums: weights of any scale are brought near
         # 1 by a power of two first (the same digits), as the CPU's _auc_ks does with its counts
         e = product_exponent(float(xp.sum(weights)))
@@ -1756,22 +1765,12 @@ def _device_ranked(
     and curves are read off them by the CPU's code. ``host_target``: the target's response and
     weights are copied to the host too (the perfect profit of a value margin sorts them).
     """
-    xp = _xm.cupy_or_raise(f"{func} on device inputs")
-    y, p, w = device_inputs(xp, y_true, y_score, sample_weight)
-    if w is not None and not float(xp.sum(w)) > 0:
-        raise ValueError(
-            "sample_weight sums to zero; at least one observation needs positive weight"
-        )
+    xp, y, p, w = _device_arrays(func, y_true, y_score, sample_weight)
     kwargs, definition = _device_events(xp, y, events, w, per_replicate=False)
     if bool(xp.all((p == 0.0) | (p == 1.0))) and not bool(xp.all((y == 0.0) | (y == 1.0))):
         _warn_if_swapped(np.asarray(to_host(y)), np.asarray(to_host(p)), "y_score")
     state = _xpt.prepare(xp, y, p, **kwargs)
-    if w is None:
-        weights = xp.ones((1, y.shape[0]), dtype=xp.int32)
-    elif w.dtype.kind in "iu" and int(xp.sum(w)) ** 2 < EXACT_LIMIT:
-        weights = w[None, :]
-    else:
-        weights = w.astype(xp.float64)[None, :]
+    weights = _device_weights(xp, y, w)
     sums = _xpt.curve_sums(xp, state, weights)
     cw = np.asarray(to_host(sums.cw[0]), dtype=np.float64)
     ce = np.asarray(to_host(sums.ce[0]), dtype=np.float64)
@@ -2100,8 +2099,12 @@ def accuracy_ratio(
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).accuracy_ratio
 
 
-def _lift_at(y_true: Any, y_pred: Any, form: CurveForm, events: Any, sample_weight: Any) -> float:
-    """The lift at ``form.depth`` on the host."""
+def _lift_at(
+    func: str, form: CurveForm, y_true: Any, y_pred: Any, sample_weight: Any, events: Any
+) -> float:
+    """The lift at ``form.depth`` of ``func``, on the device when the data live there."""
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
+        return _device_scalar(func, y_true, y_pred, sample_weight, events, form)
     depth = form.depth
     assert depth is not None, "a lift is read at a depth"
     ranked = _prepare(y_true, y_pred, events, sample_weight, "y_pred")
@@ -2163,9 +2166,7 @@ def lift_at_5(
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
-    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        return _device_scalar("lift_at_5", y_true, y_pred, sample_weight, events, _LIFT_AT_5)
-    return _lift_at(y_true, y_pred, _LIFT_AT_5, events, sample_weight)
+    return _lift_at("lift_at_5", _LIFT_AT_5, y_true, y_pred, sample_weight, events)
 
 
 _LIFT_AT_10 = CurveForm(CurveStatistic.LIFT_AT, depth=0.1)
@@ -2222,9 +2223,7 @@ def lift_at_10(
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
-    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        return _device_scalar("lift_at_10", y_true, y_pred, sample_weight, events, _LIFT_AT_10)
-    return _lift_at(y_true, y_pred, _LIFT_AT_10, events, sample_weight)
+    return _lift_at("lift_at_10", _LIFT_AT_10, y_true, y_pred, sample_weight, events)
 
 
 _LIFT_AT_20 = CurveForm(CurveStatistic.LIFT_AT, depth=0.2)
@@ -2281,6 +2280,4 @@ def lift_at_20(
     Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
     Performance". O'Reilly Media.
     """
-    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        return _device_scalar("lift_at_20", y_true, y_pred, sample_weight, events, _LIFT_AT_20)
-    return _lift_at(y_true, y_pred, _LIFT_AT_20, events, sample_weight)
+    return _lift_at("lift_at_20", _LIFT_AT_20, y_true, y_pred, sample_weight, events)
