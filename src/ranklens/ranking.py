@@ -1576,12 +1576,16 @@ class CutoffAUCResult(CurveResult):
         return float(out) if out.ndim == 0 else out
 
 
-def _positive_weight_rows(y: np.ndarray, p: np.ndarray, w: Any) -> tuple[Any, Any, np.ndarray]:
-    """Drop zero-weight rows (they change nothing) and return unit weights when unweighted."""
+def _positive_weight_rows(
+    y_true: Any, y_pred: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The checked rows of positive weight, their weights (mean 1; ones unweighted), the scale."""
+    y, p = check_pair(y_true, y_pred)
+    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
     if w is None:
-        return y, p, np.ones(y.size)
+        return y, p, np.ones(y.size), weight_scale
     keep = w > 0
-    return y[keep], p[keep], w[keep]
+    return y[keep], p[keep], w[keep], weight_scale
 
 
 def _cutoff_auc_on_grid(result: CutoffAUCResult, grid: np.ndarray) -> np.ndarray:
@@ -1724,9 +1728,7 @@ def cutoff_auc_curve(
     Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
     models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
     """
-    y, p = check_pair(y_true, y_pred)
-    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
-    y, p, weights = _positive_weight_rows(y, p, w)
+    y, p, weights, weight_scale = _positive_weight_rows(y_true, y_pred, sample_weight)
     total = float(weights.sum())
     if y.size < 2 or y.min() == y.max():
         _warn_all(["y_true is constant: there is no cutoff, the curve is empty"])
@@ -1887,9 +1889,7 @@ def rank_lift_curve(
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377. doi:10.1109/ICDM.2005.126
     """
-    y, p = check_pair(y_true, y_pred)
-    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
-    y, p, weights = _positive_weight_rows(y, p, w)
+    y, p, weights, weight_scale = _positive_weight_rows(y_true, y_pred, sample_weight)
     order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p)  # small: NumPy, without numba
     w_seq = weights[order]
     ytot = np.bincount(key, weights=w_seq, minlength=n_y)
