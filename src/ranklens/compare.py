@@ -452,15 +452,26 @@ class ComparisonResult(_PairwiseResult):
         One row per measure; per model its value with the interval, then per pair the
         difference, z and the two-sided p-value.
         """
+        title = (
+            f"Paired bootstrap comparison: value [{self.confidence_level:.0%} {self.interval} "
+            f"interval] per model, difference, z and two-sided p per pair "
+            f"({self.n_bootstrap:,} replicates)"
+        )
+        return self._table_html(title)
+
+    def _table_html(self, title: str, methods: Sequence[str] = ()) -> str:
+        """The notebook table: one row per measure (first its ``methods`` cell, when given), each
+        model's value with its interval, then each pair's difference, z and two-sided p."""
         from ranklens._format import format_number as fmt
         from ranklens._format import table_html
 
-        header = ["measure", *self.models]
+        header = ["measure", *(["interval / test"] if methods else []), *self.models]
         for a, b in self.pairs:
             header += [f"{a} − {b}", "z", "p"]
         rows: list[tuple[str, list[tuple[str, str]]] | str] = []
         for k, metric in enumerate(self.metrics):
-            cells = [
+            cells = [(methods[k], "")] if methods else []
+            cells += [
                 (
                     f"{fmt(self.values[k, m])} [{fmt(self.ci_lower[k, m])}, "
                     f"{fmt(self.ci_upper[k, m])}]",
@@ -475,11 +486,6 @@ class ComparisonResult(_PairwiseResult):
                     (fmt(self.p_value[k, p]), ""),
                 ]
             rows.append((metric, cells))
-        title = (
-            f"Paired bootstrap comparison: value [{self.confidence_level:.0%} {self.interval} "
-            f"interval] per model, difference, z and two-sided p per pair "
-            f"({self.n_bootstrap:,} replicates)"
-        )
         return table_html(title, header, rows)
 
 

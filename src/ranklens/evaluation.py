@@ -253,34 +253,16 @@ class EvaluationComparison(ComparisonResult):
     def _repr_html_(self) -> str:
         """The notebook view: per measure its methods, then each model's value with its
         interval and each pair's difference, z and two-sided p."""
-        header = ["measure", "interval / test", *self.models]
-        for a, b in self.pairs:
-            header += [f"{a} − {b}", "z", "p"]
-        rows: list[tuple[str, list[tuple[str, str]]] | str] = []
-        for k, metric in enumerate(self.metrics):
-            test = self.test_methods[k] or "not tested"
-            cells = [(f"{self.interval_methods[k]} / {test}", "")]
-            cells += [
-                (
-                    f"{format_number(self.values[k, m])} [{format_number(self.ci_lower[k, m])}, "
-                    f"{format_number(self.ci_upper[k, m])}]",
-                    "",
-                )
-                for m in range(len(self.models))
-            ]
-            for p in range(len(self.pairs)):
-                cells += [
-                    (format_number(self.difference[k, p]), ""),
-                    (format_number(self.z[k, p]), ""),
-                    (format_number(self.p_value[k, p]), ""),
-                ]
-            rows.append((metric, cells))
+        methods = [
+            f"{self.interval_methods[k]} / {self.test_methods[k] or 'not tested'}"
+            for k in range(len(self.metrics))
+        ]
         title = (
             f"Paired comparison, each measure by its own method: value "
             f"[{self.confidence_level:.0%} interval] per model, difference, z and two-sided p "
             f"per pair ({self.n_bootstrap:,} bootstrap replicates where resampled)"
         )
-        return table_html(title, header, rows)
+        return self._table_html(title, methods)
 
 
 def difference_interval_method(comparison: Any, k: int) -> str | None:
