@@ -233,6 +233,20 @@ PARAGRAPHS: dict[str, str] = _dedented({
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; they multiply every term.
     """,
+    "sample_weight_pairs": """
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+    """,
+    # Parameters: rank measures, where only the order of the values matters.
+    "y_true_order": """
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    """,
+    "y_pred_order": """
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    """,
     # Parameters: rare extremes (Torgo & Ribeiro 2009).
     "relevance": """
     relevance : callable, optional
@@ -274,6 +288,10 @@ PARAGRAPHS: dict[str, str] = _dedented({
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377. doi:10.1109/ICDM.2005.126
+    """,
+    "rosset2007": """
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
     """,
     "torgo2009": """
     Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
