@@ -247,6 +247,20 @@ PARAGRAPHS: dict[str, str] = _dedented({
     y_pred : array-like of shape (n,)
         Predictions or scores of the model (only their order matters).
     """,
+    # Parameters: targeting measures, which rank by score and count events.
+    "y_true_events": """
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    """,
+    "y_pred_scores": """
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    """,
+    "events": """
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    """,
     # Parameters: rare extremes (Torgo & Ribeiro 2009).
     "relevance": """
     relevance : callable, optional
@@ -310,6 +324,24 @@ PARAGRAPHS: dict[str, str] = _dedented({
     Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
     forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
     doi:10.1371/journal.pcbi.1008618
+    """,
+    "provost2013": """
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+    """,
+    "fawcett2006": """
+    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
+    861-874. doi:10.1016/j.patrec.2005.10.010
+    """,
+    "delong1988": """
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated receiver operating characteristic curves: a nonparametric approach.
+    *Biometrics* 44(3), 837-845. doi:10.2307/2531595
+    """,
+    "sun2014": """
+    Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
+    under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
+    21(11), 1389-1393. doi:10.1109/LSP.2014.2337313
     """,
 })  # fmt: skip
 

@@ -277,8 +277,7 @@ def evaluate_models(
 
     %(torgo2009)s
 
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     %(gneiting2007)s
 

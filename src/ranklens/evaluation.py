@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._budget import BootstrapPlan, plan_bootstrap
+from ranklens._docstrings import shared_paragraphs
 from ranklens._format import finite_or_none, format_number, table_html
 from ranklens._method_names import interval_methods, methods_settings, paired_test_methods
 from ranklens._problems import (
@@ -200,6 +201,7 @@ class ModelEvaluation(Result):
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
+@shared_paragraphs
 class EvaluationComparison(ComparisonResult):
     """The comparison of an evaluation whose measures were compared by different methods.
 
@@ -234,9 +236,7 @@ class EvaluationComparison(ComparisonResult):
 
     References
     ----------
-    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
-    or more correlated receiver operating characteristic curves: a nonparametric approach.
-    *Biometrics* 44(3), 837-845. doi:10.2307/2531595
+    %(delong1988)s
 
     Noether, G. E. (1967). *Elements of Nonparametric Statistics*. New York: Wiley.
 

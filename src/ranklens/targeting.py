@@ -46,7 +46,11 @@ from numpy.typing import NDArray
 
 from ranklens._by_depth import ModelByDepthResult, by_depth, check_depths
 from ranklens._curve_registry import CurveSweepForm, register_curve
-from ranklens._docstrings import computes_where_inputs_live, raises_input_errors
+from ranklens._docstrings import (
+    computes_where_inputs_live,
+    raises_input_errors,
+    shared_paragraphs,
+)
 from ranklens._events import DEFAULT_EVENTS, EventRule, parse_events
 from ranklens._inference import concordance_logit_interval
 from ranklens._ranked import (
@@ -552,6 +556,7 @@ def _roc(ranked: Ranked) -> RocCurveResult:
 
 @register_curve("roc", family="targeting", from_ranked=_roc)
 @raises_input_errors("y_true", "y_score", probabilities=("confidence_level",))
+@shared_paragraphs
 def roc_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -632,19 +637,13 @@ def roc_curve(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
-    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
-    861-874. doi:10.1016/j.patrec.2005.10.010
+    %(fawcett2006)s
 
-    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
-    or more correlated receiver operating characteristic curves: a nonparametric approach.
-    *Biometrics* 44(3), 837-845.
+    %(delong1988)s
 
-    Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
-    under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
-    21(11), 1389-1393.
+    %(sun2014)s
 
     Examples
     --------
@@ -827,6 +826,7 @@ def _lift_sweep(state: Any, weights: np.ndarray, grid: np.ndarray) -> Any:
     sweep=CurveSweepForm(_curve_sweep_state, _gain_sweep),
 )
 @raises_input_errors("y_true", "y_score")
+@shared_paragraphs
 def gain_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -867,8 +867,7 @@ def gain_curve(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     Examples
     --------
@@ -964,6 +963,7 @@ def _lift(ranked: Ranked) -> LiftCurveResult:
     sweep=CurveSweepForm(_curve_sweep_state, _lift_sweep),
 )
 @raises_input_errors("y_true", "y_score")
+@shared_paragraphs
 def lift_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -999,8 +999,7 @@ def lift_curve(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     Examples
     --------
@@ -1036,6 +1035,7 @@ _ON_DEVICE_SCALAR = (
 @register_curve("decile_table", family="targeting")
 @raises_input_errors("y_true", "y_score", counts=("n_bins",))
 @computes_where_inputs_live(_ON_DEVICE_TABLE)
+@shared_paragraphs
 def decile_table(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1080,8 +1080,7 @@ def decile_table(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     Examples
     --------
@@ -1236,6 +1235,7 @@ def _profit_from_ranked(
 )
 @raises_input_errors("y_true", "y_score")
 @computes_where_inputs_live(_ON_DEVICE_PROFIT)
+@shared_paragraphs
 def profit_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1309,8 +1309,7 @@ def profit_curve(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     Examples
     --------
@@ -1400,6 +1399,7 @@ def _profit(ranked: Ranked, spec: ProfitSpec, budget: float | None) -> ProfitCur
 
 
 @raises_input_errors("y_true", "predictions")
+@shared_paragraphs
 def best_model_by_depth(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
@@ -1453,8 +1453,7 @@ def best_model_by_depth(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
     if curve not in _CURVES:
         raise ValueError(f"curve must be one of {_CURVES}; got {curve!r}")
@@ -1864,6 +1863,7 @@ _ROC_AUC = CurveForm(CurveStatistic.ROC_AUC)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def roc_auc(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1875,15 +1875,10 @@ def roc_auc(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -1903,11 +1898,9 @@ def roc_auc(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
-    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
-    861-874. doi:10.1016/j.patrec.2005.10.010
+    %(fawcett2006)s
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _device_scalar("roc_auc", y_true, y_pred, sample_weight, events, _ROC_AUC)
@@ -1925,6 +1918,7 @@ _KS = CurveForm(CurveStatistic.KS)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def ks_statistic(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1936,15 +1930,10 @@ def ks_statistic(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -1963,8 +1952,7 @@ def ks_statistic(
 
     References
     ----------
-    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
-    861-874. doi:10.1016/j.patrec.2005.10.010
+    %(fawcett2006)s
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _device_scalar("ks_statistic", y_true, y_pred, sample_weight, events, _KS)
@@ -1982,6 +1970,7 @@ _GAIN_AREA = CurveForm(CurveStatistic.GAIN_AREA)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def gain_area(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1993,15 +1982,10 @@ def gain_area(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2026,8 +2010,7 @@ def gain_area(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _device_scalar("gain_area", y_true, y_pred, sample_weight, events, _GAIN_AREA)
@@ -2045,6 +2028,7 @@ _ACCURACY_RATIO = CurveForm(CurveStatistic.ACCURACY_RATIO)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def accuracy_ratio(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2056,15 +2040,10 @@ def accuracy_ratio(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2086,11 +2065,9 @@ def accuracy_ratio(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
-    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
-    861-874. doi:10.1016/j.patrec.2005.10.010
+    %(fawcett2006)s
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _device_scalar(
@@ -2123,6 +2100,7 @@ _LIFT_AT_5 = CurveForm(CurveStatistic.LIFT_AT, depth=0.05)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def lift_at_5(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2134,15 +2112,10 @@ def lift_at_5(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2163,8 +2136,7 @@ def lift_at_5(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
     return _lift_at("lift_at_5", _LIFT_AT_5, y_true, y_pred, sample_weight, events)
 
@@ -2180,6 +2152,7 @@ _LIFT_AT_10 = CurveForm(CurveStatistic.LIFT_AT, depth=0.1)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def lift_at_10(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2191,15 +2164,10 @@ def lift_at_10(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2220,8 +2188,7 @@ def lift_at_10(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
     return _lift_at("lift_at_10", _LIFT_AT_10, y_true, y_pred, sample_weight, events)
 
@@ -2237,6 +2204,7 @@ _LIFT_AT_20 = CurveForm(CurveStatistic.LIFT_AT, depth=0.2)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def lift_at_20(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2248,15 +2216,10 @@ def lift_at_20(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2277,7 +2240,6 @@ def lift_at_20(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
     return _lift_at("lift_at_20", _LIFT_AT_20, y_true, y_pred, sample_weight, events)
