@@ -343,6 +343,14 @@ PARAGRAPHS: dict[str, str] = _dedented({
     under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
     21(11), 1389-1393. doi:10.1109/LSP.2014.2337313
     """,
+    "efron1987": """
+    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American
+    Statistical Association* 82(397), 171-185. doi:10.1080/01621459.1987.10478410
+    """,
+    "holm1979": """
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
+    Journal of Statistics* 6(2), 65-70.
+    """,
 })  # fmt: skip
 
 # Paragraphs made with arguments, each placed by its own decorator.

@@ -341,8 +341,7 @@ def curve_bands(
 
     %(rosset2007)s
 
-    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American
-    Statistical Association* 82(397), 171-185. doi:10.1080/01621459.1987.10478410
+    %(efron1987)s
     """
     if curve not in _curve_kinds():
         raise ValueError(f"curve must be one of {_curve_kinds()}; got {curve!r}")

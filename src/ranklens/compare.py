@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._evaluators import (
     Evaluator,
     block_group_counts,
@@ -242,6 +242,7 @@ class _PairwiseResult(Result):
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
+@shared_paragraphs
 class ComparisonResult(_PairwiseResult):
     """The paired bootstrap: each model's value and interval, each pair's difference and test.
 
@@ -344,14 +345,12 @@ class ComparisonResult(_PairwiseResult):
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
+    %(rosset2005)s
 
     Hall, P. and Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing.
     *Biometrics* 47(2), 757-762.
 
-    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
-    Association*, 82(397), 171-185.
+    %(efron1987)s
     """
 
     models: tuple[str, ...]
@@ -740,6 +739,7 @@ def compare_models(
     counts=("n_bootstrap",),
     also=("if ``groups`` has another length or missing labels",),
 )
+@shared_paragraphs
 def compare_models(
     y_true: ArrayLike,
     predictions: Any,
@@ -888,11 +888,9 @@ def compare_models(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
+    %(rosset2005)s
 
-    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
-    Association*, 82(397), 171-185.
+    %(efron1987)s
 
     Phipson, B. and Smyth, G. K. (2010). Permutation p-values should never be zero: calculating
     exact p-values when permutations are randomly drawn. *Statistical Applications in Genetics

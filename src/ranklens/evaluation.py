@@ -240,8 +240,7 @@ class EvaluationComparison(ComparisonResult):
 
     Noether, G. E. (1967). *Elements of Nonparametric Statistics*. New York: Wiley.
 
-    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American
-    Statistical Association* 82(397), 171-185. doi:10.1080/01621459.1987.10478410
+    %(efron1987)s
     """
 
     interval_methods: tuple[str, ...] = ()
