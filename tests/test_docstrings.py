@@ -20,7 +20,7 @@ from ranklens._docstrings import (
 
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 PUBLIC_MODULES = [
-    "agreement", "bands", "compare", "evaluation", "extremes", "intervals", "listwise",
+    "agreement", "bands", "compare", "delong", "evaluation", "extremes", "intervals", "listwise",
     "ranking", "relevance", "residual", "robustness", "targeting",
 ]  # fmt: skip
 
@@ -152,3 +152,10 @@ def test_an_unknown_or_missing_paragraph_is_refused():
         fill_paragraphs("    %(no_such_paragraph)s\n", "f")
     with pytest.raises(ValueError, match="has no marker of a shared paragraph"):
         fill_paragraphs("No marker here; an inline %(y_true)s is not a marker line.", "f")
+
+
+def test_a_shared_paragraph_is_used_at_least_three_times():
+    # a paragraph used twice costs as many lines in PARAGRAPHS as the markers save
+    source = "".join(path.read_text() for path in SRC.rglob("*.py"))
+    uses = {name: source.count(f"%({name})s\n") for name in PARAGRAPHS}
+    assert not [name for name, n in uses.items() if n < 3], uses

@@ -233,6 +233,34 @@ PARAGRAPHS: dict[str, str] = _dedented({
     sample_weight : array-like of shape (n,), optional
         Non-negative case weights; they multiply every term.
     """,
+    "sample_weight_pairs": """
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
+        as repeated rows).
+    """,
+    # Parameters: rank measures, where only the order of the values matters.
+    "y_true_order": """
+    y_true : array-like of shape (n,)
+        True values of the response (any real numbers; only their order matters).
+    """,
+    "y_pred_order": """
+    y_pred : array-like of shape (n,)
+        Predictions or scores of the model (only their order matters).
+    """,
+    # Parameters: targeting measures, which rank by score and count events.
+    "y_true_events": """
+    y_true : array-like of shape (n,)
+        Binary outcome (0/1 or bool) or a continuous response.
+    """,
+    "y_pred_scores": """
+    y_pred : array-like of shape (n,)
+        Scores; the rows with the largest scores are targeted first.
+    """,
+    "events": """
+    events : str, number, callable or None, default None
+        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
+        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    """,
     # Parameters: rare extremes (Torgo & Ribeiro 2009).
     "relevance": """
     relevance : callable, optional
@@ -275,6 +303,10 @@ PARAGRAPHS: dict[str, str] = _dedented({
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377. doi:10.1109/ICDM.2005.126
     """,
+    "rosset2007": """
+    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
+    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    """,
     "torgo2009": """
     Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
     Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
@@ -292,6 +324,32 @@ PARAGRAPHS: dict[str, str] = _dedented({
     Bracher, J., Ray, E. L., Gneiting, T. and Reich, N. G. (2021). Evaluating epidemic
     forecasts in an interval format. *PLoS Computational Biology* 17(2), e1008618.
     doi:10.1371/journal.pcbi.1008618
+    """,
+    "provost2013": """
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+    """,
+    "fawcett2006": """
+    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
+    861-874. doi:10.1016/j.patrec.2005.10.010
+    """,
+    "delong1988": """
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated receiver operating characteristic curves: a nonparametric approach.
+    *Biometrics* 44(3), 837-845. doi:10.2307/2531595
+    """,
+    "sun2014": """
+    Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
+    under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
+    21(11), 1389-1393. doi:10.1109/LSP.2014.2337313
+    """,
+    "efron1987": """
+    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American
+    Statistical Association* 82(397), 171-185. doi:10.1080/01621459.1987.10478410
+    """,
+    "holm1979": """
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
+    Journal of Statistics* 6(2), 65-70.
     """,
 })  # fmt: skip
 

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._extras import require
 from ranklens._typing import ArrayLike
 from ranklens.evaluation import ModelEvaluation, ProgressCallback, evaluate_arrays
@@ -71,6 +71,7 @@ DASK_ONLY: dict[str, Any] = {
         "if a column named is not in ``data`` (the message names the column and the parameter)",
     ),
 )
+@shared_paragraphs
 def evaluate_models(
     y_true: ArrayLike | str,
     predictions: Mapping[str, Any] | Sequence[str] | str,
@@ -270,22 +271,15 @@ def evaluate_models(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    %(rosset2007)s
 
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
 
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
-    Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
-    estimation. *Journal of the American Statistical Association* 102(477), 359-378.
-    doi:10.1198/016214506000001437
+    %(gneiting2007)s
 
     Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
     Cambridge University Press (Sect. 3.8, clustered data).

@@ -294,6 +294,7 @@ class RankingAgreementResult(Result):
 
 
 @raises_input_errors("pred_a", "pred_b", probabilities=("confidence_level",))
+@shared_paragraphs
 def ranking_agreement(
     pred_a: ArrayLike,
     pred_b: ArrayLike,
@@ -339,8 +340,7 @@ def ranking_agreement(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353.
+    %(rosset2007)s
 
     Examples
     --------

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 import ranklens._gpu_engine as _gpu_engine
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._resampling import Progress, Resampler, check_predictions, quiet
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
@@ -264,6 +264,7 @@ def _pointwise(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     counts=("n_bootstrap",),
     also=("if ``groups`` has another length or missing labels",),
 )
+@shared_paragraphs
 def curve_bands(
     y_true: ArrayLike,
     predictions: Any,
@@ -336,15 +337,11 @@ def curve_bands(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    %(rosset2007)s
 
-    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American
-    Statistical Association* 82(397), 171-185. doi:10.1080/01621459.1987.10478410
+    %(efron1987)s
     """
     if curve not in _curve_kinds():
         raise ValueError(f"curve must be one of {_curve_kinds()}; got {curve!r}")

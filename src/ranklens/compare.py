@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._evaluators import (
     Evaluator,
     block_group_counts,
@@ -235,6 +235,7 @@ class _PairwiseResult(Result):
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
+@shared_paragraphs
 class ComparisonResult(_PairwiseResult):
     """The paired bootstrap: each model's value and interval, each pair's difference and test.
 
@@ -337,14 +338,12 @@ class ComparisonResult(_PairwiseResult):
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
+    %(rosset2005)s
 
     Hall, P. and Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing.
     *Biometrics* 47(2), 757-762.
 
-    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
-    Association*, 82(397), 171-185.
+    %(efron1987)s
     """
 
     models: tuple[str, ...]
@@ -445,15 +444,26 @@ class ComparisonResult(_PairwiseResult):
         One row per measure; per model its value with the interval, then per pair the
         difference, z and the two-sided p-value.
         """
+        title = (
+            f"Paired bootstrap comparison: value [{self.confidence_level:.0%} {self.interval} "
+            f"interval] per model, difference, z and two-sided p per pair "
+            f"({self.n_bootstrap:,} replicates)"
+        )
+        return self._table_html(title)
+
+    def _table_html(self, title: str, methods: Sequence[str] = ()) -> str:
+        """The notebook table: one row per measure (first its ``methods`` cell, when given), each
+        model's value with its interval, then each pair's difference, z and two-sided p."""
         from ranklens._format import format_number as fmt
         from ranklens._format import table_html
 
-        header = ["measure", *self.models]
+        header = ["measure", *(["interval / test"] if methods else []), *self.models]
         for a, b in self.pairs:
             header += [f"{a} − {b}", "z", "p"]
         rows: list[tuple[str, list[tuple[str, str]]] | str] = []
         for k, metric in enumerate(self.metrics):
-            cells = [
+            cells = [(methods[k], "")] if methods else []
+            cells += [
                 (
                     f"{fmt(self.values[k, m])} [{fmt(self.ci_lower[k, m])}, "
                     f"{fmt(self.ci_upper[k, m])}]",
@@ -468,11 +478,6 @@ class ComparisonResult(_PairwiseResult):
                     (fmt(self.p_value[k, p]), ""),
                 ]
             rows.append((metric, cells))
-        title = (
-            f"Paired bootstrap comparison: value [{self.confidence_level:.0%} {self.interval} "
-            f"interval] per model, difference, z and two-sided p per pair "
-            f"({self.n_bootstrap:,} replicates)"
-        )
         return table_html(title, header, rows)
 
 
@@ -727,6 +732,7 @@ def compare_models(
     counts=("n_bootstrap",),
     also=("if ``groups`` has another length or missing labels",),
 )
+@shared_paragraphs
 def compare_models(
     y_true: ArrayLike,
     predictions: Any,
@@ -875,11 +881,9 @@ def compare_models(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
+    %(rosset2005)s
 
-    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
-    Association*, 82(397), 171-185.
+    %(efron1987)s
 
     Phipson, B. and Smyth, G. K. (2010). Permutation p-values should never be zero: calculating
     exact p-values when permutations are randomly drawn. *Statistical Applications in Genetics

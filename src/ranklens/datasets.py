@@ -17,6 +17,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from ranklens._docstrings import shared_paragraphs
+
 __all__ = ["Dataset", "load_credit_card", "load_sp500_returns"]
 
 
@@ -49,6 +51,7 @@ def _rdataset(package: str, name: str) -> pd.DataFrame:
     return frame.drop(columns=["rownames"], errors="ignore")
 
 
+@shared_paragraphs
 def load_credit_card(*, cardholders_only: bool = True) -> Dataset:
     """AER ``CreditCard``: predict monthly card expenditure (USD) from applicant data.
 
@@ -83,9 +86,7 @@ def load_credit_card(*, cardholders_only: bool = True) -> Dataset:
     Kleiber, C. and Zeileis, A. (2008). *Applied Econometrics with R*. Springer (package AER).
     doi:10.1007/978-0-387-77318-6
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
     """
     df = _rdataset("AER", "CreditCard")
     if cardholders_only:
@@ -118,6 +119,7 @@ def load_credit_card(*, cardholders_only: bool = True) -> Dataset:
     )
 
 
+@shared_paragraphs
 def load_sp500_returns(*, lags: int = 5) -> Dataset:
     """MASS ``SP500``: next-day S&P 500 percentage return from lagged returns and volatility.
 
@@ -151,8 +153,7 @@ def load_sp500_returns(*, lags: int = 5) -> Dataset:
     Venables, W. N. and Ripley, B. D. (2002). *Modern Applied Statistics with S*, 4th ed.
     Springer (package MASS, data ``SP500``). doi:10.1007/978-0-387-21706-2
 
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     if lags < 1:
         raise ValueError(f"lags must be >= 1; got {lags!r}")

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._docstrings import shared_paragraphs
 from ranklens._inference import concordance_logit_interval, few_class_rows_note
 from ranklens._normal import ndtr, ndtr_array, ndtri
 from ranklens._registry import ConcordanceForm, MetricSpec
@@ -239,6 +240,7 @@ class DeLongIntervalResult(Result):
         return self.estimate
 
 
+@shared_paragraphs
 def delong_interval(
     y_true: Any,
     y_score: Any,
@@ -307,13 +309,9 @@ def delong_interval(
 
     References
     ----------
-    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
-    or more correlated receiver operating characteristic curves: a nonparametric approach.
-    *Biometrics* 44(3), 837-845.
+    %(delong1988)s
 
-    Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
-    under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
-    21(11), 1389-1393.
+    %(sun2014)s
 
     Sen, P. K. (1960). On some convergence properties of U-statistics. *Calcutta Statistical
     Association Bulletin* 10(1), 1-18.
@@ -440,6 +438,7 @@ class DeLongTestResult(Result):
         return self.estimate_b
 
 
+@shared_paragraphs
 def delong_test(
     y_true: Any,
     pred_a: Any,
@@ -495,13 +494,9 @@ def delong_test(
 
     References
     ----------
-    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
-    or more correlated receiver operating characteristic curves: a nonparametric approach.
-    *Biometrics* 44(3), 837-845.
+    %(delong1988)s
 
-    Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
-    under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
-    21(11), 1389-1393.
+    %(sun2014)s
 
     Robin, X. et al. (2011). pROC: an open-source package for R and S+ to analyze and compare
     ROC curves. *BMC Bioinformatics* 12, 77.

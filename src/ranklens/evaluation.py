@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._budget import BootstrapPlan, plan_bootstrap
+from ranklens._docstrings import shared_paragraphs
 from ranklens._format import finite_or_none, format_number, table_html
 from ranklens._method_names import interval_methods, methods_settings, paired_test_methods
 from ranklens._problems import (
@@ -200,6 +201,7 @@ class ModelEvaluation(Result):
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
+@shared_paragraphs
 class EvaluationComparison(ComparisonResult):
     """The comparison of an evaluation whose measures were compared by different methods.
 
@@ -234,14 +236,11 @@ class EvaluationComparison(ComparisonResult):
 
     References
     ----------
-    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
-    or more correlated receiver operating characteristic curves: a nonparametric approach.
-    *Biometrics* 44(3), 837-845. doi:10.2307/2531595
+    %(delong1988)s
 
     Noether, G. E. (1967). *Elements of Nonparametric Statistics*. New York: Wiley.
 
-    Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American
-    Statistical Association* 82(397), 171-185. doi:10.1080/01621459.1987.10478410
+    %(efron1987)s
     """
 
     interval_methods: tuple[str, ...] = ()
@@ -253,34 +252,16 @@ class EvaluationComparison(ComparisonResult):
     def _repr_html_(self) -> str:
         """The notebook view: per measure its methods, then each model's value with its
         interval and each pair's difference, z and two-sided p."""
-        header = ["measure", "interval / test", *self.models]
-        for a, b in self.pairs:
-            header += [f"{a} − {b}", "z", "p"]
-        rows: list[tuple[str, list[tuple[str, str]]] | str] = []
-        for k, metric in enumerate(self.metrics):
-            test = self.test_methods[k] or "not tested"
-            cells = [(f"{self.interval_methods[k]} / {test}", "")]
-            cells += [
-                (
-                    f"{format_number(self.values[k, m])} [{format_number(self.ci_lower[k, m])}, "
-                    f"{format_number(self.ci_upper[k, m])}]",
-                    "",
-                )
-                for m in range(len(self.models))
-            ]
-            for p in range(len(self.pairs)):
-                cells += [
-                    (format_number(self.difference[k, p]), ""),
-                    (format_number(self.z[k, p]), ""),
-                    (format_number(self.p_value[k, p]), ""),
-                ]
-            rows.append((metric, cells))
+        methods = [
+            f"{self.interval_methods[k]} / {self.test_methods[k] or 'not tested'}"
+            for k in range(len(self.metrics))
+        ]
         title = (
             f"Paired comparison, each measure by its own method: value "
             f"[{self.confidence_level:.0%} interval] per model, difference, z and two-sided p "
             f"per pair ({self.n_bootstrap:,} bootstrap replicates where resampled)"
         )
-        return table_html(title, header, rows)
+        return self._table_html(title, methods)
 
 
 def difference_interval_method(comparison: Any, k: int) -> str | None:

@@ -37,7 +37,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ranklens._curve_registry import CurveSweepForm, register_curve
-from ranklens._docstrings import computes_where_inputs_live, raises_input_errors
+from ranklens._docstrings import (
+    computes_where_inputs_live,
+    raises_input_errors,
+    shared_paragraphs,
+)
 from ranklens._exact_null import (
     SPEARMAN_EXACT_MAX_N,
     kendall_exact_pvalue,
@@ -143,15 +147,14 @@ class PairCountsResult(Result):
 
 
 @raises_input_errors("y_true", "y_pred", weights=False)
+@shared_paragraphs
 def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCountsResult:
     """Concordant, discordant and tied counts of every observation against all others.
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
+    %(y_true_order)s
+    %(y_pred_order)s
 
     Returns
     -------
@@ -174,12 +177,9 @@ def per_observation_pair_counts(y_true: ArrayLike, y_pred: ArrayLike) -> PairCou
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    %(rosset2007)s
 
     Examples
     --------
@@ -793,6 +793,7 @@ _ON_DEVICE_SUMMARY = (
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
+@shared_paragraphs
 def kendall_tau(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -803,13 +804,9 @@ def kendall_tau(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
-        as repeated rows).
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
@@ -836,9 +833,7 @@ def kendall_tau(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3),
     239-251. doi:10.1093/biomet/33.3.239
@@ -856,6 +851,7 @@ def kendall_tau(
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
+@shared_paragraphs
 def spearman_rho(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -866,13 +862,9 @@ def spearman_rho(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
-        as repeated rows).
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
@@ -897,9 +889,7 @@ def spearman_rho(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Spearman, C. (1904). The proof and measurement of association between two things. *The
     American Journal of Psychology* 15(1), 72-101. doi:10.2307/1412159
@@ -918,6 +908,7 @@ def spearman_rho(
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
+@shared_paragraphs
 def tau_normalized(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -928,13 +919,9 @@ def tau_normalized(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
-        as repeated rows).
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
@@ -960,9 +947,7 @@ def tau_normalized(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
     Harrell, F. E., Lee, K. L. and Mark, D. B. (1996). Multivariable prognostic models: issues
     in developing models, evaluating assumptions and adequacy, and measuring and reducing errors.
@@ -984,6 +969,7 @@ def tau_normalized(
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
+@shared_paragraphs
 def rho_normalized(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -994,13 +980,9 @@ def rho_normalized(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
-        as repeated rows).
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
@@ -1020,9 +1002,7 @@ def rho_normalized(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
     """
     rho = _point(y_true, y_pred, sample_weight, RankStatistic.SPEARMAN_RHO)
     return (1 + rho) / 2
@@ -1213,6 +1193,7 @@ def _point(y_true: Any, y_pred: Any, sample_weight: Any, statistic: RankStatisti
 
 @raises_input_errors("y_true", "y_pred", probabilities=("confidence_level",))
 @computes_where_inputs_live(_ON_DEVICE_SUMMARY)
+@shared_paragraphs
 def ranking_summary(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1261,12 +1242,9 @@ def ranking_summary(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    %(rosset2007)s
 
     Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3),
     239-251. doi:10.1093/biomet/33.3.239
@@ -1458,6 +1436,7 @@ def _concordance_profile_from_counts(
     "concordance_profile", family="ranking", from_concordance=_concordance_profile_from_counts
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def concordance_profile(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> ConcordanceProfileResult:
@@ -1465,13 +1444,9 @@ def concordance_profile(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
-        as repeated rows).
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
@@ -1496,9 +1471,7 @@ def concordance_profile(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
     """
     y, p, w = _inputs(y_true, y_pred, sample_weight)
     weights, y_rank, ytot, correct, envelope, pred_rank = profile_counts(y, p, w)
@@ -1571,12 +1544,16 @@ class CutoffAUCResult(CurveResult):
         return float(out) if out.ndim == 0 else out
 
 
-def _positive_weight_rows(y: np.ndarray, p: np.ndarray, w: Any) -> tuple[Any, Any, np.ndarray]:
-    """Drop zero-weight rows (they change nothing) and return unit weights when unweighted."""
+def _positive_weight_rows(
+    y_true: Any, y_pred: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The checked rows of positive weight, their weights (mean 1; ones unweighted), the scale."""
+    y, p = check_pair(y_true, y_pred)
+    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
     if w is None:
-        return y, p, np.ones(y.size)
+        return y, p, np.ones(y.size), weight_scale
     keep = w > 0
-    return y[keep], p[keep], w[keep]
+    return y[keep], p[keep], w[keep], weight_scale
 
 
 def _cutoff_auc_on_grid(result: CutoffAUCResult, grid: np.ndarray) -> np.ndarray:
@@ -1674,6 +1651,7 @@ def _cutoff_auc_result(
     from_cuts=_cutoff_auc_from_cuts,
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def cutoff_auc_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> CutoffAUCResult:
@@ -1681,13 +1659,9 @@ def cutoff_auc_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
-        as repeated rows).
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
@@ -1712,16 +1686,11 @@ def cutoff_auc_curve(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    %(rosset2007)s
     """
-    y, p = check_pair(y_true, y_pred)
-    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
-    y, p, weights = _positive_weight_rows(y, p, w)
+    y, p, weights, weight_scale = _positive_weight_rows(y_true, y_pred, sample_weight)
     total = float(weights.sum())
     if y.size < 2 or y.min() == y.max():
         _warn_all(["y_true is constant: there is no cutoff, the curve is empty"])
@@ -1839,6 +1808,7 @@ def _rank_lift_from_sequence(
     from_sequence=_rank_lift_from_sequence,
 )
 @raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
 def rank_lift_curve(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> RankLiftResult:
@@ -1846,13 +1816,9 @@ def rank_lift_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j`` (integer weights are the same
-        as repeated rows).
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
@@ -1878,13 +1844,9 @@ def rank_lift_curve(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
-    models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
-    370-377. doi:10.1109/ICDM.2005.126
+    %(rosset2005)s
     """
-    y, p = check_pair(y_true, y_pred)
-    w, weight_scale = check_sample_weight_scaled(sample_weight, y.size)
-    y, p, weights = _positive_weight_rows(y, p, w)
+    y, p, weights, weight_scale = _positive_weight_rows(y_true, y_pred, sample_weight)
     order, key, pkey, _, _, n_y, _ = _xs.sequence(y, p)  # small: NumPy, without numba
     w_seq = weights[order]
     ytot = np.bincount(key, weights=w_seq, minlength=n_y)
@@ -1970,6 +1932,7 @@ def _bins(y: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @raises_input_errors("y_true", "y_pred", weights=False)
+@shared_paragraphs
 def partial_kendall_tau(
     y_true: ArrayLike, y_pred: ArrayLike, percentiles: Any
 ) -> PartialRankingResult:
@@ -1977,10 +1940,8 @@ def partial_kendall_tau(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
+    %(y_true_order)s
+    %(y_pred_order)s
     percentiles : sequence of float
         Cut points ``0 < k_1 < ... < k_{p-1} < 1`` that split the true ranking into p bins, top
         first (e.g. ``[0.1, 0.5]``: top 10 %, next 40 %, bottom half).
@@ -2007,8 +1968,7 @@ def partial_kendall_tau(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    %(rosset2007)s
     """
     y, p = check_pair(y_true, y_pred)
     k = _check_percentiles(percentiles)
@@ -2048,6 +2008,7 @@ def partial_kendall_tau(
 
 
 @raises_input_errors("y_true", "y_pred", weights=False)
+@shared_paragraphs
 def partial_spearman_rho(
     y_true: ArrayLike, y_pred: ArrayLike, percentiles: Any
 ) -> PartialRankingResult:
@@ -2055,10 +2016,8 @@ def partial_spearman_rho(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True values of the response (any real numbers; only their order matters).
-    y_pred : array-like of shape (n,)
-        Predictions or scores of the model (only their order matters).
+    %(y_true_order)s
+    %(y_pred_order)s
     percentiles : sequence of float
         Cut points ``0 < k_1 < ... < k_{p-1} < 1`` that split the true ranking into p bins, top
         first (e.g. ``[0.1, 0.5]``: top 10 %, next 40 %, bottom half).
@@ -2084,8 +2043,7 @@ def partial_spearman_rho(
 
     References
     ----------
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    %(rosset2007)s
     """
     y, p = check_pair(y_true, y_pred)
     k = _check_percentiles(percentiles)

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._docstrings import raises_input_errors
+from ranklens._docstrings import raises_input_errors, shared_paragraphs
 from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
 from ranklens._relevance_functions import (
     ControlPointRelevance,
@@ -344,6 +344,7 @@ def boxplot_stats(
 Extremes = Literal["auto", "both", "high", "low"]
 
 
+@shared_paragraphs
 def relevance_from_boxplot(
     y: Any,
     *,
@@ -426,8 +427,7 @@ def relevance_from_boxplot(
     References
     ----------
     Tukey, J. W. (1977). *Exploratory Data Analysis*. Addison-Wesley.
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science*, LNCS 5808, 332-346.
+    %(torgo2009)s
     Ribeiro, R. P. (2011). *Utility-based Regression*. PhD thesis, University of Porto.
     Branco, P., Ribeiro, R. P. and Torgo, L. (2016). UBL: an R package for utility-based
     learning. arXiv:1604.08079.

@@ -615,8 +615,7 @@ def breakdown_curve(
     ----------
     %(rosset2005)s
 
-    Rosset, S., Perlich, C. and Zadrozny, B. (2007). Ranking-based evaluation of regression
-    models. *Knowledge and Information Systems* 12(3), 331-353. doi:10.1007/s10115-006-0037-3
+    %(rosset2007)s
 
     Examples
     --------

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ranklens._docstrings import shared_paragraphs
 from ranklens._extras import require
 
 require("sklearn", "ranklens.scorers")  # one line naming the extra, not a traceback from sklearn
@@ -64,6 +65,7 @@ def _utility_score(
     return float(getattr(res, measure))
 
 
+@shared_paragraphs
 def make_utility_scorer(
     measure: Literal["precision", "recall", "f_beta"] = "f_beta",
     *,
@@ -104,8 +106,7 @@ def make_utility_scorer(
 
     References
     ----------
-    Torgo, L. and Ribeiro, R. P. (2009). Precision and recall for regression. *Discovery
-    Science (DS 2009)*, LNCS 5808, 332-346. doi:10.1007/978-3-642-04747-3_26
+    %(torgo2009)s
     """
     if measure not in _MEASURES:
         raise ValueError(f"measure must be one of {_MEASURES}; got {measure!r}")

@@ -46,7 +46,11 @@ from numpy.typing import NDArray
 
 from ranklens._by_depth import ModelByDepthResult, by_depth, check_depths
 from ranklens._curve_registry import CurveSweepForm, register_curve
-from ranklens._docstrings import computes_where_inputs_live, raises_input_errors
+from ranklens._docstrings import (
+    computes_where_inputs_live,
+    raises_input_errors,
+    shared_paragraphs,
+)
 from ranklens._events import DEFAULT_EVENTS, EventRule, parse_events
 from ranklens._forms import CurveForm, CurveStatistic, ReplicateForm, ReplicateSweep
 from ranklens._inference import concordance_logit_interval
@@ -490,8 +494,9 @@ def _with_auc_interval(
     return dataclasses.replace(result, auc_std_error=se, auc_ci=ci, confidence_level=level)
 
 
-def _require_events(ranked: Ranked, func: str) -> None:
-    if ranked.target.is_value:
+def _require_events(is_value: bool, func: str) -> None:
+    """Refuse a curve or measure of binary events for value-based targeting (``events="value"``)."""
+    if is_value:
         raise ValueError(
             f"{func} needs binary events (true and false positives); events='value' has none. "
             "Use gain_curve/lift_curve for value-based curves, or define events (e.g. 'top:0.1')"
@@ -513,7 +518,7 @@ def _auc_ks(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, 
 
 
 def _roc(ranked: Ranked) -> RocCurveResult:
-    _require_events(ranked, "roc_curve")
+    _require_events(ranked.target.is_value, "roc_curve")
     tp, fp = ranked.cum_events, ranked.cum_nonevents
     p, n = ranked.total_events, ranked.total_nonevents
     if p == 0.0 or n == 0.0:
@@ -545,6 +550,7 @@ def _roc(ranked: Ranked) -> RocCurveResult:
 
 @register_curve("roc", family="targeting", from_ranked=_roc)
 @raises_input_errors("y_true", "y_score", probabilities=("confidence_level",))
+@shared_paragraphs
 def roc_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -625,19 +631,13 @@ def roc_curve(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
-    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
-    861-874. doi:10.1016/j.patrec.2005.10.010
+    %(fawcett2006)s
 
-    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
-    or more correlated receiver operating characteristic curves: a nonparametric approach.
-    *Biometrics* 44(3), 837-845.
+    %(delong1988)s
 
-    Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
-    under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
-    21(11), 1389-1393.
+    %(sun2014)s
 
     Examples
     --------
@@ -820,6 +820,7 @@ def _lift_sweep(state: Any, weights: np.ndarray, grid: np.ndarray) -> Any:
     sweep=CurveSweepForm(_curve_sweep_state, _gain_sweep),
 )
 @raises_input_errors("y_true", "y_score")
+@shared_paragraphs
 def gain_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -860,8 +861,7 @@ def gain_curve(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     Examples
     --------
@@ -957,6 +957,7 @@ def _lift(ranked: Ranked) -> LiftCurveResult:
     sweep=CurveSweepForm(_curve_sweep_state, _lift_sweep),
 )
 @raises_input_errors("y_true", "y_score")
+@shared_paragraphs
 def lift_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -992,8 +993,7 @@ def lift_curve(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     Examples
     --------
@@ -1029,6 +1029,7 @@ _ON_DEVICE_SCALAR = (
 @register_curve("decile_table", family="targeting")
 @raises_input_errors("y_true", "y_score", counts=("n_bins",))
 @computes_where_inputs_live(_ON_DEVICE_TABLE)
+@shared_paragraphs
 def decile_table(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1073,8 +1074,7 @@ def decile_table(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     Examples
     --------
@@ -1229,6 +1229,7 @@ def _profit_from_ranked(
 )
 @raises_input_errors("y_true", "y_score")
 @computes_where_inputs_live(_ON_DEVICE_PROFIT)
+@shared_paragraphs
 def profit_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -1302,8 +1303,7 @@ def profit_curve(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
     Examples
     --------
@@ -1326,7 +1326,7 @@ def profit_curve(
 def _profit(ranked: Ranked, spec: ProfitSpec, budget: float | None) -> ProfitCurveResult:
     """The profit curve from the ranked cumulative sums (:func:`profit_curve`)."""
     if spec.matrix is not None:
-        _require_events(ranked, "profit_curve with cost_benefit")
+        _require_events(ranked.target.is_value, "profit_curve with cost_benefit")
     x, cw, ce, cn = ranked.fraction, ranked.cum_weight, ranked.cum_events, ranked.cum_nonevents
     total_w, p, n = ranked.total_weight, ranked.total_events, ranked.total_nonevents
     profit = spec.profit(cw, ce, cn, p, n)
@@ -1393,6 +1393,7 @@ def _profit(ranked: Ranked, spec: ProfitSpec, budget: float | None) -> ProfitCur
 
 
 @raises_input_errors("y_true", "predictions")
+@shared_paragraphs
 def best_model_by_depth(
     y_true: ArrayLike,
     predictions: Mapping[str, Any],
@@ -1446,8 +1447,7 @@ def best_model_by_depth(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
     if curve not in _CURVES:
         raise ValueError(f"curve must be one of {_CURVES}; got {curve!r}")
@@ -1473,7 +1473,7 @@ def best_model_by_depth(
         ranked = rank_scores(score, target)
         if curve == "profit":
             if spec.matrix is not None:
-                _require_events(ranked, "best_model_by_depth with cost_benefit")
+                _require_events(ranked.target.is_value, "best_model_by_depth with cost_benefit")
             f = spec.profit(
                 ranked.cum_weight,
                 ranked.cum_events,
@@ -1665,6 +1665,26 @@ def _device_refuse_inseparable(
     )
 
 
+def _device_arrays(func: str, y_true: Any, y_score: Any, sample_weight: Any) -> tuple[Any, ...]:
+    """``(xp, y, score, weights)`` of ``func`` on the device; weights summing to 0 are refused."""
+    xp = _xm.cupy_or_raise(f"{func} on device inputs")
+    y, p, w = device_inputs(xp, y_true, y_score, sample_weight)
+    if w is not None and not float(xp.sum(w)) > 0:
+        raise ValueError(
+            "sample_weight sums to zero; at least one observation needs positive weight"
+        )
+    return xp, y, p, w
+
+
+def _device_weights(xp: Any, y: Any, w: Any) -> Any:
+    """One row of weights for the device sums: ones, integers while exact, else float64."""
+    if w is None:
+        return xp.ones((1, y.shape[0]), dtype=xp.int32)
+    if w.dtype.kind in "iu" and int(xp.sum(w)) ** 2 < EXACT_LIMIT:
+        return w[None, :]
+    return w.astype(xp.float64)[None, :]
+
+
 def _device_scalar(
     func: str,
     y_true: Any,
@@ -1678,28 +1698,16 @@ def _device_scalar(
     The values are the CPU function's (the AUC to the last bit for integer weights, the other
     statistics to rounding); NaN with the CPU's warning where it is undefined.
     """
-    xp = _xm.cupy_or_raise(f"{func} on device inputs")
-    y, p, w = device_inputs(xp, y_true, y_pred, sample_weight)
-    if w is not None and not float(xp.sum(w)) > 0:
-        raise ValueError(
-            "sample_weight sums to zero; at least one observation needs positive weight"
-        )
+    xp, y, p, w = _device_arrays(func, y_true, y_pred, sample_weight)
     which = _DEVICE_STATISTIC[form.statistic]
     kwargs, definition = _device_events(xp, y, events, w, per_replicate=False)
-    if which in ("auc", "ks") and kwargs.get("is_value"):
-        raise ValueError(
-            f"{func} needs binary events (true and false positives); events='value' has none. "
-            "Use gain_curve/lift_curve for value-based curves, or define events (e.g. 'top:0.1')"
-        )
+    if which in ("auc", "ks"):
+        _require_events(bool(kwargs.get("is_value")), func)
     if bool(xp.all((p == 0.0) | (p == 1.0))) and not bool(xp.all((y == 0.0) | (y == 1.0))):
         _warn_if_swapped(np.asarray(to_host(y)), np.asarray(to_host(p)), "y_pred")
     state = _xpt.prepare(xp, y, p, **kwargs)
-    if w is None:
-        weights = xp.ones((1, y.shape[0]), dtype=xp.int32)
-    elif w.dtype.kind in "iu" and int(xp.sum(w)) ** 2 < EXACT_LIMIT:
-        weights = w[None, :]
-    else:
-        weights = w.astype(xp.float64)[None, :]
+    weights = _device_weights(xp, y, w)
+    if weights.dtype.kind == "f":
         # every statistic is a ratio of products of sums: weights of any scale are brought near
         # 1 by a power of two first (the same digits), as the CPU's _auc_ks does with its counts
         e = product_exponent(float(xp.sum(weights)))
@@ -1750,22 +1758,12 @@ def _device_ranked(
     and curves are read off them by the CPU's code. ``host_target``: the target's response and
     weights are copied to the host too (the perfect profit of a value margin sorts them).
     """
-    xp = _xm.cupy_or_raise(f"{func} on device inputs")
-    y, p, w = device_inputs(xp, y_true, y_score, sample_weight)
-    if w is not None and not float(xp.sum(w)) > 0:
-        raise ValueError(
-            "sample_weight sums to zero; at least one observation needs positive weight"
-        )
+    xp, y, p, w = _device_arrays(func, y_true, y_score, sample_weight)
     kwargs, definition = _device_events(xp, y, events, w, per_replicate=False)
     if bool(xp.all((p == 0.0) | (p == 1.0))) and not bool(xp.all((y == 0.0) | (y == 1.0))):
         _warn_if_swapped(np.asarray(to_host(y)), np.asarray(to_host(p)), "y_score")
     state = _xpt.prepare(xp, y, p, **kwargs)
-    if w is None:
-        weights = xp.ones((1, y.shape[0]), dtype=xp.int32)
-    elif w.dtype.kind in "iu" and int(xp.sum(w)) ** 2 < EXACT_LIMIT:
-        weights = w[None, :]
-    else:
-        weights = w.astype(xp.float64)[None, :]
+    weights = _device_weights(xp, y, w)
     sums = _xpt.curve_sums(xp, state, weights)
     cw = np.asarray(to_host(sums.cw[0]), dtype=np.float64)
     ce = np.asarray(to_host(sums.ce[0]), dtype=np.float64)
@@ -1859,6 +1857,7 @@ _ROC_AUC = CurveForm(CurveStatistic.ROC_AUC)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def roc_auc(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1870,15 +1869,10 @@ def roc_auc(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -1898,11 +1892,9 @@ def roc_auc(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
-    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
-    861-874. doi:10.1016/j.patrec.2005.10.010
+    %(fawcett2006)s
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _device_scalar("roc_auc", y_true, y_pred, sample_weight, events, _ROC_AUC)
@@ -1920,6 +1912,7 @@ _KS = CurveForm(CurveStatistic.KS)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def ks_statistic(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1931,15 +1924,10 @@ def ks_statistic(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -1958,8 +1946,7 @@ def ks_statistic(
 
     References
     ----------
-    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
-    861-874. doi:10.1016/j.patrec.2005.10.010
+    %(fawcett2006)s
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _device_scalar("ks_statistic", y_true, y_pred, sample_weight, events, _KS)
@@ -1977,6 +1964,7 @@ _GAIN_AREA = CurveForm(CurveStatistic.GAIN_AREA)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def gain_area(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1988,15 +1976,10 @@ def gain_area(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2021,8 +2004,7 @@ def gain_area(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _device_scalar("gain_area", y_true, y_pred, sample_weight, events, _GAIN_AREA)
@@ -2040,6 +2022,7 @@ _ACCURACY_RATIO = CurveForm(CurveStatistic.ACCURACY_RATIO)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def accuracy_ratio(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2051,15 +2034,10 @@ def accuracy_ratio(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2081,11 +2059,9 @@ def accuracy_ratio(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
 
-    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
-    861-874. doi:10.1016/j.patrec.2005.10.010
+    %(fawcett2006)s
     """
     if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
         return _device_scalar(
@@ -2094,8 +2070,12 @@ def accuracy_ratio(
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).accuracy_ratio
 
 
-def _lift_at(y_true: Any, y_pred: Any, form: CurveForm, events: Any, sample_weight: Any) -> float:
-    """The lift at ``form.depth`` on the host."""
+def _lift_at(
+    func: str, form: CurveForm, y_true: Any, y_pred: Any, sample_weight: Any, events: Any
+) -> float:
+    """The lift at ``form.depth`` of ``func``, on the device when the data live there."""
+    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
+        return _device_scalar(func, y_true, y_pred, sample_weight, events, form)
     depth = form.depth
     assert depth is not None, "a lift is read at a depth"
     ranked = _prepare(y_true, y_pred, events, sample_weight, "y_pred")
@@ -2114,6 +2094,7 @@ _LIFT_AT_5 = CurveForm(CurveStatistic.LIFT_AT, depth=0.05)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def lift_at_5(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2125,15 +2106,10 @@ def lift_at_5(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2154,12 +2130,9 @@ def lift_at_5(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
-    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        return _device_scalar("lift_at_5", y_true, y_pred, sample_weight, events, _LIFT_AT_5)
-    return _lift_at(y_true, y_pred, _LIFT_AT_5, events, sample_weight)
+    return _lift_at("lift_at_5", _LIFT_AT_5, y_true, y_pred, sample_weight, events)
 
 
 _LIFT_AT_10 = CurveForm(CurveStatistic.LIFT_AT, depth=0.1)
@@ -2173,6 +2146,7 @@ _LIFT_AT_10 = CurveForm(CurveStatistic.LIFT_AT, depth=0.1)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def lift_at_10(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2184,15 +2158,10 @@ def lift_at_10(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2213,12 +2182,9 @@ def lift_at_10(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
-    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        return _device_scalar("lift_at_10", y_true, y_pred, sample_weight, events, _LIFT_AT_10)
-    return _lift_at(y_true, y_pred, _LIFT_AT_10, events, sample_weight)
+    return _lift_at("lift_at_10", _LIFT_AT_10, y_true, y_pred, sample_weight, events)
 
 
 _LIFT_AT_20 = CurveForm(CurveStatistic.LIFT_AT, depth=0.2)
@@ -2232,6 +2198,7 @@ _LIFT_AT_20 = CurveForm(CurveStatistic.LIFT_AT, depth=0.2)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_SCALAR)
+@shared_paragraphs
 def lift_at_20(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -2243,15 +2210,10 @@ def lift_at_20(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary outcome (0/1 or bool) or a continuous response.
-    y_pred : array-like of shape (n,)
-        Scores; the rows with the largest scores are targeted first.
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights.
-    events : str, number, callable or None, default None
-        Which rows count as events for a continuous ``y_true`` (see :func:`roc_curve`); None means
-        ``y_true`` itself when it is binary, else the true top 10 % (``"top:0.1"``).
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
 
     Returns
     -------
@@ -2272,9 +2234,6 @@ def lift_at_20(
 
     References
     ----------
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
-    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        return _device_scalar("lift_at_20", y_true, y_pred, sample_weight, events, _LIFT_AT_20)
-    return _lift_at(y_true, y_pred, _LIFT_AT_20, events, sample_weight)
+    return _lift_at("lift_at_20", _LIFT_AT_20, y_true, y_pred, sample_weight, events)

@@ -63,8 +63,7 @@ def summary_json(evaluation: Any, *, alpha: float = ALPHA) -> dict[str, Any]:
 
     References
     ----------
-    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
-    Journal of Statistics* 6(2), 65-70.
+    %(holm1979)s
     """
     verdicts = summary_verdicts(evaluation, alpha=alpha)
     goals = []

@@ -384,8 +384,7 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
 
     %(torgo2009)s
 
-    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
-    Performance". O'Reilly Media.
+    %(provost2013)s
     """
     try:
         import matplotlib

@@ -356,8 +356,7 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
 
     References
     ----------
-    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
-    Journal of Statistics* 6(2), 65-70.
+    %(holm1979)s
     """
     binary = target_is_binary(evaluation)
     verdicts = [v for goal in GOALS if (v := _goal_verdict(goal, evaluation, binary)) is not None]

@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._docstrings import shared_paragraphs
 from ranklens._inference import (
     studentized_interval_at,
     studentized_p_value,
@@ -217,6 +218,7 @@ class Contrast:
         }
 
 
+@shared_paragraphs
 def holm_adjust(p_values: Sequence[float]) -> np.ndarray:
     """Holm's (1979) step-down adjusted p-values; NaN p-values stay NaN and are not counted.
 
@@ -238,8 +240,7 @@ def holm_adjust(p_values: Sequence[float]) -> np.ndarray:
 
     References
     ----------
-    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
-    Journal of Statistics* 6(2), 65-70.
+    %(holm1979)s
     """
     p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
@@ -287,6 +288,7 @@ def _excludes_zero(contrast: Contrast) -> bool:
     return contrast.low > 0 or contrast.high < 0
 
 
+@shared_paragraphs
 def holm_contrasts(contrasts: list[Contrast], *, alpha: float = ALPHA) -> list[Contrast]:
     """Adjust a family of comparisons in place (Holm 1979) and set each one's interval.
 
@@ -312,8 +314,7 @@ def holm_contrasts(contrasts: list[Contrast], *, alpha: float = ALPHA) -> list[C
 
     References
     ----------
-    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
-    Journal of Statistics* 6(2), 65-70.
+    %(holm1979)s
     """
     for c in contrasts:
         c.p_adjusted = c.level = c.low = c.high = math.nan
