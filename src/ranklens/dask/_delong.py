@@ -40,18 +40,8 @@ covariance is one rational number rounded once, whatever the partitioning. With 
 partitions' float sums are added with :func:`math.fsum` (agreement with the in-memory kernels to
 rounding).
 
-References
-----------
-DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two or
-more correlated receiver operating characteristic curves: a nonparametric approach.
-*Biometrics* 44(3), 837-845. doi:10.2307/2531595
-
-Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
-under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
-21(11), 1389-1393. doi:10.1109/LSP.2014.2337313
-
-Sen, P. K. (1960). On some convergence properties of U-statistics. *Calcutta Statistical
-Association Bulletin* 10(1), 1-18.
+References: those of :mod:`ranklens._kernels.delong` (DeLong et al. 1988, Sun & Xu 2014, Sen
+1960).
 """
 
 from __future__ import annotations
