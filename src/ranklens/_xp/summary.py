@@ -60,6 +60,7 @@ from ranklens._xp.rank import (
 
 __all__ = [
     "envelope_by_comparison",
+    "pair_classes",
     "per_row_pair_counts",
     "summary_sums",
     "weighted_summary_sums",
@@ -69,6 +70,23 @@ _LIMB = 31
 _SMALL_GROUP = 1 << 20
 
 _PAIR_BLOCK = 256
+
+
+def pair_classes(
+    conc: Any, disc: Any, tied_y: Any, tied_p: Any, tied_b: Any, pairs: Any
+) -> dict[str, Any]:
+    """The pair classes by name (those of ``ranklens._rank_sweep.pair_class_stats``) from the
+    concordant and discordant pairs, the pairs tied in y, in the prediction and in both (the
+    first two including the last) and all pairs: counts or weights, any numbers."""
+    return {
+        "concordant": conc,
+        "discordant": disc,
+        "tied_true_only": tied_y - tied_b,
+        "tied_pred_only": tied_p - tied_b,
+        "tied_both": tied_b,
+        "distinct_y": pairs - tied_y,
+        "distinct_pred": pairs - tied_p,
+    }
 
 
 def per_row_pair_counts(xp: ModuleType, y: Any, p: Any) -> tuple[Any, ...]:
@@ -234,13 +252,7 @@ def summary_sums(xp: ModuleType, y: Any, p: Any) -> dict[str, Any]:
     ]
     return {
         "n": n,
-        "concordant": conc,
-        "discordant": disc,
-        "tied_true_only": tied_y - tied_b,
-        "tied_pred_only": tied_p - tied_b,
-        "tied_both": tied_b,
-        "distinct_y": pairs - tied_y,
-        "distinct_pred": pairs - tied_p,
+        **pair_classes(conc, disc, tied_y, tied_p, tied_b, pairs),
         "s2": _exact_sum(xp, a2 * b2),
         "wy": _exact_sum(xp, a2 * spread),
         "t_pred": _t3_minus_t(xp, p_sizes),
