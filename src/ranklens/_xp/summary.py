@@ -56,6 +56,7 @@ from ranklens._xp.rank import (
     replicate_bytes,
     replicate_statistics,
     run_bounds,
+    split_blocks,
 )
 
 __all__ = [
@@ -168,24 +169,13 @@ def _t3_minus_t(xp: ModuleType, sizes: Any) -> int:
 
 
 def _split_rows(xp: ModuleType, cur: Any, level: int, n: int, d_row: Any) -> Any:
-    """:func:`ranklens._xp.rank._split` that also adds each position's discordant partners of
-    this level to ``d_row`` (by position)."""
-    dtype = cur.dtype
-    half = 1 << (level - 1)
-    k = xp.arange(n, dtype=dtype)
-    left = ((cur >> (level - 1)) & 1) == 0
-    z = left.astype(dtype)
-    before = xp.cumsum(z, dtype=dtype) - z
-    start = (k >> level) << level
-    in_block = before - before[start]
-    left_total = xp.minimum(xp.maximum(n - start, 0), half)
+    """:func:`ranklens._xp.rank.split_blocks`' new order, each position's discordant partners
+    of this level added to ``d_row`` (by position)."""
+    nxt, k, left, start, in_block, left_total = split_blocks(xp, cur, level, n)
     # a right row: the left rows of the block with a larger prediction; a left row: the right
     # rows before it in the block's order (a smaller prediction)
     share = xp.where(left, k - start - in_block, left_total - in_block)
     d_row[cur] += share.astype(xp.int64)
-    new = xp.where(left, start + in_block, start + left_total + (k - start - in_block))
-    nxt = xp.empty_like(cur)
-    nxt[new] = cur
     return nxt
 
 
