@@ -21,7 +21,7 @@ from ranklens._forms import RankStatistic
 from ranklens._shared import RANK_SEQUENCE, RANK_SWEEP, shared, sharing
 from ranklens._xp import measure_routes as _routes
 from ranklens._xp import sequence as _xs
-from ranklens._xp.summary import envelope_by_comparison, per_row_pair_counts
+from ranklens._xp.summary import envelope_by_comparison, pair_classes, per_row_pair_counts
 
 __all__ = [
     "SUMMARY_CLASSES",
@@ -290,13 +290,7 @@ def pair_class_stats(stats: np.ndarray, exact: bool) -> dict[str, Any]:
     tied_b = half(sj2 - sw2)
     return {
         "total": total,
-        "concordant": half(conc2),
-        "discordant": half(disc2),
-        "tied_true_only": tied_y - tied_b,
-        "tied_pred_only": tied_p - tied_b,
-        "tied_both": tied_b,
-        "distinct_y": all_pairs - tied_y,
-        "distinct_pred": all_pairs - tied_p,
+        **pair_classes(half(conc2), half(disc2), tied_y, tied_p, tied_b, all_pairs),
     }
 
 

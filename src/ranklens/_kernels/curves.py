@@ -187,23 +187,7 @@ def radix_sort_parallel(keys, payload, carry):
 
     Each chunk counts its digits, the chunks' slots follow from the counts (bucket by bucket,
     chunk by chunk), and each chunk moves its rows to them in order, so the sort is as stable
-    and the result the same.
-
-    Parameters
-    ----------
-    keys : ndarray of uint64
-        The keys, used as scratch space.
-    payload : ndarray
-        Permuted along with the keys when ``carry``; never modified.
-    carry : bool
-        Whether to permute ``payload``.
-
-    Returns
-    -------
-    sorted_keys : ndarray of uint64
-        The keys in ascending order.
-    sorted_payload : ndarray
-        ``payload`` in the keys' order (empty without ``carry``).
+    and the result the same. The parameters and returns are :func:`radix_sort_kernel`'s.
     """
     n = keys.shape[0]
     mask = np.uint64(_N_BUCKETS - 1)

@@ -50,6 +50,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ranklens._kernels.fenwick import fenwick_add, fenwick_prefix
+
 __all__ = [
     "binary_components",
     "concordance_components",
@@ -159,26 +161,6 @@ def _dense_ranks(x, order):
     return rank, current + 1
 
 
-@njit(inline="always")
-def _prefix(tree, r):
-    # sum of the leaves 0..r-1
-    total = 0.0
-    while r > 0:
-        total += tree[r]
-        r -= r & (-r)
-    return total
-
-
-@njit(inline="always")
-def _add(tree, r, v):
-    # leaf r (0-based)
-    r += 1
-    size = tree.shape[0]
-    while r < size:
-        tree[r] += v
-        r += r & (-r)
-
-
 @njit(cache=True)
 def concordance_components(y, score, weight, y_order, score_order):
     """``(psi, d)`` for any ``y``: two sweeps in order of ``y`` with a Fenwick tree of weights.
@@ -205,14 +187,14 @@ def concordance_components(y, score, weight, y_order, score_order):
         block = 0.0
         for k in range(start, stop):
             r = y_order[k]
-            below = _prefix(tree, p_rank[r])
-            tied = _prefix(tree, p_rank[r] + 1) - below
+            below = fenwick_prefix(tree, p_rank[r])
+            tied = fenwick_prefix(tree, p_rank[r] + 1) - below
             psi[r] = below + 0.5 * tied
             block += weight[r]
         for k in range(start, stop):
             r = y_order[k]
             d[r] = total - block
-            _add(tree, p_rank[r], weight[r])
+            fenwick_add(tree, p_rank[r], weight[r])
         inserted += block
         start = stop
     # Decreasing y: the rows above in y count when they are above in the score.
@@ -227,13 +209,13 @@ def concordance_components(y, score, weight, y_order, score_order):
         block = 0.0
         for k in range(start, stop):
             r = y_order[k]
-            at_most = _prefix(tree, p_rank[r] + 1)
-            tied = at_most - _prefix(tree, p_rank[r])
+            at_most = fenwick_prefix(tree, p_rank[r] + 1)
+            tied = at_most - fenwick_prefix(tree, p_rank[r])
             psi[r] += (inserted - at_most) + 0.5 * tied
             block += weight[r]
         for k in range(start, stop):
             r = y_order[k]
-            _add(tree, p_rank[r], weight[r])
+            fenwick_add(tree, p_rank[r], weight[r])
         inserted += block
         stop = start
     return psi, d

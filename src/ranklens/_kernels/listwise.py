@@ -132,22 +132,6 @@ def gain(y: float, y_max: float, exponential: bool) -> float:
 
 
 @njit(cache=True)
-def tie_averaged_dcg(
-    y_sorted: np.ndarray,
-    key_sorted: np.ndarray,
-    w_sorted: np.ndarray,
-    weighted: bool,
-    y_max: float,
-    exponential: bool,
-    k: float,
-) -> float:
-    """DCG of a list in decreasing ``key`` order; items tied in ``key`` share their mean gain."""
-    return tie_averaged_dcg_from(
-        y_sorted, key_sorted, w_sorted, weighted, y_max, exponential, k, 0.0
-    )
-
-
-@njit(cache=True)
 def tie_averaged_dcg_from(
     y_sorted: np.ndarray,
     key_sorted: np.ndarray,
@@ -158,8 +142,9 @@ def tie_averaged_dcg_from(
     k: float,
     start: float,
 ) -> float:
-    """:func:`tie_averaged_dcg` of a run of whole tie blocks placed after ``start`` positions
-    (the total weight ranked above it): the run's share of the DCG of the full list."""
+    """DCG of a list in decreasing ``key`` order, items tied in ``key`` sharing their mean gain,
+    placed after ``start`` positions (0.0: the whole list; else the total weight ranked above a
+    run of whole tie blocks, and the result the run's share of the DCG of the full list)."""
     n = y_sorted.shape[0]
     total = 0.0
     position = start
@@ -210,7 +195,7 @@ def grouped_ndcg(
         y_max = y_by_true[lo_t]
         if y_max <= 0.0:
             continue  # no relevant item: NDCG undefined, left to the caller
-        ideal[g] = tie_averaged_dcg(
+        ideal[g] = tie_averaged_dcg_from(
             y_by_true[lo_t:hi_t],
             true_keys[lo_t:hi_t],
             w_by_true[lo_t:hi_t] if weighted else w_by_true,
@@ -218,10 +203,11 @@ def grouped_ndcg(
             y_max,
             exponential,
             k,
+            0.0,
         )
         lo_p = starts_pred[g]
         hi_p = starts_pred[g + 1]
-        dcg[g] = tie_averaged_dcg(
+        dcg[g] = tie_averaged_dcg_from(
             y_by_pred[lo_p:hi_p],
             pred_keys[lo_p:hi_p],
             w_by_pred[lo_p:hi_p] if weighted else w_by_pred,
@@ -229,6 +215,7 @@ def grouped_ndcg(
             y_max,
             exponential,
             k,
+            0.0,
         )
     return dcg, ideal
 

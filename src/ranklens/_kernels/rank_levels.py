@@ -683,6 +683,26 @@ def _broadcast(builder, value, vtype):
     return builder.shuffle_vector(lane, undef, splat)
 
 
+def _emit_group_mid(builder, rows_p, k, e, half_p, below_p):
+    """IR of a group's midrank, all lanes as one vector: ``gw`` (the sum of the uint8 rows
+    ``k .. e - 1`` of ``rows_p``, as float64) and ``mid = below + 0.5 gw - half`` (the float64
+    operations of :func:`_pred_groups` and :func:`_joint_groups`, in their order); returns
+    ``(gw, mid, below, below's vector pointer)``."""
+    v8, _, vf = _vector_types()
+    gw = builder.uitofp(_emit_rows_sum(builder, _as_vector(builder, rows_p, v8), k, e), vf)
+    halfv = builder.load(_as_vector(builder, half_p, vf), align=8)
+    belowp = _as_vector(builder, below_p, vf)
+    bel = builder.load(belowp, align=8)
+    c05 = ir.Constant(vf, [0.5] * _LANES)
+    return gw, builder.fsub(builder.fadd(bel, builder.fmul(c05, gw)), halfv), bel, belowp
+
+
+def _emit_add_to(builder, ptr, term):
+    """IR: ``ptr[:_LANES] += term`` for float64 lanes (``term`` a vector of them)."""
+    vp = _as_vector(builder, ptr, term.type)
+    builder.store(builder.fadd(builder.load(vp, align=8), term), vp, align=8)
+
+
 @intrinsic
 def _pred_group(typingctx, cur, k, e, g, half, below, sum_p2, var_a, mid2):
     """One prediction group (rows ``k .. e - 1`` of ``cur``, the compact weights in the top
@@ -697,23 +717,15 @@ def _pred_group(typingctx, cur, k, e, g, half, below, sum_p2, var_a, mid2):
     sig = types.void(cur, k, e, g, half, below, sum_p2, var_a, mid2)
 
     def emit(builder, ptrs, scalars):
-        v8, v32, vf = _vector_types()
+        _, v32, vf = _vector_types()
         cur_p, half_p, below_p, p2_p, va_p, mid_p = ptrs
         k_v, e_v, g_v = scalars
-        gw = builder.uitofp(_emit_rows_sum(builder, _as_vector(builder, cur_p, v8), k_v, e_v), vf)
-        halfv = builder.load(_as_vector(builder, half_p, vf), align=8)
-        belowp = _as_vector(builder, below_p, vf)
-        bel = builder.load(belowp, align=8)
-        c05 = ir.Constant(vf, [0.5] * _LANES)
-        mid = builder.fsub(builder.fadd(bel, builder.fmul(c05, gw)), halfv)
+        gw, mid, bel, belowp = _emit_group_mid(builder, cur_p, k_v, e_v, half_p, below_p)
         twice = builder.fptosi(builder.fmul(mid, ir.Constant(vf, [2.0] * _LANES)), v32)
         builder.store(twice, builder.gep(_as_vector(builder, mid_p, v32), [g_v]), align=4)
         builder.store(builder.fadd(bel, gw), belowp, align=8)
-        p2p = _as_vector(builder, p2_p, vf)
-        builder.store(builder.fadd(builder.load(p2p, align=8), builder.fmul(gw, gw)), p2p, align=8)
-        vap = _as_vector(builder, va_p, vf)
-        term = builder.fmul(builder.fmul(gw, mid), mid)
-        builder.store(builder.fadd(builder.load(vap, align=8), term), vap, align=8)
+        _emit_add_to(builder, p2_p, builder.fmul(gw, gw))
+        _emit_add_to(builder, va_p, builder.fmul(builder.fmul(gw, mid), mid))
 
     return sig, _lane_codegen(emit)
 
@@ -726,21 +738,13 @@ def _y_group(typingctx, ws, k, e, half, below, var_b, sum_y2, b):
     sig = types.void(ws, k, e, half, below, var_b, sum_y2, b)
 
     def emit(builder, ptrs, scalars):
-        v8, _, vf = _vector_types()
+        _, _, vf = _vector_types()
         ws_p, half_p, below_p, vb_p, y2_p, b_p = ptrs
         k_v, e_v = scalars
-        gw = builder.uitofp(_emit_rows_sum(builder, _as_vector(builder, ws_p, v8), k_v, e_v), vf)
-        halfv = builder.load(_as_vector(builder, half_p, vf), align=8)
-        belowp = _as_vector(builder, below_p, vf)
-        bel = builder.load(belowp, align=8)
-        c05 = ir.Constant(vf, [0.5] * _LANES)
-        bv = builder.fsub(builder.fadd(bel, builder.fmul(c05, gw)), halfv)
+        gw, bv, bel, belowp = _emit_group_mid(builder, ws_p, k_v, e_v, half_p, below_p)
         builder.store(bv, _as_vector(builder, b_p, vf), align=8)
-        vbp = _as_vector(builder, vb_p, vf)
-        term = builder.fmul(builder.fmul(gw, bv), bv)
-        builder.store(builder.fadd(builder.load(vbp, align=8), term), vbp, align=8)
-        y2p = _as_vector(builder, y2_p, vf)
-        builder.store(builder.fadd(builder.load(y2p, align=8), builder.fmul(gw, gw)), y2p, align=8)
+        _emit_add_to(builder, vb_p, builder.fmul(builder.fmul(gw, bv), bv))
+        _emit_add_to(builder, y2_p, builder.fmul(gw, gw))
         builder.store(builder.fadd(bel, gw), belowp, align=8)
 
     return sig, _lane_codegen(emit)
@@ -779,11 +783,8 @@ def _joint_group(typingctx, ws, s, f, g, ahead, mid2, b, sum_j2, cov):
         twice = builder.load(builder.gep(rows2, [g_v]), align=4)
         mid = builder.fmul(builder.sitofp(twice, vf), ir.Constant(vf, [0.5] * _LANES))
         bv = builder.load(_as_vector(builder, b_p, vf), align=8)
-        j2p = _as_vector(builder, j2_p, vf)
-        builder.store(builder.fadd(builder.load(j2p, align=8), builder.fmul(jw, jw)), j2p, align=8)
-        covp = _as_vector(builder, cov_p, vf)
-        term = builder.fmul(builder.fmul(jw, mid), bv)
-        builder.store(builder.fadd(builder.load(covp, align=8), term), covp, align=8)
+        _emit_add_to(builder, j2_p, builder.fmul(jw, jw))
+        _emit_add_to(builder, cov_p, builder.fmul(builder.fmul(jw, mid), bv))
 
     return sig, _lane_codegen(emit)
 

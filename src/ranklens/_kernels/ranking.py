@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from ranklens._kernels.curves import descending_keys_kernel, radix_sort_kernel, radix_sort_parallel
+from ranklens._kernels.fenwick import fenwick_add, fenwick_prefix
 
 __all__ = [
     "build_sequence",
@@ -288,26 +289,6 @@ def sum_t3_minus_t(sizes: np.ndarray) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(inline="always")
-def _fenwick_prefix(tree, r):
-    """Sum of the entries with rank < r (tree is 1-based)."""
-    s = tree[0] * 0
-    while r > 0:
-        s += tree[r]
-        r -= r & (-r)
-    return s
-
-
-@njit(inline="always")
-def _fenwick_add(tree, r, v):
-    """Add v at rank r (0-based)."""
-    r += 1
-    n = tree.size
-    while r < n:
-        tree[r] += v
-        r += r & (-r)
-
-
 _BUCKET_BITS = 10  # at most 1024 buckets of y ranks; each bucket's arrays stay in cache
 
 
@@ -476,7 +457,7 @@ def sweep_kernel(
                 f += 1
             stats[5] += rw * rw
             b = kj >> shift
-            v = ingroup_greater - 2 * _fenwick_prefix(bfen, b)
+            v = ingroup_greater - 2 * fenwick_prefix(bfen, b)
             runpos = zero
             for m in range(j, f):
                 pos = cursor[b]
@@ -493,7 +474,7 @@ def sweep_kernel(
                 if store:
                     rec[pos, nf - 1] = rows[m]
                 runpos += wm
-            _fenwick_add(bfen, b, rw)
+            fenwick_add(bfen, b, rw)
             ingroup_greater += rw
             j = f
         processed += gw
@@ -532,7 +513,7 @@ def sweep_kernel(
             runpos = rec[pos, 4]
             proc = rec[pos, 5]
             wt = one_w if unit else rec[pos, 6]
-            below_local = _fenwick_prefix(tree, kk)
+            below_local = fenwick_prefix(tree, kk)
             eqb = seen[kk]
             yb = ybelow[kk]
             yt = ytot[kk]
@@ -578,7 +559,7 @@ def sweep_kernel(
                 tied_true[row] = yt - rw
                 tied_pred[row] = gw - rw
                 tied_both[row] = rw - wt
-            _fenwick_add(tree, kk, wt)
+            fenwick_add(tree, kk, wt)
             seen[kk] += wt
         offset = acc
         for kk in range(top):
@@ -690,9 +671,9 @@ def rank_sums_sorted(y_seq, p_seq, w_seq, n_pred):
             j = f
         # discordant: earlier rows (smaller y) with a larger prediction rank
         for t in range(k, e):
-            disc += w_seq[t] * (below - _fenwick_prefix(tree, p_seq[t] + 1))
+            disc += w_seq[t] * (below - fenwick_prefix(tree, p_seq[t] + 1))
         for t in range(k, e):
-            _fenwick_add(tree, p_seq[t], w_seq[t])
+            fenwick_add(tree, p_seq[t], w_seq[t])
         below += gw
         k = e
     return total, sum_y2, sum_p2, sum_j2, disc, cov, var_a, var_b

@@ -301,6 +301,18 @@ def _kth_largest_h(zplus, zminus, kth):
     return rest[k]
 
 
+@njit(inline="always")  # compiled into both callers: no kernel of its own to compile
+def _medcouple_scale(x, med):
+    """The scale of the kernel values: twice the largest distance of ``x`` from its median
+    ``med`` (0 when every value equals the median)."""
+    scale = 0.0
+    for i in range(x.shape[0]):
+        a = abs(x[i] - med)
+        if a > scale:
+            scale = a
+    return scale * 2.0
+
+
 @njit(cache=True)
 def medcouple_sorted(x):
     """Medcouple of ``x`` sorted ascending (n >= 1): the median of h over Z+ x Z-.
@@ -310,14 +322,9 @@ def medcouple_sorted(x):
     """
     n = x.shape[0]
     med = x[n // 2] if n % 2 == 1 else 0.5 * (x[n // 2 - 1] + x[n // 2])
-    scale = 0.0
-    for i in range(n):
-        a = abs(x[i] - med)
-        if a > scale:
-            scale = a
+    scale = _medcouple_scale(x, med)
     if scale == 0.0:
         return 0.0
-    scale *= 2.0
     n_plus = 0
     n_minus = 0
     for i in range(n):
@@ -444,14 +451,9 @@ def weighted_medcouple_sorted(x, w, med):
     median and q at or below it.
     """
     n = x.shape[0]
-    scale = 0.0
-    for i in range(n):
-        a = abs(x[i] - med)
-        if a > scale:
-            scale = a
+    scale = _medcouple_scale(x, med)
     if scale == 0.0:
         return 0.0
-    scale *= 2.0
     n_above = 0
     n_below = 0
     tie_weight = 0.0

@@ -15,18 +15,8 @@ The concordance ``C = sum w psi / sum w d`` and the influence ``phi_i = w_i (psi
 give ``Cov(C_a, C_b) = 4 / (sum w d)^2 * sum_g c_g sum_{i in g} phi_a,i phi_b,i`` over strata
 ``g`` (the two classes of a binary ``y``, else the whole sample), ``c_g = n_g / (n_g - 1)``.
 
-References
-----------
-DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two or
-more correlated receiver operating characteristic curves: a nonparametric approach.
-*Biometrics* 44(3), 837-845. doi:10.2307/2531595
-
-Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
-under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
-21(11), 1389-1393. doi:10.1109/LSP.2014.2337313
-
-Sen, P. K. (1960). On some convergence properties of U-statistics. *Calcutta Statistical
-Association Bulletin* 10(1), 1-18.
+References: those of :mod:`ranklens._kernels.delong` (DeLong et al. 1988, Sun & Xu 2014, Sen
+1960).
 """
 
 from __future__ import annotations

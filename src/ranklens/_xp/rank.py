@@ -83,6 +83,7 @@ __all__ = [
     "replicate_classes",
     "replicate_statistics",
     "run_bounds",
+    "split_blocks",
 ]
 
 #: Every int64 prefix sum, product and sum of the exact path stays below this bound.
@@ -175,13 +176,15 @@ def run_bounds(xp: ModuleType, change: Any, n: int) -> tuple[Any, Any]:
     return starts.astype(xp.int64), ends.astype(xp.int64)
 
 
-def _split(xp: ModuleType, cur: Any, level: int, n: int) -> tuple[Any, int]:
-    """Split the blocks of level ``level`` into their halves; count the discordant pairs between.
+def split_blocks(xp: ModuleType, cur: Any, level: int, n: int) -> tuple[Any, ...]:
+    """Split the blocks of level ``level`` into their halves.
 
     ``cur`` lists the positions by (position >> level, prediction, position); the block of slot
     ``k`` occupies slots ``[k >> level << level, ...)``. Returns the positions by
     (position >> (level - 1), prediction, position), a stable partition of every block by bit
-    ``level - 1``, and the number of pairs (left i, right j) of a block with ``p_i > p_j``.
+    ``level - 1``, then per slot of ``cur``: ``k``, whether its position is in the left half,
+    the start of its block, the left positions of the block before the slot and the block's
+    left positions in all (what the discordant pairs between the halves are counted from).
     """
     dtype = cur.dtype
     half = 1 << (level - 1)
@@ -192,10 +195,17 @@ def _split(xp: ModuleType, cur: Any, level: int, n: int) -> tuple[Any, int]:
     start = (k >> level) << level
     in_block = before - before[start]  # lefts of the block before the slot
     left_total = xp.minimum(xp.maximum(n - start, 0), half)
-    greater = xp.where(left, 0, left_total - in_block)  # right j: lefts with p > p_j
     new = xp.where(left, start + in_block, start + left_total + (k - start - in_block))
     nxt = xp.empty_like(cur)
     nxt[new] = cur
+    return nxt, k, left, start, in_block, left_total
+
+
+def _split(xp: ModuleType, cur: Any, level: int, n: int) -> tuple[Any, int]:
+    """:func:`split_blocks`' new order and the number of pairs (left i, right j) of a block with
+    ``p_i > p_j`` (the discordant pairs between the halves)."""
+    nxt, _, left, _, in_block, left_total = split_blocks(xp, cur, level, n)
+    greater = xp.where(left, 0, left_total - in_block)  # right j: lefts with p > p_j
     return nxt, int(xp.sum(greater, dtype=xp.int64))
 
 

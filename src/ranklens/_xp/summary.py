@@ -56,10 +56,12 @@ from ranklens._xp.rank import (
     replicate_bytes,
     replicate_statistics,
     run_bounds,
+    split_blocks,
 )
 
 __all__ = [
     "envelope_by_comparison",
+    "pair_classes",
     "per_row_pair_counts",
     "summary_sums",
     "weighted_summary_sums",
@@ -69,6 +71,23 @@ _LIMB = 31
 _SMALL_GROUP = 1 << 20
 
 _PAIR_BLOCK = 256
+
+
+def pair_classes(
+    conc: Any, disc: Any, tied_y: Any, tied_p: Any, tied_b: Any, pairs: Any
+) -> dict[str, Any]:
+    """The pair classes by name (those of ``ranklens._rank_sweep.pair_class_stats``) from the
+    concordant and discordant pairs, the pairs tied in y, in the prediction and in both (the
+    first two including the last) and all pairs: counts or weights, any numbers."""
+    return {
+        "concordant": conc,
+        "discordant": disc,
+        "tied_true_only": tied_y - tied_b,
+        "tied_pred_only": tied_p - tied_b,
+        "tied_both": tied_b,
+        "distinct_y": pairs - tied_y,
+        "distinct_pred": pairs - tied_p,
+    }
 
 
 def per_row_pair_counts(xp: ModuleType, y: Any, p: Any) -> tuple[Any, ...]:
@@ -150,24 +169,13 @@ def _t3_minus_t(xp: ModuleType, sizes: Any) -> int:
 
 
 def _split_rows(xp: ModuleType, cur: Any, level: int, n: int, d_row: Any) -> Any:
-    """:func:`ranklens._xp.rank._split` that also adds each position's discordant partners of
-    this level to ``d_row`` (by position)."""
-    dtype = cur.dtype
-    half = 1 << (level - 1)
-    k = xp.arange(n, dtype=dtype)
-    left = ((cur >> (level - 1)) & 1) == 0
-    z = left.astype(dtype)
-    before = xp.cumsum(z, dtype=dtype) - z
-    start = (k >> level) << level
-    in_block = before - before[start]
-    left_total = xp.minimum(xp.maximum(n - start, 0), half)
+    """:func:`ranklens._xp.rank.split_blocks`' new order, each position's discordant partners
+    of this level added to ``d_row`` (by position)."""
+    nxt, k, left, start, in_block, left_total = split_blocks(xp, cur, level, n)
     # a right row: the left rows of the block with a larger prediction; a left row: the right
     # rows before it in the block's order (a smaller prediction)
     share = xp.where(left, k - start - in_block, left_total - in_block)
     d_row[cur] += share.astype(xp.int64)
-    new = xp.where(left, start + in_block, start + left_total + (k - start - in_block))
-    nxt = xp.empty_like(cur)
-    nxt[new] = cur
     return nxt
 
 
@@ -234,13 +242,7 @@ def summary_sums(xp: ModuleType, y: Any, p: Any) -> dict[str, Any]:
     ]
     return {
         "n": n,
-        "concordant": conc,
-        "discordant": disc,
-        "tied_true_only": tied_y - tied_b,
-        "tied_pred_only": tied_p - tied_b,
-        "tied_both": tied_b,
-        "distinct_y": pairs - tied_y,
-        "distinct_pred": pairs - tied_p,
+        **pair_classes(conc, disc, tied_y, tied_p, tied_b, pairs),
         "s2": _exact_sum(xp, a2 * b2),
         "wy": _exact_sum(xp, a2 * spread),
         "t_pred": _t3_minus_t(xp, p_sizes),

@@ -366,7 +366,7 @@ def _prediction_shuffle(
     model, unit = preds[k], options.unit
     h_cross: Any = _nt.cross_counts(g) if plan.per_row or (plan.delong_c and unit) else None
     if plan.delong_c and not unit:
-        h_cross = _dl.cross_weights(g)
+        h_cross = _nt.cross_counts(g, np.float64)
     w_a = g.sum(axis=1)
     nb = w_a.size
     v_above = _rb.above_sums(w_a, n) if plan.robust_rho else None  # (Spearman's leave-one-out)

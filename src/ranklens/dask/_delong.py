@@ -40,18 +40,8 @@ covariance is one rational number rounded once, whatever the partitioning. With 
 partitions' float sums are added with :func:`math.fsum` (agreement with the in-memory kernels to
 rounding).
 
-References
-----------
-DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two or
-more correlated receiver operating characteristic curves: a nonparametric approach.
-*Biometrics* 44(3), 837-845. doi:10.2307/2531595
-
-Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
-under correlated receiver operating characteristic curves. *IEEE Signal Processing Letters*
-21(11), 1389-1393. doi:10.1109/LSP.2014.2337313
-
-Sen, P. K. (1960). On some convergence properties of U-statistics. *Calcutta Statistical
-Association Bulletin* 10(1), 1-18.
+References: those of :mod:`ranklens._kernels.delong` (DeLong et al. 1988, Sun & Xu 2014, Sen
+1960).
 """
 
 from __future__ import annotations
@@ -67,7 +57,7 @@ from ranklens._forms import CurveForm, CurveStatistic, RankStatistic, RankSweepF
 from ranklens._registry import MetricSpec
 from ranklens._results import ConfidenceInterval
 from ranklens.dask import _noether as _nt
-from ranklens.dask._passes import bucket_column, bucket_of
+from ranklens.dask._passes import bucket_column, bucket_of, exact_dot
 from ranklens.dask._profile import local_correct
 
 #: The statistics whose DeLong inference this module gives, by the key the engine stores them.
@@ -110,23 +100,6 @@ def meta_columns(model_index: int, *, c: bool, auc: bool, unit: bool) -> dict[st
     if auc:
         out[auc_column(model_index)] = np.zeros(0, dtype)
     return out
-
-
-def cross_weights(grid: np.ndarray) -> np.ndarray:
-    """``H[a, b]`` of :func:`ranklens.dask._noether.cross_counts` for a grid of weights: the
-    weight of the concordant minus the discordant partners of a row of cell ``(a, b)`` among
-    the rows of another prediction bucket and another truth bucket."""
-    g = np.asarray(grid, dtype=np.float64)
-    n_a, n_b = g.shape
-    cum = np.zeros((n_a + 1, n_b + 1))
-    cum[1:, 1:] = g.cumsum(axis=0).cumsum(axis=1)
-    a = np.arange(n_a)[:, None]
-    b = np.arange(n_b)[None, :]
-    low_low = cum[a, b]
-    low_high = cum[a, n_b] - cum[a, b + 1]
-    high_low = cum[n_a, b] - cum[a + 1, b]
-    high_high = cum[n_a, n_b] - cum[a + 1, n_b] - cum[n_a, b + 1] + cum[a + 1, b + 1]
-    return (low_low + high_high) - (low_high + high_low)
 
 
 def _other_y(yv: np.ndarray, wv: np.ndarray | None) -> tuple[np.ndarray, Any]:
@@ -192,9 +165,9 @@ def _sums(h: Sequence[np.ndarray], d: np.ndarray, w: np.ndarray | None) -> dict[
         di = np.asarray(d, dtype=np.int64)
         return {
             "n": int(di.size),
-            "hh": [_nt.signed_dot(hi[a], hi[b]) for a, b in pairs],
-            "hd": [_nt.signed_dot(v, di) for v in hi],
-            "dd": _nt.signed_dot(di, di),
+            "hh": [exact_dot(hi[a], hi[b]) for a, b in pairs],
+            "hd": [exact_dot(v, di) for v in hi],
+            "dd": exact_dot(di, di),
             "wh": [_int_sum(v) for v in hi],
             "wd": _int_sum(di),
         }

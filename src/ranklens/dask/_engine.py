@@ -28,6 +28,7 @@ from ranklens._inference import (
 from ranklens._kernels import ranking as _kr
 from ranklens._normal import ndtri
 from ranklens._registry import AnalyticVariance, ComputationalForm, MetricSpec
+from ranklens._xp.summary import pair_classes
 from ranklens.dask import _delong as _dl
 from ranklens.exceptions import DomainError, RowDomainError
 from ranklens.metrics import available_metrics, get_metric
@@ -241,15 +242,7 @@ def combine_pairs(
     tied_y = total(truth_parts, "tied_y")
     tied_p = total(pred_parts, "tied_p")
     tied_b = total(pred_parts, "tied_both")
-    return {
-        "concordant": conc,
-        "discordant": disc,
-        "tied_true_only": tied_y - tied_b,
-        "tied_pred_only": tied_p - tied_b,
-        "tied_both": tied_b,
-        "distinct_y": all_pairs - tied_y,
-        "distinct_pred": all_pairs - tied_p,
-    }
+    return pair_classes(conc, disc, tied_y, tied_p, tied_b, all_pairs)
 
 
 def spearman_unit(n: int, s2: int, t_pred: int, t_y: int) -> float:

@@ -179,12 +179,8 @@ def truth_piece(
     boot: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Each job's discounted sum of this truth bucket's run (the ideal list), from its
-    carry-in (and each replicate's)."""
-    if not len(part):
-        return _empty(jobs, boot)
-    yv = part[y].to_numpy(dtype=np.float64)
-    w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
-    return _run_sums(yv, yv, w, start, y_max, jobs, boot, _replicates_of(part, w, boot))
+    carry-in (and each replicate's): the prediction bucket's sums with y as the prediction."""
+    return prediction_piece(part, y, y, weight, start, y_max, jobs, boot)
 
 
 def _carry_ins(totals: np.ndarray, unit: bool) -> list[float]:

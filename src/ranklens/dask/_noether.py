@@ -68,12 +68,13 @@ def meta_columns(model_index: int, n: int | None = None) -> dict[str, np.ndarray
     }
 
 
-def cross_counts(grid: np.ndarray) -> np.ndarray:
+def cross_counts(grid: np.ndarray, dtype: Any = np.int64) -> np.ndarray:
     """``H[a, b]``: concordant minus discordant partners of a row of cell ``(a, b)`` among rows
-    of another prediction bucket and another truth bucket, from the count grid ``G``."""
-    g = np.asarray(grid, dtype=np.int64)
+    of another prediction bucket and another truth bucket, from the count grid ``G`` (int64),
+    or their weight from a grid of weights (``dtype`` float64, for DeLong's components)."""
+    g = np.asarray(grid, dtype=dtype)
     n_a, n_b = g.shape
-    cum = np.zeros((n_a + 1, n_b + 1), np.int64)  # cum[i, j] = sum of G[:i, :j]
+    cum = np.zeros((n_a + 1, n_b + 1), dtype)  # cum[i, j] = sum of G[:i, :j]
     cum[1:, 1:] = g.cumsum(axis=0).cumsum(axis=1)
     a = np.arange(n_a)[:, None]
     b = np.arange(n_b)[None, :]
@@ -81,23 +82,7 @@ def cross_counts(grid: np.ndarray) -> np.ndarray:
     low_high = cum[a, n_b] - cum[a, b + 1]
     high_low = cum[n_a, b] - cum[a + 1, b]
     high_high = cum[n_a, n_b] - cum[a + 1, n_b] - cum[n_a, b + 1] + cum[a + 1, b + 1]
-    return low_low + high_high - low_high - high_low
-
-
-def signed_dot(a: np.ndarray, b: np.ndarray) -> int:
-    """``sum a_i b_i`` for int64 arrays of any sign, as an exact Python integer.
-
-    Parameters
-    ----------
-    a, b : ndarray of int64
-        The two vectors, of the same length.
-
-    Returns
-    -------
-    int
-        The dot product, exactly.
-    """
-    return exact_dot(a, b)
+    return (low_low + high_high) - (low_high + high_low)
 
 
 def moments(h: np.ndarray, y: np.ndarray, p: np.ndarray) -> list[int]:
@@ -106,9 +91,9 @@ def moments(h: np.ndarray, y: np.ndarray, p: np.ndarray) -> list[int]:
     h, y, p = (np.asarray(v, dtype=np.int64) for v in (h, y, p))
     return [
         exact_sum(h),
-        signed_dot(h, h),
-        signed_dot(h, y),
-        signed_dot(h, p),
+        exact_dot(h, h),
+        exact_dot(h, y),
+        exact_dot(h, p),
         exact_sum(y),
         exact_dot(y, y),
         exact_dot(y, p),

@@ -224,10 +224,8 @@ def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
     """
     import dask
 
-    from ranklens._hinges import hinge_positions, hinges_of
-    from ranklens._relevance_functions import relevance_from_limits
+    from ranklens._hinges import hinge_positions
     from ranklens.dask._engine import ROWS_PER_BUCKET
-    from ranklens.exceptions import DomainError
 
     if extremes not in ("auto", "both", "high", "low"):
         raise ValueError(f"extremes must be 'auto', 'both', 'high' or 'low'; got {extremes!r}")
@@ -245,8 +243,30 @@ def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
     found = select(
         dask, frame[[y]], targets, {source: sample}, max(1, math.ceil(n / ROWS_PER_BUCKET))
     )
-    q1, med, q3 = hinges_of(found[:6])
-    y_min, y_max = float(found[6]), float(found[7])
+    return relevance_at_hinges(n, found, extremes=extremes, shape=shape)
+
+
+def relevance_at_hinges(
+    n: int, values: Sequence[float], *, extremes: str = "auto", shape: str = "sigmoid"
+) -> Any:
+    """``ranklens.relevance_from_boxplot`` (unweighted, ``extremes`` and ``shape`` as given, the
+    other parameters at their defaults) of ``n`` rows from the values of ``y`` at the hinge
+    positions (:func:`ranklens._hinges.hinge_positions` of ``n``) followed by its minimum and
+    maximum: the in-memory function's own construction
+    (:func:`ranklens._relevance_functions.relevance_from_limits`). The defaults are those of
+    the relevance :func:`ranklens.evaluate_models` builds.
+
+    Raises
+    ------
+    DomainError
+        When the minimum equals the maximum (``y`` is constant).
+    """
+    from ranklens._hinges import hinges_of
+    from ranklens._relevance_functions import relevance_from_limits
+    from ranklens.exceptions import DomainError
+
+    q1, med, q3 = hinges_of(values[:6])
+    y_min, y_max = float(values[6]), float(values[7])
     if y_min == y_max:
         raise DomainError(
             f"y is constant ({y_min!r}); no box-plot relevance can be derived from it"

@@ -50,9 +50,8 @@ from ranklens._problems import (
 )
 from ranklens._registry import MetricSpec
 from ranklens.dask._engine import whole_failure
-from ranklens.dask._quantiles import Source, Target, select
+from ranklens.dask._quantiles import Source, Target, relevance_at_hinges, select
 from ranklens.evaluation import model_context
-from ranklens.exceptions import DomainError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,44 +146,6 @@ def sums_partition(
         out.append((total, replicate))
     out.append(len(part))
     return out
-
-
-def _hinge_values(values: Sequence[float]) -> tuple[float, float, float]:
-    from ranklens._hinges import hinges_of
-
-    return hinges_of(values)
-
-
-def default_relevance(n: int, values: Sequence[float]) -> Any:
-    """``relevance_from_boxplot(y)`` (defaults, unweighted: every row counts once, as
-    :func:`ranklens.evaluate_models` builds it) from the values of ``y`` at the hinge positions
-    (:func:`ranklens._hinges.hinge_positions` of the row count ``n``) followed by its minimum
-    and maximum."""
-    from ranklens._relevance_functions import relevance_from_limits
-
-    q1, med, q3 = _hinge_values(values[:6])
-    y_min, y_max = float(values[6]), float(values[7])
-    if y_min == y_max:
-        raise DomainError(
-            f"y is constant ({y_min!r}); no box-plot relevance can be derived from it"
-        )
-    coef = 1.5
-    iqr = q3 - q1
-    lower, upper = q1 - coef * 1.0 * iqr, q3 + coef * 1.0 * iqr
-    return relevance_from_limits(
-        n,
-        float(med),
-        iqr,
-        (lower, upper),
-        (lower, upper),
-        (y_min < lower, y_max > upper),
-        extremes="auto",
-        adjusted=False,
-        shape="sigmoid",
-        k=0.5,
-        delta=1e-4,
-        fallback="fences",
-    )
 
 
 @dataclasses.dataclass
@@ -285,7 +246,7 @@ def _relevance(
     evaluate_models builds it (with a note in ``settings``, or the problem that prevents it)."""
     relevance = context.get("relevance")
     if wanted.relevance_at is not None:
-        relevance, problem = call_quietly(default_relevance, n, found[wanted.relevance_at])
+        relevance, problem = call_quietly(relevance_at_hinges, n, found[wanted.relevance_at])
         if relevance is None:
             return None, problem
         note = "box plot of the evaluated target (default)"
