@@ -208,3 +208,15 @@ def test_dask_value_and_poisson_bootstrap_equal_the_memory_engine(
                 rtol=1e-12,
                 atol=1e-12,  # (pair weights summed in another order; C - D cancels)
             )
+
+
+@pytest.mark.dask_engine
+def test_dask_refuses_a_midrank_statistic_it_does_not_sum():
+    pytest.importorskip("dask.dataframe")
+    from ranklens._forms import RankStatistic, RankSweepForm
+    from ranklens.dask import _engine
+
+    custom = RankStatistic("a midrank covariance", lambda s: s["cov"], moments=True)
+    assert _engine._midranks_missing(RankSweepForm(custom))
+    assert not _engine._midranks_missing(RankSweepForm(RankStatistic.SPEARMAN_RHO))
+    assert not _engine._midranks_missing(RankSweepForm(GOODMAN_KRUSKAL_GAMMA))

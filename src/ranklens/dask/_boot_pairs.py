@@ -1,4 +1,8 @@
-"""The Poisson bootstrap of Kendall's tau-b and Harrell's C on Dask, in the same shuffles.
+"""The Poisson bootstrap of the statistics of the pair classes on Dask, in the same shuffles.
+
+Every replicate's pair classes are computed, and each measure declaring a
+:class:`~ranklens._forms.RankSweepForm` reads its own statistic of them (Kendall's tau-b,
+Harrell's C, Somers' D, Goodman and Kruskal's gamma, ...).
 
 Each replicate's pair classes split as the full sample's do (:mod:`ranklens.dask._engine`):
 pairs inside one prediction bucket (the in-memory weighted sweep on the bucket's rows with the

@@ -98,6 +98,11 @@ def plan(measures: Sequence[str] | None) -> Plan:
             unsupported[spec.name] = NEEDS_INTERVALS
         elif form is ComputationalForm.MERGEABLE_SUMS and isinstance(caps.batched, RatioForm):
             ratio.append(spec)
+        elif isinstance(caps.batched, RankSweepForm) and _midranks_missing(caps.batched):
+            unsupported[spec.name] = (
+                "not computed by the Dask engine: its statistic reads the midrank moments, which "
+                "the engine sums for Spearman's rho only"
+            )
         elif form is not None and isinstance(caps.batched, RankSweepForm):
             sweep.append(spec)
         elif form is not None and isinstance(caps.curve, CurveForm):
@@ -109,6 +114,12 @@ def plan(measures: Sequence[str] | None) -> Plan:
                 "(ratio of sums, rank sweep or ranked curve)"
             )
     return Plan(ratio, sweep, curve, unsupported)
+
+
+def _midranks_missing(form: RankSweepForm) -> bool:
+    """Whether a rank-sweep statistic reads midrank moments the engine does not sum: it combines
+    the pair classes for every statistic, and the midrank sums for Spearman's rho alone."""
+    return form.statistic.moments and form.statistic is not RankStatistic.SPEARMAN_RHO
 
 
 def claim_declared(
