@@ -1019,6 +1019,7 @@ def rho_normalized(
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
+@shared_paragraphs
 def somers_d(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1045,10 +1046,9 @@ def somers_d(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,)
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j``, so integer weights equal
-        repeated rows.
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
@@ -1115,6 +1115,7 @@ GOODMAN_KRUSKAL_GAMMA = RankStatistic("Goodman and Kruskal's gamma", _gamma)
 )
 @raises_input_errors("y_true", "y_pred")
 @computes_where_inputs_live(_ON_DEVICE_PAIRS)
+@shared_paragraphs
 def goodman_kruskal_gamma(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -1134,10 +1135,9 @@ def goodman_kruskal_gamma(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,)
-    sample_weight : array-like of shape (n,), optional
-        Non-negative case weights; a pair of rows counts ``w_i w_j``, so integer weights equal
-        repeated rows.
+    %(y_true_order)s
+    %(y_pred_order)s
+    %(sample_weight_pairs)s
 
     Returns
     -------
