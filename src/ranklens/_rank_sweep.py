@@ -143,17 +143,19 @@ def pair_counts_per_row(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
     return _unit_pair_counts(order, key, pkey, n_y)
 
 
-def leave_one_out_classes(y: np.ndarray, p: np.ndarray) -> dict[str, np.ndarray]:
+def leave_one_out_classes(counts: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
     """The pair classes of the sample without row i, for every row i (unweighted).
 
     Deleting row i removes exactly the n - 1 pairs it belongs to, so each class total drops by
     row i's own count (Rosset, Perlich & Zadrozny 2005, Sect. 4): O(1) per row after one
-    O(n log n) count (:func:`pair_counts_per_row`).
+    O(n log n) count.
 
     Parameters
     ----------
-    y, p : ndarray of float64, shape (n,)
-        The truth and the prediction (validated, finite).
+    counts : tuple of ndarray of int64, shape (n,)
+        Every row's partners ``(concordant, discordant, tied_true_only, tied_pred_only,
+        tied_both)`` (:func:`pair_counts_per_row`, or
+        :func:`ranklens.per_observation_pair_counts`).
 
     Returns
     -------
@@ -162,7 +164,7 @@ def leave_one_out_classes(y: np.ndarray, p: np.ndarray) -> dict[str, np.ndarray]
         ``concordant``, ``discordant``, ``tied_pred_only``, ``distinct_y`` and
         ``distinct_pred``.
     """
-    conc, disc, tied_true, tied_pred, _ = pair_counts_per_row(y, p)
+    conc, disc, tied_true, tied_pred, _ = counts
     # every pair is counted at both of its rows
     total_c, total_d = int(conc.sum()) // 2, int(disc.sum()) // 2
     total_tp, total_tt = int(tied_pred.sum()) // 2, int(tied_true.sum()) // 2
@@ -196,7 +198,8 @@ def rank_leave_one_out(y: np.ndarray, p: np.ndarray, *, statistic: RankStatistic
     """
     if statistic.moments:
         raise ValueError(f"{statistic.name} reads the midranks, not only the pair classes")
-    return np.asarray(statistic(leave_one_out_classes(y, p)), dtype=np.float64)
+    classes = leave_one_out_classes(pair_counts_per_row(y, p))
+    return np.asarray(statistic(classes), dtype=np.float64)
 
 
 def _unit_pair_counts(

@@ -54,6 +54,7 @@ from ranklens._normal import ndtr as _ndtr
 from ranklens._rank_sweep import (
     SUMMARY_CLASSES,
     exact_number,
+    leave_one_out_classes,
     noether_variances,
     pair_class_stats,
     pair_counts_per_row,
@@ -597,41 +598,23 @@ def _pair_counts(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
     )
 
 
-def _loo_pair_totals(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Without row i, for every i: concordant, discordant, tied in y, tied in the prediction.
-
-    Deleting row i removes exactly the n - 1 pairs it belongs to, so each pair total drops by row
-    i's own count (Rosset, Perlich & Zadrozny 2005, Sect. 4): O(1) per row after one O(n log n)
-    count. The tied totals include the pairs tied in both.
-    """
-    c, d, tt, tp, tb = _pair_counts(y, p)
-    # every pair is counted at both of its rows
-    conc = int(c.sum()) // 2 - c
-    disc = int(d.sum()) // 2 - d
-    tied_y = int(tt.sum() + tb.sum()) // 2 - (tt + tb)
-    tied_pred = int(tp.sum() + tb.sum()) // 2 - (tp + tb)
-    return conc, disc, tied_y, tied_pred
-
-
 def _loo_kendall_tau(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Leave-one-out tau-b for every row, ``(C - D) / sqrt((P - T_y)(P - T_p))``, O(n log n)."""
-    conc, disc, tied_y, tied_pred = _loo_pair_totals(y, p)
-    m = y.shape[0] - 1
-    pairs = m * (m - 1) // 2
+    """Leave-one-out tau-b for every row, ``(C - D) / sqrt((P - T_y)(P - T_p))``, O(n log n)
+    (the pair classes without each row: :func:`ranklens._rank_sweep.leave_one_out_classes`)."""
+    s = leave_one_out_classes(_pair_counts(y, p))
     with np.errstate(divide="ignore", invalid="ignore"):
-        den = np.sqrt((pairs - tied_y).astype(np.float64)) * np.sqrt(
-            (pairs - tied_pred).astype(np.float64)
+        den = np.sqrt(s["distinct_y"].astype(np.float64)) * np.sqrt(
+            s["distinct_pred"].astype(np.float64)
         )
-        out = (conc - disc) / den
+        out = (s["concordant"] - s["discordant"]) / den
     out[~np.isfinite(out)] = np.nan
     return out
 
 
 def _loo_distinct_y(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
     """Without row i: concordant, discordant and pairs with distinct y (all integers)."""
-    conc, disc, tied_y, _ = _loo_pair_totals(y, p)
-    m = y.shape[0] - 1
-    return conc, disc, m * (m - 1) // 2 - tied_y
+    s = leave_one_out_classes(_pair_counts(y, p))
+    return s["concordant"], s["discordant"], s["distinct_y"]
 
 
 def _loo_harrell_c(y: np.ndarray, p: np.ndarray) -> np.ndarray:
