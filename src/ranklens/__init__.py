@@ -49,6 +49,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "delong_interval",
         "delong_test",
     ),
+    "segments": (
+        "DEFAULT_SEGMENT_METRICS",
+        "MISSING_SEGMENT",
+        "SegmentEvaluation",
+        "SegmentScan",
+        "by_segment",
+        "scan_segments",
+    ),
     "targeting": (
         "DEFAULT_EVENTS",
         "DecileTableResult",
@@ -221,6 +229,7 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.relevance import *  # noqa: F403
     from ranklens.residual import *  # noqa: F403
     from ranklens.robustness import *  # noqa: F403
+    from ranklens.segments import *  # noqa: F403
     from ranklens.targeting import *  # noqa: F403
 
 

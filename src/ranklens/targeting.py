@@ -300,6 +300,78 @@ def check_events(
     return _target(y, events, sample_weight).definition
 
 
+def fixed_events(
+    y_true: ArrayLike, events: EventsLike = None, *, sample_weight: ArrayLike | None = None
+) -> EventsLike:
+    """The event definition ``events`` fixed on all of ``y_true``, to apply unchanged to subsets.
+
+    A ``"top:q"`` rule (and the default :data:`DEFAULT_EVENTS` on a non-binary ``y_true``) names
+    a share of the rows it meets: applied to a subset (a segment, a time window) it would pick
+    that subset's own top ``q``, a different set of events in every subset. Fixed here, it becomes
+    the threshold it came to on all the rows, ``">=v"`` (``v`` the true top ``q``'s smallest
+    value, ties at ``v`` included, as :func:`roc_curve` takes them), so every subset counts the
+    same events. Every other definition is returned as given: a threshold, ``"value"``, a
+    relevance rule, or None on a 0/1 target (its labels).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        The target, all rows.
+    events : str, float, callable or (callable, float), optional
+        As in :func:`roc_curve`.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative case weights (the top ``q`` is a share of the weight).
+
+    Returns
+    -------
+    str, float, callable, tuple or None
+        The definition to give every subset.
+
+    Raises
+    ------
+    ValueError
+        As :func:`check_events`.
+    """
+    y = as_1d_float(y_true, "y_true")
+    target = _target(y, events, sample_weight)
+    rule = parse_events(events)
+    if rule.kind == "default" and target.definition != "binary":
+        rule = _DEFAULT_RULE
+    if rule.kind != "top":
+        return events
+    w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
+    if w is not None and not (w > 0).all():
+        y, w = y[w > 0], w[w > 0]
+    # repr round-trips a float exactly, so the subset applies the very same threshold
+    return f">={_top_threshold(y, rule.bound, w)!r}"
+
+
+def event_flags(y_true: ArrayLike, events: EventsLike = None) -> FloatArray | None:
+    """Each row's 0/1 event under the definition ``events`` (None for ``events="value"``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        The target.
+    events : str, float, callable or (callable, float), optional
+        As in :func:`roc_curve`; a ``"top:q"`` rule takes the top ``q`` of these rows
+        (:func:`fixed_events` fixes it on a larger set first).
+
+    Returns
+    -------
+    ndarray of float64 of shape (n,), or None
+        1.0 for an event, 0.0 otherwise; None when the target is the value itself.
+
+    Raises
+    ------
+    ValueError
+        As :func:`check_events`.
+    """
+    y = as_1d_float(y_true, "y_true")
+    response, is_value, _ = _event_response(y, events, None)
+    return None if is_value else np.asarray(response, dtype=np.float64)
+
+
 def _target(y: FloatArray, events: Any, sample_weight: Any) -> Target:
     """The response to accumulate for the validated ``y``; rows of zero weight are dropped."""
     w = check_sample_weight(sample_weight, y.shape[0], normalize=False)
