@@ -45,6 +45,7 @@ FOUNDATIONS = {
     "ranklens._extras",
     "ranklens._progress",
     "ranklens._format",
+    "ranklens._multiplicity",  # false discovery rate control: segments and the report
     "ranklens._inference",  # interval formulas over NumPy: used by measures and inference
     "ranklens._forms",  # the computational forms every engine reads
     "ranklens._registry",
@@ -81,6 +82,7 @@ INFERENCE = {
     "ranklens.compare",
     "ranklens.delong",
     "ranklens.robustness",
+    "ranklens.segments",
 }
 PIPELINE = {
     "ranklens._budget",
