@@ -229,7 +229,9 @@ def prefer_numpy_twins(n: int, rows: int, rank_models: int, ratio: bool) -> bool
     ``rank_models`` models swept by the rank kernel and (``ratio``) the loss sums, costs less on
     NumPy than getting its kernels: none of them runs NumPy from ``POLICY.twins_numpy_below``
     rows on (:mod:`ranklens._route`, which holds the costs weighed too), or when all have machine
-    code in this process already."""
+    code in this process already. Within :func:`draws_as` the sizes are at least its own."""
+    n_as, rows_as = _DRAWS_AS.get()
+    n, rows = max(n, n_as), max(rows, rows_as)
     if n >= POLICY.twins_numpy_below or KERNELS_ONLY.get():
         return False
     levels = max(1, (n - 1).bit_length())
@@ -264,9 +266,11 @@ _DRAWS_AS: contextvars.ContextVar[tuple[int, int]] = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def draws_as(n: int, rows: int) -> Iterator[None]:
-    """Within the block :func:`bootstrap_blocks` takes the route of a bootstrap of (at least)
-    ``rows`` replicates on ``n`` rows: the bootstrap budget's small runs (a tiny sample that
-    compiles the kernels, a few timed replicates) get the drivers the real run will use."""
+    """Within the block :func:`bootstrap_blocks` and :func:`prefer_numpy_twins` take the route
+    of a bootstrap of (at least) ``rows`` replicates on ``n`` rows: the bootstrap budget's small
+    runs (a tiny sample that compiles the kernels, a few timed replicates) get the drivers the
+    real run will use, and the many small bootstraps of one job (an evaluation by segment) the
+    route of the whole job, not a NumPy form chosen again for each small part."""
     token = _DRAWS_AS.set((int(n), int(rows)))
     try:
         yield

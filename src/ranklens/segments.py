@@ -25,8 +25,8 @@ powerful approach to multiple testing. *Journal of the Royal Statistical Society
 Benjamini, Y. and Yekutieli, D. (2001). The control of the false discovery rate in multiple
 testing under dependency. *Annals of Statistics* 29(4), 1165-1188.
 
-Hall, P. and Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing.
-*Biometrics* 47(2), 757-762.
+Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression models.
+*Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM'05)*, 370-377.
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens._multiplicity import FDR_METHOD_NAMES, FDR_METHODS, fdr_adjust
+from ranklens._normal import ndtr
 from ranklens._problems import call_quietly, score_quietly
 from ranklens._registry import MetricSpec
+from ranklens._resampling import draws_as
 from ranklens._results import Result
 from ranklens._validation import (
     as_1d_float,
@@ -312,6 +314,25 @@ def _small_reason(task: _Task, k: int, n_rows: int, n_events: int, n_non_events:
     return ""
 
 
+def wald_p_value(estimate: float, std_error: float) -> float:
+    """Two-sided p-value of "zero" for an estimate with a bootstrap standard error:
+    ``2 Phi(-|estimate| / std_error)``; 1 for a zero estimate with no variability, NaN when the
+    standard error is undefined.
+
+    Bootstrap p-values, ``(1 + #{...}) / (R + 1)``, cannot go below ``1 / (R + 1)``; a false
+    discovery rate over ``m`` tests needs the smallest below ``alpha / m`` (5e-5 for 1,000
+    tests), which would take hundreds of thousands of replicates per segment. The Wald form
+    of Rosset, Perlich & Zadrozny (2005, Sect. 5.3) resolves any p-value from the replicates'
+    standard deviation; its level under the false discovery rate procedure is checked by
+    simulation (``benchmarks/segment_fdr_study.py``, ``docs/segments.md``).
+    """
+    if not (math.isfinite(estimate) and math.isfinite(std_error)):
+        return math.nan
+    if std_error <= 0.0:
+        return 1.0 if estimate == 0.0 else math.nan
+    return 2.0 * ndtr(-abs(estimate) / std_error)
+
+
 def _pair_fields(comparison: Any, k: int, model: str, pick: str) -> dict[str, float]:
     """``model - pick`` on measure ``k``: the difference, its interval and its p-value."""
     pairs = list(comparison.pairs)
@@ -321,25 +342,22 @@ def _pair_fields(comparison: Any, k: int, model: str, pick: str) -> dict[str, fl
         j, sign = pairs.index((pick, model)), -1.0
     lo = float(comparison.difference_ci_lower[k, j])
     hi = float(comparison.difference_ci_upper[k, j])
+    difference = sign * float(comparison.difference[k, j])
     return {
-        "difference": sign * float(comparison.difference[k, j]),
+        "difference": difference,
         "difference_ci_lower": lo if sign > 0 else -hi,
         "difference_ci_upper": hi if sign > 0 else -lo,
-        "p_value": float(comparison.p_value[k, j]),
+        "p_value": wald_p_value(difference, float(comparison.difference_sd[k, j])),
     }
 
 
 def _level_fields(comparison: Any, k: int, i: int, value: float, overall: float) -> dict:
-    """The segment's value against the model's overall value: the gap and the symmetric
-    bootstrap p-value of "the segment is at the overall level", ``(1 + #{|v* - v| >= |v -
-    v_all|}) / (R' + 1)`` over the ``R'`` defined replicates (Hall & Wilson 1991). The overall
-    value is held fixed; it contains the segment, so the test is conservative."""
+    """The segment's value against the model's overall value: the gap and the Wald p-value of
+    "the segment is at the overall level", ``2 Phi(-|v - v_all| / sd*)`` with ``sd*`` the
+    segment's bootstrap standard error. The overall value is held fixed; it contains the
+    segment, which pulls it towards the segment's value, so the test is conservative."""
     gap = value - overall
-    replicates = np.asarray(comparison.replicates[:, k, i], dtype=np.float64)
-    replicates = replicates[np.isfinite(replicates)]
-    p = math.nan
-    if replicates.size and math.isfinite(gap):
-        p = float((1 + np.sum(np.abs(replicates - value) >= abs(gap))) / (replicates.size + 1))
+    p = wald_p_value(gap, float(comparison.std_error[k, i]))
     return {"overall_value": overall, "level_gap": gap, "level_p_value": p}
 
 
@@ -370,6 +388,7 @@ def _segment_records(task: _Task, slicing: Slicing, s: int, j: int) -> list[dict
             random_state=_segment_seed(task, s, j),
             sample_weight=w,
             groups=g,
+            show_progress=False,
         )
     base: dict[str, Any] = {
         "slicing": slicing.name,
@@ -420,10 +439,12 @@ def _measure_fields(
 
 def _status(small: str, comparison: Any, problem: Any, record: dict) -> tuple[str, str]:
     """``(status, reason)`` of a value in a segment."""
-    if not math.isfinite(record["value"]):
-        return "undefined", record.get("value_problem") or "the measure is undefined here"
+    undefined = not math.isfinite(record["value"])
+    why_undefined = record.get("value_problem") or "the measure is undefined here"
     if small:
-        return "too small", small
+        return "too small", f"{small}; {why_undefined}" if undefined else small
+    if undefined:
+        return "undefined", why_undefined
     if comparison is None:
         reason = "no bootstrap replicates asked (n_bootstrap=0)"
         if problem is not None:
@@ -806,12 +827,14 @@ def _run(
         seed=_seed(settings["random_state"]),
         level_tests=level_tests,
     )
-    records = [
-        record
-        for s, slicing in enumerate(slicings)
-        for j in range(len(slicing.segments))
-        for record in _segment_records(task, slicing, s, j)
-    ]
+    # every segment's bootstrap is part of one job of all the rows: route it as such
+    with draws_as(n * len(slicings), task.n_bootstrap):
+        records = [
+            record
+            for s, slicing in enumerate(slicings)
+            for j in range(len(slicing.segments))
+            for record in _segment_records(task, slicing, s, j)
+        ]
     keys = ("p_value", "level_p_value") if level_tests else ("p_value",)
     n_tests = _judge(records, specs, settings["fdr"], level, keys)
     return SegmentEvaluation(
@@ -963,11 +986,15 @@ def by_segment(
 
     Notes
     -----
-    Each segment's value is the measure called on that segment's rows; its interval and the
-    paired test of the difference come from resampling those rows only, so a small segment has
-    the wide interval it should. The p-values of every model against the pick, in every
-    segment with an interval and every measure, form one family, adjusted by
-    ``q_(i) = min_{j >= i} min(1, m p_(j) / j)`` (times ``sum_{k<=m} 1/k`` for ``"by"``).
+    Each segment's value is the measure called on that segment's rows; its interval comes from
+    resampling those rows only, so a small segment has the wide interval it should. Each
+    model's difference from the pick is tested by the Wald statistic ``d / sd*``, ``sd*`` the
+    bootstrap standard deviation of the paired difference (Rosset, Perlich & Zadrozny 2005,
+    Sect. 5.3): p-values from counting replicates cannot go below ``1 / (R + 1)``, too coarse
+    for a false discovery rate over hundreds of tests (:func:`wald_p_value`). The p-values of
+    every model against the pick, in every segment with an interval and every measure, form
+    one family, adjusted by ``q_(i) = min_{j >= i} min(1, m p_(j) / j)`` (times
+    ``sum_{k<=m} 1/k`` for ``"by"``).
 
     References
     ----------
@@ -977,6 +1004,9 @@ def by_segment(
 
     Benjamini, Y. and Yekutieli, D. (2001). The control of the false discovery rate in
     multiple testing under dependency. *Annals of Statistics* 29(4), 1165-1188.
+
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
 
     Examples
     --------
@@ -1077,11 +1107,11 @@ def scan_segments(
 
     Notes
     -----
-    A segment's level test compares its bootstrap replicates with the model's value on all the
-    rows, held fixed: ``p = (1 + #{|v* - v| >= |v - v_all|}) / (R + 1)`` (Hall & Wilson 1991).
-    The overall value contains the segment, which pulls it towards the segment's, so the test
-    is conservative (for a mean loss its variance is overstated by the factor ``1 / (1 - f)``,
-    ``f`` the segment's share of the rows).
+    A segment's level test compares its value with the model's value on all the rows, held
+    fixed, by the Wald statistic ``(v - v_all) / sd*`` with the segment's bootstrap standard
+    error ``sd*``. The overall value contains the segment, which pulls it towards the segment's,
+    so the test is conservative (for a mean loss its variance is overstated by the factor
+    ``1 / (1 - f)``, ``f`` the segment's share of the rows).
 
     References
     ----------
@@ -1089,8 +1119,8 @@ def scan_segments(
     and powerful approach to multiple testing. *Journal of the Royal Statistical Society B*
     57(1), 289-300.
 
-    Hall, P. and Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing.
-    *Biometrics* 47(2), 757-762.
+    Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
+    models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
     """
     settings = _settings(
         metrics=metrics,
