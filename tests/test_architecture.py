@@ -46,6 +46,7 @@ FOUNDATIONS = {
     "ranklens._progress",
     "ranklens._format",
     "ranklens._multiplicity",  # false discovery rate control: segments and the report
+    "ranklens._serial",  # serially dependent rows: Diebold-Mariano, block lengths
     "ranklens._inference",  # interval formulas over NumPy: used by measures and inference
     "ranklens._forms",  # the computational forms every engine reads
     "ranklens._registry",
