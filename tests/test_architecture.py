@@ -84,6 +84,7 @@ INFERENCE = {
     "ranklens.delong",
     "ranklens.robustness",
     "ranklens.segments",
+    "ranklens.timeseries",
 }
 PIPELINE = {
     "ranklens._budget",

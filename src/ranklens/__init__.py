@@ -39,6 +39,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ComparisonResult",
         "DEFAULT_COMPARISON_METRICS",
         "DeLongComparisonResult",
+        "DieboldMarianoComparisonResult",
         "PermutationTestResult",
         "compare_models",
     ),
@@ -56,6 +57,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SegmentScan",
         "by_segment",
         "scan_segments",
+    ),
+    "timeseries": (
+        "DieboldMarianoTestResult",
+        "diebold_mariano_test",
     ),
     "targeting": (
         "DEFAULT_EVENTS",
@@ -231,6 +236,7 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.robustness import *  # noqa: F403
     from ranklens.segments import *  # noqa: F403
     from ranklens.targeting import *  # noqa: F403
+    from ranklens.timeseries import *  # noqa: F403
 
 
 def _public_names() -> list[str]:

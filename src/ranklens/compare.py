@@ -133,6 +133,7 @@ __all__ = [
     "DEFAULT_COMPARISON_METRICS",
     "ComparisonResult",
     "DeLongComparisonResult",
+    "DieboldMarianoComparisonResult",
     "PermutationTestResult",
     "compare_models",
 ]
@@ -145,7 +146,7 @@ DEFAULT_COMPARISON_METRICS: tuple[str, ...] = (
     "spearman_rho",
 )
 
-_METHODS = ("bootstrap", "permutation", "delong")
+_METHODS = ("bootstrap", "permutation", "delong", "diebold-mariano")
 _INTERVALS = ("auto", "bca", "percentile", "studentized")
 
 
@@ -684,6 +685,7 @@ def compare_models(
     scheme: str = ...,
     groups: ArrayLike = ...,
     device: str | None = ...,
+    horizon: int = ...,
 ) -> ComparisonResult: ...
 
 
@@ -703,6 +705,7 @@ def compare_models(
     scheme: str = ...,
     groups: ArrayLike = ...,
     device: str | None = ...,
+    horizon: int = ...,
 ) -> PermutationTestResult: ...
 
 
@@ -722,6 +725,7 @@ def compare_models(
     scheme: str = ...,
     groups: ArrayLike = ...,
     device: str | None = ...,
+    horizon: int = ...,
 ) -> ComparisonResult | PermutationTestResult: ...
 
 
@@ -748,6 +752,7 @@ def compare_models(
     scheme: str = "multinomial",
     groups: ArrayLike | None = None,
     device: str | None = None,
+    horizon: int = 1,
 ) -> ComparisonResult | PermutationTestResult:
     """Compare models on any registered metrics with a paired bootstrap or a permutation test.
 
@@ -784,6 +789,13 @@ def compare_models(
         form (the AUC, Harrell's C, Somers' D; others are refused with a ``ValueError`` naming
         them); returns a :class:`DeLongComparisonResult`, a :class:`ComparisonResult` whose
         standard errors, z, p-values and Wald intervals are analytic (no replicates).
+        ``"diebold-mariano"``: no resampling; for rows in time order and measures that are the
+        mean of a per-row loss (the mean absolute and squared errors, the lin-lin and
+        epsilon-insensitive losses; others are refused with a ``ValueError`` naming them), the
+        Diebold & Mariano (1995) test of each pair with the variance at ``horizon`` and Harvey,
+        Leybourne & Newbold's (1997) correction (:func:`ranklens.diebold_mariano_test`); returns
+        a :class:`DieboldMarianoComparisonResult`. No ``sample_weight``, ``scheme`` or
+        ``groups``.
     interval : {"auto", "bca", "percentile", "studentized"}, default "auto"
         Bootstrap interval type. ``"auto"``, what the Monte Carlo study of
         ``benchmarks/coverage_study.py`` supports (``docs/coverage.md``): for the mean losses (the
@@ -844,6 +856,10 @@ def compare_models(
         ``ValueError`` naming them. Multinomial replicates are drawn on the device (reproducible
         from ``random_state``, not the CPU's draws). Inputs may be CuPy arrays or DLPack
         tensors (torch, JAX), which stay on the device. Bootstrap only.
+    horizon : int, default 1
+        The forecast horizon ``h`` of ``method="diebold-mariano"`` (its variance sums the
+        autocovariances of the loss differential up to lag ``h - 1``); the other methods
+        take none (another value is a ``ValueError``).
 
     Returns
     -------
@@ -950,8 +966,15 @@ def compare_models(
 
     n_metrics, n_models = len(specs), len(names)
     pair_index = list(itertools.combinations(range(n_models), 2))
-    if method == "delong" and (scheme != "multinomial" or groups is not None):
-        raise ValueError("scheme and groups choose a resampling; method='delong' takes neither")
+    if method in ("delong", "diebold-mariano") and (scheme != "multinomial" or groups is not None):
+        raise ValueError(f"scheme and groups choose a resampling; method={method!r} takes neither")
+    if method == "diebold-mariano" and sw is not None:
+        raise ValueError(
+            "sample_weight: the Diebold-Mariano test compares unweighted mean losses over time; "
+            "it takes no case weights"
+        )
+    if horizon != 1 and method != "diebold-mariano":
+        raise ValueError(f"horizon is the Diebold-Mariano test's; method={method!r} takes none")
     if method == "bootstrap":
         rows = n_boot + jackknife_rows(n, "bca" if interval != "percentile" else interval)
     else:
@@ -971,6 +994,8 @@ def compare_models(
             any(isinstance(f, RatioForm) for f in forms),
         )
     )
+    if method == "diebold-mariano":
+        return _diebold_mariano(specs, y, preds, names, pair_index, level, horizon)
     if method == "delong":
         # One sort (and sweep) of a model's data for its point values of tau, rho and C, kept
         # only while that model's values are computed: DeLong's components need none of it, and
@@ -1429,6 +1454,75 @@ def _delong(
         n_bootstrap=0,
         confidence_level=level,
         replicates=np.empty((0, n_metrics, n_models)),
+    )
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class DieboldMarianoComparisonResult(ComparisonResult):
+    """:class:`ComparisonResult` of ``compare_models(..., method="diebold-mariano")``.
+
+    For rows in time order and measures that are the mean of a per-row loss: ``difference_sd``
+    is the standard error of the mean loss differential at the forecast horizon and ``z`` the
+    Diebold & Mariano (1995) statistic with Harvey, Leybourne & Newbold's (1997) correction,
+    ``p_value`` its two-sided p-value against Student's t with ``n - 1`` degrees of freedom
+    (:func:`ranklens.diebold_mariano_test`); each difference's interval is the dual
+    ``difference -+ t sd`` and each model's the same t interval of its mean loss
+    (``interval_methods`` ``"diebold-mariano-t"``). No replicates (``n_bootstrap`` 0);
+    ``interval`` and ``method`` are ``"diebold-mariano"``, ``evaluation`` ``"analytic"``,
+    ``horizon`` the horizon asked for.
+    """
+
+    method: str = dataclasses.field(default="diebold-mariano", init=False)
+    horizon: int = 1
+
+
+def _diebold_mariano(
+    specs: list[MetricSpec],
+    y: np.ndarray,
+    preds: np.ndarray,
+    names: tuple[str, ...],
+    pair_index: list[tuple[int, int]],
+    level: float,
+    horizon: int,
+) -> DieboldMarianoComparisonResult:
+    """The comparison by the Diebold-Mariano test (``ranklens.timeseries.comparison_arrays``)."""
+    from ranklens.timeseries import comparison_arrays
+
+    n = y.shape[0]
+    if (
+        isinstance(horizon, bool)
+        or not isinstance(horizon, int | np.integer)
+        or not 1 <= horizon < n
+    ):
+        raise ValueError(f"horizon must be an integer in [1, {n - 1}]; got {horizon!r}")
+    values = np.array([[point_value(spec, y, pred, None) for pred in preds] for spec in specs])
+    values = values.reshape(len(specs), len(names))
+    arrays = comparison_arrays(specs, y, preds, values, pair_index, level, int(horizon))
+    n_metrics, n_models = values.shape
+    # as the ``common`` fields of compare_models (directions may be None: target measures)
+    shared: dict[str, Any] = {
+        "higher_is_better": tuple(s.higher_is_better for s in specs),
+        "targets": tuple(s.target_value() for s in specs),
+        **arrays,
+    }
+    return DieboldMarianoComparisonResult(
+        models=names,
+        metrics=tuple(s.name for s in specs),
+        values=values,
+        pairs=tuple((names[a], names[b]) for a, b in pair_index),
+        difference=np.array(
+            [[values[k, a] - values[k, b] for a, b in pair_index] for k in range(n_metrics)]
+        ).reshape(n_metrics, len(pair_index)),
+        evaluation=("analytic",) * n_metrics,
+        **shared,
+        variance_plug_in=arrays["std_error"] ** 2,
+        variance_unbiased=np.full((n_metrics, n_models), math.nan),
+        n_undefined=np.zeros((n_metrics, n_models), dtype=np.int64),
+        interval="diebold-mariano",
+        n_bootstrap=0,
+        confidence_level=level,
+        replicates=np.empty((0, n_metrics, n_models)),
+        horizon=int(horizon),
     )
 
 
