@@ -215,6 +215,8 @@ class DeviceResampler:
         self.engine = engine
         self.n_units = base.n_units
         self.unit_of_row = base.unit_of_row  # (the studentized intervals read one row a unit)
+        self.scheme = base.scheme
+        self.block_length = base.block_length
 
     def blocks(
         self, rng: np.random.Generator, n_replicates: int, *, compact: bool = False

@@ -41,6 +41,7 @@ import contextlib
 import contextvars
 import dataclasses
 import math
+import numbers
 import os
 import sys
 import time
@@ -55,6 +56,7 @@ from ranklens._cache import is_compiled
 from ranklens._normal import ndtr, ndtri
 from ranklens._progress import LineProgress
 from ranklens._route import POLICY
+from ranklens._serial import optimal_block_lengths
 from ranklens._validation import as_1d_float, check_aligned, check_pair
 from ranklens.exceptions import RanklensWarning
 
@@ -795,7 +797,10 @@ def _NA() -> Any:
 
 
 #: The resampling schemes of :func:`ranklens.compare_models` and :func:`ranklens.curve_bands`.
-SCHEMES = ("auto", "multinomial", "poisson", "stratified")
+SCHEMES = ("auto", "multinomial", "poisson", "stratified", "stationary", "circular")
+#: The schemes that resample blocks of consecutive rows (rows in time order, serially
+#: dependent): Politis & Romano's (1994) stationary bootstrap and the circular block bootstrap.
+BLOCK_SCHEMES = ("stationary", "circular")
 #: ``scheme="auto"`` draws Poisson(1) weights from this many rows (or units) on, multinomial
 #: multiplicities below (the default scheme stays "multinomial"). Multinomial draws come from
 #: one sequential generator stream, on one core whatever the machine; Poisson weights are a hash
@@ -854,6 +859,12 @@ class Resampler:
       varies around ``n``.
     * ``"stratified"``: a multinomial draw within each class of a binary ``y_true``, so every
       replicate has exactly the sample's number of events (Davison & Hinkley 1997, Sect. 3.7).
+    * ``"stationary"`` (Politis & Romano 1994): blocks of consecutive rows (wrapping past the
+      last row) with uniform starts and geometric lengths of mean ``block_length``, until ``n``
+      rows are drawn; ``"circular"`` (Politis & Romano 1992): blocks of exactly
+      ``block_length`` rows. Each row's weight is the number of times it was drawn; the
+      dependence within a block is kept. BCa's jackknife deletes contiguous stretches of rows
+      (a delete-block jackknife, Kunsch 1989), never single rows.
 
     Parameters
     ----------
@@ -864,11 +875,21 @@ class Resampler:
         :func:`group_keys` of the unit labels, one per row.
     y : ndarray
         The target (read by ``"stratified"`` only).
+    block_length : float, optional
+        The mean (stationary) or fixed (circular, rounded) block length of a block scheme.
     """
 
-    def __init__(self, scheme: str, n: int, groups: np.ndarray | None, y: np.ndarray) -> None:
+    def __init__(
+        self,
+        scheme: str,
+        n: int,
+        groups: np.ndarray | None,
+        y: np.ndarray,
+        block_length: float | None = None,
+    ) -> None:
         self.scheme = scheme
         self.n = n
+        self.block_length = block_length
         self.keys = groups
         self.unit_of_row: np.ndarray | None = None
         self.n_units = n
@@ -882,11 +903,26 @@ class Resampler:
             self.strata = [np.flatnonzero(y == v) for v in np.unique(y)]
 
     @classmethod
-    def resolve(cls, scheme: Any, groups: Any, y: np.ndarray) -> Resampler:
-        """Validate ``scheme`` and ``groups`` against ``y`` and build the resampler."""
+    def resolve(
+        cls, scheme: Any, groups: Any, y: np.ndarray, block_length: float | None = None
+    ) -> Resampler:
+        """Validate ``scheme`` and ``groups`` against ``y`` and build the resampler (a block
+        scheme with its ``block_length``, a number >= 1, resolved by the caller)."""
         n = y.shape[0]
         if scheme not in SCHEMES:
             raise ValueError(f"scheme must be one of {SCHEMES}; got {scheme!r}")
+        if scheme in BLOCK_SCHEMES:
+            if groups is not None:
+                raise ValueError(
+                    f"scheme={scheme!r} resamples blocks of consecutive rows; it cannot be "
+                    "combined with groups (which resamples whole units)"
+                )
+            if block_length is None or not 1.0 <= float(block_length) <= n:
+                raise ValueError(
+                    f"block_length must be a number in [1, {n}] for scheme={scheme!r}; "
+                    f"got {block_length!r}"
+                )
+            return cls(scheme, n, None, y, float(block_length))
         keys = None
         if groups is not None:
             groups = unit_labels(groups)
@@ -945,7 +981,12 @@ class Resampler:
             return
         rows = compact_block_rows(self.n) if compact else block_rows(self.n)
         step = min(rows, block_rows(self.n))
-        make = self._poisson_rows(rng) if self.scheme == "poisson" else self._drawn_rows(rng)
+        if self.scheme == "poisson":
+            make = self._poisson_rows(rng)
+        elif self.scheme in BLOCK_SCHEMES:
+            make = self._block_rows(rng)
+        else:
+            make = self._drawn_rows(rng)
         for start in range(0, n_replicates, rows):
             stop = min(start + rows, n_replicates)
             yield _compact_block(make, start, stop, step, self.n) if compact else make(start, stop)
@@ -983,6 +1024,19 @@ class Resampler:
 
         return make
 
+    def _block_rows(self, rng: np.random.Generator) -> Callable[[int, int], np.ndarray]:
+        """The next replicates of a block scheme, drawn from ``rng`` in replicate order: each
+        row's weight the number of times a block covered it (float64)."""
+        n, length = self.n, float(self.block_length or 1.0)
+
+        def make(start: int, stop: int) -> np.ndarray:
+            block = np.empty((stop - start, n), dtype=np.float64)
+            for r in range(stop - start):
+                block[r] = np.bincount(block_indices(rng, n, length, self.scheme), minlength=n)
+            return block
+
+        return make
+
     def _expand(self, unit_weights: np.ndarray) -> np.ndarray:
         """Row weights from unit weights (every row of a unit gets the unit's weight)."""
         if self.unit_of_row is None:
@@ -990,11 +1044,79 @@ class Resampler:
         return np.ascontiguousarray(unit_weights[:, self.unit_of_row], dtype=np.float64)
 
     def jackknife_groups(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
-        """Rows to delete-one-group jackknife groups; with units, whole units go together."""
+        """Rows to delete-one-group jackknife groups; with units, whole units go together; with
+        a block scheme, contiguous stretches of rows (each at least a block long)."""
+        if self.scheme in BLOCK_SCHEMES:
+            length = max(1, math.ceil(self.block_length or 1.0))
+            n_groups = max(2, min(JACKKNIFE_GROUPS, self.n // length))
+            return (np.arange(self.n, dtype=np.int64) * n_groups) // self.n, n_groups
         if self.unit_of_row is None:
             return jackknife_groups(rng, self.n)
         unit_group, n_groups = jackknife_groups(rng, self.n_units)
         return unit_group[self.unit_of_row], n_groups
+
+
+def resolve_block_length(
+    block_length: Any, scheme: str, y: np.ndarray, preds: np.ndarray
+) -> float | None:
+    """The block length of a block scheme (None for the other schemes).
+
+    ``"auto"``: Politis & White's (2004) automatic length, corrected by Patton, Politis & White
+    (2009) (:func:`ranklens._serial.optimal_block_lengths`), of the scheme's kind, the largest
+    over every model's absolute errors ``|y - p|`` and every pair's differences of absolute
+    errors (the series whose means a comparison's mean losses are; a longer block keeps more
+    of the dependence). A number is checked to lie in [1, n].
+
+    Raises
+    ------
+    ValueError
+        Naming ``block_length``: a number given with a scheme that draws no blocks, a number
+        outside [1, n], or ``"auto"`` on fewer than 9 rows.
+    """
+    n = y.shape[0]
+    if scheme not in BLOCK_SCHEMES:
+        if not (isinstance(block_length, str) and block_length == "auto"):
+            raise ValueError(
+                f"block_length is the block schemes' ({BLOCK_SCHEMES}); scheme={scheme!r} "
+                f"draws no blocks, got block_length={block_length!r}"
+            )
+        return None
+    if isinstance(block_length, str):
+        if block_length != "auto":
+            raise ValueError(f"block_length must be 'auto' or a number; got {block_length!r}")
+        if n < 9:
+            raise ValueError(f"block_length='auto' needs at least 9 rows; got {n}")
+        errors = [np.abs(y - p) for p in preds]
+        series = errors + [a - b for i, a in enumerate(errors) for b in errors[i + 1 :]]
+        lengths = [optimal_block_lengths(x) for x in series]
+        kind = "stationary" if scheme == "stationary" else "circular"
+        return max(float(getattr(length, kind)) for length in lengths)
+    if isinstance(block_length, bool) or not isinstance(block_length, numbers.Real):
+        raise ValueError(f"block_length must be 'auto' or a number; got {block_length!r}")
+    if not 1.0 <= float(block_length) <= n:
+        raise ValueError(f"block_length must lie in [1, {n}]; got {block_length!r}")
+    return float(block_length)
+
+
+def block_indices(rng: np.random.Generator, n: int, length: float, scheme: str) -> np.ndarray:
+    """The ``n`` row indices of one block-bootstrap resample of a series of ``n`` rows.
+
+    ``"circular"``: ``ceil(n / b)`` blocks of ``b = round(length)`` consecutive rows from
+    uniform starts, wrapping past the last row, cut to ``n``. ``"stationary"``: a new block
+    starts at each row with probability ``1 / length`` (the first always), from a uniform
+    start; otherwise the next row follows the previous one, wrapping (Politis & Romano 1994).
+    """
+    if scheme == "circular":
+        b = max(1, round(length))
+        starts = rng.integers(0, n, size=-(-n // b))
+        return ((starts[:, None] + np.arange(b)) % n).reshape(-1)[:n]
+    new_block = rng.random(n) < 1.0 / length
+    new_block[0] = True
+    starts = rng.integers(0, n, size=n)
+    first = np.flatnonzero(new_block)
+    block = np.cumsum(new_block) - 1
+    offset = np.arange(n) - first[block]
+    return (starts[first][block] + offset) % n
 
 
 def jackknife_groups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, int]:

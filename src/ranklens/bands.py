@@ -22,7 +22,13 @@ import pandas as pd
 
 import ranklens._gpu_engine as _gpu_engine
 from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._resampling import Progress, Resampler, check_predictions, quiet
+from ranklens._resampling import (
+    Progress,
+    Resampler,
+    check_predictions,
+    quiet,
+    resolve_block_length,
+)
 from ranklens._results import Result
 from ranklens._typing import ArrayLike
 from ranklens._validation import (
@@ -280,6 +286,7 @@ def curve_bands(
     scheme: str = "multinomial",
     groups: ArrayLike | None = None,
     device: str | None = None,
+    block_length: float | str = "auto",
 ) -> CurveBandsResult:
     """Bootstrap bands for a performance curve, and where model A beats model B along it.
 
@@ -303,8 +310,12 @@ def curve_bands(
         re-applied in every replicate, as part of the statistic.
     n_bootstrap, confidence_level, random_state, sample_weight, show_progress, scheme, groups
         As in :func:`compare_models` (``groups``: the clustered bootstrap of units;
-        ``scheme``: multinomial, Poisson, stratified or auto); the same ``random_state``,
-        ``scheme`` and ``groups`` give the same replicates as :func:`compare_models`.
+        ``scheme``: multinomial, Poisson, stratified, auto, or the block schemes
+        ``"stationary"`` and ``"circular"`` for rows in time order); the same
+        ``random_state``, ``scheme``, ``groups`` and ``block_length`` give the same replicates
+        as :func:`compare_models`.
+    block_length : float or "auto", default "auto"
+        The block length of a block scheme, as in :func:`compare_models`.
     device : {"cpu", "gpu"} or None, default None (where the inputs live)
         None evaluates on a CUDA device when an input lives there (CuPy arrays, DLPack tensors
         of torch or JAX on a GPU), else on the CPU; ``"cpu"`` copies device inputs to the host.
@@ -355,7 +366,9 @@ def curve_bands(
     progress = show_progress
     if progress is not None and not isinstance(progress, bool):
         raise ValueError(f"show_progress must be True, False or None; got {progress!r}")
-    resampler = Resampler.resolve(scheme, groups, y)
+    resampler = Resampler.resolve(
+        scheme, groups, y, resolve_block_length(block_length, scheme, y, preds)
+    )
     if on_device:  # refuse before any work: a curve without the device sweep, or no device
         _gpu_engine.device_curve_sweep(get_curve(curve))
         _gpu_engine.device_namespace()

@@ -97,6 +97,7 @@ from ranklens._inference import (
 from ranklens._normal import ndtr_array
 from ranklens._registry import MetricSpec
 from ranklens._resampling import (
+    BLOCK_SCHEMES,
     BootstrapMemoryError,
     Progress,
     Resampler,
@@ -110,6 +111,7 @@ from ranklens._resampling import (
     quiet,
     regression_influence,
     replicate_sd,
+    resolve_block_length,
     run_rows,
     swap_blocks,
 )
@@ -315,6 +317,11 @@ class ComparisonResult(_PairwiseResult):
         ``"bootstrap-studentized"`` (Hall's symmetric bootstrap-t), ``"bootstrap-bca"``,
         ``"bootstrap-percentile"`` (and ``"delong-logit"``, ``"delong"`` for
         :class:`DeLongComparisonResult`).
+    scheme : str
+        How the replicates were drawn (the ``scheme`` asked for, ``"auto"`` resolved).
+    block_length : float or None
+        The block length of a block scheme (``"stationary"``: the mean; ``"circular"``: the
+        length), chosen or given; None for the other schemes.
     approximate : ndarray of bool, shape (n_metrics, n_models)
         The interval is given but does not hold its level reliably (``interval_notes`` says
         why): a mean loss whose per-row contributions are long-tailed (tail weight above
@@ -388,6 +395,8 @@ class ComparisonResult(_PairwiseResult):
     studentized_replicates: np.ndarray = dataclasses.field(
         default_factory=lambda: np.zeros((0, 0, 0)), repr=False
     )
+    scheme: str = "multinomial"
+    block_length: float | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """Table 2 of Rosset, Perlich & Zadrozny (2005), tidy: one row per metric and pair.
@@ -686,6 +695,7 @@ def compare_models(
     groups: ArrayLike = ...,
     device: str | None = ...,
     horizon: int = ...,
+    block_length: float | str = ...,
 ) -> ComparisonResult: ...
 
 
@@ -706,6 +716,7 @@ def compare_models(
     groups: ArrayLike = ...,
     device: str | None = ...,
     horizon: int = ...,
+    block_length: float | str = ...,
 ) -> PermutationTestResult: ...
 
 
@@ -726,6 +737,7 @@ def compare_models(
     groups: ArrayLike = ...,
     device: str | None = ...,
     horizon: int = ...,
+    block_length: float | str = ...,
 ) -> ComparisonResult | PermutationTestResult: ...
 
 
@@ -753,6 +765,7 @@ def compare_models(
     groups: ArrayLike | None = None,
     device: str | None = None,
     horizon: int = 1,
+    block_length: float | str = "auto",
 ) -> ComparisonResult | PermutationTestResult:
     """Compare models on any registered metrics with a paired bootstrap or a permutation test.
 
@@ -827,7 +840,8 @@ def compare_models(
     show_progress : bool or None, default None
         Report progress as lines on stderr: ``None`` when the run is projected to take more than
         about a second, ``True`` always, ``False`` never.
-    scheme : {"multinomial", "poisson", "stratified", "auto"}, default "multinomial"
+    scheme : {"multinomial", "poisson", "stratified", "stationary", "circular", "auto"}, \
+default "multinomial"
         How the bootstrap draws its replicates (:class:`ranklens._resampling.Resampler`).
         ``"multinomial"``: ``n`` rows (or, with ``groups``, ``G`` units) drawn with replacement.
         ``"poisson"``: independent Poisson(1) weights per row or unit from a counter-based hash
@@ -844,6 +858,13 @@ def compare_models(
         bootstrap understates the uncertainty of clustered data; Davison & Hinkley 1997,
         Sect. 3.8). With BCa, the jackknife behind the acceleration deletes whole units. Labels
         of any type (integers, strings); not with ``scheme="stratified"``. Bootstrap only.
+        ``"stationary"`` and ``"circular"``: for rows in time order whose errors are serially
+        dependent, blocks of consecutive rows (Politis & Romano 1994; 1992), of mean or fixed
+        length ``block_length``, so the dependence within a block is kept (a row bootstrap
+        understates the variance of a mean of autocorrelated losses). Their intervals are BCa
+        for the values and percentile for the differences (``interval="auto"``), BCa's
+        acceleration from a jackknife that deletes contiguous stretches of rows: the
+        bootstrap-t's sandwich standard error assumes independent rows, so it is not used.
     device : {"cpu", "gpu"} or None, default None (where the inputs live)
         None computes on a CUDA device when an input lives there (CuPy arrays, DLPack tensors
         of torch or JAX on a GPU), else on the CPU; ``"cpu"`` copies device inputs to the host.
@@ -856,6 +877,13 @@ def compare_models(
         ``ValueError`` naming them. Multinomial replicates are drawn on the device (reproducible
         from ``random_state``, not the CPU's draws). Inputs may be CuPy arrays or DLPack
         tensors (torch, JAX), which stay on the device. Bootstrap only.
+    block_length : float or "auto", default "auto"
+        The mean (``"stationary"``) or fixed (``"circular"``) block length of a block scheme:
+        ``"auto"`` takes Politis & White's (2004) automatic length with Patton, Politis &
+        White's (2009) correction, the largest over every model's absolute errors and every
+        pair's differences of absolute errors (a longer block keeps more of the dependence);
+        a number in [1, n] is used as given. The other schemes take none (a number is a
+        ``ValueError``).
     horizon : int, default 1
         The forecast horizon ``h`` of ``method="diebold-mariano"`` (its variance sums the
         autocovariances of the loss differential up to lag ``h - 1``); the other methods
@@ -960,7 +988,9 @@ def compare_models(
             "scheme and groups choose how the bootstrap resamples; the permutation test swaps "
             "predictions row by row and takes neither"
         )
-    resampler = Resampler.resolve(scheme, groups, y)
+    resampler = Resampler.resolve(
+        scheme, groups, y, resolve_block_length(block_length, scheme, y, preds)
+    )
     if engine is not None:
         resampler = engine.resampler(resampler, method)
 
@@ -1302,7 +1332,8 @@ def _bootstrap(
     if resampler is None:
         resampler = Resampler("multinomial", n, None, y)
     student = None
-    if interval in ("auto", "studentized"):
+    # the bootstrap-t's sandwich standard error assumes independent rows: not for blocks
+    if interval in ("auto", "studentized") and resampler.scheme not in BLOCK_SCHEMES:
         student = studentizer(specs, y, preds, sw, resampler, pair_index, n_boot)
     plan = _interval_plan(specs, interval, student is not None)
     needs_bca = any("bca" in methods for methods in plan)
@@ -1391,6 +1422,8 @@ def _bootstrap(
         approximate=approximate,
         difference_approximate=difference_approximate,
         interval_notes=tuple(notes),
+        scheme=resampler.scheme,
+        block_length=resampler.block_length,
     )
 
 
