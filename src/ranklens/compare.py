@@ -939,6 +939,19 @@ default "multinomial"
     Chamandy, N., Muralidharan, O., Najmi, A. and Naidu, S. (2012). Estimating uncertainty for
     massive data streams. Google technical report.
 
+    Politis, D. N. and Romano, J. P. (1994). The stationary bootstrap. *Journal of the American
+    Statistical Association* 89(428), 1303-1313.
+
+    Politis, D. N. and White, H. (2004). Automatic block-length selection for the dependent
+    bootstrap. *Econometric Reviews* 23(1), 53-70; corrected by Patton, A., Politis, D. N. and
+    White, H. (2009), *Econometric Reviews* 28(4), 372-375.
+
+    Diebold, F. X. and Mariano, R. S. (1995). Comparing predictive accuracy. *Journal of
+    Business & Economic Statistics* 13(3), 253-263.
+
+    Harvey, D., Leybourne, S. and Newbold, P. (1997). Testing the equality of prediction mean
+    squared errors. *International Journal of Forecasting* 13(2), 281-291.
+
     Examples
     --------
     >>> import numpy as np
