@@ -280,3 +280,17 @@ def test_quantile_bins_and_other_intervals_are_refused_with_the_reason():
         rd.by_segment(frame.assign(none=None), by="none", **common)
     with pytest.raises(ValueError, match="at least two"):
         rd.by_segment(frame, y_true="y", predictions=["a"], by="region")
+
+
+def test_categories_keep_their_order_and_unused_ones_are_dropped(client, parquet_files):
+    df = _frame(600, seed=9)
+    levels = ["low", "mid", "high", "unused"]
+    df["band"] = pd.Categorical(
+        np.array(levels[:3], dtype=object)[df["tier"].to_numpy() - 1], categories=levels
+    )
+    _, glob = parquet_files(df, 3)
+    kw = dict(metrics=["mean_absolute_error", "roc_auc"], n_bootstrap=0)
+    got = rd.by_segment(glob, y_true="y", predictions=["a", "b"], by="band", **kw)
+    want = _memory(df, ["band"], False, **kw)
+    assert got.segments["band"] == ("low", "mid", "high")
+    _assert_equal_values(got, want)

@@ -130,22 +130,36 @@ def with_codes(
     """The partition with each row's code in each column of labels (:func:`code_column`): the
     position of its label in ``orders[i]``, the missing label ``len(orders[i])``; the label
     columns in ``drop`` removed."""
-    import pandas as pd
-
     assigned = {}
     for i, (name, order) in enumerate(zip(columns, orders, strict=True)):
         series = part[name]
         missing = series.isna().to_numpy()
-        codes = np.full(len(part), len(order), dtype=CODE_DTYPE)
-        if (~missing).any():
-            values = series[~missing].astype(object).to_numpy()
-            found = pd.Index(list(order), dtype=object).get_indexer(values)
-            if (found < 0).any():  # (the labels were read from these very partitions)
-                raise ValueError(f"segment labels {name!r} changed between two reads")
-            codes[~missing] = found
-        assigned[code_column(i)] = codes
+        found = _positions(series, list(order))
+        if (found[~missing] < 0).any():  # (the labels were read from these very partitions)
+            raise ValueError(f"segment labels {name!r} changed between two reads")
+        assigned[code_column(i)] = np.where(missing, len(order), found).astype(CODE_DTYPE)
     out = part.assign(**assigned)
     return out.drop(columns=list(drop)) if drop else out
+
+
+def _positions(series: Any, order: list[Any]) -> np.ndarray:
+    """Each label's position in ``order`` (-1 where missing or absent): by Arrow's hash lookup
+    for labels that are all strings, else by a pandas categorical of those categories."""
+    import pandas as pd
+
+    if order and all(isinstance(v, str) for v in order):
+        try:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            values = pa.array(series.astype(object), from_pandas=True, type=pa.string())
+            found = pc.index_in(values, value_set=pa.array(order, type=pa.string()))
+            return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), np.int64)
+        except (ImportError, TypeError, ValueError):  # (pyarrow's ArrowInvalid is a ValueError)
+            pass
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        series = series.astype(object)
+    return np.asarray(pd.Categorical(series, categories=order).codes, np.int64)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -549,9 +563,13 @@ def prediction_bucket(
         )
         return empty, {}
     bucket = int(part[_p.P_BUCKET].iloc[0])
+    # the columns the bucket's functions read, each segment's rows taken from them
+    slim = part[
+        [c for c in (work.y, work.pred, work.weight, _p.KEY, _p.P_BUCKET) if c in part.columns]
+    ]
     out: dict[tuple[int, int], dict[str, Any]] = {}
     for key, rows in segment_rows(part, keys):
-        sub = part.iloc[rows]
+        sub = slim.iloc[rows]
         boot = None
         if work.reps is not None and work.curves and key in work.boot_carries:
             boot = {
@@ -610,9 +628,12 @@ def truth_bucket(
     if len(part) == 0:
         return {}
     bucket = int(part[_p.T_BUCKET].iloc[0])
+    read = [y, weight, _p.KEY, _p.T_BUCKET]
+    read += [f(k) for k in range(n_models) for f in (_p.midrank_column, _p.bucket_column)]
+    slim = part[[c for c in read if c in part.columns]]
     out: dict[tuple[int, int], dict[str, Any]] = {}
     for key, rows in segment_rows(part, keys):
-        sub = part.iloc[rows].reset_index(drop=True)
+        sub = slim.iloc[rows].reset_index(drop=True)
         summary = _p.truth_partition(sub, y, weight, n_models, {bucket: below[key]}, totals[key])
         if boot is not None and key in boot["keys"]:
             summary["boot_pairs"] = _bp.truth_bucket_pairs(

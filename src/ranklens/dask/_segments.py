@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._extras import require
 from ranklens._forms import RankSweepForm
 from ranklens._problems import Problem, exception_problem
 from ranklens._registry import MetricSpec
@@ -205,9 +206,11 @@ def by_segment(
     a segment's summaries are the unsegmented run's summaries of its rows. The passes are the
     unsegmented run's, each serving every segment: the labels read once (their distinct
     values), the scan and the event threshold, the scan by segment, and, for the curves and
-    the rank statistics, the shuffles by prediction and by truth; the work inside a bucket is
-    done segment by segment, so it grows with the rows, not with the segments.
+    the rank statistics, the shuffles by prediction and by truth. Inside a bucket the work is
+    done segment by segment: it grows with the rows, plus a cost per segment and bucket (per
+    replicate, for the replicates of the pair classes).
     """
+    require("dask", "evaluating by segment on Dask")
     import dask
     import dask.dataframe as dd
 
@@ -267,7 +270,7 @@ def by_segment(
     }
     if keys.cross:
         slicings.append(_crossed(slicings, keys, totals))
-    return _evaluation(options, specs, slicings, keys, estimates, settings, found)
+    return _evaluation(options, specs, slicings, estimates, settings, found)
 
 
 def _check_run(
@@ -517,10 +520,8 @@ class _Segment:
     def truth_below(self, unit: bool) -> dict[int, Any]:
         """Per truth bucket, the count (or weight) of the segment's rows below it."""
         t_counts = self.grids[0].sum(axis=0)
-        return {
-            b: (int(sum(t_counts[:b])) if unit else float(sum(t_counts[:b])))
-            for b in range(t_counts.size)
-        }
+        below = np.r_[0, np.cumsum(t_counts)[:-1]]  # (Python integers without weights)
+        return {b: int(v) if unit else float(v) for b, v in enumerate(below)}
 
 
 def _shuffles(
@@ -839,7 +840,6 @@ def _evaluation(
     options: Options,
     specs: list[MetricSpec],
     slicings: list[Slicing],
-    keys: _sp.Keys,
     estimates: dict[tuple[int, int], _Estimate],
     settings: dict[str, Any],
     events: Events,
