@@ -127,7 +127,7 @@ def by_segment(
 ) -> SegmentEvaluation:
     """Evaluate and compare the models on every segment of the rows, exactly, on Dask.
 
-    The Dask engine of :func:`ranklens.by_segment`: the same result (values, counts, the
+    The Dask engine of ``ranklens.by_segment``: the same result (values, counts, the
     paired difference from the pick, verdicts with the false discovery rate controlled), from
     a dask DataFrame or Parquet files, whatever their size. Every segment rides in the same
     passes, one key per segment.
@@ -158,11 +158,11 @@ def by_segment(
     groups : str, optional
         A column of unit labels: the replicates weigh whole units (with ``n_bootstrap``).
     bins : int, default 5
-        As :func:`ranklens.by_segment`: a numeric column with more distinct values is refused.
+        As ``ranklens.by_segment``: a numeric column with more distinct values is refused.
     cross : bool, default False
         With several columns, also their cross product (a segment per combination present).
     min_rows, min_events, pick, fdr, fdr_level : optional
-        As :func:`ranklens.by_segment`.
+        As ``ranklens.by_segment``.
     n_bootstrap : int, default 1000
         Poisson bootstrap replicates (0: values only, no interval, no verdict).
     confidence_level : float, default 0.95
@@ -186,7 +186,7 @@ def by_segment(
     Returns
     -------
     SegmentEvaluation
-        As :func:`ranklens.by_segment`'s; its ``notes`` say where the intervals come from.
+        As ``ranklens.by_segment``'s; its ``notes`` say where the intervals come from.
 
     Raises
     ------
@@ -197,7 +197,6 @@ def by_segment(
 
     See Also
     --------
-    ranklens.by_segment : the in-memory function.
     ranklens.dask.evaluate : the unsegmented run.
 
     Notes
