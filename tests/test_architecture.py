@@ -112,6 +112,8 @@ PIPELINE = {
     "ranklens.dask._quantiles",
     "ranklens.dask._robustness",
     "ranklens.dask._row_plots",
+    "ranklens.dask._segment_passes",  # the passes by segment: partition work, keyed by segment
+    "ranklens.dask._segments",  # by_segment on Dask: above the engine and the segments' results
     "ranklens.dask._sums",
     "ranklens.dask._watch",
 }

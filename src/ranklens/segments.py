@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -170,11 +170,11 @@ def slice_rows(values: Any, name: str, *, n: int, bins: int) -> Slicing:
             present = present.cat.remove_unused_categories()
             order = list(present.cat.categories)
         else:
-            order = sorted(present.unique().tolist(), key=lambda v: (not _is_number(v), v))
+            order = label_order(present.unique().tolist())
         lookup = {label: i for i, label in enumerate(order)}
         codes = np.full(n, -1, dtype=np.int64)
         codes[~missing] = [lookup[v] for v in present.tolist()]
-        names = [_label_text(v) for v in order]
+        names = [label_name(v) for v in order]
         kind = "categories"
     n_missing = int(missing.sum())
     if n_missing:
@@ -185,6 +185,40 @@ def slice_rows(values: Any, name: str, *, n: int, bins: int) -> Slicing:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | np.number) and not isinstance(value, bool)
+
+
+def label_order(labels: Sequence[Any]) -> list[Any]:
+    """The distinct present labels of a column used as its categories, in the order its
+    segments are shown: numbers first, ascending, then the others sorted.
+
+    Parameters
+    ----------
+    labels : sequence
+        The distinct labels (no missing one).
+
+    Returns
+    -------
+    list
+        The labels in order (how every engine orders the segments of a column of labels).
+    """
+    return sorted(labels, key=lambda v: (not _is_number(v), v))
+
+
+def label_name(value: Any) -> str:
+    """A segment's name from its label: a whole float without its decimals, another float
+    to 6 significant digits, anything else as ``str`` gives it.
+
+    Parameters
+    ----------
+    value : object
+        The label.
+
+    Returns
+    -------
+    str
+        The segment's name.
+    """
+    return _label_text(value)
 
 
 def _slicings(segments: Any, *, n: int, bins: int, cross: bool) -> list[Slicing]:
@@ -304,13 +338,51 @@ def _segment_seed(task: _Task, s: int, j: int) -> np.random.SeedSequence:
 
 def _small_reason(task: _Task, k: int, n_rows: int, n_events: int, n_non_events: int) -> str:
     """Why measure ``k`` gets no interval in a segment of these counts ("" when it does)."""
-    if n_rows < task.min_rows:
-        return f"{n_rows} rows, fewer than min_rows={task.min_rows}"
-    if task.counts_events[k] and task.events is not None:
+    return small_reason(
+        n_rows,
+        n_events,
+        n_non_events,
+        counts_events=task.counts_events[k] and task.events is not None,
+        min_rows=task.min_rows,
+        min_events=task.min_events,
+    )
+
+
+def small_reason(
+    n_rows: int,
+    n_events: int,
+    n_non_events: int,
+    *,
+    counts_events: bool,
+    min_rows: int,
+    min_events: int,
+) -> str:
+    """Why a measure gets no interval and no verdict in a segment of these counts.
+
+    Parameters
+    ----------
+    n_rows : int
+        The segment's rows.
+    n_events, n_non_events : int
+        Its events and non-events (read only when ``counts_events``).
+    counts_events : bool
+        Whether the measure's value rests on events (it takes ``events``) and events are
+        defined.
+    min_rows, min_events : int
+        The smallest segment that gets an interval, in rows and in events and non-events.
+
+    Returns
+    -------
+    str
+        The reason, or ``""`` when the segment is large enough.
+    """
+    if n_rows < min_rows:
+        return f"{n_rows} rows, fewer than min_rows={min_rows}"
+    if counts_events:
         fewest = min(n_events, n_non_events)
-        if fewest < task.min_events:
+        if fewest < min_events:
             which = "events" if n_events <= n_non_events else "non-events"
-            return f"{fewest} {which}, fewer than min_events={task.min_events}"
+            return f"{fewest} {which}, fewer than min_events={min_events}"
     return ""
 
 
@@ -403,36 +475,116 @@ def _segment_records(
             groups=g,
             show_progress=False,
         )
+    return segment_records(
+        slicing.name,
+        slicing.segments[j],
+        (n_rows, n_events if n_events >= 0 else None),
+        specs=task.specs,
+        models=list(task.predictions),
+        picks=task.picks,
+        small=small,
+        comparison=comparison,
+        problem=problem,
+        score=lambda spec, model: score_quietly(spec, y, preds[model], sample_weight=w),
+        overall=task.overall if task.level_tests else None,
+    )
+
+
+def segment_records(
+    slicing: str,
+    segment: str,
+    counts: tuple[int, int | None],
+    *,
+    specs: Sequence[MetricSpec],
+    models: Sequence[str],
+    picks: Mapping[str, str],
+    small: Sequence[str],
+    comparison: Any,
+    problem: Any,
+    score: Callable[[MetricSpec, str], tuple[float, Any]],
+    overall: Mapping[str, Mapping[str, float]] | None = None,
+) -> tuple[list[dict[str, Any]], list[float]]:
+    """The rows of the long table of one segment, one per measure and model, before judging,
+    and the p-values of the pairs without the pick (:func:`_unshown_p_values`).
+
+    Every engine builds its records here, so they have the same fields whatever computed the
+    values and the replicates.
+
+    Parameters
+    ----------
+    slicing, segment : str
+        The slicing's and the segment's names.
+    counts : (int, int or None)
+        The segment's rows and events (None when no measure counts events).
+    specs : sequence of MetricSpec
+        The measures, in order.
+    models : sequence of str
+        The models, in the order of ``comparison``'s columns.
+    picks : mapping of str to str
+        Per measure, the model the others are compared with.
+    small : sequence of str
+        Per measure, why the segment is too small for an interval (``""`` when it is not).
+    comparison : ComparisonResult or None
+        The segment's paired comparison of the measures it tested (the values, their
+        intervals, the paired differences and their p-values, the replicates), None when none
+        was made.
+    problem : Problem or None
+        Why the comparison failed, when it did.
+    score : callable
+        ``score(spec, model) -> (value, problem or None)``: a measure's value in the segment
+        where the comparison has none (the problem's first line is the reason of an undefined
+        value).
+    overall : mapping, optional
+        ``overall[metric][model]``, the values on all the rows: given, each record also holds
+        the test of the segment against the model's overall level (``level_*`` fields).
+
+    Returns
+    -------
+    records : list of dict
+        The records, in the order of the measures, then of the models.
+    unshown : list of float
+        The p-values of the pairs of models without the pick, to judge with the records
+        (:func:`judged_evaluation`'s ``unshown``).
+    """
+    n_rows, n_events = counts
     base: dict[str, Any] = {
-        "slicing": slicing.name,
-        "segment": slicing.segments[j],
+        "slicing": slicing,
+        "segment": segment,
         "n_rows": n_rows,
-        "n_events": n_events if n_events >= 0 else None,
+        "n_events": n_events,
     }
-    out, unshown = [], []
-    for k, spec in enumerate(task.specs):
-        kc = [t.name for t in tested].index(spec.name) if not small[k] else -1
+    tested = [] if comparison is None else list(comparison.metrics)
+    out: list[dict[str, Any]] = []
+    unshown: list[float] = []
+    for k, spec in enumerate(specs):
+        kc = tested.index(spec.name) if not small[k] and spec.name in tested else -1
+        pick = picks[spec.name]
         if comparison is not None and kc >= 0:
-            unshown += _unshown_p_values(comparison, kc, task.picks[spec.name])
-        for i, model in enumerate(task.predictions):
-            pick = task.picks[spec.name]
+            unshown += _unshown_p_values(comparison, kc, pick)
+        for i, model in enumerate(models):
             record: dict[str, Any] = dict(base, metric=spec.name, model=model, pick=pick)
-            record.update(_measure_fields(task, spec, comparison, kc, i, y, preds[model], w))
+            record.update(_measure_fields(comparison, kc, i, score, spec, model))
             record["status"], record["reason"] = _status(small[k], comparison, problem, record)
             if comparison is not None and kc >= 0 and model != pick:
                 record.update(_pair_fields(comparison, kc, model, pick))
-            if task.level_tests and comparison is not None and kc >= 0:
-                overall = task.overall[spec.name][model]
-                record.update(_level_fields(comparison, kc, i, float(record["value"]), overall))
+            if overall is not None and comparison is not None and kc >= 0:
+                at = overall[spec.name][model]
+                record.update(_level_fields(comparison, kc, i, float(record["value"]), at))
             out.append(record)
     return out, unshown
 
 
 def _measure_fields(
-    task: _Task, spec: MetricSpec, comparison: Any, kc: int, i: int, y: Any, pred: Any, w: Any
+    comparison: Any,
+    kc: int,
+    i: int,
+    score: Callable[[MetricSpec, str], tuple[float, Any]],
+    spec: MetricSpec,
+    model: str,
 ) -> dict[str, Any]:
-    """The value of measure ``spec`` for one model in a segment, with its interval when the
-    segment's comparison made one."""
+    """The value of measure ``spec`` for model ``model`` (the comparison's ``i``-th) in a
+    segment, with its interval when the segment's comparison made one (its measure ``kc``);
+    else ``score(spec, model)``'s value."""
     if comparison is not None and kc >= 0:
         return {
             "value": float(comparison.values[kc, i]),
@@ -440,7 +592,7 @@ def _measure_fields(
             "ci_upper": float(comparison.ci_upper[kc, i]),
             "interval_method": comparison.interval_methods[kc],
         }
-    value, problem = score_quietly(spec, y, pred, sample_weight=w)
+    value, problem = score(spec, model)
     fields: dict[str, Any] = {
         "value": value,
         "ci_lower": math.nan,
@@ -815,13 +967,8 @@ def _run(
     n = y.shape[0]
     preds = _predictions(predictions, n)
     weight = check_sample_weight(settings["sample_weight"], n, normalize=False)
-    _check_counts(settings["min_rows"], settings["min_events"])
-    if settings["fdr"] not in FDR_METHODS:
-        raise ValueError(f"fdr must be one of {FDR_METHODS}; got {settings['fdr']!r}")
-    level = check_probability(settings["fdr_level"], "fdr_level")
+    settings["fdr_level"] = check_segment_settings(settings, list(preds))
     pick = settings["pick"]
-    if pick is not None and pick not in preds:
-        raise ValueError(f"pick {pick!r} is not one of the models {list(preds)}")
     slicings = _slicings(segments, n=n, bins=settings["bins"], cross=settings["cross"])
     context = {k: settings[k] for k in _TASK_PARAMETERS}
     specs, counts = _bound_specs(settings["metrics"], context)
@@ -858,12 +1005,80 @@ def _run(
                 shown, others = _segment_records(task, slicing, s, j)
                 records += shown
                 unshown += others
-    keys = ("p_value", "level_p_value") if level_tests else ("p_value",)
-    n_tests = _judge(records, specs, settings["fdr"], level, keys, unshown)
-    return SegmentEvaluation(
-        models=tuple(preds),
-        metrics=tuple(spec.name for spec in specs),
+    return judged_evaluation(
+        records,
+        specs=specs,
+        models=list(preds),
         picks=task.picks,
+        overall=overall,
+        slicings=slicings,
+        settings=settings,
+        level_tests=level_tests,
+        events=context["events"] if any(counts) else None,
+        unshown=unshown,
+    )
+
+
+def judged_evaluation(
+    records: list[dict[str, Any]],
+    *,
+    specs: Sequence[MetricSpec],
+    models: Sequence[str],
+    picks: dict[str, str],
+    overall: dict[str, dict[str, float]],
+    slicings: Sequence[Slicing],
+    settings: Mapping[str, Any],
+    level_tests: bool = False,
+    events: Any = None,
+    notes: Sequence[str] = (),
+    unshown: Sequence[float] = (),
+) -> SegmentEvaluation:
+    """Every segment's records judged as one family, in the result every engine returns.
+
+    The p-values of every record (and, with ``level_tests``, of the tests against the overall
+    level) are adjusted together to control the false discovery rate, and each record gets its
+    ``q_value`` and ``verdict`` (in place).
+
+    Parameters
+    ----------
+    records : list of dict
+        The records of every segment (:func:`segment_records`).
+    specs : sequence of MetricSpec
+        The measures.
+    models : sequence of str
+        The models, in order.
+    picks : dict
+        Per measure, the model the others were compared with.
+    overall : dict
+        ``overall[metric][model]``: the values on all the rows.
+    slicings : sequence of Slicing
+        The slicings (their names, segments, kinds and missing labels; the codes are not read).
+    settings : mapping
+        ``fdr``, ``fdr_level``, ``confidence_level``, ``n_bootstrap``, ``min_rows`` and
+        ``min_events``, as :func:`by_segment` takes them (checked by
+        :func:`check_segment_settings`).
+    level_tests : bool, default False
+        Whether the records hold the tests against the overall level (a scan).
+    events : optional
+        The event definition every segment applied, fixed on all the rows.
+    notes : sequence of str, optional
+        Notes of the engine, after those on the slicings.
+    unshown : sequence of float, optional
+        The p-values of the pairs of models without the pick (the second value of
+        :func:`segment_records`), judged in the same family.
+
+    Returns
+    -------
+    SegmentEvaluation
+        The judged evaluation.
+    """
+    level = float(settings["fdr_level"])
+    keys = ("p_value", "level_p_value") if level_tests else ("p_value",)
+    n_tests = _judge(records, list(specs), settings["fdr"], level, keys, unshown)
+    return SegmentEvaluation(
+        models=tuple(models),
+        metrics=tuple(spec.name for spec in specs),
+        picks=picks,
         overall=overall,
         slicings=tuple(s.name for s in slicings),
         segments={s.name: s.segments for s in slicings},
@@ -872,12 +1087,67 @@ def _run(
         fdr_level=level,
         n_tests=n_tests,
         confidence_level=settings["confidence_level"],
-        n_bootstrap=task.n_bootstrap,
-        min_rows=task.min_rows,
-        min_events=task.min_events,
-        events=context["events"] if any(counts) else None,
-        notes=tuple(_notes(slicings)),
+        n_bootstrap=int(settings["n_bootstrap"]),
+        min_rows=int(settings["min_rows"]),
+        min_events=int(settings["min_events"]),
+        events=events,
+        notes=(*_notes(list(slicings)), *notes),
     )
+
+
+def check_segment_settings(settings: Mapping[str, Any], models: Sequence[str]) -> float:
+    """Check the settings every engine of :func:`by_segment` shares.
+
+    Parameters
+    ----------
+    settings : mapping
+        ``min_rows``, ``min_events``, ``fdr``, ``fdr_level`` and ``pick``, as
+        :func:`by_segment` takes them.
+    models : sequence of str
+        The models' names.
+
+    Returns
+    -------
+    float
+        The false discovery rate asked (``fdr_level``).
+
+    Raises
+    ------
+    ValueError
+        If ``min_rows`` or ``min_events`` is not an integer >= 1, ``fdr`` unknown,
+        ``fdr_level`` not in (0, 1) or ``pick`` not one of the models (the message names it).
+    """
+    _check_counts(settings["min_rows"], settings["min_events"])
+    if settings["fdr"] not in FDR_METHODS:
+        raise ValueError(f"fdr must be one of {FDR_METHODS}; got {settings['fdr']!r}")
+    level = check_probability(settings["fdr_level"], "fdr_level")
+    pick = settings["pick"]
+    if pick is not None and pick not in models:
+        raise ValueError(f"pick {pick!r} is not one of the models {list(models)}")
+    return level
+
+
+def choose_picks(
+    specs: Sequence[MetricSpec], overall: dict[str, dict[str, float]], pick: str | None
+) -> dict[str, str]:
+    """Per measure, the model every other is compared with: ``pick``, else the model best on
+    all the rows (the first model when none is defined).
+
+    Parameters
+    ----------
+    specs : sequence of MetricSpec
+        The measures.
+    overall : dict
+        ``overall[metric][model]``: the values on all the rows.
+    pick : str or None
+        The model asked for, if any.
+
+    Returns
+    -------
+    dict
+        ``picks[metric]``.
+    """
+    return _picks(list(specs), overall, pick)
 
 
 def _notes(slicings: list[Slicing]) -> list[str]:

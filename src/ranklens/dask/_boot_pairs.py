@@ -110,10 +110,10 @@ def truth_bucket_pairs(
     yv = np.ascontiguousarray(part[y].to_numpy(dtype=np.float64))
     wv = None if weight is None else part[weight].to_numpy(dtype=np.float64)
     keys = part[KEY].to_numpy()
+    pbs = [part[bucket_column(k)].to_numpy().astype(np.float64) for k in range(n_models)]
     for r in range(reps.size):
         v = replicate_weights(keys, wv, reps[r : r + 1], seed)[0]
-        for k in range(n_models):
-            pb = part[bucket_column(k)].to_numpy().astype(np.float64)
+        for k, pb in enumerate(pbs):
             out[k, r] = _sweep_classes(yv, pb, v)
     return out
 

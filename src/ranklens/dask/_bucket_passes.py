@@ -328,6 +328,32 @@ def _grid_total(grids: Sequence[dict[str, Any]], k: int, unit: bool) -> np.ndarr
     return np.sum([gr["grids"][k][1] for gr in grids], axis=0)
 
 
+def prediction_carry_ins(
+    g: np.ndarray, first_event_bucket: int, total_w: Any, unit: bool
+) -> dict[int, Any]:
+    """Per prediction bucket of a model, what its bucket's pass takes in from the others (the
+    weight below and above it, the events and non-events above it, the totals), from the
+    model's grid of counts or weights by prediction and truth bucket.
+
+    Parameters
+    ----------
+    g : ndarray of shape (prediction buckets, truth buckets)
+        The grid over the rows concerned (all of them, or one segment's).
+    first_event_bucket : int
+        The first truth bucket of events.
+    total_w : int or float
+        The rows' count or total weight.
+    unit : bool
+        Whether every row counts once.
+
+    Returns
+    -------
+    dict
+        ``carry[bucket]``, as :func:`ranklens.dask._passes.prediction_partition` reads it.
+    """
+    return _carry_ins(g.sum(axis=1), g[:, first_event_bucket:].sum(axis=1), total_w, unit)
+
+
 def _carry_ins(w_a: np.ndarray, e_a: np.ndarray, total_w: Any, unit: bool) -> dict[int, Any]:
     """Per prediction bucket, the weight below and above it, the events and non-events above
     it, and the totals, from each bucket's weight ``w_a`` and events ``e_a``."""

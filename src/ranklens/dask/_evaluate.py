@@ -117,6 +117,38 @@ def _loader(
     )
 
 
+def column_loader(
+    data: Any, columns: list[str], storage_options: Any, labels: Sequence[str] = ()
+) -> Callable[[list[str]], Any]:
+    """``load(some_columns)``: the columns of ``data`` as the engine's passes read them (the
+    ``labels`` as they are, every other one as float64), checked once before any pass.
+
+    Parameters
+    ----------
+    data : dask.dataframe.DataFrame or str
+        The data, or a Parquet path or glob.
+    columns : list of str
+        Every column the run reads.
+    storage_options : dict or None
+        Passed to ``dask.dataframe.read_parquet``.
+    labels : sequence of str, optional
+        The columns read as they are (unit ids, segment labels).
+
+    Returns
+    -------
+    callable
+        ``load(wanted) -> dask.dataframe.DataFrame``.
+
+    Raises
+    ------
+    ValueError
+        When a column is missing, or a numeric one is not numeric in a file.
+    TypeError
+        When ``data`` is neither a dask DataFrame nor a Parquet path.
+    """
+    return _loader(data, columns, storage_options, labels)
+
+
 def evaluate(
     data: Any,
     *,

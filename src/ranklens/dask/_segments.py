@@ -1,0 +1,913 @@
+"""``ranklens.dask.by_segment``: every model on every segment of the rows, exactly, on Dask.
+
+The segments ride in the engine's own passes: each row carries its segment's code in every
+slicing (one code column per column of labels, the label -> code map fixed first from the
+distinct labels, the missing label its own segment), and every pass's summary of a partition or
+bucket is keyed by segment (:mod:`ranklens.dask._segment_passes`). One pass serves every
+segment: the scan by segment (counts, the ratio measures' sums, the grids of prediction by
+truth buckets, the replicates' sums), then one shuffle by prediction per model and one by
+truth, in which each bucket's rows of each segment go through the engine's bucket functions
+with that segment's carry-ins. The summaries of a segment are then combined by the engine's
+own combination (:func:`ranklens.dask._combining.combine`), so a segment's value is the
+in-memory value on its rows, exactly as the unsegmented run's is on all the rows. The values
+on all the rows (the pick, ``overall``) come from the same passes: slicing 0, one segment of
+every row.
+
+The intervals and paired tests come from the engine's Poisson bootstrap (each row's weight in a
+replicate a function of the seed, the replicate and its row position or unit), restricted to
+each segment's rows and paired across models: percentile intervals, and the Wald p-value of each
+difference from its bootstrap standard deviation, as in memory (the replicates of
+:func:`ranklens.dask._engine.interval_comparison` with ``inference="bootstrap"``);
+in memory :func:`ranklens.by_segment` resamples each segment's rows with
+:func:`ranklens.compare_models` (a multinomial bootstrap, BCa or studentized intervals), so the
+intervals and p-values differ by resampling noise while the values agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ranklens._extras import require
+from ranklens._forms import RankSweepForm
+from ranklens._problems import Problem, exception_problem
+from ranklens._registry import MetricSpec
+from ranklens.dask import _engine as _e
+from ranklens.dask import _passes as _p
+from ranklens.dask import _segment_passes as _sp
+from ranklens.dask._boot_pairs import add_rank_replicates
+from ranklens.dask._bucket_passes import (
+    Shuffled,
+    boot_carry,
+    decile_queries,
+    prediction_carry_ins,
+)
+from ranklens.dask._combining import boot_results, combine
+from ranklens.dask._evaluate import column_loader
+from ranklens.dask._partition_passes import (
+    Events,
+    Results,
+    Scanned,
+    event_pass,
+    scan_pass,
+    split_partitions,
+)
+from ranklens.dask._planning import Options, PassPlan, plan_passes, prediction_columns
+from ranklens.metrics import get_metric
+from ranklens.segments import (
+    DEFAULT_SEGMENT_METRICS,
+    MISSING_SEGMENT,
+    SegmentEvaluation,
+    Slicing,
+    check_segment_settings,
+    choose_picks,
+    judged_evaluation,
+    label_name,
+    label_order,
+    segment_records,
+    small_reason,
+)
+
+#: The key of the one segment of every row (the values on all the rows).
+ALL_ROWS = (0, 0)
+
+#: Why the engine does not evaluate a measure of one of its forms by segment.
+SUMS_REFUSED = (
+    "its sums need parameters fitted on y_true (a relevance function, an accuracy), which "
+    "in memory are fitted on each segment's rows; the Dask engine fits them once, on all rows"
+)
+MEDIAN_REFUSED = "a median needs an exact selection of its own, which is not made by segment"
+LISTED_REFUSED = "its shuffles of ranked lists carry no segment key"
+LAGGED_REFUSED = "it reads the rows in their order (a lag), which segments do not keep"
+MOMENTS_REFUSED = (
+    "it reads the midrank sums of each row, which the shuffles carry for all the rows only "
+    "(and the engine draws no replicates of it)"
+)
+
+#: What the result's notes say about the intervals of the Dask engine.
+POISSON_NOTE = (
+    "values exact (the in-memory values on each segment's rows); intervals and paired tests "
+    "from the Dask engine's Poisson bootstrap (replicate weights keyed by {keys}, paired "
+    "across models, percentile intervals), not the in-memory multinomial bootstrap of "
+    "compare_models: they differ from the in-memory ones by resampling noise"
+)
+
+
+def by_segment(
+    data: Any,
+    *,
+    y_true: str,
+    predictions: Sequence[str] | str,
+    by: Sequence[str] | str,
+    metrics: Sequence[str] | str = DEFAULT_SEGMENT_METRICS,
+    sample_weight: str | None = None,
+    groups: str | None = None,
+    bins: int = 5,
+    cross: bool = False,
+    min_rows: int = 30,
+    min_events: int = 10,
+    pick: str | None = None,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    interval: str = "auto",
+    fdr: str = "bh",
+    fdr_level: float = 0.05,
+    random_state: int = 0,
+    events: Any = None,
+    relevance: Any = None,
+    event_threshold: float | None = None,
+    k: int | None = None,
+    gains: str | None = None,
+    n_buckets: int | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> SegmentEvaluation:
+    """Evaluate and compare the models on every segment of the rows, exactly, on Dask.
+
+    The Dask engine of ``ranklens.by_segment``: the same result (values, counts, the
+    paired difference from the pick, verdicts with the false discovery rate controlled), from
+    a dask DataFrame or Parquet files, whatever their size. Every segment rides in the same
+    passes, one key per segment.
+
+    Parameters
+    ----------
+    data : dask.dataframe.DataFrame or str
+        The data, or a Parquet path or glob (local or any fsspec URL).
+    y_true : str
+        The truth column.
+    predictions : sequence of str
+        The prediction columns, one per model (at least two; each model named by its column).
+    by : str or sequence of str
+        The columns of labels: each one a slicing (strings, categories, booleans, integers,
+        or numbers with at most ``bins`` distinct values, used as their labels; a pandas
+        categorical in its categories' order, others sorted, numbers first). Missing labels
+        form their own segment, :data:`ranklens.segments.MISSING_SEGMENT`. A numeric column
+        with more distinct values, which in memory is cut into quantile bins, is refused:
+        give its bins as labels.
+    metrics : str or sequence of str, default :data:`ranklens.segments.DEFAULT_SEGMENT_METRICS`
+        Registry names. The engine evaluates by segment the measures whose forms merge: the
+        ratios of sums (the mean losses: mean absolute error, root mean squared error, ...),
+        the functionals of the ranked curve (the AUC, KS, gain area, accuracy ratio, lifts)
+        and the statistics of the pair classes (Kendall's tau-b, Harrell's C, Somers' D,
+        Goodman and Kruskal's gamma). Any other measure is refused, named with the reason.
+    sample_weight : str, optional
+        A column of non-negative case weights.
+    groups : str, optional
+        A column of unit labels: the replicates weigh whole units (with ``n_bootstrap``).
+    bins : int, default 5
+        As ``ranklens.by_segment``: a numeric column with more distinct values is refused.
+    cross : bool, default False
+        With several columns, also their cross product (a segment per combination present).
+    min_rows, min_events, pick, fdr, fdr_level : optional
+        As ``ranklens.by_segment``.
+    n_bootstrap : int, default 1000
+        Poisson bootstrap replicates (0: values only, no interval, no verdict).
+    confidence_level : float, default 0.95
+        Of the percentile intervals of the values and of the differences.
+    interval : {"auto", "percentile"}, default "auto"
+        The engine's intervals are the replicates' percentile intervals (``"bca"`` and
+        ``"studentized"`` are refused).
+    random_state : int, default 0
+        The seed of the replicate weights (as :func:`ranklens.dask.evaluate`'s).
+    events : None, str or number
+        The event definition, fixed on all the rows (a true top fraction becomes the threshold
+        it reaches there, as :func:`ranklens.targeting.fixed_events` fixes it).
+    relevance, event_threshold, k, gains : optional
+        Task parameters, accepted for the in-memory signature: no measure the engine segments
+        takes them.
+    n_buckets : int, optional
+        Value buckets per sort, as :func:`ranklens.dask.evaluate`.
+    storage_options : dict, optional
+        Passed to ``dask.dataframe.read_parquet``.
+
+    Returns
+    -------
+    SegmentEvaluation
+        As ``ranklens.by_segment``'s; its ``notes`` say where the intervals come from.
+
+    Raises
+    ------
+    ValueError
+        If an argument is invalid (the message names it), a measure cannot be evaluated by
+        segment on Dask (the message names each one with the reason), or a column of labels is
+        numeric with more than ``bins`` distinct values.
+
+    See Also
+    --------
+    ranklens.dask.evaluate : the unsegmented run.
+
+    Notes
+    -----
+    The values equal the in-memory ones on the same data (counts exactly, floats to rounding):
+    a segment's summaries are the unsegmented run's summaries of its rows. The passes are the
+    unsegmented run's, each serving every segment: the labels read once (their distinct
+    values), the scan and the event threshold, the scan by segment, and, for the curves and
+    the rank statistics, the shuffles by prediction and by truth. Inside a bucket the work is
+    done segment by segment: it grows with the rows, plus a cost per segment and bucket (per
+    replicate, for the replicates of the pair classes).
+    """
+    require("dask", "evaluating by segment on Dask")
+    import dask
+    import dask.dataframe as dd
+
+    preds = prediction_columns(predictions)
+    if len(preds) < 2:
+        raise ValueError("predictions must name at least two model columns")
+    columns_by = [by] if isinstance(by, str) else list(by)
+    if not columns_by or not all(isinstance(c, str) for c in columns_by):
+        raise ValueError(f"by must name one column of labels or several; got {by!r}")
+    settings = dict(
+        min_rows=min_rows,
+        min_events=min_events,
+        fdr=fdr,
+        fdr_level=fdr_level,
+        pick=pick,
+        confidence_level=confidence_level,
+        n_bootstrap=n_bootstrap,
+    )
+    settings["fdr_level"] = check_segment_settings(settings, preds)
+    _check_run(bins, n_bootstrap, interval, random_state, confidence_level)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics names no measure")
+    specs = [get_metric(name) for name in names]
+    given = dict(
+        n_bootstrap=n_bootstrap,
+        random_state=random_state,
+        confidence_level=confidence_level,
+        relevance=relevance,
+        event_threshold=event_threshold,
+        k=k,
+        gains=gains,
+        n_buckets=n_buckets,
+        storage_options=storage_options,
+    )
+    options = _options(
+        y_true, preds, sample_weight, groups if n_bootstrap else None, specs, events, given
+    )
+    plan = _segment_plan(options, specs)
+
+    every = list(dict.fromkeys([*options.columns, *columns_by]))
+    load = column_loader(data, every, storage_options, [*options.labels, *columns_by])
+    frame = load(every)
+    slicings, orders = _label_slicings(dask, frame, columns_by, int(bins))
+    keys = _sp.Keys(tuple(len(s.segments) for s in slicings), bool(cross and len(slicings) > 1))
+    drop = [c for c in columns_by if c not in options.columns]
+    meta = _sp.with_codes(frame._meta, columns_by, [[] for _ in columns_by], drop)
+    frame = frame.map_partitions(_sp.with_codes, columns_by, orders, drop, meta=meta)
+
+    scan_plan = dataclasses.replace(plan, specs=dataclasses.replace(plan.specs, ratio=[]))
+    scanned = scan_pass(dask, dd, frame, options, scan_plan)
+    found = event_pass(dask, options, plan, scanned)
+    totals = _scan_by_segment(dask, options, plan, scanned, found, keys)
+    outs = _shuffles(dask, dd, options, plan, scanned, found, keys, totals)
+    estimates = {
+        key: _estimate(key, options, plan, scanned, found, totals[key], outs) for key in totals
+    }
+    if keys.cross:
+        slicings.append(_crossed(slicings, keys, totals))
+    return _evaluation(options, specs, slicings, estimates, settings, found)
+
+
+def _check_run(
+    bins: Any, n_bootstrap: Any, interval: Any, random_state: Any, confidence_level: Any
+) -> None:
+    """Refuse the arguments of :func:`by_segment` that the engine cannot honour."""
+    from ranklens._validation import check_probability
+
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 2:
+        raise ValueError(f"bins must be an integer >= 2; got {bins!r}")
+    if (
+        isinstance(n_bootstrap, bool)
+        or not isinstance(n_bootstrap, int | np.integer)
+        or n_bootstrap < 0
+        or n_bootstrap == 1
+    ):
+        raise ValueError(f"n_bootstrap must be 0 or an integer >= 2; got {n_bootstrap!r}")
+    if interval not in ("auto", "percentile"):
+        raise ValueError(
+            f"interval={interval!r}: the Dask engine's intervals are the percentile intervals "
+            "of its Poisson replicates; give 'auto' or 'percentile'"
+        )
+    if isinstance(random_state, bool) or not isinstance(random_state, int | np.integer):
+        raise ValueError(f"random_state must be an integer on Dask; got {random_state!r}")
+    check_probability(confidence_level, "confidence_level")
+
+
+def _options(
+    y: str,
+    preds: list[str],
+    weight: str | None,
+    groups: str | None,
+    specs: Sequence[MetricSpec],
+    events: Any,
+    given: dict[str, Any],
+) -> Options:
+    """The engine's settings of the run (``given``: :func:`by_segment`'s arguments)."""
+    n_bootstrap = int(given["n_bootstrap"])
+    return Options(
+        y=y,
+        preds=preds,
+        weight=weight,
+        groups=groups,
+        measures=[spec.name for spec in specs],
+        events=events,
+        intervals={},
+        alpha=None,
+        relevance=given["relevance"],
+        event_threshold=given["event_threshold"],
+        n_bins=10,
+        exact=True,
+        n_bootstrap=n_bootstrap,
+        random_state=int(given["random_state"]),
+        confidence_level=float(given["confidence_level"]),
+        n_buckets=given["n_buckets"],
+        title="Evaluation by segment",
+        storage_options=given["storage_options"],
+        curve_arrays=False,
+        cost_benefit=None,
+        budget=None,
+        cost_per_target=None,
+        value_margin=None,
+        inference="bootstrap" if n_bootstrap else "auto",
+        k=given["k"],
+        gains=given["gains"],
+        robustness=False,
+        row_plots=False,
+    )
+
+
+def _segment_plan(options: Options, specs: Sequence[MetricSpec]) -> PassPlan:
+    """The engine's plan of the measures, restricted to the forms it evaluates by segment.
+
+    Raises
+    ------
+    ValueError
+        Naming every measure it cannot evaluate by segment, with the reason.
+    """
+    plan = plan_passes(options)
+    refused = dict(plan.specs.unsupported)
+    refused.update({spec.name: SUMS_REFUSED for spec in plan.claimed.sums})
+    refused.update({spec.name: MEDIAN_REFUSED for spec in plan.claimed.medians})
+    refused.update({spec.name: LISTED_REFUSED for spec in plan.listed})
+    refused.update({spec.name: LAGGED_REFUSED for spec in plan.lagged})
+    sweep = []
+    for spec in plan.specs.sweep:
+        form = spec.capabilities.batched
+        if isinstance(form, RankSweepForm) and form.statistic.moments:
+            refused[spec.name] = MOMENTS_REFUSED
+        else:
+            sweep.append(spec)
+    if refused:
+        listed = "; ".join(f"{name!r} ({why})" for name, why in refused.items())
+        raise ValueError(f"metrics: the Dask engine cannot evaluate these by segment: {listed}")
+    return dataclasses.replace(
+        plan,
+        specs=dataclasses.replace(plan.specs, sweep=sweep),
+        table_specs=[],
+        table_rules=[],
+        robust_here=False,
+        want_curves=bool(plan.specs.curve),
+        want_pairs=bool(sweep),
+        noether=False,
+        delong_c=False,
+        delong_auc=False,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# The labels
+
+
+def _label_slicings(
+    dask: Any, frame: Any, columns: list[str], bins: int
+) -> tuple[list[Slicing], list[list[Any]]]:
+    """Each column's slicing from its distinct labels (one read of the label columns), and
+    each one's labels in the order of their codes.
+
+    Raises
+    ------
+    ValueError
+        When a column's labels are all missing, or it is numeric with more than ``bins``
+        distinct values.
+    """
+    import pandas as pd
+
+    found = dask.compute(
+        *[dask.delayed(_sp.labels)(part, columns) for part in frame[columns].to_delayed()]
+    )
+    slicings, orders = [], []
+    for i, name in enumerate(columns):
+        present: dict[Any, None] = {}
+        categories: dict[Any, None] = {}
+        n_missing = 0
+        for part in found:
+            present.update(dict.fromkeys(part[i]["present"]))
+            categories.update(dict.fromkeys(part[i]["categories"] or []))
+            n_missing += part[i]["missing"]
+        if not present:
+            raise ValueError(f"segment labels {name!r} are all missing")
+        dtype = frame._meta[name].dtype
+        numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        if numeric and len(present) > bins:
+            raise ValueError(
+                f"by={name!r}: a numeric column with more than bins={bins} distinct values "
+                f"({len(present)}), which in memory is cut into quantile bins; the Dask engine "
+                "does not cut a column into quantile bins (their edges need exact quantiles of "
+                "the column, a selection of their own): give the bins as labels (pandas.qcut "
+                "first) or the column as strings or a categorical"
+            )
+        if isinstance(dtype, pd.CategoricalDtype):
+            order = [c for c in categories if c in present]
+        else:
+            order = label_order(list(present))
+        names = [label_name(v) for v in order]
+        if n_missing:
+            names.append(MISSING_SEGMENT)
+        slicings.append(Slicing(name, np.zeros(0, np.int64), tuple(names), "categories", n_missing))
+        orders.append(order)
+    return slicings, orders
+
+
+def _crossed(
+    slicings: list[Slicing], keys: _sp.Keys, totals: dict[tuple[int, int], Any]
+) -> Slicing:
+    """The cross product of the columns' slicings: its segments are the combinations present,
+    in the order of their codes (as in memory)."""
+    combos = sorted(code for s, code in totals if s == keys.cross_slicing)
+    names = []
+    for code in combos:
+        parts, rest = [], code
+        for size in reversed(keys.sizes):
+            parts.append(rest % size)
+            rest //= size
+        names.append(
+            " & ".join(s.segments[c] for s, c in zip(slicings, reversed(parts), strict=True))
+        )
+    name = " x ".join(s.name for s in slicings)
+    return Slicing(name, np.asarray(combos, dtype=np.int64), tuple(names), "crossed", 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# The passes by segment
+
+
+def _scan_by_segment(
+    dask: Any,
+    options: Options,
+    plan: PassPlan,
+    scanned: Scanned,
+    events: Events,
+    keys: _sp.Keys,
+) -> dict[tuple[int, int], dict[str, Any]]:
+    """Every segment's counts, ratio sums, grids and replicates' sums, merged pairwise on the
+    workers (one summary of every segment reaches the client)."""
+    replicates = options.replicates
+    grids = plan.want_curves or plan.want_pairs
+    work = _sp.ScanWork(
+        ratio_forms=plan.ratio_forms,
+        threshold=events.threshold,
+        p_bounds=events.p_bounds if grids else None,
+        t_bounds=events.t_bounds if grids else None,
+        reps=None if replicates is None else replicates["reps"],
+        seed=0 if replicates is None else replicates["seed"],
+        curves=plan.want_curves,
+        pairs=plan.want_pairs,
+    )
+    level = [
+        dask.delayed(_sp.segment_scan)(part, keys, options.y, options.preds, options.weight, work)
+        for part in scanned.frame.to_delayed()
+    ]
+    while len(level) > 1:
+        pairs = zip(level[::2], level[1::2], strict=False)
+        level = [dask.delayed(_sp.merge_scans)(u, v) for u, v in pairs] + level[
+            len(level) // 2 * 2 :
+        ]
+    (totals,) = dask.compute(level[0])
+    return dict(totals)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Segment:
+    """A segment's totals as the engine's combination reads them."""
+
+    rows: int
+    events: int
+    n_eff: int
+    total_w: Any
+    w2: float
+    grids: list[np.ndarray]
+
+    @classmethod
+    def of(cls, summary: dict[str, Any], unit: bool) -> _Segment:
+        rows = int(summary["rows"])
+        grids = []
+        for counts, weights in summary.get("grids", []):
+            grids.append(counts.astype(object) if unit else weights)
+        return cls(
+            rows=rows,
+            events=int(summary["events"]),
+            n_eff=rows if unit else int(summary["positive"]),
+            total_w=rows if unit else _e.fsum(summary["w"]),
+            w2=0.0 if unit else _e.fsum(summary["w2"]),
+            grids=grids,
+        )
+
+    def truth_below(self, unit: bool) -> dict[int, Any]:
+        """Per truth bucket, the count (or weight) of the segment's rows below it."""
+        t_counts = self.grids[0].sum(axis=0)
+        below = np.r_[0, np.cumsum(t_counts)[:-1]]  # (Python integers without weights)
+        return {b: int(v) if unit else float(v) for b, v in enumerate(below)}
+
+
+def _shuffles(
+    dask: Any,
+    dd: Any,
+    options: Options,
+    plan: PassPlan,
+    scanned: Scanned,
+    events: Events,
+    keys: _sp.Keys,
+    totals: dict[tuple[int, int], dict[str, Any]],
+) -> dict[str, Any]:
+    """The shuffles by prediction (one per model) and by truth, each bucket's rows of each
+    segment through the engine's bucket functions: ``{"pred": [model][bucket], "truth":
+    [bucket]}``, each a mapping of segment key to summary."""
+    if not (plan.want_curves or plan.want_pairs):
+        return {"pred": [[] for _ in options.preds], "truth": []}
+    unit, preds = options.unit, options.preds
+    segments = {key: _Segment.of(summary, unit) for key, summary in totals.items()}
+    replicates = options.replicates
+    frame = split_partitions(dask, dd, scanned.frame, scanned.part_rows, _e.ROWS_PER_BUCKET)
+    keep = [options.y, *([options.weight] if options.weight else [])]
+    keep += [_sp.code_column(i) for i in range(len(keys.sizes))]
+    keep += [_p.KEY] if replicates is not None else []
+    current, pred_tasks = frame, []
+    for k, model in enumerate(preds):
+        source = current if plan.want_pairs else frame
+        wanted = [*keep, *(preds[k:] if plan.want_pairs else [model])]
+        wanted += [c for c in source.columns if c.startswith(("_ranklens_a", "_ranklens_p"))]
+        source = source[list(dict.fromkeys(c for c in source.columns if c in wanted))]
+        bucketed = source.map_partitions(
+            _p.with_p_bucket, model, options.weight, events.p_bounds[k]
+        )
+        n_buckets = events.p_bounds[k].size + 1
+        shuffled = _p.by_bucket(bucketed, _p.P_BUCKET, n_buckets)
+        work = _prediction_work(k, options, plan, scanned, events, segments, totals)
+        outputs = [
+            dask.delayed(_sp.prediction_bucket, nout=2)(part, keys, _in_bucket(work, i, segments))
+            for i, part in enumerate(shuffled.to_delayed())
+        ]
+        pred_tasks.append([o[1] for o in outputs])
+        meta = source._meta.assign(
+            **{
+                _p.midrank_column(k): np.zeros(0, work.midrank_dtype),
+                _p.bucket_column(k): np.zeros(0, _p.BUCKET_DTYPE),
+            }
+        )
+        current = dd.from_delayed([o[0] for o in outputs], meta=meta, verify_meta=False)
+    truth_tasks = _truth_tasks(dask, current, options, plan, events, keys, segments)
+    pred_out, truth_out = dask.compute(pred_tasks, truth_tasks)
+    return {"pred": pred_out, "truth": truth_out}
+
+
+def _prediction_work(
+    k: int,
+    options: Options,
+    plan: PassPlan,
+    scanned: Scanned,
+    events: Events,
+    segments: dict[tuple[int, int], _Segment],
+    totals: dict[tuple[int, int], dict[str, Any]],
+) -> _sp.PredictionWork:
+    """Model ``k``'s bucket work: every segment's carry-ins by bucket (filtered per bucket by
+    :func:`_in_bucket`)."""
+    unit, replicates = options.unit, options.replicates
+    carries, queries, boot_carries = {}, {}, {}
+    for key, seg in segments.items():
+        if seg.n_eff == 0:
+            continue
+        carries[key] = prediction_carry_ins(
+            seg.grids[k], events.first_event_bucket, seg.total_w, unit
+        )
+        queries[key] = decile_queries(options.n_bins, seg.total_w)
+        if replicates is not None and key != ALL_ROWS and plan.want_curves:
+            boot = {
+                "parts": [totals[key]["boot"]],
+                "reps": replicates["reps"],
+                "depths": plan.depths,
+            }
+            boot_carries[key] = boot_carry(boot, k, replicates["seed"])["carry"]
+    return _sp.PredictionWork(
+        model_index=k,
+        y=options.y,
+        pred=options.preds[k],
+        weight=options.weight,
+        threshold=events.threshold,
+        carries=carries,
+        queries=queries,
+        depths=plan.depths,
+        rank_pairs=plan.want_pairs,
+        curves=plan.want_curves,
+        t_bounds=events.t_bounds,
+        single=events.single,
+        reps=None if replicates is None else replicates["reps"],
+        seed=0 if replicates is None else replicates["seed"],
+        boot_carries=boot_carries,
+        midrank_dtype=_p.midrank_dtype(scanned.n, unit),
+    )
+
+
+def _in_bucket(
+    work: _sp.PredictionWork, bucket: int, segments: dict[tuple[int, int], _Segment]
+) -> _sp.PredictionWork:
+    """``work`` for one prediction bucket: the carry-ins of the segments with rows in it."""
+    k = work.model_index
+    held = [key for key in work.carries if segments[key].grids[k][bucket].sum() > 0]
+    return dataclasses.replace(
+        work,
+        carries={key: work.carries[key][bucket] for key in held},
+        queries={key: work.queries[key] for key in held},
+        boot_carries={
+            key: work.boot_carries[key][bucket] for key in held if key in work.boot_carries
+        },
+    )
+
+
+def _truth_tasks(
+    dask: Any,
+    current: Any,
+    options: Options,
+    plan: PassPlan,
+    events: Events,
+    keys: _sp.Keys,
+    segments: dict[tuple[int, int], _Segment],
+) -> list[Any]:
+    """The shuffle by truth of the last shuffle by prediction's rows, and its buckets' tasks
+    (none without rank statistics)."""
+    if not plan.want_pairs:
+        return []
+    unit, replicates = options.unit, options.replicates
+    below = {key: seg.truth_below(unit) for key, seg in segments.items() if seg.n_eff}
+    wanted = [c for c in current.columns if c not in options.preds]
+    source = current[wanted]
+    bucketed = source.map_partitions(_p.with_t_bucket, options.y, events.t_bounds, events.single)
+    shuffled = _p.by_bucket(bucketed, _p.T_BUCKET, events.t_bounds.size + 1)
+    boot = None
+    if replicates is not None:
+        boot = {
+            "reps": replicates["reps"],
+            "seed": replicates["seed"],
+            "keys": {key for key in below if key != ALL_ROWS},
+        }
+    tasks = []
+    for b, part in enumerate(shuffled.to_delayed()):
+        held = [key for key in below if segments[key].grids[0][:, b].sum() > 0]
+        tasks.append(
+            dask.delayed(_sp.truth_bucket)(
+                part,
+                keys,
+                options.y,
+                options.weight,
+                len(options.preds),
+                {key: below[key][b] for key in held},
+                {key: float(segments[key].total_w) for key in held},
+                boot,
+            )
+        )
+    return tasks
+
+
+# ------------------------------------------------------------------------------------------------
+# Each segment's values, replicates and comparison
+
+
+@dataclasses.dataclass(frozen=True)
+class _Estimate:
+    """A segment's counts, values (with their problems) and comparison."""
+
+    rows: int
+    events: int
+    values: dict[str, dict[str, float]]
+    problems: dict[str, dict[str, Problem]]
+    comparison: Any
+
+
+def _estimate(
+    key: tuple[int, int],
+    options: Options,
+    plan: PassPlan,
+    scanned: Scanned,
+    events: Events,
+    summary: dict[str, Any],
+    outs: dict[str, Any],
+) -> _Estimate:
+    """One segment's values (the engine's combination of its summaries) and, with replicates,
+    its comparison (percentile intervals and paired tests of its replicates)."""
+    preds, unit = options.preds, options.unit
+    seg = _Segment.of(summary, unit)
+    results = Results.empty(preds)
+    pred_out = [[o[key] for o in per_model if key in o] for per_model in outs["pred"]]
+    truth_out = [t[key] for t in outs["truth"] if key in t]
+    if seg.n_eff == 0:
+        for spec in [*plan.specs.ratio, *plan.specs.curve, *plan.specs.sweep]:
+            for model in preds:
+                results.values[model][spec.name] = math.nan
+                results.problems[model][spec.name] = Problem(
+                    "undefined", "the segment has no row of positive weight"
+                )
+        return _Estimate(seg.rows, seg.events, results.values, results.problems, None)
+    _ratio_values(options, plan, summary, results)
+    if plan.want_curves or plan.want_pairs:
+        t_counts = seg.grids[0].sum(axis=0)
+        shuffled = Shuffled(
+            pred_out=pred_out,
+            truth_out=truth_out,
+            pred_pairs_out=[],
+            truth_pairs_out=[],
+            rho_out=[],
+            curve_out=[],
+            truth_curve_out=None,
+            grid_totals=seg.grids,
+            t_counts=t_counts,
+            t_w2=None if unit else summary["t_w2"],
+            t_carry=seg.truth_below(unit),
+            sequence=False,
+            value_curves=False,
+        )
+        own = dataclasses.replace(
+            scanned, n=seg.rows, total_w=seg.total_w, n_eff=seg.n_eff, scans=[{"w2": seg.w2}]
+        )
+        combine(options, plan, own, events, shuffled, results)
+    comparison = None
+    if options.replicates is not None and key != ALL_ROWS:
+        replicates = _replicates(options, plan, events, summary, pred_out, truth_out)
+        comparison = _e.interval_comparison(
+            results.values, preds, {"bootstrap": replicates}, "bootstrap", options.confidence_level
+        )
+    return _Estimate(seg.rows, seg.events, results.values, results.problems, comparison)
+
+
+def _ratio_values(
+    options: Options, plan: PassPlan, summary: dict[str, Any], results: Results
+) -> None:
+    """The ratio measures of a segment from its partial sums, as the unsegmented run's (a
+    domain error on a row is the measure's problem there)."""
+    for j, spec in enumerate(plan.specs.ratio):
+        form = spec.capabilities.batched
+        for k, model in enumerate(options.preds):
+            parts = summary["sums"][k][j]
+            failed = _e.whole_failure(parts, summary["rows_parts"])
+            if failed is not None:
+                results.values[model][spec.name] = math.nan
+                results.problems[model][spec.name] = exception_problem(failed)
+                continue
+            num = _e.fsum(p[0] for p in parts)
+            den = _e.fsum(p[1] for p in parts)
+            with np.errstate(all="ignore"):
+                value = float(form.finalize(num / den)) if den != 0 else math.nan
+            results.values[model][spec.name] = value
+            if not math.isfinite(value):
+                results.problems[model][spec.name] = Problem(
+                    "undefined", "the per-row values are not finite for these data"
+                )
+
+
+def _replicates(
+    options: Options,
+    plan: PassPlan,
+    events: Events,
+    summary: dict[str, Any],
+    pred_out: list[list[dict[str, Any]]],
+    truth_out: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A segment's replicates and percentile intervals, as the unsegmented run's
+    ``extras["bootstrap"]``: the engine's functions on the segment's summaries."""
+    from ranklens._resampling import percentile_interval
+
+    replicates = options.replicates
+    assert replicates is not None
+    level, reps, seed = options.confidence_level, replicates["reps"], replicates["seed"]
+    boot = {"reps": reps, "parts": [summary["boot"]], "depths": plan.depths, "seed": seed}
+    if plan.want_curves:
+        out = boot_results(
+            boot, pred_out, options.preds, plan.specs, level, options.groups, options.random_state
+        )
+    else:  # the ratio measures alone (no curve piece to read)
+        sums = summary["boot"]["sums"]
+        values: dict[str, dict[str, np.ndarray]] = {}
+        for k, model in enumerate(options.preds):
+            values[model] = {}
+            for j, spec in enumerate(plan.specs.ratio):
+                with np.errstate(all="ignore"):
+                    ratio = sums[k, j, 0] / sums[k, j, 1]
+                    values[model][spec.name] = np.asarray(
+                        spec.capabilities.batched.finalize(ratio), np.float64
+                    )
+        intervals = {
+            model: {
+                name: tuple(float(v) for v in percentile_interval(r[np.isfinite(r)], level))
+                if np.isfinite(r).sum() >= 2
+                else (math.nan, math.nan)
+                for name, r in out_model.items()
+            }
+            for model, out_model in values.items()
+        }
+        out = {"n_replicates": int(reps.size), "replicates": values, "intervals": intervals}
+    if plan.want_pairs:
+        add_rank_replicates(
+            out,
+            [summary["boot_grid"]],
+            [[o["boot_pairs"] for o in per_model if "boot_pairs" in o] for per_model in pred_out],
+            [t["boot_pairs"] for t in truth_out if "boot_pairs" in t],
+            options.preds,
+            plan.specs.sweep,
+            events.single,
+            level,
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# The result
+
+
+def _evaluation(
+    options: Options,
+    specs: list[MetricSpec],
+    slicings: list[Slicing],
+    estimates: dict[tuple[int, int], _Estimate],
+    settings: dict[str, Any],
+    events: Events,
+) -> SegmentEvaluation:
+    """The records of every segment, judged as one family, in the in-memory result."""
+    preds = options.preds
+    whole = estimates[ALL_ROWS]
+    overall = {spec.name: {m: whole.values[m][spec.name] for m in preds} for spec in specs}
+    picks = choose_picks(specs, overall, settings["pick"])
+    counts = ["events" in inspect.signature(spec.func).parameters for spec in specs]
+    defined = any(counts)
+    records: list[dict[str, Any]] = []
+    unshown: list[float] = []
+    for s, slicing in enumerate(slicings, start=1):
+        codes = slicing.codes if slicing.kind == "crossed" else range(len(slicing.segments))
+        for j, code in enumerate(codes):
+            est = estimates[(s, int(code))]
+            n_events = est.events if defined else None
+            small = [
+                small_reason(
+                    est.rows,
+                    est.events,
+                    est.rows - est.events,
+                    counts_events=c and defined,
+                    min_rows=int(settings["min_rows"]),
+                    min_events=int(settings["min_events"]),
+                )
+                for c in counts
+            ]
+            shown, others = segment_records(
+                slicing.name,
+                slicing.segments[j],
+                (est.rows, n_events),
+                specs=specs,
+                models=preds,
+                picks=picks,
+                small=small,
+                comparison=est.comparison,
+                problem=None,
+                score=_scorer(est),
+            )
+            records += shown
+            unshown += others
+    keys_note = f"groups {options.groups!r}" if options.groups else "row position"
+    return judged_evaluation(
+        records,
+        specs=specs,
+        models=preds,
+        picks=picks,
+        overall=overall,
+        slicings=slicings,
+        settings=settings,
+        events=_fixed_events(options, events) if defined else None,
+        notes=[POISSON_NOTE.format(keys=keys_note)] if options.n_bootstrap else [],
+        unshown=unshown,
+    )
+
+
+def _scorer(est: _Estimate) -> Any:
+    def score(spec: MetricSpec, model: str) -> tuple[float, Any]:
+        return est.values[model][spec.name], est.problems[model].get(spec.name)
+
+    return score
+
+
+def _fixed_events(options: Options, events: Events) -> Any:
+    """The event definition every segment applied, as :func:`ranklens.targeting.fixed_events`
+    words it: a true top fraction as the threshold it reached on all the rows."""
+    if events.top is not None:
+        return f">={events.threshold!r}"
+    return options.events
