@@ -22,9 +22,9 @@ distributed = pytest.importorskip("distributed")
 
 import ranklens as rl  # noqa: E402
 import ranklens.dask as rd  # noqa: E402
-from ranklens._inference import symmetric_p_value  # noqa: E402
 from ranklens._resampling import percentile_interval  # noqa: E402
 from ranklens.metrics import get_metric  # noqa: E402
+from ranklens.segments import wald_p_value  # noqa: E402
 
 TOL = 1e-12
 
@@ -163,7 +163,8 @@ def test_crossed_segments_and_a_binary_target_equal_memory(client):
 def test_replicates_are_the_engines_poisson_replicates_of_each_segment(client, poisson_counts):
     """A segment's interval is the percentile interval of the measure on its rows weighted by
     each row's Poisson count (keyed by its position in the data), and the paired test of the
-    difference from the pick the symmetric bootstrap p-value of those replicates."""
+    difference from the pick the Wald p-value of those replicates' standard deviation, as in
+    memory."""
     df = _frame(900, seed=5)
     n_rep, level = 25, 0.9
     got = rd.by_segment(
@@ -203,7 +204,8 @@ def test_replicates_are_the_engines_poisson_replicates_of_each_segment(client, p
         if record["model"] != record["pick"]:
             d = mine - replicates(record["pick"])
             d = d[np.isfinite(d)]
-            assert record["p_value"] == symmetric_p_value(d, record["difference"]), record
+            expected = wald_p_value(record["difference"], float(np.std(d, ddof=1)))
+            assert record["p_value"] == pytest.approx(expected, rel=1e-9), record
             assert 0.0 < record["q_value"] <= 1.0 and record["verdict"] in (
                 "better",
                 "worse",
@@ -211,6 +213,7 @@ def test_replicates_are_the_engines_poisson_replicates_of_each_segment(client, p
             )
         checked += 1
     assert checked >= 12
+    # two models: the pairs with the pick are every pair
     assert got.n_tests == sum(math.isfinite(r.get("p_value", math.nan)) for r in got.records)
     assert "Poisson bootstrap" in got.notes[-1] and "row position" in got.notes[-1]
 
