@@ -2,17 +2,27 @@
 
 The layers, bottom to top (a module may import its own layer or any layer below):
 
-0. foundations: validation, results, formatting, the registries, exceptions, the version;
-1. numba kernels (``_kernels``): pure functions, importing nothing of ranklens but each other and
-   the disk cache's configuration (``_cache``); the array-API forms (``_xp``), which also choose
-   between a kernel and its NumPy form;
-2. measures (one module per family), the relevance functions they use, and the private modules
-   that hold what a measure shares with the engines (the rank sweep, a ranked target);
+0. foundations: validation, results, formatting, the registries, the computational forms, the
+   interval formulas, the performance policy, the disk cache's configuration; and the flat
+   ``exceptions`` and ``_version``;
+1. computation: the numba kernels (``_compute/kernels``), pure functions importing nothing of
+   ranklens but each other and the disk cache's configuration (``_foundation/cache``); the
+   array-API forms (``_compute/xp``), which also choose between a kernel and its NumPy form;
+2. measures: the public measure modules (one per family) and what a measure shares with the
+   engines (``_measures``: the rank sweep, a ranked target, the relevance functions);
 3. ``metrics``: the registry's public face, importing the measure modules that register;
-4. inference: resampling, comparison, bands, robustness, agreement;
-5. the evaluation pipeline;
-6. presentation: ``plot``, ``report``, the command line, the demo, datasets, scorers;
+4. inference: the public ``compare``, ``bands``, ``robustness``, ``agreement``, ``delong`` and
+   the resampling, the bootstrap's evaluators and the device path (``_inference``);
+5. engines: the in-memory pipeline (``evaluation``), the Dask engine (``dask``), the bootstrap's
+   budget and ``evaluate_models`` (``_engines``);
+6. presentation: ``plot``, ``report``, the command line, the demo, warmup, datasets, scorers;
 7. the package's ``__init__`` (the public namespace).
+
+A private module's layer is its folder's: each layer keeps its private modules in one private
+package (:data:`LAYER_PACKAGES`), so the source tree is the diagram and a new private module
+gets its layer by where it is put. The public modules, whose import paths are the library's API
+and so cannot move into a folder, are listed one by one (:data:`FLAT_MODULES`); a module in
+neither has no layer and fails :func:`test_every_module_has_a_layer`.
 
 Function-local imports count like module-level ones: a lazy import still runs upward. No module
 is imported by its name in a string (``importlib.import_module``, ``__import__``), which this
@@ -31,37 +41,18 @@ import pytest
 
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
 
-FOUNDATIONS = {
-    "ranklens._problems",  # calling a measure quietly: the pipeline and the Dask engine
-    "ranklens._hinges",  # order statistics and Tukey's hinges: box plots in memory and on Dask
-    "ranklens._cache",
-    "ranklens._curve_registry",
-    "ranklens._docstrings",
-    "ranklens._events",
-    "ranklens._exact_null",
-    "ranklens._extras",
-    "ranklens._normal",
-    "ranklens._progress",
-    "ranklens._extras",
-    "ranklens._progress",
-    "ranklens._format",
-    "ranklens._inference",  # interval formulas over NumPy: used by measures and inference
-    "ranklens._forms",  # the computational forms every engine reads
-    "ranklens._registry",
-    "ranklens._results",
-    "ranklens._route",  # the performance policy: NumPy form or kernel, serial or parallel
-    "ranklens._typing",
-    "ranklens._scaling",
-    "ranklens._shared",
-    "ranklens._validation",
-    "ranklens._version",
-    "ranklens.exceptions",
+#: The private package of each layer: every module in it (at any depth) has its layer.
+LAYER_PACKAGES = {
+    "ranklens._foundation": 0,
+    "ranklens._compute": 1,
+    "ranklens._measures": 2,
+    "ranklens._inference": 4,
+    "ranklens._engines": 5,
 }
-MEASURES = {
-    "ranklens._by_depth",  # the best model by depth: targeting and the Dask engine
-    "ranklens._rank_sweep",  # the rank sweep: ranking's measures and the Dask engine
-    "ranklens._ranked",  # a target ranked by a score: targeting, the Dask engine, the CLI
-    "ranklens._relevance_functions",  # the relevance functions, built alike everywhere
+
+#: The public measure modules (the public functions of one family and their registration): the
+#: measure layer without ``_measures``, which holds what the measures share with the engines.
+MEASURE_MODULES = {
     "ranklens.extremes",
     "ranklens.intervals",
     "ranklens.listwise",
@@ -70,77 +61,46 @@ MEASURES = {
     "ranklens.residual",
     "ranklens.targeting",
 }
-INFERENCE = {
-    "ranklens._evaluators",  # the bootstrap's evaluators: the comparison and its budget
-    "ranklens._method_names",  # a comparison's methods in words: the pipeline, Dask, the report
-    "ranklens._budget",
-    "ranklens._gpu_engine",
-    "ranklens._resampling",
-    "ranklens.agreement",
-    "ranklens.bands",
-    "ranklens.compare",
-    "ranklens.delong",
-    "ranklens.robustness",
-}
-PIPELINE = {
-    "ranklens._budget",
-    "ranklens.evaluation",
-    "ranklens._entry",  # evaluate_models: the choice of engine, above the pipeline and Dask
-    "ranklens.dask",
-    "ranklens.dask._curve_sums",
-    "ranklens.dask._curves",
-    "ranklens.dask._boot_pairs",
-    "ranklens.dask._bucket_passes",
-    "ranklens.dask._combining",
-    "ranklens.dask._delong",
-    "ranklens.dask._engine",
-    "ranklens.dask._listwise",
-    "ranklens.dask._evaluate",
-    "ranklens.dask._gather",
-    "ranklens.dask._inputs",
-    "ranklens.dask._lagged",
-    "ranklens.dask._magnitude",
-    "ranklens.dask._noether",
-    "ranklens.dask._partition_passes",
-    "ranklens.dask._passes",
-    "ranklens.dask._planning",
-    "ranklens.dask._profile",
-    "ranklens.dask._quantiles",
-    "ranklens.dask._robustness",
-    "ranklens.dask._row_plots",
-    "ranklens.dask._sums",
-    "ranklens.dask._watch",
-}
-PRESENTATION_PREFIXES = ("ranklens.plot", "ranklens.report", "ranklens._cli", "ranklens.cli.")
-PRESENTATION = {
-    "ranklens.__main__",
-    "ranklens.cli",
-    "ranklens._demo",
-    "ranklens._warmup",
-    "ranklens.datasets",
-    "ranklens.scorers",
+
+#: The modules and packages outside the layer packages (a package stands for all its modules):
+#: the public ones, whose import paths users import, and the few private modules that stay flat
+#: beside them (``_version``, read by the build; the demo and warmup, which the command line,
+#: the examples and the benchmarks import without the command line's extra).
+FLAT_MODULES = {
+    "ranklens._version": 0,
+    "ranklens.exceptions": 0,
+    **dict.fromkeys(MEASURE_MODULES, 2),
+    "ranklens.metrics": 3,
+    "ranklens.agreement": 4,
+    "ranklens.bands": 4,
+    "ranklens.compare": 4,
+    "ranklens.delong": 4,
+    "ranklens.robustness": 4,
+    "ranklens.evaluation": 5,
+    "ranklens.dask": 5,  # the Dask engine: the package and its private modules
+    "ranklens.__main__": 6,
+    "ranklens.cli": 6,
+    "ranklens.plot": 6,
+    "ranklens.report": 6,
+    "ranklens.datasets": 6,
+    "ranklens.scorers": 6,
+    "ranklens._demo": 6,
+    "ranklens._warmup": 6,
 }
 
 
 def layer(module: str) -> int:
-    if module in FOUNDATIONS:
-        return 0
-    if module.startswith(("ranklens._kernels", "ranklens._xp")):  # numba / array-API kernels
-        return 1
-    if module in MEASURES:
-        return 2
-    if module == "ranklens.metrics":
-        return 3
-    if module in INFERENCE:
-        return 4
-    if module in PIPELINE:
-        return 5
-    if module in PRESENTATION or module.startswith(PRESENTATION_PREFIXES):
-        return 6
+    """The layer of ``module``: its layer package's, else its flat module's or package's."""
     if module == "ranklens":
         return 7
+    top = ".".join(module.split(".")[:2])  # ranklens._compute.kernels.ranking -> ranklens._compute
+    if top in LAYER_PACKAGES:
+        return LAYER_PACKAGES[top]
+    if top in FLAT_MODULES:
+        return FLAT_MODULES[top]
     raise AssertionError(
-        f"{module} has no layer: add it to tests/test_architecture.py where it belongs"
+        f"{module} has no layer: put a private module in the package of its layer "
+        f"({', '.join(LAYER_PACKAGES)}); list a public one in tests/test_architecture.py"
     )
 
 
@@ -237,18 +197,13 @@ def test_nothing_imports_upward():
 
 def test_the_route_policy_imports_nothing_of_ranklens():
     """Every layer reads the performance policy, so it sits below all of them."""
-    assert import_graph()["ranklens._route"] == set()
+    assert import_graph()["ranklens._foundation.route"] == set()
 
 
 def test_kernels_import_only_foundations_and_kernels():
     for module, targets in import_graph().items():
-        if module.startswith("ranklens._kernels"):
+        if module.startswith("ranklens._compute.kernels"):
             assert all(layer(t) <= 1 for t in targets), (module, targets)
-
-
-#: The measure modules (public functions of one family and their registration): the measure
-#: layer without its private modules, which hold what the measures share with the engines.
-MEASURE_MODULES = {m for m in MEASURES if not m.rsplit(".", 1)[1].startswith("_")}
 
 
 def test_the_dask_engine_and_the_device_path_import_no_measure_module():
@@ -258,22 +213,22 @@ def test_the_dask_engine_and_the_device_path_import_no_measure_module():
     engines = {
         module: sorted(targets & MEASURE_MODULES)
         for module, targets in import_graph().items()
-        if module.startswith("ranklens.dask") or module == "ranklens._gpu_engine"
+        if module.startswith("ranklens.dask") or module == "ranklens._inference.device_engine"
     }
     assert {m: t for m, t in engines.items() if t} == {}
 
 
 #: What a kernel module may import of ranklens besides other kernel modules.
-KERNEL_IMPORTS = {"ranklens._cache"}
+KERNEL_IMPORTS = {"ranklens._foundation.cache"}
 
 
 def test_kernels_import_only_each_other_and_the_cache():
     """A kernel module holds numba kernels only: no routing policy, no array-API form, nothing
     that could import it back (function-local imports count)."""
     outside = {
-        module: sorted(t for t in targets if not t.startswith("ranklens._kernels"))
+        module: sorted(t for t in targets if not t.startswith("ranklens._compute.kernels"))
         for module, targets in import_graph().items()
-        if module.startswith("ranklens._kernels")
+        if module.startswith("ranklens._compute.kernels")
     }
     assert {m: t for m, t in outside.items() if set(t) - KERNEL_IMPORTS} == {}
 
@@ -348,10 +303,10 @@ def test_the_check_of_string_imports_sees_each_form(tmp_path, monkeypatch):
     (package / "user.py").write_text(
         "import importlib\n"
         "from importlib import import_module\n"
-        "_KERNELS = 'ranklens._kernels.curves'\n"
+        "_KERNELS = 'ranklens._compute.kernels.curves'\n"
         "def f(name):\n"
-        "    importlib.import_module('ranklens._kernels.ranking')\n"
-        "    importlib.import_module(f'ranklens._kernels.{name}')\n"
+        "    importlib.import_module('ranklens._compute.kernels.ranking')\n"
+        "    importlib.import_module(f'ranklens._compute.kernels.{name}')\n"
         "    import_module(_KERNELS)\n"
         "    __import__(name)\n"
         "    importlib.import_module('cupy')\n"
@@ -380,7 +335,7 @@ def test_kernels_stay_within_their_complexity():
     result = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "C901",
          "--config", f"lint.mccabe.max-complexity={KERNEL_COMPLEXITY}",
-         "--output-format", "concise", str(SRC / "_kernels")],
+         "--output-format", "concise", str(SRC / "_compute" / "kernels")],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
@@ -392,7 +347,8 @@ def test_engines_import_no_measure_module(module):
     graph = import_graph()
     if module not in graph:
         pytest.skip(f"{module} does not exist")
-    assert not (graph[module] & MEASURES), graph[module] & MEASURES
+    measures = {m for m in graph if layer(m) == 2}
+    assert not (graph[module] & measures), graph[module] & measures
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The bootstrap at scale: its time budget is a bound, its cost per replicate O(n log n), its
-memory within a stated budget (ranklens._budget, ranklens._resampling, ranklens.compare).
+memory within a stated budget (ranklens._engines.budget, ranklens._inference.resampling,
+ranklens.compare).
 
 Timings are not asserted here (a loaded machine would turn them red): benchmarks/bench_budget.py
 and benchmarks/bench_scale.py time them. These tests pin the deterministic parts: the compile step
@@ -17,11 +18,14 @@ import math
 import numpy as np
 import pytest
 
-from ranklens import _budget, _evaluators, _progress, _resampling
 from ranklens import compare as compare_module
-from ranklens._kernels import rank_levels
-from ranklens._resampling import BootstrapMemoryError
-from ranklens._route import POLICY
+from ranklens._compute.kernels import rank_levels
+from ranklens._engines import budget as _budget
+from ranklens._foundation import progress as _progress
+from ranklens._foundation.route import POLICY
+from ranklens._inference import evaluators as _evaluators
+from ranklens._inference import resampling as _resampling
+from ranklens._inference.resampling import BootstrapMemoryError
 from ranklens.compare import compare_models
 from ranklens.metrics import get_metric
 
@@ -67,7 +71,7 @@ def test_compile_step_runs_the_level_sweep_of_the_real_n(level_route, monkeypatc
     _budget._compile(y, preds, specs, None, (), {}, "bca", False, 1100)
     assert "count_lanes" in calls  # a whole block of uint8 counts, as the run draws them
     assert {"level_statistics_parallel", "level_statistics_serial"} & set(calls)
-    from ranklens._cache import is_compiled
+    from ranklens._foundation.cache import is_compiled
 
     assert any(
         is_compiled(kernel)

@@ -2,12 +2,12 @@
 
 numba keeps compiled kernels (``@njit(cache=True)``) beside the source or in its user folder;
 where neither can be written it refuses to define the kernel at all ("cannot cache function
-'_descending_keys': no locator available"). :func:`ranklens._cache.configure` then points the
-cache at a private folder in the temporary directory.
+'_descending_keys': no locator available"). :func:`ranklens._foundation.cache.configure` then points
+the cache at a private folder in the temporary directory.
 
 The install is simulated so that it is unwritable even for root (who ignores file modes): the
-package is copied with a regular *file* in place of ``_kernels/__pycache__`` (no folder can be
-made there) and ``HOME`` lies below a regular file (no ``~/.cache`` can be made).
+package is copied with a regular *file* in place of ``_compute/kernels/__pycache__`` (no folder can
+be made there) and ``HOME`` lies below a regular file (no ``~/.cache`` can be made).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 import ranklens
-from ranklens import _cache
+from ranklens._foundation import cache as _cache
 
 _SCRIPT = """
 import os, sys
 import numpy as np
-from ranklens._kernels import curves  # defines the cached kernels: raised before the fix
+from ranklens._compute.kernels import curves  # defines the cached kernels: raised before the fix
 from ranklens.targeting import roc_auc
 rng = np.random.default_rng(7)
 y = (rng.random(50_000) < 0.3).astype(float)
@@ -43,7 +43,7 @@ def _read_only_copy(root: pathlib.Path) -> pathlib.Path:
     site = root / "site"
     source = pathlib.Path(ranklens.__file__).resolve().parent
     shutil.copytree(source, site / "ranklens", ignore=shutil.ignore_patterns("__pycache__"))
-    (site / "ranklens" / "_kernels" / "__pycache__").write_text("not a folder")
+    (site / "ranklens" / "_compute" / "kernels" / "__pycache__").write_text("not a folder")
     for path in [site, *site.rglob("*")]:
         mode = path.stat().st_mode
         path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))

@@ -28,8 +28,8 @@ import pytest
 from scipy import stats
 
 from ranklens import breakdown_curve, compare_models, most_influential
-from ranklens._forms import RankStatistic, RankSweepForm, RatioForm, SumsForm
-from ranklens._registry import Capabilities, ComputationalForm, register_metric
+from ranklens._foundation.forms import RankStatistic, RankSweepForm, RatioForm, SumsForm
+from ranklens._foundation.registry import Capabilities, ComputationalForm, register_metric
 from ranklens.exceptions import RanklensWarning
 from ranklens.metrics import available_metrics, get_metric
 

@@ -141,7 +141,7 @@ def test_json_is_strict_and_nan_becomes_null(tmp_path, rng):
 
 
 def test_a_measure_that_raises_is_a_failure_exit_1(tmp_path, csv, monkeypatch):
-    from ranklens import _registry
+    from ranklens._foundation import registry as _registry
 
     def exploding(y_true, y_pred, *, sample_weight=None):
         """A measure that fails on this input."""

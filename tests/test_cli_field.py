@@ -346,7 +346,7 @@ def test_a_cell_that_is_not_a_number_is_named(tmp_path, wallet):
 
 
 def _register(monkeypatch, name, func, family="residual"):
-    from ranklens import _registry
+    from ranklens._foundation import registry as _registry
 
     spec = _registry.MetricSpec(name, func, False, family)
     monkeypatch.setitem(_registry.REGISTRY, name, spec)
@@ -379,7 +379,7 @@ def test_failure_is_exit_1_and_shown_in_both_outputs(tmp_path, wallet_csv, monke
 def test_a_failing_curve_is_a_failure(tmp_path, wallet_csv, monkeypatch):
     import dataclasses
 
-    from ranklens import _curve_registry
+    from ranklens._foundation import curve_registry as _curve_registry
     from ranklens.metrics import get_curve
 
     def broken_roc(*args, **kwargs):

@@ -2,10 +2,10 @@
 
 A small first call (``curve_bands``, the bootstrap of the targeting measures, a cold ``ranklens
 evaluate``) runs ``cutoff_auc_grid_numpy``, ``gain_grid_numpy`` and ``targeting_replicates_numpy``
-(:mod:`ranklens._xp.curves`) while the kernels of :mod:`ranklens._kernels.curve_sweeps` have no
-machine code in the process (below ``POLICY.band_grid_numpy_below`` rows). Each test runs the NumPy
-form and the forced kernel on the same prepared state and weight rows and asserts equal arrays (NaN
-where NaN, every bit elsewhere).
+(:mod:`ranklens._compute.xp.curves`) while the kernels of
+:mod:`ranklens._compute.kernels.curve_sweeps` have no machine code in the process (below
+``POLICY.band_grid_numpy_below`` rows). Each test runs the NumPy form and the forced kernel on the
+same prepared state and weight rows and asserts equal arrays (NaN where NaN, every bit elsewhere).
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranklens import _route, ranking, targeting
-from ranklens._kernels import curve_sweeps as cs
-from ranklens._xp import band_routes
-from ranklens._xp import curves as xpc
+from ranklens import ranking, targeting
+from ranklens._compute.kernels import curve_sweeps as cs
+from ranklens._compute.xp import band_routes
+from ranklens._compute.xp import curves as xpc
+from ranklens._foundation import route as _route
 
 _GRID = np.round(np.arange(1, 101) / 100.0, 2)
 _CODES = np.array([0, 1, 2, 3, 4, 4, 4], dtype=np.int64)
@@ -153,7 +154,7 @@ def test_cutoff_auc_grid_numpy_equals_the_kernel(case, kind):
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: c[0])
 def test_cutoff_auc_sums_numpy_equals_the_kernel(case, kind):
     """The sums behind ``cutoff_auc_curve`` (its estimate on a small first call)."""
-    from ranklens._kernels import ranking as _kr
+    from ranklens._compute.kernels import ranking as _kr
 
     _name, y, p = case
     w = _weight_rows(y.size, np.random.default_rng(13), kind)[0]
@@ -327,7 +328,7 @@ _FRESH = textwrap.dedent(
             compiled.append(event.data["dispatcher"].py_func.__name__)
     ev.register("numba:compile", L())
     from ranklens import compare_models, curve_bands
-    from ranklens._kernels import curve_sweeps as cs
+    from ranklens._compute.kernels import curve_sweeps as cs
     rng = np.random.default_rng(0)
     y = rng.lognormal(size=300)
     preds = {"a": y * rng.lognormal(0, 0.5, 300), "b": rng.normal(size=300)}
@@ -369,7 +370,7 @@ def test_budget_compiles_the_grids_of_the_real_run(monkeypatch, n):
     """The bootstrap budget's tiny sample (48 rows) takes the grid route of the real n: below
     POLICY.band_grid_numpy_below the NumPy forms, as the real run will; above it the kernels, so
     that the timed real replicates do not compile them."""
-    from ranklens import _budget
+    from ranklens._engines import budget as _budget
     from ranklens.metrics import get_metric
 
     seen: list[bool] = []

@@ -1,10 +1,11 @@
-"""The NumPy forms of the small curve kernels (``ranklens._xp.curve_helpers``): the kernels'
+"""The NumPy forms of the small curve kernels (``ranklens._compute.xp.curve_helpers``): the kernels'
 numbers bit for bit, and a small first curve that loads none of those kernels.
 
-``trapezoid``, ``roc_sums``, ``interp_sorted`` and ``lift_area`` of ``ranklens._kernels.curves``
-are each compared with their NumPy form on random data with ties, repeated points, zero-length and
-one-point inputs, signed zeros and NaN; then the public curves (ROC, gain, lift, profit) with the
-route forced both ways, on field containers; then a fresh process.
+``trapezoid``, ``roc_sums``, ``interp_sorted`` and ``lift_area`` of
+``ranklens._compute.kernels.curves`` are each compared with their NumPy form on random data with
+ties, repeated points, zero-length and one-point inputs, signed zeros and NaN; then the public
+curves (ROC, gain, lift, profit) with the route forced both ways, on field containers; then a fresh
+process.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranklens import _route, targeting
-from ranklens._kernels import curves as _k
-from ranklens._xp import curve_helpers as xh
-from ranklens._xp import measure_routes
+from ranklens import targeting
+from ranklens._compute.kernels import curves as _k
+from ranklens._compute.xp import curve_helpers as xh
+from ranklens._compute.xp import measure_routes
+from ranklens._foundation import route as _route
 
 
 def _bits(a: Any) -> np.ndarray:
@@ -319,7 +321,7 @@ def test_fresh_process_small_curves_load_none_of_the_helpers(fresh_python):
     even with all four compiled in numba's cache (the warm install) by an earlier process."""
     compile_all = """
         import numpy as np
-        from ranklens._kernels import curves as k
+        from ranklens._compute.kernels import curves as k
         x = np.array([0.0, 0.5, 1.0])
         k.trapezoid(x, x); k.roc_sums(x, x, 1.0, 1.0); k.interp_sorted(x, x, x); k.lift_area(x, x)
         print("[]")
@@ -335,7 +337,7 @@ def test_fresh_process_small_curves_load_none_of_the_helpers(fresh_python):
         roc_curve(y, p); gain_curve(y, p); lift_curve(y, p)
         gain_curve(y, p, events="value"); lift_curve(y, p, events="value")
         profit_curve(y, p, value_margin=2.0, cost_per_target=0.5)
-        from ranklens._kernels import curves as k
+        from ranklens._compute.kernels import curves as k
         loaded = [f.__name__ for f in (k.trapezoid, k.roc_sums, k.interp_sorted, k.lift_area)
                   if f.signatures]
         print(json.dumps(loaded))

@@ -4,8 +4,8 @@
   comparison below ``POLICY.pair_counts_numpy_below`` rows while the sweep kernel is not loaded:
   exact counts, so the kernel's bit for bit.
 * The bootstrap budget compiles and times a small comparison on the NumPy twins when the real
-  comparison will take them (``ranklens._resampling.prefer_numpy_twins``): the resampling and
-  rank-batch kernels are then not compiled for it, and the plan is the kernels' plan.
+  comparison will take them (``ranklens._inference.resampling.prefer_numpy_twins``): the resampling
+  and rank-batch kernels are then not compiled for it, and the plan is the kernels' plan.
 """
 
 from __future__ import annotations
@@ -18,12 +18,17 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens import _budget, _cache, _rank_sweep, _resampling, _route, ranking
-from ranklens._kernels import compare as _kc
-from ranklens._route import POLICY
-from ranklens._xp import measure_routes
-from ranklens._xp.sequence import sequence
-from ranklens._xp.summary import per_row_pair_counts
+from ranklens import ranking
+from ranklens._compute.kernels import compare as _kc
+from ranklens._compute.xp import measure_routes
+from ranklens._compute.xp.sequence import sequence
+from ranklens._compute.xp.summary import per_row_pair_counts
+from ranklens._engines import budget as _budget
+from ranklens._foundation import cache as _cache
+from ranklens._foundation import route as _route
+from ranklens._foundation.route import POLICY
+from ranklens._inference import resampling as _resampling
+from ranklens._measures import rank_sweep as _rank_sweep
 
 _FIELDS = ("concordant", "discordant", "tied_true_only", "tied_pred_only", "tied_both")
 
@@ -298,8 +303,8 @@ def test_weighted_concordance_profile_takes_the_kernels(monkeypatch):
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 257, 1500])
 def test_envelope_twin_equals_the_kernel(n, weighted):
     """Unit weights: bit for bit; other weights (and signed-zero y values): to rounding."""
-    from ranklens._kernels import ranking as _kr
-    from ranklens._xp.summary import envelope_by_comparison
+    from ranklens._compute.kernels import ranking as _kr
+    from ranklens._compute.xp.summary import envelope_by_comparison
 
     rng = np.random.default_rng(n)
     y = np.round(rng.normal(size=n), 1)
@@ -325,7 +330,7 @@ def test_envelope_twin_equals_the_kernel(n, weighted):
 
 def _delong_routes(monkeypatch: pytest.MonkeyPatch, func: Any, *args: Any, **kwargs: Any):
     """``func`` with the delong kernels' NumPy routes forced on, then off (values, warnings)."""
-    from ranklens._xp import delong as _kd
+    from ranklens._compute.xp import delong as _kd
 
     out = []
     for cold in (True, False):
@@ -408,7 +413,7 @@ def test_delong_comparison_numpy_route_equals_the_kernels(monkeypatch, case):
 
 
 def test_delong_numpy_route_rule_and_field_containers(monkeypatch):
-    from ranklens._xp import delong as _kd
+    from ranklens._compute.xp import delong as _kd
     from ranklens.delong import delong_test
 
     assert not _kd._numpy_route(np.ones(10), 10)  # weighted: the kernels
@@ -426,7 +431,7 @@ def test_delong_numpy_route_rule_and_field_containers(monkeypatch):
 
 
 def test_weighted_delong_takes_the_kernels(monkeypatch):
-    from ranklens._xp import delong as _kd
+    from ranklens._compute.xp import delong as _kd
     from ranklens.delong import delong_test
 
     monkeypatch.setattr(_kd, "_unit_components", lambda *a: pytest.fail("weighted: the kernel"))
@@ -438,7 +443,7 @@ def test_weighted_delong_takes_the_kernels(monkeypatch):
 def test_warmup_compiles_the_delong_kernels():
     """``ranklens warmup`` runs its small samples with the NumPy routes off: the delong kernels
     are compiled, not stood in for."""
-    from ranklens._xp import delong as _kd
+    from ranklens._compute.xp import delong as _kd
 
     before = POLICY.delong_numpy_below
     with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them

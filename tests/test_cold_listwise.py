@@ -28,13 +28,14 @@ import pytest
 from numpy.testing import assert_array_equal
 
 import ranklens
-from ranklens import _route, listwise, residual
-from ranklens._kernels import listwise as _kl
-from ranklens._kernels import residual as _kres
-from ranklens._route import POLICY
-from ranklens._validation import check_sample_weight
-from ranklens._xp import dcg, measure_routes, median
-from ranklens._xp import ranked_keys as _kcu
+from ranklens import listwise, residual
+from ranklens._compute.kernels import listwise as _kl
+from ranklens._compute.kernels import residual as _kres
+from ranklens._compute.xp import dcg, measure_routes, median
+from ranklens._compute.xp import ranked_keys as _kcu
+from ranklens._foundation import route as _route
+from ranklens._foundation.route import POLICY
+from ranklens._foundation.validation import check_sample_weight
 
 # --------------------------------------------------------------------------------------------
 # NDCG

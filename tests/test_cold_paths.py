@@ -1,10 +1,11 @@
 """The NumPy routes of a first call: the same numbers as the compiled kernels, nothing compiled.
 
 Below ``POLICY.sweep_numpy_below`` rows an unweighted ``ranking_summary`` or rank measure takes the
-NumPy sums of :mod:`ranklens._xp.summary` while the sweep kernel is not loaded; a small multinomial
-bootstrap whose kernels are not compiled runs on the NumPy twins (:mod:`ranklens._resampling`,
-:mod:`ranklens._xp.rank`). These tests force each route and compare every field, and check in a
-fresh process with an empty numba cache that a first small call compiles nothing.
+NumPy sums of :mod:`ranklens._compute.xp.summary` while the sweep kernel is not loaded; a small
+multinomial bootstrap whose kernels are not compiled runs on the NumPy twins
+(:mod:`ranklens._inference.resampling`, :mod:`ranklens._compute.xp.rank`). These tests force each
+route and compare every field, and check in a fresh process with an empty numba cache that a first
+small call compiles nothing.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens import _resampling, _route, compare, ranking
-from ranklens._kernels import compare as _kc
-from ranklens._kernels import ranking as _kr
-from ranklens._xp import measure_routes
-from ranklens._xp.sequence import sequence
+from ranklens import compare, ranking
+from ranklens._compute.kernels import compare as _kc
+from ranklens._compute.kernels import ranking as _kr
+from ranklens._compute.xp import measure_routes
+from ranklens._compute.xp.sequence import sequence
+from ranklens._foundation import route as _route
+from ranklens._inference import resampling as _resampling
 
 # --------------------------------------------------------------------------------------------
 # ranking_summary and the rank measures: NumPy sums against the sweep kernel
@@ -369,7 +372,7 @@ def test_a_small_ranking_summary_compiles_and_imports_no_kernel(fresh_python):
     body = (
         "s = ranklens.ranking_summary(y, p)\n"
         "k = ranklens.kendall_tau(y, q)\n"
-        "out = [repr(s), k, 'ranklens._kernels.ranking' in sys.modules]\n"
+        "out = [repr(s), k, 'ranklens._compute.kernels.ranking' in sys.modules]\n"
     )
     got = _fresh(fresh_python, body)
     assert got["compiled"] == []

@@ -1,4 +1,4 @@
-"""The NumPy forms of the utility kernels (ranklens._xp.utility) against the numba kernels.
+"""The NumPy forms of the utility kernels (ranklens._compute.xp.utility) against the numba kernels.
 
 A small call whose kernel is not loaded takes the NumPy form (``numpy_route``): the relevance
 (Torgo & Ribeiro 2009, eq. 4), the accuracy (eqs. 8-9) and the precision / recall sums (eqs. 6
@@ -18,10 +18,12 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens import _resampling, _route, extremes
-from ranklens._kernels import compare as _kc
-from ranklens._kernels import utility as _k
-from ranklens._xp import utility as _xu
+from ranklens import extremes
+from ranklens._compute.kernels import compare as _kc
+from ranklens._compute.kernels import utility as _k
+from ranklens._compute.xp import utility as _xu
+from ranklens._foundation import route as _route
+from ranklens._inference import resampling as _resampling
 
 
 def _bits(a: Any) -> list[int]:
@@ -112,7 +114,7 @@ def test_the_sums_start_from_positive_zero() -> None:
 
 def test_the_route(monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as m:  # the kernel module not imported: NumPy below the size
-        m.delitem(sys.modules, "ranklens._kernels.utility")
+        m.delitem(sys.modules, "ranklens._compute.kernels.utility")
         below = _route.POLICY.utility_numpy_below
         assert _xu.numpy_route(below - 1, "accuracy_values")
         assert not _xu.numpy_route(below, "accuracy_values")
@@ -246,7 +248,7 @@ for weight in (None, w):
     out += [ranklens.sera(y, p, relevance=rel, sample_weight=weight),
             ranklens.utility_f1(y, p, sample_weight=weight)]
 out += rel(y).tolist()
-module = sys.modules.get("ranklens._kernels.utility")
+module = sys.modules.get("ranklens._compute.kernels.utility")
 loaded = [k for k in ("sigmoid_relevance", "accuracy_values", "precision_recall_sums")
           if module is not None and getattr(module, k).signatures]
 print(json.dumps({"loaded": loaded, "bits": np.array(out).view(np.int64).tolist()}))
@@ -257,7 +259,8 @@ def test_a_small_call_loads_no_utility_kernel(fresh_python: Any) -> None:
     cold = fresh_python(_FRESH)
     assert cold["loaded"] == []
     forced = fresh_python(
-        "from ranklens._route import POLICY\nPOLICY.utility_numpy_below = 0\n" + _FRESH.lstrip()
+        "from ranklens._foundation.route import POLICY\nPOLICY.utility_numpy_below = 0\n"
+        + _FRESH.lstrip()
     )
     assert sorted(forced["loaded"]) == [
         "accuracy_values",
@@ -271,7 +274,7 @@ def test_warmup_still_compiles_the_utility_kernels(monkeypatch: pytest.MonkeyPat
     policy = _route.POLICY
     before = policy.utility_numpy_below
     with monkeypatch.context() as m:
-        m.delitem(sys.modules, "ranklens._kernels.utility")  # as in a fresh process
+        m.delitem(sys.modules, "ranklens._compute.kernels.utility")  # as in a fresh process
         with _route.kernels_at_any_size(_route.Thresholds.FIRST_CALLS):  # as warmup forces them
             assert policy.utility_numpy_below == 0
             assert not _xu.numpy_route(120, "precision_recall_sums")

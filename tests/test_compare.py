@@ -831,7 +831,7 @@ def test_no_warnings_on_clean_data(rng):
 
 def test_bootstrap_indices_reference_matches_engine(rng):
     """The reference's index stream is the engine's: multiplicities are their bincounts."""
-    from ranklens._resampling import bootstrap_blocks
+    from ranklens._inference.resampling import bootstrap_blocks
 
     boot_rng, _ = np.random.default_rng(21).spawn(2)
     block = next(bootstrap_blocks(boot_rng, 30, 5))
@@ -898,8 +898,8 @@ def test_weighted_rank_kernel_against_brute_force_and_general_sweep(rng):
     # measures with sample_weight), an implementation independent of the lean stage-2 kernel it
     # runs.
     from ranklens import kendall_tau, spearman_rho, tau_normalized
-    from ranklens._kernels import compare as kc
-    from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
+    from ranklens._compute.kernels import compare as kc
+    from ranklens._compute.xp.sequence import order_by_y_then_pred, prepare_ranks
     from reference_compare import kendall_tau_b_brute
     from reference_ranking import statistics_of_sums
 
@@ -1120,7 +1120,7 @@ def test_constant_resamples_of_a_rank_measure_are_undefined(rng):
 
 
 def test_a_fast_path_that_disagrees_with_the_registry_is_not_used(rng):
-    from ranklens._forms import RankStatistic, RankSweepForm
+    from ranklens._foundation.forms import RankStatistic, RankSweepForm
 
     spec = get_metric("rho_normalized")
     wrong = dataclasses.replace(
@@ -1149,8 +1149,8 @@ def test_batched_rank_sweep_equals_the_one_replicate_sweep(weighted):
     in the order of the one-replicate sweep (rank_replicates, the reference of the level sweep
     of larger data): the replicates are bit-identical (ties in y and in the predictions, a
     replicate count that is not a multiple of eight, both drivers)."""
-    from ranklens._kernels import compare as kc
-    from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
+    from ranklens._compute.kernels import compare as kc
+    from ranklens._compute.xp.sequence import order_by_y_then_pred, prepare_ranks
 
     rng = np.random.default_rng(5)
     n = 300

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranklens._results import ConfidenceInterval
+from ranklens._foundation.results import ConfidenceInterval
 from ranklens.agreement import ranking_agreement
 from ranklens.bands import CurveBandsResult, curve_bands
 from ranklens.exceptions import UndefinedMetricWarning

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ranklens._curve_registry import get_curve
+from ranklens._foundation.curve_registry import get_curve
 from ranklens.extremes import _default_accuracy, regression_precision_recall_curve
 from ranklens.relevance import relevance_from_boxplot
 from ranklens.residual import rec_curve, rroc_curve

@@ -18,8 +18,8 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
-from ranklens._kernels import ranking as _kr  # noqa: E402
-from ranklens._rank_sweep import pair_class_stats, rank_sweep  # noqa: E402
+from ranklens._compute.kernels import ranking as _kr  # noqa: E402
+from ranklens._measures.rank_sweep import pair_class_stats, rank_sweep  # noqa: E402
 from ranklens.metrics import get_metric  # noqa: E402
 from ranklens.targeting import decile_table  # noqa: E402
 
@@ -247,7 +247,7 @@ def test_files_of_several_row_groups_are_read_in_pieces(client, tmp_path, monkey
 
 
 def test_measures_chosen_by_declaration(client, monkeypatch):
-    from ranklens._registry import REGISTRY, MetricSpec
+    from ranklens._foundation.registry import REGISTRY, MetricSpec
 
     df = _data(300, binary=True)
     ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y_true="y", predictions="a")
@@ -450,7 +450,7 @@ def test_delong_interval_equals_in_memory(client, weighted):
 
 
 def test_missing_extra_names_the_install_command(monkeypatch):
-    import ranklens._extras as extras
+    import ranklens._foundation.extras as extras
 
     real = extras._importable
     monkeypatch.setattr(extras, "_importable", lambda m: m != "distributed" and real(m))

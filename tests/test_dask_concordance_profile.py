@@ -18,7 +18,7 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
-from ranklens._curve_registry import get_curve  # noqa: E402
+from ranklens._foundation.curve_registry import get_curve  # noqa: E402
 from ranklens.dask import _profile  # noqa: E402
 from ranklens.exceptions import UndefinedMetricWarning  # noqa: E402
 from ranklens.ranking import (  # noqa: E402

@@ -17,7 +17,7 @@ pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import evaluate_models  # noqa: E402
-from ranklens._rank_sweep import rank_sweep  # noqa: E402
+from ranklens._measures.rank_sweep import rank_sweep  # noqa: E402
 from ranklens.ranking import cutoff_auc_curve, ranking_summary  # noqa: E402
 from ranklens.targeting import (  # noqa: E402
     best_model_by_depth,

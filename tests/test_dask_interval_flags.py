@@ -1,8 +1,9 @@
 """The Dask engine flags a mean loss's bootstrap intervals approximate as memory does.
 
-The rules (:func:`ranklens._inference.mean_loss_flags`): the tail weight and one-row share of the
-per-row contributions, and Cochran's rule on the target's skewness, whose moments the engine
-merges over the partitions (:class:`ranklens._inference.TargetMoments`).
+The rules (:func:`ranklens._foundation.interval_formulas.mean_loss_flags`): the tail weight and
+one-row share of the per-row contributions, and Cochran's rule on the target's skewness, whose
+moments the engine merges over the partitions
+(:class:`ranklens._foundation.interval_formulas.TargetMoments`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 import scipy.stats as ss
 
 import ranklens as rl
-from ranklens._inference import TargetMoments, skewed_target_note
+from ranklens._foundation.interval_formulas import TargetMoments, skewed_target_note
 
 dd = pytest.importorskip("dask.dataframe")
 

@@ -22,8 +22,8 @@ import dask  # noqa: E402
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import pmap  # noqa: E402
-from ranklens._forms import LagScaledForm  # noqa: E402
-from ranklens._problems import score_quietly  # noqa: E402
+from ranklens._foundation.forms import LagScaledForm  # noqa: E402
+from ranklens._foundation.problems import score_quietly  # noqa: E402
 from ranklens.dask import _engine as _e  # noqa: E402
 from ranklens.dask import _lagged as _lag  # noqa: E402
 from ranklens.metrics import get_metric  # noqa: E402

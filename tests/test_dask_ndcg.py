@@ -22,7 +22,7 @@ import dask  # noqa: E402
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import ndcg_score  # noqa: E402
-from ranklens._problems import score_quietly  # noqa: E402
+from ranklens._foundation.problems import score_quietly  # noqa: E402
 from ranklens.dask import _engine as _e  # noqa: E402
 from ranklens.dask import _listwise as _lw  # noqa: E402
 from ranklens.metrics import get_metric  # noqa: E402

@@ -18,7 +18,7 @@ distributed = pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import evaluate_models, ndcg_score  # noqa: E402
-from ranklens._problems import score_quietly  # noqa: E402
+from ranklens._foundation.problems import score_quietly  # noqa: E402
 
 TOL = 1e-12
 NAME = "ndcg_score"

@@ -21,7 +21,7 @@ pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import evaluate_models  # noqa: E402
-from ranklens._curve_registry import get_curve  # noqa: E402
+from ranklens._foundation.curve_registry import get_curve  # noqa: E402
 from ranklens.exceptions import UndefinedMetricWarning  # noqa: E402
 from ranklens.ranking import RankLiftResult, rank_lift_curve  # noqa: E402
 

@@ -21,7 +21,7 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import ranklens.dask as rd  # noqa: E402
-from ranklens._problems import call_quietly  # noqa: E402
+from ranklens._foundation.problems import call_quietly  # noqa: E402
 from ranklens.dask import _robustness as _rb  # noqa: E402
 from ranklens.dask._engine import truth_bounds  # noqa: E402
 from ranklens.dask._passes import loss_candidates  # noqa: E402

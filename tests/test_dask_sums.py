@@ -4,8 +4,8 @@ measures and the medians equal the in-memory ones, whatever the partitioning.
 The reference is the registered in-memory function itself, called as the in-memory pipeline
 calls it (``evaluation.score_quietly``: the same value, and the same problem kind where it is
 NaN); floats to 1e-12 (relative). The exact selection is checked against the in-memory
-order statistic (``ranklens._hinges.Sample.at``) at every position, with integer weights whose
-cumulative sums land exactly on the positions.
+order statistic (``ranklens._foundation.hinges.Sample.at``) at every position, with integer weights
+whose cumulative sums land exactly on the positions.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import dask  # noqa: E402
 
 import ranklens.dask as rd  # noqa: E402
 from ranklens import SigmoidRelevance, evaluate_models  # noqa: E402
-from ranklens._hinges import Sample  # noqa: E402
-from ranklens._problems import score_quietly  # noqa: E402
+from ranklens._foundation.hinges import Sample  # noqa: E402
+from ranklens._foundation.problems import score_quietly  # noqa: E402
 from ranklens.dask._quantiles import Source, Target, select  # noqa: E402
 from ranklens.metrics import available_metrics, get_metric  # noqa: E402
 from ranklens.relevance import relevance_from_boxplot  # noqa: E402
@@ -270,7 +270,7 @@ def test_heavy_values_are_not_sent_to_the_client(client, monkeypatch):
     y = (rng.random(n) < 0.3).astype(float)
     df = pd.DataFrame({"y": y, "w": rng.integers(1, 4, n).astype(float)})
     source = Source("y", weight="w")
-    from ranklens._hinges import hinge_positions
+    from ranklens._foundation.hinges import hinge_positions
 
     positions = [*hinge_positions(float(df["w"].sum())), math.inf]
     got = select(

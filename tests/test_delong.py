@@ -1,5 +1,5 @@
 """DeLong's variance and test (ranklens.delong), roc_curve's AUC interval, compare_models'
-method="delong", and the exact null p-values of tau and rho (ranklens._exact_null)."""
+method="delong", and the exact null p-values of tau and rho (ranklens._foundation.exact_null)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from ranklens import (
     roc_curve,
     tau_normalized,
 )
-from ranklens._exact_null import kendall_exact_pvalue, spearman_exact_pvalue
+from ranklens._foundation.exact_null import kendall_exact_pvalue, spearman_exact_pvalue
 
 
 def _binary_case(rng, n, ties):
@@ -349,7 +349,7 @@ def test_kendall_and_spearman_exact_match_enumeration(n):
 
 def test_spearman_edgeworth_close_to_enumeration_at_n10():
     """AS 89's Edgeworth series (n >= 10) against all 10! permutations: within 2e-3."""
-    from ranklens._exact_null import _spearman_counts
+    from ranklens._foundation.exact_null import _spearman_counts
 
     counts = _spearman_counts(10)
     total = counts.sum()

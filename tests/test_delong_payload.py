@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from ranklens._kernels import delong as kd
-from ranklens._xp import delong as xd
-from ranklens._xp.ranked_keys import descending_keys, radix_sort
+from ranklens._compute.kernels import delong as kd
+from ranklens._compute.xp import delong as xd
+from ranklens._compute.xp.ranked_keys import descending_keys, radix_sort
 
 
 @pytest.mark.parametrize("weighted", [False, True])

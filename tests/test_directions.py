@@ -82,7 +82,7 @@ def test_report_shades_the_coverage_closest_to_nominal(evaluation):
 
 
 def test_notebook_view_shades_the_coverage_closest_to_nominal(evaluation):
-    from ranklens._registry import best_positions
+    from ranklens._foundation.registry import best_positions
 
     models = list(evaluation.model_names)
     values = [evaluation.values[m]["interval_coverage"] for m in models]

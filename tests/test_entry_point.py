@@ -387,7 +387,7 @@ def test_dask_refusals(dask_client, frame, tmp_path):
 
 
 def test_dask_engine_without_dask_gives_the_install_hint(frame, monkeypatch):
-    from ranklens._extras import MissingExtraError
+    from ranklens._foundation.extras import MissingExtraError
 
     for module in ("dask", "distributed"):
         monkeypatch.setitem(sys.modules, module, None)  # an import that is blocked

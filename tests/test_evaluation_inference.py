@@ -521,7 +521,7 @@ def test_decimals_are_numbers():
 def test_device_path_refuses_the_same_events(monkeypatch):
     """The device path (here the NumPy namespace) refuses what the CPU refuses, in its words."""
     from ranklens import decile_table, lift_at_10, roc_auc
-    from ranklens._xp import measures as xm
+    from ranklens._compute.xp import measures as xm
 
     monkeypatch.setattr(xm, "cupy_or_raise", lambda what: np)
     y = np.r_[np.ones(30), np.zeros(70)]

@@ -15,7 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 import ranklens
-from ranklens import _cache, _extras, _progress
+from ranklens._foundation import cache as _cache
+from ranklens._foundation import extras as _extras
+from ranklens._foundation import progress as _progress
 from ranklens.cli import app
 
 runner = CliRunner()
@@ -102,7 +104,7 @@ def test_kernels_compiled_on_a_read_only_install_land_in_the_user_cache(tmp_path
     """End to end in a fresh process: the package folder 'is not writable' (root can write
     anywhere, so the check is replaced), and the compiled kernels appear in the user cache."""
     code = (
-        "import ranklens._cache as c; c._writable = lambda folder: False\n"
+        "import ranklens._foundation.cache as c; c._writable = lambda folder: False\n"
         "import numpy as np\n"
         "from ranklens.ranking import kendall_tau\n"
         # weighted: the sweep kernel (an unweighted small call sums in NumPy, compiling nothing)
@@ -140,7 +142,7 @@ def test_warmup_compiles_every_kernel(tmp_path):
     """In a fresh cache, every kernel a public path can reach is compiled by the warmup."""
     code = (
         "from ranklens import _warmup\n"
-        "from ranklens._cache import is_compiled\n"
+        "from ranklens._foundation.cache import is_compiled\n"
         "_warmup.warmup()\n"
         "print(' '.join(k for k, d in _warmup.kernel_dispatchers().items() "
         "if not is_compiled(d)))\n"
@@ -318,7 +320,7 @@ def test_evaluate_reports_in_lines_without_a_terminal(monkeypatch, tmp_path):
 def _costs(generic_rows: list[float], band_row: float):
     """Measured costs for a plan: one fast path (metrics 0 and 1, group 0), then generic
     metrics (one group each)."""
-    from ranklens._budget import _Costs
+    from ranklens._engines.budget import _Costs
 
     n_metrics = 2 + len(generic_rows)
     rows = [0.001, *generic_rows]
@@ -368,8 +370,8 @@ def _costs(generic_rows: list[float], band_row: float):
 def test_plan_fits_the_budget_in_order_of_priority(
     monkeypatch, budget, replicates, bands, bootstrapped, left_out
 ):
-    from ranklens import _budget
-    from ranklens._registry import MetricSpec
+    from ranklens._engines import budget as _budget
+    from ranklens._foundation.registry import MetricSpec
 
     specs = [
         MetricSpec(name, func=abs, higher_is_better=False, family="residual")
@@ -411,12 +413,12 @@ def test_a_cached_parallel_driver_is_seen_in_a_new_process(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     compile_it = (
         "import numpy as np\n"
-        "from ranklens._kernels import compare as kc\n"
+        "from ranklens._compute.kernels import compare as kc\n"
         "kc.multiplicities_parallel(np.zeros((2, 3), dtype=np.int32), 3)\n"
     )
     check = (
-        "from ranklens._cache import is_compiled\n"
-        "from ranklens._kernels import compare as kc\n"
+        "from ranklens._foundation.cache import is_compiled\n"
+        "from ranklens._compute.kernels import compare as kc\n"
         "print(is_compiled(kc.multiplicities_parallel), is_compiled(kc.swapped_rank_parallel))\n"
     )
     subprocess.run([sys.executable, "-c", compile_it], env=env, check=True, timeout=300)

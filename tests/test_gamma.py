@@ -19,11 +19,11 @@ import pandas as pd
 import pytest
 
 import ranklens as rl
-import ranklens._xp.measures as xm
+import ranklens._compute.xp.measures as xm
 from emulated_device import on_device
-from ranklens import _evaluators as evaluators
-from ranklens._resampling import kernels_only, numpy_twins
-from ranklens._route import POLICY
+from ranklens._foundation.route import POLICY
+from ranklens._inference import evaluators
+from ranklens._inference.resampling import kernels_only, numpy_twins
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.metrics import get_metric
 from ranklens.ranking import GOODMAN_KRUSKAL_GAMMA
@@ -151,7 +151,7 @@ def test_device_inputs_equal_the_cpu(monkeypatch, weighted):
 
 
 def test_device_replicates_equal_the_kernel():
-    from ranklens import _gpu_engine as gpu_engine
+    from ranklens._inference import device_engine as gpu_engine
 
     y, p = _data(12, 500)
     mult = np.random.default_rng(13).multinomial(y.size, np.ones(y.size) / y.size, size=6)
@@ -213,7 +213,7 @@ def test_dask_value_and_poisson_bootstrap_equal_the_memory_engine(
 @pytest.mark.dask_engine
 def test_dask_refuses_a_midrank_statistic_it_does_not_sum():
     pytest.importorskip("dask.dataframe")
-    from ranklens._forms import RankStatistic, RankSweepForm
+    from ranklens._foundation.forms import RankStatistic, RankSweepForm
     from ranklens.dask import _engine
 
     custom = RankStatistic("a midrank covariance", lambda s: s["cov"], moments=True)

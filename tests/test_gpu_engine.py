@@ -1,4 +1,4 @@
-"""The array-API replicate kernels (ranklens._xp) and the GPU engine of the bootstrap.
+"""The array-API replicate kernels (ranklens._compute.xp) and the GPU engine of the bootstrap.
 
 On NumPy (every run): the kernels against brute-force pair counts and the numba engine, and
 ``compare_models(device="gpu")`` with the engine's namespace set to NumPy against the CPU path.
@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import ranklens._gpu_engine as gpu_engine
+import ranklens._inference.device_engine as gpu_engine
 from ranklens import compare_models, kendall_tau
-from ranklens._extras import MissingExtraError, missing_modules
-from ranklens._forms import RankStatistic
-from ranklens._kernels.ranking import weighted_rank_sums
-from ranklens._xp import rank as xr
-from ranklens._xp.sequence import prepare_ranks
+from ranklens._compute.kernels.ranking import weighted_rank_sums
+from ranklens._compute.xp import rank as xr
+from ranklens._compute.xp.sequence import prepare_ranks
+from ranklens._foundation.extras import MissingExtraError, missing_modules
+from ranklens._foundation.forms import RankStatistic
 from reference_ranking import statistics_of_sums
 
 RANK_METRICS = ["kendall_tau", "spearman_rho", "tau_normalized", "somers_d", "rho_normalized"]
@@ -355,7 +355,7 @@ def test_cupy_engine_equals_numba_for_the_same_multiplicities():
 def test_fused_level_kernel_equals_generic(n):
     import cupy
 
-    from ranklens._xp import cuda
+    from ranklens._compute.xp import cuda
 
     rng = np.random.default_rng(n)
     y, p = _data(rng, n, ties=n < 5000)

@@ -1,4 +1,4 @@
-"""The ranking measures of inputs on a CUDA device (ranklens._xp.measures).
+"""The ranking measures of inputs on a CUDA device (ranklens._compute.xp.measures).
 
 On NumPy (every run, the device namespace set to NumPy) the values equal the CPU path's: exact
 pair counts for tau, C and D, float64 moments for rho. On CuPy (``@pytest.mark.gpu``) the same
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import ranklens._xp.measures as xm
+import ranklens._compute.xp.measures as xm
 from emulated_device import on_device
 from ranklens import kendall_tau, rho_normalized, somers_d, spearman_rho, tau_normalized
 from ranklens.exceptions import UndefinedMetricWarning
@@ -122,7 +122,7 @@ def test_torch_tensors_through_dlpack():
 def test_the_device_follows_the_data(monkeypatch):
     """Host inputs compute on the CPU; one input on a device sends the call there, with the
     others copied to it; without CuPy a device input says what to install."""
-    from ranklens._extras import MissingExtraError
+    from ranklens._foundation.extras import MissingExtraError
 
     y, p = _data(300)
     assert not xm.on_device(y, list(p), pd.Series(p), None)

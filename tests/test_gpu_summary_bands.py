@@ -1,9 +1,9 @@
 """``ranking_summary(device="gpu")`` and ``curve_bands(device="gpu")``.
 
 In the normal suite the array-namespace code runs on NumPy: the curve sweeps of
-:mod:`ranklens._xp.curves` against the numba sweeps (ties, integer, fractional and zero weights),
-``curve_bands(device="gpu")`` with the engine's namespace set to NumPy against the CPU replicate
-by replicate, and the exact sums of :mod:`ranklens._xp.summary` against the CPU
+:mod:`ranklens._compute.xp.curves` against the numba sweeps (ties, integer, fractional and zero
+weights), ``curve_bands(device="gpu")`` with the engine's namespace set to NumPy against the CPU
+replicate by replicate, and the exact sums of :mod:`ranklens._compute.xp.summary` against the CPU
 ``ranking_summary`` field by field and against brute-force per-row pair counts. Marked ``gpu``:
 the same on CuPy (skipped without CuPy or a CUDA device).
 """
@@ -19,10 +19,10 @@ import pytest
 
 import ranklens as rl
 from emulated_device import on_device
-from ranklens import _gpu_engine as gpu_engine
 from ranklens import ranking
-from ranklens._xp import curves as xc
-from ranklens._xp.summary import summary_sums
+from ranklens._compute.xp import curves as xc
+from ranklens._compute.xp.summary import summary_sums
+from ranklens._inference import device_engine as gpu_engine
 
 
 def _has_gpu() -> bool:

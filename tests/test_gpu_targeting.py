@@ -1,4 +1,4 @@
-"""The targeting measures on the device (``ranklens._xp.targeting``) and the weighted device
+"""The targeting measures on the device (``ranklens._compute.xp.targeting``) and the weighted device
 ``ranking_summary``.
 
 On NumPy (every run, the device namespace set to NumPy): the array-namespace sweep against
@@ -23,11 +23,11 @@ import pandas as pd
 import pytest
 
 import ranklens as rl
-import ranklens._gpu_engine as gpu_engine
-import ranklens._xp.measures as xm
+import ranklens._compute.xp.measures as xm
+import ranklens._inference.device_engine as gpu_engine
 from emulated_device import on_device
 from ranklens import ranking
-from ranklens._xp import targeting as xt
+from ranklens._compute.xp import targeting as xt
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.metrics import get_metric
 
@@ -41,7 +41,7 @@ SCALARS = [
     rl.lift_at_20,
 ]
 NAMES = [f.__name__ for f in SCALARS]
-# (statistic of ranklens._xp.targeting, depth) of each scalar
+# (statistic of ranklens._compute.xp.targeting, depth) of each scalar
 STATISTICS = [
     ("auc", None),
     ("ks", None),
@@ -291,7 +291,7 @@ def test_device_swapped_arguments_warn(numpy_device):
 
 
 def test_device_capacity_is_a_clear_error(numpy_device, monkeypatch):
-    import ranklens._xp.summary as xs
+    import ranklens._compute.xp.summary as xs
 
     y, p = _data(500, "binary")
     monkeypatch.setattr(xt, "free_bytes", lambda xp: xt.sums_bytes(500) // 2)

@@ -1,4 +1,5 @@
-"""The interval methods chosen by the coverage study (ranklens._inference, docs/coverage.md).
+"""The interval methods chosen by the coverage study (ranklens._foundation.interval_formulas,
+docs/coverage.md).
 
 Each formula is checked against an independent brute-force computation: DeLong's logit interval
 with Satterthwaite's degrees of freedom, Fisher's z interval of Kendall's tau, the per-replicate
@@ -17,7 +18,7 @@ import pytest
 import scipy.stats as ss
 
 from ranklens import compare_models, delong_interval, delong_test, ranking_summary
-from ranklens._inference import (
+from ranklens._foundation.interval_formulas import (
     COCHRAN_FACTOR,
     COCHRAN_OFFSET,
     FHP_VARIANCE,
@@ -29,7 +30,7 @@ from ranklens._inference import (
     symmetric_t_interval,
     tail_weight,
 )
-from ranklens._resampling import bootstrap_blocks
+from ranklens._inference.resampling import bootstrap_blocks
 from ranklens.exceptions import FewEventsWarning
 from ranklens.metrics import get_metric
 from ranklens.ranking import tau_confidence_interval

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import ndcg_score as sk_ndcg
 
-from ranklens._kernels.listwise import span_discount, sum_discounts
+from ranklens._compute.kernels.listwise import span_discount, sum_discounts
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.listwise import ndcg_by_group, ndcg_score, rank_distance_ndcg
 from ranklens.metrics import get_metric

@@ -47,7 +47,7 @@ from ranklens import (
 from ranklens import (
     root_mean_squared_error as rmse,
 )
-from ranklens._kernels.residual import weighted_quantile_threshold
+from ranklens._compute.kernels.residual import weighted_quantile_threshold
 from ranklens.metrics import available_metrics, get_metric
 
 HUGE = [1e150, 1e200, 1e250, 1e300]

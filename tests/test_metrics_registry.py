@@ -245,7 +245,7 @@ def test_a_direction_is_required_and_checked():
 
 
 def test_coverage_is_best_closest_to_the_nominal_level():
-    from ranklens._registry import best_positions
+    from ranklens._foundation.registry import best_positions
 
     spec = get_metric("interval_coverage")
     assert spec.target_value(alpha=0.2) == pytest.approx(0.8)

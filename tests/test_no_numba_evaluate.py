@@ -2,9 +2,9 @@
 
 The routing rules a small evaluation asks (the bootstrap budget's :func:`routed_as`, the band
 grids' ``numpy_route``, the sequence of the ranking curves) are decided in numba-free modules
-(:mod:`ranklens._xp.band_routes`, :mod:`ranklens._xp.sequence`): while a kernel module is not
-imported, none of its kernels has machine code, and a small call takes the NumPy form without
-importing it. A fresh process runs ``ranklens evaluate`` with default options on a 500-row,
+(:mod:`ranklens._compute.xp.band_routes`, :mod:`ranklens._compute.xp.sequence`): while a kernel
+module is not imported, none of its kernels has machine code, and a small call takes the NumPy form
+without importing it. A fresh process runs ``ranklens evaluate`` with default options on a 500-row,
 3-model CSV written by pandas and must not have imported numba nor any kernel module; its JSON
 must equal, value for value, that of another fresh process in which every threshold is 0 (the
 kernels forced, as ``ranklens warmup`` forces them). Only the wall time of the bootstrap differs.
@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranklens._kernels import curve_sweeps as cs
-from ranklens._kernels import ranking as _kr
-from ranklens._route import POLICY
-from ranklens._xp import band_routes
-from ranklens._xp import sequence as _xs
+from ranklens._compute.kernels import curve_sweeps as cs
+from ranklens._compute.kernels import ranking as _kr
+from ranklens._compute.xp import band_routes
+from ranklens._compute.xp import sequence as _xs
+from ranklens._foundation.route import POLICY
 from reference_compare import float_bits
 
 _EVALUATE = """
@@ -41,21 +41,23 @@ try:
 except SystemExit as stop:
     assert not stop.code, stop.code
 {check}
-modules = sorted(m for m in sys.modules if m == "numba" or m.startswith("ranklens._kernels."))
+modules = sorted(
+    m for m in sys.modules if m == "numba" or m.startswith("ranklens._compute.kernels.")
+)
 print(json.dumps({{"modules": modules, "kernels": kernels}}))
 """
 
 _FORCE = """
 import contextlib
-from ranklens._kernels import curve_sweeps as _kcs
-from ranklens._route import Thresholds, kernels_at_any_size
+from ranklens._compute.kernels import curve_sweeps as _kcs
+from ranklens._foundation.route import Thresholds, kernels_at_any_size
 _forced = contextlib.ExitStack()
 _forced.enter_context(kernels_at_any_size(Thresholds.FIRST_CALLS | Thresholds.SORTS))
 """
 
 # In the forced run: the grid kernels and the sequence builder this change routes did run.
 _CHECK_FORCED = """
-from ranklens._kernels import ranking as _kr
+from ranklens._compute.kernels import ranking as _kr
 _forced.close()
 kernels = sorted(
     k.__name__
@@ -116,7 +118,7 @@ def test_small_evaluate_does_not_import_numba_and_equals_the_kernels(tmp_path, s
     )
     assert numpy_run["modules"] == []  # neither numba nor any kernel module
     assert "numba" in kernel_run["modules"]
-    assert {"ranklens._kernels.curve_sweeps", "ranklens._kernels.ranking"} <= set(
+    assert {"ranklens._compute.kernels.curve_sweeps", "ranklens._compute.kernels.ranking"} <= set(
         kernel_run["modules"]
     )
     # the forced run did take the kernels of the routes decided here
@@ -155,7 +157,7 @@ r = compare_models(y, preds, random_state=0, n_bootstrap=200, show_progress=Fals
 out["compare"] = np.asarray(r.to_frame().select_dtypes("number")).tolist()
 {check}
 out["modules"] = sorted(
-    m for m in sys.modules if m == "numba" or m.startswith("ranklens._kernels.")
+    m for m in sys.modules if m == "numba" or m.startswith("ranklens._compute.kernels.")
 )
 print(json.dumps(out))
 """
@@ -166,7 +168,7 @@ def test_small_bands_and_comparison_do_not_import_numba_and_equal_the_kernels(tm
     numpy_run = _run(_BANDS.format(check=""), cold)
     kernel_run = _run(_FORCE + _BANDS.format(check="_forced.close()"), dict(os.environ))
     assert numpy_run.pop("modules") == []
-    assert "ranklens._kernels.curve_sweeps" in kernel_run.pop("modules")
+    assert "ranklens._compute.kernels.curve_sweeps" in kernel_run.pop("modules")
     assert float_bits(numpy_run) == float_bits(kernel_run)
     assert len(numpy_run["gain"]) > 10
 
@@ -198,7 +200,7 @@ def test_numpy_sequence_equals_the_kernels(monkeypatch, case):
         want_ranks = _xs.dense_ranks(p, import_kernels=True)
         want_shown = _xs.order_by_pred(want[4])
     assert _kr.build_sequence.signatures  # the kernels did run
-    monkeypatch.delitem(sys.modules, "ranklens._kernels.ranking")  # as in a fresh process
+    monkeypatch.delitem(sys.modules, "ranklens._compute.kernels.ranking")  # as in a fresh process
     assert _xs._numpy_route(p.size)
     read_only = np.array(p)
     read_only.flags.writeable = False
@@ -234,7 +236,7 @@ def test_band_route_rule(monkeypatch):
     POLICY.band_grid_unimported_below rows (or the rows of ``routed_as``), decided without
     importing it; otherwise the module is imported and, below POLICY.band_grid_numpy_below rows,
     whether one of the grid's kernels has machine code decides."""
-    import ranklens._kernels
+    import ranklens._compute.kernels
 
     below = POLICY.band_grid_unimported_below
     assert below <= POLICY.band_grid_numpy_below
@@ -246,7 +248,7 @@ def test_band_route_rule(monkeypatch):
         return ready[0]
 
     monkeypatch.setattr(band_routes, "kernel_ready", spy)
-    assert sys.modules["ranklens._kernels.curve_sweeps"] is cs
+    assert sys.modules["ranklens._compute.kernels.curve_sweeps"] is cs
     # the module imported: below POLICY.band_grid_numpy_below rows the kernels' state decides
     assert band_routes.numpy_route(500, "gain_grid_serial", "gain_grid_parallel")
     assert asked == ["gain_grid_serial", "gain_grid_parallel"]
@@ -258,20 +260,20 @@ def test_band_route_rule(monkeypatch):
     assert len(asked) == 3  # from that size on: the kernels, whatever is compiled
 
     def as_in_a_fresh_process() -> None:  # (the module and the package's name put back after)
-        monkeypatch.delitem(sys.modules, "ranklens._kernels.curve_sweeps")
-        monkeypatch.delattr(ranklens._kernels, "curve_sweeps")
+        monkeypatch.delitem(sys.modules, "ranklens._compute.kernels.curve_sweeps")
+        monkeypatch.delattr(ranklens._compute.kernels, "curve_sweeps")
 
     as_in_a_fresh_process()
     assert band_routes.numpy_route(500, "cutoff_auc_grid")
     assert band_routes.numpy_route(below - 1, "cutoff_auc_grid")
     assert band_routes.numpy_route(48, "cutoff_auc_grid")
     # the kernels neither asked nor their module imported
-    assert len(asked) == 3 and "ranklens._kernels.curve_sweeps" not in sys.modules
+    assert len(asked) == 3 and "ranklens._compute.kernels.curve_sweeps" not in sys.modules
     with band_routes.routed_as(1 << 20):  # a tiny sample compiling for a large run: the kernels
         assert not band_routes.numpy_route(48, "cutoff_auc_grid")
-    assert "ranklens._kernels.curve_sweeps" in sys.modules  # imported to run them
+    assert "ranklens._compute.kernels.curve_sweeps" in sys.modules  # imported to run them
     # from that many rows: the module imported, and the kernels' state asked
     as_in_a_fresh_process()
     assert band_routes.numpy_route(below, "cutoff_auc_grid")
     assert asked[-1] == "cutoff_auc_grid" and len(asked) == 4
-    assert "ranklens._kernels.curve_sweeps" in sys.modules
+    assert "ranklens._compute.kernels.curve_sweeps" in sys.modules

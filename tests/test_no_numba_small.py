@@ -1,8 +1,8 @@
 """Small first calls of DeLong's intervals, the business curves and NDCG do not import numba.
 
-DeLong's dispatchers live in :mod:`ranklens._xp.delong` and the curves' ranking step in
-:mod:`ranklens._xp.ranked_keys`; both import their numba kernels only when a call takes them. A
-fresh process reads a CSV written by pandas, runs small unweighted calls, and must not have
+DeLong's dispatchers live in :mod:`ranklens._compute.xp.delong` and the curves' ranking step in
+:mod:`ranklens._compute.xp.ranked_keys`; both import their numba kernels only when a call takes
+them. A fresh process reads a CSV written by pandas, runs small unweighted calls, and must not have
 imported numba; the numbers must equal, bit for bit, those of another fresh process in which every
 threshold is 0 (the kernels forced, as ``ranklens warmup`` forces them).
 """
@@ -39,13 +39,13 @@ out["gain"] = plain(ranklens.gain_curve(y, poor))
 out["accuracy_ratio"] = ranklens.accuracy_ratio(y, good)
 out["ndcg"] = ranklens.ndcg_score(y, good)
 out["modules"] = sorted(
-    m for m in sys.modules if m == "numba" or m.startswith("ranklens._kernels.")
+    m for m in sys.modules if m == "numba" or m.startswith("ranklens._compute.kernels.")
 )
 print(json.dumps(out))
 """
 
 _FORCE = """
-from ranklens._route import POLICY
+from ranklens._foundation.route import POLICY
 POLICY.delong_numpy_below = POLICY.sort_numpy_below = 0
 POLICY.dcg_numpy_below = POLICY.curve_helpers_numpy_below = 0
 """
@@ -74,7 +74,7 @@ def test_importing_the_measures_and_the_pipeline_does_not_import_numba(fresh_pyt
         """
         import json, sys
         import ranklens.delong, ranklens.targeting, ranklens.listwise, ranklens.evaluation
-        import ranklens._budget
+        import ranklens._engines.budget
         print(json.dumps("numba" in sys.modules))
         """
     )
@@ -86,8 +86,8 @@ def test_small_calls_do_not_import_numba_and_equal_the_kernels(fresh_python, sco
     kernel_run = fresh_python(_CALLS.format(force=_FORCE, csv=scores_csv))
     assert numpy_run.pop("modules") == []  # neither numba nor any kernel module
     modules = kernel_run.pop("modules")
-    assert "numba" in modules and "ranklens._kernels.delong" in modules
-    assert "ranklens._kernels.curves" in modules
+    assert "numba" in modules and "ranklens._compute.kernels.delong" in modules
+    assert "ranklens._compute.kernels.curves" in modules
     assert float_bits(numpy_run) == float_bits(kernel_run)
     roc = numpy_run["roc"]
     assert 0.5 < roc["auc"] < 1.0 and 0.0 < roc["auc_std_error"] < 0.1  # a real result
@@ -97,13 +97,13 @@ def test_small_calls_do_not_import_numba_and_equal_the_kernels(fresh_python, sco
 def test_routes_decide_without_importing_numba():
     import sys
 
-    from ranklens._route import POLICY
-    from ranklens._xp import delong as _xd
-    from ranklens._xp import ranked_keys
+    from ranklens._compute.xp import delong as _xd
+    from ranklens._compute.xp import ranked_keys
+    from ranklens._foundation.route import POLICY
 
     assert not _xd._numpy_route(np.ones(10), 10)  # weighted: the kernels
     assert not _xd._numpy_route(None, POLICY.delong_numpy_below)  # large: the kernels
     assert not _xd._numpy_products(POLICY.delong_numpy_below)
     assert not ranked_keys._numpy_route(POLICY.sort_numpy_below)
-    if "ranklens._kernels.curves" in sys.modules:  # imported: its own rule decides
+    if "ranklens._compute.kernels.curves" in sys.modules:  # imported: its own rule decides
         assert not ranked_keys._numpy_route(10)

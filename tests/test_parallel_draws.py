@@ -1,5 +1,5 @@
 """The bootstrap's indices drawn in parallel chunks of NumPy's PCG64 stream
-(ranklens._kernels.pcg64, ranklens._resampling.draw_segments) are the numbers of
+(ranklens._compute.kernels.pcg64, ranklens._inference.resampling.draw_segments) are the numbers of
 ``rng.integers(0, n, size=n, dtype=np.int32)`` called once per replicate, and leave the generator
 in the same state, so every bootstrap number is unchanged for a given ``random_state``."""
 
@@ -8,11 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ranklens._resampling as resampling
-from ranklens._kernels import compare as kc
-from ranklens._kernels import pcg64 as kp
-from ranklens._resampling import DrawnSegments, bootstrap_blocks, draw_segments, kernels_only
-from ranklens._route import POLICY
+import ranklens._inference.resampling as resampling
+from ranklens._compute.kernels import compare as kc
+from ranklens._compute.kernels import pcg64 as kp
+from ranklens._foundation.route import POLICY
+from ranklens._inference.resampling import (
+    DrawnSegments,
+    bootstrap_blocks,
+    draw_segments,
+    kernels_only,
+)
 
 
 def _sequential(

@@ -1,9 +1,11 @@
-"""The rank sweep of large data sets on precomputed level orders (ranklens._kernels.rank_levels).
+"""The rank sweep of large data sets on precomputed level orders
+(ranklens._compute.kernels.rank_levels).
 
-Its replicates must equal the one-replicate sweep's (ranklens._kernels.compare.rank_replicates,
-the reference that the batched and GPU engines are tested against too): bit for bit for integer
-weights (bootstrap counts with unit case weights), to rounding for fractional weights; the level
-orders must equal those of the array-API engine (ranklens._xp.rank.build_plan).
+Its replicates must equal the one-replicate sweep's
+(ranklens._compute.kernels.compare.rank_replicates, the reference that the batched and GPU engines
+are tested against too): bit for bit for integer weights (bootstrap counts with unit case weights),
+to rounding for fractional weights; the level orders must equal those of the array-API engine
+(ranklens._compute.xp.rank.build_plan).
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ import numpy as np
 import pytest
 
 from ranklens import compare_models
-from ranklens._kernels import compare as kc
-from ranklens._kernels import rank_levels as rl
-from ranklens._xp.rank import build_plan
-from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
+from ranklens._compute.kernels import compare as kc
+from ranklens._compute.kernels import rank_levels as rl
+from ranklens._compute.xp.rank import build_plan
+from ranklens._compute.xp.sequence import order_by_y_then_pred, prepare_ranks
 
 
 def _prepared(y, preds):
@@ -133,9 +135,9 @@ def test_compare_models_replicates_unchanged(monkeypatch, weighted):
     """compare_models on the level orders (forced at small n) gives today's replicates: bit for
     bit without case weights, to 1e-12 with them (normalised case weights are fractional and the
     two sweeps add the discordant weight in different orders)."""
-    import ranklens._evaluators as evaluators
-    from ranklens._resampling import kernels_only
-    from ranklens._route import POLICY
+    import ranklens._inference.evaluators as evaluators
+    from ranklens._foundation.route import POLICY
+    from ranklens._inference.resampling import kernels_only
 
     rng = np.random.default_rng(5)
     n = 20_000  # below the level sweep's threshold: the eight-replicate sweep first
@@ -197,7 +199,7 @@ def test_lane_loss_sums_equal_the_loss_kernel_bit_for_bit(rows, n_losses):
     """The loss sums read from the uint8 lanes equal the float64 kernel's bit for bit, with
     fractional case weights, negative losses and an infinite loss on rows some replicates
     leave out (their sums stay finite, as the kernel skips those rows)."""
-    from ranklens._kernels.compare import weighted_loss_sums_serial
+    from ranklens._compute.kernels.compare import weighted_loss_sums_serial
 
     rng = np.random.default_rng(rows + n_losses)
     n = 3001

@@ -1,9 +1,9 @@
-"""The vector midrank passes of the level-order rank sweep (ranklens._kernels.rank_levels).
+"""The vector midrank passes of the level-order rank sweep (ranklens._compute.kernels.rank_levels).
 
 Compact (uint8) batches run the prediction groups' pass and the y / joint groups' pass as LLVM
 vector code (one vector of 32 lanes per group); they must give the float64 passes' sums bit for
 bit, and the whole sweep the one-replicate sweep's replicates
-(ranklens._kernels.compare.rank_replicates, the reference of tests/test_rank_levels.py).
+(ranklens._compute.kernels.compare.rank_replicates, the reference of tests/test_rank_levels.py).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranklens._kernels import compare as kc
-from ranklens._kernels import rank_levels as rl
-from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
+from ranklens._compute.kernels import compare as kc
+from ranklens._compute.kernels import rank_levels as rl
+from ranklens._compute.xp.sequence import order_by_y_then_pred, prepare_ranks
 
 _SIZES = [1, 2, 3, 5, 17, 64, 257, 1000, 4099]
 
@@ -146,7 +146,7 @@ def test_multiplicities_counted_in_int32_equal_the_numpy_counts(n):
     """The bootstrap's counts (kernel rows counted in int32, then converted) equal NumPy's
     bincount of the same draws, for both drivers: random draws, one index drawn every time,
     every index once, and no row at all."""
-    from ranklens._resampling import multiplicities_numpy
+    from ranklens._inference.resampling import multiplicities_numpy
 
     rng = np.random.default_rng(n)
     indices = rng.integers(0, n, (5, n)).astype(np.int32)
@@ -203,7 +203,7 @@ def test_compact_bootstrap_blocks_are_the_same_draws(n):
     """bootstrap_blocks with ``compact`` gives uint8 counts equal to the float64 blocks of the
     same generator, block for block; and the weight per jackknife group of a compact block
     equals the float64 block's bit for bit."""
-    from ranklens._resampling import bootstrap_blocks, group_counts, kernels_only
+    from ranklens._inference.resampling import bootstrap_blocks, group_counts, kernels_only
 
     with kernels_only():
         wide = list(bootstrap_blocks(np.random.default_rng(7), n, 40))
@@ -223,7 +223,7 @@ def test_compact_bootstrap_blocks_are_the_same_draws(n):
 def test_group_lane_sums_equal_the_group_sums_of_the_counts(rows):
     """BCa's weight per jackknife group read from the uint8 lanes equals the row kernel's on
     the same counts (and np.bincount), bit for bit; groups of unequal sizes."""
-    from ranklens._kernels import resampling as kr
+    from ranklens._compute.kernels import resampling as kr
 
     rng = np.random.default_rng(rows)
     n, n_groups = 5003, 7
@@ -244,7 +244,7 @@ def test_bca_regression_from_the_lanes_equals_the_row_sums(monkeypatch):
     """compare_models with BCa's acceleration from the regression on the weight per group (a
     million rows and more; forced here at 40,000): the groups' weights from the block's lanes
     give the intervals of the row kernel, bit for bit."""
-    import ranklens._resampling as resampling
+    import ranklens._inference.resampling as resampling
     import ranklens.compare as cmp
     from ranklens.compare import compare_models
 

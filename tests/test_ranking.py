@@ -21,7 +21,7 @@ import scipy.stats as ss
 
 import reference_ranking as ref
 from ranklens import UndefinedMetricWarning, get_metric
-from ranklens._exact_null import spearman_exact_pvalue
+from ranklens._foundation.exact_null import spearman_exact_pvalue
 from ranklens.ranking import (
     kendall_tau,
     per_observation_pair_counts,

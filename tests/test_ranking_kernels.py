@@ -1,5 +1,5 @@
 """The kernels behind the ranking measures, including the two-stage (sort once, sweep per weight
-vector) interface that the bootstrap builds on (ranklens._kernels.ranking)."""
+vector) interface that the bootstrap builds on (ranklens._compute.kernels.ranking)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import scipy.stats as ss
 from numba import njit
 
 import reference_ranking as ref
-from ranklens._kernels import ranking as K
-from ranklens._route import POLICY
-from ranklens._xp import sequence as S
+from ranklens._compute.kernels import ranking as K
+from ranklens._compute.xp import sequence as S
+from ranklens._foundation.route import POLICY
 from ranklens.ranking import ranking_summary
 from reference_ranking import statistics_of_sums
 

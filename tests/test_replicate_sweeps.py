@@ -1,7 +1,7 @@
 """Bootstrap replicates from weighted sweeps over fixed orders (ReplicateForm capabilities).
 
-A replicate of a measure declaring a :class:`ranklens._forms.ReplicateForm` is computed by its
-family's sweep, never by calling the function; every replicate must equal the function called
+A replicate of a measure declaring a :class:`ranklens._foundation.forms.ReplicateForm` is computed
+by its family's sweep, never by calling the function; every replicate must equal the function called
 on the same data with the replicate's multiplicities (times the case weights) as
 ``sample_weight``: the brute-force twin. Data with ties in the predictions and in y_true,
 integer and fractional weights, and replicates that lose every event (undefined: NaN, reported by
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from ranklens import compare_models
-from ranklens._evaluators import _ReplicateSweepEvaluator, build_evaluators
-from ranklens._forms import ReplicateForm
-from ranklens._registry import Capabilities
+from ranklens._foundation.forms import ReplicateForm
+from ranklens._foundation.registry import Capabilities
+from ranklens._inference.evaluators import _ReplicateSweepEvaluator, build_evaluators
 from ranklens.exceptions import FewEventsWarning, RanklensWarning, UndefinedMetricWarning
 from ranklens.metrics import available_metrics, get_metric
 
@@ -218,7 +218,7 @@ def test_extremes_replicates_equal_the_function(weights, given):
 
 
 def test_the_parallel_driver_gives_the_serial_numbers_for_any_split():
-    from ranklens._kernels import curve_sweeps
+    from ranklens._compute.kernels import curve_sweeps
     from ranklens.targeting import _sweep_prepare
 
     rng = np.random.default_rng(8)
@@ -266,7 +266,7 @@ def test_binding_the_task_relevance_keeps_the_sweep_and_other_parameters_drop_it
 def test_gain_and_lift_bands_from_the_sweep_equal_the_curve_function(curve, case):
     """curve_bands reads the gain and lift of each replicate off the targeting sweep; the same
     bands as calling the curve function per replicate (ties, weights, rare events)."""
-    from ranklens import _curve_registry
+    from ranklens._foundation import curve_registry as _curve_registry
     from ranklens.bands import curve_bands
 
     rng = np.random.default_rng(30 + case)

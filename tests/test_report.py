@@ -304,7 +304,7 @@ def test_bootstrap_keeps_to_its_time_budget(task):
 def test_metric_agreement_gets_the_task_relevance(rng, monkeypatch):
     import ranklens.agreement
     import ranklens.evaluation
-    from ranklens._registry import MetricSpec
+    from ranklens._foundation.registry import MetricSpec
     from ranklens.relevance import SigmoidRelevance
 
     y = rng.standard_t(3, size=150)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ranklens import compare_models
-from ranklens._inference import studentized_interval_at, studentized_p_value
+from ranklens._foundation.interval_formulas import studentized_interval_at, studentized_p_value
 from ranklens.report import evaluate_models, evaluation_to_json
 from ranklens.report.goals import summary_verdicts
 from ranklens.report.significance import (

@@ -1,5 +1,5 @@
-"""Counter-based Poisson(1) weights and unit keys (ranklens._resampling), and the resampling
-schemes of compare_models and curve_bands built on them."""
+"""Counter-based Poisson(1) weights and unit keys (ranklens._inference.resampling), and the
+resampling schemes of compare_models and curve_bands built on them."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from ranklens import metrics as _metrics
-from ranklens._kernels.resampling import POISSON_THRESHOLDS
-from ranklens._resampling import POISSON_ABOVE, Resampler, group_keys, poisson_weights
+from ranklens._compute.kernels.resampling import POISSON_THRESHOLDS
+from ranklens._inference.resampling import POISSON_ABOVE, Resampler, group_keys, poisson_weights
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
 from ranklens.exceptions import RanklensWarning
@@ -337,9 +337,9 @@ def test_schemes_validate(rng):
 def test_curve_sweeps_reproduce_the_curve_function_per_replicate(
     rng, monkeypatch, curve, weighted, route
 ):
-    from ranklens._curve_registry import get_curve
-    from ranklens._kernels import curve_sweeps
-    from ranklens._route import POLICY
+    from ranklens._compute.kernels import curve_sweeps
+    from ranklens._foundation.curve_registry import get_curve
+    from ranklens._foundation.route import POLICY
 
     kernel_name = {"cutoff_auc": "cutoff_auc_grid", "rank_lift": "rank_lift_grid"}[curve]
     original = getattr(curve_sweeps, kernel_name)
@@ -380,7 +380,7 @@ def test_curve_sweeps_reproduce_the_curve_function_per_replicate(
 
 
 def test_regression_influence_recovers_a_linear_statistic(rng):
-    from ranklens._resampling import group_counts, regression_influence
+    from ranklens._inference.resampling import group_counts, regression_influence
 
     n, g = 600, 20
     groups = rng.permutation(np.arange(n) % g)
@@ -396,7 +396,7 @@ def test_regression_influence_recovers_a_linear_statistic(rng):
 
 
 def test_group_counts_kernel_equals_bincount_bit_for_bit(rng):
-    from ranklens._resampling import group_counts, kernels_only, numpy_twins
+    from ranklens._inference.resampling import group_counts, kernels_only, numpy_twins
 
     n, g = 5000, 100
     groups = rng.permutation(np.arange(n) % g)
@@ -409,7 +409,7 @@ def test_group_counts_kernel_equals_bincount_bit_for_bit(rng):
     expected = np.stack([np.bincount(groups, weights=b, minlength=g) for b in block])
     np.testing.assert_array_equal(fast, expected)
     np.testing.assert_array_equal(twin, expected)
-    from ranklens._kernels import resampling as _kr
+    from ranklens._compute.kernels import resampling as _kr
 
     for driver in (_kr.group_weight_sums_serial, _kr.group_weight_sums_parallel):
         np.testing.assert_array_equal(driver(block, groups, g), expected)
@@ -422,7 +422,7 @@ def test_group_counts_kernel_equals_bincount_bit_for_bit(rng):
 
 
 def test_bca_from_regression_matches_the_jackknife_bca(rng, monkeypatch):
-    import ranklens._resampling as resampling
+    import ranklens._inference.resampling as resampling
 
     n = 4000
     y = rng.lognormal(size=n)

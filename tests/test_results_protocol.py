@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 import ranklens
-from ranklens._curve_registry import available_curves, get_curve
-from ranklens._results import REPR_MAX_CHARS, ConfidenceInterval, CurveResult, Result
+from ranklens._foundation.curve_registry import available_curves, get_curve
+from ranklens._foundation.results import REPR_MAX_CHARS, ConfidenceInterval, CurveResult, Result
 
 for _module in (*ranklens._EXPORTS, "robustness", "listwise", "relevance", "evaluation"):
     importlib.import_module(f"ranklens.{_module}")

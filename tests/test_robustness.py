@@ -16,7 +16,7 @@ from ranklens import (
     most_influential,
     robustness_table,
 )
-from ranklens._registry import MetricSpec
+from ranklens._foundation.registry import MetricSpec
 from ranklens.exceptions import UndefinedMetricWarning
 from ranklens.metrics import get_metric
 from ranklens.ranking import _exact_dot
@@ -210,7 +210,7 @@ def test_generic_fallback_for_other_measures(rng):
 def test_percent_change_matches_published_table1_arithmetic():
     # Table 1 of Rosset, Perlich & Zadrozny (2005): RMSE $3,872,481 -> $1,940,415 is printed as
     # 49.8% (truncated 49.89%)
-    from ranklens._format import percent_change
+    from ranklens._foundation.format import percent_change
 
     assert percent_change(1940415 - 3872481, 3872481) == pytest.approx(49.89, abs=0.005)
     assert percent_change(421198 - 568281, 568281) == pytest.approx(25.9, abs=0.05)

@@ -1,4 +1,5 @@
-"""The performance policy (ranklens._route): its numbers, and the block that forces the kernels."""
+"""The performance policy (ranklens._foundation.route): its numbers, and the block that forces the
+kernels."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from ranklens import _route
-from ranklens._route import POLICY, RoutePolicy, Thresholds, kernels_at_any_size
+from ranklens._foundation import route as _route
+from ranklens._foundation.route import POLICY, RoutePolicy, Thresholds, kernels_at_any_size
 
 #: The sizes and costs the routing rules have always used (a change here changes which form a
 #: call takes, never a number, but is a decision of its own).

@@ -9,10 +9,10 @@ import contextlib
 import numpy as np
 import pytest
 
-import ranklens._rank_sweep as rank_sweep
+import ranklens._measures.rank_sweep as rank_sweep
 import ranklens.ranking as ranking
-from ranklens._resampling import kernels_only
-from ranklens._shared import shared_results
+from ranklens._foundation.shared import shared_results
+from ranklens._inference.resampling import kernels_only
 from ranklens.compare import compare_models
 from ranklens.ranking import (
     kendall_tau,
@@ -24,8 +24,8 @@ from ranklens.ranking import (
 
 
 class _CountedSorts:
-    """A stand-in for the sequence's module (``ranklens._xp.sequence``) that counts the calls
-    of its ``sequence`` (the sort) and passes everything else through."""
+    """A stand-in for the sequence's module (``ranklens._compute.xp.sequence``) that counts the
+    calls of its ``sequence`` (the sort) and passes everything else through."""
 
     def __init__(self, kernels, calls: list[int]) -> None:
         self._kernels = kernels
@@ -41,7 +41,8 @@ class _CountedSorts:
 
 def _counting(monkeypatch) -> list[int]:
     """The sorts of the rank measures: those of the ranking module and of the rank sweep it
-    shares with the other engines (each sorts through ``ranklens._xp.sequence``, as ``_xs``)."""
+    shares with the other engines (each sorts through ``ranklens._compute.xp.sequence``, as
+    ``_xs``)."""
     calls: list[int] = []
     for module in (ranking, rank_sweep):
         monkeypatch.setattr(module, "_xs", _CountedSorts(module._xs, calls))
@@ -105,7 +106,7 @@ def test_compare_models_sorts_each_model_once_for_its_point_values(monkeypatch, 
 def test_equal_inputs_are_kept_once_however_many_results_use_them():
     """The truth and each model's predictions are copied once within a block: the sort and the
     sweep of a model (and every model's sort) share the copies they were computed from."""
-    import ranklens._shared as _shared
+    import ranklens._foundation.shared as _shared
 
     rng = np.random.default_rng(3)
     n = 50_000
@@ -126,7 +127,7 @@ def test_delong_comparison_keeps_no_sort_through_its_tests(monkeypatch, weighted
     """With DeLong's tests, each model's sort serves its own point values and is let go before
     the next model's and before the tests (which need none of it); the numbers are unchanged."""
     import ranklens.compare as compare
-    from ranklens._shared import sharing
+    from ranklens._foundation.shared import sharing
 
     rng = np.random.default_rng(4)
     n = 40_000

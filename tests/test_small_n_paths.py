@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranklens._kernels import curves as C
-from ranklens._route import POLICY
-from ranklens._xp import ranked_keys as X
-from ranklens._xp.compiled import use_kernel
+from ranklens._compute.kernels import curves as C
+from ranklens._compute.xp import ranked_keys as X
+from ranklens._compute.xp.compiled import use_kernel
+from ranklens._foundation.route import POLICY
 
 
 def _cases():

@@ -7,7 +7,7 @@ import pandas as pd
 import polars as pl
 import pytest
 
-from ranklens._validation import as_1d_float, check_pair, check_sample_weight
+from ranklens._foundation.validation import as_1d_float, check_pair, check_sample_weight
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,10 @@
 """A warm small ``compare_models`` in a fresh process: no scipy.special, the same numbers.
 
 The BCa intervals and the Gaussian p-values take ``Phi`` and ``Phi^-1`` from
-:mod:`ranklens._normal` (the Cephes algorithms that ``scipy.special.ndtr`` / ``ndtri`` compile,
-evaluated in Python), so a fresh process never imports ``scipy.special`` (a quarter of a second
-of a warm call); the NumPy twin of the loss sums adds all replicates of a chunk together. Every
-number must be the one the scipy-based, row-by-row path gave: bit for bit.
+:mod:`ranklens._foundation.normal` (the Cephes algorithms that ``scipy.special.ndtr`` / ``ndtri``
+compile, evaluated in Python), so a fresh process never imports ``scipy.special`` (a quarter of a
+second of a warm call); the NumPy twin of the loss sums adds all replicates of a chunk together.
+Every number must be the one the scipy-based, row-by-row path gave: bit for bit.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ import numpy as np
 import pytest
 from scipy import special
 
-from ranklens import _evaluators, _normal, _resampling
 from ranklens import compare as compare_module
+from ranklens._foundation import normal as _normal
+from ranklens._inference import evaluators as _evaluators
+from ranklens._inference import resampling as _resampling
 from ranklens.compare import compare_models
 
 # ---------------------------------------------------------------------------------------------

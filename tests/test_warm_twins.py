@@ -2,8 +2,8 @@
 
 Getting the cached kernels costs numba's import (the kernel modules are imported by the
 functions that call them) and the cache loads; below the cost model's threshold
-(:func:`ranklens._resampling.prefer_numpy_twins`) the bootstrap runs on the NumPy twins, never
-imports numba, and gives the same numbers as the kernels: bit for bit for the loss sums and
+(:func:`ranklens._inference.resampling.prefer_numpy_twins`) the bootstrap runs on the NumPy twins,
+never imports numba, and gives the same numbers as the kernels: bit for bit for the loss sums and
 Kendall's tau, to 1e-12 for Spearman's rho.
 """
 
@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import ranklens._kernels
-from ranklens import _resampling
-from ranklens._route import POLICY
+import ranklens._compute.kernels
+from ranklens._foundation.route import POLICY
+from ranklens._inference import resampling as _resampling
 
 
 class _NoKernels:
@@ -53,13 +53,13 @@ def test_without_numba_a_small_bootstrap_takes_the_twins_without_importing_it(mo
         < POLICY.twins_load_s + POLICY.numba_import_s
     )
     monkeypatch.delitem(sys.modules, "numba")
-    # what `from ranklens._kernels import compare` in the rule would get
-    monkeypatch.setattr(ranklens._kernels, "compare", _NoKernels(), raising=False)
+    # what `from ranklens._compute.kernels import compare` in the rule would get
+    monkeypatch.setattr(ranklens._compute.kernels, "compare", _NoKernels(), raising=False)
     assert _resampling.prefer_numpy_twins(1000, _BETWEEN, 2, True)
 
 
 def test_the_import_counts_only_while_numba_is_not_imported(monkeypatch):
-    monkeypatch.setattr(ranklens._kernels, "compare", _Cached(), raising=False)
+    monkeypatch.setattr(ranklens._compute.kernels, "compare", _Cached(), raising=False)
     monkeypatch.setattr(_resampling, "is_compiled", lambda kernel: True)
     # numba imported (it is in this process): cached kernels cost only their loading
     assert "numba" in sys.modules
