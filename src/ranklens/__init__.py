@@ -21,9 +21,9 @@ from ranklens.exceptions import UndefinedMetricWarning as UndefinedMetricWarning
 
 __version__ = "0.1.0"
 
-#: Public names by module (each module's own ``__all__``; ``tests/test_first_contact.py`` checks
-#: that they agree). A name missing here is still found: the lookup falls back to importing every
-#: module.
+#: Public names by module (each module's own ``__all__``; ``tests/common/test_first_contact.py``
+#: checks that they agree). A name missing here is still found: the lookup falls back to importing
+#: every module.
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "agreement": (
         "MetricRankingComparisonResult",

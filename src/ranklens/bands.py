@@ -177,9 +177,9 @@ def _linear_quantiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``np.quantile(a, q, axis=0)`` (method ``"linear"``) from ``ordered = np.sort(a, axis=0)``.
 
     NumPy's own arithmetic, step for step, so the numbers are the same to the last bit
-    (``tests/test_compare_bands.py`` compares them on ties, short columns and the bisection's
-    levels): the virtual index ``(n - 1) q``, its floor and the next order statistic (both the
-    last one from ``n - 1`` on), the weight ``t = index - floor``, and the interpolation
+    (``tests/inference/test_compare_bands.py`` compares them on ties, short columns and the
+    bisection's levels): the virtual index ``(n - 1) q``, its floor and the next order statistic
+    (both the last one from ``n - 1`` on), the weight ``t = index - floor``, and the interpolation
     ``a + (b - a) t``, taken as ``b - (b - a)(1 - t)`` where ``t >= 0.5``. Only selecting the
     order statistics differs: a sort once instead of a partition per call (for tied values of
     opposite zero sign the chosen zero may differ in sign, not in value). ``ordered`` holds

@@ -4,5 +4,5 @@
 disk cache's configuration (``ranklens._foundation.cache``); ``xp`` holds the array-API forms
 (one code on NumPy and on CuPy), which also choose between a kernel and its NumPy form by the
 sizes of ``ranklens._foundation.route``. A module here imports layer 0 (``ranklens._foundation``)
-and this layer only; ``tests/test_architecture.py`` checks it.
+and this layer only; ``tests/common/test_architecture.py`` checks it.
 """

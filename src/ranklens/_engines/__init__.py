@@ -4,5 +4,5 @@ The bootstrap's time and memory budget of the in-memory pipeline (``budget``) an
 ``evaluate_models``, the one entry point that picks the engine, in memory or on Dask
 (``entry``). The in-memory pipeline (``ranklens.evaluation``) and the Dask engine
 (``ranklens.dask``) sit in this layer beside them. A module here imports the layers below and
-this layer only; ``tests/test_architecture.py`` checks it.
+this layer only; ``tests/common/test_architecture.py`` checks it.
 """

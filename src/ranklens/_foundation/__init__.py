@@ -8,5 +8,5 @@ registries (``registry``, ``curve_registry``), the computational forms every eng
 numba kernels (``cache``), number formatting, the optional extras, progress reporting and the
 other small helpers. A module here imports other foundations only (and the flat
 ``ranklens.exceptions`` and ``ranklens._version``), never a module of a layer above;
-``tests/test_architecture.py`` checks it.
+``tests/common/test_architecture.py`` checks it.
 """

@@ -7,7 +7,7 @@ which imports ``numpy.f2py``): about 0.25-0.3 s of a fresh process, a quarter of
 ``compare_models`` call. This module evaluates the same Cephes algorithms (Moshier 1989) that
 ``scipy.special.ndtr`` and ``ndtri`` compile, operation for operation in IEEE double precision,
 so the values are the same bits (checked against scipy on over a million points, tails,
-subnormal probabilities, 0, 1, infinities and NaN included: ``tests/test_warm_compare.py``).
+subnormal probabilities, 0, 1, infinities and NaN included: ``tests/compute/test_warm_compare.py``).
 
 Notes
 -----

@@ -7,5 +7,5 @@ public inference modules (``ranklens.compare``, ``ranklens.bands``, ``ranklens.r
 ``ranklens.agreement``, ``ranklens.delong``) sit in this layer beside them. A module here imports
 the layers below (the foundations, the computation, the measures' shared modules and
 ``ranklens.metrics``) and this layer only; the device path never imports a public measure
-module. ``tests/test_architecture.py`` checks it.
+module. ``tests/common/test_architecture.py`` checks it.
 """

@@ -6,5 +6,5 @@ the relevance functions, built alike in memory and on Dask (``relevance_function
 measure modules (``ranklens.ranking``, ``ranklens.targeting``, ...) sit in this layer beside
 them; an engine reads these modules, never a measure module. A module here imports the layers
 below (``ranklens._foundation``, ``ranklens._compute``) and this layer only;
-``tests/test_architecture.py`` checks it.
+``tests/common/test_architecture.py`` checks it.
 """

@@ -34,7 +34,7 @@ import pytest
 
 from ranklens import compare_models, delong_interval, delong_test, roc_curve
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 # (file, outcome column, model a, model b):
 #   auc_a, var_a, ci_a, auc_b, var_b, ci_b, z, p  as printed by proc_reference.R

@@ -85,8 +85,8 @@ def test_summary_matches_brute_force_and_scipy(y, p):
     kt = ss.kendalltau(y, p)  # scipy's default: exact without ties at this n, else asymptotic
     sr = ss.spearmanr(y, p)
     untied = len(np.unique(y)) == len(y) and len(np.unique(p)) == len(p)
-    # Without ties rho's p-value is R's cor.test (AS 89; tests/test_delong.py checks it against
-    # every permutation); scipy has only the t approximation.
+    # Without ties rho's p-value is R's cor.test (AS 89; tests/inference/test_delong.py checks it
+    # against every permutation); scipy has only the t approximation.
     rho_p = spearman_exact_pvalue(len(y), sr.statistic) if untied else sr.pvalue
     assert s.kendall_tau == pytest.approx(kt.statistic, abs=1e-12)
     assert s.kendall_tau == pytest.approx(ref.tau_b(y, p), abs=1e-12)
@@ -140,7 +140,8 @@ def test_confidence_interval():
     p = np.log(y) + rng.normal(size=300)
     s = ranking_summary(y, p, confidence_level=0.9)
     half = ss.norm.ppf(0.95) * math.sqrt(s.tau_variance_unbiased)
-    # Noether's Wald interval by name; the default is Fisher's z (tests/test_interval_methods.py)
+    # Noether's Wald interval by name; the default is Fisher's z
+    # (tests/inference/test_interval_methods.py)
     noether = s.confidence_interval(method="noether")
     assert noether == pytest.approx((s.kendall_tau - half, s.kendall_tau + half))
     assert s.tau_ci_method == "fisher-z" and s.confidence_interval() == s.tau_ci

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "coverage_study.py"
+HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "coverage_study.py"
 
 
 def _harness():

@@ -113,7 +113,8 @@ def test_roc_auc_of_the_reported_case_against_scikit_learn():
 
 @pytest.mark.parametrize("name", ["roc_auc", "ks_statistic", "gain_area", "accuracy_ratio"])
 def test_device_scalars_are_scale_free_in_the_weights(data, monkeypatch, name):
-    """Device inputs on the NumPy namespace (as tests/test_gpu_targeting.py): the same sums."""
+    """Device inputs on the NumPy namespace (as tests/engines/test_gpu_targeting.py): the same
+    sums."""
     import ranklens._compute.xp.measures as xm
 
     monkeypatch.setattr(xm, "cupy_or_raise", lambda what: np)

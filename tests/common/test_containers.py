@@ -140,7 +140,7 @@ SKIPPED: dict[str, str] = {
     "smooth_accuracy": "a factory of accuracy functions; takes no data",
     "weighted_interval_score_from_quantiles": "2-D quantiles: covered by test_2d_containers",
     "evaluate_models": "runs every function checked here; its result records timings, and the "
-    "CLI tests feed it CSV and Parquet columns (tests/test_cli_field.py)",
+    "CLI tests feed it CSV and Parquet columns (tests/presentation/test_cli_field.py)",
     "evaluation_to_json": "takes a ModelEvaluation, not data",
 }
 
@@ -180,7 +180,7 @@ def _call(func: Callable[..., Any], wrap: Callable[[np.ndarray], Any], weighted:
         elif p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise AssertionError(
                 f"{func.__name__}: no test value for required parameter {p.name!r}; add it to "
-                "ARRAYS/SCALARS in tests/test_containers.py (or to SKIPPED with a reason)"
+                "ARRAYS/SCALARS in tests/common/test_containers.py (or to SKIPPED with a reason)"
             )
         else:
             continue

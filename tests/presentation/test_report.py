@@ -17,6 +17,7 @@ from ranklens.report import (
     write_html,
 )
 from ranklens.report.render import format_number
+from report_schema import results_schema, validate
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +270,7 @@ def test_embedded_plots_are_valid_svg(page):
 
 def test_bootstrap_keeps_to_its_time_budget(task):
     """A budget is a bound: the plan says what it left out, and a budget too small for even the
-    fastest measures skips the bootstrap, saying why (tests/test_first_contact.py checks the
+    fastest measures skips the bootstrap, saying why (tests/common/test_first_contact.py checks the
     wall time and the order of priority)."""
     from ranklens.compare import DEFAULT_COMPARISON_METRICS
 
@@ -325,57 +326,10 @@ def test_metric_agreement_gets_the_task_relevance(rng, monkeypatch):
     assert "metric_agreement" in ev.extras
 
 
-def _validate(instance, schema, root=None, path="$"):
-    """A small JSON Schema (2020-12) validator for the keywords results.schema.json uses."""
-    root = root or schema
-    if "$ref" in schema:
-        name = schema["$ref"].split("/")[-1]
-        return _validate(instance, root["$defs"][name], root, path)
-    kinds = schema.get("type")
-    if kinds is not None:
-        kinds = [kinds] if isinstance(kinds, str) else kinds
-        checks = {
-            "object": lambda v: isinstance(v, dict),
-            "array": lambda v: isinstance(v, list),
-            "string": lambda v: isinstance(v, str),
-            "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-            "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-            "boolean": lambda v: isinstance(v, bool),
-            "null": lambda v: v is None,
-        }
-        assert any(checks[k](instance) for k in kinds), f"{path}: {instance!r:.60} is not {kinds}"
-    if "enum" in schema:
-        assert instance in schema["enum"], f"{path}: {instance!r} not in {schema['enum']}"
-    if "minimum" in schema:
-        assert instance >= schema["minimum"], path
-    if isinstance(instance, dict):
-        for key in schema.get("required", ()):
-            assert key in instance, f"{path}: missing {key!r}"
-        properties = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
-        for key, value in instance.items():
-            if key in properties:
-                _validate(value, properties[key], root, f"{path}.{key}")
-            elif extra is False:
-                raise AssertionError(f"{path}: unexpected {key!r}")
-            elif isinstance(extra, dict):
-                _validate(value, extra, root, f"{path}.{key}")
-    if isinstance(instance, list) and "items" in schema:
-        for k, value in enumerate(instance):
-            _validate(value, schema["items"], root, f"{path}[{k}]")
-
-
-def _schema():
-    from importlib import resources
-
-    text = resources.files("ranklens.report").joinpath("results.schema.json").read_text()
-    return json.loads(text)
-
-
 def test_json_matches_its_schema(evaluation, rng):
-    schema = _schema()
+    schema = results_schema()
     doc = json.loads(json.dumps(evaluation_to_json(evaluation, include_replicates=True)))
-    _validate(doc, schema)
+    validate(doc, schema)
     try:  # the reference validator, where it is installed
         import jsonschema
     except ImportError:
@@ -386,20 +340,20 @@ def test_json_matches_its_schema(evaluation, rng):
     broken = json.loads(json.dumps(doc))
     broken["models"]["gbm"]["kendall_tau"] = 0.5
     with pytest.raises(AssertionError):
-        _validate(broken, schema)
+        validate(broken, schema)
     # Without a bootstrap and without analytic inference: no intervals, no comparisons, valid.
     y = rng.normal(size=40)
     plain = evaluate_models(
         y, {"a": y + rng.normal(size=40)}, curves=False, robustness=False, inference="bootstrap"
     )
     doc = json.loads(json.dumps(evaluation_to_json(plain)))
-    _validate(doc, schema)
+    validate(doc, schema)
     assert doc["comparisons"] == [] and doc["comparison"] is None
     assert doc["models"]["a"]["kendall_tau"]["ci_low"] is None
     # Without a bootstrap, analytic inference only (the default): valid, with its methods.
     analytic = evaluate_models(y, {"a": y + rng.normal(size=40)}, curves=False, robustness=False)
     doc = json.loads(json.dumps(evaluation_to_json(analytic)))
-    _validate(doc, schema)
+    validate(doc, schema)
     assert doc["comparison"]["n_bootstrap"] == 0
     assert doc["models"]["a"]["kendall_tau"]["interval_method"] == "fisher-z"
     assert doc["models"]["a"]["root_mean_squared_error"]["ci_low"] is None

@@ -5,7 +5,7 @@ Each formula is checked against an independent brute-force computation: DeLong's
 with Satterthwaite's degrees of freedom, Fisher's z interval of Kendall's tau, the per-replicate
 standard errors of the studentized bootstrap and the symmetric bootstrap-t interval of
 ``compare_models``, the few-events rule and the tail-weight flag. pROC's Wald intervals stay
-available by name (``method="wald"``, tests/test_delong_proc.py).
+available by name (``method="wald"``, tests/inference/test_delong_proc.py).
 """
 
 from __future__ import annotations

@@ -39,8 +39,9 @@ def _repeat(y, s, w):
 
 
 @pytest.mark.filterwarnings(
-    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned; tests/test_delong.py)
-    # with fewer than two events or non-events: these tests check the curve, not the interval
+    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned;
+    # tests/inference/test_delong.py) with fewer than two events or non-events: these tests check
+    # the curve, not the interval
     "ignore:DeLong's standard error:ranklens.exceptions.UndefinedMetricWarning"
 )
 @given(labelled(weights=True))
@@ -70,8 +71,9 @@ def test_integer_weights_equal_repeated_rows(data):
 
 
 @pytest.mark.filterwarnings(
-    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned; tests/test_delong.py)
-    # with fewer than two events or non-events: these tests check the curve, not the interval
+    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned;
+    # tests/inference/test_delong.py) with fewer than two events or non-events: these tests check
+    # the curve, not the interval
     "ignore:DeLong's standard error:ranklens.exceptions.UndefinedMetricWarning"
 )
 @given(labelled(weights=True))
@@ -85,8 +87,9 @@ def test_roc_agrees_with_sklearn_and_pairs(data):
 
 
 @pytest.mark.filterwarnings(
-    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned; tests/test_delong.py)
-    # with fewer than two events or non-events: these tests check the curve, not the interval
+    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned;
+    # tests/inference/test_delong.py) with fewer than two events or non-events: these tests check
+    # the curve, not the interval
     "ignore:DeLong's standard error:ranklens.exceptions.UndefinedMetricWarning"
 )
 @given(labelled(), st.sampled_from(["exp", "cube", "affine"]))
@@ -100,8 +103,9 @@ def test_strictly_increasing_transform_of_the_score_changes_nothing(data, kind):
 
 
 @pytest.mark.filterwarnings(
-    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned; tests/test_delong.py)
-    # with fewer than two events or non-events: these tests check the curve, not the interval
+    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned;
+    # tests/inference/test_delong.py) with fewer than two events or non-events: these tests check
+    # the curve, not the interval
     "ignore:DeLong's standard error:ranklens.exceptions.UndefinedMetricWarning"
 )
 @given(labelled(weights=True))

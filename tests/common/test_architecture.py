@@ -39,7 +39,7 @@ import pathlib
 
 import pytest
 
-SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "ranklens"
 
 #: The private package of each layer: every module in it (at any depth) has its layer.
 LAYER_PACKAGES = {
@@ -100,7 +100,7 @@ def layer(module: str) -> int:
         return FLAT_MODULES[top]
     raise AssertionError(
         f"{module} has no layer: put a private module in the package of its layer "
-        f"({', '.join(LAYER_PACKAGES)}); list a public one in tests/test_architecture.py"
+        f"({', '.join(LAYER_PACKAGES)}); list a public one in tests/common/test_architecture.py"
     )
 
 

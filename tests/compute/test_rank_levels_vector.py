@@ -3,7 +3,8 @@
 Compact (uint8) batches run the prediction groups' pass and the y / joint groups' pass as LLVM
 vector code (one vector of 32 lanes per group); they must give the float64 passes' sums bit for
 bit, and the whole sweep the one-replicate sweep's replicates
-(ranklens._compute.kernels.compare.rank_replicates, the reference of tests/test_rank_levels.py).
+(ranklens._compute.kernels.compare.rank_replicates, the reference of
+tests/compute/test_rank_levels.py).
 """
 
 from __future__ import annotations

@@ -563,8 +563,9 @@ def test_results_are_frozen_and_json_ready():
 
 
 @pytest.mark.filterwarnings(
-    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned; tests/test_delong.py)
-    # with fewer than two events or non-events: these tests check the curve, not the interval
+    # roc_curve also gives DeLong's AUC interval, undefined (NaN, warned;
+    # tests/inference/test_delong.py) with fewer than two events or non-events: these tests check
+    # the curve, not the interval
     "ignore:DeLong's standard error:ranklens.exceptions.UndefinedMetricWarning"
 )
 @pytest.mark.parametrize("weighted", [False, True])

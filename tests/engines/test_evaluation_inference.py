@@ -229,7 +229,7 @@ def test_task_parameters_fall_back_to_the_bootstrap(rng):
 
 
 def test_settings_and_json_say_where_each_number_came_from(continuous):
-    from test_report import _schema, _validate
+    from report_schema import results_schema, validate
 
     _, _, auto, boot = continuous
     assert auto.settings["inference"] == "auto"
@@ -243,10 +243,10 @@ def test_settings_and_json_say_where_each_number_came_from(continuous):
     assert boot.settings["intervals"].startswith(
         f"paired bootstrap, symmetric bootstrap-t (Hall 1988), {B} resamples, for "
     )
-    schema = _schema()
+    schema = results_schema()
     for ev in (auto, boot):
         doc = json.loads(json.dumps(evaluation_to_json(ev, include_replicates=True)))
-        _validate(doc, schema)
+        validate(doc, schema)
         assert doc["schema_version"] == "2.2"
     doc = evaluation_to_json(auto)
     comparison = auto.comparison

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from ranklens.cli import app, exact_float_parsing
 
-GOLDEN = pathlib.Path(__file__).resolve().parent / "golden"
+GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
 
 #: Keys whose values depend on the clock, not on the numbers.
 VOLATILE = {"bootstrap time"}

@@ -7,6 +7,7 @@ listed here.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import math
@@ -23,6 +24,10 @@ from ranklens._foundation.results import REPR_MAX_CHARS, ConfidenceInterval, Cur
 
 for _module in (*ranklens._EXPORTS, "robustness", "listwise", "relevance", "evaluation"):
     importlib.import_module(f"ranklens.{_module}")
+# The Dask engine's row summaries (RowSummary) are results too: imported here, not left to
+# whichever test module happens to be collected first (its package needs the dask extra's pyarrow).
+with contextlib.suppress(ImportError):
+    importlib.import_module("ranklens.dask")
 
 
 def _all_subclasses(cls: type) -> list[type]:

@@ -228,7 +228,7 @@ def test_summary_exact_beyond_float_sums() -> None:
 
 
 def test_summary_device_reads_containers() -> None:
-    # (the weighted device summary: tests/test_gpu_targeting.py)
+    # (the weighted device summary: tests/engines/test_gpu_targeting.py)
     y, p = _data(40, True)
     ro = p.copy()
     ro.flags.writeable = False

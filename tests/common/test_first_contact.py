@@ -21,7 +21,7 @@ from ranklens._foundation import progress as _progress
 from ranklens.cli import app
 
 runner = CliRunner()
-SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src"
 
 
 def _python(code: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess[str]:

@@ -18,7 +18,7 @@ from ranklens._foundation.docstrings import (
     shared_paragraphs,
 )
 
-SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "ranklens"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "ranklens"
 #: The module that holds the shared paragraphs (the one place they are written).
 DOCSTRINGS = SRC / "_foundation" / "docstrings.py"
 PUBLIC_MODULES = [
