@@ -7,15 +7,15 @@ Run on a machine with CuPy and a CUDA device::
 1. Bootstrap: 1000 replicates of Kendall's tau-b, Spearman's rho and Harrell's C (the AUC for a
    binary outcome; one sweep gives all three) for two models at n = 1e5, 1e6, 1e7. The GPU
    draws the multiplicities on the device and evaluates every replicate
-   (:mod:`ranklens._xp.rank`); the CPU runs the numba engine of ``compare_models``
+   (:mod:`ranklens._compute.xp.rank`); the CPU runs the numba engine of ``compare_models``
    (``rank_replicates_parallel``, every core) on the first replicates of the same
    multiplicities, and its time for 1000 is extrapolated linearly from them (stated in the
    output). Where the GPU too runs fewer than 1000 (n = 1e7), its time is extrapolated the same
    way. Both engines' values for the shared replicates are compared.
 2. AUC of a binary outcome at n = 1e6 (Harrell's C with 30 % events), 1000 replicates.
 3. ``compare_models(device="gpu")`` end to end at n = 1e6, 1000 replicates, percentile intervals.
-4. Exact tau-b of one sample at n = 1e7 and 1e8: :func:`ranklens._xp.rank.exact_pair_counts` on
-   the device (host-to-device copy included and not), the public ``kendall_tau`` of device
+4. Exact tau-b of one sample at n = 1e7 and 1e8: :func:`ranklens._compute.xp.rank.exact_pair_counts`
+   on the device (host-to-device copy included and not), the public ``kendall_tau`` of device
    inputs copied from host arrays (copy and validation included), against the CPU's
    ``ranklens.kendall_tau`` (numba; one thread: its sweep is sequential).
 
@@ -27,7 +27,7 @@ Run on a machine with CuPy and a CUDA device::
    (``roc_auc``, ``ks_statistic``, ``gain_area``, ``accuracy_ratio``, ``lift_at_5/10/20``) for
    two models at n = 1e5, 1e6 (a binary outcome with 30 % events, and a continuous one whose
    events are each replicate's true top 10 %) and 1e7: the registered replicate sweep's
-   array-namespace form on the device (:mod:`ranklens._xp.targeting`) against its numba form
+   array-namespace form on the device (:mod:`ranklens._compute.xp.targeting`) against its numba form
    on the CPU (every core) on the first replicates of the same multiplicities (extrapolated
    linearly, as above), values compared; ``compare_models(device="gpu")`` with the seven
    measures end to end at 1e6; the weighted ``ranking_summary`` of device inputs at 1e6 and 1e7.
@@ -62,7 +62,7 @@ def _data(n, seed=0, binary=False):
 
 
 def _cpu_prepare(y, preds):
-    from ranklens._xp.sequence import order_by_y_then_pred, prepare_ranks
+    from ranklens._compute.xp.sequence import order_by_y_then_pred, prepare_ranks
 
     orders, y_sorted, p_sorted, n_preds = [], [], [], []
     for pred in preds:
@@ -84,8 +84,8 @@ def _time_device_replicates(cp, n, gpu_reps, cpu_reps, chunk, evaluate):
     """Draw ``gpu_reps`` replicates of multiplicities on the device, ``chunk`` at a time, and
     evaluate each chunk (``evaluate(mult)``, host values): the values, the first ``cpu_reps``
     multiplicities (on the host, for the CPU to run the same replicates) and the seconds."""
-    from ranklens._gpu_engine import draw_multiplicities
-    from ranklens._xp import to_host
+    from ranklens._compute.xp import to_host
+    from ranklens._inference.device_engine import draw_multiplicities
 
     gen = cp.random.default_rng(0)
     t0 = time.perf_counter()
@@ -149,8 +149,8 @@ def _replicates_row(case, n, n_boot, setup, gpu, cpu, chunk=None):
 
 
 def bench_bootstrap(cp, n, n_boot, gpu_reps, cpu_reps, binary=False, label=None):
-    from ranklens._gpu_engine import RankEvaluator
-    from ranklens._kernels.compare import rank_replicates_parallel
+    from ranklens._compute.kernels.compare import rank_replicates_parallel
+    from ranklens._inference.device_engine import RankEvaluator
 
     y, preds = _data(n, binary=binary)
     # GPU: plans (sorts) once, then replicates drawn and evaluated on the device
@@ -213,8 +213,8 @@ def bench_compare_models(cp, n, n_boot, *, targeting=False):
 
 def bench_exact(cp, n):
     from ranklens import kendall_tau
-    from ranklens._forms import RankStatistic
-    from ranklens._xp.rank import classes_from_counts, exact_pair_counts
+    from ranklens._compute.xp.rank import classes_from_counts, exact_pair_counts
+    from ranklens._foundation.forms import RankStatistic
 
     y, preds = _data(n, seed=1)
     p = preds[1]
@@ -264,7 +264,7 @@ def bench_exact(cp, n):
 def profile_level(cp, n, rows):
     """Milliseconds of one level's steps for a chunk of ``rows`` replicates, beside a plain copy
     of the chunk's int32 weights (the memory-bandwidth floor of one pass)."""
-    from ranklens._xp.rank import _prefix, build_plan
+    from ranklens._compute.xp.rank import _prefix, build_plan
 
     y, preds = _data(n)
     plan = build_plan(cp, cp.asarray(y), cp.asarray(preds[0]))
@@ -287,8 +287,8 @@ def profile_level(cp, n, rows):
     t_where, masked = timed(lambda: cp.where(left, wl, zero))
     t_scan, s = timed(lambda: _prefix(cp, masked, cp.int64, True))
     t_dot, _ = timed(lambda: cp.sum(cp.where(left, zero, wl) * s, axis=1))
-    from ranklens._xp import cuda
-    from ranklens._xp.rank import generic_level_term
+    from ranklens._compute.xp import cuda
+    from ranklens._compute.xp.rank import generic_level_term
 
     t_generic, generic = timed(lambda: generic_level_term(cp, ws[:, perm], left, cp.int64, True))
     t_fused, fused = timed(lambda: cuda.level_term(ws, perm, 5))
@@ -408,8 +408,8 @@ TARGETING = [
 def bench_targeting(cp, n, n_boot, gpu_reps, cpu_reps, binary):
     """The seven targeting scalars of ``n_boot`` replicates for two models: the replicate sweep
     on the GPU (``gpu_reps`` timed) and on the CPU (numba, ``cpu_reps`` timed), extrapolated."""
-    from ranklens._xp import free_bytes, to_host
-    from ranklens._xp.targeting import sums_bytes
+    from ranklens._compute.xp import free_bytes, to_host
+    from ranklens._compute.xp.targeting import sums_bytes
     from ranklens.metrics import get_metric
 
     forms = [get_metric(name).capabilities.batched for name in TARGETING]
@@ -584,7 +584,7 @@ def main(argv=None):
         if not args.skip_exact_1e8:
             rows.append(bench_exact(cp, 100_000_000))
         rows.extend(run_targeting(cp, False))
-    from ranklens._xp import cuda
+    from ranklens._compute.xp import cuda
 
     print("level term kernel used by the engine:", cuda.STATUS["level_term"], flush=True)
     info["level_term"] = cuda.STATUS["level_term"]

@@ -39,9 +39,9 @@ from _timing import best_time
 from _two_models import METRICS, lognormal_models, scipy_statistics
 from scipy import stats
 
-from ranklens import _evaluators
-from ranklens._resampling import Resampler, block_rows, bootstrap_blocks, run_rows
-from ranklens._route import POLICY
+from ranklens._foundation.route import POLICY
+from ranklens._inference import evaluators as _evaluators
+from ranklens._inference.resampling import Resampler, block_rows, bootstrap_blocks, run_rows
 from ranklens._warmup import warmup
 from ranklens.bands import curve_bands
 from ranklens.compare import compare_models
@@ -95,7 +95,7 @@ def main(quick: bool, replicates_1e6: int, only_1e6: bool = False, previous: boo
     n_boot = 1000
     print(f"numba threads: {numba.get_num_threads()}")
     if previous:  # the rank sweep before the level orders: the Fenwick sweep, 4-row blocks
-        import ranklens._resampling as _rs
+        import ranklens._inference.resampling as _rs
 
         POLICY.level_sweep_above = 1 << 62
         _rs.WIDE_BLOCK_ROWS = 0

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ranklens import compare_models
-from ranklens._registry import Capabilities
+from ranklens._foundation.registry import Capabilities
 from ranklens.metrics import get_metric
 
 METRICS = ["roc_auc", "gain_area", "lift_at_10"]

@@ -9,7 +9,7 @@ divided by ``B2 - B1`` (what the point values, the sorts and the level orders co
 cancels), and ``seconds / (n log2 n)`` per size shows the scaling: flat for O(n log n).
 
 The memory columns: the peak resident set of the process (the data included), and the
-comparison's plan against its budget (``ranklens._evaluators.memory_plan``;
+comparison's plan against its budget (``ranklens._inference.evaluators.memory_plan``;
 ``RANKLENS_MEMORY_BUDGET`` sets the budget).
 
 Run ``python benchmarks/bench_scale.py`` (``--sizes 1e6,2e6`` for some sizes, ``--replicates
@@ -34,7 +34,8 @@ SIZES = (1_000_000, 2_000_000, 5_000_000, 10_000_000, 20_000_000)
 
 def _one(n: int, replicates: tuple[int, int]) -> dict[str, float]:
     """Time the bootstrap of ``compare_models`` at ``n`` rows in this process."""
-    from ranklens import _resampling, compare
+    from ranklens import compare
+    from ranklens._inference import resampling as _resampling
 
     rng = np.random.default_rng(0)
     y = rng.lognormal(mean=3, size=n)
@@ -66,7 +67,7 @@ def _one(n: int, replicates: tuple[int, int]) -> dict[str, float]:
     forms = [compare.get_metric(m).capabilities.batched for m in compare.DEFAULT_COMPARISON_METRICS]
     plan, budget = None, math.nan
     try:
-        from ranklens._evaluators import memory_plan
+        from ranklens._inference.evaluators import memory_plan
     except ImportError:  # an earlier release: the plan on the comparison's module, if any
         memory_plan = getattr(compare, "_memory_plan", None)
     if memory_plan is not None:  # (a release before the memory budget: no plan)

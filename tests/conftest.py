@@ -205,7 +205,7 @@ def poisson_counts() -> Callable[[pd.DataFrame, str | None, int, int], np.ndarra
     each replicate, by rows or by the units of the column ``groups``, as
     ``compare_models(scheme="poisson", random_state=random_state)`` and the Dask engine draw
     them."""
-    from ranklens._resampling import group_keys, poisson_weights
+    from ranklens._inference.resampling import group_keys, poisson_weights
     from ranklens.dask._sums import poisson_seed
 
     def counts(df: pd.DataFrame, groups: str | None, n_rep: int, random_state: int) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Inputs that say they live on a CUDA device, for running the device path on NumPy.
 
-A measure computes where its inputs live (:func:`ranklens._xp.measures.on_device`): a CuPy array
-or a DLPack tensor on a GPU sends it down the device path. Without a GPU the tests run that
+A measure computes where its inputs live (:func:`ranklens._compute.xp.measures.on_device`): a CuPy
+array or a DLPack tensor on a GPU sends it down the device path. Without a GPU the tests run that
 path with NumPy as the device namespace (``cupy_or_raise`` patched to return NumPy) and these
 wrappers as the inputs: a host array that reports DLPack device type 2 (``kDLCUDA``) and hands
 its values over through ``__array__``, so that the dispatch itself is what is tested.

@@ -265,10 +265,10 @@ def per_observation_counts_vectorized(y, p):
 
 def statistics_of_sums(sums, axis=-1):
     """``(tau_b, rho, harrell_c)`` along ``axis`` from the rank kernels' group sums (their
-    order: ``ranklens._xp.rank.GROUP_SUMS``), through the one statistics code every engine
+    order: ``ranklens._compute.xp.rank.GROUP_SUMS``), through the one statistics code every engine
     uses; the other axes are kept."""
-    from ranklens._forms import RankStatistic
-    from ranklens._xp.rank import GROUP_SUMS, replicate_classes
+    from ranklens._compute.xp.rank import GROUP_SUMS, replicate_classes
+    from ranklens._foundation.forms import RankStatistic
 
     sums = np.moveaxis(np.asarray(sums, dtype=np.float64), axis, -1)
     classes = replicate_classes({k: sums[..., i] for i, k in enumerate(GROUP_SUMS)})

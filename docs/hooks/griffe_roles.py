@@ -12,8 +12,8 @@ A short target (``roc_auc``) is looked up in the docstring's own module first, t
 names ``ranklens`` exports; the ``~`` prefix shows only the last part, as in Sphinx.
 
 Before that, a docstring that holds a shared paragraph's marker line (``%(input_errors)s``,
-``%(sample_weight)s``, filled when the module is imported, see ``ranklens._docstrings``) takes the
-text the imported object carries, so the reference shows what ``help()`` shows.
+``%(sample_weight)s``, filled when the module is imported, see ``ranklens._foundation.docstrings``)
+takes the text the imported object carries, so the reference shows what ``help()`` shows.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import griffe
 
-from ranklens._docstrings import MARKER
+from ranklens._foundation.docstrings import MARKER
 
 ROLE = re.compile(r":(?:class|func|meth|attr|data|mod|obj|exc):`(~?)([^`]+)`")
 
@@ -78,8 +78,8 @@ class SphinxRoles(griffe.Extension):
 def _documented_at(found: Any) -> str | None:
     """The public path under which the reference documents an object: its own, or, for an
     object defined in a private module and presented by a public one (``ranklens.relevance``
-    presents ``ranklens._relevance_functions.SigmoidRelevance``), the last public path on the
-    way from the name to the definition. None when no path on the way is public."""
+    presents ``ranklens._measures.relevance_functions.SigmoidRelevance``), the last public path on
+    the way from the name to the definition. None when no path on the way is public."""
     paths = [str(found.path)]
     while found.is_alias:
         found = found.target

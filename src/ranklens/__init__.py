@@ -21,9 +21,9 @@ from ranklens.exceptions import UndefinedMetricWarning as UndefinedMetricWarning
 
 __version__ = "0.1.0"
 
-#: Public names by module (each module's own ``__all__``; ``tests/test_first_contact.py`` checks
-#: that they agree). A name missing here is still found: the lookup falls back to importing every
-#: module.
+#: Public names by module (each module's own ``__all__``; ``tests/common/test_first_contact.py``
+#: checks that they agree). A name missing here is still found: the lookup falls back to importing
+#: every module.
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "agreement": (
         "MetricRankingComparisonResult",
@@ -90,8 +90,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Problem",
         "evaluation_to_json",
     ),
-    # the one entry point of both engines, beside the pipeline (ranklens._entry says why)
-    "_entry": ("evaluate_models",),
+    # the one entry point of both engines, beside the pipeline (ranklens._engines.entry says why)
+    "_engines.entry": ("evaluate_models",),
     "intervals": (
         "CoverageByBinResult",
         "CoverageLevelWarning",
@@ -198,7 +198,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "get_metric",
     ),
     # the shared result types: scipy-style interval tuple, the curve protocol, the base class
-    "_results": (
+    "_foundation.results": (
         "ConfidenceInterval",
         "CurveResult",
         "Result",
@@ -214,10 +214,10 @@ _SUBMODULES = (
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:  # static tools see the eager imports
-    from ranklens._entry import evaluate_models as evaluate_models
-    from ranklens._results import ConfidenceInterval as ConfidenceInterval
-    from ranklens._results import CurveResult as CurveResult
-    from ranklens._results import Result as Result
+    from ranklens._engines.entry import evaluate_models as evaluate_models
+    from ranklens._foundation.results import ConfidenceInterval as ConfidenceInterval
+    from ranklens._foundation.results import CurveResult as CurveResult
+    from ranklens._foundation.results import Result as Result
     from ranklens.agreement import *  # noqa: F403
     from ranklens.bands import *  # noqa: F403
     from ranklens.compare import *  # noqa: F403
@@ -262,7 +262,7 @@ def __getattr__(name: str) -> Any:
     elif name.startswith("_"):
         # A private name is never exported: "from ranklens import _module" then imports the
         # submodule, without importing every module first (one of them may be the module
-        # whose import is under way, as when ranklens.evaluation imports ranklens._budget).
+        # whose import is under way, as when ranklens.evaluation imports ranklens._engines.budget).
         raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
     else:
         # A name added to a module but not yet to _EXPORTS: look through every module.

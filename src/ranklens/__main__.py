@@ -12,7 +12,7 @@ import sys
 
 def main() -> None:
     """Check the ``cli`` extra, then run :mod:`ranklens.cli`."""
-    from ranklens._extras import MissingExtraError, require
+    from ranklens._foundation.extras import MissingExtraError, require
 
     try:
         require("cli", "the ranklens command")

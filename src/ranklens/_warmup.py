@@ -1,11 +1,11 @@
 """Compile every kernel ahead of use (``ranklens warmup``), once per install.
 
 numba compiles a kernel on its first call and caches the machine code on disk
-(:mod:`ranklens._cache`). A fresh install therefore pays seconds of compilation on its first calls;
-:func:`warmup` pays all of it at once, by calling every family of measures on a small synthetic
-data set, unweighted and weighted, the whole evaluation pipeline, and both drivers (serial and
-parallel) of the bootstrap kernels. The inputs go through the library's validation, which hands the
-kernels C-contiguous float64 arrays, so the signatures compiled here are the ones real data use.
+(:mod:`ranklens._foundation.cache`). A fresh install therefore pays seconds of compilation on its
+first calls; :func:`warmup` pays all of it at once, by calling every family of measures on a small
+synthetic data set, unweighted and weighted, the whole evaluation pipeline, and both drivers (serial
+and parallel) of the bootstrap kernels. The inputs go through the library's validation, which hands
+the kernels C-contiguous float64 arrays, so the signatures compiled here are the ones real data use.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._route import Thresholds, kernels_at_any_size
+from ranklens._foundation.route import Thresholds, kernels_at_any_size
 
 __all__ = ["STEPS", "WarmupReport", "kernel_dispatchers", "kernel_modules", "warmup"]
 
@@ -43,7 +43,7 @@ class WarmupReport:
 def kernel_modules() -> tuple[ModuleType, ...]:
     """The kernel modules whose kernels :func:`kernel_dispatchers` lists (importing them imports
     numba)."""
-    from ranklens._kernels import (
+    from ranklens._compute.kernels import (
         compare,
         curves,
         delong,
@@ -74,7 +74,7 @@ def kernel_modules() -> tuple[ModuleType, ...]:
 
 def kernel_dispatchers() -> dict[str, Any]:
     """Every numba kernel defined in a kernel module (:func:`kernel_modules`), as
-    ``"module.name"`` (the module's name within ``ranklens._kernels``).
+    ``"module.name"`` (the module's name within ``ranklens._compute.kernels``).
 
     Helpers marked ``inline="always"`` are left out: they are compiled into their callers and
     never on their own.
@@ -192,7 +192,7 @@ def _extras(d: dict[str, Any]) -> None:
 
 def _pipeline(d: dict[str, Any], weighted: bool) -> None:
     """The evaluation behind ``ranklens evaluate``: curves, robustness, bootstrap and bands."""
-    from ranklens._entry import evaluate_models
+    from ranklens._engines.entry import evaluate_models
 
     evaluate_models(
         d["y"],
@@ -210,7 +210,7 @@ def _pipeline(d: dict[str, Any], weighted: bool) -> None:
 
 def _swept_metrics() -> list[Any]:
     """The registered point measures whose replicates a ReplicateSweep computes."""
-    from ranklens._forms import ReplicateForm
+    from ranklens._foundation.forms import ReplicateForm
     from ranklens.metrics import available_metrics, get_metric
 
     specs = [get_metric(name) for name in available_metrics(inputs="point")]
@@ -252,7 +252,7 @@ def _resampling(d: dict[str, Any]) -> None:
                 run()
     # counter-based Poisson weights (rows and units as keys, both drivers) and the replicates'
     # weight per jackknife group (BCa's acceleration from a million rows on)
-    from ranklens._resampling import group_counts, kernels_only
+    from ranklens._inference.resampling import group_counts, kernels_only
 
     poisson: dict[str, Any] = {
         "metrics": ["kendall_tau"],
@@ -289,17 +289,17 @@ def _resampling(d: dict[str, Any]) -> None:
         with kernels_at_any_size(Thresholds.DRIVERS):
             level(40, None)
             # a generator other than PCG64 (drawn with rng.integers, then counted)
-            from ranklens._resampling import bootstrap_blocks
+            from ranklens._inference.resampling import bootstrap_blocks
 
             for compact in (False, True):
                 philox = np.random.Generator(np.random.Philox(0))
                 next(bootstrap_blocks(philox, d["y"].shape[0], 40, compact=compact))
         # BCa's weight per jackknife group from the lanes (a million rows and more)
-        from ranklens._kernels.rank_levels import group_lane_sums
+        from ranklens._compute.kernels.rank_levels import group_lane_sums
 
         group_lane_sums(np.ones((1, 8, 32), np.uint8), 32, np.arange(8) % 2, 2)
         # the loss sums a chunk of rows at a time (a comparison over its memory budget)
-        from ranklens._kernels.rank_levels import lane_loss_sums_into
+        from ranklens._compute.kernels.rank_levels import lane_loss_sums_into
 
         lanes = np.ones((1, 8, 32), np.uint8)
         lane_loss_sums_into(lanes, np.ones(4), np.ones((4, 2)), 2, np.zeros((3, 32)))
@@ -320,7 +320,7 @@ def _large_n(d: dict[str, Any]) -> None:
     with kernels_at_any_size(Thresholds.FIRST_CALLS | Thresholds.SORTS):
         for _, step in STEPS[:-1]:
             step(d)
-    from ranklens._kernels.ranking import radix_argsort_parallel
+    from ranklens._compute.kernels.ranking import radix_argsort_parallel
 
     radix_argsort_parallel(d["y"])
 
@@ -338,7 +338,7 @@ STEPS: tuple[tuple[str, Callable[[dict[str, Any]], None]], ...] = (
 
 def warmup(progress: Callable[[int, int, str], None] | None = None) -> WarmupReport:
     """Compile (or load from the cache) every kernel; ``progress(done, total, step)`` per step."""
-    from ranklens._cache import cache_dir, is_compiled
+    from ranklens._foundation.cache import cache_dir, is_compiled
 
     data = _data()
     seconds: dict[str, float] = {}

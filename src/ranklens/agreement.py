@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._registry import MetricSpec
-from ranklens._results import ConfidenceInterval, Result
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.registry import MetricSpec
+from ranklens._foundation.results import ConfidenceInterval, Result
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
     as_1d_float,
     check_pair,
     check_positive_int,

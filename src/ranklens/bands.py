@@ -20,22 +20,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-import ranklens._gpu_engine as _gpu_engine
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._resampling import (
+import ranklens._inference.device_engine as _device_engine
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.results import Result
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
+    as_1d_float,
+    check_positive_int,
+    check_probability,
+    check_sample_weight,
+)
+from ranklens._inference.resampling import (
     Progress,
     Resampler,
     check_predictions,
     quiet,
     resolve_block_length,
-)
-from ranklens._results import Result
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
-    as_1d_float,
-    check_positive_int,
-    check_probability,
-    check_sample_weight,
 )
 from ranklens.exceptions import warn_undefined
 from ranklens.metrics import available_curves, get_curve
@@ -183,9 +183,9 @@ def _linear_quantiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``np.quantile(a, q, axis=0)`` (method ``"linear"``) from ``ordered = np.sort(a, axis=0)``.
 
     NumPy's own arithmetic, step for step, so the numbers are the same to the last bit
-    (``tests/test_compare_bands.py`` compares them on ties, short columns and the bisection's
-    levels): the virtual index ``(n - 1) q``, its floor and the next order statistic (both the
-    last one from ``n - 1`` on), the weight ``t = index - floor``, and the interpolation
+    (``tests/inference/test_compare_bands.py`` compares them on ties, short columns and the
+    bisection's levels): the virtual index ``(n - 1) q``, its floor and the next order statistic
+    (both the last one from ``n - 1`` on), the weight ``t = index - floor``, and the interpolation
     ``a + (b - a) t``, taken as ``b - (b - a)(1 - t)`` where ``t >= 0.5``. Only selecting the
     order statistics differs: a sort once instead of a partition per call (for tied values of
     opposite zero sign the chosen zero may differ in sign, not in value). ``ordered`` holds
@@ -356,7 +356,7 @@ def curve_bands(
     """
     if curve not in _curve_kinds():
         raise ValueError(f"curve must be one of {_curve_kinds()}; got {curve!r}")
-    on_device = _gpu_engine.resolve_device(device, y_true, predictions, sample_weight) == "gpu"
+    on_device = _device_engine.resolve_device(device, y_true, predictions, sample_weight) == "gpu"
     y, names, preds = check_predictions(y_true, predictions)
     n = y.shape[0]
     sw = check_sample_weight(sample_weight, n, normalize=False)
@@ -370,8 +370,8 @@ def curve_bands(
         scheme, groups, y, resolve_block_length(block_length, scheme, y, preds)
     )
     if on_device:  # refuse before any work: a curve without the device sweep, or no device
-        _gpu_engine.device_curve_sweep(get_curve(curve))
-        _gpu_engine.device_namespace()
+        _device_engine.device_curve_sweep(get_curve(curve))
+        _device_engine.device_namespace()
     read = _curve_reader(curve, x, events)
     n_models = len(names)
     estimate = np.stack([read(y, pred, sw) for pred in preds])
@@ -394,9 +394,9 @@ def curve_bands(
                 states = None
                 break
     with Progress(n_boot, f"{curve} bands", progress) as bar:
-        if on_device:  # the replicate curves on the GPU (ranklens._gpu_engine)
+        if on_device:  # the replicate curves on the GPU (ranklens._inference.device_engine)
             with quiet():
-                reps = _gpu_engine.curve_band_replicates(
+                reps = _device_engine.curve_band_replicates(
                     get_curve(curve),
                     y,
                     preds,

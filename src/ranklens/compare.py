@@ -30,18 +30,18 @@ replicates of a longer run are the same ``B`` replicates.
 
 Fast paths come from what each measure declares when it registers (its
 :class:`~ranklens.metrics.MetricSpec` ``capabilities.batched``); this module never names a measure.
-A :class:`~ranklens._forms.RatioForm` ``finalize(sum w num / sum w den)`` (the mean losses of
-:mod:`ranklens.residual`) is a product ``W @ L`` of the multiplicity matrix with per-row values; a
-:class:`~ranklens._forms.RankSweepForm` (the rank correlations, Harrell's C, Somers' D) is one
-output of the shared rank sweep: each model is sorted once with :mod:`ranklens._kernels.ranking`'s
-stage 1, then one lean O(n log n) weighted sweep per replicate and model
-(:mod:`ranklens._kernels.compare`) serves every such measure. Both loop over the replicates of a
-block in numba (``prange`` when the block is large enough); a small first bootstrap whose kernels
-are not compiled yet runs the same sums on NumPy instead (the same multiplicities; exact pair
-sums from :mod:`ranklens._xp.rank`; :func:`ranklens._resampling.prefer_numpy_twins`), so that it
-compiles nothing. Every other metric is evaluated by calling its function with ``sample_weight``
-once per replicate. A fast path is used for a metric
-only after it reproduces the registered function on the full sample.
+A :class:`~ranklens._foundation.forms.RatioForm` ``finalize(sum w num / sum w den)`` (the mean
+losses of :mod:`ranklens.residual`) is a product ``W @ L`` of the multiplicity matrix with per-row
+values; a :class:`~ranklens._foundation.forms.RankSweepForm` (the rank correlations, Harrell's C,
+Somers' D) is one output of the shared rank sweep: each model is sorted once with
+:mod:`ranklens._compute.kernels.ranking`'s stage 1, then one lean O(n log n) weighted sweep per
+replicate and model (:mod:`ranklens._compute.kernels.compare`) serves every such measure. Both loop
+over the replicates of a block in numba (``prange`` when the block is large enough); a small first
+bootstrap whose kernels are not compiled yet runs the same sums on NumPy instead (the same
+multiplicities; exact pair sums from :mod:`ranklens._compute.xp.rank`;
+:func:`ranklens._inference.resampling.prefer_numpy_twins`), so that it compiles nothing. Every other
+metric is evaluated by calling its function with ``sample_weight`` once per replicate. A fast path
+is used for a metric only after it reproduces the registered function on the full sample.
 
 References
 ----------
@@ -71,20 +71,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._evaluators import (
-    Evaluator,
-    block_group_counts,
-    build_evaluators,
-    compact_blocks,
-    evaluate_all,
-    memory_plan,
-    point_value,
-    studentizer,
-)
-from ranklens._forms import RankSweepForm, RatioForm
-from ranklens._gpu_engine import DeviceEngine, resolve_device
-from ranklens._inference import (
+from ranklens._compute.xp import host_product
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.forms import RankSweepForm, RatioForm
+from ranklens._foundation.interval_formulas import (
     MIN_CLASS_ROWS,
     RatioStudentizer,
     mean_loss_flags,
@@ -94,9 +84,29 @@ from ranklens._inference import (
     symmetric_p_value,
     symmetric_t_interval,
 )
-from ranklens._normal import ndtr_array
-from ranklens._registry import MetricSpec
-from ranklens._resampling import (
+from ranklens._foundation.normal import ndtr_array
+from ranklens._foundation.registry import MetricSpec
+from ranklens._foundation.results import Result
+from ranklens._foundation.shared import shared_results
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
+    check_positive_int,
+    check_probability,
+    check_random_state,
+    check_sample_weight,
+)
+from ranklens._inference.device_engine import DeviceEngine, resolve_device
+from ranklens._inference.evaluators import (
+    Evaluator,
+    block_group_counts,
+    build_evaluators,
+    compact_blocks,
+    evaluate_all,
+    memory_plan,
+    point_value,
+    studentizer,
+)
+from ranklens._inference.resampling import (
     BLOCK_SCHEMES,
     BootstrapMemoryError,
     Progress,
@@ -115,16 +125,6 @@ from ranklens._resampling import (
     run_rows,
     swap_blocks,
 )
-from ranklens._results import Result
-from ranklens._shared import shared_results
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
-    check_positive_int,
-    check_probability,
-    check_random_state,
-    check_sample_weight,
-)
-from ranklens._xp import host_product
 from ranklens.exceptions import FewEventsWarning, RanklensWarning, warn_undefined
 from ranklens.metrics import get_metric
 
@@ -273,11 +273,11 @@ class ComparisonResult(_PairwiseResult):
         Two-sided bootstrap p-value for "no difference", by the test dual to the pair's
         interval method: where the difference's interval is studentized (``"bootstrap-
         studentized"``), the symmetric bootstrap-t test, ``(1 + #{|t*| >= |d| / se}) / (R +
-        1)`` (:func:`ranklens._inference.studentized_p_value`); elsewhere the symmetric test of
-        the centred replicates, ``(1 + #{|d* - d| >= |d|}) / (R + 1)`` (Hall & Wilson 1991;
-        :func:`ranklens._inference.symmetric_p_value`). The Gaussian ``2 Phi(-|z|)`` of
-        Rosset, Perlich & Zadrozny (2005, Sect. 5.3) rejected a true null in 8-9 % of data sets
-        at n = 30 (``docs/coverage.md``); it is ``2 * p_value_one_sided``.
+        1)`` (:func:`ranklens._foundation.interval_formulas.studentized_p_value`); elsewhere the
+        symmetric test of the centred replicates, ``(1 + #{|d* - d| >= |d|}) / (R + 1)`` (Hall &
+        Wilson 1991; :func:`ranklens._foundation.interval_formulas.symmetric_p_value`). The Gaussian
+        ``2 Phi(-|z|)`` of Rosset, Perlich & Zadrozny (2005, Sect. 5.3) rejected a true null in 8-9
+        % of data sets at n = 30 (``docs/coverage.md``); it is ``2 * p_value_one_sided``.
     p_value_one_sided : ndarray, shape (n_metrics, n_pairs)
         ``Phi(-|z|)``, one-sided in the direction of the observed difference: the Gaussian
         convention of Table 2 of Rosset, Perlich & Zadrozny (2005), whose 0.14778 for RMSE is
@@ -325,24 +325,24 @@ class ComparisonResult(_PairwiseResult):
     approximate : ndarray of bool, shape (n_metrics, n_models)
         The interval is given but does not hold its level reliably (``interval_notes`` says
         why): a mean loss whose per-row contributions are long-tailed (tail weight above
-        :data:`ranklens._inference.TAIL_WEIGHT_LIMIT`) or whose target is too skewed for the
-        sample's size (fewer rows than Cochran's ``28 + 25 g^2``, as refined by Sugden, Smith
-        & Jones 2000, ``g`` the target's skewness:
-        :func:`ranklens._inference.skewed_target_note`).
+        :data:`ranklens._foundation.interval_formulas.TAIL_WEIGHT_LIMIT`) or whose target is too
+        skewed for the sample's size (fewer rows than Cochran's ``28 + 25 g^2``, as refined by
+        Sugden, Smith & Jones 2000, ``g`` the target's skewness:
+        :func:`ranklens._foundation.interval_formulas.skewed_target_note`).
     difference_approximate : ndarray of bool, shape (n_metrics, n_pairs)
         The same for each pair's interval and test.
     interval_notes : tuple of str
         Per metric, why its intervals are approximate or not given (empty when neither): a
-        binary response with fewer than :data:`ranklens._inference.MIN_CLASS_ROWS` rows in a
-        class leaves the intervals, z and p-values NaN (a :class:`~ranklens.exceptions.
-        FewEventsWarning` says so).
+        binary response with fewer than
+        :data:`ranklens._foundation.interval_formulas.MIN_CLASS_ROWS` rows in a class leaves the
+        intervals, z and p-values NaN (a :class:`~ranklens.exceptions. FewEventsWarning` says so).
     difference_se : ndarray, shape (n_metrics, n_pairs)
         Where a pair's interval is studentized, the sandwich standard error of the difference
         on every case (the ``se`` of ``p_value``); NaN elsewhere.
     studentized_replicates : ndarray, shape (n_bootstrap, n_metrics, n_pairs)
         Where a pair's interval is studentized, its replicates ``t* = (d* - d) / se*``, from
         which the report makes the bootstrap-t interval at any level
-        (:func:`ranklens._inference.studentized_interval_at`); NaN elsewhere.
+        (:func:`ranklens._foundation.interval_formulas.studentized_interval_at`); NaN elsewhere.
 
     References
     ----------
@@ -464,8 +464,8 @@ class ComparisonResult(_PairwiseResult):
     def _table_html(self, title: str, methods: Sequence[str] = ()) -> str:
         """The notebook table: one row per measure (first its ``methods`` cell, when given), each
         model's value with its interval, then each pair's difference, z and two-sided p."""
-        from ranklens._format import format_number as fmt
-        from ranklens._format import table_html
+        from ranklens._foundation.format import format_number as fmt
+        from ranklens._foundation.format import table_html
 
         header = ["measure", *(["interval / test"] if methods else []), *self.models]
         for a, b in self.pairs:
@@ -812,8 +812,8 @@ def compare_models(
     interval : {"auto", "bca", "percentile", "studentized"}, default "auto"
         Bootstrap interval type. ``"auto"``, what the Monte Carlo study of
         ``benchmarks/coverage_study.py`` supports (``docs/coverage.md``): for the mean losses (the
-        measures declared as a :class:`~ranklens._forms.RatioForm`: RMSE, MAE, ...) Hall's
-        (1988) symmetric bootstrap-t, ``"studentized"``, for the values and the differences
+        measures declared as a :class:`~ranklens._foundation.forms.RatioForm`: RMSE, MAE, ...)
+        Hall's (1988) symmetric bootstrap-t, ``"studentized"``, for the values and the differences
         (each replicate studentized by its own sandwich standard error; up to
         :data:`STUDENTIZED_MAX_UNITS` resampled units and on the CPU, BCa above); for the other
         measures BCa for the values and percentile for the paired differences (BCa's
@@ -825,8 +825,8 @@ def compare_models(
         measure's. BCa (bias-corrected and accelerated, Efron 1987) takes its acceleration from
         a grouped jackknife (``min(n, 100)`` random groups of rows;
         the ordinary jackknife when n <= 100), as in Efron & Narasimhan's ``bcajack``. From
-        :data:`ranklens._resampling.BCA_JACKKNIFE_BELOW` (one million) rows or units on, where
-        100 extra evaluations would cost more than the intervals are worth, it comes from a
+        :data:`ranklens._inference.resampling.BCA_JACKKNIFE_BELOW` (one million) rows or units on,
+        where 100 extra evaluations would cost more than the intervals are worth, it comes from a
         regression of the replicates on their weight in each of the 100 groups (their
         ``bcajack2``; no extra evaluation); with fewer than 200 replicates there it falls back
         to percentile intervals with a warning, and the result's ``interval`` says so. Not used
@@ -842,7 +842,7 @@ def compare_models(
         about a second, ``True`` always, ``False`` never.
     scheme : {"multinomial", "poisson", "stratified", "stationary", "circular", "auto"}, \
 default "multinomial"
-        How the bootstrap draws its replicates (:class:`ranklens._resampling.Resampler`).
+        How the bootstrap draws its replicates (:class:`ranklens._inference.resampling.Resampler`).
         ``"multinomial"``: ``n`` rows (or, with ``groups``, ``G`` units) drawn with replacement.
         ``"poisson"``: independent Poisson(1) weights per row or unit from a counter-based hash
         of (row or unit key, replicate), so the weights do not depend on how the data are split
@@ -850,7 +850,7 @@ default "multinomial"
         ``"stratified"``: for a binary ``y_true``, rows drawn with replacement within each class,
         so every replicate keeps the sample's event count (rare events: no replicate without
         events). ``"auto"``: ``"poisson"`` from
-        :data:`ranklens._resampling.POISSON_ABOVE` (one million) rows or units on, else
+        :data:`ranklens._inference.resampling.POISSON_ABOVE` (one million) rows or units on, else
         ``"multinomial"``. Bootstrap only.
     groups : array-like of shape (n,), optional
         A unit id per row (customer, account, day): the clustered bootstrap resamples whole
@@ -869,11 +869,11 @@ default "multinomial"
         None computes on a CUDA device when an input lives there (CuPy arrays, DLPack tensors
         of torch or JAX on a GPU), else on the CPU; ``"cpu"`` copies device inputs to the host.
         ``"gpu"`` (aliases ``"cuda"``, ``"cupy"``) runs the bootstrap on a CUDA device through
-        CuPy (``pip install "ranklens[gpu]"``; :mod:`ranklens._gpu_engine`): the measures that
-        declare a rank-sweep form (tau-b, rho, Harrell's C, AUC-type) with exact integer pair
-        counts, the mean losses as one matrix product, and the targeting measures (AUC, KS,
-        gain area, accuracy ratio, lifts) through their replicate sweep's array-namespace form
-        (:mod:`ranklens._xp.targeting`, int64 sums); other measures are refused with a
+        CuPy (``pip install "ranklens[gpu]"``; :mod:`ranklens._inference.device_engine`): the
+        measures that declare a rank-sweep form (tau-b, rho, Harrell's C, AUC-type) with exact
+        integer pair counts, the mean losses as one matrix product, and the targeting measures (AUC,
+        KS, gain area, accuracy ratio, lifts) through their replicate sweep's array-namespace form
+        (:mod:`ranklens._compute.xp.targeting`, int64 sums); other measures are refused with a
         ``ValueError`` naming them. Multinomial replicates are drawn on the device (reproducible
         from ``random_state``, not the CPU's draws). Inputs may be CuPy arrays or DLPack
         tensors (torch, JAX), which stay on the device. Bootstrap only.
@@ -975,7 +975,7 @@ default "multinomial"
     ('PermutationTestResult', 0.005)
     """
     # on the device (asked for, or where the inputs live): the resampling runs on the GPU
-    # (ranklens._gpu_engine); validation and the point estimates use host copies.
+    # (ranklens._inference.device_engine); validation and the point estimates use host copies.
     engine = None
     if resolve_device(device, y_true, predictions, sample_weight) == "gpu":
         engine = DeviceEngine(y_true, predictions, sample_weight)
@@ -1023,7 +1023,7 @@ default "multinomial"
     else:
         rows = n_boot * len(pair_index)
     # A small multinomial bootstrap whose kernels are not compiled runs on NumPy (the same
-    # multiplicities; see ranklens._resampling.prefer_numpy_twins).
+    # multiplicities; see ranklens._inference.resampling.prefer_numpy_twins).
     forms = [spec.capabilities.batched for spec in specs]
     twins = (
         engine is None
@@ -1114,8 +1114,8 @@ default "multinomial"
 @contextlib.contextmanager
 def _memory_guard(n: int, n_models: int) -> Iterator[None]:
     """Within the block, running out of memory raises
-    :class:`ranklens._resampling.BootstrapMemoryError` with one line that says so and points to
-    the Dask engine (never NumPy's bare ``MemoryError``)."""
+    :class:`ranklens._inference.resampling.BootstrapMemoryError` with one line that says so and
+    points to the Dask engine (never NumPy's bare ``MemoryError``)."""
     try:
         yield
     except BootstrapMemoryError:
@@ -1190,8 +1190,9 @@ def _tail_flags(
     student: RatioStudentizer | None,
 ) -> dict[int, tuple[np.ndarray, ...]]:
     """Per ratio-form measure, the tail weights and the largest one-row shares of each model's
-    and each pair's per-row contributions (:meth:`ranklens._inference.RatioStudentizer.
-    tail_weights`; at most :data:`_TAIL_ROWS` rows)."""
+    and each pair's per-row contributions
+    (:meth:`ranklens._foundation.interval_formulas.RatioStudentizer. tail_weights`; at most
+    :data:`_TAIL_ROWS` rows)."""
     out = {}
     for k, spec in enumerate(specs):
         form = spec.capabilities.batched
@@ -1280,9 +1281,10 @@ def _qualify(
     out: dict[str, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Leave out the intervals and tests of a binary response with a class of fewer than
-    :data:`ranklens._inference.MIN_CLASS_ROWS` rows (with a :class:`FewEventsWarning`), and flag
-    approximate those of long-tailed per-row contributions or of a target too skewed for the
-    sample's size (Cochran's rule). Returns the flags and the notes."""
+    :data:`ranklens._foundation.interval_formulas.MIN_CLASS_ROWS` rows (with a
+    :class:`FewEventsWarning`), and flag approximate those of long-tailed per-row contributions or
+    of a target too skewed for the sample's size (Cochran's rule). Returns the flags and the
+    notes."""
     n_metrics = len(specs)
     approximate = np.zeros((n_metrics, preds.shape[0]), dtype=bool)
     difference_approximate = np.zeros((n_metrics, len(pair_index)), dtype=bool)
@@ -1335,7 +1337,7 @@ def _bootstrap(
     """Replicates, jackknife (for BCa) and every bootstrap statistic of the result
     (``variances``: the plug-in and unbiased analytic variances, computed here if None). The
     studentized intervals read each block's weights where they were drawn (the device's
-    too: :func:`ranklens._xp.host_product`)."""
+    too: :func:`ranklens._compute.xp.host_product`)."""
     n = y.shape[0]
     names, values, difference = common["models"], common["values"], common["difference"]
     n_metrics, n_models = values.shape
@@ -1352,7 +1354,7 @@ def _bootstrap(
     needs_bca = any("bca" in methods for methods in plan)
     jack_rows = jackknife_rows(resampler.n_units, "bca" if needs_bca else "percentile")
     # BCa at large n: the acceleration from a regression of the replicates on their weight per
-    # group (no jackknife evaluations), see ranklens._resampling.regression_influence.
+    # group (no jackknife evaluations), see ranklens._inference.resampling.regression_influence.
     regress = needs_bca and jack_rows == 0
     counts = None
     if regress:

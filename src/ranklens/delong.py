@@ -19,9 +19,9 @@ The response decides the statistic: with exactly two distinct values (0/1 labels
 values, the larger being the event) the AUC with DeLong's two-sample variance; with more, Harrell's
 C (pairs tied in the response left out, pairs tied in the prediction counting 1/2) with the
 one-sample variance of Sen (1960), the generalisation whose two-sample form is DeLong's (see
-:mod:`ranklens._kernels.delong`). Case weights enter as sampling weights: the variance is the
-linearisation of the weighted statistic, rows being the independent units, and equal weights give
-the unweighted numbers exactly.
+:mod:`ranklens._compute.kernels.delong`). Case weights enter as sampling weights: the variance is
+the linearisation of the weighted statistic, rows being the independent units, and equal weights
+give the unweighted numbers exactly.
 
 References
 ----------
@@ -50,13 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._docstrings import shared_paragraphs
-from ranklens._inference import concordance_logit_interval, few_class_rows_note
-from ranklens._normal import ndtr, ndtr_array, ndtri
-from ranklens._registry import ConcordanceForm, MetricSpec
-from ranklens._results import ConfidenceInterval, Result
-from ranklens._validation import check_pair, check_probability, check_sample_weight
-from ranklens._xp import delong as _kd
+from ranklens._compute.xp import delong as _kd
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.interval_formulas import concordance_logit_interval, few_class_rows_note
+from ranklens._foundation.normal import ndtr, ndtr_array, ndtri
+from ranklens._foundation.registry import ConcordanceForm, MetricSpec
+from ranklens._foundation.results import ConfidenceInterval, Result
+from ranklens._foundation.validation import check_pair, check_probability, check_sample_weight
 from ranklens.exceptions import warn_undefined
 
 __all__ = [
@@ -108,8 +108,9 @@ def concordance_interval(
     (the Dask engine's sums): with two classes (the AUC's events and non-events) the logit
     interval with Student's t and the Welch-Satterthwaite degrees of freedom of the two parts,
     with one (Harrell's C) the logit interval with the normal quantile; at an estimate of 0 or
-    1 the score-type interval under the variance bound (:func:`ranklens._inference.
-    logit_interval`). ``method="wald"`` gives the Wald interval clipped to [0, 1].
+    1 the score-type interval under the variance bound
+    (:func:`ranklens._foundation.interval_formulas. logit_interval`). ``method="wald"`` gives the
+    Wald interval clipped to [0, 1].
 
     Parameters
     ----------
@@ -401,7 +402,8 @@ class DeLongTestResult(Result):
         ``"logit"`` or ``"wald"``: how ``ci_a`` and ``ci_b`` were made.
     difference_approximate : bool
         The difference's interval and test are approximate: a binary ``y_true`` with fewer
-        than :data:`ranklens._inference.MIN_CLASS_ROWS` rows in a class (``approximate_reason``).
+        than :data:`ranklens._foundation.interval_formulas.MIN_CLASS_ROWS` rows in a class
+        (``approximate_reason``).
     approximate_reason : str
         Why (empty when not approximate).
     """
@@ -622,7 +624,8 @@ def comparison_arrays(
     probability's by ``interval`` (:func:`delong_interval`: ``"logit"`` or ``"wald"``) mapped by
     the measure's affine form (Somers' D = 2C - 1: the logit interval of C is the ``arctanh``
     interval of D, Edwardes 1995, Newson 2006); a difference's is the Wald interval, flagged
-    approximate with fewer than :data:`ranklens._inference.MIN_CLASS_ROWS` rows in a class.
+    approximate with fewer than :data:`ranklens._foundation.interval_formulas.MIN_CLASS_ROWS` rows
+    in a class.
     """
     _check_method(interval)
     forms: list[ConcordanceForm] = []

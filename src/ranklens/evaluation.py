@@ -33,11 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._budget import BootstrapPlan, plan_bootstrap
-from ranklens._docstrings import shared_paragraphs
-from ranklens._format import finite_or_none, format_number, table_html
-from ranklens._method_names import interval_methods, methods_settings, paired_test_methods
-from ranklens._problems import (
+from ranklens._engines.budget import BootstrapPlan, plan_bootstrap
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.format import finite_or_none, format_number, table_html
+from ranklens._foundation.problems import (
     Problem,
     as_float,
     call_quietly,
@@ -45,16 +44,17 @@ from ranklens._problems import (
     metric_info,
     score_quietly,
 )
-from ranklens._registry import AnalyticVariance
-from ranklens._results import Result, to_builtin
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
+from ranklens._foundation.registry import AnalyticVariance
+from ranklens._foundation.results import Result, to_builtin
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
     as_1d_float,
     check_pair,
     check_positive_int,
     check_random_state,
     check_sample_weight,
 )
+from ranklens._inference.method_names import interval_methods, methods_settings, paired_test_methods
 from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
@@ -294,8 +294,8 @@ def evaluation_to_json(
     ``{"value", "ci_low", "ci_high", "interval_method", "status", "reason"}``: the value, its
     interval and how it was made (``"delong"``, ``"noether"``, ``"bootstrap-bca"``,
     ``"bootstrap-percentile"``; all three null when the measure has no interval), ``status`` one
-    of ``"ok"`` or a :data:`ranklens._problems.PROBLEM_KINDS` entry, and ``reason`` (null for
-    ``"ok"``).
+    of ``"ok"`` or a :data:`ranklens._foundation.problems.PROBLEM_KINDS` entry, and ``reason`` (null
+    for ``"ok"``).
     ``doc["comparisons"]`` is a list of records, one per measure and pair of models (difference,
     its standard deviation, p-values, interval), each with ``test_method`` (``"delong"``,
     ``"bootstrap"``, ``"permutation"``; null when not tested) and ``interval_method`` (of the
@@ -981,7 +981,7 @@ def _check_groups(groups: Any, y: np.ndarray, n_bootstrap: int) -> tuple[Any, in
             "groups names the units the clustered bootstrap resamples; with n_bootstrap=0 "
             "nothing is resampled (give n_bootstrap >= 2, or leave groups out)"
         )
-    from ranklens._resampling import Resampler, unit_labels
+    from ranklens._inference.resampling import Resampler, unit_labels
 
     groups = unit_labels(groups)
     return groups, int(Resampler.resolve("multinomial", groups, y).n_units)
@@ -1048,7 +1048,7 @@ def _with_context(spec: Any, context: Mapping[str, Any]) -> Any:
 
     compare_models calls each measure with its defaults; binding the relevance, event threshold
     etc. makes the bootstrap measure exactly what the point values measured. A batched form that
-    takes the bound parameters stays (:meth:`ranklens._registry.MetricSpec.bind`).
+    takes the bound parameters stays (:meth:`ranklens._foundation.registry.MetricSpec.bind`).
     """
     kwargs, skip = fit_kwargs(spec.func, 3 if spec.inputs == "interval" else 2, context)
     if skip is not None or not kwargs:
@@ -1182,15 +1182,15 @@ def _bootstrap_plan(
     those whose intervals and tests are all analytic): no replicate is timed or spent on the
     others.
 
-    :func:`ranklens._budget.plan_bootstrap` compiles every kernel on a sample of the rows that
-    takes the real run's route first (not counted), then times the parts on samples of the rows
+    :func:`ranklens._engines.budget.plan_bootstrap` compiles every kernel on a sample of the rows
+    that takes the real run's route first (not counted), then times the parts on samples of the rows
     within a share of the budget (``progress`` hears each step) and fits the budget by
     priority: the measures
     the comparison engine evaluates on a vectorised kernel, the headline measures of Rosset et
     al. (2005, Table 2: :data:`ranklens.compare.DEFAULT_COMPARISON_METRICS`) among them, with
     fewer replicates if they do not fit; then the bands of :data:`BAND_CURVES`; then every other
     measure, called once per replicate and model, cheapest first. What it reduced or skipped is
-    in :meth:`~ranklens._budget.BootstrapPlan.notes`.
+    in :meth:`~ranklens._engines.budget.BootstrapPlan.notes`.
     """
     band_curves = BAND_CURVES if bands and n_bootstrap >= 2 else ()
     band_kwargs = {
@@ -1257,7 +1257,7 @@ def _analytic_comparison(
     clipped to its ``bounds`` (as :meth:`ranklens.RankingSummary.confidence_interval` for
     Kendall's tau); everything else is the bootstrap's.
     """
-    from ranklens._normal import ndtri
+    from ranklens._foundation.normal import ndtri
 
     names = tuple(preds)
     n_metrics, n_models = len(specs), len(names)

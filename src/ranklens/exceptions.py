@@ -50,8 +50,9 @@ class FewEventsWarning(RanklensWarning):
     """An interval or test is not given: a class of the binary response has too few rows.
 
     The paired bootstrap's intervals of a binary response with fewer than
-    :data:`ranklens._inference.MIN_CLASS_ROWS` rows in a class covered far less than their level
-    (``docs/coverage.md``); they are NaN, with this warning saying which measure and why.
+    :data:`ranklens._foundation.interval_formulas.MIN_CLASS_ROWS` rows in a class covered far less
+    than their level (``docs/coverage.md``); they are NaN, with this warning saying which measure
+    and why.
     """
 
 

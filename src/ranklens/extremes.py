@@ -35,16 +35,16 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._curve_registry import CurveSumsForm, register_curve
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._forms import OrderStatisticFit, ReplicateForm, ReplicateSweep, SumsForm
-from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
-from ranklens._registry import register_metric
-from ranklens._relevance_functions import relevance_from_limits
-from ranklens._results import CurveResult, Result
-from ranklens._scaling import scaled_residuals
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
+from ranklens._compute.xp import utility as _xu
+from ranklens._foundation.curve_registry import CurveSumsForm, register_curve
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.forms import OrderStatisticFit, ReplicateForm, ReplicateSweep, SumsForm
+from ranklens._foundation.hinges import Sample, frequency_weights, hinge_positions, hinges_of
+from ranklens._foundation.registry import register_metric
+from ranklens._foundation.results import CurveResult, Result
+from ranklens._foundation.scaling import scaled_residuals
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
     as_1d_float,
     check_event_threshold,
     check_nonnegative_number,
@@ -52,7 +52,7 @@ from ranklens._validation import (
     check_sample_weight_scaled,
     relevance_values,
 )
-from ranklens._xp import utility as _xu
+from ranklens._measures.relevance_functions import relevance_from_limits
 from ranklens.exceptions import warn_undefined
 from ranklens.relevance import SigmoidRelevance, relevance_from_boxplot
 
@@ -92,10 +92,11 @@ def _loss_code(loss: str) -> int:
 
 def _accuracy_kernel(n: int) -> Any:
     """``accuracy_values`` for ``n`` rows: its NumPy form (the same numbers, bit for bit) for
-    small inputs while the kernel is not loaded (:func:`ranklens._xp.utility.numpy_route`)."""
+    small inputs while the kernel is not loaded
+    (:func:`ranklens._compute.xp.utility.numpy_route`)."""
     if _xu.numpy_route(n, "accuracy_values"):
         return _xu.accuracy_values_numpy
-    from ranklens._kernels import utility as _k  # imports numba
+    from ranklens._compute.kernels import utility as _k  # imports numba
 
     return _k.accuracy_values
 
@@ -105,7 +106,7 @@ def _precision_recall_sums(*args: Any) -> tuple[float, float, int, float, float,
     from its NumPy form (bit for bit) for small inputs while the kernel is not loaded."""
     if _xu.numpy_route(args[0].shape[0], "precision_recall_sums"):
         return _xu.precision_recall_sums_numpy(*args)
-    from ranklens._kernels import utility as _k  # imports numba
+    from ranklens._compute.kernels import utility as _k  # imports numba
 
     return _k.precision_recall_sums(*args)
 
@@ -264,7 +265,7 @@ def _default_accuracy(y_true: FloatArray, frequency: FloatArray | None) -> Smoot
 
 def _accuracy_from_hinges(values: Any) -> SmoothAccuracy:
     """The default accuracy from the values at the hinge positions
-    (:func:`ranklens._hinges.hinge_positions`) of ``y_true``."""
+    (:func:`ranklens._foundation.hinges.hinge_positions`) of ``y_true``."""
     q1, _, q3 = hinges_of(values)
     half_iqr = 0.5 * q3 - 0.5 * q1  # halves first: q3 - q1 may exceed the largest float
     if not half_iqr > 0:
@@ -891,7 +892,7 @@ def _unscale(values: Any, e: int, weight_scale: float = 1.0) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------
-# Bootstrap replicates without calling the functions (ranklens._forms.ReplicateForm). The
+# Bootstrap replicates without calling the functions (ranklens._foundation.forms.ReplicateForm). The
 # rows are sorted by y_true once; a replicate's box plot (Tukey's hinges of its frequency-weighted
 # y_true, fences, which tails have outliers) is read off that order from cumulative weights, so the
 # default relevance (relevance_from_boxplot, refitted per replicate as the functions refit it) and
@@ -1178,8 +1179,8 @@ def _no_relevance() -> float:
 
 # ------------------------------------------------------------------------------------------------
 # The measures as sums once the relevance (and the accuracy) are fixed: what an engine holding
-# the data in pieces adds up (ranklens._forms.SumsForm). The default accuracy is fitted from
-# the hinges of y_true (order statistics, found by exact selection).
+# the data in pieces adds up (ranklens._foundation.forms.SumsForm). The default accuracy is fitted
+# from the hinges of y_true (order statistics, found by exact selection).
 
 
 def _rw_terms(y: FloatArray, p: FloatArray, *, relevance: Any, loss: str) -> FloatArray:

@@ -23,16 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._curve_registry import register_curve
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._forms import SumsForm
-from ranklens._normal import ndtri
-from ranklens._registry import register_metric
-from ranklens._results import CurveResult, Result
-from ranklens._scaling import binary_exponent as _binary_exponent
-from ranklens._scaling import ldexp as _ldexp
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
+from ranklens._foundation.curve_registry import register_curve
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.forms import SumsForm
+from ranklens._foundation.normal import ndtri
+from ranklens._foundation.registry import register_metric
+from ranklens._foundation.results import CurveResult, Result
+from ranklens._foundation.scaling import binary_exponent as _binary_exponent
+from ranklens._foundation.scaling import ldexp as _ldexp
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
     as_1d_float,
     as_2d_float,
     check_aligned,
@@ -159,7 +159,9 @@ class _Scale:
 
     @classmethod
     def of(cls, y: np.ndarray, pairs: list[tuple[np.ndarray, np.ndarray]]) -> _Scale:
-        from ranklens._kernels import intervals as _ki  # imports numba on the first kernel call
+        from ranklens._compute.kernels import (
+            intervals as _ki,  # imports numba on the first kernel call
+        )
 
         big = max(_ki.interval_max_deviation(y, lo, up, 1.0) for lo, up in pairs)
         pre, shift = 1.0, 0
@@ -184,7 +186,7 @@ def _sums(
     scale: _Scale | None = None,
 ) -> tuple[float, float, float, float, float, _Scale]:
     """(total weight, width, below, above, weight inside) with the sums in ``scale``'s units."""
-    from ranklens._kernels import intervals as _ki  # imports numba on the first kernel call
+    from ranklens._compute.kernels import intervals as _ki  # imports numba on the first kernel call
 
     if scale is None:
         scale = _Scale.of(y, [(lo, up)])
@@ -196,9 +198,9 @@ def _sums(
 
 
 # --------------------------------------------------------------------------------------------
-# The measures as sums (ranklens._forms.SumsForm): per row the weight, the width, the misses
-# below and above and the inside indicator, added up by an engine that holds the data in pieces,
-# then finished as below.
+# The measures as sums (ranklens._foundation.forms.SumsForm): per row the weight, the width, the
+# misses below and above and the inside indicator, added up by an engine that holds the data in
+# pieces, then finished as below.
 
 
 def _interval_terms(y: np.ndarray, lo: np.ndarray, up: np.ndarray, **params: Any) -> np.ndarray:

@@ -15,22 +15,22 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._forms import RankedListForm, ReplicateForm, ReplicateSweep
-from ranklens._registry import register_metric
-from ranklens._results import Result
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
+from ranklens._compute.xp import dcg as _dcg
+
+# ranked_order: a radix argsort, ~3x np.argsort at n = 1e7 (NumPy's stable sort of the same keys
+# on small data while the kernel module is not imported, so numba is not imported for it)
+from ranklens._compute.xp import ranked_keys as _kcu
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.forms import RankedListForm, ReplicateForm, ReplicateSweep
+from ranklens._foundation.registry import register_metric
+from ranklens._foundation.results import Result
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
     as_group_codes,
     check_pair,
     check_positive_int,
     check_sample_weight,
 )
-from ranklens._xp import dcg as _dcg
-
-# ranked_order: a radix argsort, ~3x np.argsort at n = 1e7 (NumPy's stable sort of the same keys
-# on small data while the kernel module is not imported, so numba is not imported for it)
-from ranklens._xp import ranked_keys as _kcu
 from ranklens.exceptions import DomainError, warn_undefined
 
 __all__ = ["GroupedNDCGResult", "ndcg_by_group", "ndcg_score", "rank_distance_ndcg"]
@@ -80,7 +80,7 @@ def _ndcg_segment(
     if gains not in _GAINS:
         raise ValueError(f"gains must be one of {_GAINS}; got {gains!r}")
     k_float = math.inf if k is None else float(check_positive_int(k, "k"))
-    from ranklens._kernels import listwise as _kl  # imports numba
+    from ranklens._compute.kernels import listwise as _kl  # imports numba
 
     return float(
         _kl.tie_averaged_dcg_from(
@@ -491,6 +491,6 @@ def rank_distance_ndcg(true_rank: Any, pred_rank: Any, *, n: int, k: int | None 
     distance = np.minimum(np.abs(p[order] - t[order]), float(n))
     if k is not None:
         distance = distance[: check_positive_int(k, "k")]
-    from ranklens._kernels import listwise as _kl  # imports numba
+    from ranklens._compute.kernels import listwise as _kl  # imports numba
 
     return float(_kl.rank_distance_ndcg_kernel(np.ascontiguousarray(distance), n))

@@ -4,9 +4,10 @@
 >>> get_metric("kendall_tau").higher_is_better
 True
 
-Measures register themselves where they are defined (``ranklens._registry.register_metric``);
-importing this module imports every module that registers a measure, so the registry is
-complete, and nothing else (the engines above it are not imported).
+Measures register themselves where they are defined
+(``ranklens._foundation.registry.register_metric``); importing this module imports every module that
+registers a measure, so the registry is complete, and nothing else (the engines above it are not
+imported).
 """
 
 from __future__ import annotations
@@ -19,8 +20,13 @@ from ranklens import (  # noqa: F401  (imported for their registrations)
     residual,
     targeting,
 )
-from ranklens._curve_registry import CURVE_FAMILIES, CurveSpec, available_curves, get_curve
-from ranklens._registry import (
+from ranklens._foundation.curve_registry import (
+    CURVE_FAMILIES,
+    CurveSpec,
+    available_curves,
+    get_curve,
+)
+from ranklens._foundation.registry import (
     DIRECTIONS,
     FAMILIES,
     REGISTRY,
@@ -62,10 +68,11 @@ def get_metric(name: str) -> MetricSpec:
 
     Notes
     -----
-    A measure registers itself where it is defined (``ranklens._registry.register_metric``),
-    with its direction (higher, lower, closest to a target, or not ranked) and the capabilities
-    the engines read (a vectorised bootstrap form, a breakdown bound, DeLong's variance); the
-    engines never look a function up by its name in code, only through this registry.
+    A measure registers itself where it is defined
+    (``ranklens._foundation.registry.register_metric``), with its direction (higher, lower, closest
+    to a target, or not ranked) and the capabilities the engines read (a vectorised bootstrap form,
+    a breakdown bound, DeLong's variance); the engines never look a function up by its name in code,
+    only through this registry.
 
     References
     ----------

@@ -21,7 +21,8 @@ itself, ``2 C - 1``; ``rho_normalized = (1 + rho)/2``.
 ``T`` counts strictly discordant pairs; ``R`` weights each by the distance of the two prediction
 midranks (a multiple of 1/2 when predictions tie). Both are exact Python integers (``Fraction``
 for a half-integer ``R``) at any n; with ``sample_weight`` every pair counts ``w_i * w_j`` and they
-are floats. Every algorithm is O(n log n); the kernels are in :mod:`ranklens._kernels.ranking`.
+are floats. Every algorithm is O(n log n); the kernels are in
+:mod:`ranklens._compute.kernels.ranking`.
 """
 
 from __future__ import annotations
@@ -36,22 +37,47 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ranklens._curve_registry import CurveSweepForm, register_curve
-from ranklens._docstrings import (
+from ranklens._compute.xp import curves as _xpc
+from ranklens._compute.xp import measure_routes as _routes
+from ranklens._compute.xp import measures as _xm
+from ranklens._compute.xp import sequence as _xs
+from ranklens._compute.xp.measures import device_inputs, device_point
+from ranklens._compute.xp.summary import (
+    per_row_pair_counts,
+    summary_sums,
+    weighted_summary_sums,
+)
+from ranklens._foundation.curve_registry import CurveSweepForm, register_curve
+from ranklens._foundation.docstrings import (
     computes_where_inputs_live,
     raises_input_errors,
     shared_paragraphs,
 )
-from ranklens._exact_null import (
+from ranklens._foundation.exact_null import (
     SPEARMAN_EXACT_MAX_N,
     kendall_exact_pvalue,
     kendall_uses_exact,
     spearman_exact_pvalue,
 )
-from ranklens._forms import RankStatistic, RankSweepForm
-from ranklens._inference import tau_confidence_interval
-from ranklens._normal import ndtr as _ndtr
-from ranklens._rank_sweep import (
+from ranklens._foundation.forms import RankStatistic, RankSweepForm
+from ranklens._foundation.interval_formulas import tau_confidence_interval
+from ranklens._foundation.normal import ndtr as _ndtr
+from ranklens._foundation.registry import (
+    AnalyticVariance,
+    BreakdownBound,
+    ConcordanceForm,
+    register_metric,
+)
+from ranklens._foundation.results import ConfidenceInterval, CurveResult, Result
+from ranklens._foundation.scaling import product_exponent
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
+    check_pair,
+    check_probability,
+    check_sample_weight,
+    check_sample_weight_scaled,
+)
+from ranklens._measures.rank_sweep import (
     SUMMARY_CLASSES,
     exact_number,
     leave_one_out_classes,
@@ -67,26 +93,6 @@ from ranklens._rank_sweep import (
     tau_c_from_classes,
     tie_cubes,
     weighted_spearman,
-)
-from ranklens._registry import AnalyticVariance, BreakdownBound, ConcordanceForm, register_metric
-from ranklens._results import ConfidenceInterval, CurveResult, Result
-from ranklens._scaling import product_exponent
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
-    check_pair,
-    check_probability,
-    check_sample_weight,
-    check_sample_weight_scaled,
-)
-from ranklens._xp import curves as _xpc
-from ranklens._xp import measure_routes as _routes
-from ranklens._xp import measures as _xm
-from ranklens._xp import sequence as _xs
-from ranklens._xp.measures import device_inputs, device_point
-from ranklens._xp.summary import (
-    per_row_pair_counts,
-    summary_sums,
-    weighted_summary_sums,
 )
 from ranklens.exceptions import warn_undefined
 
@@ -370,11 +376,11 @@ def _ranking_summary_on_device(
     *,
     namespace: Any = None,
 ) -> RankingSummary:
-    """:func:`ranking_summary` from the exact sums of :func:`ranklens._xp.summary.summary_sums`
-    on the device; the scalar tails (interval, p-values) on the host, as on the CPU. With
-    ``sample_weight``, the weighted point estimates from
-    :func:`ranklens._xp.summary.weighted_summary_sums` (pair counts exact for integer weights).
-    ``namespace`` (default CuPy) lets the tests run the same code on NumPy."""
+    """:func:`ranking_summary` from the exact sums of
+    :func:`ranklens._compute.xp.summary.summary_sums` on the device; the scalar tails (interval,
+    p-values) on the host, as on the CPU. With ``sample_weight``, the weighted point estimates from
+    :func:`ranklens._compute.xp.summary.weighted_summary_sums` (pair counts exact for integer
+    weights). ``namespace`` (default CuPy) lets the tests run the same code on NumPy."""
     level = check_probability(confidence_level, "confidence_level")
     xp = _xm.cupy_or_raise("ranking_summary on device inputs") if namespace is None else namespace
     y, p, w = device_inputs(xp, y_true, y_pred, sample_weight)
@@ -409,7 +415,8 @@ def _ranking_summary_on_device(
 
 
 def _summary_from_sums(sums: dict[str, Any], level: float, *, stacklevel: int) -> RankingSummary:
-    """:class:`RankingSummary` from :func:`ranklens._xp.summary.summary_sums` (unweighted)."""
+    """:class:`RankingSummary` from :func:`ranklens._compute.xp.summary.summary_sums`
+    (unweighted)."""
     n = sums["n"]
     s = {k: sums[k] for k in SUMMARY_CLASSES}
     tau, c_index = tau_c_from_classes(s)
@@ -600,7 +607,8 @@ def _pair_counts(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
 
 def _loo_kendall_tau(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Leave-one-out tau-b for every row, ``(C - D) / sqrt((P - T_y)(P - T_p))``, O(n log n)
-    (the pair classes without each row: :func:`ranklens._rank_sweep.leave_one_out_classes`)."""
+    (the pair classes without each row:
+    :func:`ranklens._measures.rank_sweep.leave_one_out_classes`)."""
     s = leave_one_out_classes(_pair_counts(y, p))
     with np.errstate(divide="ignore", invalid="ignore"):
         den = np.sqrt(s["distinct_y"].astype(np.float64)) * np.sqrt(
@@ -746,7 +754,7 @@ def _tau_interval(tau: float, variance: float, n: int, level: float) -> tuple[An
 
 
 #: What each measure computes on a CUDA device when its inputs live there (the
-#: docstrings' device paragraph, :func:`ranklens._docstrings.device_inputs`).
+#: docstrings' device paragraph, :func:`ranklens._foundation.docstrings.device_inputs`).
 _ON_DEVICE_PAIRS = "exact pair counts, the same value as the CPU"
 _ON_DEVICE_SUMMARY = (
     "the same exact counts, R and Noether sums, so every field equals the CPU result (floats "
@@ -1551,7 +1559,8 @@ def _sequence_state(y: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
 
 
 def _cutoff_auc_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """Cutoff AUC of each weight row at ``grid`` (:func:`ranklens._kernels.curve_sweeps`)."""
+    """Cutoff AUC of each weight row at ``grid``
+    (:func:`ranklens._compute.kernels.curve_sweeps`)."""
     order, key, pkey, n_y = state
     w = np.ascontiguousarray(weights)
     # a ratio of pair sums: weights of any scale are brought near 1 by one power of two first
@@ -1562,7 +1571,7 @@ def _cutoff_auc_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndar
 
 
 def _rank_lift_sweep(state: tuple[Any, ...], weights: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """Rank lift of each weight row at ``grid`` (:func:`ranklens._kernels.curve_sweeps`)."""
+    """Rank lift of each weight row at ``grid`` (:func:`ranklens._compute.kernels.curve_sweeps`)."""
     order, key, pkey, n_y = state
     w = np.ascontiguousarray(weights)
     return _xpc.rank_lift_grid_host(w, order, key, pkey, n_y, grid)
@@ -1738,7 +1747,7 @@ def _rank_lift_from_sequence(
     """:func:`rank_lift_curve` from the rows in the order of the prediction.
 
     ``w_seq``: the weight of every row of positive weight, by decreasing prediction, ties by
-    decreasing ``y`` then by row (``_xp.sequence.sequence``); ``key``: the index of each
+    decreasing ``y`` then by row (``_compute.xp.sequence.sequence``); ``key``: the index of each
     row's ``y`` among the distinct values of ``y`` (increasing); ``starts``: the first position
     of every run of tied predictions; ``ytot``: the weight of each distinct ``y``; ``offset``:
     half an observation in the units of the weights. Engines that sort the rows in pieces

@@ -28,21 +28,21 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._hinges import Sample, frequency_weights, hinge_positions, hinges_of
-from ranklens._relevance_functions import (
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.hinges import Sample, frequency_weights, hinge_positions, hinges_of
+from ranklens._foundation.results import Result
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
+    as_1d_float,
+    check_finite_number,
+    is_constant,
+)
+from ranklens._measures.relevance_functions import (
     ControlPointRelevance,
     NoExtremesWarning,
     Relevance,
     SigmoidRelevance,
     relevance_from_limits,
-)
-from ranklens._results import Result
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
-    as_1d_float,
-    check_finite_number,
-    is_constant,
 )
 from ranklens.exceptions import DomainError
 
@@ -111,7 +111,7 @@ def medcouple(y: Any) -> float:
     0.0
     """
     x = as_1d_float(y, "y", min_n=1)
-    from ranklens._kernels import utility as _k  # imports numba
+    from ranklens._compute.kernels import utility as _k  # imports numba
 
     return float(_k.medcouple_sorted(np.sort(x)))
 
@@ -215,7 +215,7 @@ def _boxplot(
         mc = math.nan
         low_mult = high_mult = 1.0
     else:
-        from ranklens._kernels import utility as _k  # imports numba
+        from ranklens._compute.kernels import utility as _k  # imports numba
 
         if sample.cum is None:
             mc = float(_k.medcouple_sorted(x))

@@ -33,17 +33,24 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ranklens._curve_registry import CurveSumsForm, register_curve, sample_grid
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._forms import LagScaledForm, MedianForm, RatioForm, ReplicateForm, ReplicateSweep
-from ranklens._registry import BreakdownBound, register_metric
-from ranklens._results import CurveResult
-from ranklens._scaling import binary_exponent as _binary_exponent
-from ranklens._scaling import ldexp as _ldexp
-from ranklens._scaling import product_exponent, scaled_residuals
-from ranklens._scaling import scaled as _scaled
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
+from ranklens._compute.xp import median as _median
+from ranklens._foundation.curve_registry import CurveSumsForm, register_curve, sample_grid
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.forms import (
+    LagScaledForm,
+    MedianForm,
+    RatioForm,
+    ReplicateForm,
+    ReplicateSweep,
+)
+from ranklens._foundation.registry import BreakdownBound, register_metric
+from ranklens._foundation.results import CurveResult
+from ranklens._foundation.scaling import binary_exponent as _binary_exponent
+from ranklens._foundation.scaling import ldexp as _ldexp
+from ranklens._foundation.scaling import product_exponent, scaled_residuals
+from ranklens._foundation.scaling import scaled as _scaled
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
     FloatArray,
     as_1d_float,
     check_nonnegative_number,
@@ -51,7 +58,6 @@ from ranklens._validation import (
     check_probability,
     check_sample_weight,
 )
-from ranklens._xp import median as _median
 from ranklens.exceptions import RowDomainError, warn_undefined
 from ranklens.intervals import interval_score
 
@@ -83,10 +89,10 @@ class _RatioForm(RatioForm):
     """``metric = finalize(sum_i w_i num_i / sum_i w_i den_i)`` (``den_i = 1`` when None).
 
     ``scaled``, when given, computes the public value without overflow or underflow (see
-    :func:`ranklens._scaling.scaled_residuals`); the plain ``numerator`` / ``denominator``
-    columns serve the leave-one-out rules and the bootstrap, which work at ordinary magnitudes.
-    ``scaled_leave_one_out`` is the leave-one-out rule at any magnitude (``(y, p) -> values``);
-    data of extreme size without one are recomputed row by row with ``scaled``.
+    :func:`ranklens._foundation.scaling.scaled_residuals`); the plain ``numerator`` /
+    ``denominator`` columns serve the leave-one-out rules and the bootstrap, which work at ordinary
+    magnitudes. ``scaled_leave_one_out`` is the leave-one-out rule at any magnitude (``(y, p) ->
+    values``); data of extreme size without one are recomputed row by row with ``scaled``.
     """
 
     scaled: Callable[..., float] | None = None

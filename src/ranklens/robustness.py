@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._docstrings import raises_input_errors, shared_paragraphs
-from ranklens._format import percent_change
-from ranklens._registry import BreakdownBound, MetricSpec
-from ranklens._results import Result
-from ranklens._typing import ArrayLike
-from ranklens._validation import FloatArray, check_pair, check_positive_int
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.format import percent_change
+from ranklens._foundation.registry import BreakdownBound, MetricSpec
+from ranklens._foundation.results import Result
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import FloatArray, check_pair, check_positive_int
 from ranklens.exceptions import UndefinedMetricWarning, warn_undefined
 from ranklens.metrics import available_metrics, get_metric
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ranklens._docstrings import shared_paragraphs
-from ranklens._extras import require
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.extras import require
 
 require("sklearn", "ranklens.scorers")  # one line naming the extra, not a traceback from sklearn
 

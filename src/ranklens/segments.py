@@ -39,18 +39,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens._multiplicity import FDR_METHOD_NAMES, FDR_METHODS, fdr_adjust
-from ranklens._normal import ndtr
-from ranklens._problems import call_quietly, score_quietly
-from ranklens._registry import MetricSpec
-from ranklens._resampling import draws_as
-from ranklens._results import Result
-from ranklens._validation import (
+from ranklens._foundation.multiplicity import FDR_METHOD_NAMES, FDR_METHODS, fdr_adjust
+from ranklens._foundation.normal import ndtr
+from ranklens._foundation.problems import call_quietly, score_quietly
+from ranklens._foundation.registry import MetricSpec
+from ranklens._foundation.results import Result
+from ranklens._foundation.validation import (
     as_1d_float,
     check_probability,
     check_random_state,
     check_sample_weight,
 )
+from ranklens._inference.resampling import draws_as
 from ranklens.compare import compare_models
 from ranklens.metrics import get_metric
 from ranklens.targeting import event_flags, fixed_events

@@ -44,17 +44,39 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ranklens._by_depth import ModelByDepthResult, by_depth, check_depths
-from ranklens._curve_registry import CurveSweepForm, register_curve
-from ranklens._docstrings import (
+from ranklens._compute.xp import curve_helpers as _xh
+from ranklens._compute.xp import curves as _xpc
+from ranklens._compute.xp import delong as _kd  # imports numba only when it takes a kernel
+from ranklens._compute.xp import measures as _xm
+from ranklens._compute.xp import ranked_keys as _xk  # likewise
+from ranklens._compute.xp import targeting as _xpt
+from ranklens._compute.xp import to_host
+from ranklens._compute.xp.measures import device_inputs
+from ranklens._compute.xp.rank import EXACT_LIMIT
+from ranklens._foundation.curve_registry import CurveSweepForm, register_curve
+from ranklens._foundation.docstrings import (
     computes_where_inputs_live,
     raises_input_errors,
     shared_paragraphs,
 )
-from ranklens._events import DEFAULT_EVENTS, EventRule, parse_events
-from ranklens._forms import CurveForm, CurveStatistic, ReplicateForm, ReplicateSweep
-from ranklens._inference import concordance_logit_interval
-from ranklens._ranked import (
+from ranklens._foundation.events import DEFAULT_EVENTS, EventRule, parse_events
+from ranklens._foundation.forms import CurveForm, CurveStatistic, ReplicateForm, ReplicateSweep
+from ranklens._foundation.interval_formulas import concordance_logit_interval
+from ranklens._foundation.registry import ConcordanceForm, register_metric
+from ranklens._foundation.results import ConfidenceInterval, CurveResult
+from ranklens._foundation.scaling import ldexp, product_exponent
+from ranklens._foundation.typing import ArrayLike
+from ranklens._foundation.validation import (
+    as_1d_float,
+    check_event_threshold,
+    check_pair,
+    check_positive_int,
+    check_probability,
+    check_sample_weight,
+    relevance_values,
+)
+from ranklens._measures.by_depth import ModelByDepthResult, by_depth, check_depths
+from ranklens._measures.ranked import (
     DecileTableResult,
     ProfitSpec,
     Ranked,
@@ -67,28 +89,6 @@ from ranklens._ranked import (
     profit_spec,
     rank_scores,
 )
-from ranklens._registry import ConcordanceForm, register_metric
-from ranklens._results import ConfidenceInterval, CurveResult
-from ranklens._scaling import ldexp, product_exponent
-from ranklens._typing import ArrayLike
-from ranklens._validation import (
-    as_1d_float,
-    check_event_threshold,
-    check_pair,
-    check_positive_int,
-    check_probability,
-    check_sample_weight,
-    relevance_values,
-)
-from ranklens._xp import curve_helpers as _xh
-from ranklens._xp import curves as _xpc
-from ranklens._xp import delong as _kd  # imports numba only when it takes a kernel
-from ranklens._xp import measures as _xm
-from ranklens._xp import ranked_keys as _xk  # likewise
-from ranklens._xp import targeting as _xpt
-from ranklens._xp import to_host
-from ranklens._xp.measures import device_inputs
-from ranklens._xp.rank import EXACT_LIMIT
 from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undefined
 
 __all__ = [
@@ -579,8 +579,8 @@ def _auc_ks(tp: FloatArray, fp: FloatArray, p: float, n: float) -> tuple[float, 
     """The AUC and the KS statistic from the cumulative (weighted) counts of the ROC points.
 
     Counts of any scale (weights near 1e200 or 1e-300) are first brought near 1 by a power of
-    two (:func:`ranklens._scaling.product_exponent`): the same digits, and no overflow or underflow
-    of the products ``dFP (TP + TP_prev)`` and ``p n``.
+    two (:func:`ranklens._foundation.scaling.product_exponent`): the same digits, and no overflow or
+    underflow of the products ``dFP (TP + TP_prev)`` and ``p n``.
     """
     e = product_exponent(max(p, n))
     if e:
@@ -867,7 +867,8 @@ def _curve_sweep(state: Any, weights: np.ndarray, grid: np.ndarray, *, lift: boo
 
 def _gain_sweep(state: Any, weights: np.ndarray, grid: np.ndarray) -> Any:
     """The gain curve of each weight row on ``grid`` from one weighted pass over the rows
-    sorted once (:mod:`ranklens._kernels.curve_sweeps`), as ``gain_curve(...).at`` reads it."""
+    sorted once (:mod:`ranklens._compute.kernels.curve_sweeps`), as ``gain_curve(...).at`` reads
+    it."""
     return _curve_sweep(state, weights, grid, lift=False)
 
 
@@ -1081,7 +1082,7 @@ def lift_curve(
 
 
 #: What each measure computes on a CUDA device when its inputs live there (the
-#: docstrings' device paragraph, :func:`ranklens._docstrings.device_inputs`).
+#: docstrings' device paragraph, :func:`ranklens._foundation.docstrings.device_inputs`).
 _ON_DEVICE_TABLE = (
     "the events, the sort by score and the cumulative sums of every distinct score; the table"
     " is read off those sums on the host, as on the CPU (the same values; integer weights "
@@ -1566,7 +1567,7 @@ def best_model_by_depth(
 # The bootstrap's replicates of the registered scalars without calling them: the rows are
 # sorted once by each prediction and once by y_true (its default events, the top 10 %, are an
 # order statistic of the replicate's weights); a replicate is one weighted pass over each order
-# (ranklens._kernels.curve_sweeps.targeting_replicates_*), O(n) a replicate and model.
+# (ranklens._compute.kernels.curve_sweeps.targeting_replicates_*), O(n) a replicate and model.
 
 _SWEEP_CODES = {
     CurveStatistic.ROC_AUC: 0,
@@ -1658,10 +1659,10 @@ def _sweep_evaluate(state: _SweepState, weights: np.ndarray, wanted: tuple[Any, 
 
 # ------------------------------------------------------------------------------------------------
 # On a CUDA device (inputs that live there): the scalars from the array-namespace sweep of
-# ranklens._xp
+# ranklens._compute.xp
 
 
-#: The statistic of :mod:`ranklens._xp.targeting` that each curve functional is.
+#: The statistic of :mod:`ranklens._compute.xp.targeting` that each curve functional is.
 _DEVICE_STATISTIC = {
     CurveStatistic.ROC_AUC: "auc",
     CurveStatistic.KS: "ks",
@@ -1674,8 +1675,8 @@ _DEVICE_STATISTIC = {
 def _device_events(
     xp: Any, y: Any, events: Any, w: Any, *, per_replicate: bool
 ) -> tuple[dict[str, Any], str]:
-    """The event keywords of :func:`ranklens._xp.targeting.prepare` for ``events`` on ``y``, and
-    the event definition's text (empty for the top fraction, whose text names its threshold).
+    """The event keywords of :func:`ranklens._compute.xp.targeting.prepare` for ``events`` on ``y``,
+    and the event definition's text (empty for the top fraction, whose text names its threshold).
 
     As :func:`_event_response` on the rows of positive weight: the labels of a binary ``y``
     with ``events=None``, else the true top fraction (per replicate of weights), a threshold, the
@@ -1866,7 +1867,8 @@ def _device_ranked(
 
 def _device_sweep_prepare(xp: Any, y: Any, preds: Any, params: Mapping[str, Any]) -> Any:
     """:attr:`ReplicateSweep.device_prepare` of the targeting measures: one
-    :class:`ranklens._xp.targeting.TargetState` per model (namespace arrays ``y``, ``preds``)."""
+    :class:`ranklens._compute.xp.targeting.TargetState` per model (namespace arrays ``y``,
+    ``preds``)."""
     kwargs, _ = _device_events(xp, y, dict(params).get("events"), None, per_replicate=True)
     return [_xpt.prepare(xp, y, pred, **kwargs) for pred in preds]
 

@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ranklens._forms import RatioForm
-from ranklens._registry import MetricSpec
-from ranklens._results import ConfidenceInterval, Result
-from ranklens._serial import DieboldMariano, autocovariances, diebold_mariano
-from ranklens._validation import as_1d_float, check_probability
+from ranklens._foundation.forms import RatioForm
+from ranklens._foundation.registry import MetricSpec
+from ranklens._foundation.results import ConfidenceInterval, Result
+from ranklens._foundation.serial import DieboldMariano, autocovariances, diebold_mariano
+from ranklens._foundation.validation import as_1d_float, check_probability
 from ranklens.metrics import get_metric
 
 __all__ = ["DieboldMarianoTestResult", "diebold_mariano_test"]

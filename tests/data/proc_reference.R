@@ -1,11 +1,11 @@
-# Reference values for tests/test_delong_proc.py, computed with the R package pROC 1.18.0
+# Reference values for tests/inference/test_delong_proc.py, computed with the R package pROC 1.18.0
 # (Robin et al. 2011) on R 4.2.2 (Debian bookworm packages r-base-core, r-cran-proc):
 #   cd tests/data && Rscript proc_reference.R
 # asah.csv is pROC's aSAH data (Turck et al. 2010), exported with
 #   d <- data.frame(outcome = as.integer(aSAH$outcome == "Poor"),
 #                   wfns = as.integer(as.character(aSAH$wfns)), s100b = aSAH$s100b, ndka = aSAH$ndka)
 #   write.csv(d, "asah.csv", row.names = FALSE)
-# The delong_*.csv files were drawn with NumPy (tests/test_delong_proc.py says how).
+# The delong_*.csv files were drawn with NumPy (tests/inference/test_delong_proc.py says how).
 suppressMessages(library(pROC))
 out <- function(file, y, a, b) {
   ra <- roc(y, a, levels=c(0,1), direction="<", quiet=TRUE)

@@ -1,7 +1,7 @@
 """Record the numbers the library gives today, as the fixture that keeps them equal.
 
 Run ``python tests/golden/record.py`` only when a change of numbers is intended (a fix, a new
-default), and say which and why in the commit. ``tests/test_golden_numbers.py`` recomputes
+default), and say which and why in the commit. ``tests/common/test_golden_numbers.py`` recomputes
 everything recorded here and compares it number for number (1e-12 relative; the bootstrap
 replicates exactly), so that moving code never changes a result unnoticed.
 

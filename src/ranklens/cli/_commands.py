@@ -30,7 +30,7 @@ def demo(
     from rich.console import Console
 
     from ranklens import _demo
-    from ranklens._extras import MissingExtraError, require
+    from ranklens._foundation.extras import MissingExtraError, require
 
     try:
         require("demo", "the demo")
@@ -104,7 +104,7 @@ def warmup() -> None:
 
             report = compile_all(progress)
     else:
-        from ranklens._progress import LineProgress
+        from ranklens._foundation.progress import LineProgress
 
         lines = LineProgress("ranklens warmup")
 

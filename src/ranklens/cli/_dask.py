@@ -36,7 +36,7 @@ def evaluate_on_dask(request: Request, checked: Checked, console: Any) -> Any:
     every interval the bootstrap's (``inference="bootstrap"``): one more read of that column
     counts the units and finds missing ids.
     """
-    from ranklens._extras import MissingExtraError, require
+    from ranklens._foundation.extras import MissingExtraError, require
 
     try:
         require("dask", "--engine dask")

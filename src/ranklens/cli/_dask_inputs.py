@@ -146,14 +146,14 @@ def count_units(path: str, groups: str, used: list[str], drop_na: bool) -> int:
     """``--groups`` on Dask (one read of the units' column and, with missing ids, of the used
     ones): the number of distinct units among the rows evaluated (those without a missing
     value when ``drop_na``), counted by the keys the Poisson bootstrap hashes
-    (:func:`ranklens._resampling.group_keys`: ``3`` and ``3.0`` are one unit). A missing id
-    without ``drop_na`` is the memory engine's error; fewer units than the clustered bootstrap
+    (:func:`ranklens._inference.resampling.group_keys`: ``3`` and ``3.0`` are one unit). A missing
+    id without ``drop_na`` is the memory engine's error; fewer units than the clustered bootstrap
     needs, too."""
     import dask
     import dask.dataframe as dd
     import numpy as np
 
-    from ranklens._resampling import group_keys
+    from ranklens._inference.resampling import group_keys
 
     frame = dd.read_parquet(path, columns=list(dict.fromkeys([groups, *used])))
 

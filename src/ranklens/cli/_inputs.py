@@ -117,10 +117,10 @@ def with_option(message: str, options: dict[Any, str]) -> str:
 
 
 def check_unit_count(n_units: int, column: str) -> None:
-    """At least :data:`ranklens._resampling.MIN_UNITS` units: with fewer, the clustered
+    """At least :data:`ranklens._inference.resampling.MIN_UNITS` units: with fewer, the clustered
     bootstrap's resamples repeat and its intervals come out too narrow (the reasons are at
     ``MIN_UNITS``)."""
-    from ranklens._resampling import MIN_UNITS, distinct_resamples
+    from ranklens._inference.resampling import MIN_UNITS, distinct_resamples
 
     if n_units < MIN_UNITS:
         few = (
@@ -301,7 +301,7 @@ def parse_cost_benefit(spec: str | None) -> tuple[tuple[float, float], tuple[flo
     """``"TP,FN,FP,TN"`` as the 2x2 payoff matrix ``((TP, FN), (FP, TN))`` (finite numbers)."""
     if spec is None:
         return None
-    from ranklens._ranked import check_cost_benefit
+    from ranklens._measures.ranked import check_cost_benefit
 
     try:
         values = [float(v) for v in spec.split(",")]

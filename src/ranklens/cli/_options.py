@@ -101,7 +101,7 @@ class Checked:
 
 def check_bootstrap(bootstrap: int) -> int:
     """``--bootstrap``: 0 (none) or 2 to :data:`MAX_BOOTSTRAP` replicates."""
-    from ranklens._validation import check_positive_int
+    from ranklens._foundation.validation import check_positive_int
 
     if bootstrap == 0:
         return 0
@@ -133,7 +133,7 @@ def _positive(value: float | None, option: str) -> float | None:
     """A positive finite number (the library's number parser, then > 0)."""
     if value is None:
         return None
-    from ranklens._validation import check_finite_number
+    from ranklens._foundation.validation import check_finite_number
 
     number = library_check(check_finite_number, value, option, minimum=0)
     if number == 0:
@@ -148,8 +148,8 @@ def _check_profit(
     cost_benefit: str | None,
 ) -> Any:
     """The profit curve's options, checked together; the payoff matrix of ``--cost-benefit``."""
-    from ranklens._ranked import profit_spec
-    from ranklens._validation import check_finite_number
+    from ranklens._foundation.validation import check_finite_number
+    from ranklens._measures.ranked import profit_spec
 
     _positive(budget, "--budget")
     _positive(cost_per_target, "--cost-per-target")
@@ -206,7 +206,7 @@ def check_options(
 
     Raises :class:`InputError` for the first problem found.
     """
-    from ranklens._validation import (
+    from ranklens._foundation.validation import (
         check_event_threshold,
         check_nonnegative_number,
         check_positive_int,

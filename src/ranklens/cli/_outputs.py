@@ -32,7 +32,7 @@ class _ProgressLines:
     """
 
     def __init__(self, label: str, quiet: bool) -> None:
-        from ranklens._progress import LineProgress
+        from ranklens._foundation.progress import LineProgress
 
         self._lines = LineProgress(label)
         self._quiet = quiet

@@ -82,7 +82,7 @@ def exact_float_parsing() -> dict[str, str]:
 
 def _require_parquet() -> None:
     """Parquet needs pyarrow (the ``parquet`` extra); pandas can also use fastparquet."""
-    from ranklens._extras import MissingExtraError, require
+    from ranklens._foundation.extras import MissingExtraError, require
 
     try:
         require("parquet", "reading Parquet files")
@@ -180,12 +180,12 @@ def label_column(frame: Any, column: str, path: pathlib.Path) -> Any:
 
 
 def check_units(labels: Any, column: str) -> None:
-    """At least :data:`ranklens._resampling.MIN_UNITS` units
+    """At least :data:`ranklens._inference.resampling.MIN_UNITS` units
     (:func:`ranklens.cli._inputs.check_unit_count`), counted as the bootstrap keys them
     (``3`` and ``3.0`` are one)."""
     import numpy as np
 
-    from ranklens._resampling import group_keys
+    from ranklens._inference.resampling import group_keys
 
     check_unit_count(int(np.unique(group_keys(labels)).shape[0]), column)
 
@@ -265,7 +265,7 @@ def read_columns(
     """
     import numpy as np
 
-    from ranklens._validation import check_sample_weight
+    from ranklens._foundation.validation import check_sample_weight
 
     frame = read_table(file)
     used = used_columns(target, preds, pairs, weight)

@@ -1,7 +1,7 @@
 """The Poisson bootstrap of the statistics of the pair classes on Dask, in the same shuffles.
 
 Every replicate's pair classes are computed, and each measure declaring a
-:class:`~ranklens._forms.RankSweepForm` reads its own statistic of them (Kendall's tau-b,
+:class:`~ranklens._foundation.forms.RankSweepForm` reads its own statistic of them (Kendall's tau-b,
 Harrell's C, Somers' D, Goodman and Kruskal's gamma, ...).
 
 Each replicate's pair classes split as the full sample's do (:mod:`ranklens.dask._engine`):
@@ -9,9 +9,9 @@ pairs inside one prediction bucket (the in-memory weighted sweep on the bucket's
 replicate's weights), pairs in different prediction and truth buckets (the replicate's bucket
 grid), pairs sharing a truth bucket but not a prediction bucket (a sweep over (truth, prediction
 bucket) in the truth bucket). A row's weight in replicate ``r`` is ``c_r(key) w`` with
-``c_r`` the Poisson(1) count of :func:`ranklens._resampling.poisson_weights` (Oza & Russell
-2001; Chamandy et al. 2012), so the replicates do not depend on the partitioning. The tasks read
-the partitions the engine's shuffles already produce: no further shuffle.
+``c_r`` the Poisson(1) count of :func:`ranklens._inference.resampling.poisson_weights` (Oza &
+Russell 2001; Chamandy et al. 2012), so the replicates do not depend on the partitioning. The tasks
+read the partitions the engine's shuffles already produce: no further shuffle.
 
 References
 ----------
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._rank_sweep import rank_sweep
+from ranklens._measures.rank_sweep import rank_sweep
 from ranklens.dask._passes import (
     BLOCK_CELLS,
     KEY,
@@ -126,7 +126,7 @@ def rank_replicates(
     single: np.ndarray,
 ) -> dict[str, np.ndarray]:
     """The pair classes of every replicate of one model, from the pieces: a mapping of arrays
-    of shape (B,), as :class:`ranklens._forms.RankStatistic` reads them."""
+    of shape (B,), as :class:`ranklens._foundation.forms.RankStatistic` reads them."""
     from ranklens.dask._engine import combine_pairs, cross_bucket_pairs
 
     grids = np.sum([g["grids"][model] for g in grid_parts], axis=0)  # (B, pb, tb)
@@ -170,7 +170,7 @@ def add_rank_replicates(
 ) -> None:
     """Add the replicates and percentile intervals of the measures declaring a statistic of
     the pair classes (``RankSweepForm``) to the engine's bootstrap result (in place)."""
-    from ranklens._resampling import percentile_interval
+    from ranklens._inference.resampling import percentile_interval
 
     for k, model in enumerate(preds):
         classes = rank_replicates(grid_parts, pred_pairs[k], truth_pairs, k, single)

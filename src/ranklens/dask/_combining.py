@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._forms import CurveStatistic, RankStatistic, RankSweepForm
-from ranklens._problems import Problem, metric_info
-from ranklens._ranked import DecileTableResult, decile_table_result, gain_ratios_exact
+from ranklens._foundation.forms import CurveStatistic, RankStatistic, RankSweepForm
+from ranklens._foundation.problems import Problem, metric_info
+from ranklens._measures.ranked import DecileTableResult, decile_table_result, gain_ratios_exact
 from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
 from ranklens.dask import _noether as _nt
@@ -357,7 +357,7 @@ def boot_results(
     seed: int,
 ) -> dict[str, Any]:
     """Replicates and percentile intervals of the mergeable and ranked-curve measures."""
-    from ranklens._resampling import percentile_interval
+    from ranklens._inference.resampling import percentile_interval
 
     replicates: dict[str, dict[str, np.ndarray]] = {}
     for k, model in enumerate(preds):

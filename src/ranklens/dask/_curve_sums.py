@@ -1,8 +1,8 @@
 """Curves from mergeable sums on Dask: REC, RROC and the utility-based precision-recall curve.
 
-A registered curve that declares a :class:`ranklens._curve_registry.CurveSumsForm` is built here
-at a bounded set of points, each exactly on the curve the in-memory function computes from every
-row, with the in-memory result class (so the report's Displays draw it unchanged):
+A registered curve that declares a :class:`ranklens._foundation.curve_registry.CurveSumsForm` is
+built here at a bounded set of points, each exactly on the curve the in-memory function computes
+from every row, with the in-memory result class (so the report's Displays draw it unchanged):
 
 - the regression error characteristic curve (Bi & Bennett 2003): the share of cases within
   each tolerance, at tolerance 0, at the losses of evenly spaced order statistics of the
@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._curve_registry import CurveSumsForm, available_curves, get_curve
-from ranklens._problems import Problem, call_quietly, exception_problem, fit_kwargs
+from ranklens._foundation.curve_registry import CurveSumsForm, available_curves, get_curve
+from ranklens._foundation.problems import Problem, call_quietly, exception_problem, fit_kwargs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,8 +68,8 @@ def plan(
     the reason (for ``extras["curves_not_built"]``).
 
     ``fitted`` holds the parameters the engine's measures fitted from order statistics of
-    ``y`` (keyed by the ``id`` of their :class:`ranklens._forms.OrderStatisticFit`, with the
-    problem of a failed fit). A curve whose parameter was not fitted because no measure asked
+    ``y`` (keyed by the ``id`` of their :class:`ranklens._foundation.forms.OrderStatisticFit`, with
+    the problem of a failed fit). A curve whose parameter was not fitted because no measure asked
     for it is not built (the in-memory pipeline fits it for every run); one whose fit failed is
     recorded under ``problems[model]["<name> curve"]``, as the in-memory curve's failure is.
     """

@@ -2,8 +2,8 @@
 
 After the shuffle by prediction every partition holds one value bucket, and a run of tied
 predictions never straddles two of them. Each bucket ranks its rows with the in-memory code
-(``ranklens._ranked.rank_scores``: the distinct scores in decreasing order with the running sums
-of weight, events and non-events); the client lays the buckets end to end, from the highest
+(``ranklens._measures.ranked.rank_scores``: the distinct scores in decreasing order with the running
+sums of weight, events and non-events); the client lays the buckets end to end, from the highest
 predictions down, each bucket's running sums shifted by the totals of the buckets above it (the
 carry-in), which is the in-memory ranking of all rows. Every registered curve that says how it
 is built from those sums (``CurveSpec.from_ranked``) is then built by the in-memory code itself,
@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._curve_registry import available_curves, get_curve
-from ranklens._problems import Problem, call_quietly
-from ranklens._ranked import Ranked, Target, rank_scores
+from ranklens._foundation.curve_registry import available_curves, get_curve
+from ranklens._foundation.problems import Problem, call_quietly
+from ranklens._measures.ranked import Ranked, Target, rank_scores
 from ranklens.dask import _profile
 from ranklens.dask._passes import midrank_column
 from ranklens.evaluation import ALL_MODELS
@@ -377,7 +377,7 @@ def add_curves(
     ``"seq"``, and ``"profile"`` for those built from per-row concordance counts);
     ``zero_weight_rows``: rows of weight 0, which the sorts drop (a curve with a point per row
     of the input, such as the concordance profile, is then not built)."""
-    from ranklens._by_depth import by_depth_from_ranked
+    from ranklens._measures.by_depth import by_depth_from_ranked
 
     by_model = {model: ranked(pieces[k], definition) for k, model in enumerate(preds)}
     by_value = {}

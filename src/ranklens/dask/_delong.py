@@ -40,7 +40,7 @@ covariance is one rational number rounded once, whatever the partitioning. With 
 partitions' float sums are added with :func:`math.fsum` (agreement with the in-memory kernels to
 rounding).
 
-References: those of :mod:`ranklens._kernels.delong` (DeLong et al. 1988, Sun & Xu 2014, Sen
+References: those of :mod:`ranklens._compute.kernels.delong` (DeLong et al. 1988, Sun & Xu 2014, Sen
 1960).
 """
 
@@ -53,9 +53,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._forms import CurveForm, CurveStatistic, RankStatistic, RankSweepForm
-from ranklens._registry import MetricSpec
-from ranklens._results import ConfidenceInterval
+from ranklens._foundation.forms import CurveForm, CurveStatistic, RankStatistic, RankSweepForm
+from ranklens._foundation.registry import MetricSpec
+from ranklens._foundation.results import ConfidenceInterval
 from ranklens.dask import _noether as _nt
 from ranklens.dask._passes import bucket_column, bucket_of, exact_dot
 from ranklens.dask._profile import local_correct
@@ -462,7 +462,7 @@ def interval_result(
 def wald(estimate: float, se: float, level: float, low: float, high: float) -> tuple[float, float]:
     """``estimate -+ z se`` clipped to ``[low, high]`` (NaN where either is not finite), as
     :func:`ranklens.delong.comparison_arrays`."""
-    from ranklens._normal import ndtri
+    from ranklens._foundation.normal import ndtri
 
     if not (math.isfinite(estimate) and math.isfinite(se)):
         return math.nan, math.nan

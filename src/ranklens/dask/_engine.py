@@ -5,7 +5,7 @@ Reads: (1) a scan (row counts, validity, samples for the bucket boundaries, merg
 (3) the (prediction bucket x truth bucket) grid of every model; (4) one shuffle by prediction
 per model (range partitioning by value: one bucket per partition) followed, when rank
 correlations are wanted, by one shuffle by truth. Measures are chosen by what they declare in the
-registry (:class:`ranklens._registry.Capabilities`), never by their names.
+registry (:class:`ranklens._foundation.registry.Capabilities`), never by their names.
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._forms import CurveForm, RankStatistic, RankSweepForm, RatioForm
-from ranklens._inference import (
+from ranklens._compute.kernels import ranking as _kr
+from ranklens._compute.xp.summary import pair_classes
+from ranklens._foundation.forms import CurveForm, RankStatistic, RankSweepForm, RatioForm
+from ranklens._foundation.interval_formulas import (
     RatioStudentizer,
     TargetMoments,
     mean_loss_flags,
     skewed_target_note,
     symmetric_p_value,
 )
-from ranklens._kernels import ranking as _kr
-from ranklens._normal import ndtri
-from ranklens._registry import AnalyticVariance, ComputationalForm, MetricSpec
-from ranklens._xp.summary import pair_classes
+from ranklens._foundation.normal import ndtri
+from ranklens._foundation.registry import AnalyticVariance, ComputationalForm, MetricSpec
 from ranklens.dask import _delong as _dl
 from ranklens.exceptions import DomainError, RowDomainError
 from ranklens.metrics import available_metrics, get_metric
@@ -354,16 +354,16 @@ def interval_comparison(
     symmetric bootstrap p-value of the centred replicates (Hall & Wilson 1991; DeLong's test
     keeps its Gaussian ``2 Phi(-|z|)``); a measure with neither is not tested (``""``).
 
-    The bootstrap intervals of a mean loss (a :class:`~ranklens._forms.RatioForm`) are
+    The bootstrap intervals of a mean loss (a :class:`~ranklens._foundation.forms.RatioForm`) are
     flagged approximate by the rules of :func:`ranklens.compare_models`
-    (:func:`ranklens._inference.mean_loss_flags`): the tail weights and one-row shares of the
-    per-row contributions, read off ``sample`` (the first pass's random rows, all of them in a
-    partition of at most :data:`ranklens.dask._passes.SAMPLE_PER_PARTITION` rows), and
+    (:func:`ranklens._foundation.interval_formulas.mean_loss_flags`): the tail weights and one-row
+    shares of the per-row contributions, read off ``sample`` (the first pass's random rows, all of
+    them in a partition of at most :data:`ranklens.dask._passes.SAMPLE_PER_PARTITION` rows), and
     Cochran's rule on the target's skewness, from its moments merged over the partitions.
     """
     from scipy import special
 
-    from ranklens._resampling import replicate_sd
+    from ranklens._inference.resampling import replicate_sd
     from ranklens.evaluation import EvaluationComparison, IntervalQualifiers
 
     names = tuple(preds)
@@ -539,7 +539,8 @@ class RowSample:
     """Rows of the data kept by the first pass, and the target's moments over all of them.
 
     ``y`` (m,), ``preds`` (n_models, m) and ``weight`` (m,) or None are the same rows of each
-    column; ``target`` the :class:`~ranklens._inference.TargetMoments` of every row.
+    column; ``target`` the :class:`~ranklens._foundation.interval_formulas.TargetMoments` of every
+    row.
     """
 
     y: np.ndarray
@@ -556,7 +557,8 @@ def _flag_mean_loss(
     sample: RowSample,
 ) -> None:
     """Flag measure ``k``'s bootstrap intervals approximate where a mean loss's are in memory
-    (:func:`ranklens._inference.mean_loss_flags`); nothing for a measure of another form."""
+    (:func:`ranklens._foundation.interval_formulas.mean_loss_flags`); nothing for a measure of
+    another form."""
     form = spec.capabilities.batched
     if not isinstance(form, RatioForm):
         return
@@ -598,7 +600,7 @@ def _pair_tests(
     ``out``: by DeLong's paired test where ``covariance`` is given (DeLong, DeLong &
     Clarke-Pearson 1988; its Gaussian p-value is set from ``z`` by the caller), else from the
     paired replicates when the measure was ``tested``."""
-    from ranklens._resampling import percentile_interval, replicate_sd
+    from ranklens._inference.resampling import percentile_interval, replicate_sd
 
     for p, (a, b) in enumerate(pair_index):
         out["difference"][k, p] = out["values"][k, a] - out["values"][k, b]
@@ -680,7 +682,7 @@ def _interval_name(methods: Sequence[tuple[str, Any]], analytic: str) -> str:
 def _few_rows_note(methods: Sequence[tuple[str, Any]], class_rows: Sequence[float]) -> str:
     """The note of DeLong's differences made with fewer than ``MIN_CLASS_ROWS`` rows in the
     smaller class of a binary response (``class_rows``: two strata), as in memory."""
-    from ranklens._inference import few_class_rows_note
+    from ranklens._foundation.interval_formulas import few_class_rows_note
 
     if len(class_rows) != 2 or not all(m == "delong" for m, _ in methods):
         return ""

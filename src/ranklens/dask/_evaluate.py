@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._extras import require
-from ranklens._method_names import methods_settings
-from ranklens._problems import Problem, call_quietly, metric_info
-from ranklens._registry import MetricSpec
+from ranklens._foundation.extras import require
+from ranklens._foundation.problems import Problem, call_quietly, metric_info
+from ranklens._foundation.registry import MetricSpec
+from ranklens._inference.method_names import methods_settings
 from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _curve_sums as _cs
 from ranklens.dask import _curves as _c

@@ -1,6 +1,6 @@
 """Measures scaled by the mean lag-1 change of the truth (pmap) on Dask: sums in row order.
 
-A measure declaring a :class:`ranklens._forms.LagScaledForm` is a mean of a per-row loss
+A measure declaring a :class:`ranklens._foundation.forms.LagScaledForm` is a mean of a per-row loss
 over the mean absolute change between consecutive rows of the truth,
 
 ``[sum_i w_i loss_i / sum_i w_i] / [sum_{t=2..n} |y_t - y_{t-1}| / (n - 1)]``.
@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._forms import LagScaledForm
-from ranklens._problems import Problem, metric_info
-from ranklens._registry import MetricSpec
+from ranklens._foundation.forms import LagScaledForm
+from ranklens._foundation.problems import Problem, metric_info
+from ranklens._foundation.registry import MetricSpec
 from ranklens.dask import _engine as _e
 
 __all__ = ["claim", "evaluate_claimed", "lag_partition"]

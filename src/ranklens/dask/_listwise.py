@@ -1,8 +1,8 @@
 """Ranked-list measures (NDCG of one ranking) on Dask, exactly, by sorts with carry-in positions.
 
-A measure declaring a :class:`ranklens._forms.RankedListForm` is a ratio of two discounted
-sums: over the rows ranked by the prediction (tie blocks sharing their mean gain) and over the
-rows ranked by the truth (the ideal list). Each sum is computed from value buckets:
+A measure declaring a :class:`ranklens._foundation.forms.RankedListForm` is a ratio of two
+discounted sums: over the rows ranked by the prediction (tie blocks sharing their mean gain) and
+over the rows ranked by the truth (the ideal list). Each sum is computed from value buckets:
 
 1. one read counts the rows (adds the weights) of every prediction bucket of every model and
    every truth bucket, finds the largest ``y`` (the gains' common scale) and applies the
@@ -33,9 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._forms import RankedListForm
-from ranklens._problems import Problem, exception_problem, fit_kwargs, metric_info, score_quietly
-from ranklens._registry import MetricSpec
+from ranklens._foundation.forms import RankedListForm
+from ranklens._foundation.problems import (
+    Problem,
+    exception_problem,
+    fit_kwargs,
+    metric_info,
+    score_quietly,
+)
+from ranklens._foundation.registry import MetricSpec
 from ranklens.dask import _engine as _e
 from ranklens.dask import _passes as _p
 from ranklens.evaluation import model_context

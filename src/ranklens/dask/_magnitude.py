@@ -4,10 +4,10 @@ The first pass adds each ratio-form measure's per-row values as they are: square
 near ``1e-300`` underflow to 0 and squares near ``1e300`` overflow, although RMSE and RMSPE are
 representable far beyond both (the in-memory functions scale the data by a power of two before
 squaring, as LAPACK's ``dnrm2``). Where a model's data are of such a size
-(:func:`ranklens._scaling.product_exponent` of the largest ``|y|``, ``|p|`` is not 0), one more
-read adds the same per-row values on the data divided by ``2**e`` (``e`` its binary exponent,
-so the largest value lies in [0.5, 1)), by ``2**(e + 1)`` and by ``2**(e + 2)``. Dividing by a
-power of two changes no digit, so a measure whose value scales as ``c**d`` when the data scale
+(:func:`ranklens._foundation.scaling.product_exponent` of the largest ``|y|``, ``|p|`` is not 0),
+one more read adds the same per-row values on the data divided by ``2**e`` (``e`` its binary
+exponent, so the largest value lies in [0.5, 1)), by ``2**(e + 1)`` and by ``2**(e + 2)``. Dividing
+by a power of two changes no digit, so a measure whose value scales as ``c**d`` when the data scale
 by ``c`` (RMSE: ``d = 1``, MSE: 2, RMSPE: 0) gives three values each exactly ``2**d`` from the
 next: ``d`` is read off them and the value at the data's scale is the first times ``2**(d e)``.
 A measure whose value does not scale so (a loss with a fixed offset or threshold: the log error,
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._scaling import binary_exponent, ldexp, product_exponent
+from ranklens._foundation.scaling import binary_exponent, ldexp, product_exponent
 
 #: The degrees of homogeneity looked for (a mean of powers up to the fourth, or a ratio of them).
 _DEGREES = range(-4, 5)

@@ -6,7 +6,7 @@ nine sums over rows of products of three per-row counts: ``h_i`` (concordant min
 partners of row ``i``), ``y_i`` (partners with another ``y``) and ``p_i`` (partners with another
 prediction). Every partner of a row falls in one of the three classes of the pair counts:
 
-1. the same prediction bucket: ``ranklens._rank_sweep.pair_counts_per_row`` on the bucket,
+1. the same prediction bucket: ``ranklens._measures.rank_sweep.pair_counts_per_row`` on the bucket,
    after the shuffle by prediction;
 2. another prediction bucket and another truth bucket: the order of both is known from the
    buckets, so the count is a function of the row's cell of the (prediction bucket x truth
@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._forms import RankStatistic, RankSweepForm
-from ranklens._inference import tau_confidence_interval
-from ranklens._rank_sweep import noether_variances, pair_counts_per_row
+from ranklens._foundation.forms import RankStatistic, RankSweepForm
+from ranklens._foundation.interval_formulas import tau_confidence_interval
+from ranklens._measures.rank_sweep import noether_variances, pair_counts_per_row
 from ranklens.dask._passes import bucket_column, bucket_of, exact_dot, exact_sum
 
 

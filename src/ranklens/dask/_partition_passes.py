@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._events import DEFAULT_EVENTS, parse_events
-from ranklens._forms import RatioForm
-from ranklens._inference import TargetMoments
-from ranklens._problems import Problem, exception_problem, metric_info
+from ranklens._foundation.events import DEFAULT_EVENTS, parse_events
+from ranklens._foundation.forms import RatioForm
+from ranklens._foundation.interval_formulas import TargetMoments
+from ranklens._foundation.problems import Problem, exception_problem, metric_info
 from ranklens.dask import _engine as _e
 from ranklens.dask import _lagged as _lag
 from ranklens.dask import _listwise as _lw
@@ -54,7 +54,7 @@ class Scanned:
         Samples of ``y``, of each prediction and of the weight, the same rows of each
         (:data:`ranklens.dask._passes.SAMPLE_PER_PARTITION` a partition, at random), for the
         bounds of the buckets and the tail weights of the mean losses' intervals.
-    target : ranklens._inference.TargetMoments
+    target : ranklens._foundation.interval_formulas.TargetMoments
         The target's weighted moments, merged over the partitions.
     buckets : int
         Value buckets per sort.
@@ -304,7 +304,7 @@ def event_pass(dask: Any, options: Options, plan: PassPlan, scanned: Scanned) ->
 
 def _event_definition(events: Any, binary: bool) -> tuple[str, float | None, float | None]:
     """(definition, threshold or None, top fraction or None) of ``events``, read by the one
-    grammar of the measures (:func:`ranklens._events.parse_events`): the same definitions
+    grammar of the measures (:func:`ranklens._foundation.events.parse_events`): the same definitions
     mean the same and are refused with the same message. ``"value"`` and relevance functions
     are refused here: the Dask engine forms 0/1 events from a threshold on ``y`` only."""
     rule = parse_events(events)

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._inference import TargetMoments
-from ranklens._kernels import curves as _kc
-from ranklens._kernels import ranking as _kr
-from ranklens._rank_sweep import pair_class_stats, rank_sweep
-from ranklens._ranked import Target, gain_twice_exact, integer_counts, rank_scores
-from ranklens._xp import sequence as _xs
+from ranklens._compute.kernels import curves as _kc
+from ranklens._compute.kernels import ranking as _kr
+from ranklens._compute.xp import sequence as _xs
+from ranklens._foundation.interval_formulas import TargetMoments
+from ranklens._measures.rank_sweep import pair_class_stats, rank_sweep
+from ranklens._measures.ranked import Target, gain_twice_exact, integer_counts, rank_scores
 
 #: Rows drawn from each partition to choose bucket boundaries (the boundaries only balance the
 #: buckets; the results are exact whatever they are).
@@ -104,8 +104,8 @@ def scan(
     """First pass: row count, validity, value ranges, a sample, the target's moments and the
     mergeable sums.
 
-    ``ratio_forms``: the :class:`ranklens._forms.RatioForm` of each mergeable measure; for
-    each model and form the weighted numerator and denominator sums (pairwise summation inside
+    ``ratio_forms``: the :class:`ranklens._foundation.forms.RatioForm` of each mergeable measure;
+    for each model and form the weighted numerator and denominator sums (pairwise summation inside
     the partition; the client adds partitions with :func:`math.fsum`). ``robust_forms``: the
     forms of the robustness table's means of a per-row loss; for each model and form
     ``out["robust"][k][j]``, the unweighted loss sum and the candidate rows of
@@ -459,7 +459,7 @@ def _curve_pieces(
     :func:`prediction_partition`)."""
     out: dict[str, Any] = {}
     # Curves: the rows in decreasing prediction with the in-memory accumulation
-    # (ranklens._ranked.rank_scores).
+    # (ranklens._measures.ranked.rank_scores).
     response = (yv >= threshold).astype(np.float64)
     ranked = rank_scores(pv, Target(response, wv, None, False, ""))
     cw = c["w_above"] + ranked.cum_weight
@@ -714,7 +714,7 @@ BLOCK_CELLS = 1 << 22
 
 def add_key(part: Any, offset: int, groups: str | None) -> Any:
     """The partition with its bootstrap key: the global row position, or the unit's key."""
-    from ranklens._resampling import group_keys
+    from ranklens._inference.resampling import group_keys
 
     if groups is not None:
         keys = group_keys(part[groups])
@@ -747,7 +747,7 @@ def replicate_weights(
     ndarray of float64 of shape (len(reps), len(keys))
         The counts, times the case weights.
     """
-    from ranklens._resampling import poisson_weights
+    from ranklens._inference.resampling import poisson_weights
 
     c = poisson_weights(np.ascontiguousarray(keys, dtype=np.uint64), reps, seed)
     out = c.astype(np.float64)

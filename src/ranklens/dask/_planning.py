@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._registry import MetricSpec
+from ranklens._foundation.registry import MetricSpec
 from ranklens.dask import _delong as _dl
 from ranklens.dask import _engine as _e
 from ranklens.dask import _lagged as _lag

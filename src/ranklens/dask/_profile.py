@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._kernels import ranking as _kr
-from ranklens._rank_sweep import pair_counts_per_row
-from ranklens._xp import sequence as _xs
+from ranklens._compute.kernels import ranking as _kr
+from ranklens._compute.xp import sequence as _xs
+from ranklens._measures.rank_sweep import pair_counts_per_row
 
 
 def bucket(row: np.ndarray, yv: np.ndarray, pv: np.ndarray, wv: np.ndarray | None) -> dict:

@@ -208,7 +208,7 @@ def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
     other parameters at their defaults) of a dask DataFrame's column, exactly: the row count and
     a sample in one read, then Tukey's hinges, the median, the minimum and the maximum by
     two-pass selection (:func:`select`), and the in-memory function's own
-    construction from them (:func:`ranklens._relevance_functions.relevance_from_limits`).
+    construction from them (:func:`ranklens._measures.relevance_functions.relevance_from_limits`).
 
     Raises
     ------
@@ -224,7 +224,7 @@ def boxplot_relevance(frame: Any, y: str, *, extremes: str, shape: str) -> Any:
     """
     import dask
 
-    from ranklens._hinges import hinge_positions
+    from ranklens._foundation.hinges import hinge_positions
     from ranklens.dask._engine import ROWS_PER_BUCKET
 
     if extremes not in ("auto", "both", "high", "low"):
@@ -251,18 +251,18 @@ def relevance_at_hinges(
 ) -> Any:
     """``ranklens.relevance_from_boxplot`` (unweighted, ``extremes`` and ``shape`` as given, the
     other parameters at their defaults) of ``n`` rows from the values of ``y`` at the hinge
-    positions (:func:`ranklens._hinges.hinge_positions` of ``n``) followed by its minimum and
-    maximum: the in-memory function's own construction
-    (:func:`ranklens._relevance_functions.relevance_from_limits`). The defaults are those of
-    the relevance :func:`ranklens.evaluate_models` builds.
+    positions (:func:`ranklens._foundation.hinges.hinge_positions` of ``n``) followed by its minimum
+    and maximum: the in-memory function's own construction
+    (:func:`ranklens._measures.relevance_functions.relevance_from_limits`). The defaults are those
+    of the relevance :func:`ranklens.evaluate_models` builds.
 
     Raises
     ------
     DomainError
         When the minimum equals the maximum (``y`` is constant).
     """
-    from ranklens._hinges import hinges_of
-    from ranklens._relevance_functions import relevance_from_limits
+    from ranklens._foundation.hinges import hinges_of
+    from ranklens._measures.relevance_functions import relevance_from_limits
     from ranklens.exceptions import DomainError
 
     q1, med, q3 = hinges_of(values[:6])

@@ -13,7 +13,7 @@ can be furthest, and the client evaluates those candidates with the in-memory fo
 rule applies is read from the measure's registration (its
 :class:`~ranklens.metrics.MetricSpec` capabilities), never from its name:
 
-* a mean of a per-row loss (a :class:`~ranklens._forms.RatioForm` without denominator):
+* a mean of a per-row loss (a :class:`~ranklens._foundation.forms.RatioForm` without denominator):
   ``m_{-i} = f((S - x_i) / (n - 1))`` with ``S = sum_j x_j`` and ``f`` the form's (monotone)
   ``finalize``, so the furthest row is the row of the largest or of the smallest loss ``x_i``
   (the first of each). The scan returns, per partition, its sum and those two rows with the sum of
@@ -78,9 +78,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._format import percent_change
-from ranklens._forms import RankStatistic, RankSweepForm, RatioForm
-from ranklens._registry import MetricSpec
+from ranklens._foundation.format import percent_change
+from ranklens._foundation.forms import RankStatistic, RankSweepForm, RatioForm
+from ranklens._foundation.registry import MetricSpec
 from ranklens.dask import _noether as _nt
 from ranklens.dask._passes import (
     BUCKET_DTYPE,

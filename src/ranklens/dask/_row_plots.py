@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._results import Result
+from ranklens._foundation.results import Result
 from ranklens.dask._passes import bucket_of
 from ranklens.dask._quantiles import FINER
 

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._extras import require
-from ranklens._forms import RankSweepForm
-from ranklens._problems import Problem, exception_problem
-from ranklens._registry import MetricSpec
+from ranklens._foundation.extras import require
+from ranklens._foundation.forms import RankSweepForm
+from ranklens._foundation.problems import Problem, exception_problem
+from ranklens._foundation.registry import MetricSpec
 from ranklens.dask import _engine as _e
 from ranklens.dask import _passes as _p
 from ranklens.dask import _segment_passes as _sp
@@ -277,7 +277,7 @@ def _check_run(
     bins: Any, n_bootstrap: Any, interval: Any, random_state: Any, confidence_level: Any
 ) -> None:
     """Refuse the arguments of :func:`by_segment` that the engine cannot honour."""
-    from ranklens._validation import check_probability
+    from ranklens._foundation.validation import check_probability
 
     if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 2:
         raise ValueError(f"bins must be an integer >= 2; got {bins!r}")
@@ -787,7 +787,7 @@ def _replicates(
 ) -> dict[str, Any]:
     """A segment's replicates and percentile intervals, as the unsegmented run's
     ``extras["bootstrap"]``: the engine's functions on the segment's summaries."""
-    from ranklens._resampling import percentile_interval
+    from ranklens._inference.resampling import percentile_interval
 
     replicates = options.replicates
     assert replicates is not None

@@ -2,8 +2,8 @@
 
 What each measure declares decides how it is computed (never its name):
 
-- :class:`ranklens._forms.SumsForm`: a few weighted sums of per-row values, added over the
-  partitions with :func:`math.fsum`, then finished by the measure's own ``finalize`` (the
+- :class:`ranklens._foundation.forms.SumsForm`: a few weighted sums of per-row values, added over
+  the partitions with :func:`math.fsum`, then finished by the measure's own ``finalize`` (the
   relevance-weighted errors, SERA and utility-based precision, recall and F1 of Torgo & Ribeiro
   2009 and Ribeiro & Moniz 2020; the interval score, coverage, coverage error, width and
   weighted interval score of Gneiting & Raftery 2007 and Bracher et al. 2021). Parameters a
@@ -11,9 +11,9 @@ What each measure declares decides how it is computed (never its name):
   the hinges) come first from exact selection (:mod:`ranklens.dask._quantiles`).
 - The default relevance, as :func:`ranklens.evaluate_models` builds it: the box-plot relevance
   of ``y`` (Torgo & Ribeiro 2009, Sect. 4.1), its hinges, minimum and maximum found by exact
-  selection, then :func:`ranklens._relevance_functions.relevance_from_limits`, the in-memory
-  function's own construction.
-- :class:`ranklens._forms.MedianForm`: the (weighted) median of per-row values by exact
+  selection, then :func:`ranklens._measures.relevance_functions.relevance_from_limits`, the
+  in-memory function's own construction.
+- :class:`ranklens._foundation.forms.MedianForm`: the (weighted) median of per-row values by exact
   selection (median absolute error, Rosset, Perlich & Zadrozny 2005).
 
 References
@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._hinges import midpoint
-from ranklens._problems import (
+from ranklens._foundation.hinges import midpoint
+from ranklens._foundation.problems import (
     Problem,
     call_quietly,
     exception_problem,
@@ -48,7 +48,7 @@ from ranklens._problems import (
     metric_info,
     score_quietly,
 )
-from ranklens._registry import MetricSpec
+from ranklens._foundation.registry import MetricSpec
 from ranklens.dask._engine import whole_failure
 from ranklens.dask._quantiles import Source, Target, relevance_at_hinges, select
 from ranklens.evaluation import model_context
@@ -181,7 +181,7 @@ def _order_statistics(
     sample_p: dict[str, np.ndarray],
 ) -> _OrderStatistics:
     """What the one selection pass must find for the claimed measures."""
-    from ranklens._hinges import hinge_positions
+    from ranklens._foundation.hinges import hinge_positions
 
     weighted_y = Source(y, weight=weight)
     wanted = _OrderStatistics(samples={weighted_y: sample_y})
@@ -453,7 +453,7 @@ def add_replicates(
 ) -> None:
     """Add the sums measures' replicates and percentile intervals to the engine's bootstrap
     result (in place)."""
-    from ranklens._resampling import percentile_interval
+    from ranklens._inference.resampling import percentile_interval
 
     for model, by_name in replicates.items():
         for name, reps in by_name.items():

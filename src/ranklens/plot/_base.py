@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ranklens._curve_registry import register_display
+from ranklens._foundation.curve_registry import register_display
 
 __all__ = [
     "DEFAULT_MAX_POINTS",

@@ -16,7 +16,7 @@ document of ``ranklens evaluate --json``: every measure and comparison, and the 
 
 from __future__ import annotations
 
-from ranklens._entry import evaluate_models
+from ranklens._engines.entry import evaluate_models
 from ranklens.evaluation import ModelEvaluation, Problem
 from ranklens.report.document import evaluation_to_json
 from ranklens.report.render import render_html, result_html, write_html

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._docstrings import shared_paragraphs
-from ranklens._method_names import method_name, paired_test_methods
-from ranklens._registry import direction_of
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.registry import direction_of
+from ranklens._inference.method_names import method_name, paired_test_methods
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
 from ranklens.report.significance import (
     MAX_UNDEFINED_SHARE,

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._scaling import ldexp, scaled
+from ranklens._foundation.scaling import ldexp, scaled
 
 __all__ = [
     "bands_view",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ranklens._docstrings import shared_paragraphs
-from ranklens._format import finite_or_none
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.format import finite_or_none
 from ranklens.evaluation import evaluation_to_json as _base_document
 from ranklens.report.goals import goal_title, summary_verdicts
 from ranklens.report.significance import ALPHA, MAX_UNDEFINED_SHARE, Contrast

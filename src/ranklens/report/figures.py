@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import ranklens.plot  # noqa: F401  (its Displays register themselves with the curves they draw)
-from ranklens._docstrings import shared_paragraphs
-from ranklens._format import format_number
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.format import format_number
 from ranklens.extremes import regression_precision_recall
 from ranklens.metrics import get_curve
 from ranklens.plot import (

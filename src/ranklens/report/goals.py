@@ -17,8 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ranklens._docstrings import shared_paragraphs
-from ranklens._registry import direction_of, shaded_positions
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.registry import direction_of, shaded_positions
 from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.significance import (
     ALPHA,

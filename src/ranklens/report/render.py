@@ -19,9 +19,9 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from ranklens._format import format_number, result_html
-from ranklens._method_names import interval_methods, method_name
-from ranklens._registry import FAMILIES, direction_of, shaded_positions
+from ranklens._foundation.format import format_number, result_html
+from ranklens._foundation.registry import FAMILIES, direction_of, shaded_positions
+from ranklens._inference.method_names import interval_methods, method_name
 from ranklens._version import __version__
 from ranklens.report.adapters import (
     comparison_intervals,

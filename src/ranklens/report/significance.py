@@ -58,14 +58,14 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._docstrings import shared_paragraphs
-from ranklens._inference import (
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.interval_formulas import (
     studentized_interval_at,
     studentized_p_value,
     symmetric_interval_at,
     symmetric_p_value,
 )
-from ranklens._normal import ndtri
+from ranklens._foundation.normal import ndtri
 from ranklens.evaluation import paired_test_methods
 
 __all__ = [
@@ -456,8 +456,8 @@ def pair_contrast(
     :class:`~ranklens.compare.PermutationTestResult`; None when the pair or the measure was
     not compared. The pair is oriented as asked. A bootstrap-tested difference gets the
     p-value of the test dual to its interval: the symmetric bootstrap-t test where the
-    comparison studentized it (:func:`~ranklens._inference.studentized_p_value`), else the
-    symmetric p-value of its centred replicates (:func:`symmetric_p_value`); one whose
+    comparison studentized it (:func:`~ranklens._foundation.interval_formulas.studentized_p_value`),
+    else the symmetric p-value of its centred replicates (:func:`symmetric_p_value`); one whose
     replicates are undefined in more than :data:`MAX_UNDEFINED_SHARE` of the resamples is
     marked not tested (never tested on the surviving replicates), as is one whose interval is
     flagged approximate.

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ranklens._format import format_number
+from ranklens._foundation.format import format_number
 
 __all__ = [
     "Cell",

@@ -11,8 +11,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ranklens._docstrings import shared_paragraphs
-from ranklens._problems import PROBLEM_KINDS
+from ranklens._foundation.docstrings import shared_paragraphs
+from ranklens._foundation.problems import PROBLEM_KINDS
 from ranklens.report.goals import clearly_best, closest_to_target, comparison_contrasts
 from ranklens.report.render import direction_symbol, format_number
 

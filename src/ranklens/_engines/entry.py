@@ -1,0 +1,623 @@
+"""The one entry point of an evaluation: arrays or the columns of a table, in memory or on Dask.
+
+:func:`evaluate_models` takes the truth and the predictions as arrays, or as the names of
+columns of ``data`` (a pandas or polars DataFrame, a dask DataFrame, or Parquet files), and runs
+one of two engines with one vocabulary: ``engine="memory"``, the in-memory pipeline
+(:func:`ranklens.evaluation.evaluate_arrays`), or ``engine="dask"``, the exact Dask engine
+(:func:`ranklens.dask.evaluate`, which takes the same parameter names). Both return a
+:class:`ranklens.evaluation.ModelEvaluation`.
+
+It sits beside the pipeline rather than in it because the Dask engine builds its result from
+the pipeline's classes: the pipeline cannot import the engine without a cycle, so the choice of
+engine is made here, above both. The Dask engine is imported only when it is asked for, so
+``import ranklens`` and the in-memory engine never import dask.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.extras import require
+from ranklens._foundation.typing import ArrayLike
+from ranklens.evaluation import ModelEvaluation, ProgressCallback, evaluate_arrays
+
+__all__ = ["evaluate_models"]
+
+#: The engines of :func:`evaluate_models`.
+ENGINES: tuple[str, ...] = ("memory", "dask")
+
+#: Options only the in-memory engine honours, with their defaults: the Dask engine refuses any
+#: other value (it builds the curves its passes give, keeps no rows for an agreement study and
+#: plans no time budget).
+MEMORY_ONLY: dict[str, Any] = {
+    "curves": True,
+    "agreement_predictions": None,
+    "bootstrap_budget_s": 60.0,
+    "on_progress": None,
+    "show_progress": False,
+}
+
+#: Options only the Dask engine honours, with their defaults: the in-memory engine refuses any
+#: other value (it computes every registered measure, exactly, with the rows themselves, at the
+#: level of :func:`ranklens.compare_models`).
+DASK_ONLY: dict[str, Any] = {
+    "metrics": None,
+    "n_bins": 10,
+    "exact": True,
+    "confidence_level": 0.95,
+    "n_buckets": None,
+    "row_plots": True,
+}
+
+
+@raises_input_errors(
+    "y_true",
+    "predictions",
+    also=(
+        "if ``groups`` has another length, a missing label, more than one column or fewer "
+        "than 10 units, or is given with ``n_bootstrap=0``",
+        "if ``n_bootstrap`` is neither 0 nor an integer >= 2, or ``random_state`` neither "
+        "None nor an integer >= 0",
+        "if ``events`` does not split ``y_true`` into events and non-events",
+        "if ``engine`` is neither ``'memory'`` nor ``'dask'``, or an option is given that the "
+        "engine cannot honour (the message names the option and the engine)",
+        "if a column named is not in ``data`` (the message names the column and the parameter)",
+    ),
+)
+@shared_paragraphs
+def evaluate_models(
+    y_true: ArrayLike | str,
+    predictions: Mapping[str, Any] | Sequence[str] | str,
+    *,
+    data: Any = None,
+    engine: str = "memory",
+    title: str = "Model evaluation",
+    description: str = "",
+    target: str | None = None,
+    intervals: Mapping[str, tuple[Any, Any]] | None = None,
+    alpha: float | None = None,
+    sample_weight: ArrayLike | str | None = None,
+    relevance: Any = None,
+    event_threshold: float | None = None,
+    events: str | float | None = None,
+    budget: float | None = None,
+    cost_per_target: float | None = None,
+    value_margin: float | None = None,
+    cost_benefit: Any = None,
+    k: int | None = None,
+    gains: str | None = None,
+    n_bootstrap: int = 0,
+    random_state: int | None = 0,
+    inference: str = "auto",
+    groups: ArrayLike | str | None = None,
+    robustness: bool = True,
+    curves: bool = True,
+    agreement_predictions: Mapping[str, Any] | None = None,
+    n_dropped: int = 0,
+    bootstrap_budget_s: float = 60.0,
+    on_progress: ProgressCallback | None = None,
+    show_progress: bool | None = False,
+    metrics: Sequence[str] | None = None,
+    n_bins: int = 10,
+    exact: bool = True,
+    confidence_level: float = 0.95,
+    n_buckets: int | None = None,
+    storage_options: dict[str, Any] | None = None,
+    curve_arrays: bool = False,
+    row_plots: bool = True,
+) -> ModelEvaluation:
+    """Evaluate several models' predictions of one target: measures, comparison, curves.
+
+    The one entry point of both engines. With arrays it computes in memory; with ``data`` (a
+    table), ``y_true``, ``predictions``, ``sample_weight``, ``groups`` and the bounds of
+    ``intervals`` name its columns, and ``engine`` says where the work is done: in memory
+    (the columns read into arrays: the numbers of the call on those arrays) or on Dask
+    (:func:`ranklens.dask.evaluate`, exact whatever the size of the data).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or str
+        The truth, or with ``data`` the name of its column.
+    predictions : mapping of str to array-like of shape (n,), or sequence of str
+        Point predictions (or scores) by model name. With ``data``: the names of the prediction
+        columns (each model named by its column), or a mapping of model name to column name
+        (``engine="dask"`` names each model by its column, so there each name must be its
+        column's).
+    data : DataFrame or str, optional
+        A pandas or polars DataFrame, a dask DataFrame, or a Parquet path or glob (local or any
+        fsspec URL; the files in the natural order of their paths, as Dask reads them) whose
+        columns the other arguments name. None (default): the arguments are arrays.
+    engine : {"memory", "dask"}, default "memory"
+        ``"memory"``: the in-memory pipeline (a dask DataFrame is computed, Parquet files are
+        read with pandas), the numbers of the call on the columns as arrays. ``"dask"``: the
+        exact Dask engine, :func:`ranklens.dask.evaluate` (needs ``ranklens[dask]``), on a dask
+        DataFrame or Parquet files given as ``data`` (a pandas DataFrame is refused:
+        ``dask.dataframe.from_pandas`` converts it). An option that the chosen engine cannot
+        honour (below: the in-memory engine's ``curves``, ``agreement_predictions``,
+        ``bootstrap_budget_s``, ``on_progress`` and ``show_progress``; the Dask engine's
+        ``metrics``, ``n_bins``, ``exact``, ``confidence_level``, ``n_buckets`` and
+        ``row_plots``) is a ``ValueError`` unless left at its default.
+    title, description : str
+        What the task is (shown as a report section heading).
+    target : str, optional
+        The name of the truth in the report; default the column ``y_true`` names with ``data``,
+        else ``"y"``.
+    intervals : mapping of str to (lower, upper), optional
+        Prediction intervals by model name (a model here need not be in ``predictions``), for the
+        interval measures, the bounds as arrays or with ``data`` as column names; needs
+        ``alpha`` (each interval is a central ``1 - alpha`` interval).
+    alpha : float, optional
+        Each interval is a central ``1 - alpha`` interval.
+    sample_weight : array-like of shape (n,) or str, optional
+        Non-negative case weights (with ``data``, their column), passed as given to every
+        measure that takes them (a measure that is a sum, such as SERA, scales with them,
+        exactly as when it is called directly).
+    relevance : callable, optional
+        A relevance function (``ranklens.relevance``) for the measures of rare extremes.
+    event_threshold, events, budget, cost_per_target, value_margin, cost_benefit : optional
+        Task parameters passed by name to the measures and curves that take them (see
+        :func:`ranklens.profit_curve`: ``value_margin`` or ``cost_benefit`` enables the profit
+        curve). ``events`` is applied to ``y_true`` first (:func:`ranklens.targeting.check_events`):
+        a definition that makes every row an event or none, or a ``"top:q"`` that falls on the
+        tie of a 0/1 target, is a ``ValueError`` before any work.
+    k, gains : optional
+        Task parameters of the listwise measures, passed by name like the ones above (None: the
+        measure's default): NDCG's cutoff ``k`` (only the first ``k`` positions count) and its
+        ``gains`` (``"linear"`` or ``"exponential"``, :func:`ranklens.ndcg_score`).
+    n_bootstrap : int
+        Paired bootstrap replicates for :func:`ranklens.compare_models`: 0 draws none (the
+        analytic intervals and tests of ``inference="auto"`` remain), else an integer >= 2
+        (checked as :func:`ranklens.compare_models` checks it; 1 or a fraction is a
+        ``ValueError``, not a comparison left out).
+    random_state : int or None
+        Seed of the bootstrap: None or an integer >= 0 (a ``ValueError`` otherwise).
+    inference : {"auto", "bootstrap"}, default "auto"
+        Where the intervals and paired tests come from. ``"auto"``: per measure, the analytic
+        inference its registry entry declares, and the paired bootstrap for the rest (with
+        ``n_bootstrap=0`` the analytic intervals and tests alone: they draw no replicate, as in
+        :func:`ranklens.dask.evaluate`). A concordance form (the AUC, Harrell's C, Somers' D)
+        gives DeLong's interval and paired test (DeLong, DeLong & Clarke-Pearson 1988; exact
+        to rounding, O(n log n), no replicates, and the same numbers as
+        :func:`ranklens.delong_interval` and :func:`ranklens.delong_test`); an analytic variance
+        gives its Wald interval for unweighted data (Kendall's tau: Noether 1967, the interval
+        of :meth:`ranklens.RankingSummary.confidence_interval`), its paired differences still
+        tested by the bootstrap. Measures with task parameters bound (e.g. ``events``) are
+        bootstrapped. ``"bootstrap"``: the paired bootstrap for every measure, as
+        :func:`ranklens.compare_models`. The comparison's ``interval_methods`` and
+        ``test_methods``, ``settings["intervals"]`` and ``settings["paired tests"]`` say which
+        method each number came from; the bootstrap's time budget spends no replicate on a
+        measure whose intervals and tests are all analytic. With ``groups``, ``"auto"`` is the
+        clustered bootstrap for every measure (see ``groups``).
+    groups : array-like of shape (n,) or str, optional
+        A unit id per row (customer, account, day; any labels: integers, strings, a pandas
+        categorical; a one-column pandas or polars DataFrame is its column), or with ``data``
+        the name of its column (its name is then ``settings["groups"]``): the comparison and
+        the bands come from the clustered bootstrap, which resamples whole units
+        (:func:`ranklens.compare_models`'s ``groups``; Davison & Hinkley 1997, Sect. 3.8), so
+        that the correlation of the rows of one unit is kept. DeLong's and
+        Noether's analytic intervals assume independent rows and would understate the
+        uncertainty of clustered data, so with ``groups`` every interval and paired test comes
+        from the clustered bootstrap, whatever ``inference`` says (``settings["clustered
+        bootstrap"]`` says so; ``settings["groups"]`` holds the Series' name, else
+        ``"given"``, and ``settings["n_units"]`` the number of units). Needs ``n_bootstrap``
+        (with 0 nothing is resampled and ``groups`` would change nothing: a ``ValueError``)
+        and at least :data:`ranklens._inference.resampling.MIN_UNITS` (10) units: with fewer the
+        resamples repeat and the intervals come out too narrow (a ``ValueError``). ``groups``
+        resamples whole units; it does not split the evaluation by unit.
+        The time budget is planned from replicates of rows (the same sweeps per replicate).
+    robustness, curves : bool
+        Whether to compute the robustness tables and the curves.
+    agreement_predictions : mapping, optional
+        A (larger) set of candidate models whose rankings by different measures are compared
+        (Torgo & Ribeiro 2009, Fig. 2); defaults to ``predictions`` when there are at least five
+        models.
+    n_dropped : int
+        Rows the caller dropped for missing values (recorded in the result).
+    bootstrap_budget_s : float
+        Time budget of the bootstrap in seconds, a bound on its wall time (``inf``: none). The
+        kernels are compiled on a small sample first (not counted), real replicates are timed,
+        and the measures with a vectorised kernel (the headline measures of Rosset et al. 2005,
+        Table 2, among them; with fewer replicates if even they do not fit), then the bands,
+        then the per-replicate measures, cheapest first, are kept while they fit
+        (:func:`ranklens._engines.budget.plan_bootstrap`). What was reduced or skipped, and the time
+        taken, are in ``settings``.
+    on_progress : callable, optional
+        Called with a short description before each step (for progress bars).
+    show_progress : bool or None
+        Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
+    metrics : sequence of str, optional
+        ``engine="dask"`` only: the registry names of the measures to compute (default every
+        registered measure, as in memory).
+    n_bins, exact, confidence_level, n_buckets, row_plots : optional
+        ``engine="dask"`` only, as :func:`ranklens.dask.evaluate` takes them: the decile table's
+        bins, ``exact=False`` for the binned AUC alone, the level of the bootstrap's intervals,
+        the value buckets of a sort, and the row summaries behind the report's plots.
+    storage_options : dict, optional
+        Passed to the reader of ``data`` given as a Parquet path or glob (either engine).
+    curve_arrays : bool, default False
+        ``engine="dask"``: also build the curves as arrays (:func:`ranklens.dask.evaluate`). In
+        memory the curves are arrays already (with ``curves``, which it then needs).
+
+    Returns
+    -------
+    ModelEvaluation
+
+    Raises
+    ------
+    %(input_errors)s
+    MissingExtraError
+        If ``engine="dask"`` without ``ranklens[dask]``, or Parquet files without
+        ``ranklens[parquet]`` (the message is the command that installs it).
+
+    Notes
+    -----
+    With ``data``, ``evaluate_models("y", ["a", "b"], data=df)`` is
+    ``evaluate_models(df["y"], {"a": df["a"], "b": df["b"]}, target="y")``: the same numbers.
+    The Dask engine's numbers equal the in-memory ones where it is exact (counts exactly, float
+    sums correctly rounded; :func:`ranklens.dask.evaluate` says where they may differ by
+    rounding and which measures it skips).
+
+    Every measure is the registered function of :mod:`ranklens.metrics`, applied to each model;
+    the report and the JSON document render this result and recompute nothing. "Best" follows
+    each measure's registered direction; a measure best closest to a target (interval coverage) is
+    judged by its distance to the target, never by size.
+
+    References
+    ----------
+    %(rosset2005)s
+
+    %(rosset2007)s
+
+    %(torgo2009)s
+
+    %(provost2013)s
+
+    %(gneiting2007)s
+
+    Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
+    Cambridge University Press (Sect. 3.8, clustered data).
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}; got {engine!r}")
+    _refuse_options(
+        engine,
+        dict(
+            curves=curves,
+            agreement_predictions=agreement_predictions,
+            bootstrap_budget_s=bootstrap_budget_s,
+            on_progress=on_progress,
+            show_progress=show_progress,
+        )
+        if engine == "dask"
+        else dict(
+            metrics=metrics,
+            n_bins=n_bins,
+            exact=exact,
+            confidence_level=confidence_level,
+            n_buckets=n_buckets,
+            row_plots=row_plots,
+        ),
+    )
+    if storage_options is not None and not _is_path(data):
+        raise ValueError(
+            "storage_options is for data given as a Parquet path or glob; "
+            f"got data of type {type(data).__name__}"
+        )
+    # the options both engines take, under the same names
+    task: dict[str, Any] = dict(
+        title=title,
+        alpha=alpha,
+        relevance=relevance,
+        event_threshold=event_threshold,
+        events=events,
+        budget=budget,
+        cost_per_target=cost_per_target,
+        value_margin=value_margin,
+        cost_benefit=cost_benefit,
+        k=k,
+        gains=gains,
+        n_bootstrap=n_bootstrap,
+        random_state=random_state,
+        inference=inference,
+        robustness=robustness,
+    )
+    if engine == "dask":
+        if data is None:
+            raise ValueError(
+                "data: engine='dask' reads the columns of data (a dask DataFrame or a Parquet "
+                "path or glob); give data, or use engine='memory' for arrays"
+            )
+        named = _columns(y_true, predictions, sample_weight, groups, intervals)
+        result = _on_dask(
+            data,
+            named,
+            task,
+            metrics=metrics,
+            n_bins=n_bins,
+            exact=exact,
+            confidence_level=confidence_level,
+            n_buckets=n_buckets,
+            storage_options=storage_options,
+            curve_arrays=curve_arrays,
+            row_plots=row_plots,
+        )
+        # the report's labels and the caller's count of dropped rows, as the memory engine
+        # records them
+        return dataclasses.replace(
+            result,
+            description=description,
+            target=result.target if target is None else target,
+            n_dropped=int(n_dropped),
+        )
+    if curve_arrays and not curves:
+        raise ValueError(
+            "curve_arrays=True asks for the curves as arrays, which curves=False leaves out "
+            "(engine='memory' builds its curves as arrays)"
+        )
+    if data is not None:
+        named = _columns(y_true, predictions, sample_weight, groups, intervals)
+        table = _read_columns(data, named, storage_options)
+        y_true = table[named.y]
+        predictions = {model: table[column] for model, column in named.models.items()}
+        sample_weight = None if named.weight is None else table[named.weight]
+        groups = None if named.groups is None else table[named.groups]
+        if intervals is not None:
+            intervals = {m: (table[lo], table[hi]) for m, (lo, hi) in named.intervals.items()}
+        if target is None:
+            target = named.y
+    elif not isinstance(predictions, Mapping):
+        raise TypeError(
+            "predictions must map model names to arrays (column names need data); got "
+            f"{type(predictions).__name__}"
+        )
+    return evaluate_arrays(
+        y_true,
+        predictions,
+        description=description,
+        target="y" if target is None else target,
+        intervals=intervals,
+        sample_weight=sample_weight,
+        groups=groups,
+        curves=curves,
+        agreement_predictions=agreement_predictions,
+        n_dropped=n_dropped,
+        bootstrap_budget_s=bootstrap_budget_s,
+        on_progress=on_progress,
+        show_progress=show_progress,
+        **task,
+    )
+
+
+def _refuse_options(engine: str, options: Mapping[str, Any]) -> None:
+    """Refuse an option of the other engine given a value other than its default."""
+    other = "memory" if engine == "dask" else "dask"
+    defaults = MEMORY_ONLY if engine == "dask" else DASK_ONLY
+    for name, value in options.items():
+        default = defaults[name]
+        # None is compared by identity: an array or a mapping given is never "equal" to it
+        if value is not default and (default is None or value != default):
+            shown = repr(value)
+            if "\n" in shown or len(shown) > 60:  # an array or a mapping of them: its type
+                shown = f"a {type(value).__name__}"
+            raise ValueError(
+                f"{name} is an option of engine={other!r} that engine={engine!r} cannot "
+                f"honour (got {shown}); leave it at {default!r} or use engine={other!r}"
+            )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Columns:
+    """The columns of ``data`` that the arguments name."""
+
+    y: str
+    models: dict[str, str]
+    weight: str | None
+    groups: str | None
+    intervals: dict[str, tuple[str, str]]
+
+    def used(self) -> list[tuple[str, str]]:
+        """``(parameter, column)`` for every column named, in the order of the parameters."""
+        out = [("y_true", self.y)]
+        out += [("predictions", column) for column in self.models.values()]
+        out += [("sample_weight", self.weight)] if self.weight is not None else []
+        out += [("groups", self.groups)] if self.groups is not None else []
+        for model, (lower, upper) in self.intervals.items():
+            out += [(f"intervals[{model!r}]", lower), (f"intervals[{model!r}]", upper)]
+        return out
+
+    def names(self) -> list[str]:
+        """The distinct columns named."""
+        return list(dict.fromkeys(column for _, column in self.used()))
+
+
+def _column(value: Any, parameter: str) -> str:
+    """``value`` as a column name; an array given with ``data`` is refused, by parameter."""
+    if isinstance(value, str):
+        return value
+    raise TypeError(
+        f"{parameter} must name a column of data when data is given; got "
+        f"{type(value).__name__} (give arrays without data, or column names with it)"
+    )
+
+
+def _columns(
+    y_true: Any, predictions: Any, sample_weight: Any, groups: Any, intervals: Any
+) -> _Columns:
+    """The column names of the arguments given with ``data``, checked to be names."""
+    if isinstance(predictions, str):
+        models = {predictions: predictions}
+    elif isinstance(predictions, Mapping):
+        models = {str(m): _column(c, f"predictions[{m!r}]") for m, c in predictions.items()}
+    elif isinstance(predictions, Sequence):
+        models = {c: c for c in (_column(p, "predictions") for p in predictions)}
+    else:
+        _column(predictions, "predictions")  # raises, naming the parameter
+    bounds = {
+        str(m): (_column(lo, f"intervals[{m!r}]"), _column(hi, f"intervals[{m!r}]"))
+        for m, (lo, hi) in dict(intervals or {}).items()
+    }
+    return _Columns(
+        y=_column(y_true, "y_true"),
+        models=models,
+        weight=None if sample_weight is None else _column(sample_weight, "sample_weight"),
+        groups=None if groups is None else _column(groups, "groups"),
+        intervals=bounds,
+    )
+
+
+def _check_present(named: _Columns, available: Sequence[str], where: str) -> None:
+    """Refuse a named column that ``available`` lacks, naming the column and the parameter."""
+    have = set(available)
+    for parameter, column in named.used():
+        if column not in have:
+            shown = ", ".join(repr(c) for c in list(available)[:10])
+            more = ", ..." if len(available) > 10 else ""
+            raise ValueError(
+                f"{parameter}: no column {column!r} in {where} (its columns: {shown}{more})"
+            )
+
+
+def _is_path(data: Any) -> bool:
+    return isinstance(data, str | os.PathLike)
+
+
+def _frame_kind(data: Any) -> str:
+    """``"pandas"``, ``"polars"`` or ``"dask"``: the kind of DataFrame ``data`` is (read from the
+    modules already imported: a DataFrame of a library implies that library is loaded)."""
+    for module, kind in (("dask.dataframe", "dask"), ("pandas", "pandas"), ("polars", "polars")):
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(data, loaded.DataFrame):
+            return kind
+    raise TypeError(
+        "data must be a pandas or polars DataFrame, a dask DataFrame or a Parquet path or glob; "
+        f"got {type(data).__name__}"
+    )
+
+
+def _read_columns(data: Any, named: _Columns, storage_options: Any) -> dict[str, Any]:
+    """Column name -> its values (a pandas or polars Series), for the in-memory engine."""
+    columns = named.names()
+    if _is_path(data):
+        return _read_parquet(os.fspath(data), named, storage_options)
+    kind = _frame_kind(data)
+    _check_present(named, [str(c) for c in data.columns], "data")
+    if kind == "dask":
+        data = data[columns].compute()  # the columns used, in memory as one pandas DataFrame
+    return {column: data[column] for column in columns}
+
+
+def _natural_key(path: str) -> list[Any]:
+    """Sort key of a path with its digit runs as numbers (``part.10`` after ``part.9``): the
+    order in which Dask reads the files of a glob, so both engines see the rows in one order."""
+    return [int(piece) if piece.isdigit() else piece for piece in re.split(r"(\d+)", path)]
+
+
+def _parquet_sources(path: str, storage_options: Any) -> list[Any]:
+    """The files of a Parquet path, glob or directory: local paths, or fsspec's open files for
+    a URL, in the natural order of their paths."""
+    if "://" in path:
+        import fsspec
+
+        opened = fsspec.open_files(path, mode="rb", **(storage_options or {}))
+        return sorted(opened, key=lambda f: _natural_key(f.path))
+    if os.path.isdir(path):
+        # the data files of a directory, as pyarrow reads one (names starting with "_" or "."
+        # are metadata)
+        found = [
+            os.path.join(path, name)
+            for name in os.listdir(path)
+            if not name.startswith(("_", ".")) and os.path.isfile(os.path.join(path, name))
+        ]
+    elif glob.has_magic(path):
+        found = glob.glob(path)
+    else:
+        found = [path]
+    if not found:
+        raise ValueError(f"data: no Parquet file matches {path!r}")
+    return sorted(found, key=_natural_key)
+
+
+def _read_parquet(path: str, named: _Columns, storage_options: Any) -> dict[str, Any]:
+    """The named columns of Parquet files, read with pandas, the files end to end; a file's
+    footer is read first, so that a missing column is named with its parameter."""
+    require("parquet", "reading Parquet files")
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    columns = named.names()
+    frames = []
+    for source in _parquet_sources(path, storage_options):
+        where = getattr(source, "path", source)
+        with source if hasattr(source, "open") else open(source, "rb") as handle:
+            _check_present(named, pq.read_schema(handle).names, where)
+            handle.seek(0)
+            frames.append(pd.read_parquet(handle, columns=columns))
+    table = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    return {column: table[column] for column in columns}
+
+
+def _on_dask(
+    data: Any, named: _Columns, task: dict[str, Any], **engine_options: Any
+) -> ModelEvaluation:
+    """The Dask engine on ``data``: a dask DataFrame or Parquet files, each model named by its
+    column; the named columns checked here, so that a missing one is named with its
+    parameter."""
+    require("dask", "evaluating on Dask")
+    if _is_path(data):
+        # the first file's footer, for a message that names the parameter; the engine then
+        # checks every file's (naming the file)
+        require("parquet", "reading Parquet files")
+        import pyarrow.parquet as pq
+
+        from ranklens.dask._inputs import parquet_files
+
+        path = os.fspath(data)
+        try:
+            # the files as the engine lists them: a directory stands for every data file below
+            # it, in its subfolders too (partitions), which the engine reads
+            fs, files = parquet_files(path, engine_options["storage_options"])
+        except ValueError:
+            raise ValueError(f"data: no Parquet file matches {path!r}") from None
+        with fs.open(files[0], "rb") as handle:
+            _check_present(named, pq.read_schema(handle).names, files[0])
+    else:
+        kind = _frame_kind(data)
+        if kind != "dask":
+            raise TypeError(
+                f"engine='dask' takes a dask DataFrame or a Parquet path or glob as data; got a "
+                f"{kind} DataFrame (dask.dataframe.from_pandas converts a pandas one; or use "
+                "engine='memory')"
+            )
+        _check_present(named, [str(c) for c in data.columns], "data")
+    renamed = {m: c for m, c in named.models.items() if m != c}
+    if renamed:
+        model, column = next(iter(renamed.items()))
+        raise ValueError(
+            f"predictions: engine='dask' names each model by its column; {model!r} names column "
+            f"{column!r} (give the column names, or use engine='memory')"
+        )
+    if task["random_state"] is None:
+        raise ValueError(
+            "random_state is an option of engine='memory' that engine='dask' cannot honour "
+            "(got None): the Dask engine's replicate weights are functions of an integer seed; "
+            "give an integer"
+        )
+    from ranklens.dask import evaluate
+
+    return evaluate(
+        data,
+        y_true=named.y,
+        predictions=list(named.models),
+        sample_weight=named.weight,
+        groups=named.groups,
+        intervals=named.intervals or None,
+        **task,
+        **engine_options,
+    )
