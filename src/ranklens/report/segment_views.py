@@ -42,9 +42,11 @@ HOW = (
     "Hall &amp; Wilson 1991 advise): p-values counted from the replicates cannot go below "
     "1/(R + 1), too coarse for a family of many tests. <em>Many segments, one family.</em> "
     "Looking at many segments, some differences look clear by chance. The p-values of every "
-    "model against the pick, in every segment with an interval, every measure and every "
-    "slicing, are adjusted together so that, among the differences called clear, the expected "
-    "share of false ones (the false discovery rate) is at most the level shown: Benjamini "
+    "pair of models (the pairs without the pick too, so that the family does not depend on "
+    "which model the data made the pick), in every segment with an interval, every measure and "
+    "every slicing, are adjusted together so that, among the differences called clear, the "
+    "expected share of false ones (the false discovery rate) is at most the level shown: "
+    "Benjamini "
     "&amp; Hochberg (1995) compare the j-th smallest of m p-values with j/m times the level "
     "(valid for independent segments and for measures of the same rows, which are positively "
     "dependent); Benjamini &amp; Yekutieli (2001) divide that by 1 + 1/2 + ... + 1/m, valid "
@@ -320,10 +322,10 @@ def _notes(seg: Any) -> list[str]:
         notes.append(
             f"Intervals: {round(100 * seg.confidence_level)}% paired bootstrap within each "
             f"segment ({seg.n_bootstrap:,} resamples). Marked clearly better or worse: the "
-            f"{seg.n_tests:,} comparisons of every other model with the pick, in every segment "
-            "and measure, are judged together so that among the differences called clear the "
-            f"expected share of false ones is at most {100 * seg.fdr_level:g}% (false "
-            f"discovery rate; {method})."
+            f"{seg.n_tests:,} comparisons of every pair of models (those with the pick shown), "
+            "in every segment and measure, are judged together so that among the differences "
+            f"called clear the expected share of false ones is at most {100 * seg.fdr_level:g}% "
+            f"(false discovery rate; {method})."
         )
     return notes
 
