@@ -770,7 +770,7 @@ def evaluate_arrays(
         settings["bootstrap time"] = plan.time_note()
     found: dict[str, Any] = {}
     if labels:
-        settings.update(_segment_settings(labels, segment_bins, min_segment_rows))
+        settings.update(segment_settings(labels, segment_bins, min_segment_rows))
         found = _segment_results(
             labels,
             y,
@@ -920,10 +920,24 @@ def _checked_segments(
     return out
 
 
-def _segment_settings(
-    labels: Mapping[str, Mapping[str, Any]], bins: int, min_rows: int
+def segment_settings(
+    labels: Mapping[str, Collection[str]], bins: int, min_rows: int
 ) -> dict[str, Any]:
-    """The ``settings`` entries of an evaluation by segment: the slicings, bins and rows."""
+    """The ``settings`` entries of an evaluation by segment (either engine).
+
+    Parameters
+    ----------
+    labels : mapping
+        ``{"by": names, "scan": names}``: the slicings of each option given.
+    bins, min_rows : int
+        ``segment_bins`` and ``min_segment_rows``.
+
+    Returns
+    -------
+    dict
+        ``by`` and ``scan`` (the slicings' names, comma separated), ``segment_bins`` and
+        ``min_segment_rows``.
+    """
     out: dict[str, Any] = {option: ", ".join(columns) for option, columns in labels.items()}
     out.update(segment_bins=int(bins), min_segment_rows=int(min_rows))
     return out
@@ -979,8 +993,9 @@ def _segment_results(
     evaluation's weights, units, task parameters, seed and replicates; what stopped one is
     recorded in ``problems``.
 
-    The one place where the in-memory engine evaluates by segment (the Dask engine refuses
-    ``by`` and ``scan`` in :func:`ranklens._entry.evaluate_models`).
+    The one place where the in-memory engine evaluates by segment (the Dask engine's,
+    ``ranklens.dask.by_segment``, is called by :func:`ranklens.evaluate_models`, which refuses
+    ``scan`` there).
     """
     metrics = segment_metrics(values, preds, weighted=weight is not None)
     if not metrics:

@@ -214,12 +214,45 @@ def test_arrays_that_cannot_slice_the_rows_are_refused(table):
         evaluate_models(y, {"a": table["a"]}, by=table["region"], **_light())
 
 
-@pytest.mark.parametrize("option", ["by", "scan"])
-def test_the_dask_engine_refuses_segments_naming_the_option(table, option):
-    with pytest.raises(ValueError, match=f"^{option} is an option of engine='memory'"):
-        evaluate_models("y", ["a", "b"], data=table, engine="dask", **{option: "region"})
+def test_the_dask_engine_refuses_what_it_cannot_honour_by_name(table):
+    """Refused before any work (no cluster needed): the scan, labels given as arrays, and the
+    numbers of the segments without them."""
+    with pytest.raises(ValueError, match=r"^scan is an option of engine='memory'"):
+        evaluate_models("y", ["a", "b"], data=table, engine="dask", scan="region")
+    with pytest.raises(TypeError, match=r"^by: engine='dask' reads the columns of data"):
+        evaluate_models("y", ["a", "b"], data=table, engine="dask", by=table["region"])
     with pytest.raises(ValueError, match=r"^segment_bins is an option of the evaluation by"):
         evaluate_models("y", ["a", "b"], data=table, engine="dask", segment_bins=3)
+
+
+def test_by_on_dask_gives_the_numbers_of_the_dask_engine_and_of_memory(table, client):
+    """``engine="dask"`` runs :func:`ranklens.dask.by_segment` on the columns ``by`` names,
+    with the evaluation's settings; its values and counts are the in-memory ones."""
+    dd = pytest.importorskip("dask.dataframe")
+    import ranklens.dask as rd
+
+    frame = dd.from_pandas(table, npartitions=3)
+    ev = evaluate_models(
+        "y", ["a", "b"], data=frame, engine="dask", by="region", n_bootstrap=B, random_state=7
+    )
+    direct = rd.by_segment(
+        frame,
+        y_true="y",
+        predictions=["a", "b"],
+        by="region",
+        metrics=ev.segments.metrics,
+        n_bootstrap=B,
+        random_state=7,
+    )
+    _same_frames(ev.segments.to_frame(), direct.to_frame())
+    assert ev.settings["by"] == "region"
+    memory = evaluate_models("y", ["a", "b"], data=table, by="region", **_light())
+    got, want = ev.segments.to_frame(), memory.segments.to_frame()
+    pd.testing.assert_series_equal(got["n_rows"], want["n_rows"])
+    np.testing.assert_allclose(got["value"], want["value"], rtol=1e-12, atol=1e-12)
+    doc = json.loads(json.dumps(evaluation_to_json(ev), allow_nan=False))
+    validate(doc, results_schema())
+    assert doc["segments"]["settings"]["slicings"] == ["region"]
 
 
 def test_the_json_block_holds_the_long_table_and_validates(table):

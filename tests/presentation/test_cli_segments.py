@@ -171,7 +171,6 @@ def test_without_replicates_the_terminal_says_there_are_no_verdicts(files):
         (["--min-segment-rows", "5"], ["--min-segment-rows is for the evaluation by segment"]),
         (["--by", "tier", "--segment-bins", "1"], ["--segment-bins must be an integer >= 2"]),
         (["--by", "tier", "--min-segment-rows", "0"], ["--min-segment-rows must be an integer"]),
-        (["--by", "region", "--engine", "dask"], ["--by with --engine dask"]),
         (["--scan", "region", "--engine", "dask"], ["--scan with --engine dask"]),
         (["--by", "region", "--groups", "region"], ["--by 'region' is also the --groups column"]),
     ],
@@ -185,3 +184,31 @@ def test_options_that_cannot_apply_are_refused_by_name(files, args, patterns):
 def test_one_model_is_refused_naming_the_option(files):
     result = _run(files["csv"], "-t", "spend", "-p", "gbm", "--by", "region", "--bootstrap", "0")
     _one_line_error(result, "--by compares the models in every segment", "two --pred")
+
+
+def test_by_on_dask_reads_the_segments_from_parquet(files, frame, tmp_path, client):
+    """``--engine dask --by``: the Dask engine's evaluation by segment, its values and counts
+    those of the in-memory run; a column the engine would have to cut into quantile bins is
+    refused by the option's name."""
+    pytest.importorskip("dask")
+    out = tmp_path / "dask.json"
+    common = ["-t", "spend", "-p", "gbm", "-p", "linear", "--engine", "dask"]
+    scheduler = ["--scheduler", client.scheduler.address]
+    result = _run(files["parquet"], *common, *scheduler, "--by", "region", "--json", out, "-q")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    validate(doc, results_schema())
+    block = doc["segments"]
+    assert block["segments"]["region"] == ["north", "south", "west", "(missing)"]
+    memory = tmp_path / "memory.json"
+    result = _run(files["parquet"], *common[:6], "--by", "region", "--bootstrap", "0",
+                  "--json", memory, "-q")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    want = json.loads(memory.read_text())["segments"]["records"]
+    for got, expected in zip(block["records"], want, strict=True):
+        assert got["n_rows"] == expected["n_rows"] and got["segment"] == expected["segment"]
+        assert got["value"] == pytest.approx(expected["value"], rel=1e-12, abs=1e-12)
+    refused = _run(files["parquet"], *common, *scheduler, "--by", "tier", "-q")
+    _one_line_error(refused, "--by 'tier': a numeric column with more than bins=5")
+    missing = _run(files["parquet"], *common, *scheduler, "--by", "nowhere", "-q")
+    _one_line_error(missing, "--by column 'nowhere' not found")

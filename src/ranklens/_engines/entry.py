@@ -25,12 +25,16 @@ from typing import Any
 
 from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
 from ranklens._foundation.extras import require
+from ranklens._foundation.problems import Problem, exception_problem
 from ranklens._foundation.typing import ArrayLike
 from ranklens.evaluation import (
+    ALL_MODELS,
     ModelEvaluation,
     ProgressCallback,
     evaluate_arrays,
     segment_items,
+    segment_metrics,
+    segment_settings,
 )
 
 __all__ = ["evaluate_models"]
@@ -75,8 +79,10 @@ DASK_ONLY: dict[str, Any] = {
         "engine cannot honour (the message names the option and the engine)",
         "if a column named is not in ``data`` (the message names the column and the parameter)",
         "if ``by`` or ``scan`` cannot slice the rows (labels of another length or all missing, "
-        "fewer than two models, ``engine='dask'``), or ``segment_bins`` or ``min_segment_rows`` "
-        "is out of range or given without either (the message names the option)",
+        "fewer than two models; with ``engine='dask'``, labels that are not column names, a "
+        "numeric column with more than ``segment_bins`` values, or ``scan``), or "
+        "``segment_bins`` or ``min_segment_rows`` is out of range or given without either "
+        "(the message names the option)",
     ),
 )
 @shared_paragraphs
@@ -268,11 +274,15 @@ def evaluate_models(
         ``events``, ``relevance``, ``random_state`` and ``n_bootstrap`` (per segment; with
         ``n_bootstrap=0`` each segment gets its values and counts but no interval and no
         verdict), at the 95% level, the verdicts with the false discovery rate held at 5%
-        (Benjamini & Hochberg 1995). Needs at least two models; ``engine="memory"`` only. The
-        segments' bootstraps are not counted in ``bootstrap_budget_s``.
+        (Benjamini & Hochberg 1995). Needs at least two models. The segments' bootstraps are
+        not counted in ``bootstrap_budget_s``. With ``engine="dask"``: column names of ``data``
+        only, evaluated by :func:`ranklens.dask.by_segment` (the same values; intervals and
+        tests from the engine's Poisson replicates, at ``confidence_level``), which refuses a
+        numeric column it would have to cut into quantile bins (give the bins as labels).
     scan : str, array-like, list or mapping of them, optional
         Search these columns for weak segments (:func:`ranklens.segments.scan_segments`, result
-        in ``ModelEvaluation.segment_scan``), given as ``by`` and with the same settings.
+        in ``ModelEvaluation.segment_scan``), given as ``by`` and with the same settings;
+        ``engine="memory"`` only.
     segment_bins : int, default 5
         Quantile bins of a numeric column of ``by`` or ``scan`` (at least 2).
     min_segment_rows : int, default 30
@@ -340,7 +350,7 @@ def evaluate_models(
         ),
     )
     if engine == "dask":
-        _segments_on_dask(by, scan, segment_bins, min_segment_rows)
+        _check_dask_segments(by, scan, segment_bins, min_segment_rows)
     if storage_options is not None and not _is_path(data):
         raise ValueError(
             "storage_options is for data given as a Parquet path or glob; "
@@ -384,6 +394,18 @@ def evaluate_models(
             curve_arrays=curve_arrays,
             row_plots=row_plots,
         )
+        if by is not None:
+            result = _segments_on_dask(
+                result,
+                data,
+                named,
+                task,
+                bins=segment_bins,
+                min_rows=min_segment_rows,
+                confidence_level=confidence_level,
+                n_buckets=n_buckets,
+                storage_options=storage_options,
+            )
         # the report's labels and the caller's count of dropped rows, as the memory engine
         # records them
         return dataclasses.replace(
@@ -437,30 +459,92 @@ def evaluate_models(
     )
 
 
-def _segments_on_dask(by: Any, scan: Any, segment_bins: Any, min_segment_rows: Any) -> None:
-    """The evaluation by segment on the Dask engine: the one place where it is decided.
+def _check_dask_segments(by: Any, scan: Any, segment_bins: Any, min_segment_rows: Any) -> None:
+    """The options of the evaluation by segment that the Dask engine cannot honour, refused by
+    name before any work: ``scan`` (the engine has no search of segments), labels given as
+    arrays (it reads the columns of ``data``), and ``segment_bins`` or ``min_segment_rows``
+    without ``by`` (as in memory)."""
+    if scan is not None:
+        raise ValueError(
+            "scan is an option of engine='memory' that engine='dask' cannot honour (the Dask "
+            "engine does not search for weak segments); leave it out or use engine='memory'"
+        )
+    for _, item in segment_items(by, "by"):
+        if not isinstance(item, str):
+            raise TypeError(
+                "by: engine='dask' reads the columns of data; give column names, not labels "
+                f"(got {type(item).__name__})"
+            )
+    if by is None:
+        for name, value, default in (
+            ("segment_bins", segment_bins, 5),
+            ("min_segment_rows", min_segment_rows, 30),
+        ):
+            if value != default:
+                raise ValueError(
+                    f"{name} is an option of the evaluation by segment; give by or scan too "
+                    f"(got {name}={value!r})"
+                )
 
-    The Dask engine does not evaluate by segment: ``by`` and ``scan`` are refused here, naming
-    the option, before any work (and ``segment_bins`` or ``min_segment_rows`` given without
-    them, as in memory). An engine that can evaluate by segment is called from here, with the
-    columns ``by`` and ``scan`` name, and its results set on the evaluation it returns
-    (``segments``, ``segment_scan``).
-    """
-    for option, value in (("by", by), ("scan", scan)):
-        if value is not None:
-            raise ValueError(
-                f"{option} is an option of engine='memory' that engine='dask' cannot honour (the "
-                "Dask engine does not evaluate by segment); leave it out or use engine='memory'"
+
+def _segments_on_dask(
+    result: ModelEvaluation,
+    data: Any,
+    named: _Columns,
+    task: Mapping[str, Any],
+    *,
+    bins: int,
+    min_rows: int,
+    confidence_level: float,
+    n_buckets: int | None,
+    storage_options: Any,
+) -> ModelEvaluation:
+    """The evaluation by segment on the Dask engine (:func:`ranklens.dask.by_segment`), on the
+    columns ``by`` names, with the evaluation's weights, units, task parameters, seed and
+    replicates and the default measures defined for every model on all the rows; the result
+    with ``segments`` set. An input the engine refuses (a numeric column with more than
+    ``bins`` values) is its ``ValueError``; any other failure is recorded in ``problems``."""
+    from ranklens.dask import by_segment
+
+    columns = [column for option, column in named.segments if option == "by"]
+    settings = dict(result.settings)
+    settings.update(segment_settings({"by": columns}, bins, min_rows))
+    problems = {who: dict(items) for who, items in result.problems.items()}
+    metrics = segment_metrics(result.values, named.models, weighted=named.weight is not None)
+    segments = None
+    if not metrics:
+        problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = Problem(
+            "undefined",
+            "no measure of the evaluation by segment is defined for every model on all the rows",
+        )
+    try:
+        if metrics:
+            segments = by_segment(
+                data,
+                y_true=named.y,
+                predictions=list(named.models),
+                by=columns,
+                metrics=metrics,
+                sample_weight=named.weight,
+                groups=named.groups,
+                bins=bins,
+                min_rows=min_rows,
+                n_bootstrap=task["n_bootstrap"],
+                confidence_level=confidence_level,
+                random_state=task["random_state"],
+                events=task["events"],
+                relevance=task["relevance"],
+                event_threshold=task["event_threshold"],
+                k=task["k"],
+                gains=task["gains"],
+                n_buckets=n_buckets,
+                storage_options=storage_options,
             )
-    for name, value, default in (
-        ("segment_bins", segment_bins, 5),
-        ("min_segment_rows", min_segment_rows, 30),
-    ):
-        if value != default:
-            raise ValueError(
-                f"{name} is an option of the evaluation by segment; give by or scan too (got "
-                f"{name}={value!r})"
-            )
+    except (ValueError, TypeError):
+        raise
+    except Exception as exc:  # the cluster or a bug: recorded, as every other failure
+        problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = exception_problem(exc)
+    return dataclasses.replace(result, segments=segments, settings=settings, problems=problems)
 
 
 def _segment_labels(value: Any, option: str, table: Mapping[str, Any]) -> Any:

@@ -337,8 +337,8 @@ def evaluate(
             help="Evaluate by segment of this column (repeat for several slicings, each on its "
             "own): every model on every segment with its bootstrap interval, compared with the "
             "pick, the verdicts with the false discovery rate held at 5%. Numeric columns with "
-            "many values are cut into quantile bins; missing labels form their own segment. "
-            "--engine memory.",
+            "many values are cut into quantile bins (refused by --engine dask: give the bins as "
+            "labels); missing labels form their own segment.",
         ),
     ] = None,
     scan: Annotated[

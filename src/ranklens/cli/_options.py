@@ -275,12 +275,11 @@ def check_engine_options(request: Request) -> None:
             "--include-replicates adds the bootstrap replicates to the JSON document: give "
             "--json FILE (or --json - for stdout) too"
         )
-    for option, given in (("--by", request.by), ("--scan", request.scan)):
-        if given and engine == "dask":
-            raise InputError(
-                f"{option} with --engine dask: the Dask engine does not evaluate by segment; "
-                "use --engine memory (or leave it out)"
-            )
+    if request.scan and engine == "dask":
+        raise InputError(
+            "--scan with --engine dask: the Dask engine does not search for weak segments; use "
+            "--engine memory (or leave it out; --by works on either engine)"
+        )
     if request.include_replicates and engine == "memory" and request.bootstrap == 0:
         raise InputError(
             "--include-replicates with --bootstrap 0: no replicates are drawn (give "
@@ -422,7 +421,7 @@ def _check_dask_run(request: Request) -> Checked:
             "distinct prediction held by the client; add --curve-arrays"
         )
     relevance = relevance_recipe(request.relevance)
-    check_segments(request, pairs)  # --by and --scan were refused with the engine
+    segments = check_segments(request, pairs)  # --scan was refused with the engine
     return Checked(
         n_bootstrap=n_bootstrap,
         bootstrap_budget_s=0.0,
@@ -431,6 +430,9 @@ def _check_dask_run(request: Request) -> Checked:
         pairs=pairs,
         event_spec=events_option(request.events),
         relevance=relevance,
+        segments=segments,
+        segment_bins=5 if request.segment_bins is None else request.segment_bins,
+        min_segment_rows=30 if request.min_segment_rows is None else request.min_segment_rows,
     )
 
 

@@ -35,8 +35,9 @@ GUIDE = (
 
 HOW = (
     "Each segment's value is the measure on that segment's rows alone; its interval comes from "
-    "a paired bootstrap that resamples only those rows (whole units with groups), so a small "
-    "segment has the wide interval it should. Each model's difference d from the pick is "
+    "a paired bootstrap that resamples only those rows (whole units with groups; on Dask, the "
+    "engine's Poisson replicates restricted to the segment), so a small segment has the wide "
+    "interval it should. Each model's difference d from the pick is "
     "tested by the Wald statistic d / sd*, sd* the bootstrap standard deviation of the paired "
     "difference (Rosset, Perlich &amp; Zadrozny 2005, Sect. 5.3; a studentized statistic, as "
     "Hall &amp; Wilson 1991 advise): p-values counted from the replicates cannot go below "
