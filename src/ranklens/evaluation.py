@@ -67,6 +67,7 @@ from ranklens.exceptions import RanklensWarning
 from ranklens.metrics import CurveSpec, available_curves, available_metrics, get_curve, get_metric
 from ranklens.relevance import relevance_from_boxplot
 from ranklens.robustness import robustness_table
+from ranklens.segments import DEFAULT_SEGMENT_METRICS, by_segment, scan_segments, slice_rows
 from ranklens.targeting import best_model_by_depth, check_events
 
 __all__ = [
@@ -128,6 +129,14 @@ class ModelEvaluation(Result):
         ``metric_agreement``, ``best_model_by_depth``, ``bands`` (curve name ->
         :func:`ranklens.bands.curve_bands` result), ``y_true`` (the evaluated truth) and
         ``predictions`` (model -> the evaluated predictions), for the report's plots.
+    segments : SegmentEvaluation or None
+        The evaluation by segment of ``evaluate_models(by=...)``
+        (:func:`ranklens.segments.by_segment` on the evaluated rows, with the evaluation's
+        weights, units, task parameters, seed and replicates); None when no ``by`` was given, or
+        when it could not be run (``problems`` says why).
+    segment_scan : SegmentScan or None
+        The search for weak segments of ``evaluate_models(scan=...)``
+        (:func:`ranklens.segments.scan_segments`, with the same settings); None without ``scan``.
     """
 
     title: str
@@ -144,6 +153,8 @@ class ModelEvaluation(Result):
     robustness: dict[str, Any] = dataclasses.field(default_factory=dict)
     curves: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+    segments: Any = None
+    segment_scan: Any = None
 
     def to_frame(self) -> Any:
         """The measures as a pandas DataFrame: one row per measure, one column per model."""
@@ -281,8 +292,9 @@ def difference_interval_method(comparison: Any, k: int) -> str | None:
 #: Version of the JSON document of :func:`evaluation_to_json` (``docs/report.md``; the JSON
 #: Schema ships as ``ranklens/report/results.schema.json``). 2: each measure a record; 2.1:
 #: each interval and p-value says its method (``interval_method``, ``test_method``); 2.2: the
-#: report's Summary verdicts as data (``summary``, added by ``ranklens.report``).
-SCHEMA_VERSION = "2.2"
+#: report's Summary verdicts as data (``summary``, added by ``ranklens.report``); 2.3: the
+#: evaluation by segment (``segments``, present when ``by`` or ``scan`` was given).
+SCHEMA_VERSION = "2.3"
 
 
 def evaluation_to_json(
@@ -303,8 +315,9 @@ def evaluation_to_json(
     ``method`` ``"auto"`` when the measures were compared by different methods).
     ``doc["robustness"][model]`` holds the robustness tables; ``doc["problems"][model][what]``
     why a value is missing or qualified (``{"kind", "message"}``); ``doc["failures"]`` the
-    failed ones; ``doc["curves"][kind][model]`` each curve's summary numbers. The bootstrap
-    replicates are left out unless ``include_replicates``.
+    failed ones; ``doc["curves"][kind][model]`` each curve's summary numbers;
+    ``doc["segments"]`` the evaluation by segment (:func:`segments_json`; only when ``by`` or
+    ``scan`` was given). The bootstrap replicates are left out unless ``include_replicates``.
 
     Parameters
     ----------
@@ -406,6 +419,9 @@ def evaluation_to_json(
             for kind, results in evaluation.curves.items()
         },
     }
+    segments = segments_json(evaluation)
+    if segments is not None:
+        doc["segments"] = segments
     replicates = getattr(comparison, "replicates", None)
     if include_replicates and replicates is not None:
         doc["replicates"] = {
@@ -603,6 +619,10 @@ def evaluate_arrays(
     bootstrap_budget_s: float = 60.0,
     on_progress: ProgressCallback | None = None,
     show_progress: bool | None = False,
+    by: Any = None,
+    scan: Any = None,
+    segment_bins: int = 5,
+    min_segment_rows: int = 30,
 ) -> ModelEvaluation:
     """The in-memory engine of :func:`ranklens.evaluate_models`, on arrays.
 
@@ -613,7 +633,8 @@ def evaluate_arrays(
     ----------
     y_true, predictions
         As :func:`ranklens.evaluate_models` (arrays, not column names); every keyword argument
-        is the argument of :func:`ranklens.evaluate_models` of the same name.
+        is the argument of :func:`ranklens.evaluate_models` of the same name (``by`` and
+        ``scan`` as labels, or a mapping of names to labels, not as column names).
 
     Returns
     -------
@@ -631,6 +652,9 @@ def evaluate_arrays(
     weight = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     groups, n_units = _check_groups(groups, y, n_bootstrap)
     _check_events(y, events, weight)
+    labels = _checked_segments(
+        by, scan, n=y.shape[0], n_models=len(preds), bins=segment_bins, min_rows=min_segment_rows
+    )
     relevance_note = relevance_failure = None
     if relevance is None:
         relevance, relevance_note, relevance_failure = _default_relevance(y)
@@ -744,6 +768,24 @@ def evaluate_arrays(
                 extras["bands"] = bands
     if plan is not None:
         settings["bootstrap time"] = plan.time_note()
+    found: dict[str, Any] = {}
+    if labels:
+        settings.update(segment_settings(labels, segment_bins, min_segment_rows))
+        found = _segment_results(
+            labels,
+            y,
+            preds,
+            weight,
+            groups,
+            values,
+            context,
+            n_bootstrap=n_bootstrap,
+            random_state=random_state,
+            bins=segment_bins,
+            min_rows=min_segment_rows,
+            problems=problems,
+            progress=progress,
+        )
     return ModelEvaluation(
         title=title,
         description=description,
@@ -759,7 +801,328 @@ def evaluate_arrays(
         robustness=robust,
         curves=curve_results,
         extras=extras,
+        segments=found.get("by"),
+        segment_scan=found.get("scan"),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation by segment (``by`` and ``scan``)
+
+
+def segment_items(value: Any, option: str) -> list[tuple[str | None, Any]]:
+    """``by`` or ``scan`` as one ``(name, item)`` per slicing, in the order given.
+
+    ``item`` is a column name (a str, which needs ``data``) or the labels (an array-like of one
+    label per row); ``name`` is None where the item names itself (a column name, a named
+    Series). A mapping gives ``name -> item``; a DataFrame one slicing per column; a list or
+    tuple whose items are all strings or array-likes one slicing per item (a list of strings
+    names columns); any other list or tuple, and a 1-D array-like, is one column of labels.
+
+    Parameters
+    ----------
+    value : str, array-like, list of them, mapping or DataFrame, or None
+        What the caller gave.
+    option : str
+        ``"by"`` or ``"scan"``, for the messages.
+
+    Returns
+    -------
+    list of (str or None, object)
+        Empty for None.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is an empty list.
+    TypeError
+        If ``value`` is neither of the above.
+    """
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        return [(str(k), v) for k, v in value.items()]
+    if isinstance(value, list | tuple):
+        if not value:
+            raise ValueError(f"{option} is empty; give a column name, labels or a list of them")
+        if all(isinstance(v, str) or _is_label_column(v) for v in value):
+            return [(None, v) for v in value]
+        return [(None, value)]
+    if isinstance(value, str) or _is_label_column(value):
+        return [(None, value)]
+    if hasattr(value, "columns"):  # a DataFrame
+        return [(str(c), value[c]) for c in value.columns]
+    raise TypeError(
+        f"{option} must be a column name of data, an array of labels (one per row), or a list "
+        f"or mapping of them; got {type(value).__name__}"
+    )
+
+
+def _is_label_column(value: Any) -> bool:
+    """Whether ``value`` is one column of labels (a sequence or a 1-D array-like, not text)."""
+    frame = hasattr(value, "columns") and not hasattr(value, "dtype")
+    if isinstance(value, str | bytes) or frame:
+        return False
+    if isinstance(value, list | tuple):
+        return True
+    return hasattr(value, "__array__") and np.ndim(value) == 1
+
+
+def _checked_segments(
+    by: Any, scan: Any, *, n: int, n_models: int, bins: Any, min_rows: Any
+) -> dict[str, dict[str, Any]]:
+    """``{"by": {name: labels}, "scan": {name: labels}}`` (the options given), every column of
+    labels checked as the evaluation by segment will slice it, before any work."""
+    given = {"by": segment_items(by, "by"), "scan": segment_items(scan, "scan")}
+    if not any(given.values()):
+        for name, value, default in (
+            ("segment_bins", bins, 5),
+            ("min_segment_rows", min_rows, 30),
+        ):
+            if value is not default and value != default:
+                raise ValueError(
+                    f"{name} is an option of the evaluation by segment; give by or scan too "
+                    f"(got {name}={value!r})"
+                )
+        return {}
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 2:
+        raise ValueError(f"segment_bins must be an integer >= 2; got {bins!r}")
+    if isinstance(min_rows, bool) or not isinstance(min_rows, int | np.integer) or min_rows < 1:
+        raise ValueError(f"min_segment_rows must be an integer >= 1; got {min_rows!r}")
+    out: dict[str, dict[str, Any]] = {}
+    for option, items in given.items():
+        if not items:
+            continue
+        if n_models < 2:
+            raise ValueError(
+                f"{option}: the evaluation by segment compares the models in every segment; "
+                f"give at least two models (got {n_models})"
+            )
+        columns: dict[str, Any] = {}
+        for k, (label, item) in enumerate(items):
+            if isinstance(item, str):
+                raise TypeError(
+                    f"{option}: {item!r} names a column, which needs data (a list of strings "
+                    "names columns); without data give the labels as an array"
+                )
+            own = getattr(item, "name", None)
+            name = label or (own if isinstance(own, str) and own else "segment")
+            if label is None and name == "segment" and len(items) > 1:
+                name = f"segment {k + 1}"
+            if name in columns:
+                raise ValueError(f"{option}: the slicing {name!r} is given twice")
+            try:
+                slice_rows(item, name, n=n, bins=int(bins))
+            except ValueError as exc:
+                raise ValueError(f"{option}: {exc}") from None
+            columns[name] = item
+        out[option] = columns
+    return out
+
+
+def segment_settings(
+    labels: Mapping[str, Collection[str]], bins: int, min_rows: int
+) -> dict[str, Any]:
+    """The ``settings`` entries of an evaluation by segment (either engine).
+
+    Parameters
+    ----------
+    labels : mapping
+        ``{"by": names, "scan": names}``: the slicings of each option given.
+    bins, min_rows : int
+        ``segment_bins`` and ``min_segment_rows``.
+
+    Returns
+    -------
+    dict
+        ``by`` and ``scan`` (the slicings' names, comma separated), ``segment_bins`` and
+        ``min_segment_rows``.
+    """
+    out: dict[str, Any] = {option: ", ".join(columns) for option, columns in labels.items()}
+    out.update(segment_bins=int(bins), min_segment_rows=int(min_rows))
+    return out
+
+
+def segment_metrics(
+    values: Mapping[str, Mapping[str, float]], models: Collection[str], *, weighted: bool
+) -> list[str]:
+    """The measures an evaluation by segment runs: those of
+    :data:`ranklens.segments.DEFAULT_SEGMENT_METRICS` defined for every model on all the rows
+    (and, with case weights, that take them).
+
+    Parameters
+    ----------
+    values : dict
+        ``values[model][metric]``, as :class:`ModelEvaluation` holds them.
+    models : collection of str
+        The models compared.
+    weighted : bool
+        Whether the evaluation has case weights.
+
+    Returns
+    -------
+    list of str
+        Registry names, in the order of :data:`~ranklens.segments.DEFAULT_SEGMENT_METRICS`.
+    """
+    out = []
+    for metric in DEFAULT_SEGMENT_METRICS:
+        if weighted and not get_metric(metric).supports_sample_weight:
+            continue
+        if all(math.isfinite(values.get(m, {}).get(metric, math.nan)) for m in models):
+            out.append(metric)
+    return out
+
+
+def _segment_results(
+    labels: Mapping[str, Mapping[str, Any]],
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    weight: np.ndarray | None,
+    groups: Any,
+    values: Mapping[str, Mapping[str, float]],
+    context: Mapping[str, Any],
+    *,
+    n_bootstrap: int,
+    random_state: Any,
+    bins: int,
+    min_rows: int,
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """``{"by": SegmentEvaluation, "scan": SegmentScan}`` for the options given, with the
+    evaluation's weights, units, task parameters, seed and replicates; what stopped one is
+    recorded in ``problems``.
+
+    The one place where the in-memory engine evaluates by segment (the Dask engine's,
+    ``ranklens.dask.by_segment``, is called by :func:`ranklens.evaluate_models`, which refuses
+    ``scan`` there).
+    """
+    metrics = segment_metrics(values, preds, weighted=weight is not None)
+    if not metrics:
+        problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = Problem(
+            "undefined",
+            "no measure of the evaluation by segment ("
+            + ", ".join(DEFAULT_SEGMENT_METRICS)
+            + ") is defined for every model on all the rows",
+        )
+        return {}
+    shared = dict(
+        metrics=metrics,
+        sample_weight=weight,
+        groups=groups,
+        bins=int(bins),
+        min_rows=int(min_rows),
+        n_bootstrap=int(n_bootstrap),
+        confidence_level=0.95,  # the level of the evaluation's own intervals
+        random_state=random_state,
+        events=context.get("events"),
+        relevance=context.get("relevance"),
+        event_threshold=context.get("event_threshold"),
+        k=context.get("k"),
+        gains=context.get("gains"),
+    )
+    out: dict[str, Any] = {}
+    runs = (("by", by_segment, "evaluation by segment"), ("scan", scan_segments, "segment scan"))
+    for option, func, what in runs:
+        columns = labels.get(option)
+        if not columns:
+            continue
+        if progress is not None:
+            progress(f"{what}: {', '.join(columns)}")
+        result, problem = call_quietly(func, y, preds, dict(columns), **shared)
+        if result is not None:
+            out[option] = result
+        if problem is not None:
+            problems.setdefault(ALL_MODELS, {})[what] = problem
+    return out
+
+
+def segment_records(result: Any) -> list[dict[str, Any]]:
+    """The long table of a :class:`~ranklens.segments.SegmentEvaluation` as JSON-ready records,
+    every record with every column of its :meth:`~ranklens.segments.SegmentEvaluation.to_frame`
+    (None where a record has no such field; NaN kept).
+
+    Parameters
+    ----------
+    result : SegmentEvaluation
+        An evaluation by segment.
+
+    Returns
+    -------
+    list of dict
+        One record per slicing, segment, measure and model.
+    """
+    columns = [str(c) for c in result.to_frame().columns]
+    return [{c: to_builtin(record.get(c)) for c in columns} for record in result.records]
+
+
+def _plain_events(events: Any) -> Any:
+    """An event definition as JSON holds it: text or a number as given, else its ``repr``."""
+    if events is None or isinstance(events, str | int | float):
+        return events
+    return repr(events)
+
+
+def segments_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
+    """The ``segments`` block of the JSON document (None when the evaluation has none).
+
+    ``settings`` (the slicings, the measures, the pick of each measure, the false discovery
+    rate's method and level, the confidence level, the replicates, the smallest segment with an
+    interval, the events every segment counts), ``overall`` (each measure of each model on all
+    the rows), ``segments`` (each slicing's segments, in order), ``n_tests``, ``records`` (the
+    long table, :func:`segment_records`), ``notes``, ``summary`` (the one sentence of
+    :meth:`~ranklens.segments.SegmentEvaluation.summary`) and ``scan`` (null unless scanned:
+    the columns, candidates, tests, ``findings``, its own ``records`` with the level tests, and
+    its sentence). Without ``by`` (a scan alone) ``records`` is empty and ``summary`` null.
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.evaluate_models`.
+
+    Returns
+    -------
+    dict or None
+        NaN kept (:func:`evaluation_to_json` maps it to null).
+    """
+    by, scan = evaluation.segments, evaluation.segment_scan
+    if by is None and scan is None:
+        return None
+    main = by if by is not None else scan.evaluation
+    block: dict[str, Any] = {
+        "settings": {
+            "slicings": list(by.slicings) if by is not None else [],
+            "metrics": list(main.metrics),
+            "picks": dict(main.picks),
+            "fdr_method": main.fdr_method,
+            "fdr_level": main.fdr_level,
+            "confidence_level": main.confidence_level,
+            "n_bootstrap": main.n_bootstrap,
+            "bins": evaluation.settings.get("segment_bins"),
+            "min_rows": main.min_rows,
+            "min_events": main.min_events,
+            "events": _plain_events(main.events),
+        },
+        "overall": to_builtin(main.overall),
+        "segments": to_builtin(by.segments) if by is not None else {},
+        "n_tests": by.n_tests if by is not None else 0,
+        "records": segment_records(by) if by is not None else [],
+        "notes": list(by.notes) if by is not None else [],
+        "summary": by.summary() if by is not None else None,
+        "scan": None,
+    }
+    if scan is not None:
+        block["scan"] = {
+            "slicings": list(scan.evaluation.slicings),
+            "segments": to_builtin(scan.evaluation.segments),
+            "n_candidates": scan.n_candidates,
+            "n_tests": scan.n_tests,
+            "findings": [to_builtin(finding) for finding in scan.findings],
+            "records": segment_records(scan.evaluation),
+            "notes": list(scan.evaluation.notes),
+            "summary": scan.summary(),
+        }
+    return block
 
 
 def _checked_predictions(

@@ -25,8 +25,17 @@ from typing import Any
 
 from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
 from ranklens._foundation.extras import require
+from ranklens._foundation.problems import Problem, exception_problem
 from ranklens._foundation.typing import ArrayLike
-from ranklens.evaluation import ModelEvaluation, ProgressCallback, evaluate_arrays
+from ranklens.evaluation import (
+    ALL_MODELS,
+    ModelEvaluation,
+    ProgressCallback,
+    evaluate_arrays,
+    segment_items,
+    segment_metrics,
+    segment_settings,
+)
 
 __all__ = ["evaluate_models"]
 
@@ -69,6 +78,11 @@ DASK_ONLY: dict[str, Any] = {
         "if ``engine`` is neither ``'memory'`` nor ``'dask'``, or an option is given that the "
         "engine cannot honour (the message names the option and the engine)",
         "if a column named is not in ``data`` (the message names the column and the parameter)",
+        "if ``by`` or ``scan`` cannot slice the rows (labels of another length or all missing, "
+        "fewer than two models; with ``engine='dask'``, labels that are not column names, a "
+        "numeric column with more than ``segment_bins`` values, or ``scan``), or "
+        "``segment_bins`` or ``min_segment_rows`` is out of range or given without either "
+        "(the message names the option)",
     ),
 )
 @shared_paragraphs
@@ -112,6 +126,10 @@ def evaluate_models(
     storage_options: dict[str, Any] | None = None,
     curve_arrays: bool = False,
     row_plots: bool = True,
+    by: Any = None,
+    scan: Any = None,
+    segment_bins: int = 5,
+    min_segment_rows: int = 30,
 ) -> ModelEvaluation:
     """Evaluate several models' predictions of one target: measures, comparison, curves.
 
@@ -244,6 +262,32 @@ def evaluate_models(
     curve_arrays : bool, default False
         ``engine="dask"``: also build the curves as arrays (:func:`ranklens.dask.evaluate`). In
         memory the curves are arrays already (with ``curves``, which it then needs).
+    by : str, array-like, list or mapping of them, optional
+        Evaluate by segment (:func:`ranklens.segments.by_segment`, result in
+        ``ModelEvaluation.segments``): a column name of ``data``, an array of labels (one per
+        row; a Series is named by its name), or a list of them (each its own slicing, not their
+        cross product; a list of strings names columns), or a mapping of slicing names to
+        either. Numeric columns with more than ``segment_bins`` distinct values are cut into
+        quantile bins; missing labels form their own segment. The measures are those of
+        :data:`ranklens.segments.DEFAULT_SEGMENT_METRICS` defined for every model on all the
+        rows; each segment is compared with the evaluation's ``sample_weight``, ``groups``,
+        ``events``, ``relevance``, ``random_state`` and ``n_bootstrap`` (per segment; with
+        ``n_bootstrap=0`` each segment gets its values and counts but no interval and no
+        verdict), at the 95% level, the verdicts with the false discovery rate held at 5%
+        (Benjamini & Hochberg 1995). Needs at least two models. The segments' bootstraps are
+        not counted in ``bootstrap_budget_s``. With ``engine="dask"``: column names of ``data``
+        only, evaluated by :func:`ranklens.dask.by_segment` (the same values; intervals and
+        tests from the engine's Poisson replicates, at ``confidence_level``), which refuses a
+        numeric column it would have to cut into quantile bins (give the bins as labels).
+    scan : str, array-like, list or mapping of them, optional
+        Search these columns for weak segments (:func:`ranklens.segments.scan_segments`, result
+        in ``ModelEvaluation.segment_scan``), given as ``by`` and with the same settings;
+        ``engine="memory"`` only.
+    segment_bins : int, default 5
+        Quantile bins of a numeric column of ``by`` or ``scan`` (at least 2).
+    min_segment_rows : int, default 30
+        A segment with fewer rows keeps its values and counts but gets no interval and no
+        verdict (at least 1).
 
     Returns
     -------
@@ -305,6 +349,8 @@ def evaluate_models(
             row_plots=row_plots,
         ),
     )
+    if engine == "dask":
+        _check_dask_segments(by, scan, segment_bins, min_segment_rows)
     if storage_options is not None and not _is_path(data):
         raise ValueError(
             "storage_options is for data given as a Parquet path or glob; "
@@ -334,7 +380,7 @@ def evaluate_models(
                 "data: engine='dask' reads the columns of data (a dask DataFrame or a Parquet "
                 "path or glob); give data, or use engine='memory' for arrays"
             )
-        named = _columns(y_true, predictions, sample_weight, groups, intervals)
+        named = _columns(y_true, predictions, sample_weight, groups, intervals, by, scan)
         result = _on_dask(
             data,
             named,
@@ -348,6 +394,18 @@ def evaluate_models(
             curve_arrays=curve_arrays,
             row_plots=row_plots,
         )
+        if by is not None:
+            result = _segments_on_dask(
+                result,
+                data,
+                named,
+                task,
+                bins=segment_bins,
+                min_rows=min_segment_rows,
+                confidence_level=confidence_level,
+                n_buckets=n_buckets,
+                storage_options=storage_options,
+            )
         # the report's labels and the caller's count of dropped rows, as the memory engine
         # records them
         return dataclasses.replace(
@@ -362,8 +420,10 @@ def evaluate_models(
             "(engine='memory' builds its curves as arrays)"
         )
     if data is not None:
-        named = _columns(y_true, predictions, sample_weight, groups, intervals)
+        named = _columns(y_true, predictions, sample_weight, groups, intervals, by, scan)
         table = _read_columns(data, named, storage_options)
+        by = _segment_labels(by, "by", table)
+        scan = _segment_labels(scan, "scan", table)
         y_true = table[named.y]
         predictions = {model: table[column] for model, column in named.models.items()}
         sample_weight = None if named.weight is None else table[named.weight]
@@ -391,8 +451,115 @@ def evaluate_models(
         bootstrap_budget_s=bootstrap_budget_s,
         on_progress=on_progress,
         show_progress=show_progress,
+        by=by,
+        scan=scan,
+        segment_bins=segment_bins,
+        min_segment_rows=min_segment_rows,
         **task,
     )
+
+
+def _check_dask_segments(by: Any, scan: Any, segment_bins: Any, min_segment_rows: Any) -> None:
+    """The options of the evaluation by segment that the Dask engine cannot honour, refused by
+    name before any work: ``scan`` (the engine has no search of segments), labels given as
+    arrays (it reads the columns of ``data``), and ``segment_bins`` or ``min_segment_rows``
+    without ``by`` (as in memory)."""
+    if scan is not None:
+        raise ValueError(
+            "scan is an option of engine='memory' that engine='dask' cannot honour (the Dask "
+            "engine does not search for weak segments); leave it out or use engine='memory'"
+        )
+    for _, item in segment_items(by, "by"):
+        if not isinstance(item, str):
+            raise TypeError(
+                "by: engine='dask' reads the columns of data; give column names, not labels "
+                f"(got {type(item).__name__})"
+            )
+    if by is None:
+        for name, value, default in (
+            ("segment_bins", segment_bins, 5),
+            ("min_segment_rows", min_segment_rows, 30),
+        ):
+            if value != default:
+                raise ValueError(
+                    f"{name} is an option of the evaluation by segment; give by or scan too "
+                    f"(got {name}={value!r})"
+                )
+
+
+def _segments_on_dask(
+    result: ModelEvaluation,
+    data: Any,
+    named: _Columns,
+    task: Mapping[str, Any],
+    *,
+    bins: int,
+    min_rows: int,
+    confidence_level: float,
+    n_buckets: int | None,
+    storage_options: Any,
+) -> ModelEvaluation:
+    """The evaluation by segment on the Dask engine (:func:`ranklens.dask.by_segment`), on the
+    columns ``by`` names, with the evaluation's weights, units, task parameters, seed and
+    replicates and the default measures defined for every model on all the rows; the result
+    with ``segments`` set. An input the engine refuses (a numeric column with more than
+    ``bins`` values) is its ``ValueError``; any other failure is recorded in ``problems``."""
+    from ranklens.dask import by_segment
+
+    columns = [column for option, column in named.segments if option == "by"]
+    settings = dict(result.settings)
+    settings.update(segment_settings({"by": columns}, bins, min_rows))
+    problems = {who: dict(items) for who, items in result.problems.items()}
+    metrics = segment_metrics(result.values, named.models, weighted=named.weight is not None)
+    segments = None
+    if not metrics:
+        problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = Problem(
+            "undefined",
+            "no measure of the evaluation by segment is defined for every model on all the rows",
+        )
+    try:
+        if metrics:
+            segments = by_segment(
+                data,
+                y_true=named.y,
+                predictions=list(named.models),
+                by=columns,
+                metrics=metrics,
+                sample_weight=named.weight,
+                groups=named.groups,
+                bins=bins,
+                min_rows=min_rows,
+                n_bootstrap=task["n_bootstrap"],
+                confidence_level=confidence_level,
+                random_state=task["random_state"],
+                events=task["events"],
+                relevance=task["relevance"],
+                event_threshold=task["event_threshold"],
+                k=task["k"],
+                gains=task["gains"],
+                n_buckets=n_buckets,
+                storage_options=storage_options,
+            )
+    except (ValueError, TypeError):
+        raise
+    except Exception as exc:  # the cluster or a bug: recorded, as every other failure
+        problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = exception_problem(exc)
+    return dataclasses.replace(result, segments=segments, settings=settings, problems=problems)
+
+
+def _segment_labels(value: Any, option: str, table: Mapping[str, Any]) -> Any:
+    """``by`` or ``scan`` with every column name replaced by its column of ``table`` (a
+    mapping stays a mapping; anything else becomes a list of columns of labels)."""
+    items = segment_items(value, option)
+    if not items:
+        return None
+
+    def labels(item: Any) -> Any:
+        return table[item] if isinstance(item, str) else item
+
+    if isinstance(value, Mapping):
+        return {name: labels(item) for name, item in items}
+    return [labels(item) for _, item in items]
 
 
 def _refuse_options(engine: str, options: Mapping[str, Any]) -> None:
@@ -421,6 +588,8 @@ class _Columns:
     weight: str | None
     groups: str | None
     intervals: dict[str, tuple[str, str]]
+    #: ``(option, column)`` for every column ``by`` and ``scan`` name.
+    segments: tuple[tuple[str, str], ...] = ()
 
     def used(self) -> list[tuple[str, str]]:
         """``(parameter, column)`` for every column named, in the order of the parameters."""
@@ -430,6 +599,7 @@ class _Columns:
         out += [("groups", self.groups)] if self.groups is not None else []
         for model, (lower, upper) in self.intervals.items():
             out += [(f"intervals[{model!r}]", lower), (f"intervals[{model!r}]", upper)]
+        out += list(self.segments)
         return out
 
     def names(self) -> list[str]:
@@ -448,9 +618,16 @@ def _column(value: Any, parameter: str) -> str:
 
 
 def _columns(
-    y_true: Any, predictions: Any, sample_weight: Any, groups: Any, intervals: Any
+    y_true: Any,
+    predictions: Any,
+    sample_weight: Any,
+    groups: Any,
+    intervals: Any,
+    by: Any = None,
+    scan: Any = None,
 ) -> _Columns:
-    """The column names of the arguments given with ``data``, checked to be names."""
+    """The column names of the arguments given with ``data``, checked to be names (``by`` and
+    ``scan`` may also hold labels, which name no column)."""
     if isinstance(predictions, str):
         models = {predictions: predictions}
     elif isinstance(predictions, Mapping):
@@ -469,6 +646,12 @@ def _columns(
         weight=None if sample_weight is None else _column(sample_weight, "sample_weight"),
         groups=None if groups is None else _column(groups, "groups"),
         intervals=bounds,
+        segments=tuple(
+            (option, item)
+            for option, value in (("by", by), ("scan", scan))
+            for _, item in segment_items(value, option)
+            if isinstance(item, str)
+        ),
     )
 
 

@@ -330,6 +330,41 @@ def evaluate(
             "--engine dask it needs --bootstrap N).",
         ),
     ] = False,
+    by: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--by",
+            help="Evaluate by segment of this column (repeat for several slicings, each on its "
+            "own): every model on every segment with its bootstrap interval, compared with the "
+            "pick, the verdicts with the false discovery rate held at 5%. Numeric columns with "
+            "many values are cut into quantile bins (refused by --engine dask: give the bins as "
+            "labels); missing labels form their own segment.",
+        ),
+    ] = None,
+    scan: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scan",
+            help="Search these columns (COL[,COL...]) for weak segments: where another model "
+            "beats the pick, or every model is worse than overall, with the search counted. "
+            "--engine memory.",
+        ),
+    ] = None,
+    segment_bins: Annotated[
+        int | None,
+        typer.Option(
+            help="Quantile bins of a numeric --by or --scan column (>= 2; default 5).",
+            show_default=False,
+        ),
+    ] = None,
+    min_segment_rows: Annotated[
+        int | None,
+        typer.Option(
+            help="Segments with fewer rows keep their values and counts but get no interval "
+            "and no verdict (>= 1; default 30).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Evaluate prediction columns of FILE against --target with every registered measure.
 
@@ -337,7 +372,7 @@ def evaluate(
     input (one error line, nothing computed).
 
     Example: ranklens evaluate scores.csv --target spend --pred gbm --pred linear
-    --html report.html --json results.json
+    --by region --html report.html --json results.json
     """
     run_evaluate(
         Request(
@@ -371,6 +406,10 @@ def evaluate(
             curve_arrays=curve_arrays,
             include_replicates=include_replicates,
             connect_timeout_s=DASK_CONNECT_TIMEOUT_S,
+            by=list(by or []),
+            scan=list(scan or []),
+            segment_bins=segment_bins,
+            min_segment_rows=min_segment_rows,
         )
     )
 

@@ -35,6 +35,21 @@ def check_schema(
         raise InputError(with_option(first_line(exc), options)) from None
 
 
+def check_segment_columns(path: str, columns: list[str]) -> None:
+    """The columns of ``--by`` in every file's schema (footers only, any type), a missing one
+    named with its option, as the in-memory reader names it."""
+    if not columns:
+        return
+    from ranklens.dask._inputs import check_parquet
+
+    try:
+        check_parquet(path, [], columns)
+    except (ValueError, OSError) as exc:
+        message = first_line(exc)
+        named = with_option(message, dict.fromkeys(columns, "--by"))
+        raise InputError(named if named != message else f"--by: {message}") from None
+
+
 def check_crossed(path: str, pairs: list[tuple[str, str]]) -> None:
     """Refuse crossed intervals (a lower bound above its upper bound) as the memory engine does
     (:func:`ranklens.cli._table.check_intervals`), in one read of the bound columns, before any
@@ -117,10 +132,13 @@ def refuse_missing(path: str, used: list[str], labels: list[str] | None = None) 
         raise missing_values_error(n_bad, first, per_column)
 
 
-def drop_missing(path: str, used: list[str], labels: list[str] | None = None) -> tuple[Any, int]:
+def drop_missing(
+    path: str, used: list[str], labels: list[str] | None = None, kept: list[str] | None = None
+) -> tuple[Any, int]:
     """``--drop-na`` on Dask: the Parquet data without the rows that have a missing or infinite
     value in a used column, or a missing unit id in a ``labels`` column (a filter applied as
-    each partition is read), and their number."""
+    each partition is read), and their number. The ``kept`` columns (the labels of ``--by``,
+    whose missing labels are a segment of their own) are read along, never a reason to drop."""
     import dask.dataframe as dd
     import numpy as np
 
@@ -130,7 +148,8 @@ def drop_missing(path: str, used: list[str], labels: list[str] | None = None) ->
         return path, 0
     if n_bad == n:
         raise InputError(NOTHING_LEFT)
-    frame = dd.read_parquet(path, columns=[*used, *labels])
+    extra = [c for c in kept or [] if c not in used and c not in labels]
+    frame = dd.read_parquet(path, columns=[*used, *labels, *extra])
 
     def finite(part: Any) -> Any:
         values = np.column_stack([part[c].to_numpy(dtype=np.float64) for c in used])

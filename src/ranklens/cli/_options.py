@@ -66,6 +66,12 @@ class Request:
     include_replicates: bool
     #: Seconds ``--engine dask`` waits for ``--scheduler`` to answer.
     connect_timeout_s: float
+    #: ``--by``: a column per slicing.
+    by: list[str] = dataclasses.field(default_factory=list)
+    #: ``--scan`` as given (each ``COL[,COL...]``).
+    scan: list[str] = dataclasses.field(default_factory=list)
+    segment_bins: int | None = None
+    min_segment_rows: int | None = None
 
     @property
     def to_stdout(self) -> bool:
@@ -97,6 +103,12 @@ class Checked:
     #: ``--relevance`` parsed (the Dask engine's; the in-memory engine parses it after reading
     #: the data, so that a problem with the file is reported first, as it always was).
     relevance: Relevance | None = None
+    #: The columns of ``--by`` and of ``--scan`` (split at commas), ``{"by": [...], "scan":
+    #: [...]}``; empty without either.
+    segments: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: ``--segment-bins`` and ``--min-segment-rows`` (their defaults when not given).
+    segment_bins: int = 5
+    min_segment_rows: int = 30
 
 
 def check_bootstrap(bootstrap: int) -> int:
@@ -263,6 +275,11 @@ def check_engine_options(request: Request) -> None:
             "--include-replicates adds the bootstrap replicates to the JSON document: give "
             "--json FILE (or --json - for stdout) too"
         )
+    if request.scan and engine == "dask":
+        raise InputError(
+            "--scan with --engine dask: the Dask engine does not search for weak segments; use "
+            "--engine memory (or leave it out; --by works on either engine)"
+        )
     if request.include_replicates and engine == "memory" and request.bootstrap == 0:
         raise InputError(
             "--include-replicates with --bootstrap 0: no replicates are drawn (give "
@@ -326,6 +343,7 @@ def check_run(request: Request) -> Checked:
         raise InputError(
             NO_BOOTSTRAP_FOR_GROUPS.format(groups=request.groups, option="--bootstrap 0")
         )
+    segments = check_segments(request, pairs)
     return Checked(
         n_bootstrap=n_bootstrap,
         bootstrap_budget_s=budget_s,
@@ -333,7 +351,60 @@ def check_run(request: Request) -> Checked:
         payoffs=payoffs,
         pairs=pairs,
         event_spec=events_option(request.events),
+        segments=segments,
+        segment_bins=5 if request.segment_bins is None else request.segment_bins,
+        min_segment_rows=30 if request.min_segment_rows is None else request.min_segment_rows,
     )
+
+
+def check_segments(request: Request, pairs: dict[str, tuple[str, str]]) -> dict[str, list[str]]:
+    """The columns of ``--by`` and ``--scan`` (``{"by": [...], "scan": [...]}``, the options
+    given), and ``--segment-bins`` and ``--min-segment-rows``, checked without the data: each
+    column a name of its own (not the target, a prediction, an interval bound, the weights or
+    the units), named once per option; the numbers in range and only with a slicing."""
+    from ranklens._foundation.validation import check_positive_int
+
+    scan = [column.strip() for given in request.scan for column in given.split(",")]
+    columns = {"--by": list(request.by), "--scan": scan}
+    measured = {request.target: "--target", **dict.fromkeys(request.preds, "--pred")}
+    measured.update({column: "--interval" for pair in pairs.values() for column in pair})
+    if request.weight is not None:
+        measured[request.weight] = "--weight"
+    for option, names in columns.items():
+        for column in names:
+            if not column:
+                raise InputError(f"{option} names an empty column; give COL[,COL...]")
+            if names.count(column) > 1:
+                raise InputError(f"{option} {column!r} is given twice")
+            if column in measured:
+                raise InputError(
+                    f"{option} {column!r} is also the {measured[column]} column; slice the rows "
+                    "by a column of its own (region, tier, channel)"
+                )
+            if column == request.groups:
+                raise InputError(
+                    f"{option} {column!r} is also the --groups column: each segment would hold "
+                    "one unit, which the clustered bootstrap cannot resample"
+                )
+    given = any(columns.values())
+    for option, names in columns.items():
+        if names and len(request.preds) < 2:
+            raise InputError(
+                f"{option} compares the models in every segment: give at least two --pred "
+                f"columns (got {len(request.preds)})"
+            )
+    for option, value, minimum in (
+        ("--segment-bins", request.segment_bins, 2),
+        ("--min-segment-rows", request.min_segment_rows, 1),
+    ):
+        if value is None:
+            continue
+        if not given:
+            raise InputError(
+                f"{option} is for the evaluation by segment: give --by COL or --scan COL too"
+            )
+        library_check(check_positive_int, value, option, minimum=minimum)
+    return {option.lstrip("-"): names for option, names in columns.items() if names}
 
 
 def _check_dask_run(request: Request) -> Checked:
@@ -350,6 +421,7 @@ def _check_dask_run(request: Request) -> Checked:
             "distinct prediction held by the client; add --curve-arrays"
         )
     relevance = relevance_recipe(request.relevance)
+    segments = check_segments(request, pairs)  # --scan was refused with the engine
     return Checked(
         n_bootstrap=n_bootstrap,
         bootstrap_budget_s=0.0,
@@ -358,6 +430,9 @@ def _check_dask_run(request: Request) -> Checked:
         pairs=pairs,
         event_spec=events_option(request.events),
         relevance=relevance,
+        segments=segments,
+        segment_bins=5 if request.segment_bins is None else request.segment_bins,
+        min_segment_rows=30 if request.min_segment_rows is None else request.min_segment_rows,
     )
 
 

@@ -84,6 +84,28 @@ def show(console: Any, evaluation: Any) -> None:
         console.print(problems)
     for line in budget_lines(evaluation):
         say(console, line)
+    for line in segment_lines(evaluation):
+        say(console, line)
+
+
+def segment_lines(evaluation: Any) -> list[str]:
+    """The evaluation by segment's sentence and the segment scan's (one line each; none
+    without ``--by`` or ``--scan``), as :meth:`ranklens.segments.SegmentEvaluation.summary`
+    and :meth:`ranklens.segments.SegmentScan.summary` say them."""
+    lines = []
+    segments = getattr(evaluation, "segments", None)
+    scan = getattr(evaluation, "segment_scan", None)
+    if segments is not None:
+        lines.append(f"By segment: {segments.summary()}")
+    if scan is not None:
+        lines.append(f"Segment scan: {scan.summary()}")
+    shown = segments if segments is not None else getattr(scan, "evaluation", None)
+    if shown is not None and shown.n_bootstrap == 0:
+        lines.append(
+            "Segments: no bootstrap replicates (--bootstrap 0): each segment has its values "
+            "and counts, no interval and no verdict."
+        )
+    return lines
 
 
 def budget_lines(evaluation: Any) -> list[str]:

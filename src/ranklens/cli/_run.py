@@ -75,7 +75,9 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
         events=request.events,
         event_spec=checked.event_spec,
         drop_na=request.drop_na,
+        segments=checked.segments,
     )
+    sliced = columns.segments
     relevance = fit_relevance(
         relevance_recipe(request.relevance), request.relevance, np.array(columns.y, np.float64)
     )
@@ -96,6 +98,10 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
                 bootstrap_budget_s=checked.bootstrap_budget_s,
                 on_progress=None if request.quiet else progress,
                 show_progress=None if not request.quiet else False,
+                by=sliced.get("by"),
+                scan=sliced.get("scan"),
+                segment_bins=checked.segment_bins,
+                min_segment_rows=checked.min_segment_rows,
                 **shared_options(request, checked, relevance, columns.n_dropped),
             )
         except (ValueError, TypeError) as exc:

@@ -179,6 +179,25 @@ def label_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     return _one_column(frame, column, path).rename(column)
 
 
+def segment_columns(
+    frame: Any, segments: dict[str, list[str]], path: pathlib.Path
+) -> dict[str, dict[str, Any]]:
+    """The columns of ``--by`` and ``--scan`` as pandas Series of labels, as read (strings,
+    numbers, categories; a missing label stays missing and forms its own segment):
+    ``{"by": {column: labels}, "scan": {column: labels}}``."""
+    out: dict[str, dict[str, Any]] = {}
+    for option, columns in segments.items():
+        for column in columns:
+            if column not in frame.columns:
+                raise InputError(
+                    f"--{option} column {column!r} not found in {path.name}; columns: "
+                    f"{_list_columns(frame)}"
+                )
+            labels = _one_column(frame, column, path).rename(column)
+            out.setdefault(option, {})[column] = labels.reset_index(drop=True)
+    return out
+
+
 def check_units(labels: Any, column: str) -> None:
     """At least :data:`ranklens._inference.resampling.MIN_UNITS` units
     (:func:`ranklens.cli._inputs.check_unit_count`), counted as the bootstrap keys them
@@ -233,6 +252,11 @@ def check_intervals(
             )
 
 
+#: The key under which :func:`read_columns` carries the rows' positions through
+#: :func:`drop_missing` (not a string, so no column of a file can have it).
+_ROWS: Any = ("rows",)
+
+
 @dataclasses.dataclass(frozen=True)
 class Columns:
     """The checked columns of a file, as the in-memory engine takes them."""
@@ -243,6 +267,8 @@ class Columns:
     sample_weight: Any
     groups: Any
     n_dropped: int
+    #: The labels of ``--by`` and ``--scan``: ``{"by": {column: labels}, "scan": {...}}``.
+    segments: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
 def read_columns(
@@ -257,9 +283,13 @@ def read_columns(
     events: str | None,
     event_spec: str | float | None,
     drop_na: bool,
+    segments: dict[str, list[str]] | None = None,
 ) -> Columns:
     """Read ``file`` and check every column the options name: numbers, crossed intervals,
-    missing values (refused, or dropped with ``drop_na``), units, weights and events.
+    missing values (refused, or dropped with ``drop_na``), units, weights and events; the
+    labels of ``segments`` (``--by``, ``--scan``) are read as they are, a missing label kept
+    (it is a segment of its own, not a reason to drop the row), the rows that ``drop_na``
+    drops left out of them too.
 
     Bad input raises :class:`InputError`. The arrays are read-only.
     """
@@ -280,7 +310,18 @@ def read_columns(
         # this column says which labels remain.
         positions = np.arange(len(labels), dtype=np.float64)
         columns[groups] = np.where(labels.isna().to_numpy(), np.nan, positions)
+    sliced = segment_columns(frame, segments or {}, file)
+    if sliced:
+        # the rows' positions, to cut the labels as drop_missing cuts the columns (a key that
+        # is no column name: a name of the file could be anything)
+        columns[_ROWS] = np.arange(frame.shape[0], dtype=np.float64)
     columns, n_dropped = drop_missing(columns, drop=drop_na)
+    if sliced:
+        rows = columns.pop(_ROWS).astype(np.int64)
+        sliced = {
+            option: {c: v.iloc[rows].reset_index(drop=True) for c, v in labels_of.items()}
+            for option, labels_of in sliced.items()
+        }
     if groups is not None and labels is not None:
         kept = columns.pop(groups).astype(np.int64)
         labels = labels.iloc[kept].reset_index(drop=True)
@@ -305,4 +346,5 @@ def read_columns(
         sample_weight=sample_weight,
         groups=labels,
         n_dropped=n_dropped,
+        segments=sliced,
     )

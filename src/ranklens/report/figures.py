@@ -40,6 +40,7 @@ from ranklens.report.diagnostics import (
     predicted_vs_actual,
     residuals_view,
 )
+from ranklens.report.segment_views import FOREST_VIEWS
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -357,6 +358,7 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
         ),
     ),
     "intervals": (_intervals,),
+    "segments": FOREST_VIEWS,
 }
 
 

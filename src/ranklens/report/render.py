@@ -43,6 +43,7 @@ from ranklens.report.goals import (
     summary_verdicts,
     undefined_reason,
 )
+from ranklens.report.segment_views import segment_sentence, segments_section
 from ranklens.report.significance import adjusted_method_name
 from ranklens.report.tables import Cell, Row, Section, Table, number_style
 from ranklens.report.tables import header as _header
@@ -495,6 +496,9 @@ def summary_section(evaluation: Any) -> Section:
         ),
         ("evidence", "clear: the pick beats every other model after adjustment"),
     )
+    segments = segment_sentence(evaluation)
+    if segments:
+        lead.append(f"<strong>By segment.</strong> {html.escape(segments)}")
     note = _summary_note(verdicts)
     section = Section("summary", "Summary", GUIDES["summary"], [])
     section.tables = [Table(header=header, rows=rows, css="verdicts")]
@@ -666,6 +670,9 @@ def task_view(
         section.lead = [html.escape(s) for s in sentences + _goal_sentences(evaluation, goal.key)]
         section.how = HOW[goal.key]
         sections.append(section)
+    by_segment = segments_section(evaluation, drawn.get("segments", []))
+    if by_segment is not None:
+        sections.append(by_segment)
     comparison = comparison_tables(evaluation.comparison, evaluation.metrics)
     if comparison or drawn.get("comparison"):
         section = Section(
