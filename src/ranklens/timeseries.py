@@ -174,7 +174,7 @@ class DieboldMarianoTestResult(Result):
     std_error: float
     statistic: float
     p_value: float
-    ci: Any
+    ci: ConfidenceInterval
     horizon: int
     df: int
     fell_back: bool
