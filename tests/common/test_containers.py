@@ -105,6 +105,8 @@ ARRAYS: dict[str, np.ndarray] = {
     "upper": UPPER,
     "pred_a": PRED,
     "pred_b": PRED_B,
+    "y_pred_a": PRED,
+    "y_pred_b": PRED_B,
     "true_rank": np.argsort(np.argsort(-Y, kind="stable"), kind="stable") + 1.0,
     "pred_rank": np.argsort(np.argsort(-PRED, kind="stable"), kind="stable") + 1.0,
 }
@@ -142,6 +144,10 @@ SKIPPED: dict[str, str] = {
     "evaluate_models": "runs every function checked here; its result records timings, and the "
     "CLI tests feed it CSV and Parquet columns (tests/presentation/test_cli_field.py)",
     "evaluation_to_json": "takes a ModelEvaluation, not data",
+    "by_segment": "its labels name the slicing after the container's column name; its "
+    "containers (pandas from read_csv, Arrow, polars, read-only and non-contiguous arrays) are "
+    "compared number for number in tests/inference/test_segments.py",
+    "scan_segments": "as by_segment (tests/inference/test_segments.py)",
 }
 
 

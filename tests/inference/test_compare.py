@@ -484,6 +484,8 @@ BOOTSTRAP_FIELDS = [
     "interval_notes",
     "difference_se",
     "studentized_replicates",
+    "scheme",
+    "block_length",
 ]
 PERMUTATION_FIELDS = [
     "models",

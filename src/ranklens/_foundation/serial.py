@@ -31,7 +31,6 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy import stats
 
 __all__ = [
     "BlockLengths",
@@ -146,6 +145,8 @@ def diebold_mariano(differential: np.ndarray, horizon: int = 1) -> DieboldMarian
             "the loss differential is constant: its variance is 0 and the Diebold-Mariano test "
             "is undefined"
         )
+    from scipy import stats  # (its t distribution; importing it loads scipy.special)
+
     correction = math.sqrt((n + 1 - 2 * h + h * (h - 1) / n) / n)
     mean = float(d.mean())
     std_error = math.sqrt(variance) / correction
