@@ -67,7 +67,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import numpy as np
 
@@ -1464,6 +1464,10 @@ class DeLongComparisonResult(ComparisonResult):
     method: str = dataclasses.field(default="delong", init=False)
 
 
+#: A comparison result without replicates (:func:`_analytic_result` builds each kind).
+_AnalyticResult = TypeVar("_AnalyticResult", bound=ComparisonResult)
+
+
 def _delong(
     specs: list[MetricSpec],
     y: np.ndarray,
@@ -1478,6 +1482,21 @@ def _delong(
     from ranklens.delong import comparison_arrays
 
     arrays = comparison_arrays(specs, y, preds, sw, values, pair_index, level)
+    return _analytic_result(DeLongComparisonResult, specs, names, values, pair_index, arrays, level)
+
+
+def _analytic_result(
+    result_type: type[_AnalyticResult],
+    specs: list[MetricSpec],
+    names: tuple[str, ...],
+    values: np.ndarray,
+    pair_index: list[tuple[int, int]],
+    arrays: dict[str, Any],
+    level: float,
+    **fields: Any,
+) -> _AnalyticResult:
+    """A comparison without replicates (DeLong's, Diebold-Mariano's) from its analytic
+    ``arrays``: the fields every such result shares, and ``fields`` of its own."""
     n_metrics, n_models = values.shape
     # as the ``common`` fields of compare_models (directions may be None: target measures)
     shared: dict[str, Any] = {
@@ -1485,7 +1504,7 @@ def _delong(
         "targets": tuple(s.target_value() for s in specs),
         **arrays,
     }
-    return DeLongComparisonResult(
+    return result_type(
         models=names,
         metrics=tuple(s.name for s in specs),
         values=values,
@@ -1498,10 +1517,11 @@ def _delong(
         variance_plug_in=arrays["std_error"] ** 2,
         variance_unbiased=np.full((n_metrics, n_models), math.nan),
         n_undefined=np.zeros((n_metrics, n_models), dtype=np.int64),
-        interval="delong",
+        interval=result_type.method,
         n_bootstrap=0,
         confidence_level=level,
         replicates=np.empty((0, n_metrics, n_models)),
+        **fields,
     )
 
 
@@ -1546,30 +1566,14 @@ def _diebold_mariano(
     values = np.array([[point_value(spec, y, pred, None) for pred in preds] for spec in specs])
     values = values.reshape(len(specs), len(names))
     arrays = comparison_arrays(specs, y, preds, values, pair_index, level, int(horizon))
-    n_metrics, n_models = values.shape
-    # as the ``common`` fields of compare_models (directions may be None: target measures)
-    shared: dict[str, Any] = {
-        "higher_is_better": tuple(s.higher_is_better for s in specs),
-        "targets": tuple(s.target_value() for s in specs),
-        **arrays,
-    }
-    return DieboldMarianoComparisonResult(
-        models=names,
-        metrics=tuple(s.name for s in specs),
-        values=values,
-        pairs=tuple((names[a], names[b]) for a, b in pair_index),
-        difference=np.array(
-            [[values[k, a] - values[k, b] for a, b in pair_index] for k in range(n_metrics)]
-        ).reshape(n_metrics, len(pair_index)),
-        evaluation=("analytic",) * n_metrics,
-        **shared,
-        variance_plug_in=arrays["std_error"] ** 2,
-        variance_unbiased=np.full((n_metrics, n_models), math.nan),
-        n_undefined=np.zeros((n_metrics, n_models), dtype=np.int64),
-        interval="diebold-mariano",
-        n_bootstrap=0,
-        confidence_level=level,
-        replicates=np.empty((0, n_metrics, n_models)),
+    return _analytic_result(
+        DieboldMarianoComparisonResult,
+        specs,
+        names,
+        values,
+        pair_index,
+        arrays,
+        level,
         horizon=int(horizon),
     )
 
