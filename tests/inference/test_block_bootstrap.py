@@ -85,12 +85,13 @@ def test_auto_block_length_is_the_largest_over_errors_and_differences() -> None:
 
 def test_block_intervals_are_wider_than_row_intervals_on_dependent_errors() -> None:
     y, preds = _data(400, seed=3)
-    rows = rl.compare_models(y, preds, metrics=["mean_absolute_error"], n_bootstrap=300)
-    blocks = rl.compare_models(
-        y, preds, metrics=["mean_absolute_error"], n_bootstrap=300, scheme="stationary"
-    )
-    # |e| of AR(1) errors with phi = 0.6 persists less than e: here 1.44 times the row SE
-    assert blocks.std_error[0, 0] > 1.3 * rows.std_error[0, 0]
+    common = {"metrics": ["mean_absolute_error"], "n_bootstrap": 2000, "random_state": 0}
+    rows = rl.compare_models(y, preds, **common)
+    blocks = rl.compare_models(y, preds, scheme="stationary", **common)
+    # |e| of AR(1) errors with phi = 0.6 persists less than e: the block SE is about 1.4 times
+    # the row SE. With 2,000 replicates the ratio over 20 seeds ran 1.35-1.46 (with 300 it ran
+    # 1.22-1.50, too noisy for a bound), and the seed is fixed so the test is deterministic.
+    assert blocks.std_error[0, 0] > 1.25 * rows.std_error[0, 0]
     # no bootstrap-t: its sandwich standard error assumes independent rows
     assert blocks.interval_methods == ("bootstrap-bca",)
 
