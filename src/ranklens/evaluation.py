@@ -29,13 +29,15 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ranklens._engines.budget import BootstrapPlan, plan_bootstrap
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.format import finite_or_none, format_number, table_html
+from ranklens._foundation.multiplicity import FDR_METHODS
 from ranklens._foundation.problems import (
     Problem,
     as_float,
@@ -51,6 +53,7 @@ from ranklens._foundation.validation import (
     as_1d_float,
     check_pair,
     check_positive_int,
+    check_probability,
     check_random_state,
     check_sample_weight,
 )
@@ -621,8 +624,7 @@ def evaluate_arrays(
     show_progress: bool | None = False,
     by: Any = None,
     scan: Any = None,
-    segment_bins: int = 5,
-    min_segment_rows: int = 30,
+    segment_options: SegmentOptions | None = None,
 ) -> ModelEvaluation:
     """The in-memory engine of :func:`ranklens.evaluate_models`, on arrays.
 
@@ -634,7 +636,8 @@ def evaluate_arrays(
     y_true, predictions
         As :func:`ranklens.evaluate_models` (arrays, not column names); every keyword argument
         is the argument of :func:`ranklens.evaluate_models` of the same name (``by`` and
-        ``scan`` as labels, or a mapping of names to labels, not as column names).
+        ``scan`` as labels, or a mapping of names to labels, not as column names), but for
+        ``segment_options``, which holds its ``segment_*`` options (None: their defaults).
 
     Returns
     -------
@@ -652,9 +655,8 @@ def evaluate_arrays(
     weight = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     groups, n_units = _check_groups(groups, y, n_bootstrap)
     _check_events(y, events, weight)
-    labels = _checked_segments(
-        by, scan, n=y.shape[0], n_models=len(preds), bins=segment_bins, min_rows=min_segment_rows
-    )
+    segment_options = segment_options or SegmentOptions()
+    labels = _checked_segments(by, scan, n=y.shape[0], n_models=len(preds), options=segment_options)
     relevance_note = relevance_failure = None
     if relevance is None:
         relevance, relevance_note, relevance_failure = _default_relevance(y)
@@ -768,10 +770,8 @@ def evaluate_arrays(
                 extras["bands"] = bands
     if plan is not None:
         settings["bootstrap time"] = plan.time_note()
-    found: dict[str, Any] = {}
-    if labels:
-        settings.update(segment_settings(labels, segment_bins, min_segment_rows))
-        found = _segment_results(
+    found = (
+        _segment_results(
             labels,
             y,
             preds,
@@ -781,11 +781,14 @@ def evaluate_arrays(
             context,
             n_bootstrap=n_bootstrap,
             random_state=random_state,
-            bins=segment_bins,
-            min_rows=min_segment_rows,
+            options=segment_options,
+            settings=settings,
             problems=problems,
             progress=progress,
         )
+        if labels
+        else {}
+    )
     return ModelEvaluation(
         title=title,
         description=description,
@@ -869,26 +872,15 @@ def _is_label_column(value: Any) -> bool:
 
 
 def _checked_segments(
-    by: Any, scan: Any, *, n: int, n_models: int, bins: Any, min_rows: Any
+    by: Any, scan: Any, *, n: int, n_models: int, options: SegmentOptions
 ) -> dict[str, dict[str, Any]]:
     """``{"by": {name: labels}, "scan": {name: labels}}`` (the options given), every column of
     labels checked as the evaluation by segment will slice it, before any work."""
     given = {"by": segment_items(by, "by"), "scan": segment_items(scan, "scan")}
+    options.check(sliced=any(given.values()))
     if not any(given.values()):
-        for name, value, default in (
-            ("segment_bins", bins, 5),
-            ("min_segment_rows", min_rows, 30),
-        ):
-            if value is not default and value != default:
-                raise ValueError(
-                    f"{name} is an option of the evaluation by segment; give by or scan too "
-                    f"(got {name}={value!r})"
-                )
         return {}
-    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 2:
-        raise ValueError(f"segment_bins must be an integer >= 2; got {bins!r}")
-    if isinstance(min_rows, bool) or not isinstance(min_rows, int | np.integer) or min_rows < 1:
-        raise ValueError(f"min_segment_rows must be an integer >= 1; got {min_rows!r}")
+    bins = options.bins
     out: dict[str, dict[str, Any]] = {}
     for option, items in given.items():
         if not items:
@@ -912,7 +904,7 @@ def _checked_segments(
             if name in columns:
                 raise ValueError(f"{option}: the slicing {name!r} is given twice")
             try:
-                slice_rows(item, name, n=n, bins=int(bins))
+                slice_rows(item, name, n=n, bins=bins)
             except ValueError as exc:
                 raise ValueError(f"{option}: {exc}") from None
             columns[name] = item
@@ -920,27 +912,111 @@ def _checked_segments(
     return out
 
 
-def segment_settings(
-    labels: Mapping[str, Collection[str]], bins: int, min_rows: int
-) -> dict[str, Any]:
-    """The ``settings`` entries of an evaluation by segment (either engine).
+@dataclasses.dataclass(frozen=True)
+class SegmentOptions:
+    """How an evaluation by segment slices the rows and judges its verdicts: the ``segment_*``
+    options of :func:`ranklens.evaluate_models`, held together from the entry point to either
+    engine (and the command line's ``--segment-*`` options).
 
-    Parameters
+    Attributes
     ----------
-    labels : mapping
-        ``{"by": names, "scan": names}``: the slicings of each option given.
-    bins, min_rows : int
-        ``segment_bins`` and ``min_segment_rows``.
-
-    Returns
-    -------
-    dict
-        ``by`` and ``scan`` (the slicings' names, comma separated), ``segment_bins`` and
-        ``min_segment_rows``.
+    bins : int
+        ``segment_bins``: quantile bins of a numeric column (>= 2).
+    min_rows, min_events : int
+        ``min_segment_rows`` and ``min_segment_events`` (>= 1): a smaller segment keeps its
+        values and counts but gets no interval and no verdict.
+    fdr : {"bh", "by"}
+        ``segment_fdr``: the false discovery rate procedure of the verdicts.
+    fdr_level : float
+        ``segment_fdr_level``: the false discovery rate controlled, in (0, 1).
+    cross : bool
+        ``cross_segments``: slice by the cross product of the ``by`` columns too.
     """
-    out: dict[str, Any] = {option: ", ".join(columns) for option, columns in labels.items()}
-    out.update(segment_bins=int(bins), min_segment_rows=int(min_rows))
-    return out
+
+    bins: int = 5
+    min_rows: int = 30
+    min_events: int = 10
+    fdr: str = "bh"
+    fdr_level: float = 0.05
+    cross: bool = False
+
+    #: The argument of :func:`ranklens.evaluate_models` that sets each field.
+    ARGUMENTS: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {
+            "bins": "segment_bins",
+            "min_rows": "min_segment_rows",
+            "min_events": "min_segment_events",
+            "fdr": "segment_fdr",
+            "fdr_level": "segment_fdr_level",
+            "cross": "cross_segments",
+        }
+    )
+
+    def check(self, *, sliced: bool) -> None:
+        """Refuse a value out of range, or any option given without a slicing, naming the
+        argument of :func:`ranklens.evaluate_models`.
+
+        Parameters
+        ----------
+        sliced : bool
+            Whether ``by`` or ``scan`` is given.
+
+        Raises
+        ------
+        ValueError
+            If an option is out of range, or differs from its default without ``by`` or
+            ``scan``.
+        """
+        if not sliced:
+            default = SegmentOptions()
+            for field, argument in self.ARGUMENTS.items():
+                value = getattr(self, field)
+                if value is not getattr(default, field) and value != getattr(default, field):
+                    raise ValueError(
+                        f"{argument} is an option of the evaluation by segment; give by or scan "
+                        f"too (got {argument}={value!r})"
+                    )
+            return
+        for field, minimum in (("bins", 2), ("min_rows", 1), ("min_events", 1)):
+            value = getattr(self, field)
+            integer = isinstance(value, int | np.integer) and not isinstance(value, bool)
+            if not integer or value < minimum:
+                raise ValueError(
+                    f"{self.ARGUMENTS[field]} must be an integer >= {minimum}; got {value!r}"
+                )
+        if self.fdr not in FDR_METHODS:
+            raise ValueError(f"segment_fdr must be one of {FDR_METHODS}; got {self.fdr!r}")
+        check_probability(self.fdr_level, "segment_fdr_level")
+        if not isinstance(self.cross, bool | np.bool_):
+            raise ValueError(f"cross_segments must be True or False; got {self.cross!r}")
+
+    def arguments(self) -> dict[str, Any]:
+        """The options as :func:`ranklens.evaluate_models`' keyword arguments."""
+        return {argument: getattr(self, field) for field, argument in self.ARGUMENTS.items()}
+
+    def by_segment_arguments(self, *, scan: bool = False) -> dict[str, Any]:
+        """The options as :func:`ranklens.segments.by_segment`'s keyword arguments (``scan``:
+        as :func:`ranklens.segments.scan_segments`', which slices by each column alone)."""
+        fields = [f for f in self.ARGUMENTS if not (scan and f == "cross")]
+        return {field: getattr(self, field) for field in fields}
+
+    def settings(self, labels: Mapping[str, Collection[str]]) -> dict[str, Any]:
+        """The ``settings`` entries of an evaluation by segment (either engine).
+
+        Parameters
+        ----------
+        labels : mapping
+            ``{"by": names, "scan": names}``: the slicings of each option given.
+
+        Returns
+        -------
+        dict
+            ``by`` and ``scan`` (the slicings' names, comma separated) and every option under
+            its argument's name.
+        """
+        out: dict[str, Any] = {option: ", ".join(columns) for option, columns in labels.items()}
+        out.update(to_builtin(self.arguments()))
+        return out
 
 
 def segment_metrics(
@@ -984,19 +1060,20 @@ def _segment_results(
     *,
     n_bootstrap: int,
     random_state: Any,
-    bins: int,
-    min_rows: int,
+    options: SegmentOptions,
+    settings: dict[str, Any],
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
     """``{"by": SegmentEvaluation, "scan": SegmentScan}`` for the options given, with the
-    evaluation's weights, units, task parameters, seed and replicates; what stopped one is
-    recorded in ``problems``.
+    evaluation's weights, units, task parameters, seed and replicates; the options go into
+    ``settings`` and what stopped one is recorded in ``problems``.
 
     The one place where the in-memory engine evaluates by segment (the Dask engine's,
     ``ranklens.dask.by_segment``, is called by :func:`ranklens.evaluate_models`, which refuses
     ``scan`` there).
     """
+    settings.update(options.settings(labels))
     metrics = segment_metrics(values, preds, weighted=weight is not None)
     if not metrics:
         problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = Problem(
@@ -1010,8 +1087,6 @@ def _segment_results(
         metrics=metrics,
         sample_weight=weight,
         groups=groups,
-        bins=int(bins),
-        min_rows=int(min_rows),
         n_bootstrap=int(n_bootstrap),
         confidence_level=0.95,  # the level of the evaluation's own intervals
         random_state=random_state,
@@ -1029,7 +1104,8 @@ def _segment_results(
             continue
         if progress is not None:
             progress(f"{what}: {', '.join(columns)}")
-        result, problem = call_quietly(func, y, preds, dict(columns), **shared)
+        own = options.by_segment_arguments(scan=option == "scan")
+        result, problem = call_quietly(func, y, preds, dict(columns), **shared, **own)
         if result is not None:
             out[option] = result
         if problem is not None:

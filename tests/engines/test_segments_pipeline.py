@@ -86,6 +86,53 @@ def test_by_gives_the_numbers_of_by_segment(table):
     assert ev.settings["by"] == "region, tier" and ev.settings["segment_bins"] == 5
 
 
+def test_the_segment_options_reach_by_segment(table):
+    """segment_fdr, segment_fdr_level, min_segment_events and cross_segments are by_segment's
+    fdr, fdr_level, min_events and cross (scan slices by each column alone)."""
+    preds = {"a": table["a"].to_numpy(), "b": table["b"].to_numpy()}
+    labels = {"region": table["region"], "tier": table["tier"]}
+    options = dict(segment_fdr="by", segment_fdr_level=0.2, min_segment_events=15)
+    ev = evaluate_models(
+        table["y"].to_numpy(),
+        preds,
+        by=labels,
+        scan={"region": table["region"]},
+        cross_segments=True,
+        n_bootstrap=B,
+        random_state=3,
+        events="top:0.2",
+        **options,
+        **_light(),
+    )
+    same = dict(n_bootstrap=B, random_state=3, events="top:0.2", fdr="by", fdr_level=0.2)
+    direct = by_segment(
+        table["y"].to_numpy(),
+        preds,
+        labels,
+        metrics=ev.segments.metrics,
+        cross=True,
+        min_events=15,
+        **same,
+    )
+    _same_frames(ev.segments.to_frame(), direct.to_frame())
+    assert ev.segments.fdr_method == "benjamini-yekutieli" and ev.segments.fdr_level == 0.2
+    assert len(ev.segments.slicings) == 3  # region, tier and their cross product
+    assert ev.segments.min_events == 15
+    scan = scan_segments(
+        table["y"].to_numpy(),
+        preds,
+        {"region": table["region"]},
+        metrics=ev.segments.metrics,
+        min_events=15,
+        **same,
+    )
+    _same_frames(ev.segment_scan.evaluation.to_frame(), scan.evaluation.to_frame())
+    assert ev.settings["segment_fdr"] == "by" and ev.settings["cross_segments"] is True
+    block = evaluation_to_json(ev)["segments"]
+    assert block["settings"]["fdr_method"] == "benjamini-yekutieli"
+    assert block["settings"]["min_events"] == 15
+
+
 def test_columns_of_data_give_the_numbers_of_the_arrays(table):
     """A column name of ``data`` (strings with missing labels) is the column as labels; a
     list of names is one slicing each; the segment columns are not models."""
@@ -195,6 +242,13 @@ def test_without_by_nothing_changes(table):
         (dict(by="region", min_segment_rows=0), ValueError, "min_segment_rows must be"),
         (dict(by=["region", "region"]), ValueError, "given twice"),
         (dict(by=[]), ValueError, "by is empty"),
+        (dict(segment_fdr="by"), ValueError, "segment_fdr is an option of the evaluation"),
+        (dict(cross_segments=True), ValueError, "cross_segments is an option of the evaluation"),
+        (dict(min_segment_events=3), ValueError, "min_segment_events is an option"),
+        (dict(by="region", segment_fdr="holm"), ValueError, "segment_fdr must be one of"),
+        (dict(by="region", segment_fdr_level=1.5), ValueError, "segment_fdr_level"),
+        (dict(by="region", min_segment_events=0), ValueError, "min_segment_events must be"),
+        (dict(by="region", cross_segments="yes"), ValueError, "cross_segments must be"),
     ],
 )
 def test_options_that_cannot_apply_are_refused_by_name(table, kwargs, error, named):

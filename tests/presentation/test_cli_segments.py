@@ -124,6 +124,37 @@ def test_segments_from_the_file_match_the_python_api(files, frame, tmp_path, kin
     assert "Segment scan: " in result.output
 
 
+def test_the_segment_options_reach_the_evaluation(files, frame, tmp_path):
+    """--segment-fdr, --segment-fdr-level, --min-segment-events and --cross-segments are
+    evaluate_models' segment_fdr, segment_fdr_level, min_segment_events and cross_segments."""
+    out = tmp_path / "results.json"
+    result = _run(files["csv"], "-t", "spend", "-p", "gbm", "-p", "linear", "--by", "region",
+                  "--by", "tier", "--cross-segments", "--segment-fdr", "by",
+                  "--segment-fdr-level", "0.1", "--min-segment-events", "12", "--events",
+                  "top:0.2", "--bootstrap", B, "--seed", "4", "--json", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    block = json.loads(out.read_text())["segments"]
+    ev = evaluate_models(
+        "spend",
+        ["gbm", "linear"],
+        data=pd.read_csv(files["csv"]),
+        by=["region", "tier"],
+        cross_segments=True,
+        segment_fdr="by",
+        segment_fdr_level=0.1,
+        min_segment_events=12,
+        events="top:0.2",
+        n_bootstrap=int(B),
+        random_state=4,
+        curves=False,
+        robustness=False,
+    )
+    assert block == _strict(segments_json(ev))
+    assert block["settings"]["fdr_method"] == "benjamini-yekutieli"
+    assert block["settings"]["fdr_level"] == 0.1 and block["settings"]["min_events"] == 12
+    assert len(block["settings"]["slicings"]) == 3
+
+
 def test_a_string_column_read_back_by_pandas_keeps_its_missing_labels(files):
     read = pd.read_csv(files["csv"])
     assert read["region"].isna().sum() > 0
@@ -173,6 +204,12 @@ def test_without_replicates_the_terminal_says_there_are_no_verdicts(files):
         (["--by", "tier", "--min-segment-rows", "0"], ["--min-segment-rows must be an integer"]),
         (["--scan", "region", "--engine", "dask"], ["--scan with --engine dask"]),
         (["--by", "region", "--groups", "region"], ["--by 'region' is also the --groups column"]),
+        (["--segment-fdr", "by"], ["--segment-fdr is for the evaluation by segment"]),
+        (["--cross-segments"], ["--cross-segments is for the evaluation by segment"]),
+        (["--by", "region", "--segment-fdr", "holm"], ["--segment-fdr must be one of bh, by"]),
+        (["--by", "region", "--segment-fdr-level", "2"], ["--segment-fdr-level"]),
+        (["--by", "region", "--min-segment-events", "0"], ["--min-segment-events must be"]),
+        (["--by", "region", "--cross-segments"], ["--cross-segments crosses the --by columns"]),
     ],
 )
 def test_options_that_cannot_apply_are_refused_by_name(files, args, patterns):

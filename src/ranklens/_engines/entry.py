@@ -31,10 +31,10 @@ from ranklens.evaluation import (
     ALL_MODELS,
     ModelEvaluation,
     ProgressCallback,
+    SegmentOptions,
     evaluate_arrays,
     segment_items,
     segment_metrics,
-    segment_settings,
 )
 
 __all__ = ["evaluate_models"]
@@ -81,7 +81,7 @@ DASK_ONLY: dict[str, Any] = {
         "if ``by`` or ``scan`` cannot slice the rows (labels of another length or all missing, "
         "fewer than two models; with ``engine='dask'``, labels that are not column names, a "
         "numeric column with more than ``segment_bins`` values, or ``scan``), or "
-        "``segment_bins`` or ``min_segment_rows`` is out of range or given without either "
+        "one of the ``segment_*`` options is out of range or given without either "
         "(the message names the option)",
     ),
 )
@@ -130,6 +130,10 @@ def evaluate_models(
     scan: Any = None,
     segment_bins: int = 5,
     min_segment_rows: int = 30,
+    min_segment_events: int = 10,
+    segment_fdr: str = "bh",
+    segment_fdr_level: float = 0.05,
+    cross_segments: bool = False,
 ) -> ModelEvaluation:
     """Evaluate several models' predictions of one target: measures, comparison, curves.
 
@@ -264,21 +268,21 @@ def evaluate_models(
         memory the curves are arrays already (with ``curves``, which it then needs).
     by : str, array-like, list or mapping of them, optional
         Evaluate by segment (:func:`ranklens.segments.by_segment`, result in
-        ``ModelEvaluation.segments``): a column name of ``data``, an array of labels (one per
-        row; a Series is named by its name), or a list of them (each its own slicing, not their
-        cross product; a list of strings names columns), or a mapping of slicing names to
-        either. Numeric columns with more than ``segment_bins`` distinct values are cut into
-        quantile bins; missing labels form their own segment. The measures are those of
-        :data:`ranklens.segments.DEFAULT_SEGMENT_METRICS` defined for every model on all the
+        ``ModelEvaluation.segments``): a column name of ``data``, an array of labels (one per row;
+        a Series is named by its name), or a list of them (each its own slicing; their cross
+        product too with ``cross_segments``; a list of strings names columns), or a mapping of
+        slicing names to either. Numeric columns with more than ``segment_bins`` distinct values
+        are cut into quantile bins; missing labels form their own segment. The measures are those
+        of :data:`ranklens.segments.DEFAULT_SEGMENT_METRICS` defined for every model on all the
         rows; each segment is compared with the evaluation's ``sample_weight``, ``groups``,
         ``events``, ``relevance``, ``random_state`` and ``n_bootstrap`` (per segment; with
-        ``n_bootstrap=0`` each segment gets its values and counts but no interval and no
-        verdict), at the 95% level, the verdicts with the false discovery rate held at 5%
-        (Benjamini & Hochberg 1995). Needs at least two models. The segments' bootstraps are
-        not counted in ``bootstrap_budget_s``. With ``engine="dask"``: column names of ``data``
-        only, evaluated by :func:`ranklens.dask.by_segment` (the same values; intervals and
-        tests from the engine's Poisson replicates, at ``confidence_level``), which refuses a
-        numeric column it would have to cut into quantile bins (give the bins as labels).
+        ``n_bootstrap=0`` each segment gets its values and counts but no interval and no verdict),
+        at the 95% level, the verdicts with the false discovery rate held at ``segment_fdr_level``
+        (by ``segment_fdr``). Needs at least two models. The segments' bootstraps are not counted
+        in ``bootstrap_budget_s``. With ``engine="dask"``: column names of ``data`` only, evaluated
+        by :func:`ranklens.dask.by_segment` (the same values; intervals and tests from the engine's
+        Poisson replicates, at ``confidence_level``), which refuses a numeric column it would have
+        to cut into quantile bins (give the bins as labels).
     scan : str, array-like, list or mapping of them, optional
         Search these columns for weak segments (:func:`ranklens.segments.scan_segments`, result
         in ``ModelEvaluation.segment_scan``), given as ``by`` and with the same settings;
@@ -288,6 +292,18 @@ def evaluate_models(
     min_segment_rows : int, default 30
         A segment with fewer rows keeps its values and counts but gets no interval and no
         verdict (at least 1).
+    min_segment_events : int, default 10
+        The same for the measures that count events: a segment with fewer events (or
+        non-events) than this gets no interval and no verdict for them (at least 1).
+    segment_fdr : {"bh", "by"}, default "bh"
+        How the segments' verdicts control the false discovery rate: ``"bh"``, Benjamini &
+        Hochberg (1995), valid for independent or positively dependent tests; ``"by"``,
+        Benjamini & Yekutieli (2001), valid under any dependence and more conservative.
+    segment_fdr_level : float, default 0.05
+        The false discovery rate controlled, in (0, 1).
+    cross_segments : bool, default False
+        With several ``by`` columns, also slice by their cross product (every combination of
+        labels, one slicing more); ``scan`` slices by each column alone.
 
     Returns
     -------
@@ -349,8 +365,16 @@ def evaluate_models(
             row_plots=row_plots,
         ),
     )
+    segment_options = SegmentOptions(
+        bins=segment_bins,
+        min_rows=min_segment_rows,
+        min_events=min_segment_events,
+        fdr=segment_fdr,
+        fdr_level=segment_fdr_level,
+        cross=cross_segments,
+    )
     if engine == "dask":
-        _check_dask_segments(by, scan, segment_bins, min_segment_rows)
+        _check_dask_segments(by, scan, segment_options)
     if storage_options is not None and not _is_path(data):
         raise ValueError(
             "storage_options is for data given as a Parquet path or glob; "
@@ -400,8 +424,7 @@ def evaluate_models(
                 data,
                 named,
                 task,
-                bins=segment_bins,
-                min_rows=min_segment_rows,
+                options=segment_options,
                 confidence_level=confidence_level,
                 n_buckets=n_buckets,
                 storage_options=storage_options,
@@ -453,16 +476,15 @@ def evaluate_models(
         show_progress=show_progress,
         by=by,
         scan=scan,
-        segment_bins=segment_bins,
-        min_segment_rows=min_segment_rows,
+        segment_options=segment_options,
         **task,
     )
 
 
-def _check_dask_segments(by: Any, scan: Any, segment_bins: Any, min_segment_rows: Any) -> None:
+def _check_dask_segments(by: Any, scan: Any, options: SegmentOptions) -> None:
     """The options of the evaluation by segment that the Dask engine cannot honour, refused by
     name before any work: ``scan`` (the engine has no search of segments), labels given as
-    arrays (it reads the columns of ``data``), and ``segment_bins`` or ``min_segment_rows``
+    arrays (it reads the columns of ``data``), and the ``segment_*`` options out of range or
     without ``by`` (as in memory)."""
     if scan is not None:
         raise ValueError(
@@ -475,16 +497,7 @@ def _check_dask_segments(by: Any, scan: Any, segment_bins: Any, min_segment_rows
                 "by: engine='dask' reads the columns of data; give column names, not labels "
                 f"(got {type(item).__name__})"
             )
-    if by is None:
-        for name, value, default in (
-            ("segment_bins", segment_bins, 5),
-            ("min_segment_rows", min_segment_rows, 30),
-        ):
-            if value != default:
-                raise ValueError(
-                    f"{name} is an option of the evaluation by segment; give by or scan too "
-                    f"(got {name}={value!r})"
-                )
+    options.check(sliced=by is not None)
 
 
 def _segments_on_dask(
@@ -493,8 +506,7 @@ def _segments_on_dask(
     named: _Columns,
     task: Mapping[str, Any],
     *,
-    bins: int,
-    min_rows: int,
+    options: SegmentOptions,
     confidence_level: float,
     n_buckets: int | None,
     storage_options: Any,
@@ -503,12 +515,13 @@ def _segments_on_dask(
     columns ``by`` names, with the evaluation's weights, units, task parameters, seed and
     replicates and the default measures defined for every model on all the rows; the result
     with ``segments`` set. An input the engine refuses (a numeric column with more than
-    ``bins`` values) is its ``ValueError``; any other failure is recorded in ``problems``."""
+    ``options.bins`` values) is its ``ValueError``; any other failure is recorded in
+    ``problems``."""
     from ranklens.dask import by_segment
 
     columns = [column for option, column in named.segments if option == "by"]
     settings = dict(result.settings)
-    settings.update(segment_settings({"by": columns}, bins, min_rows))
+    settings.update(options.settings({"by": columns}))
     problems = {who: dict(items) for who, items in result.problems.items()}
     metrics = segment_metrics(result.values, named.models, weighted=named.weight is not None)
     segments = None
@@ -527,8 +540,6 @@ def _segments_on_dask(
                 metrics=metrics,
                 sample_weight=named.weight,
                 groups=named.groups,
-                bins=bins,
-                min_rows=min_rows,
                 n_bootstrap=task["n_bootstrap"],
                 confidence_level=confidence_level,
                 random_state=task["random_state"],
@@ -539,6 +550,7 @@ def _segments_on_dask(
                 gains=task["gains"],
                 n_buckets=n_buckets,
                 storage_options=storage_options,
+                **options.by_segment_arguments(),
             )
     except (ValueError, TypeError):
         raise

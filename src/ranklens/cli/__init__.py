@@ -336,7 +336,8 @@ def evaluate(
             "--by",
             help="Evaluate by segment of this column (repeat for several slicings, each on its "
             "own): every model on every segment with its bootstrap interval, compared with the "
-            "pick, the verdicts with the false discovery rate held at 5%. Numeric columns with "
+            "pick, the verdicts with the false discovery rate held at 5% (--segment-fdr-level). "
+            "Numeric columns with "
             "many values are cut into quantile bins (refused by --engine dask: give the bins as "
             "labels); missing labels form their own segment.",
         ),
@@ -365,6 +366,39 @@ def evaluate(
             show_default=False,
         ),
     ] = None,
+    min_segment_events: Annotated[
+        int | None,
+        typer.Option(
+            help="The same for the measures that count events: a segment with fewer events or "
+            "non-events gets no interval and no verdict for them (>= 1; default 10).",
+            show_default=False,
+        ),
+    ] = None,
+    segment_fdr: Annotated[
+        str | None,
+        typer.Option(
+            help="How the segments' verdicts control the false discovery rate: bh (Benjamini "
+            "and Hochberg 1995; the default) or by (Benjamini and Yekutieli 2001: any "
+            "dependence between the tests, more conservative).",
+            show_default=False,
+        ),
+    ] = None,
+    segment_fdr_level: Annotated[
+        float | None,
+        typer.Option(
+            help="The false discovery rate the segments' verdicts control (in (0, 1); "
+            "default 0.05).",
+            show_default=False,
+        ),
+    ] = None,
+    cross_segments: Annotated[
+        bool,
+        typer.Option(
+            "--cross-segments",
+            help="With several --by columns, also evaluate every combination of their labels "
+            "(one slicing more).",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate prediction columns of FILE against --target with every registered measure.
 
@@ -410,6 +444,10 @@ def evaluate(
             scan=list(scan or []),
             segment_bins=segment_bins,
             min_segment_rows=min_segment_rows,
+            min_segment_events=min_segment_events,
+            segment_fdr=segment_fdr,
+            segment_fdr_level=segment_fdr_level,
+            cross_segments=cross_segments,
         )
     )
 

@@ -119,8 +119,7 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
             # clustered bootstrap gives every interval, as in memory
             inference="bootstrap" if groups is not None else request.inference,
             by=by or None,
-            segment_bins=checked.segment_bins,
-            min_segment_rows=checked.min_segment_rows,
+            **checked.segment_options.arguments(),
             **shared_options(request, checked, relevance, n_dropped),
         )
     except ValueError as exc:

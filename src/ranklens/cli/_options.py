@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ranklens.cli._errors import InputError, as_options, first_line, library_check
 from ranklens.cli._inputs import (
@@ -22,6 +22,9 @@ from ranklens.cli._inputs import (
     relevance_recipe,
 )
 from ranklens.cli._outputs import STDOUT
+
+if TYPE_CHECKING:
+    from ranklens.evaluation import SegmentOptions
 
 #: More bootstrap replicates than this are refused: the intervals stop changing long before, and
 #: the run would take days.
@@ -72,6 +75,10 @@ class Request:
     scan: list[str] = dataclasses.field(default_factory=list)
     segment_bins: int | None = None
     min_segment_rows: int | None = None
+    min_segment_events: int | None = None
+    segment_fdr: str | None = None
+    segment_fdr_level: float | None = None
+    cross_segments: bool = False
 
     @property
     def to_stdout(self) -> bool:
@@ -106,9 +113,11 @@ class Checked:
     #: The columns of ``--by`` and of ``--scan`` (split at commas), ``{"by": [...], "scan":
     #: [...]}``; empty without either.
     segments: dict[str, list[str]] = dataclasses.field(default_factory=dict)
-    #: ``--segment-bins`` and ``--min-segment-rows`` (their defaults when not given).
-    segment_bins: int = 5
-    min_segment_rows: int = 30
+    #: ``--segment-bins``, ``--min-segment-rows``, ``--min-segment-events``, ``--segment-fdr``,
+    #: ``--segment-fdr-level`` and ``--cross-segments`` (their defaults when not given).
+    segment_options: SegmentOptions = dataclasses.field(
+        default_factory=lambda: segment_options(None)
+    )
 
 
 def check_bootstrap(bootstrap: int) -> int:
@@ -352,17 +361,16 @@ def check_run(request: Request) -> Checked:
         pairs=pairs,
         event_spec=events_option(request.events),
         segments=segments,
-        segment_bins=5 if request.segment_bins is None else request.segment_bins,
-        min_segment_rows=30 if request.min_segment_rows is None else request.min_segment_rows,
+        segment_options=segment_options(request),
     )
 
 
 def check_segments(request: Request, pairs: dict[str, tuple[str, str]]) -> dict[str, list[str]]:
     """The columns of ``--by`` and ``--scan`` (``{"by": [...], "scan": [...]}``, the options
-    given), and ``--segment-bins`` and ``--min-segment-rows``, checked without the data: each
-    column a name of its own (not the target, a prediction, an interval bound, the weights or
-    the units), named once per option; the numbers in range and only with a slicing."""
-    from ranklens._foundation.validation import check_positive_int
+    given), and the ``--segment-*`` options, checked without the data: each column a name of
+    its own (not the target, a prediction, an interval bound, the weights or the units), named
+    once per option; the options in range and only with a slicing (``--cross-segments`` only
+    with two ``--by`` columns or more)."""
 
     scan = [column.strip() for given in request.scan for column in given.split(",")]
     columns = {"--by": list(request.by), "--scan": scan}
@@ -393,18 +401,70 @@ def check_segments(request: Request, pairs: dict[str, tuple[str, str]]) -> dict[
                 f"{option} compares the models in every segment: give at least two --pred "
                 f"columns (got {len(request.preds)})"
             )
-    for option, value, minimum in (
-        ("--segment-bins", request.segment_bins, 2),
-        ("--min-segment-rows", request.min_segment_rows, 1),
-    ):
-        if value is None:
-            continue
-        if not given:
+    _check_segment_options(request, given)
+    return {option.lstrip("-"): names for option, names in columns.items() if names}
+
+
+def _check_segment_options(request: Request, given: bool) -> None:
+    """``--segment-bins``, ``--min-segment-rows``, ``--min-segment-events``, ``--segment-fdr``,
+    ``--segment-fdr-level`` and ``--cross-segments``: in range, and only with a slicing."""
+    from ranklens._foundation.multiplicity import FDR_METHODS
+    from ranklens._foundation.validation import check_positive_int, check_probability
+
+    options = {
+        "--segment-bins": request.segment_bins,
+        "--min-segment-rows": request.min_segment_rows,
+        "--min-segment-events": request.min_segment_events,
+        "--segment-fdr": request.segment_fdr,
+        "--segment-fdr-level": request.segment_fdr_level,
+        "--cross-segments": request.cross_segments or None,
+    }
+    for option, value in options.items():
+        if value is not None and not given:
             raise InputError(
                 f"{option} is for the evaluation by segment: give --by COL or --scan COL too"
             )
-        library_check(check_positive_int, value, option, minimum=minimum)
-    return {option.lstrip("-"): names for option, names in columns.items() if names}
+    for option, minimum in (
+        ("--segment-bins", 2),
+        ("--min-segment-rows", 1),
+        ("--min-segment-events", 1),
+    ):
+        if options[option] is not None:
+            library_check(check_positive_int, options[option], option, minimum=minimum)
+    if request.segment_fdr is not None and request.segment_fdr not in FDR_METHODS:
+        raise InputError(
+            f"--segment-fdr must be one of {', '.join(FDR_METHODS)}; got {request.segment_fdr!r}"
+        )
+    if request.segment_fdr_level is not None:
+        library_check(check_probability, request.segment_fdr_level, "--segment-fdr-level")
+    if request.cross_segments and len(request.by) < 2:
+        raise InputError(
+            "--cross-segments crosses the --by columns: give two --by columns or more "
+            f"(got {len(request.by)})"
+        )
+
+
+def segment_options(request: Request | None) -> SegmentOptions:
+    """The ``--segment-*`` options as the evaluation takes them (defaults where not given; all
+    of them without a request). The evaluation module is imported here, not at the top, so
+    that the command line starts without the library's numerical modules."""
+    from ranklens.evaluation import SegmentOptions
+
+    if request is None:
+        return SegmentOptions()
+    default = SegmentOptions()
+    return SegmentOptions(
+        bins=default.bins if request.segment_bins is None else request.segment_bins,
+        min_rows=default.min_rows if request.min_segment_rows is None else request.min_segment_rows,
+        min_events=(
+            default.min_events if request.min_segment_events is None else request.min_segment_events
+        ),
+        fdr=default.fdr if request.segment_fdr is None else request.segment_fdr,
+        fdr_level=(
+            default.fdr_level if request.segment_fdr_level is None else request.segment_fdr_level
+        ),
+        cross=request.cross_segments,
+    )
 
 
 def _check_dask_run(request: Request) -> Checked:
@@ -431,8 +491,7 @@ def _check_dask_run(request: Request) -> Checked:
         event_spec=events_option(request.events),
         relevance=relevance,
         segments=segments,
-        segment_bins=5 if request.segment_bins is None else request.segment_bins,
-        min_segment_rows=30 if request.min_segment_rows is None else request.min_segment_rows,
+        segment_options=segment_options(request),
     )
 
 

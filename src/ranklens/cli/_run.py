@@ -100,8 +100,7 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
                 show_progress=None if not request.quiet else False,
                 by=sliced.get("by"),
                 scan=sliced.get("scan"),
-                segment_bins=checked.segment_bins,
-                min_segment_rows=checked.min_segment_rows,
+                **checked.segment_options.arguments(),
                 **shared_options(request, checked, relevance, columns.n_dropped),
             )
         except (ValueError, TypeError) as exc:
