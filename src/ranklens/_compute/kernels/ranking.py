@@ -379,65 +379,18 @@ def sweep(
 
 
 @njit(cache=True)
-def sweep_kernel(
-    key,
-    pkey,
-    w,
-    unit,
-    rows,
-    conc,
-    disc,
-    tied_true,
-    tied_pred,
-    tied_both,
-    shift,
-    bstart,
-    cursor,
-    rec,
-    bfen,
-    stats,
-    limbs,
-    ytot,
-    ybelow,
-    tree,
-    seen,
-    moments,
-    fsums,
-):
-    """The body of :func:`sweep`, on buffers allocated by it (zeroed except cursor and rec).
+def _deal_into_buckets(key, pkey, w, unit, store, rows, shift, cursor, rec, bfen, stats, limbs):
+    """Pass A of :func:`sweep_kernel`: the prediction groups in sequence order, their joint
+    runs and the earlier weight in lower buckets; each row's record dealt into its y bucket.
 
-    :func:`sweep` is the way to call it; the measures only look at this dispatcher to tell
-    whether the sweep has machine code in the process already.
-
-    Parameters
-    ----------
-    key, pkey, w, unit, rows, conc, disc, tied_true, tied_pred, tied_both
-        As :func:`sweep`'s parameters of the same names.
-    shift, bstart, cursor, rec, bfen, ytot, ybelow, tree, seen
-        Scratch buffers allocated by :func:`sweep`.
-    stats, limbs, moments, fsums : ndarray
-        The outputs, filled in place (see :func:`sweep`).
+    Fills ``rec``, advances ``cursor`` and adds the group sums to ``stats`` and ``limbs``.
     """
     n = key.size
     one_w = w[0]
     zero = one_w * 0
-    store = conc.size > 0
     weighted = not unit
-    total = zero
-    if unit:
-        total = one_w * n
-    else:
-        for t in range(n):
-            total += w[t]
-    n_b = cursor.size
-    for t in range(n):
-        bstart[(key[t] >> shift) + 1] += 1
-    for b in range(n_b):
-        bstart[b + 1] += bstart[b]
-        cursor[b] = bstart[b]
     nf = rec.shape[1]
     processed = zero
-    # pass A: prediction groups, joint runs, earlier weight in lower buckets; deal into buckets
     t = 0
     while t < n:
         e = t
@@ -485,8 +438,68 @@ def sweep_kernel(
             j = f
         processed += gw
         t = e
+
+
+@njit(cache=True)
+def sweep_kernel(
+    key,
+    pkey,
+    w,
+    unit,
+    rows,
+    conc,
+    disc,
+    tied_true,
+    tied_pred,
+    tied_both,
+    shift,
+    bstart,
+    cursor,
+    rec,
+    bfen,
+    stats,
+    limbs,
+    ytot,
+    ybelow,
+    tree,
+    seen,
+    moments,
+    fsums,
+):
+    """The body of :func:`sweep`, on buffers allocated by it (zeroed except cursor and rec).
+
+    :func:`sweep` is the way to call it; the measures only look at this dispatcher to tell
+    whether the sweep has machine code in the process already.
+
+    Parameters
+    ----------
+    key, pkey, w, unit, rows, conc, disc, tied_true, tied_pred, tied_both
+        As :func:`sweep`'s parameters of the same names.
+    shift, bstart, cursor, rec, bfen, ytot, ybelow, tree, seen
+        Scratch buffers allocated by :func:`sweep`.
+    stats, limbs, moments, fsums : ndarray
+        The outputs, filled in place (see :func:`sweep`).
+    """
+    n = key.size
+    one_w = w[0]
+    zero = one_w * 0
+    store = conc.size > 0
+    total = zero
+    if unit:
+        total = one_w * n
+    else:
+        for t in range(n):
+            total += w[t]
+    n_b = cursor.size
+    for t in range(n):
+        bstart[(key[t] >> shift) + 1] += 1
+    for b in range(n_b):
+        bstart[b + 1] += bstart[b]
+        cursor[b] = bstart[b]
+    _deal_into_buckets(key, pkey, w, unit, store, rows, shift, cursor, rec, bfen, stats, limbs)
     stats[2] = total
     # pass B: bucket by bucket, in prediction order within each bucket
+    nf = rec.shape[1]
     ftotal = np.float64(total)
     offset = zero
     for b in range(n_b):
