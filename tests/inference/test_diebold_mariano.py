@@ -1,12 +1,14 @@
 """The Diebold-Mariano test (ranklens.diebold_mariano_test and compare_models'
-method="diebold-mariano") against its formula on statsmodels' autocovariances and scipy's t, its
-refusals, and its size under serially dependent errors."""
+method="diebold-mariano") against R's forecast::dm.test, against its formula on statsmodels'
+autocovariances and scipy's t, its refusals, and its size under serially dependent errors."""
 
 from __future__ import annotations
 
 import math
+import pathlib
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.tsa.stattools import acovf
@@ -31,6 +33,33 @@ def _reference(d: np.ndarray, h: int) -> tuple[float, float]:
     statistic = d.mean() / math.sqrt((gamma[0] + 2 * gamma[1:].sum()) / n)
     statistic *= math.sqrt((n + 1 - 2 * h + h * (h - 1) / n) / n)
     return statistic, 2 * stats.t.sf(abs(statistic), n - 1)
+
+
+DATA = pathlib.Path(__file__).parent.parent / "data"
+
+# R 4.2.2, forecast 8.20: tests/data/dm_reference.R on tests/data/dm_forecasts.csv, i.e.
+#   dm.test(d$y - d$a, d$y - d$b, alternative = "two.sided", h = h, power = p)
+# printed with %.17g. dm_forecasts.csv: y a random walk of 120 standard normal steps, the
+# forecast errors MA(2) (weights 1, 0.6, 0.3 for a; 1.15 x (1, 0.5, 0.2) for b), drawn with
+# np.random.default_rng(20261129).
+R_DM_TEST = {
+    (1, 1): (1.0601500465081821, 0.29122335829753548),
+    (1, 2): (0.85842307749675251, 0.39238463725452011),
+    (2, 1): (0.79912024779984259, 0.42581281591438325),
+    (2, 2): (0.62519408204013094, 0.53304074329527429),
+    (5, 1): (0.68663186341387383, 0.49365055190971108),
+    (5, 2): (0.54465588971800993, 0.58700942892904062),
+}
+
+
+@pytest.mark.parametrize(("h", "power"), sorted(R_DM_TEST))
+def test_equals_r_forecast_dm_test(h: int, power: int) -> None:
+    d = pd.read_csv(DATA / "dm_forecasts.csv")
+    metric = {1: "mean_absolute_error", 2: "mean_squared_error"}[power]
+    result = rl.diebold_mariano_test(d["y"], d["a"], d["b"], metric=metric, horizon=h)
+    statistic, p_value = R_DM_TEST[(h, power)]
+    assert result.statistic == pytest.approx(statistic, rel=1e-12)
+    assert result.p_value == pytest.approx(p_value, rel=1e-12)
 
 
 @pytest.mark.parametrize(
