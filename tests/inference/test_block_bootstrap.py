@@ -52,6 +52,25 @@ def test_stationary_blocks_have_the_mean_length_asked() -> None:
     assert mean_length == pytest.approx(length, rel=0.05)
 
 
+def test_stationary_replicates_have_the_moments_of_arch() -> None:
+    """The bootstrap distribution of a mean under our stationary bootstrap and under arch's
+    ``StationaryBootstrap`` (the same series, the same mean block length): the two Monte
+    Carlo estimates of its mean and variance differ by less than four standard errors of their
+    difference, sqrt(2 var / R) for the mean and var sqrt(4 / R) for the variance (a near-normal
+    distribution's variance estimate has relative standard error sqrt(2 / R); two of them)."""
+    arch_bootstrap = pytest.importorskip("arch.bootstrap")
+    rng = np.random.default_rng(7)
+    n, length, reps = 300, 8.0, 4000
+    x = _ar1(rng, 0.6, n)
+    ours = np.array([x[block_indices(rng, n, length, "stationary")].mean() for _ in range(reps)])
+    theirs = arch_bootstrap.StationaryBootstrap(length, x, seed=1).apply(np.mean, reps)[:, 0]
+    var = theirs.var(ddof=1)
+    assert abs(ours.mean() - theirs.mean()) < 4 * math.sqrt(2 * var / reps)
+    assert abs(ours.var(ddof=1) - var) < 4 * var * math.sqrt(4 / reps)
+    # and both are the stationary bootstrap's, not the row bootstrap's (var / n, far smaller)
+    assert var > 3 * x.var() / n
+
+
 def test_replicates_are_the_measure_on_a_hand_drawn_block_resample() -> None:
     y, preds = _data()
     result = rl.compare_models(
