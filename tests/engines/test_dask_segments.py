@@ -271,12 +271,10 @@ def test_a_measure_it_cannot_segment_is_refused_by_name(metrics, named):
     assert all(f"'{m}' (" not in message for m in metrics if m not in named)
 
 
-def test_quantile_bins_and_other_intervals_are_refused_with_the_reason():
+def test_other_intervals_are_refused_with_the_reason():
     df = _frame(200, seed=0)
     frame = dd.from_pandas(df, npartitions=2)
     common = dict(y_true="y", predictions=["a", "b"], n_bootstrap=0)
-    with pytest.raises(ValueError, match=r"by='a'.*quantile bins"):
-        rd.by_segment(frame, by="a", **common)
     with pytest.raises(ValueError, match="percentile intervals"):
         rd.by_segment(frame, by="region", interval="bca", **common)
     with pytest.raises(ValueError, match="all missing"):

@@ -19,13 +19,14 @@ bucket functions on each segment's rows of the bucket.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _passes as _p
+from ranklens.segments import quantile_bin_codes
 
 #: The prefix of the columns of segment codes the passes carry (one per column of labels).
 CODE_PREFIX = "_ranklens_s"
@@ -100,11 +101,24 @@ def segment_rows(part: Any, keys: Keys) -> list[tuple[tuple[int, int], np.ndarra
 # The labels
 
 
-def labels(part: Any, columns: Sequence[str]) -> list[dict[str, Any]]:
+#: Values of a numeric column of labels each partition sends to place the selection's buckets.
+LABEL_SAMPLE = 1000
+
+
+def labels(
+    part: Any, columns: Sequence[str], numeric: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
     """Per column of labels: its distinct present labels, its rows without a label and, for a
-    categorical, its categories in their order."""
+    categorical, its categories in their order.
+
+    A column of ``numeric`` (name -> the most distinct labels wanted) sends at most that many
+    distinct labels (enough to tell whether the column has more distinct values than its
+    bins), its count of present values, ``n_present``, and up to :data:`LABEL_SAMPLE` of them
+    evenly spaced, ``sample`` (they only place the buckets of the selection of its quantiles).
+    """
     import pandas as pd
 
+    numeric = numeric or {}
     out = []
     for name in columns:
         series = part[name]
@@ -114,27 +128,61 @@ def labels(part: Any, columns: Sequence[str]) -> list[dict[str, Any]]:
         if isinstance(series.dtype, pd.CategoricalDtype):
             categories = list(series.dtype.categories)
             present = present.astype(object)
-        out.append(
-            {
-                "present": list(dict.fromkeys(present.unique().tolist())),
-                "missing": int(missing.sum()),
-                "categories": categories,
-            }
-        )
+        found: dict[str, Any] = {"missing": int(missing.sum()), "categories": categories}
+        if name in numeric:
+            values = present.to_numpy(dtype=np.float64)
+            found["present"] = present.unique()[: numeric[name]].tolist()
+            found["n_present"] = int(values.size)
+            if values.size > LABEL_SAMPLE:
+                values = values[np.linspace(0, values.size - 1, LABEL_SAMPLE).astype(np.int64)]
+            found["sample"] = values
+        else:
+            found["present"] = list(dict.fromkeys(present.unique().tolist()))
+        out.append(found)
     return out
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class QuantileBins:
+    """A numeric column's quantile bins: each present label's code is its bin.
+
+    Attributes
+    ----------
+    edges : ndarray of float
+        The distinct edges, ascending (:func:`ranklens.segments.quantile_bin_edges`).
+    """
+
+    edges: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.edges.size) - 1
+
+    def codes(self, series: Any) -> np.ndarray:
+        """Each row's bin (-1 where its label is missing)."""
+        missing = series.isna().to_numpy()
+        out = np.full(len(series), -1, dtype=np.int64)
+        present = series[~missing].to_numpy(dtype=np.float64)
+        out[~missing] = quantile_bin_codes(present, self.edges)
+        return out
+
+
 def with_codes(
-    part: Any, columns: Sequence[str], orders: Sequence[Sequence[Any]], drop: Sequence[str]
+    part: Any,
+    columns: Sequence[str],
+    orders: Sequence[Sequence[Any] | QuantileBins],
+    drop: Sequence[str],
 ) -> Any:
     """The partition with each row's code in each column of labels (:func:`code_column`): the
-    position of its label in ``orders[i]``, the missing label ``len(orders[i])``; the label
-    columns in ``drop`` removed."""
+    position of its label in ``orders[i]`` (its quantile bin, for :class:`QuantileBins`), the
+    missing label ``len(orders[i])``; the label columns in ``drop`` removed."""
     assigned = {}
     for i, (name, order) in enumerate(zip(columns, orders, strict=True)):
         series = part[name]
         missing = series.isna().to_numpy()
-        found = _positions(series, list(order))
+        if isinstance(order, QuantileBins):
+            found = order.codes(series)
+        else:
+            found = _positions(series, list(order))
         if (found[~missing] < 0).any():  # (the labels were read from these very partitions)
             raise ValueError(f"segment labels {name!r} changed between two reads")
         assigned[code_column(i)] = np.where(missing, len(order), found).astype(CODE_DTYPE)
