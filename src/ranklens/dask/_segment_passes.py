@@ -61,6 +61,11 @@ class Keys:
         """The index of the crossed slicing (valid with ``cross``)."""
         return len(self.sizes) + 1
 
+    @property
+    def n_slicings(self) -> int:
+        """The slicings, every row's one included (slicing 0)."""
+        return len(self.sizes) + 1 + int(self.cross)
+
 
 def row_codes(part: Any, keys: Keys) -> list[tuple[int, np.ndarray]]:
     """Each row's code in every slicing: ``[(slicing, codes), ...]``, slicing 0 first."""
@@ -590,6 +595,14 @@ class PredictionWork:
     seed: int
     boot_carries: dict[tuple[int, int], Any]
     midrank_dtype: Any
+    slicings: int = 0
+
+
+def segment_midrank_column(model_index: int, slicing: int) -> str:
+    """The column holding each row's midrank of model ``model_index``'s prediction among the
+    rows of its segment of slicing ``slicing`` (carried to the shuffle by truth for Spearman's
+    rho, as :func:`ranklens.dask._passes.midrank_column` is for all the rows)."""
+    return f"{_p.midrank_column(model_index)}_s{slicing}"
 
 
 def prediction_bucket(
@@ -598,16 +611,22 @@ def prediction_bucket(
     """One prediction bucket after the shuffle: each segment's summary, from
     :func:`ranklens.dask._passes.prediction_partition` on the segment's rows of the bucket with
     the segment's carry-ins (and, with replicates, its replicates' carry-ins and pair classes),
-    and the rows for the shuffle by truth (their bucket column; the midrank column, read by
-    Spearman's rho only, which is not segmented, holds zeros)."""
+    and the rows for the shuffle by truth: their bucket column and, with ``work.slicings``,
+    their midrank in their segment of each slicing (:func:`segment_midrank_column`, read by
+    Spearman's rho); the midrank column of all the rows holds zeros."""
     _p.release_unused_memory()
     part = part.reset_index(drop=True)
     k = work.model_index
     a_col, b_col = _p.midrank_column(k), _p.bucket_column(k)
     frame = part.drop(columns=[_p.P_BUCKET])
+    mids = {
+        segment_midrank_column(k, s): np.zeros(len(part), work.midrank_dtype)
+        for s in range(work.slicings)
+    }
     if len(part) == 0:
         empty = frame.assign(
-            **{a_col: np.zeros(0, work.midrank_dtype), b_col: np.zeros(0, _p.BUCKET_DTYPE)}
+            **{a_col: np.zeros(0, work.midrank_dtype), b_col: np.zeros(0, _p.BUCKET_DTYPE)},
+            **mids,
         )
         return empty, {}
     bucket = int(part[_p.P_BUCKET].iloc[0])
@@ -626,7 +645,7 @@ def prediction_bucket(
                 "seed": work.seed,
                 "depths": work.depths,
             }
-        _, summary = _p.prediction_partition(
+        ranked, summary = _p.prediction_partition(
             sub,
             k,
             work.y,
@@ -646,12 +665,15 @@ def prediction_bucket(
             summary["boot_pairs"] = _bp.prediction_bucket_pairs(
                 sub, work.y, work.pred, work.weight, work.reps, work.seed
             )
+        if work.slicings:
+            mids[segment_midrank_column(k, key[0])][rows] = ranked[a_col].to_numpy()
         out[key] = summary
     frame = frame.assign(
         **{
             a_col: np.zeros(len(frame), work.midrank_dtype),
             b_col: np.full(len(frame), bucket, _p.BUCKET_DTYPE),
-        }
+        },
+        **mids,
     )
     return frame, out
 
@@ -670,7 +692,8 @@ def truth_bucket(
     :func:`ranklens.dask._passes.truth_partition` on the segment's rows of the bucket (``below``:
     the segment's count or weight of the truth buckets below; ``totals``: its total weight),
     with its replicates' pair classes (:func:`ranklens.dask._boot_pairs.truth_bucket_pairs`)
-    where ``boot["keys"]`` holds it."""
+    where ``boot["keys"]`` holds it. Where the rows carry their midranks in their segments
+    (:func:`segment_midrank_column`), each segment's Spearman sums read its own."""
     _p.release_unused_memory()
     part = part.reset_index(drop=True)
     if len(part) == 0:
@@ -678,10 +701,23 @@ def truth_bucket(
     bucket = int(part[_p.T_BUCKET].iloc[0])
     read = [y, weight, _p.KEY, _p.T_BUCKET]
     read += [f(k) for k in range(n_models) for f in (_p.midrank_column, _p.bucket_column)]
-    slim = part[[c for c in read if c in part.columns]]
+    own = [
+        column
+        for k in range(n_models)
+        for slicing in range(keys.n_slicings)
+        if (column := segment_midrank_column(k, slicing)) in part.columns
+    ]
+    slim = part[[c for c in read if c in part.columns] + own]
     out: dict[tuple[int, int], dict[str, Any]] = {}
     for key, rows in segment_rows(part, keys):
         sub = slim.iloc[rows].reset_index(drop=True)
+        if own:
+            sub = sub.assign(
+                **{
+                    _p.midrank_column(k): sub[segment_midrank_column(k, key[0])]
+                    for k in range(n_models)
+                }
+            )
         summary = _p.truth_partition(sub, y, weight, n_models, {bucket: below[key]}, totals[key])
         if boot is not None and key in boot["keys"]:
             summary["boot_pairs"] = _bp.truth_bucket_pairs(

@@ -91,8 +91,8 @@ MEDIAN_REFUSED = "a median needs an exact selection of its own, which is not mad
 LISTED_REFUSED = "its shuffles of ranked lists carry no segment key"
 LAGGED_REFUSED = "it reads the rows in their order (a lag), which segments do not keep"
 MOMENTS_REFUSED = (
-    "it reads the midrank sums of each row, which the shuffles carry for all the rows only "
-    "(and the engine draws no replicates of it)"
+    "the engine draws no replicates of it, so its segments would get no interval and no "
+    "verdict: give n_bootstrap=0 for its exact values by segment"
 )
 
 #: What the result's notes say about the intervals of the Dask engine.
@@ -161,7 +161,9 @@ def by_segment(
         ratios of sums (the mean losses: mean absolute error, root mean squared error, ...),
         the functionals of the ranked curve (the AUC, KS, gain area, accuracy ratio, lifts)
         and the statistics of the pair classes (Kendall's tau-b, Harrell's C, Somers' D,
-        Goodman and Kruskal's gamma). Any other measure is refused, named with the reason.
+        Goodman and Kruskal's gamma), and, with ``n_bootstrap=0``, Spearman's rho (the rows
+        carry their midranks in their segments; the engine draws no replicates of it). Any
+        other measure is refused, named with the reason.
     sample_weight : str, optional
         A column of non-negative case weights.
     groups : str, optional
@@ -538,7 +540,9 @@ def _segment_plan(options: Options, specs: Sequence[MetricSpec]) -> PassPlan:
     sweep = []
     for spec in plan.specs.sweep:
         form = spec.capabilities.batched
-        if isinstance(form, RankSweepForm) and form.statistic.moments:
+        # Spearman's rho reads the rows' midranks in their segments (carried through the
+        # shuffle by truth); the engine draws no replicates of it
+        if isinstance(form, RankSweepForm) and form.statistic.moments and options.n_bootstrap:
             refused[spec.name] = MOMENTS_REFUSED
         else:
             sweep.append(spec)
@@ -787,6 +791,8 @@ def _shuffles(
         n_buckets = events.p_bounds[k].size + 1
         shuffled = _p.by_bucket(bucketed, _p.P_BUCKET, n_buckets)
         work = _prediction_work(k, options, plan, scanned, events, segments, totals)
+        if _reads_midranks(plan):
+            work = dataclasses.replace(work, slicings=keys.n_slicings)
         outputs = [
             dask.delayed(_sp.prediction_bucket, nout=2)(part, keys, _in_bucket(work, i, segments))
             for i, part in enumerate(shuffled.to_delayed())
@@ -796,12 +802,26 @@ def _shuffles(
             **{
                 _p.midrank_column(k): np.zeros(0, work.midrank_dtype),
                 _p.bucket_column(k): np.zeros(0, _p.BUCKET_DTYPE),
-            }
+            },
+            **{
+                _sp.segment_midrank_column(k, s): np.zeros(0, work.midrank_dtype)
+                for s in range(work.slicings)
+            },
         )
         current = dd.from_delayed([o[0] for o in outputs], meta=meta, verify_meta=False)
     truth_tasks = _truth_tasks(dask, current, options, plan, events, keys, segments)
     pred_out, truth_out = dask.compute(pred_tasks, truth_tasks)
     return {"pred": pred_out, "truth": truth_out}
+
+
+def _reads_midranks(plan: PassPlan) -> bool:
+    """Whether a measure reads the rows' midranks (Spearman's rho): each row then carries its
+    midrank in its segment of every slicing to the shuffle by truth."""
+    return any(
+        isinstance(spec.capabilities.batched, RankSweepForm)
+        and spec.capabilities.batched.statistic.moments
+        for spec in plan.specs.sweep
+    )
 
 
 def _prediction_work(
