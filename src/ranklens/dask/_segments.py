@@ -1,8 +1,11 @@
-"""``ranklens.dask.by_segment``: every model on every segment of the rows, exactly, on Dask.
+"""``ranklens.dask.by_segment`` and ``ranklens.dask.scan_segments``: every model on every
+segment of the rows, exactly, on Dask, and the search for weak segments.
 
 The segments ride in the engine's own passes: each row carries its segment's code in every
 slicing (one code column per column of labels, the label -> code map fixed first from the
-distinct labels, the missing label its own segment), and every pass's summary of a partition or
+distinct labels, or, for a numeric column with more than ``bins`` distinct values, from the
+edges of its quantile bins, selected exactly; the missing label its own segment), and every
+pass's summary of a partition or
 bucket is keyed by segment (:mod:`ranklens.dask._segment_passes`). One pass serves every
 segment: the scan by segment (counts, the ratio measures' sums, the grids of prediction by
 truth buckets, the replicates' sums), then one shuffle by prediction per model and one by
@@ -20,7 +23,10 @@ difference from its bootstrap standard deviation, as in memory (the replicates o
 :func:`ranklens.dask._engine.interval_comparison` with ``inference="bootstrap"``);
 in memory :func:`ranklens.by_segment` resamples each segment's rows with
 :func:`ranklens.compare_models` (a multinomial bootstrap, BCa or studentized intervals), so the
-intervals and p-values differ by resampling noise while the values agree.
+intervals and p-values differ by resampling noise while the values agree. The search judges
+both its questions over every candidate as one family and reads the findings with the
+in-memory functions (:func:`ranklens.segments.judged_evaluation`,
+:func:`ranklens.segments.scan_result`).
 """
 
 from __future__ import annotations
