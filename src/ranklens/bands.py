@@ -22,6 +22,7 @@ import pandas as pd
 
 import ranklens._inference.device_engine as _device_engine
 from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.linear_quantiles import linear_interpolation, linear_positions
 from ranklens._foundation.results import Result
 from ranklens._foundation.typing import ArrayLike
 from ranklens._foundation.validation import (
@@ -184,29 +185,15 @@ def _linear_quantiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
 
     NumPy's own arithmetic, step for step, so the numbers are the same to the last bit
     (``tests/inference/test_compare_bands.py`` compares them on ties, short columns and the
-    bisection's levels): the virtual index ``(n - 1) q``, its floor and the next order statistic
-    (both the last one from ``n - 1`` on), the weight ``t = index - floor``, and the interpolation
-    ``a + (b - a) t``, taken as ``b - (b - a)(1 - t)`` where ``t >= 0.5``. Only selecting the
+    bisection's levels): the positions and the interpolation of
+    :mod:`ranklens._foundation.linear_quantiles`. Only selecting the
     order statistics differs: a sort once instead of a partition per call (for tied values of
     opposite zero sign the chosen zero may differ in sign, not in value). ``ordered`` holds
     finite values only.
     """
-    n = ordered.shape[0]
-    virtual = (n - 1) * q
-    previous = np.floor(virtual)
-    following = previous + 1
-    at_end = virtual >= n - 1
-    previous[at_end] = -1
-    following[at_end] = -1
-    previous_index = previous.astype(np.intp)
-    following_index = following.astype(np.intp)
-    weight = np.asarray(virtual - previous_index, dtype=virtual.dtype)
+    previous, following, weight = linear_positions(ordered.shape[0], q)
     weight = weight.reshape(weight.shape + (1,) * (ordered.ndim - 1))
-    low, high = ordered[previous_index], ordered[following_index]
-    step = high - low
-    out = np.add(low, step * weight)
-    np.subtract(high, step * (1 - weight), out=out, where=weight >= 0.5)
-    return out
+    return linear_interpolation(ordered[previous], ordered[following], weight)
 
 
 def _simultaneous_band(

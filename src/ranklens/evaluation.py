@@ -1070,8 +1070,8 @@ def _segment_results(
     ``settings`` and what stopped one is recorded in ``problems``.
 
     The one place where the in-memory engine evaluates by segment (the Dask engine's,
-    ``ranklens.dask.by_segment``, is called by :func:`ranklens.evaluate_models`, which refuses
-    ``scan`` there).
+    ``ranklens.dask.by_segment`` and ``ranklens.dask.scan_segments``, are called by
+    :func:`ranklens.evaluate_models` with the same settings).
     """
     settings.update(options.settings(labels))
     metrics = segment_metrics(values, preds, weighted=weight is not None)

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ranklens._foundation.linear_quantiles import linear_interpolation, linear_positions
 from ranklens._foundation.multiplicity import FDR_METHOD_NAMES, FDR_METHODS, fdr_adjust
 from ranklens._foundation.normal import ndtr
 from ranklens._foundation.problems import call_quietly, score_quietly
@@ -130,15 +131,116 @@ def _label_text(value: Any) -> str:
 def _quantile_bins(values: np.ndarray, present: np.ndarray, bins: int) -> tuple[np.ndarray, list]:
     """Codes of ``bins`` quantile bins of the present values, and the bins' names."""
     v = values[present]
-    edges = np.unique(np.quantile(v, np.linspace(0.0, 1.0, bins + 1)))
-    inner = edges[1:-1]
+    edges = np.unique(np.quantile(v, quantile_levels(bins)))
     codes = np.full(values.shape[0], -1, dtype=np.int64)
-    codes[present] = np.searchsorted(inner, v, side="right")
+    codes[present] = quantile_bin_codes(v, edges)
+    return codes, quantile_bin_names(edges)
+
+
+def quantile_levels(bins: int) -> np.ndarray:
+    """The probabilities of the edges of ``bins`` quantile bins: ``0, 1/bins, ..., 1``.
+
+    Parameters
+    ----------
+    bins : int
+        The bins asked for (at least 2).
+
+    Returns
+    -------
+    ndarray of float
+        ``numpy.linspace(0, 1, bins + 1)``.
+    """
+    return np.linspace(0.0, 1.0, bins + 1)
+
+
+def quantile_bin_positions(n: int, bins: int) -> np.ndarray:
+    """The order statistics the edges of ``bins`` quantile bins of ``n`` values are read from.
+
+    Parameters
+    ----------
+    n : int
+        The present values (at least 1).
+    bins : int
+        The bins asked for.
+
+    Returns
+    -------
+    ndarray of int
+        The distinct 0-based positions in the sorted values, ascending: the two order
+        statistics NumPy's linear quantile interpolates between, at every level of
+        :func:`quantile_levels`.
+    """
+    previous, following, _ = linear_positions(n, quantile_levels(bins))
+    return np.unique(np.r_[previous, following]).astype(np.int64)
+
+
+def quantile_bin_edges(n: int, bins: int, order_statistics: Mapping[int, float]) -> np.ndarray:
+    """The distinct edges of ``bins`` quantile bins of ``n`` values from their order statistics.
+
+    The edges the in-memory slicing cuts a numeric column at,
+    ``numpy.unique(numpy.quantile(v, quantile_levels(bins)))``, with NumPy's own positions and
+    interpolation (:mod:`ranklens._foundation.linear_quantiles`), for an engine that selects
+    the order statistics without holding the column.
+
+    Parameters
+    ----------
+    n : int
+        The present values.
+    bins : int
+        The bins asked for.
+    order_statistics : mapping of int to float
+        The value at each position of :func:`quantile_bin_positions` (0-based, in the sorted
+        values).
+
+    Returns
+    -------
+    ndarray of float
+        The distinct edges, ascending.
+    """
+    previous, following, weight = linear_positions(n, quantile_levels(bins))
+    low = np.array([order_statistics[int(i)] for i in previous], dtype=np.float64)
+    high = np.array([order_statistics[int(i)] for i in following], dtype=np.float64)
+    return np.unique(linear_interpolation(low, high, weight))
+
+
+def quantile_bin_codes(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The quantile bin of every present value: ``[e_i, e_{i+1})``, the last bin closed.
+
+    Parameters
+    ----------
+    values : ndarray of float
+        Present values (no NaN), between the first and the last edge.
+    edges : ndarray of float
+        The distinct edges, ascending (:func:`quantile_bin_edges`).
+
+    Returns
+    -------
+    ndarray of int64
+        The bin of each value, ``0 .. edges.size - 2``.
+    """
+    return np.searchsorted(edges[1:-1], values, side="right").astype(np.int64)
+
+
+def quantile_bin_names(edges: np.ndarray) -> list[str]:
+    """The names of the quantile bins between ``edges``: ``"[a, b)"``, the last ``"[a, b]"``,
+    each edge to 4 significant digits (a zero edge is ``0`` whatever its sign).
+
+    Parameters
+    ----------
+    edges : ndarray of float
+        The distinct edges, ascending.
+
+    Returns
+    -------
+    list of str
+        One name per bin, from low to high.
+    """
+    shown = np.asarray(edges, dtype=np.float64) + 0.0  # (-0.0 + 0.0 is 0.0)
     names = []
-    for i in range(edges.size - 1):
-        close = "]" if i == edges.size - 2 else ")"
-        names.append(f"[{edges[i]:.4g}, {edges[i + 1]:.4g}{close}")
-    return codes, names
+    for i in range(shown.size - 1):
+        close = "]" if i == shown.size - 2 else ")"
+        names.append(f"[{shown[i]:.4g}, {shown[i + 1]:.4g}{close}")
+    return names
 
 
 def slice_rows(values: Any, name: str, *, n: int, bins: int) -> Slicing:
@@ -1437,11 +1539,27 @@ def scan_segments(
         k=k,
         gains=gains,
     )
-    evaluation = _run(y_true, predictions, columns, level_tests=True, settings=settings)
-    n_candidates = sum(len(v) for v in evaluation.segments.values())
+    return scan_result(_run(y_true, predictions, columns, level_tests=True, settings=settings))
+
+
+def scan_result(evaluation: SegmentEvaluation) -> SegmentScan:
+    """The search's result from its judged evaluation, whatever engine computed it.
+
+    Parameters
+    ----------
+    evaluation : SegmentEvaluation
+        Every candidate segment judged as one family with the tests against the overall level
+        (:func:`judged_evaluation` with ``level_tests=True``).
+
+    Returns
+    -------
+    SegmentScan
+        The findings (:func:`weak_segments`), the candidates tried (every segment of every
+        column) and the tests in the family.
+    """
     return SegmentScan(
         findings=tuple(weak_segments(evaluation)),
-        n_candidates=n_candidates,
+        n_candidates=sum(len(v) for v in evaluation.segments.values()),
         n_tests=evaluation.n_tests,
         evaluation=evaluation,
     )

@@ -269,12 +269,12 @@ def test_arrays_that_cannot_slice_the_rows_are_refused(table):
 
 
 def test_the_dask_engine_refuses_what_it_cannot_honour_by_name(table):
-    """Refused before any work (no cluster needed): the scan, labels given as arrays, and the
-    numbers of the segments without them."""
-    with pytest.raises(ValueError, match=r"^scan is an option of engine='memory'"):
-        evaluate_models("y", ["a", "b"], data=table, engine="dask", scan="region")
+    """Refused before any work (no cluster needed): labels given as arrays, a slicing named
+    twice, and the numbers of the segments without them."""
     with pytest.raises(TypeError, match=r"^by: engine='dask' reads the columns of data"):
         evaluate_models("y", ["a", "b"], data=table, engine="dask", by=table["region"])
+    with pytest.raises(TypeError, match=r"^scan: engine='dask' reads the columns of data"):
+        evaluate_models("y", ["a", "b"], data=table, engine="dask", scan=[table["tier"]])
     with pytest.raises(ValueError, match=r"^segment_bins is an option of the evaluation by"):
         evaluate_models("y", ["a", "b"], data=table, engine="dask", segment_bins=3)
 
@@ -307,6 +307,58 @@ def test_by_on_dask_gives_the_numbers_of_the_dask_engine_and_of_memory(table, cl
     doc = json.loads(json.dumps(evaluation_to_json(ev), allow_nan=False))
     validate(doc, results_schema())
     assert doc["segments"]["settings"]["slicings"] == ["region"]
+
+
+def _same_numbers(got, want) -> None:
+    """The same slicings, segments, counts, statuses and notes of the slicings; values to
+    1e-12 (the intervals and tests come from another bootstrap)."""
+    assert got.slicings == want.slicings and got.segments == want.segments
+    assert got.notes[: len(want.notes)] == want.notes
+    g, w = got.to_frame(), want.to_frame()
+    keys = ["slicing", "segment", "metric", "model", "n_rows", "n_events", "status", "pick"]
+    pd.testing.assert_frame_equal(g[keys], w[keys])
+    np.testing.assert_allclose(g["value"], w["value"], rtol=1e-12, atol=1e-12)
+
+
+def test_a_numeric_column_and_the_scan_on_dask_give_the_numbers_of_memory(table, client):
+    """``engine="dask"`` cuts a numeric column of ``by`` into the in-memory quantile bins and
+    searches the columns of ``scan`` (:func:`ranklens.dask.scan_segments`): the segments,
+    values and counts of the in-memory pipeline, the same candidates and family of tests, and
+    the same findings where the evidence is strong; a mapping names the slicings."""
+    dd = pytest.importorskip("dask.dataframe")
+    import ranklens.dask as rd
+
+    frame = dd.from_pandas(table, npartitions=3)
+    kw = dict(by={"band": "tier"}, scan=["region", "tier"], n_bootstrap=B, random_state=7)
+    ev = evaluate_models("y", ["a", "b"], data=frame, engine="dask", segment_bins=4, **kw)
+    memory = evaluate_models("y", ["a", "b"], data=table, segment_bins=4, **kw, **_light())
+    assert ev.settings["by"] == "band" and ev.settings["scan"] == "region, tier"
+    assert len(ev.segments.segments["band"]) == 4
+    _same_numbers(ev.segments, memory.segments)
+    scan, want = ev.segment_scan, memory.segment_scan
+    _same_numbers(scan.evaluation, want.evaluation)
+    assert scan.n_candidates == want.n_candidates == 4 + 4
+    assert scan.n_tests == want.n_tests
+    strong = [f for f in want.findings if f["q_value"] < 1e-6]
+    assert strong and all(
+        any(g["segment"] == f["segment"] and g["kind"] == f["kind"] for g in scan.findings)
+        for f in strong
+    )
+    direct = rd.scan_segments(
+        frame,
+        y_true="y",
+        predictions=["a", "b"],
+        columns=["region", "tier"],
+        metrics=scan.evaluation.metrics,
+        bins=4,
+        n_bootstrap=B,
+        random_state=7,
+    )
+    _same_frames(scan.evaluation.to_frame(), direct.evaluation.to_frame())
+    assert scan.findings == direct.findings
+    doc = json.loads(json.dumps(evaluation_to_json(ev), allow_nan=False))
+    validate(doc, results_schema())
+    assert doc["segments"]["scan"]["n_candidates"] == 8
 
 
 def test_the_json_block_holds_the_long_table_and_validates(table):

@@ -202,7 +202,6 @@ def test_without_replicates_the_terminal_says_there_are_no_verdicts(files):
         (["--min-segment-rows", "5"], ["--min-segment-rows is for the evaluation by segment"]),
         (["--by", "tier", "--segment-bins", "1"], ["--segment-bins must be an integer >= 2"]),
         (["--by", "tier", "--min-segment-rows", "0"], ["--min-segment-rows must be an integer"]),
-        (["--scan", "region", "--engine", "dask"], ["--scan with --engine dask"]),
         (["--by", "region", "--groups", "region"], ["--by 'region' is also the --groups column"]),
         (["--segment-fdr", "by"], ["--segment-fdr is for the evaluation by segment"]),
         (["--cross-segments"], ["--cross-segments is for the evaluation by segment"]),
@@ -225,8 +224,7 @@ def test_one_model_is_refused_naming_the_option(files):
 
 def test_by_on_dask_reads_the_segments_from_parquet(files, frame, tmp_path, client):
     """``--engine dask --by``: the Dask engine's evaluation by segment, its values and counts
-    those of the in-memory run; a column the engine would have to cut into quantile bins is
-    refused by the option's name."""
+    those of the in-memory run; a missing column is refused by the option's name."""
     pytest.importorskip("dask")
     out = tmp_path / "dask.json"
     common = ["-t", "spend", "-p", "gbm", "-p", "linear", "--engine", "dask"]
@@ -245,7 +243,36 @@ def test_by_on_dask_reads_the_segments_from_parquet(files, frame, tmp_path, clie
     for got, expected in zip(block["records"], want, strict=True):
         assert got["n_rows"] == expected["n_rows"] and got["segment"] == expected["segment"]
         assert got["value"] == pytest.approx(expected["value"], rel=1e-12, abs=1e-12)
-    refused = _run(files["parquet"], *common, *scheduler, "--by", "tier", "-q")
-    _one_line_error(refused, "--by 'tier': a numeric column with more than bins=5")
     missing = _run(files["parquet"], *common, *scheduler, "--by", "nowhere", "-q")
     _one_line_error(missing, "--by column 'nowhere' not found")
+    missing = _run(files["parquet"], *common, *scheduler, "--scan", "region,nowhere", "-q")
+    _one_line_error(missing, "--scan column 'nowhere' not found")
+
+
+def test_quantile_bins_and_the_scan_on_dask_match_memory(files, tmp_path, client):
+    """``--engine dask --by tier --scan region,tier``: a numeric column cut into the in-memory
+    quantile bins, and the search for weak segments, with the segments, counts and values of
+    the in-memory run and the same candidates and tests."""
+    pytest.importorskip("dask")
+    common = ["-t", "spend", "-p", "gbm", "-p", "linear", "--by", "tier", "--scan", "region,tier"]
+    docs = {}
+    for engine, extra in (
+        ("dask", ["--scheduler", client.scheduler.address]),
+        ("memory", []),
+    ):
+        out = tmp_path / f"{engine}.json"
+        result = _run(files["parquet"], *common, "--engine", engine, *extra, "--bootstrap", B,
+                      "--json", out, "-q")  # fmt: skip
+        assert result.exit_code == 0, result.output
+        docs[engine] = json.loads(out.read_text())["segments"]
+        validate(json.loads(out.read_text()), results_schema())
+    got, want = docs["dask"], docs["memory"]
+    assert got["segments"]["tier"] == want["segments"]["tier"]
+    assert len(got["segments"]["tier"]) == 5
+    for block_got, block_want in ((got, want), (got["scan"], want["scan"])):
+        pairs = zip(block_got["records"], block_want["records"], strict=True)
+        for mine, theirs in pairs:
+            assert (mine["segment"], mine["n_rows"]) == (theirs["segment"], theirs["n_rows"])
+            assert mine["value"] == pytest.approx(theirs["value"], rel=1e-12, abs=1e-12)
+    assert got["scan"]["n_candidates"] == want["scan"]["n_candidates"] == 4 + 5
+    assert got["scan"]["n_tests"] == want["scan"]["n_tests"]

@@ -79,8 +79,7 @@ DASK_ONLY: dict[str, Any] = {
         "engine cannot honour (the message names the option and the engine)",
         "if a column named is not in ``data`` (the message names the column and the parameter)",
         "if ``by`` or ``scan`` cannot slice the rows (labels of another length or all missing, "
-        "fewer than two models; with ``engine='dask'``, labels that are not column names, a "
-        "numeric column with more than ``segment_bins`` values, or ``scan``), or "
+        "fewer than two models; with ``engine='dask'``, labels that are not column names), or "
         "one of the ``segment_*`` options is out of range or given without either "
         "(the message names the option)",
     ),
@@ -280,13 +279,14 @@ def evaluate_models(
         at the 95% level, the verdicts with the false discovery rate held at ``segment_fdr_level``
         (by ``segment_fdr``). Needs at least two models. The segments' bootstraps are not counted
         in ``bootstrap_budget_s``. With ``engine="dask"``: column names of ``data`` only, evaluated
-        by :func:`ranklens.dask.by_segment` (the same values; intervals and tests from the engine's
-        Poisson replicates, at ``confidence_level``), which refuses a numeric column it would have
-        to cut into quantile bins (give the bins as labels).
+        by :func:`ranklens.dask.by_segment` (the same segments, quantile bins included, values
+        and counts; intervals and tests from the engine's Poisson replicates, at
+        ``confidence_level``).
     scan : str, array-like, list or mapping of them, optional
         Search these columns for weak segments (:func:`ranklens.segments.scan_segments`, result
-        in ``ModelEvaluation.segment_scan``), given as ``by`` and with the same settings;
-        ``engine="memory"`` only.
+        in ``ModelEvaluation.segment_scan``), given as ``by`` and with the same settings. With
+        ``engine="dask"``: column names of ``data`` only, searched by
+        :func:`ranklens.dask.scan_segments` (as ``by``).
     segment_bins : int, default 5
         Quantile bins of a numeric column of ``by`` or ``scan`` (at least 2).
     min_segment_rows : int, default 30
@@ -418,12 +418,13 @@ def evaluate_models(
             curve_arrays=curve_arrays,
             row_plots=row_plots,
         )
-        if by is not None:
+        if by is not None or scan is not None:
             result = _segments_on_dask(
                 result,
                 data,
                 named,
                 task,
+                labels=_dask_slicings(by, scan),
                 options=segment_options,
                 confidence_level=confidence_level,
                 n_buckets=n_buckets,
@@ -483,21 +484,16 @@ def evaluate_models(
 
 def _check_dask_segments(by: Any, scan: Any, options: SegmentOptions) -> None:
     """The options of the evaluation by segment that the Dask engine cannot honour, refused by
-    name before any work: ``scan`` (the engine has no search of segments), labels given as
-    arrays (it reads the columns of ``data``), and the ``segment_*`` options out of range or
-    without ``by`` (as in memory)."""
-    if scan is not None:
-        raise ValueError(
-            "scan is an option of engine='memory' that engine='dask' cannot honour (the Dask "
-            "engine does not search for weak segments); leave it out or use engine='memory'"
-        )
-    for _, item in segment_items(by, "by"):
-        if not isinstance(item, str):
-            raise TypeError(
-                "by: engine='dask' reads the columns of data; give column names, not labels "
-                f"(got {type(item).__name__})"
-            )
-    options.check(sliced=by is not None)
+    name before any work: labels given as arrays (it reads the columns of ``data``), and the
+    ``segment_*`` options out of range or without ``by`` or ``scan`` (as in memory)."""
+    for option, value in (("by", by), ("scan", scan)):
+        for _, item in segment_items(value, option):
+            if not isinstance(item, str):
+                raise TypeError(
+                    f"{option}: engine='dask' reads the columns of data; give column names, "
+                    f"not labels (got {type(item).__name__})"
+                )
+    options.check(sliced=by is not None or scan is not None)
 
 
 def _segments_on_dask(
@@ -506,57 +502,93 @@ def _segments_on_dask(
     named: _Columns,
     task: Mapping[str, Any],
     *,
+    labels: dict[str, dict[str, str]],
     options: SegmentOptions,
     confidence_level: float,
     n_buckets: int | None,
     storage_options: Any,
 ) -> ModelEvaluation:
-    """The evaluation by segment on the Dask engine (:func:`ranklens.dask.by_segment`), on the
-    columns ``by`` names, with the evaluation's weights, units, task parameters, seed and
-    replicates and the default measures defined for every model on all the rows; the result
-    with ``segments`` set. An input the engine refuses (a numeric column with more than
-    ``options.bins`` values) is its ``ValueError``; any other failure is recorded in
-    ``problems``."""
-    from ranklens.dask import by_segment
+    """The evaluation by segment (:func:`ranklens.dask.by_segment`, on the columns ``by``
+    names) and the search for weak segments (:func:`ranklens.dask.scan_segments`, on those
+    ``scan`` names; ``labels``, :func:`_dask_slicings`) on the Dask engine, with the
+    evaluation's weights, units, task parameters, seed and replicates and the default measures
+    defined for every model on all the rows; the result with ``segments`` and
+    ``segment_scan`` set. An invalid input is its ``ValueError`` or ``TypeError``; any other
+    failure is recorded in ``problems``, as in memory."""
+    from ranklens.dask import by_segment, scan_segments
 
-    columns = [column for option, column in named.segments if option == "by"]
     settings = dict(result.settings)
-    settings.update(options.settings({"by": columns}))
+    settings.update(options.settings(labels))
     problems = {who: dict(items) for who, items in result.problems.items()}
     metrics = segment_metrics(result.values, named.models, weighted=named.weight is not None)
-    segments = None
     if not metrics:
         problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = Problem(
             "undefined",
             "no measure of the evaluation by segment is defined for every model on all the rows",
         )
-    try:
-        if metrics:
-            segments = by_segment(
-                data,
-                y_true=named.y,
-                predictions=list(named.models),
-                by=columns,
-                metrics=metrics,
-                sample_weight=named.weight,
-                groups=named.groups,
-                n_bootstrap=task["n_bootstrap"],
-                confidence_level=confidence_level,
-                random_state=task["random_state"],
-                events=task["events"],
-                relevance=task["relevance"],
-                event_threshold=task["event_threshold"],
-                k=task["k"],
-                gains=task["gains"],
-                n_buckets=n_buckets,
-                storage_options=storage_options,
-                **options.by_segment_arguments(),
-            )
-    except (ValueError, TypeError):
-        raise
-    except Exception as exc:  # the cluster or a bug: recorded, as every other failure
-        problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = exception_problem(exc)
-    return dataclasses.replace(result, segments=segments, settings=settings, problems=problems)
+        return dataclasses.replace(result, settings=settings, problems=problems)
+    shared: dict[str, Any] = dict(
+        y_true=named.y,
+        predictions=list(named.models),
+        metrics=metrics,
+        sample_weight=named.weight,
+        groups=named.groups,
+        n_bootstrap=task["n_bootstrap"],
+        confidence_level=confidence_level,
+        random_state=task["random_state"],
+        events=task["events"],
+        relevance=task["relevance"],
+        event_threshold=task["event_threshold"],
+        k=task["k"],
+        gains=task["gains"],
+        n_buckets=n_buckets,
+        storage_options=storage_options,
+    )
+    found: dict[str, Any] = {}
+    runs = (
+        ("by", "by", by_segment, "evaluation by segment"),
+        ("scan", "columns", scan_segments, "segment scan"),
+    )
+    for option, argument, func, what in runs:
+        if option not in labels:
+            continue
+        try:
+            columns: dict[str, Any] = {argument: labels[option]}
+            own = options.by_segment_arguments(scan=option == "scan")
+            found[option] = func(data, **columns, **shared, **own)
+        except (ValueError, TypeError):
+            raise
+        except Exception as exc:  # the cluster or a bug: recorded, as every other failure
+            problems.setdefault(ALL_MODELS, {})[what] = exception_problem(exc)
+    return dataclasses.replace(
+        result,
+        segments=found.get("by"),
+        segment_scan=found.get("scan"),
+        settings=settings,
+        problems=problems,
+    )
+
+
+def _dask_slicings(by: Any, scan: Any) -> dict[str, dict[str, str]]:
+    """``{"by": {slicing: column}, "scan": {slicing: column}}`` for the options given, each
+    slicing named as in memory (its name in a mapping, else its column's).
+
+    Raises
+    ------
+    ValueError
+        When a slicing's name is given twice in one option.
+    """
+    out: dict[str, dict[str, str]] = {}
+    for option, value in (("by", by), ("scan", scan)):
+        columns: dict[str, str] = {}
+        for name, column in segment_items(value, option):
+            title = name or column
+            if title in columns:
+                raise ValueError(f"{option}: the slicing {title!r} is given twice")
+            columns[title] = column
+        if columns:
+            out[option] = columns
+    return out
 
 
 def _segment_labels(value: Any, option: str, table: Mapping[str, Any]) -> Any:

@@ -337,9 +337,8 @@ def evaluate(
             help="Evaluate by segment of this column (repeat for several slicings, each on its "
             "own): every model on every segment with its bootstrap interval, compared with the "
             "pick, the verdicts with the false discovery rate held at 5% (--segment-fdr-level). "
-            "Numeric columns with "
-            "many values are cut into quantile bins (refused by --engine dask: give the bins as "
-            "labels); missing labels form their own segment.",
+            "Numeric columns with many values are cut into quantile bins (on either engine, the "
+            "same bins); missing labels form their own segment.",
         ),
     ] = None,
     scan: Annotated[
@@ -347,8 +346,8 @@ def evaluate(
         typer.Option(
             "--scan",
             help="Search these columns (COL[,COL...]) for weak segments: where another model "
-            "beats the pick, or every model is worse than overall, with the search counted. "
-            "--engine memory.",
+            "beats the pick, or every model is worse than overall, with the search counted "
+            "(either engine).",
         ),
     ] = None,
     segment_bins: Annotated[

@@ -48,7 +48,7 @@ def evaluate_on_dask(request: Request, checked: Checked, console: Any) -> Any:
     labels = [request.groups] if request.groups is not None else []
     check_groups_name(request.groups, used, request.target, request.weight)
     checks.check_schema(path, used, labels, target=request.target, weight=request.weight)
-    checks.check_segment_columns(path, checked.segments.get("by", []))
+    checks.check_segment_columns(path, checked.segments)
     client, restore_logs = dask_client(
         request.scheduler, quiet=console.quiet, timeout_s=request.connect_timeout_s
     )
@@ -91,9 +91,10 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
     checks.check_crossed(path, list(checked.pairs.values()))
     if groups is not None:
         n_units = checks.count_units(path, groups, used, request.drop_na)
-    by = checked.segments.get("by", [])
+    by, scan = checked.segments.get("by", []), checked.segments.get("scan", [])
     if request.drop_na:
-        data, n_dropped = checks.drop_missing(path, used, [groups] if groups else [], by)
+        labels = list(dict.fromkeys([*by, *scan]))
+        data, n_dropped = checks.drop_missing(path, used, [groups] if groups else [], labels)
     relevance = checked.relevance.function if checked.relevance is not None else None
     if checked.relevance is not None and checked.relevance.boxplot is not None:
         if not request.drop_na:
@@ -119,6 +120,7 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
             # clustered bootstrap gives every interval, as in memory
             inference="bootstrap" if groups is not None else request.inference,
             by=by or None,
+            scan=scan or None,
             **checked.segment_options.arguments(),
             **shared_options(request, checked, relevance, n_dropped),
         )
@@ -126,8 +128,6 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
         if "missing or non-finite" in str(exc) and not request.drop_na:
             # the memory engine's message: how many rows, the first, and in which columns
             checks.refuse_missing(path, used)
-        if first_line(exc).startswith("by="):  # the segments' refusal, by the option's name
-            raise InputError(f"--by {first_line(exc)[3:]}") from None
         raise
     if groups is not None:
         settings = dict(evaluation.settings)

@@ -35,19 +35,21 @@ def check_schema(
         raise InputError(with_option(first_line(exc), options)) from None
 
 
-def check_segment_columns(path: str, columns: list[str]) -> None:
-    """The columns of ``--by`` in every file's schema (footers only, any type), a missing one
-    named with its option, as the in-memory reader names it."""
-    if not columns:
-        return
+def check_segment_columns(path: str, segments: dict[str, list[str]]) -> None:
+    """The columns of ``--by`` and ``--scan`` (``{"by": [...], "scan": [...]}``) in every
+    file's schema (footers only, any type), a missing one named with its option, as the
+    in-memory reader names it."""
     from ranklens.dask._inputs import check_parquet
 
-    try:
-        check_parquet(path, [], columns)
-    except (ValueError, OSError) as exc:
-        message = first_line(exc)
-        named = with_option(message, dict.fromkeys(columns, "--by"))
-        raise InputError(named if named != message else f"--by: {message}") from None
+    for option, columns in segments.items():
+        if not columns:
+            continue
+        try:
+            check_parquet(path, [], columns)
+        except (ValueError, OSError) as exc:
+            message = first_line(exc)
+            named = with_option(message, dict.fromkeys(columns, f"--{option}"))
+            raise InputError(named if named != message else f"--{option}: {message}") from None
 
 
 def check_crossed(path: str, pairs: list[tuple[str, str]]) -> None:
@@ -137,8 +139,9 @@ def drop_missing(
 ) -> tuple[Any, int]:
     """``--drop-na`` on Dask: the Parquet data without the rows that have a missing or infinite
     value in a used column, or a missing unit id in a ``labels`` column (a filter applied as
-    each partition is read), and their number. The ``kept`` columns (the labels of ``--by``,
-    whose missing labels are a segment of their own) are read along, never a reason to drop."""
+    each partition is read), and their number. The ``kept`` columns (the labels of ``--by``
+    and ``--scan``, whose missing labels are a segment of their own) are read along, never a
+    reason to drop."""
     import dask.dataframe as dd
     import numpy as np
 

@@ -284,11 +284,6 @@ def check_engine_options(request: Request) -> None:
             "--include-replicates adds the bootstrap replicates to the JSON document: give "
             "--json FILE (or --json - for stdout) too"
         )
-    if request.scan and engine == "dask":
-        raise InputError(
-            "--scan with --engine dask: the Dask engine does not search for weak segments; use "
-            "--engine memory (or leave it out; --by works on either engine)"
-        )
     if request.include_replicates and engine == "memory" and request.bootstrap == 0:
         raise InputError(
             "--include-replicates with --bootstrap 0: no replicates are drawn (give "
@@ -481,7 +476,7 @@ def _check_dask_run(request: Request) -> Checked:
             "distinct prediction held by the client; add --curve-arrays"
         )
     relevance = relevance_recipe(request.relevance)
-    segments = check_segments(request, pairs)  # --scan was refused with the engine
+    segments = check_segments(request, pairs)
     return Checked(
         n_bootstrap=n_bootstrap,
         bootstrap_budget_s=0.0,

@@ -21,7 +21,7 @@ Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letter
 from __future__ import annotations
 
 from ranklens.dask._evaluate import binned_auc, evaluate
-from ranklens.dask._segments import by_segment
+from ranklens.dask._segments import by_segment, scan_segments
 from ranklens.dask._watch import trim_worker_memory
 
-__all__ = ["binned_auc", "by_segment", "evaluate", "trim_worker_memory"]
+__all__ = ["binned_auc", "by_segment", "evaluate", "scan_segments", "trim_worker_memory"]

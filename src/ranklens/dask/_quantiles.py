@@ -38,15 +38,22 @@ class Source:
     """A per-row column to select from: ``y`` itself, or ``values(y, pred)`` of a model.
 
     ``weighted``: the rows carry the weight column (rows of weight 0 are then absent);
-    otherwise every row counts once.
+    otherwise every row counts once. ``labels``: ``y`` is a numeric column of segment labels,
+    read as pandas reads its missing labels (None, NaN, pandas' NA) and without the rows that
+    lack one.
     """
 
     y: str
     pred: str | None = None
     values: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     weight: str | None = None
+    labels: bool = False
 
     def read(self, part: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        if self.labels:
+            column = part[self.y]
+            present = column[column.notna()]
+            return np.ascontiguousarray(present.to_numpy(dtype=np.float64)), None
         yv = np.ascontiguousarray(part[self.y].to_numpy(dtype=np.float64))
         if self.pred is not None and self.values is not None:
             pv = np.ascontiguousarray(part[self.pred].to_numpy(dtype=np.float64))

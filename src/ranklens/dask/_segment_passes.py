@@ -19,13 +19,14 @@ bucket functions on each segment's rows of the bucket.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _passes as _p
+from ranklens.segments import quantile_bin_codes
 
 #: The prefix of the columns of segment codes the passes carry (one per column of labels).
 CODE_PREFIX = "_ranklens_s"
@@ -59,6 +60,11 @@ class Keys:
     def cross_slicing(self) -> int:
         """The index of the crossed slicing (valid with ``cross``)."""
         return len(self.sizes) + 1
+
+    @property
+    def n_slicings(self) -> int:
+        """The slicings, every row's one included (slicing 0)."""
+        return len(self.sizes) + 1 + int(self.cross)
 
 
 def row_codes(part: Any, keys: Keys) -> list[tuple[int, np.ndarray]]:
@@ -100,11 +106,24 @@ def segment_rows(part: Any, keys: Keys) -> list[tuple[tuple[int, int], np.ndarra
 # The labels
 
 
-def labels(part: Any, columns: Sequence[str]) -> list[dict[str, Any]]:
+#: Values of a numeric column of labels each partition sends to place the selection's buckets.
+LABEL_SAMPLE = 1000
+
+
+def labels(
+    part: Any, columns: Sequence[str], numeric: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
     """Per column of labels: its distinct present labels, its rows without a label and, for a
-    categorical, its categories in their order."""
+    categorical, its categories in their order.
+
+    A column of ``numeric`` (name -> the most distinct labels wanted) sends at most that many
+    distinct labels (enough to tell whether the column has more distinct values than its
+    bins), its count of present values, ``n_present``, and up to :data:`LABEL_SAMPLE` of them
+    evenly spaced, ``sample`` (they only place the buckets of the selection of its quantiles).
+    """
     import pandas as pd
 
+    numeric = numeric or {}
     out = []
     for name in columns:
         series = part[name]
@@ -114,27 +133,61 @@ def labels(part: Any, columns: Sequence[str]) -> list[dict[str, Any]]:
         if isinstance(series.dtype, pd.CategoricalDtype):
             categories = list(series.dtype.categories)
             present = present.astype(object)
-        out.append(
-            {
-                "present": list(dict.fromkeys(present.unique().tolist())),
-                "missing": int(missing.sum()),
-                "categories": categories,
-            }
-        )
+        found: dict[str, Any] = {"missing": int(missing.sum()), "categories": categories}
+        if name in numeric:
+            values = present.to_numpy(dtype=np.float64)
+            found["present"] = present.unique()[: numeric[name]].tolist()
+            found["n_present"] = int(values.size)
+            if values.size > LABEL_SAMPLE:
+                values = values[np.linspace(0, values.size - 1, LABEL_SAMPLE).astype(np.int64)]
+            found["sample"] = values
+        else:
+            found["present"] = list(dict.fromkeys(present.unique().tolist()))
+        out.append(found)
     return out
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class QuantileBins:
+    """A numeric column's quantile bins: each present label's code is its bin.
+
+    Attributes
+    ----------
+    edges : ndarray of float
+        The distinct edges, ascending (:func:`ranklens.segments.quantile_bin_edges`).
+    """
+
+    edges: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.edges.size) - 1
+
+    def codes(self, series: Any) -> np.ndarray:
+        """Each row's bin (-1 where its label is missing)."""
+        missing = series.isna().to_numpy()
+        out = np.full(len(series), -1, dtype=np.int64)
+        present = series[~missing].to_numpy(dtype=np.float64)
+        out[~missing] = quantile_bin_codes(present, self.edges)
+        return out
+
+
 def with_codes(
-    part: Any, columns: Sequence[str], orders: Sequence[Sequence[Any]], drop: Sequence[str]
+    part: Any,
+    columns: Sequence[str],
+    orders: Sequence[Sequence[Any] | QuantileBins],
+    drop: Sequence[str],
 ) -> Any:
     """The partition with each row's code in each column of labels (:func:`code_column`): the
-    position of its label in ``orders[i]``, the missing label ``len(orders[i])``; the label
-    columns in ``drop`` removed."""
+    position of its label in ``orders[i]`` (its quantile bin, for :class:`QuantileBins`), the
+    missing label ``len(orders[i])``; the label columns in ``drop`` removed."""
     assigned = {}
     for i, (name, order) in enumerate(zip(columns, orders, strict=True)):
         series = part[name]
         missing = series.isna().to_numpy()
-        found = _positions(series, list(order))
+        if isinstance(order, QuantileBins):
+            found = order.codes(series)
+        else:
+            found = _positions(series, list(order))
         if (found[~missing] < 0).any():  # (the labels were read from these very partitions)
             raise ValueError(f"segment labels {name!r} changed between two reads")
         assigned[code_column(i)] = np.where(missing, len(order), found).astype(CODE_DTYPE)
@@ -542,6 +595,14 @@ class PredictionWork:
     seed: int
     boot_carries: dict[tuple[int, int], Any]
     midrank_dtype: Any
+    slicings: int = 0
+
+
+def segment_midrank_column(model_index: int, slicing: int) -> str:
+    """The column holding each row's midrank of model ``model_index``'s prediction among the
+    rows of its segment of slicing ``slicing`` (carried to the shuffle by truth for Spearman's
+    rho, as :func:`ranklens.dask._passes.midrank_column` is for all the rows)."""
+    return f"{_p.midrank_column(model_index)}_s{slicing}"
 
 
 def prediction_bucket(
@@ -550,16 +611,22 @@ def prediction_bucket(
     """One prediction bucket after the shuffle: each segment's summary, from
     :func:`ranklens.dask._passes.prediction_partition` on the segment's rows of the bucket with
     the segment's carry-ins (and, with replicates, its replicates' carry-ins and pair classes),
-    and the rows for the shuffle by truth (their bucket column; the midrank column, read by
-    Spearman's rho only, which is not segmented, holds zeros)."""
+    and the rows for the shuffle by truth: their bucket column and, with ``work.slicings``,
+    their midrank in their segment of each slicing (:func:`segment_midrank_column`, read by
+    Spearman's rho); the midrank column of all the rows holds zeros."""
     _p.release_unused_memory()
     part = part.reset_index(drop=True)
     k = work.model_index
     a_col, b_col = _p.midrank_column(k), _p.bucket_column(k)
     frame = part.drop(columns=[_p.P_BUCKET])
+    mids = {
+        segment_midrank_column(k, s): np.zeros(len(part), work.midrank_dtype)
+        for s in range(work.slicings)
+    }
     if len(part) == 0:
         empty = frame.assign(
-            **{a_col: np.zeros(0, work.midrank_dtype), b_col: np.zeros(0, _p.BUCKET_DTYPE)}
+            **{a_col: np.zeros(0, work.midrank_dtype), b_col: np.zeros(0, _p.BUCKET_DTYPE)},
+            **mids,
         )
         return empty, {}
     bucket = int(part[_p.P_BUCKET].iloc[0])
@@ -578,7 +645,7 @@ def prediction_bucket(
                 "seed": work.seed,
                 "depths": work.depths,
             }
-        _, summary = _p.prediction_partition(
+        ranked, summary = _p.prediction_partition(
             sub,
             k,
             work.y,
@@ -598,12 +665,15 @@ def prediction_bucket(
             summary["boot_pairs"] = _bp.prediction_bucket_pairs(
                 sub, work.y, work.pred, work.weight, work.reps, work.seed
             )
+        if work.slicings:
+            mids[segment_midrank_column(k, key[0])][rows] = ranked[a_col].to_numpy()
         out[key] = summary
     frame = frame.assign(
         **{
             a_col: np.zeros(len(frame), work.midrank_dtype),
             b_col: np.full(len(frame), bucket, _p.BUCKET_DTYPE),
-        }
+        },
+        **mids,
     )
     return frame, out
 
@@ -622,7 +692,8 @@ def truth_bucket(
     :func:`ranklens.dask._passes.truth_partition` on the segment's rows of the bucket (``below``:
     the segment's count or weight of the truth buckets below; ``totals``: its total weight),
     with its replicates' pair classes (:func:`ranklens.dask._boot_pairs.truth_bucket_pairs`)
-    where ``boot["keys"]`` holds it."""
+    where ``boot["keys"]`` holds it. Where the rows carry their midranks in their segments
+    (:func:`segment_midrank_column`), each segment's Spearman sums read its own."""
     _p.release_unused_memory()
     part = part.reset_index(drop=True)
     if len(part) == 0:
@@ -630,10 +701,23 @@ def truth_bucket(
     bucket = int(part[_p.T_BUCKET].iloc[0])
     read = [y, weight, _p.KEY, _p.T_BUCKET]
     read += [f(k) for k in range(n_models) for f in (_p.midrank_column, _p.bucket_column)]
-    slim = part[[c for c in read if c in part.columns]]
+    own = [
+        column
+        for k in range(n_models)
+        for slicing in range(keys.n_slicings)
+        if (column := segment_midrank_column(k, slicing)) in part.columns
+    ]
+    slim = part[[c for c in read if c in part.columns] + own]
     out: dict[tuple[int, int], dict[str, Any]] = {}
     for key, rows in segment_rows(part, keys):
         sub = slim.iloc[rows].reset_index(drop=True)
+        if own:
+            sub = sub.assign(
+                **{
+                    _p.midrank_column(k): sub[segment_midrank_column(k, key[0])]
+                    for k in range(n_models)
+                }
+            )
         summary = _p.truth_partition(sub, y, weight, n_models, {bucket: below[key]}, totals[key])
         if boot is not None and key in boot["keys"]:
             summary["boot_pairs"] = _bp.truth_bucket_pairs(

@@ -1,8 +1,11 @@
-"""``ranklens.dask.by_segment``: every model on every segment of the rows, exactly, on Dask.
+"""``ranklens.dask.by_segment`` and ``ranklens.dask.scan_segments``: every model on every
+segment of the rows, exactly, on Dask, and the search for weak segments.
 
 The segments ride in the engine's own passes: each row carries its segment's code in every
 slicing (one code column per column of labels, the label -> code map fixed first from the
-distinct labels, the missing label its own segment), and every pass's summary of a partition or
+distinct labels, or, for a numeric column with more than ``bins`` distinct values, from the
+edges of its quantile bins, selected exactly; the missing label its own segment), and every
+pass's summary of a partition or
 bucket is keyed by segment (:mod:`ranklens.dask._segment_passes`). One pass serves every
 segment: the scan by segment (counts, the ratio measures' sums, the grids of prediction by
 truth buckets, the replicates' sums), then one shuffle by prediction per model and one by
@@ -20,7 +23,10 @@ difference from its bootstrap standard deviation, as in memory (the replicates o
 :func:`ranklens.dask._engine.interval_comparison` with ``inference="bootstrap"``);
 in memory :func:`ranklens.by_segment` resamples each segment's rows with
 :func:`ranklens.compare_models` (a multinomial bootstrap, BCa or studentized intervals), so the
-intervals and p-values differ by resampling noise while the values agree.
+intervals and p-values differ by resampling noise while the values agree. The search judges
+both its questions over every candidate as one family and reads the findings with the
+in-memory functions (:func:`ranklens.segments.judged_evaluation`,
+:func:`ranklens.segments.scan_result`).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +45,7 @@ from ranklens._foundation.problems import Problem, exception_problem
 from ranklens._foundation.registry import MetricSpec
 from ranklens.dask import _engine as _e
 from ranklens.dask import _passes as _p
+from ranklens.dask import _quantiles as _q
 from ranklens.dask import _segment_passes as _sp
 from ranklens.dask._boot_pairs import add_rank_replicates
 from ranklens.dask._bucket_passes import (
@@ -63,12 +70,17 @@ from ranklens.segments import (
     DEFAULT_SEGMENT_METRICS,
     MISSING_SEGMENT,
     SegmentEvaluation,
+    SegmentScan,
     Slicing,
     check_segment_settings,
     choose_picks,
     judged_evaluation,
     label_name,
     label_order,
+    quantile_bin_edges,
+    quantile_bin_names,
+    quantile_bin_positions,
+    scan_result,
     segment_records,
     small_reason,
 )
@@ -85,8 +97,8 @@ MEDIAN_REFUSED = "a median needs an exact selection of its own, which is not mad
 LISTED_REFUSED = "its shuffles of ranked lists carry no segment key"
 LAGGED_REFUSED = "it reads the rows in their order (a lag), which segments do not keep"
 MOMENTS_REFUSED = (
-    "it reads the midrank sums of each row, which the shuffles carry for all the rows only "
-    "(and the engine draws no replicates of it)"
+    "the engine draws no replicates of it, so its segments would get no interval and no "
+    "verdict: give n_bootstrap=0 for its exact values by segment"
 )
 
 #: What the result's notes say about the intervals of the Dask engine.
@@ -103,7 +115,7 @@ def by_segment(
     *,
     y_true: str,
     predictions: Sequence[str] | str,
-    by: Sequence[str] | str,
+    by: Sequence[str] | Mapping[str, str] | str,
     metrics: Sequence[str] | str = DEFAULT_SEGMENT_METRICS,
     sample_weight: str | None = None,
     groups: str | None = None,
@@ -141,25 +153,29 @@ def by_segment(
         The truth column.
     predictions : sequence of str
         The prediction columns, one per model (at least two; each model named by its column).
-    by : str or sequence of str
-        The columns of labels: each one a slicing (strings, categories, booleans, integers,
-        or numbers with at most ``bins`` distinct values, used as their labels; a pandas
-        categorical in its categories' order, others sorted, numbers first). Missing labels
-        form their own segment, :data:`ranklens.segments.MISSING_SEGMENT`. A numeric column
-        with more distinct values, which in memory is cut into quantile bins, is refused:
-        give its bins as labels.
+    by : str, sequence of str, or mapping of str to str
+        The columns of labels (a mapping names each slicing: ``{name: column}``; otherwise a
+        slicing is named by its column): each one a slicing (strings, categories, booleans,
+        integers, or numbers with at most ``bins`` distinct values, used as their labels; a
+        pandas categorical in its categories' order, others sorted, numbers first). A numeric column
+        with more distinct values is cut into ``bins`` quantile bins, as in memory: the same
+        edges (NumPy's linear quantiles of its present values, from order statistics selected
+        exactly) and the same names. Missing labels form their own segment,
+        :data:`ranklens.segments.MISSING_SEGMENT`.
     metrics : str or sequence of str, default :data:`ranklens.segments.DEFAULT_SEGMENT_METRICS`
         Registry names. The engine evaluates by segment the measures whose forms merge: the
         ratios of sums (the mean losses: mean absolute error, root mean squared error, ...),
         the functionals of the ranked curve (the AUC, KS, gain area, accuracy ratio, lifts)
         and the statistics of the pair classes (Kendall's tau-b, Harrell's C, Somers' D,
-        Goodman and Kruskal's gamma). Any other measure is refused, named with the reason.
+        Goodman and Kruskal's gamma), and, with ``n_bootstrap=0``, Spearman's rho (the rows
+        carry their midranks in their segments; the engine draws no replicates of it). Any
+        other measure is refused, named with the reason.
     sample_weight : str, optional
         A column of non-negative case weights.
     groups : str, optional
         A column of unit labels: the replicates weigh whole units (with ``n_bootstrap``).
     bins : int, default 5
-        As ``ranklens.by_segment``: a numeric column with more distinct values is refused.
+        Quantile bins of a numeric column with more distinct values, as ``ranklens.by_segment``.
     cross : bool, default False
         With several columns, also their cross product (a segment per combination present).
     min_rows, min_events, pick, fdr, fdr_level : optional
@@ -193,8 +209,8 @@ def by_segment(
     ------
     ValueError
         If an argument is invalid (the message names it), a measure cannot be evaluated by
-        segment on Dask (the message names each one with the reason), or a column of labels is
-        numeric with more than ``bins`` distinct values.
+        segment on Dask (the message names each one with the reason), or a column's labels are
+        all missing.
 
     See Also
     --------
@@ -205,40 +221,30 @@ def by_segment(
     The values equal the in-memory ones on the same data (counts exactly, floats to rounding):
     a segment's summaries are the unsegmented run's summaries of its rows. The passes are the
     unsegmented run's, each serving every segment: the labels read once (their distinct
-    values), the scan and the event threshold, the scan by segment, and, for the curves and
-    the rank statistics, the shuffles by prediction and by truth. Inside a bucket the work is
-    done segment by segment: it grows with the rows, plus a cost per segment and bucket (per
-    replicate, for the replicates of the pair classes).
+    values; for a column cut into quantile bins, two more reads of it select the order
+    statistics of its edges), the scan and the event threshold, the scan by segment, and, for
+    the curves and the rank statistics, the shuffles by prediction and by truth. Inside a
+    bucket the work is done segment by segment: it grows with the rows, plus a cost per segment
+    and bucket (per replicate, for the replicates of the pair classes).
     """
-    require("dask", "evaluating by segment on Dask")
-    import dask
-    import dask.dataframe as dd
-
-    preds = prediction_columns(predictions)
-    if len(preds) < 2:
-        raise ValueError("predictions must name at least two model columns")
-    columns_by = [by] if isinstance(by, str) else list(by)
-    if not columns_by or not all(isinstance(c, str) for c in columns_by):
-        raise ValueError(f"by must name one column of labels or several; got {by!r}")
-    settings = dict(
+    asked = dict(
+        y_true=y_true,
+        predictions=predictions,
+        metrics=metrics,
+        sample_weight=sample_weight,
+        groups=groups,
+        bins=bins,
+        cross=cross,
         min_rows=min_rows,
         min_events=min_events,
+        pick=pick,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        interval=interval,
         fdr=fdr,
         fdr_level=fdr_level,
-        pick=pick,
-        confidence_level=confidence_level,
-        n_bootstrap=n_bootstrap,
-    )
-    settings["fdr_level"] = check_segment_settings(settings, preds)
-    _check_run(bins, n_bootstrap, interval, random_state, confidence_level)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics names no measure")
-    specs = [get_metric(name) for name in names]
-    given = dict(
-        n_bootstrap=n_bootstrap,
         random_state=random_state,
-        confidence_level=confidence_level,
+        events=events,
         relevance=relevance,
         event_threshold=event_threshold,
         k=k,
@@ -246,16 +252,169 @@ def by_segment(
         n_buckets=n_buckets,
         storage_options=storage_options,
     )
+    return _run(data, "by", by, asked, level_tests=False)
+
+
+def scan_segments(
+    data: Any,
+    *,
+    y_true: str,
+    predictions: Sequence[str] | str,
+    columns: Sequence[str] | Mapping[str, str] | str,
+    metrics: Sequence[str] | str = DEFAULT_SEGMENT_METRICS,
+    sample_weight: str | None = None,
+    groups: str | None = None,
+    bins: int = 5,
+    min_rows: int = 30,
+    min_events: int = 10,
+    pick: str | None = None,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    interval: str = "auto",
+    fdr: str = "bh",
+    fdr_level: float = 0.05,
+    random_state: int = 0,
+    events: Any = None,
+    relevance: Any = None,
+    event_threshold: float | None = None,
+    k: int | None = None,
+    gains: str | None = None,
+    n_buckets: int | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> SegmentScan:
+    """Search the segments of several columns for where the models are weak, exactly, on Dask.
+
+    The Dask engine of ``ranklens.scan_segments``: every segment of every column (numeric
+    ones with more than ``bins`` distinct values cut into quantile bins, as in memory) is a
+    candidate, evaluated as :func:`by_segment` evaluates it, with each model's value also
+    tested against its own value on all the rows. Both questions (the pick clearly worse than
+    another model, every model clearly worse than its overall level), over every candidate
+    tried, form one family whose false discovery rate is controlled, as in memory; the
+    findings are read from the judged records by the in-memory rules
+    (:func:`ranklens.segments.weak_segments`).
+
+    Parameters
+    ----------
+    data : dask.dataframe.DataFrame or str
+        The data, or a Parquet path or glob (local or any fsspec URL).
+    y_true : str
+        The truth column.
+    predictions : sequence of str
+        The prediction columns, one per model (at least two).
+    columns : str, sequence of str, or mapping of str to str
+        The columns of labels to search, each one a slicing (as :func:`by_segment`'s ``by``;
+        never their cross product).
+    metrics, sample_weight, groups, bins, min_rows, min_events, pick : optional
+        As :func:`by_segment`.
+    n_bootstrap, confidence_level, interval, fdr, fdr_level, random_state : optional
+        As :func:`by_segment`.
+    events, relevance, event_threshold, k, gains : optional
+        As :func:`by_segment`.
+    n_buckets, storage_options : optional
+        As :func:`by_segment`.
+
+    Returns
+    -------
+    SegmentScan
+        As ``ranklens.scan_segments``'s: the findings, largest segment first, then by the size
+        of the gap, the candidates and tests counted, and everything measured
+        (``evaluation``, whose ``notes`` say where the intervals come from).
+
+    Raises
+    ------
+    ValueError
+        As :func:`by_segment`.
+
+    See Also
+    --------
+    by_segment : the evaluation of chosen slicings on Dask.
+
+    Notes
+    -----
+    The values, counts and segments equal the in-memory ones on the same data; a segment's
+    level test is the Wald statistic ``(v - v_all) / sd*`` of memory, ``sd*`` the standard
+    deviation of the segment's Poisson replicates, so the p-values, and a verdict near the
+    threshold, differ from the in-memory ones by resampling noise. The passes are those of
+    :func:`by_segment`, one key per segment of every column.
+    """
+    asked = dict(
+        y_true=y_true,
+        predictions=predictions,
+        metrics=metrics,
+        sample_weight=sample_weight,
+        groups=groups,
+        bins=bins,
+        cross=False,
+        min_rows=min_rows,
+        min_events=min_events,
+        pick=pick,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        interval=interval,
+        fdr=fdr,
+        fdr_level=fdr_level,
+        random_state=random_state,
+        events=events,
+        relevance=relevance,
+        event_threshold=event_threshold,
+        k=k,
+        gains=gains,
+        n_buckets=n_buckets,
+        storage_options=storage_options,
+    )
+    return scan_result(_run(data, "columns", columns, asked, level_tests=True))
+
+
+def _run(
+    data: Any, option: str, labels: Any, asked: dict[str, Any], *, level_tests: bool
+) -> SegmentEvaluation:
+    """Evaluate every segment of the columns ``labels`` (the argument ``option``), with the
+    arguments ``asked`` of :func:`by_segment`, and judge them as one family (with the tests
+    against the overall level when ``level_tests``): the work of both public functions."""
+    require("dask", "evaluating by segment on Dask")
+    import dask
+    import dask.dataframe as dd
+
+    preds = prediction_columns(asked["predictions"])
+    if len(preds) < 2:
+        raise ValueError("predictions must name at least two model columns")
+    titles, columns_by = _label_columns(option, labels)
+    settings = {
+        name: asked[name]
+        for name in (
+            "min_rows",
+            "min_events",
+            "fdr",
+            "fdr_level",
+            "pick",
+            "confidence_level",
+            "n_bootstrap",
+        )
+    }
+    settings["fdr_level"] = check_segment_settings(settings, preds)
+    n_bootstrap, bins = asked["n_bootstrap"], asked["bins"]
+    _check_run(
+        bins, n_bootstrap, asked["interval"], asked["random_state"], asked["confidence_level"]
+    )
+    metrics = asked["metrics"]
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics names no measure")
+    specs = [get_metric(name) for name in names]
+    groups = asked["groups"] if n_bootstrap else None
     options = _options(
-        y_true, preds, sample_weight, groups if n_bootstrap else None, specs, events, given
+        asked["y_true"], preds, asked["sample_weight"], groups, specs, asked["events"], asked
     )
     plan = _segment_plan(options, specs)
 
+    storage_options = asked["storage_options"]
     every = list(dict.fromkeys([*options.columns, *columns_by]))
     load = column_loader(data, every, storage_options, [*options.labels, *columns_by])
     frame = load(every)
     slicings, orders = _label_slicings(dask, frame, columns_by, int(bins))
-    keys = _sp.Keys(tuple(len(s.segments) for s in slicings), bool(cross and len(slicings) > 1))
+    slicings = [dataclasses.replace(s, name=t) for s, t in zip(slicings, titles, strict=True)]
+    cross = bool(asked["cross"] and len(slicings) > 1)
+    keys = _sp.Keys(tuple(len(s.segments) for s in slicings), cross)
     drop = [c for c in columns_by if c not in options.columns]
     meta = _sp.with_codes(frame._meta, columns_by, [[] for _ in columns_by], drop)
     frame = frame.map_partitions(_sp.with_codes, columns_by, orders, drop, meta=meta)
@@ -270,7 +429,36 @@ def by_segment(
     }
     if keys.cross:
         slicings.append(_crossed(slicings, keys, totals))
-    return _evaluation(options, specs, slicings, estimates, settings, found)
+    return _evaluation(options, specs, slicings, estimates, settings, found, level_tests)
+
+
+def _label_columns(option: str, labels: Any) -> tuple[list[str], list[str]]:
+    """The slicings' names and their columns: a column name, a sequence of them (each slicing
+    named by its column) or a mapping of slicing names to column names.
+
+    Raises
+    ------
+    ValueError
+        When ``labels`` names no column, names one twice or holds something else than names
+        (the message names ``option``).
+    """
+    if isinstance(labels, str):
+        titles, columns = [labels], [labels]
+    elif isinstance(labels, Mapping):
+        titles, columns = [str(t) for t in labels], list(labels.values())
+    elif isinstance(labels, Sequence):
+        titles, columns = list(labels), list(labels)
+    else:
+        titles, columns = [], []
+    if not columns or not all(isinstance(c, str) for c in [*titles, *columns]):
+        raise ValueError(
+            f"{option} must name one column of labels, several, or map slicing names to "
+            f"columns; got {labels!r}"
+        )
+    twice = [c for c in dict.fromkeys(columns) if columns.count(c) > 1]
+    if twice:
+        raise ValueError(f"{option} names the column {twice[0]!r} twice")
+    return titles, columns
 
 
 def _check_run(
@@ -358,7 +546,9 @@ def _segment_plan(options: Options, specs: Sequence[MetricSpec]) -> PassPlan:
     sweep = []
     for spec in plan.specs.sweep:
         form = spec.capabilities.batched
-        if isinstance(form, RankSweepForm) and form.statistic.moments:
+        # Spearman's rho reads the rows' midranks in their segments (carried through the
+        # shuffle by truth); the engine draws no replicates of it
+        if isinstance(form, RankSweepForm) and form.statistic.moments and options.n_bootstrap:
             refused[spec.name] = MOMENTS_REFUSED
         else:
             sweep.append(spec)
@@ -385,22 +575,30 @@ def _segment_plan(options: Options, specs: Sequence[MetricSpec]) -> PassPlan:
 
 def _label_slicings(
     dask: Any, frame: Any, columns: list[str], bins: int
-) -> tuple[list[Slicing], list[list[Any]]]:
+) -> tuple[list[Slicing], list[Any]]:
     """Each column's slicing from its distinct labels (one read of the label columns), and
-    each one's labels in the order of their codes.
+    each one's labels in the order of their codes, or its quantile bins
+    (:class:`ranklens.dask._segment_passes.QuantileBins`) for a numeric column with more than
+    ``bins`` distinct values, as in memory (:func:`ranklens.segments.slice_rows`).
 
     Raises
     ------
     ValueError
-        When a column's labels are all missing, or it is numeric with more than ``bins``
-        distinct values.
+        When a column's labels are all missing.
     """
     import pandas as pd
 
+    numeric = {}
+    for name in columns:
+        dtype = frame._meta[name].dtype
+        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            numeric[name] = bins + 1  # (one more than bins tells a column to cut)
     found = dask.compute(
-        *[dask.delayed(_sp.labels)(part, columns) for part in frame[columns].to_delayed()]
+        *[dask.delayed(_sp.labels)(part, columns, numeric) for part in frame[columns].to_delayed()]
     )
-    slicings, orders = [], []
+    slicings: list[Slicing] = []
+    orders: list[Any] = []
+    cut: dict[str, dict[str, Any]] = {}
     for i, name in enumerate(columns):
         present: dict[Any, None] = {}
         categories: dict[Any, None] = {}
@@ -412,15 +610,14 @@ def _label_slicings(
         if not present:
             raise ValueError(f"segment labels {name!r} are all missing")
         dtype = frame._meta[name].dtype
-        numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
-        if numeric and len(present) > bins:
-            raise ValueError(
-                f"by={name!r}: a numeric column with more than bins={bins} distinct values "
-                f"({len(present)}), which in memory is cut into quantile bins; the Dask engine "
-                "does not cut a column into quantile bins (their edges need exact quantiles of "
-                "the column, a selection of their own): give the bins as labels (pandas.qcut "
-                "first) or the column as strings or a categorical"
-            )
+        if name in numeric and len(present) > bins:
+            cut[name] = {
+                "n": sum(part[i]["n_present"] for part in found),
+                "sample": np.concatenate([part[i]["sample"] for part in found]),
+            }
+            orders.append(None)  # (the bins, once their edges are selected)
+            slicings.append(Slicing(name, np.zeros(0, np.int64), (), "quantile bins", n_missing))
+            continue
         if isinstance(dtype, pd.CategoricalDtype):
             order = [c for c in categories if c in present]
         else:
@@ -430,7 +627,49 @@ def _label_slicings(
             names.append(MISSING_SEGMENT)
         slicings.append(Slicing(name, np.zeros(0, np.int64), tuple(names), "categories", n_missing))
         orders.append(order)
+    if cut:
+        edges = _bin_edges(dask, frame, cut, bins)
+        for i, name in enumerate(columns):
+            if name in edges:
+                names = quantile_bin_names(edges[name])
+                if slicings[i].n_missing:
+                    names.append(MISSING_SEGMENT)
+                slicings[i] = dataclasses.replace(slicings[i], segments=tuple(names))
+                orders[i] = _sp.QuantileBins(edges[name])
     return slicings, orders
+
+
+def _bin_edges(
+    dask: Any, frame: Any, cut: dict[str, dict[str, Any]], bins: int
+) -> dict[str, np.ndarray]:
+    """The edges of the quantile bins of each column of ``cut`` (its count of present values
+    ``n`` and a ``sample`` of them), as in memory: the order statistics NumPy's quantiles read
+    (:func:`ranklens.segments.quantile_bin_positions`), selected exactly in two reads of the
+    columns (:func:`ranklens.dask._quantiles.select`, every column at once), and NumPy's
+    interpolation of them (:func:`ranklens.segments.quantile_bin_edges`)."""
+    targets, samples, wanted = [], {}, {}
+    n_rows = 0
+    for name, info in cut.items():
+        source = _q.Source(name, labels=True)
+        samples[source] = info["sample"]
+        wanted[name] = quantile_bin_positions(info["n"], bins)
+        # the (k + 1)-th smallest value is the first whose count of values at most it is k + 1
+        targets += [_q.Target(source, float(k + 1)) for k in wanted[name]]
+        n_rows = max(n_rows, int(info["n"]))
+    found = iter(
+        _q.select(
+            dask,
+            frame[list(cut)],
+            targets,
+            samples,
+            max(1, math.ceil(n_rows / _e.ROWS_PER_BUCKET)),
+        )
+    )
+    edges = {}
+    for name, info in cut.items():
+        values = {int(k): next(found) for k in wanted[name]}
+        edges[name] = quantile_bin_edges(int(info["n"]), bins, values)
+    return edges
 
 
 def _crossed(
@@ -558,6 +797,8 @@ def _shuffles(
         n_buckets = events.p_bounds[k].size + 1
         shuffled = _p.by_bucket(bucketed, _p.P_BUCKET, n_buckets)
         work = _prediction_work(k, options, plan, scanned, events, segments, totals)
+        if _reads_midranks(plan):
+            work = dataclasses.replace(work, slicings=keys.n_slicings)
         outputs = [
             dask.delayed(_sp.prediction_bucket, nout=2)(part, keys, _in_bucket(work, i, segments))
             for i, part in enumerate(shuffled.to_delayed())
@@ -567,12 +808,26 @@ def _shuffles(
             **{
                 _p.midrank_column(k): np.zeros(0, work.midrank_dtype),
                 _p.bucket_column(k): np.zeros(0, _p.BUCKET_DTYPE),
-            }
+            },
+            **{
+                _sp.segment_midrank_column(k, s): np.zeros(0, work.midrank_dtype)
+                for s in range(work.slicings)
+            },
         )
         current = dd.from_delayed([o[0] for o in outputs], meta=meta, verify_meta=False)
     truth_tasks = _truth_tasks(dask, current, options, plan, events, keys, segments)
     pred_out, truth_out = dask.compute(pred_tasks, truth_tasks)
     return {"pred": pred_out, "truth": truth_out}
+
+
+def _reads_midranks(plan: PassPlan) -> bool:
+    """Whether a measure reads the rows' midranks (Spearman's rho): each row then carries its
+    midrank in its segment of every slicing to the shuffle by truth."""
+    return any(
+        isinstance(spec.capabilities.batched, RankSweepForm)
+        and spec.capabilities.batched.statistic.moments
+        for spec in plan.specs.sweep
+    )
 
 
 def _prediction_work(
@@ -843,8 +1098,10 @@ def _evaluation(
     estimates: dict[tuple[int, int], _Estimate],
     settings: dict[str, Any],
     events: Events,
+    level_tests: bool = False,
 ) -> SegmentEvaluation:
-    """The records of every segment, judged as one family, in the in-memory result."""
+    """The records of every segment, judged as one family, in the in-memory result (with
+    ``level_tests``, each record also tested against the model's value on all the rows)."""
     preds = options.preds
     whole = estimates[ALL_ROWS]
     overall = {spec.name: {m: whole.values[m][spec.name] for m in preds} for spec in specs}
@@ -880,6 +1137,7 @@ def _evaluation(
                 comparison=est.comparison,
                 problem=None,
                 score=_scorer(est),
+                overall=overall if level_tests else None,
             )
             records += shown
             unshown += others
@@ -892,6 +1150,7 @@ def _evaluation(
         overall=overall,
         slicings=slicings,
         settings=settings,
+        level_tests=level_tests,
         events=_fixed_events(options, events) if defined else None,
         notes=[POISSON_NOTE.format(keys=keys_note)] if options.n_bootstrap else [],
         unshown=unshown,
