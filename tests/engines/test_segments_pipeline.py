@@ -403,3 +403,15 @@ def test_the_json_block_holds_the_long_table_and_validates(table):
     assert len(scan["findings"]) == len(ev.segment_scan.findings)
     assert "level_verdict" in scan["records"][0]
     assert segment_records(ev.segments)[0]["slicing"] == "region"
+
+
+def test_a_column_that_cannot_slice_the_rows_on_dask_is_named_by_its_option(table, client):
+    """The Dask engine's refusal of a slicing carries the option's name, as in memory."""
+    dd = pytest.importorskip("dask.dataframe")
+    holed = table.assign(empty=pd.Series([None] * N, dtype="object"))
+    frame = dd.from_pandas(holed, npartitions=2)
+    for option in ("by", "scan"):
+        with pytest.raises(ValueError, match=rf"^{option}: .*all missing"):
+            evaluate_models("y", ["a", "b"], data=frame, engine="dask", **{option: "empty"})
+        with pytest.raises(ValueError, match=rf"^{option}: .*all missing"):
+            evaluate_models("y", ["a", "b"], data=holed, **{option: "empty"}, **_light())

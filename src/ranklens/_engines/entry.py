@@ -556,8 +556,12 @@ def _segments_on_dask(
             columns: dict[str, Any] = {argument: labels[option]}
             own = options.by_segment_arguments(scan=option == "scan")
             found[option] = func(data, **columns, **shared, **own)
-        except (ValueError, TypeError):
-            raise
+        except (ValueError, TypeError) as exc:
+            # named by the option, as the in-memory engine names what cannot slice the rows
+            message = str(exc)
+            if message.startswith(f"{option}:"):
+                raise
+            raise type(exc)(f"{option}: {message}") from None
         except Exception as exc:  # the cluster or a bug: recorded, as every other failure
             problems.setdefault(ALL_MODELS, {})[what] = exception_problem(exc)
     return dataclasses.replace(
