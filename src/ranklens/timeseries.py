@@ -420,9 +420,10 @@ def _calendar_windows(times: pd.Series, period: str, order: np.ndarray) -> TimeW
     empty = span.difference(present)
     if len(empty):
         listed = ", ".join(str(p) for p in empty[:6]) + (", ..." if len(empty) > 6 else "")
+        verbs = "holds no rows and has" if len(empty) == 1 else "hold no rows and have"
         notes.append(
-            f"{len(empty)} of the {len(span)} {unit}s from {span[0]} to {span[-1]} hold no "
-            f"rows and have no window: {listed}"
+            f"{len(empty)} of the {len(span)} {unit}s from {span[0]} to {span[-1]} {verbs} no "
+            f"window: {listed}"
         )
     if tz is not None:
         notes.append(f"windows are calendar {unit}s in the time zone {tz}")
