@@ -60,6 +60,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "timeseries": (
         "DieboldMarianoTestResult",
+        "WindowEvaluation",
+        "by_window",
         "diebold_mariano_test",
     ),
     "targeting": (

@@ -1553,8 +1553,9 @@ def _diebold_mariano(
     level: float,
     horizon: int,
 ) -> DieboldMarianoComparisonResult:
-    """The comparison by the Diebold-Mariano test (``ranklens.timeseries.comparison_arrays``)."""
-    from ranklens.timeseries import comparison_arrays
+    """The comparison by the Diebold-Mariano test
+    (``ranklens._inference.diebold_mariano.comparison_arrays``)."""
+    from ranklens._inference.diebold_mariano import comparison_arrays
 
     n = y.shape[0]
     if (

@@ -4,7 +4,8 @@ After "which model is better overall?" comes "better for whom?": by region, prod
 customer tier, risk band. :func:`by_segment` evaluates every model on every segment of one or
 more slicings of the rows, with a paired bootstrap inside each segment (:func:`compare_models` on
 the segment's rows only; ``groups`` still resamples whole units), and compares each model with
-the overall pick of each measure there. The verdicts across all segments, measures and models
+the overall pick of each measure there (with a block scheme, blocks of consecutive rows of each
+segment, for rows in time order). The verdicts across all segments, measures and models
 are judged together, controlling the false discovery rate (Benjamini & Hochberg 1995, or
 Benjamini & Yekutieli 2001 under any dependence): among the segments called "clearly better",
 the expected share of false calls stays at the level asked. :func:`scan_segments` searches the
@@ -34,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +53,7 @@ from ranklens._foundation.validation import (
     check_random_state,
     check_sample_weight,
 )
-from ranklens._inference.resampling import draws_as
+from ranklens._inference.resampling import BLOCK_SCHEMES, SCHEMES, draws_as
 from ranklens.compare import compare_models
 from ranklens.metrics import get_metric
 from ranklens.targeting import event_flags, fixed_events
@@ -364,6 +366,8 @@ class _Task:
     predictions: dict[str, np.ndarray]
     weight: np.ndarray | None
     groups: np.ndarray | None
+    scheme: str
+    block_length: Any
     specs: list[MetricSpec]
     counts_events: list[bool]
     events: np.ndarray | None
@@ -508,7 +512,8 @@ def wald_p_value(estimate: float, std_error: float) -> float:
 
 
 def _pair_fields(comparison: Any, k: int, model: str, pick: str) -> dict[str, float]:
-    """``model - pick`` on measure ``k``: the difference, its interval and its p-value."""
+    """``model - pick`` on measure ``k``: the difference, its interval, the bootstrap standard
+    deviation of the paired difference and the Wald p-value."""
     pairs = list(comparison.pairs)
     if (model, pick) in pairs:
         j, sign = pairs.index((model, pick)), 1.0
@@ -521,6 +526,7 @@ def _pair_fields(comparison: Any, k: int, model: str, pick: str) -> dict[str, fl
         "difference": difference,
         "difference_ci_lower": lo if sign > 0 else -hi,
         "difference_ci_upper": hi if sign > 0 else -lo,
+        "difference_sd": float(comparison.difference_sd[k, j]),
         "p_value": wald_p_value(difference, float(comparison.difference_sd[k, j])),
     }
 
@@ -575,6 +581,8 @@ def _segment_records(
             random_state=_segment_seed(task, s, j),
             sample_weight=w,
             groups=g,
+            scheme=task.scheme,
+            block_length=task.block_length,
             show_progress=False,
         )
     return segment_records(
@@ -667,6 +675,8 @@ def segment_records(
             record: dict[str, Any] = dict(base, metric=spec.name, model=model, pick=pick)
             record.update(_measure_fields(comparison, kc, i, score, spec, model))
             record["status"], record["reason"] = _status(small[k], comparison, problem, record)
+            if kc >= 0 and getattr(comparison, "block_length", None) is not None:
+                record["block_length"] = float(comparison.block_length)
             if comparison is not None and kc >= 0 and model != pick:
                 record.update(_pair_fields(comparison, kc, model, pick))
             if overall is not None and comparison is not None and kc >= 0:
@@ -846,6 +856,14 @@ class SegmentEvaluation(Result):
         for the true top 10 %), None when no measure counts events or the target is 0/1.
     notes : tuple of str
         What the reader should know (missing labels, quantile bins).
+    scheme : str
+        How each segment's bootstrap resampled its rows (``scheme`` of
+        :func:`ranklens.compare_models`): ``"multinomial"`` by default, ``"stationary"`` or
+        ``"circular"`` for blocks of consecutive rows of the segment.
+    block_length : float or str
+        The block length asked for a block scheme (``"auto"``: each segment's own automatic
+        length, in the records' ``block_length``); ``"auto"`` for the other schemes, which draw
+        no blocks.
     """
 
     models: tuple[str, ...]
@@ -864,6 +882,8 @@ class SegmentEvaluation(Result):
     min_events: int
     events: Any = None
     notes: tuple[str, ...] = ()
+    scheme: str = "multinomial"
+    block_length: float | str = "auto"
 
     def to_frame(self) -> pd.DataFrame:
         """The long table: one row per slicing, segment, measure and model.
@@ -879,12 +899,15 @@ class SegmentEvaluation(Result):
             is ``"better"`` or ``"worse"`` (than the pick, with the false discovery rate
             controlled), ``"no clear difference"``, ``"pick"`` or ``"not tested"``; ``status``
             is ``"estimated"``, ``"too small"``, ``"not compared"`` or ``"undefined"``, with
-            ``reason``.
+            ``reason``. With a block scheme, a last column ``block_length``: the block length
+            each segment's bootstrap drew (None where the segment was not compared).
         """
         import pandas as pd
 
         scanned = any("level_verdict" in r for r in self.records)
         columns = list(_COLUMNS) + (list(_LEVEL_COLUMNS) if scanned else [])
+        if self.scheme in BLOCK_SCHEMES:
+            columns.append("block_length")
         frame = pd.DataFrame(
             [{c: r.get(c) for c in columns} for r in self.records], columns=columns
         )
@@ -1016,7 +1039,26 @@ class SegmentScan(Result):
 # Public functions
 
 
-def _predictions(predictions: Any, n: int) -> dict[str, np.ndarray]:
+def prediction_columns(predictions: Any, n: int) -> dict[str, np.ndarray]:
+    """Each model's predictions as a float64 array of ``n`` rows.
+
+    Parameters
+    ----------
+    predictions : mapping of str to array-like, or DataFrame
+        At least two models.
+    n : int
+        The rows of ``y_true``.
+
+    Returns
+    -------
+    dict of str to ndarray
+        The models in the order given.
+
+    Raises
+    ------
+    ValueError
+        If fewer than two models are given or one has another length (the message names it).
+    """
     if hasattr(predictions, "columns") and not isinstance(predictions, Mapping):
         predictions = {str(c): predictions[c] for c in predictions.columns}
     if not isinstance(predictions, Mapping) or len(predictions) < 2:
@@ -1041,7 +1083,26 @@ def _seed(random_state: Any) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
-def _groups(groups: Any, n: int) -> np.ndarray | None:
+def group_labels(groups: Any, n: int) -> np.ndarray | None:
+    """The unit id of each row (any container of labels) as an array, None for none.
+
+    Parameters
+    ----------
+    groups : array-like of shape (n,) or None
+        The unit ids.
+    n : int
+        The rows of the data.
+
+    Returns
+    -------
+    ndarray or None
+        The labels.
+
+    Raises
+    ------
+    ValueError
+        Naming ``groups``, if it has another length than the data.
+    """
     if groups is None:
         return None
     labels = _as_series(groups, "groups").to_numpy()
@@ -1067,9 +1128,10 @@ def _run(
     """Evaluate, compare and judge every segment (the work of both public functions)."""
     y = as_1d_float(y_true, "y_true")
     n = y.shape[0]
-    preds = _predictions(predictions, n)
+    preds = prediction_columns(predictions, n)
     weight = check_sample_weight(settings["sample_weight"], n, normalize=False)
     settings["fdr_level"] = check_segment_settings(settings, list(preds))
+    check_block_settings(settings["scheme"], settings["block_length"], settings["groups"])
     pick = settings["pick"]
     slicings = _slicings(segments, n=n, bins=settings["bins"], cross=settings["cross"])
     context = {k: settings[k] for k in _TASK_PARAMETERS}
@@ -1084,7 +1146,9 @@ def _run(
         y=y,
         predictions=preds,
         weight=weight,
-        groups=_groups(settings["groups"], n),
+        groups=group_labels(settings["groups"], n),
+        scheme=settings["scheme"],
+        block_length=settings["block_length"],
         specs=specs,
         counts_events=counts,
         events=events,
@@ -1194,6 +1258,8 @@ def judged_evaluation(
         min_events=int(settings["min_events"]),
         events=events,
         notes=(*_notes(list(slicings)), *notes),
+        scheme=settings.get("scheme", "multinomial"),
+        block_length=settings.get("block_length", "auto"),
     )
 
 
@@ -1227,6 +1293,47 @@ def check_segment_settings(settings: Mapping[str, Any], models: Sequence[str]) -
     if pick is not None and pick not in models:
         raise ValueError(f"pick {pick!r} is not one of the models {list(models)}")
     return level
+
+
+def check_block_settings(scheme: Any, block_length: Any, groups: Any) -> None:
+    """Check how each segment's bootstrap resamples its rows, before any segment is run.
+
+    Parameters
+    ----------
+    scheme : str
+        One of :func:`ranklens.compare_models`' schemes.
+    block_length : float or "auto"
+        The block length of a block scheme; ``"auto"`` for the others.
+    groups : array-like or None
+        The unit ids, if any.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: an unknown ``scheme``; a block scheme with ``groups`` (blocks of
+        consecutive rows and whole units are two designs); a ``block_length`` that is neither
+        ``"auto"`` nor a number >= 1, or a number with a scheme that draws no blocks. A number
+        larger than a segment's rows is that segment's own problem: it is not compared, and its
+        ``reason`` says why.
+    """
+    if not isinstance(scheme, str) or scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}; got {scheme!r}")
+    auto = isinstance(block_length, str) and block_length == "auto"
+    if scheme not in BLOCK_SCHEMES:
+        if not auto:
+            raise ValueError(
+                f"block_length is the block schemes' ({BLOCK_SCHEMES}); scheme={scheme!r} "
+                f"draws no blocks, got block_length={block_length!r}"
+            )
+        return
+    if groups is not None:
+        raise ValueError(
+            f"scheme={scheme!r} resamples blocks of consecutive rows of each segment; it cannot "
+            "be combined with groups (which resamples whole units)"
+        )
+    number = isinstance(block_length, numbers.Real) and not isinstance(block_length, bool)
+    if not auto and not (number and float(block_length) >= 1.0):
+        raise ValueError(f"block_length must be 'auto' or a number >= 1; got {block_length!r}")
 
 
 def choose_picks(
@@ -1277,6 +1384,8 @@ def by_segment(
     metrics: Sequence[str] | str = DEFAULT_SEGMENT_METRICS,
     sample_weight: Any = None,
     groups: Any = None,
+    scheme: str = "multinomial",
+    block_length: float | str = "auto",
     bins: int = 5,
     cross: bool = False,
     min_rows: int = 30,
@@ -1325,6 +1434,18 @@ def by_segment(
     groups : array-like of shape (n,), optional
         A unit id per row: each segment's bootstrap resamples whole units (a segment with
         fewer units than the clustered bootstrap needs is not compared, and says why).
+    scheme : str, default "multinomial"
+        How each segment's bootstrap resamples its rows, as :func:`ranklens.compare_models`.
+        ``"stationary"`` (Politis & Romano 1994) and ``"circular"`` resample blocks of
+        consecutive rows of the segment, its rows kept in the order given: with the rows in time
+        order, every block is a run of consecutive rows of that segment, so the serial
+        dependence within a segment is kept. Not with ``groups``.
+    block_length : float or "auto", default "auto"
+        The mean (``"stationary"``) or fixed (``"circular"``) block length of a block scheme:
+        ``"auto"`` chooses each segment's own (Politis & White 2004, corrected by Patton,
+        Politis & White 2009), a number is used in every segment. A segment with fewer rows than
+        the number, or fewer than 9 rows with ``"auto"``, is not compared and says why. The
+        other schemes take none.
     bins : int, default 5
         Quantile bins of a numeric column.
     cross : bool, default False
@@ -1372,7 +1493,8 @@ def by_segment(
         If an argument is invalid (the message names it): fewer than two models, lengths that
         differ, an unknown measure or one that cannot be evaluated by segment, labels all
         missing, ``bins`` below 2, ``min_rows``/``min_events`` below 1, an unknown ``pick`` or
-        ``fdr``.
+        ``fdr``, an unknown ``scheme``, a block scheme with ``groups``, a ``block_length`` that
+        is not ``"auto"`` or a number >= 1 or that is given to a scheme without blocks.
 
     See Also
     --------
@@ -1401,6 +1523,16 @@ def by_segment(
     Benjamini, Y. and Yekutieli, D. (2001). The control of the false discovery rate in
     multiple testing under dependency. *Annals of Statistics* 29(4), 1165-1188.
 
+    Patton, A., Politis, D. N. and White, H. (2009). Correction to "Automatic block-length
+    selection for the dependent bootstrap" by D. Politis and H. White. *Econometric Reviews*
+    28(4), 372-375.
+
+    Politis, D. N. and Romano, J. P. (1994). The stationary bootstrap. *Journal of the American
+    Statistical Association* 89(428), 1303-1313.
+
+    Politis, D. N. and White, H. (2004). Automatic block-length selection for the dependent
+    bootstrap. *Econometric Reviews* 23(1), 53-70.
+
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
 
@@ -1420,6 +1552,8 @@ def by_segment(
         metrics=metrics,
         sample_weight=sample_weight,
         groups=groups,
+        scheme=scheme,
+        block_length=block_length,
         bins=bins,
         cross=cross,
         min_rows=min_rows,
@@ -1522,6 +1656,8 @@ def scan_segments(
         metrics=metrics,
         sample_weight=sample_weight,
         groups=groups,
+        scheme="multinomial",
+        block_length="auto",
         bins=bins,
         cross=False,
         min_rows=min_rows,

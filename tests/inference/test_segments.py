@@ -257,10 +257,83 @@ def test_groups_resample_whole_units_inside_each_segment() -> None:
     assert record["ci_lower"] == by_hand.ci_lower[0, 0]
 
 
+@pytest.mark.parametrize(("scheme", "block_length"), [("stationary", "auto"), ("circular", 7)])
+def test_a_block_scheme_resamples_each_segment_in_the_order_given(
+    scheme: str, block_length: float | str
+) -> None:
+    y, preds, region = _data(500)
+    metrics = ["mean_absolute_error", "kendall_tau"]
+    result = by_segment(
+        y,
+        preds,
+        region,
+        metrics=metrics,
+        n_bootstrap=150,
+        scheme=scheme,
+        block_length=block_length,
+        random_state=3,
+    )
+    assert result.scheme == scheme and result.block_length == block_length
+    assert list(result.to_frame().columns)[-1] == "block_length"
+    for j, name in enumerate(result.segments["segment"]):
+        rows = region == name
+        by_hand = rl.compare_models(
+            y[rows],
+            {m: p[rows] for m, p in preds.items()},
+            metrics=metrics,
+            n_bootstrap=150,
+            random_state=np.random.SeedSequence(3, spawn_key=(0, j)),
+            scheme=scheme,
+            block_length=block_length,
+        )
+        assert by_hand.block_length is not None
+        for k, metric in enumerate(metrics):
+            for i, model in enumerate(preds):
+                record = _records(result, segment=name, metric=metric, model=model)[0]
+                assert record["ci_lower"] == by_hand.ci_lower[k, i]
+                assert record["ci_upper"] == by_hand.ci_upper[k, i]
+                assert record["block_length"] == by_hand.block_length
+                assert record["interval_method"] == by_hand.interval_methods[k]
+
+
+def test_the_default_scheme_is_unchanged_and_shows_no_block_length() -> None:
+    y, preds, region = _data(300)
+    default = by_segment(y, preds, region, metrics=["mean_absolute_error"], n_bootstrap=40)
+    rows = by_segment(
+        y, preds, region, metrics=["mean_absolute_error"], n_bootstrap=40, scheme="multinomial"
+    )
+    assert default.scheme == "multinomial" and "block_length" not in default.to_frame()
+    pd.testing.assert_frame_equal(default.to_frame(), rows.to_frame())
+
+
+def test_a_block_longer_than_a_segment_leaves_it_not_compared_and_says_why() -> None:
+    y, preds, region = _data(300)
+    result = by_segment(
+        y,
+        preds,
+        region,
+        metrics=["mean_absolute_error"],
+        n_bootstrap=40,
+        scheme="circular",
+        block_length=150,
+    )
+    for record in result.records:
+        if record["n_rows"] < 150:
+            assert record["status"] == "not compared"
+            assert "block_length" in record["reason"]
+        else:
+            assert record["status"] == "estimated"
+
+
 @pytest.mark.parametrize(
     ("argument", "kwargs", "match"),
     [
         ("predictions", {"predictions": {"a": np.zeros(10)}}, "two model"),
+        ("scheme", {"scheme": "blocks"}, "scheme must be one of"),
+        ("groups", {"scheme": "stationary", "groups": np.arange(10) % 3}, "groups"),
+        ("block_length", {"block_length": 4}, "block_length .*draws no blocks"),
+        ("block_length", {"scheme": "circular", "block_length": 0.5}, "block_length must be"),
+        ("block_length", {"scheme": "circular", "block_length": "long"}, "block_length must be"),
         ("bins", {"bins": 1}, "bins"),
         ("min_rows", {"min_rows": 0}, "min_rows"),
         ("pick", {"pick": "zzz"}, "pick"),
