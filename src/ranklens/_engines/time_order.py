@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -111,7 +112,7 @@ def check_resampling(
             f"{why} resamples blocks of consecutive rows; with n_bootstrap=0 nothing is "
             "resampled (give n_bootstrap >= 2)"
         )
-    if not auto and (isinstance(block_length, bool) or not isinstance(block_length, int | float)):
+    if not auto and (isinstance(block_length, bool) or not isinstance(block_length, Real)):
         raise ValueError(f"block_length must be 'auto' or a number; got {block_length!r}")
     return chosen
 
