@@ -5,9 +5,10 @@
 * :func:`load_credit_card`: AER's ``CreditCard`` (Greene, *Econometric Analysis*): monthly credit
   card expenditure of 1,319 applicants, a long-tailed "wallet" like the IT-wallet case study of
   Rosset, Perlich & Zadrozny (2005, Sect. 5).
-* :func:`load_sp500_returns`: MASS's ``SP500``: daily percentage returns of the S&P 500 in 1990-91,
-  whose rare large moves are the setting of Torgo & Ribeiro (2009, Sect. 5), with lagged
-  features for a one-day-ahead forecast.
+* :func:`load_sp500_returns`: MASS's ``SP500``: the 2,780 daily percentage returns of the S&P 500
+  from January 1990 to the first trading day of 2001, whose rare large moves are the setting of
+  Torgo & Ribeiro (2009, Sect. 5), with lagged features for a one-day-ahead forecast and each
+  day's date (from openintro's daily closes).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pandas as pd
 
 from ranklens._foundation.docstrings import shared_paragraphs
 
-__all__ = ["Dataset", "load_credit_card", "load_sp500_returns"]
+__all__ = ["Dataset", "load_credit_card", "load_sp500_returns", "sp500_dates"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,6 +120,57 @@ def load_credit_card(*, cardholders_only: bool = True) -> Dataset:
     )
 
 
+#: The largest difference, in percentage points, between a MASS ``SP500`` return and
+#: ``100 log(Close_t / Close_{t-1})`` of openintro's closes at the date it is aligned to. The
+#: two sources agree to about 1e-5 (median 2.4e-6) but for two closes of late 1999 that differ
+#: in their last digits, which move four returns by up to 0.0115; any other alignment misses by
+#: more than 0.1 on some day.
+SP500_ALIGNMENT_TOLERANCE = 0.02
+
+
+def sp500_dates(returns: np.ndarray) -> pd.Series:
+    """The trading day of each MASS ``SP500`` return, from openintro's ``sp500_1950_2018``.
+
+    MASS's values are ``100 log(Close_t / Close_{t-1})`` of the index's daily closes (Venables
+    & Ripley 2002). The closes' log returns are matched to the series as a whole: the one run of
+    consecutive days whose returns all lie within :data:`SP500_ALIGNMENT_TOLERANCE` of MASS's
+    gives the dates (the first return is that of 3 January 1990, the last that of 2 January
+    2001).
+
+    Parameters
+    ----------
+    returns : ndarray of float64, shape (n,)
+        MASS's returns, in their order.
+
+    Returns
+    -------
+    pandas.Series
+        The dates (datetime64), named ``"date"``, one per return.
+
+    Raises
+    ------
+    RuntimeError
+        If no run of days, or more than one, matches the returns: the dates would be a guess.
+    """
+    closes = _rdataset("openintro", "sp500_1950_2018")
+    days = pd.to_datetime(closes["Date"], format="%Y-%m-%d")
+    order = np.argsort(days.to_numpy(), kind="stable")
+    close = closes["Close"].to_numpy(dtype=np.float64)[order]
+    dates = days.to_numpy()[order][1:]  # the date of each return: its second close
+    logged = 100.0 * np.log(close[1:] / close[:-1])
+    n = returns.shape[0]
+    tolerance = SP500_ALIGNMENT_TOLERANCE
+    starts = np.flatnonzero(np.abs(logged[: logged.shape[0] - n + 1] - returns[0]) <= tolerance)
+    found = [s for s in starts if np.max(np.abs(logged[s : s + n] - returns)) <= tolerance]
+    if len(found) != 1:
+        raise RuntimeError(
+            f"the {n} MASS SP500 returns match {len(found)} runs of openintro's daily S&P 500 "
+            f"closes within {tolerance} percentage points (one is needed to date them)"
+        )
+    start = found[0]
+    return pd.Series(dates[start : start + n], name="date")
+
+
 @shared_paragraphs
 def load_sp500_returns(*, lags: int = 5) -> Dataset:
     """MASS ``SP500``: next-day S&P 500 percentage return from lagged returns and volatility.
@@ -133,7 +185,9 @@ def load_sp500_returns(*, lags: int = 5) -> Dataset:
     Returns
     -------
     Dataset
-        Features (lagged returns and volatility) and the next-day return as target, in time order.
+        Features (lagged returns and volatility) and the next-day return as target, in time
+        order, and in the frame a ``date`` column (datetime64; not a feature): the trading day
+        of the return, from :func:`sp500_dates`.
 
     Raises
     ------
@@ -142,11 +196,16 @@ def load_sp500_returns(*, lags: int = 5) -> Dataset:
         installed.
     ValueError
         If ``lags`` is smaller than 1.
+    RuntimeError
+        If the returns cannot be dated (:func:`sp500_dates`).
 
     Notes
     -----
-    Rare large moves are the extremes of Torgo & Ribeiro (2009, Sect. 5); keep the time order
-    when splitting.
+    MASS's 2,780 returns run from 3 January 1990 to 2 January 2001 (the documentation of MASS
+    says "in the 1990's"). Rare large moves are the extremes of Torgo & Ribeiro (2009, Sect. 5);
+    keep the time order when splitting, and give the dates to
+    :func:`ranklens.evaluate_models` (``time="date"``) so that its intervals come from a block
+    bootstrap.
 
     References
     ----------
@@ -158,7 +217,8 @@ def load_sp500_returns(*, lags: int = 5) -> Dataset:
     if lags < 1:
         raise ValueError(f"lags must be >= 1; got {lags!r}")
     r = _rdataset("MASS", "SP500")["dat"].astype(np.float64).reset_index(drop=True)
-    cols = {f"lag_{k}": r.shift(k) for k in range(1, lags + 1)}
+    cols: dict[str, pd.Series] = {"date": sp500_dates(r.to_numpy())}
+    cols.update({f"lag_{k}": r.shift(k) for k in range(1, lags + 1)})
     cols["vol_20"] = r.shift(1).rolling(20).std()
     cols["mean_5"] = r.shift(1).rolling(5).mean()
     cols["return"] = r
@@ -167,9 +227,10 @@ def load_sp500_returns(*, lags: int = 5) -> Dataset:
         name="sp500_returns",
         frame=frame,
         target="return",
-        feature_names=tuple(c for c in frame.columns if c != "return"),
+        feature_names=tuple(c for c in frame.columns if c not in ("return", "date")),
         description=(
-            "Daily S&P 500 returns (percent), 1990-1991, MASS::SP500; the rare large moves are the "
+            "Daily S&P 500 returns (percent), January 1990 to January 2001 (2,780 trading days), "
+            "MASS::SP500, dated from openintro's daily closes; the rare large moves are the "
             "extremes of Torgo & Ribeiro (2009)."
         ),
     )

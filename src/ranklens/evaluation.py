@@ -35,6 +35,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ranklens._engines.budget import BootstrapPlan, plan_bootstrap
+from ranklens._engines.time_order import (
+    block_length_for,
+    block_settings,
+    check_resampling,
+    read_times,
+    take_rows,
+)
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.format import finite_or_none, format_number, table_html
 from ranklens._foundation.multiplicity import FDR_METHODS
@@ -58,6 +65,13 @@ from ranklens._foundation.validation import (
     check_sample_weight,
 )
 from ranklens._inference.method_names import interval_methods, methods_settings, paired_test_methods
+from ranklens._inference.resampling import BLOCK_SCHEMES
+from ranklens._inference.serial_check import (
+    CHANCE_Z,
+    NARROWER,
+    SerialDependence,
+    check_serial_dependence,
+)
 from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
@@ -140,6 +154,14 @@ class ModelEvaluation(Result):
     segment_scan : SegmentScan or None
         The search for weak segments of ``evaluate_models(scan=...)``
         (:func:`ranklens.segments.scan_segments`, with the same settings); None without ``scan``.
+    serial_dependence : SerialDependence or None
+        The check for serially dependent rows, run when intervals were computed and no time
+        order was declared (no ``time``, ``scheme`` or ``groups``): the autocorrelations of each
+        model's absolute errors and of the pick's paired differences, in the order the rows
+        were given, and how much too narrow intervals that assume independent rows may be
+        (:func:`ranklens._inference.serial_check.check_serial_dependence`); its ``warning``,
+        when some series is flagged, is also in ``problems`` under ``"serial dependence"``.
+        None when it did not run.
     """
 
     title: str
@@ -158,6 +180,7 @@ class ModelEvaluation(Result):
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
     segments: Any = None
     segment_scan: Any = None
+    serial_dependence: SerialDependence | None = None
 
     def to_frame(self) -> Any:
         """The measures as a pandas DataFrame: one row per measure, one column per model."""
@@ -296,8 +319,10 @@ def difference_interval_method(comparison: Any, k: int) -> str | None:
 #: Schema ships as ``ranklens/report/results.schema.json``). 2: each measure a record; 2.1:
 #: each interval and p-value says its method (``interval_method``, ``test_method``); 2.2: the
 #: report's Summary verdicts as data (``summary``, added by ``ranklens.report``); 2.3: the
-#: evaluation by segment (``segments``, present when ``by`` or ``scan`` was given).
-SCHEMA_VERSION = "2.3"
+#: evaluation by segment (``segments``, present when ``by`` or ``scan`` was given); 2.4: the check
+#: for serially dependent rows (``serial_dependence``, present when it ran) and a block
+#: bootstrap's ``scheme`` and ``block_length`` in ``comparison`` (present when one ran).
+SCHEMA_VERSION = "2.4"
 
 
 def evaluation_to_json(
@@ -320,7 +345,10 @@ def evaluation_to_json(
     why a value is missing or qualified (``{"kind", "message"}``); ``doc["failures"]`` the
     failed ones; ``doc["curves"][kind][model]`` each curve's summary numbers;
     ``doc["segments"]`` the evaluation by segment (:func:`segments_json`; only when ``by`` or
-    ``scan`` was given). The bootstrap replicates are left out unless ``include_replicates``.
+    ``scan`` was given); ``doc["serial_dependence"]`` the check for serially dependent rows
+    (:func:`serial_dependence_json`; only when it ran). With a block bootstrap
+    (``time``, ``scheme``) ``doc["comparison"]`` also holds its ``scheme`` and
+    ``block_length``. The bootstrap replicates are left out unless ``include_replicates``.
 
     Parameters
     ----------
@@ -376,10 +404,11 @@ def evaluation_to_json(
             record["test_method"] = per_test[k] or None
             record["interval_method"] = difference_interval_method(comparison, k)
             records.append(record)
+        keys = ["method", "interval", "n_bootstrap", "n_permutations", "confidence_level"]
+        if getattr(comparison, "scheme", None) in BLOCK_SCHEMES:
+            keys += ["scheme", "block_length"]
         settings = {
-            key: to_builtin(getattr(comparison, key))
-            for key in ("method", "interval", "n_bootstrap", "n_permutations", "confidence_level")
-            if hasattr(comparison, key)
+            key: to_builtin(getattr(comparison, key)) for key in keys if hasattr(comparison, key)
         }
     models: dict[str, dict[str, Any]] = {}
     for model, values in evaluation.values.items():
@@ -425,6 +454,9 @@ def evaluation_to_json(
     segments = segments_json(evaluation)
     if segments is not None:
         doc["segments"] = segments
+    serial = serial_dependence_json(evaluation)
+    if serial is not None:
+        doc["serial_dependence"] = serial
     replicates = getattr(comparison, "replicates", None)
     if include_replicates and replicates is not None:
         doc["replicates"] = {
@@ -433,6 +465,46 @@ def evaluation_to_json(
             "values": np.asarray(replicates, dtype=np.float64).tolist(),
         }
     return finite_or_none(doc)
+
+
+def serial_dependence_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
+    """The ``serial_dependence`` block of the JSON document (None when the check did not run).
+
+    ``n``, ``bandwidth`` (the lag ``L`` of the variance ratio), ``pick``, ``threshold`` (the
+    smallest variance ratio that warns), ``chance_bound`` (the largest independent rows give by
+    chance), ``rule`` (the rule in words), ``series`` (per series its ``kind``, the
+    ``autocorrelations`` at lags 1 to 5, the ``variance_ratio``, ``too_narrow`` and
+    ``flagged``) and ``warning`` (null when no series is flagged).
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.evaluate_models`.
+
+    Returns
+    -------
+    dict or None
+        NaN kept (:func:`evaluation_to_json` maps it to null).
+    """
+    check = evaluation.serial_dependence
+    if check is None:
+        return None
+    return {
+        "n": check.n,
+        "bandwidth": check.bandwidth,
+        "pick": check.pick,
+        "threshold": check.threshold,
+        "chance_bound": check.chance_bound,
+        "rule": (
+            "variance ratio R = 1 + 2 sum_{k<=L} (1 - k/(L+1)) rho_k (Newey & West 1987), "
+            "L = floor(4 (n/100)^(2/9)) (Newey & West 1994); a series warns when intervals "
+            f"that assume independent rows are at least {100 * NARROWER:.0f}% too narrow "
+            f"(1 - 1/sqrt(R)) and R - 1 exceeds {CHANCE_Z:g} standard deviations of its value "
+            "on independent rows"
+        ),
+        "series": check.records(),
+        "warning": check.warning or None,
+    }
 
 
 def _curve_summary(result: Any) -> dict[str, Any]:
@@ -625,6 +697,9 @@ def evaluate_arrays(
     by: Any = None,
     scan: Any = None,
     segment_options: SegmentOptions | None = None,
+    time: ArrayLike | None = None,
+    scheme: str | None = None,
+    block_length: float | str = "auto",
 ) -> ModelEvaluation:
     """The in-memory engine of :func:`ranklens.evaluate_models`, on arrays.
 
@@ -635,9 +710,10 @@ def evaluate_arrays(
     ----------
     y_true, predictions
         As :func:`ranklens.evaluate_models` (arrays, not column names); every keyword argument
-        is the argument of :func:`ranklens.evaluate_models` of the same name (``by`` and
-        ``scan`` as labels, or a mapping of names to labels, not as column names), but for
-        ``segment_options``, which holds its ``segment_*`` options (None: their defaults).
+        is the argument of :func:`ranklens.evaluate_models` of the same name (``by``, ``scan``
+        and ``time`` as labels and times, or a mapping of names to labels, not as column
+        names), but for ``segment_options``, which holds its ``segment_*`` options (None: their
+        defaults).
 
     Returns
     -------
@@ -653,10 +729,38 @@ def evaluate_arrays(
     # and as compare_models and the Dask engine pass them. The scale-free measures rescale them
     # themselves; a sum (SERA, a weighted count of rows under a budget) keeps their scale.
     weight = check_sample_weight(sample_weight, y.shape[0], normalize=False)
+    block = check_resampling(
+        time is not None,
+        scheme,
+        block_length,
+        n_bootstrap=n_bootstrap,
+        groups_given=groups is not None,
+    )
     groups, n_units = _check_groups(groups, y, n_bootstrap)
     _check_events(y, events, weight)
     segment_options = segment_options or SegmentOptions()
     labels = _checked_segments(by, scan, n=y.shape[0], n_models=len(preds), options=segment_options)
+    order_settings: dict[str, Any] = {}
+    if time is not None:
+        # every measure, curve, table and segment sees the rows in time order
+        order = read_times(time, y.shape[0])
+        order_settings = order.settings()
+        y, preds, bounds, weight, labels, agreement_predictions = _in_time_order(
+            order.rows, y, preds, bounds, weight, labels, agreement_predictions
+        )
+    resampling: dict[str, Any] = {}
+    if block is not None:
+        length = block_length_for(block_length, block, y, list(preds.values()))
+        resampling = {"scheme": block, "block_length": length}
+        order_settings.update(
+            block_settings(
+                block,
+                length,
+                chosen=isinstance(block_length, str),
+                in_time_order=time is not None,
+                inference=inference,
+            )
+        )
     relevance_note = relevance_failure = None
     if relevance is None:
         relevance, relevance_note, relevance_failure = _default_relevance(y)
@@ -673,7 +777,9 @@ def evaluate_arrays(
         "gains": gains,
     }
     # Analytic intervals and tests need no replicates: "auto" gives them with n_bootstrap=0 too.
-    analytic = inference == "auto" and groups is None
+    # DeLong's and Noether's variances assume independent rows: with units or blocks, every
+    # interval and test comes from the clustered or the block bootstrap.
+    analytic = inference == "auto" and groups is None and block is None
     settings = _run_settings(
         context,
         relevance_note,
@@ -686,18 +792,20 @@ def evaluate_arrays(
     if n_units:
         name = getattr(groups, "name", None)
         settings.update(groups_settings(None if name is None else str(name), n_units, inference))
+    settings.update(order_settings)
 
     values, info, problems = score_registered_metrics(
         y, preds, intervals=bounds, sample_weight=weight, context=context, progress=progress
     )
     if relevance_failure is not None:
         problems.setdefault(ALL_MODELS, {})["default relevance"] = relevance_failure
+    serial = None
+    if (n_bootstrap or analytic) and time is None and block is None and groups is None:
+        serial = _serial_check(y, preds, problems)
 
     comparison, plan = None, None
     if n_bootstrap or analytic:
         candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
-        # DeLong's and Noether's variances assume independent rows: with units, every interval
-        # and test comes from the clustered bootstrap.
         methods = (
             _declared_analytic_methods(candidates, weighted=weight is not None) if analytic else {}
         )
@@ -726,6 +834,7 @@ def evaluate_arrays(
                 progress=progress,
                 analytic_follows=bool(methods),
                 problems=problems,
+                resampling=resampling,
             )
         if methods:
             comparison = _with_analytic_inference(
@@ -765,6 +874,7 @@ def evaluate_arrays(
                 problems,
                 progress,
                 groups=groups,
+                resampling=resampling,
             )
             if bands:
                 extras["bands"] = bands
@@ -785,6 +895,7 @@ def evaluate_arrays(
             settings=settings,
             problems=problems,
             progress=progress,
+            block=block,
         )
         if labels
         else {}
@@ -806,7 +917,53 @@ def evaluate_arrays(
         extras=extras,
         segments=found.get("by"),
         segment_scan=found.get("scan"),
+        serial_dependence=serial,
     )
+
+
+def _in_time_order(
+    rows: np.ndarray,
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    bounds: dict[str, tuple[np.ndarray, np.ndarray]],
+    weight: np.ndarray | None,
+    labels: dict[str, dict[str, Any]],
+    agreement: Mapping[str, Any] | None,
+) -> tuple[Any, ...]:
+    """The checked columns with their rows in the order ``rows`` (the truth, the predictions,
+    the interval bounds, the weights, the labels of ``by`` and ``scan`` and the candidates of
+    the agreement study; a candidate of another length is left as given, for its own check to
+    refuse)."""
+    n = y.shape[0]
+    return (
+        y[rows],
+        {m: p[rows] for m, p in preds.items()},
+        {m: (lo[rows], hi[rows]) for m, (lo, hi) in bounds.items()},
+        None if weight is None else weight[rows],
+        {
+            option: {name: take_rows(item, rows) for name, item in columns.items()}
+            for option, columns in labels.items()
+        },
+        None
+        if agreement is None
+        else {
+            m: take_rows(v, rows) if np.ndim(v) == 1 and len(v) == n else v
+            for m, v in agreement.items()
+        },
+    )
+
+
+def _serial_check(
+    y: np.ndarray, preds: Mapping[str, np.ndarray], problems: dict[str, dict[str, Problem]]
+) -> SerialDependence | None:
+    """The check for serially dependent rows (:func:`check_serial_dependence`); its warning,
+    when a series is flagged, recorded in ``problems`` as a note."""
+    result, problem = call_quietly(check_serial_dependence, y, preds)
+    if problem is not None:
+        problems.setdefault(ALL_MODELS, {})["serial dependence"] = problem
+    if result is not None and result.warns:
+        problems.setdefault(ALL_MODELS, {})["serial dependence"] = Problem("note", result.warning)
+    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -1064,16 +1221,29 @@ def _segment_results(
     settings: dict[str, Any],
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
+    block: str | None = None,
 ) -> dict[str, Any]:
     """``{"by": SegmentEvaluation, "scan": SegmentScan}`` for the options given, with the
     evaluation's weights, units, task parameters, seed and replicates; the options go into
     ``settings`` and what stopped one is recorded in ``problems``.
+
+    With a block scheme (``block``) each segment is still resampled row by row: a segment's
+    rows are not consecutive, so there are no blocks of them to keep; ``problems`` says so under
+    ``"segments' intervals"``, so that its verdicts are read with that in mind.
 
     The one place where the in-memory engine evaluates by segment (the Dask engine's,
     ``ranklens.dask.by_segment`` and ``ranklens.dask.scan_segments``, are called by
     :func:`ranklens.evaluate_models` with the same settings).
     """
     settings.update(options.settings(labels))
+    if block is not None and n_bootstrap:
+        problems.setdefault(ALL_MODELS, {})["segments' intervals"] = Problem(
+            "note",
+            "each segment's intervals and verdicts come from the paired bootstrap of its rows "
+            f"one by one, not from the {block} block bootstrap of the evaluation: a segment's "
+            "rows are not consecutive, so with serially dependent errors its intervals may be "
+            "too narrow",
+        )
     metrics = segment_metrics(values, preds, weighted=weight is not None)
     if not metrics:
         problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = Problem(
@@ -1283,9 +1453,12 @@ def _bootstrap_comparison(
     progress: ProgressCallback | None,
     analytic_follows: bool,
     problems: dict[str, dict[str, Problem]],
+    resampling: Mapping[str, Any] | None = None,
 ) -> Any:
     """The bootstrap comparison of the measures the budget kept (None when it kept none); its
-    time is added to the plan's, what stopped it is recorded in ``problems``."""
+    time is added to the plan's, what stopped it is recorded in ``problems``. ``resampling``:
+    the block scheme and its length (:func:`ranklens.compare_models`' ``scheme`` and
+    ``block_length``), empty for rows resampled one by one."""
     start = time.perf_counter()
     comparison, problem = None, None
     if plan.skipped is not None:
@@ -1303,6 +1476,7 @@ def _bootstrap_comparison(
             sample_weight=weight,
             show_progress=show_progress,
             groups=groups,
+            **dict(resampling or {}),
         )
     elif not plan.left_out and not analytic_follows:
         # Nothing to resample is a property of this data, not a failure of the comparison.
@@ -1887,8 +2061,10 @@ def _bands(
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
     groups: ArrayLike | None = None,
+    resampling: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Bootstrap bands of the curves the plan kept (same replicates as the comparison)."""
+    """Bootstrap bands of the curves the plan kept (same replicates, and the same scheme, as
+    the comparison)."""
     band_func = curve_bands
     bands: dict[str, Any] = {}
     start = time.perf_counter()
@@ -1906,6 +2082,7 @@ def _bands(
             sample_weight=weight,
             show_progress=show_progress,
             **({"groups": groups} if groups is not None else {}),
+            **dict(resampling or {}),
             **kwargs,
         )
         if result is not None:

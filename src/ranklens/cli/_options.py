@@ -79,6 +79,12 @@ class Request:
     segment_fdr: str | None = None
     segment_fdr_level: float | None = None
     cross_segments: bool = False
+    #: ``--time``: the column of the rows' times.
+    time: str | None = None
+    #: ``--scheme``: the block scheme.
+    scheme: str | None = None
+    #: ``--block-length`` as given (``auto`` or a number).
+    block_length: str | None = None
 
     @property
     def to_stdout(self) -> bool:
@@ -118,6 +124,8 @@ class Checked:
     segment_options: SegmentOptions = dataclasses.field(
         default_factory=lambda: segment_options(None)
     )
+    #: ``--block-length`` as the evaluation takes it: ``"auto"`` or a number of rows.
+    block_length: float | str = "auto"
 
 
 def check_bootstrap(bootstrap: int) -> int:
@@ -347,6 +355,7 @@ def check_run(request: Request) -> Checked:
         raise InputError(
             NO_BOOTSTRAP_FOR_GROUPS.format(groups=request.groups, option="--bootstrap 0")
         )
+    block_length = check_time_options(request, pairs, n_bootstrap)
     segments = check_segments(request, pairs)
     return Checked(
         n_bootstrap=n_bootstrap,
@@ -357,7 +366,80 @@ def check_run(request: Request) -> Checked:
         event_spec=events_option(request.events),
         segments=segments,
         segment_options=segment_options(request),
+        block_length=block_length,
     )
+
+
+#: The schemes of ``--scheme``.
+SCHEMES = ("stationary", "circular")
+
+
+def check_time_options(
+    request: Request, pairs: dict[str, tuple[str, str]], n_bootstrap: int
+) -> float | str:
+    """``--time``, ``--scheme`` and ``--block-length``, checked without the data: the column a
+    name of its own, the scheme known, the length ``auto`` or a number >= 1 and only with a
+    block scheme, the block scheme with replicates and without ``--groups``. Returns the block
+    length as the evaluation takes it."""
+    from ranklens._foundation.validation import check_finite_number
+
+    if request.scheme is not None and request.scheme not in SCHEMES:
+        raise InputError(f"--scheme must be one of {', '.join(SCHEMES)}; got {request.scheme!r}")
+    length: float | str = "auto"
+    given = request.block_length
+    if given is not None and given.strip().lower() != "auto":
+        try:
+            length = check_finite_number(float(given), "--block-length", minimum=1)
+        except ValueError:
+            raise InputError(
+                f"--block-length must be auto or a number of rows >= 1; got {given!r}"
+            ) from None
+    blocks = request.time is not None or request.scheme is not None
+    if not blocks:
+        if given is not None:
+            raise InputError(
+                "--block-length sets the blocks of the block bootstrap: give --time COL (rows "
+                "in time order) or --scheme stationary|circular too"
+            )
+        return length
+    option = "--time" if request.time is not None else f"--scheme {request.scheme}"
+    if request.groups is not None:
+        raise InputError(
+            f"{option} resamples blocks of consecutive rows and --groups whole units; the two "
+            "cannot be combined (leave one out)"
+        )
+    if not n_bootstrap:
+        raise InputError(
+            f"{option} resamples blocks of consecutive rows; with --bootstrap 0 nothing is "
+            "resampled (give --bootstrap N >= 2)"
+        )
+    if request.time is not None:
+        measured = {request.target: "--target", **dict.fromkeys(request.preds, "--pred")}
+        measured.update({column: "--interval" for pair in pairs.values() for column in pair})
+        if request.weight is not None:
+            measured[request.weight] = "--weight"
+        if request.time in measured:
+            raise InputError(
+                f"--time {request.time!r} is also the {measured[request.time]} column; name "
+                "the column of the rows' times"
+            )
+    return length
+
+
+def check_block_rows(request: Request, checked: Checked, n: int) -> None:
+    """The block length against the ``n`` rows read: a number at most ``n``, ``auto`` on at
+    least 9 rows (its autocorrelations need them)."""
+    if request.time is None and request.scheme is None:
+        return
+    length = checked.block_length
+    if isinstance(length, str):
+        if n < 9:
+            raise InputError(
+                f"--block-length auto needs at least 9 rows to choose a length; got {n} (give "
+                "--block-length N)"
+            )
+    elif length > n:
+        raise InputError(f"--block-length {length:g} is longer than the {n} rows")
 
 
 def check_segments(request: Request, pairs: dict[str, tuple[str, str]]) -> dict[str, list[str]]:
@@ -499,6 +581,16 @@ def _dask_replicates(request: Request) -> int:
             "--bootstrap-budget is for --engine memory: the Dask engine computes every "
             "replicate in the same passes and has no time budget (choose --bootstrap N instead)"
         )
+    for option, value in (
+        ("--time", request.time),
+        ("--scheme", request.scheme),
+        ("--block-length", request.block_length),
+    ):
+        if value is not None:
+            raise InputError(
+                f"{option} is for --engine memory: the Dask engine resamples single rows, not "
+                "blocks of consecutive rows"
+            )
     _check_inference(request.inference)
     n_boot = 0 if request.bootstrap is None else check_bootstrap(request.bootstrap)
     if request.groups is not None and not n_boot:

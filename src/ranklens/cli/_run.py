@@ -17,6 +17,7 @@ from ranklens.cli._inputs import Relevance, relevance_recipe
 from ranklens.cli._options import (
     Checked,
     Request,
+    check_block_rows,
     check_engine_options,
     check_run,
     shared_options,
@@ -76,7 +77,9 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
         event_spec=checked.event_spec,
         drop_na=request.drop_na,
         segments=checked.segments,
+        time=request.time,
     )
+    check_block_rows(request, checked, len(columns.y))
     sliced = columns.segments
     relevance = fit_relevance(
         relevance_recipe(request.relevance), request.relevance, np.array(columns.y, np.float64)
@@ -100,6 +103,9 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
                 show_progress=None if not request.quiet else False,
                 by=sliced.get("by"),
                 scan=sliced.get("scan"),
+                time=columns.time,
+                scheme=request.scheme,
+                block_length=checked.block_length,
                 **checked.segment_options.arguments(),
                 **shared_options(request, checked, relevance, columns.n_dropped),
             )

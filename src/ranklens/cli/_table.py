@@ -179,6 +179,28 @@ def label_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     return _one_column(frame, column, path).rename(column)
 
 
+def time_column(frame: Any, column: str, path: pathlib.Path) -> Any:
+    """The ``--time`` column as a pandas Series named ``column``, as read, its values checked
+    to be times (ISO 8601 dates or times, or numbers) before any work: a value that is not is
+    one line naming the option, the column and the 1-based data row. Missing times stay
+    missing, refused or dropped by :func:`drop_missing` as in the other columns."""
+    from ranklens._engines.time_order import parse_times
+
+    if column not in frame.columns:
+        raise InputError(
+            f"--time column {column!r} not found in {path.name}; columns: {_list_columns(frame)}"
+        )
+    series = _one_column(frame, column, path).rename(column)
+    try:
+        parse_times(series)
+    except ValueError as exc:
+        message = first_line(exc)
+        message = message[len("time: ") :] if message.startswith("time: ") else message
+        message = message[len("time ") :] if message.startswith("time ") else message
+        raise InputError(f"--time {column!r}: {message}") from None
+    return series
+
+
 def segment_columns(
     frame: Any, segments: dict[str, list[str]], path: pathlib.Path
 ) -> dict[str, dict[str, Any]]:
@@ -269,6 +291,8 @@ class Columns:
     n_dropped: int
     #: The labels of ``--by`` and ``--scan``: ``{"by": {column: labels}, "scan": {...}}``.
     segments: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    #: The rows' times of ``--time`` (a pandas Series, as read), or None.
+    time: Any = None
 
 
 def read_columns(
@@ -284,6 +308,7 @@ def read_columns(
     event_spec: str | float | None,
     drop_na: bool,
     segments: dict[str, list[str]] | None = None,
+    time: str | None = None,
 ) -> Columns:
     """Read ``file`` and check every column the options name: numbers, crossed intervals,
     missing values (refused, or dropped with ``drop_na``), units, weights and events; the
@@ -310,6 +335,12 @@ def read_columns(
         # this column says which labels remain.
         positions = np.arange(len(labels), dtype=np.float64)
         columns[groups] = np.where(labels.isna().to_numpy(), np.nan, positions)
+    times = None
+    if time is not None:
+        times = time_column(frame, time, file)
+        # as for the units: the row's position where it has a time, NaN where not
+        positions = np.arange(len(times), dtype=np.float64)
+        columns[time] = np.where(times.isna().to_numpy(), np.nan, positions)
     sliced = segment_columns(frame, segments or {}, file)
     if sliced:
         # the rows' positions, to cut the labels as drop_missing cuts the columns (a key that
@@ -322,6 +353,8 @@ def read_columns(
             option: {c: v.iloc[rows].reset_index(drop=True) for c, v in labels_of.items()}
             for option, labels_of in sliced.items()
         }
+    if time is not None and times is not None:
+        times = times.iloc[columns.pop(time).astype(np.int64)].reset_index(drop=True)
     if groups is not None and labels is not None:
         kept = columns.pop(groups).astype(np.int64)
         labels = labels.iloc[kept].reset_index(drop=True)
@@ -347,4 +380,5 @@ def read_columns(
         groups=labels,
         n_dropped=n_dropped,
         segments=sliced,
+        time=times,
     )

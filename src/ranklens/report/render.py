@@ -379,6 +379,10 @@ def _interval_origin(evaluation: Any, shown: set[str]) -> str:
         of = evaluation.settings.get("groups", "given")
         of = f"units of {of}" if of != "given" else "units"
         boot = f"clustered paired bootstrap over {units:,} {of} ({replicates} resamples)"
+    blocks = _block_words(evaluation)
+    if blocks:
+        # rows in time order: blocks of consecutive rows (ranklens.evaluate_models' time, scheme)
+        boot = f"paired {blocks} ({replicates} resamples)"
     references = getattr(comparison, "references", {}) or {}
     groups: dict[str, list[str]] = {}
     for metric, method in zip(comparison.metrics, interval_methods(comparison), strict=True):
@@ -393,6 +397,75 @@ def _interval_origin(evaluation: Any, shown: set[str]) -> str:
         return boot
     rest = any(method.startswith("bootstrap") for method in groups)
     return "; ".join(analytic) + (f"; {boot} for the others" if rest else "")
+
+
+def _block_words(evaluation: Any) -> str:
+    """The block bootstrap in a few words (``"stationary block bootstrap, mean block length
+    9.3"``), or "" when the rows were resampled one by one."""
+    scheme = evaluation.settings.get("scheme")
+    length = evaluation.settings.get("block_length")
+    if scheme not in ("stationary", "circular") or length is None:
+        return ""
+    if scheme == "stationary":
+        return f"stationary block bootstrap, mean block length {float(length):.3g}"
+    return f"circular block bootstrap, block length {max(1, round(float(length)))}"
+
+
+def time_notes(evaluation: Any) -> list[str]:
+    """Plain sentences, for the summary and the comparison, on the order of the rows: how a
+    block bootstrap kept the dependence between neighbouring rows, or, when the rows were
+    checked and look serially dependent, that the intervals may be too narrow (plain text,
+    unescaped)."""
+    notes = []
+    blocks = _block_words(evaluation)
+    if blocks:
+        where = evaluation.settings.get("time")
+        order = (
+            f"The rows are in time order ({where.split(' (')[0]})"
+            if where
+            else "The rows are taken in the order given"
+        )
+        notes.append(
+            f"{order}, and every interval and test comes from a {blocks} rows: it resamples "
+            "runs of consecutive rows, so that an error that carries over from one row to the "
+            "next is kept in the uncertainty."
+        )
+    check = getattr(evaluation, "serial_dependence", None)
+    if check is not None and check.warns:
+        flagged = [s for s in range(len(check.series)) if check.flagged[s]]
+        worst = max(flagged, key=lambda s: float(check.variance_ratio[s]))
+        name, kind = check.series[worst], check.kinds[worst]
+        what = (
+            f"the errors of {name}"
+            if kind == "absolute error"
+            else "the gap between the errors of " + " and ".join(name.split(" - ", 1))
+        )
+        narrow = 100.0 * float(check.too_narrow[worst])
+        notes.append(
+            "The rows may not be independent: in the order given, "
+            f"{what} carry over from one row to the next (lag-1 autocorrelation "
+            f"{float(check.autocorrelations[worst, 0]):.2f}). The intervals and tests here "
+            f"assume independent rows, so they may be about {narrow:.0f}% too narrow, and a "
+            "'clear' difference may not be one. If the rows are in time order, evaluate with "
+            "the rows' times (time=, or --time on the command line) to resample blocks of "
+            "consecutive rows."
+        )
+    return notes
+
+
+#: The "How this is computed" of a block bootstrap, added to the summary's and the comparison's.
+HOW_BLOCKS = (
+    " <em>Rows in time order.</em> With the rows' times (or a block scheme) the bootstrap "
+    "resamples blocks of consecutive rows: the stationary bootstrap (Politis &amp; Romano 1994) "
+    "joins blocks of random length, geometric with the mean block length, from uniform starts, "
+    "wrapping past the last row; the circular block bootstrap (Politis &amp; Romano 1992) blocks "
+    "of one length. The length is chosen by Politis &amp; White (2004), with the correction of "
+    "Patton, Politis &amp; White (2009), from the autocorrelations of every model's absolute "
+    "errors and of every pair's differences of them. The intervals are BCa for the values (its "
+    "acceleration from a jackknife that deletes blocks of rows) and percentile for the "
+    "differences; DeLong's and Noether's analytic intervals assume independent rows and are not "
+    "used."
+)
 
 
 def _short(problem: Any, limit: int = 70) -> str:
@@ -651,6 +724,10 @@ def task_view(
     ``"<section> plot <k>: <error>"``.
     """
     sections = [summary_section(evaluation)]
+    notes = time_notes(evaluation)
+    sections[0].notes.extend(notes)
+    if _block_words(evaluation):
+        sections[0].how += HOW_BLOCKS
     drawn = {}
     if figures:
         drawn = build_figures(evaluation, prefix=f"t{index}")
@@ -682,7 +759,8 @@ def task_view(
             comparison,
             drawn.get("comparison", []),
         )
-        section.how = HOW["comparison"]
+        section.how = HOW["comparison"] + (HOW_BLOCKS if _block_words(evaluation) else "")
+        section.notes.extend(notes)
         sections.append(section)
     robust = robustness_tables(evaluation.robustness)
     if robust:

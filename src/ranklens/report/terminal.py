@@ -116,12 +116,13 @@ def _untested_caption(contrasts: Mapping[Any, Any]) -> str:
 def inference_caption(evaluation: Any) -> str:
     """Where the intervals and the paired tests behind "best" came from (the table's caption).
 
-    The ``settings`` sentences of :func:`ranklens.report.evaluate_models` (``intervals`` and
-    ``paired tests``), one line each; empty when no comparison ran.
+    The ``settings`` sentences of :func:`ranklens.report.evaluate_models` (``intervals``,
+    ``paired tests``, and with units or rows in time order ``clustered bootstrap``, ``time``
+    and ``block bootstrap``), one line each; empty when no comparison ran.
     """
     return "\n".join(
         f"{key}: {evaluation.settings[key]}"
-        for key in ("intervals", "paired tests", "clustered bootstrap")
+        for key in ("intervals", "paired tests", "clustered bootstrap", "time", "block bootstrap")
         if evaluation.settings.get(key)
     )
 
