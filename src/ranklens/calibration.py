@@ -273,10 +273,12 @@ def _decompose(d: _Data, level: float | None) -> _Parts:
     s_rc = _mean(_scores(d.ys, rc, level), d.w)
     s_r = _mean(_scores(d.ys, r, level), d.w)
     power = 2 * d.e if level is None else d.e  # scores scale with the square, or the value
+    # Both parts are >= 0 (x and r are monotone fits too); a difference below 0 is rounding of
+    # the block values (a group mean of equal y need not be y to the last bit): 0.
     return _Parts(
         mean_score=ldexp(s_x, power),
-        mcb=ldexp(s_x - s_rc, power),
-        dsc=ldexp(s_r - s_rc, power),
+        mcb=ldexp(max(s_x - s_rc, 0.0), power),
+        dsc=ldexp(max(s_r - s_rc, 0.0), power),
         unc=ldexp(s_r, power),
         reference=ldexp(r, d.e),
         recalibrated=np.ldexp(rc, d.e) if d.e else rc,
@@ -971,7 +973,9 @@ def _leave_one_out_parts(y: FloatArray, p: FloatArray) -> tuple[FloatArray, Floa
     unc = (float(squares.sum()) - squares) / rest - mean_rest * mean_rest
     power = 2 * d.e
     with np.errstate(over="ignore", under="ignore"):
-        return np.ldexp(s_x - s_rc, power), np.ldexp(unc - s_rc, power)
+        return np.ldexp(np.maximum(s_x - s_rc, 0.0), power), np.ldexp(
+            np.maximum(unc - s_rc, 0.0), power
+        )
 
 
 def _leave_one_out_by_refit(func: Any, y: FloatArray, p: FloatArray, **params: Any) -> FloatArray:
