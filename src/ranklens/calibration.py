@@ -141,6 +141,24 @@ def _weighted_quantile(values: FloatArray, weights: FloatArray, level: float) ->
     return float(values[order[min(k, values.shape[0] - 1)]])
 
 
+def _pooled_quantile(
+    values: FloatArray, weights: FloatArray, level: float, low: float, high: float
+) -> float:
+    """:func:`_weighted_quantile` of two pooled blocks whose quantiles are ``low < high``.
+
+    The pooled quantile lies between them (below ``low`` both blocks fall short of the level,
+    at ``high`` both reach it), so only the values in ``[low, high]`` are sorted, after the
+    weight below ``low``."""
+    below = float(weights[values < low].sum())
+    inside = (values >= low) & (values <= high)
+    candidates, mass = values[inside], weights[inside]
+    order = np.argsort(candidates, kind="stable")
+    cumulative = below + np.cumsum(mass[order])
+    target = level * (below + float(mass.sum()) + float(weights[values > high].sum()))
+    k = int(np.searchsorted(cumulative, target, side="left"))
+    return float(candidates[order[min(k, candidates.shape[0] - 1)]])
+
+
 def _pav_means(means: list[float], weights: list[float]) -> tuple[list[float], list[int]]:
     """PAV of weighted group means: each block's value and its first group, left to right."""
     values: list[float] = []
@@ -175,10 +193,10 @@ def _pav_quantiles(
         first = g
         v = _weighted_quantile(ys[lo:hi], w[lo:hi], level)
         while values and values[-1] > v:
-            values.pop()
+            top = values.pop()
             first = firsts.pop()
             lo = row_firsts.pop()
-            v = _weighted_quantile(ys[lo:hi], w[lo:hi], level)
+            v = _pooled_quantile(ys[lo:hi], w[lo:hi], level, v, top)
         values.append(v)
         firsts.append(first)
         row_firsts.append(lo)
