@@ -35,6 +35,18 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "CurveBandsResult",
         "curve_bands",
     ),
+    "calibration": (
+        "DECOMPOSITION_SCORES",
+        "ReliabilityDiagramResult",
+        "ScoreDecomposition",
+        "ScoreDecompositionTable",
+        "discrimination",
+        "isotonic_recalibration",
+        "miscalibration",
+        "reliability_diagram",
+        "score_decomposition",
+        "score_decompositions",
+    ),
     "compare": (
         "ComparisonResult",
         "DEFAULT_COMPARISON_METRICS",
@@ -222,6 +234,7 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens._foundation.results import Result as Result
     from ranklens.agreement import *  # noqa: F403
     from ranklens.bands import *  # noqa: F403
+    from ranklens.calibration import *  # noqa: F403
     from ranklens.compare import *  # noqa: F403
     from ranklens.evaluation import EvaluationComparison as EvaluationComparison
     from ranklens.evaluation import ModelEvaluation as ModelEvaluation

@@ -13,6 +13,7 @@ imported).
 from __future__ import annotations
 
 from ranklens import (  # noqa: F401  (imported for their registrations)
+    calibration,
     extremes,
     intervals,
     listwise,

@@ -53,6 +53,7 @@ LAYER_PACKAGES = {
 #: The public measure modules (the public functions of one family and their registration): the
 #: measure layer without ``_measures``, which holds what the measures share with the engines.
 MEASURE_MODULES = {
+    "ranklens.calibration",
     "ranklens.extremes",
     "ranklens.intervals",
     "ranklens.listwise",

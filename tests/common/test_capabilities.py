@@ -42,6 +42,9 @@ NO_COMPUTATIONAL_FORM = {
     "median_absolute_error": "a quantile of the residuals: needs their order, not a sum or a sort "
     "by prediction or truth",
     "pmap": "order-dependent: its lag-1 scale needs the rows in their original order",
+    "miscalibration": "an isotonic fit: pool-adjacent-violators merges adjacent blocks in the "
+    "order of the prediction, a sequential pass that neither sums nor sorts in pieces provide",
+    "discrimination": "an isotonic fit, as miscalibration",
 }
 
 

@@ -128,6 +128,7 @@ EXTRA_KWARGS: dict[str, dict[str, Any]] = {
     "profit_curve": {"value_margin": 1.0, "cost_per_target": 2.0, "budget": 30.0},
     "ProfitCurveDisplay": {"value_margin": 1.0, "cost_per_target": 2.0, "budget": 30.0},
     "CurveBandsDisplay": {"n_bootstrap": 20, "random_state": 0},
+    "ReliabilityDisplay": {"n_bootstrap": 20, "random_state": 0},
     "compare_metric_rankings": {"metrics": ("mean_squared_error", "kendall_tau")},
     # windows of 10 rows in the order given, each large enough for an interval
     "by_window": {"window": 10, "min_rows": 10},

@@ -315,6 +315,21 @@ PARAGRAPHS: dict[str, str] = _dedented({
     Payne, K., Li, T. and Qin, M. (2016). Measures of prediction accuracy and ranking.
     Technical report.
     """,
+    "dimitriadis2021": """
+    Dimitriadis, T., Gneiting, T. and Jordan, A. I. (2021). Stable reliability diagrams for
+    probabilistic classifiers. *Proceedings of the National Academy of Sciences* 118(8),
+    e2016191118. doi:10.1073/pnas.2016191118
+    """,
+    "gneiting2023": """
+    Gneiting, T. and Resin, J. (2023). Regression diagnostics meets forecast evaluation:
+    conditional calibration, reliability diagrams, and coherent decomposition of scoring rules.
+    *Bernoulli*; arXiv:2108.03210.
+    """,
+    "jordan2022": """
+    Jordan, A. I., Mühlemann, A. and Ziegel, J. F. (2022). Characterizing the optimal solutions
+    to the isotonic regression problem for identifiable functionals. *Annals of the Institute of
+    Statistical Mathematics* 74(3), 489-514.
+    """,
     "gneiting2007": """
     Gneiting, T. and Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
     estimation. *Journal of the American Statistical Association* 102(477), 359-378.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ranklens.plot._base import DEFAULT_MAX_POINTS, thin_indices
 from ranklens.plot.bands import BeatProbabilityDisplay, CurveBandsDisplay
+from ranklens.plot.calibration import ReliabilityDisplay
 from ranklens.plot.extremes import (
     MetricAgreementDisplay,
     RegressionPrecisionRecallDisplay,
@@ -47,6 +48,7 @@ __all__ = [
     "RankLiftDisplay",
     "RegressionPrecisionRecallDisplay",
     "RelevanceDisplay",
+    "ReliabilityDisplay",
     "RocCurveDisplay",
     "thin_indices",
 ]
