@@ -409,6 +409,16 @@ def evaluate(
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377.
+    Carlstein, E. (1986). The use of subseries values for estimating the variance of a general
+    statistic from a stationary sequence. *The Annals of Statistics* 14(3), 1171-1179.
+    Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations.
+    *The Annals of Statistics* 17(3), 1217-1241.
+    Hanley, J. A. and MacGibbon, B. (2006). Creating non-parametric bootstrap samples using
+    Poisson frequencies. *Computer Methods and Programs in Biomedicine* 83(1), 57-62.
+    Politis, D. N. and White, H. (2004). Automatic block-length selection for the dependent
+    bootstrap. *Econometric Reviews* 23(1), 53-70.
+    Lahiri, S. N. (1999). Theoretical comparisons of block bootstrap methods. *The Annals of
+    Statistics* 27(1), 386-404.
     """
     dask, dd = _dask()
     resampling = check_resampling(
