@@ -193,6 +193,40 @@ def test_block_replicates_are_the_clustered_poisson_bootstrap_of_blocks(
     np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL)
 
 
+def test_block_replicates_of_the_measures_of_sums(client, poisson_counts):
+    """SERA's replicates (its own pass of sums, the relevance at its full-sample value) weigh
+    the same blocks: identical for 1 and 7 partitions and equal to the in-memory measure under
+    the blocks' Poisson weights."""
+    from ranklens.relevance import relevance_from_boxplot
+
+    df = _series(700, seed=10)
+    n_rep = 5
+    got = {
+        parts: rd.evaluate(
+            dd.from_pandas(df, npartitions=parts, sort=False),
+            y_true="y",
+            predictions=["a"],
+            time="t",
+            block_length=8,
+            n_bootstrap=n_rep,
+            random_state=2,
+            metrics=["sera"],
+            robustness=False,
+            row_plots=False,
+        ).extras["bootstrap"]["replicates"]["a"]["sera"]
+        for parts in (1, 7)
+    }
+    np.testing.assert_allclose(got[7], got[1], rtol=TOL, atol=TOL)
+    df["block"] = np.arange(len(df)) // 8
+    counts = poisson_counts(df, "block", n_rep, 2)
+    phi = relevance_from_boxplot(df["y"].to_numpy())
+    sera = get_metric("sera").func
+    want = [
+        sera(df["y"], df["a"], sample_weight=counts[r] * 1.0, relevance=phi) for r in range(n_rep)
+    ]
+    np.testing.assert_allclose(got[1], want, rtol=TOL, atol=TOL)
+
+
 def test_blocks_without_time_take_the_rows_as_given(client):
     df = _series(300, seed=5).drop(columns="t")
     ev = rd.evaluate(
@@ -208,6 +242,40 @@ def test_blocks_without_time_take_the_rows_as_given(client):
     )
     assert ev.settings["block_length"] == 10 and "time" not in ev.settings
     assert "in the order given" in ev.extras["bootstrap"]["keys"]
+
+
+def test_a_time_index_is_read_as_the_time_column(client):
+    """A dask DataFrame sorted by ``set_index(time)``: the index is the time column."""
+    df = _series(400, seed=9)
+    kw = dict(
+        y_true="y",
+        predictions=["a", "b"],
+        time="t",
+        n_bootstrap=6,
+        metrics=["mean_absolute_error"],
+        robustness=False,
+        row_plots=False,
+    )
+    by_column = rd.evaluate(dd.from_pandas(df, npartitions=3, sort=False), **kw)
+    by_index = rd.evaluate(dd.from_pandas(df, npartitions=3).set_index("t"), **kw)
+    assert by_index.settings["block_length"] == by_column.settings["block_length"]
+    np.testing.assert_array_equal(
+        by_index.extras["bootstrap"]["replicates"]["a"]["mean_absolute_error"],
+        by_column.extras["bootstrap"]["replicates"]["a"]["mean_absolute_error"],
+    )
+    windows = rd.by_window(
+        dd.from_pandas(df, npartitions=3).set_index("t"),
+        y_true="y",
+        predictions=["a", "b"],
+        time="t",
+        window="W",
+        metrics=["mean_absolute_error"],
+        n_bootstrap=0,
+    )
+    assert (
+        windows.windows
+        == _memory_windows(df, df["t"], "W", n_bootstrap=0, metrics=["mean_absolute_error"]).windows
+    )
 
 
 def test_rows_out_of_time_order_are_refused_naming_the_partition(client):

@@ -70,6 +70,7 @@ __all__ = [
     "order_info",
     "order_piece",
     "rounded_length",
+    "time_as_column",
     "time_keys",
 ]
 
@@ -236,6 +237,18 @@ def check_block_length(block_length: Any) -> int | str:
             f"got {block_length!r}"
         )
     return int(block_length)
+
+
+def time_as_column(data: Any, time: str | None) -> Any:
+    """``data`` with its index as a column when the index is the time column (a dask
+    DataFrame sorted by ``set_index(time)``); otherwise ``data`` as it is."""
+    if time is None or isinstance(data, str) or hasattr(data, "__fspath__"):
+        return data
+    columns = getattr(data, "columns", ())
+    index = getattr(data, "index", None)
+    if time not in columns and getattr(index, "name", None) == time:
+        return data.reset_index()
+    return data
 
 
 def rounded_length(estimate: float) -> int:

@@ -27,7 +27,7 @@ from ranklens.dask import _engine as _e
 from ranklens.dask import _passes as _p
 from ranklens.dask import _robustness as _rb
 from ranklens.dask import _sums as _s
-from ranklens.dask._blocks import BLOCKS, block_key, check_resampling
+from ranklens.dask._blocks import BLOCKS, block_key, check_resampling, time_as_column
 from ranklens.dask._bucket_passes import (
     Grid,
     Shuffled,
@@ -307,7 +307,8 @@ def evaluate(
         number.
     time : str, optional
         A column of the rows' times (numbers, datetimes with or without a zone, or ISO 8601
-        strings): the rows are in time order by it, and the replicates draw blocks of
+        strings), or the index of a dask DataFrame of that name (``set_index(time)``): the rows
+        are in time order by it, and the replicates draw blocks of
         consecutive rows (``scheme="blocks"`` by default). The engine does not sort: the rows
         must already be in time order (each partition's times non-decreasing, and each
         partition's first time at or after the last of the one before; one read of the
@@ -465,6 +466,7 @@ def evaluate(
         row_plots=row_plots,
     )
     timed = [time] if time is not None else []
+    data = time_as_column(data, time)
     load = _loader(
         data, [*options.every_column, *timed], storage_options, [*options.labels, *timed]
     )

@@ -47,7 +47,13 @@ from ranklens.dask import _engine as _e
 from ranklens.dask import _passes as _p
 from ranklens.dask import _quantiles as _q
 from ranklens.dask import _segment_passes as _sp
-from ranklens.dask._blocks import BLOCKS, BlockKey, block_key, check_resampling
+from ranklens.dask._blocks import (
+    BLOCKS,
+    BlockKey,
+    block_key,
+    check_resampling,
+    time_as_column,
+)
 from ranklens.dask._boot_pairs import add_rank_replicates
 from ranklens.dask._bucket_passes import (
     Shuffled,
@@ -469,6 +475,7 @@ def segment_run(
 
     storage_options = asked["storage_options"]
     timed = [time] if time is not None else []
+    data = time_as_column(data, time)
     every = list(dict.fromkeys([*options.columns, *columns_by, *timed]))
     load = column_loader(data, every, storage_options, [*options.labels, *columns_by, *timed])
     frame = load(every)

@@ -388,7 +388,8 @@ def by_window(
         The prediction columns, one per model (at least two).
     time : str, optional
         The column of the rows' times (datetimes with or without a zone, or ISO 8601 strings,
-        as :func:`ranklens.timeseries.window_times` reads them). The rows must already be in
+        as :func:`ranklens.timeseries.window_times` reads them), or the index of a dask
+        DataFrame of that name (``set_index(time)``). The rows must already be in
         time order (the engine does not sort; each partition's times non-decreasing and each
         partition's first time at or after the last of the one before, checked in one read),
         else the run is refused naming the first partition out of order. None: the rows in
@@ -498,6 +499,7 @@ def by_window(
         )
     )
     labels = [c for c in (groups, time) if c]
+    data = _b.time_as_column(data, time)
     frame = column_loader(data, columns, storage_options, labels)(columns)
     found, cut, part_rows, counts = _windows(dask, frame, time, window, probe)
     drop = [time] if time else []
