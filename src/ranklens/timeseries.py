@@ -1236,7 +1236,7 @@ def by_window(
         gains=gains,
     )
     evaluation = by_segment(y[order], preds, labels, **settings)
-    return _window_result(evaluation, windows, metrics, settings)
+    return window_result(evaluation, windows, metrics, settings)
 
 
 def _window_labels(windows: TimeWindows) -> pd.Series:
@@ -1248,13 +1248,38 @@ def _window_labels(windows: TimeWindows) -> pd.Series:
     return pd.Series(codes, name="window")
 
 
-def _window_result(
+def window_result(
     evaluation: SegmentEvaluation,
     windows: TimeWindows,
     metrics: Sequence[str] | str,
     settings: dict[str, Any],
 ) -> WindowEvaluation:
-    """The window evaluation of a by-segment evaluation of the windows."""
+    """The window evaluation of a by-segment evaluation of the windows: the records with the
+    windows' bounds and positions, the stability of the pick's lead and the trends.
+
+    Every engine of :func:`by_window` builds its result here.
+
+    Parameters
+    ----------
+    evaluation : SegmentEvaluation
+        The evaluation of the slicing ``"window"``, its segments the windows in time order.
+    windows : TimeWindows
+        The windows (their ``labels``, ``starts``, ``ends``, ``index``, ``kind``, ``period``,
+        ``unit``, ``timezone`` and ``notes`` are read, not the rows' ``order`` and ``codes``).
+    metrics : str or sequence of str
+        The measures asked, as :func:`by_window` takes them.
+    settings : dict
+        ``fdr`` and ``fdr_level``, as :func:`by_window` takes them (for the trends).
+
+    Returns
+    -------
+    WindowEvaluation
+
+    References
+    ----------
+    Hedges, L. V. and Olkin, I. (1985). *Statistical Methods for Meta-Analysis*. Academic
+    Press.
+    """
     names = [metrics] if isinstance(metrics, str | MetricSpec) else list(metrics)
     specs = {
         spec.name: spec

@@ -36,7 +36,9 @@ __all__ = [
     "BlockLengths",
     "DieboldMariano",
     "autocovariances",
+    "block_length_lags",
     "diebold_mariano",
+    "lengths_from_autocovariances",
     "optimal_block_lengths",
 ]
 
@@ -206,12 +208,60 @@ def optimal_block_lengths(x: np.ndarray) -> BlockLengths:
     n = x.shape[0]
     if n < 9:
         raise ValueError(f"an automatic block length needs at least 9 rows; got {n}")
+    found = lengths_from_autocovariances(autocovariances(x, block_length_lags(n)), n)
+    assert isinstance(found, BlockLengths)  # (every lag it may read was given)
+    return found
+
+
+def block_length_lags(n: int) -> int:
+    """The most lags :func:`optimal_block_lengths` reads for a series of ``n`` rows:
+    ``min(ceil(sqrt(n)) + K_n, n - 1)`` with ``K_n = max(5, ceil(sqrt(log10 n)))``.
+
+    Parameters
+    ----------
+    n : int
+        The rows of the series (at least 9).
+
+    Returns
+    -------
+    int
+    """
+    k_n = max(5, math.ceil(math.sqrt(math.log10(n))))
+    return min(math.ceil(math.sqrt(n)) + k_n, n - 1)
+
+
+def lengths_from_autocovariances(gamma: np.ndarray, n: int) -> BlockLengths | int:
+    """:func:`optimal_block_lengths` from the autocovariances of the series, or the lags it
+    still needs.
+
+    The selection reads the autocovariances from lag 0 up to the first run of ``K_n`` small
+    autocorrelations and then up to the bandwidth ``M``; an engine that computes them a few lags
+    at a time (each a pass over data it cannot hold) gives what it has and is told how many
+    more to compute. Given every lag up to :func:`block_length_lags` it always decides, with
+    the arithmetic of :func:`optimal_block_lengths`.
+
+    Parameters
+    ----------
+    gamma : ndarray of float64, shape (H + 1,)
+        ``gamma_0 .. gamma_H`` (:func:`autocovariances`: divisor ``n`` at every lag), ``H`` at
+        most :func:`block_length_lags`.
+    n : int
+        The rows of the series (at least 9).
+
+    Returns
+    -------
+    BlockLengths or int
+        The lengths, or (when ``H`` is too small to decide) the number of lags to give next,
+        more than ``H``.
+    """
+    gamma = np.asarray(gamma, dtype=np.float64)
     k_n = max(5, math.ceil(math.sqrt(math.log10(n))))
     m_max = math.ceil(math.sqrt(n)) + k_n
+    last = block_length_lags(n)  # the last lag the selection can read
     b_max = math.ceil(min(3.0 * math.sqrt(n), n / 3.0))
-    gamma = autocovariances(x, m_max)
     if gamma[0] <= 0.0:  # a constant series: no dependence to keep
         return BlockLengths(1.0, 1.0, 0)
+    given = gamma.shape[0] - 1
     significant = np.abs(gamma / gamma[0]) >= 2.0 * math.sqrt(math.log10(n) / n)
     significant[0] = True  # lag 0 is not a candidate
     m_hat = None
@@ -219,10 +269,15 @@ def optimal_block_lengths(x: np.ndarray) -> BlockLengths:
         if not significant[m : m + k_n].any():
             m_hat = m
             break
+    if m_hat is None and given < last:  # the run may lie beyond the lags given
+        return min(last, max(2 * given, given + k_n))
     if m_hat is None:  # no run of K_n small autocorrelations: the last significant lag
         m_hat = int(np.flatnonzero(significant)[-1])
     bandwidth = max(1, min(2 * m_hat, m_max))
-    lags = np.arange(1, min(bandwidth, gamma.shape[0] - 1) + 1)
+    read = min(bandwidth, last)
+    if read > given:
+        return read
+    lags = np.arange(1, read + 1)
     ratio = lags / bandwidth
     window = np.where(ratio <= 0.5, 1.0, 2.0 * (1.0 - ratio))
     big_g = 2.0 * np.sum(window * lags * gamma[lags])

@@ -353,10 +353,13 @@ def boot_results(
     preds: list[str],
     the_plan: Any,
     level: float,
-    groups: str | None,
+    keys: str,
     seed: int,
+    scheme: str = "poisson",
 ) -> dict[str, Any]:
-    """Replicates and percentile intervals of the mergeable and ranked-curve measures."""
+    """Replicates and percentile intervals of the mergeable and ranked-curve measures
+    (``keys``: what the replicates are keyed by, in words; ``scheme``: ``"poisson"`` or
+    ``"blocks"``)."""
     from ranklens._inference.resampling import percentile_interval
 
     replicates: dict[str, dict[str, np.ndarray]] = {}
@@ -410,8 +413,8 @@ def boot_results(
     }
     return {
         "n_replicates": int(boot["reps"].size),
-        "scheme": "poisson",
-        "keys": f"groups {groups!r}" if groups else "row position",
+        "scheme": scheme,
+        "keys": keys,
         "random_state": seed,
         "seed": boot["seed"],
         "confidence_level": level,

@@ -8,6 +8,7 @@ partitions as they are (:mod:`ranklens.dask._partition_passes`), then over value
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from ranklens.dask import _engine as _e
 from ranklens.dask import _passes as _p
 from ranklens.dask import _robustness as _rb
 from ranklens.dask import _sums as _s
+from ranklens.dask._blocks import BLOCKS, block_key, check_resampling, time_as_column
 from ranklens.dask._bucket_passes import (
     Grid,
     Shuffled,
@@ -180,6 +182,9 @@ def evaluate(
     gains: str | None = None,
     robustness: bool = True,
     row_plots: bool = True,
+    time: str | None = None,
+    scheme: str | None = None,
+    block_length: int | str = "auto",
 ) -> ModelEvaluation:
     """Evaluate models on a dask DataFrame or Parquet data, exactly, whatever its size.
 
@@ -300,6 +305,42 @@ def evaluate(
         independent rows). Its ``interval_methods`` and ``test_methods`` (and
         ``settings["intervals"]``, ``settings["paired tests"]``) say which method gave each
         number.
+    time : str, optional
+        A column of the rows' times (numbers, datetimes with or without a zone, or ISO 8601
+        strings), or the index of a dask DataFrame of that name (``set_index(time)``): the rows
+        are in time order by it, and the replicates draw blocks of
+        consecutive rows (``scheme="blocks"`` by default). The engine does not sort: the rows
+        must already be in time order (each partition's times non-decreasing, and each
+        partition's first time at or after the last of the one before; one read of the
+        column checks it), else the run is refused, naming the first partition out of order
+        (sort them first: ``df.sort_values(time)`` or ``df.set_index(time)``, then write the
+        files in that order).
+    scheme : {"poisson", "blocks"}, optional
+        How the replicates weigh the rows: ``"poisson"`` (the default without ``time``), each
+        row (or unit, with ``groups``) its own Poisson(1) count; ``"blocks"`` (the default with
+        ``time``), the rows in order cut into consecutive blocks of ``block_length`` rows (row
+        ``t``, counted from 0, in block ``t // block_length``), each block one Poisson(1)
+        count shared by its rows: the non-overlapping block bootstrap (Carlstein 1986) with
+        Poisson weights, computed as the clustered bootstrap keyed by the block, so the
+        replicates equal ``compare_models(..., scheme="poisson", groups=positions //
+        block_length)`` and do not depend on the partitioning. Without ``time`` the rows are
+        taken in the order given. It is not the in-memory engine's ``"stationary"`` or
+        ``"circular"`` bootstrap, which draw blocks from random starting rows (refused here:
+        a row's weight would depend on the other rows' draws, which the partitions cannot know
+        without coordination); the blocks here are fixed. As with ``groups``, every interval
+        and paired test then comes from the replicates (the analytic ones assume independent
+        rows). Needs ``n_bootstrap``; not with ``groups``.
+    block_length : int or "auto", default "auto"
+        Rows per block with ``scheme="blocks"``: a whole number, or ``"auto"``, the automatic
+        length of Politis & White (2004) with the correction of Patton, Politis & White (2009),
+        the largest over every model's absolute errors and every pair's differences of absolute
+        errors (as in memory), computed exactly on the partitions (their autocovariances summed
+        across the partitions' boundaries: one read for the means and one per round of lags,
+        :mod:`ranklens.dask._serial`) and rounded to whole rows: the value of the formula of
+        the stationary bootstrap, which is also the non-overlapping block bootstrap's (its
+        variance 3/2 that of moving blocks for the same bias; Lahiri 1999).
+        ``settings["block_length"]`` holds the rows per block, ``settings["block_length_
+        estimate"]`` the automatic length before rounding.
 
     Returns
     -------
@@ -369,8 +410,21 @@ def evaluate(
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining (ICDM 2005)*,
     370-377.
+    Carlstein, E. (1986). The use of subseries values for estimating the variance of a general
+    statistic from a stationary sequence. *The Annals of Statistics* 14(3), 1171-1179.
+    Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations.
+    *The Annals of Statistics* 17(3), 1217-1241.
+    Hanley, J. A. and MacGibbon, B. (2006). Creating non-parametric bootstrap samples using
+    Poisson frequencies. *Computer Methods and Programs in Biomedicine* 83(1), 57-62.
+    Politis, D. N. and White, H. (2004). Automatic block-length selection for the dependent
+    bootstrap. *Econometric Reviews* 23(1), 53-70.
+    Lahiri, S. N. (1999). Theoretical comparisons of block bootstrap methods. *The Annals of
+    Statistics* 27(1), 386-404.
     """
     dask, dd = _dask()
+    resampling = check_resampling(
+        time, scheme, block_length, n_bootstrap=n_bootstrap, groups=groups
+    )
     check_inference(inference, n_bootstrap, groups)
     preds = prediction_columns(predictions)
     _c.check_options(
@@ -411,7 +465,21 @@ def evaluate(
         robustness=robustness,
         row_plots=row_plots,
     )
-    load = _loader(data, options.every_column, storage_options, options.labels)
+    timed = [time] if time is not None else []
+    data = time_as_column(data, time)
+    load = _loader(
+        data, [*options.every_column, *timed], storage_options, [*options.labels, *timed]
+    )
+    if resampling == BLOCKS:
+        blocks = block_key(
+            dask,
+            load(list(dict.fromkeys([y_true, *preds, *timed]))),
+            y=y_true,
+            preds=preds,
+            time=time,
+            block_length=block_length,
+        )
+        options = dataclasses.replace(options, blocks=blocks)
     frame = load(options.columns)
     plan = plan_passes(options)
 
@@ -424,6 +492,8 @@ def evaluate(
     lagged_pass(dask, options, plan, scanned, results)
     events = event_pass(dask, options, plan, scanned)
     results.settings.update(run_settings(options, plan, events, scanned.buckets))
+    if options.blocks is not None:
+        results.settings.update(options.blocks.settings())
     claimed = claimed_passes(dask, dd, load, options, plan, scanned, results)
     if not exact:
         return _binned_evaluation(dask, options, plan, scanned, events, results)
@@ -592,7 +662,7 @@ def _assemble(
         results.values,
         options.preds,
         extras,
-        options.inference if options.groups is None else "bootstrap",
+        options.inference if options.resampled_alike else "bootstrap",
         options.confidence_level,
         _e.RowSample(
             scanned.sample_y, np.stack(scanned.sample_p), scanned.sample_w, scanned.target
@@ -729,8 +799,9 @@ def _bootstrap_extras(
         options.preds,
         plan.specs,
         level,
-        options.groups,
+        options.key_words,
         options.random_state,
+        "poisson" if options.blocks is None else "blocks",
     )
     _s.add_replicates(out, passes.claimed.sums_replicates, level)
     _s.add_replicates(out, passes.claimed.listed_replicates, level)

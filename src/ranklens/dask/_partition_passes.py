@@ -111,7 +111,7 @@ def scan_pass(dask: Any, dd: Any, frame: Any, options: Options, plan: PassPlan) 
         meta = frame._meta.assign(**{_p.KEY: np.zeros(0, np.uint64)})
         frame = dd.from_delayed(
             [
-                dask.delayed(_p.add_key)(part, int(offset), options.groups)
+                dask.delayed(_p.add_key)(part, int(offset), options.groups, options.block_rows)
                 for part, offset in zip(frame.to_delayed(), offsets, strict=True)
             ],
             meta=meta,
@@ -420,7 +420,12 @@ def claimed_passes(
         settings=results.settings,
         bootstrap=None
         if replicates is None
-        else dict(**replicates, offsets=scanned.offsets, groups=options.groups),
+        else dict(
+            **replicates,
+            offsets=scanned.offsets,
+            groups=options.groups,
+            block_rows=options.block_rows,
+        ),
         used=used,
     )
     # NDCG's shuffles, as the rank sweeps' below, from pieces of at most a bucket's rows: a

@@ -712,15 +712,29 @@ KEY = "_ranklens_key"
 BLOCK_CELLS = 1 << 22
 
 
-def add_key(part: Any, offset: int, groups: str | None) -> Any:
-    """The partition with its bootstrap key: the global row position, or the unit's key."""
+def add_key(part: Any, offset: int, groups: str | None, block_rows: int | None = None) -> Any:
+    """The partition with its bootstrap key: the global row position, the unit's key, or, with
+    ``block_rows``, its block's key (:func:`block_keys`)."""
     from ranklens._inference.resampling import group_keys
 
     if groups is not None:
         keys = group_keys(part[groups])
+    elif block_rows is not None:
+        keys = block_keys(offset, len(part), block_rows)
     else:
         keys = np.arange(offset, offset + len(part), dtype=np.uint64)
     return part.assign(**{KEY: keys})
+
+
+def block_keys(offset: int, rows: int, block_rows: int) -> np.ndarray:
+    """The keys of ``rows`` rows from the global position ``offset`` on, in blocks of
+    ``block_rows`` consecutive rows: :func:`ranklens._inference.resampling.group_keys` of the
+    block numbers ``position // block_rows``, so every row of a block gets the block's weight,
+    as ``compare_models(scheme="poisson", groups=positions // block_rows)`` weighs them."""
+    from ranklens._inference.resampling import group_keys
+
+    positions = np.arange(offset, offset + rows, dtype=np.int64)
+    return group_keys(positions // int(block_rows))
 
 
 def replicate_weights(

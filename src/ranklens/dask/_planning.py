@@ -18,6 +18,7 @@ from ranklens.dask import _listwise as _lw
 from ranklens.dask import _noether as _nt
 from ranklens.dask import _robustness as _rb
 from ranklens.dask import _sums as _s
+from ranklens.dask._blocks import BlockKey
 
 
 def check_inference(inference: str, n_bootstrap: int, groups: str | None) -> None:
@@ -78,11 +79,31 @@ class Options:
     gains: str | None
     robustness: bool
     row_plots: bool
+    #: The block bootstrap's key (:class:`ranklens.dask._blocks.BlockKey`), None for rows or units.
+    blocks: BlockKey | None = None
 
     @property
     def unit(self) -> bool:
         """Whether every row counts once (no weight column)."""
         return self.weight is None
+
+    @property
+    def resampled_alike(self) -> bool:
+        """Whether the replicates weigh rows one by one (no units, no blocks): only then do the
+        analytic intervals, which assume independent rows, stand beside them."""
+        return self.groups is None and self.blocks is None
+
+    @property
+    def block_rows(self) -> int | None:
+        """Rows per block over the rows' positions (None: no blocks, or blocks in a column)."""
+        return None if self.blocks is None else self.blocks.length
+
+    @property
+    def key_words(self) -> str:
+        """What the replicates are keyed by, in words."""
+        if self.blocks is not None:
+            return self.blocks.words
+        return f"groups {self.groups!r}" if self.groups else "row position"
 
     @property
     def labels(self) -> list[str]:
@@ -262,7 +283,7 @@ def plan_passes(options: Options) -> PassPlan:
     # DeLong's interval of Harrell's C and the paired tests of the AUC and C: per-row counts
     # travelling with the rows through the chained shuffles (ranklens.dask._delong); with
     # units (groups) the comparison is the replicates' throughout, as in memory
-    analytic = options.inference == "auto" and options.groups is None
+    analytic = options.inference == "auto" and options.resampled_alike
     return PassPlan(
         specs=specs,
         claimed=claimed,

@@ -47,6 +47,13 @@ from ranklens.dask import _engine as _e
 from ranklens.dask import _passes as _p
 from ranklens.dask import _quantiles as _q
 from ranklens.dask import _segment_passes as _sp
+from ranklens.dask._blocks import (
+    BLOCKS,
+    BlockKey,
+    block_key,
+    check_resampling,
+    time_as_column,
+)
 from ranklens.dask._boot_pairs import add_rank_replicates
 from ranklens.dask._bucket_passes import (
     Shuffled,
@@ -105,8 +112,8 @@ MOMENTS_REFUSED = (
 POISSON_NOTE = (
     "values exact (the in-memory values on each segment's rows); intervals and paired tests "
     "from the Dask engine's Poisson bootstrap (replicate weights keyed by {keys}, paired "
-    "across models, percentile intervals), not the in-memory multinomial bootstrap of "
-    "compare_models: they differ from the in-memory ones by resampling noise"
+    "across models, percentile intervals), not the in-memory {memory} of compare_models: "
+    "they differ from the in-memory ones by resampling noise"
 )
 
 
@@ -137,6 +144,9 @@ def by_segment(
     gains: str | None = None,
     n_buckets: int | None = None,
     storage_options: dict[str, Any] | None = None,
+    time: str | None = None,
+    scheme: str | None = None,
+    block_length: int | str = "auto",
 ) -> SegmentEvaluation:
     """Evaluate and compare the models on every segment of the rows, exactly, on Dask.
 
@@ -199,6 +209,14 @@ def by_segment(
         Value buckets per sort, as :func:`ranklens.dask.evaluate`.
     storage_options : dict, optional
         Passed to ``dask.dataframe.read_parquet``.
+    time, scheme, block_length : optional
+        As :func:`ranklens.dask.evaluate`: with ``time`` (the rows already in time order by
+        it, checked) or ``scheme="blocks"``, each replicate weighs blocks of ``block_length``
+        consecutive rows of all the rows, one Poisson count per block (the fixed
+        non-overlapping blocks of the engine, not the in-memory ``"stationary"`` or
+        ``"circular"`` bootstrap of each segment's own rows, refused here), a segment's rows
+        sharing their block's weight; ``"auto"`` is one automatic length over all the rows
+        (in memory, each segment's own). The records' ``block_length`` holds it.
 
     Returns
     -------
@@ -251,8 +269,11 @@ def by_segment(
         gains=gains,
         n_buckets=n_buckets,
         storage_options=storage_options,
+        time=time,
+        scheme=scheme,
+        block_length=block_length,
     )
-    return _run(data, "by", by, asked, level_tests=False)
+    return segment_run(data, "by", by, asked, level_tests=False)
 
 
 def scan_segments(
@@ -281,6 +302,9 @@ def scan_segments(
     gains: str | None = None,
     n_buckets: int | None = None,
     storage_options: dict[str, Any] | None = None,
+    time: str | None = None,
+    scheme: str | None = None,
+    block_length: int | str = "auto",
 ) -> SegmentScan:
     """Search the segments of several columns for where the models are weak, exactly, on Dask.
 
@@ -310,7 +334,7 @@ def scan_segments(
         As :func:`by_segment`.
     events, relevance, event_threshold, k, gains : optional
         As :func:`by_segment`.
-    n_buckets, storage_options : optional
+    n_buckets, storage_options, time, scheme, block_length : optional
         As :func:`by_segment`.
 
     Returns
@@ -361,16 +385,48 @@ def scan_segments(
         gains=gains,
         n_buckets=n_buckets,
         storage_options=storage_options,
+        time=time,
+        scheme=scheme,
+        block_length=block_length,
     )
-    return scan_result(_run(data, "columns", columns, asked, level_tests=True))
+    return scan_result(segment_run(data, "columns", columns, asked, level_tests=True))
 
 
-def _run(
-    data: Any, option: str, labels: Any, asked: dict[str, Any], *, level_tests: bool
+def segment_run(
+    data: Any,
+    option: str,
+    labels: Any,
+    asked: dict[str, Any],
+    *,
+    level_tests: bool,
+    blocks: BlockKey | None = None,
 ) -> SegmentEvaluation:
     """Evaluate every segment of the columns ``labels`` (the argument ``option``), with the
     arguments ``asked`` of :func:`by_segment`, and judge them as one family (with the tests
-    against the overall level when ``level_tests``): the work of both public functions."""
+    against the overall level when ``level_tests``): the work of both public functions and of
+    :func:`ranklens.dask.by_window`.
+
+    Parameters
+    ----------
+    data : dask.dataframe.DataFrame or str
+        The data, or a Parquet path or glob.
+    option : str
+        The argument that named the columns of labels (``"by"``, ``"columns"``), for messages.
+    labels : str, sequence or mapping
+        The columns of labels, as :func:`by_segment`'s ``by``.
+    asked : dict
+        Every keyword argument of :func:`by_segment`, by name.
+    level_tests : bool
+        Whether each segment is also tested against the model's value on all the rows.
+    blocks : BlockKey, optional
+        Blocks decided by the caller, their ids in the ``groups`` column of ``asked`` (the
+        windows of :func:`ranklens.dask.by_window`); ``asked``'s ``time``, ``scheme`` and
+        ``block_length`` are then not read.
+
+    Returns
+    -------
+    SegmentEvaluation
+    """
     require("dask", "evaluating by segment on Dask")
     import dask
     import dask.dataframe as dd
@@ -396,6 +452,16 @@ def _run(
     _check_run(
         bins, n_bootstrap, asked["interval"], asked["random_state"], asked["confidence_level"]
     )
+    time = None
+    if blocks is None:
+        time = asked["time"]
+        resampling = check_resampling(
+            time,
+            asked["scheme"],
+            asked["block_length"],
+            n_bootstrap=n_bootstrap,
+            groups=asked["groups"],
+        )
     metrics = asked["metrics"]
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
@@ -408,14 +474,28 @@ def _run(
     plan = _segment_plan(options, specs)
 
     storage_options = asked["storage_options"]
-    every = list(dict.fromkeys([*options.columns, *columns_by]))
-    load = column_loader(data, every, storage_options, [*options.labels, *columns_by])
+    timed = [time] if time is not None else []
+    data = time_as_column(data, time)
+    every = list(dict.fromkeys([*options.columns, *columns_by, *timed]))
+    load = column_loader(data, every, storage_options, [*options.labels, *columns_by, *timed])
     frame = load(every)
+    if blocks is None and resampling == BLOCKS:
+        blocks = block_key(
+            dask,
+            frame,
+            y=options.y,
+            preds=preds,
+            time=time,
+            block_length=asked["block_length"],
+        )
+    if blocks is not None:
+        options = dataclasses.replace(options, blocks=blocks)
+        settings.update(scheme=BLOCKS, block_length=blocks.asked)
     slicings, orders = _label_slicings(dask, frame, columns_by, int(bins))
     slicings = [dataclasses.replace(s, name=t) for s, t in zip(slicings, titles, strict=True)]
     cross = bool(asked["cross"] and len(slicings) > 1)
     keys = _sp.Keys(tuple(len(s.segments) for s in slicings), cross)
-    drop = [c for c in columns_by if c not in options.columns]
+    drop = [c for c in dict.fromkeys([*columns_by, *timed]) if c not in options.columns]
     meta = _sp.with_codes(frame._meta, columns_by, [[] for _ in columns_by], drop)
     frame = frame.map_partitions(_sp.with_codes, columns_by, orders, drop, meta=meta)
 
@@ -1050,7 +1130,14 @@ def _replicates(
     boot = {"reps": reps, "parts": [summary["boot"]], "depths": plan.depths, "seed": seed}
     if plan.want_curves:
         out = boot_results(
-            boot, pred_out, options.preds, plan.specs, level, options.groups, options.random_state
+            boot,
+            pred_out,
+            options.preds,
+            plan.specs,
+            level,
+            options.key_words,
+            options.random_state,
+            "poisson" if options.blocks is None else "blocks",
         )
     else:  # the ratio measures alone (no curve piece to read)
         sums = summary["boot"]["sums"]
@@ -1114,6 +1201,7 @@ def _evaluation(
         codes = slicing.codes if slicing.kind == "crossed" else range(len(slicing.segments))
         for j, code in enumerate(codes):
             est = estimates[(s, int(code))]
+            comparison, problem = _comparison(est, options, slicing.segments[j])
             n_events = est.events if defined else None
             small = [
                 small_reason(
@@ -1134,14 +1222,16 @@ def _evaluation(
                 models=preds,
                 picks=picks,
                 small=small,
-                comparison=est.comparison,
-                problem=None,
+                comparison=comparison,
+                problem=problem,
                 score=_scorer(est),
                 overall=overall if level_tests else None,
             )
+            if options.blocks is not None and comparison is not None:
+                _block_lengths(shown, est, small, specs, options.blocks, slicing.segments[j])
             records += shown
             unshown += others
-    keys_note = f"groups {options.groups!r}" if options.groups else "row position"
+    keys_note = options.key_words
     return judged_evaluation(
         records,
         specs=specs,
@@ -1152,9 +1242,47 @@ def _evaluation(
         settings=settings,
         level_tests=level_tests,
         events=_fixed_events(options, events) if defined else None,
-        notes=[POISSON_NOTE.format(keys=keys_note)] if options.n_bootstrap else [],
+        notes=[POISSON_NOTE.format(keys=keys_note, memory=_memory_scheme(options))]
+        if options.n_bootstrap
+        else [],
         unshown=unshown,
     )
+
+
+def _comparison(est: _Estimate, options: Options, segment: str) -> tuple[Any, Problem | None]:
+    """A segment's comparison, or None with the problem that kept it from one (a window too
+    short for its blocks, as in memory)."""
+    why = None if options.blocks is None else options.blocks.not_compared.get(segment)
+    if why is None or est.comparison is None:
+        return est.comparison, None
+    return None, exception_problem(ValueError(why))
+
+
+def _memory_scheme(options: Options) -> str:
+    """The in-memory bootstrap the Dask engine's replicates stand in for, in words."""
+    if options.blocks is None:
+        return "multinomial bootstrap"
+    return "stationary block bootstrap (blocks from random starts, each segment's own length)"
+
+
+def _block_lengths(
+    records: list[dict[str, Any]],
+    est: _Estimate,
+    small: Sequence[str],
+    specs: Sequence[MetricSpec],
+    blocks: BlockKey,
+    segment: str,
+) -> None:
+    """The rows per block of a compared segment's bootstrap, in its records of the measures it
+    compared (where the in-memory records hold their block length)."""
+    tested = set(est.comparison.metrics)
+    length = blocks.lengths.get(segment, blocks.length)
+    compared = {
+        spec.name for spec, why in zip(specs, small, strict=True) if not why and spec.name in tested
+    }
+    for record in records:
+        if record["metric"] in compared and length is not None:
+            record["block_length"] = float(length)
 
 
 def _scorer(est: _Estimate) -> Any:

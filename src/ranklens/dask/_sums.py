@@ -101,15 +101,17 @@ def sums_partition(
     then the partition's number of rows;
     with ``boot`` (replicates, seed, groups), the pair (sums, (B, m) replicate sums) for the
     jobs marked for the bootstrap, the replicate weights keyed by the global row position
-    (``offset`` + the position here) or by the unit (:func:`ranklens.dask._passes.add_key`)."""
+    (``offset`` + the position here), by the unit or by the block
+    (:func:`ranklens.dask._passes.add_key`)."""
     from ranklens.dask._passes import BLOCK_CELLS, KEY, add_key, replicate_weights
 
     w = None if weight is None else part[weight].to_numpy(dtype=np.float64)
     keys = None
     if boot is not None and len(part):
-        keys = add_key(part[[]] if boot["groups"] is None else part, offset, boot["groups"])[
-            KEY
-        ].to_numpy()
+        groups = boot["groups"]
+        keys = add_key(
+            part[[]] if groups is None else part, offset, groups, boot.get("block_rows")
+        )[KEY].to_numpy()
     cols: dict[str, np.ndarray] = {}
     out: list[Any] = []
     for job in jobs:
