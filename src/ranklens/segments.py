@@ -899,14 +899,15 @@ class SegmentEvaluation(Result):
             is ``"better"`` or ``"worse"`` (than the pick, with the false discovery rate
             controlled), ``"no clear difference"``, ``"pick"`` or ``"not tested"``; ``status``
             is ``"estimated"``, ``"too small"``, ``"not compared"`` or ``"undefined"``, with
-            ``reason``. With a block scheme, a last column ``block_length``: the block length
-            each segment's bootstrap drew (None where the segment was not compared).
+            ``reason``. With a block scheme (the Dask engine's fixed ``"blocks"`` too), a last
+            column ``block_length``: the block length each segment's bootstrap drew (None where
+            the segment was not compared).
         """
         import pandas as pd
 
         scanned = any("level_verdict" in r for r in self.records)
         columns = list(_COLUMNS) + (list(_LEVEL_COLUMNS) if scanned else [])
-        if self.scheme in BLOCK_SCHEMES:
+        if self.scheme in BLOCK_SCHEMES or self.scheme == "blocks":  # "blocks": the Dask engine's
             columns.append("block_length")
         frame = pd.DataFrame(
             [{c: r.get(c) for c in columns} for r in self.records], columns=columns

@@ -369,6 +369,7 @@ def test_by_segment_with_blocks_equals_memory_values(client, parquet_files):
         assert record["n_rows"] == ref["n_rows"]
         assert _close(record["value"], ref["value"])
         assert record["block_length"] == 6.0
+    assert got.to_frame()["block_length"].dropna().eq(6.0).all()
     assert any("blocks of 6 consecutive rows in time order by 't'" in note for note in got.notes)
 
 
