@@ -218,7 +218,8 @@ def run_demo(*, n_bootstrap: int = 500, random_state: int = 0, progress: Any = N
             "days beyond the training box plot's fences (relevance >= 0.5). Average errors "
             "barely separate the models and favour those that never predict a large move; the "
             "measures for rare extremes (Torgo & Ribeiro 2009) favour gbm_extremes, trained "
-            "with relevance-weighted days. The gbm model also gives 90% quantile intervals."
+            "with relevance-weighted days. The gbm model also gives 90% quantile intervals. "
+            "Over time, the models are compared quarter by quarter."
         ),
         target="return",
         intervals=sp["intervals"],
@@ -230,6 +231,7 @@ def run_demo(*, n_bootstrap: int = 500, random_state: int = 0, progress: Any = N
         agreement_predictions=sp["candidates"],
         on_progress=progress,
         time=sp["dates_test"],
+        window="Q",
     )
     return [wallet, returns]
 

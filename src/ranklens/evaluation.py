@@ -36,6 +36,7 @@ import numpy as np
 
 from ranklens._engines.budget import BootstrapPlan, plan_bootstrap
 from ranklens._engines.time_order import (
+    TimeOrder,
     block_length_for,
     block_settings,
     check_resampling,
@@ -86,6 +87,7 @@ from ranklens.relevance import relevance_from_boxplot
 from ranklens.robustness import robustness_table
 from ranklens.segments import DEFAULT_SEGMENT_METRICS, by_segment, scan_segments, slice_rows
 from ranklens.targeting import best_model_by_depth, check_events
+from ranklens.timeseries import by_window, time_windows
 
 __all__ = [
     "EvaluationComparison",
@@ -154,6 +156,12 @@ class ModelEvaluation(Result):
     segment_scan : SegmentScan or None
         The search for weak segments of ``evaluate_models(scan=...)``
         (:func:`ranklens.segments.scan_segments`, with the same settings); None without ``scan``.
+    windows : WindowEvaluation or None
+        The evaluation over time windows of ``evaluate_models(window=...)``
+        (:func:`ranklens.timeseries.by_window` on the evaluated rows, in time order, with the
+        evaluation's weights, units, task parameters, seed, replicates, scheme and block
+        length); None when no ``window`` was given, or when it could not be run (``problems``
+        says why).
     serial_dependence : SerialDependence or None
         The check for serially dependent rows, run when intervals were computed and no time
         order was declared (no ``time``, ``scheme`` or ``groups``): the autocorrelations of each
@@ -181,6 +189,7 @@ class ModelEvaluation(Result):
     segments: Any = None
     segment_scan: Any = None
     serial_dependence: SerialDependence | None = None
+    windows: Any = None
 
     def to_frame(self) -> Any:
         """The measures as a pandas DataFrame: one row per measure, one column per model."""
@@ -321,8 +330,9 @@ def difference_interval_method(comparison: Any, k: int) -> str | None:
 #: report's Summary verdicts as data (``summary``, added by ``ranklens.report``); 2.3: the
 #: evaluation by segment (``segments``, present when ``by`` or ``scan`` was given); 2.4: the check
 #: for serially dependent rows (``serial_dependence``, present when it ran) and a block
-#: bootstrap's ``scheme`` and ``block_length`` in ``comparison`` (present when one ran).
-SCHEMA_VERSION = "2.4"
+#: bootstrap's ``scheme`` and ``block_length`` in ``comparison`` (present when one ran); 2.5:
+#: the evaluation over time windows (``windows``, present when ``window`` was given).
+SCHEMA_VERSION = "2.5"
 
 
 def evaluation_to_json(
@@ -345,10 +355,12 @@ def evaluation_to_json(
     why a value is missing or qualified (``{"kind", "message"}``); ``doc["failures"]`` the
     failed ones; ``doc["curves"][kind][model]`` each curve's summary numbers;
     ``doc["segments"]`` the evaluation by segment (:func:`segments_json`; only when ``by`` or
-    ``scan`` was given); ``doc["serial_dependence"]`` the check for serially dependent rows
-    (:func:`serial_dependence_json`; only when it ran). With a block bootstrap
-    (``time``, ``scheme``) ``doc["comparison"]`` also holds its ``scheme`` and
-    ``block_length``. The bootstrap replicates are left out unless ``include_replicates``.
+    ``scan`` was given); ``doc["windows"]`` the evaluation over time windows
+    (:func:`windows_json`; only when ``window`` was given); ``doc["serial_dependence"]`` the
+    check for serially dependent rows (:func:`serial_dependence_json`; only when it ran).
+    With a block bootstrap (``time``, ``scheme``) ``doc["comparison"]`` also holds its
+    ``scheme`` and ``block_length``. The bootstrap replicates are left out unless
+    ``include_replicates``.
 
     Parameters
     ----------
@@ -454,6 +466,9 @@ def evaluation_to_json(
     segments = segments_json(evaluation)
     if segments is not None:
         doc["segments"] = segments
+    windows = windows_json(evaluation)
+    if windows is not None:
+        doc["windows"] = windows
     serial = serial_dependence_json(evaluation)
     if serial is not None:
         doc["serial_dependence"] = serial
@@ -700,6 +715,7 @@ def evaluate_arrays(
     time: ArrayLike | None = None,
     scheme: str | None = None,
     block_length: float | str = "auto",
+    window: str | int | None = None,
 ) -> ModelEvaluation:
     """The in-memory engine of :func:`ranklens.evaluate_models`, on arrays.
 
@@ -739,28 +755,19 @@ def evaluate_arrays(
     groups, n_units = _check_groups(groups, y, n_bootstrap)
     _check_events(y, events, weight)
     segment_options = segment_options or SegmentOptions()
-    labels = _checked_segments(by, scan, n=y.shape[0], n_models=len(preds), options=segment_options)
-    order_settings: dict[str, Any] = {}
-    if time is not None:
-        # every measure, curve, table and segment sees the rows in time order
-        order = read_times(time, y.shape[0])
-        order_settings = order.settings()
+    order = None if time is None else read_times(time, y.shape[0])
+    shape = (y.shape[0], len(preds))  # rows, models
+    labels, windows = _checked_slices(by, scan, window, order, shape, segment_options)
+    order_settings: dict[str, Any] = {} if order is None else order.settings()
+    if order is not None:
+        # every measure, curve, table, segment and window sees the rows in time order
         y, preds, bounds, weight, labels, agreement_predictions = _in_time_order(
             order.rows, y, preds, bounds, weight, labels, agreement_predictions
         )
-    resampling: dict[str, Any] = {}
-    if block is not None:
-        length = block_length_for(block_length, block, y, list(preds.values()))
-        resampling = {"scheme": block, "block_length": length}
-        order_settings.update(
-            block_settings(
-                block,
-                length,
-                chosen=isinstance(block_length, str),
-                in_time_order=time is not None,
-                inference=inference,
-            )
-        )
+    resampling = _block_resampling(block, block_length, y, preds)
+    order_settings.update(
+        _resampling_settings(resampling, block_length, time is not None, inference)
+    )
     relevance_note = relevance_failure = None
     if relevance is None:
         relevance, relevance_note, relevance_failure = _default_relevance(y)
@@ -880,25 +887,22 @@ def evaluate_arrays(
                 extras["bands"] = bands
     if plan is not None:
         settings["bootstrap time"] = plan.time_note()
-    found = (
-        _segment_results(
-            labels,
-            y,
-            preds,
-            weight,
-            groups,
-            values,
-            context,
-            n_bootstrap=n_bootstrap,
-            random_state=random_state,
-            options=segment_options,
-            settings=settings,
-            problems=problems,
-            progress=progress,
-            block=block,
-        )
-        if labels
-        else {}
+    found = _sliced_results(
+        labels,
+        windows,
+        y,
+        preds,
+        weight,
+        groups,
+        values,
+        context,
+        n_bootstrap=n_bootstrap,
+        random_state=random_state,
+        options=segment_options,
+        settings=settings,
+        problems=problems,
+        progress=progress,
+        resampling=resampling,
     )
     return ModelEvaluation(
         title=title,
@@ -918,6 +922,55 @@ def evaluate_arrays(
         segments=found.get("by"),
         segment_scan=found.get("scan"),
         serial_dependence=serial,
+        windows=found.get("window"),
+    )
+
+
+def _checked_slices(
+    by: Any,
+    scan: Any,
+    window: Any,
+    order: TimeOrder | None,
+    shape: tuple[int, int],
+    options: SegmentOptions,
+) -> tuple[dict[str, dict[str, Any]], tuple[str | int, Any] | None]:
+    """The slicings of ``by`` and ``scan`` (:func:`_checked_segments`) and the windows of
+    ``window`` (:func:`_checked_window`), checked before any work; ``order``: the rows' times
+    read (None without ``time``); ``shape``: the rows and the models."""
+    n, n_models = shape
+    labels = _checked_segments(
+        by, scan, n=n, n_models=n_models, options=options, windowed=window is not None
+    )
+    return labels, _checked_window(window, order, n=n, n_models=n_models)
+
+
+def _block_resampling(
+    block: str | None, block_length: Any, y: np.ndarray, preds: Mapping[str, np.ndarray]
+) -> dict[str, Any]:
+    """``{"scheme", "block_length"}`` of the block bootstrap (:func:`ranklens.compare_models`'
+    arguments, the length resolved once from every model, :func:`block_length_for`), or empty
+    when the rows are resampled one by one (``block`` None)."""
+    if block is None:
+        return {}
+    return {
+        "scheme": block,
+        "block_length": block_length_for(block_length, block, y, list(preds.values())),
+    }
+
+
+def _resampling_settings(
+    resampling: Mapping[str, Any], given: Any, in_time_order: bool, inference: str
+) -> dict[str, Any]:
+    """The ``settings`` entries of the block bootstrap of ``resampling`` (:func:`block_settings`;
+    ``given``: the ``block_length`` asked for), empty without one."""
+    if not resampling:
+        return {}
+    return block_settings(
+        resampling["scheme"],
+        resampling["block_length"],
+        chosen=isinstance(given, str),
+        in_time_order=in_time_order,
+        inference=inference,
     )
 
 
@@ -1029,12 +1082,19 @@ def _is_label_column(value: Any) -> bool:
 
 
 def _checked_segments(
-    by: Any, scan: Any, *, n: int, n_models: int, options: SegmentOptions
+    by: Any,
+    scan: Any,
+    *,
+    n: int,
+    n_models: int,
+    options: SegmentOptions,
+    windowed: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """``{"by": {name: labels}, "scan": {name: labels}}`` (the options given), every column of
-    labels checked as the evaluation by segment will slice it, before any work."""
+    labels checked as the evaluation by segment will slice it, before any work; the options
+    checked too (``windowed``: ``window`` is given, whose windows they judge as well)."""
     given = {"by": segment_items(by, "by"), "scan": segment_items(scan, "scan")}
-    options.check(sliced=any(given.values()))
+    options.check(sliced=any(given.values()), windowed=windowed)
     if not any(given.values()):
         return {}
     bins = options.bins
@@ -1073,7 +1133,9 @@ def _checked_segments(
 class SegmentOptions:
     """How an evaluation by segment slices the rows and judges its verdicts: the ``segment_*``
     options of :func:`ranklens.evaluate_models`, held together from the entry point to either
-    engine (and the command line's ``--segment-*`` options).
+    engine (and the command line's ``--segment-*`` options). The evaluation over time windows
+    (``window``) takes the smallest slice and the verdicts' rules from them too
+    (:data:`WINDOW_FIELDS`); the bins and the cross product are the segments' alone.
 
     Attributes
     ----------
@@ -1109,31 +1171,41 @@ class SegmentOptions:
         }
     )
 
-    def check(self, *, sliced: bool) -> None:
-        """Refuse a value out of range, or any option given without a slicing, naming the
-        argument of :func:`ranklens.evaluate_models`.
+    #: The fields that also judge the windows of ``window``.
+    WINDOW_FIELDS: ClassVar[tuple[str, ...]] = ("min_rows", "min_events", "fdr", "fdr_level")
+
+    def check(self, *, sliced: bool, windowed: bool = False) -> None:
+        """Refuse a value out of range, or any option given without a slicing (or windows),
+        naming the argument of :func:`ranklens.evaluate_models`.
 
         Parameters
         ----------
         sliced : bool
             Whether ``by`` or ``scan`` is given.
+        windowed : bool, default False
+            Whether ``window`` is given (the options of :data:`WINDOW_FIELDS` apply to it).
 
         Raises
         ------
         ValueError
             If an option is out of range, or differs from its default without ``by`` or
-            ``scan``.
+            ``scan`` (or, for the options of :data:`WINDOW_FIELDS`, without ``window``
+            either).
         """
         if not sliced:
             default = SegmentOptions()
             for field, argument in self.ARGUMENTS.items():
                 value = getattr(self, field)
+                if windowed and field in self.WINDOW_FIELDS:
+                    continue
                 if value is not getattr(default, field) and value != getattr(default, field):
+                    also = " or window" if field in self.WINDOW_FIELDS else ""
                     raise ValueError(
-                        f"{argument} is an option of the evaluation by segment; give by or scan "
-                        f"too (got {argument}={value!r})"
+                        f"{argument} is an option of the evaluation by segment; give by or "
+                        f"scan{also} too (got {argument}={value!r})"
                     )
-            return
+            if not windowed:
+                return
         for field, minimum in (("bins", 2), ("min_rows", 1), ("min_events", 1)):
             value = getattr(self, field)
             integer = isinstance(value, int | np.integer) and not isinstance(value, bool)
@@ -1206,8 +1278,9 @@ def segment_metrics(
     return out
 
 
-def _segment_results(
+def _sliced_results(
     labels: Mapping[str, Mapping[str, Any]],
+    windows: tuple[str | int, Any] | None,
     y: np.ndarray,
     preds: dict[str, np.ndarray],
     weight: np.ndarray | None,
@@ -1221,38 +1294,19 @@ def _segment_results(
     settings: dict[str, Any],
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
-    block: str | None = None,
+    resampling: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """``{"by": SegmentEvaluation, "scan": SegmentScan}`` for the options given, with the
-    evaluation's weights, units, task parameters, seed and replicates; the options go into
-    ``settings`` and what stopped one is recorded in ``problems``.
-
-    With a block scheme (``block``) each segment is still resampled row by row: a segment's
-    rows are not consecutive, so there are no blocks of them to keep; ``problems`` says so under
-    ``"segments' intervals"``, so that its verdicts are read with that in mind.
-
-    The one place where the in-memory engine evaluates by segment (the Dask engine's,
-    ``ranklens.dask.by_segment`` and ``ranklens.dask.scan_segments``, are called by
-    :func:`ranklens.evaluate_models` with the same settings).
+    """The evaluation of slices of the rows: ``{"by": SegmentEvaluation, "scan": SegmentScan,
+    "window": WindowEvaluation}`` for the options given (``labels``, :func:`_checked_segments`;
+    ``windows``, :func:`_checked_window`), each on the evaluated rows with the evaluation's
+    weights, units, task parameters, seed, replicates and block scheme (``resampling``: the
+    ``scheme`` and ``block_length`` of a block bootstrap, empty without one) and the measures
+    of :func:`segment_metrics`; their settings go into ``settings`` and what stopped one is
+    recorded in ``problems``.
     """
-    settings.update(options.settings(labels))
-    if block is not None and n_bootstrap:
-        problems.setdefault(ALL_MODELS, {})["segments' intervals"] = Problem(
-            "note",
-            "each segment's intervals and verdicts come from the paired bootstrap of its rows "
-            f"one by one, not from the {block} block bootstrap of the evaluation: a segment's "
-            "rows are not consecutive, so with serially dependent errors its intervals may be "
-            "too narrow",
-        )
-    metrics = segment_metrics(values, preds, weighted=weight is not None)
-    if not metrics:
-        problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = Problem(
-            "undefined",
-            "no measure of the evaluation by segment ("
-            + ", ".join(DEFAULT_SEGMENT_METRICS)
-            + ") is defined for every model on all the rows",
-        )
+    if not labels and windows is None:
         return {}
+    metrics = segment_metrics(values, preds, weighted=weight is not None)
     shared = dict(
         metrics=metrics,
         sample_weight=weight,
@@ -1266,6 +1320,62 @@ def _segment_results(
         k=context.get("k"),
         gains=context.get("gains"),
     )
+    found: dict[str, Any] = {}
+    if labels:
+        settings.update(options.settings(labels))
+        found.update(
+            _segment_results(labels, y, preds, shared, options, resampling, problems, progress)
+        )
+    if windows is not None:
+        window, times = windows
+        settings["window"] = window
+        if metrics:
+            found.update(
+                _window_results(
+                    window, times, y, preds, shared, options, resampling, problems, progress
+                )
+            )
+        else:
+            _no_slice_metrics(problems, "evaluation over time")
+    return found
+
+
+def _no_slice_metrics(problems: dict[str, dict[str, Problem]], what: str) -> None:
+    """Record that no measure of :data:`~ranklens.segments.DEFAULT_SEGMENT_METRICS` is defined
+    for every model on all the rows, so that ``what`` could not run."""
+    problems.setdefault(ALL_MODELS, {})[what] = Problem(
+        "undefined",
+        f"no measure of the {what} ("
+        + ", ".join(DEFAULT_SEGMENT_METRICS)
+        + ") is defined for every model on all the rows",
+    )
+
+
+def _segment_results(
+    labels: Mapping[str, Mapping[str, Any]],
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    shared: Mapping[str, Any],
+    options: SegmentOptions,
+    resampling: Mapping[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """``{"by": SegmentEvaluation, "scan": SegmentScan}`` for the options given, with the
+    settings ``shared`` by every slice (:func:`_sliced_results`); what stopped one is recorded
+    in ``problems``.
+
+    With a block scheme (``resampling``) each segment's bootstrap resamples blocks of
+    consecutive rows of that segment, in time order, with the evaluation's scheme and its one
+    block length, so that the serial dependence within a segment is kept.
+
+    The one place where the in-memory engine evaluates by segment (the Dask engine's,
+    ``ranklens.dask.by_segment`` and ``ranklens.dask.scan_segments``, are called by
+    :func:`ranklens.evaluate_models` with the same settings).
+    """
+    if not shared["metrics"]:
+        _no_slice_metrics(problems, "evaluation by segment")
+        return {}
     out: dict[str, Any] = {}
     runs = (("by", by_segment, "evaluation by segment"), ("scan", scan_segments, "segment scan"))
     for option, func, what in runs:
@@ -1275,12 +1385,86 @@ def _segment_results(
         if progress is not None:
             progress(f"{what}: {', '.join(columns)}")
         own = options.by_segment_arguments(scan=option == "scan")
-        result, problem = call_quietly(func, y, preds, dict(columns), **shared, **own)
+        result, problem = call_quietly(func, y, preds, dict(columns), **shared, **own, **resampling)
         if result is not None:
             out[option] = result
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})[what] = problem
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation over time windows (``window``)
+
+
+def _checked_window(
+    window: Any, order: TimeOrder | None, *, n: int, n_models: int
+) -> tuple[str | int, Any] | None:
+    """``(window, times)``: ``window`` checked as :func:`ranklens.timeseries.by_window` will
+    cut the rows, before any work, with the rows' times in time order (None without ``time``
+    or with numbers for times, which a window of rows does not need); None without
+    ``window``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``window``: fewer than two models, a period that is not one, a calendar period
+        without ``time`` or with numbers for times.
+    """
+    if window is None:
+        return None
+    if n_models < 2:
+        raise ValueError(
+            "window: the evaluation over time windows compares the models in every window; "
+            f"give at least two models (got {n_models})"
+        )
+    times = None
+    if order is not None and order.dates:
+        times = order.times.iloc[order.rows].reset_index(drop=True)
+    elif order is not None and isinstance(window, str):
+        raise ValueError(
+            f"window={window!r} is a calendar period and needs dates or times in time; got "
+            "numbers (a time index): give a number of rows per window"
+        )
+    try:
+        time_windows(times, window, n)
+    except ValueError as exc:
+        message = str(exc)
+        if not message.startswith(("window", "time")):
+            message = f"window: {message}"
+        raise ValueError(message) from None
+    return window, times
+
+
+def _window_results(
+    window: str | int,
+    times: Any,
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    shared: Mapping[str, Any],
+    options: SegmentOptions,
+    resampling: Mapping[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    """``{"window": WindowEvaluation}``: :func:`ranklens.timeseries.by_window` on the rows in
+    time order, with the settings ``shared`` by every slice (:func:`_sliced_results`), the
+    smallest window and the verdicts' rules of ``options`` (:data:`SegmentOptions.WINDOW_FIELDS`)
+    and the evaluation's block scheme and its one block length; without a block scheme, the
+    stationary bootstrap with each window's own block length (with ``groups``: whole units,
+    as the evaluation resamples them). A failure is recorded in ``problems``."""
+    blocks: dict[str, Any] = dict(resampling)
+    if not blocks and shared["groups"] is not None:
+        blocks = {"scheme": "multinomial"}  # whole units, not blocks (by_window refuses both)
+    if progress is not None:
+        progress(f"evaluation over time windows ({window})")
+    own = {field: getattr(options, field) for field in SegmentOptions.WINDOW_FIELDS}
+    result, problem = call_quietly(
+        by_window, y, preds, times, window=window, **shared, **own, **blocks
+    )
+    if problem is not None:
+        problems.setdefault(ALL_MODELS, {})["evaluation over time"] = problem
+    return {} if result is None else {"window": result}
 
 
 def segment_records(result: Any) -> list[dict[str, Any]]:
@@ -1369,6 +1553,91 @@ def segments_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
             "summary": scan.summary(),
         }
     return block
+
+
+def window_records(result: Any) -> list[dict[str, Any]]:
+    """The long table of a :class:`~ranklens.timeseries.WindowEvaluation` as JSON-ready records,
+    every record with every column of its :meth:`~ranklens.timeseries.WindowEvaluation.to_frame`
+    (the windows' bounds as ISO 8601 text; None where a record has no such field; NaN kept).
+
+    Parameters
+    ----------
+    result : WindowEvaluation
+        An evaluation over time windows.
+
+    Returns
+    -------
+    list of dict
+        One record per window, measure and model, windows in time order.
+    """
+    columns = [str(c) for c in result.to_frame().columns]
+    return [{c: to_builtin(record.get(c)) for c in columns} for record in result.records]
+
+
+def windows_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
+    """The ``windows`` block of the JSON document (None when the evaluation has none).
+
+    ``settings`` (the window asked for, its kind, unit and time zone, the measures, the pick of
+    each measure, the scheme and block length of each window's bootstrap, the false discovery
+    rate's method and level, the confidence level, the replicates, the smallest window with an
+    interval, the events every window counts, the trend's method), ``overall`` (each measure
+    of each model on all the rows), ``windows`` (one record per window, in time order: its
+    name, ``index``, ``start``, ``end`` and the ``block_length`` its bootstrap drew),
+    ``n_tests``, ``records`` (the long table, :func:`window_records`), ``stability`` and
+    ``trends`` (per measure and model against the pick), ``notes`` and ``summary``
+    (:meth:`~ranklens.timeseries.WindowEvaluation.summary`).
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.evaluate_models`.
+
+    Returns
+    -------
+    dict or None
+        NaN kept (:func:`evaluation_to_json` maps it to null).
+    """
+    result = evaluation.windows
+    if result is None:
+        return None
+    windows = [
+        {
+            "window": name,
+            "index": result.window_index[i],
+            "start": result.window_starts[i],
+            "end": result.window_ends[i],
+            "block_length": result.block_lengths.get(name),
+        }
+        for i, name in enumerate(result.windows)
+    ]
+    return {
+        "settings": {
+            "window": result.window,
+            "window_kind": result.window_kind,
+            "unit": result.unit,
+            "timezone": result.timezone,
+            "metrics": list(result.metrics),
+            "picks": dict(result.picks),
+            "scheme": result.scheme,
+            "block_length": to_builtin(result.block_length),
+            "fdr_method": result.fdr_method,
+            "fdr_level": result.fdr_level,
+            "confidence_level": result.confidence_level,
+            "n_bootstrap": result.n_bootstrap,
+            "min_rows": result.min_rows,
+            "min_events": result.min_events,
+            "events": _plain_events(result.events),
+            "trend_method": result.trend_method,
+        },
+        "overall": to_builtin(result.overall),
+        "windows": to_builtin(windows),
+        "n_tests": result.n_tests,
+        "records": window_records(result),
+        "stability": [to_builtin(record) for record in result.stability],
+        "trends": [to_builtin(record) for record in result.trends],
+        "notes": list(result.notes),
+        "summary": result.summary(),
+    }
 
 
 def _checked_predictions(

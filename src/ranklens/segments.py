@@ -1583,6 +1583,8 @@ def scan_segments(
     metrics: Sequence[str] | str = DEFAULT_SEGMENT_METRICS,
     sample_weight: Any = None,
     groups: Any = None,
+    scheme: str = "multinomial",
+    block_length: float | str = "auto",
     bins: int = 5,
     min_rows: int = 30,
     min_events: int = 10,
@@ -1614,7 +1616,10 @@ def scan_segments(
         As :func:`by_segment`.
     columns : mapping of str to array-like, or DataFrame
         The columns to search (a single array-like is one column).
-    metrics, sample_weight, groups, bins, min_rows, min_events, pick, n_bootstrap
+    metrics, sample_weight, groups, scheme, block_length, bins, min_rows, min_events, pick
+        As :func:`by_segment` (``scheme="stationary"`` or ``"circular"``: blocks of
+        consecutive rows of each candidate segment, for rows in time order).
+    n_bootstrap
         As :func:`by_segment`.
     confidence_level, interval, fdr, fdr_level, random_state
         As :func:`by_segment`.
@@ -1657,8 +1662,8 @@ def scan_segments(
         metrics=metrics,
         sample_weight=sample_weight,
         groups=groups,
-        scheme="multinomial",
-        block_length="auto",
+        scheme=scheme,
+        block_length=block_length,
         bins=bins,
         cross=False,
         min_rows=min_rows,

@@ -301,6 +301,29 @@ def _check_window(window: Any) -> str | int:
     return base if anchor is None else f"{base}-{anchor}"
 
 
+def window_period(window: Any) -> str | int:
+    """``window`` as :func:`by_window` takes it, checked without the data.
+
+    Parameters
+    ----------
+    window : str or int
+        A calendar period (a pandas period alias, ``"ME"``, ``"QE"`` and ``"YE"`` read as
+        ``"M"``, ``"Q"`` and ``"Y"``) or a number of rows per window.
+
+    Returns
+    -------
+    str or int
+        The period alias, or the number of rows.
+
+    Raises
+    ------
+    ValueError
+        Naming ``window``: not a calendar period (a multiple such as ``"2M"`` is refused) nor
+        a number of rows >= 1.
+    """
+    return _check_window(window)
+
+
 def _as_time_series(time: Any) -> pd.Series:
     """``time`` (NumPy, list, pandas, polars, Arrow) as a one-dimensional pandas Series."""
     import pandas as pd

@@ -155,10 +155,11 @@ def test_shuffled_rows_give_the_numbers_of_the_sorted_rows(series, shuffled):
     }
     assert ordered.extras["bands"].keys() == mixed.extras["bands"].keys()
     assert ordered.segments.to_frame().equals(mixed.segments.to_frame())
-    # the segments are resampled row by row, and the problems say so
-    assert "not from the stationary block bootstrap" in (
-        mixed.problems[ALL_MODELS]["segments' intervals"].message
-    )
+    # the segments resample blocks of their rows in time order, with the evaluation's scheme
+    # and its one block length, and no note says otherwise
+    assert mixed.segments.scheme == "stationary"
+    assert mixed.segments.block_length == mixed.settings["block_length"]
+    assert "segments' intervals" not in mixed.problems.get(ALL_MODELS, {})
     # the bands use the scheme and the length of the comparison
     curve, band = next(iter(mixed.extras["bands"].items()))
     ref = curve_bands(

@@ -9,8 +9,8 @@ What is recorded (``tests/golden/``):
 
 * ``wallet.csv``, ``sp500.csv``: the predictions of the demo's two case studies (the models are
   fitted once, here; the tests read the predictions, so a new scikit-learn cannot move them;
-  ``sp500.csv`` has the test days' dates too, and its run gives them as ``--time``, as the demo
-  does),
+  ``sp500.csv`` has the test days' dates too, and its run gives them as ``--time`` and
+  evaluates quarter by quarter with ``--window Q``, as the demo does),
   and ``synthetic.csv``: a small set with ties in the target and the predictions, case weights
   and one model's interval bounds;
 * ``<name>.json``: ``ranklens evaluate`` on each of them, the command line's JSON document with
@@ -42,7 +42,7 @@ RUNS: dict[str, list[str]] = {
     "sp500": [
         "-t", "return", "-p", "linear", "-p", "gbm", "-p", "gbm_extremes",
         "--interval", "gbm:gbm_lower:gbm_upper", "--alpha", "0.1", "--events", "top:0.05",
-        "--time", "date",
+        "--time", "date", "--window", "Q",
     ],
     "synthetic": [
         "-t", "y", "-p", "a", "-p", "b", "-p", "c", "--weight", "w",

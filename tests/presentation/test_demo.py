@@ -130,5 +130,10 @@ def test_full_demo_runs_end_to_end(tmp_path):
     assert returns.comparison.scheme == "stationary"
     assert returns.serial_dependence is None  # declared: nothing to check
     assert wallet.serial_dependence is not None and not wallet.serial_dependence.warns
+    # quarter by quarter: 15 calendar quarters, from the 8 days of 1997Q3 to the 1 of 2001Q1
+    assert returns.windows.windows[0] == "1997Q3" and len(returns.windows.windows) == 15
+    assert returns.windows.block_length == returns.settings["block_length"]
+    assert wallet.windows is None
     text = write_html(tmp_path / "demo.html", [wallet, returns]).read_text()
     assert "Wallet targeting" in text and "Rare extreme moves" in text
+    assert text.count("<h3>Over time</h3>") == 1 and "<strong>Over time.</strong>" in text

@@ -86,6 +86,9 @@ DASK_ONLY: dict[str, Any] = {
         "``scheme`` is not a block scheme, ``block_length`` is not ``'auto'`` or a number in "
         "``[1, n]`` or is given without a block scheme, or a block scheme is given with "
         "``groups`` or ``n_bootstrap=0`` (the message names the argument)",
+        "if ``window`` is not a calendar period or a number of rows >= 1, is a calendar "
+        "period without ``time`` (or with numbers for times), is given with fewer than two "
+        "models, or with ``engine='dask'`` (the message names ``window``)",
     ),
 )
 @shared_paragraphs
@@ -140,6 +143,7 @@ def evaluate_models(
     time: ArrayLike | str | None = None,
     scheme: str | None = None,
     block_length: float | str = "auto",
+    window: str | int | None = None,
 ) -> ModelEvaluation:
     """Evaluate several models' predictions of one target: measures, comparison, curves.
 
@@ -333,15 +337,32 @@ def evaluate_models(
         assume independent rows (as with ``groups``; ``settings["block bootstrap"]`` says so,
         ``settings["scheme"]`` and ``settings["block_length"]`` hold the scheme and its
         length). Needs ``n_bootstrap`` (a ``ValueError`` with 0); not with ``groups`` (a
-        ``ValueError``: a different design). The segments of ``by`` and ``scan`` are still
-        resampled row by row (their rows are not consecutive; ``problems`` says so).
-        ``engine="memory"`` only.
+        ``ValueError``: a different design). The segments of ``by`` and ``scan`` and the
+        windows of ``window`` are resampled with the same scheme and length, in blocks of
+        consecutive rows of each segment or window. ``engine="memory"`` only.
     block_length : float or "auto", default "auto"
         The mean (``"stationary"``) or fixed (``"circular"``) block length: ``"auto"`` chooses
         it once from every model's absolute errors and every pair's differences of them
         (Politis & White 2004, with the correction of Patton, Politis & White 2009); a number
         in ``[1, n]`` is used as given. Needs a block scheme (``time`` or ``scheme``).
         ``engine="memory"`` only.
+    window : str or int, optional
+        Evaluate over time windows (:func:`ranklens.timeseries.by_window`, result in
+        ``ModelEvaluation.windows``): a calendar period of ``time`` (``"Y"``, ``"Q"``,
+        ``"M"``, ``"W"``, ``"D"``, ...; needs ``time`` given as dates or times) or a number of
+        rows per window (the rows in time order, or as given without ``time``). Every model
+        on every window with its interval from a bootstrap of the window's rows, each model
+        against the pick, how often the pick's lead is clear, not clear or reversed, and
+        whether the difference trends. The measures are those of
+        :data:`ranklens.segments.DEFAULT_SEGMENT_METRICS` defined for every model on all the
+        rows; each window is compared with the evaluation's ``sample_weight``, ``events``,
+        ``relevance``, ``random_state``, ``n_bootstrap`` (per window; with 0 each window gets
+        its values and counts but no interval and no verdict), at the 95% level, with the
+        evaluation's block scheme and its one block length (without one, the stationary
+        bootstrap with each window's own length; with ``groups``, whole units), and with
+        ``min_segment_rows``, ``min_segment_events``, ``segment_fdr`` and
+        ``segment_fdr_level`` as for the segments. Needs at least two models. The windows'
+        bootstraps are not counted in ``bootstrap_budget_s``. ``engine="memory"`` only.
 
     Without ``time``, ``scheme`` or ``groups``, the rows are checked for serial dependence in
     the order given (``ModelEvaluation.serial_dependence``): when the autocorrelation of the
@@ -397,7 +418,7 @@ def evaluate_models(
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}; got {engine!r}")
     if engine == "dask":
-        _refuse_time_on_dask(time, scheme, block_length)
+        _refuse_time_on_dask(time, scheme, block_length, window)
     _refuse_options(
         engine,
         dict(
@@ -534,13 +555,21 @@ def evaluate_models(
         time=time,
         scheme=scheme,
         block_length=block_length,
+        window=window,
         **task,
     )
 
 
-def _refuse_time_on_dask(time: Any, scheme: Any, block_length: Any) -> None:
-    """``time``, ``scheme`` and ``block_length``, which the Dask engine cannot honour yet (its
-    replicates are Poisson weights of single rows, drawn piece by piece), refused by name."""
+def _refuse_time_on_dask(time: Any, scheme: Any, block_length: Any, window: Any = None) -> None:
+    """``window``, ``time``, ``scheme`` and ``block_length``, which the Dask engine cannot
+    honour yet (its replicates are Poisson weights of single rows, drawn piece by piece, and it
+    has no evaluation over time windows), refused by name."""
+    if window is not None:
+        raise ValueError(
+            "window is an option of engine='memory' that engine='dask' cannot honour (the "
+            "Dask engine has no evaluation over time windows yet); leave it out or use "
+            "engine='memory'"
+        )
     given = {"time": time is not None, "scheme": scheme is not None}
     given["block_length"] = not (isinstance(block_length, str) and block_length == "auto")
     for name, is_given in given.items():

@@ -134,6 +134,11 @@ class TimeOrder:
         Whether the rows were in time order already.
     n_tied : int
         Rows whose time equals the previous row's (in time order).
+    times : pandas.Series or None
+        The times as read (:func:`parse_times`), in the order given: datetimes (time-zone
+        aware ones as given, in UTC when the offsets differ) or float64 numbers.
+    dates : bool
+        Whether ``times`` are dates and times (else numbers, a time index).
     """
 
     rows: np.ndarray
@@ -142,6 +147,8 @@ class TimeOrder:
     name: str | None
     sorted_already: bool
     n_tied: int
+    times: Any = None
+    dates: bool = False
 
     def settings(self) -> dict[str, Any]:
         """The ``settings`` entry ``"time"``: the column, the span and what was done."""
@@ -304,6 +311,8 @@ def read_times(time: Any, n: int) -> TimeOrder:
         name=str(name) if name is not None else None,
         sorted_already=bool(np.array_equal(rows, np.arange(n))),
         n_tied=int((ordered[1:] == ordered[:-1]).sum()),
+        times=keys,
+        dates=dates,
     )
 
 

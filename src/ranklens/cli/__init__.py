@@ -278,6 +278,21 @@ def evaluate(
             show_default=False,
         ),
     ] = None,
+    window: Annotated[
+        str | None,
+        typer.Option(
+            "--window",
+            help="Evaluate over time windows: Y, Q, M, W or D (calendar years, quarters, months, "
+            "weeks or days of --time) or a number of rows per window (the rows in time order, "
+            "or in the file's order without --time). Every model on every window with its "
+            "interval from a bootstrap of the window's rows, against the pick; how often the "
+            "pick's lead is clear, not clear or reversed, and whether it trends. Needs two "
+            "--pred columns or more; --engine memory. --min-segment-rows, "
+            "--min-segment-events, --segment-fdr and --segment-fdr-level apply to the windows "
+            "too.",
+            show_default=False,
+        ),
+    ] = None,
     bootstrap: Annotated[
         int | None,
         typer.Option(
@@ -438,7 +453,8 @@ def evaluate(
     input (one error line, nothing computed).
 
     Example: ranklens evaluate scores.csv --target spend --pred gbm --pred linear
-    --by region --html report.html --json results.json (rows in time order: add --time date)
+    --by region --html report.html --json results.json (rows in time order: add --time date,
+    and --window M for the evaluation month by month)
     """
     run_evaluate(
         Request(
@@ -461,6 +477,7 @@ def evaluate(
             time=time,
             scheme=scheme,
             block_length=block_length,
+            window=window,
             bootstrap=bootstrap,
             bootstrap_budget=bootstrap_budget,
             seed=seed,

@@ -85,6 +85,8 @@ class Request:
     scheme: str | None = None
     #: ``--block-length`` as given (``auto`` or a number).
     block_length: str | None = None
+    #: ``--window`` as given (a calendar period or a number of rows).
+    window: str | None = None
 
     @property
     def to_stdout(self) -> bool:
@@ -126,6 +128,8 @@ class Checked:
     )
     #: ``--block-length`` as the evaluation takes it: ``"auto"`` or a number of rows.
     block_length: float | str = "auto"
+    #: ``--window`` as the evaluation takes it: a calendar period, a number of rows, or None.
+    window: str | int | None = None
 
 
 def check_bootstrap(bootstrap: int) -> int:
@@ -367,7 +371,39 @@ def check_run(request: Request) -> Checked:
         segments=segments,
         segment_options=segment_options(request),
         block_length=block_length,
+        window=check_window(request),
     )
+
+
+def check_window(request: Request) -> str | int | None:
+    """``--window``, checked without the data: a calendar period (``Y``, ``Q``, ``M``, ``W``,
+    ``D``, ..., as the library takes them) or a number of rows >= 1; a calendar period only
+    with ``--time``; at least two ``--pred`` columns. Returns it as the evaluation takes it
+    (a number of rows as an int)."""
+    given = request.window
+    if given is None:
+        return None
+    text = given.strip()
+    if len(request.preds) < 2:
+        raise InputError(
+            "--window compares the models in every window: give at least two --pred columns "
+            f"(got {len(request.preds)})"
+        )
+    from ranklens.timeseries import window_period
+
+    try:
+        window = window_period(int(text) if text.lstrip("+-").isdigit() else text)
+    except ValueError:
+        raise InputError(
+            "--window must be a calendar period of --time (Y, Q, M, W or D: years, quarters, "
+            f"months, weeks, days) or a number of rows >= 1; got {given!r}"
+        ) from None
+    if isinstance(window, str) and request.time is None:
+        raise InputError(
+            f"--window {given} is a calendar period: it needs --time COL (the rows' times); "
+            "without --time give a number of rows per window (e.g. --window 250)"
+        )
+    return window
 
 
 #: The schemes of ``--scheme``.
@@ -442,6 +478,21 @@ def check_block_rows(request: Request, checked: Checked, n: int) -> None:
         raise InputError(f"--block-length {length:g} is longer than the {n} rows")
 
 
+def check_window_times(request: Request, checked: Checked, times: Any) -> None:
+    """A calendar ``--window`` against the ``--time`` column read: its values must be dates or
+    times, not numbers (a time index has no calendar)."""
+    if not isinstance(checked.window, str) or times is None:
+        return
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(times.dtype):
+        raise InputError(
+            f"--window {request.window} is a calendar period: the --time column "
+            f"{request.time!r} holds numbers, not dates or times; give a number of rows per "
+            "window (e.g. --window 250)"
+        )
+
+
 def check_segments(request: Request, pairs: dict[str, tuple[str, str]]) -> dict[str, list[str]]:
     """The columns of ``--by`` and ``--scan`` (``{"by": [...], "scan": [...]}``, the options
     given), and the ``--segment-*`` options, checked without the data: each column a name of
@@ -478,13 +529,23 @@ def check_segments(request: Request, pairs: dict[str, tuple[str, str]]) -> dict[
                 f"{option} compares the models in every segment: give at least two --pred "
                 f"columns (got {len(request.preds)})"
             )
-    _check_segment_options(request, given)
+    _check_segment_options(request, given, windowed=request.window is not None)
     return {option.lstrip("-"): names for option, names in columns.items() if names}
 
 
-def _check_segment_options(request: Request, given: bool) -> None:
+#: The ``--segment-*`` options that judge the windows of ``--window`` too.
+WINDOW_OPTIONS = (
+    "--min-segment-rows",
+    "--min-segment-events",
+    "--segment-fdr",
+    "--segment-fdr-level",
+)
+
+
+def _check_segment_options(request: Request, given: bool, *, windowed: bool = False) -> None:
     """``--segment-bins``, ``--min-segment-rows``, ``--min-segment-events``, ``--segment-fdr``,
-    ``--segment-fdr-level`` and ``--cross-segments``: in range, and only with a slicing."""
+    ``--segment-fdr-level`` and ``--cross-segments``: in range, and only with a slicing (those
+    of :data:`WINDOW_OPTIONS` with ``--window`` too)."""
     from ranklens._foundation.multiplicity import FDR_METHODS
     from ranklens._foundation.validation import check_positive_int, check_probability
 
@@ -497,10 +558,12 @@ def _check_segment_options(request: Request, given: bool) -> None:
         "--cross-segments": request.cross_segments or None,
     }
     for option, value in options.items():
-        if value is not None and not given:
-            raise InputError(
-                f"{option} is for the evaluation by segment: give --by COL or --scan COL too"
-            )
+        if value is None or given or (windowed and option in WINDOW_OPTIONS):
+            continue
+        also = " or --window" if option in WINDOW_OPTIONS else ""
+        raise InputError(
+            f"{option} is for the evaluation by segment: give --by COL or --scan COL{also} too"
+        )
     for option, minimum in (
         ("--segment-bins", 2),
         ("--min-segment-rows", 1),
@@ -580,6 +643,11 @@ def _dask_replicates(request: Request) -> int:
         raise InputError(
             "--bootstrap-budget is for --engine memory: the Dask engine computes every "
             "replicate in the same passes and has no time budget (choose --bootstrap N instead)"
+        )
+    if request.window is not None:
+        raise InputError(
+            "--window is for --engine memory: the Dask engine has no evaluation over time "
+            "windows yet"
         )
     for option, value in (
         ("--time", request.time),

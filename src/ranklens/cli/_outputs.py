@@ -86,6 +86,8 @@ def show(console: Any, evaluation: Any) -> None:
         say(console, line)
     for line in segment_lines(evaluation):
         say(console, line)
+    for line in window_lines(evaluation):
+        say(console, line)
 
 
 def segment_lines(evaluation: Any) -> list[str]:
@@ -106,6 +108,17 @@ def segment_lines(evaluation: Any) -> list[str]:
             "and counts, no interval and no verdict."
         )
     return lines
+
+
+def window_lines(evaluation: Any) -> list[str]:
+    """The Summary's sentence on the time windows (one line; none without ``--window``), as
+    the report says it (:func:`ranklens.report.window_views.window_sentence`)."""
+    if getattr(evaluation, "windows", None) is None:
+        return []
+    from ranklens.report.window_views import window_sentence
+
+    sentence = window_sentence(evaluation)
+    return [f"Over time: {sentence}"] if sentence else []
 
 
 def budget_lines(evaluation: Any) -> list[str]:

@@ -20,6 +20,7 @@ from ranklens.cli._options import (
     check_block_rows,
     check_engine_options,
     check_run,
+    check_window_times,
     shared_options,
 )
 from ranklens.cli._outputs import progress_context, write_evaluation
@@ -80,6 +81,7 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
         time=request.time,
     )
     check_block_rows(request, checked, len(columns.y))
+    check_window_times(request, checked, columns.time)
     sliced = columns.segments
     relevance = fit_relevance(
         relevance_recipe(request.relevance), request.relevance, np.array(columns.y, np.float64)
@@ -106,6 +108,7 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
                 time=columns.time,
                 scheme=request.scheme,
                 block_length=checked.block_length,
+                window=checked.window,
                 **checked.segment_options.arguments(),
                 **shared_options(request, checked, relevance, columns.n_dropped),
             )

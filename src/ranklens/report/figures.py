@@ -41,6 +41,7 @@ from ranklens.report.diagnostics import (
     residuals_view,
 )
 from ranklens.report.segment_views import FOREST_VIEWS
+from ranklens.report.window_views import WINDOW_VIEWS
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -359,6 +360,7 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
     ),
     "intervals": (_intervals,),
     "segments": FOREST_VIEWS,
+    "windows": WINDOW_VIEWS,
 }
 
 

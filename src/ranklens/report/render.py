@@ -47,6 +47,7 @@ from ranklens.report.segment_views import segment_sentence, segments_section
 from ranklens.report.significance import adjusted_method_name
 from ranklens.report.tables import Cell, Row, Section, Table, number_style
 from ranklens.report.tables import header as _header
+from ranklens.report.window_views import window_sentence, windows_section
 
 __all__ = [
     "format_number",
@@ -572,6 +573,9 @@ def summary_section(evaluation: Any) -> Section:
     segments = segment_sentence(evaluation)
     if segments:
         lead.append(f"<strong>By segment.</strong> {html.escape(segments)}")
+    over_time = window_sentence(evaluation)
+    if over_time:
+        lead.append(f"<strong>Over time.</strong> {html.escape(over_time)}")
     note = _summary_note(verdicts)
     section = Section("summary", "Summary", GUIDES["summary"], [])
     section.tables = [Table(header=header, rows=rows, css="verdicts")]
@@ -750,6 +754,9 @@ def task_view(
     by_segment = segments_section(evaluation, drawn.get("segments", []))
     if by_segment is not None:
         sections.append(by_segment)
+    over_time = windows_section(evaluation, drawn.get("windows", []))
+    if over_time is not None:
+        sections.append(over_time)
     comparison = comparison_tables(evaluation.comparison, evaluation.metrics)
     if comparison or drawn.get("comparison"):
         section = Section(

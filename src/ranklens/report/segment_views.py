@@ -179,7 +179,7 @@ def _cell(record: dict[str, Any], style: Any) -> Cell:
     return Cell(text, css=css, title=title, sub=f"{sub} {words}".strip(), key=key)
 
 
-def _better_words(metric: str) -> str:
+def better_words(metric: str) -> str:
     """``" (higher is better)"``, ``" (lower is better)"`` or ``""``, from the registry."""
     spec = get_metric(metric)
     info = {"direction": spec.direction, "higher_is_better": spec.higher_is_better}
@@ -190,7 +190,7 @@ def _better_words(metric: str) -> str:
 
 def _metric_group(seg: Any, metric: str) -> str:
     """The group row of a measure: its name, direction and pick."""
-    return f"{plain_name(metric)}{_better_words(metric)}; pick: {seg.picks[metric]}"
+    return f"{plain_name(metric)}{better_words(metric)}; pick: {seg.picks[metric]}"
 
 
 def slicing_table(seg: Any, slicing: str) -> Table:
@@ -419,7 +419,7 @@ def _forest(seg: Any, metric: str) -> tuple[Any, bool]:
         ax.axhline(len(labels) - end - 0.5, color="0.85", linewidth=0.8)
     ax.set_yticks(range(len(labels)), [f"{s}: {g}" for s, g in reversed(labels)], fontsize=8)
     ax.set_ylim(-0.7, len(labels) - 0.3)
-    ax.set_xlabel(plain_name(metric) + _better_words(metric))
+    ax.set_xlabel(plain_name(metric) + better_words(metric))
     handles = [
         Line2D([], [], color=f"C{m % 10}", marker="o", ms=4.5, lw=1.4, label=model)
         for m, model in enumerate(models)
