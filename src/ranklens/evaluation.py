@@ -741,9 +741,7 @@ def evaluate_arrays(
     n_bootstrap = _check_n_bootstrap(n_bootstrap)
     random_state = check_random_state(random_state)
     y, preds, bounds = _checked_predictions(y_true, predictions, intervals, alpha)
-    # The weights as given: every measure sees what the user gave, as when it is called directly
-    # and as compare_models and the Dask engine pass them. The scale-free measures rescale them
-    # themselves; a sum (SERA, a weighted count of rows under a budget) keeps their scale.
+    # the weights as given, as a direct call sees them (a sum such as SERA keeps their scale)
     weight = check_sample_weight(sample_weight, y.shape[0], normalize=False)
     block = check_resampling(
         time is not None,
@@ -768,9 +766,7 @@ def evaluate_arrays(
     order_settings.update(
         _resampling_settings(resampling, block_length, time is not None, inference)
     )
-    relevance_note = relevance_failure = None
-    if relevance is None:
-        relevance, relevance_note, relevance_failure = _default_relevance(y)
+    relevance, relevance_note, relevance_failure = _relevance_or_default(relevance, y)
     context = {
         "alpha": alpha,
         "relevance": relevance,
@@ -783,10 +779,7 @@ def evaluate_arrays(
         "k": k,
         "gains": gains,
     }
-    # Analytic intervals and tests need no replicates: "auto" gives them with n_bootstrap=0 too.
-    # DeLong's and Noether's variances assume independent rows: with units or blocks, every
-    # interval and test comes from the clustered or the block bootstrap.
-    analytic = inference == "auto" and groups is None and block is None
+    analytic = _analytic_inference(inference, groups, block)
     settings = _run_settings(
         context,
         relevance_note,
@@ -796,9 +789,7 @@ def evaluate_arrays(
         analytic=analytic,
         random_state=random_state,
     )
-    if n_units:
-        name = getattr(groups, "name", None)
-        settings.update(groups_settings(None if name is None else str(name), n_units, inference))
+    settings.update(_units_settings(groups, n_units, inference))
     settings.update(order_settings)
 
     values, info, problems = score_registered_metrics(
@@ -810,81 +801,49 @@ def evaluate_arrays(
     if (n_bootstrap or analytic) and time is None and block is None and groups is None:
         serial = _serial_check(y, preds, problems)
 
-    comparison, plan = None, None
-    if n_bootstrap or analytic:
-        candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
-        methods = (
-            _declared_analytic_methods(candidates, weighted=weight is not None) if analytic else {}
-        )
-        if n_bootstrap:
-            plan = _bootstrap_plan(
-                y,
-                [s for s in candidates if _needs_bootstrap(methods.get(s.name), len(preds))],
-                info,
-                preds,
-                context,
-                weight,
-                n_bootstrap=n_bootstrap,
-                budget_s=bootstrap_budget_s,
-                bands=curves,
-                progress=progress,
-            )
-            settings.update(plan.notes())
-            comparison = _bootstrap_comparison(
-                plan,
-                y,
-                preds,
-                weight,
-                groups,
-                random_state=random_state,
-                show_progress=show_progress,
-                progress=progress,
-                analytic_follows=bool(methods),
-                problems=problems,
-                resampling=resampling,
-            )
-        if methods:
-            comparison = _with_analytic_inference(
-                comparison,
-                candidates,
-                methods,
-                plan,
-                y,
-                preds,
-                weight,
-                values,
-                settings,
-                problems,
-                progress,
-            )
+    comparison, plan = _compare_models(
+        y,
+        preds,
+        weight,
+        groups,
+        values,
+        info,
+        context,
+        settings,
+        problems,
+        n_bootstrap=n_bootstrap,
+        analytic=analytic,
+        bootstrap_budget_s=bootstrap_budget_s,
+        curves=curves,
+        random_state=random_state,
+        show_progress=show_progress,
+        progress=progress,
+        resampling=resampling,
+    )
     settings.update(methods_settings(comparison))
     robust = _robustness_tables(y, preds, problems, progress) if robustness else {}
 
-    curve_results: dict[str, dict[str, Any]] = {}
     extras: dict[str, Any] = {"y_true": y, "predictions": preds}
-    if curves:
-        curve_results = _all_curves(y, preds, bounds, weight, context, problems, progress)
-        extras.update(
-            _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
+    curve_results = (
+        _curves_and_extras(
+            y,
+            preds,
+            bounds,
+            weight,
+            context,
+            plan,
+            extras,
+            agreement_predictions=agreement_predictions,
+            random_state=random_state,
+            show_progress=show_progress,
+            problems=problems,
+            progress=progress,
+            groups=groups,
+            resampling=resampling,
         )
-        if relevance is not None:
-            extras["relevance"] = relevance
-        if plan is not None:
-            bands = _bands(
-                y,
-                preds,
-                weight,
-                events,
-                plan,
-                random_state,
-                show_progress,
-                problems,
-                progress,
-                groups=groups,
-                resampling=resampling,
-            )
-            if bands:
-                extras["bands"] = bands
+        if curves
+        else {}
+    )
     if plan is not None:
         settings["bootstrap time"] = plan.time_note()
     found = _sliced_results(
@@ -924,6 +883,149 @@ def evaluate_arrays(
         serial_dependence=serial,
         windows=found.get("window"),
     )
+
+
+def _relevance_or_default(relevance: Any, y: np.ndarray) -> tuple[Any, str | None, Any]:
+    """``(relevance, note, failure)``: the relevance function given, or the default one fitted
+    on ``y`` with its note (or the problem that stopped it)."""
+    if relevance is not None:
+        return relevance, None, None
+    return _default_relevance(y)
+
+
+def _analytic_inference(inference: str, groups: Any, block: str | None) -> bool:
+    """Whether the measures' analytic intervals and tests are used: with ``inference="auto"``
+    (they need no replicates, so ``n_bootstrap=0`` has them too), and only for independent rows
+    (DeLong's and Noether's variances assume them: with units or blocks, every interval and
+    test comes from the clustered or the block bootstrap)."""
+    return inference == "auto" and groups is None and block is None
+
+
+def _units_settings(groups: Any, n_units: int, inference: str) -> dict[str, Any]:
+    """The ``settings`` of the clustered bootstrap (empty without units)."""
+    if not n_units:
+        return {}
+    name = getattr(groups, "name", None)
+    return groups_settings(None if name is None else str(name), n_units, inference)
+
+
+def _compare_models(
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    weight: np.ndarray | None,
+    groups: Any,
+    values: dict[str, dict[str, float]],
+    info: dict[str, Any],
+    context: dict[str, Any],
+    settings: dict[str, Any],
+    problems: dict[str, dict[str, Problem]],
+    *,
+    n_bootstrap: int,
+    analytic: bool,
+    bootstrap_budget_s: float,
+    curves: bool,
+    random_state: Any,
+    show_progress: bool | None,
+    progress: ProgressCallback | None,
+    resampling: Mapping[str, Any],
+) -> tuple[Any, BootstrapPlan | None]:
+    """The evaluation's paired comparison of the models: the bootstrap (planned within the time
+    budget, its notes in ``settings``) and the analytic intervals and tests the measures
+    declare; ``(comparison, plan)``, both None when neither applies."""
+    comparison, plan = None, None
+    if not (n_bootstrap or analytic):
+        return comparison, plan
+    candidates = _comparable_metrics(values, info, preds, context, weighted=weight is not None)
+    methods = (
+        _declared_analytic_methods(candidates, weighted=weight is not None) if analytic else {}
+    )
+    if n_bootstrap:
+        plan = _bootstrap_plan(
+            y,
+            [s for s in candidates if _needs_bootstrap(methods.get(s.name), len(preds))],
+            info,
+            preds,
+            context,
+            weight,
+            n_bootstrap=n_bootstrap,
+            budget_s=bootstrap_budget_s,
+            bands=curves,
+            progress=progress,
+        )
+        settings.update(plan.notes())
+        comparison = _bootstrap_comparison(
+            plan,
+            y,
+            preds,
+            weight,
+            groups,
+            random_state=random_state,
+            show_progress=show_progress,
+            progress=progress,
+            analytic_follows=bool(methods),
+            problems=problems,
+            resampling=resampling,
+        )
+    if methods:
+        comparison = _with_analytic_inference(
+            comparison,
+            candidates,
+            methods,
+            plan,
+            y,
+            preds,
+            weight,
+            values,
+            settings,
+            problems,
+            progress,
+        )
+    return comparison, plan
+
+
+def _curves_and_extras(
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    bounds: Any,
+    weight: np.ndarray | None,
+    context: dict[str, Any],
+    plan: BootstrapPlan | None,
+    extras: dict[str, Any],
+    *,
+    agreement_predictions: Any,
+    random_state: Any,
+    show_progress: bool | None,
+    problems: dict[str, dict[str, Problem]],
+    progress: ProgressCallback | None,
+    groups: Any,
+    resampling: Mapping[str, Any],
+) -> dict[str, dict[str, Any]]:
+    """Every curve of every model, and in ``extras`` what the report draws beside them (the
+    task's plots, the relevance function, the curves' bootstrap bands with the comparison's
+    resampling); the curves by name."""
+    curve_results = _all_curves(y, preds, bounds, weight, context, problems, progress)
+    extras.update(
+        _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
+    )
+    if context.get("relevance") is not None:
+        extras["relevance"] = context["relevance"]
+    if plan is not None:
+        bands = _bands(
+            y,
+            preds,
+            weight,
+            context.get("events"),
+            plan,
+            random_state,
+            show_progress,
+            problems,
+            progress,
+            groups=groups,
+            resampling=resampling,
+        )
+        if bands:
+            extras["bands"] = bands
+    return curve_results
 
 
 def _checked_slices(
