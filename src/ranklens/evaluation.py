@@ -76,6 +76,7 @@ from ranklens._inference.serial_check import (
 from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
+from ranklens.calibration import reliability_diagram, score_decompositions
 from ranklens.compare import (
     DEFAULT_COMPARISON_METRICS,
     ComparisonResult,
@@ -146,8 +147,11 @@ class ModelEvaluation(Result):
     extras : dict
         Task-level results that are not per model: ``relevance`` (the relevance function),
         ``metric_agreement``, ``best_model_by_depth``, ``bands`` (curve name ->
-        :func:`ranklens.bands.curve_bands` result), ``y_true`` (the evaluated truth) and
-        ``predictions`` (model -> the evaluated predictions), for the report's plots.
+        :func:`ranklens.bands.curve_bands` result), ``calibration`` (the decomposition of each
+        model's mean squared error, :func:`ranklens.calibration.score_decompositions`, its
+        reliability diagrams and the model whose diagram has the consistency band), ``y_true``
+        (the evaluated truth) and ``predictions`` (model -> the evaluated predictions), for the
+        report's plots.
     segments : SegmentEvaluation or None
         The evaluation by segment of ``evaluate_models(by=...)``
         (:func:`ranklens.segments.by_segment` on the evaluated rows, with the evaluation's
@@ -331,8 +335,9 @@ def difference_interval_method(comparison: Any, k: int) -> str | None:
 #: evaluation by segment (``segments``, present when ``by`` or ``scan`` was given); 2.4: the check
 #: for serially dependent rows (``serial_dependence``, present when it ran) and a block
 #: bootstrap's ``scheme`` and ``block_length`` in ``comparison`` (present when one ran); 2.5:
-#: the evaluation over time windows (``windows``, present when ``window`` was given).
-SCHEMA_VERSION = "2.5"
+#: the evaluation over time windows (``windows``, present when ``window`` was given); 2.6: the
+#: decomposition of each model's mean squared error (``calibration``, present when it was made).
+SCHEMA_VERSION = "2.6"
 
 
 def evaluation_to_json(
@@ -357,7 +362,9 @@ def evaluation_to_json(
     ``doc["segments"]`` the evaluation by segment (:func:`segments_json`; only when ``by`` or
     ``scan`` was given); ``doc["windows"]`` the evaluation over time windows
     (:func:`windows_json`; only when ``window`` was given); ``doc["serial_dependence"]`` the
-    check for serially dependent rows (:func:`serial_dependence_json`; only when it ran).
+    check for serially dependent rows (:func:`serial_dependence_json`; only when it ran);
+    ``doc["calibration"]`` the decomposition of each model's mean squared error
+    (:func:`calibration_json`; only when it could be made).
     With a block bootstrap (``time``, ``scheme``) ``doc["comparison"]`` also holds its
     ``scheme`` and ``block_length``. The bootstrap replicates are left out unless
     ``include_replicates``.
@@ -472,6 +479,9 @@ def evaluation_to_json(
     serial = serial_dependence_json(evaluation)
     if serial is not None:
         doc["serial_dependence"] = serial
+    calibration = calibration_json(evaluation)
+    if calibration is not None:
+        doc["calibration"] = calibration
     replicates = getattr(comparison, "replicates", None)
     if include_replicates and replicates is not None:
         doc["replicates"] = {
@@ -480,6 +490,48 @@ def evaluation_to_json(
             "values": np.asarray(replicates, dtype=np.float64).tolist(),
         }
     return finite_or_none(doc)
+
+
+def calibration_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
+    """The ``calibration`` block of the JSON document (None when the evaluation has none).
+
+    The CORP decomposition of each model's mean score
+    (:func:`ranklens.calibration.score_decompositions`): ``score`` (``"squared_error"``),
+    ``quantile_level`` (null), ``reference`` (the best constant prediction), ``n``, ``models``
+    (per model ``mean_score``, ``mcb``, ``dsc`` and ``unc``, with ``mean_score = mcb - dsc +
+    unc``) and ``statement``
+    (:meth:`~ranklens.calibration.ScoreDecompositionTable.statement`).
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.evaluate_models`.
+
+    Returns
+    -------
+    dict or None
+        NaN kept (:func:`evaluation_to_json` maps it to null).
+    """
+    block = evaluation.extras.get("calibration")
+    table = block.get("table") if isinstance(block, dict) else None
+    if table is None:
+        return None
+    return {
+        "score": table.score,
+        "quantile_level": table.quantile_level,
+        "reference": float(table.reference),
+        "n": int(table.n),
+        "models": {
+            model: {
+                "mean_score": float(table.mean_score[m]),
+                "mcb": float(table.mcb[m]),
+                "dsc": float(table.dsc[m]),
+                "unc": float(table.unc[m]),
+            }
+            for m, model in enumerate(table.models)
+        },
+        "statement": table.statement(),
+    }
 
 
 def serial_dependence_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
@@ -2074,7 +2126,8 @@ def _task_extras(
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
-    """Results about the set of models rather than one model (best by depth, agreement)."""
+    """Results about the set of models rather than one model (best by depth, agreement, the
+    decomposition of the mean squared error)."""
     extras: dict[str, Any] = {}
     candidates = dict(agreement_predictions) if agreement_predictions else dict(preds)
     rankings = compare_metric_rankings
@@ -2101,7 +2154,58 @@ def _task_extras(
             extras["best_model_by_depth"] = result
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})["best model by depth"] = problem
+    calibration = _calibration_extras(y, preds, weight, problems)
+    if calibration is not None:
+        extras["calibration"] = calibration
     return extras
+
+
+#: Resamples behind the reliability diagram's consistency band (drawn for one model only).
+_RELIABILITY_BAND_RESAMPLES = 200
+
+
+def _calibration_extras(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    weight: np.ndarray | None,
+    problems: dict[str, dict[str, Problem]],
+) -> dict[str, Any] | None:
+    """The CORP decomposition of every model's mean squared error and its reliability
+    diagram, for the report's Size of the errors section (None when it could not be made).
+
+    ``{"table": ScoreDecompositionTable, "diagrams": {model: ReliabilityDiagramResult},
+    "band_model": str}``: the consistency band is drawn for ``band_model`` only, the model
+    with the lowest mean squared error (bands for every model would hide the curves), from
+    :data:`_RELIABILITY_BAND_RESAMPLES` resamples with a fixed seed, so that the report is the
+    same on every run and the comparison's random stream is left as it was. A failure is
+    recorded under ``problems[ALL_MODELS]["calibration"]``.
+    """
+    if not preds:
+        return None
+    table, problem = call_quietly(
+        score_decompositions, y, dict(preds), sample_weight=weight, score="squared_error"
+    )
+    if table is None:
+        if problem is not None:
+            problems.setdefault(ALL_MODELS, {})["calibration"] = problem
+        return None
+    band_model = table.models[int(np.argmin(table.mean_score))]
+    diagrams: dict[str, Any] = {}
+    for model, pred in preds.items():
+        n_bootstrap = _RELIABILITY_BAND_RESAMPLES if model == band_model else 0
+        diagram, problem = call_quietly(
+            reliability_diagram,
+            y,
+            pred,
+            sample_weight=weight,
+            n_bootstrap=n_bootstrap,
+            random_state=0,
+        )
+        if problem is not None:
+            problems.setdefault(ALL_MODELS, {})[f"reliability diagram of {model}"] = problem
+        if diagram is not None:
+            diagrams[model] = diagram
+    return {"table": table, "diagrams": diagrams, "band_model": band_model}
 
 
 #: Fewer models than this make a ranking-agreement scatter meaningless.

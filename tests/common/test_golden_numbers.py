@@ -30,9 +30,9 @@ GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
 VOLATILE = {"bootstrap time"}
 
 #: Keys that version the document's layout: a later minor version of the same major one only
-#: adds fields (2.3 added ``segments``, 2.4 ``serial_dependence``, 2.5 ``windows``, each written
-#: only when it applies), so the recorded documents stay valid under it; a new major version
-#: would need them recorded again.
+#: adds fields (2.3 added ``segments``, 2.4 ``serial_dependence``, 2.5 ``windows``, 2.6
+#: ``calibration``, each written only when it applies), so the recorded documents stay valid
+#: under it; a new major version would need them recorded again.
 LAYOUT_VERSIONS = {"schema_version"}
 
 

@@ -218,7 +218,7 @@ def test_json_document(evaluation):
         tuple(ranking_summary(y, gbm).confidence_interval(0.95))
     )
     assert record["status"] == "ok" and record["reason"] is None
-    assert back["schema_version"] == "2.5"
+    assert back["schema_version"] == "2.6"
     assert {c["measure"] for c in back["comparisons"]} <= set(evaluation.metrics)
     first = back["comparisons"][0]
     assert {"model_a", "model_b", "difference", "p_value", "ci_low", "ci_high"} <= set(first)

@@ -138,7 +138,7 @@ def test_the_summary_block_validates_against_the_schema():
     )
     _check(doc, schema)
     summary = doc["summary"]
-    assert doc["schema_version"] == "2.5" and summary["procedure"] == "holm"
+    assert doc["schema_version"] == "2.6" and summary["procedure"] == "holm"
     assert summary["max_undefined_share"] == MAX_UNDEFINED_SHARE
     goals = {g["goal"]: g for g in summary["goals"]}
     assert {"ranking", "targeting", "errors"} <= set(goals)
