@@ -459,6 +459,55 @@ def calibration_view(ev: Any) -> Built | None:
     return "Calibration by decile", caption, fig, ""
 
 
+def reliability_view(ev: Any) -> Built | None:
+    """The reliability diagram: each model's recalibrated against its original predictions,
+    as step curves on one panel, the diagonal, and the consistency band of the model with the
+    lowest mean squared error."""
+    block = ev.extras.get("calibration")
+    if not isinstance(block, dict) or not block.get("diagrams"):
+        return None
+    diagrams = block["diagrams"]
+    fig, (ax,) = _figure(1, 1, width=7.2, height=4.6)
+    colors = _colors(list(ev.model_names))
+    lo, hi = math.inf, -math.inf
+    band_model = block.get("band_model")
+    for model, result in diagrams.items():
+        x, y = np.asarray(result.prediction, float), np.asarray(result.recalibrated, float)
+        if not x.size:
+            continue
+        color = colors.get(model)
+        if model == band_model and np.isfinite(result.band_low).any():
+            ax.fill_between(
+                x,
+                result.band_low,
+                result.band_high,
+                step="post",
+                color=color,
+                alpha=0.15,
+                linewidth=0,
+                label=f"{model}: consistency band",
+            )
+        ax.step(x, y, where="post", color=color, linewidth=1.4, label=model)
+        ends = np.concatenate([x, y])
+        ends = ends[np.isfinite(ends)]
+        lo, hi = min(lo, float(ends.min())), max(hi, float(ends.max()))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    ax.plot([lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="calibrated")
+    ax.set_xlabel("prediction")
+    ax.set_ylabel("recalibrated prediction")
+    order_legend(ax, list(diagrams), loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    level = next(iter(diagrams.values())).confidence_level
+    caption = (
+        "Each step curve is a model's predictions after the best monotone recalibration: "
+        "where it follows the dashed diagonal the predictions are right on average, and the "
+        "further away it runs, the more a recalibration would remove. The shaded band around "
+        f"{band_model} (the lowest mean squared error) is where its curve would lie "
+        f"{100 * level:.0f}% of the time if its predictions were already calibrated."
+    )
+    return "Reliability diagram", caption, fig, ""
+
+
 # --------------------------------------------------------------------------------------------
 # Ranking views
 

@@ -38,6 +38,7 @@ from ranklens.report.diagnostics import (
     gain_bands_view,
     order_legend,
     predicted_vs_actual,
+    reliability_view,
     residuals_view,
 )
 from ranklens.report.segment_views import FOREST_VIEWS
@@ -345,6 +346,7 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
         predicted_vs_actual,
         residuals_view,
         calibration_view,
+        reliability_view,
         _simple(
             "rec",
             "REC curve",

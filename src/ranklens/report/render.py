@@ -29,6 +29,11 @@ from ranklens.report.adapters import (
     robustness_tables,
     section_tables,
 )
+from ranklens.report.calibration_views import (
+    calibration_lead,
+    calibration_sentence,
+    decomposition_table,
+)
 from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.figures import build_figures
 from ranklens.report.goals import (
@@ -183,7 +188,16 @@ HOW = {
         "with a 95% normal interval of the mean (mean &plusmn; 1.96 sd/&radic;n). <em>REC</em> "
         "(Bi &amp; Bennett 2003): share of cases within each error tolerance; the area over the "
         "curve is the mean absolute error. <em>RROC</em> (Hern&aacute;ndez-Orallo 2013): total "
-        "over- against under-prediction as a constant shift is added."
+        "over- against under-prediction as a constant shift is added. The mean squared error "
+        "splits into miscalibration &minus; discrimination + uncertainty (the CORP "
+        "decomposition, Dimitriadis, Gneiting &amp; Jordan 2021; Gneiting &amp; Resin 2023): "
+        "the predictions are recalibrated by the best monotone (isotonic) map; miscalibration "
+        "is the error that map removes, discrimination how far the recalibrated predictions "
+        "improve on the average, and uncertainty the error of the average itself. The "
+        "reliability diagram draws that map as a step curve per model, with a consistency band "
+        "(resampled under calibration) for the model with the lowest mean squared error. The "
+        "Summary compares the models' discrimination with its paired interval: a model with "
+        "the higher error but clearly higher discrimination would win once recalibrated."
     ),
     "intervals": (
         "Coverage = share of true values inside [lower, upper], with a Wilson score interval "
@@ -570,6 +584,9 @@ def summary_section(evaluation: Any) -> Section:
         ),
         ("evidence", "clear: the pick beats every other model after adjustment"),
     )
+    calibration = calibration_sentence(evaluation)
+    if calibration:
+        lead.append(f"<strong>Calibration.</strong> {html.escape(calibration)}")
     segments = segment_sentence(evaluation)
     if segments:
         lead.append(f"<strong>By segment.</strong> {html.escape(segments)}")
@@ -744,6 +761,10 @@ def task_view(
             evaluation, goal, headline=headlines.get(goal.key, ""), contrasts=contrasts
         )
         tables = ([table] if table is not None else []) + section_tables(evaluation, goal.key)
+        if goal.key == "errors":
+            decomposition = decomposition_table(evaluation)
+            tables += [decomposition] if decomposition is not None else []
+            sentences = sentences + calibration_lead(evaluation)
         views = drawn.get(goal.key, [])
         if not (tables or views or sentences):
             continue

@@ -13,10 +13,11 @@ from typing import Any
 
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.problems import PROBLEM_KINDS
+from ranklens.report.calibration_views import calibration_sentence
 from ranklens.report.goals import clearly_best, closest_to_target, comparison_contrasts
 from ranklens.report.render import direction_symbol, format_number
 
-__all__ = ["inference_caption", "plain", "problems_table", "summary_table"]
+__all__ = ["calibration_line", "inference_caption", "plain", "problems_table", "summary_table"]
 
 #: Longest reason shown in the terminal (the report and the JSON keep the whole message).
 _MAX_REASON = 160
@@ -93,13 +94,35 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
                 continue
             cells.append(plain(format_number(value), "bold green" if j in best else ""))
         table.add_row(plain(metric), direction_symbol(info), *cells)
-    caption = "\n".join(
-        line for line in (inference_caption(evaluation), _untested_caption(contrasts)) if line
+    lines = (
+        inference_caption(evaluation),
+        _untested_caption(contrasts),
+        calibration_line(evaluation),
     )
+    caption = "\n".join(line for line in lines if line)
     if caption:
         table.caption = plain(caption)
         table.caption_justify = "left"
     return table
+
+
+@shared_paragraphs
+def calibration_line(evaluation: Any) -> str:
+    """The Summary's sentence on calibration against discrimination, as the report says it
+    (:func:`ranklens.report.calibration_views.calibration_sentence`), after ``calibration:``;
+    empty when the report says nothing.
+
+    Parameters
+    ----------
+    %(evaluation)s
+
+    Returns
+    -------
+    str
+        One line, or ``""``.
+    """
+    sentence = calibration_sentence(evaluation)
+    return f"calibration: {sentence}" if sentence else ""
 
 
 def _untested_caption(contrasts: Mapping[Any, Any]) -> str:
