@@ -115,7 +115,8 @@ def calibration_lead(evaluation: Any) -> list[str]:
     return [
         f"{best} has the lowest mean squared error, but {sharp} discriminates best: after a "
         f"monotone recalibration of each model's predictions, {sharp} would have the lower "
-        "error."
+        "error on these rows (whether the difference in discrimination is clear is in the "
+        "Model comparison)."
     ]
 
 

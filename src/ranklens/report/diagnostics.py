@@ -467,7 +467,7 @@ def reliability_view(ev: Any) -> Built | None:
     if not isinstance(block, dict) or not block.get("diagrams"):
         return None
     diagrams = block["diagrams"]
-    fig, (ax,) = _figure(1, 1, width=7.2, height=4.6)
+    fig, (ax,) = _figure(1, 1, width=6.2, height=4.8)
     colors = _colors(list(ev.model_names))
     lo, hi = math.inf, -math.inf
     band_model = block.get("band_model")
@@ -494,9 +494,13 @@ def reliability_view(ev: Any) -> Built | None:
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return None
     ax.plot([lo, hi], [lo, hi], linestyle="--", color=_BASELINE_COLOR, label="calibrated")
+    # the curves and the diagonal set the scale; a band's far tail is clipped, not shown whole
+    margin = 0.05 * (hi - lo) if hi > lo else 1.0
+    ax.set_ylim(lo - margin, hi + margin)
     ax.set_xlabel("prediction")
     ax.set_ylabel("recalibrated prediction")
-    order_legend(ax, list(diagrams), loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    # below the panel, off the data, in rows that fit a narrow page
+    order_legend(ax, list(diagrams), loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
     level = next(iter(diagrams.values())).confidence_level
     caption = (
         "Each step curve is a model's predictions after the best monotone recalibration: "
