@@ -80,6 +80,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "lift_at_20",
         "lift_at_5",
         "lift_curve",
+        "partial_roc_auc",
         "profit_curve",
         "roc_auc",
         "roc_curve",

@@ -251,9 +251,10 @@ def test_measures_chosen_by_declaration(client, monkeypatch):
 
     df = _data(300, binary=True)
     ev = rd.evaluate(dd.from_pandas(df, npartitions=2), y_true="y", predictions="a")
-    # every registered point measure declares a distributed form: none is skipped
+    # every registered point measure declares a distributed form: none is skipped but the
+    # partial AUC, a curve functional the engine does not sum yet (it says so, by name)
     skipped = {k for k, p in ev.problems["a"].items() if p.kind == "skipped"}
-    assert skipped == set()
+    assert skipped == {"partial_roc_auc"}
     # a median, the measures of extremes and the lag-scaled pmap are computed too
     for name in ("median_absolute_error", "sera", "pmap", "roc_auc"):
         assert math.isfinite(ev.values["a"][name])
