@@ -2106,9 +2106,7 @@ def partial_roc_auc(
     Dodd, L. E. and Pepe, M. S. (2003). Partial AUC estimation and regression. *Biometrics*
     59(3), 614-623. doi:10.1111/1541-0420.00071
 
-    Robin, X., Turck, N., Hainard, A., Tiberti, N., Lisacek, F., Sanchez, J.-C. and Müller, M.
-    (2011). pROC: an open-source package for R and S+ to analyze and compare ROC curves. *BMC
-    Bioinformatics* 12, 77. doi:10.1186/1471-2105-12-77
+    %(robin2011)s
 
     %(fawcett2006)s
 
