@@ -62,6 +62,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "delong_interval",
         "delong_test",
     ),
+    "planning": (
+        "PowerAnalysisResult",
+        "RocSampleSizeResult",
+        "detectable_difference",
+        "required_sample_size",
+        "roc_auc_sample_size",
+    ),
     "segments": (
         "DEFAULT_SEGMENT_METRICS",
         "MISSING_SEGMENT",
@@ -94,6 +101,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "lift_at_20",
         "lift_at_5",
         "lift_curve",
+        "partial_roc_auc",
         "profit_curve",
         "roc_auc",
         "roc_curve",
@@ -245,6 +253,7 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.listwise import *  # noqa: F403
     from ranklens.metrics import available_metrics as available_metrics
     from ranklens.metrics import get_metric as get_metric
+    from ranklens.planning import *  # noqa: F403
     from ranklens.ranking import *  # noqa: F403
     from ranklens.relevance import *  # noqa: F403
     from ranklens.residual import *  # noqa: F403

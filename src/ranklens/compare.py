@@ -77,9 +77,9 @@ from ranklens._foundation.forms import RankSweepForm, RatioForm
 from ranklens._foundation.interval_formulas import (
     MIN_CLASS_ROWS,
     RatioStudentizer,
+    class_rows,
     mean_loss_flags,
     skewed_target_note,
-    smallest_class,
     studentized_p_value,
     symmetric_p_value,
     symmetric_t_interval,
@@ -322,6 +322,15 @@ class ComparisonResult(_PairwiseResult):
     block_length : float or None
         The block length of a block scheme (``"stationary"``: the mean; ``"circular"``: the
         length), chosen or given; None for the other schemes.
+    n_units : int
+        The independent units the standard errors rest on: the rows of positive weight, or with
+        ``groups`` the groups that hold them; 0 where unknown (a result built by hand).
+        :func:`ranklens.required_sample_size` scales the variances by it.
+    n_events, n_non_events : tuple of int or None
+        Per metric, the rows of positive weight in the larger and in the smaller class of the
+        measure's binary response (``y_true`` when it has two values, else the events of a
+        measure that declares a concordance form, the AUC's true top 10 %); None where the
+        response is not binary.
     approximate : ndarray of bool, shape (n_metrics, n_models)
         The interval is given but does not hold its level reliably (``interval_notes`` says
         why): a mean loss whose per-row contributions are long-tailed (tail weight above
@@ -397,6 +406,9 @@ class ComparisonResult(_PairwiseResult):
     )
     scheme: str = "multinomial"
     block_length: float | None = None
+    n_units: int = 0
+    n_events: tuple[int | None, ...] = ()
+    n_non_events: tuple[int | None, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         """Table 2 of Rosset, Perlich & Zadrozny (2005), tidy: one row per metric and pair.
@@ -1038,7 +1050,10 @@ default "multinomial"
         )
     )
     if method == "diebold-mariano":
-        return _diebold_mariano(specs, y, preds, names, pair_index, level, horizon)
+        return dataclasses.replace(
+            _diebold_mariano(specs, y, preds, names, pair_index, level, horizon),
+            **_sizes(specs, y, preds, sw, resampler),
+        )
     if method == "delong":
         # One sort (and sweep) of a model's data for its point values of tau, rho and C, kept
         # only while that model's values are computed: DeLong's components need none of it, and
@@ -1048,7 +1063,10 @@ default "multinomial"
             with shared_results():
                 for k, spec in enumerate(specs):
                     values[k, m] = point_value(spec, y, pred, sw)
-        return _delong(specs, y, preds, sw, names, values, pair_index, level)
+        return dataclasses.replace(
+            _delong(specs, y, preds, sw, names, values, pair_index, level),
+            **_sizes(specs, y, preds, sw, resampler),
+        )
     # The memory the evaluators and the blocks take, fitted to the budget (the loss columns in
     # chunks, fewer level-sweep tasks at once) or refused in one line before anything is sorted.
     memory = None
@@ -1093,7 +1111,7 @@ default "multinomial"
         rng = np.random.default_rng(random_state)
         if method == "permutation":
             return _permutation_test(evaluators, common, pair_index, n, n_boot, rng, progress)
-        return _bootstrap(
+        boot = _bootstrap(
             evaluators,
             specs,
             y,
@@ -1109,6 +1127,7 @@ default "multinomial"
             resampler,
             variances,
         )
+    return dataclasses.replace(boot, **_sizes(specs, y, preds, sw, resampler))
 
 
 @contextlib.contextmanager
@@ -1171,14 +1190,49 @@ def _smallest_class(
     (the AUC of a continuous ``y_true`` takes its true top 10 %); read from the registry entry,
     never the name.
     """
+    rows = _class_rows(spec, y, preds, sw)
+    return None if rows is None else min(rows)
+
+
+def _class_rows(
+    spec: MetricSpec, y: np.ndarray, preds: np.ndarray, sw: np.ndarray | None
+) -> tuple[int, int] | None:
+    """``(non-events, events)``: the rows of positive weight in the smaller and the larger
+    value of the measure's binary response (as :func:`_smallest_class` finds it), or None."""
     form = spec.capabilities.delong
+    response, weight = y, sw
     if form is not None:
         try:
             response, _, weight = form.prepare(y, preds[0], sw)
         except ValueError:
             return None
-        return smallest_class(np.asarray(response), weight)
-    return smallest_class(y, sw)
+    return class_rows(np.asarray(response), weight)
+
+
+def _sizes(
+    specs: Sequence[MetricSpec],
+    y: np.ndarray,
+    preds: np.ndarray,
+    sw: np.ndarray | None,
+    resampler: Resampler,
+) -> dict[str, Any]:
+    """The comparison's ``n_units``, ``n_events`` and ``n_non_events`` (see
+    :class:`ComparisonResult`)."""
+    units = getattr(resampler, "unit_of_row", None)
+    keep = np.ones(y.shape[0], dtype=bool) if sw is None else sw > 0
+    n_units = int(np.count_nonzero(keep) if units is None else np.unique(units[keep]).shape[0])
+    by_form: dict[int, tuple[int, int] | None] = {}  # one count per response
+    rows = []
+    for spec in specs:
+        key = id(spec.capabilities.delong)
+        if key not in by_form:
+            by_form[key] = _class_rows(spec, y, preds, sw)
+        rows.append(by_form[key])
+    return {
+        "n_units": n_units,
+        "n_events": tuple(None if r is None else r[1] for r in rows),
+        "n_non_events": tuple(None if r is None else r[0] for r in rows),
+    }
 
 
 def _tail_flags(

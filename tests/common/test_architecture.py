@@ -76,6 +76,7 @@ FLAT_MODULES = {
     "ranklens.bands": 4,
     "ranklens.compare": 4,
     "ranklens.delong": 4,
+    "ranklens.planning": 4,
     "ranklens.robustness": 4,
     "ranklens.segments": 4,
     "ranklens.timeseries": 4,

@@ -486,6 +486,9 @@ BOOTSTRAP_FIELDS = [
     "studentized_replicates",
     "scheme",
     "block_length",
+    "n_units",
+    "n_events",
+    "n_non_events",
 ]
 PERMUTATION_FIELDS = [
     "models",

@@ -366,6 +366,21 @@ PARAGRAPHS: dict[str, str] = _dedented({
     Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
     Journal of Statistics* 6(2), 65-70.
     """,
+    "robin2011": """
+    Robin, X., Turck, N., Hainard, A., Tiberti, N., Lisacek, F., Sanchez, J.-C. and Müller, M.
+    (2011). pROC: an open-source package for R and S+ to analyze and compare ROC curves. *BMC
+    Bioinformatics* 12, 77. doi:10.1186/1471-2105-12-77
+    """,
+    "obuchowski2004": """
+    Obuchowski, N. A., Lieber, M. L. and Wians, F. H. (2004). ROC curves in Clinical Chemistry:
+    uses, misuses, and possible solutions. *Clinical Chemistry* 50(7), 1118-1125.
+    doi:10.1373/clinchem.2004.031823
+    """,
+    "obuchowski1997": """
+    Obuchowski, N. A. and McClish, D. K. (1997). Sample size determination for diagnostic
+    accuracy studies involving binormal ROC curve indices. *Statistics in Medicine* 16(13),
+    1529-1542.
+    """,
 })  # fmt: skip
 
 # Paragraphs made with arguments, each placed by its own decorator.

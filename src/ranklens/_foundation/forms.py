@@ -326,6 +326,7 @@ class CurveStatistic(enum.Enum):
     GAIN_AREA = "area under the cumulative gain curve"
     ACCURACY_RATIO = "accuracy ratio (gain area over the perfect model's, both less 1/2)"
     LIFT_AT = "cumulative lift at a depth"
+    PARTIAL_ROC_AUC = "standardised area under the ROC curve up to a false positive rate"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -334,16 +335,26 @@ class CurveForm:
 
     ``metric = statistic(curve)`` with the measure's event definition (binary ``y_true`` itself,
     else its ``events`` parameter); ``depth`` is the fraction targeted for
-    :attr:`CurveStatistic.LIFT_AT`.
+    :attr:`CurveStatistic.LIFT_AT`, ``max_fpr`` the false positive rate up to which
+    :attr:`CurveStatistic.PARTIAL_ROC_AUC` takes the area.
 
     Attributes
     ----------
     statistic : CurveStatistic
     depth : float or None
+    max_fpr : float or None
     """
 
     statistic: CurveStatistic
     depth: float | None = None
+    max_fpr: float | None = None
+
+    @property
+    def bound(self) -> float:
+        """The functional's one number: ``max_fpr`` for the partial AUC, ``depth`` for the lift,
+        NaN for the others (the sweeps' ``depths`` argument)."""
+        value = self.max_fpr if self.statistic is CurveStatistic.PARTIAL_ROC_AUC else self.depth
+        return math.nan if value is None else float(value)
 
 
 @dataclasses.dataclass(frozen=True)

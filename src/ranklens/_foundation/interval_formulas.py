@@ -104,6 +104,7 @@ __all__ = [
     "RatioStudentizer",
     "TargetMoments",
     "bound_interval",
+    "class_rows",
     "concordance_logit_interval",
     "critical_value",
     "dominant_share",
@@ -488,11 +489,18 @@ def _wald_tau_interval(estimate: float, variance: float, level: float) -> Confid
 
 def smallest_class(response: np.ndarray, weight: np.ndarray | None = None) -> int | None:
     """Rows (of positive weight) in the smaller class of a two-valued response, else None."""
+    rows = class_rows(response, weight)
+    return None if rows is None else min(rows)
+
+
+def class_rows(response: np.ndarray, weight: np.ndarray | None = None) -> tuple[int, int] | None:
+    """Rows (of positive weight) at the smaller and at the larger value of a two-valued
+    response (the non-events and the events), else None."""
     keep = response if weight is None else response[weight > 0]
     values, counts = np.unique(keep, return_counts=True)
     if values.size != 2:
         return None
-    return int(counts.min())
+    return int(counts[0]), int(counts[1])
 
 
 def tail_weight(values: np.ndarray) -> float:

@@ -263,7 +263,9 @@ class Capabilities:
         * ``SORTS_BY_PREDICTION_AND_TRUTH``: a :class:`RankSweepForm` (both orders), a
           :class:`RankedListForm` (the predicted and the ideal ranking), a :class:`CurveForm`
           (the sort by prediction, and on a continuous ``y_true`` the default events, its top
-          10 %, are a quantile of the truth) or a :class:`SumsForm` with a parameter fitted from
+          10 %, are a quantile of the truth; declared as ``curve``, or only as the statistic of
+          a :class:`ReplicateForm` while no engine in pieces computes that functional yet, as
+          the partial AUC) or a :class:`SumsForm` with a parameter fitted from
           order statistics of the truth when not given (:attr:`SumsForm.fitted`, or a
           ``relevance`` whose default is the box-plot relevance of ``y_true``);
         * ``MERGEABLE_SUMS``: any other :class:`SumsForm`, or a :class:`RatioForm`;
@@ -275,6 +277,10 @@ class Capabilities:
             isinstance(self.batched, RankSweepForm)
             or self.curve is not None
             or self.ranked_list is not None
+            or (
+                isinstance(self.batched, ReplicateForm)
+                and isinstance(self.batched.statistic, CurveForm)
+            )
         ):
             return sorts
         if self.sums is not None:

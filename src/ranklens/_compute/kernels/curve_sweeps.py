@@ -179,9 +179,10 @@ def rank_lift_grid(weights, order, key, pkey, n_y, grid):
 
 # --------------------------------------------------------------------------------------------
 # The targeting measures per bootstrap replicate (roc_auc, ks_statistic, gain_area,
-# accuracy_ratio, lift at a depth): one weighted pass per model over the rows sorted once by
-# decreasing prediction, with the replicate's events (binary y_true, else its top fraction
-# q under the replicate's weights) found by one weighted pass over the rows sorted by y_true.
+# accuracy_ratio, lift at a depth, the partial AUC): one weighted pass per model over the rows
+# sorted once by decreasing prediction, with the replicate's events (binary y_true, else its top
+# fraction q under the replicate's weights) found by one weighted pass over the rows sorted by
+# y_true.
 
 #: Codes of the statistics of :func:`targeting_replicates` (``codes`` argument).
 TARGET_ROC_AUC = 0
@@ -189,6 +190,31 @@ TARGET_KS = 1
 TARGET_GAIN_AREA = 2
 TARGET_ACCURACY_RATIO = 3
 TARGET_LIFT_AT = 4
+TARGET_PARTIAL_ROC_AUC = 5
+
+
+@njit(cache=True)
+def _partial_auc(ce, cn, g, p, q_n, max_fpr):
+    """McClish's (1989) standardised area under the ROC curve up to ``max_fpr``, from the
+    cumulative events ``ce`` and non-events ``cn`` of ``g`` points (the origin first) and their
+    totals ``p``, ``q_n`` (both positive): the trapezoids of the points with FPR <= ``max_fpr``
+    and of the segment to the curve's value at ``max_fpr`` (NumPy's ``interp`` formula), then
+    ``(1 + (A - m) / (M - m)) / 2`` with ``m = max_fpr^2 / 2`` and ``M = max_fpr``."""
+    acc = 0.0
+    for i in range(1, g):
+        x0 = cn[i - 1] / q_n
+        x1 = cn[i] / q_n
+        y0 = ce[i - 1] / p
+        y1 = ce[i] / p
+        if x1 <= max_fpr:
+            acc += (x1 - x0) * (y1 + y0)
+        else:
+            if x0 < max_fpr:
+                at = (y1 - y0) / (x1 - x0) * (max_fpr - x0) + y0
+                acc += (max_fpr - x0) * (at + y0)
+            break
+    low = 0.5 * max_fpr * max_fpr
+    return 0.5 * (1.0 + (0.5 * acc - low) / (max_fpr - low))
 
 
 @njit(cache=True)
@@ -358,6 +384,11 @@ def _targeting_rows(
                         out[b, s, m] = np.nan
                     else:
                         out[b, s, m] = (area - 0.5) / (perfect - 0.5)
+                elif code == TARGET_PARTIAL_ROC_AUC:
+                    if defined:
+                        out[b, s, m] = _partial_auc(ce, cn, g, p, q_n, depths[s])
+                    else:
+                        out[b, s, m] = np.nan
                 elif p == 0.0:
                     out[b, s, m] = np.nan
                 else:
@@ -521,8 +552,8 @@ def targeting_replicates_serial(
     of model ``m`` (stable radix order), with ``y_by_pred[m, k]`` and ``group_by_pred[m, k]`` the
     ``y`` and its tie group at position ``k``, and ``new_group[m, k]`` whether position ``k``
     starts a new prediction value. Rows of weight 0 are absent, as the functions drop them.
-    ``codes``: the ``TARGET_*`` statistics, ``depths`` the depth of each lift. NaN where the
-    function is undefined.
+    ``codes``: the ``TARGET_*`` statistics, ``depths`` the depth of each lift and the largest
+    false positive rate of each partial AUC. NaN where the function is undefined.
     """
     out = np.empty((weights.shape[0], codes.shape[0], orders.shape[0]), np.float64)
     _targeting_rows(

@@ -366,6 +366,24 @@ def _numpy_interp_rows(x: float, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return np.where(x >= xs[:, -1], ys[:, -1], out)
 
 
+def _partial_auc_rows(
+    ce: np.ndarray, cn: np.ndarray, p: np.ndarray, q_n: np.ndarray, max_fpr: float
+) -> np.ndarray:
+    """Per row, ``curve_sweeps._partial_auc``: McClish's standardised area under the ROC curve
+    up to ``max_fpr`` (the kernel's sequential sum of the same trapezoids, the segment that
+    crosses ``max_fpr`` cut by NumPy's ``interp`` formula; no row's curve crosses twice)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = cn / q_n[:, None]
+        y = ce / p[:, None]
+        x0, x1, y0, y1 = x[:, :-1], x[:, 1:], y[:, :-1], y[:, 1:]
+        at = (y1 - y0) / (x1 - x0) * (max_fpr - x0) + y0
+        whole = (x1 - x0) * (y1 + y0)
+        cut = (max_fpr - x0) * (at + y0)
+    terms = np.where(x1 <= max_fpr, whole, np.where(x0 < max_fpr, cut, 0.0))
+    low = 0.5 * max_fpr * max_fpr
+    return 0.5 * (1.0 + (0.5 * _seq_cumsum(terms)[:, -1] - low) / (max_fpr - low))
+
+
 def targeting_replicates_numpy(
     weights: Any,
     y_order: Any,
@@ -433,6 +451,10 @@ def targeting_replicates_numpy(
                 value = area
             elif code == 3:
                 value = ratio
+            elif code == 5:
+                value = np.where(
+                    defined, _partial_auc_rows(ce, cn, p, q_n, float(depths[s])), np.nan
+                )
             else:
                 depth = float(depths[s])
                 with np.errstate(invalid="ignore", divide="ignore"):

@@ -1,13 +1,14 @@
 """The targeting measures of many weight rows at once, written once for NumPy and CuPy.
 
-A bootstrap replicate (or a case weight) changes the weights, never the order of the rows by
-the score, so every targeting scalar of every replicate row - the AUC, the KS statistic, the
-area under the cumulative gain curve, the accuracy ratio and the lift at a depth (Provost &
-Fawcett 2013, ch. 8; Fawcett 2006) - is read off weighted prefix sums over one sequence sorted
-once (:func:`prepare`: rows by decreasing score, ties kept together as one group, the curve
-being a straight segment across a tie). Each chunk of replicates, an array of shape
-``(rows, n)``, is then a fixed sequence of gathers, prefix sums at the group ends and sums
-(:func:`curve_sums`, :func:`evaluate`), which a GPU runs at memory bandwidth.
+A bootstrap replicate (or a case weight) changes the weights, never the order of the rows by the
+score, so every targeting scalar of every replicate row - the AUC, the KS statistic, the area
+under the cumulative gain curve, the accuracy ratio, the lift at a depth (Provost & Fawcett
+2013, ch. 8; Fawcett 2006) and the standardised partial AUC (McClish 1989) - is read off
+weighted prefix sums over one sequence sorted once (:func:`prepare`: rows by decreasing score,
+ties kept together as one group, the curve being a straight segment across a tie). Each chunk of
+replicates, an array of shape ``(rows, n)``, is then a fixed sequence of gathers, prefix sums at
+the group ends and sums (:func:`curve_sums`, :func:`evaluate`), which a GPU runs at memory
+bandwidth.
 
 Events
 ------
@@ -34,6 +35,9 @@ Performance". O'Reilly Media.
 
 Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters* 27(8),
 861-874.
+
+McClish, D. K. (1989). Analyzing a portion of the ROC curve. *Medical Decision Making* 9(3),
+190-195.
 
 Mann, H. B. and Whitney, D. R. (1947). On a test of whether one of two random variables is
 stochastically larger than the other. *The Annals of Mathematical Statistics* 18(1), 50-60.
@@ -63,7 +67,14 @@ __all__ = [
 ]
 
 #: The statistics :func:`statistic` computes (``"lift"`` needs a depth).
-STATISTICS: tuple[str, ...] = ("auc", "ks", "gain_area", "accuracy_ratio", "lift")
+STATISTICS: tuple[str, ...] = (
+    "auc",
+    "ks",
+    "gain_area",
+    "accuracy_ratio",
+    "lift",
+    "partial_auc",
+)
 
 # The relative slack of the top-q threshold, as ranklens.targeting's (rounding of q * W).
 _TOP_SLACK = 1e-12
@@ -249,7 +260,14 @@ def _f(xp: ModuleType, a: Any) -> Any:
     return a.astype(xp.float64)
 
 
-def statistic(xp: ModuleType, sums: CurveSums, which: str, depth: float | None = None) -> Any:
+def statistic(
+    xp: ModuleType,
+    sums: CurveSums,
+    which: str,
+    depth: float | None = None,
+    *,
+    max_fpr: float | None = None,
+) -> Any:
     """``(rows,)`` float64 of one statistic (:data:`STATISTICS`); NaN where it is undefined.
 
     * ``auc``: ``sum dFP (TP + TP_prev) / (2 P N)`` (trapezoids: ties count 1/2), NaN without
@@ -260,10 +278,16 @@ def statistic(xp: ModuleType, sums: CurveSums, which: str, depth: float | None =
       perfect model is no better than random.
     * ``lift``: ``G(depth) / depth`` with ``G`` read linearly between the group ends, as
       ``np.interp``.
+    * ``partial_auc``: McClish's (1989) standardised area under the ROC curve up to
+      ``max_fpr``, ``(1 + (A - m) / (M - m)) / 2`` with ``A`` the trapezoids up to the curve's
+      value at ``max_fpr`` (read as ``np.interp`` reads it), ``m = max_fpr^2 / 2`` and
+      ``M = max_fpr``; NaN without events or non-events.
     """
     cw, ce = sums.cw, sums.ce
     total, events = _f(xp, sums.total), _f(xp, sums.events)
     nan = xp.full(total.shape, xp.nan)
+    if which == "partial_auc":
+        return _partial_auc(xp, sums, max_fpr)
     if which in ("auc", "ks"):
         if sums.is_value:
             raise ValueError("the ROC needs binary events; the value curves have none")
@@ -313,6 +337,28 @@ def statistic(xp: ModuleType, sums: CurveSums, which: str, depth: float | None =
         value = xp.where((j[:, 0] == m - 1) | (x1 <= x0) | (g1 == g0), g0, inner)
         return xp.where(ok, value / depth, nan)
     raise ValueError(f"unknown statistic {which!r}; one of {STATISTICS}")
+
+
+def _partial_auc(xp: ModuleType, sums: CurveSums, max_fpr: float | None) -> Any:
+    """:func:`statistic` ``"partial_auc"``: the trapezoids of the points with FPR <= ``max_fpr``
+    and of the segment that crosses it, cut there (no row's curve crosses twice)."""
+    if sums.is_value:
+        raise ValueError("the ROC needs binary events; the value curves have none")
+    if max_fpr is None or not 0.0 < max_fpr <= 1.0:
+        raise ValueError(f"the partial AUC needs a max_fpr in (0, 1]; got {max_fpr!r}")
+    tp, fp = _f(xp, sums.ce), _f(xp, sums.cw - sums.ce)
+    p, n_neg = _f(xp, sums.events), fp[:, -1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = fp / n_neg[:, None]
+        y = tp / p[:, None]
+        x0, x1, y0, y1 = x[:, :-1], x[:, 1:], y[:, :-1], y[:, 1:]
+        at = (y1 - y0) / (x1 - x0) * (max_fpr - x0) + y0
+        whole = (x1 - x0) * (y1 + y0)
+        cut = (max_fpr - x0) * (at + y0)
+    terms = xp.where(x1 <= max_fpr, whole, xp.where(x0 < max_fpr, cut, 0.0))
+    low = 0.5 * max_fpr * max_fpr
+    value = 0.5 * (1.0 + (0.5 * xp.sum(terms, axis=1) - low) / (max_fpr - low))
+    return xp.where((p > 0) & (n_neg > 0), value, xp.full(p.shape, xp.nan))
 
 
 def evaluate(
