@@ -2399,6 +2399,8 @@ def _analytic_comparison(
     test_of: list[str] = []
     references: dict[str, str] = {}
     qualified = IntervalQualifiers(n_metrics, n_models, n_pairs)
+    # the class sizes of each measure, where its comparison counted them (planning reads them)
+    classes: dict[str, list[Any]] = {"n_events": [], "n_non_events": []}
     z_level = float(ndtri(0.5 + level / 2))
     for k, spec in enumerate(specs):
         interval_method, test_method = methods.get(spec.name, ("", "bootstrap"))
@@ -2407,6 +2409,10 @@ def _analytic_comparison(
             source = delong
         elif boot is not None and spec.name in boot.metrics:
             source = boot
+        for field, counts in classes.items():
+            own = () if source is None else getattr(source, field, ())
+            j = -1 if source is None else source.metrics.index(spec.name)
+            counts.append(own[j] if 0 <= j < len(own) else None)
         if source is not None:
             j = source.metrics.index(spec.name)
             for name in (*per_model, *per_pair):
@@ -2477,8 +2483,21 @@ def _analytic_comparison(
         references=references,
         difference_se=difference_se,
         studentized_replicates=studentized,
+        n_units=_rows_compared(boot, delong, y, weight),
+        n_events=tuple(classes["n_events"]),
+        n_non_events=tuple(classes["n_non_events"]),
         **qualified.fields(),
     )
+
+
+def _rows_compared(boot: Any, delong: Any, y: np.ndarray, weight: np.ndarray | None) -> int:
+    """The units the comparison resampled (rows, or the clusters of ``groups``): the
+    bootstrap's or DeLong's count, else the rows of positive weight."""
+    for source in (boot, delong):
+        count = 0 if source is None else int(source.n_units)
+        if count:
+            return count
+    return int(y.shape[0] if weight is None else np.count_nonzero(weight > 0))
 
 
 class IntervalQualifiers:

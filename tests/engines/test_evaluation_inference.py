@@ -16,6 +16,7 @@ import json
 import numpy as np
 import pytest
 
+import ranklens as rl
 from emulated_device import on_device
 from ranklens import compare_models, delong_interval, delong_test, evaluate_models, ranking_summary
 from ranklens.evaluation import (
@@ -247,7 +248,7 @@ def test_settings_and_json_say_where_each_number_came_from(continuous):
     for ev in (auto, boot):
         doc = json.loads(json.dumps(evaluation_to_json(ev, include_replicates=True)))
         validate(doc, schema)
-        assert doc["schema_version"] == "2.5"
+        assert doc["schema_version"] == "2.6"
     doc = evaluation_to_json(auto)
     comparison = auto.comparison
     assert doc["comparison"]["method"] == "auto"
@@ -555,3 +556,24 @@ def test_the_analytic_step_reports_progress_model_by_model():
         "analytic intervals and tests (2/3): a",
         "analytic intervals and tests (3/3): b",
     ]
+
+
+def test_the_evaluation_comparison_can_be_planned_from() -> None:
+    """An evaluation's comparison records the rows it compared and each measure's class sizes,
+    so ranklens.planning reads it as it reads compare_models' result: the DeLong AUC row plans
+    the rows of compare_models(method="delong") on the same data."""
+    rng = np.random.default_rng(0)
+    n = 400
+    y = rng.normal(size=n)
+    preds = {"a": y + rng.normal(size=n), "b": y + 1.3 * rng.normal(size=n)}
+    ev = rl.evaluate_models(y, preds, n_bootstrap=50, curves=False, robustness=False)
+    comparison = ev.comparison
+    assert comparison.n_units == n
+    k = comparison.metrics.index("roc_auc")
+    direct = rl.compare_models(y, preds, metrics=["roc_auc"], method="delong")
+    assert comparison.n_events[k] == direct.n_events[0] == 40  # the top 10 % by default
+    got = rl.required_sample_size(comparison, metric="roc_auc").to_frame()
+    want = rl.required_sample_size(direct, metric="roc_auc").to_frame()
+    np.testing.assert_allclose(got["required_n"], want["required_n"], rtol=1e-12)
+    mae = rl.detectable_difference(comparison, metric="mean_absolute_error").to_frame()
+    assert np.isfinite(mae["detectable_difference"]).all()
