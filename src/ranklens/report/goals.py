@@ -502,6 +502,52 @@ def _caveats(verdict: GoalVerdict, evaluation: Any) -> str:
     return out
 
 
+#: The power the report's planning sentence asks for (Cohen 1988's conventional 80 %).
+PLANNING_POWER = 0.8
+
+
+def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
+    """What would settle an unclear lead, from :mod:`ranklens.planning` on the evaluation's
+    comparison: the smallest difference these data detect with 80 % power at the contrast's
+    adjusted level, and the rows (and events) needed to detect the observed difference; empty
+    without a comparison or a finite difference, one sentence saying why when planning is
+    refused."""
+    from ranklens.planning import required_sample_size
+
+    comparison = getattr(evaluation, "comparison", None)
+    difference = float(contrast.difference)
+    if comparison is None or not (math.isfinite(difference) and difference != 0.0):
+        return ""
+    level = float(contrast.level)
+    alpha = 1.0 - level if math.isfinite(level) and 0.0 < level < 1.0 else 0.05
+    try:
+        plan = required_sample_size(
+            comparison,
+            metric=contrast.metric,
+            model_a=contrast.model_a,
+            model_b=contrast.model_b,
+            power=PLANNING_POWER,
+            alpha=alpha,
+            null_variance="alternative",
+        )
+    except ValueError as exc:  # shown, not dropped: the reader learns why no plan is given
+        return " (How much more data would settle it could not be estimated: " + html.escape(
+            str(exc).split("\n")[0] + ")."
+        )
+    needed, detectable = float(plan.required_n[0]), float(plan.detectable_difference[0])
+    n = int(plan.n[0])
+    if not (math.isfinite(needed) and math.isfinite(detectable)):
+        return ""
+    events = float(plan.required_events[0])
+    with_events = f" ({math.ceil(events):,} of them events)" if math.isfinite(events) else ""
+    return (
+        f" These {n:,} rows could detect a difference of {html.escape(style(abs(detectable)))} "
+        f"(with {100 * PLANNING_POWER:.0f}% power at the adjusted level); detecting the observed "
+        f"{html.escape(style(abs(difference)))} would take about {math.ceil(needed):,} rows"
+        f"{with_events}, if the models keep their accuracy."
+    )
+
+
 def _words(verdict: GoalVerdict, evaluation: Any) -> None:
     best = verdict.best
     name = html.escape(plain_name(verdict.metric))
@@ -538,7 +584,9 @@ def _words(verdict: GoalVerdict, evaluation: Any) -> None:
         verdict.sentence = (
             f"{lead} ({interval}). No clear difference: the lead over "
             + ", ".join(_b(c.model_b) for c in unclear if c.tested)
-            + " is within what resampling noise produces. Choose on other grounds."
+            + " is within what resampling noise produces."
+            + _planning_words(evaluation, runner, style)
+            + " Until then, choose on other grounds."
             + caveats
         )
     else:
