@@ -264,12 +264,20 @@ def test_bad_input_is_refused_by_name(shuffled, kw, message):
     assert message in str(caught.value)
 
 
-@pytest.mark.parametrize(
-    ("option", "value"), [("time", "date"), ("scheme", "stationary"), ("block_length", 5)]
-)
-def test_dask_refuses_the_time_options_by_name(option, value):
-    with pytest.raises(ValueError, match=f"^{option} is an option of engine='memory'"):
-        evaluate_models("y", ["a", "b"], data="unused.parquet", engine="dask", **{option: value})
+@pytest.mark.parametrize("scheme", ["stationary", "circular"])
+def test_dask_refuses_the_in_memory_block_schemes_by_name(scheme):
+    """The Dask engine draws fixed blocks (``scheme="blocks"``), refused before any read; its
+    runs with ``time`` are in tests/engines/test_dask_time_pipeline.py."""
+    with pytest.raises(ValueError, match=f"^scheme='{scheme}' is not available on Dask"):
+        evaluate_models(
+            "y",
+            ["a", "b"],
+            data="unused.parquet",
+            engine="dask",
+            time="date",
+            scheme=scheme,
+            n_bootstrap=20,
+        )
 
 
 # --------------------------------------------------------------------------------------------

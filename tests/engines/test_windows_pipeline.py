@@ -234,7 +234,6 @@ def test_without_replicates_a_window_of_rows_has_values_only(table):
             ValueError,
             "window='M' is a calendar period and needs dates or times in time",
         ),
-        (dict(window=100, engine="dask"), ValueError, "window is an option of engine='memory'"),
         (dict(window=100, segment_bins=3), ValueError, "segment_bins is an option of the"),
         (dict(min_segment_rows=5), ValueError, "give by or scan or window too"),
     ],

@@ -240,8 +240,18 @@ def test_without_time_the_serial_dependence_check_warns(files, tmp_path):
         (["--time", "y"], ["--time 'y' is also the --target column"]),
         (["--time", "nosuch"], ["--time column 'nosuch' not found in"]),
         (["--time", "date", "--block-length", "1000"], ["--block-length 1000 is longer than"]),
-        (["--time", "date", "--engine", "dask"], ["--time is for --engine memory"]),
-        (["--scheme", "stationary", "--engine", "dask"], ["--scheme is for --engine memory"]),
+        (
+            ["--time", "date", "--engine", "dask"],
+            ["--time resamples blocks", "with --engine dask and no --bootstrap N nothing is"],
+        ),
+        (
+            ["--scheme", "stationary", "--engine", "dask", "--bootstrap", "20"],
+            ["--scheme with --engine dask must be blocks", "random starting rows"],
+        ),
+        (
+            ["--time", "date", "--engine", "dask", "--bootstrap", "20", "--block-length", "2.5"],
+            ["--block-length with --engine dask must be auto or a whole number of rows"],
+        ),
     ],
 )
 def test_bad_options_are_one_line(files, options, patterns):

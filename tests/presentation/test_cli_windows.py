@@ -127,7 +127,10 @@ def test_rows_and_the_segment_options(csv, tmp_path):
         (["--window", "2M", "--time", "date"], ["--window must be a calendar period", "'2M'"]),
         (["--window", "0"], ["--window must be", "a number of rows >= 1; got '0'"]),
         (["--window", "fortnight"], ["--window must be a calendar period"]),
-        (["--window", "100", "--engine", "dask"], ["--window is for --engine memory"]),
+        (
+            ["--window", "M", "--engine", "dask", "--bootstrap", "20"],
+            ["--window M is a calendar period: it needs --time COL"],
+        ),
         (
             ["--window", "M", "--time", "day"],
             ["--window M is a calendar period: the --time column 'day' holds numbers"],

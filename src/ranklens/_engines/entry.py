@@ -85,10 +85,13 @@ DASK_ONLY: dict[str, Any] = {
         "if ``time`` has another length, a missing time or a value that is not a time, "
         "``scheme`` is not a block scheme, ``block_length`` is not ``'auto'`` or a number in "
         "``[1, n]`` or is given without a block scheme, or a block scheme is given with "
-        "``groups`` or ``n_bootstrap=0`` (the message names the argument)",
+        "``groups`` or ``n_bootstrap=0`` (the message names the argument); with "
+        "``engine='dask'``, rows not in time order (the message names the column and says to "
+        "sort them), a ``scheme`` other than ``'blocks'`` or ``'poisson'`` or a "
+        "``block_length`` that is not a whole number of rows",
         "if ``window`` is not a calendar period or a number of rows >= 1, is a calendar "
-        "period without ``time`` (or with numbers for times), is given with fewer than two "
-        "models, or with ``engine='dask'`` (the message names ``window``)",
+        "period without ``time`` (or with numbers for times), or is given with fewer than two "
+        "models (the message names ``window``)",
     ),
 )
 @shared_paragraphs
@@ -326,7 +329,14 @@ def evaluate_models(
         consecutive rows: by default the stationary bootstrap (Politis & Romano 1994) with the
         mean block length of Politis & White (2004), as :func:`ranklens.compare_models` with
         ``scheme="stationary"``. A missing time is a ``ValueError`` (drop those rows first;
-        ``ranklens evaluate --drop-na`` does). ``engine="memory"`` only.
+        ``ranklens evaluate --drop-na`` does). With ``engine="dask"`` (a column of ``data``, or
+        the index of a dask DataFrame sorted by ``set_index(time)``) the rows must already be
+        in time order: the engine checks it in one read of the column and refuses otherwise,
+        naming the column and the first partition out of order (it does not sort data larger
+        than memory); its replicates weigh fixed, non-overlapping blocks of consecutive rows
+        (Carlstein 1986), one Poisson weight per block (:func:`ranklens.dask.evaluate`'s
+        ``scheme="blocks"``), which ``settings["scheme"]``, ``settings["block_length"]`` and
+        ``settings["block bootstrap"]`` say.
     scheme : {"stationary", "circular"}, optional
         The block scheme of the bootstrap (:func:`ranklens.compare_models`' ``scheme``): None
         (default) is ``"stationary"`` with ``time`` and rows resampled one by one without it;
@@ -339,13 +349,20 @@ def evaluate_models(
         length). Needs ``n_bootstrap`` (a ``ValueError`` with 0); not with ``groups`` (a
         ``ValueError``: a different design). The segments of ``by`` and ``scan`` and the
         windows of ``window`` are resampled with the same scheme and length, in blocks of
-        consecutive rows of each segment or window. ``engine="memory"`` only.
+        consecutive rows of each segment or window. With ``engine="dask"``: ``"blocks"`` (the
+        default with ``time``), the fixed, non-overlapping blocks of the Dask engine, or
+        ``"poisson"`` (rows one by one, the default without it); ``"stationary"`` and
+        ``"circular"`` draw blocks from random starting rows, which the partitions cannot draw
+        on their own, and are refused by name. The segments and the windows then weigh the
+        evaluation's blocks of its one length (the windows' cut anew at each window's first
+        row).
     block_length : float or "auto", default "auto"
-        The mean (``"stationary"``) or fixed (``"circular"``) block length: ``"auto"`` chooses
-        it once from every model's absolute errors and every pair's differences of them
-        (Politis & White 2004, with the correction of Patton, Politis & White 2009); a number
-        in ``[1, n]`` is used as given. Needs a block scheme (``time`` or ``scheme``).
-        ``engine="memory"`` only.
+        The mean (``"stationary"``) or fixed (``"circular"``, ``"blocks"``) block length:
+        ``"auto"`` chooses it once from every model's absolute errors and every pair's
+        differences of them (Politis & White 2004, with the correction of Patton, Politis &
+        White 2009; on Dask computed exactly on the partitions and rounded to whole rows); a
+        number in ``[1, n]`` (on Dask a whole number) is used as given. Needs a block scheme
+        (``time`` or ``scheme``).
     window : str or int, optional
         Evaluate over time windows (:func:`ranklens.timeseries.by_window`, result in
         ``ModelEvaluation.windows``): a calendar period of ``time`` (``"Y"``, ``"Q"``,
@@ -362,13 +379,11 @@ def evaluate_models(
         bootstrap with each window's own length; with ``groups``, whole units), and with
         ``min_segment_rows``, ``min_segment_events``, ``segment_fdr`` and
         ``segment_fdr_level`` as for the segments. Needs at least two models. The windows'
-        bootstraps are not counted in ``bootstrap_budget_s``. ``engine="memory"`` only.
-
-    Without ``time``, ``scheme`` or ``groups``, the rows are checked for serial dependence in
-    the order given (``ModelEvaluation.serial_dependence``): when the autocorrelation of the
-    models' absolute errors, or of the pick's paired differences, makes intervals that assume
-    independent rows materially too narrow, ``problems`` holds a note under ``"serial
-    dependence"`` that says so and how much.
+        bootstraps are not counted in ``bootstrap_budget_s``. With ``engine="dask"``:
+        :func:`ranklens.dask.by_window` on the same rows (the same windows, values and counts;
+        intervals from the engine's Poisson replicates of the evaluation's blocks, or without
+        ``time`` and ``scheme`` of fixed blocks with each window's own automatic length, or
+        with ``groups`` of whole units, at ``confidence_level``).
 
     Returns
     -------
@@ -383,6 +398,12 @@ def evaluate_models(
 
     Notes
     -----
+    Without ``time``, ``scheme`` or ``groups``, the rows are checked for serial dependence in
+    the order given (``ModelEvaluation.serial_dependence``): when the autocorrelation of the
+    models' absolute errors, or of the pick's paired differences, makes intervals that assume
+    independent rows materially too narrow, ``problems`` holds a note under ``"serial
+    dependence"`` that says so and how much.
+
     With ``data``, ``evaluate_models("y", ["a", "b"], data=df)`` is
     ``evaluate_models(df["y"], {"a": df["a"], "b": df["b"]}, target="y")``: the same numbers.
     The Dask engine's numbers equal the in-memory ones where it is exact (counts exactly, float
@@ -414,11 +435,14 @@ def evaluate_models(
 
     Politis, D. N. and White, H. (2004). Automatic block-length selection for the dependent
     bootstrap. *Econometric Reviews* 23(1), 53-70.
+
+    Carlstein, E. (1986). The use of subseries values for estimating the variance of a general
+    statistic from a stationary sequence. *The Annals of Statistics* 14(3), 1171-1179.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}; got {engine!r}")
     if engine == "dask":
-        _refuse_time_on_dask(time, scheme, block_length, window)
+        _check_dask_resampling(time, scheme, block_length, n_bootstrap, groups)
     _refuse_options(
         engine,
         dict(
@@ -447,7 +471,7 @@ def evaluate_models(
         cross=cross_segments,
     )
     if engine == "dask":
-        _check_dask_segments(by, scan, segment_options)
+        _check_dask_segments(by, scan, segment_options, windowed=window is not None)
     if storage_options is not None and not _is_path(data):
         raise ValueError(
             "storage_options is for data given as a Parquet path or glob; "
@@ -477,11 +501,16 @@ def evaluate_models(
                 "data: engine='dask' reads the columns of data (a dask DataFrame or a Parquet "
                 "path or glob); give data, or use engine='memory' for arrays"
             )
-        named = _columns(y_true, predictions, sample_weight, groups, intervals, by, scan)
-        result = _on_dask(
+        result = _evaluate_on_dask(
             data,
-            named,
+            _columns(y_true, predictions, sample_weight, groups, intervals, by, scan, time),
             task,
+            slices=_DaskSlices(
+                labels=_dask_slicings(by, scan) if by is not None or scan is not None else {},
+                window=window,
+                options=segment_options,
+            ),
+            resampling=dict(scheme=scheme, block_length=block_length),
             metrics=metrics,
             n_bins=n_bins,
             exact=exact,
@@ -491,18 +520,6 @@ def evaluate_models(
             curve_arrays=curve_arrays,
             row_plots=row_plots,
         )
-        if by is not None or scan is not None:
-            result = _segments_on_dask(
-                result,
-                data,
-                named,
-                task,
-                labels=_dask_slicings(by, scan),
-                options=segment_options,
-                confidence_level=confidence_level,
-                n_buckets=n_buckets,
-                storage_options=storage_options,
-            )
         # the report's labels and the caller's count of dropped rows, as the memory engine
         # records them
         return dataclasses.replace(
@@ -560,31 +577,207 @@ def evaluate_models(
     )
 
 
-def _refuse_time_on_dask(time: Any, scheme: Any, block_length: Any, window: Any = None) -> None:
-    """``window``, ``time``, ``scheme`` and ``block_length``, which the Dask engine cannot
-    honour yet (its replicates are Poisson weights of single rows, drawn piece by piece, and it
-    has no evaluation over time windows), refused by name."""
-    if window is not None:
-        raise ValueError(
-            "window is an option of engine='memory' that engine='dask' cannot honour (the "
-            "Dask engine has no evaluation over time windows yet); leave it out or use "
-            "engine='memory'"
-        )
-    given = {"time": time is not None, "scheme": scheme is not None}
-    given["block_length"] = not (isinstance(block_length, str) and block_length == "auto")
-    for name, is_given in given.items():
-        if is_given:
+def _check_dask_resampling(
+    time: Any, scheme: Any, block_length: Any, n_bootstrap: Any, groups: Any
+) -> None:
+    """``time``, ``scheme`` and ``block_length`` checked as the Dask engine takes them, before
+    any work: ``scheme`` ``"blocks"`` (fixed, non-overlapping blocks of consecutive rows, the
+    default with ``time``) or ``"poisson"``; the in-memory ``"stationary"`` and ``"circular"``
+    refused by name with the reason (:func:`ranklens.dask._blocks.check_resampling`)."""
+    if time is None and scheme is None:
+        auto = isinstance(block_length, str) and block_length == "auto"
+        if not auto:
             raise ValueError(
-                f"{name} is an option of engine='memory' that engine='dask' cannot honour (the "
-                "Dask engine resamples single rows, not blocks of consecutive rows); leave it "
-                "out or use engine='memory'"
+                "block_length sets the blocks of the block bootstrap: give time (rows in time "
+                f"order) or scheme='blocks' too (got block_length={block_length!r})"
             )
+        return
+    if scheme is None or scheme == "blocks":
+        # the in-memory engine's messages, for the Dask engine's blocks
+        why = "time (scheme='blocks' by default)" if scheme is None else "scheme='blocks'"
+        if groups is not None:
+            raise ValueError(
+                f"groups: {why} resamples blocks of consecutive rows, groups whole units; the "
+                "two designs cannot be combined (leave groups out, or time and scheme)"
+            )
+        if not n_bootstrap:
+            raise ValueError(
+                f"{why} resamples blocks of consecutive rows; with n_bootstrap=0 nothing is "
+                "resampled (give n_bootstrap >= 2)"
+            )
+    from ranklens.dask._blocks import check_resampling
+
+    check_resampling(
+        time if time is None or isinstance(time, str) else "time",
+        scheme,
+        block_length,
+        n_bootstrap=n_bootstrap,
+        groups=groups,
+    )
 
 
-def _check_dask_segments(by: Any, scan: Any, options: SegmentOptions) -> None:
+def _check_dask_window(window: Any, time: str | None, n_models: int) -> None:
+    """``window`` checked as :func:`ranklens.dask.by_window` will cut the rows, before any
+    pass (its times are read by the engine): at least two models, a calendar period or a
+    number of rows >= 1, a calendar period only with ``time``; the message names ``window``."""
+    if window is None:
+        return
+    if n_models < 2:
+        raise ValueError(
+            "window: the evaluation over time windows compares the models in every window; "
+            f"give at least two models (got {n_models})"
+        )
+    from ranklens.timeseries import time_windows
+
+    try:
+        # one time stands for the column: the period is checked, not the rows
+        time_windows(None if time is None else ["2000-01-01"], window, 1)
+    except ValueError as exc:
+        message = str(exc)
+        named = message if message.startswith("window") else f"window: {message}"
+        raise ValueError(named) from None
+
+
+@dataclasses.dataclass(frozen=True)
+class _DaskSlices:
+    """The slices of the rows a Dask run evaluates after the evaluation itself: the slicings of
+    ``by`` and ``scan`` (:func:`_dask_slicings`; empty without either), the ``window`` and the
+    ``segment_*`` options that judge them."""
+
+    labels: dict[str, dict[str, str]]
+    window: str | int | None
+    options: SegmentOptions
+
+
+def _evaluate_on_dask(
+    data: Any,
+    named: _Columns,
+    task: dict[str, Any],
+    *,
+    slices: _DaskSlices,
+    resampling: dict[str, Any],
+    **engine_options: Any,
+) -> ModelEvaluation:
+    """The Dask engine's evaluation (:func:`_on_dask`) with the rows in time order by
+    ``named.time`` and the block scheme of ``resampling`` (``scheme``, ``block_length``),
+    then its segments (:func:`_segments_on_dask`) and its windows (:func:`_windows_on_dask`),
+    each with the evaluation's blocks."""
+    _check_dask_window(slices.window, named.time, len(named.models))
+    result = _on_dask(data, named, task, time=named.time, **resampling, **engine_options)
+    shared = dict(
+        confidence_level=engine_options["confidence_level"],
+        n_buckets=engine_options["n_buckets"],
+        storage_options=engine_options["storage_options"],
+    )
+    if slices.labels:
+        result = _segments_on_dask(
+            result, data, named, task, labels=slices.labels, options=slices.options, **shared
+        )
+    if slices.window is not None:
+        result = _windows_on_dask(
+            result, data, named, task, window=slices.window, options=slices.options, **shared
+        )
+    return result
+
+
+def _dask_blocks(result: ModelEvaluation, time: str | None) -> dict[str, Any]:
+    """The evaluation's block scheme as the Dask engine's slices take it: ``time``,
+    ``scheme="blocks"`` and the evaluation's one block length in rows (chosen on all the rows,
+    as the in-memory slices take the evaluation's), or empty when its replicates weigh rows
+    or units one by one."""
+    if result.settings.get("scheme") != "blocks":
+        return {}
+    return {"time": time, "scheme": "blocks", "block_length": result.settings["block_length"]}
+
+
+def _no_slice_metrics(problems: dict[str, dict[str, Problem]], what: str) -> None:
+    """Record that no measure of the default measures of a slice is defined for every model on
+    all the rows, so that ``what`` could not run."""
+    problems.setdefault(ALL_MODELS, {})[what] = Problem(
+        "undefined", f"no measure of the {what} is defined for every model on all the rows"
+    )
+
+
+def _windows_on_dask(
+    result: ModelEvaluation,
+    data: Any,
+    named: _Columns,
+    task: Mapping[str, Any],
+    *,
+    window: str | int,
+    options: SegmentOptions,
+    confidence_level: float,
+    n_buckets: int | None,
+    storage_options: Any,
+) -> ModelEvaluation:
+    """The evaluation over time windows on the Dask engine (:func:`ranklens.dask.by_window`),
+    with the evaluation's weights, task parameters, seed and replicates, the smallest window
+    and the verdicts' rules of ``options`` and the measures of the segments defined for every
+    model on all the rows; the result with ``windows`` set and ``settings["window"]``.
+
+    The replicates: with the evaluation's blocks, those blocks' scheme and its one length,
+    cut anew at each window's first row; with ``groups``, whole units (Poisson weights keyed
+    by the unit); otherwise fixed blocks of consecutive rows with each window's own automatic
+    length (the rows are in time order in a window; in memory, the stationary bootstrap with
+    each window's own length). An invalid input is its ``ValueError`` or ``TypeError``, named
+    by ``window`` (or ``time``); any other failure is recorded in ``problems``, as in memory.
+    """
+    from ranklens.dask import by_window
+
+    settings = dict(result.settings)
+    settings["window"] = window
+    problems = {who: dict(items) for who, items in result.problems.items()}
+    metrics = segment_metrics(result.values, named.models, weighted=named.weight is not None)
+    if not metrics:
+        _no_slice_metrics(problems, "evaluation over time")
+        return dataclasses.replace(result, settings=settings, problems=problems)
+    blocks = _dask_blocks(result, named.time)
+    if not blocks:
+        blocks = (
+            {"scheme": "poisson", "time": named.time}
+            if named.groups is not None
+            else {"scheme": "blocks", "block_length": "auto", "time": named.time}
+        )
+    found = None
+    try:
+        found = by_window(
+            data,
+            y_true=named.y,
+            predictions=list(named.models),
+            window=window,
+            metrics=metrics,
+            sample_weight=named.weight,
+            groups=named.groups,
+            n_bootstrap=task["n_bootstrap"],
+            confidence_level=confidence_level,
+            random_state=task["random_state"],
+            events=task["events"],
+            relevance=task["relevance"],
+            event_threshold=task["event_threshold"],
+            k=task["k"],
+            gains=task["gains"],
+            n_buckets=n_buckets,
+            storage_options=storage_options,
+            **{field: getattr(options, field) for field in SegmentOptions.WINDOW_FIELDS},
+            **blocks,
+        )
+    except (ValueError, TypeError) as exc:
+        message = str(exc)
+        if message.startswith(("window", "time")):
+            raise
+        raise type(exc)(f"window: {message}") from None
+    except Exception as exc:  # the cluster or a bug: recorded, as every other failure
+        problems.setdefault(ALL_MODELS, {})["evaluation over time"] = exception_problem(exc)
+    return dataclasses.replace(result, windows=found, settings=settings, problems=problems)
+
+
+def _check_dask_segments(
+    by: Any, scan: Any, options: SegmentOptions, *, windowed: bool = False
+) -> None:
     """The options of the evaluation by segment that the Dask engine cannot honour, refused by
     name before any work: labels given as arrays (it reads the columns of ``data``), and the
-    ``segment_*`` options out of range or without ``by`` or ``scan`` (as in memory)."""
+    ``segment_*`` options out of range or without ``by`` or ``scan`` (or, for those that judge
+    the windows too, ``window``: ``windowed``), as in memory."""
     for option, value in (("by", by), ("scan", scan)):
         for _, item in segment_items(value, option):
             if not isinstance(item, str):
@@ -592,7 +785,7 @@ def _check_dask_segments(by: Any, scan: Any, options: SegmentOptions) -> None:
                     f"{option}: engine='dask' reads the columns of data; give column names, "
                     f"not labels (got {type(item).__name__})"
                 )
-    options.check(sliced=by is not None or scan is not None)
+    options.check(sliced=by is not None or scan is not None, windowed=windowed)
 
 
 def _segments_on_dask(
@@ -610,10 +803,12 @@ def _segments_on_dask(
     """The evaluation by segment (:func:`ranklens.dask.by_segment`, on the columns ``by``
     names) and the search for weak segments (:func:`ranklens.dask.scan_segments`, on those
     ``scan`` names; ``labels``, :func:`_dask_slicings`) on the Dask engine, with the
-    evaluation's weights, units, task parameters, seed and replicates and the default measures
-    defined for every model on all the rows; the result with ``segments`` and
-    ``segment_scan`` set. An invalid input is its ``ValueError`` or ``TypeError``; any other
-    failure is recorded in ``problems``, as in memory."""
+    evaluation's weights, units, task parameters, seed, replicates and blocks (with ``time``
+    or ``scheme="blocks"``: the fixed blocks of its one length over all the rows,
+    :func:`_dask_blocks`) and the default measures defined for every model on all the rows;
+    the result with ``segments`` and ``segment_scan`` set. An invalid input is its
+    ``ValueError`` or ``TypeError``; any other failure is recorded in ``problems``, as in
+    memory."""
     from ranklens.dask import by_segment, scan_segments
 
     settings = dict(result.settings)
@@ -621,10 +816,7 @@ def _segments_on_dask(
     problems = {who: dict(items) for who, items in result.problems.items()}
     metrics = segment_metrics(result.values, named.models, weighted=named.weight is not None)
     if not metrics:
-        problems.setdefault(ALL_MODELS, {})["evaluation by segment"] = Problem(
-            "undefined",
-            "no measure of the evaluation by segment is defined for every model on all the rows",
-        )
+        _no_slice_metrics(problems, "evaluation by segment")
         return dataclasses.replace(result, settings=settings, problems=problems)
     shared: dict[str, Any] = dict(
         y_true=named.y,
@@ -642,6 +834,7 @@ def _segments_on_dask(
         gains=task["gains"],
         n_buckets=n_buckets,
         storage_options=storage_options,
+        **_dask_blocks(result, named.time),
     )
     found: dict[str, Any] = {}
     runs = (
@@ -819,6 +1012,15 @@ def _check_present(named: _Columns, available: Sequence[str], where: str) -> Non
             )
 
 
+def _frame_columns(data: Any, time: str | None) -> list[str]:
+    """The columns of a dask DataFrame, and its index's name when that is the ``time`` column
+    (a frame sorted by ``set_index(time)``: the engine reads the index as the times)."""
+    columns = [str(c) for c in data.columns]
+    if time is not None and time not in columns and getattr(data.index, "name", None) == time:
+        columns.append(time)
+    return columns
+
+
 def _is_path(data: Any) -> bool:
     return isinstance(data, str | os.PathLike)
 
@@ -930,7 +1132,7 @@ def _on_dask(
                 f"{kind} DataFrame (dask.dataframe.from_pandas converts a pandas one; or use "
                 "engine='memory')"
             )
-        _check_present(named, [str(c) for c in data.columns], "data")
+        _check_present(named, _frame_columns(data, named.time), "data")
     renamed = {m: c for m, c in named.models.items() if m != c}
     if renamed:
         model, column = next(iter(renamed.items()))

@@ -255,7 +255,9 @@ def evaluate(
             "from the stationary bootstrap of blocks of consecutive rows (mean block length "
             "chosen by Politis & White 2004; see --scheme, --block-length). A row without a "
             "time is refused, or dropped with --drop-na. Needs --bootstrap N >= 2; not with "
-            "--groups; --engine memory.",
+            "--groups. With --engine dask the rows must already be in time order in the files "
+            "(checked, not sorted) and the blocks are fixed and non-overlapping (Carlstein "
+            "1986), one Poisson weight each.",
         ),
     ] = None,
     scheme: Annotated[
@@ -265,7 +267,9 @@ def evaluate(
             help="Block bootstrap for rows in time order: stationary (blocks of random length, "
             "Politis & Romano 1994; the default with --time) or circular (blocks of one "
             "length). Without --time the rows are taken in the file's order. DeLong's and "
-            "Noether's analytic intervals assume independent rows and are not used with it.",
+            "Noether's analytic intervals assume independent rows and are not used with it. "
+            "With --engine dask only blocks (fixed, non-overlapping blocks; its default with "
+            "--time).",
             show_default=False,
         ),
     ] = None,
@@ -274,7 +278,7 @@ def evaluate(
         typer.Option(
             "--block-length",
             help="The (mean) block length of --time or --scheme: auto (default; Politis & "
-            "White 2004) or a number of rows >= 1.",
+            "White 2004) or a number of rows >= 1 (a whole number with --engine dask).",
             show_default=False,
         ),
     ] = None,
@@ -287,7 +291,7 @@ def evaluate(
             "or in the file's order without --time). Every model on every window with its "
             "interval from a bootstrap of the window's rows, against the pick; how often the "
             "pick's lead is clear, not clear or reversed, and whether it trends. Needs two "
-            "--pred columns or more; --engine memory. --min-segment-rows, "
+            "--pred columns or more. --min-segment-rows, "
             "--min-segment-events, --segment-fdr and --segment-fdr-level apply to the windows "
             "too.",
             show_default=False,

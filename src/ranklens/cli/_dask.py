@@ -49,6 +49,7 @@ def evaluate_on_dask(request: Request, checked: Checked, console: Any) -> Any:
     check_groups_name(request.groups, used, request.target, request.weight)
     checks.check_schema(path, used, labels, target=request.target, weight=request.weight)
     checks.check_segment_columns(path, checked.segments)
+    checks.check_time_column(path, request.time)
     client, restore_logs = dask_client(
         request.scheduler, quiet=console.quiet, timeout_s=request.connect_timeout_s
     )
@@ -66,7 +67,7 @@ def evaluate_on_dask(request: Request, checked: Checked, console: Any) -> Any:
             raise
         fail(f"Dask evaluation stopped: {guard.stalled}", EXIT_FAILED)
     except (ValueError, TypeError, OSError) as exc:
-        raise InputError(first_line(exc)) from None
+        raise InputError(checks.time_message(first_line(exc), request.time)) from None
     except Exception as exc:  # the cluster failed (a worker killed, a shuffle lost): one line
         fail(_dask_failure(exc), EXIT_FAILED)
     finally:
@@ -81,10 +82,14 @@ def evaluate_on_dask(request: Request, checked: Checked, console: Any) -> Any:
 def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) -> Any:
     """The data checked on the cluster (crossed intervals, units, missing values, the box-plot
     relevance fitted), then the evaluation (:func:`ranklens.evaluate_models` with
-    ``engine="dask"``), on the client that is current."""
+    ``engine="dask"``), on the client that is current. With ``--time`` the rows must be in time
+    order in the files (the engine checks it and does not sort); a row without a time is
+    refused, or dropped with ``--drop-na``, as in memory."""
     from ranklens.evaluation import groups_settings
 
     groups = request.groups
+    # columns of labels whose missing cells count as missing values: the units and the times
+    unlabelled = [c for c in (groups, request.time) if c is not None]
     data: Any = path
     n_dropped = 0
     n_units = 0
@@ -94,7 +99,7 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
     by, scan = checked.segments.get("by", []), checked.segments.get("scan", [])
     if request.drop_na:
         labels = list(dict.fromkeys([*by, *scan]))
-        data, n_dropped = checks.drop_missing(path, used, [groups] if groups else [], labels)
+        data, n_dropped = checks.drop_missing(path, used, unlabelled, labels)
     relevance = checked.relevance.function if checked.relevance is not None else None
     if checked.relevance is not None and checked.relevance.boxplot is not None:
         if not request.drop_na:
@@ -121,13 +126,18 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
             inference="bootstrap" if groups is not None else request.inference,
             by=by or None,
             scan=scan or None,
+            time=request.time,
+            scheme=request.scheme,
+            block_length=checked.block_length,
+            window=checked.window,
             **checked.segment_options.arguments(),
             **shared_options(request, checked, relevance, n_dropped),
         )
     except ValueError as exc:
-        if "missing or non-finite" in str(exc) and not request.drop_na:
+        missing = "missing or non-finite" in str(exc) or "holds missing" in str(exc)
+        if missing and not request.drop_na:
             # the memory engine's message: how many rows, the first, and in which columns
-            checks.refuse_missing(path, used)
+            checks.refuse_missing(path, used, unlabelled)
         raise
     if groups is not None:
         settings = dict(evaluation.settings)

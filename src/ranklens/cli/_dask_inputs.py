@@ -52,6 +52,30 @@ def check_segment_columns(path: str, segments: dict[str, list[str]]) -> None:
             raise InputError(named if named != message else f"--{option}: {message}") from None
 
 
+def check_time_column(path: str, time: str | None) -> None:
+    """The column of ``--time`` in every file's schema (footers only, any type: numbers,
+    timestamps, ISO 8601 strings), a missing one named with its option, as the in-memory
+    reader names it."""
+    if time is None:
+        return
+    from ranklens.dask._inputs import check_parquet
+
+    try:
+        check_parquet(path, [], [time])
+    except (ValueError, OSError) as exc:
+        message = first_line(exc)
+        named = with_option(message, {time: "--time"})
+        raise InputError(named if named != message else f"--time: {message}") from None
+
+
+def time_message(message: str, time: str | None) -> str:
+    """A refusal of the ``--time`` column by the Dask engine (``time column 'date': ...``:
+    rows out of order, values that are not times) named by its option."""
+    if time is not None and message.startswith(f"time column {time!r}"):
+        return f"--{message}"
+    return message
+
+
 def check_crossed(path: str, pairs: list[tuple[str, str]]) -> None:
     """Refuse crossed intervals (a lower bound above its upper bound) as the memory engine does
     (:func:`ranklens.cli._table.check_intervals`), in one read of the bound columns, before any

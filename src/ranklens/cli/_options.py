@@ -409,33 +409,73 @@ def check_window(request: Request) -> str | int | None:
 #: The schemes of ``--scheme``.
 SCHEMES = ("stationary", "circular")
 
+#: The scheme of ``--scheme`` with ``--engine dask``: its fixed, non-overlapping blocks.
+DASK_SCHEMES = ("blocks",)
+
+
+def _check_scheme(request: Request) -> None:
+    """``--scheme``: one of the engine's block schemes (the Dask engine's fixed blocks alone:
+    it cannot draw the in-memory engine's blocks from random starting rows)."""
+    scheme = request.scheme
+    if scheme is None:
+        return
+    if request.engine != "dask":
+        if scheme not in SCHEMES:
+            raise InputError(f"--scheme must be one of {', '.join(SCHEMES)}; got {scheme!r}")
+        return
+    if scheme not in DASK_SCHEMES:
+        why = (
+            ": the stationary and circular bootstraps draw blocks from random starting rows, "
+            "which the Dask engine cannot draw partition by partition (use --engine memory for "
+            "them)"
+            if scheme in SCHEMES
+            else ""
+        )
+        raise InputError(
+            "--scheme with --engine dask must be blocks (fixed, non-overlapping blocks of "
+            f"consecutive rows, the default with --time); got {scheme!r}{why}"
+        )
+
+
+def _block_length(request: Request) -> float | str:
+    """``--block-length``: ``auto`` or a number of rows >= 1 (a whole number with ``--engine
+    dask``, whose blocks are fixed), as the evaluation takes it."""
+    from ranklens._foundation.validation import check_finite_number
+
+    given = request.block_length
+    if given is None or given.strip().lower() == "auto":
+        return "auto"
+    try:
+        length = check_finite_number(float(given), "--block-length", minimum=1)
+    except ValueError:
+        raise InputError(
+            f"--block-length must be auto or a number of rows >= 1; got {given!r}"
+        ) from None
+    if request.engine == "dask" and not float(length).is_integer():
+        raise InputError(
+            "--block-length with --engine dask must be auto or a whole number of rows >= 1 "
+            f"(its blocks are fixed); got {given!r}"
+        )
+    return length
+
 
 def check_time_options(
     request: Request, pairs: dict[str, tuple[str, str]], n_bootstrap: int
 ) -> float | str:
     """``--time``, ``--scheme`` and ``--block-length``, checked without the data: the column a
-    name of its own, the scheme known, the length ``auto`` or a number >= 1 and only with a
-    block scheme, the block scheme with replicates and without ``--groups``. Returns the block
-    length as the evaluation takes it."""
-    from ranklens._foundation.validation import check_finite_number
-
-    if request.scheme is not None and request.scheme not in SCHEMES:
-        raise InputError(f"--scheme must be one of {', '.join(SCHEMES)}; got {request.scheme!r}")
-    length: float | str = "auto"
-    given = request.block_length
-    if given is not None and given.strip().lower() != "auto":
-        try:
-            length = check_finite_number(float(given), "--block-length", minimum=1)
-        except ValueError:
-            raise InputError(
-                f"--block-length must be auto or a number of rows >= 1; got {given!r}"
-            ) from None
+    name of its own, the scheme known to the engine, the length ``auto`` or a number >= 1 and
+    only with a block scheme, the block scheme with replicates and without ``--groups``.
+    Returns the block length as the evaluation takes it."""
+    _check_scheme(request)
+    length = _block_length(request)
+    dask = request.engine == "dask"
     blocks = request.time is not None or request.scheme is not None
     if not blocks:
-        if given is not None:
+        if request.block_length is not None:
+            schemes = "blocks" if dask else "stationary|circular"
             raise InputError(
                 "--block-length sets the blocks of the block bootstrap: give --time COL (rows "
-                "in time order) or --scheme stationary|circular too"
+                f"in time order) or --scheme {schemes} too"
             )
         return length
     option = "--time" if request.time is not None else f"--scheme {request.scheme}"
@@ -445,8 +485,13 @@ def check_time_options(
             "cannot be combined (leave one out)"
         )
     if not n_bootstrap:
+        without = (
+            "--engine dask and no --bootstrap N"
+            if dask and request.bootstrap is None
+            else "--bootstrap 0"
+        )
         raise InputError(
-            f"{option} resamples blocks of consecutive rows; with --bootstrap 0 nothing is "
+            f"{option} resamples blocks of consecutive rows; with {without} nothing is "
             "resampled (give --bootstrap N >= 2)"
         )
     if request.time is not None:
@@ -621,6 +666,7 @@ def _check_dask_run(request: Request) -> Checked:
             "distinct prediction held by the client; add --curve-arrays"
         )
     relevance = relevance_recipe(request.relevance)
+    block_length = check_time_options(request, pairs, n_bootstrap)
     segments = check_segments(request, pairs)
     return Checked(
         n_bootstrap=n_bootstrap,
@@ -632,6 +678,8 @@ def _check_dask_run(request: Request) -> Checked:
         relevance=relevance,
         segments=segments,
         segment_options=segment_options(request),
+        block_length=block_length,
+        window=check_window(request),
     )
 
 
@@ -644,21 +692,6 @@ def _dask_replicates(request: Request) -> int:
             "--bootstrap-budget is for --engine memory: the Dask engine computes every "
             "replicate in the same passes and has no time budget (choose --bootstrap N instead)"
         )
-    if request.window is not None:
-        raise InputError(
-            "--window is for --engine memory: the Dask engine has no evaluation over time "
-            "windows yet"
-        )
-    for option, value in (
-        ("--time", request.time),
-        ("--scheme", request.scheme),
-        ("--block-length", request.block_length),
-    ):
-        if value is not None:
-            raise InputError(
-                f"{option} is for --engine memory: the Dask engine resamples single rows, not "
-                "blocks of consecutive rows"
-            )
     _check_inference(request.inference)
     n_boot = 0 if request.bootstrap is None else check_bootstrap(request.bootstrap)
     if request.groups is not None and not n_boot:

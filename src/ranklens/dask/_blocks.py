@@ -125,14 +125,45 @@ class BlockKey:
             return f"blocks of consecutive rows {order}, cut anew in each window"
         return f"blocks of {self.length} consecutive rows {order}"
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self, inference: str | None = None) -> dict[str, Any]:
         """The run's settings of the scheme: ``scheme``, ``block_length`` (and the automatic
-        length before rounding, ``block_length_estimate``) and ``time``."""
-        out: dict[str, Any] = {"scheme": BLOCKS, "block_length": self.length or self.asked}
+        length before rounding, ``block_length_estimate``), ``time`` and ``block bootstrap``,
+        the sentence the terminal, the JSON document and the report show (as the in-memory
+        block schemes' ``settings["block bootstrap"]``).
+
+        Parameters
+        ----------
+        inference : str, optional
+            The ``inference`` asked for: with ``"auto"`` the sentence says why the analytic
+            intervals are not used.
+
+        Returns
+        -------
+        dict
+        """
+        length = self.length or self.asked
+        out: dict[str, Any] = {"scheme": BLOCKS, "block_length": length}
         if self.estimate is not None:
             out["block_length_estimate"] = self.estimate
         if self.time is not None:
             out["time"] = self.time
+        how = "chosen by Politis & White (2004)" if self.asked == "auto" else "given"
+        order = (
+            f"the rows in time order by {self.time!r}"
+            if self.time
+            else "the rows in the order given"
+        )
+        sentence = (
+            "every interval and paired test from the non-overlapping block bootstrap (fixed "
+            f"blocks of consecutive rows, Carlstein 1986; one Poisson weight per block), block "
+            f"length {length} {how}, over {order}"
+        )
+        if inference == "auto":
+            sentence += (
+                "; DeLong's and Noether's analytic intervals assume independent rows and are not "
+                "used with blocks"
+            )
+        out["block bootstrap"] = sentence
         return out
 
 

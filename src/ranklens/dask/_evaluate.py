@@ -493,7 +493,7 @@ def evaluate(
     events = event_pass(dask, options, plan, scanned)
     results.settings.update(run_settings(options, plan, events, scanned.buckets))
     if options.blocks is not None:
-        results.settings.update(options.blocks.settings())
+        results.settings.update(options.blocks.settings(options.inference))
     claimed = claimed_passes(dask, dd, load, options, plan, scanned, results)
     if not exact:
         return _binned_evaluation(dask, options, plan, scanned, events, results)

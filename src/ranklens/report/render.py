@@ -416,14 +416,26 @@ def _interval_origin(evaluation: Any, shown: set[str]) -> str:
 
 def _block_words(evaluation: Any) -> str:
     """The block bootstrap in a few words (``"stationary block bootstrap, mean block length
-    9.3"``), or "" when the rows were resampled one by one."""
+    9.3"``; the Dask engine's ``"non-overlapping block bootstrap, block length 9"``), or ""
+    when the rows were resampled one by one."""
     scheme = evaluation.settings.get("scheme")
     length = evaluation.settings.get("block_length")
-    if scheme not in ("stationary", "circular") or length is None:
+    if scheme not in ("stationary", "circular", "blocks") or length is None:
         return ""
     if scheme == "stationary":
         return f"stationary block bootstrap, mean block length {float(length):.3g}"
+    if scheme == "blocks":
+        return f"non-overlapping block bootstrap, block length {max(1, round(float(length)))}"
     return f"circular block bootstrap, block length {max(1, round(float(length)))}"
+
+
+def how_blocks(evaluation: Any) -> str:
+    """The "How this is computed" of the block bootstrap the evaluation ran (the in-memory
+    schemes', :data:`HOW_BLOCKS`, or the Dask engine's fixed blocks, :data:`HOW_FIXED_BLOCKS`),
+    added to the summary's and the comparison's; "" when the rows were resampled one by one."""
+    if not _block_words(evaluation):
+        return ""
+    return HOW_FIXED_BLOCKS if evaluation.settings.get("scheme") == "blocks" else HOW_BLOCKS
 
 
 def time_notes(evaluation: Any) -> list[str]:
@@ -480,6 +492,22 @@ HOW_BLOCKS = (
     "acceleration from a jackknife that deletes blocks of rows) and percentile for the "
     "differences; DeLong's and Noether's analytic intervals assume independent rows and are not "
     "used."
+)
+
+#: The "How this is computed" of the Dask engine's block bootstrap (``scheme="blocks"``).
+HOW_FIXED_BLOCKS = (
+    " <em>Rows in time order.</em> With the rows' times (or the blocks scheme) the Dask "
+    "engine's bootstrap resamples fixed, non-overlapping blocks of consecutive rows "
+    "(Carlstein 1986): row t, counted from 0 in time order, is in block t // L, and each "
+    "replicate gives each block one Poisson(1) weight shared by its rows (Hanley &amp; "
+    "MacGibbon 2006), drawn from the block's number, so that every partition weighs its rows "
+    "without the others. The stationary and circular bootstraps of the in-memory engine draw "
+    "blocks from random starting rows, which the partitions cannot draw on their own. The "
+    "length L is chosen by Politis &amp; White (2004), with the correction of Patton, Politis "
+    "&amp; White (2009), from the autocorrelations of every model's absolute errors and of "
+    "every pair's differences of them, rounded to whole rows (or given). The intervals are the "
+    "replicates' percentile intervals; DeLong's and Noether's analytic intervals assume "
+    "independent rows and are not used."
 )
 
 
@@ -747,8 +775,7 @@ def task_view(
     sections = [summary_section(evaluation)]
     notes = time_notes(evaluation)
     sections[0].notes.extend(notes)
-    if _block_words(evaluation):
-        sections[0].how += HOW_BLOCKS
+    sections[0].how += how_blocks(evaluation)
     drawn = {}
     if figures:
         drawn = build_figures(evaluation, prefix=f"t{index}")
@@ -787,7 +814,7 @@ def task_view(
             comparison,
             drawn.get("comparison", []),
         )
-        section.how = HOW["comparison"] + (HOW_BLOCKS if _block_words(evaluation) else "")
+        section.how = HOW["comparison"] + how_blocks(evaluation)
         section.notes.extend(notes)
         sections.append(section)
     robust = robustness_tables(evaluation.robustness)

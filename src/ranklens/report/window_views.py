@@ -37,9 +37,11 @@ HOW = (
     "The rows are put in time order and cut into windows: calendar periods of their times "
     "(a period without rows has no window) or runs of a fixed number of rows. Each window's "
     "value is the measure on that window's rows alone; its interval comes from a bootstrap "
-    "that resamples only those rows, by default in blocks of consecutive rows (the stationary "
-    "bootstrap, Politis &amp; Romano 1994; whole units with groups), so that an error that "
-    "carries over to the next row is kept in the uncertainty. Each model's difference d from "
+    "that resamples only those rows, by default in blocks of consecutive rows (in memory the "
+    "stationary bootstrap, Politis &amp; Romano 1994; on Dask fixed, non-overlapping blocks, "
+    "each with one Poisson weight, Carlstein 1986, cut anew at each window's first row; whole "
+    "units with groups), so that an error that carries over to the next row is kept in the "
+    "uncertainty. Each model's difference d from "
     "the pick is tested by the Wald statistic "
     "d / sd*, sd* the bootstrap standard deviation of the paired difference, and the p-values "
     "of every pair of models in every window and measure are adjusted together so that among "
@@ -300,6 +302,13 @@ def _resampling_words(result: Any, units: bool) -> str:
             f" (mean block length {float(length):.3g}, as for the whole evaluation)"
             if given
             else " (each window's own mean block length)"
+        )
+    if result.scheme == "blocks":  # the Dask engine's
+        return "the bootstrap of fixed, non-overlapping blocks of consecutive rows" + (
+            f" (Carlstein 1986; block length {max(1, round(float(length)))}, as for the whole "
+            "evaluation)"
+            if given
+            else " (Carlstein 1986; each window's own block length)"
         )
     if result.scheme == "circular":
         return "the circular bootstrap of blocks of consecutive rows" + (
