@@ -28,14 +28,16 @@ predictions are pooled first (the recalibration is a function of ``x``, as sciki
 ``IsotonicRegression`` makes it), then one left-to-right pass merges adjacent blocks while their
 values decrease. For the squared error a block's value is the weighted mean of its ``y``: O(n log
 n) in all. For the pinball loss at level ``alpha`` it is the weighted (lower) ``alpha``-quantile
-of the pooled block, recomputed from the block's rows at each merge (Jordan, Mühlemann & Ziegel
-2022: PAV with an identifiable functional gives an optimal solution, here the smallest one): O(n
-log n) for the sort plus the sizes of the merged blocks, O(n^2) at worst (a decreasing relation,
-where every row joins one growing block).
+of the pooled block (Jordan, Mühlemann & Ziegel 2022: PAV with an identifiable functional gives
+an optimal solution, here the smallest one), a query over the block's rows in a wavelet matrix
+of the ranks of ``y`` built once: O(log n) a block, O(n log n) in all, whatever the order of
+``y``. The weights are summed exactly (as integer multiples of one power of two), so a block's
+quantile is the smallest ``v`` with ``W(y <= v) >= alpha W`` to the last bit.
 """
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import math
 from collections.abc import Mapping
@@ -56,6 +58,7 @@ from ranklens._foundation.validation import (
     check_random_state,
     check_sample_weight_scaled,
 )
+from ranklens.exceptions import warn_undefined
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -141,24 +144,6 @@ def _weighted_quantile(values: FloatArray, weights: FloatArray, level: float) ->
     return float(values[order[min(k, values.shape[0] - 1)]])
 
 
-def _pooled_quantile(
-    values: FloatArray, weights: FloatArray, level: float, low: float, high: float
-) -> float:
-    """:func:`_weighted_quantile` of two pooled blocks whose quantiles are ``low < high``.
-
-    The pooled quantile lies between them (below ``low`` both blocks fall short of the level,
-    at ``high`` both reach it), so only the values in ``[low, high]`` are sorted, after the
-    weight below ``low``."""
-    below = float(weights[values < low].sum())
-    inside = (values >= low) & (values <= high)
-    candidates, mass = values[inside], weights[inside]
-    order = np.argsort(candidates, kind="stable")
-    cumulative = below + np.cumsum(mass[order])
-    target = level * (below + float(mass.sum()) + float(weights[values > high].sum()))
-    k = int(np.searchsorted(cumulative, target, side="left"))
-    return float(candidates[order[min(k, candidates.shape[0] - 1)]])
-
-
 def _pav_means(means: list[float], weights: list[float]) -> tuple[list[float], list[int]]:
     """PAV of weighted group means: each block's value and its first group, left to right."""
     values: list[float] = []
@@ -178,25 +163,103 @@ def _pav_means(means: list[float], weights: list[float]) -> tuple[list[float], l
     return values, firsts
 
 
+def _integer_weights(w: FloatArray) -> tuple[np.ndarray, int]:
+    """Positive float weights as exact integers ``k`` with ``w = k * 2**e``, and ``e``.
+
+    int64 when every sum of them fits, else Python integers (an object array): the sums of the
+    quantile search are exact whatever the weights.
+    """
+    mantissa, exponent = np.frexp(w)
+    k = (mantissa * 2.0**53).astype(np.int64)  # exact: integers below 2**53
+    zeros = np.log2((k & -k).astype(np.float64)).astype(np.int64)  # trailing zero bits
+    k >>= zeros
+    exponent = exponent.astype(np.int64) - 53 + zeros
+    e = int(exponent.min())
+    shift = exponent - e
+    if int(shift.max()) + 53 + int(w.shape[0]).bit_length() < 63:
+        return k << shift, e
+    return np.array([int(a) << int(s) for a, s in zip(k, shift, strict=True)], dtype=object), e
+
+
+def _prefix_sums(values: np.ndarray) -> Any:
+    """``[0, v0, v0 + v1, ...]`` exactly, as an indexable sequence of Python integers."""
+    sums = np.concatenate((np.zeros(1, dtype=values.dtype), np.cumsum(values)))
+    if sums.dtype == object:
+        return sums.tolist()
+    return array.array("q", sums.astype(np.int64).tobytes())
+
+
+class _RangeQuantiles:
+    """Weighted lower quantiles of contiguous row ranges: a wavelet matrix over the ranks of y.
+
+    Built once in O(n log n); a query descends one level per bit of the rank, O(log n). Every
+    weight is an exact integer multiple of ``2**e`` (:func:`_integer_weights`), so the weight
+    below any candidate is exact, and the rule is :func:`_weighted_quantile`'s: the smallest
+    ``v`` with ``W(y <= v) >= level * W``, the product rounded once to a float as there.
+    """
+
+    def __init__(self, ys: FloatArray, w: FloatArray) -> None:
+        n = ys.shape[0]
+        by_value = np.argsort(ys, kind="stable")
+        self.sorted_y: list[float] = ys[by_value].tolist()
+        rank = np.empty(n, dtype=np.int64)
+        rank[by_value] = np.arange(n)
+        weights, self.e = _integer_weights(w)
+        self.prefix = _prefix_sums(weights)  # in row order: the weight of any range
+        self.levels: list[tuple[Any, Any, int]] = []  # zeros, their weight, their count
+        for bit in range(max(n - 1, 1).bit_length() - 1, -1, -1):
+            zero = ((rank >> bit) & 1) == 0
+            self.levels.append(
+                (_prefix_sums(zero.astype(np.int64)), _prefix_sums(weights * zero), int(zero.sum()))
+            )
+            order = np.argsort(~zero, kind="stable")
+            rank, weights = rank[order], weights[order]
+
+    def _threshold(self, total: int, level: float) -> int:
+        """The least integer weight ``k`` with ``k * 2**e >= level * W`` (rounded as a float)."""
+        e = self.e
+        exact_total = math.ldexp(float(total), e) if e >= 0 else total / (1 << -e)
+        numerator, denominator = (level * exact_total).as_integer_ratio()
+        if e <= 0:
+            numerator <<= -e
+        else:
+            denominator <<= e
+        return min(-(-numerator // denominator), total)
+
+    def quantile(self, lo: int, hi: int, level: float) -> float:
+        """The lower weighted ``level``-quantile of ``y`` over rows ``lo:hi`` (not empty)."""
+        k = self._threshold(self.prefix[hi] - self.prefix[lo], level)
+        rank = 0
+        for zeros, zero_weight, n_zeros in self.levels:
+            z_lo, z_hi = zeros[lo], zeros[hi]
+            below = zero_weight[hi] - zero_weight[lo]
+            if z_hi > z_lo and below >= k:
+                lo, hi, rank = z_lo, z_hi, 2 * rank
+            else:
+                lo, hi, rank = n_zeros + lo - z_lo, n_zeros + hi - z_hi, 2 * rank + 1
+                k -= below
+        return self.sorted_y[rank]
+
+
 def _pav_quantiles(
     ys: FloatArray, w: FloatArray, starts: np.ndarray, level: float
 ) -> tuple[list[float], list[int]]:
     """PAV for the pinball loss on rows sorted by prediction, tie groups starting at ``starts``:
-    each block's weighted ``level``-quantile, recomputed from its rows when blocks merge."""
-    n_groups = starts.shape[0]
-    ends = np.append(starts[1:], ys.shape[0])
+    each block's weighted ``level``-quantile, a range query over its rows, O(log n) a block."""
+    ranges = _RangeQuantiles(ys, w)
+    y = ys.tolist()
+    ends = np.append(starts[1:], ys.shape[0]).tolist()
     values: list[float] = []
     firsts: list[int] = []
     row_firsts: list[int] = []
-    for g in range(n_groups):
-        lo, hi = int(starts[g]), int(ends[g])
+    for g, (lo, hi) in enumerate(zip(starts.tolist(), ends, strict=True)):
         first = g
-        v = _weighted_quantile(ys[lo:hi], w[lo:hi], level)
+        v = y[lo] if hi - lo == 1 else ranges.quantile(lo, hi, level)  # one row: its value
         while values and values[-1] > v:
-            top = values.pop()
+            values.pop()
             first = firsts.pop()
             lo = row_firsts.pop()
-            v = _pooled_quantile(ys[lo:hi], w[lo:hi], level, v, top)
+            v = ranges.quantile(lo, hi, level)
         values.append(v)
         firsts.append(first)
         row_firsts.append(lo)
@@ -996,10 +1059,30 @@ def _leave_one_out_parts(y: FloatArray, p: FloatArray) -> tuple[FloatArray, Floa
         )
 
 
+#: The most rows the pinball leave-one-out refits: n refits of O(n log n) each (seconds at this
+#: size); above it the n values are NaN, with a warning.
+_REFIT_MAX_ROWS = 2_000
+
+
 def _leave_one_out_by_refit(func: Any, y: FloatArray, p: FloatArray, **params: Any) -> FloatArray:
-    keep = np.ones(y.shape[0], dtype=bool)
-    out = np.empty(y.shape[0])
-    for i in range(y.shape[0]):
+    """``func`` without each row in turn, by refitting: O(n^2 log n), so NaN above a size.
+
+    No exact update is known for the pinball loss (a row's removal moves a block's quantile,
+    which may undo merges on either side), so each of the n samples is refitted, up to
+    ``_REFIT_MAX_ROWS`` rows; above it every value is NaN and an
+    :class:`~ranklens.exceptions.UndefinedMetricWarning` gives the reason and the size.
+    """
+    n = y.shape[0]
+    if n > _REFIT_MAX_ROWS:
+        warn_undefined(
+            f"the leave-one-out of {func.__name__} with score='pinball' refits the isotonic "
+            f"recalibration once per row, O(n^2 log n), and is not computed on {n} rows (at "
+            f"most {_REFIT_MAX_ROWS}); its {n} values are NaN"
+        )
+        return np.full(n, np.nan)
+    keep = np.ones(n, dtype=bool)
+    out = np.empty(n)
+    for i in range(n):
         keep[i] = False
         out[i] = func(y[keep], p[keep], **params)
         keep[i] = True
@@ -1020,7 +1103,8 @@ def _discrimination_leave_one_out(y: FloatArray, p: FloatArray, **params: Any) -
 
 # No computational form: the recalibration pools adjacent rows in the order of the prediction,
 # a sequential pass that neither sums nor sorts in pieces provide. The bootstrap calls the
-# function once per replicate; the leave-one-out is exact, O(n log n) plus the merges per row.
+# function once per replicate; the leave-one-out is exact, O(n log n) plus the merges per row,
+# for the squared error, and by refitting (up to _REFIT_MAX_ROWS rows) for the pinball loss.
 @register_metric(
     "miscalibration",
     direction="lower",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from sklearn.isotonic import IsotonicRegression
 
 import ranklens as rl
 from ranklens import (
+    calibration,
     compare_models,
     discrimination,
     isotonic_recalibration,
@@ -31,7 +33,7 @@ from ranklens import (
     score_decomposition,
     score_decompositions,
 )
-from ranklens.exceptions import RanklensWarning
+from ranklens.exceptions import RanklensWarning, UndefinedMetricWarning
 from ranklens.metrics import get_metric
 
 
@@ -193,6 +195,85 @@ def test_pinball_recalibration_equals_the_brute_force_minimiser():
         assert float(np.sum(w * _pinball(y, rc, level)) / w.sum()) == pytest.approx(
             d.mean_score - d.mcb, abs=1e-12
         )
+
+
+def _exact_pav_quantiles(y, x, w, level):
+    """Reference PAV: every block's quantile recomputed from its rows with exact (rational) weight
+    sums, the target ``level * W`` rounded once to a float; O(n^2), for small n."""
+    keep = w > 0
+    order = np.argsort(x[keep], kind="stable")
+    y, x, w = y[keep][order], x[keep][order], w[keep][order]
+
+    def quantile(lo, hi):
+        rows = lo + np.argsort(y[lo:hi], kind="stable")
+        weights = [Fraction(float(v)) for v in w[rows]]
+        target = Fraction(level * float(sum(weights)))
+        below = Fraction(0)
+        for row, weight in zip(rows, weights):
+            below += weight
+            if below >= target:
+                return float(y[row])
+        return float(y[rows[-1]])
+
+    starts = [*np.flatnonzero(np.r_[True, x[1:] != x[:-1]]).tolist(), y.shape[0]]
+    blocks = []  # (value, first row)
+    for lo, hi in itertools.pairwise(starts):
+        v = quantile(lo, hi)
+        while blocks and blocks[-1][0] > v:
+            lo = blocks.pop()[1]
+            v = quantile(lo, hi)
+        blocks.append((v, lo))
+    fit = np.empty(y.shape[0])
+    for (v, lo), (_, hi) in itertools.pairwise([*blocks, (None, y.shape[0])]):
+        fit[lo:hi] = v
+    return x, fit
+
+
+@pytest.mark.parametrize("order", ["decreasing", "equal", "ties", "random"])
+@pytest.mark.parametrize(
+    "weights", ["none", "integer", "zeros", "real", "decimal", "wide", "powers"]
+)
+def test_quantile_pav_equals_the_exact_reference_on_adversarial_orders(order, weights):
+    # y decreasing in x (every row joins one block), all equal, few values: the rule at the
+    # boundary W(y <= v) == level W and ties of values; zero weights drop their rows.
+    rng = np.random.default_rng(sum(map(ord, order + weights)))
+    for _ in range(12):
+        n = int(rng.integers(1, 70))
+        x = np.sort(rng.integers(0, max(1, n // int(rng.integers(1, 4))), n)).astype(float)
+        y = {
+            "decreasing": -x - np.arange(n) % 3,
+            "equal": np.full(n, 2.5),
+            "ties": rng.integers(0, 4, n).astype(float) - x / max(n, 1),
+            "random": np.round(rng.normal(size=n), 1),
+        }[order]
+        w = {
+            "none": np.ones(n),
+            "integer": rng.integers(1, 5, n).astype(float),
+            "zeros": rng.integers(0, 3, n).astype(float),
+            "real": rng.exponential(size=n),
+            "decimal": rng.choice([0.1, 0.2, 0.3, 0.7], n),
+            "wide": rng.choice([1e-12, 0.3, 1e12], n),  # sums beyond int64: Python integers
+            "powers": rng.choice([1024.0, 4096.0, 3072.0], n),  # a positive exponent
+        }[weights]
+        w[0] = max(w[0], 1.0)
+        for level in (0.1, 0.2, 0.25, 0.5, 0.7, 0.9, float(rng.uniform(0.01, 0.99))):
+            d = calibration._prepare(y, x, w)
+            fit = calibration._fit(d, level)
+            xs, expected = _exact_pav_quantiles(d.ys, d.xs, d.w, level)
+            got = fit.group_value[np.searchsorted(fit.group_x, xs)]
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_pinball_leave_one_out_refuses_above_its_size(monkeypatch):
+    rng = np.random.default_rng(61)
+    y, x, _ = _case(rng, 30)
+    monkeypatch.setattr(calibration, "_REFIT_MAX_ROWS", 29)
+    for name in ("miscalibration", "discrimination"):
+        with pytest.warns(UndefinedMetricWarning, match="not computed on 30 rows"):
+            loo = get_metric(name).capabilities.leave_one_out(
+                y, x, score="pinball", quantile_level=0.3
+            )
+        assert loo.shape == (30,) and np.isnan(loo).all()
 
 
 def test_the_quantile_pav_pools_by_the_quantile_not_the_mean():
