@@ -402,3 +402,23 @@ def test_json_has_the_replicates_only_when_asked(tmp_path, csv):
     assert auto_doc["models"]["gbm"]["kendall_tau"]["interval_method"] == "fisher-z"
     c = auto_doc["replicates"]["measures"].index("tau_normalized")
     assert np.isnan(auto_values[:, c]).all()
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"), [("Spend", "spend"), ("spnd", "spend"), ("gbmm", "gbm")]
+)
+def test_a_column_not_found_says_which_was_probably_meant(tmp_path, given, meant):
+    """A different case or a typo gets "did you mean"; the error stays one line, exit 2."""
+    path = tmp_path / "scores.csv"
+    pd.DataFrame({"spend": [1.0, 2.0, 3.0], "gbm": [1.0, 2.5, 2.0]}).to_csv(path, index=False)
+    args = ["-t", given, "-p", "gbm"] if meant == "spend" else ["-t", "spend", "-p", given]
+    result = runner.invoke(app, ["evaluate", str(path), *args])
+    assert result.exit_code == 2, result.output
+    assert f"column {given!r} not found in scores.csv (did you mean {meant!r}?)" in result.output
+
+
+def test_no_hint_for_a_column_unlike_any(tmp_path):
+    path = tmp_path / "scores.csv"
+    pd.DataFrame({"spend": [1.0, 2.0, 3.0], "gbm": [1.0, 2.5, 2.0]}).to_csv(path, index=False)
+    result = runner.invoke(app, ["evaluate", str(path), "-t", "nope", "-p", "gbm"])
+    assert result.exit_code == 2 and "did you mean" not in result.output

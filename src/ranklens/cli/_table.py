@@ -107,6 +107,38 @@ def _csv_header(path: pathlib.Path, sep: str, parsed: list[Any]) -> list[Any]:
     ]
 
 
+def missing_column(option: str, column: str, frame: Any, path: pathlib.Path) -> InputError:
+    """The error for a column the file does not have: the option that named it, the file's
+    columns and, when one is close (a different case, a typo), which one was probably meant.
+
+    Parameters
+    ----------
+    option : str
+        The option that named the column (``"--groups"``), or ``""`` for the measured columns.
+    column : str
+        The name given.
+    frame : DataFrame
+        The file as read.
+    path : pathlib.Path
+        The file, for the message.
+
+    Returns
+    -------
+    InputError
+        To raise.
+    """
+    import difflib
+
+    names = [str(c) for c in frame.columns]
+    by_case = [name for name in names if name.casefold() == column.casefold()]
+    close = by_case or difflib.get_close_matches(column, names, n=1, cutoff=0.8)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    prefix = f"{option} column" if option else "column"
+    return InputError(
+        f"{prefix} {column!r} not found in {path.name}{hint}; columns: {_list_columns(frame)}"
+    )
+
+
 def _list_columns(frame: Any, limit: int = 12) -> str:
     names = [str(c) for c in frame.columns]
     shown = ", ".join(names[:limit])
@@ -142,9 +174,7 @@ def numeric_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     import pandas as pd
 
     if column not in frame.columns:
-        raise InputError(
-            f"column {column!r} not found in {path.name}; columns: {_list_columns(frame)}"
-        )
+        raise missing_column("", column, frame, path)
     series = _one_column(frame, column, path)
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
@@ -173,9 +203,7 @@ def label_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     cell is a problem, refused or dropped by :func:`drop_missing` as in the other columns.
     """
     if column not in frame.columns:
-        raise InputError(
-            f"--groups column {column!r} not found in {path.name}; columns: {_list_columns(frame)}"
-        )
+        raise missing_column("--groups", column, frame, path)
     return _one_column(frame, column, path).rename(column)
 
 
@@ -187,9 +215,7 @@ def time_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     from ranklens._engines.time_order import parse_times
 
     if column not in frame.columns:
-        raise InputError(
-            f"--time column {column!r} not found in {path.name}; columns: {_list_columns(frame)}"
-        )
+        raise missing_column("--time", column, frame, path)
     series = _one_column(frame, column, path).rename(column)
     try:
         parse_times(series)
@@ -211,10 +237,7 @@ def segment_columns(
     for option, columns in segments.items():
         for column in columns:
             if column not in frame.columns:
-                raise InputError(
-                    f"--{option} column {column!r} not found in {path.name}; columns: "
-                    f"{_list_columns(frame)}"
-                )
+                raise missing_column(f"--{option}", column, frame, path)
             labels = _one_column(frame, column, path).rename(column)
             out.setdefault(option, {})[column] = labels.reset_index(drop=True)
     return out
