@@ -422,3 +422,46 @@ def test_no_hint_for_a_column_unlike_any(tmp_path):
     pd.DataFrame({"spend": [1.0, 2.0, 3.0], "gbm": [1.0, 2.5, 2.0]}).to_csv(path, index=False)
     result = runner.invoke(app, ["evaluate", str(path), "-t", "nope", "-p", "gbm"])
     assert result.exit_code == 2 and "did you mean" not in result.output
+
+
+def test_sep_reads_a_semicolon_file_as_the_comma_file(tmp_path):
+    """--sep ';' reads a file written by pandas with sep=';' to the numbers of the comma file."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"spend": rng.lognormal(size=60)})
+    frame["gbm"] = frame["spend"] + rng.normal(size=60)
+    comma, semi = tmp_path / "comma.csv", tmp_path / "semi.csv"
+    frame.to_csv(comma, index=False)
+    frame.to_csv(semi, index=False, sep=";")
+    docs = []
+    for path, extra in ((comma, []), (semi, ["--sep", ";"])):
+        out = tmp_path / f"{path.stem}.json"
+        result = runner.invoke(
+            app, ["evaluate", str(path), "-t", "spend", "-p", "gbm", "--bootstrap", "0",
+                  "--json", str(out), *extra],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        docs.append(json.loads(out.read_text())["models"])
+    assert docs[0] == docs[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--sep", ";;"], "--sep must be one character"),
+        (["--sep", '"'], "--sep must be one character"),
+        (["--sep", ";", "--engine", "dask"], "--sep is for a text file, which --engine dask"),
+    ],
+)
+def test_sep_refusals(tmp_path, args, message):
+    path = tmp_path / "scores.csv"
+    pd.DataFrame({"spend": [1.0, 2.0, 3.0], "gbm": [1.0, 2.5, 2.0]}).to_csv(path, index=False)
+    result = runner.invoke(app, ["evaluate", str(path), "-t", "spend", "-p", "gbm", *args])
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_sep_with_a_parquet_file_is_refused(tmp_path):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "scores.parquet"
+    pd.DataFrame({"spend": [1.0, 2.0, 3.0], "gbm": [1.0, 2.5, 2.0]}).to_parquet(path)
+    result = runner.invoke(app, ["evaluate", str(path), "-t", "spend", "-p", "gbm", "--sep", ";"])
+    assert result.exit_code == 2 and "--sep is for a text file; scores.parquet" in result.output

@@ -450,6 +450,15 @@ def evaluate(
             "(one slicing more).",
         ),
     ] = False,
+    sep: Annotated[
+        str | None,
+        typer.Option(
+            "--sep",
+            help="The field separator of a text FILE: one character, e.g. ';' (written \\t for "
+            "a tab). Default: a comma, a tab for .tsv and .tab files.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Evaluate prediction columns of FILE against --target with every registered measure.
 
@@ -504,6 +513,7 @@ def evaluate(
             segment_fdr=segment_fdr,
             segment_fdr_level=segment_fdr_level,
             cross_segments=cross_segments,
+            sep=sep,
         )
     )
 

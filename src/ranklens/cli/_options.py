@@ -87,6 +87,8 @@ class Request:
     block_length: str | None = None
     #: ``--window`` as given (a calendar period or a number of rows).
     window: str | None = None
+    #: ``--sep``: the field separator of a text file, as given (None: by the file's suffix).
+    sep: str | None = None
 
     @property
     def to_stdout(self) -> bool:
@@ -342,7 +344,13 @@ def check_run(request: Request) -> Checked:
     of several problems the same one is reported.
     """
     if request.engine == "dask":
+        if request.sep is not None:
+            raise InputError(
+                "--sep is for a text file, which --engine dask does not read (it reads Parquet "
+                "files); leave it out, or use --engine memory"
+            )
         return _check_dask_run(request)
+    field_separator(request.sep)
     n_bootstrap = 1000 if request.bootstrap is None else request.bootstrap
     seed = 0 if request.seed is None else request.seed
     budget_s = 60.0 if request.bootstrap_budget is None else request.bootstrap_budget
@@ -650,6 +658,25 @@ def segment_options(request: Request | None) -> SegmentOptions:
         ),
         cross=request.cross_segments,
     )
+
+
+def field_separator(sep: str | None) -> str | None:
+    """``--sep`` as the one character pandas splits on (``\\t`` written out is a tab), or None.
+
+    Raises
+    ------
+    InputError
+        If it is not one character.
+    """
+    if sep is None:
+        return None
+    char = "\t" if sep == "\\t" else sep
+    if len(char) != 1 or char in "\r\n\"":
+        raise InputError(
+            f"--sep must be one character (e.g. ';', or \\t for a tab) other than a quote or a "
+            f"line break; got {sep!r}"
+        )
+    return char
 
 
 def _check_dask_run(request: Request) -> Checked:

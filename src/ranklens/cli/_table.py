@@ -22,13 +22,14 @@ from ranklens.cli._inputs import (
 )
 
 
-def read_table(path: pathlib.Path) -> Any:
+def read_table(path: pathlib.Path, sep: str | None = None) -> Any:
     """Read a CSV (``.csv``, ``.tsv``, ``.txt``, optionally compressed) or Parquet file.
 
     Column names are the file's own: pandas renames a repeated CSV header ``a`` to ``a.1``
     silently, so the header is read again and the repeats restored, to be refused by name
     (:func:`numeric_column`) rather than evaluated under a name the file does not have. A file
-    with a header and no data rows is refused.
+    with a header and no data rows is refused. ``sep`` is a text file's field separator (None:
+    a comma, a tab for ``.tsv`` and ``.tab``); a Parquet file with ``sep`` is refused.
     """
     import pandas as pd
 
@@ -44,12 +45,14 @@ def read_table(path: pathlib.Path) -> Any:
         else (suffixes[-1] if suffixes else "")
     )
     if kind in (".parquet", ".pq"):
+        if sep is not None:
+            raise InputError(f"--sep is for a text file; {path.name} is a Parquet file")
         _require_parquet()
     try:
         if kind in (".parquet", ".pq"):
             frame = pd.read_parquet(path)
         elif kind in (".csv", ".txt", ".tsv", ".tab"):
-            sep = "\t" if kind in (".tsv", ".tab") else ","
+            sep = sep or ("\t" if kind in (".tsv", ".tab") else ",")
             frame = pd.read_csv(path, sep=sep, **exact_float_parsing())
             frame.columns = _csv_header(path, sep, list(frame.columns))
         else:
@@ -332,6 +335,7 @@ def read_columns(
     drop_na: bool,
     segments: dict[str, list[str]] | None = None,
     time: str | None = None,
+    sep: str | None = None,
 ) -> Columns:
     """Read ``file`` and check every column the options name: numbers, crossed intervals,
     missing values (refused, or dropped with ``drop_na``), units, weights and events; the
@@ -345,7 +349,7 @@ def read_columns(
 
     from ranklens._foundation.validation import check_sample_weight
 
-    frame = read_table(file)
+    frame = read_table(file, sep)
     used = used_columns(target, preds, pairs, weight)
     check_groups_name(groups, used, target, weight)
     columns = {name: numeric_column(frame, name, file) for name in used}
