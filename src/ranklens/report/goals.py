@@ -512,11 +512,15 @@ def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
     adjusted level, and the rows (and events) needed to detect the observed difference; empty
     without a comparison or a finite difference, one sentence saying why when planning is
     refused."""
+    from ranklens.compare import ComparisonResult
     from ranklens.planning import required_sample_size
 
     comparison = getattr(evaluation, "comparison", None)
     difference = float(contrast.difference)
-    if comparison is None or not (math.isfinite(difference) and difference != 0.0):
+    # planning reads a comparison's standard errors and rows: only a comparison result has them
+    if not isinstance(comparison, ComparisonResult):
+        return ""
+    if not (math.isfinite(difference) and difference != 0.0):
         return ""
     level = float(contrast.level)
     alpha = 1.0 - level if math.isfinite(level) and 0.0 < level < 1.0 else 0.05
