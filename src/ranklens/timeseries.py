@@ -399,6 +399,11 @@ def window_times(time: Any, n: int) -> pd.Series:
             raise ValueError(
                 f"time: cannot read the values as ISO 8601 dates or times ({first})"
             ) from exc
+        if series.dtype == object:  # pandas < 3 leaves times with several UTC offsets as objects
+            raise ValueError(
+                "time: cannot read the values as ISO 8601 dates or times (they mix time zones: "
+                "give them in one zone, or in UTC)"
+            )
         if not pd.api.types.is_datetime64_any_dtype(series.dtype):
             raise ValueError(f"time: cannot read the values as dates or times; got {series.dtype}")
     missing = int(series.isna().sum())

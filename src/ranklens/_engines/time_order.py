@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import warnings
 from numbers import Real
 from typing import Any
 
@@ -205,8 +206,13 @@ def _parse_text(series: Any) -> Any:
             f"{series.iloc[row]!r} has none); give every time an offset, or none"
         )
     try:  # one UTC offset throughout: kept as given
-        parsed = pd.to_datetime(series, format="ISO8601", errors="coerce")
+        with warnings.catch_warnings():
+            # pandas < 3 leaves several offsets as objects, with a FutureWarning (pandas 3 raises)
+            warnings.simplefilter("ignore", FutureWarning)
+            parsed = pd.to_datetime(series, format="ISO8601", errors="coerce")
     except ValueError:  # several offsets: compared in UTC
+        parsed = None
+    if parsed is None or not pd.api.types.is_datetime64_any_dtype(parsed.dtype):
         parsed = pd.to_datetime(series, format="ISO8601", errors="coerce", utc=True)
     bad = parsed.isna().to_numpy() & present
     if bad.any():
