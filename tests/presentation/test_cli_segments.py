@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from ranklens import evaluate_models
 from ranklens._foundation.format import finite_or_none
-from ranklens.cli import app
+from ranklens.cli import app, exact_float_parsing
 from ranklens.evaluation import segments_json
 from report_schema import results_schema, validate
 
@@ -106,7 +106,9 @@ def test_segments_from_the_file_match_the_python_api(files, frame, tmp_path, kin
     missing = [r for r in block["records"] if r["segment"] == "(missing)"]
     assert missing and missing[0]["n_rows"] == int(frame["region"].isna().sum())
     # the Python API on the same file, with the same settings
-    data = pd.read_csv(path) if kind == "csv" else pd.read_parquet(path)
+    # read as the command line reads it: every decimal to the nearest float (pandas < 3's
+    # default parser can miss by an ulp)
+    data = pd.read_csv(path, **exact_float_parsing()) if kind == "csv" else pd.read_parquet(path)
     ev = evaluate_models(
         "spend",
         ["gbm", "linear"],
@@ -137,7 +139,7 @@ def test_the_segment_options_reach_the_evaluation(files, frame, tmp_path):
     ev = evaluate_models(
         "spend",
         ["gbm", "linear"],
-        data=pd.read_csv(files["csv"]),
+        data=pd.read_csv(files["csv"], **exact_float_parsing()),
         by=["region", "tier"],
         cross_segments=True,
         segment_fdr="by",
