@@ -671,7 +671,7 @@ def field_separator(sep: str | None) -> str | None:
     if sep is None:
         return None
     char = "\t" if sep == "\\t" else sep
-    if len(char) != 1 or char in "\r\n\"":
+    if len(char) != 1 or char in '\r\n"':
         raise InputError(
             f"--sep must be one character (e.g. ';', or \\t for a tab) other than a quote or a "
             f"line break; got {sep!r}"
