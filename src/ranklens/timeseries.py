@@ -49,6 +49,7 @@ from ranklens._foundation.normal import ndtr
 from ranklens._foundation.registry import MetricSpec
 from ranklens._foundation.results import ConfidenceInterval, Result
 from ranklens._foundation.serial import DieboldMariano, diebold_mariano
+from ranklens._foundation.times import as_time_series, parse_times
 from ranklens._foundation.validation import as_1d_float, check_probability, check_sample_weight
 from ranklens._inference.diebold_mariano import loss_rows
 from ranklens.metrics import get_metric
@@ -324,29 +325,6 @@ def window_period(window: Any) -> str | int:
     return _check_window(window)
 
 
-def _as_time_series(time: Any) -> pd.Series:
-    """``time`` (NumPy, list, pandas, polars, Arrow) as a one-dimensional pandas Series."""
-    import pandas as pd
-
-    if isinstance(time, pd.Index):
-        series = pd.Series(time)
-    elif isinstance(time, pd.Series):
-        series = time.reset_index(drop=True)
-    elif hasattr(time, "to_pandas"):  # polars, Arrow
-        series = time.to_pandas()
-    elif isinstance(time, np.ndarray):
-        if time.ndim != 1:
-            raise ValueError(f"time must be one-dimensional; got shape {time.shape}")
-        series = pd.Series(time)
-    else:
-        series = pd.Series(list(time))
-    if isinstance(series, pd.DataFrame):  # a frame of one column
-        if series.shape[1] != 1:
-            raise ValueError(f"time must be one column; got {series.shape[1]}")
-        series = series.iloc[:, 0].reset_index(drop=True)
-    return series
-
-
 def window_times(time: Any, n: int) -> pd.Series:
     """The rows' times as a pandas datetime Series (its time zone kept).
 
@@ -371,7 +349,7 @@ def window_times(time: Any, n: int) -> pd.Series:
     """
     import pandas as pd
 
-    series = _as_time_series(time)
+    series = as_time_series(time)
     if len(series) != n:
         raise ValueError(f"time has length {len(series)}; the data have {n} rows")
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
@@ -388,24 +366,7 @@ def window_times(time: Any, n: int) -> pd.Series:
             raise ValueError(
                 f"time must hold dates or times (datetimes or ISO 8601 strings); got {kind} values"
             )
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                series = pd.Series(pd.to_datetime(series.astype(object), format="ISO8601"))
-        except (ValueError, TypeError, OverflowError) as exc:
-            first = str(exc).splitlines()[0]
-            if "mixed timezones" in first.lower():
-                first = "they mix time zones: give them in one zone, or in UTC"
-            raise ValueError(
-                f"time: cannot read the values as ISO 8601 dates or times ({first})"
-            ) from exc
-        if series.dtype == object:  # pandas < 3 leaves times with several UTC offsets as objects
-            raise ValueError(
-                "time: cannot read the values as ISO 8601 dates or times (they mix time zones: "
-                "give them in one zone, or in UTC)"
-            )
-        if not pd.api.types.is_datetime64_any_dtype(series.dtype):
-            raise ValueError(f"time: cannot read the values as dates or times; got {series.dtype}")
+        series, _ = parse_times(series, several_offsets=False)
     missing = int(series.isna().sum())
     if missing:
         raise ValueError(f"time has {missing} missing values (NaT); every row needs its time")

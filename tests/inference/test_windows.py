@@ -380,7 +380,7 @@ def test_to_dict_is_json_ready() -> None:
         ({"window": "M", "time": None}, "needs time"),
         ({"time": pd.date_range("2024-01-01", periods=9)}, "time has length 9"),
         ({"time": np.arange(10)}, "time must hold dates or times"),
-        ({"time": ["2024-01-01"] * 9 + ["soon"]}, "time: cannot read"),
+        ({"time": ["2024-01-01"] * 9 + ["soon"]}, "time: row 10: 'soon' is not a date or time"),
         ({"time": ["2024-01-01"] * 9 + [None]}, "missing values"),
         ({"groups": np.arange(10) % 3}, "groups"),
         ({"scheme": "multinomial", "block_length": 3}, "block_length"),

@@ -23,31 +23,21 @@ bootstrap. *Econometric Reviews* 23(1), 53-70.
 from __future__ import annotations
 
 import dataclasses
-import re
-import warnings
 from numbers import Real
 from typing import Any
 
 import numpy as np
 
+from ranklens._foundation.times import as_time_series, first_row, parse_times
 from ranklens._inference.resampling import BLOCK_SCHEMES, resolve_block_length
 
 __all__ = [
     "TimeOrder",
     "block_settings",
     "check_resampling",
-    "parse_times",
     "read_times",
     "take_rows",
 ]
-
-#: A UTC offset (or ``Z``) after the clock time at the end of an ISO 8601 time (a date's own
-#: ``-31`` is no offset).
-_OFFSET = re.compile(r"\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:Z|[+-]\d{2}(?::?\d{2})?)$")
-
-#: How the ISO 8601 format is shown in messages.
-_ISO_EXAMPLE = "ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00+01:00"
-
 
 def check_resampling(
     time_given: bool,
@@ -160,107 +150,6 @@ class TimeOrder:
         return {"time": f"{label}: {n:,} rows from {self.first} to {self.last} ({done}{tied})"}
 
 
-def _as_series(time: Any) -> Any:
-    """``time`` as a pandas Series with a fresh index (a polars Series converted, a one-column
-    DataFrame its column)."""
-    import pandas as pd
-
-    if hasattr(time, "columns") and not hasattr(time, "dtype"):  # a DataFrame
-        columns = [str(c) for c in time.columns]
-        if len(columns) != 1:
-            raise ValueError(
-                f"time must be one column of times; got a DataFrame with {len(columns)} columns"
-            )
-        time = time[time.columns[0]]
-    if type(time).__module__.split(".", 1)[0] == "polars":
-        time = time.to_pandas()
-    if isinstance(time, pd.Series):
-        return time.reset_index(drop=True)
-    if isinstance(time, pd.Index):
-        return pd.Series(time, name=time.name)
-    if isinstance(time, str | bytes) or np.ndim(time) != 1:
-        raise ValueError(
-            "time must be one time per row (datetime64, pandas datetimes, ISO 8601 strings or "
-            f"numbers), or with data a column name; got {type(time).__name__}"
-        )
-    return pd.Series(list(time) if isinstance(time, list | tuple) else np.asarray(time))
-
-
-def _first_row(mask: np.ndarray) -> int:
-    return int(np.flatnonzero(mask)[0])
-
-
-def _parse_text(series: Any) -> Any:
-    """Strings (or Python dates and datetimes) parsed as ISO 8601 times; a time that does not
-    parse, or a mix of times with and without a UTC offset, refused naming the row."""
-    import pandas as pd
-
-    present = series.notna().to_numpy()
-    text = series.astype(str).str.strip()
-    strings = series.map(lambda v: isinstance(v, str)).to_numpy() & present
-    aware = text.str.contains(_OFFSET).to_numpy() & strings
-    if aware.any() and not aware[strings].all():
-        row = _first_row(strings & ~aware)
-        raise ValueError(
-            f"time mixes times with a UTC offset and times without one (row {row + 1}: "
-            f"{series.iloc[row]!r} has none); give every time an offset, or none"
-        )
-    try:  # one UTC offset throughout: kept as given
-        with warnings.catch_warnings():
-            # pandas < 3 leaves several offsets as objects, with a FutureWarning (pandas 3 raises)
-            warnings.simplefilter("ignore", FutureWarning)
-            parsed = pd.to_datetime(series, format="ISO8601", errors="coerce")
-    except ValueError:  # several offsets: compared in UTC
-        parsed = None
-    if parsed is None or not pd.api.types.is_datetime64_any_dtype(parsed.dtype):
-        parsed = pd.to_datetime(series, format="ISO8601", errors="coerce", utc=True)
-    bad = parsed.isna().to_numpy() & present
-    if bad.any():
-        row = _first_row(bad)
-        raise ValueError(
-            f"time: row {row + 1}: {series.iloc[row]!r} is not a date or time ({_ISO_EXAMPLE})"
-        )
-    return parsed
-
-
-def parse_times(time: Any) -> tuple[Any, bool]:
-    """The rows' times as sortable values, missing ones kept missing.
-
-    Parameters
-    ----------
-    time : array-like of shape (n,)
-        As :func:`read_times` takes it.
-
-    Returns
-    -------
-    times : pandas.Series
-        Datetimes (time-zone aware ones as given) or float64 numbers, NaT or NaN where missing.
-    dates : bool
-        Whether they are dates and times (else numbers).
-
-    Raises
-    ------
-    ValueError
-        Naming ``time`` and the 1-based row: a value that is not a time, booleans, or times
-        with and without a UTC offset mixed.
-    """
-    import pandas as pd
-
-    series = _as_series(time)
-    dtype = series.dtype
-    if pd.api.types.is_bool_dtype(dtype):
-        raise ValueError(
-            "time must hold dates or times (datetime64, ISO 8601 strings) or numbers; got booleans"
-        )
-    if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
-        return series, True
-    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
-        return pd.Series(series.to_numpy(dtype=np.float64, na_value=np.nan)), False
-    if isinstance(dtype, pd.CategoricalDtype):
-        series = series.astype(object)
-    return _parse_text(series), True
-
-
 def _shown(series: Any, position: int, dates: bool) -> str:
     value = series.iloc[position]
     if not dates:
@@ -291,21 +180,21 @@ def read_times(time: Any, n: int) -> TimeOrder:
         Naming ``time``: another length, a missing time (drop those rows first), a value that
         is not a time, booleans, or times with and without a UTC offset mixed.
     """
-    series = _as_series(time)
+    series = as_time_series(time)
     if series.shape[0] != n:
         raise ValueError(f"time has length {series.shape[0]}; the data have {n} rows")
     missing = series.isna().to_numpy()
     if missing.any():
         raise ValueError(
             f"time: {int(missing.sum()):,} row(s) have no time (the first is row "
-            f"{_first_row(missing) + 1}); drop them first (ranklens evaluate --drop-na does)"
+            f"{first_row(missing) + 1}); drop them first (ranklens evaluate --drop-na does)"
         )
     keys, dates = parse_times(series)
     values = keys.to_numpy()
     if dates and getattr(keys.dt, "tz", None) is not None:  # compared in UTC
         values = keys.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
     if not dates and not np.isfinite(values).all():
-        row = _first_row(~np.isfinite(values))
+        row = first_row(~np.isfinite(values))
         raise ValueError(f"time: row {row + 1} is {values[row]!r}, not a finite number")
     rows = np.argsort(values, kind="stable").astype(np.int64)
     ordered = values[rows]

@@ -215,7 +215,7 @@ def time_column(frame: Any, column: str, path: pathlib.Path) -> Any:
     to be times (ISO 8601 dates or times, or numbers) before any work: a value that is not is
     one line naming the option, the column and the 1-based data row. Missing times stay
     missing, refused or dropped by :func:`drop_missing` as in the other columns."""
-    from ranklens._engines.time_order import parse_times
+    from ranklens._foundation.times import parse_times
 
     if column not in frame.columns:
         raise missing_column("--time", column, frame, path)
