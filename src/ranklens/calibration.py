@@ -393,10 +393,7 @@ def isotonic_recalibration(
     %(y_true_finite)s
     %(y_pred_finite)s
     %(sample_weight_rows)s
-    score : {"squared_error", "pinball"}, default "squared_error"
-        What ``y_pred`` predicts: the mean (squared error) or a quantile (pinball loss).
-    quantile_level : float in (0, 1), optional
-        The level of that quantile; required with ``score="pinball"`` only.
+    %(calibration_score)s
 
     Returns
     -------
@@ -532,11 +529,7 @@ def score_decomposition(
     %(y_true_finite)s
     %(y_pred_finite)s
     %(sample_weight_rows)s
-    score : {"squared_error", "pinball"}, default "squared_error"
-        The scoring function: the squared error for a prediction of the mean, the pinball loss
-        for a prediction of the ``quantile_level``-quantile.
-    quantile_level : float in (0, 1), optional
-        Required with ``score="pinball"`` only.
+    %(calibration_score)s
 
     Returns
     -------
@@ -697,10 +690,7 @@ def score_decompositions(
     predictions : mapping of str to array-like of shape (n,)
         Each model's predictions, by name.
     %(sample_weight_rows)s
-    score : {"squared_error", "pinball"}, default "squared_error"
-        The scoring function.
-    quantile_level : float in (0, 1), optional
-        Required with ``score="pinball"`` only.
+    %(calibration_score)s
 
     Returns
     -------
@@ -879,10 +869,7 @@ def reliability_diagram(
     %(y_true_finite)s
     %(y_pred_finite)s
     %(sample_weight_rows)s
-    score : {"squared_error", "pinball"}, default "squared_error"
-        What ``y_pred`` predicts: the mean, or the ``quantile_level``-quantile.
-    quantile_level : float in (0, 1), optional
-        Required with ``score="pinball"`` only.
+    %(calibration_score)s
     n_bootstrap : int, default 200
         Resamples behind the consistency band (0: no band).
     confidence_level : float in (0, 1), default 0.9
@@ -1127,10 +1114,7 @@ def miscalibration(
     ----------
     %(y_true_finite)s
     %(y_pred_finite)s
-    score : {"squared_error", "pinball"}, default "squared_error"
-        The scoring function (see :func:`score_decomposition`).
-    quantile_level : float in (0, 1), optional
-        Required with ``score="pinball"`` only.
+    %(calibration_score)s
     %(sample_weight_rows)s
 
     Returns
@@ -1191,10 +1175,7 @@ def discrimination(
     ----------
     %(y_true_finite)s
     %(y_pred_finite)s
-    score : {"squared_error", "pinball"}, default "squared_error"
-        The scoring function (see :func:`score_decomposition`).
-    quantile_level : float in (0, 1), optional
-        Required with ``score="pinball"`` only.
+    %(calibration_score)s
     %(sample_weight_rows)s
 
     Returns

@@ -220,6 +220,14 @@ PARAGRAPHS: dict[str, str] = _dedented({
     y_pred : array-like of shape (n,)
         Predicted values (finite).
     """,
+    # Parameters: what a prediction of the mean or of a quantile is scored by.
+    "calibration_score": """
+    score : {"squared_error", "pinball"}, default "squared_error"
+        What ``y_pred`` predicts and how it is scored: the mean, by the squared error, or the
+        ``quantile_level``-quantile, by the pinball loss.
+    quantile_level : float in (0, 1), optional
+        The level of that quantile; required with ``score="pinball"`` only.
+    """,
     # Parameters: case weights, by what the measure does with them.
     "sample_weight": """
     sample_weight : array-like of shape (n,), optional
