@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from ranklens import plot  # noqa: E402
 from ranklens.plot import thin_indices  # noqa: E402
+from ranklens.plot._base import label_points, legend_number  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -260,3 +261,104 @@ def test_from_result_routes_constructor_options(rng):
     )
     assert display.metrics == ("root_mean_squared_error", "kendall_tau") and display.top == 2
     assert display.ax_.get_xlabel().startswith("rank by root_mean_squared_error")
+
+
+# --------------------------------------------------------------------------------------------
+# what a reader sees: numbers, names and legends
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "text"),
+    [
+        (8.5496e9, 3, "8.55 billion"),
+        (2.4812e7, 0, "24.8 million"),
+        (-3.2e6, 3, "-3.2 million"),
+        (12345.678, 3, "12,346"),
+        (0.789, 3, "0.789"),
+        (1.23e-5, 3, "0.0000123"),
+        (float("nan"), 3, "n/a"),
+    ],
+)
+def test_legend_numbers_are_never_in_scientific_notation(value, digits, text):
+    assert legend_number(value, digits) == text
+
+
+def test_legend_numbers_read_without_exponents_at_every_size():
+    for exponent in range(-8, 16):
+        for sign in (1, -1):
+            for digits in (0, 2, 3, 4):
+                shown = legend_number(sign * 1.2345 * 10.0**exponent, digits)
+                assert "e" not in shown.replace("million", "").replace("trillion", ""), shown
+
+
+def test_profit_display_shows_the_currency(data):
+    y, good, _ = data
+    display = plot.ProfitCurveDisplay.from_predictions(
+        y, good, name="good", currency="$", cost_per_target=1.0, value_margin=0.5, budget=40
+    )
+    assert display.ax_.get_ylabel() == "profit ($)"
+    label = display.lines_[0].get_label()
+    assert "best $" in label and "within budget $" in label
+    euro = plot.ProfitCurveDisplay.from_predictions(
+        y, good, currency="EUR", cost_per_target=1.0, value_margin=0.5
+    )
+    assert euro.ax_.get_ylabel() == "profit (EUR)" and " EUR at " in euro.lines_[0].get_label()
+
+
+def _texts_overlap(ax) -> int:
+    from matplotlib.text import Text
+
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [Text.get_window_extent(t, renderer) for t in ax.texts]
+    return sum(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+
+def test_point_names_do_not_overlap_in_a_crowded_corner():
+    fig, ax = plt.subplots(figsize=(6.2, 4.3))
+    names = ["gradient_boosting_v1", "random_forest_deep", "linear_ridge_alpha", "knn_15"]
+    names += ["gbm_extremes_tuned", "baseline_mean", "svr_rbf"]
+    spots = [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (1, 3), (3, 3)]
+    points = [(x, y, name) for (x, y), name in zip(spots, names, strict=True)]
+    ax.set_xlim(0.5, 20.5)
+    ax.set_ylim(0.5, 20.5)
+    ax.set_aspect("equal", adjustable="box")
+    notes = label_points(ax, [*points, (3, 3, "twin_of_svr")])
+    assert len(notes) == 7  # the two models at (3, 3) share one name
+    assert "svr_rbf, twin_of_svr" in {n.get_text() for n in notes}
+    fig.canvas.draw()
+    assert _texts_overlap(ax) == 0
+
+
+def test_metric_agreement_names_do_not_overlap(rng):
+    y = rng.normal(size=300)
+    noise = rng.normal(scale=0.5, size=(20, 300))
+    preds = {f"a_fairly_long_model_name_{i}": y + noise[i] for i in range(20)}
+    display = plot.MetricAgreementDisplay.from_predictions(
+        y, preds, metrics=["mean_absolute_error", "kendall_tau"]
+    )
+    display.figure_.canvas.draw()
+    assert display.ax_.texts and _texts_overlap(display.ax_) == 0
+
+
+def test_a_legend_below_the_axes_stays_inside_a_users_grid(data):
+    y, good, _ = data
+    own = plot.LiftCurveDisplay.from_predictions(y, good, name="good")
+    assert own.figure_.get_layout_engine() is not None  # room is made below the axes
+    assert own.ax_.get_legend().get_bbox_to_anchor() is not None
+    fig, axes = plt.subplots(2, 2)
+    shown = plot.LiftCurveDisplay.from_predictions(y, good, name="good", ax=axes[0, 0])
+    legend = shown.ax_.get_legend()
+    assert legend.get_frame_on()  # inside, on a frame: not over the plot below
+    fig.canvas.draw()
+    below = axes[1, 0].get_window_extent()
+    assert not legend.get_window_extent().overlaps(below)
+
+
+def test_many_models_bands_show_their_edges(data):
+    from ranklens.bands import curve_bands
+
+    y, good, poor = data
+    preds = {"good": good, "poor": poor, "mid": (good + poor) / 2}
+    result = curve_bands(y, preds, curve="gain", n_bootstrap=30, random_state=0)
+    display = plot.CurveBandsDisplay(result).plot()
+    assert len(display.ax_.lines) >= 3 * 3  # each model: its curve and the band's two edges

@@ -39,6 +39,7 @@ __all__ = [
     "take_rows",
 ]
 
+
 def check_resampling(
     time_given: bool,
     scheme: Any,

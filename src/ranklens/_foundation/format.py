@@ -16,6 +16,7 @@ import numpy as np
 
 __all__ = [
     "finite_or_none",
+    "format_money",
     "format_number",
     "percent_change",
     "result_html",
@@ -33,6 +34,26 @@ def finite_or_none(value: Any) -> Any:
     if isinstance(value, list):
         return [finite_or_none(v) for v in value]
     return value
+
+
+def format_money(text: str, currency: str | None) -> str:
+    """An amount already formatted as ``text``, with its currency.
+
+    A symbol (one character that is not a letter or digit, such as ``$``, ``€`` or ``£``) goes
+    before the number, after its sign; a code or a word (``EUR``, ``CHF``) after it, spaced.
+    Without a currency the text is returned as it is.
+
+    Examples
+    --------
+    >>> format_money("1,234", "$"), format_money("-1,234", "€"), format_money("1,234", "EUR")
+    ('$1,234', '-€1,234', '1,234 EUR')
+    """
+    if not currency:
+        return text
+    if len(currency) == 1 and not currency.isalnum():
+        sign, digits = ("-", text[1:]) if text.startswith(("-", "\u2212")) else ("", text)
+        return f"{sign}{currency}{digits}"
+    return f"{text} {currency}"
 
 
 def format_number(value: Any, digits: int = 4) -> str:

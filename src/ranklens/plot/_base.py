@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,8 +24,10 @@ from ranklens._foundation.curve_registry import register_display
 __all__ = [
     "DEFAULT_MAX_POINTS",
     "Display",
+    "label_points",
     "legend_number",
     "percent_axis",
+    "place_legend",
     "share_axes",
     "thin_indices",
 ]
@@ -109,20 +111,26 @@ def _run_ends(key: np.ndarray, bucket: np.ndarray) -> list[np.ndarray]:
 
 
 def legend_number(value: float, digits: int = 3) -> str:
-    """A summary number for a legend; NaN is shown as 'n/a' (the measure was undefined).
+    """A summary number for a legend, never in scientific notation; NaN is 'n/a' (undefined).
 
     Parameters
     ----------
     value : float
         The number (anything else is shown as ``str(value)``).
     digits : int, default 3
-        Decimals shown; very large or very small numbers take ``digits + 1`` significant
-        digits instead.
+        Decimals shown. From 10,000 on, whole numbers with thousands separators; from a
+        million on, ``max(digits, 3)`` significant digits and the word ("8.55 billion"); below
+        ``10**-digits``, ``digits`` significant digits written out ("0.0000123").
 
     Returns
     -------
     str
         The text for the legend.
+
+    Examples
+    --------
+    >>> [legend_number(v) for v in (8.5496e9, 12345.678, 0.5, 1.23e-5)]
+    ['8.55 billion', '12,346', '0.500', '0.0000123']
     """
     try:
         v = float(value)
@@ -130,9 +138,26 @@ def legend_number(value: float, digits: int = 3) -> str:
         return str(value)
     if math.isnan(v):
         return "n/a"
-    if v != 0 and (abs(v) >= 10**4 or abs(v) < 10 ** (-digits)):
-        return f"{v:.{digits + 1}g}"
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    size = abs(v)
+    for scale, word in _LARGE_NUMBER_WORDS:
+        if size >= scale:
+            shown = np.format_float_positional(
+                v / scale, precision=max(digits, 3), unique=True, fractional=False, trim="-"
+            )
+            return f"{shown} {word}"
+    if size >= 10**4:
+        return f"{v:,.0f}"
+    if v != 0 and size < 10 ** (-digits):
+        return np.format_float_positional(
+            v, precision=max(digits, 1), unique=True, fractional=False, trim="-"
+        )
     return f"{v:.{digits}f}"
+
+
+#: Large numbers in a legend are written with a word, not an exponent ("8.55 billion").
+_LARGE_NUMBER_WORDS = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
 
 
 def percent_axis(axis: Any) -> None:
@@ -156,6 +181,104 @@ def _constructor_options(cls: type[Any]) -> set[str]:
     """Keyword-only options of a display's constructor beyond ``result`` and ``name``."""
     params = inspect.signature(cls.__init__).parameters
     return {p for p, v in params.items() if v.kind is v.KEYWORD_ONLY and p != "name"}
+
+
+#: Where a point's name may go, in points from it (with its alignment), in order of preference:
+#: next to it, then further up or down a column to its right, joined to it by a thin line.
+_LABEL_SPOTS = (
+    (4, 3, "left", "bottom"),
+    (4, -3, "left", "top"),
+    (-4, 3, "right", "bottom"),
+    (-4, -3, "right", "top"),
+    *((24, step * sign, "left", "center") for step in range(10, 130, 10) for sign in (1, -1)),
+)
+
+
+def _text_extent(note: Any, renderer: Any) -> Any:
+    """The box of an annotation's text alone (an Annotation's own extent includes its line)."""
+    from matplotlib.text import Text
+
+    note.update_positions(renderer)  # where the text goes is worked out only when drawn
+    return Text.get_window_extent(note, renderer)
+
+
+def label_points(ax: Any, points: Sequence[tuple[float, float, str]]) -> list[Any]:
+    """Name points on ``ax`` so that no two names overlap, where the figure can be measured.
+
+    Names of points at the same place are joined ("a, b"). Each name takes the first place
+    that overlaps no name placed before it: next to its point (right above, right below, left
+    above, left below), else further up or down a column to its right, joined to the point by
+    a thin line; when every place is taken, the last one is kept. Call it after the axes'
+    limits and aspect are set: the places are measured in the figure's pixels.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where the points are drawn.
+    points : sequence of (x, y, name)
+        The points to name, in data coordinates.
+
+    Returns
+    -------
+    list of matplotlib Annotation
+        The names drawn.
+    """
+    merged: dict[tuple[float, float], list[str]] = {}
+    for x, y, name in points:
+        merged.setdefault((float(x), float(y)), []).append(str(name))
+    get_renderer = getattr(ax.figure.canvas, "get_renderer", None)
+    renderer = get_renderer() if get_renderer is not None else None
+    if renderer is not None:
+        ax.apply_aspect()
+    placed: list[Any] = []
+    names = []
+    for (x, y), models in merged.items():
+        for spot, (dx, dy, ha, va) in enumerate(_LABEL_SPOTS):
+            leader = {"arrowstyle": "-", "color": "0.6", "linewidth": 0.6} if spot >= 4 else None
+            note = ax.annotate(
+                ", ".join(models),
+                (x, y),
+                textcoords="offset points",
+                xytext=(dx, dy),
+                ha=ha,
+                va=va,
+                fontsize=7,
+                color="0.25",
+                arrowprops=leader,
+            )
+            if renderer is None:
+                break
+            box = _text_extent(note, renderer)
+            last = spot == len(_LABEL_SPOTS) - 1
+            if last or not any(box.overlaps(other) for other in placed):
+                placed.append(box)
+                break
+            note.remove()
+        names.append(note)
+    return names
+
+
+def place_legend(ax: Any, loc: str) -> Any:
+    """Draw ``ax``'s legend at ``loc``, a matplotlib ``loc`` or ``"below"`` (under the axes).
+
+    A legend below the axes keeps curves that fill the axes (profit, lift, the concordance
+    profile) readable, but it needs a layout engine that makes room for it: on a figure of
+    several axes without one (a user's grid of subplots), it would run into the plot below,
+    so there it goes inside the axes, where it hides the fewest points, on a light frame.
+    """
+    figure = ax.figure
+    outside = loc == "below" and (len(figure.axes) == 1 or figure.get_layout_engine() is not None)
+    if outside:
+        return ax.legend(
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.14),
+            ncols=2,
+            fontsize="small",
+            frameon=False,
+        )
+    if loc == "below":
+        return ax.legend(loc="best", fontsize="small", frameon=True, framealpha=0.85)
+    return ax.legend(loc=loc, fontsize="small", frameon=False)
 
 
 class Display:
@@ -274,7 +397,8 @@ class Display:
             Passed to the main ``Axes.plot`` call (``color``, ``linestyle``, ...).
         """
         if ax is None:
-            _, ax = _pyplot().subplots(figsize=(6.4, 4.4))
+            # A layout engine that makes room for a legend below the axes.
+            _, ax = _pyplot().subplots(figsize=(6.4, 4.4), layout="constrained")
         label_name = name if name is not None else self.name
         self.lines_ = list(self._draw(ax, label_name, max_points, **kwargs))
         self.ax_, self.figure_ = ax, ax.figure
@@ -285,17 +409,7 @@ class Display:
         if self.title and not ax.get_title():
             ax.set_title(self.title)
         if legend and ax.get_legend_handles_labels()[0]:
-            if self._legend_loc == "below":
-                # Curves that fill the axes (profit, lift) keep their legend out of the way.
-                ax.legend(
-                    loc="upper center",
-                    bbox_to_anchor=(0.5, -0.14),
-                    ncols=2,
-                    fontsize="small",
-                    frameon=False,
-                )
-            else:
-                ax.legend(loc=self._legend_loc, fontsize="small", frameon=False)
+            place_legend(ax, self._legend_loc)
         return self
 
     #: Legend position: a matplotlib ``loc`` or ``"below"`` (under the axes, two columns).

@@ -75,13 +75,27 @@ class CurveBandsDisplay(_BandsBase):
         r = self.result
         level = round(100 * r.confidence_level)
         artists = []
+        # Several models' fills stack into one smear: past two models each band is drawn
+        # fainter, and its edges as thin lines of the model's colour show where it ends.
+        many = len(r.models) > 2
         for m, model in enumerate(r.models):
             line = self._line(ax, r.x, r.estimate[m], max_points=max_points, label=model, **kwargs)
             color = line.get_color()
             band = self._band(
-                ax, r.x, r.lower[m], r.upper[m], max_points=max_points, color=color, alpha=0.18
+                ax,
+                r.x,
+                r.lower[m],
+                r.upper[m],
+                max_points=max_points,
+                color=color,
+                alpha=0.08 if many else 0.18,
             )
             artists += [line, band]
+            if many:
+                for edge in (r.lower[m], r.upper[m]):
+                    artists.append(
+                        self._line(ax, r.x, edge, max_points=max_points, color=color, linewidth=0.5)
+                    )
             if self.simultaneous:
                 for edge in (r.simultaneous_lower[m], r.simultaneous_upper[m]):
                     artists.append(

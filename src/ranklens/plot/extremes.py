@@ -10,7 +10,7 @@ import numpy as np
 
 from ranklens.agreement import compare_metric_rankings
 from ranklens.extremes import regression_precision_recall_curve
-from ranklens.plot._base import Display, legend_number
+from ranklens.plot._base import Display, label_points, legend_number
 from ranklens.relevance import relevance_from_boxplot
 
 __all__ = ["MetricAgreementDisplay", "RegressionPrecisionRecallDisplay", "RelevanceDisplay"]
@@ -27,7 +27,7 @@ class RelevanceDisplay(Display):
     xlabel = "y"
     ylabel = "relevance φ(y)"
     title = "Relevance function"
-    _legend_loc = "upper center"
+    _legend_loc = "below"
 
     def __init__(
         self,
@@ -192,7 +192,7 @@ class MetricAgreementDisplay(Display):
     """
 
     title = "Do the metrics pick the same models?"
-    _legend_loc = "upper left"
+    _legend_loc = "below"
 
     def __init__(
         self,
@@ -253,20 +253,12 @@ class MetricAgreementDisplay(Display):
                 ax.axhline(top + 0.5, linestyle=":", color="0.6", linewidth=1),
             ],
         )
-        # Name the models at the top of either ranking.
-        for i, model in enumerate(r.models):
-            if x[i] <= 3 or y[i] <= 3:
-                ax.annotate(
-                    model,
-                    (x[i], y[i]),
-                    textcoords="offset points",
-                    xytext=(4, 3),
-                    fontsize=7,
-                    color="0.25",
-                )
         ax.set_xlim(0.5, n_models + 0.5)
         ax.set_ylim(0.5, n_models + 0.5)
         ax.set_aspect("equal", adjustable="box")
+        # Name the models at the top of either ranking.
+        named = [(x[i], y[i], model) for i, model in enumerate(r.models) if x[i] <= 3 or y[i] <= 3]
+        artists += label_points(ax, named)
         arrows = {True: "↑", False: "↓"}  # None: best closest to a target
         direction = [f"(1 = best, {arrows.get(r.higher_is_better[k], '≈')})" for k in (a, b)]
         ax.set_xlabel(f"rank by {self.metrics[0]} {direction[0]}")

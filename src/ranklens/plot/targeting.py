@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from ranklens._foundation.format import format_money
 from ranklens.plot._base import Display, legend_number, share_axes
 from ranklens.targeting import gain_curve, lift_curve, profit_curve, roc_curve
 
@@ -118,6 +120,16 @@ class ProfitCurveDisplay(Display):
     The marked point is the profit-maximising depth; with a budget the vertical line is the
     deepest targeting it pays for (``floor(budget / cost_per_target)`` cases) and the square the
     best profit within it.
+
+    Parameters
+    ----------
+    result : ProfitCurveResult
+        A :func:`ranklens.targeting.profit_curve` result.
+    name : str, optional
+        The model's name in the legend.
+    currency : str, optional
+        The profits' currency, a symbol (``"$"``) or a code (``"EUR"``): on the y axis and
+        in the legend's amounts.
     """
 
     _compute = staticmethod(profit_curve)
@@ -126,11 +138,38 @@ class ProfitCurveDisplay(Display):
     title = "Profit"
     _legend_loc = "below"
 
+    def __init__(self, result: Any, *, name: str | None = None, currency: str | None = None):
+        super().__init__(result, name=name)
+        self.currency = currency
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true: Any,
+        y_pred: Any,
+        *,
+        ax: Any = None,
+        name: str | None = None,
+        currency: str | None = None,
+        plot_kwargs: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> ProfitCurveDisplay:
+        """Compute :func:`ranklens.targeting.profit_curve` from ``(y_true, y_pred, **kwargs)``
+        and draw it; ``currency`` (``"$"``, ``"EUR"``) labels the profits."""
+        result = cls._compute_result(y_true, y_pred, **kwargs)
+        display = cls(result, name=name, currency=currency)
+        return display.plot(ax=ax, **dict(plot_kwargs or {}))
+
+    def _money(self, value: float) -> str:
+        return format_money(legend_number(value, 0), self.currency)
+
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result
-        summary = f"best {legend_number(r.best_profit, 0)} at {100 * r.best_fraction:.0f}%"
+        if self.currency and not ax.get_ylabel():
+            ax.set_ylabel(f"profit ({self.currency})")
+        summary = f"best {self._money(r.best_profit)} at {100 * r.best_fraction:.0f}%"
         if r.budget_profit is not None:
-            summary += f"; within budget {legend_number(r.budget_profit, 0)}"
+            summary += f"; within budget {self._money(r.budget_profit)}"
         x = r.fraction_targeted
         line = self._model_line(ax, x, r.profit, name, summary, max_points=max_points, **kwargs)
         color = line.get_color()
