@@ -311,3 +311,17 @@ def test_json_to_stdout_keeps_the_summary_on_stderr(csv):
     doc = json.loads(result.stdout)
     assert set(doc["metrics"]) == {"kendall_tau"}
     assert "kendall_tau" in result.stderr and "scores.csv: spend (n = 300)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("goal", "title"), [("errors", "Size of the errors: "), ("ranking", "Ranking: ")]
+)
+def test_the_recommendation_speaks_to_the_goal(csv, goal, title):
+    result = _evaluate(csv, "--goal", goal, "--bootstrap", "0")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith(title), lines[:3]
+    evaluation = evaluate_models(
+        "spend", ["gbm", "linear"], data=pd.read_csv(csv), n_bootstrap=0, goal=goal
+    )
+    assert lines[1] == recommendation_line(evaluation)

@@ -22,6 +22,7 @@ from ranklens.report.goals import (
     closest_to_target,
     comparison_contrasts,
     goal_title,
+    plain_name,
     summary_verdicts,
 )
 from ranklens.report.render import direction_symbol, format_number
@@ -241,9 +242,10 @@ def _plain_html(text: str) -> str:
 def recommendation_line(evaluation: Any) -> str | None:
     """The one line that says which model to pick, or None when the report says nothing.
 
-    For now the verdict of the summary (:func:`ranklens.report.goals.summary_verdicts`) of the
-    goal in ``settings["goal"]`` (``ranklens evaluate --goal``), else of the first goal, in
-    plain text after the goal's title.
+    For now the verdict of the summary (:func:`ranklens.report.goals.summary_verdicts`) on the
+    goal in ``settings["goal"]`` (``ranklens evaluate --goal``), else on the first goal, in
+    one sentence: the pick, its headline value, and whether its lead is clear (the summary's
+    Holm-adjusted rule), partly clear, not clear or not tested.
 
     Parameters
     ----------
@@ -261,8 +263,36 @@ def recommendation_line(evaluation: Any) -> str | None:
         return None
     goal = evaluation.settings.get("goal")
     chosen = next((v for v in verdicts if v.goal.key == goal), verdicts[0])
-    text = _plain_html(chosen.sentence)
+    text = _verdict_words(chosen)
     return f"{goal_title(chosen.goal, evaluation)}: {text}" if text else None
+
+
+def _verdict_words(verdict: Any) -> str:
+    """A summary verdict in one plain sentence (the report's own sentence, without markup,
+    when there is no pick or nothing to compare)."""
+    best, value = verdict.best, verdict.value_text
+    name = plain_name(verdict.metric)
+    if verdict.evidence == "clear":
+        return f"pick {best}: the best {name} ({value}), clearly ahead of every other model."
+    if verdict.evidence == "partly clear":
+        tested = [c for c in verdict.contrasts if c.tested]
+        ahead = ", ".join(c.model_b for c in tested if c.better == best)
+        within = ", ".join(c.model_b for c in tested if c.better != best)
+        return (
+            f"{best} has the best {name} ({value}), clearly ahead of {ahead}; no clear "
+            f"difference from {within}."
+        )
+    if verdict.evidence == "not clear":
+        return (
+            f"{best} has the best {name} ({value}), but its lead over the others is not clear: "
+            "choose on other grounds, or gather more data (see the report)."
+        )
+    if verdict.evidence == "no test":
+        return (
+            f"{best} has the best {name} ({value}); whether its lead is more than chance was "
+            "not tested."
+        )
+    return _plain_html(verdict.sentence)
 
 
 def _cells(text: str) -> int:
@@ -365,7 +395,9 @@ def _short_reason(problem: Any) -> str:
         if _cells(out + char) > _MAX_SHORT_REASON - 1:
             break
         out += char
-    return out.rstrip() + "…"
+    # at a word's end, when there is one
+    cut = out.rsplit(" ", 1)[0] if " " in out else out
+    return cut.rstrip(" ,(") + "…"
 
 
 @shared_paragraphs
