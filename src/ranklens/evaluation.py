@@ -28,7 +28,7 @@ import itertools
 import math
 import time
 import warnings
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -614,8 +614,10 @@ def score_registered_metrics(
     sample_weight: np.ndarray | None = None,
     context: Mapping[str, Any] | None = None,
     progress: ProgressCallback | None = None,
+    metrics: Sequence[str] | None = None,
 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Any]], dict[str, dict[str, Problem]]]:
-    """Every registered measure for every model: ``(values, metric_info, problems)``.
+    """Every registered measure (or those named in ``metrics``) for every model:
+    ``(values, metric_info, problems)``.
 
     Point measures are evaluated for every model; interval measures for the models in
     ``intervals``. ``context`` supplies named task parameters to the measures that take them.
@@ -627,7 +629,7 @@ def score_registered_metrics(
     values: dict[str, dict[str, float]] = {name: {} for name in models}
     problems: dict[str, dict[str, Problem]] = {name: {} for name in models}
     info: dict[str, dict[str, Any]] = {}
-    names = available_metrics()
+    names = available_metrics() if metrics is None else tuple(metrics)
     # Steps, for progress lines that say how far the measures are ("measures (12/75): ...").
     total = sum(
         len(intervals if get_metric(m).inputs == "interval" else predictions) for m in names
@@ -768,6 +770,7 @@ def evaluate_arrays(
     scheme: str | None = None,
     block_length: float | str = "auto",
     window: str | int | None = None,
+    metrics: Sequence[str] | None = None,
 ) -> ModelEvaluation:
     """The in-memory engine of :func:`ranklens.evaluate_models`, on arrays.
 
@@ -845,7 +848,13 @@ def evaluate_arrays(
     settings.update(order_settings)
 
     values, info, problems = score_registered_metrics(
-        y, preds, intervals=bounds, sample_weight=weight, context=context, progress=progress
+        y,
+        preds,
+        intervals=bounds,
+        sample_weight=weight,
+        context=context,
+        progress=progress,
+        metrics=metrics,
     )
     if relevance_failure is not None:
         problems.setdefault(ALL_MODELS, {})["default relevance"] = relevance_failure
@@ -896,6 +905,13 @@ def evaluate_arrays(
         if curves
         else {}
     )
+    if metrics is not None:  # the curves of the chosen measures' families only
+        families = {get_metric(name).family for name in metrics}
+        curve_results = {
+            name: found
+            for name, found in curve_results.items()
+            if get_curve(name).family in families
+        }
     if plan is not None:
         settings["bootstrap time"] = plan.time_note()
     found = _sliced_results(

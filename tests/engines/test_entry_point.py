@@ -244,7 +244,7 @@ def test_column_names_without_data_are_refused(frame):
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("metrics", ["roc_auc"]), ("n_bins", 5), ("exact", False), ("n_buckets", 4),
+    [("n_bins", 5), ("exact", False), ("n_buckets", 4),
      ("confidence_level", 0.9), ("row_plots", False)],
 )  # fmt: skip
 def test_memory_refuses_the_dask_options(frame, option, value):

@@ -101,7 +101,7 @@ def test_evaluate_writes_every_registered_measure(tmp_path, csv):
 def test_evaluate_reads_parquet_and_prints_a_table(tmp_path, frame):
     path = tmp_path / "scores.parquet"
     frame.to_parquet(path)
-    result = _run("evaluate", str(path), "-t", "spend", "-p", "gbm", "--bootstrap", "0")
+    result = _run("evaluate", str(path), "-t", "spend", "-p", "gbm", "--bootstrap", "0", "-v")
     assert result.exit_code == 0, result.output
     assert "kendall_tau" in result.output and "gbm" in result.output
 

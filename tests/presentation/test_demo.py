@@ -36,7 +36,12 @@ def test_demo_command_writes_the_report_and_prints_its_path(tmp_path, monkeypatc
     assert calls == {"n_bootstrap": 7}
     assert out.exists() and "Small task" in out.read_text()
     assert str(out.resolve()) in result.output.replace("\n", "")
-    assert "kendall_tau" in result.output  # the terminal summary table
+    # the short summary: the headline measure of each goal, model by model
+    assert "Small task (n = 60)" in result.output and "ranking" in result.output
+    assert "kendall_tau" not in result.output
+    verbose = runner.invoke(app, ["demo", "--out", str(out), "--bootstrap", "7", "-v"])
+    assert verbose.exit_code == 0, verbose.output
+    assert "kendall_tau" in verbose.output  # the table of every measure
 
 
 def test_wallet_models_predict_on_the_held_out_half():

@@ -54,10 +54,9 @@ MEMORY_ONLY: dict[str, Any] = {
 }
 
 #: Options only the Dask engine honours, with their defaults: the in-memory engine refuses any
-#: other value (it computes every registered measure, exactly, with the rows themselves, at the
-#: level of :func:`ranklens.compare_models`).
+#: other value (it computes the measures exactly, with the rows themselves, at the level of
+#: :func:`ranklens.compare_models`).
 DASK_ONLY: dict[str, Any] = {
-    "metrics": None,
     "n_bins": 10,
     "exact": True,
     "confidence_level": 0.95,
@@ -92,6 +91,9 @@ DASK_ONLY: dict[str, Any] = {
         "if ``window`` is not a calendar period or a number of rows >= 1, is a calendar "
         "period without ``time`` (or with numbers for times), or is given with fewer than two "
         "models (the message names ``window``)",
+        "if ``metrics`` is empty or names a measure that is not registered, ``goal`` is not "
+        "one of :data:`GOALS` or none of its measures is in ``metrics``, or ``currency`` is not "
+        "a non-empty string of at most 5 characters (the message names the argument)",
     ),
 )
 @shared_paragraphs
@@ -147,6 +149,8 @@ def evaluate_models(
     scheme: str | None = None,
     block_length: float | str = "auto",
     window: str | int | None = None,
+    goal: str | None = None,
+    currency: str | None = None,
 ) -> ModelEvaluation:
     """Evaluate several models' predictions of one target: measures, comparison, curves.
 
@@ -177,8 +181,8 @@ def evaluate_models(
         ``dask.dataframe.from_pandas`` converts it). An option that the chosen engine cannot
         honour (below: the in-memory engine's ``curves``, ``agreement_predictions``,
         ``bootstrap_budget_s``, ``on_progress`` and ``show_progress``; the Dask engine's
-        ``metrics``, ``n_bins``, ``exact``, ``confidence_level``, ``n_buckets`` and
-        ``row_plots``) is a ``ValueError`` unless left at its default.
+        ``n_bins``, ``exact``, ``confidence_level``, ``n_buckets`` and ``row_plots``) is a
+        ``ValueError`` unless left at its default.
     title, description : str
         What the task is (shown as a report section heading).
     target : str, optional
@@ -268,8 +272,11 @@ def evaluate_models(
     show_progress : bool or None
         Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
     metrics : sequence of str, optional
-        ``engine="dask"`` only: the registry names of the measures to compute (default every
-        registered measure, as in memory).
+        The registry names of the measures to compute (:func:`ranklens.metrics.available_metrics`;
+        default every registered measure), on either engine; ``settings["metrics"]`` lists
+        them. In memory the curves of the families without a chosen measure are left out too,
+        and the report shows no section without one of them. Empty, or a name that is not
+        registered (the message suggests the closest names), is a ``ValueError``.
     n_bins, exact, confidence_level, n_buckets, row_plots : optional
         ``engine="dask"`` only, as :func:`ranklens.dask.evaluate` takes them: the decile table's
         bins, ``exact=False`` for the binned AUC alone, the level of the bootstrap's intervals,
@@ -384,6 +391,15 @@ def evaluate_models(
         intervals from the engine's Poisson replicates of the evaluation's blocks, or without
         ``time`` and ``scheme`` of fixed blocks with each window's own automatic length, or
         with ``groups`` of whole units, at ``confidence_level``).
+    goal : {"ranking", "targeting", "extremes", "intervals", "errors"}, optional
+        What the models are for (:data:`GOALS`: the report's sections, whose families of
+        measures each goal reads), recorded as ``settings["goal"]`` for the report's
+        recommendation; nothing is computed differently. With ``metrics``, at least one chosen
+        measure must belong to the goal.
+    currency : str, optional
+        The unit of money of ``budget``, ``cost_per_target``, ``value_margin`` and
+        ``cost_benefit`` (``"$"``, ``"€"``, ``"EUR"``, ...: at most 5 characters), recorded as
+        ``settings["currency"]`` for the report; nothing is converted.
 
     Returns
     -------
@@ -441,6 +457,8 @@ def evaluate_models(
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}; got {engine!r}")
+    metrics = check_metric_names(metrics)
+    chosen = _chosen_settings(metrics, goal, currency)
     if engine == "dask":
         _check_dask_resampling(time, scheme, block_length, n_bootstrap, groups)
     _refuse_options(
@@ -454,7 +472,6 @@ def evaluate_models(
         )
         if engine == "dask"
         else dict(
-            metrics=metrics,
             n_bins=n_bins,
             exact=exact,
             confidence_level=confidence_level,
@@ -527,6 +544,7 @@ def evaluate_models(
             description=description,
             target=result.target if target is None else target,
             n_dropped=int(n_dropped),
+            settings={**result.settings, **chosen},
         )
     if curve_arrays and not curves:
         raise ValueError(
@@ -552,9 +570,10 @@ def evaluate_models(
             "predictions must map model names to arrays (column names need data); got "
             f"{type(predictions).__name__}"
         )
-    return evaluate_arrays(
+    result = evaluate_arrays(
         y_true,
         predictions,
+        metrics=metrics,
         description=description,
         target="y" if target is None else target,
         intervals=intervals,
@@ -575,6 +594,117 @@ def evaluate_models(
         window=window,
         **task,
     )
+    return dataclasses.replace(result, settings={**result.settings, **chosen})
+
+
+#: The goals an evaluation may be for, and the families of measures that answer each (the
+#: report's sections, :data:`ranklens.report.goals.GOALS`, read the same families).
+GOALS: dict[str, tuple[str, ...]] = {
+    "ranking": ("ranking", "listwise"),
+    "targeting": ("targeting",),
+    "extremes": ("extremes",),
+    "intervals": ("intervals",),
+    "errors": ("residual",),
+}
+
+#: The longest ``currency`` (a symbol or an ISO 4217 code, with room for "US$" and "CHF ").
+MAX_CURRENCY = 5
+
+
+def close_names(given: str, names: Sequence[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the registered names closest to ``given`` (difflib's
+    ratio of at least 0.6, at most three, best first), else ``""``.
+
+    Parameters
+    ----------
+    given : str
+        The name as given.
+    names : sequence of str
+        The names it may have meant.
+
+    Returns
+    -------
+    str
+        The suggestion, with a leading space, or ``""``.
+    """
+    import difflib
+
+    close = difflib.get_close_matches(given, list(names), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(name) for name in close) + "?)"
+
+
+def check_metric_names(metrics: Sequence[str] | str | None) -> tuple[str, ...] | None:
+    """``metrics`` as a tuple of registered names without repeats (None: every measure).
+
+    Parameters
+    ----------
+    metrics : sequence of str, optional
+        Registry names (:func:`ranklens.metrics.available_metrics`).
+
+    Returns
+    -------
+    tuple of str or None
+        The names in the order given, each once.
+
+    Raises
+    ------
+    ValueError
+        If ``metrics`` is a single string or empty, or a name is not registered (the message
+        names it and the closest registered names).
+    """
+    from ranklens.metrics import available_metrics
+
+    if metrics is None:
+        return None
+    if isinstance(metrics, str):
+        raise ValueError(f"metrics must be a sequence of measure names; got the string {metrics!r}")
+    names = tuple(dict.fromkeys(metrics))
+    if not names:
+        raise ValueError("metrics is empty: name at least one measure, or leave it out for all")
+    known = available_metrics()
+    for name in names:
+        if name not in known:
+            raise ValueError(
+                f"metrics: unknown measure {name!r}{close_names(str(name), known)}; the "
+                "measures are ranklens.metrics.available_metrics()"
+            )
+    return names
+
+
+def _chosen_settings(
+    metrics: tuple[str, ...] | None, goal: str | None, currency: str | None
+) -> dict[str, Any]:
+    """``settings`` entries of ``metrics``, ``goal`` and ``currency`` when given, checked."""
+    from ranklens.metrics import get_metric
+
+    out: dict[str, Any] = {}
+    if metrics is not None:
+        out["metrics"] = ", ".join(metrics)
+    if goal is not None:
+        if not isinstance(goal, str) or goal not in GOALS:
+            raise ValueError(
+                f"goal must be one of {', '.join(GOALS)}; got {goal!r}"
+                + (close_names(goal, list(GOALS)) if isinstance(goal, str) else "")
+            )
+        if metrics is not None and not any(get_metric(m).family in GOALS[goal] for m in metrics):
+            raise ValueError(
+                f"goal {goal!r} is answered by the measures of {', '.join(GOALS[goal])}, and "
+                f"metrics names none of them ({', '.join(metrics)}); add one, or choose "
+                "another goal"
+            )
+        out["goal"] = goal
+    if currency is not None:
+        if not isinstance(currency, str) or not currency.strip():
+            raise ValueError(f"currency must be a non-empty string; got {currency!r}")
+        if len(currency.strip()) > MAX_CURRENCY or not currency.isprintable():
+            raise ValueError(
+                f"currency must be a symbol or code of at most {MAX_CURRENCY} printable "
+                f'characters (e.g. "$", "€", "EUR"); got {currency!r}'
+            )
+        out["currency"] = currency.strip()
+    return out
 
 
 def _check_dask_resampling(

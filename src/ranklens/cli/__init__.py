@@ -44,7 +44,7 @@ from ranklens.cli._commands import demo, warmup
 # under the names they had when the command line was one module (tests read them)
 from ranklens.cli._dask import DASK_LOG_ENV as _DASK_LOG_ENV  # noqa: F401
 from ranklens.cli._dask import not_drawn as _dask_not_drawn  # noqa: F401
-from ranklens.cli._errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError
+from ranklens.cli._errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, did_you_mean
 from ranklens.cli._inputs import (
     check_events,
     events_option,
@@ -126,10 +126,24 @@ class _OneLineErrors(TyperGroup):
             if type(exc).__name__ != "NoArgsIsHelpError":
                 ctx = getattr(exc, "ctx", None)
                 hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-                message = " ".join(str(exc.format_message()).split())
+                message = _unknown_option(exc) or " ".join(str(exc.format_message()).split())
                 typer.echo(f"error: {message}{hint}", err=True)
             sys.exit(exc.exit_code)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _unknown_option(exc: Exception) -> str:
+    """An unknown option's message with the closest option of its command (``No such option:
+    --taget (did you mean --target?)``, as Python 3.14's argparse ``suggest_on_error``); empty
+    for any other error. click lists every close option in alphabetical order instead (typer
+    carries its own click, so the error is known by its class's name)."""
+    ctx = getattr(exc, "ctx", None)
+    given = getattr(exc, "option_name", None)
+    if type(exc).__name__ != "NoSuchOption" or ctx is None or not isinstance(given, str):
+        return ""
+    options = [opt for param in ctx.command.params for opt in (*param.opts, *param.secondary_opts)]
+    long = [opt for opt in options if opt.startswith("--")]
+    return f"No such option: {given}{did_you_mean(given, long, quote=False)}"
 
 
 app = typer.Typer(
@@ -153,17 +167,18 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            help="Print the version (ranklens X.Y.Z) and exit.",
-            callback=_print_version,
-            is_eager=True,
-        ),
-    ] = False,
+    version: Annotated[bool, _VERSION_OPTION] = False,
 ) -> None:
     """ranklens: ranking-based evaluation of regression and scoring models."""
+
+
+#: ``--version`` of ``ranklens`` and of ``ranklens evaluate``.
+_VERSION_OPTION = typer.Option(
+    "--version",
+    help="Print the version (ranklens X.Y.Z) and exit.",
+    callback=_print_version,
+    is_eager=True,
+)
 
 
 @app.command()
@@ -459,6 +474,45 @@ def evaluate(
             show_default=False,
         ),
     ] = None,
+    metrics: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metrics",
+            help="Only these measures, NAME[,NAME...] (repeatable; registry names such as "
+            "kendall_tau, roc_auc, mean_absolute_error), and only the report's sections that "
+            "hold one of them.",
+            show_default=False,
+        ),
+    ] = None,
+    goal: Annotated[
+        str | None,
+        typer.Option(
+            "--goal",
+            help="What the models are for: ranking, targeting, extremes, intervals or errors "
+            "(the recommendation speaks to it; with --metrics, one of its measures must be "
+            "chosen).",
+            show_default=False,
+        ),
+    ] = None,
+    currency: Annotated[
+        str | None,
+        typer.Option(
+            "--currency",
+            help="The money unit of --budget, --cost-per-target, --value-margin and "
+            "--cost-benefit in the report: a symbol or code of up to 5 characters ($, €, EUR).",
+            show_default=False,
+        ),
+    ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Every measure's table and why each value is missing, instead of the short "
+            "summary (the pick, the headline measures, one line on what is missing).",
+        ),
+    ] = False,
+    version: Annotated[bool, _VERSION_OPTION] = False,
 ) -> None:
     """Evaluate prediction columns of FILE against --target with every registered measure.
 
@@ -514,6 +568,10 @@ def evaluate(
             segment_fdr_level=segment_fdr_level,
             cross_segments=cross_segments,
             sep=sep,
+            metrics=list(metrics or []),
+            goal=goal,
+            currency=currency,
+            verbose=verbose,
         )
     )
 

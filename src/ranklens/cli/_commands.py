@@ -20,6 +20,15 @@ def demo(
     bootstrap: Annotated[
         int, typer.Option(help="Paired bootstrap replicates (0: no intervals, else >= 2).")
     ] = 500,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Every measure's table and why each value is missing, instead of the short "
+            "summary.",
+        ),
+    ] = False,
 ) -> None:
     """Fit scikit-learn models on bundled real data, print the evaluation, write the report.
 
@@ -63,7 +72,7 @@ def demo(
         )
         (path,) = write({out: text})
     for evaluation in evaluations:
-        show(console, evaluation)
+        show(console, evaluation, verbose=verbose, outputs=(str(path),))
     say(console, f"Done in {time.perf_counter() - start:.0f} s.")
     say(console, f"Report: {path}")
     failures = failure_lines(evaluations) + [f"error: {e}" for e in figure_errors]

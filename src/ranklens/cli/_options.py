@@ -12,7 +12,7 @@ import dataclasses
 import pathlib
 from typing import TYPE_CHECKING, Any
 
-from ranklens.cli._errors import InputError, as_options, first_line, library_check
+from ranklens.cli._errors import InputError, as_options, did_you_mean, first_line, library_check
 from ranklens.cli._inputs import (
     NO_BOOTSTRAP_FOR_GROUPS,
     Relevance,
@@ -89,6 +89,12 @@ class Request:
     window: str | None = None
     #: ``--sep``: the field separator of a text file, as given (None: by the file's suffix).
     sep: str | None = None
+    #: ``--metrics`` as given (each ``NAME[,NAME...]``; empty: every measure), ``--goal``,
+    #: ``--currency``, and ``--verbose`` (the full tables instead of the short summary).
+    metrics: list[str] = dataclasses.field(default_factory=list)
+    goal: str | None = None
+    currency: str | None = None
+    verbose: bool = False
 
     @property
     def to_stdout(self) -> bool:
@@ -132,6 +138,8 @@ class Checked:
     block_length: float | str = "auto"
     #: ``--window`` as the evaluation takes it: a calendar period, a number of rows, or None.
     window: str | int | None = None
+    #: ``--metrics`` as registry names, each once (None: every measure).
+    metrics: tuple[str, ...] | None = None
 
 
 def check_bootstrap(bootstrap: int) -> int:
@@ -285,7 +293,9 @@ def check_engine_options(request: Request) -> None:
     """The engine, and the options that cannot apply to it, refused (never ignored)."""
     engine = request.engine
     if engine not in ENGINES:
-        raise InputError(f"--engine must be memory or dask; got {engine!r}")
+        raise InputError(
+            f"--engine must be memory or dask; got {engine!r}{did_you_mean(engine, ENGINES)}"
+        )
     if request.curve_arrays and engine != "dask":
         raise InputError("--curve-arrays is for --engine dask (memory builds every curve)")
     if request.scheduler is not None and engine != "dask":
@@ -309,7 +319,10 @@ def _check_inference(inference: str) -> None:
     from ranklens.evaluation import INFERENCE
 
     if inference not in INFERENCE:
-        raise InputError(f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}")
+        raise InputError(
+            f"--inference must be one of {', '.join(INFERENCE)}; got {inference!r}"
+            + did_you_mean(inference, INFERENCE)
+        )
 
 
 def _options_checked(request: Request, n_bootstrap: int, budget_s: float, seed: int) -> Any:
@@ -343,6 +356,13 @@ def check_run(request: Request) -> Checked:
     there without it. The checks run in the order each engine has always run them, so that
     of several problems the same one is reported.
     """
+    metrics = check_goal_options(request)
+    checked = _check_engine_run(request)
+    return checked if metrics is None else dataclasses.replace(checked, metrics=metrics)
+
+
+def _check_engine_run(request: Request) -> Checked:
+    """:func:`check_run` but for ``--metrics``, ``--goal`` and ``--currency``."""
     if request.engine == "dask":
         if request.sep is not None:
             raise InputError(
@@ -429,7 +449,10 @@ def _check_scheme(request: Request) -> None:
         return
     if request.engine != "dask":
         if scheme not in SCHEMES:
-            raise InputError(f"--scheme must be one of {', '.join(SCHEMES)}; got {scheme!r}")
+            raise InputError(
+                f"--scheme must be one of {', '.join(SCHEMES)}; got {scheme!r}"
+                + did_you_mean(scheme, SCHEMES)
+            )
         return
     if scheme not in DASK_SCHEMES:
         why = (
@@ -627,6 +650,7 @@ def _check_segment_options(request: Request, given: bool, *, windowed: bool = Fa
     if request.segment_fdr is not None and request.segment_fdr not in FDR_METHODS:
         raise InputError(
             f"--segment-fdr must be one of {', '.join(FDR_METHODS)}; got {request.segment_fdr!r}"
+            + did_you_mean(request.segment_fdr, FDR_METHODS)
         )
     if request.segment_fdr_level is not None:
         library_check(check_probability, request.segment_fdr_level, "--segment-fdr-level")
@@ -751,6 +775,54 @@ def _refuse_without_replicates(inference: str, seed: int | None, include_replica
         )
 
 
+def check_goal_options(request: Request) -> tuple[str, ...] | None:
+    """``--metrics`` (each ``NAME[,NAME...]``, registered names, repeats kept once), ``--goal``
+    (one of the goals, with a chosen measure when ``--metrics`` is given) and ``--currency``
+    (at most 5 characters), as :func:`ranklens.evaluate_models` checks them but naming the
+    options; the measures (None: every one)."""
+    from ranklens._engines.entry import GOALS, MAX_CURRENCY
+    from ranklens.metrics import available_metrics, get_metric
+
+    names: tuple[str, ...] | None = None
+    if request.metrics:
+        given = [name.strip() for item in request.metrics for name in item.split(",")]
+        if not any(given):
+            raise InputError(
+                "--metrics names no measure: give one or more, e.g. --metrics "
+                "kendall_tau,roc_auc (or leave it out for every measure)"
+            )
+        if "" in given:
+            raise InputError(f"--metrics has an empty name: {','.join(request.metrics)!r}")
+        known = available_metrics()
+        for name in given:
+            if name not in known:
+                raise InputError(
+                    f"--metrics: unknown measure {name!r}{did_you_mean(name, known)}; the "
+                    f"measures: {', '.join(known)}"
+                )
+        names = tuple(dict.fromkeys(given))
+    goal = request.goal
+    if goal is not None:
+        if goal not in GOALS:
+            raise InputError(
+                f"--goal must be one of {', '.join(GOALS)}; got {goal!r}{did_you_mean(goal, GOALS)}"
+            )
+        if names is not None and not any(get_metric(m).family in GOALS[goal] for m in names):
+            raise InputError(
+                f"--goal {goal}: none of its measures (family {', '.join(GOALS[goal])}) is in "
+                f"--metrics {','.join(names)}; add one, or choose another goal"
+            )
+    currency = request.currency
+    if currency is not None and not (
+        currency.strip() and len(currency.strip()) <= MAX_CURRENCY and currency.isprintable()
+    ):
+        raise InputError(
+            f"--currency must be a symbol or code of 1 to {MAX_CURRENCY} characters (e.g. $, "
+            f"€, EUR); got {currency!r}"
+        )
+    return names
+
+
 def shared_options(
     request: Request, checked: Checked, relevance: Any, n_dropped: int
 ) -> dict[str, Any]:
@@ -769,4 +841,7 @@ def shared_options(
         n_bootstrap=checked.n_bootstrap,
         random_state=checked.seed,
         n_dropped=n_dropped,
+        metrics=checked.metrics,
+        goal=request.goal,
+        currency=request.currency,
     )

@@ -74,14 +74,23 @@ def progress_context(console: Any, label: str = "ranklens") -> Any:
     )
 
 
-def show(console: Any, evaluation: Any) -> None:
-    """The summary table and, below it, why values are missing or qualified."""
-    from ranklens.report.terminal import problems_table, summary_table
+def show(
+    console: Any, evaluation: Any, *, verbose: bool = False, outputs: tuple[str, ...] = ()
+) -> None:
+    """The short summary (:func:`ranklens.report.terminal.short_summary`: the pick, the
+    headline measures, one line on what could not be computed and where ``outputs`` list it),
+    or with ``verbose`` every measure's table and why values are missing or qualified; then
+    the lines of the time budget, the segments and the windows."""
+    from ranklens.report.terminal import problems_table, short_summary, summary_table
 
-    console.print(summary_table(evaluation))
-    problems = problems_table(evaluation)
-    if problems is not None:
-        console.print(problems)
+    if verbose:
+        console.print(summary_table(evaluation))
+        problems = problems_table(evaluation)
+        if problems is not None:
+            console.print(problems)
+    else:
+        for line in short_summary(evaluation, outputs=outputs):
+            say(console, line)
     for line in budget_lines(evaluation):
         say(console, line)
     for line in segment_lines(evaluation):
@@ -243,6 +252,7 @@ def write_evaluation(
     include_replicates: bool,
     console: Any,
     table_console: Any,
+    verbose: bool = False,
 ) -> None:
     """Show the evaluation, write its JSON document and HTML report, then exit 1 if a measure,
     curve or figure failed (one ``error:`` line each).
@@ -252,7 +262,9 @@ def write_evaluation(
     the document to stdout, the table then going to stderr (``table_console``).
     """
     to_stdout = json_path is not None and str(json_path) == STDOUT
-    show(table_console, evaluation)
+    listed = tuple(str(path) for path in (None if to_stdout else json_path, html) if path)
+    listed = ("the JSON on stdout", *listed) if to_stdout else listed
+    show(table_console, evaluation, verbose=verbose, outputs=listed)
     if evaluation.n_dropped:
         console.print(f"dropped {evaluation.n_dropped} row(s) with missing values")
 

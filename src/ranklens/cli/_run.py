@@ -56,6 +56,7 @@ def run_evaluate(request: Request) -> None:
         include_replicates=request.include_replicates,
         console=console,
         table_console=table_console,
+        verbose=request.verbose,
     )
 
 

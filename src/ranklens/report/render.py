@@ -784,6 +784,10 @@ def task_view(
     contrasts = comparison_contrasts(evaluation)
     headlines = {v.goal.key: v.metric for v in summary_verdicts(evaluation)}
     for goal in GOALS:
+        if "metrics" in evaluation.settings and not any(
+            info.get("family") in goal.families for info in evaluation.metrics.values()
+        ):
+            continue  # measures chosen (evaluate_models' metrics): no section without one
         table, sentences = goal_table(
             evaluation, goal, headline=headlines.get(goal.key, ""), contrasts=contrasts
         )

@@ -7,20 +7,50 @@ message) reaches rich as a :class:`rich.text.Text`, never as a markup string: a 
 
 from __future__ import annotations
 
+import html
 import math
-from collections.abc import Mapping
+import re
+import shutil
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.problems import PROBLEM_KINDS
 from ranklens.report.calibration_views import calibration_sentence
-from ranklens.report.goals import clearly_best, closest_to_target, comparison_contrasts
+from ranklens.report.goals import (
+    clearly_best,
+    closest_to_target,
+    comparison_contrasts,
+    goal_title,
+    plain_name,
+    summary_verdicts,
+)
 from ranklens.report.render import direction_symbol, format_number
 
-__all__ = ["calibration_line", "inference_caption", "plain", "problems_table", "summary_table"]
+__all__ = [
+    "CLEAR_MARK",
+    "calibration_line",
+    "headline_lines",
+    "inference_caption",
+    "plain",
+    "problems_line",
+    "problems_table",
+    "recommendation_line",
+    "short_summary",
+    "summary_table",
+]
 
 #: Longest reason shown in the terminal (the report and the JSON keep the whole message).
 _MAX_REASON = 160
+
+#: The mark after a headline value whose lead over every other model is clear.
+CLEAR_MARK = "*"
+
+#: Terminal width when it cannot be read (not a terminal, and no ``COLUMNS``).
+DEFAULT_WIDTH = 100
+
+#: Longest reason in the folded line of missing values, in terminal cells.
+_MAX_SHORT_REASON = 60
 
 
 def plain(text: Any, style: str = "") -> Any:
@@ -197,3 +227,274 @@ def problems_table(evaluation: Any, *, kinds: tuple[str, ...] | None = None) -> 
             plain(kind, styles.get(kind, "")), plain(what), plain(", ".join(models)), plain(reason)
         )
     return table
+
+
+# --------------------------------------------------------------------------------------------
+# The short summary (the default of ``ranklens evaluate``; ``--verbose`` shows the tables above)
+
+
+def _plain_html(text: str) -> str:
+    """A sentence of the report's summary (escaped HTML, names in ``<strong>``) as plain text."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split())
+
+
+@shared_paragraphs
+def recommendation_line(evaluation: Any) -> str | None:
+    """The one line that says which model to pick, or None when the report says nothing.
+
+    For now the verdict of the summary (:func:`ranklens.report.goals.summary_verdicts`) on the
+    goal in ``settings["goal"]`` (``ranklens evaluate --goal``), else on the first goal, in
+    one sentence: the pick, its headline value, and whether its lead is clear (the summary's
+    Holm-adjusted rule), partly clear, not clear or not tested.
+
+    Parameters
+    ----------
+    %(evaluation)s
+
+    Returns
+    -------
+    str or None
+        One line (a terminal may wrap it), or None.
+    """
+    # The one place the terminal takes its recommendation from: the report's decision block
+    # (ranklens.report.decision.recommend(evaluation).one_line()) replaces the lines below.
+    verdicts = summary_verdicts(evaluation)
+    if not verdicts:
+        return None
+    goal = evaluation.settings.get("goal")
+    chosen = next((v for v in verdicts if v.goal.key == goal), verdicts[0])
+    text = _verdict_words(chosen)
+    return f"{goal_title(chosen.goal, evaluation)}: {text}" if text else None
+
+
+def _verdict_words(verdict: Any) -> str:
+    """A summary verdict in one plain sentence (the report's own sentence, without markup,
+    when there is no pick or nothing to compare)."""
+    best, value = verdict.best, verdict.value_text
+    name = plain_name(verdict.metric)
+    if verdict.evidence == "clear":
+        return f"pick {best}: the best {name} ({value}), clearly ahead of every other model."
+    if verdict.evidence == "partly clear":
+        tested = [c for c in verdict.contrasts if c.tested]
+        ahead = ", ".join(c.model_b for c in tested if c.better == best)
+        within = ", ".join(c.model_b for c in tested if c.better != best)
+        return (
+            f"{best} has the best {name} ({value}), clearly ahead of {ahead}; no clear "
+            f"difference from {within}."
+        )
+    if verdict.evidence == "not clear":
+        return (
+            f"{best} has the best {name} ({value}), but its lead over the others is not clear: "
+            "choose on other grounds, or gather more data (see the report)."
+        )
+    if verdict.evidence == "no test":
+        return (
+            f"{best} has the best {name} ({value}); whether its lead is more than chance was "
+            "not tested."
+        )
+    return _plain_html(verdict.sentence)
+
+
+def _cells(text: str) -> int:
+    """The width of ``text`` in terminal cells (a wide character takes two)."""
+    from rich.cells import cell_len
+
+    return int(cell_len(text))
+
+
+def _left(text: str, width: int) -> str:
+    return text + " " * max(0, width - _cells(text))
+
+
+def _right(text: str, width: int) -> str:
+    return " " * max(0, width - _cells(text)) + text
+
+
+@shared_paragraphs
+def headline_lines(evaluation: Any, *, width: int | None = None) -> list[str]:
+    """The headline measure of every goal (columns) for every model (rows), as text lines.
+
+    Each goal's column is its headline measure (:func:`ranklens.report.goals.summary_verdicts`,
+    as the report's summary chooses it) with its direction; the best value is followed by
+    :data:`CLEAR_MARK` only when the lead over every other model is clear (the summary's rule:
+    every pair of models on the headline measures, Holm-adjusted together). Model names are
+    never cut: when the columns do not fit ``width``, the goals go on in another block of
+    rows, each block beginning with the names again.
+
+    Parameters
+    ----------
+    %(evaluation)s
+    width : int, optional
+        Terminal columns (default: :func:`shutil.get_terminal_size`, else
+        :data:`DEFAULT_WIDTH`).
+
+    Returns
+    -------
+    list of str
+        The lines (empty when no goal applies).
+
+    References
+    ----------
+    %(holm1979)s
+    """
+    verdicts = [v for v in summary_verdicts(evaluation) if v.metric]
+    if not verdicts:
+        return []
+    if width is None:
+        width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    models = list(evaluation.model_names)
+    columns = []
+    for verdict in verdicts:
+        info = evaluation.metrics[verdict.metric]
+        header = (verdict.goal.key, f"{verdict.metric} {direction_symbol(info)}".strip())
+        cells = []
+        for model in models:
+            value = evaluation.values.get(model, {}).get(verdict.metric)
+            text = "" if value is None else format_number(value)
+            clear = verdict.evidence == "clear" and model == verdict.best
+            cells.append(f"{text} {CLEAR_MARK}" if clear else f"{text}  " if text else "")
+        wide = max(_cells(t) for t in (*header, *cells))
+        columns.append((header, cells, wide))
+    name_width = max(_cells(t) for t in ("model", *models))
+    blocks: list[list[Any]] = [[]]
+    used = name_width
+    for column in columns:
+        if blocks[-1] and used + 2 + column[2] > width:
+            blocks.append([])
+            used = name_width
+        blocks[-1].append(column)
+        used += 2 + column[2]
+    lines: list[str] = []
+    for k, block in enumerate(blocks):
+        if k:
+            lines.append("")
+        for row in range(2):
+            first = "model" if row == 1 else ""
+            lines.append(
+                _left(first, name_width)
+                + "".join("  " + _right(h[row], w) for h, _, w in block).rstrip()
+            )
+        for i, model in enumerate(models):
+            lines.append(
+                _left(model, name_width) + "".join("  " + _right(c[i], w) for _, c, w in block)
+            )
+    return [line.rstrip() for line in lines]
+
+
+def _short_reason(problem: Any) -> str:
+    """A problem's first clause (up to a semicolon, or a colon after two words or more), at
+    most 60 cells."""
+    text = problem.first_line.split("; ")[0].strip().rstrip(".")
+    head = text.split(": ")[0]
+    if " " in head:
+        text = head
+    if _cells(text) <= _MAX_SHORT_REASON:
+        return text
+    out = ""
+    for char in text:
+        if _cells(out + char) > _MAX_SHORT_REASON - 1:
+            break
+        out += char
+    # at a word's end, when there is one
+    cut = out.rsplit(" ", 1)[0] if " " in out else out
+    return cut.rstrip(" ,(") + "…"
+
+
+@shared_paragraphs
+def problems_line(evaluation: Any, outputs: Sequence[str] = ()) -> str | None:
+    """The values that could not be computed, folded into one line with their commonest
+    reasons and where the whole list is; None when every value is a number.
+
+    Failures are left out (the command line prints one ``error:`` line each), and so are the
+    notes that qualify a value without replacing it (:func:`problems_table` lists both).
+
+    Parameters
+    ----------
+    %(evaluation)s
+    outputs : sequence of str, optional
+        The files that list every reason (the JSON document, the HTML report).
+
+    Returns
+    -------
+    str or None
+        ``"12 values could not be computed (reason, reason, ...): see report.json"``, or None.
+    """
+    reasons: dict[str, int] = {}
+    n_values = n_other = 0
+    for items in evaluation.problems.values():
+        for what, problem in items.items():
+            if problem.kind not in ("undefined", "skipped"):
+                continue
+            if what in evaluation.metrics:
+                n_values += 1
+            else:
+                n_other += 1
+            reason = _short_reason(problem)
+            reasons[reason] = reasons.get(reason, 0) + 1
+    if not reasons:
+        return None
+    common = sorted(reasons, key=lambda r: -reasons[r])
+    listed = ", ".join(common[:3]) + (", ..." if len(common) > 3 else "")
+    counts = []
+    if n_values:
+        counts.append(f"{n_values} value{'s' if n_values != 1 else ''}")
+    if n_other:
+        counts.append(f"{n_other} other result{'s' if n_other != 1 else ''} (curves, tables)")
+    where = (
+        "see " + " / ".join(outputs) if outputs else "--verbose lists them (or write --json/--html)"
+    )
+    return f"{' and '.join(counts)} could not be computed ({listed}): {where}"
+
+
+@shared_paragraphs
+def short_summary(
+    evaluation: Any, *, width: int | None = None, outputs: Sequence[str] = ()
+) -> list[str]:
+    """The short terminal summary: the title, which model to pick, the headline measures by
+    goal with the clear leads marked, the resampling of units or blocks when it is not the
+    rows', one line on what could not be computed and one on what failed.
+
+    Parameters
+    ----------
+    %(evaluation)s
+    width : int, optional
+        Terminal columns (:func:`headline_lines`).
+    outputs : sequence of str, optional
+        The files written (:func:`problems_line`).
+
+    Returns
+    -------
+    list of str
+        The lines, to be printed as they are (no markup).
+    """
+    lines = [f"{evaluation.title} (n = {evaluation.n:,})"]
+    recommendation = recommendation_line(evaluation)
+    if recommendation:
+        lines.append(recommendation)
+    table = headline_lines(evaluation, width=width)
+    if table:
+        lines += ["", *table]
+        if evaluation.comparison is not None:
+            lines.append(
+                f"{CLEAR_MARK} clearly best: ahead of every other model, paired tests "
+                "Holm-adjusted across the goals (no mark: not clear, or not tested)"
+            )
+    # what makes the intervals differ from the row bootstrap's, as the report's settings say
+    lines += [
+        f"{key}: {evaluation.settings[key]}"
+        for key in ("clustered bootstrap", "time", "block bootstrap")
+        if evaluation.settings.get(key)
+    ]
+    problems = problems_line(evaluation, outputs)
+    if problems:
+        lines += ["", problems]
+    failed = [
+        what
+        for items in evaluation.problems.values()
+        for what, problem in items.items()
+        if problem.kind == "failed"
+    ]
+    if failed:
+        shown = ", ".join(dict.fromkeys(failed))
+        lines.append(f"{len(failed)} failed ({shown}): see the error lines")
+    return lines
