@@ -111,7 +111,7 @@ def plain_number(value: Any, digits: int = 4) -> str:
 
     Billions and millions are written as words (``8.55 billion``); other numbers with
     ``digits`` significant digits and thousands separators, in positional notation
-    (``0.0001235``).
+    (``0.00001235``).
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ def plain_number(value: Any, digits: int = 4) -> str:
     '8.55 billion'
     >>> plain_number(1234.5678)
     '1,235'
-    >>> plain_number(1.2345e-5)
+    >>> plain_number(1.23456e-5)
     '0.00001235'
     """
     if value is None:
@@ -337,10 +337,12 @@ def chart_html(spec: Mapping[str, Any], *, element_id: str, alt: str) -> str:
         ``<script type="application/json">`` and a ``<noscript>`` note.
     """
     label = html.escape(alt)
+    # the description becomes the drawing's accessible name (Vega-Embed names the container)
+    described = {**spec, "description": alt}
     return (
-        f'<div class="vl-chart" id="{element_id}" role="figure" aria-label="{label}"></div>'
+        f'<div class="vl-chart" id="{element_id}" data-title="{label}"></div>'
         f'<script type="application/json" class="vl-spec" data-target="{element_id}">'
-        f"{spec_json(spec)}</script>"
+        f"{spec_json(described)}</script>"
         '<noscript><p class="chart-off">Interactive chart: JavaScript is off, so it is not '
         "drawn. The numbers are in the tables of this section and in the JSON results."
         "</p></noscript>"
@@ -1761,7 +1763,7 @@ def predicted_actual_chart(ev: Any) -> dict[str, Any] | None:
     logs = long_tailed(y, predictions)
     large = y.size > LARGE_N
     scale = {"type": "log"} if logs else {"zero": False}
-    panels = []
+    panels: list[dict[str, Any]] = []
     for model, p in predictions.items():
         keep = np.isfinite(y) & np.isfinite(p)
         lo = float(min(y[keep].min(), p[keep].min())) if keep.any() else 0.0
