@@ -7,7 +7,7 @@ DEVSTAMP := $(VENV)/.installed-dev
 
 VENV_PD2 := .venv-pandas2
 
-.PHONY: demo test test-pandas2 lint bench clean screenshots docs
+.PHONY: demo test test-pandas2 lint bench clean screenshots docs vendor-js
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ screenshots: $(STAMP)
 			--window-size=$$width,2400 --screenshot=docs/img/report-$$width.png \
 			file://$(CURDIR)/build/demo-report.html; \
 	done
+
+# The chart library the HTML report inlines (src/ranklens/report/static: Vega, Vega-Lite,
+# Vega-Embed), fetched from the npm registry at the versions of static/VERSIONS, or at
+# VEGA=... VEGA_LITE=... VEGA_EMBED=... (all three); needs npm.
+vendor-js:
+	scripts/update_vendored_js.sh $(VEGA) $(VEGA_LITE) $(VEGA_EMBED)
 
 test: $(DEVSTAMP)
 	$(BIN)/ruff check .

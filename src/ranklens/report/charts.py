@@ -1617,7 +1617,6 @@ def forest_chart(seg: Any, metric: str, *, x_title: str) -> dict[str, Any]:
                         "field": "model",
                         "type": "nominal",
                         "scale": {"domain": models, "range": _colors(models)},
-                        "legend": None,
                     },
                     "value": "white",
                 },
