@@ -278,8 +278,9 @@ def _axis(title: str, fmt: str | None) -> dict[str, Any]:
 
 
 def _scale(domain: Sequence[float] | None, *, zero: bool = False) -> dict[str, Any]:
+    """A scale, with a fixed domain when one is given and finite (else the data's extent)."""
     scale: dict[str, Any] = {"zero": zero}
-    if domain is not None:
+    if domain is not None and all(math.isfinite(float(d)) for d in domain):
         scale["domain"] = [float(d) for d in domain]
     return scale
 
@@ -465,7 +466,7 @@ def line_chart(
         layers.append(layer)
     for base in baselines:
         layer = _series_layer(
-            [{"name": base["name"], "x": list(base["x"]), "y": list(base["y"])}],
+            [{"name": base["name"], "x": _floats(base["x"]), "y": _floats(base["y"])}],
             ("x", "y"),
             {
                 "type": "line",
@@ -549,6 +550,8 @@ def line_chart(
         layers.append(layer)
     for rule in rules:
         axis = "x" if "x" in rule else "y"
+        if not math.isfinite(float(rule[axis])):
+            continue
         fmt = x_fmt if axis == "x" else y_fmt
         layers.append(
             {
@@ -776,8 +779,8 @@ def _rroc_chart(ev: Any, results: Mapping[str, Any]) -> dict[str, Any]:
         points.append(
             {
                 "model": model,
-                "x": [float(r.model_over)],
-                "y": [float(r.model_under)],
+                "x": _floats([r.model_over]),
+                "y": _floats([r.model_under]),
                 "what": ["model as fitted"],
             }
         )

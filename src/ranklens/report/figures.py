@@ -507,12 +507,10 @@ def build_figures(
                         continue
                     title, caption, figure, css = built
                     chart = CHARTS.get(build) if interactive else None
-                    spec = _spec(chart, evaluation, title) if chart is not None else None
-                    if spec is not None:
-                        image = charts.chart_html(
-                            spec, element_id=f"chart-{prefix}-{section}-{k}", alt=title
-                        )
-                    else:
+                    spec, image = None, ""
+                    if chart is not None:
+                        spec, image = _chart(chart, evaluation, title, f"{prefix}-{section}-{k}")
+                    if spec is None:
                         # drawing happens here (layout, ticks): inside the guard like the
                         # building
                         image = figure_to_img(figure, alt=title, salt=f"{prefix}{section}{k}")
@@ -541,10 +539,16 @@ def build_figures(
     return out
 
 
-def _spec(chart: Callable[[Any], Spec | None], evaluation: Any, title: str) -> Spec | None:
-    """The chart's specification; None (the plot is shown as SVG) with a warning if it fails."""
+def _chart(
+    chart: Callable[[Any], Spec | None], evaluation: Any, title: str, key: str
+) -> tuple[Spec | None, str]:
+    """The chart's specification and HTML; ``(None, "")`` when the evaluation has no data for
+    it or, with a warning, when it cannot be built (the plot is then shown as SVG)."""
     try:
-        return chart(evaluation)
+        spec = chart(evaluation)
+        if spec is None:
+            return None, ""
+        return spec, charts.chart_html(spec, element_id=f"chart-{key}", alt=title)
     except Exception as exc:
         warnings.warn(
             f"the interactive chart {title!r} could not be built ({type(exc).__name__}: {exc}); "
@@ -552,7 +556,7 @@ def _spec(chart: Callable[[Any], Spec | None], evaluation: Any, title: str) -> S
             RanklensWarning,
             stacklevel=3,
         )
-        return None
+        return None, ""
 
 
 def _chart_css(css: str, spec: Spec | None) -> str:
