@@ -260,3 +260,41 @@ def test_from_result_routes_constructor_options(rng):
     )
     assert display.metrics == ("root_mean_squared_error", "kendall_tau") and display.top == 2
     assert display.ax_.get_xlabel().startswith("rank by root_mean_squared_error")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(8.5496e9, "8.55 billion"), (12345.6, "12,346"), (1.23456e-7, "0.0000001235"), (0.5, "0.500")],
+)
+def test_legend_numbers_are_never_scientific(value, text):
+    from ranklens.plot._base import legend_number
+
+    assert legend_number(value) == text
+
+
+def test_agreement_labels_do_not_overlap(rng):
+    from ranklens import compare_metric_rankings
+
+    y = rng.normal(size=300)
+    # close candidates: their ranks crowd the top corner
+    predictions = {f"candidate_model_{k}": y + rng.normal(scale=0.5, size=300) for k in range(12)}
+    result = compare_metric_rankings(y, predictions, metrics=["mean_absolute_error", "kendall_tau"])
+    display = plot.MetricAgreementDisplay.from_result(result)
+    display.figure_.canvas.draw()
+    renderer = display.figure_.canvas.get_renderer()
+    boxes = [text.get_window_extent(renderer) for text in display.ax_.texts]
+    assert boxes
+    for i, box in enumerate(boxes):
+        for other in boxes[:i]:
+            assert not box.overlaps(other)
+
+
+def test_legends_stay_off_the_data(data):
+    """The concordance profile and the relevance function put their legend below the axes; a
+    legend inside the axes has a frame."""
+    y, good, _ = data
+    concordance = plot.ConcordanceProfileDisplay.from_predictions(y, good, name="good")
+    legend = concordance.ax_.get_legend()
+    assert legend.get_bbox_to_anchor().y0 < concordance.ax_.get_window_extent().y0
+    roc = plot.RocCurveDisplay.from_predictions(y, good, name="good", events="top:0.2")
+    assert roc.ax_.get_legend().get_frame_on()

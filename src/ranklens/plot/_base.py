@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ranklens._foundation.curve_registry import register_display
+from ranklens._foundation.format import plain_number
 
 __all__ = [
     "DEFAULT_MAX_POINTS",
@@ -117,7 +118,8 @@ def legend_number(value: float, digits: int = 3) -> str:
         The number (anything else is shown as ``str(value)``).
     digits : int, default 3
         Decimals shown; very large or very small numbers take ``digits + 1`` significant
-        digits instead.
+        digits instead, in plain notation (``12,346``, ``8.550 billion`` reads ``8.55 billion``,
+        ``0.00001235``), never ``1.235e+04``.
 
     Returns
     -------
@@ -131,7 +133,8 @@ def legend_number(value: float, digits: int = 3) -> str:
     if math.isnan(v):
         return "n/a"
     if v != 0 and (abs(v) >= 10**4 or abs(v) < 10 ** (-digits)):
-        return f"{v:.{digits + 1}g}"
+        # never scientific notation: 8.55 billion, 12,346, 0.00001235
+        return plain_number(v, digits + 1)
     return f"{v:.{digits}f}"
 
 
@@ -295,7 +298,8 @@ class Display:
                     frameon=False,
                 )
             else:
-                ax.legend(loc=self._legend_loc, fontsize="small", frameon=False)
+                # a legend inside the axes may sit on the data: a frame keeps it readable
+                ax.legend(loc=self._legend_loc, fontsize="small", frameon=True, framealpha=0.85)
         return self
 
     #: Legend position: a matplotlib ``loc`` or ``"below"`` (under the axes, two columns).

@@ -27,7 +27,7 @@ class RelevanceDisplay(Display):
     xlabel = "y"
     ylabel = "relevance φ(y)"
     title = "Relevance function"
-    _legend_loc = "upper center"
+    _legend_loc = "below"
 
     def __init__(
         self,
@@ -176,6 +176,40 @@ class RegressionPrecisionRecallDisplay(Display):
         return artists
 
 
+#: Where a point's label may go, in order: offset (points), horizontal and vertical alignment.
+_LABEL_SPOTS = (
+    ((4, 3), "left", "bottom"),
+    ((4, -3), "left", "top"),
+    ((-4, 3), "right", "bottom"),
+    ((-4, -3), "right", "top"),
+    ((0, 8), "center", "bottom"),
+    ((0, -8), "center", "top"),
+)
+
+
+def _free_spot(
+    ax: Any, point: tuple[float, float], text: str, placed: list[tuple[float, float, float, float]]
+) -> tuple[tuple[int, int], str, str] | None:
+    """The first of :data:`_LABEL_SPOTS` where a 7-point label of ``text`` at ``point`` overlaps
+    no label already ``placed`` (boxes in display units, appended to); None if every spot does.
+
+    The box is estimated from the font size (0.6 em per character), so no renderer is needed.
+    """
+    scale = ax.figure.dpi / 72.0
+    px, py = ax.transData.transform(point)
+    width, height = 0.6 * 7 * len(text) * scale, 1.2 * 7 * scale
+    for (dx, dy), ha, va in _LABEL_SPOTS:
+        x0 = px + dx * scale - {"left": 0.0, "center": width / 2, "right": width}[ha]
+        y0 = py + dy * scale - (height if va == "top" else 0.0)
+        box = (x0, y0, x0 + width, y0 + height)
+        if all(
+            box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1] for b in placed
+        ):
+            placed.append(box)
+            return (dx, dy), ha, va
+    return None
+
+
 def _in_comparison(metric: Any, names: tuple[str, ...]) -> str:
     """``metric``, checked to be in a comparison of ``names``."""
     if metric in names:
@@ -187,8 +221,10 @@ class MetricAgreementDisplay(Display):
     """Torgo & Ribeiro (2009), Fig. 2 (right): each model's rank under one metric against another.
 
     Points on the dashed diagonal are ranked alike by both metrics; the dashed lines mark the top
-    ``top`` positions of each. ``result`` is a :func:`ranklens.compare_metric_rankings` result;
-    ``metrics`` picks the two (default: its first two).
+    ``top`` positions of each. The models in the top three of either ranking are named, each
+    label placed where it overlaps no other (a label with no free place is left out).
+    ``result`` is a :func:`ranklens.compare_metric_rankings` result; ``metrics`` picks the two
+    (default: its first two).
     """
 
     title = "Do the metrics pick the same models?"
@@ -253,19 +289,26 @@ class MetricAgreementDisplay(Display):
                 ax.axhline(top + 0.5, linestyle=":", color="0.6", linewidth=1),
             ],
         )
-        # Name the models at the top of either ranking.
-        for i, model in enumerate(r.models):
-            if x[i] <= 3 or y[i] <= 3:
+        ax.set_xlim(0.5, n_models + 0.5)
+        ax.set_ylim(0.5, n_models + 0.5)
+        # Name the models at the top of either ranking, each label where it overlaps no other.
+        top_three = [i for i in range(n_models) if x[i] <= 3 or y[i] <= 3]
+        top_three.sort(key=lambda i: (min(x[i], y[i]), max(x[i], y[i])))
+        placed: list[tuple[float, float, float, float]] = []
+        for i in top_three:
+            spot = _free_spot(ax, (float(x[i]), float(y[i])), str(r.models[i]), placed)
+            if spot is not None:
+                (dx, dy), ha, va = spot
                 ax.annotate(
-                    model,
+                    r.models[i],
                     (x[i], y[i]),
                     textcoords="offset points",
-                    xytext=(4, 3),
+                    xytext=(dx, dy),
+                    ha=ha,
+                    va=va,
                     fontsize=7,
                     color="0.25",
                 )
-        ax.set_xlim(0.5, n_models + 0.5)
-        ax.set_ylim(0.5, n_models + 0.5)
         ax.set_aspect("equal", adjustable="box")
         arrows = {True: "↑", False: "↓"}  # None: best closest to a target
         direction = [f"(1 = best, {arrows.get(r.higher_is_better[k], '≈')})" for k in (a, b)]

@@ -36,7 +36,7 @@ class ConcordanceProfileDisplay(Display):
     xlabel = "cases by decreasing prediction (share of cases)"
     ylabel = "correctly ranked pairs"
     title = "Concordance profile"
-    _legend_loc = "lower left"
+    _legend_loc = "below"
 
     def __init__(self, result: Any, *, name: str | None = None, window: int | None = None):
         super().__init__(result, name=name)
