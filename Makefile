@@ -29,13 +29,13 @@ demo: $(STAMP)
 	$(BIN)/ranklens demo
 
 # Screenshots of the demo report for the docs (needs headless chromium), at a desktop and a
-# narrow width.
+# narrow width; the virtual time budget lets the page's scripts draw the charts first.
 CHROMIUM ?= chromium
 screenshots: $(STAMP)
 	mkdir -p build docs/img
 	$(BIN)/ranklens demo --out build/demo-report.html
 	for width in 1400 760; do \
-		$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --virtual-time-budget=15000 \
 			--window-size=$$width,2400 --screenshot=docs/img/report-$$width.png \
 			file://$(CURDIR)/build/demo-report.html; \
 	done

@@ -342,15 +342,50 @@ def devtools(tmp_path):
         browser.close()
 
 
-@pytest.mark.parametrize("width", [1400, 760])
-@pytest.mark.parametrize("which", ["report", "binary_report"])
+@pytest.fixture(scope="module")
+def segment_report(tmp_path_factory):
+    """An evaluation by segment (forest plots) and no curves."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(5)
+    n = 500
+    y = rng.lognormal(size=n)
+    region = np.array(rng.choice(["north", "south"], n), dtype=object)
+    region[:12] = "island"  # too small for an interval: a hollow point
+    data = pd.DataFrame(
+        {
+            "y": y,
+            "a": y + rng.normal(size=n),
+            "b": y + rng.normal(size=n) * np.where(region == "north", 0.2, 1.4),
+            "region": region,
+        }
+    )
+    evaluation = evaluate_models(
+        "y", ["a", "b"], data=data, by="region", n_bootstrap=30, random_state=2, curves=False
+    )
+    path = write_html(
+        tmp_path_factory.mktemp("segments") / "report.html", evaluation, title="Segments"
+    )
+    return path, evaluation
+
+
+@pytest.mark.parametrize(
+    ("which", "width"),
+    [
+        ("report", 1400),
+        ("report", 760),
+        ("binary_report", 1400),
+        ("binary_report", 760),
+        ("segment_report", 1400),
+    ],
+)
 def test_every_chart_is_drawn_with_no_console_message(tmp_path, request, devtools, which, width):
     path, _ = request.getfixturevalue(which)
     browser = devtools(width)
     browser.open(path.as_uri())
     assert browser.evaluate(_CHARTS_SETTLED) is True
     charts = browser.evaluate(_CHART_STATE)
-    assert len(charts) >= 8
+    assert len(charts) >= (3 if which == "segment_report" else 8)
     for chart in charts:
         assert chart["drawn"] == "true" and chart["drawing"] and chart["marks"] > 0, chart
     assert browser.console() == []
