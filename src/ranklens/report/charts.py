@@ -1675,11 +1675,7 @@ def window_chart(result: Any, metric: str, *, y_title: str) -> dict[str, Any]:
         },
         {
             "data": {"values": rows},
-            "mark": {
-                "type": "line",
-                "point": {"filled": False, "fill": "white", "size": 36},
-                "strokeWidth": 1.5,
-            },
+            "mark": {"type": "line", "strokeWidth": 1.5},
             "params": interaction_params(),
             "encoding": {
                 "x": x,
@@ -1696,6 +1692,27 @@ def window_chart(result: Any, metric: str, *, y_title: str) -> dict[str, Any]:
                         "value": 2.4,
                     },
                     "value": 1.4,
+                },
+                "opacity": _picked(),
+                "tooltip": tooltip,
+            },
+        },
+        {
+            # a window with an interval is a filled point, one without a hollow point
+            "data": {"values": rows},
+            "mark": {"type": "point", "size": 36, "strokeWidth": 1.5},
+            "encoding": {
+                "x": x,
+                "y": {"field": "y", "type": "quantitative"},
+                "color": color,
+                "fill": {
+                    "condition": {
+                        "test": "datum.status === 'estimated'",
+                        "field": "model",
+                        "type": "nominal",
+                        "scale": {"domain": models, "range": _colors(models)},
+                    },
+                    "value": "white",
                 },
                 "opacity": _picked(),
                 "tooltip": tooltip,
