@@ -339,6 +339,63 @@ def base_spec(*, width: int | str | None = "container", height: int = HEIGHT) ->
 # Line charts
 
 
+def _baseline_layer(
+    base: Mapping[str, Any],
+    x_enc: dict[str, Any],
+    y_enc: dict[str, Any],
+    titles: tuple[str, str, str, str],
+    interpolate: str | None,
+) -> dict[str, Any]:
+    """A grey dashed reference curve (random, perfect, a diagonal) with its tooltip."""
+    x_title, x_fmt, y_title, y_fmt = titles
+    layer = _series_layer(
+        [{"name": base["name"], "x": _floats(base["x"]), "y": _floats(base["y"])}],
+        ("x", "y"),
+        {
+            "type": "line",
+            "color": base.get("color", BASELINE_COLOR),
+            "strokeDash": list(base.get("dash", [5, 4])),
+            "strokeWidth": 1.1,
+            "interpolate": interpolate or "linear",
+        },
+    )
+    layer["encoding"] = {
+        "x": x_enc,
+        "y": y_enc,
+        "tooltip": [
+            {"field": "name", "title": "reference"},
+            {"field": "x", "type": "quantitative", "title": x_title, "format": x_fmt},
+            {"field": "y", "type": "quantitative", "title": y_title, "format": y_fmt},
+        ],
+    }
+    return layer
+
+
+def _finite_rule(rule: Mapping[str, Any]) -> bool:
+    return math.isfinite(float(rule["x" if "x" in rule else "y"]))
+
+
+def _rule_layer(rule: Mapping[str, Any], x_fmt: str, y_fmt: str) -> dict[str, Any]:
+    """A reference line across the chart (``{"name", "x"}`` vertical, ``{"name", "y"}``
+    horizontal) with its tooltip."""
+    axis = "x" if "x" in rule else "y"
+    return {
+        "data": {"values": [{"name": rule["name"], axis: float(rule[axis])}]},
+        "mark": {
+            "type": "rule",
+            "color": rule.get("color", BASELINE_COLOR),
+            "strokeDash": list(rule.get("dash", [4, 4])),
+        },
+        "encoding": {
+            axis: {"field": axis, "type": "quantitative"},
+            "tooltip": [
+                {"field": "name", "title": "line"},
+                {"field": axis, "type": "quantitative", "format": x_fmt if axis == "x" else y_fmt},
+            ],
+        },
+    }
+
+
 def line_chart(
     series: Sequence[Mapping[str, Any]],
     *,
@@ -421,28 +478,8 @@ def line_chart(
             "opacity": _picked(0.16, 0.0),
         }
         layers.append(layer)
-    for base in baselines:
-        layer = _series_layer(
-            [{"name": base["name"], "x": _floats(base["x"]), "y": _floats(base["y"])}],
-            ("x", "y"),
-            {
-                "type": "line",
-                "color": base.get("color", BASELINE_COLOR),
-                "strokeDash": list(base.get("dash", [5, 4])),
-                "strokeWidth": 1.1,
-                "interpolate": interpolate or "linear",
-            },
-        )
-        layer["encoding"] = {
-            "x": x_enc,
-            "y": y_enc,
-            "tooltip": [
-                {"field": "name", "title": "reference"},
-                {"field": "x", "type": "quantitative", "title": x_title, "format": x_fmt},
-                {"field": "y", "type": "quantitative", "title": y_title, "format": y_fmt},
-            ],
-        }
-        layers.append(layer)
+    titles = (x_title, x_fmt, y_title, y_fmt)
+    layers += [_baseline_layer(b, x_enc, y_enc, titles, interpolate) for b in baselines]
     fields = ["x", "y"]
     line_mark: dict[str, Any] = {"type": "line", "strokeWidth": 1.6, "clip": True}
     if interpolate:
@@ -505,28 +542,7 @@ def line_chart(
             ),
         }
         layers.append(layer)
-    for rule in rules:
-        axis = "x" if "x" in rule else "y"
-        if not math.isfinite(float(rule[axis])):
-            continue
-        fmt = x_fmt if axis == "x" else y_fmt
-        layers.append(
-            {
-                "data": {"values": [{"name": rule["name"], axis: float(rule[axis])}]},
-                "mark": {
-                    "type": "rule",
-                    "color": rule.get("color", BASELINE_COLOR),
-                    "strokeDash": list(rule.get("dash", [4, 4])),
-                },
-                "encoding": {
-                    axis: {"field": axis, "type": "quantitative"},
-                    "tooltip": [
-                        {"field": "name", "title": "line"},
-                        {"field": axis, "type": "quantitative", "format": fmt},
-                    ],
-                },
-            }
-        )
+    layers += [_rule_layer(rule, x_fmt, y_fmt) for rule in rules if _finite_rule(rule)]
     spec = base_spec()
     spec["layer"] = layers
     return spec
@@ -554,7 +570,15 @@ def _summary(kind: str, result: Any) -> str:
 
 
 def _is_share(name: str) -> bool:
-    return name.startswith("fraction") or name in ("fpr", "tpr", "gain", "model", "accuracy")
+    return name.startswith("fraction") or name in (
+        "fpr",
+        "tpr",
+        "gain",
+        "model",
+        "accuracy",
+        "precision",
+        "recall",
+    )
 
 
 def _currency(ev: Any) -> str:
@@ -588,11 +612,13 @@ def curve_chart(kind: str, ev: Any) -> dict[str, Any] | None:
     results = ev.curves.get(kind)
     if not results:
         return None
-    if kind == "precision_recall":
+    first = next(iter(results.values()))
+    if kind == "precision_recall" and hasattr(first, "f_beta"):
+        # the utility-based precision and recall of rare extremes (a 0/1 target's
+        # precision-recall curve, under another name, is drawn from its x and y fields)
         return _precision_recall_chart(ev, results)
     if kind == "rroc":
         return _rroc_chart(ev, results)
-    first = next(iter(results.values()))
     x_name, y_name = first.x_field, first.y_field
     if kind == "rank_lift":
         y_name = "model"
