@@ -7,7 +7,7 @@ DEVSTAMP := $(VENV)/.installed-dev
 
 VENV_PD2 := .venv-pandas2
 
-.PHONY: demo test test-pandas2 lint bench clean screenshots docs
+.PHONY: demo test test-pandas2 lint bench clean screenshots docs vendor-js
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,16 +29,22 @@ demo: $(STAMP)
 	$(BIN)/ranklens demo
 
 # Screenshots of the demo report for the docs (needs headless chromium), at a desktop and a
-# narrow width.
+# narrow width; the virtual time budget lets the page's scripts draw the charts first.
 CHROMIUM ?= chromium
 screenshots: $(STAMP)
 	mkdir -p build docs/img
 	$(BIN)/ranklens demo --out build/demo-report.html
 	for width in 1400 760; do \
-		$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --virtual-time-budget=15000 \
 			--window-size=$$width,2400 --screenshot=docs/img/report-$$width.png \
 			file://$(CURDIR)/build/demo-report.html; \
 	done
+
+# The chart library the HTML report inlines (src/ranklens/report/static: Vega, Vega-Lite,
+# Vega-Embed), fetched from the npm registry at the versions of static/VERSIONS, or at
+# VEGA=... VEGA_LITE=... VEGA_EMBED=... (all three); needs npm.
+vendor-js:
+	scripts/update_vendored_js.sh $(VEGA) $(VEGA_LITE) $(VEGA_EMBED)
 
 test: $(DEVSTAMP)
 	$(BIN)/ruff check .

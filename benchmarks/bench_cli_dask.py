@@ -180,7 +180,7 @@ def _sections(html: pathlib.Path) -> dict[str, Any]:
     found = re.findall(r"<h[34][^>]*>(.*?)</h[34]>", text, flags=re.S)
     return {
         "headings": [re.sub(r"<[^>]+>", "", h).strip() for h in found],
-        "figures": len(re.findall(r"<img|<svg", text)),
+        "figures": len(re.findall(r'<img |class="vl-chart"', text)),
     }
 
 

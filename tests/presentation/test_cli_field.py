@@ -526,7 +526,7 @@ def test_mathtext_in_a_model_name_keeps_every_plot(tmp_path, wallet):
     assert result.exit_code == 0, result.output
     text = html.read_text()
     assert "Plot unavailable" not in text
-    assert text.count("data:image/svg+xml") >= 5
+    assert text.count("data:image/svg+xml") + text.count('class="vl-chart"') >= 5
     assert "<strong>ROC curve.</strong>" in text
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "format_money",
     "format_number",
     "percent_change",
+    "plain_number",
     "result_html",
     "summarise",
     "table_html",
@@ -95,6 +96,53 @@ def format_number(value: Any, digits: int = 4) -> str:
     if a >= 100:
         return f"{v:,.{max(digits - 3, 1)}f}"
     return f"{v:.{digits}f}"
+
+
+def plain_number(value: Any, digits: int = 4) -> str:
+    """A number as plain text for a legend or label: never scientific notation.
+
+    Billions and millions are written as words (``8.55 billion``); other numbers with
+    ``digits`` significant digits and thousands separators, in positional notation
+    (``0.00001235``).
+
+    Parameters
+    ----------
+    value : float
+        The number; NaN (or None) reads ``n/a``.
+    digits : int, default 4
+        Significant digits.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Examples
+    --------
+    >>> plain_number(8.5496e9)
+    '8.55 billion'
+    >>> plain_number(1234.5678)
+    '1,235'
+    >>> plain_number(1.23456e-5)
+    '0.00001235'
+    """
+    if value is None:
+        return "n/a"
+    v = float(value)
+    if math.isnan(v):
+        return "n/a"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    for size, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if abs(v) >= size:
+            scaled = np.format_float_positional(
+                v / size, precision=max(digits - 1, 1), unique=True, fractional=False, trim="-"
+            )
+            return f"{scaled} {word}"
+    if abs(v) >= 10 ** (digits - 1):
+        return f"{v:,.0f}"
+    text = np.format_float_positional(v, precision=digits, unique=True, fractional=False, trim="-")
+    return str(text)
 
 
 def summarise(value: Any) -> str:

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ranklens._foundation.curve_registry import register_display
+from ranklens._foundation.format import plain_number
 
 __all__ = [
     "DEFAULT_MAX_POINTS",
@@ -118,9 +119,10 @@ def legend_number(value: float, digits: int = 3) -> str:
     value : float
         The number (anything else is shown as ``str(value)``).
     digits : int, default 3
-        Decimals shown. From 10,000 on, whole numbers with thousands separators; from a
-        million on, ``max(digits, 3)`` significant digits and the word ("8.55 billion"); below
-        ``10**-digits``, ``digits`` significant digits written out ("0.0000123").
+        Decimals shown. From 10,000 on and below ``10**-digits`` the number is written as
+        :func:`ranklens._foundation.format.plain_number` writes it, with ``max(digits, 3) + 1``
+        significant digits: whole numbers with thousands separators ("12,346"), a word from a
+        million on ("8.55 billion"), small numbers written out ("0.0000123").
 
     Returns
     -------
@@ -138,26 +140,10 @@ def legend_number(value: float, digits: int = 3) -> str:
         return str(value)
     if math.isnan(v):
         return "n/a"
-    if math.isinf(v):
-        return "∞" if v > 0 else "-∞"
-    size = abs(v)
-    for scale, word in _LARGE_NUMBER_WORDS:
-        if size >= scale:
-            shown = np.format_float_positional(
-                v / scale, precision=max(digits, 3), unique=True, fractional=False, trim="-"
-            )
-            return f"{shown} {word}"
-    if size >= 10**4:
-        return f"{v:,.0f}"
-    if v != 0 and size < 10 ** (-digits):
-        return np.format_float_positional(
-            v, precision=max(digits, 1), unique=True, fractional=False, trim="-"
-        )
+    if v != 0 and (abs(v) >= 10**4 or abs(v) < 10 ** (-digits)):
+        # never scientific notation: 8.55 billion, 12,346, 0.0000123
+        return plain_number(v, max(digits, 3) + 1)
     return f"{v:.{digits}f}"
-
-
-#: Large numbers in a legend are written with a word, not an exponent ("8.55 billion").
-_LARGE_NUMBER_WORDS = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
 
 
 def percent_axis(axis: Any) -> None:

@@ -31,14 +31,20 @@ from ranklens._foundation.scaling import ldexp, scaled
 
 __all__ = [
     "bands_view",
+    "calibration_groups",
     "calibration_view",
+    "concordance_bins",
     "concordance_view",
     "cutoff_auc_view",
     "decile_panels",
     "is_binary",
+    "long_tailed",
     "order_legend",
     "predicted_vs_actual",
+    "residual_histograms",
     "residuals_view",
+    "rows_of",
+    "stable_cutoffs",
     "target_is_binary",
 ]
 
@@ -278,6 +284,22 @@ def _pred_actual_panel(ax: Any, model: str, lo: float, hi: float, logs: bool) ->
     ax.legend(loc="upper left", fontsize="small", frameon=False)
 
 
+def long_tailed(y: np.ndarray, predictions: dict[str, np.ndarray]) -> bool:
+    """Whether predicted against actual reads better on log axes: every value positive and the
+    largest truth above 20 times the median (a long-tailed target such as a wallet)."""
+    finite = np.isfinite(y)
+    if not finite.any():
+        return False
+    everything = np.concatenate([y[finite], *(p[np.isfinite(p)] for p in predictions.values())])
+    high = float(np.max(y[finite]))
+    return bool(everything.min() > 0 and high > 20 * np.median(y[finite]))
+
+
+def rows_of(ev: Any) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+    """The evaluated truth (None without rows) and every model's predictions, as float arrays."""
+    return _pairs(ev)
+
+
 def predicted_vs_actual(ev: Any) -> Built | None:
     """Predicted against actual, one panel per model (a hexbin density for large data; from
     the Dask engine's summaries, the density on a fixed grid)."""
@@ -296,9 +318,7 @@ def predicted_vs_actual(ev: Any) -> Built | None:
     finite = np.isfinite(y)
     low, high = float(np.nanmin(y)), float(np.nanmax(y))
     large = y.size > LARGE_N
-    # A long-tailed positive target (a wallet) reads better on log axes.
-    everything = np.concatenate([y[finite], *(p[np.isfinite(p)] for p in predictions.values())])
-    logs = bool(everything.size) and everything.min() > 0 and high > 20 * np.median(y[finite])
+    logs = long_tailed(y, predictions)
     for ax, model in zip(axes, models, strict=False):
         p = predictions[model]
         keep = finite & np.isfinite(p)
@@ -327,50 +347,68 @@ def predicted_vs_actual(ev: Any) -> Built | None:
     return "Predicted against actual", caption, fig, "wide" if columns > 1 else ""
 
 
-def residuals_view(ev: Any) -> Built | None:
-    """The distribution of the residuals (actual minus predicted) of every model (from the
-    Dask engine's summaries: the same bins' exact counts)."""
+def residual_histograms(
+    ev: Any,
+) -> dict[str, tuple[np.ndarray, np.ndarray, float]] | None:
+    """Per model, the histogram of the residuals (actual minus predicted): bin edges, counts
+    and the median residual; None without rows (or on a 0/1 target).
+
+    From the rows: 40 equal bins between the 0.5% and 99.5% quantiles of every model's
+    residuals together, the outer cases piled into the end bins. From the Dask engine's
+    summaries: the same bins' exact counts.
+    """
     summaries = _summaries(ev)
-    y, predictions = _pairs(ev)
     if summaries:
         if _summary_binary(summaries):
             return None
-    elif y is None or not predictions or is_binary(y):
+        return {
+            m: (
+                np.asarray(s.residual_edges, float),
+                np.asarray(s.residual_counts, float),
+                float(s.median_residual),
+            )
+            for m, s in summaries.items()
+        }
+    y, predictions = _pairs(ev)
+    if y is None or not predictions or is_binary(y):
+        return None
+    residuals = {m: (y - p)[np.isfinite(y - p)] for m, p in predictions.items()}
+    everything = np.concatenate(list(residuals.values()))
+    if everything.size == 0:
+        return None
+    low, high = np.quantile(everything, [0.005, 0.995])
+    if not high > low:
+        low, high = float(everything.min()) - 0.5, float(everything.max()) + 0.5
+    edges = np.linspace(low, high, 41)
+    return {
+        m: (
+            edges,
+            np.histogram(np.clip(r, low, high), bins=edges)[0].astype(float),
+            float(np.median(r)) if r.size else math.nan,
+        )
+        for m, r in residuals.items()
+    }
+
+
+def residuals_view(ev: Any) -> Built | None:
+    """The distribution of the residuals (actual minus predicted) of every model (from the
+    Dask engine's summaries: the same bins' exact counts)."""
+    histograms = residual_histograms(ev)
+    if histograms is None:
         return None
     fig, (ax,) = _figure(1, 1)
     colors = _colors(list(ev.model_names))
-    if summaries:
-        models = list(summaries)
-        for model, s in summaries.items():
-            edges = np.asarray(s.residual_edges, float)
-            ax.hist(
-                edges[:-1],
-                bins=edges,
-                weights=np.asarray(s.residual_counts, float),
-                histtype="step",
-                linewidth=1.4,
-                color=colors.get(model),
-                label=f"{model} (median {s.median_residual:.3g})",
-            )
-    else:
-        residuals = {m: (y - p)[np.isfinite(y - p)] for m, p in predictions.items()}
-        models = list(residuals)
-        everything = np.concatenate(list(residuals.values()))
-        if everything.size == 0:
-            return None
-        low, high = np.quantile(everything, [0.005, 0.995])
-        if not high > low:
-            low, high = float(everything.min()) - 0.5, float(everything.max()) + 0.5
-        edges = np.linspace(low, high, 41)
-        for model, r in residuals.items():
-            ax.hist(
-                np.clip(r, low, high),
-                bins=edges,
-                histtype="step",
-                linewidth=1.4,
-                color=colors.get(model),
-                label=f"{model} (median {np.median(r):.3g})",
-            )
+    models = list(histograms)
+    for model, (edges, counts, median) in histograms.items():
+        ax.hist(
+            edges[:-1],
+            bins=edges,
+            weights=counts,
+            histtype="step",
+            linewidth=1.4,
+            color=colors.get(model),
+            label=f"{model} (median {median:.3g})",
+        )
     ax.axvline(0.0, linestyle="--", color=_BASELINE_COLOR, label="no error")
     ax.set_xlabel("residual: actual minus predicted")
     ax.set_ylabel("cases")
@@ -383,7 +421,7 @@ def residuals_view(ev: Any) -> Built | None:
     return "Residuals", caption, fig, ""
 
 
-def _calibration_groups(ev: Any) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def calibration_groups(ev: Any) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per model, each decile group's mean prediction, mean actual and standard error of the
     latter: from the rows, or from the Dask engine's summaries."""
     summaries = _summaries(ev)
@@ -421,7 +459,7 @@ def _mean_and_se(values: np.ndarray) -> tuple[float, float]:
 
 def calibration_view(ev: Any) -> Built | None:
     """Mean actual against mean predicted in each decile of prediction, with 95% intervals."""
-    groups = _calibration_groups(ev)
+    groups = calibration_groups(ev)
     if not groups:
         return None
     fig, (ax,) = _figure(1, 1)
@@ -516,6 +554,22 @@ def reliability_view(ev: Any) -> Built | None:
 # Ranking views
 
 
+def concordance_bins(result: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A concordance profile in at most 50 groups of consecutive cases (at least 10 each where
+    there are enough): each group's centre (share of cases), its mean share of pairs ordered
+    right and its mean best reachable share."""
+    values = np.asarray(result.fraction_correct, float)
+    envelope = np.asarray(result.envelope, float)
+    n = values.size
+    groups = np.array_split(np.arange(n), max(1, min(50, n // 10)))
+    x = np.array([(g.mean() + 0.5) / n for g in groups])
+    return (
+        x,
+        np.array([values[g].mean() for g in groups]),
+        np.array([envelope[g].mean() for g in groups]),
+    )
+
+
 def concordance_view(ev: Any) -> Built | None:
     """The concordance profile binned into at most 50 groups of cases, every model on one
     axes: the mean share of pairs ordered right per group (solid) and the best reachable
@@ -528,22 +582,18 @@ def concordance_view(ev: Any) -> Built | None:
     below = []
     for model, r in results.items():
         values = np.asarray(r.fraction_correct, float)
-        envelope = np.asarray(r.envelope, float)
-        n = values.size
-        bins = max(1, min(50, n // 10))
-        groups = np.array_split(np.arange(n), bins)
-        x = np.array([(g.mean() + 0.5) / n for g in groups])
+        x, correct, best = concordance_bins(r)
         color = colors.get(model)
         ax.plot(
             x,
-            [values[g].mean() for g in groups],
+            correct,
             color=color,
             linewidth=1.6,
             label=f"{model} ({100 * r.area:.1f}% of pairs right)",
         )
         ax.plot(
             x,
-            [envelope[g].mean() for g in groups],
+            best,
             color=color,
             linewidth=1.0,
             linestyle="--",
@@ -569,7 +619,7 @@ def concordance_view(ev: Any) -> Built | None:
     return "Concordance profile", caption, fig, ""
 
 
-def _cutoff_window(n_positive: np.ndarray, n: int) -> np.ndarray:
+def stable_cutoffs(n_positive: np.ndarray, n: int) -> np.ndarray:
     """Cutoffs with at least ``max(10, 1% of n)`` cases on each side."""
     side = max(_MIN_SIDE, math.ceil(0.01 * n))
     return (n_positive >= side) & (n - n_positive >= side)
@@ -584,7 +634,7 @@ def cutoff_auc_view(ev: Any) -> Built | None:
     colors = _colors(list(ev.model_names))
     n = ev.n
     for model, r in results.items():
-        keep = _cutoff_window(np.asarray(r.n_positive), n) & np.isfinite(r.auc)
+        keep = stable_cutoffs(np.asarray(r.n_positive), n) & np.isfinite(r.auc)
         if not keep.any():
             continue
         ax.plot(
@@ -620,7 +670,7 @@ def bands_view(ev: Any) -> Built | None:
     colors = _colors(list(ev.model_names))
     x = np.asarray(result.x, float)
     n = ev.n
-    keep = _cutoff_window(np.round(x * n), n)
+    keep = stable_cutoffs(np.round(x * n), n)
     if not keep.any():
         return None
     level = round(100 * result.confidence_level)

@@ -1,24 +1,30 @@
-"""Draw the report's plots from the stored results with :mod:`ranklens.plot` (no recomputation).
+"""Draw the report's plots from the stored results (no recomputation).
 
-Each figure is rendered to SVG and embedded as an ``<img>`` with a ``data:`` URI: the file stays
-self-contained, and each plot's internal ids and styles stay isolated from the page and from each
-other. Without matplotlib the report simply has no plots.
+Every plot has a matplotlib builder (:mod:`ranklens.plot`, :mod:`ranklens.report.diagnostics`):
+it decides whether the plot says anything for the evaluation and gives its title and caption.
+Where :data:`CHARTS` has an interactive chart for the plot (:mod:`ranklens.report.charts`, a
+Vega-Lite specification with tooltips, zoom and a legend that toggles the models), the report
+shows that chart; the others are rendered to SVG and embedded as an ``<img>`` with a ``data:``
+URI. Either way the file stays self-contained. Without matplotlib the report simply has no plots.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import html
 import io
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import ranklens.plot  # noqa: F401  (its Displays register themselves with the curves they draw)
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.format import format_number
+from ranklens.exceptions import RanklensWarning
 from ranklens.extremes import regression_precision_recall
 from ranklens.metrics import get_curve
 from ranklens.plot import (
@@ -29,6 +35,7 @@ from ranklens.plot import (
     MetricAgreementDisplay,
     RelevanceDisplay,
 )
+from ranklens.report import charts
 from ranklens.report.diagnostics import (
     bands_view,
     calibration_view,
@@ -41,13 +48,14 @@ from ranklens.report.diagnostics import (
     reliability_view,
     residuals_view,
 )
-from ranklens.report.segment_views import FOREST_VIEWS
+from ranklens.report.goals import plain_name
+from ranklens.report.segment_views import FOREST_VIEWS, better_words, shown_segments
 from ranklens.report.window_views import WINDOW_VIEWS
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
-__all__ = ["FigureView", "build_figures", "figure_to_img"]
+__all__ = ["CHARTS", "FigureView", "build_figures", "figure_to_img"]
 
 #: Width of one plot in inches; SVG scales to the page.
 _WIDTH = 6.2
@@ -81,6 +89,13 @@ class FigureView:
     #: Why the plot could not be drawn (empty when it was): the report shows the note in its
     #: place, and the command line counts it as a failure.
     error: str = ""
+    #: Whether ``image`` is an interactive chart (drawn by the page's scripts) rather than SVG.
+    chart: bool = False
+
+    def page_scripts(self) -> str:
+        """The scripts a page with interactive charts includes once (see
+        :func:`ranklens.report.charts.page_scripts`)."""
+        return charts.page_scripts()
 
 
 def figure_to_img(figure: Any, *, alt: str, salt: str) -> str:
@@ -126,6 +141,11 @@ def _new_figure(n_axes: int = 1, *, columns: int = 1, wide: bool = False) -> tup
 # One builder per plot: returns (title, caption, figure, css) or None when its data is absent.
 
 Built = tuple[str, str, Any, str]
+Spec = dict[str, Any]
+
+#: The interactive chart of each plot builder that has one: ``builder -> chart(evaluation)``,
+#: the chart's Vega-Lite specification (or None). A builder without an entry stays SVG.
+CHARTS: dict[Callable[[Any], Any], Callable[[Any], Spec | None]] = {}
 
 
 def _overlay(display: Any, results: Mapping[str, Any]) -> Any:
@@ -197,6 +217,9 @@ def _simple(
             fig.axes[0].set_ylabel(ylabel)
         return title, caption, fig, ""
 
+    # Its interactive chart: any registered curve is drawn from its x and y fields
+    # (charts.curve_chart), so a curve added to BUILDERS with _simple is interactive at once.
+    CHARTS[build] = functools.partial(charts.curve_chart, kind)
     return build
 
 
@@ -236,11 +259,7 @@ def _agreement(ev: Any) -> Built | None:
         return None
     # Torgo & Ribeiro (2009, Fig. 2) set an average error against the utility F measure; failing
     # that, an average error against the rank correlation makes Rosset et al.'s (2005) point.
-    metrics = list(result.metrics[:2])
-    for pair in (("mean_absolute_error", "utility_f1"), ("mean_absolute_error", "kendall_tau")):
-        if all(m in result.metrics for m in pair):
-            metrics = list(pair)
-            break
+    metrics = _agreement_metrics(result)
     fig, (ax,) = _new_figure()
     MetricAgreementDisplay.from_result(result, ax=ax, metrics=metrics)
     a, b = (result.metrics.index(m) for m in metrics)
@@ -295,6 +314,81 @@ _MAX_PAIRS_DRAWN = 6
 def _num(value: Any) -> str:
     return format_number(value, 3)
 
+
+def _relevance_chart(ev: Any) -> Spec | None:
+    relevance = ev.extras.get("relevance")
+    if relevance is None:
+        return None
+    threshold = ev.settings.get("event_threshold", _default_event_threshold())
+    return charts.relevance_chart(relevance, ev.extras.get("y_true"), threshold)
+
+
+def _agreement_metrics(result: Any) -> list[str]:
+    """The two measures the agreement plot sets against each other: Torgo & Ribeiro's (2009,
+    Fig. 2) average error against the utility F measure; failing that, an average error
+    against the rank correlation (Rosset et al.'s 2005 point); else the first two."""
+    for pair in (("mean_absolute_error", "utility_f1"), ("mean_absolute_error", "kendall_tau")):
+        if all(m in result.metrics for m in pair):
+            return list(pair)
+    return list(result.metrics[:2])
+
+
+def _agreement_chart(ev: Any) -> Spec | None:
+    result = ev.extras.get("metric_agreement")
+    if result is None or len(result.metrics) < 2:
+        return None
+    return charts.agreement_chart(result, _agreement_metrics(result))
+
+
+def _intervals_chart(ev: Any) -> Spec | None:
+    results = ev.curves.get("intervals")
+    if not results:
+        return None
+    return charts.intervals_chart(results, list(ev.model_names))
+
+
+def _forest_chart(k: int) -> Callable[[Any], Spec | None]:
+    def chart(ev: Any) -> Spec | None:
+        seg = shown_segments(ev)
+        if seg is None or k >= len(seg.metrics):
+            return None
+        metric = seg.metrics[k]
+        return charts.forest_chart(seg, metric, x_title=plain_name(metric) + better_words(metric))
+
+    return chart
+
+
+def _window_chart(k: int) -> Callable[[Any], Spec | None]:
+    def chart(ev: Any) -> Spec | None:
+        result = getattr(ev, "windows", None)
+        if result is None or k >= len(result.metrics):
+            return None
+        metric = result.metrics[k]
+        return charts.window_chart(
+            result, metric, y_title=plain_name(metric) + better_words(metric)
+        )
+
+    return chart
+
+
+CHARTS.update(
+    {
+        bands_view: charts.auc_bands_chart,
+        concordance_view: charts.concordance_chart,
+        cutoff_auc_view: charts.cutoff_auc_chart,
+        gain_bands_view: charts.gain_bands_chart,
+        decile_panels: charts.decile_chart,
+        calibration_view: charts.calibration_chart,
+        reliability_view: charts.reliability_chart,
+        predicted_vs_actual: charts.predicted_actual_chart,
+        residuals_view: charts.residuals_chart,
+        _relevance: _relevance_chart,
+        _agreement: _agreement_chart,
+        _intervals: _intervals_chart,
+    }
+)
+CHARTS.update({build: _forest_chart(k) for k, build in enumerate(FOREST_VIEWS)})
+CHARTS.update({build: _window_chart(k) for k, build in enumerate(WINDOW_VIEWS)})
 
 #: Section -> plot builders, in display order.
 BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
@@ -367,17 +461,23 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
 
 
 @shared_paragraphs
-def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[FigureView]]:
+def build_figures(
+    evaluation: Any, *, prefix: str = "", interactive: bool = True
+) -> dict[str, list[FigureView]]:
     """Every plot the evaluation has data for, by report section (empty without matplotlib).
 
     A plot that fails to draw is left out with a note in its place rather than breaking the
-    report.
+    report. A plot with an interactive chart (:data:`CHARTS`) is that chart; if its
+    specification cannot be built, the plot is shown as SVG with a
+    :class:`~ranklens.exceptions.RanklensWarning` naming the error.
 
     Parameters
     ----------
     %(evaluation)s
     prefix : str, default ''
         Prefix of the element ids, so that several evaluations share one page.
+    interactive : bool, default True
+        Whether plots with an interactive chart are shown as charts (else every plot is SVG).
 
     Returns
     -------
@@ -406,8 +506,14 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
                     if built is None:
                         continue
                     title, caption, figure, css = built
-                    # drawing happens here (layout, ticks): inside the guard like the building
-                    image = figure_to_img(figure, alt=title, salt=f"{prefix}{section}{k}")
+                    chart = CHARTS.get(build) if interactive else None
+                    spec, image = None, ""
+                    if chart is not None:
+                        spec, image = _chart(chart, evaluation, title, f"{prefix}-{section}-{k}")
+                    if spec is None:
+                        # drawing happens here (layout, ticks): inside the guard like the
+                        # building
+                        image = figure_to_img(figure, alt=title, salt=f"{prefix}{section}{k}")
                 except Exception as exc:  # a broken plot must not lose the whole report
                     message = f"{type(exc).__name__}: {exc}"
                     views.append(
@@ -419,7 +525,46 @@ def build_figures(evaluation: Any, *, prefix: str = "") -> dict[str, list[Figure
                         )
                     )
                     continue
-                views.append(FigureView(title=title, caption=caption, image=image, css=css))
+                views.append(
+                    FigureView(
+                        title=title,
+                        caption=caption,
+                        image=image,
+                        css=_chart_css(css, spec),
+                        chart=spec is not None,
+                    )
+                )
             if views:
                 out[section] = views
     return out
+
+
+def _chart(
+    chart: Callable[[Any], Spec | None], evaluation: Any, title: str, key: str
+) -> tuple[Spec | None, str]:
+    """The chart's specification and HTML; ``(None, "")`` when the evaluation has no data for
+    it or, with a warning, when it cannot be built (the plot is then shown as SVG)."""
+    try:
+        spec = chart(evaluation)
+        if spec is None:
+            return None, ""
+        return spec, charts.chart_html(spec, element_id=f"chart-{key}", alt=title)
+    except Exception as exc:
+        warnings.warn(
+            f"the interactive chart {title!r} could not be built ({type(exc).__name__}: {exc}); "
+            "the report shows it as a static image",
+            RanklensWarning,
+            stacklevel=3,
+        )
+        return None, ""
+
+
+def _chart_css(css: str, spec: Spec | None) -> str:
+    """The figure's classes: ``chart`` for an interactive chart, and ``wide`` for one of
+    several panels (they have a fixed width per panel)."""
+    if spec is None:
+        return css
+    classes = css.split()
+    if any(key in spec for key in ("concat", "hconcat", "vconcat")) and "wide" not in classes:
+        classes.append("wide")
+    return " ".join([*classes, "chart"])
