@@ -1074,6 +1074,7 @@ def _curves_and_extras(
             progress,
             groups=groups,
             resampling=resampling,
+            budget_depth=_budget_depth(curve_results.get("profit")),
         )
         if bands:
             extras["bands"] = bands
@@ -2544,6 +2545,22 @@ class IntervalQualifiers:
         }
 
 
+def _budget_depth(profits: Mapping[str, Any] | None) -> float | None:
+    """The share of cases the budget pays for, from the profit curves (their ``max_targets``
+    over their total weight: the profit plot's budget line); None without a budget."""
+    for curve in (profits or {}).values():
+        k = getattr(curve, "max_targets", None)
+        total = getattr(curve, "n_targeted", None)
+        if k is not None and total is not None and len(total) and float(total[-1]) > 0:
+            return min(float(k), float(total[-1])) / float(total[-1])
+    return None
+
+
+#: The depths of the gain bands: every whole percent, and the budget's depth when there is one
+#: (so that the report compares the models at exactly the depth the budget pays for).
+_GAIN_GRID = np.round(np.arange(1, 101) / 100.0, 2)
+
+
 def _bands(
     y: np.ndarray,
     preds: Mapping[str, np.ndarray],
@@ -2556,16 +2573,20 @@ def _bands(
     progress: ProgressCallback | None,
     groups: ArrayLike | None = None,
     resampling: Mapping[str, Any] | None = None,
+    budget_depth: float | None = None,
 ) -> dict[str, Any]:
     """Bootstrap bands of the curves the plan kept (same replicates, and the same scheme, as
-    the comparison)."""
+    the comparison); the gain's grid holds the budget's depth too (``budget_depth``)."""
     band_func = curve_bands
     bands: dict[str, Any] = {}
     start = time.perf_counter()
     for curve in plan.bands:
         if progress is not None:
             progress(f"bootstrap bands of the {curve} curve")
-        kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
+        kwargs: dict[str, Any] = {"events": events} if curve in ("gain", "lift") and events else {}
+        if curve == "gain" and budget_depth is not None and 0.0 < budget_depth <= 1.0:
+            grid = _GAIN_GRID[np.abs(_GAIN_GRID - budget_depth) > 1e-9]
+            kwargs["grid"] = np.sort(np.append(grid, budget_depth))
         result, problem = call_quietly(
             band_func,
             y,

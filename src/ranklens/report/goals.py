@@ -191,6 +191,9 @@ def meaning(metric: str, info: Mapping[str, Any], evaluation: Any = None) -> str
 
 
 def plain_name(metric: str) -> str:
+    """The measure's name in readers' words."""
+    if metric == BUDGET_MEASURE:
+        return "share of the events found within the budget"
     return PLAIN_NAMES.get(metric, metric.replace("_", " "))
 
 
@@ -308,13 +311,42 @@ def _headline(goal: Goal, evaluation: Any, models: list[str]) -> str:
     return candidates[0]
 
 
-def budget_share(evaluation: Any) -> float | None:
-    """The share of cases the campaign budget pays for (None without a budget)."""
+def budget_targets(evaluation: Any) -> tuple[float, float] | None:
+    """How many cases the campaign budget pays for, and their share of all cases.
+
+    Read from the stored profit curves (their ``max_targets``, ``floor(budget / cost)``, and
+    their total weight), the same source as the profit plot's budget line, so that the text and
+    the plot give one number; without profit curves, from the settings. None without a budget.
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.evaluate_models`.
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        ``(cases, share)``, the share capped at 1.
+    """
     budget = evaluation.settings.get("budget")
     cost = evaluation.settings.get("cost_per_target")
     if budget is None or not cost or not evaluation.n:
         return None
-    return min(1.0, float(budget) / float(cost) / evaluation.n)
+    for curve in (evaluation.curves.get("profit") or {}).values():
+        k = getattr(curve, "max_targets", None)
+        total = getattr(curve, "n_targeted", None)
+        if k is not None and total is not None and len(total) and float(total[-1]) > 0:
+            cases = min(float(k), float(total[-1]))
+            return cases, cases / float(total[-1])
+    cases = min(float(math.floor(float(budget) / float(cost) + 1e-9)), float(evaluation.n))
+    return cases, cases / float(evaluation.n)
+
+
+def budget_share(evaluation: Any) -> float | None:
+    """The share of cases the campaign budget pays for (None without a budget); see
+    :func:`budget_targets`."""
+    targets = budget_targets(evaluation)
+    return None if targets is None else targets[1]
 
 
 def _finite(value: Any) -> bool:
@@ -393,6 +425,10 @@ def _goal_verdict(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | No
     if binary and goal.key == "extremes":
         return None  # a 0/1 target has no rare extreme values to catch
     models = _goal_models(goal, evaluation)
+    if goal.key == "targeting":
+        at_budget = _budget_verdict(goal, evaluation, models)
+        if at_budget is not None:
+            return at_budget
     metric = _headline(goal, evaluation, models)
     verdict = GoalVerdict(goal=goal, metric=metric)
     if not metric:
@@ -437,6 +473,55 @@ def _goal_verdict(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | No
             contrast = pair_contrast(evaluation.comparison, metric, a, b, direction)
             if contrast is not None:
                 verdict.family.append(contrast)
+    return verdict
+
+
+#: The headline of targeting with a budget: the gain (share of the events, or of the value,
+#: found) of the cases the budget pays for, compared at exactly that depth.
+BUDGET_MEASURE = "gain_at_budget"
+
+
+def budget_gain_contrasts(evaluation: Any) -> list[Contrast]:
+    """Every pair of models' gain at exactly the budget's depth (:func:`budget_targets`), from
+    the bootstrap replicates of the gain bands (not yet adjusted); empty without a budget, or
+    when the bands hold no column at that depth. At one depth the gain, the lift and the
+    profit order the models alike, so the gain's comparison is the profit's."""
+    from ranklens.report.adapters import gain_contrasts
+
+    targets = budget_targets(evaluation)
+    bands = (getattr(evaluation, "extras", None) or {}).get("bands", {}).get("gain")
+    if targets is None or bands is None or not len(bands.x):
+        return []
+    depth = targets[1]
+    if float(min(abs(float(x) - depth) for x in bands.x)) > 1e-9:
+        return []
+    contrasts = list(gain_contrasts(bands, [depth]).values())
+    for contrast in contrasts:
+        contrast.metric = BUDGET_MEASURE
+    return contrasts
+
+
+def _budget_verdict(goal: Goal, evaluation: Any, models: list[str]) -> GoalVerdict | None:
+    """Targeting with a budget: the gain at exactly the budget's depth, every pair of models
+    compared there (None when the bands do not reach that depth: the lift headline is used)."""
+    family = [c for c in budget_gain_contrasts(evaluation) if {c.model_a, c.model_b} <= set(models)]
+    if not family:
+        return None
+    value = {c.model_a: c.value_a for c in family} | {c.model_b: c.value_b for c in family}
+    named = [m for m in models if m in value]
+    values = [value[m] for m in named]
+    verdict = GoalVerdict(goal=goal, metric=BUDGET_MEASURE, family=family)
+    best = shaded_positions(values, {"direction": "higher"})
+    style = number_style(values)
+    if not best:
+        verdict.evidence = "no difference"
+        verdict.sentence = (
+            f"All models find the same {html.escape(plain_name(BUDGET_MEASURE))} "
+            f"({html.escape(style(values[0]))})."
+        )
+        return verdict
+    verdict.best = named[min(best)]
+    verdict.value_text = style(value[verdict.best])
     return verdict
 
 
@@ -506,12 +591,12 @@ def _caveats(verdict: GoalVerdict, evaluation: Any) -> str:
 PLANNING_POWER = 0.8
 
 
-def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
-    """What would settle an unclear lead, from :mod:`ranklens.planning` on the evaluation's
-    comparison: the smallest difference these data detect with 80 % power at the contrast's
-    adjusted level, and the rows (and events) needed to detect the observed difference; empty
-    without a comparison or a finite difference, one sentence saying why when planning is
-    refused."""
+def planning_text(evaluation: Any, contrast: Any, style: Any) -> str:
+    """What would settle an unclear lead, in plain text, from :mod:`ranklens.planning` on the
+    evaluation's comparison: the smallest difference these data detect with 80 % power at the
+    contrast's adjusted level, and the rows (and events) needed to detect the observed
+    difference; empty without a comparison or a finite difference, one sentence saying so when
+    planning is refused (the precise reason stays in the JSON's comparison)."""
     from ranklens.compare import ComparisonResult
     from ranklens.planning import required_sample_size
 
@@ -534,9 +619,10 @@ def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
             alpha=alpha,
             null_variance="alternative",
         )
-    except ValueError as exc:  # shown, not dropped: the reader learns why no plan is given
-        return " (How much more data would settle it could not be estimated: " + html.escape(
-            str(exc).split("\n")[0] + ")."
+    except ValueError:  # said, not dropped: the reader learns that no plan can be given
+        return (
+            "How much more data would settle it cannot be estimated for this measure from "
+            "these data."
         )
     needed, detectable = float(plan.required_n[0]), float(plan.detectable_difference[0])
     n = int(plan.n[0])
@@ -545,11 +631,17 @@ def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
     events = float(plan.required_events[0])
     with_events = f" ({math.ceil(events):,} of them events)" if math.isfinite(events) else ""
     return (
-        f" These {n:,} rows could detect a difference of {html.escape(style(abs(detectable)))} "
+        f"These {n:,} rows could detect a difference of {style(abs(detectable))} "
         f"(with {100 * PLANNING_POWER:.0f}% power at the adjusted level); detecting the observed "
-        f"{html.escape(style(abs(difference)))} would take about {math.ceil(needed):,} rows"
+        f"{style(abs(difference))} would take about {math.ceil(needed):,} rows"
         f"{with_events}, if the models keep their accuracy."
     )
+
+
+def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
+    """:func:`planning_text` as the HTML of a verdict's sentence (leading space)."""
+    text = planning_text(evaluation, contrast, style)
+    return " " + html.escape(text) if text else ""
 
 
 def _words(verdict: GoalVerdict, evaluation: Any) -> None:
