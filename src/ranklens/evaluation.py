@@ -337,7 +337,7 @@ def difference_interval_method(comparison: Any, k: int) -> str | None:
 #: bootstrap's ``scheme`` and ``block_length`` in ``comparison`` (present when one ran); 2.5:
 #: the evaluation over time windows (``windows``, present when ``window`` was given); 2.6: the
 #: decomposition of each model's mean squared error (``calibration``, present when it was made).
-SCHEMA_VERSION = "2.6"
+SCHEMA_VERSION = "2.7"
 
 
 def evaluation_to_json(
@@ -1075,6 +1075,7 @@ def _curves_and_extras(
             groups=groups,
             resampling=resampling,
             budget_depth=_budget_depth(curve_results.get("profit")),
+            value_profit=context.get("value_margin") is not None,
         )
         if bands:
             extras["bands"] = bands
@@ -2574,19 +2575,29 @@ def _bands(
     groups: ArrayLike | None = None,
     resampling: Mapping[str, Any] | None = None,
     budget_depth: float | None = None,
+    value_profit: bool = False,
 ) -> dict[str, Any]:
     """Bootstrap bands of the curves the plan kept (same replicates, and the same scheme, as
-    the comparison); the gain's grid holds the budget's depth too (``budget_depth``)."""
+    the comparison); the gain's grid holds the budget's depth too (``budget_depth``). When the
+    profit is a margin on the value reached (``value_profit``), the gain of value at the
+    budget's depth alone is added as ``"budget_value_gain"``: at one depth it orders the
+    models as their profit does, and the report's recommendation compares them on it."""
     band_func = curve_bands
     bands: dict[str, Any] = {}
     start = time.perf_counter()
+    runs: list[tuple[str, str, dict[str, Any]]] = []
+    depth = budget_depth if budget_depth is not None and 0.0 < budget_depth <= 1.0 else None
     for curve in plan.bands:
-        if progress is not None:
-            progress(f"bootstrap bands of the {curve} curve")
         kwargs: dict[str, Any] = {"events": events} if curve in ("gain", "lift") and events else {}
-        if curve == "gain" and budget_depth is not None and 0.0 < budget_depth <= 1.0:
-            grid = _GAIN_GRID[np.abs(_GAIN_GRID - budget_depth) > 1e-9]
-            kwargs["grid"] = np.sort(np.append(grid, budget_depth))
+        if curve == "gain" and depth is not None:
+            grid = _GAIN_GRID[np.abs(_GAIN_GRID - depth) > 1e-9]
+            kwargs["grid"] = np.sort(np.append(grid, depth))
+        runs.append((curve, curve, kwargs))
+    if depth is not None and value_profit and "gain" in plan.bands:
+        runs.append(("budget_value_gain", "gain", {"events": "value", "grid": np.array([depth])}))
+    for name, curve, kwargs in runs:
+        if progress is not None:
+            progress(f"bootstrap bands of the {name.replace('_', ' ')} curve")
         result, problem = call_quietly(
             band_func,
             y,
@@ -2601,8 +2612,8 @@ def _bands(
             **kwargs,
         )
         if result is not None:
-            bands[curve] = result
+            bands[name] = result
         if problem is not None:
-            problems.setdefault(ALL_MODELS, {})[f"{curve} bands"] = problem
+            problems.setdefault(ALL_MODELS, {})[f"{name.replace('_', ' ')} bands"] = problem
     plan.run_s += time.perf_counter() - start
     return bands

@@ -248,7 +248,7 @@ def test_settings_and_json_say_where_each_number_came_from(continuous):
     for ev in (auto, boot):
         doc = json.loads(json.dumps(evaluation_to_json(ev, include_replicates=True)))
         validate(doc, schema)
-        assert doc["schema_version"] == "2.6"
+        assert doc["schema_version"] == "2.7"
     doc = evaluation_to_json(auto)
     comparison = auto.comparison
     assert doc["comparison"]["method"] == "auto"

@@ -18,7 +18,10 @@ from typing import Any
 
 from ranklens.report.goals import (
     BUDGET_MEASURE,
+    BUDGET_VALUE_MEASURE,
     GOALS,
+    NO_EXTREME_CAUGHT,
+    PLANNING_POWER,
     GoalVerdict,
     budget_targets,
     goal_title,
@@ -205,6 +208,12 @@ def format_money(value: float, currency: str | None = None) -> str:
     return f"{sign}{number} {currency}"
 
 
+def _earn(worth: float, currency: str | None) -> str:
+    """Says "earn $1,234" or "lose $1,234"."""
+    verb = "lose" if worth < 0 else "earn"
+    return f"{verb} {format_money(abs(worth), currency)}"
+
+
 def _purpose(evaluation: Any) -> str:
     """Targeting with a budget; else the settings' goal; else ranking."""
     if budget_targets(evaluation) is not None:
@@ -279,21 +288,10 @@ def _left_out(verdict: GoalVerdict, evaluation: Any) -> str:
     """The sentence of a goal no model can serve (its headline undefined for every model, or
     no model catching a single real extreme); "" otherwise."""
     if verdict.evidence == "undefined" or not verdict.metric:
-        return (
-            f"Left out: {plain_name(verdict.metric) if verdict.metric else 'no measure'} is "
-            "not defined for any model on these data."
-        )
-    if verdict.goal.key == "extremes":
-        recalls = [
-            evaluation.values.get(m, {}).get("utility_recall", math.nan)
-            for m in evaluation.model_names
-        ]
-        finite = [r for r in recalls if r is not None and not math.isnan(r)]
-        if finite and all(r == 0 for r in finite):
-            return (
-                "Left out: no model predicts any of the real extreme values accurately, so "
-                "none is fit for catching them."
-            )
+        what = plain_name(verdict.metric) if verdict.metric else "no measure"
+        return f"Left out: the {what} is not defined for any model on these data."
+    if verdict.evidence == "no model fit":
+        return "Left out: " + NO_EXTREME_CAUGHT[:1].lower() + NO_EXTREME_CAUGHT[1:]
     return ""
 
 
@@ -312,13 +310,42 @@ def _goal_line(verdict: GoalVerdict, evaluation: Any) -> str:
         return f"{verdict.best} has the best {name}; no comparison was run."
     words = _difference_words(evidence)
     if verdict.evidence == "clear":
-        return f"{verdict.best} is clearly best on {name} ({words} against {evidence.other})."
+        return (
+            f"{verdict.best} is clearly best on the {name}; closest is {evidence.other} ({words})."
+        )
     if not evidence.tested:
-        return f"{verdict.best} leads on {name} ({words}), not tested."
+        return f"{verdict.best} leads on the {name} over {evidence.other} ({words}); not tested."
+    if evidence.difference == 0:
+        return f"{evidence.leader} and {evidence.other} have the same {name}."
     return (
-        f"No model is clearly better; {verdict.best} leads on {name} by "
-        f"{_difference_words(evidence).split(', difference ')[1].split(',')[0]} over "
+        f"No model is clearly better: {verdict.best} leads on the {name} over "
         f"{evidence.other} ({words})."
+    )
+
+
+def _budget_planning(contrast: Contrast, evaluation: Any) -> str:
+    """The planning sentence of a comparison at the budget's depth, from its bootstrap standard
+    deviation: with ``n`` rows, a paired difference of standard deviation ``s`` is detected with
+    power ``1 - beta`` at two-sided level ``alpha`` when it is at least ``(z_{1-alpha/2} +
+    z_{1-beta}) s``, and the observed difference ``d`` needs about ``n ((z_{1-alpha/2} +
+    z_{1-beta}) s / d)^2`` rows (Cohen 1988, ch. 2), the standard deviation shrinking as
+    ``1 / sqrt(n)``."""
+    from statistics import NormalDist
+
+    d, sd, n = abs(float(contrast.difference)), float(contrast.sd), int(evaluation.n)
+    level = float(contrast.level)
+    alpha = 1.0 - level if math.isfinite(level) and 0.0 < level < 1.0 else ALPHA
+    if not (math.isfinite(sd) and sd > 0 and math.isfinite(d) and d > 0 and n > 0):
+        return ""
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0) + NormalDist().inv_cdf(PLANNING_POWER)
+    needed = math.ceil(n * (z * sd / d) ** 2)
+    width = float(contrast.high - contrast.low)
+    style = number_style([d, z * sd], [width] if math.isfinite(width) else [])
+    return (
+        f"These {n:,} rows could detect a difference of {style(z * sd)} "
+        f"(with {100 * PLANNING_POWER:.0f}% power at the adjusted level); detecting the "
+        f"observed {style(d)} would take about {needed:,} rows, if the models keep their "
+        "accuracy."
     )
 
 
@@ -337,14 +364,17 @@ def _settle(verdict: GoalVerdict, evaluation: Any, evidence: Evidence | None) ->
         ),
         None,
     )
-    if runner is not None and verdict.metric != BUDGET_MEASURE:
+    if runner is not None and verdict.metric not in (BUDGET_MEASURE, BUDGET_VALUE_MEASURE):
         finite = [runner.high - runner.low] if math.isfinite(runner.high - runner.low) else []
         style = number_style([runner.difference, runner.value_a], finite)
         plan = planning_text(evaluation, runner, style)
         if plan:
             parts.append(plan)
+    if runner is not None and not parts:
+        parts.append(_budget_planning(runner, evaluation))
+    parts = [p for p in parts if p]
     if not parts:
-        parts.append("more data, or a larger difference between the models, would settle it.")
+        parts.append("More data, or a larger difference between the models, would settle it.")
     for sentence in (segment_sentence(evaluation), window_sentence(evaluation)):
         if sentence:
             parts.append(sentence)
@@ -382,95 +412,92 @@ def recommend(evaluation: Any, *, alpha: float = ALPHA) -> Recommendation:
     purpose = _purpose(evaluation)
     verdicts = summary_verdicts(evaluation, alpha=alpha)
     chosen = next((v for v in verdicts if v.goal.key == purpose), None)
-    secondary = tuple(
-        (goal_title(v.goal, evaluation), _goal_line(v, evaluation))
-        for v in verdicts
-        if v is not chosen
-    )
-    text = _purpose_text(purpose, evaluation)
     targets = budget_targets(evaluation) if purpose == "targeting" else None
-    depth, cases = (targets[1], targets[0]) if targets is not None else (None, None)
-    currency = evaluation.settings.get("currency") or None
+    base = Recommendation(
+        model=None,
+        purpose=purpose,
+        purpose_text=_purpose_text(purpose, evaluation),
+        depth=None if targets is None else targets[1],
+        n_targeted=None if targets is None else targets[0],
+        currency=evaluation.settings.get("currency") or None,
+        secondary=tuple(
+            (goal_title(v.goal, evaluation), _goal_line(v, evaluation))
+            for v in verdicts
+            if v is not chosen
+        ),
+    )
+    text = base.purpose_text
     if chosen is None:
-        return Recommendation(
-            model=None,
-            purpose=purpose,
-            purpose_text=text,
-            depth=depth,
-            n_targeted=cases,
-            currency=currency,
-            sentence=f"No model can be recommended for {text}: no measure of it was computed.",
-            secondary=secondary,
-        )
+        sentence = f"No model can be recommended for {text}: no measure of it was computed."
+        return dataclasses.replace(base, sentence=sentence)
+    base = dataclasses.replace(base, measure=chosen.metric, measure_name=plain_name(chosen.metric))
     left_out = _left_out(chosen, evaluation)
     if left_out:
-        return Recommendation(
-            model=None,
-            purpose=purpose,
-            purpose_text=text,
-            measure=chosen.metric,
-            measure_name=plain_name(chosen.metric) if chosen.metric else "",
-            depth=depth,
-            n_targeted=cases,
-            currency=currency,
-            sentence=f"No model can be recommended for {text}. {left_out}",
-            secondary=secondary,
-        )
+        sentence = f"No model can be recommended for {text}. {left_out}"
+        return dataclasses.replace(base, sentence=sentence)
     evidence = _evidence(chosen)
     clear = chosen.evidence in ("clear", "nothing to compare") and bool(chosen.best)
     model = chosen.best if clear else None
     leader = chosen.best or None
-    worth = _worth(evaluation, model or leader, depth)
-    name = plain_name(chosen.metric)
+    worth = _worth(evaluation, model or leader, base.depth)
     if model is not None:
-        sentence = f"Deploy {model} for {text}."
-        if evidence is not None:
-            sentence += (
-                f" On the {name} it is clearly ahead of every other model; closest is "
-                f"{evidence.other} ({_difference_words(evidence)}, {evidence.method})."
-            )
-        if worth is not None:
-            sentence += f" Targeting these cases by {model} earns {format_money(worth, currency)}."
-        settle = ""
+        sentence, settle = _deploy_words(base, model, evidence, chosen), ""
     else:
-        sentence = f"No model is clearly better for {text}"
-        if leader and evidence is not None and evidence.difference == 0:
-            sentence += (
-                f"; {evidence.leader} and {evidence.other} have the same {name} "
-                f"({_difference_words(evidence).split(',')[0]})."
-            )
-        elif leader and evidence is not None:
-            sentence += (
-                f"; {leader} leads on the {name} over {evidence.other} "
-                f"({_difference_words(evidence)}), but "
-                + (
-                    "the difference is within what resampling noise produces."
-                    if evidence.tested
-                    else "the difference is not tested."
-                )
-            )
-        else:
-            sentence += "."
+        sentence = _unclear_words(base, leader, evidence, chosen)
         settle = _settle(chosen, evaluation, evidence)
-        if worth is not None and leader:
-            sentence += (
-                f" Targeting these cases by {leader} would earn {format_money(worth, currency)}."
-            )
-    return Recommendation(
+    if worth is not None and (model or leader):
+        by = model or leader
+        sentence += f" Targeting these cases by {by} would {_earn(worth, base.currency)}."
+    return dataclasses.replace(
+        base,
         model=model,
-        purpose=purpose,
-        purpose_text=text,
-        measure=chosen.metric,
-        measure_name=name,
-        depth=depth,
-        n_targeted=cases,
         leader=leader,
         evidence=evidence,
         worth=worth,
-        currency=currency,
         settle=settle,
         sentence=sentence,
-        secondary=secondary,
+    )
+
+
+def _deploy_words(
+    base: Recommendation, model: str, evidence: Evidence | None, verdict: GoalVerdict
+) -> str:
+    """The decision when the lead is clear: the model, the purpose and the closest other
+    model's comparison."""
+    sentence = f"Deploy {model} for {base.purpose_text}."
+    name = plain_name(verdict.metric)
+    if evidence is None:
+        return sentence + f" It is the only model evaluated ({name} {verdict.value_text})."
+    return sentence + (
+        f" On the {name} it is clearly ahead of every other model; closest is "
+        f"{evidence.other} ({_difference_words(evidence)}; {evidence.method})."
+    )
+
+
+def _unclear_words(
+    base: Recommendation, leader: str | None, evidence: Evidence | None, verdict: GoalVerdict
+) -> str:
+    """The decision when no lead is clear: who leads, by how much, and why that is not
+    enough."""
+    sentence = f"No model is clearly better for {base.purpose_text}"
+    name = plain_name(verdict.metric)
+    if verdict.evidence == "no difference":
+        return sentence + f": all models have the same {name}."
+    if not leader or evidence is None:
+        return sentence + "."
+    if evidence.difference == 0:
+        return sentence + (
+            f"; {evidence.leader} and {evidence.other} have the same {name} "
+            f"({_difference_words(evidence).split(' against ')[0]})."
+        )
+    why = (
+        "the difference is within what resampling noise produces"
+        if evidence.tested
+        else "the difference is not tested"
+    )
+    return sentence + (
+        f"; {leader} leads on the {name} over {evidence.other} "
+        f"({_difference_words(evidence)}), but {why}."
     )
 
 

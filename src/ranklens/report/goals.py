@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ranklens._foundation.docstrings import shared_paragraphs
-from ranklens._foundation.registry import direction_of, shaded_positions
+from ranklens._foundation.events import events_words
+from ranklens._foundation.registry import direction_of, plain_text, shaded_positions
 from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.significance import (
     ALPHA,
@@ -36,6 +37,7 @@ __all__ = [
     "comparison_contrasts",
     "goal_of",
     "meaning",
+    "problem_sentence",
     "summary_verdicts",
     "undefined_reason",
 ]
@@ -91,67 +93,6 @@ GOALS: tuple[Goal, ...] = (
     ),
 )
 
-#: One plain-language line per measure (the registry's description is the fallback).
-MEANINGS: dict[str, str] = {
-    "tau_normalized": "Share of pairs of cases the model puts in the right order (0.5 = chance).",
-    "kendall_tau": "Agreement of the model's order with the true order, from -1 (reversed) to 1.",
-    "spearman_rho": "Correlation between predicted and true ranks, from -1 to 1.",
-    "rho_normalized": "Spearman's rank correlation rescaled to 0 (reversed) to 1 (perfect).",
-    "somers_d": "How much more often pairs are ordered right than wrong, from -1 to 1.",
-    "ndcg_score": "How close the top of the model's list is to the ideal list (1 = ideal).",
-    "lift_at_5": "How many times more events than at random in the top 5% by score.",
-    "lift_at_10": "How many times more events than at random in the top 10% by score.",
-    "lift_at_20": "How many times more events than at random in the top 20% by score.",
-    "roc_auc": "Chance that a random event case scores above a random non-event (0.5 = chance).",
-    "gain_area": "Area under the cumulative gain curve: events found across all depths.",
-    "accuracy_ratio": "Gain over random as a share of the best possible (0 random, 1 perfect).",
-    "ks_statistic": "Largest gap between the score distributions of events and non-events.",
-    "utility_f1": "Balance of precision and recall on the rare extreme values.",
-    "utility_precision": "Of the extremes the model predicts, how many were real and accurate.",
-    "utility_recall": "Of the real extremes, how many the model predicted accurately.",
-    "sera": "Squared errors weighted towards the extremes, summed over relevance levels.",
-    "relevance_weighted_absolute_error": "Average error, counting errors on extremes most.",
-    "relevance_weighted_squared_error": "Average squared error, counting extremes most.",
-    "interval_score": "Interval width plus a penalty for every miss (lower is better).",
-    "weighted_interval_score": "Interval score averaged over several interval levels.",
-    "interval_coverage": "Share of true values inside the interval; best close to the nominal.",
-    "interval_coverage_error": "Distance between the actual and the promised coverage.",
-    "mean_interval_width": "Average width of the intervals (describes; not ranked by itself).",
-    "mean_absolute_error": "Average size of the error, in the target's units.",
-    "root_mean_squared_error": "Typical error size, with large errors counting more.",
-    "mean_squared_error": "Average squared error (large errors dominate).",
-    "median_absolute_error": "Error of the typical case: half the errors are smaller.",
-    "log_rmse": "Typical error on the log scale: a relative (percentage-like) error.",
-    "rmspe": "Typical error relative to the true value.",
-    "pmap": "Average error relative to how much the target moves from one case to the next.",
-    "linlin_loss": "Average error, with under- and over-prediction priced differently.",
-    "epsilon_insensitive_loss": "Average error beyond a tolerance (small errors are free).",
-}
-
-#: The plain names of the headline measures in the summary's sentences.
-PLAIN_NAMES: dict[str, str] = {
-    "tau_normalized": "share of pairs ordered right",
-    "kendall_tau": "Kendall's tau",
-    "spearman_rho": "Spearman's rho",
-    "rho_normalized": "normalised rank correlation",
-    "somers_d": "Somers' D",
-    "lift_at_5": "lift in the top 5%",
-    "lift_at_10": "lift in the top 10%",
-    "lift_at_20": "lift in the top 20%",
-    "roc_auc": "ROC AUC",
-    "gain_area": "area under the gain curve",
-    "accuracy_ratio": "accuracy ratio",
-    "utility_f1": "F1 on extremes",
-    "sera": "SERA",
-    "relevance_weighted_absolute_error": "error on extremes",
-    "interval_score": "interval score",
-    "weighted_interval_score": "weighted interval score",
-    "interval_coverage_error": "coverage error",
-    "mean_absolute_error": "mean absolute error",
-    "root_mean_squared_error": "RMSE",
-    "median_absolute_error": "median absolute error",
-}
-
 _LIFT_DEPTHS = {"lift_at_5": 0.05, "lift_at_10": 0.10, "lift_at_20": 0.20}
 
 
@@ -164,24 +105,51 @@ def goal_of(family: str) -> Goal | None:
 
 
 def _events_text(evaluation: Any) -> str:
+    """The events of this evaluation in words ("events: the top 10% of values, at least
+    512.0"), from the definition the targeting curves recorded, else the settings."""
+    definition = ""
+    for kind in ("gain", "roc", "lift"):
+        for curve in (evaluation.curves.get(kind) or {}).values():
+            definition = str(getattr(curve, "event_definition", "") or "")
+            if definition and definition != "value":
+                break
+        if definition and definition != "value":
+            break
+    unit = evaluation.settings.get("currency") or None
+    if definition and definition != "value":
+        return "events: " + events_words(definition, unit)
     events = evaluation.settings.get("events")
+    if events is None:
+        return ""
     if isinstance(events, str) and events.startswith("top:"):
         try:
-            return f"events = the true top {100 * float(events[4:]):g}%"
+            share = float(events[4:].rstrip("%")) / (100.0 if events.endswith("%") else 1.0)
         except ValueError:
-            return f"events = {events}"
-    if events is not None:
-        return f"events: y >= {events}" if not isinstance(events, str) else f"events: {events}"
+            return ""
+        return f"events: the top {100 * share:.3g}% of values"
+    if isinstance(events, int | float):
+        return "events: " + events_words(f"y >= {events}", unit)
+    if isinstance(events, str):
+        return "events: " + events_words(events.replace(">", "y >", 1), unit)
     return ""
 
 
+def _spec_field(metric: str, info: Mapping[str, Any], field: str) -> str:
+    """``plain_name`` or ``meaning`` of a measure: from its metrics info (results.json), else
+    the registry, else "" (a measure registered after the results were written)."""
+    value = info.get(field)
+    if value:
+        return str(value)
+    from ranklens.metrics import REGISTRY
+
+    spec = REGISTRY.get(metric)
+    return str(getattr(spec, field, "") or "")
+
+
 def meaning(metric: str, info: Mapping[str, Any], evaluation: Any = None) -> str:
-    """The measure's one-line plain-language meaning (the registry's description otherwise,
-    with the events of this evaluation instead of the default)."""
-    text = MEANINGS.get(metric)
-    if text is None:
-        text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", str(info.get("description", "")))
-        text = text.replace("``", "")
+    """The measure's one-line plain-language meaning (its registration's ``meaning``; the
+    description otherwise), with the events of this evaluation for a targeting measure."""
+    text = _spec_field(metric, info, "meaning") or plain_text(str(info.get("description", "")))
     if evaluation is not None and info.get("family") == "targeting":
         events = _events_text(evaluation)
         if events:
@@ -191,16 +159,71 @@ def meaning(metric: str, info: Mapping[str, Any], evaluation: Any = None) -> str
 
 
 def plain_name(metric: str) -> str:
-    """The measure's name in readers' words."""
-    if metric == BUDGET_MEASURE:
-        return "share of the events found within the budget"
-    return PLAIN_NAMES.get(metric, metric.replace("_", " "))
+    """The measure's name in readers' words (its registration's ``plain_name``)."""
+    if metric in _BUDGET_NAMES:
+        return _BUDGET_NAMES[metric]
+    return _spec_field(metric, {}, "plain_name") or metric.replace("_", " ")
+
+
+#: Plain sentences for the messages measures give most often (a pattern of the message, and
+#: the sentence; ``{0}``, ``{1}`` are the pattern's groups). The JSON results keep the message.
+_PROBLEM_SENTENCES: tuple[tuple[str, str], ...] = (
+    (
+        r"no prediction has relevance >=",
+        "The model never predicts an extreme value, so its precision on extremes is not defined.",
+    ),
+    (
+        r"undefined \(no predicted or no true events\) at (\d+) of (\d+) thresholds",
+        "Precision or recall is not defined at {0} of the {1} thresholds: there the model "
+        "predicts no extreme value, or there is none to find.",
+    ),
+    (
+        r"\((\d+) value\(s\) <= 0\)",
+        "It needs a positive target, and {0} true values are zero or negative.",
+    ),
+    (r"must be non-negative", "It needs a target without negative values."),
+    (r"time budget", "It was left out of the bootstrap to keep within the time allowed."),
+    (r"no events|no positive|only one class", "The data hold no events, or only events."),
+    (r"constant", "It is not defined when the values are all the same."),
+)
+
+#: The sentence of each kind of problem when no pattern above fits.
+_KIND_SENTENCES = {
+    "undefined": "Not defined for these data.",
+    "skipped": "Not computed: it needs a setting that was not given.",
+    "failed": "Could not be computed; the JSON results keep the error message.",
+    "note": "The value stands, with a caveat kept in the JSON results.",
+}
+
+
+def problem_sentence(problem: Any) -> str:
+    """Why a value is missing or qualified, as one plain sentence for the report (no exception
+    text, no parameter syntax; the JSON results keep the precise message).
+
+    Parameters
+    ----------
+    problem : Problem or str
+        The problem of a measure, a curve or the comparison.
+
+    Returns
+    -------
+    str
+        One sentence ("" for no problem).
+    """
+    if not problem:
+        return ""
+    message = str(getattr(problem, "message", problem))
+    kind = str(getattr(problem, "kind", "undefined"))
+    for pattern, sentence in _PROBLEM_SENTENCES:
+        found = re.search(pattern, message)
+        if found:
+            return sentence.format(*found.groups())
+    return _KIND_SENTENCES.get(kind, _KIND_SENTENCES["undefined"])
 
 
 def undefined_reason(problem: Any) -> str:
-    """A problem's first line as a short plain sentence (no "undefined:" prefix)."""
-    text = getattr(problem, "first_line", str(problem))
-    return text[:1].upper() + text[1:] if text else ""
+    """A problem as a short plain sentence (:func:`problem_sentence`)."""
+    return problem_sentence(problem)
 
 
 # --------------------------------------------------------------------------------------------
@@ -406,6 +429,22 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
     return verdicts
 
 
+#: The sentence of the extremes when no model catches any of them.
+NO_EXTREME_CAUGHT = (
+    "No model predicts any of the real extreme values accurately (recall 0 for every model): "
+    "none is fit for catching them."
+)
+
+
+def no_extreme_caught(evaluation: Any) -> bool:
+    """Whether every model's utility-based recall on the extremes is 0 (none is caught)."""
+    recalls = [
+        evaluation.values.get(m, {}).get("utility_recall", math.nan) for m in evaluation.model_names
+    ]
+    finite = [float(r) for r in recalls if _finite(r)]
+    return bool(finite) and all(r == 0 for r in finite)
+
+
 def _goal_models(goal: Goal, evaluation: Any) -> list[str]:
     return [
         m
@@ -425,6 +464,11 @@ def _goal_verdict(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | No
     if binary and goal.key == "extremes":
         return None  # a 0/1 target has no rare extreme values to catch
     models = _goal_models(goal, evaluation)
+    if goal.key == "extremes" and no_extreme_caught(evaluation):
+        verdict = GoalVerdict(goal=goal, metric=_headline(goal, evaluation, models))
+        verdict.evidence = "no model fit"
+        verdict.sentence = html.escape(NO_EXTREME_CAUGHT)
+        return verdict
     if goal.key == "targeting":
         at_budget = _budget_verdict(goal, evaluation, models)
         if at_budget is not None:
@@ -476,9 +520,15 @@ def _goal_verdict(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | No
     return verdict
 
 
-#: The headline of targeting with a budget: the gain (share of the events, or of the value,
-#: found) of the cases the budget pays for, compared at exactly that depth.
+#: The headline of targeting with a budget: the gain (share of the events found) of the cases
+#: the budget pays for, compared at exactly that depth; with a profit that is a margin on the
+#: value reached, the share of the total value reached there (:data:`BUDGET_VALUE_MEASURE`).
 BUDGET_MEASURE = "gain_at_budget"
+BUDGET_VALUE_MEASURE = "value_gain_at_budget"
+_BUDGET_NAMES = {
+    BUDGET_MEASURE: "share of the events found within the budget",
+    BUDGET_VALUE_MEASURE: "share of the total value reached within the budget",
+}
 
 
 def budget_gain_contrasts(evaluation: Any) -> list[Contrast]:
@@ -489,16 +539,19 @@ def budget_gain_contrasts(evaluation: Any) -> list[Contrast]:
     from ranklens.report.adapters import gain_contrasts
 
     targets = budget_targets(evaluation)
-    bands = (getattr(evaluation, "extras", None) or {}).get("bands", {}).get("gain")
-    if targets is None or bands is None or not len(bands.x):
-        return []
-    depth = targets[1]
-    if float(min(abs(float(x) - depth) for x in bands.x)) > 1e-9:
-        return []
-    contrasts = list(gain_contrasts(bands, [depth]).values())
-    for contrast in contrasts:
-        contrast.metric = BUDGET_MEASURE
-    return contrasts
+    stored = (getattr(evaluation, "extras", None) or {}).get("bands", {})
+    for key, measure in (("budget_value_gain", BUDGET_VALUE_MEASURE), ("gain", BUDGET_MEASURE)):
+        bands = stored.get(key)
+        if targets is None or bands is None or not len(bands.x):
+            continue
+        depth = targets[1]
+        if float(min(abs(float(x) - depth) for x in bands.x)) > 1e-9:
+            continue
+        contrasts = list(gain_contrasts(bands, [depth]).values())
+        for contrast in contrasts:
+            contrast.metric = measure
+        return contrasts
+    return []
 
 
 def _budget_verdict(goal: Goal, evaluation: Any, models: list[str]) -> GoalVerdict | None:
@@ -510,13 +563,13 @@ def _budget_verdict(goal: Goal, evaluation: Any, models: list[str]) -> GoalVerdi
     value = {c.model_a: c.value_a for c in family} | {c.model_b: c.value_b for c in family}
     named = [m for m in models if m in value]
     values = [value[m] for m in named]
-    verdict = GoalVerdict(goal=goal, metric=BUDGET_MEASURE, family=family)
+    verdict = GoalVerdict(goal=goal, metric=family[0].metric, family=family)
     best = shaded_positions(values, {"direction": "higher"})
     style = number_style(values)
     if not best:
         verdict.evidence = "no difference"
         verdict.sentence = (
-            f"All models find the same {html.escape(plain_name(BUDGET_MEASURE))} "
+            f"All models find the same {html.escape(plain_name(verdict.metric))} "
             f"({html.escape(style(values[0]))})."
         )
         return verdict
@@ -673,7 +726,8 @@ def _words(verdict: GoalVerdict, evaluation: Any) -> None:
     if not unclear:
         verdict.evidence = "clear"
         verdict.sentence = (
-            f"{lead} ({interval}). The lead over every other model is clear. Pick {_b(best)}."
+            f"{lead} ({interval}). The lead over every other model is clear: "
+            f"{_b(best)} is clearly best for this goal."
         )
     elif not clear:
         verdict.evidence = "not clear"
@@ -682,7 +736,6 @@ def _words(verdict: GoalVerdict, evaluation: Any) -> None:
             + ", ".join(_b(c.model_b) for c in unclear if c.tested)
             + " is within what resampling noise produces."
             + _planning_words(evaluation, runner, style)
-            + " Until then, choose on other grounds."
             + caveats
         )
     else:

@@ -18,6 +18,7 @@ __all__ = [
     "Row",
     "Section",
     "Table",
+    "distinguishing_style",
     "format_number",
     "format_pvalue",
     "frame_table",
@@ -220,9 +221,10 @@ def distinguishing_style(style: NumberStyle, a: Any, b: Any) -> NumberStyle:
 
     Examples
     --------
-    >>> style = NumberStyle(scientific=True, digits=3)
-    >>> [distinguishing_style(style, v, 24812345.0)(v) for v in (24812345.0, 24798765.0)]
-    ['2.481e+07', '2.480e+07']
+    >>> a, b = 24812345.0, 24798765.0
+    >>> style = distinguishing_style(NumberStyle(scientific=True, digits=3), a, b)
+    >>> style(a), style(b)
+    ('2.481e+07', '2.480e+07')
     """
     if not (_finite(a) and _finite(b)) or float(a) == float(b) or style(a) != style(b):
         return style
