@@ -209,6 +209,9 @@ def test_html_opens_with_the_decision_in_plain_words(clear_case, equal_case):
     first = page.index('data-key="recommendation"')
     assert first < page.index('class="table-wrap"')
     assert "Deploy <strong>good</strong> for ranking" in page
+    # only the clear decision is marked as one
+    assert page.count('class="decision decision-clear"') == 1
+    assert page.count('class="decision"') == 1
     assert "What would settle it." in page
     text = _visible(page)
     leaks = (r"tau_normalized", r"tau normalized", r"\bsera\b", r"top:", r"y >=", r"Error")
@@ -270,3 +273,49 @@ def test_events_and_problems_in_words():
     sentence = problem_sentence(message)
     assert "position" not in sentence and "y_true" not in sentence
     assert problem_sentence("") == ""
+
+
+def test_a_goal_no_model_can_serve_is_left_out_never_picked():
+    # rare extremes in the truth, predictions that never reach them: recall 0 for every model
+    rng = np.random.default_rng(5)
+    n = 300
+    y = rng.normal(size=n)
+    y[:12] = 8.0 + rng.uniform(size=12)
+    predictions = {
+        "shy": np.clip(0.5 * y, -1.0, 1.0) + 0.01 * rng.normal(size=n),
+        "timid": np.clip(0.4 * y, -1.0, 1.0) + 0.01 * rng.normal(size=n),
+    }
+    evaluation = evaluate_models(y, predictions, n_bootstrap=100, random_state=0)
+    evaluation.settings["goal"] = "extremes"
+    rec = recommend(evaluation)
+    assert rec.purpose == "extremes" and rec.model is None and rec.leader is None
+    assert rec.sentence.startswith("No model can be recommended for catching the rare extreme")
+    assert "none is fit for catching them" in rec.sentence
+    (extremes,) = evaluation_to_json(evaluation)["summary"]["goals"][2:3]
+    assert extremes["goal"] == "extremes" and extremes["pick"] is None
+    assert extremes["evidence"] == "no model fit"
+    # seen from another purpose, the goal is one line that names no model
+    del evaluation.settings["goal"]
+    lines = dict(recommend(evaluation).secondary)
+    assert lines["Rare extremes"].startswith("Left out:")
+    assert "shy" not in lines["Rare extremes"] and "timid" not in lines["Rare extremes"]
+
+
+def test_one_model_or_no_comparison_gives_no_pick():
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=150)
+    alone = evaluate_models(y, {"only": y + rng.normal(size=150)}, n_bootstrap=50, random_state=0)
+    rec = recommend(alone)
+    assert rec.model is None and rec.leader == "only" and rec.settle == ""
+    assert "there is no other model to choose between" in rec.sentence
+    pair = {"a": y + rng.normal(size=150), "b": y + 3 * rng.normal(size=150)}
+    # no replicates: the analytic test (DeLong's, for the share of pairs ordered right) decides
+    analytic = recommend(evaluate_models(y, pair, n_bootstrap=0, random_state=0))
+    assert analytic.model == "a" and analytic.evidence is not None
+    assert analytic.evidence.method == "DeLong's Wald interval"
+    # no comparison at all: a lead, however large, is not a pick
+    untested = evaluate_models(y, pair, n_bootstrap=0, inference="bootstrap", random_state=0)
+    assert untested.comparison is None
+    rec = recommend(untested)
+    assert rec.model is None and rec.leader == "a"
+    assert "No paired comparison was run" in rec.settle

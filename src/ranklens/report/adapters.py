@@ -13,7 +13,7 @@ import numpy as np
 
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.events import events_words
-from ranklens._foundation.registry import direction_of
+from ranklens._foundation.registry import REGISTRY, direction_of
 from ranklens._inference.method_names import method_name, paired_test_methods
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
 from ranklens.report.significance import (
@@ -35,9 +35,8 @@ from ranklens.report.tables import header as _header
 
 def _plain_name(metric: str) -> str:
     """The measure's name in readers' words (its registration's plain name)."""
-    from ranklens.report.goals import plain_name
-
-    return plain_name(metric)
+    spec = REGISTRY.get(metric)
+    return spec.plain_name if spec is not None else metric.replace("_", " ")
 
 
 __all__ = [

@@ -355,6 +355,11 @@ def _settle(verdict: GoalVerdict, evaluation: Any, evidence: Evidence | None) ->
     from ranklens.report.segment_views import segment_sentence
     from ranklens.report.window_views import window_sentence
 
+    if getattr(evaluation, "comparison", None) is None:
+        return (
+            "No paired comparison was run: one with bootstrap replicates would tell whether "
+            "the lead is more than chance."
+        )
     parts = []
     runner = next(
         (
@@ -436,7 +441,7 @@ def recommend(evaluation: Any, *, alpha: float = ALPHA) -> Recommendation:
         sentence = f"No model can be recommended for {text}. {left_out}"
         return dataclasses.replace(base, sentence=sentence)
     evidence = _evidence(chosen)
-    clear = chosen.evidence in ("clear", "nothing to compare") and bool(chosen.best)
+    clear = chosen.evidence == "clear" and bool(chosen.best)
     model = chosen.best if clear else None
     leader = chosen.best or None
     worth = _worth(evaluation, model or leader, base.depth)
@@ -444,7 +449,8 @@ def recommend(evaluation: Any, *, alpha: float = ALPHA) -> Recommendation:
         sentence, settle = _deploy_words(base, model, evidence, chosen), ""
     else:
         sentence = _unclear_words(base, leader, evidence, chosen)
-        settle = _settle(chosen, evaluation, evidence)
+        alone = chosen.evidence == "nothing to compare"
+        settle = "" if alone else _settle(chosen, evaluation, evidence)
     if worth is not None and (model or leader):
         by = model or leader
         sentence += f" Targeting these cases by {by} would {_earn(worth, base.currency)}."
@@ -481,6 +487,11 @@ def _unclear_words(
     enough."""
     sentence = f"No model is clearly better for {base.purpose_text}"
     name = plain_name(verdict.metric)
+    if verdict.evidence == "nothing to compare":
+        return (
+            f"Only {leader} is evaluated for {base.purpose_text} ({name} "
+            f"{verdict.value_text}): there is no other model to choose between."
+        )
     if verdict.evidence == "no difference":
         return sentence + f": all models have the same {name}."
     if not leader or evidence is None:

@@ -23,10 +23,12 @@ from ranklens._foundation.registry import direction_of, plain_text, shaded_posit
 from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.significance import (
     ALPHA,
+    MAX_UNDEFINED_SHARE,
     Contrast,
     adjusted_method_name,
     holm_contrasts,
     pair_contrast,
+    symmetric_p_value,
 )
 from ranklens.report.tables import number_style
 
@@ -458,17 +460,24 @@ def _goal_models(goal: Goal, evaluation: Any) -> list[str]:
 
 def _goal_verdict(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | None:
     """The goal's verdict before the tests: headline, pick and the family of its pairs (None
-    when the goal does not apply)."""
+    when the goal does not apply). When no model catches a single real extreme, the extremes
+    keep their pairs in the family (the adjustment of the other goals does not depend on it)
+    but name no model."""
+    verdict = _goal_verdict_before_fit(goal, evaluation, binary)
+    if verdict is not None and goal.key == "extremes" and no_extreme_caught(evaluation):
+        verdict.best, verdict.value_text = "", ""
+        verdict.evidence = "no model fit"
+        verdict.sentence = html.escape(NO_EXTREME_CAUGHT)
+    return verdict
+
+
+def _goal_verdict_before_fit(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | None:
+    """:func:`_goal_verdict` before the check that some model catches an extreme."""
     if not any(info.get("family") in goal.families for info in evaluation.metrics.values()):
         return None
     if binary and goal.key == "extremes":
         return None  # a 0/1 target has no rare extreme values to catch
     models = _goal_models(goal, evaluation)
-    if goal.key == "extremes" and no_extreme_caught(evaluation):
-        verdict = GoalVerdict(goal=goal, metric=_headline(goal, evaluation, models))
-        verdict.evidence = "no model fit"
-        verdict.sentence = html.escape(NO_EXTREME_CAUGHT)
-        return verdict
     if goal.key == "targeting":
         at_budget = _budget_verdict(goal, evaluation, models)
         if at_budget is not None:
@@ -547,11 +556,38 @@ def budget_gain_contrasts(evaluation: Any) -> list[Contrast]:
         depth = targets[1]
         if float(min(abs(float(x) - depth) for x in bands.x)) > 1e-9:
             continue
-        contrasts = list(gain_contrasts(bands, [depth]).values())
-        for contrast in contrasts:
-            contrast.metric = measure
-        return contrasts
+        return [
+            _symmetric(c, bands, depth, measure) for c in gain_contrasts(bands, [depth]).values()
+        ]
     return []
+
+
+def _symmetric(contrast: Contrast, bands: Any, depth: float, measure: str) -> Contrast:
+    """A gain comparison at one depth, tested as the Summary tests every bootstrap comparison:
+    the symmetric interval and p-value of the centred replicates of the difference (Hall 1988;
+    Hall & Wilson 1991), the replicates being the gain bands' at that depth."""
+    import numpy as np
+
+    x = np.asarray(bands.x, dtype=float)
+    j = int(np.abs(x - depth).argmin())
+    models = list(bands.models)
+    reps = np.asarray(bands.replicates, dtype=float)
+    d = reps[:, models.index(contrast.model_a), j] - reps[:, models.index(contrast.model_b), j]
+    finite = d[np.isfinite(d)]
+    share = 1.0 - finite.size / d.size if d.size else 1.0
+    contrast = dataclasses.replace(contrast, metric=measure, undefined_share=share)
+    if finite.size < 2:
+        return dataclasses.replace(contrast, untested="too few bootstrap replicates")
+    if share > MAX_UNDEFINED_SHARE:
+        return dataclasses.replace(
+            contrast, untested=f"undefined in {100 * share:.1f}% of the bootstrap replicates"
+        )
+    return dataclasses.replace(
+        contrast,
+        method="bootstrap-symmetric",
+        replicates=finite,
+        p_value=symmetric_p_value(finite, contrast.difference),
+    )
 
 
 def _budget_verdict(goal: Goal, evaluation: Any, models: list[str]) -> GoalVerdict | None:

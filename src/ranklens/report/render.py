@@ -618,7 +618,7 @@ def decision_view(evaluation: Any) -> dict[str, Any]:
         main = main.replace(html.escape(rec.model), _strong(rec.model), 1)
     return {
         "main": main,
-        "clear": rec.model is not None,
+        "recommended": rec.model is not None,
         "settle": html.escape(rec.settle),
         "secondary": [(html.escape(t), html.escape(line)) for t, line in rec.secondary],
         "details": [
