@@ -319,3 +319,16 @@ def test_one_model_or_no_comparison_gives_no_pick():
     rec = recommend(untested)
     assert rec.model is None and rec.leader == "a"
     assert "No paired comparison was run" in rec.settle
+
+
+def test_two_different_values_never_read_the_same(clear_case, equal_case, budget_case):
+    # no two models tie on any headline in these data, so no "x against x" may appear
+    pair = re.compile(r"(-?[0-9][0-9.,e+-]*) against (-?[0-9][0-9.,e+-]*)")
+    for evaluation in (clear_case, equal_case, budget_case):
+        verdicts = summary_verdicts(evaluation)
+        assert all(c.value_a != c.value_b for v in verdicts for c in v.contrasts)
+        rec = recommend(evaluation)
+        texts = [rec.sentence, *(line for _, line in rec.secondary)]
+        texts += [re.sub("<[^>]+>", "", v.sentence) for v in verdicts]
+        found = [(a, b) for text in texts for a, b in pair.findall(text)]
+        assert found and all(a != b for a, b in found), found

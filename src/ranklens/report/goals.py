@@ -30,7 +30,7 @@ from ranklens.report.significance import (
     pair_contrast,
     symmetric_p_value,
 )
-from ranklens.report.tables import number_style
+from ranklens.report.tables import distinguishing_style, number_style
 
 __all__ = [
     "GOALS",
@@ -747,9 +747,11 @@ def _words(verdict: GoalVerdict, evaluation: Any) -> None:
     unclear = [c for c in verdict.contrasts if c.better != best]
     runner = min(tested, key=lambda c: abs(c.difference))
     verdict.value_text = style(runner.value_a)
+    values = distinguishing_style(style, runner.value_a, runner.value_b)  # never "0.71 vs 0.71"
     lead = (
-        f"{_b(best)} has the best {name}: {html.escape(style(runner.value_a))} against "
-        f"{html.escape(style(runner.value_b))} for the closest other model, {_b(runner.model_b)}"
+        f"{_b(best)} has the best {name}: {html.escape(values(runner.value_a))} against "
+        f"{html.escape(values(runner.value_b))} for the closest other model, "
+        f"{_b(runner.model_b)}"
     )
     interval = f"difference {html.escape(style(runner.difference))}"
     if math.isfinite(runner.low) and math.isfinite(runner.high):
