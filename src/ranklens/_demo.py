@@ -205,6 +205,8 @@ def run_demo(*, n_bootstrap: int = 500, random_state: int = 0, progress: Any = N
         random_state=random_state,
         on_progress=progress,
     )
+    # the campaign's money is in US dollars: the report writes what a model earns as "$1,234"
+    wallet.settings.setdefault("currency", "$")
 
     sp = fit_sp500_models(random_state)
     returns = evaluate_models(

@@ -1094,6 +1094,10 @@ def _discrimination_leave_one_out(y: FloatArray, p: FloatArray, **params: Any) -
 # for the squared error, and by refitting (up to _REFIT_MAX_ROWS rows) for the pinball loss.
 @register_metric(
     "miscalibration",
+    plain_name="error a recalibration would remove",
+    meaning=(
+        "How much of the squared error a monotone recalibration of the predictions would remove."
+    ),
     direction="lower",
     family="residual",
     leave_one_out=lambda y, p, **params: _miscalibration_leave_one_out(y, p, **params),
@@ -1155,6 +1159,11 @@ def miscalibration(
 
 @register_metric(
     "discrimination",
+    plain_name="worth of the predictions' order",
+    meaning=(
+        "How much the ordering of the predictions is worth: the squared error it saves over the "
+        "average."
+    ),
     direction="higher",
     family="residual",
     leave_one_out=lambda y, p, **params: _discrimination_leave_one_out(y, p, **params),

@@ -337,7 +337,7 @@ def difference_interval_method(comparison: Any, k: int) -> str | None:
 #: bootstrap's ``scheme`` and ``block_length`` in ``comparison`` (present when one ran); 2.5:
 #: the evaluation over time windows (``windows``, present when ``window`` was given); 2.6: the
 #: decomposition of each model's mean squared error (``calibration``, present when it was made).
-SCHEMA_VERSION = "2.6"
+SCHEMA_VERSION = "2.7"
 
 
 def evaluation_to_json(
@@ -1090,6 +1090,8 @@ def _curves_and_extras(
             progress,
             groups=groups,
             resampling=resampling,
+            budget_depth=_budget_depth(curve_results.get("profit")),
+            value_profit=context.get("value_margin") is not None,
         )
         if bands:
             extras["bands"] = bands
@@ -2560,6 +2562,22 @@ class IntervalQualifiers:
         }
 
 
+def _budget_depth(profits: Mapping[str, Any] | None) -> float | None:
+    """The share of cases the budget pays for, from the profit curves (their ``max_targets``
+    over their total weight: the profit plot's budget line); None without a budget."""
+    for curve in (profits or {}).values():
+        k = getattr(curve, "max_targets", None)
+        total = getattr(curve, "n_targeted", None)
+        if k is not None and total is not None and len(total) and float(total[-1]) > 0:
+            return min(float(k), float(total[-1])) / float(total[-1])
+    return None
+
+
+#: The depths of the gain bands: every whole percent, and the budget's depth when there is one
+#: (so that the report compares the models at exactly the depth the budget pays for).
+_GAIN_GRID = np.round(np.arange(1, 101) / 100.0, 2)
+
+
 def _bands(
     y: np.ndarray,
     preds: Mapping[str, np.ndarray],
@@ -2572,16 +2590,30 @@ def _bands(
     progress: ProgressCallback | None,
     groups: ArrayLike | None = None,
     resampling: Mapping[str, Any] | None = None,
+    budget_depth: float | None = None,
+    value_profit: bool = False,
 ) -> dict[str, Any]:
     """Bootstrap bands of the curves the plan kept (same replicates, and the same scheme, as
-    the comparison)."""
+    the comparison); the gain's grid holds the budget's depth too (``budget_depth``). When the
+    profit is a margin on the value reached (``value_profit``), the gain of value at the
+    budget's depth alone is added as ``"budget_value_gain"``: at one depth it orders the
+    models as their profit does, and the report's recommendation compares them on it."""
     band_func = curve_bands
     bands: dict[str, Any] = {}
     start = time.perf_counter()
+    runs: list[tuple[str, str, dict[str, Any]]] = []
+    depth = budget_depth if budget_depth is not None and 0.0 < budget_depth <= 1.0 else None
     for curve in plan.bands:
+        kwargs: dict[str, Any] = {"events": events} if curve in ("gain", "lift") and events else {}
+        if curve == "gain" and depth is not None:
+            grid = _GAIN_GRID[np.abs(_GAIN_GRID - depth) > 1e-9]
+            kwargs["grid"] = np.sort(np.append(grid, depth))
+        runs.append((curve, curve, kwargs))
+    if depth is not None and value_profit and "gain" in plan.bands:
+        runs.append(("budget_value_gain", "gain", {"events": "value", "grid": np.array([depth])}))
+    for name, curve, kwargs in runs:
         if progress is not None:
-            progress(f"bootstrap bands of the {curve} curve")
-        kwargs = {"events": events} if curve in ("gain", "lift") and events else {}
+            progress(f"bootstrap bands of the {name.replace('_', ' ')} curve")
         result, problem = call_quietly(
             band_func,
             y,
@@ -2596,8 +2628,8 @@ def _bands(
             **kwargs,
         )
         if result is not None:
-            bands[curve] = result
+            bands[name] = result
         if problem is not None:
-            problems.setdefault(ALL_MODELS, {})[f"{curve} bands"] = problem
+            problems.setdefault(ALL_MODELS, {})[f"{name.replace('_', ' ')} bands"] = problem
     plan.run_s += time.perf_counter() - start
     return bands

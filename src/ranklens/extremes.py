@@ -1262,6 +1262,8 @@ def _utility_form(which: str) -> SumsForm:
 
 @register_metric(
     "relevance_weighted_squared_error",
+    plain_name="squared error on extremes",
+    meaning="Average squared error, counting extremes most.",
     higher_is_better=False,
     family="extremes",
     description="Squared error weighted by phi(y_true) (default box-plot relevance)",
@@ -1310,6 +1312,8 @@ def relevance_weighted_squared_error(
 
 @register_metric(
     "relevance_weighted_absolute_error",
+    plain_name="error on extremes",
+    meaning="Average error, counting errors on extremes most.",
     higher_is_better=False,
     family="extremes",
     description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
@@ -1414,6 +1418,8 @@ def _sera_value(prep: _Prepared) -> float:
 
 @register_metric(
     "sera",
+    plain_name="squared error across extreme levels",
+    meaning="Squared errors weighted towards the extremes, summed over relevance levels.",
     higher_is_better=False,
     family="extremes",
     sums=SumsForm(terms=_sera_sum_terms, finalize=_sera_finalize, params=("relevance",)),
@@ -1526,6 +1532,8 @@ def sera_curve(
 
 @register_metric(
     "utility_precision",
+    plain_name="precision on extremes",
+    meaning="Of the extremes the model predicts, how many were real and accurate.",
     higher_is_better=True,
     family="extremes",
     description="Utility-based precision for rare extremes (Torgo & Ribeiro 2009)",
@@ -1584,6 +1592,8 @@ def utility_precision(
 
 @register_metric(
     "utility_recall",
+    plain_name="recall on extremes",
+    meaning="Of the real extremes, how many the model predicted accurately.",
     higher_is_better=True,
     family="extremes",
     description="Utility-based recall for rare extremes (Torgo & Ribeiro 2009)",
@@ -1642,6 +1652,8 @@ def utility_recall(
 
 @register_metric(
     "utility_f1",
+    plain_name="F1 on extremes",
+    meaning="Balance of precision and recall on the rare extreme values.",
     higher_is_better=True,
     family="extremes",
     description="Utility-based F1 for rare extremes (Torgo & Ribeiro 2009)",

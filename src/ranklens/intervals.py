@@ -301,6 +301,8 @@ class IntervalScoreResult(Result):
 
 @register_metric(
     "interval_score",
+    plain_name="interval score",
+    meaning="Interval width plus a penalty for every miss (lower is better).",
     higher_is_better=False,
     family="intervals",
     inputs="interval",
@@ -482,6 +484,8 @@ def _nominal_coverage(params: Any) -> float:
 
 @register_metric(
     "interval_coverage",
+    plain_name="share of true values inside the interval",
+    meaning="Share of true values inside the interval; best close to the nominal level.",
     direction="target",
     target=_nominal_coverage,
     family="intervals",
@@ -547,6 +551,8 @@ def interval_coverage(
 
 @register_metric(
     "interval_coverage_error",
+    plain_name="coverage error",
+    meaning="Distance between the actual and the promised coverage.",
     higher_is_better=False,
     family="intervals",
     inputs="interval",
@@ -606,6 +612,8 @@ def interval_coverage_error(
 
 @register_metric(
     "mean_interval_width",
+    plain_name="average interval width",
+    meaning="Average width of the intervals (describes; not ranked by itself).",
     direction="neutral",
     family="intervals",
     inputs="interval",
@@ -758,6 +766,8 @@ def _wis_decompose(
 
 @register_metric(
     "weighted_interval_score",
+    plain_name="weighted interval score",
+    meaning="Interval score averaged over several interval levels.",
     higher_is_better=False,
     family="intervals",
     inputs="interval",

@@ -172,6 +172,8 @@ _NDCG_SWEEP = ReplicateSweep(_ndcg_sweep_prepare, _ndcg_sweep_evaluate, "NDCG, o
 
 @register_metric(
     "ndcg_score",
+    plain_name="NDCG",
+    meaning="How close the top of the model's list is to the ideal list (1 = ideal).",
     higher_is_better=True,
     family="listwise",
     batched=ReplicateForm(_NDCG_SWEEP, "ndcg"),

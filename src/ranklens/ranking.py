@@ -766,6 +766,8 @@ _ON_DEVICE_SUMMARY = (
 
 @register_metric(
     "kendall_tau",
+    plain_name="Kendall's tau",
+    meaning="Agreement of the model's order with the true order, from -1 (reversed) to 1.",
     higher_is_better=True,
     family="ranking",
     batched=RankSweepForm(RankStatistic.KENDALL_TAU_B),
@@ -834,6 +836,8 @@ def kendall_tau(
 
 @register_metric(
     "spearman_rho",
+    plain_name="Spearman's rho",
+    meaning="Correlation between predicted and true ranks, from -1 to 1.",
     higher_is_better=True,
     family="ranking",
     batched=RankSweepForm(RankStatistic.SPEARMAN_RHO),
@@ -890,6 +894,8 @@ def spearman_rho(
 
 @register_metric(
     "tau_normalized",
+    plain_name="share of pairs ordered right",
+    meaning="Share of pairs of cases the model puts in the right order (0.5 = chance).",
     higher_is_better=True,
     family="ranking",
     batched=RankSweepForm(RankStatistic.HARRELL_C),
@@ -952,6 +958,8 @@ def tau_normalized(
 
 @register_metric(
     "rho_normalized",
+    plain_name="normalised rank correlation",
+    meaning="Spearman's rank correlation rescaled to 0 (reversed) to 1 (perfect).",
     higher_is_better=True,
     family="ranking",
     batched=RankSweepForm(RankStatistic.SPEARMAN_RHO, _to_unit),
@@ -1001,6 +1009,8 @@ def rho_normalized(
 
 @register_metric(
     "somers_d",
+    plain_name="Somers' D",
+    meaning="How much more often pairs are ordered right than wrong, from -1 to 1.",
     higher_is_better=True,
     family="ranking",
     batched=RankSweepForm(RankStatistic.HARRELL_C, _from_unit),
@@ -1098,6 +1108,8 @@ GOODMAN_KRUSKAL_GAMMA = RankStatistic("Goodman and Kruskal's gamma", _gamma)
 
 @register_metric(
     "goodman_kruskal_gamma",
+    plain_name="Goodman and Kruskal's gamma",
+    meaning="Pairs ordered right minus pairs ordered wrong, as a share of the pairs without ties.",
     higher_is_better=True,
     family="ranking",
     batched=RankSweepForm(GOODMAN_KRUSKAL_GAMMA),

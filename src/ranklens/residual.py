@@ -406,7 +406,12 @@ _RMSPE = _RatioForm(_squared, _y_squared_positive, finalize=np.sqrt, scaled=_sca
 
 
 @register_metric(
-    "mean_squared_error", higher_is_better=False, family="residual", **_mean_capabilities(_MSE)
+    "mean_squared_error",
+    plain_name="mean squared error",
+    meaning="Average squared error (large errors dominate).",
+    higher_is_better=False,
+    family="residual",
+    **_mean_capabilities(_MSE),
 )
 @raises_input_errors("y_true", "y_pred")
 @shared_paragraphs
@@ -450,6 +455,8 @@ def mean_squared_error(
 
 @register_metric(
     "root_mean_squared_error",
+    plain_name="typical error (root mean squared error)",
+    meaning="Typical error size, with large errors counting more.",
     higher_is_better=False,
     family="residual",
     **_mean_capabilities(_RMSE),
@@ -500,7 +507,12 @@ def root_mean_squared_error(
 
 
 @register_metric(
-    "mean_absolute_error", higher_is_better=False, family="residual", **_mean_capabilities(_MAE)
+    "mean_absolute_error",
+    plain_name="mean absolute error",
+    meaning="Average size of the error, in the target's units.",
+    higher_is_better=False,
+    family="residual",
+    **_mean_capabilities(_MAE),
 )
 @raises_input_errors("y_true", "y_pred")
 @shared_paragraphs
@@ -544,6 +556,8 @@ def mean_absolute_error(
 
 @register_metric(
     "epsilon_insensitive_loss",
+    plain_name="error beyond a tolerance",
+    meaning="Average error beyond a tolerance (small errors are free).",
     higher_is_better=False,
     family="residual",
     **_mean_capabilities(_EPSILON),
@@ -598,7 +612,12 @@ def epsilon_insensitive_loss(
 
 
 @register_metric(
-    "linlin_loss", higher_is_better=False, family="residual", **_mean_capabilities(_LINLIN)
+    "linlin_loss",
+    plain_name="asymmetric linear loss",
+    meaning="Average error, with under- and over-prediction priced differently.",
+    higher_is_better=False,
+    family="residual",
+    **_mean_capabilities(_LINLIN),
 )
 @raises_input_errors("y_true", "y_pred", nonnegative=("cost_over", "cost_under"))
 @shared_paragraphs
@@ -653,7 +672,12 @@ def linlin_loss(
 
 
 @register_metric(
-    "log_rmse", higher_is_better=False, family="residual", **_mean_capabilities(_LOG_RMSE)
+    "log_rmse",
+    plain_name="typical error on the log scale",
+    meaning="Typical error on the log scale: a relative (percentage-like) error.",
+    higher_is_better=False,
+    family="residual",
+    **_mean_capabilities(_LOG_RMSE),
 )
 @raises_input_errors("y_true", "y_pred")
 @shared_paragraphs
@@ -715,7 +739,12 @@ def log_rmse(
 
 # Not additive: a corrupted y_i grows the numerator and the denominator together.
 @register_metric(
-    "rmspe", higher_is_better=False, family="residual", **_mean_capabilities(_RMSPE, additive=False)
+    "rmspe",
+    plain_name="typical relative error",
+    meaning="Typical error relative to the true value.",
+    higher_is_better=False,
+    family="residual",
+    **_mean_capabilities(_RMSPE, additive=False),
 )
 @raises_input_errors("y_true", "y_pred")
 @shared_paragraphs
@@ -817,6 +846,8 @@ _MEDIAN_SWEEP = ReplicateSweep(
 # exact selection (MedianForm).
 @register_metric(
     "median_absolute_error",
+    plain_name="median absolute error",
+    meaning="The typical case's error: half the errors are smaller.",
     higher_is_better=False,
     family="residual",
     leave_one_out=_median_leave_one_out,
@@ -911,6 +942,8 @@ _PMAP_ZERO_SCALE = "pmap is undefined: y_true is constant, so its mean lag-1 cha
 # Its lag-1 scale needs the rows in their order: sums over pieces kept in that order, no sort.
 @register_metric(
     "pmap",
+    plain_name="error relative to the usual change",
+    meaning="Average error relative to how much the target moves from one case to the next.",
     higher_is_better=False,
     family="residual",
     order_dependent=True,

@@ -1931,6 +1931,8 @@ _ROC_AUC = CurveForm(CurveStatistic.ROC_AUC)
 
 @register_metric(
     "roc_auc",
+    plain_name="ROC AUC",
+    meaning="Chance that a random event case scores above a random non-event (0.5 = chance).",
     higher_is_better=True,
     family="targeting",
     **_curve_declarations(_ROC_AUC),
@@ -2036,6 +2038,11 @@ _PARTIAL_ROC_AUC = CurveForm(CurveStatistic.PARTIAL_ROC_AUC, max_fpr=0.2)
 # (the Dask engine) do not compute this one yet, and report it as not computed.
 @register_metric(
     "partial_roc_auc",
+    plain_name="partial ROC AUC",
+    meaning=(
+        "How well events are found before 20% of the non-events are flagged (0.5 = chance, 1 = "
+        "perfect)."
+    ),
     higher_is_better=True,
     family="targeting",
     batched=ReplicateForm(_SWEEP, _PARTIAL_ROC_AUC, ("events",)),
@@ -2125,6 +2132,8 @@ _KS = CurveForm(CurveStatistic.KS)
 
 @register_metric(
     "ks_statistic",
+    plain_name="KS statistic",
+    meaning="Largest gap between the score distributions of events and non-events.",
     higher_is_better=True,
     family="targeting",
     **_curve_declarations(_KS),
@@ -2177,6 +2186,8 @@ _GAIN_AREA = CurveForm(CurveStatistic.GAIN_AREA)
 
 @register_metric(
     "gain_area",
+    plain_name="area under the gain curve",
+    meaning="Area under the cumulative gain curve: events found across all depths.",
     higher_is_better=True,
     family="targeting",
     **_curve_declarations(_GAIN_AREA),
@@ -2235,6 +2246,8 @@ _ACCURACY_RATIO = CurveForm(CurveStatistic.ACCURACY_RATIO)
 
 @register_metric(
     "accuracy_ratio",
+    plain_name="accuracy ratio",
+    meaning="Gain over random as a share of the best possible (0 random, 1 perfect).",
     higher_is_better=True,
     family="targeting",
     **_curve_declarations(_ACCURACY_RATIO),
@@ -2307,6 +2320,8 @@ _LIFT_AT_5 = CurveForm(CurveStatistic.LIFT_AT, depth=0.05)
 
 @register_metric(
     "lift_at_5",
+    plain_name="lift in the top 5%",
+    meaning="How many times more events than at random in the top 5% by score.",
     higher_is_better=True,
     family="targeting",
     **_curve_declarations(_LIFT_AT_5),
@@ -2359,6 +2374,8 @@ _LIFT_AT_10 = CurveForm(CurveStatistic.LIFT_AT, depth=0.1)
 
 @register_metric(
     "lift_at_10",
+    plain_name="lift in the top 10%",
+    meaning="How many times more events than at random in the top 10% by score.",
     higher_is_better=True,
     family="targeting",
     **_curve_declarations(_LIFT_AT_10),
@@ -2411,6 +2428,8 @@ _LIFT_AT_20 = CurveForm(CurveStatistic.LIFT_AT, depth=0.2)
 
 @register_metric(
     "lift_at_20",
+    plain_name="lift in the top 20%",
+    meaning="How many times more events than at random in the top 20% by score.",
     higher_is_better=True,
     family="targeting",
     **_curve_declarations(_LIFT_AT_20),

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ranklens as rl
-from ranklens.metrics import MetricSpec
+from ranklens.metrics import MetricSpec, get_metric
 
 N = 200
 ALPHA = 0.2  # nominal coverage 0.8
@@ -61,7 +61,8 @@ def test_metric_info_records_the_direction_and_target(evaluation):
 
 def _best_cells(table, metric):
     for row in table.rows:
-        if row.cells and row.cells[0].text in (metric, metric.replace("_", " ")):
+        names = (metric, metric.replace("_", " "), get_metric(metric).plain_name)
+        if row.cells and row.cells[0].text in names:
             # A measure best closest to a target is marked "closest" (there is no test of the
             # difference to call it "best"); any other measure "best" when clearly so.
             return [cell.css in ("best", "closest") for cell in row.cells[1:]]

@@ -131,6 +131,41 @@ def test_spec_is_complete(name):
 
 
 @pytest.mark.parametrize("name", ALL)
+def test_every_measure_speaks_readers_language(name):
+    # the report writes the plain name in its sentences and the meaning under each row
+    spec = get_metric(name)
+    assert spec.plain_name.strip() and spec.plain_name != name, "a plain name, not the identifier"
+    assert "_" not in spec.plain_name, "no identifier syntax in the plain name"
+    assert spec.meaning.strip(), "a one-line meaning"
+    assert "``" not in spec.meaning and ":func:" not in spec.meaning
+
+
+def test_plain_name_and_meaning_default_from_the_registration():
+    from ranklens._foundation.registry import REGISTRY, register_metric
+
+    def made_up_measure(y_true, y_pred, *, sample_weight=None):
+        """Made up for the test: ``mean`` of :func:`numpy.abs` of the residuals."""
+        return 0.0
+
+    try:
+        register_metric("made_up_measure", direction="lower", family="residual")(made_up_measure)
+        spec = REGISTRY["made_up_measure"]
+        assert spec.plain_name == "made up measure"
+        assert spec.meaning == "Made up for the test: mean of numpy.abs of the residuals."
+        register_metric(
+            "made_up_measure",
+            direction="lower",
+            family="residual",
+            plain_name="an invented error",
+            meaning="Nothing at all.",
+        )(made_up_measure)
+        assert REGISTRY["made_up_measure"].plain_name == "an invented error"
+        assert REGISTRY["made_up_measure"].meaning == "Nothing at all."
+    finally:
+        REGISTRY.pop("made_up_measure", None)
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_name_suffix_agrees_with_direction_or_the_docstring_says_why(name):
     """``*_score`` is higher-is-better and ``*_error``/``*_loss`` lower, unless documented."""
     spec = get_metric(name)

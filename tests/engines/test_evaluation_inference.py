@@ -248,7 +248,7 @@ def test_settings_and_json_say_where_each_number_came_from(continuous):
     for ev in (auto, boot):
         doc = json.loads(json.dumps(evaluation_to_json(ev, include_replicates=True)))
         validate(doc, schema)
-        assert doc["schema_version"] == "2.6"
+        assert doc["schema_version"] == "2.7"
     doc = evaluation_to_json(auto)
     comparison = auto.comparison
     assert doc["comparison"]["method"] == "auto"
@@ -279,11 +279,12 @@ def test_report_and_terminal_say_which_method(continuous):
     _, _, auto, boot = continuous
     page = render_html(auto, figures=False)
     assert "DeLong on the logit scale (DeLong, DeLong &amp; Clarke-Pearson 1988" in page
-    assert "Newson 2006) for kendall tau" in page  # the measures table's note
+    assert "Newson 2006) for Kendall&#39;s tau" in page  # the measures table's note
     assert f"paired bootstrap ({B} resamples) for the others" in page
-    assert "tau normalized (↑ higher is better; DeLong (DeLong, DeLong" in page  # pairs table
+    assert "share of pairs ordered right (↑ higher is better; DeLong (DeLong, DeLong" in page
     assert "Paired tests: DeLong" in page
-    assert "Newson 2006) for kendall_tau" in page  # the settings
+    # the settings name the measures in readers' words too
+    assert "for kendall_tau" not in page and "for Kendall&#39;s tau" in page
     console = Console(width=300, record=True)
     console.print(summary_table(auto))
     text = " ".join(console.export_text().split())  # the caption wraps at the table's width

@@ -374,7 +374,7 @@ def test_the_json_block_holds_the_long_table_and_validates(table):
     )
     doc = json.loads(json.dumps(evaluation_to_json(ev), allow_nan=False))
     validate(doc, results_schema())
-    assert doc["schema_version"] == "2.6"
+    assert doc["schema_version"] == "2.7"
     block = doc["segments"]
     assert block["settings"]["slicings"] == ["region"]
     assert block["settings"]["fdr_method"] == "benjamini-hochberg"

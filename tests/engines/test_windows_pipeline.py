@@ -262,7 +262,7 @@ def test_the_json_block_holds_the_windows_and_validates(table):
     )
     doc = json.loads(json.dumps(evaluation_to_json(ev), allow_nan=False))
     validate(doc, results_schema())
-    assert doc["schema_version"] == "2.6"
+    assert doc["schema_version"] == "2.7"
     block = doc["windows"]
     assert block["settings"]["window"] == "M" and block["settings"]["unit"] == "month"
     assert block["settings"]["scheme"] == "stationary"

@@ -93,7 +93,7 @@ def test_evaluate_writes_every_registered_measure(tmp_path, csv):
     assert len(comparisons) == len(compared)  # one record per measure and pair
     tau = doc["models"]["gbm"]["kendall_tau"]
     assert tau["ci_low"] <= tau["value"] <= tau["ci_high"]
-    assert "replicates" not in doc and doc["schema_version"] == "2.6"
+    assert "replicates" not in doc and doc["schema_version"] == "2.7"
     text = html.read_text()
     assert text.startswith("<!DOCTYPE html>") and "gbm" in text and "kendall_tau" in text
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -141,4 +143,18 @@ def test_full_demo_runs_end_to_end(tmp_path):
     assert wallet.windows is None
     text = write_html(tmp_path / "demo.html", [wallet, returns]).read_text()
     assert "Wallet targeting" in text and "Rare extreme moves" in text
-    assert text.count("<h3>Over time</h3>") == 1 and "<strong>Over time.</strong>" in text
+    assert text.count("<h3>Over time</h3>") == 1
+    # the Summary says how the lead holds over time: as what would settle the decision when no
+    # lead is clear, else on its own line
+    from ranklens.report.decision import recommend
+    from ranklens.report.window_views import window_sentence
+
+    over_time = html.escape(window_sentence(returns))
+    assert over_time in text
+    assert (window_sentence(returns) in recommend(returns).settle) != (
+        f"<strong>Over time.</strong> {over_time}" in text
+    )
+    # the campaign's worth in its currency, for the budget's 100 cases (the profit plot's line)
+    wallet_decision = recommend(wallet)
+    assert wallet_decision.n_targeted == wallet.curves["profit"]["gbm"].max_targets == 100
+    assert "would earn $" in wallet_decision.sentence and "would earn $" in text

@@ -147,7 +147,7 @@ def test_page_shows_every_model_measure_and_interval(page, evaluation, task):
     y, predictions, _ = task
     noether = ranking_summary(y, predictions["gbm"]).confidence_interval(0.95)
     assert low == pytest.approx(noether[0])
-    assert "Newson 2006) for kendall tau" in page
+    assert "Newson 2006) for Kendall&#39;s tau" in page
     assert page.index(">Summary</h3>") < page.index(">Ranking</h3>")
     for title in (
         "Summary",
@@ -221,7 +221,7 @@ def test_json_document(evaluation):
         tuple(ranking_summary(y, gbm).confidence_interval(0.95))
     )
     assert record["status"] == "ok" and record["reason"] is None
-    assert back["schema_version"] == "2.6"
+    assert back["schema_version"] == "2.7"
     assert {c["measure"] for c in back["comparisons"]} <= set(evaluation.metrics)
     first = back["comparisons"][0]
     assert {"model_a", "model_b", "difference", "p_value", "ci_low", "ci_high"} <= set(first)

@@ -144,7 +144,7 @@ def test_the_json_block_validates_and_equals_the_direct_decomposition(shifted):
     y, predictions, evaluation = shifted
     doc = evaluation_to_json(evaluation)
     validate(doc, results_schema())
-    assert doc["schema_version"] == "2.6"
+    assert doc["schema_version"] == "2.7"
     block = doc["calibration"]
     direct = score_decompositions(y, predictions)
     assert block["score"] == "squared_error" and block["n"] == N

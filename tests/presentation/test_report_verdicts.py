@@ -138,7 +138,7 @@ def test_the_summary_block_validates_against_the_schema():
     )
     _check(doc, schema)
     summary = doc["summary"]
-    assert doc["schema_version"] == "2.6" and summary["procedure"] == "holm"
+    assert doc["schema_version"] == "2.7" and summary["procedure"] == "holm"
     assert summary["max_undefined_share"] == MAX_UNDEFINED_SHARE
     goals = {g["goal"]: g for g in summary["goals"]}
     assert {"ranking", "targeting", "errors"} <= set(goals)
@@ -167,7 +167,10 @@ def test_holm_runs_over_every_pair_so_a_pick_chosen_after_the_fact_is_not_favour
     assert all(c.level == pytest.approx(1 - 0.05 / 3) for c in verdict.family)
     # Strong enough for the whole family: 0.01 <= 0.05 / 3, then 0.02 <= 0.05 / 2.
     (verdict,) = summary_verdicts(_fake_evaluation([0.01, 0.02, 0.9]))
-    assert verdict.evidence == "clear" and "Pick <strong>a</strong>" in verdict.sentence
+    assert (
+        verdict.evidence == "clear"
+        and "<strong>a</strong> is clearly best for this goal" in verdict.sentence
+    )
     assert [c.model_b for c in verdict.contrasts] == ["b", "c"]
     assert [c.clear for c in verdict.family] == [True, True, False]
     first, second, third = verdict.family

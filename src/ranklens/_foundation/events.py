@@ -26,13 +26,20 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import re
 from typing import Any, Literal
 
 import numpy as np
 
 from ranklens._foundation.validation import check_probability
 
-__all__ = ["DEFAULT_EVENTS", "DEFAULT_RELEVANCE_THRESHOLD", "EventRule", "parse_events"]
+__all__ = [
+    "DEFAULT_EVENTS",
+    "DEFAULT_RELEVANCE_THRESHOLD",
+    "EventRule",
+    "events_words",
+    "parse_events",
+]
 
 #: Event definition used for a non-binary ``y_true`` when ``events=None``: the true top 10 %
 #: (ties at the boundary included, see :func:`ranklens.targeting.roc_curve`).
@@ -126,3 +133,76 @@ def parse_events(events: Any) -> EventRule:
         "events must be None, 'value', 'top:q', '>=t', '>t', a number, a relevance callable or "
         f"(relevance, threshold); got {type(events).__name__} {events!r:.40}"
     )
+
+
+_TOP_TEXT = re.compile(r"^top:([0-9.eE+-]+)\s*\(y >= ([^;]+); event share ([^)]+)\)$")
+_THRESHOLD_TEXT = re.compile(r"^y\s*(>=|>|<=|<)\s*([-0-9.eE+]+)$")
+_RELEVANCE_TEXT = re.compile(r"^relevance >= ([-0-9.eE+]+)")
+
+
+def _amount(value: float, unit: str | None = None) -> str:
+    """A threshold as a reader writes it: "512.0", "1,234", "0.0312", with its unit ("$512.0",
+    "512.0 EUR")."""
+    v = float(value)
+    if abs(v) >= 1000:
+        text = f"{abs(v):,.0f}"
+    elif abs(v) >= 100:
+        text = f"{abs(v):.1f}"
+    else:
+        text = f"{abs(v):.3g}"
+    sign = "-" if v < 0 else ""
+    if not unit:
+        return sign + text
+    if len(unit) == 1 and not unit.isalnum():
+        return f"{sign}{unit}{text}"
+    return f"{sign}{text} {unit}"
+
+
+def events_words(definition: str, unit: str | None = None) -> str:
+    """An event definition, as the results write it, in a reader's words.
+
+    The results keep the precise definition (``"top:0.1 (y >= 512.013; event share 0.1)"``);
+    the report writes it as a phrase: "the top 10% of values, at least 512.0".
+
+    Parameters
+    ----------
+    definition : str
+        The ``event_definition`` of a result (``"binary"``, ``"value"``, ``"y >= 100"``,
+        ``"top:q (y >= v; event share s)"``, ``"relevance >= t (...)"``).
+    unit : str, optional
+        The target's unit or currency ("$", "EUR"), written with the thresholds.
+
+    Returns
+    -------
+    str
+        A noun phrase naming the events.
+
+    Examples
+    --------
+    >>> events_words("top:0.1 (y >= 512.013; event share 0.1002)")
+    'the top 10% of values, at least 512.0'
+    >>> events_words("y > 3", unit="$")
+    'values above $3'
+    >>> events_words("binary")
+    'the cases labelled 1'
+    """
+    text = str(definition).strip()
+    if text == "binary":
+        return "the cases labelled 1"
+    if text == "value":
+        return "the value of each case (no events: the value itself is captured)"
+    top = _TOP_TEXT.match(text)
+    if top:
+        share = 100 * float(top.group(1))
+        return f"the top {share:.3g}% of values, at least {_amount(float(top.group(2)), unit)}"
+    threshold = _THRESHOLD_TEXT.match(text)
+    if threshold:
+        words = {">=": "at least", ">": "above", "<=": "at most", "<": "below"}
+        return f"values {words[threshold.group(1)]} {_amount(float(threshold.group(2)), unit)}"
+    relevance = _RELEVANCE_TEXT.match(text)
+    if relevance:
+        return (
+            "the values the relevance function marks as extreme (relevance at least "
+            f"{float(relevance.group(1)):g})"
+        )
+    return text

@@ -15,14 +15,15 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "distinguishing_digits",
     "finite_or_none",
-    "format_money",
     "format_number",
     "percent_change",
     "plain_number",
     "result_html",
     "summarise",
     "table_html",
+    "with_currency",
 ]
 
 
@@ -37,7 +38,7 @@ def finite_or_none(value: Any) -> Any:
     return value
 
 
-def format_money(text: str, currency: str | None) -> str:
+def with_currency(text: str, currency: str | None) -> str:
     """An amount already formatted as ``text``, with its currency.
 
     A symbol (one character that is not a letter or digit, such as ``$``, ``€`` or ``£``) goes
@@ -46,7 +47,7 @@ def format_money(text: str, currency: str | None) -> str:
 
     Examples
     --------
-    >>> format_money("1,234", "$"), format_money("-1,234", "€"), format_money("1,234", "EUR")
+    >>> with_currency("1,234", "$"), with_currency("-1,234", "€"), with_currency("1,234", "EUR")
     ('$1,234', '-€1,234', '1,234 EUR')
     """
     if not currency:
@@ -55,6 +56,51 @@ def format_money(text: str, currency: str | None) -> str:
         sign, digits = ("-", text[1:]) if text.startswith(("-", "\u2212")) else ("", text)
         return f"{sign}{currency}{digits}"
     return f"{text} {currency}"
+
+
+def distinguishing_digits(a: Any, b: Any, digits: int = 3, *, max_digits: int = 17) -> int:
+    """The fewest significant digits, at least ``digits``, with which two different numbers are
+    written differently (so that two numbers called different never read the same).
+
+    Both are written in scientific notation with ``d`` significant digits, ``d`` counting up
+    from ``digits`` until the two texts differ (at most ``max_digits``, enough for any two
+    different doubles). Equal or non-finite numbers need no more than ``digits``.
+
+    Parameters
+    ----------
+    a, b : float
+        The two numbers shown side by side.
+    digits : int, default 3
+        The digits a reader gets anyway.
+    max_digits : int, default 17
+        Upper limit (17 significant digits tell any two doubles apart).
+
+    Returns
+    -------
+    int
+        The number of significant digits.
+
+    Examples
+    --------
+    >>> distinguishing_digits(24812345.0, 24798765.0)
+    4
+    >>> distinguishing_digits(0.712, 0.708)
+    3
+    >>> distinguishing_digits(0.71021, 0.71024)
+    5
+    >>> distinguishing_digits(1.0, 1.0)
+    3
+    """
+    try:
+        x, y = float(a), float(b)
+    except (TypeError, ValueError):
+        return digits
+    if not (math.isfinite(x) and math.isfinite(y)) or x == y:
+        return digits
+    d = max(int(digits), 1)
+    while d < max_digits and f"{x:.{d - 1}e}" == f"{y:.{d - 1}e}":
+        d += 1
+    return d
 
 
 def format_number(value: Any, digits: int = 4) -> str:

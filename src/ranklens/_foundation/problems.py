@@ -88,7 +88,7 @@ def metric_info(spec: Any, context: Mapping[str, Any] | None = None) -> dict[str
     -------
     dict
         ``family``, ``direction``, ``target``, ``higher_is_better``, ``inputs``,
-        ``order_dependent`` and ``description``.
+        ``order_dependent``, ``description``, ``plain_name`` and ``meaning``.
     """
     target = spec.target_value(**dict(context or {}))
     return {
@@ -99,6 +99,8 @@ def metric_info(spec: Any, context: Mapping[str, Any] | None = None) -> dict[str
         "inputs": spec.inputs,
         "order_dependent": bool(spec.order_dependent),
         "description": spec.description,
+        "plain_name": spec.plain_name,
+        "meaning": spec.meaning,
     }
 
 

@@ -21,6 +21,7 @@ import enum
 import functools
 import inspect
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar
 
@@ -331,6 +332,12 @@ class MetricSpec:
         For ``direction="target"``: the value a perfect measure takes, a number or a callable
         ``(params) -> float`` of the measure's parameters (``interval_coverage``: ``1 - alpha``).
         See :meth:`target_value` and :meth:`goodness`.
+    plain_name : str
+        The measure's name in readers' words, for sentences ("share of pairs ordered right");
+        default: the registry name with spaces for underscores.
+    meaning : str
+        One plain line on what the measure says, for the report's tables; default: the
+        description without markup.
     """
 
     name: str
@@ -344,8 +351,14 @@ class MetricSpec:
     capabilities: Capabilities = _NO_CAPABILITIES
     direction: str | None = None
     target: float | Callable[[Mapping[str, Any]], float] | None = None
+    plain_name: str = ""
+    meaning: str = ""
 
     def __post_init__(self) -> None:
+        if not self.plain_name:
+            object.__setattr__(self, "plain_name", self.name.replace("_", " "))
+        if not self.meaning:
+            object.__setattr__(self, "meaning", plain_text(self.description))
         direction = self.direction
         if direction is None:
             if self.higher_is_better is None:
@@ -406,6 +419,18 @@ class MetricSpec:
     def goodness(self, values: Any, **params: Any) -> np.ndarray:
         """``values`` mapped so that larger is better (see :func:`goodness`)."""
         return goodness(values, self.direction or "lower", self.target_value(**params))
+
+
+def plain_text(text: str) -> str:
+    """A docstring line without reStructuredText markup (``code``, :func:`x`).
+
+    Examples
+    --------
+    >>> plain_text("Lift of :func:`~ranklens.gain_curve` at ``depth``")
+    'Lift of ranklens.gain_curve at depth'
+    """
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", str(text))
+    return text.replace("``", "")
 
 
 def goodness(values: Any, direction: str, target: float | None = None) -> np.ndarray:
@@ -486,12 +511,16 @@ def register_metric(
     median: MedianForm | None = None,
     ranked_list: RankedListForm | None = None,
     lag_scaled: LagScaledForm | None = None,
+    plain_name: str | None = None,
+    meaning: str | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a scalar measure under ``name`` (the function itself is unchanged).
 
     Give ``direction`` (one of :data:`DIRECTIONS`, with ``target`` for ``"target"``), or the
-    shorthand ``higher_is_better``. The keyword arguments after ``description`` declare the
-    measure's :class:`Capabilities`; its computational form follows from them
+    shorthand ``higher_is_better``. ``plain_name`` (the name in readers' words) and
+    ``meaning`` (one plain line) are what the report writes; by default the name with spaces
+    and the description. The keyword arguments from ``batched`` to ``lag_scaled`` declare
+    the measure's :class:`Capabilities`; its computational form follows from them
     (:attr:`Capabilities.computational_form`).
     """
     if direction is None and higher_is_better is None:
@@ -539,6 +568,8 @@ def register_metric(
             supports_sample_weight="sample_weight" in inspect.signature(func).parameters,
             order_dependent=order_dependent,
             description=description if description is not None else (doc[0] if doc else ""),
+            plain_name=plain_name or "",
+            meaning=meaning or "",
             capabilities=Capabilities(
                 batched=batched,
                 leave_one_out=leave_one_out,

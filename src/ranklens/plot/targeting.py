@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._foundation.format import format_money
+from ranklens._foundation.events import events_words
+from ranklens._foundation.format import with_currency
 from ranklens.plot._base import Display, legend_number, share_axes
 from ranklens.targeting import gain_curve, lift_curve, profit_curve, roc_curve
 
@@ -38,7 +39,7 @@ class RocCurveDisplay(Display):
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.01)
         if r.event_definition and not ax.get_title().endswith(")"):
-            ax.set_title(f"ROC curve (events: {r.event_definition})", fontsize=10)
+            ax.set_title(f"ROC curve (events: {events_words(r.event_definition)})", fontsize=10)
         return artists
 
 
@@ -58,7 +59,9 @@ class GainCurveDisplay(Display):
         r = self.result
         value = r.event_definition == "value"
         x = r.fraction_targeted
-        summary = f"accuracy ratio = {legend_number(r.accuracy_ratio)}"
+        # the accuracy ratio is the measure of the events' gain; the value's is another quantity
+        what = "share of the best value gain" if value else "accuracy ratio"
+        summary = f"{what} = {legend_number(r.accuracy_ratio)}"
         line = self._model_line(ax, x, r.gain, name, summary, max_points=max_points, **kwargs)
         artists = [line]
         artists += self._once(
@@ -74,7 +77,8 @@ class GainCurveDisplay(Display):
         if value and ax.get_title() == self.title:
             ax.set_title("Value captured (cumulative gain of y)")
         elif not value and ax.get_title() == self.title:
-            ax.set_title(f"Cumulative gain (events: {r.event_definition})", fontsize=10)
+            events = events_words(r.event_definition)
+            ax.set_title(f"Cumulative gain (events: {events})", fontsize=10)
         share_axes(ax, y=True)
         return artists
 
@@ -161,7 +165,7 @@ class ProfitCurveDisplay(Display):
         return display.plot(ax=ax, **dict(plot_kwargs or {}))
 
     def _money(self, value: float) -> str:
-        return format_money(legend_number(value, 0), self.currency)
+        return with_currency(legend_number(value, 0), self.currency)
 
     def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
         r = self.result

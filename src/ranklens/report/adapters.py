@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from ranklens._foundation.docstrings import shared_paragraphs
-from ranklens._foundation.registry import direction_of
+from ranklens._foundation.events import events_words
+from ranklens._foundation.registry import REGISTRY, direction_of
 from ranklens._inference.method_names import method_name, paired_test_methods
 from ranklens.compare import DEFAULT_COMPARISON_METRICS, ComparisonResult, PermutationTestResult
 from ranklens.report.significance import (
@@ -30,6 +31,13 @@ from ranklens.report.tables import (
     number_style,
 )
 from ranklens.report.tables import header as _header
+
+
+def _plain_name(metric: str) -> str:
+    """The measure's name in readers' words (its registration's plain name)."""
+    spec = REGISTRY.get(metric)
+    return spec.plain_name if spec is not None else metric.replace("_", " ")
+
 
 __all__ = [
     "comparison_intervals",
@@ -193,7 +201,7 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
             )
             test = tests.get(current, "")
             how = f"; {method_name(test)}" if test and not permutation else ""
-            rows.append(Row(group=f"{str(record.metric).replace('_', ' ')} ({arrow}{how})"))
+            rows.append(Row(group=f"{_plain_name(str(record.metric))} ({arrow}{how})"))
             block = [c for c in contrasts if c.metric == current]
             style = number_style(
                 [v for c in block for v in (c.value_a, c.value_b, c.difference)],
@@ -245,7 +253,7 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
         by_test: dict[str, list[str]] = {}
         for metric, test in tests.items():
             if metric in shown:
-                by_test.setdefault(test, []).append(metric.replace("_", " "))
+                by_test.setdefault(test, []).append(_plain_name(metric))
         analytic = [
             f"{method_name(test)} for {', '.join(names)}"
             for test, names in by_test.items()
@@ -327,7 +335,7 @@ def robustness_tables(robustness: dict[str, Any]) -> list[Table]:
             rows.append(
                 Row(
                     cells=[
-                        Cell(str(metric).replace("_", " "), css="text"),
+                        Cell(_plain_name(str(metric)), css="text"),
                         Cell(style(result.entire_set[k])),
                         Cell(style(result.excluding_one[k])),
                         Cell(
@@ -466,8 +474,9 @@ def decile_table(result: Any, *, weighted: bool = False) -> Table:
 
 
 def _plain_events(definition: Any) -> str:
-    text = str(definition)
-    return text.replace("events = ", "").replace("true top", "the true top")
+    """An event definition in words (:func:`ranklens._foundation.events.events_words`)."""
+    text = str(definition).replace("events = ", "")
+    return events_words(text).replace("true top", "the true top")
 
 
 #: Targeting depths shown in the best-model table, and the compared measure at each.

@@ -1,8 +1,10 @@
-"""The JSON document of ``ranklens evaluate --json``: the evaluation and the Summary's verdicts.
+"""The JSON document of ``ranklens evaluate --json``: the evaluation, the Summary's verdicts and
+the recommendation.
 
 :func:`ranklens.evaluation.evaluation_to_json` writes every measure, interval and comparison;
 this module adds the Summary's verdicts as data (:func:`summary_json`), so that anyone can
-re-run the family-wise check of the verdicts from ``results.json`` alone.
+re-run the family-wise check of the verdicts from ``results.json`` alone, and the decision
+that opens the report (``recommendation``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.format import finite_or_none
 from ranklens.evaluation import evaluation_to_json as _base_document
+from ranklens.report.decision import recommend
 from ranklens.report.goals import goal_title, summary_verdicts
 from ranklens.report.significance import ALPHA, MAX_UNDEFINED_SHARE, Contrast
 
@@ -94,8 +97,10 @@ def evaluation_to_json(evaluation: Any, *, include_replicates: bool = False) -> 
     """The JSON document of ``ranklens evaluate --json``, with the Summary's verdicts.
 
     :func:`ranklens.evaluation.evaluation_to_json` (every measure, interval and comparison)
-    plus ``doc["summary"]`` (``summary_json``), in strict JSON (NaN becomes null). The
-    layout is described by the JSON Schema ``ranklens/report/results.schema.json``.
+    plus ``doc["summary"]`` (``summary_json``) and ``doc["recommendation"]`` (the decision
+    that opens the report, :meth:`ranklens.report.decision.Recommendation.to_json`), in
+    strict JSON (NaN becomes null). The layout is described by the JSON Schema
+    ``ranklens/report/results.schema.json``.
 
     Parameters
     ----------
@@ -110,4 +115,5 @@ def evaluation_to_json(evaluation: Any, *, include_replicates: bool = False) -> 
     """
     doc = _base_document(evaluation, include_replicates=include_replicates)
     doc["summary"] = finite_or_none(summary_json(evaluation))
+    doc["recommendation"] = finite_or_none(recommend(evaluation).to_json())
     return doc

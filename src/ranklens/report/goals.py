@@ -18,16 +18,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from ranklens._foundation.docstrings import shared_paragraphs
-from ranklens._foundation.registry import direction_of, shaded_positions
+from ranklens._foundation.events import events_words
+from ranklens._foundation.registry import direction_of, plain_text, shaded_positions
 from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.significance import (
     ALPHA,
+    MAX_UNDEFINED_SHARE,
     Contrast,
     adjusted_method_name,
     holm_contrasts,
     pair_contrast,
+    symmetric_p_value,
 )
-from ranklens.report.tables import number_style
+from ranklens.report.tables import distinguishing_style, number_style
 
 __all__ = [
     "GOALS",
@@ -36,6 +39,7 @@ __all__ = [
     "comparison_contrasts",
     "goal_of",
     "meaning",
+    "problem_sentence",
     "summary_verdicts",
     "undefined_reason",
 ]
@@ -91,67 +95,6 @@ GOALS: tuple[Goal, ...] = (
     ),
 )
 
-#: One plain-language line per measure (the registry's description is the fallback).
-MEANINGS: dict[str, str] = {
-    "tau_normalized": "Share of pairs of cases the model puts in the right order (0.5 = chance).",
-    "kendall_tau": "Agreement of the model's order with the true order, from -1 (reversed) to 1.",
-    "spearman_rho": "Correlation between predicted and true ranks, from -1 to 1.",
-    "rho_normalized": "Spearman's rank correlation rescaled to 0 (reversed) to 1 (perfect).",
-    "somers_d": "How much more often pairs are ordered right than wrong, from -1 to 1.",
-    "ndcg_score": "How close the top of the model's list is to the ideal list (1 = ideal).",
-    "lift_at_5": "How many times more events than at random in the top 5% by score.",
-    "lift_at_10": "How many times more events than at random in the top 10% by score.",
-    "lift_at_20": "How many times more events than at random in the top 20% by score.",
-    "roc_auc": "Chance that a random event case scores above a random non-event (0.5 = chance).",
-    "gain_area": "Area under the cumulative gain curve: events found across all depths.",
-    "accuracy_ratio": "Gain over random as a share of the best possible (0 random, 1 perfect).",
-    "ks_statistic": "Largest gap between the score distributions of events and non-events.",
-    "utility_f1": "Balance of precision and recall on the rare extreme values.",
-    "utility_precision": "Of the extremes the model predicts, how many were real and accurate.",
-    "utility_recall": "Of the real extremes, how many the model predicted accurately.",
-    "sera": "Squared errors weighted towards the extremes, summed over relevance levels.",
-    "relevance_weighted_absolute_error": "Average error, counting errors on extremes most.",
-    "relevance_weighted_squared_error": "Average squared error, counting extremes most.",
-    "interval_score": "Interval width plus a penalty for every miss (lower is better).",
-    "weighted_interval_score": "Interval score averaged over several interval levels.",
-    "interval_coverage": "Share of true values inside the interval; best close to the nominal.",
-    "interval_coverage_error": "Distance between the actual and the promised coverage.",
-    "mean_interval_width": "Average width of the intervals (describes; not ranked by itself).",
-    "mean_absolute_error": "Average size of the error, in the target's units.",
-    "root_mean_squared_error": "Typical error size, with large errors counting more.",
-    "mean_squared_error": "Average squared error (large errors dominate).",
-    "median_absolute_error": "Error of the typical case: half the errors are smaller.",
-    "log_rmse": "Typical error on the log scale: a relative (percentage-like) error.",
-    "rmspe": "Typical error relative to the true value.",
-    "pmap": "Average error relative to how much the target moves from one case to the next.",
-    "linlin_loss": "Average error, with under- and over-prediction priced differently.",
-    "epsilon_insensitive_loss": "Average error beyond a tolerance (small errors are free).",
-}
-
-#: The plain names of the headline measures in the summary's sentences.
-PLAIN_NAMES: dict[str, str] = {
-    "tau_normalized": "share of pairs ordered right",
-    "kendall_tau": "Kendall's tau",
-    "spearman_rho": "Spearman's rho",
-    "rho_normalized": "normalised rank correlation",
-    "somers_d": "Somers' D",
-    "lift_at_5": "lift in the top 5%",
-    "lift_at_10": "lift in the top 10%",
-    "lift_at_20": "lift in the top 20%",
-    "roc_auc": "ROC AUC",
-    "gain_area": "area under the gain curve",
-    "accuracy_ratio": "accuracy ratio",
-    "utility_f1": "F1 on extremes",
-    "sera": "SERA",
-    "relevance_weighted_absolute_error": "error on extremes",
-    "interval_score": "interval score",
-    "weighted_interval_score": "weighted interval score",
-    "interval_coverage_error": "coverage error",
-    "mean_absolute_error": "mean absolute error",
-    "root_mean_squared_error": "RMSE",
-    "median_absolute_error": "median absolute error",
-}
-
 _LIFT_DEPTHS = {"lift_at_5": 0.05, "lift_at_10": 0.10, "lift_at_20": 0.20}
 
 
@@ -164,24 +107,51 @@ def goal_of(family: str) -> Goal | None:
 
 
 def _events_text(evaluation: Any) -> str:
+    """The events of this evaluation in words ("events: the top 10% of values, at least
+    512.0"), from the definition the targeting curves recorded, else the settings."""
+    definition = ""
+    for kind in ("gain", "roc", "lift"):
+        for curve in (evaluation.curves.get(kind) or {}).values():
+            definition = str(getattr(curve, "event_definition", "") or "")
+            if definition and definition != "value":
+                break
+        if definition and definition != "value":
+            break
+    unit = evaluation.settings.get("currency") or None
+    if definition and definition != "value":
+        return "events: " + events_words(definition, unit)
     events = evaluation.settings.get("events")
+    if events is None:
+        return ""
     if isinstance(events, str) and events.startswith("top:"):
         try:
-            return f"events = the true top {100 * float(events[4:]):g}%"
+            share = float(events[4:].rstrip("%")) / (100.0 if events.endswith("%") else 1.0)
         except ValueError:
-            return f"events = {events}"
-    if events is not None:
-        return f"events: y >= {events}" if not isinstance(events, str) else f"events: {events}"
+            return ""
+        return f"events: the top {100 * share:.3g}% of values"
+    if isinstance(events, int | float):
+        return "events: " + events_words(f"y >= {events}", unit)
+    if isinstance(events, str):
+        return "events: " + events_words(events.replace(">", "y >", 1), unit)
     return ""
 
 
+def _spec_field(metric: str, info: Mapping[str, Any], field: str) -> str:
+    """``plain_name`` or ``meaning`` of a measure: from its metrics info (results.json), else
+    the registry, else "" (a measure registered after the results were written)."""
+    value = info.get(field)
+    if value:
+        return str(value)
+    from ranklens.metrics import REGISTRY
+
+    spec = REGISTRY.get(metric)
+    return str(getattr(spec, field, "") or "")
+
+
 def meaning(metric: str, info: Mapping[str, Any], evaluation: Any = None) -> str:
-    """The measure's one-line plain-language meaning (the registry's description otherwise,
-    with the events of this evaluation instead of the default)."""
-    text = MEANINGS.get(metric)
-    if text is None:
-        text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", str(info.get("description", "")))
-        text = text.replace("``", "")
+    """The measure's one-line plain-language meaning (its registration's ``meaning``; the
+    description otherwise), with the events of this evaluation for a targeting measure."""
+    text = _spec_field(metric, info, "meaning") or plain_text(str(info.get("description", "")))
     if evaluation is not None and info.get("family") == "targeting":
         events = _events_text(evaluation)
         if events:
@@ -191,13 +161,71 @@ def meaning(metric: str, info: Mapping[str, Any], evaluation: Any = None) -> str
 
 
 def plain_name(metric: str) -> str:
-    return PLAIN_NAMES.get(metric, metric.replace("_", " "))
+    """The measure's name in readers' words (its registration's ``plain_name``)."""
+    if metric in _BUDGET_NAMES:
+        return _BUDGET_NAMES[metric]
+    return _spec_field(metric, {}, "plain_name") or metric.replace("_", " ")
+
+
+#: Plain sentences for the messages measures give most often (a pattern of the message, and
+#: the sentence; ``{0}``, ``{1}`` are the pattern's groups). The JSON results keep the message.
+_PROBLEM_SENTENCES: tuple[tuple[str, str], ...] = (
+    (
+        r"no prediction has relevance >=",
+        "The model never predicts an extreme value, so its precision on extremes is not defined.",
+    ),
+    (
+        r"undefined \(no predicted or no true events\) at (\d+) of (\d+) thresholds",
+        "Precision or recall is not defined at {0} of the {1} thresholds: there the model "
+        "predicts no extreme value, or there is none to find.",
+    ),
+    (
+        r"\((\d+) value\(s\) <= 0\)",
+        "It needs a positive target, and {0} true values are zero or negative.",
+    ),
+    (r"must be non-negative", "It needs a target without negative values."),
+    (r"time budget", "It was left out of the bootstrap to keep within the time allowed."),
+    (r"no events|no positive|only one class", "The data hold no events, or only events."),
+    (r"constant", "It is not defined when the values are all the same."),
+)
+
+#: The sentence of each kind of problem when no pattern above fits.
+_KIND_SENTENCES = {
+    "undefined": "Not defined for these data.",
+    "skipped": "Not computed: it needs a setting that was not given.",
+    "failed": "Could not be computed; the JSON results keep the error message.",
+    "note": "The value stands, with a caveat kept in the JSON results.",
+}
+
+
+def problem_sentence(problem: Any) -> str:
+    """Why a value is missing or qualified, as one plain sentence for the report (no exception
+    text, no parameter syntax; the JSON results keep the precise message).
+
+    Parameters
+    ----------
+    problem : Problem or str
+        The problem of a measure, a curve or the comparison.
+
+    Returns
+    -------
+    str
+        One sentence ("" for no problem).
+    """
+    if not problem:
+        return ""
+    message = str(getattr(problem, "message", problem))
+    kind = str(getattr(problem, "kind", "undefined"))
+    for pattern, sentence in _PROBLEM_SENTENCES:
+        found = re.search(pattern, message)
+        if found:
+            return sentence.format(*found.groups())
+    return _KIND_SENTENCES.get(kind, _KIND_SENTENCES["undefined"])
 
 
 def undefined_reason(problem: Any) -> str:
-    """A problem's first line as a short plain sentence (no "undefined:" prefix)."""
-    text = getattr(problem, "first_line", str(problem))
-    return text[:1].upper() + text[1:] if text else ""
+    """A problem as a short plain sentence (:func:`problem_sentence`)."""
+    return problem_sentence(problem)
 
 
 # --------------------------------------------------------------------------------------------
@@ -308,13 +336,42 @@ def _headline(goal: Goal, evaluation: Any, models: list[str]) -> str:
     return candidates[0]
 
 
-def budget_share(evaluation: Any) -> float | None:
-    """The share of cases the campaign budget pays for (None without a budget)."""
+def budget_targets(evaluation: Any) -> tuple[float, float] | None:
+    """How many cases the campaign budget pays for, and their share of all cases.
+
+    Read from the stored profit curves (their ``max_targets``, ``floor(budget / cost)``, and
+    their total weight), the same source as the profit plot's budget line, so that the text and
+    the plot give one number; without profit curves, from the settings. None without a budget.
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.evaluate_models`.
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        ``(cases, share)``, the share capped at 1.
+    """
     budget = evaluation.settings.get("budget")
     cost = evaluation.settings.get("cost_per_target")
     if budget is None or not cost or not evaluation.n:
         return None
-    return min(1.0, float(budget) / float(cost) / evaluation.n)
+    for curve in (evaluation.curves.get("profit") or {}).values():
+        k = getattr(curve, "max_targets", None)
+        total = getattr(curve, "n_targeted", None)
+        if k is not None and total is not None and len(total) and float(total[-1]) > 0:
+            cases = min(float(k), float(total[-1]))
+            return cases, cases / float(total[-1])
+    cases = min(float(math.floor(float(budget) / float(cost) + 1e-9)), float(evaluation.n))
+    return cases, cases / float(evaluation.n)
+
+
+def budget_share(evaluation: Any) -> float | None:
+    """The share of cases the campaign budget pays for (None without a budget); see
+    :func:`budget_targets`."""
+    targets = budget_targets(evaluation)
+    return None if targets is None else targets[1]
 
 
 def _finite(value: Any) -> bool:
@@ -374,6 +431,22 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
     return verdicts
 
 
+#: The sentence of the extremes when no model catches any of them.
+NO_EXTREME_CAUGHT = (
+    "No model predicts any of the real extreme values accurately (recall 0 for every model): "
+    "none is fit for catching them."
+)
+
+
+def no_extreme_caught(evaluation: Any) -> bool:
+    """Whether every model's utility-based recall on the extremes is 0 (none is caught)."""
+    recalls = [
+        evaluation.values.get(m, {}).get("utility_recall", math.nan) for m in evaluation.model_names
+    ]
+    finite = [float(r) for r in recalls if _finite(r)]
+    return bool(finite) and all(r == 0 for r in finite)
+
+
 def _goal_models(goal: Goal, evaluation: Any) -> list[str]:
     return [
         m
@@ -387,12 +460,28 @@ def _goal_models(goal: Goal, evaluation: Any) -> list[str]:
 
 def _goal_verdict(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | None:
     """The goal's verdict before the tests: headline, pick and the family of its pairs (None
-    when the goal does not apply)."""
+    when the goal does not apply). When no model catches a single real extreme, the extremes
+    keep their pairs in the family (the adjustment of the other goals does not depend on it)
+    but name no model."""
+    verdict = _goal_verdict_before_fit(goal, evaluation, binary)
+    if verdict is not None and goal.key == "extremes" and no_extreme_caught(evaluation):
+        verdict.best, verdict.value_text = "", ""
+        verdict.evidence = "no model fit"
+        verdict.sentence = html.escape(NO_EXTREME_CAUGHT)
+    return verdict
+
+
+def _goal_verdict_before_fit(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | None:
+    """:func:`_goal_verdict` before the check that some model catches an extreme."""
     if not any(info.get("family") in goal.families for info in evaluation.metrics.values()):
         return None
     if binary and goal.key == "extremes":
         return None  # a 0/1 target has no rare extreme values to catch
     models = _goal_models(goal, evaluation)
+    if goal.key == "targeting":
+        at_budget = _budget_verdict(goal, evaluation, models)
+        if at_budget is not None:
+            return at_budget
     metric = _headline(goal, evaluation, models)
     verdict = GoalVerdict(goal=goal, metric=metric)
     if not metric:
@@ -437,6 +526,91 @@ def _goal_verdict(goal: Goal, evaluation: Any, binary: bool) -> GoalVerdict | No
             contrast = pair_contrast(evaluation.comparison, metric, a, b, direction)
             if contrast is not None:
                 verdict.family.append(contrast)
+    return verdict
+
+
+#: The headline of targeting with a budget: the gain (share of the events found) of the cases
+#: the budget pays for, compared at exactly that depth; with a profit that is a margin on the
+#: value reached, the share of the total value reached there (:data:`BUDGET_VALUE_MEASURE`).
+BUDGET_MEASURE = "gain_at_budget"
+BUDGET_VALUE_MEASURE = "value_gain_at_budget"
+_BUDGET_NAMES = {
+    BUDGET_MEASURE: "share of the events found within the budget",
+    BUDGET_VALUE_MEASURE: "share of the total value reached within the budget",
+}
+
+
+def budget_gain_contrasts(evaluation: Any) -> list[Contrast]:
+    """Every pair of models' gain at exactly the budget's depth (:func:`budget_targets`), from
+    the bootstrap replicates of the gain bands (not yet adjusted); empty without a budget, or
+    when the bands hold no column at that depth. At one depth the gain, the lift and the
+    profit order the models alike, so the gain's comparison is the profit's."""
+    from ranklens.report.adapters import gain_contrasts
+
+    targets = budget_targets(evaluation)
+    stored = (getattr(evaluation, "extras", None) or {}).get("bands", {})
+    for key, measure in (("budget_value_gain", BUDGET_VALUE_MEASURE), ("gain", BUDGET_MEASURE)):
+        bands = stored.get(key)
+        if targets is None or bands is None or not len(bands.x):
+            continue
+        depth = targets[1]
+        if float(min(abs(float(x) - depth) for x in bands.x)) > 1e-9:
+            continue
+        return [
+            _symmetric(c, bands, depth, measure) for c in gain_contrasts(bands, [depth]).values()
+        ]
+    return []
+
+
+def _symmetric(contrast: Contrast, bands: Any, depth: float, measure: str) -> Contrast:
+    """A gain comparison at one depth, tested as the Summary tests every bootstrap comparison:
+    the symmetric interval and p-value of the centred replicates of the difference (Hall 1988;
+    Hall & Wilson 1991), the replicates being the gain bands' at that depth."""
+    import numpy as np
+
+    x = np.asarray(bands.x, dtype=float)
+    j = int(np.abs(x - depth).argmin())
+    models = list(bands.models)
+    reps = np.asarray(bands.replicates, dtype=float)
+    d = reps[:, models.index(contrast.model_a), j] - reps[:, models.index(contrast.model_b), j]
+    finite = d[np.isfinite(d)]
+    share = 1.0 - finite.size / d.size if d.size else 1.0
+    contrast = dataclasses.replace(contrast, metric=measure, undefined_share=share)
+    if finite.size < 2:
+        return dataclasses.replace(contrast, untested="too few bootstrap replicates")
+    if share > MAX_UNDEFINED_SHARE:
+        return dataclasses.replace(
+            contrast, untested=f"undefined in {100 * share:.1f}% of the bootstrap replicates"
+        )
+    return dataclasses.replace(
+        contrast,
+        method="bootstrap-symmetric",
+        replicates=finite,
+        p_value=symmetric_p_value(finite, contrast.difference),
+    )
+
+
+def _budget_verdict(goal: Goal, evaluation: Any, models: list[str]) -> GoalVerdict | None:
+    """Targeting with a budget: the gain at exactly the budget's depth, every pair of models
+    compared there (None when the bands do not reach that depth: the lift headline is used)."""
+    family = [c for c in budget_gain_contrasts(evaluation) if {c.model_a, c.model_b} <= set(models)]
+    if not family:
+        return None
+    value = {c.model_a: c.value_a for c in family} | {c.model_b: c.value_b for c in family}
+    named = [m for m in models if m in value]
+    values = [value[m] for m in named]
+    verdict = GoalVerdict(goal=goal, metric=family[0].metric, family=family)
+    best = shaded_positions(values, {"direction": "higher"})
+    style = number_style(values)
+    if not best:
+        verdict.evidence = "no difference"
+        verdict.sentence = (
+            f"All models find the same {html.escape(plain_name(verdict.metric))} "
+            f"({html.escape(style(values[0]))})."
+        )
+        return verdict
+    verdict.best = named[min(best)]
+    verdict.value_text = style(value[verdict.best])
     return verdict
 
 
@@ -506,12 +680,12 @@ def _caveats(verdict: GoalVerdict, evaluation: Any) -> str:
 PLANNING_POWER = 0.8
 
 
-def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
-    """What would settle an unclear lead, from :mod:`ranklens.planning` on the evaluation's
-    comparison: the smallest difference these data detect with 80 % power at the contrast's
-    adjusted level, and the rows (and events) needed to detect the observed difference; empty
-    without a comparison or a finite difference, one sentence saying why when planning is
-    refused."""
+def planning_text(evaluation: Any, contrast: Any, style: Any) -> str:
+    """What would settle an unclear lead, in plain text, from :mod:`ranklens.planning` on the
+    evaluation's comparison: the smallest difference these data detect with 80 % power at the
+    contrast's adjusted level, and the rows (and events) needed to detect the observed
+    difference; empty without a comparison or a finite difference, one sentence saying so when
+    planning is refused (the precise reason stays in the JSON's comparison)."""
     from ranklens.compare import ComparisonResult
     from ranklens.planning import required_sample_size
 
@@ -534,9 +708,10 @@ def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
             alpha=alpha,
             null_variance="alternative",
         )
-    except ValueError as exc:  # shown, not dropped: the reader learns why no plan is given
-        return " (How much more data would settle it could not be estimated: " + html.escape(
-            str(exc).split("\n")[0] + ")."
+    except ValueError:  # said, not dropped: the reader learns that no plan can be given
+        return (
+            "How much more data would settle it cannot be estimated for this measure from "
+            "these data."
         )
     needed, detectable = float(plan.required_n[0]), float(plan.detectable_difference[0])
     n = int(plan.n[0])
@@ -545,11 +720,17 @@ def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
     events = float(plan.required_events[0])
     with_events = f" ({math.ceil(events):,} of them events)" if math.isfinite(events) else ""
     return (
-        f" These {n:,} rows could detect a difference of {html.escape(style(abs(detectable)))} "
+        f"These {n:,} rows could detect a difference of {style(abs(detectable))} "
         f"(with {100 * PLANNING_POWER:.0f}% power at the adjusted level); detecting the observed "
-        f"{html.escape(style(abs(difference)))} would take about {math.ceil(needed):,} rows"
+        f"{style(abs(difference))} would take about {math.ceil(needed):,} rows"
         f"{with_events}, if the models keep their accuracy."
     )
+
+
+def _planning_words(evaluation: Any, contrast: Any, style: Any) -> str:
+    """:func:`planning_text` as the HTML of a verdict's sentence (leading space)."""
+    text = planning_text(evaluation, contrast, style)
+    return " " + html.escape(text) if text else ""
 
 
 def _words(verdict: GoalVerdict, evaluation: Any) -> None:
@@ -566,9 +747,11 @@ def _words(verdict: GoalVerdict, evaluation: Any) -> None:
     unclear = [c for c in verdict.contrasts if c.better != best]
     runner = min(tested, key=lambda c: abs(c.difference))
     verdict.value_text = style(runner.value_a)
+    values = distinguishing_style(style, runner.value_a, runner.value_b)  # never "0.71 vs 0.71"
     lead = (
-        f"{_b(best)} has the best {name}: {html.escape(style(runner.value_a))} against "
-        f"{html.escape(style(runner.value_b))} for the closest other model, {_b(runner.model_b)}"
+        f"{_b(best)} has the best {name}: {html.escape(values(runner.value_a))} against "
+        f"{html.escape(values(runner.value_b))} for the closest other model, "
+        f"{_b(runner.model_b)}"
     )
     interval = f"difference {html.escape(style(runner.difference))}"
     if math.isfinite(runner.low) and math.isfinite(runner.high):
@@ -581,7 +764,8 @@ def _words(verdict: GoalVerdict, evaluation: Any) -> None:
     if not unclear:
         verdict.evidence = "clear"
         verdict.sentence = (
-            f"{lead} ({interval}). The lead over every other model is clear. Pick {_b(best)}."
+            f"{lead} ({interval}). The lead over every other model is clear: "
+            f"{_b(best)} is clearly best for this goal."
         )
     elif not clear:
         verdict.evidence = "not clear"
@@ -590,7 +774,6 @@ def _words(verdict: GoalVerdict, evaluation: Any) -> None:
             + ", ".join(_b(c.model_b) for c in unclear if c.tested)
             + " is within what resampling noise produces."
             + _planning_words(evaluation, runner, style)
-            + " Until then, choose on other grounds."
             + caveats
         )
     else:

@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
+from ranklens._foundation.events import events_words
 from ranklens._foundation.format import format_number, result_html
 from ranklens._foundation.registry import FAMILIES, direction_of, shaded_positions
 from ranklens._inference.method_names import interval_methods, method_name
@@ -34,23 +35,33 @@ from ranklens.report.calibration_views import (
     calibration_sentence,
     decomposition_table,
 )
+from ranklens.report.decision import format_money, recommend
 from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.figures import build_figures
 from ranklens.report.goals import (
     GOALS,
     Goal,
-    budget_share,
+    budget_targets,
     clearly_best,
     closest_to_target,
     comparison_contrasts,
     goal_title,
     meaning,
+    plain_name,
+    problem_sentence,
     summary_verdicts,
     undefined_reason,
 )
 from ranklens.report.segment_views import segment_sentence, segments_section
 from ranklens.report.significance import adjusted_method_name
-from ranklens.report.tables import Cell, Row, Section, Table, number_style
+from ranklens.report.tables import (
+    Cell,
+    Row,
+    Section,
+    Table,
+    distinguishing_style,
+    number_style,
+)
 from ranklens.report.tables import header as _header
 from ranklens.report.window_views import window_sentence, windows_section
 
@@ -114,12 +125,14 @@ GUIDES = {
 HOW = {
     "summary": (
         "Each difference is the paired difference of the two models' values on the same cases. "
-        "<em>The family.</em> The pick is the model with the best headline value, chosen after "
-        "seeing the values, so the summary tests every pair of models on each goal's headline "
+        "<em>The family.</em> The leader is the model with the best headline value, known only "
+        "after seeing the values, so the summary tests every pair of models on each goal's "
+        "headline "
         "measure and adjusts all of them, across goals, with Holm's step-down procedure (Holm "
         "1979): the chance of any false &lsquo;clear&rsquo; is at most 5% whichever model "
-        "comes out on top. A pick is clearly best only when it beats every other model in that "
-        "family. <em>Each test keeps its measure's method, at the adjusted level too.</em> "
+        "comes out on top. A leader is clearly best, and recommended, only when it beats every "
+        "other model in that family. <em>Each test keeps its measure's method, at the "
+        "adjusted level too.</em> "
         "DeLong's analytic test for the measures that have it (the AUC, Harrell's C and Somers' "
         "D; DeLong, DeLong &amp; Clarke-Pearson 1988): p = 2&Phi;(&minus;|d/sd|) and the Wald "
         "interval d &plusmn; z&middot;sd at the adjusted level. The paired bootstrap for the "
@@ -308,9 +321,9 @@ def goal_table(
         description = meaning(metric, info, evaluation)
         cells = [
             Cell(
-                metric.replace("_", " "),
+                plain_name(metric),
                 css="measure headline" if metric == headline else "measure",
-                title=f"registry name: {metric}",
+                title=f"name in the results: {metric}",
                 sub=f"{direction_symbol(info)} {description}",
             )
         ]
@@ -322,14 +335,16 @@ def goal_table(
                 cells.append(Cell(what, css="missing text"))
                 continue
             if getattr(problem, "kind", "") == "failed":
-                cells.append(Cell("failed", css="failed", title=str(problem), sub=_short(problem)))
+                cells.append(
+                    Cell("failed", css="failed", title=_short(problem, 500), sub=_short(problem))
+                )
                 continue
             if value is None or not math.isfinite(value):
                 cells.append(
                     Cell(
                         "not defined",
                         css="missing",
-                        title=str(problem) if problem else "",
+                        title=_short(problem, 500),
                         sub=_short(problem),
                         key=f"{model}:{metric}",
                     )
@@ -340,7 +355,7 @@ def goal_table(
                 Cell(
                     style(value),
                     css="best" if j in best else ("closest" if j in closest else ""),
-                    title=str(problem)
+                    title=_short(problem, 500)
                     if problem
                     else (
                         f"closest to the target {format_number(info.get('target'))}; "
@@ -354,7 +369,7 @@ def goal_table(
             )
         rows.append(Row(cells=cells))
     sentences = [
-        f"{kind.capitalize()}: {', '.join(m.replace('_', ' ') for m in names)}."
+        f"{kind.capitalize()}: {', '.join(plain_name(m) for m in names)}."
         + (f" {reason}" if reason else "")
         for (kind, reason), names in missing.items()
     ]
@@ -402,7 +417,7 @@ def _interval_origin(evaluation: Any, shown: set[str]) -> str:
     groups: dict[str, list[str]] = {}
     for metric, method in zip(comparison.metrics, interval_methods(comparison), strict=True):
         if metric in shown:
-            groups.setdefault(method, []).append(metric.replace("_", " "))
+            groups.setdefault(method, []).append(plain_name(metric))
     analytic = [
         f"{references.get(method) or method_name(method)} for {', '.join(names)}"
         for method, names in sorted(groups.items(), key=lambda item: item[0] != "delong")
@@ -536,90 +551,117 @@ def summary_table(evaluation: Any) -> Table:
     return Table(header=header, rows=rows, css="summary")
 
 
+_EVIDENCE_WORDS = {
+    "clear": "clear",
+    "partly clear": "clear against some",
+    "not clear": "no clear difference",
+    "no test": "not tested",
+    "nothing to compare": "one model only",
+    "undefined": "not defined for this data",
+    "no difference": "all equal",
+    "no model fit": "no model fit",
+}
+
+
+def _verdict_row(verdict: Any, evaluation: Any) -> Row:
+    """One goal's row of the Summary's table: headline, leader, closest other model, the
+    difference with its interval, and the evidence."""
+    goal = verdict.goal
+    title = goal_title(goal, evaluation)
+    # the closest other model among the tested comparisons, as the sentence says
+    shown = [c for c in verdict.contrasts if c.tested] or verdict.contrasts
+    runner = min(shown, key=lambda c: abs(c.difference)) if shown else None
+    diff, method, other, value = "no test", "", "", verdict.value_text
+    if runner is not None:
+        widths = [runner.high - runner.low] if math.isfinite(runner.high - runner.low) else []
+        style = number_style([runner.value_a, runner.value_b, runner.difference], widths)
+        values = distinguishing_style(style, runner.value_a, runner.value_b)
+        value = values(runner.value_a)
+        other = f"{runner.model_b} ({values(runner.value_b)})"
+        if runner.tested and math.isfinite(runner.low):
+            diff = f"{style(runner.difference)} [{style(runner.low)}, {style(runner.high)}]"
+            method = adjusted_method_name(runner.method)
+        elif runner.tested:
+            diff = f"{style(runner.difference)} (no interval at this level)"
+            method = adjusted_method_name(runner.method)
+        else:
+            diff = f"{style(runner.difference)} (not tested)"
+    leader = verdict.best if verdict.evidence != "no model fit" else ""
+    return Row(
+        cells=[
+            Cell(title, css="text", sub=goal.question),
+            Cell(plain_name(verdict.metric) if verdict.metric else "none", css="text"),
+            Cell(
+                leader or "none",
+                css="text pick" + (" best" if verdict.evidence == "clear" else ""),
+                key=f"pick:{goal.key}",
+            ),
+            Cell(value or "not defined", key=f"headline:{goal.key}"),
+            Cell(other or "none", css="text"),
+            Cell(diff, sub=method),
+            Cell(
+                _EVIDENCE_WORDS.get(verdict.evidence, verdict.evidence),
+                css="text evidence-" + verdict.evidence.replace(" ", "-"),
+            ),
+        ]
+    )
+
+
+def decision_view(evaluation: Any) -> dict[str, Any]:
+    """The decision block that opens the report (HTML strings, escaped here): the model to
+    deploy for the stated purpose and its evidence (:func:`ranklens.report.decision.recommend`),
+    what would settle an unclear lead, one line per other goal, and each goal's verdict in
+    detail (collapsed)."""
+    rec = recommend(evaluation)
+    main = html.escape(rec.sentence)
+    if rec.model is not None:
+        main = main.replace(html.escape(rec.model), _strong(rec.model), 1)
+    return {
+        "main": main,
+        "recommended": rec.model is not None,
+        "settle": html.escape(rec.settle),
+        "secondary": [(html.escape(t), html.escape(line)) for t, line in rec.secondary],
+        "details": [
+            f"<strong>{html.escape(goal_title(v.goal, evaluation))}.</strong> {v.sentence}"
+            for v in summary_verdicts(evaluation)
+        ],
+    }
+
+
+def _strong(name: str) -> str:
+    return f"<strong>{html.escape(name)}</strong>"
+
+
 def summary_section(evaluation: Any) -> Section:
-    """The first section: one verdict per goal, in words and in a small table."""
+    """The first section: one verdict per goal, in a small table, after the decision block
+    (:func:`decision_view`, which the template draws first)."""
     verdicts = summary_verdicts(evaluation)
-    rows: list[Row] = []
+    rows = [_verdict_row(verdict, evaluation) for verdict in verdicts]
     lead: list[str] = []
-    for verdict in verdicts:
-        goal = verdict.goal
-        title = goal_title(goal, evaluation)
-        lead.append(f"<strong>{html.escape(title)}.</strong> {verdict.sentence}")
-        extra = _budget_sentence(evaluation) if goal.key == "targeting" else ""
-        if goal.key == "extremes":
-            caught = [
-                evaluation.values.get(m, {}).get("utility_recall", math.nan)
-                for m in evaluation.model_names
-            ]
-            if caught and all(r == 0 for r in caught if not math.isnan(r)):
-                extra = (
-                    "No model predicts any of the real extreme values accurately (recall 0 for "
-                    "every model): none is fit for catching them."
-                )
-        if extra:
-            lead.append(extra)
-        # the closest other model among the tested comparisons, as the sentence says
-        shown = [c for c in verdict.contrasts if c.tested] or verdict.contrasts
-        runner = min(shown, key=lambda c: abs(c.difference)) if shown else None
-        diff, method, other, value = "no test", "", "", verdict.value_text
-        if runner is not None:
-            widths = [runner.high - runner.low] if math.isfinite(runner.high - runner.low) else []
-            style = number_style([runner.value_a, runner.value_b, runner.difference], widths)
-            other = f"{runner.model_b} ({style(runner.value_b)})"
-            if runner.tested and math.isfinite(runner.low):
-                diff = f"{style(runner.difference)} [{style(runner.low)}, {style(runner.high)}]"
-                method = adjusted_method_name(runner.method)
-            elif runner.tested:
-                diff = f"{style(runner.difference)} (no interval at this level)"
-                method = adjusted_method_name(runner.method)
-            else:
-                diff = f"{style(runner.difference)} (not tested)"
-        evidence = {
-            "clear": "clear",
-            "partly clear": "clear against some",
-            "not clear": "no clear difference",
-            "no test": "not tested",
-            "nothing to compare": "one model only",
-            "undefined": "not defined for this data",
-            "no difference": "all equal",
-        }.get(verdict.evidence, verdict.evidence)
-        rows.append(
-            Row(
-                cells=[
-                    Cell(title, css="text", sub=goal.question),
-                    Cell(verdict.metric.replace("_", " ") or "none", css="text"),
-                    Cell(
-                        verdict.best or "none",
-                        css="text pick" + (" best" if verdict.evidence == "clear" else ""),
-                        key=f"pick:{goal.key}",
-                    ),
-                    Cell(value or "not defined", key=f"headline:{goal.key}"),
-                    Cell(other or "none", css="text"),
-                    Cell(diff, sub=method),
-                    Cell(evidence, css="text evidence-" + verdict.evidence.replace(" ", "-")),
-                ]
-            )
-        )
+    budget = _budget_sentence(evaluation)
+    if budget:
+        lead.append(f"<strong>At the budget.</strong> {budget}")
     header = _header(
         "goal",
         "headline measure",
-        ("pick", "the model with the best headline value"),
-        ("value", "the pick's headline value"),
-        ("closest other model", "the other model nearest to the pick"),
+        ("leads", "the model with the best headline value; chosen only on clear evidence"),
+        ("value", "the leader's headline value"),
+        ("closest other model", "the other model nearest to the leader"),
         (
             "difference [interval]",
-            "pick minus closest, with its interval at its Holm level (method below it)",
+            "leader minus closest, with its interval at its Holm level (method below it)",
         ),
-        ("evidence", "clear: the pick beats every other model after adjustment"),
+        ("evidence", "clear: the leader beats every other model after adjustment"),
     )
     calibration = calibration_sentence(evaluation)
     if calibration:
         lead.append(f"<strong>Calibration.</strong> {html.escape(calibration)}")
+    settle = recommend(evaluation).settle  # says where the models differ when no lead is clear
     segments = segment_sentence(evaluation)
-    if segments:
+    if segments and segments not in settle:
         lead.append(f"<strong>By segment.</strong> {html.escape(segments)}")
     over_time = window_sentence(evaluation)
-    if over_time:
+    if over_time and over_time not in settle:
         lead.append(f"<strong>Over time.</strong> {html.escape(over_time)}")
     note = _summary_note(verdicts)
     section = Section("summary", "Summary", GUIDES["summary"], [])
@@ -639,13 +681,13 @@ def _summary_note(verdicts: list[Any]) -> str:
     note = (
         f"Multiple comparisons: the {n_tests} tested comparisons of every pair of models on "
         "each goal's headline measure are corrected together (Holm 1979), so that all the "
-        "‘clear’ verdicts hold together with 95% confidence, whichever model is "
-        "the pick; a pick is clearly best only when it beats every other model."
+        "‘clear’ verdicts hold together with 95% confidence, whichever model "
+        "leads; a leader is clearly best only when it beats every other model."
     )
     reasons: dict[str, str] = {}
     for c in family:
         if c.untested:
-            reasons.setdefault(c.metric.replace("_", " "), c.untested)
+            reasons.setdefault(plain_name(c.metric), c.untested)
     if reasons:
         note += " Not tested: " + "; ".join(f"{m} ({why})" for m, why in reasons.items()) + "."
     return note
@@ -694,28 +736,27 @@ def _goal_sentences(evaluation: Any, goal: str) -> list[str]:
 
 
 def _budget_sentence(evaluation: Any) -> str:
-    """What each model earns at the budget (from the stored profit curves)."""
+    """What each model earns by targeting exactly the cases the budget pays for (read off the
+    stored profit curves at the depth of the profit plot's budget line; HTML)."""
     profits = evaluation.curves.get("profit") or {}
-    share = budget_share(evaluation)
-    values = {
-        m: r.budget_profit
-        for m, r in profits.items()
-        if getattr(r, "budget_profit", None) is not None and math.isfinite(r.budget_profit)
-    }
-    if not values or share is None:
+    targets = budget_targets(evaluation)
+    if targets is None:
         return ""
-    style = number_style(list(values.values()))
-    best = max(values, key=lambda m: values[m])
-    others = ", ".join(
-        f"{html.escape(m)} {html.escape(style(v))}" for m, v in values.items() if m != best
+    cases, share = targets
+    values = {m: float(r.at(share)) for m, r in profits.items()}
+    values = {m: v for m, v in values.items() if math.isfinite(v)}
+    if not values:
+        return ""
+    currency = evaluation.settings.get("currency") or None
+    ordered = sorted(values, key=lambda m: -values[m])
+    amounts = ", ".join(
+        f"{html.escape(m)} {html.escape(format_money(values[m], currency))}" for m in ordered
     )
-    n_targeted = next(iter(profits.values())).budget_n_targeted
-    count = f"{round(n_targeted):,} cases" if n_targeted is not None else ""
     return (
-        f"At the budget ({100 * share:.0f}% of cases{', ' + count if count else ''}), "
-        f"<strong>{html.escape(best)}</strong> earns the most: {html.escape(style(values[best]))}"
-        + (f" (others: {others})" if others else "")
-        + ". No interval is computed for profit; the lift above carries the evidence."
+        f"Targeting the {cases:,.0f} cases the budget pays for (the top "
+        f"{100 * share:.3g}% by score), the models earn: {amounts}. No interval is computed "
+        "for profit; the comparison of what each model reaches at that depth carries the "
+        "evidence."
     )
 
 
@@ -740,21 +781,53 @@ def _environment() -> Any:
 
 
 def _settings_items(settings: dict[str, Any]) -> list[tuple[str, str]]:
+    """The settings as (name, value) in words: measures by their plain names, the events as a
+    phrase."""
+    from ranklens.metrics import REGISTRY
+
+    names = re.compile(r"\b(" + "|".join(sorted(map(re.escape, REGISTRY), key=len)[::-1]) + r")\b")
     items = []
     for key, value in settings.items():
         if isinstance(value, bool):
             text = "yes" if value else "no"
         elif isinstance(value, int | float):
             text = f"{value:,.6g}"
+        elif key == "events" and value is not None:
+            text = _events_phrase(value)
         else:
-            text = str(value)
+            text = (
+                names.sub(lambda m: plain_name(m.group(1)), str(value)) if REGISTRY else str(value)
+            )
         items.append((key.replace("_", " "), text))
     return items
 
 
+def _events_phrase(events: Any) -> str:
+    """The events setting as a phrase ("the top 10% of values")."""
+    text = str(events)
+    if text.startswith("top:"):
+        try:
+            share = float(text[4:].rstrip("%")) / (100.0 if text.endswith("%") else 1.0)
+        except ValueError:
+            return text
+        return f"the top {100 * share:.3g}% of values"
+    if isinstance(events, int | float) or re.fullmatch(r"[-0-9.eE+]+", text):
+        return events_words(f"y >= {text}")
+    rule = re.fullmatch(r"(>=|>)\s*([-0-9.eE+]+)", text)
+    if rule:
+        return events_words(f"y {rule.group(1)} {rule.group(2)}")
+    return events_words(text)
+
+
 def _problems(evaluation: Any) -> list[tuple[str, str, str]]:
+    """Every problem as (model, what, why) in plain words: a measure by its plain name, the
+    reason as a sentence (the JSON results keep the precise messages)."""
     return [
-        (who, what, why)
+        (
+            who,
+            plain_name(what) if what in evaluation.metrics else what.replace("_", " "),
+            problem_sentence(why),
+        )
         for who, items in evaluation.problems.items()
         for what, why in items.items()
     ]
@@ -832,6 +905,7 @@ def task_view(
         sections[0].notes.append("No plots: install matplotlib (pip install 'ranklens[plot]').")
     return {
         "id": f"task-{index + 1}-{_slug(evaluation.title)}",
+        "decision": decision_view(evaluation),
         "title": evaluation.title,
         "description": evaluation.description,
         "target": evaluation.target,

@@ -11,13 +11,14 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ranklens._foundation.format import format_number
+from ranklens._foundation.format import distinguishing_digits, format_number
 
 __all__ = [
     "Cell",
     "Row",
     "Section",
     "Table",
+    "distinguishing_style",
     "format_number",
     "format_pvalue",
     "frame_table",
@@ -200,6 +201,39 @@ class NumberStyle:
             return f"{v:.{self.digits - 1}e}" if v != 0 else "0"
         text = f"{v:,.{self.decimals}f}"
         return "0" if text.strip("-0.,") == "" and self.decimals == 0 else text
+
+
+def distinguishing_style(style: NumberStyle, a: Any, b: Any) -> NumberStyle:
+    """``style``, with more digits if needed so that two different numbers ``a`` and ``b`` are
+    not written the same (:func:`~ranklens._foundation.format.distinguishing_digits`).
+
+    Parameters
+    ----------
+    style : NumberStyle
+        The notation chosen for the row or sentence.
+    a, b : float
+        The two numbers compared side by side.
+
+    Returns
+    -------
+    NumberStyle
+        ``style`` itself when the two already read differently (or are equal).
+
+    Examples
+    --------
+    >>> a, b = 24812345.0, 24798765.0
+    >>> style = distinguishing_style(NumberStyle(scientific=True, digits=3), a, b)
+    >>> style(a), style(b)
+    ('2.481e+07', '2.480e+07')
+    """
+    if not (_finite(a) and _finite(b)) or float(a) == float(b) or style(a) != style(b):
+        return style
+    if style.scientific:
+        return dataclasses.replace(style, digits=distinguishing_digits(a, b, style.digits))
+    decimals = style.decimals
+    while decimals < 17 and f"{float(a):,.{decimals}f}" == f"{float(b):,.{decimals}f}":
+        decimals += 1
+    return dataclasses.replace(style, decimals=decimals)
 
 
 def number_style(

@@ -17,12 +17,11 @@ from typing import Any
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.problems import PROBLEM_KINDS
 from ranklens.report.calibration_views import calibration_sentence
+from ranklens.report.decision import recommend
 from ranklens.report.goals import (
     clearly_best,
     closest_to_target,
     comparison_contrasts,
-    goal_title,
-    plain_name,
     summary_verdicts,
 )
 from ranklens.report.render import direction_symbol, format_number
@@ -240,12 +239,12 @@ def _plain_html(text: str) -> str:
 
 @shared_paragraphs
 def recommendation_line(evaluation: Any) -> str | None:
-    """The one line that says which model to pick, or None when the report says nothing.
+    """The one line that says which model to deploy, or None when there is nothing to compare.
 
-    For now the verdict of the summary (:func:`ranklens.report.goals.summary_verdicts`) on the
-    goal in ``settings["goal"]`` (``ranklens evaluate --goal``), else on the first goal, in
-    one sentence: the pick, its headline value, and whether its lead is clear (the summary's
-    Holm-adjusted rule), partly clear, not clear or not tested.
+    The report's decision (:func:`ranklens.report.decision.recommend`) in one line: the model
+    to deploy for the purpose (targeting at the budget's depth, else ``settings["goal"]``, else
+    ranking) with its evidence, or, when no lead is clear, who leads and that no model is
+    clearly better.
 
     Parameters
     ----------
@@ -254,45 +253,11 @@ def recommendation_line(evaluation: Any) -> str | None:
     Returns
     -------
     str or None
-        One line (a terminal may wrap it), or None.
+        One line (a terminal may wrap it), or None without a comparison of two models.
     """
-    # The one place the terminal takes its recommendation from: the report's decision block
-    # (ranklens.report.decision.recommend(evaluation).one_line()) replaces the lines below.
-    verdicts = summary_verdicts(evaluation)
-    if not verdicts:
+    if not summary_verdicts(evaluation):
         return None
-    goal = evaluation.settings.get("goal")
-    chosen = next((v for v in verdicts if v.goal.key == goal), verdicts[0])
-    text = _verdict_words(chosen)
-    return f"{goal_title(chosen.goal, evaluation)}: {text}" if text else None
-
-
-def _verdict_words(verdict: Any) -> str:
-    """A summary verdict in one plain sentence (the report's own sentence, without markup,
-    when there is no pick or nothing to compare)."""
-    best, value = verdict.best, verdict.value_text
-    name = plain_name(verdict.metric)
-    if verdict.evidence == "clear":
-        return f"pick {best}: the best {name} ({value}), clearly ahead of every other model."
-    if verdict.evidence == "partly clear":
-        tested = [c for c in verdict.contrasts if c.tested]
-        ahead = ", ".join(c.model_b for c in tested if c.better == best)
-        within = ", ".join(c.model_b for c in tested if c.better != best)
-        return (
-            f"{best} has the best {name} ({value}), clearly ahead of {ahead}; no clear "
-            f"difference from {within}."
-        )
-    if verdict.evidence == "not clear":
-        return (
-            f"{best} has the best {name} ({value}), but its lead over the others is not clear: "
-            "choose on other grounds, or gather more data (see the report)."
-        )
-    if verdict.evidence == "no test":
-        return (
-            f"{best} has the best {name} ({value}); whether its lead is more than chance was "
-            "not tested."
-        )
-    return _plain_html(verdict.sentence)
+    return recommend(evaluation).one_line()
 
 
 def _cells(text: str) -> int:
