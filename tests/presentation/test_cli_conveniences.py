@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from ranklens import evaluate_models
 from ranklens._version import __version__
 from ranklens.cli import app
-from ranklens.report.goals import summary_verdicts
 from ranklens.report.decision import recommend
+from ranklens.report.goals import summary_verdicts
 from ranklens.report.terminal import CLEAR_MARK, headline_lines, recommendation_line
 
 runner = CliRunner()
