@@ -24,8 +24,9 @@ from report_schema import results_schema, validate
 
 
 def _visible(page: str) -> str:
-    """The text a reader sees: no style sheet, no tags."""
+    """The text a reader sees: no style sheet, no script, no tags."""
     page = re.sub(r"(?s)<style.*?</style>", "", page)
+    page = re.sub(r"(?s)<script.*?</script>", "", page)
     return re.sub(r"<[^>]+>", " ", page)
 
 
