@@ -1262,6 +1262,7 @@ def _utility_form(which: str) -> SumsForm:
 
 @register_metric(
     "relevance_weighted_squared_error",
+    targets="continuous",
     higher_is_better=False,
     family="extremes",
     description="Squared error weighted by phi(y_true) (default box-plot relevance)",
@@ -1310,6 +1311,7 @@ def relevance_weighted_squared_error(
 
 @register_metric(
     "relevance_weighted_absolute_error",
+    targets="continuous",
     higher_is_better=False,
     family="extremes",
     description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
@@ -1414,6 +1416,7 @@ def _sera_value(prep: _Prepared) -> float:
 
 @register_metric(
     "sera",
+    targets="continuous",
     higher_is_better=False,
     family="extremes",
     sums=SumsForm(terms=_sera_sum_terms, finalize=_sera_finalize, params=("relevance",)),
@@ -1526,6 +1529,7 @@ def sera_curve(
 
 @register_metric(
     "utility_precision",
+    targets="continuous",
     higher_is_better=True,
     family="extremes",
     description="Utility-based precision for rare extremes (Torgo & Ribeiro 2009)",
@@ -1584,6 +1588,7 @@ def utility_precision(
 
 @register_metric(
     "utility_recall",
+    targets="continuous",
     higher_is_better=True,
     family="extremes",
     description="Utility-based recall for rare extremes (Torgo & Ribeiro 2009)",
@@ -1642,6 +1647,7 @@ def utility_recall(
 
 @register_metric(
     "utility_f1",
+    targets="continuous",
     higher_is_better=True,
     family="extremes",
     description="Utility-based F1 for rare extremes (Torgo & Ribeiro 2009)",

@@ -653,7 +653,11 @@ def linlin_loss(
 
 
 @register_metric(
-    "log_rmse", higher_is_better=False, family="residual", **_mean_capabilities(_LOG_RMSE)
+    "log_rmse",
+    higher_is_better=False,
+    family="residual",
+    targets="continuous",
+    **_mean_capabilities(_LOG_RMSE),
 )
 @raises_input_errors("y_true", "y_pred")
 @shared_paragraphs
@@ -715,7 +719,11 @@ def log_rmse(
 
 # Not additive: a corrupted y_i grows the numerator and the denominator together.
 @register_metric(
-    "rmspe", higher_is_better=False, family="residual", **_mean_capabilities(_RMSPE, additive=False)
+    "rmspe",
+    higher_is_better=False,
+    family="residual",
+    targets="continuous",
+    **_mean_capabilities(_RMSPE, additive=False),
 )
 @raises_input_errors("y_true", "y_pred")
 @shared_paragraphs

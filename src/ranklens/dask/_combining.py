@@ -11,7 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._foundation.forms import CurveStatistic, RankStatistic, RankSweepForm
+from ranklens._foundation.forms import (
+    CurveStatistic,
+    RankStatistic,
+    RankSweepForm,
+    read_at_depth,
+)
 from ranklens._foundation.problems import Problem, metric_info
 from ranklens._measures.ranked import DecileTableResult, decile_table_result, gain_ratios_exact
 from ranklens.dask import _delong as _dl
@@ -88,7 +93,12 @@ def _curve_measures(
     for spec in plan.specs.curve:
         curve = spec.capabilities.curve
         assert curve is not None
-        value = stats[curve.statistic] if curve.depth is None else stats[("lift", curve.depth)]
+        if curve.depth is None:
+            value = stats[curve.statistic]
+        else:  # the lift, the recall or the precision at a depth, from the lift there
+            share = e_total / total_w if total_w > 0 else math.nan
+            lift = stats[("lift", curve.depth)]
+            value = float(read_at_depth(curve.statistic, lift, curve.depth, share))
         results.values[model][spec.name] = value
         if math.isnan(value):
             results.problems[model][spec.name] = Problem(
@@ -400,7 +410,15 @@ def boot_results(
                 continue
             key = curve.statistic if curve.depth is None else ("lift", float(curve.depth))
             if key in stats:
-                out[spec.name] = stats[key]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[spec.name] = (
+                        stats[key]
+                        if curve.depth is None
+                        else np.asarray(
+                            read_at_depth(curve.statistic, stats[key], curve.depth, e_tot / w_tot),
+                            dtype=np.float64,
+                        )
+                    )
         replicates[model] = out
     intervals = {
         model: {

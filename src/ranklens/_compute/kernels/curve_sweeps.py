@@ -191,6 +191,8 @@ TARGET_GAIN_AREA = 2
 TARGET_ACCURACY_RATIO = 3
 TARGET_LIFT_AT = 4
 TARGET_PARTIAL_ROC_AUC = 5
+TARGET_RECALL_AT = 6
+TARGET_PRECISION_AT = 7
 
 
 @njit(cache=True)
@@ -392,7 +394,15 @@ def _targeting_rows(
                 elif p == 0.0:
                     out[b, s, m] = np.nan
                 else:
-                    out[b, s, m] = _numpy_interp(depths[s], x, gain, g) / depths[s]
+                    # the lift at the depth, and the recall and precision read from it as
+                    # ranklens._foundation.forms.read_at_depth reads them
+                    lift = _numpy_interp(depths[s], x, gain, g) / depths[s]
+                    if code == TARGET_RECALL_AT:
+                        out[b, s, m] = lift * depths[s]
+                    elif code == TARGET_PRECISION_AT:
+                        out[b, s, m] = lift * (p / w_total)
+                    else:
+                        out[b, s, m] = lift
 
 
 @njit(cache=True)

@@ -459,6 +459,10 @@ def targeting_replicates_numpy(
                 depth = float(depths[s])
                 with np.errstate(invalid="ignore", divide="ignore"):
                     value = np.where(p == 0.0, np.nan, _numpy_interp_rows(depth, x, gain) / depth)
+                    if code == 6:  # the recall at the depth, as the kernel reads it
+                        value = value * depth
+                    elif code == 7:  # the precision at the depth
+                        value = value * (p / w_total)
             out[live, s, m] = value
     return out
 
