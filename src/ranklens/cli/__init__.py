@@ -459,6 +459,15 @@ def evaluate(
             show_default=False,
         ),
     ] = None,
+    positive_label: Annotated[
+        str | None,
+        typer.Option(
+            "--positive-label",
+            help="The label of an event in a --target of two labels (e.g. yes, or 1): it "
+            "becomes 1, the other 0, and the target is evaluated as events.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Evaluate prediction columns of FILE against --target with every registered measure.
 
@@ -514,6 +523,7 @@ def evaluate(
             segment_fdr_level=segment_fdr_level,
             cross_segments=cross_segments,
             sep=sep,
+            positive_label=positive_label,
         )
     )
 

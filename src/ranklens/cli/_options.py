@@ -89,6 +89,8 @@ class Request:
     window: str | None = None
     #: ``--sep``: the field separator of a text file, as given (None: by the file's suffix).
     sep: str | None = None
+    #: ``--positive-label``: the label of an event in a target of two labels (as given).
+    positive_label: str | None = None
 
     @property
     def to_stdout(self) -> bool:
@@ -344,6 +346,11 @@ def check_run(request: Request) -> Checked:
     of several problems the same one is reported.
     """
     if request.engine == "dask":
+        if request.positive_label is not None:
+            raise InputError(
+                "--positive-label maps the target's labels in memory, which --engine dask does "
+                "not do; write the target as 0/1 first, or use --engine memory"
+            )
         if request.sep is not None:
             raise InputError(
                 "--sep is for a text file, which --engine dask does not read (it reads Parquet "
