@@ -2931,11 +2931,16 @@ def precision_recall_curve(
     return _precision_recall(_prepare(y_true, y_score, events, sample_weight))
 
 
+_AVERAGE_PRECISION = CurveForm(CurveStatistic.AVERAGE_PRECISION)
+
+
 @register_metric(
     "average_precision_score",
     higher_is_better=True,
     family="targeting",
     targets="binary",
+    # its Dask form: per-bucket sums over the ranked curve; its bootstrap calls the function
+    curve=_AVERAGE_PRECISION,
     description=(
         "Average precision: the precision at each event's rank by score, averaged "
         "(binary y, else events = true top 10 %)"
@@ -2981,7 +2986,8 @@ def average_precision_score(
     step-wise area of :func:`precision_recall_curve`, no interpolation (Davis & Goadrich 2006;
     Manning, Raghavan & Schutze 2008, sect. 8.4). Tied scores are one step. Equal to
     ``sklearn.metrics.average_precision_score`` (with ``sample_weight`` too; cases of weight 0
-    are dropped as there). One sort, O(n log n).
+    are dropped as there). One sort, O(n log n); the Dask engine sums its terms over the
+    buckets of the ranked curve, exactly.
 
     References
     ----------

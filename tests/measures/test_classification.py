@@ -220,3 +220,46 @@ def test_realistic_containers(func):
         warnings.simplefilter("ignore")
         for cy, cs, cw in zip(_containers(y), _containers(s), _containers(w), strict=True):
             assert func(cy, cs, sample_weight=cw) == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_bootstrap_sweep_replicates_equal_the_functions(binary):
+    """The targeting sweep's replicates of precision and recall at a depth (NumPy twin and
+    compiled kernel) equal the functions called with the replicate's weights."""
+    from ranklens._compute.kernels import curve_sweeps
+    from ranklens._compute.xp import curves as xpc
+
+    rng = np.random.default_rng(2)
+    n = 300
+    y = (rng.random(n) < 0.3).astype(float) if binary else rng.gamma(2.0, 1.0, n)
+    preds = np.stack([np.round(y + rng.normal(0, 1, n), 1), rng.integers(0, 9, n) * 1.0])
+    names = ["precision_at_5", "precision_at_20", "recall_at_10", "recall_at_20", "lift_at_10"]
+    forms = [get_metric(name).capabilities.batched for name in names]
+    sweep = forms[0].sweep
+    state = sweep.prepare(y, preds, {})
+    weights = rng.poisson(1.0, (6, n)).astype(float)
+    got = sweep.evaluate(state, weights, tuple(f.statistic for f in forms))
+    orig = xpc.targeting_replicates_host
+    try:
+        for engine in (xpc.targeting_replicates_numpy, curve_sweeps.targeting_replicates_serial):
+            xpc.targeting_replicates_host = engine
+            got_engine = sweep.evaluate(state, weights, tuple(f.statistic for f in forms))
+            np.testing.assert_allclose(got_engine, got, rtol=1e-12)
+    finally:
+        xpc.targeting_replicates_host = orig
+    for r in range(weights.shape[0]):
+        for j, name in enumerate(names):
+            for m in range(2):
+                want = get_metric(name).func(y, preds[m], sample_weight=weights[r])
+                assert got[r, j, m] == pytest.approx(want, rel=1e-12), (r, name, m)
+
+
+def test_compare_models_gives_intervals_for_the_binary_measures():
+    y, s, _w = _data(4, n=600)
+    rng = np.random.default_rng(0)
+    other = np.clip(s + rng.normal(0, 0.2, s.shape[0]), 0, 1)
+    names = ["average_precision_score", "brier_score_loss", "log_loss", "precision_at_10"]
+    result = rl.compare_models(y, {"a": s, "b": other}, metrics=names, n_bootstrap=200)
+    frame = result.to_frame()
+    assert len(frame) >= len(names)
+    assert np.isfinite(frame.select_dtypes("number").to_numpy()).any()

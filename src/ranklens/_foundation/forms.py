@@ -330,6 +330,7 @@ class CurveStatistic(enum.Enum):
     PARTIAL_ROC_AUC = "standardised area under the ROC curve up to a false positive rate"
     RECALL_AT = "share of the events among the rows targeted at a depth (the gain G(depth))"
     PRECISION_AT = "event rate among the rows targeted at a depth (lift times the event share)"
+    AVERAGE_PRECISION = "average precision, sum over the distinct scores of dRecall x precision"
 
     @property
     def at_depth(self) -> bool:

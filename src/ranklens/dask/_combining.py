@@ -298,6 +298,9 @@ def _curve_statistics(
             ratio = exact_ratio
     out[CurveStatistic.GAIN_AREA] = area
     out[CurveStatistic.ACCURACY_RATIO] = ratio
+    out[CurveStatistic.AVERAGE_PRECISION] = (
+        _e.fsum(p.get("ap_sum", 0.0) for p in parts) / e_total if e_total > 0 else math.nan
+    )
     for i, d in enumerate(depths):
         hits = [p["lift"][i] for p in parts if i in p["lift"]]
         out[("lift", float(d))] = hits[0] if hits else math.nan
