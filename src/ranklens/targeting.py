@@ -1598,6 +1598,7 @@ _SWEEP_CODES = {
     CurveStatistic.PARTIAL_ROC_AUC: 5,
     CurveStatistic.RECALL_AT: 6,
     CurveStatistic.PRECISION_AT: 7,
+    CurveStatistic.AVERAGE_PRECISION: 8,
 }
 
 
@@ -1695,6 +1696,7 @@ _DEVICE_STATISTIC = {
     CurveStatistic.PARTIAL_ROC_AUC: "partial_auc",
     CurveStatistic.RECALL_AT: "recall",
     CurveStatistic.PRECISION_AT: "precision",
+    CurveStatistic.AVERAGE_PRECISION: "average_precision",
 }
 
 
@@ -1900,7 +1902,12 @@ def _device_sweep_prepare(xp: Any, y: Any, preds: Any, params: Mapping[str, Any]
 
 
 #: The functionals of the ROC curve: none for value curves (the functions raise).
-_ROC_STATISTICS = (CurveStatistic.ROC_AUC, CurveStatistic.KS, CurveStatistic.PARTIAL_ROC_AUC)
+_ROC_STATISTICS = (
+    CurveStatistic.ROC_AUC,
+    CurveStatistic.KS,
+    CurveStatistic.PARTIAL_ROC_AUC,
+    CurveStatistic.AVERAGE_PRECISION,
+)
 
 
 def _device_sweep_evaluate(xp: Any, states: Any, weights: Any, statistics: Any) -> Any:
@@ -2939,8 +2946,7 @@ _AVERAGE_PRECISION = CurveForm(CurveStatistic.AVERAGE_PRECISION)
     higher_is_better=True,
     family="targeting",
     targets="binary",
-    # its Dask form: per-bucket sums over the ranked curve; its bootstrap calls the function
-    curve=_AVERAGE_PRECISION,
+    **_curve_declarations(_AVERAGE_PRECISION),
     description=(
         "Average precision: the precision at each event's rank by score, averaged "
         "(binary y, else events = true top 10 %)"
@@ -2986,8 +2992,8 @@ def average_precision_score(
     step-wise area of :func:`precision_recall_curve`, no interpolation (Davis & Goadrich 2006;
     Manning, Raghavan & Schutze 2008, sect. 8.4). Tied scores are one step. Equal to
     ``sklearn.metrics.average_precision_score`` (with ``sample_weight`` too; cases of weight 0
-    are dropped as there). One sort, O(n log n); the Dask engine sums its terms over the
-    buckets of the ranked curve, exactly.
+    are dropped as there). One sort, O(n log n); the bootstrap's replicates come from the
+    targeting sweep and the Dask engine sums the terms over the buckets of the ranked curve.
 
     References
     ----------

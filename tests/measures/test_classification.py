@@ -233,7 +233,14 @@ def test_bootstrap_sweep_replicates_equal_the_functions(binary):
     n = 300
     y = (rng.random(n) < 0.3).astype(float) if binary else rng.gamma(2.0, 1.0, n)
     preds = np.stack([np.round(y + rng.normal(0, 1, n), 1), rng.integers(0, 9, n) * 1.0])
-    names = ["precision_at_5", "precision_at_20", "recall_at_10", "recall_at_20", "lift_at_10"]
+    names = [
+        "precision_at_5",
+        "precision_at_20",
+        "recall_at_10",
+        "recall_at_20",
+        "lift_at_10",
+        "average_precision_score",
+    ]
     forms = [get_metric(name).capabilities.batched for name in names]
     sweep = forms[0].sweep
     state = sweep.prepare(y, preds, {})
@@ -263,3 +270,15 @@ def test_compare_models_gives_intervals_for_the_binary_measures():
     frame = result.to_frame()
     assert len(frame) >= len(names)
     assert np.isfinite(frame.select_dtypes("number").to_numpy()).any()
+
+
+@pytest.mark.parametrize("name", ["brier_score_loss", "log_loss"])
+def test_leave_one_out_equals_brute_force(name):
+    y, s, _w = _data(8, n=60, ties=5)
+    spec = get_metric(name)
+    got = spec.capabilities.leave_one_out(y, s)
+    keep = np.ones(y.shape[0], dtype=bool)
+    for i in range(y.shape[0]):
+        keep[i] = False
+        assert got[i] == pytest.approx(spec.func(y[keep], s[keep]), rel=1e-12)
+        keep[i] = True

@@ -193,6 +193,7 @@ TARGET_LIFT_AT = 4
 TARGET_PARTIAL_ROC_AUC = 5
 TARGET_RECALL_AT = 6
 TARGET_PRECISION_AT = 7
+TARGET_AVERAGE_PRECISION = 8
 
 
 @njit(cache=True)
@@ -386,6 +387,15 @@ def _targeting_rows(
                         out[b, s, m] = np.nan
                     else:
                         out[b, s, m] = (area - 0.5) / (perfect - 0.5)
+                elif code == TARGET_AVERAGE_PRECISION:
+                    if p > 0.0:
+                        ap = 0.0
+                        for i in range(1, g):
+                            if cw[i] > 0.0:
+                                ap += (ce[i] - ce[i - 1]) * (ce[i] / cw[i])
+                        out[b, s, m] = ap / p
+                    else:
+                        out[b, s, m] = np.nan
                 elif code == TARGET_PARTIAL_ROC_AUC:
                     if defined:
                         out[b, s, m] = _partial_auc(ce, cn, g, p, q_n, depths[s])

@@ -455,6 +455,12 @@ def targeting_replicates_numpy(
                 value = np.where(
                     defined, _partial_auc_rows(ce, cn, p, q_n, float(depths[s])), np.nan
                 )
+            elif code == 8:  # the average precision, as the kernel sums it
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    terms = np.where(
+                        cw[:, 1:] > 0.0, (ce[:, 1:] - ce[:, :-1]) * (ce[:, 1:] / cw[:, 1:]), 0.0
+                    )
+                    value = np.where(p > 0.0, _seq_cumsum(terms)[:, -1] / p, np.nan)
             else:
                 depth = float(depths[s])
                 with np.errstate(invalid="ignore", divide="ignore"):

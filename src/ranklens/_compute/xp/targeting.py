@@ -77,6 +77,7 @@ STATISTICS: tuple[str, ...] = (
     "partial_auc",
     "recall",
     "precision",
+    "average_precision",
 )
 
 # The relative slack of the top-q threshold, as ranklens.targeting's (rounding of q * W).
@@ -281,7 +282,8 @@ def statistic(
       perfect model is no better than random.
     * ``lift``: ``G(depth) / depth`` with ``G`` read linearly between the group ends, as
       ``np.interp``; ``recall``: ``G(depth)``, the lift times the depth; ``precision``: the
-      lift times the event share ``E / W``.
+      lift times the event share ``E / W``; ``average_precision``: ``sum dE P / E`` over the
+      group ends, ``P = E / W`` there.
     * ``partial_auc``: McClish's (1989) standardised area under the ROC curve up to
       ``max_fpr``, ``(1 + (A - m) / (M - m)) / 2`` with ``A`` the trapezoids up to the curve's
       value at ``max_fpr`` (read as ``np.interp`` reads it), ``m = max_fpr^2 / 2`` and
@@ -292,6 +294,18 @@ def statistic(
     nan = xp.full(total.shape, xp.nan)
     if which == "partial_auc":
         return _partial_auc(xp, sums, max_fpr)
+    if which == "average_precision":
+        if sums.is_value:
+            raise ValueError(
+                "the average precision needs binary events; the value curves have none"
+            )
+        ce_f, cw_f = _f(xp, ce), _f(xp, cw)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            terms = xp.where(
+                cw_f[:, 1:] > 0, (ce_f[:, 1:] - ce_f[:, :-1]) * (ce_f[:, 1:] / cw_f[:, 1:]), 0.0
+            )
+            value = xp.sum(terms, axis=1) / events
+        return xp.where(events > 0, value, nan)
     if which in ("auc", "ks"):
         if sums.is_value:
             raise ValueError("the ROC needs binary events; the value curves have none")
