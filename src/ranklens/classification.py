@@ -230,7 +230,7 @@ def brier_score_loss(
 
     Examples
     --------
-    >>> brier_score_loss([1, 0, 1, 0], [0.9, 0.2, 0.6, 0.1])
+    >>> round(brier_score_loss([1, 0, 1, 0], [0.9, 0.2, 0.6, 0.1]), 6)
     0.055
     """
     prepared = _prepare(y_true, y_pred, sample_weight, "brier_score_loss")
@@ -302,7 +302,7 @@ def log_loss(
     Examples
     --------
     >>> round(log_loss([1, 0, 1, 0], [0.9, 0.2, 0.6, 0.1]), 6)
-    0.236151
+    0.236173
     """
     prepared = _prepare(y_true, y_pred, sample_weight, "log_loss")
     if prepared is None:
