@@ -282,3 +282,12 @@ def test_leave_one_out_equals_brute_force(name):
         keep[i] = False
         assert got[i] == pytest.approx(spec.func(y[keep], s[keep]), rel=1e-12)
         keep[i] = True
+
+
+@pytest.mark.parametrize("name", ["brier_score_loss", "log_loss", "average_precision_score"])
+def test_scale_free_in_the_weights(name):
+    y, s, w = _data(9)
+    func = get_metric(name).func
+    ref = func(y, s, sample_weight=w)
+    for scale in (1e-300, 1e-150, 1e150, 1e300):
+        assert func(y, s, sample_weight=w * scale) == pytest.approx(ref, rel=1e-12)
