@@ -47,6 +47,26 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "score_decomposition",
         "score_decompositions",
     ),
+    "classification": (
+        "LOG_LOSS_EPS",
+        "ConfusionCounts",
+        "PrecisionRecallCurveResult",
+        "average_precision_score",
+        "binary_target",
+        "brier_score_loss",
+        "confusion_at_depth",
+        "log_loss",
+        "precision_at_5",
+        "precision_at_10",
+        "precision_at_20",
+        "precision_at_depth",
+        "precision_recall_curve",
+        "probability_scores",
+        "recall_at_5",
+        "recall_at_10",
+        "recall_at_20",
+        "recall_at_depth",
+    ),
     "compare": (
         "ComparisonResult",
         "DEFAULT_COMPARISON_METRICS",
@@ -85,14 +105,18 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "targeting": (
         "DEFAULT_EVENTS",
+        "ConfusionCounts",
         "DecileTableResult",
         "GainCurveResult",
         "LiftCurveResult",
         "ModelByDepthResult",
         "ProfitCurveResult",
+        "PrecisionRecallCurveResult",
         "RocCurveResult",
         "accuracy_ratio",
+        "average_precision_score",
         "best_model_by_depth",
+        "confusion_at_depth",
         "decile_table",
         "gain_area",
         "gain_curve",
@@ -102,7 +126,16 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "lift_at_5",
         "lift_curve",
         "partial_roc_auc",
+        "precision_at_10",
+        "precision_at_20",
+        "precision_at_5",
+        "precision_at_depth",
+        "precision_recall_curve",
         "profit_curve",
+        "recall_at_10",
+        "recall_at_20",
+        "recall_at_5",
+        "recall_at_depth",
         "roc_auc",
         "roc_curve",
     ),
@@ -243,6 +276,7 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from ranklens.agreement import *  # noqa: F403
     from ranklens.bands import *  # noqa: F403
     from ranklens.calibration import *  # noqa: F403
+    from ranklens.classification import *  # noqa: F403
     from ranklens.compare import *  # noqa: F403
     from ranklens.evaluation import EvaluationComparison as EvaluationComparison
     from ranklens.evaluation import ModelEvaluation as ModelEvaluation

@@ -54,7 +54,14 @@ from ranklens._foundation.problems import (
     metric_info,
     score_quietly,
 )
-from ranklens._foundation.registry import AnalyticVariance
+from ranklens._foundation.registry import (
+    BINARY_TARGET_NOTE,
+    NOT_PROBABILITIES,
+    AnalyticVariance,
+    applies_to_target,
+    is_binary_target,
+    needs_probabilities,
+)
 from ranklens._foundation.results import Result, to_builtin
 from ranklens._foundation.typing import ArrayLike
 from ranklens._foundation.validation import (
@@ -77,6 +84,7 @@ from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
 from ranklens.calibration import reliability_diagram, score_decompositions
+from ranklens.classification import probability_scores
 from ranklens.compare import (
     DEFAULT_COMPARISON_METRICS,
     ComparisonResult,
@@ -606,6 +614,42 @@ def model_context(
     return {**context, "alpha": None}
 
 
+def default_measures(y_true: np.ndarray, predictions: Mapping[str, Any]) -> list[str]:
+    """The registered measures an evaluation computes for this target and these scores.
+
+    A 0/1 ``y_true`` gets the measures for binary targets (:attr:`MetricSpec.targets`) and not
+    those for continuous ones; any other target the reverse. The measures of probability scores
+    are left out when no model's scores are probabilities (all in [0, 1]).
+    """
+    binary = is_binary_target(y_true)
+    any_probabilities = any(probability_scores(p) for p in predictions.values())
+    out = []
+    for name in available_metrics():
+        spec = get_metric(name)
+        if not applies_to_target(spec, binary):
+            continue
+        if needs_probabilities(spec) and not any_probabilities:
+            continue
+        out.append(name)
+    return out
+
+
+def binary_target_settings(y_true: Any, predictions: Mapping[str, Any]) -> dict[str, str]:
+    """What an evaluation records about a 0/1 target in its settings (empty for any other):
+    why the measures for continuous targets are not computed, and which models' scores are
+    not probabilities."""
+    if not is_binary_target(y_true):
+        return {}
+    out = {"binary target": BINARY_TARGET_NOTE}
+    others = [m for m, p in predictions.items() if not probability_scores(p)]
+    if others:
+        out["probability scores"] = (
+            f"the scores of {', '.join(map(repr, others))} are not probabilities (some lie "
+            "outside [0, 1]): the Brier score and the log loss are not computed for them"
+        )
+    return out
+
+
 def score_registered_metrics(
     y_true: np.ndarray,
     predictions: Mapping[str, np.ndarray],
@@ -629,7 +673,8 @@ def score_registered_metrics(
     values: dict[str, dict[str, float]] = {name: {} for name in models}
     problems: dict[str, dict[str, Problem]] = {name: {} for name in models}
     info: dict[str, dict[str, Any]] = {}
-    names = available_metrics() if metrics is None else tuple(metrics)
+    names = default_measures(y_true, predictions) if metrics is None else tuple(metrics)
+    not_probabilities = {m for m, p in predictions.items() if not probability_scores(p)}
     # Steps, for progress lines that say how far the measures are ("measures (12/75): ...").
     total = sum(
         len(intervals if get_metric(m).inputs == "interval" else predictions) for m in names
@@ -646,6 +691,10 @@ def score_registered_metrics(
             step += 1
             if progress is not None:
                 progress(f"measures ({step}/{total}): {model}: {metric}")
+            if needs_probabilities(spec) and model in not_probabilities:
+                values[model][metric] = math.nan
+                problems[model][metric] = Problem("skipped", NOT_PROBABILITIES)
+                continue
             local = context if interval else model_context(context, intervals.get(model))
             kwargs, skip = fit_kwargs(spec.func, 3 if interval else 2, local)
             if spec.supports_sample_weight and sample_weight is not None:
@@ -846,6 +895,7 @@ def evaluate_arrays(
     )
     settings.update(_units_settings(groups, n_units, inference))
     settings.update(order_settings)
+    settings.update(binary_target_settings(y, preds))
 
     values, info, problems = score_registered_metrics(
         y,

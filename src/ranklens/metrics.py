@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ranklens import (  # noqa: F401  (imported for their registrations)
     calibration,
+    classification,
     extremes,
     intervals,
     listwise,

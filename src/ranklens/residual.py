@@ -677,6 +677,7 @@ def linlin_loss(
     meaning="Typical error on the log scale: a relative (percentage-like) error.",
     higher_is_better=False,
     family="residual",
+    targets="continuous",
     **_mean_capabilities(_LOG_RMSE),
 )
 @raises_input_errors("y_true", "y_pred")
@@ -744,6 +745,7 @@ def log_rmse(
     meaning="Typical error relative to the true value.",
     higher_is_better=False,
     family="residual",
+    targets="continuous",
     **_mean_capabilities(_RMSPE, additive=False),
 )
 @raises_input_errors("y_true", "y_pred")

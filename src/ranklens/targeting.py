@@ -60,10 +60,16 @@ from ranklens._foundation.docstrings import (
     shared_paragraphs,
 )
 from ranklens._foundation.events import DEFAULT_EVENTS, EventRule, parse_events
-from ranklens._foundation.forms import CurveForm, CurveStatistic, ReplicateForm, ReplicateSweep
+from ranklens._foundation.forms import (
+    CurveForm,
+    CurveStatistic,
+    ReplicateForm,
+    ReplicateSweep,
+    read_at_depth,
+)
 from ranklens._foundation.interval_formulas import concordance_logit_interval
 from ranklens._foundation.registry import ConcordanceForm, register_metric
-from ranklens._foundation.results import ConfidenceInterval, CurveResult
+from ranklens._foundation.results import ConfidenceInterval, CurveResult, Result
 from ranklens._foundation.scaling import ldexp, product_exponent
 from ranklens._foundation.typing import ArrayLike
 from ranklens._foundation.validation import (
@@ -93,14 +99,18 @@ from ranklens.exceptions import DomainError, SwappedArgumentsWarning, warn_undef
 
 __all__ = [
     "DEFAULT_EVENTS",
+    "ConfusionCounts",
     "DecileTableResult",
     "GainCurveResult",
     "LiftCurveResult",
     "ModelByDepthResult",
+    "PrecisionRecallCurveResult",
     "ProfitCurveResult",
     "RocCurveResult",
     "accuracy_ratio",
+    "average_precision_score",
     "best_model_by_depth",
+    "confusion_at_depth",
     "decile_table",
     "gain_area",
     "gain_curve",
@@ -110,7 +120,16 @@ __all__ = [
     "lift_at_20",
     "lift_curve",
     "partial_roc_auc",
+    "precision_at_5",
+    "precision_at_10",
+    "precision_at_20",
+    "precision_at_depth",
+    "precision_recall_curve",
     "profit_curve",
+    "recall_at_5",
+    "recall_at_10",
+    "recall_at_20",
+    "recall_at_depth",
     "roc_auc",
     "roc_curve",
 ]
@@ -1577,6 +1596,9 @@ _SWEEP_CODES = {
     CurveStatistic.ACCURACY_RATIO: 3,
     CurveStatistic.LIFT_AT: 4,
     CurveStatistic.PARTIAL_ROC_AUC: 5,
+    CurveStatistic.RECALL_AT: 6,
+    CurveStatistic.PRECISION_AT: 7,
+    CurveStatistic.AVERAGE_PRECISION: 8,
 }
 
 
@@ -1672,6 +1694,9 @@ _DEVICE_STATISTIC = {
     CurveStatistic.ACCURACY_RATIO: "accuracy_ratio",
     CurveStatistic.LIFT_AT: "lift",
     CurveStatistic.PARTIAL_ROC_AUC: "partial_auc",
+    CurveStatistic.RECALL_AT: "recall",
+    CurveStatistic.PRECISION_AT: "precision",
+    CurveStatistic.AVERAGE_PRECISION: "average_precision",
 }
 
 
@@ -1877,7 +1902,12 @@ def _device_sweep_prepare(xp: Any, y: Any, preds: Any, params: Mapping[str, Any]
 
 
 #: The functionals of the ROC curve: none for value curves (the functions raise).
-_ROC_STATISTICS = (CurveStatistic.ROC_AUC, CurveStatistic.KS, CurveStatistic.PARTIAL_ROC_AUC)
+_ROC_STATISTICS = (
+    CurveStatistic.ROC_AUC,
+    CurveStatistic.KS,
+    CurveStatistic.PARTIAL_ROC_AUC,
+    CurveStatistic.AVERAGE_PRECISION,
+)
 
 
 def _device_sweep_evaluate(xp: Any, states: Any, weights: Any, statistics: Any) -> Any:
@@ -2311,8 +2341,16 @@ def _lift_at(
     depth = form.depth
     assert depth is not None, "a lift is read at a depth"
     ranked = _prepare(y_true, y_pred, events, sample_weight, "y_pred")
-    gain = gain_or_undefined(ranked, "lift")
-    return float(np.interp(depth, ranked.fraction, gain)) / depth
+    return _read_at_depth(ranked, form.statistic, depth)
+
+
+def _read_at_depth(ranked: Ranked, statistic: CurveStatistic, depth: float) -> float:
+    """The lift, recall or precision at ``depth`` of the ranked curve (NaN without events)."""
+    name = {CurveStatistic.RECALL_AT: "recall", CurveStatistic.PRECISION_AT: "precision"}
+    gain = gain_or_undefined(ranked, name.get(statistic, "lift"))
+    lift = float(np.interp(depth, ranked.fraction, gain)) / depth
+    share = ranked.total_events / ranked.total_weight
+    return float(read_at_depth(statistic, lift, depth, share))
 
 
 _LIFT_AT_5 = CurveForm(CurveStatistic.LIFT_AT, depth=0.05)
@@ -2475,3 +2513,520 @@ def lift_at_20(
     %(provost2013)s
     """
     return _lift_at("lift_at_20", _LIFT_AT_20, y_true, y_pred, sample_weight, events)
+
+
+# ------------------------------------------------------------------------------------------------
+# Events ranked by score: precision and recall at a depth, the confusion counts there, the
+# average precision and the precision-recall curve (a 0/1 y_true: its positives are the events)
+
+
+def _check_depth(depth: Any) -> float:
+    """``depth`` as a float in (0, 1], else a ``ValueError`` naming it."""
+    try:
+        value = float(depth)
+    except (TypeError, ValueError):
+        raise ValueError(f"depth must be a number in (0, 1]; got {depth!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"depth must be in (0, 1] (the share of cases targeted); got {depth!r}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class ConfusionCounts(Result):
+    """The 2x2 counts when the top ``depth`` of the cases by score is targeted.
+
+    Attributes
+    ----------
+    depth : float
+        The share of the (weighted) cases targeted.
+    true_positives, false_positives, false_negatives, true_negatives : float
+        Weighted counts: events targeted, non-events targeted, events missed, non-events left.
+        A depth that ends inside a tie of scores takes the same share of every tied case (the
+        expected counts under random tie-breaking), so the counts may be fractional.
+    precision, recall : float
+        ``TP / (TP + FP)`` and ``TP / (TP + FN)``.
+    event_definition : str
+        How events were defined (``"binary"``, ``"top:0.1 (y >= ...)"``, ...).
+    """
+
+    depth: float
+    true_positives: float
+    false_positives: float
+    false_negatives: float
+    true_negatives: float
+    precision: float
+    recall: float
+    event_definition: str
+
+
+@raises_input_errors("y_true", "y_score")
+@shared_paragraphs
+def confusion_at_depth(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    depth: float = 0.1,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
+) -> ConfusionCounts:
+    r"""The confusion counts when the top ``depth`` of the cases by score is targeted.
+
+    Parameters
+    ----------
+    %(y_true_events)s
+    y_score : array-like of shape (n,)
+        Score; higher means more likely to be an event.
+    depth : float, default 0.1
+        The share of the (weighted) cases targeted, in (0, 1].
+    %(sample_weight)s
+    %(events)s
+
+    Returns
+    -------
+    ConfusionCounts
+        TP, FP, FN, TN (weighted), the precision and the recall at the depth; NaN without
+        events, with an :class:`~ranklens.exceptions.UndefinedMetricWarning`.
+
+    Raises
+    ------
+    %(input_errors)s
+
+    Notes
+    -----
+    With ``W`` the total weight, ``E`` that of the events and ``G`` the cumulative gain curve of
+    :func:`gain_curve` (linear across tied scores):
+
+    .. math::
+        TP = E\,G(d), \quad FP = d W - TP, \quad FN = E - TP, \quad TN = W - E - FP.
+
+    The precision ``TP / (d W)`` is the lift at ``d`` times the event share ``E / W`` and the
+    recall is ``G(d)`` (Provost & Fawcett 2013, ch. 8).
+
+    References
+    ----------
+    %(provost2013)s
+
+    Examples
+    --------
+    >>> c = confusion_at_depth([1, 0, 1, 0, 0], [0.9, 0.8, 0.7, 0.2, 0.1], depth=0.4)
+    >>> c.true_positives, c.false_positives, c.false_negatives, c.true_negatives
+    (1.0, 1.0, 1.0, 2.0)
+    """
+    d = _check_depth(depth)
+    ranked = _prepare(y_true, y_score, events, sample_weight)
+    _require_events(ranked.target.is_value, "confusion_at_depth")
+    w_total, e_total = ranked.total_weight, ranked.total_events
+    recall = _read_at_depth(ranked, CurveStatistic.RECALL_AT, d)
+    tp = recall * e_total
+    targeted = d * w_total
+    fp = targeted - tp
+    return ConfusionCounts(
+        depth=d,
+        true_positives=float(tp),
+        false_positives=float(fp),
+        false_negatives=float(e_total - tp),
+        true_negatives=float(w_total - e_total - fp),
+        precision=float(
+            read_at_depth(CurveStatistic.PRECISION_AT, recall / d, d, e_total / w_total)
+        ),
+        recall=float(recall),
+        event_definition=ranked.target.definition,
+    )
+
+
+def _depth_measure(
+    form: CurveForm, y_true: Any, y_score: Any, sample_weight: Any, events: Any, func: str
+) -> float:
+    """The precision or recall of ``form`` (on the device when the data live there)."""
+    if _xm.on_device(y_true, y_score, sample_weight):  # the device follows the data
+        return _device_scalar(func, y_true, y_score, sample_weight, events, form)
+    assert form.depth is not None, "read at a depth"
+    ranked = _prepare(y_true, y_score, events, sample_weight, "y_pred")
+    _require_events(ranked.target.is_value, func)
+    return _read_at_depth(ranked, form.statistic, form.depth)
+
+
+@raises_input_errors("y_true", "y_score")
+@shared_paragraphs
+def precision_at_depth(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    depth: float = 0.1,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
+) -> float:
+    r"""Precision when the top ``depth`` of the cases by score is targeted.
+
+    Parameters
+    ----------
+    %(y_true_events)s
+    y_score : array-like of shape (n,)
+        Score; higher means more likely to be an event.
+    depth : float, default 0.1
+        The share of the (weighted) cases targeted, in (0, 1].
+    %(sample_weight)s
+    %(events)s
+
+    Returns
+    -------
+    float
+        The (weighted) share of events among the cases targeted; the event share for random
+        targeting. NaN without events, with an
+        :class:`~ranklens.exceptions.UndefinedMetricWarning`.
+
+    Raises
+    ------
+    %(input_errors)s
+
+    Notes
+    -----
+    ``precision(d) = E G(d) / (d W) = lift(d) E / W``: the lift at ``d`` of
+    :func:`lift_curve` times the event share. A depth that ends inside a tie of scores targets
+    the same share of every tied case (the expected precision under random tie-breaking).
+
+    References
+    ----------
+    %(provost2013)s
+
+    Examples
+    --------
+    >>> precision_at_depth([1, 0, 1, 0, 0], [0.9, 0.8, 0.7, 0.2, 0.1], depth=0.4)
+    0.5
+    """
+    form = CurveForm(CurveStatistic.PRECISION_AT, depth=_check_depth(depth))
+    return _depth_measure(form, y_true, y_score, sample_weight, events, "precision_at_depth")
+
+
+@raises_input_errors("y_true", "y_score")
+@shared_paragraphs
+def recall_at_depth(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    depth: float = 0.1,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
+) -> float:
+    r"""Recall (the share of all events captured) when the top ``depth`` by score is targeted.
+
+    Parameters
+    ----------
+    %(y_true_events)s
+    y_score : array-like of shape (n,)
+        Score; higher means more likely to be an event.
+    depth : float, default 0.1
+        The share of the (weighted) cases targeted, in (0, 1].
+    %(sample_weight)s
+    %(events)s
+
+    Returns
+    -------
+    float
+        ``G(depth)``, the cumulative gain at the depth; ``depth`` for random targeting. NaN
+        without events, with an :class:`~ranklens.exceptions.UndefinedMetricWarning`.
+
+    Raises
+    ------
+    %(input_errors)s
+
+    Notes
+    -----
+    ``recall(d) = G(d) = d lift(d)``, with ``G`` the cumulative gain curve of
+    :func:`gain_curve` (linear across tied scores).
+
+    References
+    ----------
+    %(provost2013)s
+
+    Examples
+    --------
+    >>> recall_at_depth([1, 0, 1, 0, 0], [0.9, 0.8, 0.7, 0.2, 0.1], depth=0.4)
+    0.5
+    """
+    form = CurveForm(CurveStatistic.RECALL_AT, depth=_check_depth(depth))
+    return _depth_measure(form, y_true, y_score, sample_weight, events, "recall_at_depth")
+
+
+def _register_at_depth(statistic: CurveStatistic, percent: int) -> Callable[..., float]:
+    """The registered measure ``precision_at_<percent>`` or ``recall_at_<percent>``: the
+    functional ``statistic`` of the ranked curve at ``percent / 100``, declared as the lifts
+    are (its bootstrap replicates from the targeting sweep, its Dask form the ranked curve)."""
+    kind = "precision" if statistic is CurveStatistic.PRECISION_AT else "recall"
+    form = CurveForm(statistic, depth=percent / 100.0)
+    what = (
+        "share of events among the cases targeted"
+        if kind == "precision"
+        else "share of all events captured"
+    )
+
+    def measure(
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        events: EventsLike = None,
+    ) -> float:
+        return _depth_measure(form, y_true, y_pred, sample_weight, events, measure.__name__)
+
+    name = f"{kind}_at_{percent}"
+    measure.__name__ = measure.__qualname__ = name
+    measure.__module__ = __name__
+    measure.__doc__ = f"""{kind.capitalize()} when the top {percent} % by prediction is targeted \
+(binary y, else events = true top 10 %).
+
+    Parameters
+    ----------
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
+
+    Returns
+    -------
+    float
+        The {what} (weighted); NaN without events, with an undefined-metric warning.
+
+    Raises
+    ------
+    %(input_errors)s
+
+    Notes
+    -----
+    :func:`{kind}_at_depth` with ``depth={percent / 100:g}``.
+
+    References
+    ----------
+    %(provost2013)s
+    """
+    measure = raises_input_errors("y_true", "y_pred")(shared_paragraphs(measure))
+    description = (
+        f"{kind.capitalize()} in the top {percent} % by score: the {what} "
+        "(binary y, else events = true top 10 %)"
+    )
+    return register_metric(
+        name,
+        higher_is_better=True,
+        family="targeting",
+        description=description,
+        targets="binary",
+        **_curve_declarations(form),
+    )(measure)
+
+
+precision_at_5 = _register_at_depth(CurveStatistic.PRECISION_AT, 5)
+precision_at_10 = _register_at_depth(CurveStatistic.PRECISION_AT, 10)
+precision_at_20 = _register_at_depth(CurveStatistic.PRECISION_AT, 20)
+recall_at_5 = _register_at_depth(CurveStatistic.RECALL_AT, 5)
+recall_at_10 = _register_at_depth(CurveStatistic.RECALL_AT, 10)
+recall_at_20 = _register_at_depth(CurveStatistic.RECALL_AT, 20)
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class PrecisionRecallCurveResult(CurveResult):
+    """Precision-recall curve of a score for binary events (:func:`precision_recall_curve`).
+
+    Attributes
+    ----------
+    recall, precision : ndarray
+        One point per distinct score, in decreasing order of the score, after the point
+        (recall 0, precision 1) of nobody targeted; the points end where the recall first
+        reaches 1 (as scikit-learn's).
+    thresholds : ndarray
+        ``inf``, then the distinct scores in decreasing order: point ``k`` targets every case
+        with score >= ``thresholds[k]``.
+    average_precision : float
+        ``sum_k (R_k - R_{k-1}) P_k`` (:func:`average_precision_score`).
+    n_events : float
+        (Weighted) number of events.
+    event_definition : str
+        How events were defined (``"binary"``, ``"top:0.1 (y >= ...)"``, ...).
+    """
+
+    x_field = "recall"
+    y_field = "precision"
+    x_label = "recall"
+    y_label = "precision"
+
+    @property
+    def area(self) -> float:
+        """The average precision (``CurveResult`` protocol)."""
+        return self.average_precision
+
+    recall: FloatArray
+    precision: FloatArray
+    thresholds: FloatArray
+    average_precision: float
+    n_events: float
+    event_definition: str
+
+
+def _average_precision(ranked: Ranked) -> float:
+    """``sum_k (R_k - R_{k-1}) P_k`` over the distinct scores; NaN (with a warning) without
+    events."""
+    e_total = ranked.total_events
+    if e_total == 0.0:
+        warn_undefined(
+            "the average precision is undefined: y_true has no events under the event "
+            f"definition {ranked.target.definition!r}",
+            stacklevel=4,
+        )
+        return math.nan
+    ce, cw = ranked.cum_events, ranked.cum_weight
+    return float(np.diff(ce) @ (ce[1:] / cw[1:]) / e_total)
+
+
+def _precision_recall(ranked: Ranked) -> PrecisionRecallCurveResult:
+    _require_events(ranked.target.is_value, "precision_recall_curve")
+    ap = _average_precision(ranked)
+    ce, cw = ranked.cum_events, ranked.cum_weight
+    e_total = ranked.total_events
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.r_[1.0, ce[1:] / cw[1:]]
+        recall = ce / e_total if e_total > 0 else np.full_like(ce, np.nan)
+    last = int(np.searchsorted(ce, e_total, side="left")) if e_total > 0 else ce.shape[0] - 1
+    stop = max(last, 1) + 1
+    return PrecisionRecallCurveResult(
+        recall=recall[:stop],
+        precision=precision[:stop],
+        thresholds=ranked.thresholds[:stop],
+        average_precision=ap,
+        n_events=e_total,
+        event_definition=ranked.target.definition,
+    )
+
+
+@register_curve(
+    "binary_precision_recall",
+    family="targeting",
+    applies=_is_binary,
+    from_ranked=_precision_recall,
+    description="Precision against recall of a score for the events of a 0/1 target",
+)
+@raises_input_errors("y_true", "y_score")
+@shared_paragraphs
+def precision_recall_curve(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    events: EventsLike = None,
+    sample_weight: ArrayLike | None = None,
+) -> PrecisionRecallCurveResult:
+    r"""Precision-recall curve of a score, with its average precision (Davis & Goadrich 2006).
+
+    Parameters
+    ----------
+    %(y_true_events)s
+    y_score : array-like of shape (n,)
+        Score; higher means more likely to be an event.
+    %(events)s
+    %(sample_weight)s
+
+    Returns
+    -------
+    PrecisionRecallCurveResult
+        ``recall``, ``precision`` and ``thresholds``, in decreasing order of the score, and the
+        average precision; without events the recall and the average precision are NaN, with
+        an :class:`~ranklens.exceptions.UndefinedMetricWarning`.
+
+    Raises
+    ------
+    %(input_errors)s
+
+    Notes
+    -----
+    At each distinct score ``t`` (targeting every case with score >= t), with weighted counts,
+    ``P(t) = TP(t) / (TP(t) + FP(t))`` and ``R(t) = TP(t) / E``. The points are those of
+    ``sklearn.metrics.precision_recall_curve`` (which lists them in increasing order of the
+    score): its arrays reversed are ``precision``, ``recall`` and ``thresholds[1:]``.
+    Unlike the ROC curve, the points are not joined by straight lines for an area: the
+    precision between two points is not linear in the recall (Davis & Goadrich 2006), so the
+    summary is the step-wise :func:`average_precision_score`.
+
+    References
+    ----------
+    Davis, J. and Goadrich, M. (2006). The relationship between precision-recall and ROC
+    curves. *Proceedings of the 23rd International Conference on Machine Learning*, 233-240.
+
+    Examples
+    --------
+    >>> r = precision_recall_curve([1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1])
+    >>> r.recall.tolist(), r.precision.tolist(), r.average_precision
+    ([0.0, 0.5, 1.0], [1.0, 1.0, 0.6666666666666666], 0.8333333333333333)
+    """
+    return _precision_recall(_prepare(y_true, y_score, events, sample_weight))
+
+
+_AVERAGE_PRECISION = CurveForm(CurveStatistic.AVERAGE_PRECISION)
+
+
+@register_metric(
+    "average_precision_score",
+    higher_is_better=True,
+    family="targeting",
+    targets="binary",
+    **_curve_declarations(_AVERAGE_PRECISION),
+    description=(
+        "Average precision: the precision at each event's rank by score, averaged "
+        "(binary y, else events = true top 10 %)"
+    ),
+)
+@raises_input_errors("y_true", "y_pred")
+@shared_paragraphs
+def average_precision_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    events: EventsLike = None,
+) -> float:
+    r"""Average precision of a score (binary y, else events = true top 10 %).
+
+    Parameters
+    ----------
+    %(y_true_events)s
+    %(y_pred_scores)s
+    %(sample_weight)s
+    %(events)s
+
+    Returns
+    -------
+    float
+        In [0, 1], higher is better; the event share for a random score. NaN without events,
+        with an :class:`~ranklens.exceptions.UndefinedMetricWarning` (scikit-learn returns 0
+        there).
+
+    Raises
+    ------
+    %(input_errors)s
+
+    Notes
+    -----
+    Over the distinct scores in decreasing order (targeting every case with score >= t_k),
+
+    .. math::
+        \mathrm{AP} = \sum_k (R_k - R_{k-1})\, P_k,
+
+    with ``P_k`` and ``R_k`` the (weighted) precision and recall there and ``R_0 = 0``: the
+    step-wise area of :func:`precision_recall_curve`, no interpolation (Davis & Goadrich 2006;
+    Manning, Raghavan & Schutze 2008, sect. 8.4). Tied scores are one step. Equal to
+    ``sklearn.metrics.average_precision_score`` (with ``sample_weight`` too; cases of weight 0
+    are dropped as there). One sort, O(n log n); the bootstrap's replicates come from the
+    targeting sweep and the Dask engine sums the terms over the buckets of the ranked curve.
+
+    References
+    ----------
+    Davis, J. and Goadrich, M. (2006). The relationship between precision-recall and ROC
+    curves. *Proceedings of the 23rd International Conference on Machine Learning*, 233-240.
+
+    Manning, C. D., Raghavan, P. and Schutze, H. (2008). *Introduction to Information
+    Retrieval*. Cambridge University Press.
+
+    Examples
+    --------
+    >>> average_precision_score([1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1])
+    0.8333333333333333
+    """
+    ranked = _prepare(y_true, y_pred, events, sample_weight, "y_pred")
+    _require_events(ranked.target.is_value, "average_precision_score")
+    return _average_precision(ranked)

@@ -54,6 +54,7 @@ LAYER_PACKAGES = {
 #: measure layer without ``_measures``, which holds what the measures share with the engines.
 MEASURE_MODULES = {
     "ranklens.calibration",
+    "ranklens.classification",
     "ranklens.extremes",
     "ranklens.intervals",
     "ranklens.listwise",

@@ -43,6 +43,9 @@ UPPER = PRED + _rng.integers(0, 4, N)
 WEIGHT = _rng.integers(0, 4, N).astype(np.float64)
 WEIGHT[0] = 1.0  # a positive total
 BINARY = (Y >= 15).astype(np.float64)
+PROBABILITY = (PRED >= 13).astype(np.float64)  # probabilities that every container holds
+#: Measures of probability scores for a 0/1 target: driven with BINARY and PROBABILITY.
+PROBABILITY_MEASURES = {"brier_score_loss", "log_loss"}
 
 # ------------------------------------------------------------------------------------------------
 # Containers: name -> function of a float64 array (integer-valued) returning the user's object.
@@ -136,6 +139,8 @@ EXTRA_KWARGS: dict[str, dict[str, Any]] = {
 
 #: Public names not driven here, and why.
 SKIPPED: dict[str, str] = {
+    "binary_target": "returns y_true as given without positive_label (the container itself); "
+    "its labels are checked in tests/measures/test_classification.py",
     "available_metrics": "takes no data",
     "tau_confidence_interval": "takes tau and n (numbers), not data",
     "concordance_interval": "takes an estimate and its variance parts (numbers), not data",
@@ -176,11 +181,14 @@ def _call(func: Callable[..., Any], wrap: Callable[[np.ndarray], Any], weighted:
     owner = getattr(func, "__self__", None)
     extra = EXTRA_KWARGS.get(owner.__name__ if owner is not None else func.__name__, {})
     args, kwargs = [], {}
+    arrays = ARRAYS
+    if func.__name__ in PROBABILITY_MEASURES:
+        arrays = {**ARRAYS, "y_true": BINARY, "y_pred": PROBABILITY}
     for p in params.values():
         if p.name in extra:
             continue
-        if p.name in ARRAYS and p.default is p.empty:
-            value: Any = wrap(ARRAYS[p.name])
+        if p.name in arrays and p.default is p.empty:
+            value: Any = wrap(arrays[p.name])
         elif p.name in PREDICTION_DICTS:
             value = {"a": wrap(PRED), "b": wrap(PRED_B)}
         elif p.name == "sample_weight" and weighted:
@@ -259,6 +267,8 @@ def test_registered_measure_same_result_on_every_container(metric, container):
     spec = get_metric(metric)
     wrap = CONTAINERS[container]
     arrays = (Y, LOWER, UPPER) if spec.inputs == "interval" else (Y, PRED)
+    if metric in PROBABILITY_MEASURES:
+        arrays = (BINARY, PROBABILITY)
     kwargs: dict[str, Any] = {"alpha": 0.2} if spec.inputs == "interval" else {}
     for weighted in (False, True) if spec.supports_sample_weight else (False,):
 

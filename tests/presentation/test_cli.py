@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ranklens.cli import app
-from ranklens.metrics import available_metrics
+from ranklens.metrics import available_metrics, get_metric
 
 runner = CliRunner()
 
@@ -77,8 +77,9 @@ def test_evaluate_writes_every_registered_measure(tmp_path, csv):
     doc = json.loads(out.read_text())
     assert set(doc["models"]) == {"gbm", "linear"}
     assert doc["n"] == 80 and doc["n_dropped"] == 0
-    point = set(available_metrics(inputs="point"))
-    assert set(doc["models"]["gbm"]) == point  # the registry, not a hand-kept list
+    # the registry, not a hand-kept list: every point measure for a target that is not 0/1
+    point = {n for n in available_metrics(inputs="point") if get_metric(n).targets != "binary"}
+    assert set(doc["models"]["gbm"]) == point
     assert -1 <= doc["models"]["gbm"]["kendall_tau"]["value"] <= 1
     for name in point:
         assert doc["metrics"][name]["family"]
@@ -465,3 +466,76 @@ def test_sep_with_a_parquet_file_is_refused(tmp_path):
     pd.DataFrame({"spend": [1.0, 2.0, 3.0], "gbm": [1.0, 2.5, 2.0]}).to_parquet(path)
     result = runner.invoke(app, ["evaluate", str(path), "-t", "spend", "-p", "gbm", "--sep", ";"])
     assert result.exit_code == 2 and "--sep is for a text file; scores.parquet" in result.output
+
+
+def test_positive_label_maps_a_target_of_two_labels(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 400
+    y = (rng.random(n) < 0.3).astype(int)
+    score = np.round(np.clip(0.3 + 0.3 * (y - 0.3) + rng.normal(0, 0.2, n), 0, 1), 3)
+    path = tmp_path / "churn.csv"
+    pd.DataFrame({"target": np.where(y == 1, "yes", "no"), "p": score}).to_csv(path, index=False)
+    out = tmp_path / "r.json"
+    result = _run(
+        "evaluate",
+        str(path),
+        "--target",
+        "target",
+        "--pred",
+        "p",
+        "--positive-label",
+        "yes",
+        "--bootstrap",
+        "0",
+        "--json",
+        str(out),
+        "--quiet",
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    from sklearn.metrics import average_precision_score, brier_score_loss
+
+    values = {name: entry["value"] for name, entry in doc["models"]["p"].items()}
+    frame = pd.read_csv(path)
+    truth = (frame["target"] == "yes").astype(int).to_numpy()
+    text = json.dumps(doc)
+    assert "binary target" in text
+    if values:
+        assert values["average_precision_score"] == pytest.approx(
+            average_precision_score(truth, frame["p"]), rel=1e-12
+        )
+        assert values["brier_score_loss"] == pytest.approx(
+            brier_score_loss(truth, frame["p"]), rel=1e-12
+        )
+    _one_line_error(
+        _run(
+            "evaluate",
+            str(path),
+            "--target",
+            "target",
+            "--pred",
+            "p",
+            "--bootstrap",
+            "0",
+            "--json",
+            str(out),
+        ),
+        "--positive-label",
+    )
+    _one_line_error(
+        _run(
+            "evaluate",
+            str(path),
+            "--target",
+            "target",
+            "--pred",
+            "p",
+            "--bootstrap",
+            "0",
+            "--positive-label",
+            "maybe",
+            "--json",
+            str(out),
+        ),
+        "--positive-label 'maybe'",
+    )

@@ -27,6 +27,7 @@ from ranklens._foundation.docstrings import raises_input_errors, shared_paragrap
 from ranklens._foundation.extras import require
 from ranklens._foundation.problems import Problem, exception_problem
 from ranklens._foundation.typing import ArrayLike
+from ranklens.classification import binary_target
 from ranklens.evaluation import (
     ALL_MODELS,
     ModelEvaluation,
@@ -47,6 +48,7 @@ ENGINES: tuple[str, ...] = ("memory", "dask")
 #: plans no time budget).
 MEMORY_ONLY: dict[str, Any] = {
     "curves": True,
+    "positive_label": None,
     "agreement_predictions": None,
     "bootstrap_budget_s": 60.0,
     "on_progress": None,
@@ -151,6 +153,7 @@ def evaluate_models(
     window: str | int | None = None,
     goal: str | None = None,
     currency: str | None = None,
+    positive_label: Any = None,
 ) -> ModelEvaluation:
     """Evaluate several models' predictions of one target: measures, comparison, curves.
 
@@ -271,6 +274,16 @@ def evaluate_models(
         Called with a short description before each step (for progress bars).
     show_progress : bool or None
         Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
+    positive_label : object, optional
+        ``engine="memory"`` only: the label of an event in a target of two labels (``"yes"``,
+        ``"churned"``, or a number); the target becomes 1 there and 0 elsewhere
+        (:func:`ranklens.classification.binary_target`), and is evaluated as a 0/1 target.
+        Refused, naming it, when the label does not occur or the target holds more than two
+        distinct values; a target of two values other than 0 and 1 without it is refused.
+        A 0/1 target gets the measures of events and probabilities (the average precision,
+        precision and recall at 5/10/20 %, the Brier score and log loss of scores in [0, 1])
+        and not those of rare extremes and relative errors; ``settings["binary target"]``
+        says so.
     metrics : sequence of str, optional
         The registry names of the measures to compute (:func:`ranklens.metrics.available_metrics`;
         default every registered measure), on either engine; ``settings["metrics"]`` lists
@@ -465,6 +478,7 @@ def evaluate_models(
         engine,
         dict(
             curves=curves,
+            positive_label=positive_label,
             agreement_predictions=agreement_predictions,
             bootstrap_budget_s=bootstrap_budget_s,
             on_progress=on_progress,
@@ -570,6 +584,7 @@ def evaluate_models(
             "predictions must map model names to arrays (column names need data); got "
             f"{type(predictions).__name__}"
         )
+    y_true = binary_target(y_true, positive_label)
     result = evaluate_arrays(
         y_true,
         predictions,

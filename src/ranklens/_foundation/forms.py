@@ -42,6 +42,7 @@ __all__ = [
     "ReplicateForm",
     "ReplicateSweep",
     "SumsForm",
+    "read_at_depth",
 ]
 
 
@@ -327,6 +328,35 @@ class CurveStatistic(enum.Enum):
     ACCURACY_RATIO = "accuracy ratio (gain area over the perfect model's, both less 1/2)"
     LIFT_AT = "cumulative lift at a depth"
     PARTIAL_ROC_AUC = "standardised area under the ROC curve up to a false positive rate"
+    RECALL_AT = "share of the events among the rows targeted at a depth (the gain G(depth))"
+    PRECISION_AT = "event rate among the rows targeted at a depth (lift times the event share)"
+    AVERAGE_PRECISION = "average precision, sum over the distinct scores of dRecall x precision"
+
+    @property
+    def at_depth(self) -> bool:
+        """Whether the functional is read at a depth (:attr:`CurveForm.depth`): the lift, the
+        recall and the precision there, all three from the gain ``G(depth)`` (recall
+        ``G(depth)``, lift ``G(depth) / depth``, precision the lift times the event share)."""
+        return self in _AT_DEPTH
+
+
+_AT_DEPTH = frozenset(
+    {CurveStatistic.LIFT_AT, CurveStatistic.RECALL_AT, CurveStatistic.PRECISION_AT}
+)
+
+
+def read_at_depth(statistic: CurveStatistic, lift: Any, depth: float, event_share: Any) -> Any:
+    """A functional read at a depth from the lift there (element-wise on arrays of replicates).
+
+    ``lift = G(depth) / depth``; the recall is ``G(depth) = lift * depth`` and the precision
+    ``E(depth) / W(depth) = lift * E / W`` (``event_share = E / W``). Every engine that
+    computes the lift at a depth computes the other two through this one function.
+    """
+    if statistic is CurveStatistic.RECALL_AT:
+        return lift * depth
+    if statistic is CurveStatistic.PRECISION_AT:
+        return lift * event_share
+    return lift
 
 
 @dataclasses.dataclass(frozen=True)
@@ -335,8 +365,8 @@ class CurveForm:
 
     ``metric = statistic(curve)`` with the measure's event definition (binary ``y_true`` itself,
     else its ``events`` parameter); ``depth`` is the fraction targeted for
-    :attr:`CurveStatistic.LIFT_AT`, ``max_fpr`` the false positive rate up to which
-    :attr:`CurveStatistic.PARTIAL_ROC_AUC` takes the area.
+    :attr:`CurveStatistic.LIFT_AT` (and the recall and precision there), ``max_fpr`` the false
+    positive rate up to which :attr:`CurveStatistic.PARTIAL_ROC_AUC` takes the area.
 
     Attributes
     ----------

@@ -39,30 +39,87 @@ from ranklens._foundation.forms import (
 )
 
 __all__ = [
+    "BINARY_TARGET_NOTE",
     "DIRECTIONS",
     "FAMILIES",
     "INPUTS",
+    "NOT_PROBABILITIES",
     "REGISTRY",
+    "TARGETS",
     "AnalyticVariance",
     "BreakdownBound",
     "Capabilities",
     "ComputationalForm",
     "ConcordanceForm",
     "MetricSpec",
+    "applies_to_target",
+    "is_binary_target",
+    "needs_probabilities",
     "register_metric",
 ]
 
-Family = Literal["ranking", "residual", "targeting", "extremes", "intervals", "listwise"]
+Family = Literal[
+    "ranking", "residual", "targeting", "probability", "extremes", "intervals", "listwise"
+]
 #: The families of measures, in display order. One vocabulary across ranklens: the same names
 #: are the curve families, the report's sections, the ``ranklens.plot`` modules and the docs.
+#: ``"probability"``: the losses of a score read as a probability of the event of a 0/1 target
+#: (the Brier score, the log loss), which judge its calibration as well as its ranking.
 FAMILIES: tuple[str, ...] = (
     "ranking",
     "residual",
     "targeting",
+    "probability",
     "extremes",
     "intervals",
     "listwise",
 )
+#: The targets a measure is computed for by default (:attr:`MetricSpec.targets`): ``"any"``;
+#: ``"binary"``, only a 0/1 ``y_true`` (the Brier score, the average precision); ``"continuous"``,
+#: not a 0/1 ``y_true`` (the measures of rare extremes and relative errors, which a target of
+#: two values leaves without meaning).
+TARGETS: tuple[str, ...] = ("any", "binary", "continuous")
+
+#: Why the measures for continuous targets are left out of the evaluation of a 0/1 target, as
+#: the evaluation records it (``settings["binary target"]``).
+BINARY_TARGET_NOTE = (
+    "y_true holds only 0 and 1, so it is evaluated as events: the measures of rare extremes "
+    "and relevance (utility F1, SERA, relevance-weighted errors) and the relative and log "
+    "errors (rmspe, log_rmse) have no meaning for a target of two values and are not computed; "
+    "the average precision, precision and recall at a depth, and the Brier score and log loss "
+    "of probability scores are."
+)
+
+
+def applies_to_target(spec: MetricSpec, binary: bool) -> bool:
+    """Whether ``spec`` is computed by default for a target that is (or is not) 0/1."""
+    if spec.targets == "binary":
+        return binary
+    if spec.targets == "continuous":
+        return not binary
+    return True
+
+
+#: Why the Brier score and the log loss of a model are not computed, as the evaluation records
+#: it: its scores are not probabilities.
+NOT_PROBABILITIES = (
+    "not computed: the scores are not probabilities (some lie outside [0, 1]), so the Brier "
+    "score and the log loss, which read a score as the probability of an event, do not apply"
+)
+
+
+def is_binary_target(y: Any) -> bool:
+    """Whether ``y`` holds only the values 0 and 1 (a 0/1 target, evaluated as events)."""
+    v = np.asarray(y, dtype=np.float64)
+    return bool(v.size) and bool(np.all((v == 0.0) | (v == 1.0)))
+
+
+def needs_probabilities(spec: MetricSpec) -> bool:
+    """Whether ``spec`` reads the scores as probabilities (family ``"probability"``): an
+    evaluation computes it only for a model whose scores all lie in [0, 1]."""
+    return spec.family == "probability"
+
+
 Inputs = Literal["point", "interval"]
 INPUTS: tuple[str, ...] = ("point", "interval")
 
@@ -338,6 +395,9 @@ class MetricSpec:
     meaning : str
         One plain line on what the measure says, for the report's tables; default: the
         description without markup.
+    targets : str
+        One of :data:`TARGETS`: the targets for which an evaluation computes the measure by
+        default (:func:`applies_to_target`); a direct call computes it on any data it accepts.
     """
 
     name: str
@@ -354,11 +414,15 @@ class MetricSpec:
     plain_name: str = ""
     meaning: str = ""
 
+    targets: str = "any"
+
     def __post_init__(self) -> None:
         if not self.plain_name:
             object.__setattr__(self, "plain_name", self.name.replace("_", " "))
         if not self.meaning:
             object.__setattr__(self, "meaning", plain_text(self.description))
+        if self.targets not in TARGETS:
+            raise ValueError(f"targets must be one of {TARGETS}; got {self.targets!r}")
         direction = self.direction
         if direction is None:
             if self.higher_is_better is None:
@@ -513,15 +577,17 @@ def register_metric(
     lag_scaled: LagScaledForm | None = None,
     plain_name: str | None = None,
     meaning: str | None = None,
+    targets: str = "any",
 ) -> Callable[[F], F]:
     """Decorator registering a scalar measure under ``name`` (the function itself is unchanged).
 
     Give ``direction`` (one of :data:`DIRECTIONS`, with ``target`` for ``"target"``), or the
     shorthand ``higher_is_better``. ``plain_name`` (the name in readers' words) and
     ``meaning`` (one plain line) are what the report writes; by default the name with spaces
-    and the description. The keyword arguments from ``batched`` to ``lag_scaled`` declare
-    the measure's :class:`Capabilities`; its computational form follows from them
-    (:attr:`Capabilities.computational_form`).
+    and the description. ``targets`` (one of :data:`TARGETS`) says for which targets an
+    evaluation computes the measure by default. The keyword arguments from ``batched`` to
+    ``lag_scaled`` declare the measure's :class:`Capabilities`; its computational form follows
+    from them (:attr:`Capabilities.computational_form`).
     """
     if direction is None and higher_is_better is None:
         raise TypeError(f"metric {name!r}: give direction (one of {DIRECTIONS})")
@@ -567,6 +633,7 @@ def register_metric(
             inputs=inputs,
             supports_sample_weight="sample_weight" in inspect.signature(func).parameters,
             order_dependent=order_dependent,
+            targets=targets,
             description=description if description is not None else (doc[0] if doc else ""),
             plain_name=plain_name or "",
             meaning=meaning or "",

@@ -513,6 +513,15 @@ def evaluate(
         ),
     ] = False,
     version: Annotated[bool, _VERSION_OPTION] = False,
+    positive_label: Annotated[
+        str | None,
+        typer.Option(
+            "--positive-label",
+            help="The label of an event in a --target of two labels (e.g. yes, or 1): it "
+            "becomes 1, the other 0, and the target is evaluated as events.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Evaluate prediction columns of FILE against --target with every registered measure.
 
@@ -572,6 +581,7 @@ def evaluate(
             goal=goal,
             currency=currency,
             verbose=verbose,
+            positive_label=positive_label,
         )
     )
 

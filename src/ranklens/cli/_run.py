@@ -82,6 +82,7 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
         sep=field_separator(request.sep),
         segments=checked.segments,
         time=request.time,
+        positive_label=request.positive_label,
     )
     check_block_rows(request, checked, len(columns.y))
     check_window_times(request, checked, columns.time)

@@ -321,6 +321,34 @@ class Columns:
     time: Any = None
 
 
+def _binary_target(frame: Any, target: str, positive_label: str | None) -> Any:
+    """The frame with ``--target`` as 0/1 where ``--positive-label`` names its event label
+    (missing values kept missing); without it, a target of two labels other than 0 and 1 is
+    refused, naming ``--positive-label``."""
+    import numpy as np
+    import pandas as pd
+
+    from ranklens.classification import binary_target
+
+    column = frame[target]
+    present = column.notna().to_numpy()
+    values = column[present].to_numpy()
+    if positive_label is None:
+        if not pd.api.types.is_numeric_dtype(column.dtype):
+            library_check(binary_target, values)  # two labels: refused naming the option
+        return frame
+    mapped = np.full(column.shape[0], np.nan)
+    try:
+        mapped[present] = binary_target(values, positive_label)
+    except ValueError as exc:
+        raise InputError(
+            f"--positive-label {positive_label!r}: {first_line(exc)}".replace(
+                f"positive_label={positive_label!r} ", ""
+            )
+        ) from None
+    return frame.assign(**{target: mapped})
+
+
 def read_columns(
     file: pathlib.Path,
     *,
@@ -336,6 +364,7 @@ def read_columns(
     segments: dict[str, list[str]] | None = None,
     time: str | None = None,
     sep: str | None = None,
+    positive_label: str | None = None,
 ) -> Columns:
     """Read ``file`` and check every column the options name: numbers, crossed intervals,
     missing values (refused, or dropped with ``drop_na``), units, weights and events; the
@@ -350,6 +379,8 @@ def read_columns(
     from ranklens._foundation.validation import check_sample_weight
 
     frame = read_table(file, sep)
+    if target in frame.columns:
+        frame = _binary_target(frame, target, positive_label)
     used = used_columns(target, preds, pairs, weight)
     check_groups_name(groups, used, target, weight)
     columns = {name: numeric_column(frame, name, file) for name in used}

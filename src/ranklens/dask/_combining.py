@@ -11,7 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._foundation.forms import CurveStatistic, RankStatistic, RankSweepForm
+from ranklens._foundation.forms import (
+    CurveStatistic,
+    RankStatistic,
+    RankSweepForm,
+    read_at_depth,
+)
 from ranklens._foundation.problems import Problem, metric_info
 from ranklens._measures.ranked import DecileTableResult, decile_table_result, gain_ratios_exact
 from ranklens.dask import _delong as _dl
@@ -88,7 +93,12 @@ def _curve_measures(
     for spec in plan.specs.curve:
         curve = spec.capabilities.curve
         assert curve is not None
-        value = stats[curve.statistic] if curve.depth is None else stats[("lift", curve.depth)]
+        if curve.depth is None:
+            value = stats[curve.statistic]
+        else:  # the lift, the recall or the precision at a depth, from the lift there
+            share = e_total / total_w if total_w > 0 else math.nan
+            lift = stats[("lift", curve.depth)]
+            value = float(read_at_depth(curve.statistic, lift, curve.depth, share))
         results.values[model][spec.name] = value
         if math.isnan(value):
             results.problems[model][spec.name] = Problem(
@@ -288,6 +298,9 @@ def _curve_statistics(
             ratio = exact_ratio
     out[CurveStatistic.GAIN_AREA] = area
     out[CurveStatistic.ACCURACY_RATIO] = ratio
+    out[CurveStatistic.AVERAGE_PRECISION] = (
+        _e.fsum(p.get("ap_sum", 0.0) for p in parts) / e_total if e_total > 0 else math.nan
+    )
     for i, d in enumerate(depths):
         hits = [p["lift"][i] for p in parts if i in p["lift"]]
         out[("lift", float(d))] = hits[0] if hits else math.nan
@@ -400,7 +413,15 @@ def boot_results(
                 continue
             key = curve.statistic if curve.depth is None else ("lift", float(curve.depth))
             if key in stats:
-                out[spec.name] = stats[key]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[spec.name] = (
+                        stats[key]
+                        if curve.depth is None
+                        else np.asarray(
+                            read_at_depth(curve.statistic, stats[key], curve.depth, e_tot / w_tot),
+                            dtype=np.float64,
+                        )
+                    )
         replicates[model] = out
     intervals = {
         model: {

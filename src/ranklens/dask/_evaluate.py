@@ -18,7 +18,13 @@ import numpy as np
 
 from ranklens._foundation.extras import require
 from ranklens._foundation.problems import Problem, call_quietly, metric_info
-from ranklens._foundation.registry import MetricSpec
+from ranklens._foundation.registry import (
+    BINARY_TARGET_NOTE,
+    NOT_PROBABILITIES,
+    MetricSpec,
+    applies_to_target,
+    needs_probabilities,
+)
 from ranklens._inference.method_names import methods_settings
 from ranklens.dask import _boot_pairs as _bp
 from ranklens.dask import _curve_sums as _cs
@@ -644,8 +650,13 @@ def _assemble(
 ) -> ModelEvaluation:
     """The run's result: the extras, the measures the engine skips, the comparison (intervals
     and paired tests with their methods) and the settings."""
+    binary = passes.scanned.binary
+    if options.measures is None:
+        _defaults_for_target(options, results, binary)
     extras = _extras(options, plan, results, clock, passes)
     for name, why in plan.specs.unsupported.items():
+        if options.measures is None and not applies_to_target(_e.get_metric(name), binary):
+            continue  # not a default measure for this target, as in memory
         if options.measures is None and why == _e.NEEDS_INTERVALS:
             # as in memory: interval measures only for models given intervals (here none);
             # named in ``metrics``, they are listed as skipped with the reason
@@ -700,6 +711,29 @@ def _assemble(
         curves=passes.combined.curves,
         extras=extras,
     )
+
+
+def _defaults_for_target(options: Options, results: Results, binary: bool) -> None:
+    """The default measures of this target, as in memory: those for the other kind of target
+    dropped, and the measures of probability scores skipped for a model whose scores are not
+    probabilities (its per-row terms are NaN there), dropped when no model's are; the settings
+    say why (:func:`ranklens.evaluation.binary_target_settings`)."""
+    names = {name for values in results.values.values() for name in values}
+    for name in names:
+        spec = _e.get_metric(name)
+        drop = not applies_to_target(spec, binary)
+        if not drop and needs_probabilities(spec):
+            nan = [m for m in options.preds if math.isnan(results.values[m].get(name, math.nan))]
+            drop = len(nan) == len(options.preds)
+            for model in [] if drop else nan:
+                results.problems[model][name] = Problem("skipped", NOT_PROBABILITIES)
+        if drop:
+            results.info.pop(name, None)
+            for model in options.preds:
+                results.values[model].pop(name, None)
+                results.problems[model].pop(name, None)
+    if binary:
+        results.settings["binary target"] = BINARY_TARGET_NOTE
 
 
 def _extras(

@@ -480,6 +480,9 @@ def _curve_pieces(
         if total_e > 0
         else math.nan
     )
+    # the average precision's terms, dRecall x precision times E, at each distinct score of the
+    # piece (a tie group never straddles two buckets)
+    out["ap_sum"] = float(np.diff(ce) @ (ce[1:] / cw[1:])) if cw.shape[0] > 1 else 0.0
     if total_e > 0 and integer_counts(cw, ce):
         # integer counts (carry included): exact, so the area is the in-memory one to the bit
         out["gain_twice"] = gain_twice_exact(cw, ce)

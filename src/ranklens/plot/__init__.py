@@ -28,6 +28,7 @@ from ranklens.plot.residual import RECCurveDisplay, RROCCurveDisplay
 from ranklens.plot.targeting import (
     GainCurveDisplay,
     LiftCurveDisplay,
+    PrecisionRecallDisplay,
     ProfitCurveDisplay,
     RocCurveDisplay,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "IntervalDisplay",
     "LiftCurveDisplay",
     "MetricAgreementDisplay",
+    "PrecisionRecallDisplay",
     "ProfitCurveDisplay",
     "RECCurveDisplay",
     "RROCCurveDisplay",

@@ -12,9 +12,21 @@ import numpy as np
 from ranklens._foundation.events import events_words
 from ranklens._foundation.format import with_currency
 from ranklens.plot._base import Display, legend_number, share_axes
-from ranklens.targeting import gain_curve, lift_curve, profit_curve, roc_curve
+from ranklens.targeting import (
+    gain_curve,
+    lift_curve,
+    precision_recall_curve,
+    profit_curve,
+    roc_curve,
+)
 
-__all__ = ["GainCurveDisplay", "LiftCurveDisplay", "ProfitCurveDisplay", "RocCurveDisplay"]
+__all__ = [
+    "GainCurveDisplay",
+    "LiftCurveDisplay",
+    "PrecisionRecallDisplay",
+    "ProfitCurveDisplay",
+    "RocCurveDisplay",
+]
 
 
 class RocCurveDisplay(Display):
@@ -40,6 +52,45 @@ class RocCurveDisplay(Display):
         ax.set_ylim(0, 1.01)
         if r.event_definition and not ax.get_title().endswith(")"):
             ax.set_title(f"ROC curve (events: {events_words(r.event_definition)})", fontsize=10)
+        return artists
+
+
+class PrecisionRecallDisplay(Display):
+    """Precision against recall as the targeting threshold falls, drawn as the steps the
+    average precision sums (no interpolation between points); the event share, the precision
+    of a random score, is the dotted line.
+
+    ``from_predictions(y_true, y_score)`` for a 0/1 target (a continuous one: its events, the
+    true top 10 % unless ``events=`` says otherwise).
+    """
+
+    _compute = staticmethod(precision_recall_curve)
+    xlabel = "recall"
+    ylabel = "precision"
+    title = "Precision-recall curve"
+    _legend_loc = "lower left"
+
+    def _draw(self, ax: Any, name: str | None, max_points: int, **kwargs: Any) -> list[Any]:
+        r = self.result
+        summary = f"AP = {legend_number(r.average_precision)}"
+        style = {"drawstyle": "steps-pre", **kwargs}
+        line = self._model_line(
+            ax, r.recall, r.precision, name, summary, max_points=max_points, **style
+        )
+        artists = [line]
+        share = r.precision[-1] if r.precision.size and r.recall[-1] == 1.0 else math.nan
+        if math.isfinite(share):
+            artists += self._once(
+                ax,
+                "ranklens-pr-random",
+                lambda: [
+                    ax.axhline(share, color="0.6", linestyle=":", linewidth=1, label="random")
+                ],
+            )
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+        if r.event_definition and ax.get_title() == self.title:
+            ax.set_title(f"Precision-recall curve (events: {r.event_definition})", fontsize=10)
         return artists
 
 

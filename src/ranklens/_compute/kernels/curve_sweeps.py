@@ -191,6 +191,9 @@ TARGET_GAIN_AREA = 2
 TARGET_ACCURACY_RATIO = 3
 TARGET_LIFT_AT = 4
 TARGET_PARTIAL_ROC_AUC = 5
+TARGET_RECALL_AT = 6
+TARGET_PRECISION_AT = 7
+TARGET_AVERAGE_PRECISION = 8
 
 
 @njit(cache=True)
@@ -384,6 +387,15 @@ def _targeting_rows(
                         out[b, s, m] = np.nan
                     else:
                         out[b, s, m] = (area - 0.5) / (perfect - 0.5)
+                elif code == TARGET_AVERAGE_PRECISION:
+                    if p > 0.0:
+                        ap = 0.0
+                        for i in range(1, g):
+                            if cw[i] > 0.0:
+                                ap += (ce[i] - ce[i - 1]) * (ce[i] / cw[i])
+                        out[b, s, m] = ap / p
+                    else:
+                        out[b, s, m] = np.nan
                 elif code == TARGET_PARTIAL_ROC_AUC:
                     if defined:
                         out[b, s, m] = _partial_auc(ce, cn, g, p, q_n, depths[s])
@@ -392,7 +404,15 @@ def _targeting_rows(
                 elif p == 0.0:
                     out[b, s, m] = np.nan
                 else:
-                    out[b, s, m] = _numpy_interp(depths[s], x, gain, g) / depths[s]
+                    # the lift at the depth, and the recall and precision read from it as
+                    # ranklens._foundation.forms.read_at_depth reads them
+                    lift = _numpy_interp(depths[s], x, gain, g) / depths[s]
+                    if code == TARGET_RECALL_AT:
+                        out[b, s, m] = lift * depths[s]
+                    elif code == TARGET_PRECISION_AT:
+                        out[b, s, m] = lift * (p / w_total)
+                    else:
+                        out[b, s, m] = lift
 
 
 @njit(cache=True)

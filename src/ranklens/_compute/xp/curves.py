@@ -455,10 +455,20 @@ def targeting_replicates_numpy(
                 value = np.where(
                     defined, _partial_auc_rows(ce, cn, p, q_n, float(depths[s])), np.nan
                 )
+            elif code == 8:  # the average precision, as the kernel sums it
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    terms = np.where(
+                        cw[:, 1:] > 0.0, (ce[:, 1:] - ce[:, :-1]) * (ce[:, 1:] / cw[:, 1:]), 0.0
+                    )
+                    value = np.where(p > 0.0, _seq_cumsum(terms)[:, -1] / p, np.nan)
             else:
                 depth = float(depths[s])
                 with np.errstate(invalid="ignore", divide="ignore"):
                     value = np.where(p == 0.0, np.nan, _numpy_interp_rows(depth, x, gain) / depth)
+                    if code == 6:  # the recall at the depth, as the kernel reads it
+                        value = value * depth
+                    elif code == 7:  # the precision at the depth
+                        value = value * (p / w_total)
             out[live, s, m] = value
     return out
 

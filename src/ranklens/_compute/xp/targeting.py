@@ -66,7 +66,8 @@ __all__ = [
     "top_events",
 ]
 
-#: The statistics :func:`statistic` computes (``"lift"`` needs a depth).
+#: The statistics :func:`statistic` computes (``"lift"``, ``"recall"`` and ``"precision"``
+#: need a depth).
 STATISTICS: tuple[str, ...] = (
     "auc",
     "ks",
@@ -74,6 +75,9 @@ STATISTICS: tuple[str, ...] = (
     "accuracy_ratio",
     "lift",
     "partial_auc",
+    "recall",
+    "precision",
+    "average_precision",
 )
 
 # The relative slack of the top-q threshold, as ranklens.targeting's (rounding of q * W).
@@ -277,7 +281,9 @@ def statistic(
       ``1 - p/2`` (``p = E / W``; value curves: the perfect ranking's area), NaN where the
       perfect model is no better than random.
     * ``lift``: ``G(depth) / depth`` with ``G`` read linearly between the group ends, as
-      ``np.interp``.
+      ``np.interp``; ``recall``: ``G(depth)``, the lift times the depth; ``precision``: the
+      lift times the event share ``E / W``; ``average_precision``: ``sum dE P / E`` over the
+      group ends, ``P = E / W`` there.
     * ``partial_auc``: McClish's (1989) standardised area under the ROC curve up to
       ``max_fpr``, ``(1 + (A - m) / (M - m)) / 2`` with ``A`` the trapezoids up to the curve's
       value at ``max_fpr`` (read as ``np.interp`` reads it), ``m = max_fpr^2 / 2`` and
@@ -288,6 +294,18 @@ def statistic(
     nan = xp.full(total.shape, xp.nan)
     if which == "partial_auc":
         return _partial_auc(xp, sums, max_fpr)
+    if which == "average_precision":
+        if sums.is_value:
+            raise ValueError(
+                "the average precision needs binary events; the value curves have none"
+            )
+        ce_f, cw_f = _f(xp, ce), _f(xp, cw)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            terms = xp.where(
+                cw_f[:, 1:] > 0, (ce_f[:, 1:] - ce_f[:, :-1]) * (ce_f[:, 1:] / cw_f[:, 1:]), 0.0
+            )
+            value = xp.sum(terms, axis=1) / events
+        return xp.where(events > 0, value, nan)
     if which in ("auc", "ks"):
         if sums.is_value:
             raise ValueError("the ROC needs binary events; the value curves have none")
@@ -318,7 +336,7 @@ def statistic(
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = (area - 0.5) / xp.where(better, perfect - 0.5, 1.0)
         return xp.where(better & ok, ratio, nan)
-    if which == "lift":
+    if which in ("lift", "recall", "precision"):
         if depth is None or not 0.0 < depth <= 1.0:
             raise ValueError(f"the lift needs a depth in (0, 1]; got {depth!r}")
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -335,7 +353,13 @@ def statistic(
         with np.errstate(invalid="ignore", divide="ignore"):
             inner = (g1 - g0) / (x1 - x0) * (depth - x0) + g0
         value = xp.where((j[:, 0] == m - 1) | (x1 <= x0) | (g1 == g0), g0, inner)
-        return xp.where(ok, value / depth, nan)
+        lift = value / depth
+        if which == "recall":
+            lift = lift * depth
+        elif which == "precision":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lift = lift * (events / total)
+        return xp.where(ok, lift, nan)
     raise ValueError(f"unknown statistic {which!r}; one of {STATISTICS}")
 
 
