@@ -42,6 +42,7 @@ __all__ = [
     "problem_sentence",
     "summary_verdicts",
     "undefined_reason",
+    "verdict_values",
 ]
 
 
@@ -538,6 +539,21 @@ _BUDGET_NAMES = {
     BUDGET_MEASURE: "share of the events found within the budget",
     BUDGET_VALUE_MEASURE: "share of the total value reached within the budget",
 }
+
+
+def verdict_values(verdict: GoalVerdict, evaluation: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each model's value of a verdict's headline measure, and the measure's info.
+
+    A registered measure's values and info are the evaluation's; the gain at exactly the
+    budget's depth (:data:`BUDGET_MEASURE`, :data:`BUDGET_VALUE_MEASURE`) is no registered
+    measure: its values are those its comparisons compared, higher is better.
+    """
+    if verdict.metric in evaluation.metrics:
+        values = {m: evaluation.values.get(m, {}).get(verdict.metric) for m in evaluation.values}
+        return values, evaluation.metrics[verdict.metric]
+    pairs = [*verdict.family, *verdict.contrasts]
+    values = {c.model_a: c.value_a for c in pairs} | {c.model_b: c.value_b for c in pairs}
+    return values, {"direction": "higher", "plain_name": _BUDGET_NAMES.get(verdict.metric, "")}
 
 
 def budget_gain_contrasts(evaluation: Any) -> list[Contrast]:

@@ -23,6 +23,7 @@ from ranklens.report.goals import (
     closest_to_target,
     comparison_contrasts,
     summary_verdicts,
+    verdict_values,
 )
 from ranklens.report.render import direction_symbol, format_number
 
@@ -310,11 +311,11 @@ def headline_lines(evaluation: Any, *, width: int | None = None) -> list[str]:
     models = list(evaluation.model_names)
     columns = []
     for verdict in verdicts:
-        info = evaluation.metrics[verdict.metric]
+        values, info = verdict_values(verdict, evaluation)
         header = (verdict.goal.key, f"{verdict.metric} {direction_symbol(info)}".strip())
         cells = []
         for model in models:
-            value = evaluation.values.get(model, {}).get(verdict.metric)
+            value = values.get(model)
             text = "" if value is None else format_number(value)
             clear = verdict.evidence == "clear" and model == verdict.best
             cells.append(f"{text} {CLEAR_MARK}" if clear else f"{text}  " if text else "")
