@@ -84,7 +84,7 @@ from ranklens._version import __version__
 from ranklens.agreement import compare_metric_rankings
 from ranklens.bands import curve_bands
 from ranklens.calibration import reliability_diagram, score_decompositions
-from ranklens.classification import probability_scores
+from ranklens.classification import confusion_at_depth, probability_scores
 from ranklens.compare import (
     DEFAULT_COMPARISON_METRICS,
     ComparisonResult,
@@ -157,7 +157,9 @@ class ModelEvaluation(Result):
         ``metric_agreement``, ``best_model_by_depth``, ``bands`` (curve name ->
         :func:`ranklens.bands.curve_bands` result), ``calibration`` (the decomposition of each
         model's mean squared error, :func:`ranklens.calibration.score_decompositions`, its
-        reliability diagrams and the model whose diagram has the consistency band), ``y_true``
+        reliability diagrams and the model whose diagram has the consistency band),
+        ``at_depth`` (for a 0/1 target, each model's precision, recall and 2x2 counts at the
+        budget's depth: :func:`counts_at_depth`), ``y_true``
         (the evaluated truth) and ``predictions`` (model -> the evaluated predictions), for the
         report's plots.
     segments : SegmentEvaluation or None
@@ -372,7 +374,9 @@ def evaluation_to_json(
     (:func:`windows_json`; only when ``window`` was given); ``doc["serial_dependence"]`` the
     check for serially dependent rows (:func:`serial_dependence_json`; only when it ran);
     ``doc["calibration"]`` the decomposition of each model's mean squared error
-    (:func:`calibration_json`; only when it could be made).
+    (:func:`calibration_json`; only when it could be made); ``doc["at_depth"]`` each model's
+    precision, recall and 2x2 counts at the budget's depth for a 0/1 target
+    (:func:`at_depth_json`).
     With a block bootstrap (``time``, ``scheme``) ``doc["comparison"]`` also holds its
     ``scheme`` and ``block_length``. The bootstrap replicates are left out unless
     ``include_replicates``.
@@ -490,6 +494,9 @@ def evaluation_to_json(
     calibration = calibration_json(evaluation)
     if calibration is not None:
         doc["calibration"] = calibration
+    at_depth = at_depth_json(evaluation)
+    if at_depth is not None:
+        doc["at_depth"] = at_depth
     replicates = getattr(comparison, "replicates", None)
     if include_replicates and replicates is not None:
         doc["replicates"] = {
@@ -1127,6 +1134,12 @@ def _curves_and_extras(
     )
     if context.get("relevance") is not None:
         extras["relevance"] = context["relevance"]
+    if is_binary_target(y):
+        at_depth = counts_at_depth(
+            y, preds, weight, _budget_depth(curve_results.get("profit")), problems
+        )
+        if at_depth is not None:
+            extras["at_depth"] = at_depth
     if plan is not None:
         bands = _bands(
             y,
@@ -2610,6 +2623,97 @@ class IntervalQualifiers:
             "difference_approximate": self.difference_approximate,
             "interval_notes": tuple(self.notes),
         }
+
+
+#: The depth of the counts at depth without a budget: the top 10 % by score, the depth of the
+#: headline lift and precision.
+HEADLINE_DEPTH = 0.10
+
+
+def counts_at_depth(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    weight: np.ndarray | None,
+    budget_depth: float | None,
+    problems: dict[str, dict[str, Problem]],
+) -> dict[str, Any] | None:
+    """Each model's precision, recall and 2x2 counts when the top of the cases by score is
+    targeted, for a 0/1 target (:func:`ranklens.classification.confusion_at_depth`).
+
+    The depth is the budget's (the share of the cases it pays for) when there is one, else
+    :data:`HEADLINE_DEPTH`. A model whose counts cannot be made gets a problem under
+    ``"counts at depth"`` and no entry.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        The 0/1 target.
+    preds : mapping of str to ndarray
+        Each model's scores.
+    weight : ndarray or None
+        Case weights (the counts are then weighted).
+    budget_depth : float or None
+        The budget's depth, from the profit curves.
+    problems : dict
+        Where a failure is recorded.
+
+    Returns
+    -------
+    dict or None
+        ``{"depth", "basis" ("budget" or "default"), "models": {model: {"precision", "recall",
+        "true_positives", "false_positives", "false_negatives", "true_negatives"}}}``; None
+        when no model has counts.
+    """
+    depth = HEADLINE_DEPTH if budget_depth is None else float(budget_depth)
+    depth = min(max(depth, 0.0), 1.0)
+    kwargs = {} if weight is None else {"sample_weight": weight}
+    models: dict[str, dict[str, float]] = {}
+    for model, p in preds.items():
+        counts, problem = call_quietly(confusion_at_depth, y, p, depth=depth, **kwargs)
+        if problem is not None:
+            problems.setdefault(model, {})["counts at depth"] = problem
+        if counts is None:
+            continue
+        models[model] = {
+            field: float(getattr(counts, field))
+            for field in (
+                "precision",
+                "recall",
+                "true_positives",
+                "false_positives",
+                "false_negatives",
+                "true_negatives",
+            )
+        }
+    if not models:
+        return None
+    basis = "default" if budget_depth is None else "budget"
+    return {"depth": depth, "basis": basis, "models": models}
+
+
+def at_depth_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
+    """The ``at_depth`` block of the JSON document: each model's precision, recall and 2x2
+    counts at the budget's depth (or :data:`HEADLINE_DEPTH`) for a 0/1 target
+    (:func:`counts_at_depth`); None for any other target.
+
+    Parameters
+    ----------
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.evaluate_models`.
+
+    Returns
+    -------
+    dict or None
+        A copy of ``evaluation.extras["at_depth"]``.
+    """
+    block = evaluation.extras.get("at_depth")
+    if not isinstance(block, dict):
+        return None
+    return {
+        "depth": float(block["depth"]),
+        "basis": str(block["basis"]),
+        "models": {m: dict(v) for m, v in block["models"].items()},
+    }
 
 
 def _budget_depth(profits: Mapping[str, Any] | None) -> float | None:

@@ -2804,11 +2804,19 @@ def _register_at_depth(statistic: CurveStatistic, percent: int) -> Callable[...,
         f"{kind.capitalize()} in the top {percent} % by score: the {what} "
         "(binary y, else events = true top 10 %)"
     )
+    plain = f"{kind} in the top {percent}%"
+    meaning = (
+        f"Share of the cases in the top {percent}% by score that are events."
+        if kind == "precision"
+        else f"Share of all events found in the top {percent}% by score."
+    )
     return register_metric(
         name,
         higher_is_better=True,
         family="targeting",
         description=description,
+        plain_name=plain,
+        meaning=meaning,
         targets="binary",
         **_curve_declarations(form),
     )(measure)
@@ -2965,6 +2973,11 @@ _AVERAGE_PRECISION = CurveForm(CurveStatistic.AVERAGE_PRECISION)
     higher_is_better=True,
     family="targeting",
     targets="binary",
+    plain_name="average precision",
+    meaning=(
+        "Precision at each event's rank by score, averaged over the events: the area under "
+        "the precision-recall curve (event share = chance, 1 = perfect)."
+    ),
     **_curve_declarations(_AVERAGE_PRECISION),
     description=(
         "Average precision: the precision at each event's rank by score, averaged "

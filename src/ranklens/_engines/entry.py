@@ -617,6 +617,7 @@ def evaluate_models(
 GOALS: dict[str, tuple[str, ...]] = {
     "ranking": ("ranking", "listwise"),
     "targeting": ("targeting",),
+    "probabilities": ("probability",),
     "extremes": ("extremes",),
     "intervals": ("intervals",),
     "errors": ("residual",),

@@ -43,6 +43,7 @@ __all__ = [
     "comparison_intervals",
     "comparison_tables",
     "decile_table",
+    "depth_counts_table",
     "robustness_tables",
     "section_tables",
 ]
@@ -370,6 +371,9 @@ def section_tables(evaluation: Any, section: str) -> list[Table]:
     """
     tables: list[Table] = []
     if section == "targeting":
+        counts = depth_counts_table(evaluation)
+        if counts is not None:
+            tables.append(counts)
         best = evaluation.extras.get("best_model_by_depth")
         if best is not None:
             tables.append(_depth_table(best, evaluation))
@@ -382,6 +386,88 @@ def section_tables(evaluation: Any, section: str) -> list[Table]:
         for model, result in evaluation.curves.get("coverage_by_bin", {}).items():
             tables.append(_coverage_table(model, result))
     return tables
+
+
+@shared_paragraphs
+def depth_counts_table(evaluation: Any) -> Table | None:
+    """For a 0/1 target: each model's precision, recall and 2x2 counts when the top of the
+    cases by score is targeted, at the budget's depth or the top 10 %, as the pipeline stored
+    them (``evaluation.extras["at_depth"]``, from
+    :func:`ranklens.classification.confusion_at_depth`).
+
+    Parameters
+    ----------
+    %(evaluation)s
+
+    Returns
+    -------
+    Table or None
+        One row per model; None when the evaluation has no counts (any other target).
+    """
+    block = (getattr(evaluation, "extras", None) or {}).get("at_depth")
+    if not isinstance(block, dict) or not block.get("models"):
+        return None
+    depth = float(block["depth"])
+    weighted = "sample_weight" in evaluation.settings
+    counts = [
+        v
+        for row in block["models"].values()
+        for k, v in row.items()
+        if k not in ("precision", "recall")
+    ]
+    whole = all(math.isfinite(v) and float(v).is_integer() for v in counts)
+    rates = number_style([v for r in block["models"].values() for v in (r["precision"], r["recall"])])
+
+    def count(value: float) -> str:
+        if not math.isfinite(value):
+            return "not defined"
+        return f"{value:,.0f}" if whole else f"{value:,.1f}"
+
+    rows = []
+    for model, row in block["models"].items():
+        rows.append(
+            Row(
+                cells=[
+                    Cell(model, css="text"),
+                    Cell(rates(row["precision"]), key=f"{model}:precision_at_depth"),
+                    Cell(rates(row["recall"]), key=f"{model}:recall_at_depth"),
+                    *(
+                        Cell(count(row[field]), key=f"{model}:{field}")
+                        for field in (
+                            "true_positives",
+                            "false_positives",
+                            "false_negatives",
+                            "true_negatives",
+                        )
+                    ),
+                ]
+            )
+        )
+    where = (
+        "the budget's depth" if block.get("basis") == "budget" else "the depth of the headlines"
+    )
+    note = (
+        f"The top {100 * depth:.3g}% of the cases by score targeted ({where}). Precision: the "
+        "share of events among them; recall: the share of all events they hold. TP: events "
+        "targeted, FP: non-events targeted, FN: events missed, TN: non-events left out"
+        + ("; counts are sums of case weights" if weighted else "")
+        + ("; a tie of scores at the cut is shared, so counts may be fractional" if not whole else "")
+        + "."
+    )
+    return Table(
+        header=_header(
+            "model",
+            ("precision", "share of the targeted cases that are events"),
+            ("recall", "share of all events among the targeted cases"),
+            ("TP", "true positives: events targeted"),
+            ("FP", "false positives: non-events targeted"),
+            ("FN", "false negatives: events not targeted"),
+            ("TN", "true negatives: non-events not targeted"),
+        ),
+        rows=rows,
+        caption=f"Precision, recall and counts in the top {100 * depth:.3g}% by score",
+        note=note,
+    )
 
 
 def decile_table(result: Any, *, weighted: bool = False) -> Table:

@@ -560,6 +560,8 @@ def _summary(kind: str, result: Any) -> str:
         return f"accuracy ratio {plain_number(result.accuracy_ratio, 3)}"
     if kind == "rec":
         return f"area over the curve {plain_number(result.area_over_curve)}"
+    if kind == "binary_precision_recall":
+        return f"average precision {plain_number(result.average_precision, 3)}"
     if kind == "profit":
         text = f"best {plain_number(result.best_profit)} at {100 * result.best_fraction:.0f}%"
         if result.budget_profit is not None:
@@ -623,6 +625,12 @@ def curve_chart(kind: str, ev: Any) -> dict[str, Any] | None:
     if kind == "rank_lift":
         y_name = "model"
     series, points, keep_sets = [], [], {}
+    # a 0/1 target's precision-recall curve names each model's average precision in the legend
+    labels = {
+        model: f"{model} (AP {plain_number(r.average_precision, 3)})"
+        for model, r in results.items()
+        if kind == "binary_precision_recall"
+    }
     for model, r in results.items():
         x, y = getattr(r, x_name), getattr(r, y_name)
         marks = _profit_marks(r) if kind == "profit" else []
@@ -631,7 +639,7 @@ def curve_chart(kind: str, ev: Any) -> dict[str, Any] | None:
         keep_sets[model] = idx
         series.append(
             {
-                "model": model,
+                "model": labels.get(model, model),
                 "x": _floats(x, idx),
                 "y": _floats(y, idx),
                 "summary": _summary(kind, r),
@@ -658,7 +666,7 @@ def curve_chart(kind: str, ev: Any) -> dict[str, Any] | None:
         y_title = "share of total value captured"
     return line_chart(
         series,
-        models=list(ev.model_names),
+        models=[labels.get(m, m) for m in ev.model_names],
         x_title=x_title,
         y_title=y_title,
         x_share=_is_share(x_name),
@@ -666,7 +674,7 @@ def curve_chart(kind: str, ev: Any) -> dict[str, Any] | None:
         baselines=baselines,
         points=points,
         rules=rules,
-        interpolate="step-after" if kind == "rec" else None,
+        interpolate={"rec": "step-after", "binary_precision_recall": "step-before"}.get(kind),
     )
 
 

@@ -224,6 +224,7 @@ def _purpose(evaluation: Any) -> str:
 _PURPOSE_WORDS = {
     "ranking": "ranking the cases in the right order",
     "targeting": "targeting the cases with the highest scores",
+    "probabilities": "probabilities of the event that can be taken at their word",
     "extremes": "catching the rare extreme values",
     "intervals": "honest and narrow prediction intervals",
     "errors": "predicted values close to the truth",

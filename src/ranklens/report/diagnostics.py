@@ -41,6 +41,7 @@ __all__ = [
     "long_tailed",
     "order_legend",
     "predicted_vs_actual",
+    "probabilities_shown",
     "residual_histograms",
     "residuals_view",
     "rows_of",
@@ -112,6 +113,16 @@ def target_is_binary(ev: Any) -> bool:
     for summary in (ev.extras.get("row_summaries") or {}).values():
         return len(summary.y_values) <= 2
     return False
+
+
+def probabilities_shown(ev: Any) -> bool:
+    """Whether a 0/1 target's report has the section Probabilities, which then takes the
+    calibration views of the section on the size of the errors: some model's Brier score is a
+    number (its scores are probabilities)."""
+    if not target_is_binary(ev):
+        return False
+    values = [ev.values.get(m, {}).get("brier_score_loss") for m in ev.model_names]
+    return any(v is not None and math.isfinite(float(v)) for v in values)
 
 
 def _colors(models: Sequence[str]) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from ranklens.report.diagnostics import (
     gain_bands_view,
     order_legend,
     predicted_vs_actual,
+    probabilities_shown,
     reliability_view,
     residuals_view,
 )
@@ -390,6 +391,21 @@ CHARTS.update(
 CHARTS.update({build: _forest_chart(k) for k, build in enumerate(FOREST_VIEWS)})
 CHARTS.update({build: _window_chart(k) for k, build in enumerate(WINDOW_VIEWS)})
 
+
+
+def _in_section(build: Callable[[Any], Built | None], *, probabilities: bool) -> Any:
+    """``build`` drawn only in the section Probabilities of a 0/1 target with probability
+    scores (``probabilities``), or only outside it (the section on the size of the errors of
+    any other evaluation), with the same interactive chart."""
+
+    def drawn(ev: Any) -> Built | None:
+        return build(ev) if probabilities_shown(ev) == probabilities else None
+
+    drawn.__name__ = f"{build.__name__}_{'probabilities' if probabilities else 'errors'}"
+    CHARTS[drawn] = CHARTS[build]
+    return drawn
+
+
 #: Section -> plot builders, in display order.
 BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
     "comparison": (bands_view,),
@@ -419,6 +435,14 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
             "True against false positive rate as the threshold falls.",
         ),
         _simple(
+            "binary_precision_recall",
+            "Precision-recall curve",
+            "Precision (share of events among the cases targeted) against recall (share of all "
+            "events found) as the threshold falls, drawn as the steps the average precision "
+            "(AP, in the legend) sums; the dotted line is the event share, the precision of a "
+            "random score (Davis & Goadrich 2006).",
+        ),
+        _simple(
             "profit",
             "Profit",
             "Profit against depth; circle = best depth, square = best within the budget, "
@@ -436,11 +460,15 @@ BUILDERS: dict[str, tuple[Callable[[Any], Built | None], ...]] = {
         ),
         _agreement,
     ),
+    "probabilities": (
+        _in_section(calibration_view, probabilities=True),
+        _in_section(reliability_view, probabilities=True),
+    ),
     "errors": (
         predicted_vs_actual,
         residuals_view,
-        calibration_view,
-        reliability_view,
+        _in_section(calibration_view, probabilities=False),
+        _in_section(reliability_view, probabilities=False),
         _simple(
             "rec",
             "REC curve",

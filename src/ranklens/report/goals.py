@@ -37,6 +37,7 @@ __all__ = [
     "Goal",
     "GoalVerdict",
     "comparison_contrasts",
+    "goal_measures",
     "goal_of",
     "meaning",
     "problem_sentence",
@@ -74,6 +75,13 @@ GOALS: tuple[Goal, ...] = (
         ("lift_at_20", "lift_at_10", "lift_at_5", "roc_auc", "gain_area", "accuracy_ratio"),
     ),
     Goal(
+        "probabilities",
+        "Probabilities",
+        "Whose scores are the most trustworthy probabilities of the event?",
+        ("probability",),
+        ("brier_score_loss", "log_loss"),
+    ),
+    Goal(
         "extremes",
         "Rare extremes",
         "Which model catches the rare extreme values?",
@@ -97,6 +105,43 @@ GOALS: tuple[Goal, ...] = (
 )
 
 _LIFT_DEPTHS = {"lift_at_5": 0.05, "lift_at_10": 0.10, "lift_at_20": 0.20}
+
+#: For a 0/1 target the concordance C (the share of pairs ordered right) is the ROC AUC and
+#: Somers' D is the accuracy ratio (2 AUC - 1): the ranking goal shows the ROC AUC once, and
+#: these duplicates not at all.
+BINARY_DUPLICATES = ("tau_normalized", "somers_d")
+
+#: The headline order of targeting for a 0/1 target without a budget: the average precision
+#: first (the ROC AUC is ranking's headline).
+_BINARY_TARGETING = ("average_precision_score", "precision_at_10", "lift_at_10", "gain_area")
+
+
+def goal_measures(goal: Goal, evaluation: Any) -> list[str]:
+    """The measures of the evaluation that answer ``goal``, in the evaluation's order.
+
+    Those of the goal's families; for a 0/1 target, the ROC AUC answers ranking (not
+    targeting) and the measures that duplicate it (:data:`BINARY_DUPLICATES`) are left out.
+
+    Parameters
+    ----------
+    goal : Goal
+        The goal.
+    evaluation : ModelEvaluation
+        The result of :func:`ranklens.evaluate_models`.
+
+    Returns
+    -------
+    list of str
+        The measures' names.
+    """
+    metrics = [m for m, info in evaluation.metrics.items() if info.get("family") in goal.families]
+    if not target_is_binary(evaluation) or "roc_auc" not in evaluation.metrics:
+        return metrics
+    if goal.key == "ranking":
+        return ["roc_auc"] + [m for m in metrics if m not in BINARY_DUPLICATES]
+    if goal.key == "targeting":
+        return [m for m in metrics if m != "roc_auc"]
+    return metrics
 
 
 def goal_of(family: str) -> Goal | None:
@@ -310,16 +355,21 @@ class GoalVerdict:
 def _headline(goal: Goal, evaluation: Any, models: list[str]) -> str:
     """The goal's headline measure: compared by the bootstrap and defined for every model
     first; for targeting, the lift at the depth closest to the budget when a budget is given."""
-    present = [m for m, info in evaluation.metrics.items() if info.get("family") in goal.families]
+    present = goal_measures(goal, evaluation)
     if not present:
         return ""
     order = list(goal.headline)
     share = budget_share(evaluation)
+    binary = target_is_binary(evaluation)
     if goal.key == "targeting" and share is not None:
         lifts = sorted(_LIFT_DEPTHS, key=lambda m: abs(_LIFT_DEPTHS[m] - share))
         order = lifts + [m for m in order if m not in lifts]
+    elif goal.key == "targeting" and binary:
+        order = list(_BINARY_TARGETING)
     elif goal.key == "targeting":
         order = ["roc_auc", "gain_area", "accuracy_ratio", "lift_at_10", "lift_at_20", "lift_at_5"]
+    elif goal.key == "ranking" and binary:
+        order = ["roc_auc", *order]
     compared = set(getattr(evaluation.comparison, "metrics", ()) or ())
 
     def defined(metric: str) -> bool:
@@ -418,6 +468,9 @@ def summary_verdicts(evaluation: Any, *, alpha: float = ALPHA) -> list[GoalVerdi
     """
     binary = target_is_binary(evaluation)
     verdicts = [v for goal in GOALS if (v := _goal_verdict(goal, evaluation, binary)) is not None]
+    if binary and any(v.goal.key == "probabilities" and v.best for v in verdicts):
+        # a probability's squared error is its Brier score: the goal of probabilities says it
+        verdicts = [v for v in verdicts if v.goal.key != "errors"]
     holm_contrasts([c for v in verdicts for c in v.family], alpha=alpha)
     for verdict in verdicts:
         if not verdict.best:
@@ -449,12 +502,16 @@ def no_extreme_caught(evaluation: Any) -> bool:
 
 
 def _goal_models(goal: Goal, evaluation: Any) -> list[str]:
+    """The models with a measure of the goal (of probabilities: with a finite one, so that a
+    model whose scores are not probabilities is not compared)."""
+    measures = set(goal_measures(goal, evaluation))
+    finite = goal.key == "probabilities"
     return [
         m
         for m in evaluation.model_names
         if any(
-            evaluation.metrics.get(k, {}).get("family") in goal.families
-            for k in evaluation.values.get(m, {})
+            k in measures and (not finite or _finite(v))
+            for k, v in evaluation.values.get(m, {}).items()
         )
     ]
 

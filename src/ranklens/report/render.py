@@ -21,7 +21,12 @@ from typing import Any, TypeVar
 
 from ranklens._foundation.events import events_words
 from ranklens._foundation.format import format_number, result_html
-from ranklens._foundation.registry import FAMILIES, direction_of, shaded_positions
+from ranklens._foundation.registry import (
+    FAMILIES,
+    NOT_PROBABILITIES,
+    direction_of,
+    shaded_positions,
+)
 from ranklens._inference.method_names import interval_methods, method_name
 from ranklens._version import __version__
 from ranklens.report.adapters import (
@@ -36,7 +41,7 @@ from ranklens.report.calibration_views import (
     decomposition_table,
 )
 from ranklens.report.decision import format_money, recommend
-from ranklens.report.diagnostics import target_is_binary
+from ranklens.report.diagnostics import probabilities_shown, target_is_binary
 from ranklens.report.figures import build_figures
 from ranklens.report.goals import (
     GOALS,
@@ -45,6 +50,7 @@ from ranklens.report.goals import (
     clearly_best,
     closest_to_target,
     comparison_contrasts,
+    goal_measures,
     goal_title,
     meaning,
     plain_name,
@@ -102,6 +108,12 @@ GUIDES = {
         "Contact the cases the model scores highest: how many of the events (or how much of the "
         "value) you reach for the share of cases you can afford. Where curves cross, the better "
         "model depends on how many you can contact."
+    ),
+    "probabilities": (
+        "Are the scores probabilities you can take at their word? A score of 0.3 should be "
+        "followed by the event three times in ten. The Brier score and the log loss reward "
+        "both ordering and calibration; the reliability diagram shows where a model is over- "
+        "or under-confident."
     ),
     "extremes": (
         "Rare extreme values (very large or very small targets) often matter most. These "
@@ -183,6 +195,16 @@ HOW = {
         "contacts; the budget caps the contacts. The winner by depth is marked only where the "
         "bootstrap band of its gain difference to every other model excludes zero after a Holm "
         "correction across all depths and pairs shown."
+    ),
+    "probabilities": (
+        "Brier score = mean of (y &minus; p)&sup2; (Brier 1950); log loss = mean of &minus;[y "
+        "log p + (1 &minus; y) log(1 &minus; p)], p clipped to the float64 epsilon as "
+        "scikit-learn does (Good 1952); both are strictly proper scoring rules (Gneiting &amp; "
+        "Raftery 2007). For a 0/1 target the mean squared error of a probability is its Brier "
+        "score, and it splits into miscalibration &minus; discrimination + uncertainty (the CORP "
+        "decomposition, Dimitriadis, Gneiting &amp; Jordan 2021): miscalibration is what the "
+        "best monotone (isotonic) recalibration removes, drawn as the reliability diagram's "
+        "step curve per model."
     ),
     "extremes": (
         "The relevance function &phi;(y) (Torgo &amp; Ribeiro 2009) scores how much each target "
@@ -295,7 +317,7 @@ def goal_table(
     intervals = comparison_intervals(evaluation.comparison)
     contrasts = contrasts or {}
     models = _goal_models(evaluation, goal)
-    metrics = [m for m, info in evaluation.metrics.items() if info["family"] in goal.families]
+    metrics = goal_measures(goal, evaluation)
     rows: list[Row] = []
     missing: dict[tuple[str, str], list[str]] = {}
     for metric in _row_order(goal, metrics, headline):
@@ -727,11 +749,82 @@ def _goal_sentences(evaluation: Any, goal: str) -> list[str]:
                 "model), so the measures of this section cannot pick a model; the precision "
                 "and recall plot is left out."
             )
+    if goal == "ranking" and target_is_binary(evaluation) and "roc_auc" in evaluation.metrics:
+        out.append(
+            "The target takes two values, so the ROC AUC is the concordance C (the share of "
+            "pairs ordered right) and Somers' D is the accuracy ratio (2 AUC - 1): the ROC AUC "
+            "is shown once, here."
+        )
     if goal == "ranking" and "cutoff_auc" in evaluation.curves and target_is_binary(evaluation):
         out.append(
-            "The target takes two values, so every cutoff separates the same two groups and "
-            "the AUC by cutoff is the ROC AUC throughout: it is not drawn (see Targeting)."
+            "Every cutoff separates the same two groups, so the AUC by cutoff is the ROC AUC "
+            "throughout: it is not drawn (the ROC curve is in Targeting)."
         )
+    if goal == "probabilities":
+        out.extend(not_probability_sentences(evaluation))
+    return out
+
+
+#: Why a goal is left out for a 0/1 target (one sentence each, in the Summary).
+BINARY_LEFT_OUT = {
+    "extremes": (
+        "Rare extremes: not shown — the target takes two values, so there are no extreme "
+        "values to catch."
+    ),
+    "intervals": (
+        "Prediction intervals: not shown — the target takes two values, and a score of an "
+        "event has no prediction interval."
+    ),
+    "errors": (
+        "Size of the errors: shown as Probabilities — for a 0/1 target the squared error of a "
+        "probability is its Brier score."
+    ),
+}
+
+
+def not_probability_sentences(evaluation: Any) -> list[str]:
+    """For a 0/1 target, one sentence naming the models whose scores are not probabilities
+    (the evaluation skipped their Brier score and log loss, or computed neither: its settings
+    say so); empty otherwise (plain text)."""
+    if not target_is_binary(evaluation):
+        return []
+    skipped = [
+        m
+        for m in evaluation.model_names
+        if any(
+            getattr(p, "message", "") == NOT_PROBABILITIES
+            for p in evaluation.problems.get(m, {}).values()
+        )
+    ]
+    if not skipped and "probability scores" in evaluation.settings:
+        skipped = list(evaluation.model_names)
+    if not skipped:
+        return []
+    every = len(skipped) == len(evaluation.model_names)
+    who = "the models'" if every and len(skipped) > 1 else f"{_names(skipped)}'s"
+    return [
+        f"Probabilities: not shown for {'any model' if every else _names(skipped)} — "
+        f"{who} scores are not probabilities (some lie outside [0, 1]), so the Brier score "
+        "and the log loss do not apply; rescale them to probabilities to judge them as such."
+    ]
+
+
+def binary_left_out(evaluation: Any) -> list[str]:
+    """For a 0/1 target, the sentences of the goals that cannot apply and are left out of the
+    report (:data:`BINARY_LEFT_OUT`); empty otherwise (plain text)."""
+    if not target_is_binary(evaluation):
+        return []
+    out = []
+    for goal in GOALS:
+        if goal.key not in BINARY_LEFT_OUT:
+            continue
+        if goal.key == "errors" and not probabilities_shown(evaluation):
+            continue
+        if goal.key != "errors" and goal_measures(goal, evaluation):
+            continue
+        out.append(BINARY_LEFT_OUT[goal.key])
+    if not any(info.get("family") == "probability" for info in evaluation.metrics.values()):
+        out.extend(not_probability_sentences(evaluation))
     return out
 
 
@@ -856,16 +949,22 @@ def task_view(
             figure_errors.extend(v.error for views in drawn.values() for v in views if v.error)
     contrasts = comparison_contrasts(evaluation)
     headlines = {v.goal.key: v.metric for v in summary_verdicts(evaluation)}
+    sections[0].notes.extend(binary_left_out(evaluation))
+    folded = probabilities_shown(evaluation)  # a 0/1 target's errors are its probabilities'
     for goal in GOALS:
         if "metrics" in evaluation.settings and not any(
             info.get("family") in goal.families for info in evaluation.metrics.values()
         ):
             continue  # measures chosen (evaluate_models' metrics): no section without one
+        if (goal.key == "errors" and folded) or (
+            goal.key == "probabilities" and not goal_measures(goal, evaluation)
+        ):
+            continue
         table, sentences = goal_table(
             evaluation, goal, headline=headlines.get(goal.key, ""), contrasts=contrasts
         )
         tables = ([table] if table is not None else []) + section_tables(evaluation, goal.key)
-        if goal.key == "errors":
+        if goal.key == ("probabilities" if folded else "errors"):
             decomposition = decomposition_table(evaluation)
             tables += [decomposition] if decomposition is not None else []
             sentences = sentences + calibration_lead(evaluation)
