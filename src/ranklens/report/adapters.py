@@ -415,7 +415,8 @@ def depth_counts_table(evaluation: Any) -> Table | None:
         for k, v in row.items()
         if k not in ("precision", "recall")
     ]
-    whole = all(math.isfinite(v) and float(v).is_integer() for v in counts)
+    # whole counts up to rounding (TN = W - E - FP is a difference of sums)
+    whole = all(math.isfinite(v) and abs(v - round(v)) <= 1e-9 * max(1.0, abs(v)) for v in counts)
     rates = number_style([v for r in block["models"].values() for v in (r["precision"], r["recall"])])
 
     def count(value: float) -> str:

@@ -402,7 +402,7 @@ def _in_section(build: Callable[[Any], Built | None], *, probabilities: bool) ->
         return build(ev) if probabilities_shown(ev) == probabilities else None
 
     drawn.__name__ = f"{build.__name__}_{'probabilities' if probabilities else 'errors'}"
-    CHARTS[drawn] = CHARTS[build]
+    CHARTS[drawn] = lambda ev: CHARTS[build](ev)  # read when drawn: a replaced chart too
     return drawn
 
 
