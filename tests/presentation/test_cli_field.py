@@ -134,9 +134,9 @@ def test_binary_target_matches_sklearn_and_scipy(tmp_path, binary, suffix, dtype
     assert doc["models"]["gbm"]["lift_at_10"]["value"] == pytest.approx(lift, **TOL)
     ks = stats.ks_2samp(binary["gbm"][y == 1], binary["gbm"][y == 0]).statistic
     assert doc["models"]["gbm"]["ks_statistic"]["value"] == pytest.approx(ks, **TOL)
-    # Undefined for a 0/1 target (its own ValueError), not a failure: exit 0 above.
-    assert doc["models"]["gbm"]["log_rmse"]["value"] is None
-    assert doc["problems"]["gbm"]["log_rmse"]["kind"] == "undefined"
+    # Meaningless for a 0/1 target: not computed, and the settings say why in one sentence.
+    assert "log_rmse" not in doc["models"]["gbm"]
+    assert "binary target" in doc["settings"]
 
 
 def test_weights_match_sklearn_sample_weight(tmp_path, binary):
@@ -655,5 +655,7 @@ def test_rare_binary_target_is_not_a_failure(tmp_path, rng):
     assert doc["failures"] == []
     expected = roc_auc_score(frame["churned"], frame["gbm"])
     assert doc["models"]["gbm"]["roc_auc"]["value"] == pytest.approx(expected, **TOL)
-    assert doc["problems"]["gbm"]["utility_f1"]["kind"] == "undefined"
-    assert "degenerate" in doc["problems"]["gbm"]["utility_f1"]["message"]
+    # the measures of rare extremes mean nothing for a target of two values: not computed,
+    # said once in the settings (the report prints that sentence, no table of undefined values)
+    assert "utility_f1" not in doc["models"]["gbm"]
+    assert "rare extremes" in doc["settings"]["binary target"]

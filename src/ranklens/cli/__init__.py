@@ -488,7 +488,8 @@ def evaluate(
         str | None,
         typer.Option(
             "--goal",
-            help="What the models are for: ranking, targeting, extremes, intervals or errors "
+            help="What the models are for: ranking, targeting, probabilities, extremes, intervals "
+            "or errors "
             "(the recommendation speaks to it; with --metrics, one of its measures must be "
             "chosen).",
             show_default=False,

@@ -417,7 +417,9 @@ def depth_counts_table(evaluation: Any) -> Table | None:
     ]
     # whole counts up to rounding (TN = W - E - FP is a difference of sums)
     whole = all(math.isfinite(v) and abs(v - round(v)) <= 1e-9 * max(1.0, abs(v)) for v in counts)
-    rates = number_style([v for r in block["models"].values() for v in (r["precision"], r["recall"])])
+    rates = number_style(
+        [v for r in block["models"].values() for v in (r["precision"], r["recall"])]
+    )
 
     def count(value: float) -> str:
         if not math.isfinite(value):
@@ -444,15 +446,17 @@ def depth_counts_table(evaluation: Any) -> Table | None:
                 ]
             )
         )
-    where = (
-        "the budget's depth" if block.get("basis") == "budget" else "the depth of the headlines"
-    )
+    where = "the budget's depth" if block.get("basis") == "budget" else "the depth of the headlines"
     note = (
         f"The top {100 * depth:.3g}% of the cases by score targeted ({where}). Precision: the "
         "share of events among them; recall: the share of all events they hold. TP: events "
         "targeted, FP: non-events targeted, FN: events missed, TN: non-events left out"
         + ("; counts are sums of case weights" if weighted else "")
-        + ("; a tie of scores at the cut is shared, so counts may be fractional" if not whole else "")
+        + (
+            "; a tie of scores at the cut is shared, so counts may be fractional"
+            if not whole
+            else ""
+        )
         + "."
     )
     return Table(

@@ -392,7 +392,6 @@ CHARTS.update({build: _forest_chart(k) for k, build in enumerate(FOREST_VIEWS)})
 CHARTS.update({build: _window_chart(k) for k, build in enumerate(WINDOW_VIEWS)})
 
 
-
 def _in_section(build: Callable[[Any], Built | None], *, probabilities: bool) -> Any:
     """``build`` drawn only in the section Probabilities of a 0/1 target with probability
     scores (``probabilities``), or only outside it (the section on the size of the errors of
