@@ -331,7 +331,9 @@ def binary_target(y_true: Any, positive_label: Any = None) -> Any:
     positive_label : object, optional
         The label of an event. A string given for a numeric target is read as a number
         (``"1"`` matches ``1.0``). None: ``y_true`` is returned as given, unless it holds
-        exactly two distinct values that are not 0 and 1, which is refused.
+        exactly two distinct labels that are not numbers (``"yes"``/``"no"``), which is
+        refused; a numeric target is evaluated as its numbers (as events when they are 0 and
+        1).
 
     Returns
     -------
@@ -343,7 +345,7 @@ def binary_target(y_true: Any, positive_label: Any = None) -> Any:
     ValueError
         Naming ``positive_label``: when it does not occur in ``y_true``, when ``y_true`` holds
         more than two distinct values, or (``positive_label`` None) when ``y_true`` holds two
-        distinct values other than 0 and 1.
+        distinct labels that are not numbers.
     """
     values = np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true)
     if values.ndim != 1:
@@ -351,7 +353,10 @@ def binary_target(y_true: Any, positive_label: Any = None) -> Any:
     numeric = values.dtype.kind in "biuf"
     distinct = _distinct(values)
     if positive_label is None:
-        if len(distinct) == 2 and not (numeric and set(map(float, distinct)) == {0.0, 1.0}):
+        # Two labels that are not numbers ("yes"/"no") need to be told which is the event; a
+        # numeric target is evaluated as numbers (two rows of a continuous target have two
+        # values too), and as events when its values are 0 and 1.
+        if len(distinct) == 2 and not numeric:
             raise ValueError(
                 f"y_true holds two values, {distinct[0]!r} and {distinct[1]!r}, not 0 and 1: "
                 "give positive_label (--positive-label VALUE on the command line) to say which "
