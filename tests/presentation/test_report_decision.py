@@ -333,3 +333,14 @@ def test_two_different_values_never_read_the_same(clear_case, equal_case, budget
         texts += [re.sub("<[^>]+>", "", v.sentence) for v in verdicts]
         found = [(a, b) for text in texts for a, b in pair.findall(text)]
         assert found and all(a != b for a, b in found), found
+
+
+def test_plot_captions_write_the_events_in_words():
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(11)
+    y = rng.lognormal(3, 1, size=400)
+    predictions = {"a": y * rng.lognormal(0, 0.5, 400), "b": y * rng.lognormal(0, 0.9, 400)}
+    evaluation = evaluate_models(y, predictions, events="top:0.1", n_bootstrap=0)
+    text = _visible(render_html(evaluation))
+    assert "decile report of a campaign (events: the top 10%" in text
+    assert "top:0.1" not in text and "y >=" not in text

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._foundation.events import events_words
 from ranklens._foundation.scaling import ldexp, scaled
 
 __all__ = [
@@ -197,7 +198,7 @@ def decile_panels(ev: Any) -> Built | None:
         ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     gain.yaxis.set_major_formatter(PercentFormatter(1.0))
     ks.yaxis.set_major_formatter(PercentFormatter(1.0))
-    events = next(iter(tables.values())).event_definition
+    events = events_words(next(iter(tables.values())).event_definition)
     caption = (
         f"The decile report of a campaign (events: {events}). Top left: share of all events "
         "reached against the share of cases contacted, highest scores first. Top right: how "
