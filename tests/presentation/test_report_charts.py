@@ -324,3 +324,27 @@ def test_the_vendored_files_are_package_data():
         assert "</script" not in text.lower() and "sourceMappingURL" not in text
     for package in versions:
         assert "Redistribution and use" in static.joinpath(f"LICENSE-{package}.txt").read_text()
+
+
+def test_over_time_shows_the_picks_band_until_models_are_picked():
+    import pandas as pd
+
+    from ranklens.report import evaluate_models
+    from ranklens.report.charts import window_chart
+
+    rng = np.random.default_rng(2)
+    n = 360
+    y = rng.normal(size=n)
+    predictions = {m: y + rng.normal(scale=s, size=n) for m, s in (("a", 0.5), ("b", 0.8))}
+    time = pd.Series(pd.date_range("2023-01-01", periods=n, freq="D"))
+    evaluation = evaluate_models(
+        y, predictions, time=time, window="Q", n_bootstrap=50, metrics=["mean_absolute_error"]
+    )
+    result = evaluation.windows
+    spec = window_chart(result, "mean_absolute_error", y_title="mean absolute error")
+    band = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "area")
+    opacity = band["encoding"]["opacity"]
+    assert opacity["value"] == 0.0  # no band unless picked: four bands read as one smear
+    picked, default = opacity["condition"]
+    assert picked == {"param": "pick", "empty": False, "value": 0.18}
+    assert default["test"]["and"][1] == f'datum.model === "{result.picks["mean_absolute_error"]}"'

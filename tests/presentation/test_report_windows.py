@@ -76,7 +76,8 @@ def test_the_section_has_its_table_panels_and_notes(page, evaluation):
         "Over time: ROC AUC",
     ]
     assert section.count('class="vl-chart"') == 3  # interactive panels
-    assert "interval from resampling the window&#39;s rows (band)" in section
+    shown = "rows (band; the interactive chart shows the pick&#39;s band until models are picked"
+    assert f"interval from resampling the window&#39;s {shown}" in section
     # the notes: the windows, small windows, the intervals and the family in words
     assert "Windows: 8 calendar quarters, from 2023Q1 to 2024Q4." in section
     assert "Too small: a window with fewer than 30 rows" in section

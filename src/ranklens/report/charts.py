@@ -1681,9 +1681,12 @@ def window_chart(result: Any, metric: str, *, y_title: str) -> dict[str, Any]:
         {"field": "status", "title": "status"},
     ]
     overall = [{"model": m, "y": float(result.overall[metric][m])} for m in models]
+    pick = json.dumps(result.picks[metric])
     spec = base_spec(height=240)
     spec["layer"] = [
         {
+            # Every model's band at once reads as one smear: until models are picked in the
+            # legend, only the pick's band is drawn (the one the others are compared with).
             "data": {"values": rows},
             "mark": {"type": "area"},
             "encoding": {
@@ -1691,7 +1694,16 @@ def window_chart(result: Any, metric: str, *, y_title: str) -> dict[str, Any]:
                 "y": {"field": "lo", "type": "quantitative"},
                 "y2": {"field": "hi"},
                 "color": color,
-                "opacity": _picked(0.15, 0.0),
+                "opacity": {
+                    "condition": [
+                        {"param": "pick", "empty": False, "value": 0.18},
+                        {
+                            "test": {"and": [{"param": "pick"}, f"datum.model === {pick}"]},
+                            "value": 0.18,
+                        },
+                    ],
+                    "value": 0.0,
+                },
             },
         },
         {

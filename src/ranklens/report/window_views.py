@@ -433,7 +433,8 @@ def window_view(k: int) -> Callable[[Any], Any]:
         name = plain_name(metric)
         caption = (
             f"{name[:1].upper() + name[1:]} of each model in each window (line), with its "
-            f"{level}% interval from resampling the window's rows (band); the pick "
+            f"{level}% interval from resampling the window's rows (band; the interactive chart "
+            "shows the pick's band until models are picked in its legend); the pick "
             f"({result.picks[metric]}) drawn thicker; dotted lines: each model's value on all "
             "the rows."
             + (
