@@ -152,7 +152,7 @@ def _log_terms(y: FloatArray, p: FloatArray) -> FloatArray:
     return np.where(_in_domain(y, p), loss, np.nan)
 
 
-_BRIER = RatioForm(_squared_terms)
+_BRIER = RatioForm(_squared_terms, bounded=True)  # squared errors of probabilities: in [0, 1]
 _LOG_LOSS = RatioForm(_log_terms)
 
 

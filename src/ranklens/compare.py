@@ -1265,6 +1265,12 @@ def _tail_flags(
     return out
 
 
+def _bounded(spec: MetricSpec) -> bool:
+    """Whether ``spec`` is a mean of bounded per-row contributions (:attr:`RatioForm.bounded`)."""
+    form = spec.capabilities.batched
+    return isinstance(form, RatioForm) and form.bounded
+
+
 def _bootstrap_intervals(
     reps: np.ndarray,
     values: np.ndarray,
@@ -1367,7 +1373,7 @@ def _qualify(
             if skew_note is None:
                 skew_note = skewed_target_note(y, sw)
             approximate[k], difference_approximate[k], notes[k] = mean_loss_flags(
-                tails[k], skew_note
+                tails[k], skew_note, bounded=_bounded(spec)
             )
     return approximate, difference_approximate, notes
 

@@ -696,7 +696,7 @@ def skewed_target_note(target: np.ndarray | TargetMoments, weight: np.ndarray | 
 
 
 def mean_loss_flags(
-    tails: tuple[np.ndarray, ...], target_note: str
+    tails: tuple[np.ndarray, ...], target_note: str, *, bounded: bool = False
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """Which intervals of a mean loss are approximate, and why.
 
@@ -708,6 +708,9 @@ def mean_loss_flags(
         per-row contributions (:meth:`RatioStudentizer.tail_weights`).
     target_note : str
         :func:`skewed_target_note` of the target (empty when the rule does not flag it).
+    bounded : bool, default False
+        Whether the contributions are bounded (:attr:`RatioForm.bounded`): the tail weight then
+        flags nothing (the one-row share and the target's rule still apply).
 
     Returns
     -------
@@ -718,6 +721,8 @@ def mean_loss_flags(
         The reasons, ``"approximate: ..."``, joined by ``"; "`` (empty when none).
     """
     single, paired, single_share, paired_share = (np.asarray(t) for t in tails)
+    if bounded:  # a mean of bounded contributions holds its level at any tail weight
+        single, paired = np.zeros_like(single), np.zeros_like(paired)
     approximate = (single > TAIL_WEIGHT_LIMIT) | (single_share > DOMINANT_SHARE_LIMIT)
     difference = (paired > TAIL_WEIGHT_LIMIT) | (paired_share > DOMINANT_SHARE_LIMIT)
     notes = []

@@ -578,7 +578,7 @@ def _flag_mean_loss(
         # that problem recorded, and there is no interval to qualify
         return
     single, paired, note = mean_loss_flags(
-        student.tail_weights(k), skewed_target_note(sample.target)
+        student.tail_weights(k), skewed_target_note(sample.target), bounded=form.bounded
     )
     qualified.approximate[k] |= single
     qualified.difference_approximate[k] |= paired
