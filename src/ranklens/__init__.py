@@ -55,6 +55,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "binary_target",
         "brier_score_loss",
         "confusion_at_depth",
+        "event_label",
         "log_loss",
         "precision_at_5",
         "precision_at_10",

@@ -22,6 +22,7 @@ Every function here equals its scikit-learn namesake (``sklearn.metrics``), weig
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,7 @@ __all__ = [
     "binary_target",
     "brier_score_loss",
     "confusion_at_depth",
+    "event_label",
     "log_loss",
     "precision_at_5",
     "precision_at_10",
@@ -321,6 +323,63 @@ def _distinct(values: np.ndarray) -> list[Any]:
     return [v.item() if isinstance(v, np.generic) else v for v in pd.unique(pd.Series(values))]
 
 
+def event_label(distinct: Sequence[Any], positive_label: Any, *, numeric: bool) -> Any:
+    """The value of a target of two values that :func:`binary_target` maps to 1.
+
+    The checks of :func:`binary_target` on the target's distinct values alone, for an engine
+    that finds them in a pass of its own (the Dask engine); the target is then 1 where it
+    equals the value returned and 0 elsewhere.
+
+    Parameters
+    ----------
+    distinct : sequence
+        The distinct values of the target (missing values left out).
+    positive_label : object
+        The label of an event; a string given for a numeric target is read as a number.
+    numeric : bool
+        Whether the target holds numbers.
+
+    Returns
+    -------
+    object
+        ``positive_label``, or the number it reads as for a numeric target.
+
+    Raises
+    ------
+    ValueError
+        Naming ``positive_label``: when it does not occur in ``distinct``, or when there are
+        more than two distinct values.
+
+    Examples
+    --------
+    >>> event_label(["no", "yes"], "yes", numeric=False)
+    'yes'
+    >>> event_label([1, 2], "2", numeric=True)
+    2.0
+    """
+    if len(distinct) > 2:
+        shown = ", ".join(map(repr, distinct[:5]))
+        raise ValueError(
+            f"positive_label={positive_label!r} makes a 0/1 target of a target with two "
+            f"values; y_true holds {len(distinct)} distinct values ({shown}, ...)"
+        )
+    label = positive_label
+    if numeric and isinstance(label, str):
+        try:
+            label = float(label)
+        except ValueError:
+            raise ValueError(
+                f"positive_label={positive_label!r} does not occur in y_true, which holds the "
+                f"numbers {', '.join(map(repr, distinct))}"
+            ) from None
+    if not any(v == label for v in distinct):
+        raise ValueError(
+            f"positive_label={positive_label!r} does not occur in y_true, which holds "
+            f"{', '.join(map(repr, distinct))}"
+        )
+    return label
+
+
 def binary_target(y_true: Any, positive_label: Any = None) -> Any:
     """``y_true`` as a 0/1 target: 1 where it equals ``positive_label``, 0 elsewhere.
 
@@ -363,24 +422,5 @@ def binary_target(y_true: Any, positive_label: Any = None) -> Any:
                 "is the event"
             )
         return y_true
-    if len(distinct) > 2:
-        shown = ", ".join(map(repr, distinct[:5]))
-        raise ValueError(
-            f"positive_label={positive_label!r} makes a 0/1 target of a target with two "
-            f"values; y_true holds {len(distinct)} distinct values ({shown}, ...)"
-        )
-    label = positive_label
-    if numeric and isinstance(label, str):
-        try:
-            label = float(label)
-        except ValueError:
-            raise ValueError(
-                f"positive_label={positive_label!r} does not occur in y_true, which holds the "
-                f"numbers {', '.join(map(repr, distinct))}"
-            ) from None
-    if not any(v == label for v in distinct):
-        raise ValueError(
-            f"positive_label={positive_label!r} does not occur in y_true, which holds "
-            f"{', '.join(map(repr, distinct))}"
-        )
+    label = event_label(distinct, positive_label, numeric=numeric)
     return (values == label).astype(np.float64)

@@ -141,6 +141,8 @@ EXTRA_KWARGS: dict[str, dict[str, Any]] = {
 SKIPPED: dict[str, str] = {
     "binary_target": "returns y_true as given without positive_label (the container itself); "
     "its labels are checked in tests/measures/test_classification.py",
+    "event_label": "takes a target's distinct values (a short list, as the Dask engine finds "
+    "them), not data; its checks are binary_target's (tests/engines/test_dask_binary.py)",
     "available_metrics": "takes no data",
     "tau_confidence_interval": "takes tau and n (numbers), not data",
     "concordance_interval": "takes an estimate and its variance parts (numbers), not data",

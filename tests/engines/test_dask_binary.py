@@ -65,16 +65,200 @@ def test_binary_defaults_on_dask_equal_memory(client, weighted):
     assert checked == 13
 
 
-def test_positive_label_is_refused_on_dask(client):
+def _labelled(tmp_path, numbers: bool, n_files: int):
+    """The frame of :func:`_frame` with its target as "yes"/"no" (or 2/1), written by pandas
+    to ``n_files`` Parquet files (read by Dask as that many partitions or more)."""
     f = _frame()
-    with pytest.raises(ValueError, match="positive_label"):
+    y = f.pop("y").to_numpy()
+    f.insert(0, "y", np.where(y == 1, 2, 1) if numbers else np.where(y == 1, "yes", "no"))
+    root = tmp_path / f"labelled-{numbers}-{n_files}"
+    root.mkdir()
+    for i, part in enumerate(np.array_split(np.arange(len(f)), n_files)):
+        f.iloc[part].to_parquet(root / f"part.{i}.parquet")
+    return f, str(root / "*.parquet")
+
+
+def _same_values(mem, dsk) -> int:
+    """Every value of the Dask evaluation equals the in-memory one (1e-12 relative)."""
+    compared = 0
+    for model, values in dsk.values.items():
+        for name, value in values.items():
+            ref = mem.values[model][name]
+            if dsk.problems.get(model, {}).get(name) is not None and (
+                dsk.problems[model][name].kind == "skipped"
+            ):
+                continue  # not computed by the Dask engine (a 0/1 target of numbers too)
+            if isinstance(value, float) and math.isnan(value):
+                assert math.isnan(ref), (model, name, ref)
+                continue
+            # 1e-12 relative to the value, or to 1 for a value near 0 (a sum that cancels,
+            # gamma near 0, is rounded differently by the partitions' sums)
+            assert abs(value - ref) <= 1e-12 * max(1.0, abs(ref)), (model, name, value, ref)
+            compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("numbers", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_files", [1, 3])
+def test_positive_label_on_dask_equals_memory(client, tmp_path, numbers, weighted, n_files):
+    f, path = _labelled(tmp_path, numbers, n_files)
+    label = 2 if numbers else "yes"
+    kw = {"sample_weight": "w"} if weighted else {}
+    models = ["good", "fair", "raw"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = rl.evaluate_models("y", models, data=f, n_bootstrap=0, positive_label=label, **kw)
+        dsk = rl.evaluate_models("y", models, data=path, engine="dask", positive_label=label, **kw)
+        # the same on a dask DataFrame of the same rows
+        frame = rl.evaluate_models(
+            "y",
+            models,
+            data=dd.from_pandas(f, npartitions=n_files),
+            engine="dask",
+            positive_label=label,
+            **kw,
+        )
+    assert "binary target" in dsk.settings
+    # brute force: the average precision of the 0/1 target, by scikit-learn
+    from sklearn.metrics import average_precision_score
+
+    truth = (f["y"] == label).astype(int)
+    weights = f["w"] if weighted else None
+    assert dsk.values["good"]["average_precision_score"] == pytest.approx(
+        average_precision_score(truth, f["good"], sample_weight=weights), rel=1e-12
+    )
+    assert _same_values(mem, dsk) >= 3 * 10
+    assert _same_values(mem, frame) >= 3 * 10
+    # the label mapped on Dask is the 0/1 target: the same numbers as the 0/1 column itself
+    zero_one = f.assign(y=(f["y"] == label).astype(float))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = rl.evaluate_models(
+            "y", models, data=dd.from_pandas(zero_one, npartitions=n_files), engine="dask", **kw
+        )
+    for model in models:
+        np.testing.assert_array_equal(
+            np.array(list(frame.values[model].values())),
+            np.array(list(direct.values[model].values())),
+        )
+
+
+def test_positive_label_given_as_a_string_for_numbers(client, tmp_path):
+    f, path = _labelled(tmp_path, True, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = rl.evaluate_models("y", ["good"], data=f, n_bootstrap=0, positive_label=2)
+        dsk = rl.evaluate_models("y", ["good"], data=path, engine="dask", positive_label="2")
+    assert _same_values(mem, dsk) >= 10
+
+
+def test_positive_label_by_segment_and_windows_on_dask(client, tmp_path):
+    f, _ = _labelled(tmp_path, False, 3)
+    f["region"] = np.where(np.arange(len(f)) % 3 == 0, "north", "south")
+    f.to_parquet(tmp_path / "regions.parquet")
+    kw = dict(by="region", window=1000, positive_label="yes")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = rl.evaluate_models("y", ["good", "fair"], data=f, n_bootstrap=0, **kw)
+        dsk = rl.evaluate_models(
+            "y", ["good", "fair"], data=str(tmp_path / "regions.parquet"), engine="dask", **kw
+        )
+    assert _same_values(mem, dsk) >= 2 * 10
+    for got, want, keys in (
+        (dsk.segments, mem.segments, ["slicing", "segment", "metric", "model", "n_rows"]),
+        (dsk.windows, mem.windows, ["window", "metric", "model", "n_rows"]),
+    ):
+        g, w = got.to_frame(), want.to_frame()
+        assert len(g) >= 8
+        pd.testing.assert_frame_equal(g[keys], w[keys])
+        np.testing.assert_allclose(g["value"], w["value"], rtol=1e-12, atol=1e-15)
+        assert g["n_events"].tolist() == w["n_events"].tolist()
+
+
+@pytest.mark.parametrize(
+    ("label", "target", "message"),
+    [
+        ("maybe", ["yes", "no"], "positive_label='maybe' does not occur in y_true"),
+        ("yes", ["yes", "no", "perhaps"], "positive_label='yes' makes a 0/1 target"),
+        ("x", [1, 2], "positive_label='x' does not occur in y_true, which holds the numbers"),
+    ],
+)
+def test_positive_label_refusals_on_dask_as_in_memory(client, tmp_path, label, target, message):
+    f = _frame(300)
+    f["y"] = np.resize(np.array(target, dtype=object), len(f))
+    if all(isinstance(v, int) for v in target):
+        f["y"] = f["y"].astype(np.int64)
+    f.to_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(ValueError, match=message) as in_memory:
+        rl.evaluate_models("y", ["good"], data=f, positive_label=label)
+    with pytest.raises(ValueError, match=message) as on_dask:
+        rl.evaluate_models(
+            "y", ["good"], data=str(tmp_path / "bad.parquet"), engine="dask", positive_label=label
+        )
+    assert sorted(str(on_dask.value)) == sorted(str(in_memory.value))
+
+
+def test_missing_target_with_positive_label_on_dask_is_refused(client, tmp_path):
+    f = _frame(300)
+    f["y"] = np.where(f["y"] == 1, "yes", "no").astype(object)
+    f.loc[5, "y"] = None
+    f.to_parquet(tmp_path / "missing.parquet")
+    with pytest.raises(ValueError, match="'y' holds missing"):
         rl.evaluate_models(
             "y",
             ["good"],
-            data=dd.from_pandas(f, npartitions=2),
+            data=str(tmp_path / "missing.parquet"),
             engine="dask",
-            positive_label=1,
+            positive_label="yes",
         )
+
+
+def test_cli_positive_label_on_dask_equals_memory(client, tmp_path):
+    json_ = pytest.importorskip("json")
+    typer_testing = pytest.importorskip("typer.testing")
+    from ranklens.cli import app
+
+    _, path = _labelled(tmp_path, False, 3)
+    common = ["--target", "y", "--pred", "good", "--pred", "fair", "--positive-label", "yes"]
+    docs = {}
+    for engine in ("memory", "dask"):
+        out = tmp_path / f"{engine}.json"
+        extra = ["--engine", "dask", "--scheduler", client.scheduler.address]
+        args = [path, *common, "-q", "--json", str(out)]
+        args += extra if engine == "dask" else ["--bootstrap", "0"]
+        if engine == "memory":
+            merged = tmp_path / "all.parquet"
+            pd.concat(
+                [pd.read_parquet(p) for p in sorted(tmp_path.glob("labelled-*/*"))]
+            ).to_parquet(merged)
+            args[0] = str(merged)
+        result = typer_testing.CliRunner().invoke(app, ["evaluate", *args])
+        assert result.exit_code == 0, result.output
+        docs[engine] = json_.loads(out.read_text())
+    compared = 0
+    for model in ("good", "fair"):
+        for name, entry in docs["dask"]["models"][model].items():
+            ref = docs["memory"]["models"][model][name]
+            if entry["status"] == "skipped" or entry["value"] is None:
+                continue
+            assert entry["status"] == ref["status"], (model, name)
+            assert abs(entry["value"] - ref["value"]) <= 1e-12 * max(1.0, abs(ref["value"]))
+            compared += 1
+    assert compared >= 2 * 10
+    # a label that does not occur: one line naming the option, exit status 2
+    out = tmp_path / "bad.json"
+    result = typer_testing.CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            path,
+            *("--target", "y", "--pred", "good", "--positive-label", "maybe", "-q"),
+            *("--json", str(out), "--engine", "dask", "--scheduler", client.scheduler.address),
+        ],
+    )
+    assert result.exit_code == 2, result.output
+    assert "--positive-label 'maybe': does not occur in y_true" in result.output
 
 
 def test_continuous_target_keeps_its_measures(client):
@@ -84,3 +268,42 @@ def test_continuous_target_keeps_its_measures(client):
     assert "binary target" not in ev.settings
     assert "sera" in ev.metrics and "rmspe" in ev.metrics
     assert "average_precision_score" not in ev.metrics and "brier_score_loss" not in ev.metrics
+
+
+def test_cli_positive_label_on_dask_drops_a_missing_target_as_memory(client, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ranklens.cli import app
+
+    f, _ = _labelled(tmp_path, False, 1)
+    f["y"] = f["y"].astype(object)
+    f.loc[[3, 700], "y"] = None
+    path = tmp_path / "gaps.parquet"
+    f.to_parquet(path)
+    common = [str(path), "--target", "y", "--pred", "good", "--positive-label", "yes", "-q"]
+    docs = {}
+    for engine, extra in (
+        ("memory", ["--bootstrap", "0"]),
+        ("dask", ["--engine", "dask", "--scheduler", client.scheduler.address]),
+    ):
+        refused = CliRunner().invoke(app, ["evaluate", *common, *extra])
+        assert refused.exit_code == 2 and "missing" in refused.output, (engine, refused.output)
+        out = tmp_path / f"{engine}.json"
+        result = CliRunner().invoke(
+            app, ["evaluate", *common, "--drop-na", "--json", str(out), *extra]
+        )
+        assert result.exit_code == 0, result.output
+        docs[engine] = json.loads(out.read_text())
+    assert docs["dask"]["n_dropped"] == docs["memory"]["n_dropped"] == 2
+    got, want = docs["dask"]["models"]["good"], docs["memory"]["models"]["good"]
+    compared = 0
+    for name, entry in got.items():
+        if entry["status"] == "skipped" or entry["value"] is None:
+            continue
+        assert abs(entry["value"] - want[name]["value"]) <= 1e-12 * max(
+            1.0, abs(want[name]["value"])
+        )
+        compared += 1
+    assert compared >= 10

@@ -23,6 +23,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
 from ranklens._foundation.extras import require
 from ranklens._foundation.problems import Problem, exception_problem
@@ -48,7 +50,6 @@ ENGINES: tuple[str, ...] = ("memory", "dask")
 #: plans no time budget).
 MEMORY_ONLY: dict[str, Any] = {
     "curves": True,
-    "positive_label": None,
     "agreement_predictions": None,
     "bootstrap_budget_s": 60.0,
     "on_progress": None,
@@ -275,11 +276,14 @@ def evaluate_models(
     show_progress : bool or None
         Passed to :func:`ranklens.compare_models` (None: a bar when the bootstrap is slow).
     positive_label : object, optional
-        ``engine="memory"`` only: the label of an event in a target of two labels (``"yes"``,
-        ``"churned"``, or a number); the target becomes 1 there and 0 elsewhere
+        The label of an event in a target of two labels (``"yes"``, ``"churned"``, or a
+        number); the target becomes 1 there and 0 elsewhere
         (:func:`ranklens.classification.binary_target`), and is evaluated as a 0/1 target.
         Refused, naming it, when the label does not occur or the target holds more than two
         distinct values; a target of two values other than 0 and 1 without it is refused.
+        With ``engine="dask"`` the distinct values come from one pass over the target column
+        and each partition's target is mapped before the engine reads it (a missing target
+        stays missing, which the engine refuses, naming the column).
         A 0/1 target gets the measures of events and probabilities (the average precision,
         precision and recall at 5/10/20 %, the Brier score and log loss of scores in [0, 1])
         and not those of rare extremes and relative errors; ``settings["binary target"]``
@@ -478,7 +482,6 @@ def evaluate_models(
         engine,
         dict(
             curves=curves,
-            positive_label=positive_label,
             agreement_predictions=agreement_predictions,
             bootstrap_budget_s=bootstrap_budget_s,
             on_progress=on_progress,
@@ -532,9 +535,12 @@ def evaluate_models(
                 "data: engine='dask' reads the columns of data (a dask DataFrame or a Parquet "
                 "path or glob); give data, or use engine='memory' for arrays"
             )
+        named = _columns(y_true, predictions, sample_weight, groups, intervals, by, scan, time)
+        if positive_label is not None:
+            data, storage_options = _binary_on_dask(data, named, positive_label, storage_options)
         result = _evaluate_on_dask(
             data,
-            _columns(y_true, predictions, sample_weight, groups, intervals, by, scan, time),
+            named,
             task,
             slices=_DaskSlices(
                 labels=_dask_slicings(by, scan) if by is not None or scan is not None else {},
@@ -1246,6 +1252,81 @@ def _read_parquet(path: str, named: _Columns, storage_options: Any) -> dict[str,
     return {column: table[column] for column in columns}
 
 
+def _binary_on_dask(
+    data: Any, named: _Columns, positive_label: Any, storage_options: Any
+) -> tuple[Any, Any]:
+    """``data`` as a dask DataFrame of the named columns with the target ``named.y`` as 0/1
+    (1 where it equals ``positive_label``, missing where missing), and the storage options
+    left for the engine (None: the files are read here); ``data`` as it is, for
+    :func:`_on_dask` to refuse, when it is neither Parquet files nor a dask DataFrame with
+    the target.
+
+    The target's distinct values come from one pass over its column alone, checked as in
+    memory (:func:`ranklens.classification.event_label`); each partition is mapped by
+    :func:`_events_of`. Parquet files are read as the engine reads them (whole row groups
+    about a bucket's bytes, in the files' order), after every file's footer is checked to hold
+    every named column (naming the file).
+    """
+    require("dask", "evaluating on Dask")
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from ranklens.classification import event_label
+
+    columns = named.names()
+    if _is_path(data):
+        require("parquet", "reading Parquet files")
+        from ranklens.dask._engine import ROWS_PER_BUCKET
+        from ranklens.dask._inputs import check_parquet
+
+        path = os.fspath(data)
+        _check_first_footer(path, named, storage_options)
+        check_parquet(path, [], columns, storage_options)
+        frame = dd.read_parquet(
+            path,
+            columns=columns,
+            storage_options=storage_options,
+            split_row_groups="adaptive",
+            blocksize=ROWS_PER_BUCKET * 8 * len(columns),
+        )
+    elif isinstance(data, dd.DataFrame) and named.y in data.columns:
+        frame, storage_options = data, None
+    else:
+        return data, storage_options
+    found = frame[named.y].dropna().drop_duplicates().compute()
+    distinct = [v.item() if isinstance(v, np.generic) else v for v in found.tolist()]
+    numeric = pd.api.types.is_numeric_dtype(found.dtype) or pd.api.types.is_bool_dtype(found.dtype)
+    label = event_label(distinct, positive_label, numeric=numeric)
+    mapped = frame[named.y].map_partitions(_events_of, label, meta=(named.y, "f8"))
+    return frame.assign(**{named.y: mapped}), None
+
+
+def _events_of(part: Any, label: Any) -> Any:
+    """A partition's target as 0/1 floats: 1 where it equals ``label``, NaN where missing."""
+    import pandas as pd
+
+    missing = part.isna().to_numpy()
+    hit = (part == label).fillna(False).to_numpy(dtype=bool).astype(np.float64)
+    return pd.Series(np.where(missing, np.nan, hit), index=part.index, name=part.name)
+
+
+def _check_first_footer(path: str, named: _Columns, storage_options: Any) -> None:
+    """The first Parquet file's footer holds every named column (the message names the
+    parameter); the engine then checks every file's (naming the file)."""
+    import pyarrow.parquet as pq
+
+    from ranklens.dask._inputs import parquet_files
+
+    try:
+        # the files as the engine lists them: a directory stands for every data file below it,
+        # in its subfolders too (partitions), which the engine reads
+        fs, files = parquet_files(path, storage_options)
+    except ValueError:
+        raise ValueError(f"data: no Parquet file matches {path!r}") from None
+    with fs.open(files[0], "rb") as handle:
+        _check_present(named, pq.read_schema(handle).names, files[0])
+
+
 def _on_dask(
     data: Any, named: _Columns, task: dict[str, Any], **engine_options: Any
 ) -> ModelEvaluation:
@@ -1257,19 +1338,7 @@ def _on_dask(
         # the first file's footer, for a message that names the parameter; the engine then
         # checks every file's (naming the file)
         require("parquet", "reading Parquet files")
-        import pyarrow.parquet as pq
-
-        from ranklens.dask._inputs import parquet_files
-
-        path = os.fspath(data)
-        try:
-            # the files as the engine lists them: a directory stands for every data file below
-            # it, in its subfolders too (partitions), which the engine reads
-            fs, files = parquet_files(path, engine_options["storage_options"])
-        except ValueError:
-            raise ValueError(f"data: no Parquet file matches {path!r}") from None
-        with fs.open(files[0], "rb") as handle:
-            _check_present(named, pq.read_schema(handle).names, files[0])
+        _check_first_footer(os.fspath(data), named, engine_options["storage_options"])
     else:
         kind = _frame_kind(data)
         if kind != "dask":

@@ -47,6 +47,11 @@ def evaluate_on_dask(request: Request, checked: Checked, console: Any) -> Any:
     used = used_columns(request.target, request.preds, checked.pairs, request.weight)
     labels = [request.groups] if request.groups is not None else []
     check_groups_name(request.groups, used, request.target, request.weight)
+    if request.positive_label is not None:
+        # a target of labels ("yes"/"no"), of any type, mapped to 0/1 by the engine: checked
+        # as a column of labels, where only a missing cell counts as missing
+        used = [c for c in used if c != request.target]
+        labels = [*labels, request.target]
     checks.check_schema(path, used, labels, target=request.target, weight=request.weight)
     checks.check_segment_columns(path, checked.segments)
     checks.check_time_column(path, request.time)
@@ -90,6 +95,8 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
     groups = request.groups
     # columns of labels whose missing cells count as missing values: the units and the times
     unlabelled = [c for c in (groups, request.time) if c is not None]
+    if request.positive_label is not None:
+        unlabelled.append(request.target)  # labels mapped to 0/1 by the engine
     data: Any = path
     n_dropped = 0
     n_units = 0
@@ -130,10 +137,18 @@ def _evaluate(request: Request, checked: Checked, path: str, used: list[str]) ->
             scheme=request.scheme,
             block_length=checked.block_length,
             window=checked.window,
+            positive_label=request.positive_label,
             **checked.segment_options.arguments(),
             **shared_options(request, checked, relevance, n_dropped),
         )
     except ValueError as exc:
+        named = f"positive_label={request.positive_label!r} "
+        if request.positive_label is not None and str(exc).startswith(named):
+            # the memory reader's message, with the option
+            raise InputError(
+                f"--positive-label {request.positive_label!r}: "
+                + first_line(exc).replace(named, "")
+            ) from None
         missing = "missing or non-finite" in str(exc) or "holds missing" in str(exc)
         if missing and not request.drop_na:
             # the memory engine's message: how many rows, the first, and in which columns

@@ -366,11 +366,6 @@ def check_run(request: Request) -> Checked:
 def _check_engine_run(request: Request) -> Checked:
     """:func:`check_run` but for ``--metrics``, ``--goal`` and ``--currency``."""
     if request.engine == "dask":
-        if request.positive_label is not None:
-            raise InputError(
-                "--positive-label maps the target's labels in memory, which --engine dask does "
-                "not do; write the target as 0/1 first, or use --engine memory"
-            )
         if request.sep is not None:
             raise InputError(
                 "--sep is for a text file, which --engine dask does not read (it reads Parquet "
