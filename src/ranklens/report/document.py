@@ -98,7 +98,7 @@ def evaluation_to_json(evaluation: Any, *, include_replicates: bool = False) -> 
 
     :func:`ranklens.evaluation.evaluation_to_json` (every measure, interval and comparison)
     plus ``doc["summary"]`` (``summary_json``) and ``doc["recommendation"]`` (the decision
-    that opens the report, ``Recommendation.to_json()`` of :mod:`ranklens.report.decision`), in
+    that opens the report, ``Recommendation.to_json()`` of ``ranklens.report.decision``), in
     strict JSON (NaN becomes null). The layout is described by the JSON Schema
     ``ranklens/report/results.schema.json``.
 
