@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
 from ranklens._foundation.forms import RatioForm
@@ -320,6 +319,8 @@ def log_loss(
 def _distinct(values: np.ndarray) -> list[Any]:
     """The distinct values of a 1-D array, in order of first appearance (at most a few more
     than two are needed: the search stops early only through pandas' hashing, O(n))."""
+    import pandas as pd  # imported where needed: the measures load without pandas
+
     return [v.item() if isinstance(v, np.generic) else v for v in pd.unique(pd.Series(values))]
 
 

@@ -256,9 +256,18 @@ def test_measures_chosen_by_declaration(client, monkeypatch):
     # AUC (a curve functional the engine does not sum yet): skipped, saying so by name
     skipped = {k for k, p in ev.problems["a"].items() if p.kind == "skipped"}
     assert skipped == {"miscalibration", "discrimination", "partial_roc_auc"}
-    # a median, the measures of extremes and the lag-scaled pmap are computed too
-    for name in ("median_absolute_error", "sera", "pmap", "roc_auc"):
+    # a median, the lag-scaled pmap and the measures of a 0/1 target are computed too; those
+    # of rare extremes are not (a target of two values has none), and the settings say why
+    for name in ("median_absolute_error", "pmap", "roc_auc", "average_precision_score"):
         assert math.isfinite(ev.values["a"][name])
+    assert "sera" not in ev.values["a"] and "extreme" in ev.settings["binary target"]
+    continuous = rd.evaluate(
+        dd.from_pandas(_data(300, False), npartitions=2),
+        y_true="y",
+        predictions="a",
+        metrics=["sera"],
+    )
+    assert math.isfinite(continuous.values["a"]["sera"])
     assert ev.settings["engine"] == "dask"
     # a measure that declares none is reported as skipped, with the reason, and NaN
     monkeypatch.setitem(
