@@ -891,30 +891,24 @@ def evaluate_arrays(
         "gains": gains,
     }
     analytic = _analytic_inference(inference, groups, block)
-    settings = _run_settings(
-        context,
-        relevance_note,
-        weighted=weight is not None,
-        n_bootstrap=n_bootstrap,
-        inference=inference,
-        analytic=analytic,
-        random_state=random_state,
-    )
-    settings.update(_units_settings(groups, n_units, inference))
-    settings.update(order_settings)
-    settings.update(binary_target_settings(y, preds))
+    settings = {
+        **_run_settings(
+            context,
+            relevance_note,
+            weighted=weight is not None,
+            n_bootstrap=n_bootstrap,
+            inference=inference,
+            analytic=analytic,
+            random_state=random_state,
+        ),
+        **_units_settings(groups, n_units, inference),
+        **order_settings,
+        **binary_target_settings(y, preds),
+    }
 
-    values, info, problems = score_registered_metrics(
-        y,
-        preds,
-        intervals=bounds,
-        sample_weight=weight,
-        context=context,
-        progress=progress,
-        metrics=metrics,
+    values, info, problems = _scored_measures(
+        y, preds, bounds, weight, context, progress, metrics, relevance_failure
     )
-    if relevance_failure is not None:
-        problems.setdefault(ALL_MODELS, {})["default relevance"] = relevance_failure
     serial = None
     if (n_bootstrap or analytic) and time is None and block is None and groups is None:
         serial = _serial_check(y, preds, problems)
@@ -962,13 +956,7 @@ def evaluate_arrays(
         if curves
         else {}
     )
-    if metrics is not None:  # the curves of the chosen measures' families only
-        families = {get_metric(name).family for name in metrics}
-        curve_results = {
-            name: found
-            for name, found in curve_results.items()
-            if get_curve(name).family in families
-        }
+    curve_results = _curves_of_families(curve_results, metrics)
     if plan is not None:
         settings["bootstrap time"] = plan.time_note()
     found = _sliced_results(
@@ -1008,6 +996,42 @@ def evaluate_arrays(
         serial_dependence=serial,
         windows=found.get("window"),
     )
+
+
+def _scored_measures(
+    y: np.ndarray,
+    preds: dict[str, np.ndarray],
+    bounds: Any,
+    weight: np.ndarray | None,
+    context: dict[str, Any],
+    progress: ProgressCallback | None,
+    metrics: Sequence[str] | None,
+    relevance_failure: Problem | None,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Any]], dict[str, dict[str, Problem]]]:
+    """Every measure of every model (:func:`score_registered_metrics`), with the failure of the
+    default relevance, if any, among the problems."""
+    values, info, problems = score_registered_metrics(
+        y,
+        preds,
+        intervals=bounds,
+        sample_weight=weight,
+        context=context,
+        progress=progress,
+        metrics=metrics,
+    )
+    if relevance_failure is not None:
+        problems.setdefault(ALL_MODELS, {})["default relevance"] = relevance_failure
+    return values, info, problems
+
+
+def _curves_of_families(curve_results: dict[str, Any], metrics: Sequence[str] | None) -> Any:
+    """The curves of the chosen measures' families only (all of them without a choice)."""
+    if metrics is None:
+        return curve_results
+    families = {get_metric(name).family for name in metrics}
+    return {
+        name: found for name, found in curve_results.items() if get_curve(name).family in families
+    }
 
 
 def _relevance_or_default(relevance: Any, y: np.ndarray) -> tuple[Any, str | None, Any]:
