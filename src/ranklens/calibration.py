@@ -45,7 +45,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ranklens._compute.xp.isotonic import pav_means
 from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.forms import ReplicateForm, ReplicateSweep
 from ranklens._foundation.registry import register_metric
 from ranklens._foundation.results import CurveResult, Result
 from ranklens._foundation.scaling import binary_exponent, ldexp
@@ -142,25 +144,6 @@ def _weighted_quantile(values: FloatArray, weights: FloatArray, level: float) ->
     cumulative = np.cumsum(weights[order])
     k = int(np.searchsorted(cumulative, level * cumulative[-1], side="left"))
     return float(values[order[min(k, values.shape[0] - 1)]])
-
-
-def _pav_means(means: list[float], weights: list[float]) -> tuple[list[float], list[int]]:
-    """PAV of weighted group means: each block's value and its first group, left to right."""
-    values: list[float] = []
-    masses: list[float] = []
-    firsts: list[int] = []
-    for g, (v, m) in enumerate(zip(means, weights, strict=True)):
-        first = g
-        while values and values[-1] >= v:
-            previous, mass = values.pop(), masses.pop()
-            first = firsts.pop()
-            total = mass + m
-            v = (previous * mass + v * m) / total
-            m = total
-        values.append(v)
-        masses.append(m)
-        firsts.append(first)
-    return values, firsts
 
 
 def _integer_weights(w: FloatArray) -> tuple[np.ndarray, int]:
@@ -277,10 +260,19 @@ class _Fit:
     n_blocks: int
 
 
-def _fit(d: _Data, level: float | None) -> _Fit:
-    """Pool the ties in the prediction, then PAV (the mean, or the ``level``-quantile)."""
-    rows = np.arange(d.xs.shape[0]) if d.w is None else np.flatnonzero(d.w > 0)
-    order = rows[np.argsort(d.xs[rows], kind="stable")]
+def _fit(d: _Data, level: float | None, by_prediction: np.ndarray | None = None) -> _Fit:
+    """Pool the ties in the prediction, then PAV (the mean, or the ``level``-quantile).
+
+    ``by_prediction``, when given, is a stable argsort of ``d.xs`` (all rows): the rows of
+    positive weight, taken from it in its order, are the rows a stable sort of them alone gives
+    (ties by row number either way), so a bootstrap that sorts once per model fits every
+    replicate as the function does.
+    """
+    if by_prediction is None:
+        rows = np.arange(d.xs.shape[0]) if d.w is None else np.flatnonzero(d.w > 0)
+        order = rows[np.argsort(d.xs[rows], kind="stable")]
+    else:
+        order = by_prediction if d.w is None else by_prediction[d.w[by_prediction] > 0]
     xs = d.xs[order]
     ys = d.ys[order]
     w = np.ones(order.shape[0]) if d.w is None else d.w[order]
@@ -288,9 +280,11 @@ def _fit(d: _Data, level: float | None) -> _Fit:
     new[1:] = xs[1:] != xs[:-1]
     starts = np.flatnonzero(new)
     group_weight = np.add.reduceat(w, starts)
+    values: Any
+    firsts: Any
     if level is None:
         means = np.add.reduceat(w * ys, starts) / group_weight
-        values, firsts = _pav_means(means.tolist(), group_weight.tolist())
+        values, firsts = pav_means(means, group_weight)
     else:
         values, firsts = _pav_quantiles(ys, w, starts, level)
     sizes = np.diff(np.append(firsts, starts.shape[0]))
@@ -346,8 +340,8 @@ class _Parts:
     fit: _Fit
 
 
-def _decompose(d: _Data, level: float | None) -> _Parts:
-    fit = _fit(d, level)
+def _decompose(d: _Data, level: float | None, by_prediction: np.ndarray | None = None) -> _Parts:
+    fit = _fit(d, level, by_prediction)
     rc = _row_values(d, fit)
     r = _reference(d, level)
     s_x = _mean(_scores(d.ys, d.xs, level), d.w)
@@ -835,12 +829,15 @@ def _consistency_band(
     rng = np.random.default_rng(seed)
     curves = np.empty((n_bootstrap, m))
     xs = d.xs[rows]
+    in_order = np.arange(xs.shape[0])  # the rows are sorted by prediction already
     for b in range(n_bootstrap):
         draw = rng.choice(residuals.shape[0], size=residuals.shape[0], replace=True, p=p)
         star = _Data(xs + residuals[draw], xs, w, 0)
-        curves[b] = _fit(star, level).group_value
+        curves[b] = _fit(star, level, in_order).group_value
     tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(curves, [tail, 1.0 - tail], axis=0)
+    # in place: the resamples' curves are not needed afterwards, and a copy would double the
+    # memory the band takes (n_bootstrap times the distinct predictions)
+    low, high = np.quantile(curves, [tail, 1.0 - tail], axis=0, overwrite_input=True)
     return low, high
 
 
@@ -1089,9 +1086,49 @@ def _discrimination_leave_one_out(y: FloatArray, p: FloatArray, **params: Any) -
 
 
 # No computational form: the recalibration pools adjacent rows in the order of the prediction,
-# a sequential pass that neither sums nor sorts in pieces provide. The bootstrap calls the
-# function once per replicate; the leave-one-out is exact, O(n log n) plus the merges per row,
+# a sequential pass that neither sums nor sorts in pieces provide. The bootstrap sorts once and
+# refits per replicate (_SWEEP); the leave-one-out is exact, O(n log n) plus the merges per row,
 # for the squared error, and by refitting (up to _REFIT_MAX_ROWS rows) for the pinball loss.
+@dataclasses.dataclass(frozen=True)
+class _SweepState:
+    """Each model's validated, scaled rows and its rows in the order of its prediction."""
+
+    data: tuple[_Data, ...]
+    by_prediction: tuple[np.ndarray, ...]
+    level: float | None
+
+
+def _sweep_prepare(y_true: FloatArray, preds: FloatArray, params: Mapping[str, Any]) -> Any:
+    """Sort each model's rows by its prediction once, for every replicate."""
+    level = _check_score(params.get("score", "squared_error"), params.get("quantile_level"))
+    data = tuple(_prepare(y_true, p, None) for p in preds)
+    orders = tuple(np.argsort(d.xs, kind="stable") for d in data)
+    return _SweepState(data, orders, level)
+
+
+def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, ...]) -> Any:
+    """``(rows, len(wanted), models)`` replicates of the miscalibration and the discrimination:
+    one recalibration per replicate and model serves both, on the rows sorted once."""
+    n_models = len(state.data)
+    out = np.full((weights.shape[0], len(wanted), n_models), np.nan)
+    n = weights.shape[1]
+    for r in range(weights.shape[0]):
+        if not weights[r].sum() > 0:
+            continue  # the functions refuse weights summing to 0
+        w, _ = check_sample_weight_scaled(weights[r], n, integers_as_given=True)
+        for m, (d, order) in enumerate(zip(state.data, state.by_prediction, strict=True)):
+            parts = _decompose(_Data(d.ys, d.xs, w, d.e), state.level, order)
+            for j, statistic in enumerate(wanted):
+                out[r, j, m] = parts.mcb if statistic == "mcb" else parts.dsc
+    return out
+
+
+#: The bootstrap of the miscalibration and the discrimination: the rows sorted by each model's
+#: prediction once, then per replicate the recalibration on the replicate's weights, exactly as
+#: the functions fit it (the same rows, in the same order, the same sums).
+_SWEEP = ReplicateSweep(_sweep_prepare, _sweep_evaluate, "score decomposition, orders fixed")
+
+
 @register_metric(
     "miscalibration",
     plain_name="error a recalibration would remove",
@@ -1101,6 +1138,7 @@ def _discrimination_leave_one_out(y: FloatArray, p: FloatArray, **params: Any) -
     direction="lower",
     family="residual",
     leave_one_out=lambda y, p, **params: _miscalibration_leave_one_out(y, p, **params),
+    batched=ReplicateForm(_SWEEP, "mcb", ("score", "quantile_level")),
 )
 @raises_input_errors("y_true", "y_pred", probabilities=("quantile_level",))
 @shared_paragraphs
@@ -1137,8 +1175,8 @@ def miscalibration(
     :func:`ranklens.compare_models` gives paired bootstrap intervals for the difference between
     two models; ``get_metric("miscalibration").bind(score="pinball", quantile_level=0.9)``
     compares the miscalibration of 0.9-quantile predictions. Not a mean of per-row losses (the
-    recalibration is fitted to the rows), so it declares no ratio form; the bootstrap calls it
-    once per replicate.
+    recalibration is fitted to the rows), so it declares no ratio form; the bootstrap sorts the
+    rows by the prediction once and refits the recalibration per replicate.
 
     References
     ----------
@@ -1167,6 +1205,7 @@ def miscalibration(
     direction="higher",
     family="residual",
     leave_one_out=lambda y, p, **params: _discrimination_leave_one_out(y, p, **params),
+    batched=ReplicateForm(_SWEEP, "dsc", ("score", "quantile_level")),
 )
 @raises_input_errors("y_true", "y_pred", probabilities=("quantile_level",))
 @shared_paragraphs

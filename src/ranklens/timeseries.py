@@ -42,7 +42,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats
 
 from ranklens._foundation.multiplicity import fdr_adjust
 from ranklens._foundation.normal import ndtr
@@ -191,6 +190,8 @@ def diebold_mariano_test(
     spec = get_metric(metric)
     losses_a, losses_b = loss_rows(spec, y, a), loss_rows(spec, y, b)
     test: DieboldMariano = diebold_mariano(losses_a - losses_b, horizon)
+    from scipy import stats  # loaded here: importing it takes about half a second
+
     half = float(stats.t.ppf(0.5 + level / 2.0, df=test.df)) * test.std_error
     return DieboldMarianoTestResult(
         metric=spec.name,
@@ -590,6 +591,8 @@ def fixed_effect_trend(x: Any, estimates: Any, std_errors: Any) -> dict[str, flo
     z = slope / std_error
     q = float(np.sum(w * (d - intercept - slope * xs) ** 2))
     df = xs.shape[0] - 2
+    from scipy import stats  # loaded here: importing it takes about half a second
+
     return {
         "slope": slope,
         "std_error": std_error,

@@ -28,6 +28,7 @@ _DEFAULTS = {
     "dcg_compile_s": 3.0,
     "dcg_load_s": 0.2,
     "median_numpy_below": 1 << 12,
+    "pav_numpy_below": 1 << 12,
     "curve_helpers_numpy_below": 1 << 15,
     "band_grid_numpy_below": 1 << 12,
     "band_grid_unimported_below": 1 << 11,

@@ -131,6 +131,13 @@ class RoutePolicy:
     #: in this process or in numba's cache, comes from its NumPy form in ``ranklens.residual``
     #: (the same values; compiling the kernel costs about a second of a first call).
     median_numpy_below: int = _size(1 << 12, Thresholds.FIRST_CALLS)
+    #: Groups of tied predictions below which the isotonic recalibration's
+    #: pool-adjacent-violators, while its kernel (``ranklens._compute.kernels.isotonic``) has no
+    #: machine code, in the process or in numba's cache, runs its Python twin
+    #: (``ranklens._compute.xp.isotonic``, the same values): under a microsecond a group, against
+    #: about a second to compile the kernel. From here on, or in a bootstrap once the kernel is
+    #: cached, the kernel.
+    pav_numpy_below: int = _size(1 << 12, Thresholds.FIRST_CALLS)
     #: Curve points below which the areas, the ROC sums and the perfect model's interpolation run
     #: their NumPy forms (``ranklens._compute.xp.curve_helpers``) while the kernel has no machine
     #: code: loading even a cached kernel costs importing numba and starting LLVM.

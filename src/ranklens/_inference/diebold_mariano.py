@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ranklens._foundation.forms import RatioForm
 from ranklens._foundation.registry import MetricSpec
@@ -68,6 +67,8 @@ def _mean_interval(losses: np.ndarray, horizon: int, level: float) -> tuple[floa
         return math.nan, math.nan, math.nan
     correction = math.sqrt((n + 1 - 2 * h + h * (h - 1) / n) / n)
     se = math.sqrt(variance) / correction
+    from scipy import stats  # loaded here: importing it takes about half a second
+
     half = float(stats.t.ppf(0.5 + level / 2.0, df=n - 1)) * se
     mean = float(losses.mean())
     return se, mean - half, mean + half
@@ -101,6 +102,8 @@ def comparison_arrays(
     }
     for name in ("difference_sd", "z", "p_value", "difference_ci_lower", "difference_ci_upper"):
         out[name] = np.full((n_metrics, n_pairs), math.nan)
+    from scipy import stats  # loaded here: importing it takes about half a second
+
     quantile = float(stats.t.ppf(0.5 + level / 2.0, df=y.shape[0] - 1))
     for k, spec in enumerate(specs):
         losses = [loss_rows(spec, y, preds[m]) for m in range(n_models)]

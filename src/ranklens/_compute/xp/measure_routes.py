@@ -16,6 +16,7 @@ the answers are made of are the policy of :mod:`ranklens._foundation.route`, and
   kernel, as a ski-rental rule would;
 * :func:`curve_helper_numpy`: the targeting curves' trapezoids, interpolations and ROC sums;
 * :func:`median_numpy`: the weighted median's selection;
+* :func:`pav_numpy`: the isotonic recalibration's pool-adjacent-violators;
 * :func:`dcg_numpy` and :func:`libm_ufuncs`: NDCG's discounted sums.
 """
 
@@ -41,6 +42,7 @@ __all__ = [
     "libm_ufuncs",
     "median_numpy",
     "pair_counts_numpy",
+    "pav_numpy",
     "ranking_kernel_loaded",
     "sweep_numpy",
     "timed_summary_sums",
@@ -120,6 +122,20 @@ def median_numpy(n: int) -> bool:
     from ranklens._compute.kernels import residual as kernels  # imports numba
 
     kernel = kernels.weighted_quantile_threshold
+    return not kernel.signatures and not is_compiled(kernel)
+
+
+def pav_numpy(n: int) -> bool:
+    """Whether pool-adjacent-violators over ``n`` groups runs its Python twin (the same values):
+    below ``POLICY.pav_numpy_below`` groups while the kernel (``pav_block_means``) has no machine
+    code, in this process or in numba's cache."""
+    if n >= POLICY.pav_numpy_below:
+        return False
+    if "numba" not in sys.modules:
+        return True  # no kernel has machine code, and loading one costs numba's import
+    from ranklens._compute.kernels import isotonic as kernels  # imports numba
+
+    kernel = kernels.pav_block_means
     return not kernel.signatures and not is_compiled(kernel)
 
 
