@@ -70,3 +70,19 @@ def test_small_cold_call_imports_no_numba():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_long_loop_of_small_calls_ends_on_the_kernel(monkeypatch):
+    """Once the twin has run longer than compiling the kernel costs, the kernel takes over."""
+    from ranklens._compute.xp import measure_routes
+
+    rng = np.random.default_rng(6)
+    means, weights = _groups(rng, 50, ties=True)
+    calls = []
+    monkeypatch.setattr(
+        isotonic, "pav_means_numpy", lambda m, w: calls.append(m.shape[0]) or (m[:1], [0])
+    )
+    monkeypatch.setattr(measure_routes, "PAV_TWIN_SECONDS", [POLICY.sweep_compile_after_s])
+    values, _ = isotonic.pav_means(means, weights)
+    assert calls == []
+    assert values.tobytes() == pav_block_means(means, weights)[0].tobytes()

@@ -135,8 +135,9 @@ class RoutePolicy:
     #: pool-adjacent-violators, while its kernel (``ranklens._compute.kernels.isotonic``) has no
     #: machine code, in the process or in numba's cache, runs its Python twin
     #: (``ranklens._compute.xp.isotonic``, the same values): under a microsecond a group, against
-    #: about a second to compile the kernel. From here on, or in a bootstrap once the kernel is
-    #: cached, the kernel.
+    #: about a second to compile the kernel. From here on the kernel; below, too, once the twin
+    #: has run as long in the process as the rank sweep's rule allows (:attr:`sweep_load_after_s`
+    #: and :attr:`sweep_compile_after_s`, a bootstrap's refits).
     pav_numpy_below: int = _size(1 << 12, Thresholds.FIRST_CALLS)
     #: Curve points below which the areas, the ROC sums and the perfect model's interpolation run
     #: their NumPy forms (``ranklens._compute.xp.curve_helpers``) while the kernel has no machine

@@ -36,6 +36,7 @@ from ranklens._foundation.cache import is_compiled
 from ranklens._foundation.route import POLICY
 
 __all__ = [
+    "PAV_TWIN_SECONDS",
     "SWEEP_NUMPY_SECONDS",
     "curve_helper_numpy",
     "dcg_numpy",
@@ -125,18 +126,32 @@ def median_numpy(n: int) -> bool:
     return not kernel.signatures and not is_compiled(kernel)
 
 
-def pav_numpy(n: int) -> bool:
-    """Whether pool-adjacent-violators over ``n`` groups runs its Python twin (the same values):
-    below ``POLICY.pav_numpy_below`` groups while the kernel (``pav_block_means``) has no machine
-    code, in this process or in numba's cache."""
-    if n >= POLICY.pav_numpy_below:
-        return False
-    if "numba" not in sys.modules:
-        return True  # no kernel has machine code, and loading one costs numba's import
-    from ranklens._compute.kernels import isotonic as kernels  # imports numba
+#: Seconds the isotonic recalibration's Python pool-adjacent-violators has run in this process
+#: (:func:`ranklens._compute.xp.isotonic.pav_means` adds them), which :func:`pav_numpy` weighs
+#: against getting the kernel.
+PAV_TWIN_SECONDS = [0.0]
 
-    kernel = kernels.pav_block_means
-    return not kernel.signatures and not is_compiled(kernel)
+
+def pav_numpy(n: int) -> bool:
+    """Whether pool-adjacent-violators over ``n`` groups runs its Python twin (the same values).
+
+    Below ``POLICY.pav_numpy_below`` groups while the kernel (``pav_block_means``) has no
+    machine code in the process, until the twin has taken ``POLICY.sweep_load_after_s`` seconds
+    in this process (then the kernel is loaded if numba's cache has it) or
+    ``POLICY.sweep_compile_after_s`` (then compiled): a bootstrap refits thousands of times, a
+    single call once (the rule of ski rental, as :func:`sweep_numpy`).
+    """
+    kernels = sys.modules.get("ranklens._compute.kernels.isotonic")
+    if n >= POLICY.pav_numpy_below or (kernels is not None and kernels.pav_block_means.signatures):
+        return False  # machine code in this process already: the kernel is cheaper per call
+    spent = PAV_TWIN_SECONDS[0]
+    if spent < POLICY.sweep_load_after_s:
+        return True
+    if spent >= POLICY.sweep_compile_after_s:
+        return False
+    from ranklens._compute.kernels import isotonic  # imports numba
+
+    return not kernel_ready(isotonic.pav_block_means)
 
 
 @functools.cache
