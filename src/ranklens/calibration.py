@@ -812,11 +812,22 @@ _BAND_METHOD = (
 )
 
 
+#: Cells (resamples times predictions) of one block of the band's quantiles.
+_BAND_BLOCK_CELLS = 1 << 22
+
+
 def _consistency_band(
     d: _Data, parts: _Parts, level: float | None, n_bootstrap: int, confidence: float, seed: Any
 ) -> tuple[FloatArray, FloatArray]:
     """Pointwise quantiles, at each distinct prediction, of the recalibrations of resamples
-    drawn under the hypothesis that ``x`` is calibrated (scaled units)."""
+    drawn under the hypothesis that ``x`` is calibrated (scaled units).
+
+    Each resample's recalibration is a step function of the prediction, kept as its steps (where
+    its value changes, and the values). The quantiles change only where some resample's curve
+    steps, so they are taken there, in blocks of :data:`_BAND_BLOCK_CELLS` cells, and carried to
+    the predictions up to the next step: the numbers of quantiles over every prediction at once,
+    in memory of the order of the steps rather than resamples times predictions.
+    """
     fit = parts.fit
     m = fit.group_x.shape[0]
     if n_bootstrap == 0:
@@ -827,18 +838,32 @@ def _consistency_band(
     w = None if d.w is None else d.w[rows]
     p = None if w is None else w / w.sum()
     rng = np.random.default_rng(seed)
-    curves = np.empty((n_bootstrap, m))
     xs = d.xs[rows]
     in_order = np.arange(xs.shape[0])  # the rows are sorted by prediction already
-    for b in range(n_bootstrap):
+    steps: list[np.ndarray] = []
+    levels: list[FloatArray] = []
+    for _ in range(n_bootstrap):
         draw = rng.choice(residuals.shape[0], size=residuals.shape[0], replace=True, p=p)
-        star = _Data(xs + residuals[draw], xs, w, 0)
-        curves[b] = _fit(star, level, in_order).group_value
+        curve = _fit(_Data(xs + residuals[draw], xs, w, 0), level, in_order).group_value
+        starts = np.flatnonzero(np.r_[True, curve[1:] != curve[:-1]])
+        steps.append(starts)
+        levels.append(curve[starts])
+    changes = np.unique(np.concatenate(steps))  # the predictions where any curve steps
     tail = (1.0 - confidence) / 2.0
-    # in place: the resamples' curves are not needed afterwards, and a copy would double the
-    # memory the band takes (n_bootstrap times the distinct predictions)
-    low, high = np.quantile(curves, [tail, 1.0 - tail], axis=0, overwrite_input=True)
-    return low, high
+    low_at, high_at = np.empty(changes.shape[0]), np.empty(changes.shape[0])
+    block = max(1, _BAND_BLOCK_CELLS // n_bootstrap)
+    for first in range(0, changes.shape[0], block):
+        at = changes[first : first + block]
+        values = np.stack(
+            [
+                v[np.searchsorted(s, at, side="right") - 1]
+                for s, v in zip(steps, levels, strict=True)
+            ]
+        )
+        quantiles = np.quantile(values, [tail, 1.0 - tail], axis=0)
+        low_at[first : first + at.shape[0]], high_at[first : first + at.shape[0]] = quantiles
+    step_of = np.searchsorted(changes, np.arange(m), side="right") - 1
+    return low_at[step_of], high_at[step_of]
 
 
 @raises_input_errors(

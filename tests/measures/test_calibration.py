@@ -477,3 +477,44 @@ def test_public_names():
         assert hasattr(rl, name)
     assert get_metric("miscalibration").direction == "lower"
     assert get_metric("discrimination").direction == "higher"
+
+
+def _band_brute_force(y, p, w, level, n_bootstrap, confidence, seed):
+    """The consistency band as resamples times predictions: every resample's recalibration at
+    every prediction, then the quantiles of each column (the definition, in memory n_bootstrap
+    times the predictions)."""
+    d = calibration._prepare(y, p, w)
+    fit = calibration._decompose(d, level).fit
+    rows = fit.order
+    residuals = d.ys[rows] - calibration._row_values(d, fit)[rows]
+    weights = None if d.w is None else d.w[rows]
+    prob = None if weights is None else weights / weights.sum()
+    rng = np.random.default_rng(seed)
+    xs = d.xs[rows]
+    curves = np.empty((n_bootstrap, fit.group_x.shape[0]))
+    for b in range(n_bootstrap):
+        draw = rng.choice(residuals.shape[0], size=residuals.shape[0], replace=True, p=prob)
+        star = calibration._Data(xs + residuals[draw], xs, weights, 0)
+        curves[b] = calibration._fit(star, level).group_value
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(curves, [tail, 1.0 - tail], axis=0)
+    return np.ldexp(low, d.e), np.ldexp(high, d.e)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("level", [None, 0.7])
+@pytest.mark.parametrize("block_cells", [7, 1 << 22])
+def test_band_taken_at_the_steps_equals_every_column(monkeypatch, weighted, level, block_cells):
+    rng = np.random.default_rng(4)
+    n = 800
+    y = rng.lognormal(size=n).round(1)
+    p = (np.log1p(y) + rng.normal(size=n)).round(2)
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    monkeypatch.setattr(calibration, "_BAND_BLOCK_CELLS", block_cells)
+    kw = {} if level is None else {"score": "pinball", "quantile_level": level}
+    got = calibration.reliability_diagram(
+        y, p, sample_weight=w, n_bootstrap=30, confidence_level=0.8, random_state=3, **kw
+    )
+    low, high = _band_brute_force(y, p, w, level, 30, 0.8, 3)
+    assert got.band_low.tobytes() == low.tobytes()
+    assert got.band_high.tobytes() == high.tobytes()
