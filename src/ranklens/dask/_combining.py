@@ -394,6 +394,9 @@ def boot_results(
                 CurveStatistic.KS: np.maximum(0.0, np.max([p["ks"] for p in pieces], axis=0)),
                 CurveStatistic.GAIN_AREA: 0.5 * np.sum([p["gain_area2"] for p in pieces], axis=0),
             }
+            stats[CurveStatistic.AVERAGE_PRECISION] = (
+                np.sum([p["ap_sum"] for p in pieces], axis=0) / e_tot
+            )
             perfect = 1.0 - (e_tot / w_tot) / 2.0
             stats[CurveStatistic.ACCURACY_RATIO] = np.where(
                 perfect > 0.5, (stats[CurveStatistic.GAIN_AREA] - 0.5) / (perfect - 0.5), np.nan
