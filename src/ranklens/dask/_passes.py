@@ -825,9 +825,9 @@ def bootstrap_curve(
     depths: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Per replicate, the curve pieces of one prediction bucket (as in
-    :func:`prediction_partition`, with the replicate's weights and carry-ins); with ``depths``,
-    ``out["ap_sum"][r]`` the average precision's sum (times the events, as
-    :func:`prediction_partition`'s) and ``out["lift"][r, i]`` the cumulative lift at ``depths[i]`` where replicate ``r``'s curve
+    :func:`prediction_partition`, with the replicate's weights and carry-ins), among them
+    ``out["ap_sum"][r]``, the average precision's terms times the events; with ``depths``,
+    ``out["lift"][r, i]`` the cumulative lift at ``depths[i]`` where replicate ``r``'s curve
     reaches that depth inside this bucket (NaN elsewhere: one bucket holds it)."""
     order = np.argsort(-pv, kind="stable")
     ps = pv[order]
