@@ -425,3 +425,46 @@ def test_average_precision_interval_and_comparison_on_dask(client):
     assert rows["dask"]["difference"] == pytest.approx(rows["memory"]["difference"], rel=1e-12)
     for row in rows.values():
         assert row["difference_ci_lower"] < row["difference"] < row["difference_ci_upper"]
+
+
+@pytest.mark.parametrize("relevance", ["high", "pchip:both"])
+def test_cli_boxplot_relevance_with_positive_label_refused_alike(client, tmp_path, relevance):
+    """A box-plot relevance of the 0/1 target of --positive-label: memory found a degenerate
+    box plot (a fifth of events: IQR 0) or a relevance no measure of the target uses; both
+    engines refuse it with one message naming both options."""
+    from typer.testing import CliRunner
+
+    from ranklens import relevance as rel
+    from ranklens.cli import app
+
+    f, path = _labelled(tmp_path, False, 2)
+    with pytest.raises(ValueError, match="degenerate"):  # what memory met before
+        rel.relevance_from_boxplot((f["y"] == "yes").astype(float), extremes="high")
+    merged = tmp_path / "all.parquet"
+    f.to_parquet(merged)
+    common = ["--target", "y", "--pred", "good", "--positive-label", "yes", "-q"]
+    common += ["--relevance", relevance]
+    outputs = {}
+    for engine, source, extra in (
+        ("memory", str(merged), ["--bootstrap", "0"]),
+        ("dask", path, ["--engine", "dask", "--scheduler", client.scheduler.address]),
+    ):
+        result = CliRunner().invoke(app, ["evaluate", source, *common, *extra])
+        assert result.exit_code == 2, (engine, result.output)
+        outputs[engine] = " ".join(result.output.split())
+    assert outputs["dask"] == outputs["memory"]
+    assert f"--relevance '{relevance}': a box-plot relevance" in outputs["dask"]
+    assert "--positive-label 'yes' makes the target 0/1" in outputs["dask"]
+    # without --positive-label, a box-plot relevance of a continuous target is fitted as before
+    g = f.assign(y=f["good"] * 10 + np.arange(len(f)) % 7)
+    g.to_parquet(merged)
+    result = CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            str(merged),
+            *("--target", "y", "--pred", "good", "--relevance", relevance, "-q"),
+            *("--bootstrap", "0"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
