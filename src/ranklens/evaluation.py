@@ -45,6 +45,7 @@ from ranklens._engines.time_order import (
 )
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.format import finite_or_none, format_number, table_html
+from ranklens._foundation.forms import CONFUSION_FIELDS
 from ranklens._foundation.multiplicity import FDR_METHODS
 from ranklens._foundation.problems import (
     Problem,
@@ -1160,7 +1161,7 @@ def _curves_and_extras(
         extras["relevance"] = context["relevance"]
     if is_binary_target(y):
         at_depth = counts_at_depth(
-            y, preds, weight, _budget_depth(curve_results.get("profit")), problems
+            y, preds, weight, depth_of_budget(curve_results.get("profit")), problems
         )
         if at_depth is not None:
             extras["at_depth"] = at_depth
@@ -1177,7 +1178,7 @@ def _curves_and_extras(
             progress,
             groups=groups,
             resampling=resampling,
-            budget_depth=_budget_depth(curve_results.get("profit")),
+            budget_depth=depth_of_budget(curve_results.get("profit")),
             value_profit=context.get("value_margin") is not None,
         )
         if bands:
@@ -2688,8 +2689,7 @@ def counts_at_depth(
         "true_positives", "false_positives", "false_negatives", "true_negatives"}}}``; None
         when no model has counts.
     """
-    depth = HEADLINE_DEPTH if budget_depth is None else float(budget_depth)
-    depth = min(max(depth, 0.0), 1.0)
+    depth, basis = counts_depth(budget_depth)
     kwargs = {} if weight is None else {"sample_weight": weight}
     models: dict[str, dict[str, float]] = {}
     for model, p in preds.items():
@@ -2698,21 +2698,32 @@ def counts_at_depth(
             problems.setdefault(model, {})["counts at depth"] = problem
         if counts is None:
             continue
-        models[model] = {
-            field: float(getattr(counts, field))
-            for field in (
-                "precision",
-                "recall",
-                "true_positives",
-                "false_positives",
-                "false_negatives",
-                "true_negatives",
-            )
-        }
+        models[model] = {field: float(getattr(counts, field)) for field in CONFUSION_FIELDS}
     if not models:
         return None
-    basis = "default" if budget_depth is None else "budget"
     return {"depth": depth, "basis": basis, "models": models}
+
+
+def counts_depth(budget_depth: float | None) -> tuple[float, str]:
+    """The depth of the counts at depth (:func:`counts_at_depth`) and its basis: the budget's
+    depth, clipped to [0, 1], when there is one (``"budget"``), else :data:`HEADLINE_DEPTH`
+    (``"default"``); every engine chooses it here.
+
+    Parameters
+    ----------
+    budget_depth : float or None
+        The budget's depth, from the profit curves (:func:`depth_of_budget`).
+
+    Returns
+    -------
+    depth : float
+        The share of the (weighted) cases targeted.
+    basis : str
+        ``"budget"`` or ``"default"``.
+    """
+    if budget_depth is None:
+        return HEADLINE_DEPTH, "default"
+    return min(max(float(budget_depth), 0.0), 1.0), "budget"
 
 
 def at_depth_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
@@ -2740,9 +2751,21 @@ def at_depth_json(evaluation: ModelEvaluation) -> dict[str, Any] | None:
     }
 
 
-def _budget_depth(profits: Mapping[str, Any] | None) -> float | None:
+def depth_of_budget(profits: Mapping[str, Any] | None) -> float | None:
     """The share of cases the budget pays for, from the profit curves (their ``max_targets``
-    over their total weight: the profit plot's budget line); None without a budget."""
+    over their total weight: the profit plot's budget line); None without a budget.
+
+    Parameters
+    ----------
+    profits : mapping of str to ProfitCurveResult, or None
+        Each model's profit curve (:func:`ranklens.profit_curve`), as an engine built them.
+
+    Returns
+    -------
+    float or None
+        ``min(max_targets, W) / W`` of the first curve with a budget (``W`` its total
+        weight), or None.
+    """
     for curve in (profits or {}).values():
         k = getattr(curve, "max_targets", None)
         total = getattr(curve, "n_targeted", None)

@@ -65,6 +65,7 @@ from ranklens._foundation.forms import (
     CurveStatistic,
     ReplicateForm,
     ReplicateSweep,
+    confusion_from_lift,
     read_at_depth,
 )
 from ranklens._foundation.interval_formulas import concordance_logit_interval
@@ -2615,23 +2616,9 @@ def confusion_at_depth(
     d = _check_depth(depth)
     ranked = _prepare(y_true, y_score, events, sample_weight)
     _require_events(ranked.target.is_value, "confusion_at_depth")
-    w_total, e_total = ranked.total_weight, ranked.total_events
-    recall = _read_at_depth(ranked, CurveStatistic.RECALL_AT, d)
-    tp = recall * e_total
-    targeted = d * w_total
-    fp = targeted - tp
-    return ConfusionCounts(
-        depth=d,
-        true_positives=float(tp),
-        false_positives=float(fp),
-        false_negatives=float(e_total - tp),
-        true_negatives=float(w_total - e_total - fp),
-        precision=float(
-            read_at_depth(CurveStatistic.PRECISION_AT, recall / d, d, e_total / w_total)
-        ),
-        recall=float(recall),
-        event_definition=ranked.target.definition,
-    )
+    lift = _read_at_depth(ranked, CurveStatistic.LIFT_AT, d)
+    counts = confusion_from_lift(lift, d, ranked.total_events, ranked.total_weight)
+    return ConfusionCounts(depth=d, **counts, event_definition=ranked.target.definition)
 
 
 def _depth_measure(

@@ -399,6 +399,9 @@ def _check_bootstrap(dask_by_partitions, poisson_counts, groups, parts_list=(1, 
         "ks_statistic",
         "gain_area",
         "accuracy_ratio",
+        "average_precision_score",
+        "precision_at_10",
+        "recall_at_10",
         "root_mean_squared_error",
         "mean_absolute_error",
     ]
@@ -432,8 +435,9 @@ def _check_bootstrap(dask_by_partitions, poisson_counts, groups, parts_list=(1, 
         ]
         np.testing.assert_allclose(replicates[1][name], want, rtol=TOL, atol=TOL, err_msg=name)
     ev = evaluations[parts_list[-1]]
-    low, high = ev.extras["bootstrap"]["intervals"]["a"]["roc_auc"]
-    assert low < ev.values["a"]["roc_auc"] < high
+    for name in ("roc_auc", "average_precision_score"):
+        low, high = ev.extras["bootstrap"]["intervals"]["a"][name]
+        assert low < ev.values["a"][name] < high, name
 
 
 @pytest.mark.parametrize("weighted", [False, True])

@@ -307,3 +307,164 @@ def test_cli_positive_label_on_dask_drops_a_missing_target_as_memory(client, tmp
         )
         compared += 1
     assert compared >= 10
+
+
+def _same_counts(got: dict, want: dict) -> int:
+    """``extras["at_depth"]`` blocks equal: the depth and basis, and every count to 1e-12
+    (relative)."""
+    assert got["depth"] == pytest.approx(want["depth"], rel=1e-15)
+    assert got["basis"] == want["basis"]
+    assert list(got["models"]) == list(want["models"])
+    compared = 0
+    for model, counts in want["models"].items():
+        assert set(got["models"][model]) == set(counts)
+        for name, value in counts.items():
+            assert got["models"][model][name] == pytest.approx(value, rel=1e-12), (model, name)
+            compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("budget", [False, True])
+@pytest.mark.parametrize("n_files", [1, 3])
+def test_counts_at_depth_on_dask_equal_memory(client, tmp_path, weighted, budget, n_files):
+    """The precision, recall and 2x2 counts at the budget's depth (or the top 10 %) on Dask
+    equal the in-memory ones, and the brute-force counts of the top rows; with three files the
+    target is "yes"/"no", read with ``positive_label``."""
+    f, path = _labelled(tmp_path, False, n_files)
+    label = {"positive_label": "yes"}
+    if n_files == 1:  # the 0/1 target itself, as a dask DataFrame
+        f = f.assign(y=(f["y"] == "yes").astype(np.int64))
+        path, label = dd.from_pandas(f, npartitions=1), {}
+    kw: dict = {"sample_weight": "w"} if weighted else {}
+    if budget:  # 450 targets of the 3000 (weighted: of 6000 or so)
+        kw.update(budget=900.0, cost_per_target=2.0, value_margin=10.0)
+    models = ["good", "fair"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = rl.evaluate_models("y", models, data=f, n_bootstrap=0, **label, **kw)
+        dsk = rl.evaluate_models(
+            "y", models, data=path, engine="dask", curve_arrays=budget, **label, **kw
+        )
+    want, got = mem.extras["at_depth"], dsk.extras["at_depth"]
+    assert got["basis"] == ("budget" if budget else "default")
+    assert _same_counts(got, want) == 2 * 6
+    # brute force: the top rows by score, a tie at the cut shared in proportion
+    truth = (f["y"] == "yes").to_numpy() if label else f["y"].to_numpy() == 1
+    w = f["w"].to_numpy() if weighted else np.ones(len(f))
+    for model in models:
+        score = f[model].to_numpy()
+        targeted = got["depth"] * w.sum()
+        tp = 0.0
+        for value in np.unique(score)[::-1]:
+            tie = score == value
+            take = min(1.0, max(0.0, targeted / w[tie].sum()))
+            tp += take * w[tie & truth].sum()
+            targeted -= take * w[tie].sum()
+        counts = got["models"][model]
+        assert counts["true_positives"] == pytest.approx(tp, rel=1e-12)
+        assert counts["false_negatives"] == pytest.approx(w[truth].sum() - tp, rel=1e-12)
+
+
+def test_cli_counts_at_depth_on_dask_equal_memory(client, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ranklens.cli import app
+
+    f, path = _labelled(tmp_path, False, 3)
+    merged = tmp_path / "all.parquet"
+    f.to_parquet(merged)
+    common = ["--target", "y", "--pred", "good", "--pred", "fair", "--positive-label", "yes"]
+    common += ["--weight", "w", "-q"]
+    for budget in ([], ["--budget", "900", "--cost-per-target", "2", "--value-margin", "10"]):
+        docs = {}
+        for engine, source, extra in (
+            ("memory", str(merged), ["--bootstrap", "0"]),
+            ("dask", path, ["--engine", "dask", "--scheduler", client.scheduler.address]),
+        ):
+            if engine == "dask" and budget:
+                extra = [*extra, "--curve-arrays"]
+            out = tmp_path / f"{engine}.json"
+            result = CliRunner().invoke(
+                app, ["evaluate", source, *common, *budget, *extra, "--json", str(out)]
+            )
+            assert result.exit_code == 0, result.output
+            docs[engine] = json.loads(out.read_text())
+        assert docs["dask"]["at_depth"]["basis"] == ("budget" if budget else "default")
+        assert _same_counts(docs["dask"]["at_depth"], docs["memory"]["at_depth"]) == 2 * 6
+
+
+def test_average_precision_interval_and_comparison_on_dask(client):
+    """With replicates, the Dask run has the average precision's interval and its paired
+    comparison, as the in-memory run has them."""
+    f = _frame(2000, seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = rl.evaluate_models("y", ["good", "fair"], data=f, n_bootstrap=60)
+        dsk = rl.evaluate_models(
+            "y",
+            ["good", "fair"],
+            data=dd.from_pandas(f, npartitions=3),
+            engine="dask",
+            n_bootstrap=60,
+        )
+    name = "average_precision_score"
+    intervals = dsk.extras["bootstrap"]["intervals"]
+    for model in ("good", "fair"):
+        low, high = intervals[model][name]
+        assert low < dsk.values[model][name] < high
+        assert len(dsk.extras["bootstrap"]["replicates"][model][name]) == 60
+    rows = {}
+    for engine, ev in (("memory", mem), ("dask", dsk)):
+        assert name in ev.comparison.metrics, engine
+        table = ev.comparison.to_frame()
+        rows[engine] = table[table["metric"] == name].iloc[0]
+    # the same point difference, and an interval around it on both engines
+    assert rows["dask"]["difference"] == pytest.approx(rows["memory"]["difference"], rel=1e-12)
+    for row in rows.values():
+        assert row["difference_ci_lower"] < row["difference"] < row["difference_ci_upper"]
+
+
+@pytest.mark.parametrize("relevance", ["high", "pchip:both"])
+def test_cli_boxplot_relevance_with_positive_label_refused_alike(client, tmp_path, relevance):
+    """A box-plot relevance of the 0/1 target of --positive-label: memory found a degenerate
+    box plot (a fifth of events: IQR 0) or a relevance no measure of the target uses; both
+    engines refuse it with one message naming both options."""
+    from typer.testing import CliRunner
+
+    from ranklens import relevance as rel
+    from ranklens.cli import app
+
+    f, path = _labelled(tmp_path, False, 2)
+    with pytest.raises(ValueError, match="degenerate"):  # what memory met before
+        rel.relevance_from_boxplot((f["y"] == "yes").astype(float), extremes="high")
+    merged = tmp_path / "all.parquet"
+    f.to_parquet(merged)
+    common = ["--target", "y", "--pred", "good", "--positive-label", "yes", "-q"]
+    common += ["--relevance", relevance]
+    outputs = {}
+    for engine, source, extra in (
+        ("memory", str(merged), ["--bootstrap", "0"]),
+        ("dask", path, ["--engine", "dask", "--scheduler", client.scheduler.address]),
+    ):
+        result = CliRunner().invoke(app, ["evaluate", source, *common, *extra])
+        assert result.exit_code == 2, (engine, result.output)
+        outputs[engine] = " ".join(result.output.split())
+    assert outputs["dask"] == outputs["memory"]
+    assert f"--relevance '{relevance}': a box-plot relevance" in outputs["dask"]
+    assert "--positive-label 'yes' makes the target 0/1" in outputs["dask"]
+    # without --positive-label, a box-plot relevance of a continuous target is fitted as before
+    g = f.assign(y=f["good"] * 10 + np.arange(len(f)) % 7)
+    g.to_parquet(merged)
+    result = CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            str(merged),
+            *("--target", "y", "--pred", "good", "--relevance", relevance, "-q"),
+            *("--bootstrap", "0"),
+        ],
+    )
+    assert result.exit_code == 0, result.output

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 __all__ = [
+    "CONFUSION_FIELDS",
     "RANK_STATISTICS",
     "CurveForm",
     "CurveStatistic",
@@ -42,6 +43,7 @@ __all__ = [
     "ReplicateForm",
     "ReplicateSweep",
     "SumsForm",
+    "confusion_from_lift",
     "read_at_depth",
 ]
 
@@ -365,6 +367,81 @@ def read_at_depth(statistic: CurveStatistic, lift: Any, depth: float, event_shar
     if statistic is CurveStatistic.PRECISION_AT:
         return lift * event_share
     return lift
+
+
+#: The fields of :func:`confusion_from_lift`, in the order the reports list them.
+CONFUSION_FIELDS = (
+    "precision",
+    "recall",
+    "true_positives",
+    "false_positives",
+    "false_negatives",
+    "true_negatives",
+)
+
+
+def confusion_from_lift(
+    lift: float, depth: float, total_events: float, total_weight: float
+) -> dict[str, float]:
+    r"""The 2x2 counts, precision and recall when the top ``depth`` of the cases is targeted,
+    from the lift there.
+
+    Every engine that reads the lift at a depth (the in-memory ranked curve, the Dask engine's
+    pieces of it) makes the counts at that depth through this one function, so that they agree
+    to the bit on the same lift.
+
+    Parameters
+    ----------
+    lift : float
+        The cumulative lift at ``depth``, ``G(depth) / depth`` (:func:`read_at_depth`).
+    depth : float
+        The share of the (weighted) cases targeted, in (0, 1].
+    total_events : float
+        ``E``, the (weighted) number of events.
+    total_weight : float
+        ``W``, the (weighted) number of cases.
+
+    Returns
+    -------
+    dict of str to float
+        ``precision``, ``recall``, ``true_positives``, ``false_positives``,
+        ``false_negatives`` and ``true_negatives`` (:data:`CONFUSION_FIELDS`); NaN throughout
+        for a NaN lift (no events).
+
+    Notes
+    -----
+    With ``d`` the depth and ``G(d) = lift * d`` the recall (the cumulative gain):
+
+    .. math::
+        TP = E\,G(d), \quad FP = d W - TP, \quad FN = E - TP, \quad TN = W - E - FP,
+
+    and the precision ``TP / (d W)``, read as the lift at ``d`` times the event share ``E / W``
+    (Provost & Fawcett 2013, ch. 8).
+
+    References
+    ----------
+    Provost, F. and Fawcett, T. (2013). *Data Science for Business*, ch. 8, "Visualizing Model
+    Performance". O'Reilly Media.
+
+    Examples
+    --------
+    >>> c = confusion_from_lift(1.25, 0.4, 2.0, 5.0)
+    >>> c["true_positives"], c["false_positives"], c["false_negatives"], c["true_negatives"]
+    (1.0, 1.0, 1.0, 2.0)
+    """
+    recall = float(read_at_depth(CurveStatistic.RECALL_AT, lift, depth, math.nan))
+    share = total_events / total_weight
+    tp = recall * total_events
+    fp = depth * total_weight - tp
+    precision = read_at_depth(CurveStatistic.PRECISION_AT, recall / depth, depth, share)
+    return {
+        "precision": float(precision),
+        "recall": recall,
+        "true_positives": float(tp),
+        "false_positives": float(fp),
+        "false_negatives": float(total_events - tp),
+        "true_negatives": float(total_weight - total_events - fp),
+    }
 
 
 @dataclasses.dataclass(frozen=True)

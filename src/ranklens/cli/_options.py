@@ -359,8 +359,35 @@ def check_run(request: Request) -> Checked:
     of several problems the same one is reported.
     """
     metrics = check_goal_options(request)
+    check_boxplot_target(request)
     checked = _check_engine_run(request)
     return checked if metrics is None else dataclasses.replace(checked, metrics=metrics)
+
+
+def check_boxplot_target(request: Request) -> None:
+    """A box-plot ``--relevance`` with ``--positive-label`` refused, by both engines alike.
+
+    The box-plot relevance (Ribeiro 2011) marks as extreme the values beyond Tukey's fences
+    ``Q1 - 1.5 IQR`` and ``Q3 + 1.5 IQR`` of a continuous target. The target of
+    ``--positive-label`` is 0/1: with fewer than a quarter of events (or of non-events) its
+    quartiles meet (IQR 0, no tail), and otherwise its fences, -1.5 and 2.5, leave both values
+    inside (no extremes); and the measures of a 0/1 target use no relevance.
+
+    References
+    ----------
+    Ribeiro, R. P. (2011). *Utility-based Regression*. PhD thesis, University of Porto.
+    """
+    if request.positive_label is None:
+        return
+    recipe = relevance_recipe(request.relevance)
+    if recipe is not None and recipe.boxplot is not None:
+        raise InputError(
+            f"--relevance {request.relevance!r}: a box-plot relevance marks the extremes of a "
+            f"continuous target (beyond Tukey's fences); --positive-label "
+            f"{request.positive_label!r} makes the target 0/1, which has no extremes and whose "
+            "measures use no relevance; leave --relevance out (or give a relevance by its "
+            "parameters, sigmoid:... or points:...)"
+        )
 
 
 def _check_engine_run(request: Request) -> Checked:

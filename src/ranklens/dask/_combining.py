@@ -15,6 +15,7 @@ from ranklens._foundation.forms import (
     CurveStatistic,
     RankStatistic,
     RankSweepForm,
+    confusion_from_lift,
     read_at_depth,
 )
 from ranklens._foundation.problems import Problem, metric_info
@@ -40,6 +41,7 @@ class Combined:
     class_rows: dict[str, list[float]] = field(default_factory=dict)
     delong_covariance: dict[str, np.ndarray] = field(default_factory=dict)
     delong_c: dict[str, Any] = field(default_factory=dict)
+    lifts: dict[str, tuple[dict[float, float], float, float]] = field(default_factory=dict)
 
 
 def combine(
@@ -51,7 +53,8 @@ def combine(
     results: Results,
 ) -> Combined:
     """The curve and rank measures of every model from the shuffles' summaries, into
-    ``results``, with the intervals and pair counts behind them."""
+    ``results``, with the intervals and pair counts behind them (and each model's lifts at the
+    plan's depths, with the events and the total weight, for :func:`counts_at_depth`)."""
     combined = Combined(curves={"decile_table": {}} if plan.want_curves else {})
     for spec in plan.specs.curve:
         results.info[spec.name] = metric_info(spec)
@@ -105,6 +108,8 @@ def _curve_measures(
                 "undefined", f"undefined: no events or no non-events under {events.definition!r}"
             )
     if plan.want_curves:
+        lifts = {float(d): stats[("lift", float(d))] for d in plan.depths}
+        combined.lifts[model] = (lifts, e_total, total_w)
         combined.delong[model], combined.class_rows[_dl.AUC] = _delong(
             parts, stats[CurveStatistic.ROC_AUC], e_total, n_total, options.confidence_level
         )
@@ -117,6 +122,56 @@ def _curve_measures(
             total_w,
             events.definition,
         )
+
+
+def counts_at_depth(
+    combined: Combined,
+    curves: dict[str, dict[str, Any]],
+    problems: dict[str, dict[str, Problem]],
+) -> dict[str, Any] | None:
+    """``extras["at_depth"]`` of a 0/1 target, as :func:`ranklens.evaluation.counts_at_depth`
+    makes it in memory: each model's precision, recall and 2x2 counts at the depth the budget
+    pays for (read from the run's profit curves, ``curve_arrays``) or at
+    :data:`ranklens.evaluation.HEADLINE_DEPTH`.
+
+    The lift at the depth comes from the curve pieces (:func:`combine`) where the pieces read
+    it, else (a budget's depth) from the model's gain curve as an array, read as in memory; the
+    counts from it by :func:`ranklens._foundation.forms.confusion_from_lift`. A model without
+    them (no events, no depth targeted) gets a problem under ``"counts at depth"``.
+
+    Parameters
+    ----------
+    combined : Combined
+        The combined summaries, with each model's lifts.
+    curves : dict
+        The run's curves (``profit`` and ``gain`` with ``curve_arrays``).
+    problems : dict
+        Where a model without counts is recorded.
+
+    Returns
+    -------
+    dict or None
+        ``{"depth", "basis", "models"}``; None when no model has counts.
+    """
+    from ranklens.evaluation import counts_depth, depth_of_budget
+
+    depth, basis = counts_depth(depth_of_budget(curves.get("profit")))
+    models: dict[str, dict[str, float]] = {}
+    for model, (lifts, e_total, total_w) in combined.lifts.items():
+        lift = lifts.get(depth)
+        gain = curves.get("gain", {}).get(model)
+        if lift is None and gain is not None and depth > 0:
+            lift = float(np.interp(depth, gain.fraction_targeted, gain.gain)) / depth
+        counts = None
+        if lift is not None and depth > 0 and e_total > 0:
+            counts = confusion_from_lift(lift, depth, e_total, total_w)
+        if counts is None or not all(math.isfinite(v) for v in counts.values()):
+            problems.setdefault(model, {})["counts at depth"] = Problem(
+                "undefined", f"undefined: no events, or no cases targeted at depth {depth:g}"
+            )
+            continue
+        models[model] = counts
+    return {"depth": depth, "basis": basis, "models": models} if models else None
 
 
 def _rank_measures(
@@ -394,6 +449,9 @@ def boot_results(
                 CurveStatistic.KS: np.maximum(0.0, np.max([p["ks"] for p in pieces], axis=0)),
                 CurveStatistic.GAIN_AREA: 0.5 * np.sum([p["gain_area2"] for p in pieces], axis=0),
             }
+            stats[CurveStatistic.AVERAGE_PRECISION] = (
+                np.sum([p["ap_sum"] for p in pieces], axis=0) / e_tot
+            )
             perfect = 1.0 - (e_tot / w_tot) / 2.0
             stats[CurveStatistic.ACCURACY_RATIO] = np.where(
                 perfect > 0.5, (stats[CurveStatistic.GAIN_AREA] - 0.5) / (perfect - 0.5), np.nan

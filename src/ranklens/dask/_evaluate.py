@@ -42,7 +42,7 @@ from ranklens.dask._bucket_passes import (
     shuffle_passes,
     with_event_share,
 )
-from ranklens.dask._combining import Combined, boot_results, combine
+from ranklens.dask._combining import Combined, boot_results, combine, counts_at_depth
 from ranklens.dask._inputs import check_meta, check_parquet, read_as_float
 from ranklens.dask._partition_passes import (
     Claimed,
@@ -770,6 +770,10 @@ def _extras(
     )
     if options.curve_arrays:
         _curve_arrays(options, passes, results, extras)
+    if passes.scanned.binary:  # after the curves: a budget's depth is read from them
+        at_depth = counts_at_depth(combined, combined.curves, results.problems)
+        if at_depth is not None:
+            extras["at_depth"] = at_depth
     if passes.boot is not None:
         extras["bootstrap"] = _bootstrap_extras(options, plan, passes, passes.boot)
     return extras

@@ -825,7 +825,8 @@ def bootstrap_curve(
     depths: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Per replicate, the curve pieces of one prediction bucket (as in
-    :func:`prediction_partition`, with the replicate's weights and carry-ins); with ``depths``,
+    :func:`prediction_partition`, with the replicate's weights and carry-ins), among them
+    ``out["ap_sum"][r]``, the average precision's terms times the events; with ``depths``,
     ``out["lift"][r, i]`` the cumulative lift at ``depths[i]`` where replicate ``r``'s curve
     reaches that depth inside this bucket (NaN elsewhere: one bucket holds it)."""
     order = np.argsort(-pv, kind="stable")
@@ -833,7 +834,8 @@ def bootstrap_curve(
     starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
     ev = (yv[order] >= threshold).astype(np.float64)
     n_b = reps.size
-    out: dict[str, np.ndarray] = {name: np.zeros(n_b) for name in ("roc_twice", "ks", "gain_area2")}
+    names = ("roc_twice", "ks", "gain_area2", "ap_sum")
+    out: dict[str, np.ndarray] = {name: np.zeros(n_b) for name in names}
     lift = np.full((n_b, 0 if depths is None else depths.size), np.nan)
     block = max(1, BLOCK_CELLS // max(1, pv.size))
     for first in range(0, n_b, block):
@@ -854,6 +856,10 @@ def bootstrap_curve(
             x = cw / w_tot
             g = ce / e_tot
             out["gain_area2"][sl] = np.sum((x[:, 1:] - x[:, :-1]) * (g[:, 1:] + g[:, :-1]), axis=1)
+            # the average precision's terms dE_k cumE_k / cumW_k at each distinct score (a
+            # score of no weight in the replicate adds no events: its term is 0, not 0/0)
+            precision = np.divide(ce[:, 1:], cw[:, 1:], out=np.zeros_like(ge), where=ge > 0)
+            out["ap_sum"][sl] = np.sum(ge * precision, axis=1)
             # the lift where the depth falls in this piece of the curve (as prediction_partition)
             for i, d in enumerate(() if depths is None else depths.tolist()):
                 for r in np.flatnonzero((d > x[:, 0]) & (d <= x[:, -1])):

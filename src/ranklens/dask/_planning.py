@@ -298,8 +298,20 @@ def plan_passes(options: Options) -> PassPlan:
         noether=options.unit and want_pairs and any(_nt.wanted(spec) for spec in specs.sweep),
         delong_c=analytic and want_pairs and _dl.wanted(specs.sweep, _dl.HARRELL_C),
         delong_auc=analytic and len(options.preds) >= 2 and _dl.wanted(specs.curve, _dl.AUC),
-        depths=np.array(sorted({d for d in map(_depth, specs.curve) if d is not None})),
+        depths=_depths(specs.curve, want_curves),
     )
+
+
+def _depths(curve: Sequence[MetricSpec], want_curves: bool) -> np.ndarray:
+    """The depths at which the curve pieces read the lift: those of the measures read at a
+    depth, and with the curves :data:`ranklens.evaluation.HEADLINE_DEPTH` (the counts at depth
+    of a 0/1 target, ``extras["at_depth"]``, without a budget)."""
+    from ranklens.evaluation import HEADLINE_DEPTH
+
+    depths = {d for d in map(_depth, curve) if d is not None}
+    if want_curves:
+        depths.add(HEADLINE_DEPTH)
+    return np.array(sorted(depths))
 
 
 def _depth(spec: MetricSpec) -> float | None:
