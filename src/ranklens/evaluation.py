@@ -94,9 +94,16 @@ from ranklens.exceptions import RanklensWarning
 from ranklens.metrics import CurveSpec, available_curves, available_metrics, get_curve, get_metric
 from ranklens.relevance import relevance_from_boxplot
 from ranklens.robustness import robustness_table
-from ranklens.segments import DEFAULT_SEGMENT_METRICS, by_segment, scan_segments, slice_rows
+from ranklens.segments import (
+    DEFAULT_SEGMENT_METRICS,
+    TASK_PARAMETERS,
+    SegmentSettings,
+    scan_result,
+    segment_evaluation,
+    slice_rows,
+)
 from ranklens.targeting import best_model_by_depth, check_events
-from ranklens.timeseries import by_window, time_windows
+from ranklens.timeseries import time_windows, window_evaluation
 
 __all__ = [
     "EvaluationComparison",
@@ -1482,11 +1489,27 @@ class SegmentOptions:
         """The options as :func:`ranklens.evaluate_models`' keyword arguments."""
         return {argument: getattr(self, field) for field, argument in self.ARGUMENTS.items()}
 
-    def by_segment_arguments(self, *, scan: bool = False) -> dict[str, Any]:
-        """The options as :func:`ranklens.segments.by_segment`'s keyword arguments (``scan``:
-        as :func:`ranklens.segments.scan_segments`', which slices by each column alone)."""
-        fields = [f for f in self.ARGUMENTS if not (scan and f == "cross")]
-        return {field: getattr(self, field) for field in fields}
+    def applied(self, settings: SegmentSettings, option: str) -> SegmentSettings:
+        """``settings`` with the options that judge the slices of ``option``.
+
+        Parameters
+        ----------
+        settings : SegmentSettings
+            The settings every slice shares (either engine).
+        option : {"by", "scan", "window"}
+            ``"by"``: every option; ``"scan"``: all but ``cross`` (the search slices by each
+            column alone); ``"window"``: those of :data:`WINDOW_FIELDS`.
+
+        Returns
+        -------
+        SegmentSettings
+        """
+        fields = {
+            "by": tuple(self.ARGUMENTS),
+            "scan": tuple(f for f in self.ARGUMENTS if f != "cross"),
+            "window": self.WINDOW_FIELDS,
+        }[option]
+        return dataclasses.replace(settings, **{field: getattr(self, field) for field in fields})
 
     def settings(self, labels: Mapping[str, Collection[str]]) -> dict[str, Any]:
         """The ``settings`` entries of an evaluation by segment (either engine).
@@ -1566,18 +1589,15 @@ def _sliced_results(
     if not labels and windows is None:
         return {}
     metrics = segment_metrics(values, preds, weighted=weight is not None)
-    shared = dict(
+    task: dict[str, Any] = {name: context.get(name) for name in TASK_PARAMETERS}
+    shared = SegmentSettings(
         metrics=metrics,
         sample_weight=weight,
         groups=groups,
         n_bootstrap=int(n_bootstrap),
         confidence_level=0.95,  # the level of the evaluation's own intervals
         random_state=random_state,
-        events=context.get("events"),
-        relevance=context.get("relevance"),
-        event_threshold=context.get("event_threshold"),
-        k=context.get("k"),
-        gains=context.get("gains"),
+        **task,
     )
     found: dict[str, Any] = {}
     if labels:
@@ -1614,7 +1634,7 @@ def _segment_results(
     labels: Mapping[str, Mapping[str, Any]],
     y: np.ndarray,
     preds: dict[str, np.ndarray],
-    shared: Mapping[str, Any],
+    shared: SegmentSettings,
     options: SegmentOptions,
     resampling: Mapping[str, Any],
     problems: dict[str, dict[str, Problem]],
@@ -1632,21 +1652,23 @@ def _segment_results(
     ``ranklens.dask.by_segment`` and ``ranklens.dask.scan_segments``, are called by
     :func:`ranklens.evaluate_models` with the same settings).
     """
-    if not shared["metrics"]:
+    if not shared.metrics:
         _no_slice_metrics(problems, "evaluation by segment")
         return {}
     out: dict[str, Any] = {}
-    runs = (("by", by_segment, "evaluation by segment"), ("scan", scan_segments, "segment scan"))
-    for option, func, what in runs:
+    for option, what in (("by", "evaluation by segment"), ("scan", "segment scan")):
         columns = labels.get(option)
         if not columns:
             continue
         if progress is not None:
             progress(f"{what}: {', '.join(columns)}")
-        own = options.by_segment_arguments(scan=option == "scan")
-        result, problem = call_quietly(func, y, preds, dict(columns), **shared, **own, **resampling)
+        settings = dataclasses.replace(options.applied(shared, option), **resampling)
+        scan = option == "scan"
+        result, problem = call_quietly(
+            segment_evaluation, y, preds, dict(columns), settings, level_tests=scan
+        )
         if result is not None:
-            out[option] = result
+            out[option] = scan_result(result) if scan else result
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})[what] = problem
     return out
@@ -1700,7 +1722,7 @@ def _window_results(
     times: Any,
     y: np.ndarray,
     preds: dict[str, np.ndarray],
-    shared: Mapping[str, Any],
+    shared: SegmentSettings,
     options: SegmentOptions,
     resampling: Mapping[str, Any],
     problems: dict[str, dict[str, Problem]],
@@ -1713,14 +1735,13 @@ def _window_results(
     stationary bootstrap with each window's own block length (with ``groups``: whole units,
     as the evaluation resamples them). A failure is recorded in ``problems``."""
     blocks: dict[str, Any] = dict(resampling)
-    if not blocks and shared["groups"] is not None:
-        blocks = {"scheme": "multinomial"}  # whole units, not blocks (by_window refuses both)
+    if not blocks:
+        # whole units, not blocks (by_window refuses both); else its default, the stationary
+        blocks = {"scheme": "multinomial" if shared.groups is not None else "stationary"}
     if progress is not None:
         progress(f"evaluation over time windows ({window})")
-    own = {field: getattr(options, field) for field in SegmentOptions.WINDOW_FIELDS}
-    result, problem = call_quietly(
-        by_window, y, preds, times, window=window, **shared, **own, **blocks
-    )
+    settings = dataclasses.replace(options.applied(shared, "window"), **blocks)
+    result, problem = call_quietly(window_evaluation, y, preds, times, window, settings)
     if problem is not None:
         problems.setdefault(ALL_MODELS, {})["evaluation over time"] = problem
     return {} if result is None else {"window": result}
