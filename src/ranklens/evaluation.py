@@ -46,6 +46,7 @@ from ranklens._engines.time_order import (
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.format import finite_or_none, format_number, table_html
 from ranklens._foundation.multiplicity import FDR_METHODS
+from ranklens._foundation.names import did_you_mean
 from ranklens._foundation.problems import (
     Problem,
     as_float,
@@ -1472,18 +1473,37 @@ class SegmentOptions:
                     )
             if not windowed:
                 return
+        self.check_values(self.ARGUMENTS)
+
+    def check_values(self, names: Mapping[str, str]) -> None:
+        """Refuse a value out of range, naming it as the caller's user typed it.
+
+        Parameters
+        ----------
+        names : mapping of str to str
+            Each field's name in the messages: :data:`ARGUMENTS` for
+            :func:`ranklens.evaluate_models`, the ``--segment-*`` options for the command line.
+
+        Raises
+        ------
+        ValueError
+            If ``bins`` is not an integer >= 2, ``min_rows`` or ``min_events`` not an integer
+            >= 1, ``fdr`` unknown (with the closest name), ``fdr_level`` not in (0, 1) or
+            ``cross`` not a boolean (the message names it by ``names``).
+        """
         for field, minimum in (("bins", 2), ("min_rows", 1), ("min_events", 1)):
             value = getattr(self, field)
             integer = isinstance(value, int | np.integer) and not isinstance(value, bool)
             if not integer or value < minimum:
-                raise ValueError(
-                    f"{self.ARGUMENTS[field]} must be an integer >= {minimum}; got {value!r}"
-                )
+                raise ValueError(f"{names[field]} must be an integer >= {minimum}; got {value!r}")
         if self.fdr not in FDR_METHODS:
-            raise ValueError(f"segment_fdr must be one of {FDR_METHODS}; got {self.fdr!r}")
-        check_probability(self.fdr_level, "segment_fdr_level")
+            raise ValueError(
+                f"{names['fdr']} must be one of {', '.join(FDR_METHODS)}; got {self.fdr!r}"
+                + did_you_mean(str(self.fdr), FDR_METHODS)
+            )
+        check_probability(self.fdr_level, names["fdr_level"])
         if not isinstance(self.cross, bool | np.bool_):
-            raise ValueError(f"cross_segments must be True or False; got {self.cross!r}")
+            raise ValueError(f"{names['cross']} must be True or False; got {self.cross!r}")
 
     def arguments(self) -> dict[str, Any]:
         """The options as :func:`ranklens.evaluate_models`' keyword arguments."""
