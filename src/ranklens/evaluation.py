@@ -47,6 +47,7 @@ from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.format import finite_or_none, format_number, table_html
 from ranklens._foundation.forms import CONFUSION_FIELDS
 from ranklens._foundation.multiplicity import FDR_METHODS
+from ranklens._foundation.names import did_you_mean
 from ranklens._foundation.problems import (
     Problem,
     as_float,
@@ -95,9 +96,16 @@ from ranklens.exceptions import RanklensWarning
 from ranklens.metrics import CurveSpec, available_curves, available_metrics, get_curve, get_metric
 from ranklens.relevance import relevance_from_boxplot
 from ranklens.robustness import robustness_table
-from ranklens.segments import DEFAULT_SEGMENT_METRICS, by_segment, scan_segments, slice_rows
+from ranklens.segments import (
+    DEFAULT_SEGMENT_METRICS,
+    TASK_PARAMETERS,
+    SegmentSettings,
+    scan_result,
+    segment_evaluation,
+    slice_rows,
+)
 from ranklens.targeting import best_model_by_depth, check_events
-from ranklens.timeseries import by_window, time_windows
+from ranklens.timeseries import time_windows, window_evaluation
 
 __all__ = [
     "EvaluationComparison",
@@ -1466,28 +1474,63 @@ class SegmentOptions:
                     )
             if not windowed:
                 return
+        self.check_values(self.ARGUMENTS)
+
+    def check_values(self, names: Mapping[str, str]) -> None:
+        """Refuse a value out of range, naming it as the caller's user typed it.
+
+        Parameters
+        ----------
+        names : mapping of str to str
+            Each field's name in the messages: :data:`ARGUMENTS` for
+            :func:`ranklens.evaluate_models`, the ``--segment-*`` options for the command line.
+
+        Raises
+        ------
+        ValueError
+            If ``bins`` is not an integer >= 2, ``min_rows`` or ``min_events`` not an integer
+            >= 1, ``fdr`` unknown (with the closest name), ``fdr_level`` not in (0, 1) or
+            ``cross`` not a boolean (the message names it by ``names``).
+        """
         for field, minimum in (("bins", 2), ("min_rows", 1), ("min_events", 1)):
             value = getattr(self, field)
             integer = isinstance(value, int | np.integer) and not isinstance(value, bool)
             if not integer or value < minimum:
-                raise ValueError(
-                    f"{self.ARGUMENTS[field]} must be an integer >= {minimum}; got {value!r}"
-                )
+                raise ValueError(f"{names[field]} must be an integer >= {minimum}; got {value!r}")
         if self.fdr not in FDR_METHODS:
-            raise ValueError(f"segment_fdr must be one of {FDR_METHODS}; got {self.fdr!r}")
-        check_probability(self.fdr_level, "segment_fdr_level")
+            raise ValueError(
+                f"{names['fdr']} must be one of {', '.join(FDR_METHODS)}; got {self.fdr!r}"
+                + did_you_mean(str(self.fdr), FDR_METHODS)
+            )
+        check_probability(self.fdr_level, names["fdr_level"])
         if not isinstance(self.cross, bool | np.bool_):
-            raise ValueError(f"cross_segments must be True or False; got {self.cross!r}")
+            raise ValueError(f"{names['cross']} must be True or False; got {self.cross!r}")
 
     def arguments(self) -> dict[str, Any]:
         """The options as :func:`ranklens.evaluate_models`' keyword arguments."""
         return {argument: getattr(self, field) for field, argument in self.ARGUMENTS.items()}
 
-    def by_segment_arguments(self, *, scan: bool = False) -> dict[str, Any]:
-        """The options as :func:`ranklens.segments.by_segment`'s keyword arguments (``scan``:
-        as :func:`ranklens.segments.scan_segments`', which slices by each column alone)."""
-        fields = [f for f in self.ARGUMENTS if not (scan and f == "cross")]
-        return {field: getattr(self, field) for field in fields}
+    def applied(self, settings: SegmentSettings, option: str) -> SegmentSettings:
+        """``settings`` with the options that judge the slices of ``option``.
+
+        Parameters
+        ----------
+        settings : SegmentSettings
+            The settings every slice shares (either engine).
+        option : {"by", "scan", "window"}
+            ``"by"``: every option; ``"scan"``: all but ``cross`` (the search slices by each
+            column alone); ``"window"``: those of :data:`WINDOW_FIELDS`.
+
+        Returns
+        -------
+        SegmentSettings
+        """
+        fields = {
+            "by": tuple(self.ARGUMENTS),
+            "scan": tuple(f for f in self.ARGUMENTS if f != "cross"),
+            "window": self.WINDOW_FIELDS,
+        }[option]
+        return dataclasses.replace(settings, **{field: getattr(self, field) for field in fields})
 
     def settings(self, labels: Mapping[str, Collection[str]]) -> dict[str, Any]:
         """The ``settings`` entries of an evaluation by segment (either engine).
@@ -1567,18 +1610,15 @@ def _sliced_results(
     if not labels and windows is None:
         return {}
     metrics = segment_metrics(values, preds, weighted=weight is not None)
-    shared = dict(
+    task: dict[str, Any] = {name: context.get(name) for name in TASK_PARAMETERS}
+    shared = SegmentSettings(
         metrics=metrics,
         sample_weight=weight,
         groups=groups,
         n_bootstrap=int(n_bootstrap),
         confidence_level=0.95,  # the level of the evaluation's own intervals
         random_state=random_state,
-        events=context.get("events"),
-        relevance=context.get("relevance"),
-        event_threshold=context.get("event_threshold"),
-        k=context.get("k"),
-        gains=context.get("gains"),
+        **task,
     )
     found: dict[str, Any] = {}
     if labels:
@@ -1615,7 +1655,7 @@ def _segment_results(
     labels: Mapping[str, Mapping[str, Any]],
     y: np.ndarray,
     preds: dict[str, np.ndarray],
-    shared: Mapping[str, Any],
+    shared: SegmentSettings,
     options: SegmentOptions,
     resampling: Mapping[str, Any],
     problems: dict[str, dict[str, Problem]],
@@ -1633,21 +1673,23 @@ def _segment_results(
     ``ranklens.dask.by_segment`` and ``ranklens.dask.scan_segments``, are called by
     :func:`ranklens.evaluate_models` with the same settings).
     """
-    if not shared["metrics"]:
+    if not shared.metrics:
         _no_slice_metrics(problems, "evaluation by segment")
         return {}
     out: dict[str, Any] = {}
-    runs = (("by", by_segment, "evaluation by segment"), ("scan", scan_segments, "segment scan"))
-    for option, func, what in runs:
+    for option, what in (("by", "evaluation by segment"), ("scan", "segment scan")):
         columns = labels.get(option)
         if not columns:
             continue
         if progress is not None:
             progress(f"{what}: {', '.join(columns)}")
-        own = options.by_segment_arguments(scan=option == "scan")
-        result, problem = call_quietly(func, y, preds, dict(columns), **shared, **own, **resampling)
+        settings = dataclasses.replace(options.applied(shared, option), **resampling)
+        scan = option == "scan"
+        result, problem = call_quietly(
+            segment_evaluation, y, preds, dict(columns), settings, level_tests=scan
+        )
         if result is not None:
-            out[option] = result
+            out[option] = scan_result(result) if scan else result
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})[what] = problem
     return out
@@ -1701,7 +1743,7 @@ def _window_results(
     times: Any,
     y: np.ndarray,
     preds: dict[str, np.ndarray],
-    shared: Mapping[str, Any],
+    shared: SegmentSettings,
     options: SegmentOptions,
     resampling: Mapping[str, Any],
     problems: dict[str, dict[str, Problem]],
@@ -1714,14 +1756,13 @@ def _window_results(
     stationary bootstrap with each window's own block length (with ``groups``: whole units,
     as the evaluation resamples them). A failure is recorded in ``problems``."""
     blocks: dict[str, Any] = dict(resampling)
-    if not blocks and shared["groups"] is not None:
-        blocks = {"scheme": "multinomial"}  # whole units, not blocks (by_window refuses both)
+    if not blocks:
+        # whole units, not blocks (by_window refuses both); else its default, the stationary
+        blocks = {"scheme": "multinomial" if shared.groups is not None else "stationary"}
     if progress is not None:
         progress(f"evaluation over time windows ({window})")
-    own = {field: getattr(options, field) for field in SegmentOptions.WINDOW_FIELDS}
-    result, problem = call_quietly(
-        by_window, y, preds, times, window=window, **shared, **own, **blocks
-    )
+    settings = dataclasses.replace(options.applied(shared, "window"), **blocks)
+    result, problem = call_quietly(window_evaluation, y, preds, times, window, settings)
     if problem is not None:
         problems.setdefault(ALL_MODELS, {})["evaluation over time"] = problem
     return {} if result is None else {"window": result}

@@ -79,7 +79,7 @@ MISSING_SEGMENT = "(missing)"
 
 #: The task parameters a segment's measures take by name, as :func:`ranklens.evaluate_models`
 #: passes them.
-_TASK_PARAMETERS = ("events", "relevance", "event_threshold", "k", "gains")
+TASK_PARAMETERS = ("events", "relevance", "event_threshold", "k", "gains")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,6 +106,74 @@ class Slicing:
     segments: tuple[str, ...]
     kind: str
     n_missing: int
+
+
+@dataclasses.dataclass(frozen=True)
+class SegmentSettings:
+    """The settings of an evaluation by segment or by time window, held together from the public
+    functions to the engine that runs them (in memory or on Dask) and from the pipeline
+    (:func:`ranklens.evaluate_models`).
+
+    :func:`by_segment`, :func:`scan_segments`, :func:`ranklens.timeseries.by_window` and their
+    Dask twins take these as keyword arguments (their signatures document each one) and build
+    the settings once (:meth:`of`); everything after them reads the settings. A field a
+    function does not take keeps its default here (:func:`scan_segments` does not cross its
+    columns, :func:`ranklens.timeseries.by_window` cuts no quantile bins).
+
+    Attributes
+    ----------
+    metrics, sample_weight, groups, scheme, block_length, bins, cross, min_rows, min_events
+        The arguments of :func:`by_segment` of these names (arrays in memory, column names on
+        Dask), as its docstring defines them.
+    pick, n_bootstrap, confidence_level, interval, fdr, fdr_level, random_state
+        Likewise.
+    events, relevance, event_threshold, k, gains
+        Likewise: the task parameters of the measures.
+    """
+
+    metrics: Sequence[str] | str = DEFAULT_SEGMENT_METRICS
+    sample_weight: Any = None
+    groups: Any = None
+    scheme: str | None = "multinomial"
+    block_length: float | str = "auto"
+    bins: int = 5
+    cross: bool = False
+    min_rows: int = 30
+    min_events: int = 10
+    pick: str | None = None
+    n_bootstrap: int = 1000
+    confidence_level: float = 0.95
+    interval: str = "auto"
+    fdr: str = "bh"
+    fdr_level: float = 0.05
+    random_state: Any = 0
+    events: Any = None
+    relevance: Any = None
+    event_threshold: float | None = None
+    k: int | None = None
+    gains: str | None = None
+
+    @classmethod
+    def of(cls, arguments: Mapping[str, Any]) -> SegmentSettings:
+        """The settings among a function's arguments (its ``locals()`` before any other name is
+        bound): every field found by name, the others at their defaults.
+
+        Parameters
+        ----------
+        arguments : mapping
+            The arguments by name; names that are not fields (the data) are not read.
+
+        Returns
+        -------
+        SegmentSettings
+        """
+        names = {field.name for field in dataclasses.fields(cls)}
+        return cls(**{name: value for name, value in arguments.items() if name in names})
+
+    def task(self) -> dict[str, Any]:
+        """The task parameters the measures take by name: ``events``, ``relevance``,
+        ``event_threshold``, ``k`` and ``gains``."""
+        return {name: getattr(self, name) for name in TASK_PARAMETERS}
 
 
 def _as_series(values: Any, name: str) -> pd.Series:
@@ -360,24 +428,19 @@ def _crossed(slicings: list[Slicing]) -> Slicing:
 
 @dataclasses.dataclass
 class _Task:
-    """What every segment shares: the data, the measures and how to compare them."""
+    """What every segment shares: the data, the measures and how to compare them (the checked
+    ``settings``: the bootstrap's scheme, replicates and intervals, and the smallest segment)."""
 
     y: np.ndarray
     predictions: dict[str, np.ndarray]
     weight: np.ndarray | None
     groups: np.ndarray | None
-    scheme: str
-    block_length: Any
+    settings: SegmentSettings
     specs: list[MetricSpec]
     counts_events: list[bool]
     events: np.ndarray | None
     picks: dict[str, str]
     overall: dict[str, dict[str, float]]
-    n_bootstrap: int
-    confidence_level: float
-    interval: str
-    min_rows: int
-    min_events: int
     seed: np.random.SeedSequence
     level_tests: bool
 
@@ -417,41 +480,11 @@ def _overall(
     return out
 
 
-def _picks(
-    specs: list[MetricSpec], overall: dict[str, dict[str, float]], pick: str | None
-) -> dict[str, str]:
-    """Per measure, the model compared with the others: ``pick``, else the best overall."""
-    out = {}
-    for spec in specs:
-        models = list(overall[spec.name])
-        if pick is not None:
-            out[spec.name] = pick
-            continue
-        good = spec.goodness([overall[spec.name][m] for m in models])
-        finite = np.isfinite(good)
-        out[spec.name] = (
-            models[int(np.argmax(np.where(finite, good, -np.inf)))] if finite.any() else models[0]
-        )
-    return out
-
-
 def _segment_seed(task: _Task, s: int, j: int) -> np.random.SeedSequence:
     """Slicing ``s``'s segment ``j`` draws its own stream: ``SeedSequence(entropy,
     spawn_key=(*key, s, j))`` of the run's seed, whatever the other segments are."""
     root = task.seed
     return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, s, j))
-
-
-def _small_reason(task: _Task, k: int, n_rows: int, n_events: int, n_non_events: int) -> str:
-    """Why measure ``k`` gets no interval in a segment of these counts ("" when it does)."""
-    return small_reason(
-        n_rows,
-        n_events,
-        n_non_events,
-        counts_events=task.counts_events[k] and task.events is not None,
-        min_rows=task.min_rows,
-        min_events=task.min_events,
-    )
 
 
 def small_reason(
@@ -566,23 +599,34 @@ def _segment_records(
     preds = {m: p[rows] for m, p in task.predictions.items()}
     w = None if task.weight is None else task.weight[rows]
     g = None if task.groups is None else task.groups[rows]
-    small = [_small_reason(task, k, n_rows, n_events, n_non) for k in range(len(task.specs))]
+    small = [
+        small_reason(
+            n_rows,
+            n_events,
+            n_non,
+            counts_events=counts and task.events is not None,
+            min_rows=task.settings.min_rows,
+            min_events=task.settings.min_events,
+        )
+        for counts in task.counts_events
+    ]
     tested = [spec for spec, why in zip(task.specs, small, strict=True) if not why]
     comparison, problem = None, None
-    if tested and task.n_bootstrap > 0:
+    settings = task.settings
+    if tested and settings.n_bootstrap > 0:
         comparison, problem = call_quietly(
             compare_models,
             y,
             preds,
             metrics=tested,
-            n_bootstrap=task.n_bootstrap,
-            confidence_level=task.confidence_level,
-            interval=task.interval,
+            n_bootstrap=settings.n_bootstrap,
+            confidence_level=settings.confidence_level,
+            interval=settings.interval,
             random_state=_segment_seed(task, s, j),
             sample_weight=w,
             groups=g,
-            scheme=task.scheme,
-            block_length=task.block_length,
+            scheme=settings.scheme,
+            block_length=settings.block_length,
             show_progress=False,
         )
     return segment_records(
@@ -789,9 +833,9 @@ def _judge(
 # Results
 
 
-_COLUMNS = (
-    "slicing",
-    "segment",
+#: The columns of a record's values, counts and difference from the pick, in the long tables of
+#: the segments and of the windows.
+VALUE_COLUMNS = (
     "metric",
     "model",
     "value",
@@ -804,12 +848,10 @@ _COLUMNS = (
     "reason",
     "pick",
     "difference",
-    "difference_ci_lower",
-    "difference_ci_upper",
-    "p_value",
-    "q_value",
-    "verdict",
 )
+#: The columns of a record's test of its difference from the pick, after :data:`VALUE_COLUMNS`.
+TEST_COLUMNS = ("difference_ci_lower", "difference_ci_upper", "p_value", "q_value", "verdict")
+_COLUMNS = ("slicing", "segment", *VALUE_COLUMNS, *TEST_COLUMNS)
 _LEVEL_COLUMNS = ("overall_value", "level_gap", "level_p_value", "level_q_value", "level_verdict")
 
 
@@ -1118,55 +1160,75 @@ def _check_counts(min_rows: Any, min_events: Any) -> None:
             raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
 
 
-def _run(
+def segment_evaluation(
     y_true: Any,
     predictions: Any,
     segments: Any,
+    settings: SegmentSettings,
     *,
-    level_tests: bool,
-    settings: dict[str, Any],
+    level_tests: bool = False,
 ) -> SegmentEvaluation:
-    """Evaluate, compare and judge every segment (the work of both public functions)."""
+    """Evaluate, compare and judge every segment in memory: the work of :func:`by_segment`,
+    :func:`scan_segments` (with ``level_tests``) and :func:`ranklens.timeseries.by_window`.
+
+    Parameters
+    ----------
+    y_true, predictions, segments
+        As :func:`by_segment`.
+    settings : SegmentSettings
+        Every other argument of :func:`by_segment`.
+    level_tests : bool, default False
+        Whether each segment is also tested against the model's value on all the rows (a scan).
+
+    Returns
+    -------
+    SegmentEvaluation
+
+    Raises
+    ------
+    ValueError
+        As :func:`by_segment`.
+    """
     y = as_1d_float(y_true, "y_true")
     n = y.shape[0]
     preds = prediction_columns(predictions, n)
-    weight = check_sample_weight(settings["sample_weight"], n, normalize=False)
-    settings["fdr_level"] = check_segment_settings(settings, list(preds))
-    check_block_settings(settings["scheme"], settings["block_length"], settings["groups"])
-    pick = settings["pick"]
-    slicings = _slicings(segments, n=n, bins=settings["bins"], cross=settings["cross"])
-    context = {k: settings[k] for k in _TASK_PARAMETERS}
-    specs, counts = _bound_specs(settings["metrics"], context)
+    weight = check_sample_weight(settings.sample_weight, n, normalize=False)
+    settings = dataclasses.replace(
+        settings, fdr_level=check_segment_settings(settings, list(preds))
+    )
+    check_block_settings(settings.scheme, settings.block_length, settings.groups)
+    slicings = _slicings(segments, n=n, bins=settings.bins, cross=settings.cross)
+    context = settings.task()
+    specs, counts = _bound_specs(settings.metrics, context)
     events = None
     if any(counts):
         context["events"] = fixed_events(y, context["events"], sample_weight=weight)
-        specs, counts = _bound_specs(settings["metrics"], context)
+        specs, counts = _bound_specs(settings.metrics, context)
         events = event_flags(y, context["events"])
     overall = _overall(specs, y, preds, weight)
     task = _Task(
         y=y,
         predictions=preds,
         weight=weight,
-        groups=group_labels(settings["groups"], n),
-        scheme=settings["scheme"],
-        block_length=settings["block_length"],
+        groups=group_labels(settings.groups, n),
+        settings=dataclasses.replace(
+            settings,
+            n_bootstrap=int(settings.n_bootstrap),
+            min_rows=int(settings.min_rows),
+            min_events=int(settings.min_events),
+        ),
         specs=specs,
         counts_events=counts,
         events=events,
-        picks=_picks(specs, overall, pick),
+        picks=choose_picks(specs, overall, settings.pick),
         overall=overall,
-        n_bootstrap=int(settings["n_bootstrap"]),
-        confidence_level=settings["confidence_level"],
-        interval=settings["interval"],
-        min_rows=int(settings["min_rows"]),
-        min_events=int(settings["min_events"]),
-        seed=_seed(settings["random_state"]),
+        seed=_seed(settings.random_state),
         level_tests=level_tests,
     )
     # every segment's bootstrap is part of one job of all the rows: route it as such
     records: list[dict[str, Any]] = []
     unshown: list[float] = []
-    with draws_as(n * len(slicings), task.n_bootstrap):
+    with draws_as(n * len(slicings), task.settings.n_bootstrap):
         for s, slicing in enumerate(slicings):
             for j in range(len(slicing.segments)):
                 shown, others = _segment_records(task, slicing, s, j)
@@ -1194,7 +1256,7 @@ def judged_evaluation(
     picks: dict[str, str],
     overall: dict[str, dict[str, float]],
     slicings: Sequence[Slicing],
-    settings: Mapping[str, Any],
+    settings: SegmentSettings,
     level_tests: bool = False,
     events: Any = None,
     notes: Sequence[str] = (),
@@ -1220,9 +1282,9 @@ def judged_evaluation(
         ``overall[metric][model]``: the values on all the rows.
     slicings : sequence of Slicing
         The slicings (their names, segments, kinds and missing labels; the codes are not read).
-    settings : mapping
-        ``fdr``, ``fdr_level``, ``confidence_level``, ``n_bootstrap``, ``min_rows`` and
-        ``min_events``, as :func:`by_segment` takes them (checked by
+    settings : SegmentSettings
+        Its ``fdr``, ``fdr_level``, ``confidence_level``, ``n_bootstrap``, ``min_rows``,
+        ``min_events``, ``scheme`` and ``block_length`` are read (checked by
         :func:`check_segment_settings`).
     level_tests : bool, default False
         Whether the records hold the tests against the overall level (a scan).
@@ -1239,9 +1301,9 @@ def judged_evaluation(
     SegmentEvaluation
         The judged evaluation.
     """
-    level = float(settings["fdr_level"])
+    level = float(settings.fdr_level)
     keys = ("p_value", "level_p_value") if level_tests else ("p_value",)
-    n_tests = _judge(records, list(specs), settings["fdr"], level, keys, unshown)
+    n_tests = _judge(records, list(specs), settings.fdr, level, keys, unshown)
     return SegmentEvaluation(
         models=tuple(models),
         metrics=tuple(spec.name for spec in specs),
@@ -1250,28 +1312,27 @@ def judged_evaluation(
         slicings=tuple(s.name for s in slicings),
         segments={s.name: s.segments for s in slicings},
         records=tuple(records),
-        fdr_method=FDR_METHOD_NAMES[settings["fdr"]],
+        fdr_method=FDR_METHOD_NAMES[settings.fdr],
         fdr_level=level,
         n_tests=n_tests,
-        confidence_level=settings["confidence_level"],
-        n_bootstrap=int(settings["n_bootstrap"]),
-        min_rows=int(settings["min_rows"]),
-        min_events=int(settings["min_events"]),
+        confidence_level=settings.confidence_level,
+        n_bootstrap=int(settings.n_bootstrap),
+        min_rows=int(settings.min_rows),
+        min_events=int(settings.min_events),
         events=events,
         notes=(*_notes(list(slicings)), *notes),
-        scheme=settings.get("scheme", "multinomial"),
-        block_length=settings.get("block_length", "auto"),
+        scheme=settings.scheme or "multinomial",
+        block_length=settings.block_length,
     )
 
 
-def check_segment_settings(settings: Mapping[str, Any], models: Sequence[str]) -> float:
+def check_segment_settings(settings: SegmentSettings, models: Sequence[str]) -> float:
     """Check the settings every engine of :func:`by_segment` shares.
 
     Parameters
     ----------
-    settings : mapping
-        ``min_rows``, ``min_events``, ``fdr``, ``fdr_level`` and ``pick``, as
-        :func:`by_segment` takes them.
+    settings : SegmentSettings
+        Its ``min_rows``, ``min_events``, ``fdr``, ``fdr_level`` and ``pick`` are checked.
     models : sequence of str
         The models' names.
 
@@ -1286,11 +1347,11 @@ def check_segment_settings(settings: Mapping[str, Any], models: Sequence[str]) -
         If ``min_rows`` or ``min_events`` is not an integer >= 1, ``fdr`` unknown,
         ``fdr_level`` not in (0, 1) or ``pick`` not one of the models (the message names it).
     """
-    _check_counts(settings["min_rows"], settings["min_events"])
-    if settings["fdr"] not in FDR_METHODS:
-        raise ValueError(f"fdr must be one of {FDR_METHODS}; got {settings['fdr']!r}")
-    level = check_probability(settings["fdr_level"], "fdr_level")
-    pick = settings["pick"]
+    _check_counts(settings.min_rows, settings.min_events)
+    if settings.fdr not in FDR_METHODS:
+        raise ValueError(f"fdr must be one of {FDR_METHODS}; got {settings.fdr!r}")
+    level = check_probability(settings.fdr_level, "fdr_level")
+    pick = settings.pick
     if pick is not None and pick not in models:
         raise ValueError(f"pick {pick!r} is not one of the models {list(models)}")
     return level
@@ -1357,7 +1418,18 @@ def choose_picks(
     dict
         ``picks[metric]``.
     """
-    return _picks(list(specs), overall, pick)
+    out = {}
+    for spec in specs:
+        models = list(overall[spec.name])
+        if pick is not None:
+            out[spec.name] = pick
+            continue
+        good = spec.goodness([overall[spec.name][m] for m in models])
+        finite = np.isfinite(good)
+        out[spec.name] = (
+            models[int(np.argmax(np.where(finite, good, -np.inf)))] if finite.any() else models[0]
+        )
+    return out
 
 
 def _notes(slicings: list[Slicing]) -> list[str]:
@@ -1371,10 +1443,6 @@ def _notes(slicings: list[Slicing]) -> list[str]:
                 f"{MISSING_SEGMENT!r}"
             )
     return notes
-
-
-def _settings(**kwargs: Any) -> dict[str, Any]:
-    return kwargs
 
 
 def by_segment(
@@ -1549,30 +1617,7 @@ def by_segment(
     >>> result.to_frame()[["segment", "model", "n_rows", "verdict"]].shape
     (4, 4)
     """
-    settings = _settings(
-        metrics=metrics,
-        sample_weight=sample_weight,
-        groups=groups,
-        scheme=scheme,
-        block_length=block_length,
-        bins=bins,
-        cross=cross,
-        min_rows=min_rows,
-        min_events=min_events,
-        pick=pick,
-        n_bootstrap=n_bootstrap,
-        confidence_level=confidence_level,
-        interval=interval,
-        fdr=fdr,
-        fdr_level=fdr_level,
-        random_state=random_state,
-        events=events,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        k=k,
-        gains=gains,
-    )
-    return _run(y_true, predictions, segments, level_tests=False, settings=settings)
+    return segment_evaluation(y_true, predictions, segments, SegmentSettings.of(locals()))
 
 
 def scan_segments(
@@ -1658,30 +1703,8 @@ def scan_segments(
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
     models. *Proceedings of the Fifth IEEE International Conference on Data Mining*, 370-377.
     """
-    settings = _settings(
-        metrics=metrics,
-        sample_weight=sample_weight,
-        groups=groups,
-        scheme=scheme,
-        block_length=block_length,
-        bins=bins,
-        cross=False,
-        min_rows=min_rows,
-        min_events=min_events,
-        pick=pick,
-        n_bootstrap=n_bootstrap,
-        confidence_level=confidence_level,
-        interval=interval,
-        fdr=fdr,
-        fdr_level=fdr_level,
-        random_state=random_state,
-        events=events,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        k=k,
-        gains=gains,
-    )
-    return scan_result(_run(y_true, predictions, columns, level_tests=True, settings=settings))
+    settings = SegmentSettings.of(locals())
+    return scan_result(segment_evaluation(y_true, predictions, columns, settings, level_tests=True))
 
 
 def scan_result(evaluation: SegmentEvaluation) -> SegmentScan:

@@ -54,10 +54,13 @@ from ranklens._inference.diebold_mariano import loss_rows
 from ranklens.metrics import get_metric
 from ranklens.segments import (
     DEFAULT_SEGMENT_METRICS,
+    TEST_COLUMNS,
+    VALUE_COLUMNS,
     SegmentEvaluation,
-    by_segment,
+    SegmentSettings,
     group_labels,
     prediction_columns,
+    segment_evaluation,
 )
 
 if TYPE_CHECKING:
@@ -613,24 +616,9 @@ _WINDOW_COLUMNS = (
     "window_index",
     "window_start",
     "window_end",
-    "metric",
-    "model",
-    "value",
-    "ci_lower",
-    "ci_upper",
-    "interval_method",
-    "n_rows",
-    "n_events",
-    "status",
-    "reason",
-    "pick",
-    "difference",
+    *VALUE_COLUMNS,
     "difference_sd",
-    "difference_ci_lower",
-    "difference_ci_upper",
-    "p_value",
-    "q_value",
-    "verdict",
+    *TEST_COLUMNS,
     "block_length",
 )
 _STABILITY_COLUMNS = (
@@ -946,7 +934,7 @@ def _trends(
     picks: dict[str, str],
     specs: dict[str, MetricSpec],
     unit: str,
-    settings: dict[str, Any],
+    settings: SegmentSettings,
 ) -> tuple[dict[str, Any], ...]:
     """Per measure and model other than the pick, the trend of the difference over windows."""
     out = []
@@ -980,8 +968,8 @@ def _trends(
                 )
             )
         out.append(trend)
-    q = [float(v) for v in fdr_adjust([t["p_value"] for t in out], settings["fdr"])] if out else []
-    level = float(settings["fdr_level"])
+    q = [float(v) for v in fdr_adjust([t["p_value"] for t in out], settings.fdr)] if out else []
+    level = float(settings.fdr_level)
     for trend, q_value in zip(out, q, strict=True):
         trend["q_value"] = float(q_value)
         pair = f"{trend['model']} - {trend['pick']}"
@@ -1198,37 +1186,48 @@ def by_window(
     and the other way but not clear in 1
 
     """
+    return window_evaluation(y_true, predictions, time, window, SegmentSettings.of(locals()))
+
+
+def window_evaluation(
+    y_true: Any, predictions: Any, time: Any, window: str | int, settings: SegmentSettings
+) -> WindowEvaluation:
+    """Evaluate every time window in memory: the work of :func:`by_window`.
+
+    The rows are put in time order and every window is a segment of the slicing ``"window"``
+    (:func:`ranklens.segments.segment_evaluation`), read into the windows' result by
+    :func:`window_result`.
+
+    Parameters
+    ----------
+    y_true, predictions, time, window
+        As :func:`by_window`.
+    settings : SegmentSettings
+        Every other argument of :func:`by_window`.
+
+    Returns
+    -------
+    WindowEvaluation
+
+    Raises
+    ------
+    ValueError
+        As :func:`by_window`.
+    """
     y = as_1d_float(y_true, "y_true")
     n = y.shape[0]
     windows = time_windows(time, window, n)
     order = windows.order
     preds = {m: v[order] for m, v in prediction_columns(predictions, n).items()}
-    weight = check_sample_weight(sample_weight, n, normalize=False)
-    units = group_labels(groups, n)
-    labels = _window_labels(windows)
-    settings: dict[str, Any] = dict(
-        metrics=metrics,
+    weight = check_sample_weight(settings.sample_weight, n, normalize=False)
+    units = group_labels(settings.groups, n)
+    settings = dataclasses.replace(
+        settings,
         sample_weight=None if weight is None else weight[order],
         groups=None if units is None else units[order],
-        scheme=scheme,
-        block_length=block_length,
-        min_rows=min_rows,
-        min_events=min_events,
-        pick=pick,
-        n_bootstrap=n_bootstrap,
-        confidence_level=confidence_level,
-        interval=interval,
-        fdr=fdr,
-        fdr_level=fdr_level,
-        random_state=random_state,
-        events=events,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        k=k,
-        gains=gains,
     )
-    evaluation = by_segment(y[order], preds, labels, **settings)
-    return window_result(evaluation, windows, metrics, settings)
+    evaluation = segment_evaluation(y[order], preds, _window_labels(windows), settings)
+    return window_result(evaluation, windows, settings)
 
 
 def _window_labels(windows: TimeWindows) -> pd.Series:
@@ -1241,10 +1240,7 @@ def _window_labels(windows: TimeWindows) -> pd.Series:
 
 
 def window_result(
-    evaluation: SegmentEvaluation,
-    windows: TimeWindows,
-    metrics: Sequence[str] | str,
-    settings: dict[str, Any],
+    evaluation: SegmentEvaluation, windows: TimeWindows, settings: SegmentSettings
 ) -> WindowEvaluation:
     """The window evaluation of a by-segment evaluation of the windows: the records with the
     windows' bounds and positions, the stability of the pick's lead and the trends.
@@ -1258,10 +1254,9 @@ def window_result(
     windows : TimeWindows
         The windows (their ``labels``, ``starts``, ``ends``, ``index``, ``kind``, ``period``,
         ``unit``, ``timezone`` and ``notes`` are read, not the rows' ``order`` and ``codes``).
-    metrics : str or sequence of str
-        The measures asked, as :func:`by_window` takes them.
-    settings : dict
-        ``fdr`` and ``fdr_level``, as :func:`by_window` takes them (for the trends).
+    settings : SegmentSettings
+        Its ``metrics`` (the measures asked), ``fdr`` and ``fdr_level`` (for the trends) are
+        read.
 
     Returns
     -------
@@ -1272,6 +1267,7 @@ def window_result(
     Hedges, L. V. and Olkin, I. (1985). *Statistical Methods for Meta-Analysis*. Academic
     Press.
     """
+    metrics = settings.metrics
     names = [metrics] if isinstance(metrics, str | MetricSpec) else list(metrics)
     specs = {
         spec.name: spec

@@ -256,6 +256,43 @@ def test_options_that_cannot_apply_are_refused_by_name(table, kwargs, error, nam
         evaluate_models("y", ["a", "b"], data=table, **_light(**kwargs))
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("bins", 1, "{bins} must be an integer >= 2; got 1"),
+        ("min_rows", 0, "{min_rows} must be an integer >= 1; got 0"),
+        ("fdr", "bhh", "{fdr} must be one of bh, by; got 'bhh' (did you mean 'bh'?)"),
+        ("fdr_level", 0.0, "{fdr_level} must be"),
+        ("cross", "yes", "{cross} must be True or False; got 'yes'"),
+    ],
+)
+def test_one_range_check_names_the_options_as_each_caller_writes_them(field, value, message):
+    """SegmentOptions.check_values serves the Python API (the argument names) and the command
+    line (its ``--segment-*`` options): the same check, each name as its user typed it."""
+    from ranklens.evaluation import SegmentOptions
+
+    options = SegmentOptions(**{field: value})
+    cli = {f: "--" + a.replace("_", "-") for f, a in SegmentOptions.ARGUMENTS.items()}
+    for names in (SegmentOptions.ARGUMENTS, cli):
+        with pytest.raises(ValueError) as caught:
+            options.check_values(names)
+        assert str(caught.value).startswith(message.format(**names))
+
+
+def test_the_settings_are_the_public_functions_arguments(table):
+    """SegmentSettings.of reads a function's arguments by name (the data are not fields) and
+    the engine-side run with those settings is the public function's result."""
+    from ranklens.segments import SegmentSettings, segment_evaluation
+
+    y, preds = table["y"], {"a": table["a"], "b": table["b"]}
+    asked = dict(metrics=["mean_absolute_error"], bins=3, min_rows=5, n_bootstrap=30, k=None)
+    settings = SegmentSettings.of({"y_true": y, "predictions": preds, **asked})
+    assert settings == SegmentSettings(**asked)
+    direct = by_segment(y, preds, table[["region", "tier"]], **asked)
+    carried = segment_evaluation(y, preds, table[["region", "tier"]], settings)
+    assert carried.to_frame().equals(direct.to_frame())
+
+
 def test_arrays_that_cannot_slice_the_rows_are_refused(table):
     y, preds = table["y"], {"a": table["a"], "b": table["b"]}
     with pytest.raises(TypeError, match="by: 'region' names a column, which needs data"):

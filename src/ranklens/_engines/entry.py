@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,10 @@ from ranklens.evaluation import (
     segment_items,
     segment_metrics,
 )
+from ranklens.segments import TASK_PARAMETERS, SegmentSettings, scan_result
+
+if TYPE_CHECKING:
+    from ranklens.dask._segments import DaskSource
 
 __all__ = ["evaluate_models"]
 
@@ -816,30 +820,52 @@ def _evaluate_on_dask(
     each with the evaluation's blocks."""
     _check_dask_window(slices.window, named.time, len(named.models))
     result = _on_dask(data, named, task, time=named.time, **resampling, **engine_options)
-    shared = dict(
-        confidence_level=engine_options["confidence_level"],
-        n_buckets=engine_options["n_buckets"],
-        storage_options=engine_options["storage_options"],
-    )
+    settings, source = _dask_slice_settings(result, named, task, engine_options)
     if slices.labels:
         result = _segments_on_dask(
-            result, data, named, task, labels=slices.labels, options=slices.options, **shared
+            result, data, settings, source, labels=slices.labels, options=slices.options
         )
     if slices.window is not None:
+        window_source = dataclasses.replace(source, time=named.time)
         result = _windows_on_dask(
-            result, data, named, task, window=slices.window, options=slices.options, **shared
+            result, data, settings, window_source, window=slices.window, options=slices.options
         )
     return result
 
 
-def _dask_blocks(result: ModelEvaluation, time: str | None) -> dict[str, Any]:
-    """The evaluation's block scheme as the Dask engine's slices take it: ``time``,
-    ``scheme="blocks"`` and the evaluation's one block length in rows (chosen on all the rows,
-    as the in-memory slices take the evaluation's), or empty when its replicates weigh rows
-    or units one by one."""
-    if result.settings.get("scheme") != "blocks":
-        return {}
-    return {"time": time, "scheme": "blocks", "block_length": result.settings["block_length"]}
+def _dask_slice_settings(
+    result: ModelEvaluation, named: _Columns, task: Mapping[str, Any], engine: Mapping[str, Any]
+) -> tuple[SegmentSettings, DaskSource]:
+    """The settings and the source every slice of a Dask run shares: the evaluation's weights,
+    units, task parameters, seed and replicates, at the level of its intervals (``engine``,
+    its options), and the measures of the segments defined for every model on all the rows.
+
+    With the evaluation's blocks (``time`` or ``scheme="blocks"``), their scheme and its one
+    block length in rows (chosen on all the rows, as the in-memory slices take the
+    evaluation's) and the time column; otherwise no scheme (the replicates weigh rows or units
+    one by one) and no time column."""
+    from ranklens.dask._segments import DaskSource
+
+    blocks = result.settings.get("scheme") == "blocks"
+    settings = SegmentSettings(
+        metrics=segment_metrics(result.values, named.models, weighted=named.weight is not None),
+        sample_weight=named.weight,
+        groups=named.groups,
+        scheme="blocks" if blocks else None,
+        block_length=result.settings["block_length"] if blocks else "auto",
+        n_bootstrap=task["n_bootstrap"],
+        confidence_level=engine["confidence_level"],
+        random_state=task["random_state"],
+        **{name: task[name] for name in TASK_PARAMETERS},
+    )
+    source = DaskSource(
+        named.y,
+        list(named.models),
+        engine["n_buckets"],
+        engine["storage_options"],
+        named.time if blocks else None,
+    )
+    return settings, source
 
 
 def _no_slice_metrics(problems: dict[str, dict[str, Problem]], what: str) -> None:
@@ -853,19 +879,16 @@ def _no_slice_metrics(problems: dict[str, dict[str, Problem]], what: str) -> Non
 def _windows_on_dask(
     result: ModelEvaluation,
     data: Any,
-    named: _Columns,
-    task: Mapping[str, Any],
+    settings: SegmentSettings,
+    source: DaskSource,
     *,
     window: str | int,
     options: SegmentOptions,
-    confidence_level: float,
-    n_buckets: int | None,
-    storage_options: Any,
 ) -> ModelEvaluation:
     """The evaluation over time windows on the Dask engine (:func:`ranklens.dask.by_window`),
-    with the evaluation's weights, task parameters, seed and replicates, the smallest window
-    and the verdicts' rules of ``options`` and the measures of the segments defined for every
-    model on all the rows; the result with ``windows`` set and ``settings["window"]``.
+    with the ``settings`` every slice shares (:func:`_dask_slice_settings`) and the smallest
+    window and the verdicts' rules of ``options``; the result with ``windows`` set and
+    ``settings["window"]``.
 
     The replicates: with the evaluation's blocks, those blocks' scheme and its one length,
     cut anew at each window's first row; with ``groups``, whole units (Poisson weights keyed
@@ -874,45 +897,20 @@ def _windows_on_dask(
     each window's own length). An invalid input is its ``ValueError`` or ``TypeError``, named
     by ``window`` (or ``time``); any other failure is recorded in ``problems``, as in memory.
     """
-    from ranklens.dask import by_window
+    from ranklens.dask._windows import window_run
 
-    settings = dict(result.settings)
-    settings["window"] = window
+    summary = dict(result.settings)
+    summary["window"] = window
     problems = {who: dict(items) for who, items in result.problems.items()}
-    metrics = segment_metrics(result.values, named.models, weighted=named.weight is not None)
-    if not metrics:
+    if not settings.metrics:
         _no_slice_metrics(problems, "evaluation over time")
-        return dataclasses.replace(result, settings=settings, problems=problems)
-    blocks = _dask_blocks(result, named.time)
-    if not blocks:
-        blocks = (
-            {"scheme": "poisson", "time": named.time}
-            if named.groups is not None
-            else {"scheme": "blocks", "block_length": "auto", "time": named.time}
-        )
+        return dataclasses.replace(result, settings=summary, problems=problems)
+    if settings.scheme is None:
+        scheme = "poisson" if settings.groups is not None else "blocks"
+        settings = dataclasses.replace(settings, scheme=scheme)
     found = None
     try:
-        found = by_window(
-            data,
-            y_true=named.y,
-            predictions=list(named.models),
-            window=window,
-            metrics=metrics,
-            sample_weight=named.weight,
-            groups=named.groups,
-            n_bootstrap=task["n_bootstrap"],
-            confidence_level=confidence_level,
-            random_state=task["random_state"],
-            events=task["events"],
-            relevance=task["relevance"],
-            event_threshold=task["event_threshold"],
-            k=task["k"],
-            gains=task["gains"],
-            n_buckets=n_buckets,
-            storage_options=storage_options,
-            **{field: getattr(options, field) for field in SegmentOptions.WINDOW_FIELDS},
-            **blocks,
-        )
+        found = window_run(data, window, options.applied(settings, "window"), source)
     except (ValueError, TypeError) as exc:
         message = str(exc)
         if message.startswith(("window", "time")):
@@ -920,7 +918,7 @@ def _windows_on_dask(
         raise type(exc)(f"window: {message}") from None
     except Exception as exc:  # the cluster or a bug: recorded, as every other failure
         problems.setdefault(ALL_MODELS, {})["evaluation over time"] = exception_problem(exc)
-    return dataclasses.replace(result, windows=found, settings=settings, problems=problems)
+    return dataclasses.replace(result, windows=found, settings=summary, problems=problems)
 
 
 def _check_dask_segments(
@@ -943,63 +941,38 @@ def _check_dask_segments(
 def _segments_on_dask(
     result: ModelEvaluation,
     data: Any,
-    named: _Columns,
-    task: Mapping[str, Any],
+    settings: SegmentSettings,
+    source: DaskSource,
     *,
     labels: dict[str, dict[str, str]],
     options: SegmentOptions,
-    confidence_level: float,
-    n_buckets: int | None,
-    storage_options: Any,
 ) -> ModelEvaluation:
     """The evaluation by segment (:func:`ranklens.dask.by_segment`, on the columns ``by``
     names) and the search for weak segments (:func:`ranklens.dask.scan_segments`, on those
     ``scan`` names; ``labels``, :func:`_dask_slicings`) on the Dask engine, with the
-    evaluation's weights, units, task parameters, seed, replicates and blocks (with ``time``
-    or ``scheme="blocks"``: the fixed blocks of its one length over all the rows,
-    :func:`_dask_blocks`) and the default measures defined for every model on all the rows;
-    the result with ``segments`` and ``segment_scan`` set. An invalid input is its
-    ``ValueError`` or ``TypeError``; any other failure is recorded in ``problems``, as in
-    memory."""
-    from ranklens.dask import by_segment, scan_segments
+    ``settings`` every slice shares (:func:`_dask_slice_settings`: with ``time`` or
+    ``scheme="blocks"``, the fixed blocks of the evaluation's one length over all the rows)
+    and the options of ``options``; the result with ``segments`` and ``segment_scan`` set. An
+    invalid input is its ``ValueError`` or ``TypeError``; any other failure is recorded in
+    ``problems``, as in memory."""
+    from ranklens.dask._segments import segment_run
 
-    settings = dict(result.settings)
-    settings.update(options.settings(labels))
+    summary = dict(result.settings)
+    summary.update(options.settings(labels))
     problems = {who: dict(items) for who, items in result.problems.items()}
-    metrics = segment_metrics(result.values, named.models, weighted=named.weight is not None)
-    if not metrics:
+    if not settings.metrics:
         _no_slice_metrics(problems, "evaluation by segment")
-        return dataclasses.replace(result, settings=settings, problems=problems)
-    shared: dict[str, Any] = dict(
-        y_true=named.y,
-        predictions=list(named.models),
-        metrics=metrics,
-        sample_weight=named.weight,
-        groups=named.groups,
-        n_bootstrap=task["n_bootstrap"],
-        confidence_level=confidence_level,
-        random_state=task["random_state"],
-        events=task["events"],
-        relevance=task["relevance"],
-        event_threshold=task["event_threshold"],
-        k=task["k"],
-        gains=task["gains"],
-        n_buckets=n_buckets,
-        storage_options=storage_options,
-        **_dask_blocks(result, named.time),
-    )
+        return dataclasses.replace(result, settings=summary, problems=problems)
     found: dict[str, Any] = {}
-    runs = (
-        ("by", "by", by_segment, "evaluation by segment"),
-        ("scan", "columns", scan_segments, "segment scan"),
-    )
-    for option, argument, func, what in runs:
+    runs = (("by", "by", "evaluation by segment"), ("scan", "columns", "segment scan"))
+    for option, argument, what in runs:
         if option not in labels:
             continue
         try:
-            columns: dict[str, Any] = {argument: labels[option]}
-            own = options.by_segment_arguments(scan=option == "scan")
-            found[option] = func(data, **columns, **shared, **own)
+            own = options.applied(settings, option)
+            scan = option == "scan"
+            evaluation = segment_run(data, argument, labels[option], own, source, level_tests=scan)
+            found[option] = scan_result(evaluation) if scan else evaluation
         except (ValueError, TypeError) as exc:
             # named by the option, as the in-memory engine names what cannot slice the rows
             message = str(exc)
@@ -1012,7 +985,7 @@ def _segments_on_dask(
         result,
         segments=found.get("by"),
         segment_scan=found.get("scan"),
-        settings=settings,
+        settings=summary,
         problems=problems,
     )
 

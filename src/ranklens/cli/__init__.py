@@ -39,12 +39,13 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from ranklens._foundation.names import did_you_mean
 from ranklens.cli._commands import demo, warmup
 
 # under the names they had when the command line was one module (tests read them)
 from ranklens.cli._dask import DASK_LOG_ENV as _DASK_LOG_ENV  # noqa: F401
 from ranklens.cli._dask import not_drawn as _dask_not_drawn  # noqa: F401
-from ranklens.cli._errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, did_you_mean
+from ranklens.cli._errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError
 from ranklens.cli._inputs import (
     check_events,
     events_option,

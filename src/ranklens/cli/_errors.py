@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Iterable
 from typing import Any, NoReturn
 
 import typer
@@ -24,15 +22,6 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     """Print ``error: message`` on stderr and exit with ``code``."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
-
-
-def did_you_mean(given: str, choices: Iterable[str], *, quote: bool = True) -> str:
-    """``" (did you mean 'x'?)"`` for the choice closest to ``given`` (:mod:`difflib`'s ratio
-    of at least 0.6), else ``""``; ``quote=False`` shows it bare (an option: ``--target``)."""
-    close = difflib.get_close_matches(str(given), list(choices), n=1, cutoff=0.6)
-    if not close:
-        return ""
-    return f" (did you mean {close[0]!r}?)" if quote else f" (did you mean {close[0]}?)"
 
 
 def first_line(exc: BaseException) -> str:

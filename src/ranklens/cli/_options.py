@@ -12,7 +12,8 @@ import dataclasses
 import pathlib
 from typing import TYPE_CHECKING, Any
 
-from ranklens.cli._errors import InputError, as_options, did_you_mean, first_line, library_check
+from ranklens._foundation.names import did_you_mean
+from ranklens.cli._errors import InputError, as_options, first_line, library_check
 from ranklens.cli._inputs import (
     NO_BOOTSTRAP_FOR_GROUPS,
     Relevance,
@@ -138,6 +139,8 @@ class Checked:
     )
     #: ``--block-length`` as the evaluation takes it: ``"auto"`` or a number of rows.
     block_length: float | str = "auto"
+    #: ``--sep`` as the one character pandas splits on (:func:`field_separator`), or None.
+    sep: str | None = None
     #: ``--window`` as the evaluation takes it: a calendar period, a number of rows, or None.
     window: str | int | None = None
     #: ``--metrics`` as registry names, each once (None: every measure).
@@ -399,7 +402,7 @@ def _check_engine_run(request: Request) -> Checked:
                 "files); leave it out, or use --engine memory"
             )
         return _check_dask_run(request)
-    field_separator(request.sep)
+    sep = field_separator(request.sep)
     n_bootstrap = 1000 if request.bootstrap is None else request.bootstrap
     seed = 0 if request.seed is None else request.seed
     budget_s = 60.0 if request.bootstrap_budget is None else request.bootstrap_budget
@@ -429,6 +432,7 @@ def _check_engine_run(request: Request) -> Checked:
         segment_options=segment_options(request),
         block_length=block_length,
         window=check_window(request),
+        sep=sep,
     )
 
 
@@ -638,56 +642,34 @@ def check_segments(request: Request, pairs: dict[str, tuple[str, str]]) -> dict[
     return {option.lstrip("-"): names for option, names in columns.items() if names}
 
 
-#: The ``--segment-*`` options that judge the windows of ``--window`` too.
-WINDOW_OPTIONS = (
-    "--min-segment-rows",
-    "--min-segment-events",
-    "--segment-fdr",
-    "--segment-fdr-level",
-)
-
-
 def _check_segment_options(request: Request, given: bool, *, windowed: bool = False) -> None:
     """``--segment-bins``, ``--min-segment-rows``, ``--min-segment-events``, ``--segment-fdr``,
-    ``--segment-fdr-level`` and ``--cross-segments``: in range, and only with a slicing (those
-    of :data:`WINDOW_OPTIONS` with ``--window`` too)."""
-    from ranklens._foundation.multiplicity import FDR_METHODS
-    from ranklens._foundation.validation import check_positive_int, check_probability
+    ``--segment-fdr-level`` and ``--cross-segments``: only with a slicing (those that judge the
+    windows, :data:`ranklens.evaluation.SegmentOptions.WINDOW_FIELDS`, with ``--window`` too),
+    and in range by the library's check, named by the options."""
+    from ranklens.evaluation import SegmentOptions
 
-    options = {
-        "--segment-bins": request.segment_bins,
-        "--min-segment-rows": request.min_segment_rows,
-        "--min-segment-events": request.min_segment_events,
-        "--segment-fdr": request.segment_fdr,
-        "--segment-fdr-level": request.segment_fdr_level,
-        "--cross-segments": request.cross_segments or None,
-    }
-    for option, value in options.items():
-        if value is None or given or (windowed and option in WINDOW_OPTIONS):
+    names = {field: _option(argument) for field, argument in SegmentOptions.ARGUMENTS.items()}
+    for field, option in names.items():
+        value = getattr(request, SegmentOptions.ARGUMENTS[field])
+        window = field in SegmentOptions.WINDOW_FIELDS
+        if value is None or value is False or given or (windowed and window):
             continue
-        also = " or --window" if option in WINDOW_OPTIONS else ""
+        also = " or --window" if window else ""
         raise InputError(
             f"{option} is for the evaluation by segment: give --by COL or --scan COL{also} too"
         )
-    for option, minimum in (
-        ("--segment-bins", 2),
-        ("--min-segment-rows", 1),
-        ("--min-segment-events", 1),
-    ):
-        if options[option] is not None:
-            library_check(check_positive_int, options[option], option, minimum=minimum)
-    if request.segment_fdr is not None and request.segment_fdr not in FDR_METHODS:
-        raise InputError(
-            f"--segment-fdr must be one of {', '.join(FDR_METHODS)}; got {request.segment_fdr!r}"
-            + did_you_mean(request.segment_fdr, FDR_METHODS)
-        )
-    if request.segment_fdr_level is not None:
-        library_check(check_probability, request.segment_fdr_level, "--segment-fdr-level")
+    library_check(segment_options(request).check_values, names)
     if request.cross_segments and len(request.by) < 2:
         raise InputError(
             "--cross-segments crosses the --by columns: give two --by columns or more "
             f"(got {len(request.by)})"
         )
+
+
+def _option(argument: str) -> str:
+    """The command line's option of an argument of :func:`ranklens.evaluate_models`."""
+    return "--" + argument.replace("_", "-")
 
 
 def segment_options(request: Request | None) -> SegmentOptions:
@@ -698,19 +680,10 @@ def segment_options(request: Request | None) -> SegmentOptions:
 
     if request is None:
         return SegmentOptions()
-    default = SegmentOptions()
-    return SegmentOptions(
-        bins=default.bins if request.segment_bins is None else request.segment_bins,
-        min_rows=default.min_rows if request.min_segment_rows is None else request.min_segment_rows,
-        min_events=(
-            default.min_events if request.min_segment_events is None else request.min_segment_events
-        ),
-        fdr=default.fdr if request.segment_fdr is None else request.segment_fdr,
-        fdr_level=(
-            default.fdr_level if request.segment_fdr_level is None else request.segment_fdr_level
-        ),
-        cross=request.cross_segments,
-    )
+    given = {
+        field: getattr(request, argument) for field, argument in SegmentOptions.ARGUMENTS.items()
+    }
+    return SegmentOptions(**{field: value for field, value in given.items() if value is not None})
 
 
 def field_separator(sep: str | None) -> str | None:

@@ -21,7 +21,6 @@ from ranklens.cli._options import (
     check_engine_options,
     check_run,
     check_window_times,
-    field_separator,
     shared_options,
 )
 from ranklens.cli._outputs import progress_context, write_evaluation
@@ -79,7 +78,7 @@ def _evaluate_in_memory(request: Request, checked: Checked, console: Any) -> Any
         events=request.events,
         event_spec=checked.event_spec,
         drop_na=request.drop_na,
-        sep=field_separator(request.sep),
+        sep=checked.sep,
         segments=checked.segments,
         time=request.time,
         positive_label=request.positive_label,

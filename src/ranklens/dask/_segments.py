@@ -78,6 +78,7 @@ from ranklens.segments import (
     MISSING_SEGMENT,
     SegmentEvaluation,
     SegmentScan,
+    SegmentSettings,
     Slicing,
     check_segment_settings,
     choose_picks,
@@ -115,6 +116,34 @@ POISSON_NOTE = (
     "across models, percentile intervals), not the in-memory {memory} of compare_models: "
     "they differ from the in-memory ones by resampling noise"
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class DaskSource:
+    """Where the Dask engine reads a run by segment or by window, beside its
+    :class:`~ranklens.segments.SegmentSettings`: the columns of the truth and the predictions,
+    the buckets of its sorts, how to read Parquet files and the time column that orders the
+    rows for blocks.
+
+    Attributes
+    ----------
+    y_true : str
+        The truth column.
+    predictions : str or sequence of str
+        The prediction columns, one per model.
+    n_buckets : int or None
+        Value buckets per sort (None: the engine's choice).
+    storage_options : dict or None
+        Passed to ``dask.dataframe.read_parquet``.
+    time : str or None
+        The column of the rows' times (blocks of consecutive rows in time order).
+    """
+
+    y_true: str
+    predictions: Sequence[str] | str
+    n_buckets: int | None = None
+    storage_options: dict[str, Any] | None = None
+    time: str | None = None
 
 
 def by_segment(
@@ -245,35 +274,9 @@ def by_segment(
     bucket the work is done segment by segment: it grows with the rows, plus a cost per segment
     and bucket (per replicate, for the replicates of the pair classes).
     """
-    asked = dict(
-        y_true=y_true,
-        predictions=predictions,
-        metrics=metrics,
-        sample_weight=sample_weight,
-        groups=groups,
-        bins=bins,
-        cross=cross,
-        min_rows=min_rows,
-        min_events=min_events,
-        pick=pick,
-        n_bootstrap=n_bootstrap,
-        confidence_level=confidence_level,
-        interval=interval,
-        fdr=fdr,
-        fdr_level=fdr_level,
-        random_state=random_state,
-        events=events,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        k=k,
-        gains=gains,
-        n_buckets=n_buckets,
-        storage_options=storage_options,
-        time=time,
-        scheme=scheme,
-        block_length=block_length,
-    )
-    return segment_run(data, "by", by, asked, level_tests=False)
+    settings = SegmentSettings.of(locals())
+    source = DaskSource(y_true, predictions, n_buckets, storage_options, time)
+    return segment_run(data, "by", by, settings, source, level_tests=False)
 
 
 def scan_segments(
@@ -361,50 +364,25 @@ def scan_segments(
     threshold, differ from the in-memory ones by resampling noise. The passes are those of
     :func:`by_segment`, one key per segment of every column.
     """
-    asked = dict(
-        y_true=y_true,
-        predictions=predictions,
-        metrics=metrics,
-        sample_weight=sample_weight,
-        groups=groups,
-        bins=bins,
-        cross=False,
-        min_rows=min_rows,
-        min_events=min_events,
-        pick=pick,
-        n_bootstrap=n_bootstrap,
-        confidence_level=confidence_level,
-        interval=interval,
-        fdr=fdr,
-        fdr_level=fdr_level,
-        random_state=random_state,
-        events=events,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        k=k,
-        gains=gains,
-        n_buckets=n_buckets,
-        storage_options=storage_options,
-        time=time,
-        scheme=scheme,
-        block_length=block_length,
-    )
-    return scan_result(segment_run(data, "columns", columns, asked, level_tests=True))
+    settings = SegmentSettings.of(locals())
+    source = DaskSource(y_true, predictions, n_buckets, storage_options, time)
+    return scan_result(segment_run(data, "columns", columns, settings, source, level_tests=True))
 
 
 def segment_run(
     data: Any,
     option: str,
     labels: Any,
-    asked: dict[str, Any],
+    settings: SegmentSettings,
+    source: DaskSource,
     *,
     level_tests: bool,
     blocks: BlockKey | None = None,
 ) -> SegmentEvaluation:
     """Evaluate every segment of the columns ``labels`` (the argument ``option``), with the
-    arguments ``asked`` of :func:`by_segment`, and judge them as one family (with the tests
-    against the overall level when ``level_tests``): the work of both public functions and of
-    :func:`ranklens.dask.by_window`.
+    ``settings`` and ``source`` of :func:`by_segment`'s arguments, and judge them as one family
+    (with the tests against the overall level when ``level_tests``): the work of both public
+    functions and of :func:`ranklens.dask.by_window`.
 
     Parameters
     ----------
@@ -414,14 +392,16 @@ def segment_run(
         The argument that named the columns of labels (``"by"``, ``"columns"``), for messages.
     labels : str, sequence or mapping
         The columns of labels, as :func:`by_segment`'s ``by``.
-    asked : dict
-        Every keyword argument of :func:`by_segment`, by name.
+    settings : SegmentSettings
+        The settings of :func:`by_segment`'s arguments.
+    source : DaskSource
+        The columns of the truth and the predictions, and how to read them.
     level_tests : bool
         Whether each segment is also tested against the model's value on all the rows.
     blocks : BlockKey, optional
-        Blocks decided by the caller, their ids in the ``groups`` column of ``asked`` (the
-        windows of :func:`ranklens.dask.by_window`); ``asked``'s ``time``, ``scheme`` and
-        ``block_length`` are then not read.
+        Blocks decided by the caller, their ids in the ``groups`` column of ``settings`` (the
+        windows of :func:`ranklens.dask.by_window`); the ``time`` of ``source`` and the
+        ``scheme`` and ``block_length`` of ``settings`` are then not read.
 
     Returns
     -------
@@ -431,53 +411,36 @@ def segment_run(
     import dask
     import dask.dataframe as dd
 
-    preds = prediction_columns(asked["predictions"])
+    preds = prediction_columns(source.predictions)
     if len(preds) < 2:
         raise ValueError("predictions must name at least two model columns")
     titles, columns_by = _label_columns(option, labels)
-    settings = {
-        name: asked[name]
-        for name in (
-            "min_rows",
-            "min_events",
-            "fdr",
-            "fdr_level",
-            "pick",
-            "confidence_level",
-            "n_bootstrap",
-        )
-    }
-    settings["fdr_level"] = check_segment_settings(settings, preds)
-    n_bootstrap, bins = asked["n_bootstrap"], asked["bins"]
-    _check_run(
-        bins, n_bootstrap, asked["interval"], asked["random_state"], asked["confidence_level"]
-    )
+    settings = dataclasses.replace(settings, fdr_level=check_segment_settings(settings, preds))
+    n_bootstrap = settings.n_bootstrap
+    _check_run(settings)
     time = None
     if blocks is None:
-        time = asked["time"]
+        time = source.time
         resampling = check_resampling(
             time,
-            asked["scheme"],
-            asked["block_length"],
+            settings.scheme,
+            settings.block_length,
             n_bootstrap=n_bootstrap,
-            groups=asked["groups"],
+            groups=settings.groups,
         )
-    metrics = asked["metrics"]
+    metrics = settings.metrics
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise ValueError("metrics names no measure")
     specs = [get_metric(name) for name in names]
-    groups = asked["groups"] if n_bootstrap else None
-    options = _options(
-        asked["y_true"], preds, asked["sample_weight"], groups, specs, asked["events"], asked
-    )
+    options = _options(source, preds, settings.groups if n_bootstrap else None, specs, settings)
     plan = _segment_plan(options, specs)
 
-    storage_options = asked["storage_options"]
     timed = [time] if time is not None else []
     data = time_as_column(data, time)
     every = list(dict.fromkeys([*options.columns, *columns_by, *timed]))
-    load = column_loader(data, every, storage_options, [*options.labels, *columns_by, *timed])
+    labelled = [*options.labels, *columns_by, *timed]
+    load = column_loader(data, every, source.storage_options, labelled)
     frame = load(every)
     if blocks is None and resampling == BLOCKS:
         blocks = block_key(
@@ -486,14 +449,16 @@ def segment_run(
             y=options.y,
             preds=preds,
             time=time,
-            block_length=asked["block_length"],
+            block_length=settings.block_length,
         )
+    # the records name the blocks drawn, or the multinomial bootstrap the replicates stand for
+    settings = dataclasses.replace(settings, scheme="multinomial", block_length="auto")
     if blocks is not None:
         options = dataclasses.replace(options, blocks=blocks)
-        settings.update(scheme=BLOCKS, block_length=blocks.asked)
-    slicings, orders = _label_slicings(dask, frame, columns_by, int(bins))
+        settings = dataclasses.replace(settings, scheme=BLOCKS, block_length=blocks.asked)
+    slicings, orders = _label_slicings(dask, frame, columns_by, int(settings.bins))
     slicings = [dataclasses.replace(s, name=t) for s, t in zip(slicings, titles, strict=True)]
-    cross = bool(asked["cross"] and len(slicings) > 1)
+    cross = bool(settings.cross and len(slicings) > 1)
     keys = _sp.Keys(tuple(len(s.segments) for s in slicings), cross)
     drop = [c for c in dict.fromkeys([*columns_by, *timed]) if c not in options.columns]
     meta = _sp.with_codes(frame._meta, columns_by, [[] for _ in columns_by], drop)
@@ -541,11 +506,12 @@ def _label_columns(option: str, labels: Any) -> tuple[list[str], list[str]]:
     return titles, columns
 
 
-def _check_run(
-    bins: Any, n_bootstrap: Any, interval: Any, random_state: Any, confidence_level: Any
-) -> None:
+def _check_run(settings: SegmentSettings) -> None:
     """Refuse the arguments of :func:`by_segment` that the engine cannot honour."""
     from ranklens._foundation.validation import check_probability
+
+    bins, n_bootstrap, interval = settings.bins, settings.n_bootstrap, settings.interval
+    random_state = settings.random_state
 
     if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 2:
         raise ValueError(f"bins must be an integer >= 2; got {bins!r}")
@@ -563,47 +529,45 @@ def _check_run(
         )
     if isinstance(random_state, bool) or not isinstance(random_state, int | np.integer):
         raise ValueError(f"random_state must be an integer on Dask; got {random_state!r}")
-    check_probability(confidence_level, "confidence_level")
+    check_probability(settings.confidence_level, "confidence_level")
 
 
 def _options(
-    y: str,
+    source: DaskSource,
     preds: list[str],
-    weight: str | None,
     groups: str | None,
     specs: Sequence[MetricSpec],
-    events: Any,
-    given: dict[str, Any],
+    settings: SegmentSettings,
 ) -> Options:
-    """The engine's settings of the run (``given``: :func:`by_segment`'s arguments)."""
-    n_bootstrap = int(given["n_bootstrap"])
+    """The engine's settings of the run (``groups``: the units of the replicates, if any)."""
+    n_bootstrap = int(settings.n_bootstrap)
     return Options(
-        y=y,
+        y=source.y_true,
         preds=preds,
-        weight=weight,
+        weight=settings.sample_weight,
         groups=groups,
         measures=[spec.name for spec in specs],
-        events=events,
+        events=settings.events,
         intervals={},
         alpha=None,
-        relevance=given["relevance"],
-        event_threshold=given["event_threshold"],
+        relevance=settings.relevance,
+        event_threshold=settings.event_threshold,
         n_bins=10,
         exact=True,
         n_bootstrap=n_bootstrap,
-        random_state=int(given["random_state"]),
-        confidence_level=float(given["confidence_level"]),
-        n_buckets=given["n_buckets"],
+        random_state=int(settings.random_state),
+        confidence_level=float(settings.confidence_level),
+        n_buckets=source.n_buckets,
         title="Evaluation by segment",
-        storage_options=given["storage_options"],
+        storage_options=source.storage_options,
         curve_arrays=False,
         cost_benefit=None,
         budget=None,
         cost_per_target=None,
         value_margin=None,
         inference="bootstrap" if n_bootstrap else "auto",
-        k=given["k"],
-        gains=given["gains"],
+        k=settings.k,
+        gains=settings.gains,
         robustness=False,
         row_plots=False,
     )
@@ -1183,7 +1147,7 @@ def _evaluation(
     specs: list[MetricSpec],
     slicings: list[Slicing],
     estimates: dict[tuple[int, int], _Estimate],
-    settings: dict[str, Any],
+    settings: SegmentSettings,
     events: Events,
     level_tests: bool = False,
 ) -> SegmentEvaluation:
@@ -1192,7 +1156,7 @@ def _evaluation(
     preds = options.preds
     whole = estimates[ALL_ROWS]
     overall = {spec.name: {m: whole.values[m][spec.name] for m in preds} for spec in specs}
-    picks = choose_picks(specs, overall, settings["pick"])
+    picks = choose_picks(specs, overall, settings.pick)
     counts = ["events" in inspect.signature(spec.func).parameters for spec in specs]
     defined = any(counts)
     records: list[dict[str, Any]] = []
@@ -1209,8 +1173,8 @@ def _evaluation(
                     est.events,
                     est.rows - est.events,
                     counts_events=c and defined,
-                    min_rows=int(settings["min_rows"]),
-                    min_events=int(settings["min_events"]),
+                    min_rows=int(settings.min_rows),
+                    min_events=int(settings.min_events),
                 )
                 for c in counts
             ]

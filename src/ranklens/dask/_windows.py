@@ -43,8 +43,8 @@ from ranklens.dask import _blocks as _b
 from ranklens.dask import _serial
 from ranklens.dask._evaluate import column_loader
 from ranklens.dask._planning import prediction_columns
-from ranklens.dask._segments import segment_run
-from ranklens.segments import DEFAULT_SEGMENT_METRICS
+from ranklens.dask._segments import DaskSource, segment_run
+from ranklens.segments import DEFAULT_SEGMENT_METRICS, SegmentSettings
 from ranklens.timeseries import (
     TimeWindows,
     WindowEvaluation,
@@ -470,17 +470,48 @@ def by_window(
     Politis, D. N. and White, H. (2004). Automatic block-length selection for the dependent
     bootstrap. *Econometric Reviews* 23(1), 53-70.
     """
+    settings = SegmentSettings.of(locals())
+    source = DaskSource(y_true, predictions, n_buckets, storage_options, time)
+    return window_run(data, window, settings, source)
+
+
+def window_run(
+    data: Any, window: str | int, settings: SegmentSettings, source: DaskSource
+) -> WindowEvaluation:
+    """Evaluate every time window on Dask: the work of :func:`by_window`.
+
+    Parameters
+    ----------
+    data, window
+        As :func:`by_window`.
+    settings : SegmentSettings
+        The settings of :func:`by_window`'s arguments (``scheme`` ``"blocks"`` or
+        ``"poisson"``).
+    source : DaskSource
+        The columns of the truth, the predictions and the times, and how to read them.
+
+    Returns
+    -------
+    WindowEvaluation
+
+    Raises
+    ------
+    ValueError
+        As :func:`by_window`.
+    """
     require("dask", "evaluating by window on Dask")
     import dask
     import dask.dataframe as dd
 
-    preds = prediction_columns(predictions)
+    y_true, time, groups = source.y_true, source.time, settings.groups
+    block_length, sample_weight = settings.block_length, settings.sample_weight
+    preds = prediction_columns(source.predictions)
     probe = time_windows(None if time is None else [_PROBE], window, 1)
     if time is not None and not isinstance(time, str):
         raise ValueError(f"time must name the column of the rows' times; got {time!r}")
     resampling = _b.check_resampling(
         None,
-        scheme,
+        settings.scheme,
         block_length,
         n_bootstrap=None,
         groups=groups,
@@ -500,49 +531,30 @@ def by_window(
     )
     labels = [c for c in (groups, time) if c]
     data = _b.time_as_column(data, time)
-    frame = column_loader(data, columns, storage_options, labels)(columns)
+    frame = column_loader(data, columns, source.storage_options, labels)(columns)
     found, cut, part_rows, counts = _windows(dask, frame, time, window, probe)
     drop = [time] if time else []
     blocks = None
     key = None
-    if n_bootstrap and resampling == _b.BLOCKS:
+    if settings.n_bootstrap and resampling == _b.BLOCKS:
         if asked_length == "auto":
             coded = _window_frame(dask, dd, frame, part_rows, cut, found.labels, None, drop)
             key, blocks = _block_plan(dask, coded, y_true, preds, found, counts, "auto", time)
         else:
             key, blocks = _block_plan(dask, frame, y_true, preds, found, counts, asked_length, time)
     windowed = _window_frame(dask, dd, frame, part_rows, cut, found.labels, blocks, drop)
-    settings: dict[str, Any] = dict(
-        y_true=y_true,
-        predictions=preds,
-        metrics=metrics,
-        sample_weight=sample_weight,
+    # the windows are the segments of one slicing, their blocks' ids the units of the replicates
+    segment_settings = dataclasses.replace(
+        settings,
         groups=BLOCK if key is not None else groups,
         bins=2,
-        cross=False,
-        min_rows=min_rows,
-        min_events=min_events,
-        pick=pick,
-        n_bootstrap=n_bootstrap,
-        confidence_level=confidence_level,
-        interval=interval,
-        fdr=fdr,
-        fdr_level=fdr_level,
-        random_state=random_state,
-        events=events,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        k=k,
-        gains=gains,
-        n_buckets=n_buckets,
-        storage_options=None,
-        time=None,
         scheme=_b.POISSON,
         block_length="auto",
     )
+    read = DaskSource(y_true, preds, source.n_buckets)
     evaluation = segment_run(
-        windowed, "by", {"window": WINDOW}, settings, level_tests=False, blocks=key
+        windowed, "by", {"window": WINDOW}, segment_settings, read, level_tests=False, blocks=key
     )
     if key is None:
         evaluation = dataclasses.replace(evaluation, scheme=resampling, block_length=block_length)
-    return window_result(evaluation, found, metrics, settings)
+    return window_result(evaluation, found, settings)
