@@ -168,12 +168,6 @@ def _leave_one_out(terms: Any) -> Any:
     return without_each
 
 
-def _mean(terms: FloatArray, w: FloatArray | None) -> float:
-    if w is None:
-        return float(terms.sum() / terms.shape[0])
-    return float((w @ terms) / w.sum())
-
-
 @register_metric(
     "brier_score_loss",
     higher_is_better=False,
@@ -240,7 +234,7 @@ def brier_score_loss(
     if prepared is None:
         return math.nan
     y, p, w = prepared
-    return _mean(_squared_terms(y, p), w)
+    return _BRIER.evaluate(y, p, w)
 
 
 @register_metric(
@@ -313,7 +307,7 @@ def log_loss(
     if prepared is None:
         return math.nan
     y, p, w = prepared
-    return _mean(_log_terms(y, p), w)
+    return _LOG_LOSS.evaluate(y, p, w)
 
 
 def _distinct(values: np.ndarray) -> list[Any]:
