@@ -303,6 +303,13 @@ PARAGRAPHS: dict[str, str] = _dedented({
     evaluation : ModelEvaluation
         A result of :func:`ranklens.report.evaluate_models`.
     """,
+    # Parameters: the planning of a study's size.
+    "power_alpha": """
+    power : float, default 0.8
+        The probability of detecting it, in (0, 1).
+    alpha : float, default 0.05
+        The test's level, in (0, 1).
+    """,
     # References.
     "rosset2005": """
     Rosset, S., Perlich, C. and Zadrozny, B. (2005). Ranking-based evaluation of regression
