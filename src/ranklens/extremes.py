@@ -1265,27 +1265,10 @@ def _utility_form(which: str) -> SumsForm:
     )
 
 
-@register_metric(
-    "relevance_weighted_squared_error",
-    plain_name="squared error on extremes",
-    meaning="Average squared error, counting extremes most.",
-    targets="continuous",
-    higher_is_better=False,
-    family="extremes",
-    description="Squared error weighted by phi(y_true) (default box-plot relevance)",
-    batched=_replicates(_SWEEP_RW_SQUARED),
-    sums=_rw_form("squared"),
-)
-@raises_input_errors("y_true", "y_pred")
-@shared_paragraphs
-def relevance_weighted_squared_error(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    relevance: RelevanceLike | None = None,
-) -> float:
-    """Relevance-weighted mean squared error; see :func:`relevance_weighted_error`.
+#: The docstring of a relevance-weighted error (:func:`_register_relevance_weighted`), filled
+#: with its loss and its formula.
+_RELEVANCE_WEIGHTED_DOC = """Relevance-weighted mean {loss} error; \
+see :func:`relevance_weighted_error`.
 
     Parameters
     ----------
@@ -1305,66 +1288,64 @@ def relevance_weighted_squared_error(
 
     Notes
     -----
-    sum_i w_i phi(y_i) (yhat_i - y_i)^2 / sum_i w_i phi(y_i).
+    sum_i w_i phi(y_i) {term} / sum_i w_i phi(y_i).
 
     References
     ----------
     %(torgo2009)s
     """
-    return relevance_weighted_error(
-        y_true, y_pred, relevance=relevance, loss="squared", sample_weight=sample_weight
-    )
 
 
-@register_metric(
-    "relevance_weighted_absolute_error",
-    plain_name="error on extremes",
-    meaning="Average error, counting errors on extremes most.",
-    targets="continuous",
-    higher_is_better=False,
-    family="extremes",
-    description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
-    batched=_replicates(_SWEEP_RW_ABSOLUTE),
-    sums=_rw_form("absolute"),
+def _register_relevance_weighted(
+    loss: str, statistic: str, term: str, plain_name: str, meaning: str
+) -> Callable[..., float]:
+    """The registered measure ``relevance_weighted_<loss>_error``: :func:`relevance_weighted_error`
+    with ``loss``, its bootstrap replicates from the utility sweep's ``statistic`` and its Dask
+    form the relevance-weighted sums; ``term`` is the row's loss in the docstring's formula."""
+    name = f"relevance_weighted_{loss}_error"
+
+    def measure(
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        relevance: RelevanceLike | None = None,
+    ) -> float:
+        return relevance_weighted_error(
+            y_true, y_pred, relevance=relevance, loss=loss, sample_weight=sample_weight
+        )
+
+    doc = _RELEVANCE_WEIGHTED_DOC.format(loss=loss, term=term)
+    measure = raises_input_errors("y_true", "y_pred")(made_function(measure, name, __name__, doc))
+    return register_metric(
+        name,
+        plain_name=plain_name,
+        meaning=meaning,
+        targets="continuous",
+        higher_is_better=False,
+        family="extremes",
+        description=(
+            f"{loss.capitalize()} error weighted by phi(y_true) (default box-plot relevance)"
+        ),
+        batched=_replicates(statistic),
+        sums=_rw_form(loss),
+    )(measure)
+
+
+relevance_weighted_squared_error = _register_relevance_weighted(
+    "squared",
+    _SWEEP_RW_SQUARED,
+    "(yhat_i - y_i)^2",
+    "squared error on extremes",
+    "Average squared error, counting extremes most.",
 )
-@raises_input_errors("y_true", "y_pred")
-@shared_paragraphs
-def relevance_weighted_absolute_error(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    relevance: RelevanceLike | None = None,
-) -> float:
-    """Relevance-weighted mean absolute error; see :func:`relevance_weighted_error`.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_pred)s
-    %(sample_weight_terms)s
-    %(relevance)s
-
-    Returns
-    -------
-    float
-        Lower is better.
-
-    Raises
-    ------
-    %(input_errors)s
-
-    Notes
-    -----
-    sum_i w_i phi(y_i) |yhat_i - y_i| / sum_i w_i phi(y_i).
-
-    References
-    ----------
-    %(torgo2009)s
-    """
-    return relevance_weighted_error(
-        y_true, y_pred, relevance=relevance, loss="absolute", sample_weight=sample_weight
-    )
+relevance_weighted_absolute_error = _register_relevance_weighted(
+    "absolute",
+    _SWEEP_RW_ABSOLUTE,
+    "|yhat_i - y_i|",
+    "error on extremes",
+    "Average error, counting errors on extremes most.",
+)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
