@@ -1297,7 +1297,7 @@ see :func:`relevance_weighted_error`.
 
 
 def _register_relevance_weighted(
-    loss: str, statistic: str, term: str, plain_name: str, meaning: str
+    loss: Loss, statistic: str, term: str, plain_name: str, meaning: str
 ) -> Callable[..., float]:
     """The registered measure ``relevance_weighted_<loss>_error``: :func:`relevance_weighted_error`
     with ``loss``, its bootstrap replicates from the utility sweep's ``statistic`` and its Dask

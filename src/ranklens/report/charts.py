@@ -1496,9 +1496,7 @@ def _without_empty_intervals(spec: dict[str, Any], rows: list[dict[str, Any]]) -
 
 
 def _interval_fields(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The interval (None unless the record is estimated) and the status of a stored record of
-    a slice (a segment, a window), as the rows of :func:`forest_chart` and :func:`window_chart`
-    hold them."""
+    """A stored record's interval (None unless estimated) and status, as a chart row holds them."""
     estimated = record["status"] == "estimated"
     return {
         "lo": float(record["ci_lower"]) if estimated else None,
@@ -1508,8 +1506,7 @@ def _interval_fields(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _interval_tooltip(place: str, value: str, fmt: str) -> list[dict[str, Any]]:
-    """The tooltip of a slice's value: the model, the slice (the field ``place``), the value
-    (the field ``value``), its interval and its status."""
+    """The tooltip of a slice's value: model, slice (``place``), ``value``, interval, status."""
     return [
         {"field": "model", "title": "model"},
         {"field": place, "title": place},
