@@ -11,6 +11,11 @@ would show as raw text. This griffe extension rewrites each role once the packag
 A short target (``roc_auc``) is looked up in the docstring's own module first, then among the
 names ``ranklens`` exports; the ``~`` prefix shows only the last part, as in Sphinx.
 
+A public function a module makes at import rather than writes (``lift_at_5 = _register_at_depth(
+...)``, one factory for a family of measures) reads to the static analysis as an attribute without
+a docstring, which the reference would leave out; it is presented as the function it is, as the
+imported module holds it (its signature and its docstring), at the place of its assignment.
+
 Before that, a docstring that holds a shared paragraph's marker line (``%(input_errors)s``,
 ``%(sample_weight)s``, filled when the module is imported, see ``ranklens._foundation.docstrings``)
 takes the text the imported object carries, so the reference shows what ``help()`` shows.
@@ -39,6 +44,8 @@ class SphinxRoles(griffe.Extension):
 
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         self._package = pkg
+        for module in [obj for obj in _walk(pkg) if obj.is_module]:
+            _present_made_functions(module)
         for obj in _walk(pkg):
             if not obj.is_module and obj.docstring and MARKER.search(obj.docstring.value):
                 obj.docstring.value = _imported_docstring(obj)
@@ -73,6 +80,30 @@ class SphinxRoles(griffe.Extension):
         if identifier is None:
             return f"`{shown}`"
         return f"[`{shown}`][{identifier}]"
+
+
+def _present_made_functions(module: griffe.Module) -> None:
+    """Replace each public attribute of ``module`` without a docstring that the imported module
+    holds as a function of its own, made under that name, by the function as griffe inspects it."""
+    inspected = None
+    for name, member in list(module.members.items()):
+        if name.startswith("_") or member.is_alias or not member.is_attribute or member.docstring:
+            continue
+        value = getattr(importlib.import_module(module.path), name, None)
+        if not (
+            inspect.isfunction(value)
+            and value.__module__ == module.path
+            and value.__name__ == name
+            and value.__doc__
+        ):
+            continue
+        inspected = inspected or griffe.inspect(module.path)
+        function = inspected.members[name]
+        function.lineno, function.endlineno = member.lineno, member.endlineno
+        if function.docstring is not None and module.docstring is not None:  # parsed as the rest
+            function.docstring.parser = module.docstring.parser
+            function.docstring.parser_options = module.docstring.parser_options
+        module.set_member(name, function)
 
 
 def _documented_at(found: Any) -> str | None:

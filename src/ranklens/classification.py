@@ -122,16 +122,17 @@ def _binary_labels(y: FloatArray, func: str) -> None:
         )
 
 
-def _prepare(
-    y_true: Any, y_pred: Any, sample_weight: Any, func: str
-) -> tuple[FloatArray, FloatArray, FloatArray | None] | None:
-    """Validated arrays, or None (after the warning) when the scores are not probabilities."""
+def _probability_loss(
+    form: RatioForm, y_true: Any, y_pred: Any, sample_weight: Any, func: str
+) -> float:
+    """The mean loss of ``form`` on the validated arrays, or NaN (after the warning) when the
+    scores are not probabilities."""
     y, p = check_pair(y_true, y_pred, min_n=1)
     w = check_sample_weight(sample_weight, y.shape[0])
     _binary_labels(y, func)
     if _not_probabilities(p, func):
-        return None
-    return y, p, w
+        return math.nan
+    return form.evaluate(y, p, w)
 
 
 def _in_domain(y: FloatArray, p: FloatArray) -> np.ndarray:
@@ -166,12 +167,6 @@ def _leave_one_out(terms: Any) -> Any:
         return np.asarray((math.fsum(values) - values) / (values.shape[0] - 1), np.float64)
 
     return without_each
-
-
-def _mean(terms: FloatArray, w: FloatArray | None) -> float:
-    if w is None:
-        return float(terms.sum() / terms.shape[0])
-    return float((w @ terms) / w.sum())
 
 
 @register_metric(
@@ -236,11 +231,7 @@ def brier_score_loss(
     >>> round(brier_score_loss([1, 0, 1, 0], [0.9, 0.2, 0.6, 0.1]), 6)
     0.055
     """
-    prepared = _prepare(y_true, y_pred, sample_weight, "brier_score_loss")
-    if prepared is None:
-        return math.nan
-    y, p, w = prepared
-    return _mean(_squared_terms(y, p), w)
+    return _probability_loss(_BRIER, y_true, y_pred, sample_weight, "brier_score_loss")
 
 
 @register_metric(
@@ -309,11 +300,7 @@ def log_loss(
     >>> round(log_loss([1, 0, 1, 0], [0.9, 0.2, 0.6, 0.1]), 6)
     0.236173
     """
-    prepared = _prepare(y_true, y_pred, sample_weight, "log_loss")
-    if prepared is None:
-        return math.nan
-    y, p, w = prepared
-    return _mean(_log_terms(y, p), w)
+    return _probability_loss(_LOG_LOSS, y_true, y_pred, sample_weight, "log_loss")
 
 
 def _distinct(values: np.ndarray) -> list[Any]:

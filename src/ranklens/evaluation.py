@@ -961,11 +961,11 @@ def evaluate_arrays(
             progress=progress,
             groups=groups,
             resampling=resampling,
+            metrics=metrics,
         )
         if curves
         else {}
     )
-    curve_results = _curves_of_families(curve_results, metrics)
     if plan is not None:
         settings["bootstrap time"] = plan.time_note()
     found = _sliced_results(
@@ -1033,14 +1033,12 @@ def _scored_measures(
     return values, info, problems
 
 
-def _curves_of_families(curve_results: dict[str, Any], metrics: Sequence[str] | None) -> Any:
-    """The curves of the chosen measures' families only (all of them without a choice)."""
+def _curves_of_families(metrics: Sequence[str] | None) -> Sequence[str]:
+    """The registered curves of the chosen measures' families (all of them without a choice)."""
     if metrics is None:
-        return curve_results
+        return available_curves()
     families = {get_metric(name).family for name in metrics}
-    return {
-        name: found for name, found in curve_results.items() if get_curve(name).family in families
-    }
+    return [name for name in available_curves() if get_curve(name).family in families]
 
 
 def _relevance_or_default(relevance: Any, y: np.ndarray) -> tuple[Any, str | None, Any]:
@@ -1157,20 +1155,28 @@ def _curves_and_extras(
     progress: ProgressCallback | None,
     groups: Any,
     resampling: Mapping[str, Any],
+    metrics: Sequence[str] | None,
 ) -> dict[str, dict[str, Any]]:
-    """Every curve of every model, and in ``extras`` what the report draws beside them (the
-    task's plots, the relevance function, the curves' bootstrap bands with the comparison's
-    resampling); the curves by name."""
-    curve_results = _all_curves(y, preds, bounds, weight, context, problems, progress)
+    """Every curve of the chosen measures' families (all without ``metrics``) of every model,
+    and in ``extras`` what the report draws beside them (the task's plots, the relevance
+    function, the curves' bootstrap bands with the comparison's resampling); the curves by name.
+    A curve of another family is not computed, but for the profit curves when a budget sets the
+    depth of the counts and the bands (they are then computed for that depth alone)."""
+    names = _curves_of_families(metrics)
+    curve_results = _all_curves(names, y, preds, bounds, weight, context, problems, progress)
+    profits = curve_results.get("profit")
+    if "profit" not in names and (plan is not None or is_binary_target(y)):
+        profits = _curve_results(
+            get_curve("profit"), y, preds, bounds, weight, context, problems, progress
+        )
+    budget_depth = depth_of_budget(profits)
     extras.update(
         _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
     )
     if context.get("relevance") is not None:
         extras["relevance"] = context["relevance"]
     if is_binary_target(y):
-        at_depth = counts_at_depth(
-            y, preds, weight, depth_of_budget(curve_results.get("profit")), problems
-        )
+        at_depth = counts_at_depth(y, preds, weight, budget_depth, problems)
         if at_depth is not None:
             extras["at_depth"] = at_depth
     if plan is not None:
@@ -1186,7 +1192,7 @@ def _curves_and_extras(
             progress,
             groups=groups,
             resampling=resampling,
-            budget_depth=depth_of_budget(curve_results.get("profit")),
+            budget_depth=budget_depth,
             value_profit=context.get("value_margin") is not None,
         )
         if bands:
@@ -2112,6 +2118,7 @@ def _robustness_tables(
 
 
 def _all_curves(
+    names: Sequence[str],
     y: np.ndarray,
     preds: dict[str, np.ndarray],
     bounds: dict[str, tuple[np.ndarray, np.ndarray]],
@@ -2120,9 +2127,9 @@ def _all_curves(
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
 ) -> dict[str, dict[str, Any]]:
-    """Every registered curve of every model that has it on this data."""
+    """The registered curves ``names`` of every model that has them on this data."""
     curve_results: dict[str, dict[str, Any]] = {}
-    for name in available_curves():
+    for name in names:
         found = _curve_results(
             get_curve(name), y, preds, bounds, weight, context, problems, progress
         )

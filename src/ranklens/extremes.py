@@ -37,7 +37,11 @@ from numpy.typing import NDArray
 
 from ranklens._compute.xp import utility as _xu
 from ranklens._foundation.curve_registry import CurveSumsForm, register_curve
-from ranklens._foundation.docstrings import raises_input_errors, shared_paragraphs
+from ranklens._foundation.docstrings import (
+    made_function,
+    raises_input_errors,
+    shared_paragraphs,
+)
 from ranklens._foundation.forms import OrderStatisticFit, ReplicateForm, ReplicateSweep, SumsForm
 from ranklens._foundation.hinges import Sample, frequency_weights, hinge_positions, hinges_of
 from ranklens._foundation.registry import register_metric
@@ -819,7 +823,8 @@ def regression_f_beta_curve(
     %(y_true)s
     %(y_pred)s
     %(relevance)s
-    %(event_threshold)s
+    event_threshold : float, default 0.5
+        t_E: rows with phi >= t_E are events.
     accuracy : callable, optional
         The accuracy function alpha (see :func:`regression_precision_recall`).
     betas : array-like, optional
@@ -1260,27 +1265,10 @@ def _utility_form(which: str) -> SumsForm:
     )
 
 
-@register_metric(
-    "relevance_weighted_squared_error",
-    plain_name="squared error on extremes",
-    meaning="Average squared error, counting extremes most.",
-    targets="continuous",
-    higher_is_better=False,
-    family="extremes",
-    description="Squared error weighted by phi(y_true) (default box-plot relevance)",
-    batched=_replicates(_SWEEP_RW_SQUARED),
-    sums=_rw_form("squared"),
-)
-@raises_input_errors("y_true", "y_pred")
-@shared_paragraphs
-def relevance_weighted_squared_error(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    relevance: RelevanceLike | None = None,
-) -> float:
-    """Relevance-weighted mean squared error; see :func:`relevance_weighted_error`.
+#: The docstring of a relevance-weighted error (:func:`_register_relevance_weighted`), filled
+#: with its loss and its formula.
+_RELEVANCE_WEIGHTED_DOC = """Relevance-weighted mean {loss} error; \
+see :func:`relevance_weighted_error`.
 
     Parameters
     ----------
@@ -1300,66 +1288,64 @@ def relevance_weighted_squared_error(
 
     Notes
     -----
-    sum_i w_i phi(y_i) (yhat_i - y_i)^2 / sum_i w_i phi(y_i).
+    sum_i w_i phi(y_i) {term} / sum_i w_i phi(y_i).
 
     References
     ----------
     %(torgo2009)s
     """
-    return relevance_weighted_error(
-        y_true, y_pred, relevance=relevance, loss="squared", sample_weight=sample_weight
-    )
 
 
-@register_metric(
-    "relevance_weighted_absolute_error",
-    plain_name="error on extremes",
-    meaning="Average error, counting errors on extremes most.",
-    targets="continuous",
-    higher_is_better=False,
-    family="extremes",
-    description="Absolute error weighted by phi(y_true) (default box-plot relevance)",
-    batched=_replicates(_SWEEP_RW_ABSOLUTE),
-    sums=_rw_form("absolute"),
+def _register_relevance_weighted(
+    loss: Loss, statistic: str, term: str, plain_name: str, meaning: str
+) -> Callable[..., float]:
+    """The registered measure ``relevance_weighted_<loss>_error``: :func:`relevance_weighted_error`
+    with ``loss``, its bootstrap replicates from the utility sweep's ``statistic`` and its Dask
+    form the relevance-weighted sums; ``term`` is the row's loss in the docstring's formula."""
+    name = f"relevance_weighted_{loss}_error"
+
+    def measure(
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        relevance: RelevanceLike | None = None,
+    ) -> float:
+        return relevance_weighted_error(
+            y_true, y_pred, relevance=relevance, loss=loss, sample_weight=sample_weight
+        )
+
+    doc = _RELEVANCE_WEIGHTED_DOC.format(loss=loss, term=term)
+    measure = raises_input_errors("y_true", "y_pred")(made_function(measure, name, __name__, doc))
+    return register_metric(
+        name,
+        plain_name=plain_name,
+        meaning=meaning,
+        targets="continuous",
+        higher_is_better=False,
+        family="extremes",
+        description=(
+            f"{loss.capitalize()} error weighted by phi(y_true) (default box-plot relevance)"
+        ),
+        batched=_replicates(statistic),
+        sums=_rw_form(loss),
+    )(measure)
+
+
+relevance_weighted_squared_error = _register_relevance_weighted(
+    "squared",
+    _SWEEP_RW_SQUARED,
+    "(yhat_i - y_i)^2",
+    "squared error on extremes",
+    "Average squared error, counting extremes most.",
 )
-@raises_input_errors("y_true", "y_pred")
-@shared_paragraphs
-def relevance_weighted_absolute_error(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    relevance: RelevanceLike | None = None,
-) -> float:
-    """Relevance-weighted mean absolute error; see :func:`relevance_weighted_error`.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_pred)s
-    %(sample_weight_terms)s
-    %(relevance)s
-
-    Returns
-    -------
-    float
-        Lower is better.
-
-    Raises
-    ------
-    %(input_errors)s
-
-    Notes
-    -----
-    sum_i w_i phi(y_i) |yhat_i - y_i| / sum_i w_i phi(y_i).
-
-    References
-    ----------
-    %(torgo2009)s
-    """
-    return relevance_weighted_error(
-        y_true, y_pred, relevance=relevance, loss="absolute", sample_weight=sample_weight
-    )
+relevance_weighted_absolute_error = _register_relevance_weighted(
+    "absolute",
+    _SWEEP_RW_ABSOLUTE,
+    "|yhat_i - y_i|",
+    "error on extremes",
+    "Average error, counting errors on extremes most.",
+)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -1533,29 +1519,10 @@ def sera_curve(
 # Registered scalar measures
 
 
-@register_metric(
-    "utility_precision",
-    plain_name="precision on extremes",
-    meaning="Of the extremes the model predicts, how many were real and accurate.",
-    targets="continuous",
-    higher_is_better=True,
-    family="extremes",
-    description="Utility-based precision for rare extremes (Torgo & Ribeiro 2009)",
-    batched=_replicates(_SWEEP_PRECISION),
-    sums=_utility_form("precision"),
-)
-@raises_input_errors("y_true", "y_pred")
-@shared_paragraphs
-def utility_precision(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    relevance: RelevanceLike | None = None,
-    event_threshold: float = 0.5,
-    accuracy: AccuracyLike | None = None,
-) -> float:
-    """Precision of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`).
+#: The docstring of a utility-based measure (:func:`_register_utility`), filled with its title
+#: and the equation of Torgo & Ribeiro (2009) it is.
+_UTILITY_DOC = """{title} of :func:`regression_precision_recall` \
+(defaults: see :mod:`ranklens.extremes`).
 
     Parameters
     ----------
@@ -1563,13 +1530,15 @@ def utility_precision(
     %(y_pred)s
     %(sample_weight_terms)s
     %(relevance)s
-    %(event_threshold)s
-    %(accuracy)s
+    event_threshold : float, default 0.5
+        t_E: rows with phi >= t_E are events.
+    accuracy : callable, optional
+        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
 
     Returns
     -------
     float
-        Precision in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
+        {title} in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
 
     Raises
     ------
@@ -1577,141 +1546,77 @@ def utility_precision(
 
     Notes
     -----
-    Precision of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
-    eq. 10, with >= in both sums); the registered metric uses the defaults above.
+    {title} of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
+    {equation}); the registered metric uses the defaults above.
 
     References
     ----------
     %(torgo2009)s
     """
-    return regression_precision_recall(
-        y_true,
-        y_pred,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        accuracy=accuracy,
-        sample_weight=sample_weight,
-    ).precision
 
 
-@register_metric(
-    "utility_recall",
-    plain_name="recall on extremes",
-    meaning="Of the real extremes, how many the model predicted accurately.",
-    targets="continuous",
-    higher_is_better=True,
-    family="extremes",
-    description="Utility-based recall for rare extremes (Torgo & Ribeiro 2009)",
-    batched=_replicates(_SWEEP_RECALL),
-    sums=_utility_form("recall"),
+def _register_utility(
+    statistic: str, label: str, equation: str, attribute: str, meaning: str
+) -> Callable[..., float]:
+    """The registered measure ``utility_<label>`` (``label`` one of precision, recall, F1): the
+    ``attribute`` of :func:`regression_precision_recall` (F-beta with beta = 1), its bootstrap
+    replicates from the utility sweep's ``statistic`` and its Dask form the utility sums."""
+    name = f"utility_{label.lower()}"
+    title = label[0].upper() + label[1:]
+
+    def measure(
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        relevance: RelevanceLike | None = None,
+        event_threshold: float = 0.5,
+        accuracy: AccuracyLike | None = None,
+    ) -> float:
+        found = regression_precision_recall(
+            y_true,
+            y_pred,
+            relevance=relevance,
+            event_threshold=event_threshold,
+            accuracy=accuracy,
+            sample_weight=sample_weight,
+            beta=1.0,
+        )
+        return float(getattr(found, attribute))
+
+    doc = _UTILITY_DOC.format(title=title, equation=equation)
+    measure = raises_input_errors("y_true", "y_pred")(made_function(measure, name, __name__, doc))
+    return register_metric(
+        name,
+        plain_name=f"{label} on extremes",
+        meaning=meaning,
+        targets="continuous",
+        higher_is_better=True,
+        family="extremes",
+        description=f"Utility-based {label} for rare extremes (Torgo & Ribeiro 2009)",
+        batched=_replicates(statistic),
+        sums=_utility_form(label.lower()),
+    )(measure)
+
+
+utility_precision = _register_utility(
+    _SWEEP_PRECISION,
+    "precision",
+    "eq. 10, with >= in both sums",
+    "precision",
+    "Of the extremes the model predicts, how many were real and accurate.",
 )
-@raises_input_errors("y_true", "y_pred")
-@shared_paragraphs
-def utility_recall(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    relevance: RelevanceLike | None = None,
-    event_threshold: float = 0.5,
-    accuracy: AccuracyLike | None = None,
-) -> float:
-    """Recall of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_pred)s
-    %(sample_weight_terms)s
-    %(relevance)s
-    %(event_threshold)s
-    %(accuracy)s
-
-    Returns
-    -------
-    float
-        Recall in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
-
-    Raises
-    ------
-    %(input_errors)s
-
-    Notes
-    -----
-    Recall of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
-    eq. 6); the registered metric uses the defaults above.
-
-    References
-    ----------
-    %(torgo2009)s
-    """
-    return regression_precision_recall(
-        y_true,
-        y_pred,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        accuracy=accuracy,
-        sample_weight=sample_weight,
-    ).recall
-
-
-@register_metric(
-    "utility_f1",
-    plain_name="F1 on extremes",
-    meaning="Balance of precision and recall on the rare extreme values.",
-    targets="continuous",
-    higher_is_better=True,
-    family="extremes",
-    description="Utility-based F1 for rare extremes (Torgo & Ribeiro 2009)",
-    batched=_replicates(_SWEEP_F1),
-    sums=_utility_form("f1"),
+utility_recall = _register_utility(
+    _SWEEP_RECALL,
+    "recall",
+    "eq. 6",
+    "recall",
+    "Of the real extremes, how many the model predicted accurately.",
 )
-@raises_input_errors("y_true", "y_pred")
-@shared_paragraphs
-def utility_f1(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    relevance: RelevanceLike | None = None,
-    event_threshold: float = 0.5,
-    accuracy: AccuracyLike | None = None,
-) -> float:
-    """F1 of :func:`regression_precision_recall` (defaults: see :mod:`ranklens.extremes`).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_pred)s
-    %(sample_weight_terms)s
-    %(relevance)s
-    %(event_threshold)s
-    %(accuracy)s
-
-    Returns
-    -------
-    float
-        F1 in [0, 1]; NaN with an ``UndefinedMetricWarning`` when undefined.
-
-    Raises
-    ------
-    %(input_errors)s
-
-    Notes
-    -----
-    F1 of :func:`regression_precision_recall` (Torgo & Ribeiro 2009,
-    eq. 11 with beta = 1); the registered metric uses the defaults above.
-
-    References
-    ----------
-    %(torgo2009)s
-    """
-    return regression_precision_recall(
-        y_true,
-        y_pred,
-        relevance=relevance,
-        event_threshold=event_threshold,
-        accuracy=accuracy,
-        sample_weight=sample_weight,
-        beta=1.0,
-    ).f_beta
+utility_f1 = _register_utility(
+    _SWEEP_F1,
+    "F1",
+    "eq. 11 with beta = 1",
+    "f_beta",
+    "Balance of precision and recall on the rare extreme values.",
+)

@@ -494,10 +494,7 @@ def required_sample_size(
         The difference ``value(a) - value(b)`` to detect, in the measure's units (its sign
         does not matter); default the one observed. Needs ``metric`` when the comparison holds
         several measures.
-    power : float, default 0.8
-        The probability of detecting it, in (0, 1).
-    alpha : float, default 0.05
-        The test's level, in (0, 1).
+    %(power_alpha)s
     alternative : {"two-sided", "one-sided"}, default "two-sided"
         The test planned for: two-sided, or one-sided in the direction of the difference.
     null_variance : {"auto", "alternative"}, default "auto"
@@ -636,10 +633,7 @@ def detectable_difference(
     n : float, optional
         The rows (with groups: the groups) at which to read it; default those of the
         comparison.
-    power : float, default 0.8
-        The probability of detecting it, in (0, 1).
-    alpha : float, default 0.05
-        The test's level, in (0, 1).
+    %(power_alpha)s
     alternative : {"two-sided", "one-sided"}, default "two-sided"
         The test: two-sided, or one-sided in the direction of the difference.
     null_variance : {"auto", "alternative"}, default "auto"
@@ -773,10 +767,7 @@ def roc_auc_sample_size(
         The AUC expected, in (0, 1), not 1/2.
     kappa : float, default 1.0
         Controls (non-events) per case (event), positive.
-    power : float, default 0.8
-        The probability of detecting it, in (0, 1).
-    alpha : float, default 0.05
-        The test's level, in (0, 1).
+    %(power_alpha)s
     alternative : {"two-sided", "one-sided"}, default "two-sided"
 
     Returns

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import textwrap
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
@@ -56,6 +57,7 @@ from ranklens._compute.xp.rank import EXACT_LIMIT
 from ranklens._foundation.curve_registry import CurveSweepForm, register_curve
 from ranklens._foundation.docstrings import (
     computes_where_inputs_live,
+    made_function,
     raises_input_errors,
     shared_paragraphs,
 )
@@ -2333,16 +2335,18 @@ def accuracy_ratio(
     return _gain(_prepare(y_true, y_pred, events, sample_weight, "y_pred")).accuracy_ratio
 
 
-def _lift_at(
-    func: str, form: CurveForm, y_true: Any, y_pred: Any, sample_weight: Any, events: Any
+def _depth_measure(
+    form: CurveForm, y_true: Any, y_score: Any, sample_weight: Any, events: Any, func: str
 ) -> float:
-    """The lift at ``form.depth`` of ``func``, on the device when the data live there."""
-    if _xm.on_device(y_true, y_pred, sample_weight):  # the device follows the data
-        return _device_scalar(func, y_true, y_pred, sample_weight, events, form)
-    depth = form.depth
-    assert depth is not None, "a lift is read at a depth"
-    ranked = _prepare(y_true, y_pred, events, sample_weight, "y_pred")
-    return _read_at_depth(ranked, form.statistic, depth)
+    """The lift, precision or recall of ``form`` (on the device when the data live there); a
+    precision or a recall needs events, which a value target has not."""
+    if _xm.on_device(y_true, y_score, sample_weight):  # the device follows the data
+        return _device_scalar(func, y_true, y_score, sample_weight, events, form)
+    assert form.depth is not None, "read at a depth"
+    ranked = _prepare(y_true, y_score, events, sample_weight, "y_pred")
+    if form.statistic is not CurveStatistic.LIFT_AT:
+        _require_events(ranked.target.is_value, func)
+    return _read_at_depth(ranked, form.statistic, form.depth)
 
 
 def _read_at_depth(ranked: Ranked, statistic: CurveStatistic, depth: float) -> float:
@@ -2354,82 +2358,75 @@ def _read_at_depth(ranked: Ranked, statistic: CurveStatistic, depth: float) -> f
     return float(read_at_depth(statistic, lift, depth, share))
 
 
-_LIFT_AT_5 = CurveForm(CurveStatistic.LIFT_AT, depth=0.05)
+@dataclasses.dataclass(frozen=True)
+class _AtDepth:
+    """What a measure read off the ranked curve at a fixed depth says, as templates of
+    ``{percent}`` (5) and ``{depth}`` (0.05): its docstring's ``Returns`` and ``Notes`` and its
+    registration (``description`` None: the docstring's summary line)."""
+
+    kind: str
+    returns: str
+    notes: str
+    meaning: str
+    targets: str = "binary"
+    description: str | None = None
 
 
-@register_metric(
-    "lift_at_5",
-    plain_name="lift in the top 5%",
-    meaning="How many times more events than at random in the top 5% by score.",
-    higher_is_better=True,
-    family="targeting",
-    **_curve_declarations(_LIFT_AT_5),
-)
-@raises_input_errors("y_true", "y_pred")
-@computes_where_inputs_live(_ON_DEVICE_SCALAR)
-@shared_paragraphs
-def lift_at_5(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    events: EventsLike = None,
-) -> float:
-    """Lift when the top 5 % by prediction is targeted (binary y, else events = true top 10 %).
+_AT_DEPTH = {
+    CurveStatistic.LIFT_AT: _AtDepth(
+        kind="lift",
+        returns=(
+            "Event rate (or mean value) among the top {percent} % divided by the overall rate; "
+            "1 for random targeting."
+        ),
+        notes=(
+            "Lift(x) = G(x) / x = TPR(x) / x at x = {depth:.2f}, with G the cumulative gain curve "
+            "of :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p."
+        ),
+        meaning="How many times more events than at random in the top {percent}% by score.",
+        targets="any",
+    ),
+    CurveStatistic.PRECISION_AT: _AtDepth(
+        kind="precision",
+        returns=(
+            "The share of events among the cases targeted (weighted); NaN without events, with "
+            "an undefined-metric warning."
+        ),
+        notes=(
+            ":func:`precision_at_depth` with ``depth={depth:g}``: ``precision(d) = E G(d) / (d W) "
+            "= lift(d) E / W``, the lift at ``d`` times the event share, with ``W`` the total "
+            "weight, ``E`` that of the events and ``G`` the cumulative gain curve of "
+            ":func:`gain_curve`."
+        ),
+        meaning="Share of the cases in the top {percent}% by score that are events.",
+        description=(
+            "Precision in the top {percent} % by score: the share of events among the cases "
+            "targeted (binary y, else events = true top 10 %)"
+        ),
+    ),
+    CurveStatistic.RECALL_AT: _AtDepth(
+        kind="recall",
+        returns=(
+            "The share of all events captured (weighted); NaN without events, with an "
+            "undefined-metric warning."
+        ),
+        notes=(
+            ":func:`recall_at_depth` with ``depth={depth:g}``: ``recall(d) = G(d) = d lift(d)``, "
+            "with ``G`` the cumulative gain curve of :func:`gain_curve` (linear across tied "
+            "scores)."
+        ),
+        meaning="Share of all events found in the top {percent}% by score.",
+        description=(
+            "Recall in the top {percent} % by score: the share of all events captured "
+            "(binary y, else events = true top 10 %)"
+        ),
+    ),
+}
 
-    Parameters
-    ----------
-    %(y_true_events)s
-    %(y_pred_scores)s
-    %(sample_weight)s
-    %(events)s
-
-    Returns
-    -------
-    float
-        Event rate (or mean value) among the top 5 % divided by the overall rate; 1 for random
-        targeting.
-
-    Raises
-    ------
-    %(input_errors)s
-
-    Notes
-    -----
-    Lift(x) = G(x) / x = TPR(x) / x at x = 0.05, with G the cumulative gain curve of
-    :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
-
-    %(device_inputs)s
-
-    References
-    ----------
-    %(provost2013)s
-    """
-    return _lift_at("lift_at_5", _LIFT_AT_5, y_true, y_pred, sample_weight, events)
-
-
-_LIFT_AT_10 = CurveForm(CurveStatistic.LIFT_AT, depth=0.1)
-
-
-@register_metric(
-    "lift_at_10",
-    plain_name="lift in the top 10%",
-    meaning="How many times more events than at random in the top 10% by score.",
-    higher_is_better=True,
-    family="targeting",
-    **_curve_declarations(_LIFT_AT_10),
-)
-@raises_input_errors("y_true", "y_pred")
-@computes_where_inputs_live(_ON_DEVICE_SCALAR)
-@shared_paragraphs
-def lift_at_10(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    events: EventsLike = None,
-) -> float:
-    """Lift when the top 10 % by prediction is targeted (binary y, else events = true top 10 %).
+#: The docstring of a measure at a fixed depth, filled from its :class:`_AtDepth` (each text
+#: wrapped at the indentation of its place).
+_AT_DEPTH_DOC = """{title} when the top {percent} % by prediction is targeted \
+(binary y, else events = true top 10 %).
 
     Parameters
     ----------
@@ -2441,8 +2438,7 @@ def lift_at_10(
     Returns
     -------
     float
-        Event rate (or mean value) among the top 10 % divided by the overall rate; 1 for random
-        targeting.
+        {returns}
 
     Raises
     ------
@@ -2450,8 +2446,7 @@ def lift_at_10(
 
     Notes
     -----
-    Lift(x) = G(x) / x = TPR(x) / x at x = 0.10, with G the cumulative gain curve of
-    :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
+    {notes}
 
     %(device_inputs)s
 
@@ -2459,61 +2454,57 @@ def lift_at_10(
     ----------
     %(provost2013)s
     """
-    return _lift_at("lift_at_10", _LIFT_AT_10, y_true, y_pred, sample_weight, events)
 
 
-_LIFT_AT_20 = CurveForm(CurveStatistic.LIFT_AT, depth=0.2)
+def _wrapped(text: str, indent: int) -> str:
+    """``text`` wrapped for a docstring place ``indent`` spaces deep, its first line unindented."""
+    lines = textwrap.wrap(text, 96, break_long_words=False, break_on_hyphens=False)
+    return f"\n{' ' * indent}".join(lines)
 
 
-@register_metric(
-    "lift_at_20",
-    plain_name="lift in the top 20%",
-    meaning="How many times more events than at random in the top 20% by score.",
-    higher_is_better=True,
-    family="targeting",
-    **_curve_declarations(_LIFT_AT_20),
-)
-@raises_input_errors("y_true", "y_pred")
-@computes_where_inputs_live(_ON_DEVICE_SCALAR)
-@shared_paragraphs
-def lift_at_20(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    events: EventsLike = None,
-) -> float:
-    """Lift when the top 20 % by prediction is targeted (binary y, else events = true top 10 %).
+def _register_at_depth(statistic: CurveStatistic, percent: int) -> Callable[..., float]:
+    """The registered measure ``lift_at_<percent>``, ``precision_at_<percent>`` or
+    ``recall_at_<percent>``: the functional ``statistic`` of the ranked curve at
+    ``percent / 100`` (its bootstrap replicates from the targeting sweep, its Dask form the
+    ranked curve), a public function of this module with its own name and docstring."""
+    says = _AT_DEPTH[statistic]
+    form = CurveForm(statistic, depth=percent / 100.0)
+    name = f"{says.kind}_at_{percent}"
 
-    Parameters
-    ----------
-    %(y_true_events)s
-    %(y_pred_scores)s
-    %(sample_weight)s
-    %(events)s
+    def measure(
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        events: EventsLike = None,
+    ) -> float:
+        return _depth_measure(form, y_true, y_pred, sample_weight, events, name)
 
-    Returns
-    -------
-    float
-        Event rate (or mean value) among the top 20 % divided by the overall rate; 1 for random
-        targeting.
+    values = {"percent": percent, "depth": form.depth}
+    doc = _AT_DEPTH_DOC.format(
+        title=says.kind.capitalize(),
+        percent=percent,
+        returns=_wrapped(says.returns.format(**values), 8),
+        notes=_wrapped(says.notes.format(**values), 4),
+    )
+    measure = made_function(measure, name, __name__, doc)
+    measure = computes_where_inputs_live(_ON_DEVICE_SCALAR)(measure)
+    measure = raises_input_errors("y_true", "y_pred")(measure)
+    return register_metric(
+        name,
+        higher_is_better=True,
+        family="targeting",
+        description=None if says.description is None else says.description.format(**values),
+        plain_name=f"{says.kind} in the top {percent}%",
+        meaning=says.meaning.format(**values),
+        targets=says.targets,
+        **_curve_declarations(form),
+    )(measure)
 
-    Raises
-    ------
-    %(input_errors)s
 
-    Notes
-    -----
-    Lift(x) = G(x) / x = TPR(x) / x at x = 0.20, with G the cumulative gain curve of
-    :func:`gain_curve`; a perfect model with event share p has lift 1/p up to x = p.
-
-    %(device_inputs)s
-
-    References
-    ----------
-    %(provost2013)s
-    """
-    return _lift_at("lift_at_20", _LIFT_AT_20, y_true, y_pred, sample_weight, events)
+lift_at_5 = _register_at_depth(CurveStatistic.LIFT_AT, 5)
+lift_at_10 = _register_at_depth(CurveStatistic.LIFT_AT, 10)
+lift_at_20 = _register_at_depth(CurveStatistic.LIFT_AT, 20)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -2621,18 +2612,6 @@ def confusion_at_depth(
     return ConfusionCounts(depth=d, **counts, event_definition=ranked.target.definition)
 
 
-def _depth_measure(
-    form: CurveForm, y_true: Any, y_score: Any, sample_weight: Any, events: Any, func: str
-) -> float:
-    """The precision or recall of ``form`` (on the device when the data live there)."""
-    if _xm.on_device(y_true, y_score, sample_weight):  # the device follows the data
-        return _device_scalar(func, y_true, y_score, sample_weight, events, form)
-    assert form.depth is not None, "read at a depth"
-    ranked = _prepare(y_true, y_score, events, sample_weight, "y_pred")
-    _require_events(ranked.target.is_value, func)
-    return _read_at_depth(ranked, form.statistic, form.depth)
-
-
 @raises_input_errors("y_true", "y_score")
 @shared_paragraphs
 def precision_at_depth(
@@ -2733,80 +2712,6 @@ def recall_at_depth(
     """
     form = CurveForm(CurveStatistic.RECALL_AT, depth=_check_depth(depth))
     return _depth_measure(form, y_true, y_score, sample_weight, events, "recall_at_depth")
-
-
-def _register_at_depth(statistic: CurveStatistic, percent: int) -> Callable[..., float]:
-    """The registered measure ``precision_at_<percent>`` or ``recall_at_<percent>``: the
-    functional ``statistic`` of the ranked curve at ``percent / 100``, declared as the lifts
-    are (its bootstrap replicates from the targeting sweep, its Dask form the ranked curve)."""
-    kind = "precision" if statistic is CurveStatistic.PRECISION_AT else "recall"
-    form = CurveForm(statistic, depth=percent / 100.0)
-    what = (
-        "share of events among the cases targeted"
-        if kind == "precision"
-        else "share of all events captured"
-    )
-
-    def measure(
-        y_true: ArrayLike,
-        y_pred: ArrayLike,
-        *,
-        sample_weight: ArrayLike | None = None,
-        events: EventsLike = None,
-    ) -> float:
-        return _depth_measure(form, y_true, y_pred, sample_weight, events, measure.__name__)
-
-    name = f"{kind}_at_{percent}"
-    measure.__name__ = measure.__qualname__ = name
-    measure.__module__ = __name__
-    measure.__doc__ = f"""{kind.capitalize()} when the top {percent} % by prediction is targeted \
-(binary y, else events = true top 10 %).
-
-    Parameters
-    ----------
-    %(y_true_events)s
-    %(y_pred_scores)s
-    %(sample_weight)s
-    %(events)s
-
-    Returns
-    -------
-    float
-        The {what} (weighted); NaN without events, with an undefined-metric warning.
-
-    Raises
-    ------
-    %(input_errors)s
-
-    Notes
-    -----
-    :func:`{kind}_at_depth` with ``depth={percent / 100:g}``.
-
-    References
-    ----------
-    %(provost2013)s
-    """
-    measure = raises_input_errors("y_true", "y_pred")(shared_paragraphs(measure))
-    description = (
-        f"{kind.capitalize()} in the top {percent} % by score: the {what} "
-        "(binary y, else events = true top 10 %)"
-    )
-    plain = f"{kind} in the top {percent}%"
-    meaning = (
-        f"Share of the cases in the top {percent}% by score that are events."
-        if kind == "precision"
-        else f"Share of all events found in the top {percent}% by score."
-    )
-    return register_metric(
-        name,
-        higher_is_better=True,
-        family="targeting",
-        description=description,
-        plain_name=plain,
-        meaning=meaning,
-        targets="binary",
-        **_curve_declarations(form),
-    )(measure)
 
 
 precision_at_5 = _register_at_depth(CurveStatistic.PRECISION_AT, 5)

@@ -13,6 +13,11 @@ like. Each is written once in :data:`PARAGRAPHS`; a docstring holds its marker l
 (``%(sample_weight)s``) where it goes, and the decorator :func:`shared_paragraphs` puts it there,
 indented as the marker is.
 
+A family of measures that differ by a number or a word (the lift at 5, 10 and 20 %) is made by one
+factory from one docstring template; :func:`made_function` gives each function its public name
+and its filled docstring, so that ``help()``, :func:`inspect.signature`, pickling and the API
+reference see it as if it were written out.
+
 This module is a foundation: it imports nothing of ranklens.
 """
 
@@ -32,6 +37,7 @@ __all__ = [
     "device_inputs",
     "fill_paragraphs",
     "input_errors",
+    "made_function",
     "raises_input_errors",
     "shared_paragraphs",
 ]
@@ -275,14 +281,6 @@ PARAGRAPHS: dict[str, str] = _dedented({
         The relevance function phi: R -> [0, 1]; default the box-plot relevance of ``y_true``
         (:func:`ranklens.relevance.relevance_from_boxplot`).
     """,
-    "event_threshold": """
-    event_threshold : float, default 0.5
-        t_E: rows with phi >= t_E are events.
-    """,
-    "accuracy": """
-    accuracy : callable, optional
-        The accuracy function alpha; default ``smooth_accuracy(IQR(y_true) / 2, k=8)``.
-    """,
     # Parameters: prediction intervals.
     "interval_y_true": """
     y_true : array-like of shape (n,)
@@ -304,6 +302,13 @@ PARAGRAPHS: dict[str, str] = _dedented({
     "evaluation": """
     evaluation : ModelEvaluation
         A result of :func:`ranklens.report.evaluate_models`.
+    """,
+    # Parameters: the planning of a study's size.
+    "power_alpha": """
+    power : float, default 0.8
+        The probability of detecting it, in (0, 1).
+    alpha : float, default 0.05
+        The test's level, in (0, 1).
     """,
     # References.
     "rosset2005": """
@@ -420,6 +425,18 @@ def fill_paragraphs(doc: str, owner: str) -> str:
     if not placed:
         raise ValueError(f"the docstring of {owner} has no marker of a shared paragraph")
     return filled
+
+
+def made_function(func: _F, name: str, module: str, doc: str) -> _F:
+    """``func``, made by a factory, as the public function ``name`` of ``module``: its name and
+    qualified name ``name`` (pickled by reference, as a function written out at the top level of
+    ``module``, where the factory's result must be assigned to ``name``) and the docstring
+    ``doc`` with its shared paragraphs filled (:func:`shared_paragraphs`).
+    """
+    func.__name__ = func.__qualname__ = name
+    func.__module__ = module
+    func.__doc__ = doc
+    return shared_paragraphs(func)
 
 
 def shared_paragraphs(obj: _F) -> _F:

@@ -93,8 +93,12 @@ class RatioForm:
     def evaluate(
         self, y: np.ndarray, p: np.ndarray, w: np.ndarray | None = None, **params: Any
     ) -> float:
-        """The measure from its sums (plain float64 sums: ordinary magnitudes only)."""
+        """The measure from its sums (plain float64 sums: ordinary magnitudes only). A plain
+        mean (no weights, no denominator) is ``num.sum() / n``, NumPy's pairwise sum, the bits of
+        ``np.mean`` and of scikit-learn's losses; weighted, ``(w @ num) / w.sum()``."""
         num = self.numerator(y, p, **params)
+        if w is None and self.denominator is None:
+            return float(self.finalize(num.sum() / num.shape[0]))
         weight = np.ones(y.shape[0]) if w is None else w
         den = (
             weight.sum() if self.denominator is None else weight @ self.denominator(y, p, **params)

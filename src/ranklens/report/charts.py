@@ -1495,6 +1495,66 @@ def _without_empty_intervals(spec: dict[str, Any], rows: list[dict[str, Any]]) -
     return spec
 
 
+def _interval_fields(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored record's interval (None unless estimated) and status, as a chart row holds them."""
+    estimated = record["status"] == "estimated"
+    return {
+        "lo": float(record["ci_lower"]) if estimated else None,
+        "hi": float(record["ci_upper"]) if estimated else None,
+        "status": str(record["status"]),
+    }
+
+
+def _interval_tooltip(place: str, value: str, fmt: str) -> list[dict[str, Any]]:
+    """The tooltip of a slice's value: model, slice (``place``), ``value``, interval, status."""
+    return [
+        {"field": "model", "title": "model"},
+        {"field": place, "title": place},
+        {"field": value, "type": "quantitative", "title": "value", "format": fmt},
+        {"field": "lo", "type": "quantitative", "title": "interval from", "format": fmt},
+        {"field": "hi", "type": "quantitative", "title": "to", "format": fmt},
+        {"field": "status", "title": "status"},
+    ]
+
+
+def _overall_layer(
+    overall: Mapping[str, Any],
+    models: list[str],
+    axis: tuple[str, str],
+    fmt: str,
+    **mark: Any,
+) -> dict[str, Any]:
+    """The layer of each model's value on all the rows, a dashed rule across a chart of slices:
+    ``axis`` is the channel and the field of the value; ``mark``, the rule's dashes and width."""
+    channel, field = axis
+    return {
+        "data": {"values": [{"model": m, field: float(overall[m])} for m in models]},
+        "mark": {"type": "rule", **mark},
+        "encoding": {
+            channel: {"field": field, "type": "quantitative"},
+            "color": model_color(models),
+            "opacity": _picked(0.8, 0.1),
+            "tooltip": [
+                {"field": "model", "title": "on all the rows"},
+                {"field": field, "type": "quantitative", "format": fmt},
+            ],
+        },
+    }
+
+
+def _estimated_fill(models: list[str]) -> dict[str, Any]:
+    """The fill of a slice's point: the model's color with an interval, white without."""
+    return {
+        "condition": {
+            "test": "datum.status === 'estimated'",
+            "field": "model",
+            "type": "nominal",
+            "scale": {"domain": models, "range": _colors(models)},
+        },
+        "value": "white",
+    }
+
+
 def forest_chart(seg: Any, metric: str, *, x_title: str) -> dict[str, Any]:
     """The forest plot of one measure of an evaluation by segment: a row per segment, a point
     and interval per model (hollow without an interval), each model's value on all the rows as
@@ -1523,19 +1583,15 @@ def forest_chart(seg: Any, metric: str, *, x_title: str) -> dict[str, Any]:
     for r in seg.records:
         if r["metric"] != metric or r["value"] is None or not math.isfinite(float(r["value"])):
             continue
-        estimated = r["status"] == "estimated"
         rows.append(
             {
                 "model": r["model"],
                 "segment": f"{r['slicing']}: {r['segment']}",
                 "value": float(r["value"]),
-                "lo": float(r["ci_lower"]) if estimated else None,
-                "hi": float(r["ci_upper"]) if estimated else None,
-                "status": str(r["status"]),
+                **_interval_fields(r),
             }
         )
     fmt = number_format([r["value"] for r in rows])
-    overall = [{"model": m, "value": float(seg.overall[metric][m])} for m in models]
     y = {
         "field": "segment",
         "type": "nominal",
@@ -1544,29 +1600,12 @@ def forest_chart(seg: Any, metric: str, *, x_title: str) -> dict[str, Any]:
     }
     offset = {"field": "model", "type": "nominal", "sort": models}
     color = model_color(models)
-    tooltip = [
-        {"field": "model", "title": "model"},
-        {"field": "segment", "title": "segment"},
-        {"field": "value", "type": "quantitative", "title": "value", "format": fmt},
-        {"field": "lo", "type": "quantitative", "title": "interval from", "format": fmt},
-        {"field": "hi", "type": "quantitative", "title": "to", "format": fmt},
-        {"field": "status", "title": "status"},
-    ]
+    tooltip = _interval_tooltip("segment", "value", fmt)
     spec = base_spec(height=max(120, 16 * len(labels) * max(1, len(models) // 2 + 1)))
     spec["layer"] = [
-        {
-            "data": {"values": overall},
-            "mark": {"type": "rule", "strokeDash": [5, 4], "strokeWidth": 1},
-            "encoding": {
-                "x": {"field": "value", "type": "quantitative"},
-                "color": color,
-                "opacity": _picked(0.8, 0.1),
-                "tooltip": [
-                    {"field": "model", "title": "on all the rows"},
-                    {"field": "value", "type": "quantitative", "format": fmt},
-                ],
-            },
-        },
+        _overall_layer(
+            seg.overall[metric], models, ("x", "value"), fmt, strokeDash=[5, 4], strokeWidth=1
+        ),
         {
             "data": {"values": rows},
             "mark": {"type": "rule", "strokeWidth": 1.6},
@@ -1605,15 +1644,7 @@ def forest_chart(seg: Any, metric: str, *, x_title: str) -> dict[str, Any]:
                 "y": y,
                 "yOffset": offset,
                 "color": color,
-                "fill": {
-                    "condition": {
-                        "test": "datum.status === 'estimated'",
-                        "field": "model",
-                        "type": "nominal",
-                        "scale": {"domain": models, "range": _colors(models)},
-                    },
-                    "value": "white",
-                },
+                "fill": _estimated_fill(models),
                 "opacity": _picked(),
                 "tooltip": tooltip,
             },
@@ -1648,16 +1679,13 @@ def window_chart(result: Any, metric: str, *, y_title: str) -> dict[str, Any]:
         cell = [r for r in result.records if r["metric"] == metric and r["model"] == model]
         for i, r in enumerate(cell):
             value = None if r["value"] is None else float(r["value"])
-            estimated = r["status"] == "estimated"
             rows.append(
                 {
                     "model": model,
                     "x": str(result.window_starts[i]) if dated else i + 1,
                     "window": str(result.windows[i]),
                     "y": value if value is not None and math.isfinite(value) else None,
-                    "lo": float(r["ci_lower"]) if estimated else None,
-                    "hi": float(r["ci_upper"]) if estimated else None,
-                    "status": str(r["status"]),
+                    **_interval_fields(r),
                 }
             )
     fmt = number_format([r["y"] for r in rows])
@@ -1672,15 +1700,7 @@ def window_chart(result: Any, metric: str, *, y_title: str) -> dict[str, Any]:
         },
     }
     color = model_color(models)
-    tooltip = [
-        {"field": "model", "title": "model"},
-        {"field": "window", "title": "window"},
-        {"field": "y", "type": "quantitative", "title": "value", "format": fmt},
-        {"field": "lo", "type": "quantitative", "title": "interval from", "format": fmt},
-        {"field": "hi", "type": "quantitative", "title": "to", "format": fmt},
-        {"field": "status", "title": "status"},
-    ]
-    overall = [{"model": m, "y": float(result.overall[metric][m])} for m in models]
+    tooltip = _interval_tooltip("window", "y", fmt)
     pick = json.dumps(result.picks[metric])
     spec = base_spec(height=240)
     spec["layer"] = [
@@ -1706,19 +1726,7 @@ def window_chart(result: Any, metric: str, *, y_title: str) -> dict[str, Any]:
                 },
             },
         },
-        {
-            "data": {"values": overall},
-            "mark": {"type": "rule", "strokeDash": [2, 2]},
-            "encoding": {
-                "y": {"field": "y", "type": "quantitative"},
-                "color": color,
-                "opacity": _picked(0.8, 0.1),
-                "tooltip": [
-                    {"field": "model", "title": "on all the rows"},
-                    {"field": "y", "type": "quantitative", "format": fmt},
-                ],
-            },
-        },
+        _overall_layer(result.overall[metric], models, ("y", "y"), fmt, strokeDash=[2, 2]),
         {
             "data": {"values": rows},
             "mark": {"type": "line", "strokeWidth": 1.5},
@@ -1751,15 +1759,7 @@ def window_chart(result: Any, metric: str, *, y_title: str) -> dict[str, Any]:
                 "x": x,
                 "y": {"field": "y", "type": "quantitative"},
                 "color": color,
-                "fill": {
-                    "condition": {
-                        "test": "datum.status === 'estimated'",
-                        "field": "model",
-                        "type": "nominal",
-                        "scale": {"domain": models, "range": _colors(models)},
-                    },
-                    "value": "white",
-                },
+                "fill": _estimated_fill(models),
                 "opacity": _picked(),
                 "tooltip": tooltip,
             },
