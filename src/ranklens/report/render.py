@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from ranklens._foundation.events import events_words
-from ranklens._foundation.format import format_number, result_html
+from ranklens._foundation.format import format_number, plain_number, result_html
 from ranklens._foundation.registry import (
     FAMILIES,
     NOT_PROBABILITIES,
@@ -460,7 +460,7 @@ def _block_words(evaluation: Any) -> str:
     if scheme not in ("stationary", "circular", "blocks") or length is None:
         return ""
     if scheme == "stationary":
-        return f"stationary block bootstrap, mean block length {float(length):.3g}"
+        return f"stationary block bootstrap, mean block length {plain_number(length, 3)}"
     if scheme == "blocks":
         return f"non-overlapping block bootstrap, block length {max(1, round(float(length)))}"
     return f"circular block bootstrap, block length {max(1, round(float(length)))}"
@@ -734,7 +734,8 @@ def _goal_sentences(evaluation: Any, goal: str) -> list[str]:
         if never:
             out.append(
                 f"{_names(never)} never predict{'s' if len(never) == 1 else ''} a value in the "
-                f"extreme range (relevance >= {threshold:g}): precision is not defined for "
+                f"extreme range (relevance >= {plain_number(threshold)}): precision is not "
+                f"defined for "
                 f"{'it' if len(never) == 1 else 'them'}."
             )
         if wrong:
