@@ -66,6 +66,7 @@ from ranklens.report.tables import (
     Section,
     Table,
     distinguishing_style,
+    interval_text,
     number_style,
 )
 from ranklens.report.tables import header as _header
@@ -385,7 +386,7 @@ def goal_table(
                         if j in closest
                         else ""
                     ),
-                    sub=f"[{style(ci[0])}, {style(ci[1])}]" if ci else "",
+                    sub=interval_text(style, *ci) if ci else "",
                     key=f"{model}:{metric}",
                 )
             )
@@ -601,7 +602,7 @@ def _verdict_row(verdict: Any, evaluation: Any) -> Row:
         value = values(runner.value_a)
         other = f"{runner.model_b} ({values(runner.value_b)})"
         if runner.tested and math.isfinite(runner.low):
-            diff = f"{style(runner.difference)} [{style(runner.low)}, {style(runner.high)}]"
+            diff = f"{style(runner.difference)} {interval_text(style, runner.low, runner.high)}"
             method = adjusted_method_name(runner.method)
         elif runner.tested:
             diff = f"{style(runner.difference)} (no interval at this level)"

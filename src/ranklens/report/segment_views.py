@@ -19,7 +19,15 @@ from typing import Any
 from ranklens._foundation.registry import direction_of
 from ranklens.metrics import get_metric
 from ranklens.report.goals import plain_name
-from ranklens.report.tables import Cell, Row, Section, Table, format_pvalue, number_style
+from ranklens.report.tables import (
+    Cell,
+    Row,
+    Section,
+    Table,
+    format_pvalue,
+    interval_text,
+    number_style,
+)
 from ranklens.report.tables import header as _header
 from ranklens.segments import DEFAULT_SEGMENT_METRICS, MISSING_SEGMENT
 
@@ -164,7 +172,7 @@ def _cell(record: dict[str, Any], style: Any) -> Cell:
         )
     if status == "not compared":
         return Cell(text, title=record["reason"], sub="no interval", key=key)
-    sub = f"[{style(record['ci_lower'])}, {style(record['ci_upper'])}]"
+    sub = interval_text(style, record["ci_lower"], record["ci_upper"])
     marks = {
         "pick": ("pick", "the pick"),
         "better": ("best", "clearly better than the pick"),

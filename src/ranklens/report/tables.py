@@ -22,6 +22,7 @@ __all__ = [
     "format_number",
     "format_pvalue",
     "header",
+    "interval_text",
 ]
 
 
@@ -172,6 +173,33 @@ def distinguishing_style(style: NumberStyle, *values: Any) -> NumberStyle:
     """
     decimals = distinguishing_decimals(values, style.decimals)
     return style if decimals == style.decimals else dataclasses.replace(style, decimals=decimals)
+
+
+def interval_text(style: NumberStyle, low: Any, high: Any) -> str:
+    """An interval in a row's notation: ``[0.018, 0.029]``, or ``[14,587,144 to 39,779,873]``
+    when thousands separators would make the comma between the two ends ambiguous.
+
+    Parameters
+    ----------
+    style : NumberStyle
+        The notation of the row or column.
+    low, high : float
+        The interval's ends.
+
+    Returns
+    -------
+    str
+        The interval, in brackets.
+
+    Examples
+    --------
+    >>> interval_text(NumberStyle(3), 0.0181, 0.0293)
+    '[0.018, 0.029]'
+    >>> interval_text(NumberStyle(0), 14587144.2, 39779873.0)
+    '[14,587,144 to 39,779,873]'
+    """
+    a, b = style(low), style(high)
+    return f"[{a} to {b}]" if "," in a + b else f"[{a}, {b}]"
 
 
 def number_style(
