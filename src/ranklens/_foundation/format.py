@@ -20,6 +20,7 @@ __all__ = [
     "distinguishing_decimals",
     "finite_or_none",
     "format_number",
+    "is_finite_number",
     "percent_change",
     "plain_number",
     "result_html",
@@ -27,6 +28,30 @@ __all__ = [
     "table_html",
     "with_currency",
 ]
+
+
+def is_finite_number(value: Any) -> bool:
+    """Whether ``value`` reads as a finite float (False for NaN, infinities, None and text).
+
+    Parameters
+    ----------
+    value : object
+        A number, a numeric string, None or anything else.
+
+    Returns
+    -------
+    bool
+        True when ``float(value)`` succeeds and is finite.
+
+    Examples
+    --------
+    >>> [is_finite_number(v) for v in (1, "2.5", None, math.nan, "n/a")]
+    [True, True, False, False, False]
+    """
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def finite_or_none(value: Any) -> Any:
@@ -96,7 +121,7 @@ def distinguishing_decimals(values: Iterable[Any], decimals: int = 0) -> int:
     >>> distinguishing_decimals([1.0, 1.0, math.nan], 3)
     3
     """
-    distinct = sorted({v for v in _floats(values) if math.isfinite(v)})
+    distinct = sorted({float(v) for v in values if is_finite_number(v)})
     d = max(int(decimals), 0)
     if len(distinct) < 2:
         return d
@@ -106,16 +131,6 @@ def distinguishing_decimals(values: Iterable[Any], decimals: int = 0) -> int:
     while d < most and len({f"{v:,.{d}f}" for v in distinct}) < len(distinct):
         d += 1
     return d
-
-
-def _floats(values: Iterable[Any]) -> list[float]:
-    out = []
-    for value in values:
-        try:
-            out.append(float(value))
-        except (TypeError, ValueError):
-            continue
-    return out
 
 
 def format_number(value: Any, digits: int = 4) -> str:

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ranklens._foundation.format import distinguishing_decimals, format_number
+from ranklens._foundation.format import distinguishing_decimals, format_number, is_finite_number
 
 __all__ = [
     "Cell",
@@ -239,21 +239,14 @@ def number_style(
     ('0.00001200', '0.00000340')
     """
     values = list(values)
-    finite = [abs(float(v)) for v in values if _finite(v)]
+    finite = [abs(float(v)) for v in values if is_finite_number(v)]
     big = max(finite, default=0.0)
     if (integer and all(float(v).is_integer() for v in finite)) or big == 0:
         return NumberStyle(0)
     most = max(_MAX_DECIMALS, 3 - math.floor(math.log10(big)))
-    positive = [float(w) for w in widths if _finite(w) and float(w) > 0]
+    positive = [float(w) for w in widths if is_finite_number(w) and float(w) > 0]
     if positive:
         decimals = 1 - math.floor(math.log10(min(positive)))
     else:
         decimals = 3 - math.floor(math.log10(big))
     return distinguishing_style(NumberStyle(min(max(decimals, 0), most)), *values)
-
-
-def _finite(value: Any) -> bool:
-    try:
-        return math.isfinite(float(value))
-    except (TypeError, ValueError):
-        return False
