@@ -104,11 +104,12 @@ def test_terminal_table_marks_the_coverage_closest_to_nominal(evaluation):
     line = next(line for line in text.splitlines() if "interval_coverage " in line)
     assert "≈ 0.8" in line
     table = summary_table(evaluation)
-    names = [str(cell) for cell in table.columns[0]._cells]
+    # the plain name, the name for --metrics, the direction, then the models
+    names = [str(cell) for cell in table.columns[1]._cells]
     row = names.index("interval_coverage")
     marked = {
         str(column.header): "green" in str(getattr(column._cells[row], "style", ""))
-        for column in table.columns[2:]
+        for column in table.columns[3:]
     }
     assert marked == {"wide": False, "calibrated": True}
 

@@ -21,7 +21,7 @@ from ranklens import evaluate_models
 from ranklens._version import __version__
 from ranklens.cli import app
 from ranklens.report.decision import recommend
-from ranklens.report.goals import summary_verdicts
+from ranklens.report.goals import plain_name, summary_verdicts
 from ranklens.report.terminal import CLEAR_MARK, headline_lines, recommendation_line
 
 runner = CliRunner()
@@ -262,7 +262,9 @@ def test_the_default_output_is_short(csv, tmp_path):
         [v for v in verdicts if v.evidence == "clear"]
     )
     for verdict in verdicts:
-        assert verdict.metric in result.stdout
+        # each column headed by the measure's plain name (wrapped), not the registry's
+        assert all(word in result.stdout for word in plain_name(verdict.metric).split())
+        assert "_" not in verdict.metric or verdict.metric not in result.stdout
     assert "kendall_tau" not in result.stdout  # not a headline: in the JSON and --verbose
     assert "Why values are missing" not in result.stdout
     # ridge and linear have negative predictions: log_rmse is undefined, folded into one line
@@ -311,7 +313,7 @@ def test_json_to_stdout_keeps_the_summary_on_stderr(csv):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert set(doc["metrics"]) == {"kendall_tau"}
-    assert "kendall_tau" in result.stderr and "scores.csv: spend (n = 300)" in result.stderr
+    assert "Kendall's tau" in result.stderr and "scores.csv: spend (n = 300)" in result.stderr
 
 
 @pytest.mark.parametrize("goal", ["errors", "ranking"])

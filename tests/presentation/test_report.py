@@ -255,7 +255,10 @@ def test_format_number():
     assert format_number(None) == "–"
     assert format_number(12) == "12"
     assert format_number(0.123456) == "0.1235"
-    assert format_number(123456.0) == "1.235e+05"
+    assert format_number(123456.0) == "123,456"
+    assert format_number(-2.52e7) == "-25,200,000"
+    assert format_number(1.23456e-5) == "0.00001235"
+    assert format_number(float("-inf")) == "−∞"
     assert format_number(1234.5) == "1,234.5"
     assert format_number(0) == "0"
 
@@ -430,9 +433,12 @@ def test_number_style_one_notation_and_digits_from_the_interval():
     # Two significant digits of the narrowest interval width (0.012 -> 3 decimals).
     style = number_style([0.58512, 0.57321], [0.012, 0.03])
     assert [style(v) for v in (0.58512, 0.57321)] == ["0.585", "0.573"]
-    # One notation for the whole row: never "75,635.2" beside "9.130e+05".
+    # One notation for the whole row, positional: never "75,635.2" beside "9.130e+07".
     row = number_style([75_635.2, 9.13e7])
-    assert all("e+" in row(v) for v in (75_635.2, 9.13e7))
+    assert (row(75_635.2), row(9.13e7)) == ("75,635", "91,300,000")
+    # Small magnitudes: positional, four significant digits of the largest.
+    small = number_style([1.2345e-5, -3.4e-6])
+    assert (small(1.2345e-5), small(-3.4e-6)) == ("0.00001234", "-0.00000340")
     fixed = number_style([75_635.2, 913_000.0])
     assert fixed(75_635.2) == "75,635" and fixed(913_000.0) == "913,000"
     # Whole counts stay whole.

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from ranklens._foundation.events import events_words
-from ranklens._foundation.format import distinguishing_digits
+from ranklens._foundation.format import distinguishing_decimals
 from ranklens.report import evaluate_models
 from ranklens.report.decision import Recommendation, format_money, recommend
 from ranklens.report.document import evaluation_to_json
@@ -221,18 +221,22 @@ def test_html_opens_with_the_decision_in_plain_words(clear_case, equal_case):
     assert "choose on other grounds" not in text and "Pick " not in text
 
 
-def test_distinguishing_digits_against_brute_force():
-    assert distinguishing_digits(24812345.0, 24798765.0) == 4
-    assert distinguishing_digits(0.712, 0.708) == 3
-    assert distinguishing_digits(1.0, 1.0) == 3
-    assert distinguishing_digits(math.nan, 1.0) == 3
+def test_distinguishing_decimals_against_brute_force():
+    assert distinguishing_decimals([24812345.0, 24798765.0]) == 0
+    assert distinguishing_decimals([0.712, 0.708], 2) == 3
+    assert distinguishing_decimals([1.0, 1.0], 3) == 3
+    assert distinguishing_decimals([math.nan, 1.0, math.inf], 3) == 3
+    assert distinguishing_decimals([0.3, 0.1 + 0.2]) == 17  # two doubles always told apart
     rng = np.random.default_rng(0)
     for _ in range(300):
-        a = float(rng.lognormal(0, 5))
+        a = float(rng.lognormal(0, 5)) * float(rng.choice([-1, 1]))
         b = a * (1 + float(rng.choice([1e-9, 1e-6, 1e-4, 1e-2])) * float(rng.uniform(-1, 1)))
-        d = distinguishing_digits(a, b)
-        # brute force: the fewest digits (at least 3) at which the texts differ
-        brute = next(k for k in range(3, 18) if f"{a:.{k - 1}e}" != f"{b:.{k - 1}e}")
+        c = float(rng.choice([0.0, 1e-6, 1e10]))
+        d = distinguishing_decimals([a, b, c], 1)
+        # brute force: the fewest decimals (at least 1) at which the three texts differ
+        brute = next(
+            k for k in range(1, 400) if len({f"{v:,.{k}f}" for v in (a, b, c)}) == len({a, b, c})
+        )
         assert d == brute
 
 
@@ -242,9 +246,11 @@ def test_distinguishing_style_widens_only_when_needed():
     assert distinguishing_style(fixed, 0.712, 0.708).decimals == 3
     wider = distinguishing_style(fixed, 0.7102, 0.7098)
     assert (wider(0.7102), wider(0.7098)) == ("0.7102", "0.7098")
-    sci = distinguishing_style(NumberStyle(scientific=True, digits=3), 2.4812e7, 2.4798e7)
-    assert sci(2.4812e7) == "2.481e+07" and sci(2.4798e7) == "2.480e+07"
+    big = distinguishing_style(NumberStyle(0), 24812345.0, 24798765.0)
+    assert (big(24812345.0), big(24798765.0)) == ("24,812,345", "24,798,765")
     assert distinguishing_style(fixed, 1.0, 1.0) is fixed
+    many = distinguishing_style(NumberStyle(0), 1e10, 1e-6, 2e-6, math.nan)
+    assert [many(v) for v in (1e-6, 2e-6)] == ["0.000001", "0.000002"]
 
 
 @pytest.mark.parametrize(

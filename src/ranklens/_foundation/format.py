@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import itertools
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 __all__ = [
-    "distinguishing_digits",
+    "distinguishing_decimals",
     "finite_or_none",
     "format_number",
+    "is_finite_number",
     "percent_change",
     "plain_number",
     "result_html",
@@ -25,6 +28,30 @@ __all__ = [
     "table_html",
     "with_currency",
 ]
+
+
+def is_finite_number(value: Any) -> bool:
+    """Whether ``value`` reads as a finite float (False for NaN, infinities, None and text).
+
+    Parameters
+    ----------
+    value : object
+        A number, a numeric string, None or anything else.
+
+    Returns
+    -------
+    bool
+        True when ``float(value)`` succeeds and is finite.
+
+    Examples
+    --------
+    >>> [is_finite_number(v) for v in (1, "2.5", None, math.nan, "n/a")]
+    [True, True, False, False, False]
+    """
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def finite_or_none(value: Any) -> Any:
@@ -58,55 +85,62 @@ def with_currency(text: str, currency: str | None) -> str:
     return f"{text} {currency}"
 
 
-def distinguishing_digits(a: Any, b: Any, digits: int = 3, *, max_digits: int = 17) -> int:
-    """The fewest significant digits, at least ``digits``, with which two different numbers are
-    written differently (so that two numbers called different never read the same).
+def distinguishing_decimals(values: Iterable[Any], decimals: int = 0) -> int:
+    """The fewest decimals, at least ``decimals``, with which different numbers are written
+    differently in positional notation (so that two numbers shown together never read the same).
 
-    Both are written in scientific notation with ``d`` significant digits, ``d`` counting up
-    from ``digits`` until the two texts differ (at most ``max_digits``, enough for any two
-    different doubles). Equal or non-finite numbers need no more than ``digits``.
+    Every finite number of ``values`` is written with ``d`` decimals (``f"{v:,.{d}f}"``), ``d``
+    counting up from ``decimals`` until no two different numbers share a text. Seventeen
+    significant digits tell any two doubles apart, so the count stops, at the latest, at
+    ``16 - floor(log10(m))`` decimals, ``m`` the smallest magnitude that needs telling apart.
+    NaN, infinities, non-numbers and repeats of one number need no decimals.
 
     Parameters
     ----------
-    a, b : float
-        The two numbers shown side by side.
-    digits : int, default 3
-        The digits a reader gets anyway.
-    max_digits : int, default 17
-        Upper limit (17 significant digits tell any two doubles apart).
+    values : iterable of float
+        The numbers shown together (a row or a column of a table, or the two sides of a
+        comparison).
+    decimals : int, default 0
+        The decimals a reader gets anyway.
 
     Returns
     -------
     int
-        The number of significant digits.
+        The number of decimals.
 
     Examples
     --------
-    >>> distinguishing_digits(24812345.0, 24798765.0)
-    4
-    >>> distinguishing_digits(0.712, 0.708)
+    >>> distinguishing_decimals([24812345.0, 24798765.0])
+    0
+    >>> distinguishing_decimals([0.712, 0.708], 2)
     3
-    >>> distinguishing_digits(0.71021, 0.71024)
+    >>> distinguishing_decimals([0.71021, 0.71024], 3)
     5
-    >>> distinguishing_digits(1.0, 1.0)
+    >>> distinguishing_decimals([1.0e10, 1.0e-6, 2.0e-6])
+    6
+    >>> distinguishing_decimals([1.0, 1.0, math.nan], 3)
     3
     """
-    try:
-        x, y = float(a), float(b)
-    except (TypeError, ValueError):
-        return digits
-    if not (math.isfinite(x) and math.isfinite(y)) or x == y:
-        return digits
-    d = max(int(digits), 1)
-    while d < max_digits and f"{x:.{d - 1}e}" == f"{y:.{d - 1}e}":
+    distinct = sorted({float(v) for v in values if is_finite_number(v)})
+    d = max(int(decimals), 0)
+    if len(distinct) < 2:
+        return d
+    # the closest neighbours decide; 17 significant digits of the smaller one always suffice
+    smallest = min((abs(a) or abs(b)) for a, b in itertools.pairwise(distinct))
+    most = max(d, 16 - math.floor(math.log10(smallest)))
+    while d < most and len({f"{v:,.{d}f}" for v in distinct}) < len(distinct):
         d += 1
     return d
 
 
 def format_number(value: Any, digits: int = 4) -> str:
-    """A number as a report shows it: 4 significant decimals, thousands in scientific form.
+    """A number as a report, a terminal table or a notebook shows it: positional notation,
+    never scientific.
 
-    NaN and None show as an en dash; integers stay integers; booleans as yes/no.
+    Magnitudes from 0.001 to 100 get ``digits`` decimals, from 100 to 100,000 ``digits - 3``
+    (at least one); from 100,000 up every whole digit is written, with thousands separators
+    (``25,198,765``); below 0.001, ``digits`` significant digits (``0.00001235``). NaN and None
+    show as an en dash; integers stay integers; booleans as yes/no.
 
     Parameters
     ----------
@@ -119,6 +153,13 @@ def format_number(value: Any, digits: int = 4) -> str:
     -------
     str
         The formatted value.
+
+    Examples
+    --------
+    >>> format_number(25198765.4), format_number(1234.5), format_number(0.123456)
+    ('25,198,765', '1,234.5', '0.1235')
+    >>> format_number(-1.23456e-5), format_number(float("nan")), format_number(float("inf"))
+    ('-0.00001235', '–', '∞')
     """
     if value is None:
         return "–"
@@ -137,8 +178,10 @@ def format_number(value: Any, digits: int = 4) -> str:
     if v == 0:
         return "0"
     a = abs(v)
-    if a >= 1e5 or a < 1e-3:
-        return f"{v:.{digits - 1}e}"
+    if a >= 1e5:
+        return f"{v:,.0f}"
+    if a < 1e-3:
+        return f"{v:.{digits - 1 - math.floor(math.log10(a))}f}"
     if a >= 100:
         return f"{v:,.{max(digits - 3, 1)}f}"
     return f"{v:.{digits}f}"

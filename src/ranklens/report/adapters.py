@@ -28,6 +28,7 @@ from ranklens.report.tables import (
     Row,
     Table,
     format_pvalue,
+    interval_text,
     number_style,
 )
 from ranklens.report.tables import header as _header
@@ -221,7 +222,7 @@ def _pairs_table(comparison: Any, frame: Any, metrics: Any = None) -> Table:
         ]
         if not permutation:
             cells.append(
-                Cell(f"[{style(record.difference_ci_lower)}, {style(record.difference_ci_upper)}]")
+                Cell(interval_text(style, record.difference_ci_lower, record.difference_ci_upper))
             )
         cells.append(
             Cell(
@@ -290,7 +291,7 @@ def _adjusted_cell(contrast: Contrast, style: Any) -> Cell:
     """The adjusted interval of a comparison, with its method below it."""
     if math.isfinite(contrast.low) and math.isfinite(contrast.high):
         return Cell(
-            f"[{style(contrast.low)}, {style(contrast.high)}]",
+            interval_text(style, contrast.low, contrast.high),
             sub=adjusted_method_name(contrast.method),
         )
     if contrast.unresolved:
@@ -409,23 +410,16 @@ def depth_counts_table(evaluation: Any) -> Table | None:
         return None
     depth = float(block["depth"])
     weighted = "sample_weight" in evaluation.settings
-    counts = [
-        v
-        for row in block["models"].values()
-        for k, v in row.items()
-        if k not in ("precision", "recall")
-    ]
-    # whole counts up to rounding (TN = W - E - FP is a difference of sums)
-    whole = all(math.isfinite(v) and abs(v - round(v)) <= 1e-9 * max(1.0, abs(v)) for v in counts)
+    fields = ("true_positives", "false_positives", "false_negatives", "true_negatives")
+    # one notation per column: whole counts whole (up to rounding: TN = W - E - FP is a
+    # difference of sums), a count shared by a tie at the cut as the column's other numbers
+    counts = {
+        field: number_style([_whole(r[field]) for r in block["models"].values()], integer=True)
+        for field in fields
+    }
     rates = number_style(
         [v for r in block["models"].values() for v in (r["precision"], r["recall"])]
     )
-
-    def count(value: float) -> str:
-        if not math.isfinite(value):
-            return "not defined"
-        return f"{value:,.0f}" if whole else f"{value:,.1f}"
-
     rows = []
     for model, row in block["models"].items():
         rows.append(
@@ -435,13 +429,8 @@ def depth_counts_table(evaluation: Any) -> Table | None:
                     Cell(rates(row["precision"]), key=f"{model}:precision_at_depth"),
                     Cell(rates(row["recall"]), key=f"{model}:recall_at_depth"),
                     *(
-                        Cell(count(row[field]), key=f"{model}:{field}")
-                        for field in (
-                            "true_positives",
-                            "false_positives",
-                            "false_negatives",
-                            "true_negatives",
-                        )
+                        Cell(counts[field](_whole(row[field])), key=f"{model}:{field}")
+                        for field in fields
                     ),
                 ]
             )
@@ -454,7 +443,11 @@ def depth_counts_table(evaluation: Any) -> Table | None:
         + ("; counts are sums of case weights" if weighted else "")
         + (
             "; a tie of scores at the cut is shared, so counts may be fractional"
-            if not whole
+            if any(
+                math.isfinite(r[f]) and _whole(r[f]) != round(r[f])
+                for r in block["models"].values()
+                for f in fields
+            )
             else ""
         )
         + "."
@@ -473,6 +466,14 @@ def depth_counts_table(evaluation: Any) -> Table | None:
         caption=f"Precision, recall and counts in the top {100 * depth:.3g}% by score",
         note=note,
     )
+
+
+def _whole(value: float) -> float:
+    """A count, rounded to the whole number it differs from by rounding only (at most 1e-9 of
+    it); any other number (a count shared by a tie, NaN) as it is."""
+    if math.isfinite(value) and abs(value - round(value)) <= 1e-9 * max(1.0, abs(value)):
+        return float(round(value))
+    return value
 
 
 def decile_table(result: Any, *, weighted: bool = False) -> Table:
@@ -667,7 +668,7 @@ def _depth_table(result: Any, evaluation: Any = None) -> Table:
                 k = list(bands.models).index(m)
                 g = int(abs(np.asarray(bands.x) - depth).argmin())
                 scale = v / float(bands.estimate[k, g]) if float(bands.estimate[k, g]) else 1.0
-                sub = f"[{style(bands.lower[k, g] * scale)}, {style(bands.upper[k, g] * scale)}]"
+                sub = interval_text(style, bands.lower[k, g] * scale, bands.upper[k, g] * scale)
             cells.append(Cell(style(v), css="best" if clear and m == leader else "", sub=sub))
         if clear:
             verdict = leader

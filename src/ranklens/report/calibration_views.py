@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.report.tables import Cell, Row, Table, format_number
+from ranklens.report.tables import Cell, Row, Table, format_number, number_style
 from ranklens.report.tables import header as _header
 
 __all__ = [
@@ -54,12 +54,13 @@ def decomposition_table(evaluation: Any) -> Table | None:
     columns = [table.mean_score, table.mcb, table.dsc, table.unc]
     best_score = int(np.argmin(table.mean_score))
     best_dsc = int(np.argmax(table.dsc))
+    styles = [number_style(values) for values in columns]  # one notation per column
     rows = []
     for m, model in enumerate(table.models):
         cells = [Cell(model, css="text")]
         for k, values in enumerate(columns):
             best = (k == 0 and m == best_score) or (k == 2 and m == best_dsc)
-            cells.append(Cell(format_number(values[m], 4), css="best" if best else ""))
+            cells.append(Cell(styles[k](values[m]), css="best" if best else ""))
         rows.append(Row(cells=cells))
     header = _header(
         "model",

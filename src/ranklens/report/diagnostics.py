@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._foundation.events import events_words
+from ranklens._foundation.format import plain_number
 from ranklens._foundation.scaling import ldexp, scaled
 
 __all__ = [
@@ -269,7 +270,7 @@ def _density_view(ev: Any, summaries: dict[str, Any]) -> Built | None:
 
 
 def _log_axes(ax: Any) -> None:
-    """Both axes logarithmic, ticks labelled as plain numbers (``1000``, ``1e+06``).
+    """Both axes logarithmic, ticks labelled as plain numbers (``1,000``, ``1 million``).
 
     The report draws every text verbatim (``text.parse_math`` off, so that users' column names
     are never read as mathtext); matplotlib's default log-axis labels are mathtext
@@ -280,7 +281,7 @@ def _log_axes(ax: Any) -> None:
     ax.set_xscale("log")
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axis.set_major_formatter(FuncFormatter(lambda value, _: plain_number(value)))
         axis.set_minor_formatter(NullFormatter())
 
 
@@ -419,7 +420,7 @@ def residuals_view(ev: Any) -> Built | None:
             histtype="step",
             linewidth=1.4,
             color=colors.get(model),
-            label=f"{model} (median {median:.3g})",
+            label=f"{model} (median {plain_number(median, 3)})",
         )
     ax.axvline(0.0, linestyle="--", color=_BASELINE_COLOR, label="no error")
     ax.set_xlabel("residual: actual minus predicted")

@@ -19,6 +19,7 @@ from typing import Any
 
 from ranklens._foundation.docstrings import shared_paragraphs
 from ranklens._foundation.events import events_words
+from ranklens._foundation.format import is_finite_number
 from ranklens._foundation.registry import direction_of, plain_text, shaded_positions
 from ranklens.report.diagnostics import target_is_binary
 from ranklens.report.significance import (
@@ -374,7 +375,7 @@ def _headline(goal: Goal, evaluation: Any, models: list[str]) -> str:
 
     def defined(metric: str) -> bool:
         return all(
-            _finite(evaluation.values.get(m, {}).get(metric))
+            is_finite_number(evaluation.values.get(m, {}).get(metric))
             for m in models
             if metric in evaluation.values.get(m, {})
         ) and any(metric in evaluation.values.get(m, {}) for m in models)
@@ -423,13 +424,6 @@ def budget_share(evaluation: Any) -> float | None:
     :func:`budget_targets`."""
     targets = budget_targets(evaluation)
     return None if targets is None else targets[1]
-
-
-def _finite(value: Any) -> bool:
-    try:
-        return math.isfinite(float(value))
-    except (TypeError, ValueError):
-        return False
 
 
 def _b(name: str) -> str:
@@ -497,7 +491,7 @@ def no_extreme_caught(evaluation: Any) -> bool:
     recalls = [
         evaluation.values.get(m, {}).get("utility_recall", math.nan) for m in evaluation.model_names
     ]
-    finite = [float(r) for r in recalls if _finite(r)]
+    finite = [float(r) for r in recalls if is_finite_number(r)]
     return bool(finite) and all(r == 0 for r in finite)
 
 
@@ -510,7 +504,7 @@ def _goal_models(goal: Goal, evaluation: Any) -> list[str]:
         m
         for m in evaluation.model_names
         if any(
-            k in measures and (not finite or _finite(v))
+            k in measures and (not finite or is_finite_number(v))
             for k, v in evaluation.values.get(m, {}).items()
         )
     ]
@@ -546,7 +540,7 @@ def _goal_verdict_before_fit(goal: Goal, evaluation: Any, binary: bool) -> GoalV
         return verdict
     info = evaluation.metrics[metric]
     values = [evaluation.values.get(m, {}).get(metric, math.nan) for m in models]
-    finite = [v for v in values if _finite(v)]
+    finite = [v for v in values if is_finite_number(v)]
     style = number_style(finite)
     if not finite:
         reasons = {undefined_reason(evaluation.problems.get(m, {}).get(metric, "")) for m in models}
@@ -691,7 +685,7 @@ def _coverage_words(evaluation: Any, model: str) -> str:
     """' Its intervals cover 86% of the cases against the nominal 90%.' (or nothing)."""
     coverage = evaluation.values.get(model, {}).get("interval_coverage")
     target = evaluation.metrics.get("interval_coverage", {}).get("target")
-    if not _finite(coverage) or not _finite(target):
+    if not is_finite_number(coverage) or not is_finite_number(target):
         return ""
     return (
         f" Its intervals contain the truth for {100 * float(coverage):.1f}% of the cases, "

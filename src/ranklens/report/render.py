@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from ranklens._foundation.events import events_words
-from ranklens._foundation.format import format_number, result_html
+from ranklens._foundation.format import format_number, plain_number, result_html
 from ranklens._foundation.registry import (
     FAMILIES,
     NOT_PROBABILITIES,
@@ -66,6 +66,7 @@ from ranklens.report.tables import (
     Section,
     Table,
     distinguishing_style,
+    interval_text,
     number_style,
 )
 from ranklens.report.tables import header as _header
@@ -385,7 +386,7 @@ def goal_table(
                         if j in closest
                         else ""
                     ),
-                    sub=f"[{style(ci[0])}, {style(ci[1])}]" if ci else "",
+                    sub=interval_text(style, *ci) if ci else "",
                     key=f"{model}:{metric}",
                 )
             )
@@ -460,7 +461,7 @@ def _block_words(evaluation: Any) -> str:
     if scheme not in ("stationary", "circular", "blocks") or length is None:
         return ""
     if scheme == "stationary":
-        return f"stationary block bootstrap, mean block length {float(length):.3g}"
+        return f"stationary block bootstrap, mean block length {plain_number(length, 3)}"
     if scheme == "blocks":
         return f"non-overlapping block bootstrap, block length {max(1, round(float(length)))}"
     return f"circular block bootstrap, block length {max(1, round(float(length)))}"
@@ -601,7 +602,7 @@ def _verdict_row(verdict: Any, evaluation: Any) -> Row:
         value = values(runner.value_a)
         other = f"{runner.model_b} ({values(runner.value_b)})"
         if runner.tested and math.isfinite(runner.low):
-            diff = f"{style(runner.difference)} [{style(runner.low)}, {style(runner.high)}]"
+            diff = f"{style(runner.difference)} {interval_text(style, runner.low, runner.high)}"
             method = adjusted_method_name(runner.method)
         elif runner.tested:
             diff = f"{style(runner.difference)} (no interval at this level)"
@@ -734,7 +735,8 @@ def _goal_sentences(evaluation: Any, goal: str) -> list[str]:
         if never:
             out.append(
                 f"{_names(never)} never predict{'s' if len(never) == 1 else ''} a value in the "
-                f"extreme range (relevance >= {threshold:g}): precision is not defined for "
+                f"extreme range (relevance >= {plain_number(threshold)}): precision is not "
+                f"defined for "
                 f"{'it' if len(never) == 1 else 'them'}."
             )
         if wrong:

@@ -19,7 +19,15 @@ from typing import Any
 from ranklens._foundation.registry import direction_of
 from ranklens.metrics import get_metric
 from ranklens.report.goals import plain_name
-from ranklens.report.tables import Cell, Row, Section, Table, number_style
+from ranklens.report.tables import (
+    Cell,
+    Row,
+    Section,
+    Table,
+    format_pvalue,
+    interval_text,
+    number_style,
+)
 from ranklens.report.tables import header as _header
 from ranklens.segments import DEFAULT_SEGMENT_METRICS, MISSING_SEGMENT
 
@@ -164,7 +172,7 @@ def _cell(record: dict[str, Any], style: Any) -> Cell:
         )
     if status == "not compared":
         return Cell(text, title=record["reason"], sub="no interval", key=key)
-    sub = f"[{style(record['ci_lower'])}, {style(record['ci_upper'])}]"
+    sub = interval_text(style, record["ci_lower"], record["ci_upper"])
     marks = {
         "pick": ("pick", "the pick"),
         "better": ("best", "clearly better than the pick"),
@@ -173,9 +181,8 @@ def _cell(record: dict[str, Any], style: Any) -> Cell:
     css, words = marks.get(verdict or "", ("", ""))
     title = ""
     if verdict in ("better", "worse"):
-        title = (
-            f"difference from the pick {style(record['difference'])}, q = {record['q_value']:.2g}"
-        )
+        q_value = format_pvalue(record["q_value"])
+        title = f"difference from the pick {style(record['difference'])}, q = {q_value}"
     return Cell(text, css=css, title=title, sub=f"{sub} {words}".strip(), key=key)
 
 
@@ -275,7 +282,7 @@ def findings_table(scan: Any) -> Table:
                     Cell(", ".join(f["models"]), css="text"),
                     Cell(f"{f['n_rows']:,}"),
                     Cell(style(f["gap"])),
-                    Cell(f"{f['q_value']:.2g}"),
+                    Cell(format_pvalue(f["q_value"])),
                 ]
             )
         )

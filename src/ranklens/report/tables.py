@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ranklens._foundation.format import distinguishing_digits, format_number
+from ranklens._foundation.format import distinguishing_decimals, format_number, is_finite_number
 
 __all__ = [
     "Cell",
@@ -21,8 +21,8 @@ __all__ = [
     "distinguishing_style",
     "format_number",
     "format_pvalue",
-    "frame_table",
     "header",
+    "interval_text",
 ]
 
 
@@ -115,78 +115,25 @@ def header(*names: str | tuple[str, str]) -> list[dict[str, str]]:
     return out
 
 
-def frame_table(
-    frame: Any,
-    *,
-    caption: str = "",
-    note: str = "",
-    index: bool = True,
-    pvalue_columns: Iterable[str] = (),
-) -> Table:
-    """A pandas DataFrame as a report table (numbers formatted, text left-aligned).
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        The table's data.
-    caption, note : str, default ''
-        Text above and below the table.
-    index : bool, default True
-        Show the frame's index as the first column.
-    pvalue_columns : iterable of str, default ()
-        Columns formatted as p-values.
-
-    Returns
-    -------
-    Table
-        The report table.
-    """
-    pcols = set(pvalue_columns)
-    columns = [str(c) for c in frame.columns]
-    index_name = str(frame.index.name) if frame.index.name is not None else ""
-    columns_header = header(*(([index_name] if index else []) + columns))
-    rows = []
-    for label, record in zip(frame.index, frame.itertuples(index=False), strict=True):
-        cells = [Cell(str(label), css="text")] if index else []
-        for column, value in zip(columns, record, strict=True):
-            if column in pcols:
-                text = format_pvalue(value)
-                css = "sig" if _is_small(value) else ""
-            elif isinstance(value, str):
-                text, css = value, "text"
-            elif isinstance(value, tuple | list) and len(value) == 2:
-                text, css = f"[{format_number(value[0])}, {format_number(value[1])}]", ""
-            else:
-                text, css = format_number(value), ""
-            cells.append(Cell(text, css=css))
-        rows.append(Row(cells=cells))
-    return Table(header=columns_header, rows=rows, caption=caption, note=note)
-
-
-def _is_small(p: Any) -> bool:
-    try:
-        return float(p) < 0.05
-    except (TypeError, ValueError):
-        return False
-
-
 # --------------------------------------------------------------------------------------------
 # One notation per row or column, digits from the interval width
+#
+# Readers see positional numbers only, never scientific notation: thousands separators for
+# large magnitudes (every whole digit written: ``25,198,765``), as many decimals as the row's
+# intervals can tell for the others (``0.0000123``), and always enough that two different
+# numbers of one row or column read differently.
 
-#: Largest magnitude written in fixed-point notation; beyond it (or below 1e-3) a row or column
-#: is written in scientific notation throughout.
-_FIXED_MAX = 1e7
-_FIXED_MIN = 1e-3
+#: Most decimals a row gets from its interval widths, unless its largest magnitude needs more
+#: for four significant digits.
+_MAX_DECIMALS = 6
 
 
 @dataclasses.dataclass(frozen=True)
 class NumberStyle:
-    """How every number of one row or column is written: fixed-point with ``decimals``, or
-    scientific with ``digits`` significant digits (``scientific=True``)."""
+    """How every number of one row or column is written: positional notation with thousands
+    separators and ``decimals`` decimals."""
 
     decimals: int = 0
-    scientific: bool = False
-    digits: int = 3
 
     def __call__(self, value: Any) -> str:
         try:
@@ -197,54 +144,77 @@ class NumberStyle:
             return "not defined"
         if math.isinf(v):
             return "infinite" if v > 0 else "minus infinite"
-        if self.scientific:
-            return f"{v:.{self.digits - 1}e}" if v != 0 else "0"
         text = f"{v:,.{self.decimals}f}"
         return "0" if text.strip("-0.,") == "" and self.decimals == 0 else text
 
 
-def distinguishing_style(style: NumberStyle, a: Any, b: Any) -> NumberStyle:
-    """``style``, with more digits if needed so that two different numbers ``a`` and ``b`` are
-    not written the same (:func:`~ranklens._foundation.format.distinguishing_digits`).
+def distinguishing_style(style: NumberStyle, *values: Any) -> NumberStyle:
+    """``style``, with more decimals if needed so that no two different numbers of ``values``
+    are written the same (:func:`~ranklens._foundation.format.distinguishing_decimals`).
 
     Parameters
     ----------
     style : NumberStyle
         The notation chosen for the row or sentence.
-    a, b : float
-        The two numbers compared side by side.
+    *values : float
+        The numbers shown together (a row, or the two sides of a comparison).
 
     Returns
     -------
     NumberStyle
-        ``style`` itself when the two already read differently (or are equal).
+        ``style`` itself when they already read differently (or are equal).
 
     Examples
     --------
-    >>> a, b = 24812345.0, 24798765.0
-    >>> style = distinguishing_style(NumberStyle(scientific=True, digits=3), a, b)
+    >>> a, b = 0.71021, 0.71024
+    >>> style = distinguishing_style(NumberStyle(2), a, b)
     >>> style(a), style(b)
-    ('2.481e+07', '2.480e+07')
+    ('0.71021', '0.71024')
     """
-    if not (_finite(a) and _finite(b)) or float(a) == float(b) or style(a) != style(b):
-        return style
-    if style.scientific:
-        return dataclasses.replace(style, digits=distinguishing_digits(a, b, style.digits))
-    decimals = style.decimals
-    while decimals < 17 and f"{float(a):,.{decimals}f}" == f"{float(b):,.{decimals}f}":
-        decimals += 1
-    return dataclasses.replace(style, decimals=decimals)
+    decimals = distinguishing_decimals(values, style.decimals)
+    return style if decimals == style.decimals else dataclasses.replace(style, decimals=decimals)
+
+
+def interval_text(style: NumberStyle, low: Any, high: Any) -> str:
+    """An interval in a row's notation: ``[0.018, 0.029]``, or ``[14,587,144 to 39,779,873]``
+    when thousands separators would make the comma between the two ends ambiguous.
+
+    Parameters
+    ----------
+    style : NumberStyle
+        The notation of the row or column.
+    low, high : float
+        The interval's ends.
+
+    Returns
+    -------
+    str
+        The interval, in brackets.
+
+    Examples
+    --------
+    >>> interval_text(NumberStyle(3), 0.0181, 0.0293)
+    '[0.018, 0.029]'
+    >>> interval_text(NumberStyle(0), 14587144.2, 39779873.0)
+    '[14,587,144 to 39,779,873]'
+    """
+    a, b = style(low), style(high)
+    return f"[{a} to {b}]" if "," in a + b else f"[{a}, {b}]"
 
 
 def number_style(
     values: Iterable[Any], widths: Iterable[Any] = (), *, integer: bool = False
 ) -> NumberStyle:
-    """The one notation for a row or column of numbers.
+    """The one notation for a row or column of numbers: positional, never scientific.
 
-    Fixed-point unless the largest magnitude is at least 1e7 or below 1e-3 (then scientific).
     The decimals give the narrowest interval width two significant digits (a value is not
     written more precisely than the data can tell); without intervals, four significant digits
-    of the largest magnitude. ``integer=True`` (counts) keeps whole numbers whole.
+    of the largest magnitude. At most six decimals from the widths, unless the largest
+    magnitude needs more for four significant digits (``0.00001234``); large numbers keep
+    every whole digit (``25,198,765``). Then as many more decimals as it takes for two
+    different values never to read the same
+    (:func:`~ranklens._foundation.format.distinguishing_decimals`). ``integer=True`` (counts)
+    keeps whole numbers whole.
 
     Parameters
     ----------
@@ -259,26 +229,24 @@ def number_style(
     -------
     NumberStyle
         A formatter.
+
+    Examples
+    --------
+    >>> number_style([2.52e7, 813_000.5])(2.52e7)
+    '25,200,000'
+    >>> style = number_style([1.2e-5, 3.4e-6])
+    >>> style(1.2e-5), style(3.4e-6)
+    ('0.00001200', '0.00000340')
     """
-    finite = [abs(float(v)) for v in values if _finite(v)]
-    if integer and all(float(v).is_integer() for v in finite):
-        big = max(finite, default=0.0)
-        return NumberStyle(0, scientific=big >= 1e12)
+    values = list(values)
+    finite = [abs(float(v)) for v in values if is_finite_number(v)]
     big = max(finite, default=0.0)
-    if big == 0:
+    if (integer and all(float(v).is_integer() for v in finite)) or big == 0:
         return NumberStyle(0)
-    if big >= _FIXED_MAX or big < _FIXED_MIN:
-        return NumberStyle(scientific=True, digits=3)
-    positive = [float(w) for w in widths if _finite(w) and float(w) > 0]
+    most = max(_MAX_DECIMALS, 3 - math.floor(math.log10(big)))
+    positive = [float(w) for w in widths if is_finite_number(w) and float(w) > 0]
     if positive:
         decimals = 1 - math.floor(math.log10(min(positive)))
     else:
         decimals = 3 - math.floor(math.log10(big))
-    return NumberStyle(min(max(decimals, 0), 6))
-
-
-def _finite(value: Any) -> bool:
-    try:
-        return math.isfinite(float(value))
-    except (TypeError, ValueError):
-        return False
+    return distinguishing_style(NumberStyle(min(max(decimals, 0), most)), *values)

@@ -22,10 +22,12 @@ from ranklens.report.goals import (
     clearly_best,
     closest_to_target,
     comparison_contrasts,
+    plain_name,
     summary_verdicts,
     verdict_values,
 )
 from ranklens.report.render import direction_symbol, format_number
+from ranklens.report.tables import number_style
 
 __all__ = [
     "CLEAR_MARK",
@@ -52,6 +54,10 @@ DEFAULT_WIDTH = 100
 #: Longest reason in the folded line of missing values, in terminal cells.
 _MAX_SHORT_REASON = 60
 
+#: A headline column's measure name wraps onto lines of about this many cells (a longer word
+#: is kept whole), unless the column's values are wider.
+_HEADER_CELLS = 16
+
 
 def plain(text: Any, style: str = "") -> Any:
     """``text`` as a rich Text: shown verbatim, with no markup or emoji codes interpreted.
@@ -77,6 +83,10 @@ def plain(text: Any, style: str = "") -> Any:
 def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
     """Every measure (rows) by model (columns); a clearly best value in bold green.
 
+    Each row is named in readers' words (the measure's ``plain_name``), with the name that
+    ``--metrics`` and the JSON results take beside it, dimmed: this table (``--verbose``) is
+    where a user of the command line looks a measure up.
+
     "Best" follows each measure's registered direction (arrow column), and is marked only when
     the model's paired difference to every other model is clear after a Holm (1979) correction
     across the comparison (the report's rule: each measure's own test, DeLong's or the paired
@@ -101,6 +111,8 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
 
     table = Table(title=plain(f"{evaluation.title} (n = {evaluation.n:,})"), title_justify="left")
     table.add_column("measure", style="bold")
+    longest = max((len(metric) for metric in evaluation.metrics), default=0)
+    table.add_column("name for --metrics", style="dim", min_width=longest, no_wrap=True)
     table.add_column("", justify="center")
     for model in evaluation.model_names:
         table.add_column(plain(model), justify="right")
@@ -112,9 +124,9 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
         best = clearly_best(metric, models, values, info, contrasts) or closest_to_target(
             values, info
         )
+        texts = _column_texts(values)
         cells = []
-        for j, value in enumerate(values):
-            model = evaluation.model_names[j]
+        for j, model in enumerate(models):
             if metric not in evaluation.values.get(model, {}):
                 cells.append(plain(""))
                 continue
@@ -122,8 +134,8 @@ def summary_table(evaluation: Any, *, max_rows: int | None = None) -> Any:
             if problem is not None and problem.kind == "failed":
                 cells.append(plain("failed", "bold red"))
                 continue
-            cells.append(plain(format_number(value), "bold green" if j in best else ""))
-        table.add_row(plain(metric), direction_symbol(info), *cells)
+            cells.append(plain(texts[j], "bold green" if j in best else ""))
+        table.add_row(plain(plain_name(metric)), plain(metric), direction_symbol(info), *cells)
     lines = (
         inference_caption(evaluation),
         _untested_caption(contrasts),
@@ -283,9 +295,12 @@ def headline_lines(evaluation: Any, *, width: int | None = None) -> list[str]:
     Each goal's column is its headline measure (:func:`ranklens.report.goals.summary_verdicts`,
     as the report's summary chooses it) with its direction; the best value is followed by
     :data:`CLEAR_MARK` only when the lead over every other model is clear (the summary's rule:
-    every pair of models on the headline measures, Holm-adjusted together). Model names are
-    never cut: when the columns do not fit ``width``, the goals go on in another block of
-    rows, each block beginning with the names again.
+    every pair of models on the headline measures, Holm-adjusted together). A column is headed
+    by its goal and the measure's name in readers' words (its ``plain_name``, as the report
+    writes it), wrapped onto lines of about 16 cells, never cut; the name that ``--metrics``
+    takes is in :func:`summary_table` (``--verbose``). Model names are never cut either: when
+    the columns do not fit ``width``, the goals go on in another block of rows, each block
+    beginning with the names again.
 
     Parameters
     ----------
@@ -312,13 +327,15 @@ def headline_lines(evaluation: Any, *, width: int | None = None) -> list[str]:
     columns = []
     for verdict in verdicts:
         values, info = verdict_values(verdict, evaluation)
-        header = (verdict.goal.key, f"{verdict.metric} {direction_symbol(info)}".strip())
+        texts = dict(zip(values, _column_texts(list(values.values())), strict=True))
         cells = []
         for model in models:
-            value = values.get(model)
-            text = "" if value is None else format_number(value)
+            text = texts.get(model, "")
             clear = verdict.evidence == "clear" and model == verdict.best
             cells.append(f"{text} {CLEAR_MARK}" if clear else f"{text}  " if text else "")
+        name = _wrap(plain_name(verdict.metric), max(_HEADER_CELLS, *map(_cells, cells)))
+        name[-1] = f"{name[-1]} {direction_symbol(info)}".rstrip()  # the arrow ends the name
+        header = [verdict.goal.key, *name]
         wide = max(_cells(t) for t in (*header, *cells))
         columns.append((header, cells, wide))
     name_width = max(_cells(t) for t in ("model", *models))
@@ -334,17 +351,40 @@ def headline_lines(evaluation: Any, *, width: int | None = None) -> list[str]:
     for k, block in enumerate(blocks):
         if k:
             lines.append("")
-        for row in range(2):
-            first = "model" if row == 1 else ""
+        # the goals on one line, then each measure's name ending on the line above the values
+        depth = max(len(h) for h, _, _ in block)
+        heads = [[h[0], *[""] * (depth - len(h)), *h[1:]] for h, _, _ in block]
+        for row in range(depth):
+            first = "model" if row == depth - 1 else ""
             lines.append(
                 _left(first, name_width)
-                + "".join("  " + _right(h[row], w) for h, _, w in block).rstrip()
+                + "".join("  " + _right(h[row], c[2]) for h, c in zip(heads, block, strict=True))
             )
         for i, model in enumerate(models):
             lines.append(
                 _left(model, name_width) + "".join("  " + _right(c[i], w) for _, c, w in block)
             )
     return [line.rstrip() for line in lines]
+
+
+def _column_texts(values: Sequence[Any]) -> list[str]:
+    """The numbers of one row or column of a terminal table in one notation, as the report
+    writes them (:func:`ranklens.report.tables.number_style`: positional, and two different
+    values never the same text); NaN as an en dash, None (no value) as nothing."""
+    style = number_style(v for v in values if v is not None)
+    return ["" if v is None else style(v) if math.isfinite(v) else format_number(v) for v in values]
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` on lines of at most ``width`` terminal cells, broken between words (a longer
+    word keeps a line of its own, whole)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and _cells(f"{lines[-1]} {word}") <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines or [""]
 
 
 def _short_reason(problem: Any) -> str:

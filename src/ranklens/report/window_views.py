@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ranklens._foundation.format import plain_number
 from ranklens.metrics import get_metric
 from ranklens.report.goals import plain_name
 from ranklens.report.segment_views import better_words
@@ -133,7 +134,7 @@ def trend_words(result: Any, trend: dict[str, Any]) -> str:
     if not trend["q_value"] <= result.fdr_level:
         return "no clear trend"
     unit = result.unit if result.window_kind == "calendar" else "window"
-    amount = f"{abs(trend['slope']):.2g} a {unit}"
+    amount = f"{plain_number(abs(trend['slope']), 2)} a {unit}"
     direction = _direction(trend["metric"])
     if direction not in ("lower", "higher"):
         return f"the difference changes by {amount} (clear trend)"
@@ -299,7 +300,7 @@ def _resampling_words(result: Any, units: bool) -> str:
     given = isinstance(length, int | float)
     if result.scheme == "stationary":
         return "the stationary bootstrap of blocks of consecutive rows" + (
-            f" (mean block length {float(length):.3g}, as for the whole evaluation)"
+            f" (mean block length {plain_number(length, 3)}, as for the whole evaluation)"
             if given
             else " (each window's own mean block length)"
         )
