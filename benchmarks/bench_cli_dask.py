@@ -221,7 +221,13 @@ def main() -> None:
         "and robustness tables (for sizes where the command line does not fit in memory)",
     )
     parser.add_argument("--json", default=None, help="write the figures here")
+    parser.add_argument(
+        "--quick", action="store_true", help="2e6 rows in files of 5e5 (make bench --quick)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.n = 2000000.0
+        args.rows_per_file = 500000.0
     n = int(args.n)
 
     import dask

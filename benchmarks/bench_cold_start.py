@@ -157,7 +157,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=None, help="substrings of case names")
+    parser.add_argument(
+        "--quick", action="store_true", help="one run of each case (make bench --quick)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 1
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; median of {args.repeat}")
     print(f"{'case':52s} {'cold':>26s}   {'warm':>26s}")
     for case, (_, cold_target, warm_target) in CASES.items():

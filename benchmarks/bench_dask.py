@@ -210,7 +210,16 @@ def main() -> None:
     parser.add_argument("--only", choices=sorted(FAMILIES), default=None, help="one family")
     parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
     parser.add_argument("--json", default=None, help="write the figures here")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="4e6 rows, 1e6 in memory, files of 1e6 (make bench --quick)",
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.n = 4000000.0
+        args.reference_n = 1000000.0
+        args.rows_per_file = 1000000.0
     n, n_ref = int(args.n), int(min(args.reference_n, args.n))
     runs = {"all": MEASURES} if args.together else dict(FAMILIES)
     if args.only:

@@ -68,7 +68,10 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--generic-replicates", type=int, default=50)
+    parser.add_argument("--quick", action="store_true", help="200 replicates (make bench --quick)")
     args = parser.parse_args()
+    if args.quick:
+        args.replicates = 200
     fast = [get_metric(name) for name in METRICS]
     slow = [dataclasses.replace(spec, capabilities=Capabilities()) for spec in fast]
     small_y, small_preds = _data(500, seed=1)

@@ -93,7 +93,10 @@ def main() -> None:
     parser.add_argument("--sizes", default=",".join(str(n) for n in SIZES))
     parser.add_argument("--replicates", default="32,96")
     parser.add_argument("--one", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="1e6 rows only (make bench --quick)")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes = "1000000"
     replicates = tuple(int(b) for b in args.replicates.split(","))
     assert len(replicates) == 2 and replicates[0] < replicates[1]
     if args.one:
