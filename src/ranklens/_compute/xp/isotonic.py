@@ -9,8 +9,6 @@ bit for bit); :func:`ranklens._compute.xp.measure_routes.pav_numpy` decides.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -62,11 +60,7 @@ def pav_means(
         Each block's first group.
     """
     if _routes.pav_numpy(means.shape[0]):
-        start = time.perf_counter()
-        try:
-            return pav_means_numpy(means, weights)
-        finally:
-            _routes.PAV_TWIN_SECONDS[0] += time.perf_counter() - start
+        return _routes.timed_twin(_routes.PAV_TWIN_SECONDS, pav_means_numpy, means, weights)
     from ranklens._compute.kernels import isotonic as _kernels  # imports numba
 
     return _kernels.pav_block_means(

@@ -47,6 +47,7 @@ __all__ = [
     "ranking_kernel_loaded",
     "sweep_numpy",
     "timed_summary_sums",
+    "timed_twin",
 ]
 
 #: Seconds of NumPy rank sums spent in this process (:func:`timed_summary_sums`), which
@@ -73,14 +74,37 @@ def sweep_numpy(n: int) -> bool:
     """
     if n >= POLICY.sweep_numpy_below or ranking_kernel_loaded("sweep_kernel"):
         return False  # machine code in this process already: the kernel is cheaper per call
-    spent = SWEEP_NUMPY_SECONDS[0]
+    return _twin_until_rented(SWEEP_NUMPY_SECONDS[0], _sweep_kernel)
+
+
+def _sweep_kernel() -> Any:
+    from ranklens._compute.kernels import ranking as kernels  # imports numba
+
+    return kernels.sweep_kernel
+
+
+def _twin_until_rented(spent: float, kernel: Callable[[], Any]) -> bool:
+    """Whether a twin that has run ``spent`` seconds in this process runs again, for a kernel
+    with no machine code in the process yet: until ``POLICY.sweep_load_after_s`` seconds, then
+    while ``kernel()`` (its dispatcher; importing its module imports numba) is not in numba's
+    cache, and from ``POLICY.sweep_compile_after_s`` seconds on never (the kernel is compiled):
+    a loop of small calls ends on the kernel, having paid at most about twice the cheapest cost
+    (the rule of ski rental: Karlin, Manasse, Rudolph & Sleator 1988)."""
     if spent < POLICY.sweep_load_after_s:
         return True
     if spent >= POLICY.sweep_compile_after_s:
         return False
-    from ranklens._compute.kernels import ranking as kernels  # imports numba
+    return not kernel_ready(kernel())
 
-    return not kernel_ready(kernels.sweep_kernel)
+
+def timed_twin(seconds: list[float], twin: Callable[..., Any], *args: Any) -> Any:
+    """``twin(*args)``, its time added to ``seconds[0]``: the seconds a ski-rental route
+    (:func:`sweep_numpy`, :func:`pav_numpy`) weighs against getting the kernel."""
+    start = time.perf_counter()
+    try:
+        return twin(*args)
+    finally:
+        seconds[0] += time.perf_counter() - start
 
 
 def pair_counts_numpy(n: int) -> bool:
@@ -93,11 +117,7 @@ def pair_counts_numpy(n: int) -> bool:
 def timed_summary_sums(y: np.ndarray, p: np.ndarray) -> dict[str, Any]:
     """:func:`ranklens._compute.xp.summary.summary_sums` on NumPy, its time counted for
     :func:`sweep_numpy`."""
-    start = time.perf_counter()
-    try:
-        return summary_sums(np, y, p)
-    finally:
-        SWEEP_NUMPY_SECONDS[0] += time.perf_counter() - start
+    return timed_twin(SWEEP_NUMPY_SECONDS, summary_sums, np, y, p)
 
 
 def curve_helper_numpy(m: int, kernel: Callable[[], Any]) -> bool:
@@ -144,14 +164,13 @@ def pav_numpy(n: int) -> bool:
     kernels = sys.modules.get("ranklens._compute.kernels.isotonic")
     if n >= POLICY.pav_numpy_below or (kernels is not None and kernels.pav_block_means.signatures):
         return False  # machine code in this process already: the kernel is cheaper per call
-    spent = PAV_TWIN_SECONDS[0]
-    if spent < POLICY.sweep_load_after_s:
-        return True
-    if spent >= POLICY.sweep_compile_after_s:
-        return False
+    return _twin_until_rented(PAV_TWIN_SECONDS[0], _pav_kernel)
+
+
+def _pav_kernel() -> Any:
     from ranklens._compute.kernels import isotonic  # imports numba
 
-    return not kernel_ready(isotonic.pav_block_means)
+    return isotonic.pav_block_means
 
 
 @functools.cache
