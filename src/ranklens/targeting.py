@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import textwrap
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
@@ -60,6 +59,7 @@ from ranklens._foundation.docstrings import (
     made_function,
     raises_input_errors,
     shared_paragraphs,
+    wrapped,
 )
 from ranklens._foundation.events import DEFAULT_EVENTS, EventRule, parse_events
 from ranklens._foundation.forms import (
@@ -2456,12 +2456,6 @@ _AT_DEPTH_DOC = """{title} when the top {percent} % by prediction is targeted \
     """
 
 
-def _wrapped(text: str, indent: int) -> str:
-    """``text`` wrapped for a docstring place ``indent`` spaces deep, its first line unindented."""
-    lines = textwrap.wrap(text, 96, break_long_words=False, break_on_hyphens=False)
-    return f"\n{' ' * indent}".join(lines)
-
-
 def _register_at_depth(statistic: CurveStatistic, percent: int) -> Callable[..., float]:
     """The registered measure ``lift_at_<percent>``, ``precision_at_<percent>`` or
     ``recall_at_<percent>``: the functional ``statistic`` of the ranked curve at
@@ -2484,8 +2478,8 @@ def _register_at_depth(statistic: CurveStatistic, percent: int) -> Callable[...,
     doc = _AT_DEPTH_DOC.format(
         title=says.kind.capitalize(),
         percent=percent,
-        returns=_wrapped(says.returns.format(**values), 8),
-        notes=_wrapped(says.notes.format(**values), 4),
+        returns=wrapped(says.returns.format(**values), 8),
+        notes=wrapped(says.notes.format(**values), 4),
     )
     measure = made_function(measure, name, __name__, doc)
     measure = computes_where_inputs_live(_ON_DEVICE_SCALAR)(measure)

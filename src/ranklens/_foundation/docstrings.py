@@ -40,6 +40,7 @@ __all__ = [
     "made_function",
     "raises_input_errors",
     "shared_paragraphs",
+    "wrapped",
 ]
 
 #: The line a docstring holds where the shared input errors go (indented as a section entry).
@@ -186,7 +187,15 @@ def device_inputs(how: str) -> str:
         "polars columns, lists) are computed on the CPU; host arrays given with device ones "
         "are copied to the device."
     )
-    return "\n    ".join(textwrap.wrap(text, _WIDTH))
+    return wrapped(text)
+
+
+def wrapped(text: str, indent: int = 4) -> str:
+    """``text`` wrapped at the docstrings' width for a place ``indent`` spaces deep in a
+    docstring, its first line unindented (the template's marker line holds the indentation);
+    words and hyphenated words are never broken."""
+    lines = textwrap.wrap(text, _WIDTH, break_long_words=False, break_on_hyphens=False)
+    return f"\n{' ' * indent}".join(lines)
 
 
 def computes_where_inputs_live(how: str) -> Callable[[_F], _F]:
