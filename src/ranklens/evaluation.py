@@ -1165,7 +1165,8 @@ def _curves_and_extras(
     names = _curves_of_families(metrics)
     curve_results = _all_curves(names, y, preds, bounds, weight, context, problems, progress)
     profits = curve_results.get("profit")
-    if "profit" not in names and (plan is not None or is_binary_target(y)):
+    binary = is_binary_target(y)
+    if "profit" not in names and (plan is not None or binary):
         profits = _curve_results(
             get_curve("profit"), y, preds, bounds, weight, context, problems, progress
         )
@@ -1175,7 +1176,7 @@ def _curves_and_extras(
     )
     if context.get("relevance") is not None:
         extras["relevance"] = context["relevance"]
-    if is_binary_target(y):
+    if binary:
         at_depth = counts_at_depth(y, preds, weight, budget_depth, problems)
         if at_depth is not None:
             extras["at_depth"] = at_depth
