@@ -45,17 +45,23 @@ def test_against_scikit_learn():
     np.testing.assert_allclose(fitted, want, rtol=1e-12, atol=1e-12)
 
 
-def test_route_by_size(monkeypatch):
-    """From ``POLICY.pav_numpy_below`` groups on the kernel runs, whatever is compiled."""
-    rng = np.random.default_rng(5)
-    means, weights = _groups(rng, 50, ties=True)
+@pytest.fixture
+def twin_calls(monkeypatch):
+    """The sizes the Python twin is called with (it is replaced by a recorder)."""
     calls = []
     monkeypatch.setattr(
         isotonic, "pav_means_numpy", lambda m, w: calls.append(m.shape[0]) or (m[:1], [0])
     )
+    return calls
+
+
+def test_route_by_size(monkeypatch, twin_calls):
+    """From ``POLICY.pav_numpy_below`` groups on the kernel runs, whatever is compiled."""
+    rng = np.random.default_rng(5)
+    means, weights = _groups(rng, 50, ties=True)
     monkeypatch.setattr(POLICY, "pav_numpy_below", 0)
     values, _ = isotonic.pav_means(means, weights)
-    assert calls == []
+    assert twin_calls == []
     assert values.tobytes() == pav_block_means(means, weights)[0].tobytes()
 
 
@@ -72,17 +78,13 @@ def test_small_cold_call_imports_no_numba():
     assert done.returncode == 0, done.stderr
 
 
-def test_a_long_loop_of_small_calls_ends_on_the_kernel(monkeypatch):
+def test_a_long_loop_of_small_calls_ends_on_the_kernel(monkeypatch, twin_calls):
     """Once the twin has run longer than compiling the kernel costs, the kernel takes over."""
     from ranklens._compute.xp import measure_routes
 
     rng = np.random.default_rng(6)
     means, weights = _groups(rng, 50, ties=True)
-    calls = []
-    monkeypatch.setattr(
-        isotonic, "pav_means_numpy", lambda m, w: calls.append(m.shape[0]) or (m[:1], [0])
-    )
     monkeypatch.setattr(measure_routes, "PAV_TWIN_SECONDS", [POLICY.sweep_compile_after_s])
     values, _ = isotonic.pav_means(means, weights)
-    assert calls == []
+    assert twin_calls == []
     assert values.tobytes() == pav_block_means(means, weights)[0].tobytes()
