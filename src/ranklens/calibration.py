@@ -254,10 +254,34 @@ class _Fit:
     """The isotonic recalibration of one model: the rows in the order of the prediction."""
 
     order: np.ndarray  # rows (with positive weight) sorted by prediction
+    starts: np.ndarray  # where each distinct prediction's rows start in ``order``
     group_x: FloatArray  # each distinct prediction (scaled), increasing
     group_weight: FloatArray  # the weight of its rows
     group_value: FloatArray  # the recalibrated value (scaled) at it
     n_blocks: int
+
+
+def _groups(xs: FloatArray, w: FloatArray) -> tuple[np.ndarray, FloatArray]:
+    """Where each distinct prediction starts in rows sorted by prediction, and its weight."""
+    new = np.ones(xs.shape[0], dtype=bool)
+    new[1:] = xs[1:] != xs[:-1]
+    starts = np.flatnonzero(new)
+    if starts.shape[0] == xs.shape[0]:  # no ties: each group is one row (its sum, exactly)
+        return starts, w.copy()
+    return starts, np.add.reduceat(w, starts)
+
+
+def _block_values(
+    ys: FloatArray, w: FloatArray, starts: np.ndarray, group_weight: FloatArray, level: float | None
+) -> tuple[Any, Any]:
+    """PAV of the groups (:func:`_groups`) of rows sorted by prediction: each block's value and
+    its first group (the mean, or the ``level``-quantile)."""
+    if level is None:
+        sums = w * ys
+        if starts.shape[0] < ys.shape[0]:  # else one row a group: its sum, exactly
+            sums = np.add.reduceat(sums, starts)
+        return pav_means(sums / group_weight, group_weight)
+    return _pav_quantiles(ys, w, starts, level)
 
 
 def _fit(d: _Data, level: float | None, by_prediction: np.ndarray | None = None) -> _Fit:
@@ -274,29 +298,28 @@ def _fit(d: _Data, level: float | None, by_prediction: np.ndarray | None = None)
     else:
         order = by_prediction if d.w is None else by_prediction[d.w[by_prediction] > 0]
     xs = d.xs[order]
-    ys = d.ys[order]
     w = np.ones(order.shape[0]) if d.w is None else d.w[order]
-    new = np.ones(xs.shape[0], dtype=bool)
-    new[1:] = xs[1:] != xs[:-1]
-    starts = np.flatnonzero(new)
-    group_weight = np.add.reduceat(w, starts)
-    values: Any
-    firsts: Any
-    if level is None:
-        means = np.add.reduceat(w * ys, starts) / group_weight
-        values, firsts = pav_means(means, group_weight)
-    else:
-        values, firsts = _pav_quantiles(ys, w, starts, level)
+    starts, group_weight = _groups(xs, w)
+    values, firsts = _block_values(d.ys[order], w, starts, group_weight, level)
     sizes = np.diff(np.append(firsts, starts.shape[0]))
     group_value = np.repeat(np.asarray(values, dtype=np.float64), sizes)
-    return _Fit(order, xs[starts], group_weight, group_value, len(values))
+    return _Fit(order, starts, xs[starts], group_weight, group_value, len(values))
 
 
 def _row_values(d: _Data, fit: _Fit) -> FloatArray:
     """The recalibrated value of every row (scaled), in row order; a row of zero weight takes the
     value at the largest weighted prediction not above its own (the first, below them all)."""
-    at = np.searchsorted(fit.group_x, d.xs, side="right") - 1
-    return fit.group_value[np.clip(at, 0, None)]
+    n = d.xs.shape[0]
+    values = np.empty(n)
+    # a fitted row takes its group's value, in the order of the fit (no search)
+    values[fit.order] = np.repeat(fit.group_value, np.diff(np.append(fit.starts, fit.order.size)))
+    if fit.order.shape[0] < n:
+        unfitted = np.ones(n, dtype=bool)
+        unfitted[fit.order] = False
+        rows = np.flatnonzero(unfitted)
+        at = np.searchsorted(fit.group_x, d.xs[rows], side="right") - 1
+        values[rows] = fit.group_value[np.clip(at, 0, None)]
+    return values
 
 
 # --------------------------------------------------------------------------------------------
@@ -832,22 +855,27 @@ def _consistency_band(
     m = fit.group_x.shape[0]
     if n_bootstrap == 0:
         return np.full(m, np.nan), np.full(m, np.nan)
-    rows = fit.order  # rows of positive weight
+    rows = fit.order  # rows of positive weight, sorted by prediction
     rc = _row_values(d, fit)[rows]
     residuals = d.ys[rows] - rc
-    w = None if d.w is None else d.w[rows]
-    p = None if w is None else w / w.sum()
+    w = np.ones(rows.shape[0]) if d.w is None else d.w[rows]
+    p = None if d.w is None else w / w.sum()
     rng = np.random.default_rng(seed)
     xs = d.xs[rows]
-    in_order = np.arange(xs.shape[0])  # the rows are sorted by prediction already
+    # the resamples keep the predictions and the weights: the same groups every time
+    starts, group_weight = _groups(xs, w)
     steps: list[np.ndarray] = []
     levels: list[FloatArray] = []
     for _ in range(n_bootstrap):
         draw = rng.choice(residuals.shape[0], size=residuals.shape[0], replace=True, p=p)
-        curve = _fit(_Data(xs + residuals[draw], xs, w, 0), level, in_order).group_value
-        starts = np.flatnonzero(np.r_[True, curve[1:] != curve[:-1]])
-        steps.append(starts)
-        levels.append(curve[starts])
+        values, firsts = _block_values(xs + residuals[draw], w, starts, group_weight, level)
+        values = np.asarray(values, dtype=np.float64)
+        # the curve steps where a block's value differs from the one before (pinball blocks
+        # may repeat a value)
+        change = np.ones(values.shape[0], dtype=bool)
+        change[1:] = values[1:] != values[:-1]
+        steps.append(np.asarray(firsts, dtype=np.int64)[change])
+        levels.append(values[change])
     changes = np.unique(np.concatenate(steps))  # the predictions where any curve steps
     tail = (1.0 - confidence) / 2.0
     low_at, high_at = np.empty(changes.shape[0]), np.empty(changes.shape[0])

@@ -1172,7 +1172,9 @@ def _curves_and_extras(
         )
     budget_depth = depth_of_budget(profits)
     extras.update(
-        _task_extras(y, preds, agreement_predictions, context, weight, problems, progress)
+        _task_extras(
+            y, preds, agreement_predictions, context, weight, problems, progress, plan is not None
+        )
     )
     if context.get("relevance") is not None:
         extras["relevance"] = context["relevance"]
@@ -2280,9 +2282,11 @@ def _task_extras(
     weight: np.ndarray | None,
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
+    resamples: bool,
 ) -> dict[str, Any]:
     """Results about the set of models rather than one model (best by depth, agreement, the
-    decomposition of the mean squared error)."""
+    decomposition of the mean squared error; the reliability diagram's consistency band only
+    when the run ``resamples``)."""
     extras: dict[str, Any] = {}
     candidates = dict(agreement_predictions) if agreement_predictions else dict(preds)
     rankings = compare_metric_rankings
@@ -2309,13 +2313,15 @@ def _task_extras(
             extras["best_model_by_depth"] = result
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})["best model by depth"] = problem
-    calibration = _calibration_extras(y, preds, weight, problems)
+    band_resamples = _RELIABILITY_BAND_RESAMPLES if resamples else 0
+    calibration = _calibration_extras(y, preds, weight, problems, band_resamples)
     if calibration is not None:
         extras["calibration"] = calibration
     return extras
 
 
-#: Resamples behind the reliability diagram's consistency band (drawn for one model only).
+#: Resamples behind the reliability diagram's consistency band (drawn for one model only, in a
+#: run that resamples: ``n_bootstrap=0`` draws none).
 _RELIABILITY_BAND_RESAMPLES = 200
 
 
@@ -2324,15 +2330,17 @@ def _calibration_extras(
     preds: Mapping[str, np.ndarray],
     weight: np.ndarray | None,
     problems: dict[str, dict[str, Problem]],
+    band_resamples: int,
 ) -> dict[str, Any] | None:
     """The CORP decomposition of every model's mean squared error and its reliability
     diagram, for the report's Size of the errors section (None when it could not be made).
 
     ``{"table": ScoreDecompositionTable, "diagrams": {model: ReliabilityDiagramResult},
-    "band_model": str}``: the consistency band is drawn for ``band_model`` only, the model
-    with the lowest mean squared error (bands for every model would hide the curves), from
-    :data:`_RELIABILITY_BAND_RESAMPLES` resamples with a fixed seed, so that the report is the
-    same on every run and the comparison's random stream is left as it was. A failure is
+    "band_model": str or None}``: the consistency band is drawn for ``band_model`` only, the
+    model with the lowest mean squared error (bands for every model would hide the curves),
+    from ``band_resamples`` resamples with a fixed seed, so that the report is the same on
+    every run and the comparison's random stream is left as it was; with ``band_resamples=0``
+    (a run without resampling) no model has a band and ``band_model`` is None. A failure is
     recorded under ``problems[ALL_MODELS]["calibration"]``.
     """
     if not preds:
@@ -2344,10 +2352,11 @@ def _calibration_extras(
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})["calibration"] = problem
         return None
-    band_model = table.models[int(np.argmin(table.mean_score))]
+    best = table.models[int(np.argmin(table.mean_score))]
+    band_model = best if band_resamples > 0 else None
     diagrams: dict[str, Any] = {}
     for model, pred in preds.items():
-        n_bootstrap = _RELIABILITY_BAND_RESAMPLES if model == band_model else 0
+        n_bootstrap = band_resamples if model == band_model else 0
         diagram, problem = call_quietly(
             reliability_diagram,
             y,

@@ -41,6 +41,27 @@ def _vertices(ax) -> int:
 # thinning
 
 
+def test_run_ends_equal_a_stable_sort_by_bucket_then_value(rng):
+    """Per run of equal buckets, the first index of the smallest value and the last of the
+    largest: what a stable sort by (bucket, value) puts at each run's ends, ties and
+    infinities included."""
+    from ranklens.plot._base import _run_ends
+
+    for trial in range(500):
+        n = int(rng.integers(1, 200))
+        bucket = np.sort(rng.integers(0, int(rng.integers(1, 15)), n))
+        key = rng.integers(-2, 3, n).astype(float) if trial % 2 else rng.normal(size=n)
+        key[rng.random(n) < 0.1] = np.inf
+        key[rng.random(n) < 0.1] = -np.inf
+        key[rng.random(n) < 0.1] = -0.0
+        order = np.lexsort((key, bucket))
+        first = np.flatnonzero(np.r_[True, bucket[order][1:] != bucket[order][:-1]])
+        last = np.r_[first[1:], n] - 1
+        lowest, highest = _run_ends(key, bucket)
+        assert np.array_equal(lowest, order[first])
+        assert np.array_equal(highest, order[last])
+
+
 def test_thin_keeps_everything_below_the_limit():
     x = np.arange(10.0)
     np.testing.assert_array_equal(thin_indices(x, x**2, max_points=10), np.arange(10))

@@ -77,6 +77,32 @@ def test_the_section_shows_the_decomposition_and_the_reliability_diagram(shifted
     assert "b has the lowest mean squared error, but a discriminates best" in section
 
 
+def test_the_band_follows_the_run_resampling(shifted):
+    """The consistency band is drawn (200 resamples, for the model with the lowest mean squared
+    error) in a run that resamples; a run with ``n_bootstrap=0`` draws none and the caption
+    says why."""
+    pytest.importorskip("matplotlib")
+    y, predictions, evaluation = shifted
+    block = evaluation.extras["calibration"]
+    assert block["band_model"] == "b"
+    assert block["diagrams"]["b"].n_bootstrap == 200
+    assert np.isfinite(block["diagrams"]["b"].band_low).all()
+    assert block["diagrams"]["a"].n_bootstrap == 0
+    plain = evaluate_models(y, predictions, n_bootstrap=0, robustness=False)
+    block = plain.extras["calibration"]
+    assert block["band_model"] is None
+    assert all(d.n_bootstrap == 0 for d in block["diagrams"].values())
+    assert all(np.isnan(d.band_low).all() for d in block["diagrams"].values())
+    # the curves and the decomposition are those of the resampling run
+    for model, diagram in block["diagrams"].items():
+        before = evaluation.extras["calibration"]["diagrams"][model]
+        assert np.array_equal(diagram.recalibrated, before.recalibrated)
+        assert diagram.mcb == before.mcb and diagram.dsc == before.dsc
+    section = html.unescape(_section(render_html(plain, title="Calibration"), "errors"))
+    assert "No consistency band: the evaluation drew no resamples" in section
+    assert "shaded band" not in section
+
+
 def test_the_table_holds_the_decomposition_of_every_model(shifted):
     y, predictions, evaluation = shifted
     table = decomposition_table(evaluation)

@@ -101,8 +101,17 @@ def order_legend(ax: Any, models: Sequence[str], **kwargs: Any) -> None:
 
 
 def is_binary(y: Any) -> bool:
-    """Whether the evaluated truth takes at most two values (a 0/1 response)."""
-    return y is not None and np.unique(np.asarray(y)).size <= 2
+    """Whether the evaluated truth takes at most two values (a 0/1 response).
+
+    Two passes over the values rather than a sort: the report asks this of every view.
+    """
+    if y is None:
+        return False
+    values = np.asarray(y).ravel()
+    if values.dtype.kind not in "biuf" or (values.dtype.kind == "f" and np.isnan(values).any()):
+        return np.unique(values).size <= 2  # NaN (one value to np.unique) or not numbers
+    others = values[values != values[0]] if values.size else values
+    return others.size == 0 or bool(np.all(others == others[0]))
 
 
 def target_is_binary(ev: Any) -> bool:
@@ -510,6 +519,21 @@ def calibration_view(ev: Any) -> Built | None:
     return "Calibration by decile", caption, fig, ""
 
 
+def reliability_band_sentence(band_model: str | None, level: float) -> str:
+    """What the reliability diagram's band shows, or why there is none (a run without
+    resampling draws no band)."""
+    if band_model is None:
+        return (
+            "No consistency band: the evaluation drew no resamples (n_bootstrap=0, "
+            "--bootstrap 0 on the command line)."
+        )
+    return (
+        f"The shaded band around {band_model} (the lowest mean squared error) is where its "
+        f"curve would lie {100 * level:.0f}% of the time if its predictions were already "
+        "calibrated."
+    )
+
+
 def reliability_view(ev: Any) -> Built | None:
     """The reliability diagram: each model's recalibrated against its original predictions,
     as step curves on one panel, the diagonal, and the consistency band of the model with the
@@ -556,9 +580,8 @@ def reliability_view(ev: Any) -> Built | None:
     caption = (
         "Each step curve is a model's predictions after the best monotone recalibration: "
         "where it follows the dashed diagonal the predictions are right on average, and the "
-        "further away it runs, the more a recalibration would remove. The shaded band around "
-        f"{band_model} (the lowest mean squared error) is where its curve would lie "
-        f"{100 * level:.0f}% of the time if its predictions were already calibrated."
+        "further away it runs, the more a recalibration would remove. "
+        + reliability_band_sentence(band_model, level)
     )
     return "Reliability diagram", caption, fig, ""
 

@@ -231,7 +231,8 @@ HOW = {
         "is the error that map removes, discrimination how far the recalibrated predictions "
         "improve on the average, and uncertainty the error of the average itself. The "
         "reliability diagram draws that map as a step curve per model, with a consistency band "
-        "(resampled under calibration) for the model with the lowest mean squared error. The "
+        "(resampled under calibration, in a run that resamples) for the model with the lowest "
+        "mean squared error. The "
         "Summary compares the models' discrimination with its paired interval: a model with "
         "the higher error but clearly higher discrimination would win once recalibrated."
     ),
