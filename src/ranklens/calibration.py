@@ -51,6 +51,7 @@ from ranklens._foundation.forms import ReplicateForm, ReplicateSweep
 from ranklens._foundation.registry import register_metric
 from ranklens._foundation.results import CurveResult, Result
 from ranklens._foundation.scaling import binary_exponent, ldexp
+from ranklens._foundation.shared import shared
 from ranklens._foundation.typing import ArrayLike
 from ranklens._foundation.validation import (
     FloatArray,
@@ -384,6 +385,18 @@ def _decompose(d: _Data, level: float | None, by_prediction: np.ndarray | None =
     )
 
 
+def _decomposition(
+    y_true: Any, y_pred: Any, sample_weight: Any, level: float | None
+) -> tuple[_Data, _Parts]:
+    """The validated rows and their decomposition: within
+    :func:`ranklens._foundation.shared.shared_results`, one fit per model, weights and score
+    for every caller (a model's miscalibration and discrimination, its table row and its
+    reliability diagram)."""
+    d = _prepare(y_true, y_pred, sample_weight)
+    kind = f"score decomposition at level {level!r}, scaled by 2**{d.e}"
+    return d, shared(kind, (d.ys, d.xs, d.w), lambda: _decompose(d, level))
+
+
 def _score_name(level: float | None) -> str:
     return "squared error" if level is None else f"pinball loss at level {level:g}"
 
@@ -591,8 +604,7 @@ def score_decomposition(
     (0.375, 1.125, 1.25, 0.5)
     """
     level = _check_score(score, quantile_level)
-    d = _prepare(y_true, y_pred, sample_weight)
-    parts = _decompose(d, level)
+    d, parts = _decomposition(y_true, y_pred, sample_weight, level)
     return ScoreDecomposition(
         score=str(score),
         quantile_level=level,
@@ -603,7 +615,7 @@ def score_decomposition(
         reference=parts.reference,
         n=int(d.ys.shape[0]),
         n_blocks=parts.fit.n_blocks,
-        recalibrated=parts.recalibrated,
+        recalibrated=parts.recalibrated.copy(),  # the fit may be shared
         method=_method(level, parts.fit.n_blocks),
     )
 
@@ -786,7 +798,8 @@ class ReliabilityDiagramResult(CurveResult):
         The isotonic recalibration at each (``y``); the curve is constant from one prediction to
         the next.
     band_low, band_high : ndarray of shape (m,)
-        The consistency band at each prediction (NaN with ``n_bootstrap=0``).
+        The consistency band at each prediction. With ``n_bootstrap=0``, NaN: one read-only
+        array of shape (m,) that holds a single value (``np.broadcast_to``).
     weight : ndarray of shape (m,)
         The total weight (rows, unweighted) at each prediction.
     mean_score, mcb, dsc, unc : float
@@ -853,8 +866,9 @@ def _consistency_band(
     """
     fit = parts.fit
     m = fit.group_x.shape[0]
-    if n_bootstrap == 0:
-        return np.full(m, np.nan), np.full(m, np.nan)
+    if n_bootstrap == 0:  # no band: NaN everywhere, a read-only view of one value
+        nan = np.broadcast_to(np.float64(np.nan), (m,))
+        return nan, nan
     rows = fit.order  # rows of positive weight, sorted by prediction
     rc = _row_values(d, fit)[rows]
     residuals = d.ys[rows] - rc
@@ -971,20 +985,21 @@ def reliability_diagram(
     n_boot = check_positive_int(n_bootstrap, "n_bootstrap", minimum=0)
     confidence = check_probability(confidence_level, "confidence_level")
     seed = check_random_state(random_state)
-    d = _prepare(y_true, y_pred, sample_weight)
-    parts = _decompose(d, level)
+    d, parts = _decomposition(y_true, y_pred, sample_weight, level)
     low, high = _consistency_band(d, parts, level, n_boot, confidence, seed)
     fit = parts.fit
 
-    def unscaled(v: FloatArray) -> FloatArray:
-        return np.ldexp(v, d.e) if d.e else v
+    def unscaled(v: FloatArray) -> FloatArray:  # a new array: the fit may be shared
+        return np.ldexp(v, d.e) if d.e else v.copy()
 
+    if n_boot:
+        low, high = unscaled(low), unscaled(high)
     return ReliabilityDiagramResult(
         prediction=unscaled(fit.group_x),
         recalibrated=unscaled(fit.group_value),
-        band_low=unscaled(low),
-        band_high=unscaled(high),
-        weight=fit.group_weight,
+        band_low=low,
+        band_high=high,
+        weight=fit.group_weight.copy(),
         mean_score=parts.mean_score,
         mcb=parts.mcb,
         dsc=parts.dsc,
@@ -1245,7 +1260,7 @@ def miscalibration(
     0.375
     """
     level = _check_score(score, quantile_level)
-    return _decompose(_prepare(y_true, y_pred, sample_weight), level).mcb
+    return _decomposition(y_true, y_pred, sample_weight, level)[1].mcb
 
 
 @register_metric(
@@ -1309,4 +1324,4 @@ def discrimination(
     1.125
     """
     level = _check_score(score, quantile_level)
-    return _decompose(_prepare(y_true, y_pred, sample_weight), level).dsc
+    return _decomposition(y_true, y_pred, sample_weight, level)[1].dsc

@@ -65,6 +65,7 @@ from ranklens._foundation.registry import (
     needs_probabilities,
 )
 from ranklens._foundation.results import Result, to_builtin
+from ranklens._foundation.shared import shared_results
 from ranklens._foundation.typing import ArrayLike
 from ranklens._foundation.validation import (
     as_1d_float,
@@ -696,34 +697,36 @@ def score_registered_metrics(
         len(intervals if get_metric(m).inputs == "interval" else predictions) for m in names
     )
     step = 0
-    for metric in names:
-        spec = get_metric(metric)
-        interval = spec.inputs == "interval"
-        inputs = intervals if interval else predictions
-        if not inputs:
-            continue
-        info[metric] = metric_info(spec, context)
-        for model, given in inputs.items():
-            step += 1
-            if progress is not None:
-                progress(f"measures ({step}/{total}): {model}: {metric}")
-            if needs_probabilities(spec) and model in not_probabilities:
-                values[model][metric] = math.nan
-                problems[model][metric] = Problem("skipped", NOT_PROBABILITIES)
+    # the measures of one model share its sorts and sweeps (Kendall's tau, Somers' D, gamma, ...)
+    with shared_results():
+        for metric in names:
+            spec = get_metric(metric)
+            interval = spec.inputs == "interval"
+            inputs = intervals if interval else predictions
+            if not inputs:
                 continue
-            local = context if interval else model_context(context, intervals.get(model))
-            kwargs, skip = fit_kwargs(spec.func, 3 if interval else 2, local)
-            if spec.supports_sample_weight and sample_weight is not None:
-                kwargs["sample_weight"] = sample_weight
-            if skip is not None:
-                values[model][metric] = math.nan
-                problems[model][metric] = skip
-                continue
-            args = (y_true, *given) if interval else (y_true, given)
-            value, problem = score_quietly(spec.func, *args, **kwargs)
-            values[model][metric] = value
-            if problem is not None:
-                problems[model][metric] = problem
+            info[metric] = metric_info(spec, context)
+            for model, given in inputs.items():
+                step += 1
+                if progress is not None:
+                    progress(f"measures ({step}/{total}): {model}: {metric}")
+                if needs_probabilities(spec) and model in not_probabilities:
+                    values[model][metric] = math.nan
+                    problems[model][metric] = Problem("skipped", NOT_PROBABILITIES)
+                    continue
+                local = context if interval else model_context(context, intervals.get(model))
+                kwargs, skip = fit_kwargs(spec.func, 3 if interval else 2, local)
+                if spec.supports_sample_weight and sample_weight is not None:
+                    kwargs["sample_weight"] = sample_weight
+                if skip is not None:
+                    values[model][metric] = math.nan
+                    problems[model][metric] = skip
+                    continue
+                args = (y_true, *given) if interval else (y_true, given)
+                value, problem = score_quietly(spec.func, *args, **kwargs)
+                values[model][metric] = value
+                if problem is not None:
+                    problems[model][metric] = problem
     if sample_weight is not None:
         for metric, meta in info.items():
             if not get_metric(metric).supports_sample_weight:
@@ -2345,6 +2348,18 @@ def _calibration_extras(
     """
     if not preds:
         return None
+    with shared_results():  # the table and the diagrams share each model's fit
+        return _calibration_block(y, preds, weight, problems, band_resamples)
+
+
+def _calibration_block(
+    y: np.ndarray,
+    preds: Mapping[str, np.ndarray],
+    weight: np.ndarray | None,
+    problems: dict[str, dict[str, Problem]],
+    band_resamples: int,
+) -> dict[str, Any] | None:
+    """:func:`_calibration_extras`' block, computed within one sharing block."""
     table, problem = call_quietly(
         score_decompositions, y, dict(preds), sample_weight=weight, score="squared_error"
     )

@@ -1102,7 +1102,8 @@ def reliability_chart(ev: Any) -> dict[str, Any] | None:
     if not isinstance(block, dict) or not block.get("diagrams"):
         return None
     band_model = block.get("band_model")
-    series, bands, ends = [], [], []
+    series, bands = [], []
+    lo, hi = math.inf, -math.inf  # the extent of the curves (every distinct prediction)
     for model, result in block["diagrams"].items():
         x, y = np.asarray(result.prediction, float), np.asarray(result.recalibrated, float)
         if not x.size:
@@ -1121,10 +1122,11 @@ def reliability_chart(ev: Any) -> dict[str, Any] | None:
                 }
             )
         both = np.concatenate([x, y])
-        ends += both[np.isfinite(both)].tolist()
-    if not ends:
+        both = both[np.isfinite(both)]
+        if both.size:
+            lo, hi = min(lo, float(both.min())), max(hi, float(both.max()))
+    if lo > hi:
         return None
-    lo, hi = min(ends), max(ends)
     margin = 0.05 * (hi - lo) if hi > lo else 1.0
     spec = line_chart(
         series,
