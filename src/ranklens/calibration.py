@@ -1159,10 +1159,12 @@ def _discrimination_leave_one_out(y: FloatArray, p: FloatArray, **params: Any) -
 # for the squared error, and by refitting (up to _REFIT_MAX_ROWS rows) for the pinball loss.
 @dataclasses.dataclass(frozen=True)
 class _SweepState:
-    """Each model's validated, scaled rows and its rows in the order of its prediction."""
+    """Each model's validated, scaled rows, its rows in the order of its prediction, and
+    whether its predictions are all distinct (then every replicate's groups are single rows)."""
 
     data: tuple[_Data, ...]
     by_prediction: tuple[np.ndarray, ...]
+    distinct: tuple[bool, ...]
     level: float | None
 
 
@@ -1171,23 +1173,83 @@ def _sweep_prepare(y_true: FloatArray, preds: FloatArray, params: Mapping[str, A
     level = _check_score(params.get("score", "squared_error"), params.get("quantile_level"))
     data = tuple(_prepare(y_true, p, None) for p in preds)
     orders = tuple(np.argsort(d.xs, kind="stable") for d in data)
-    return _SweepState(data, orders, level)
+    distinct = tuple(
+        bool(np.all(d.xs[o][1:] != d.xs[o][:-1])) for d, o in zip(data, orders, strict=True)
+    )
+    return _SweepState(data, orders, distinct, level)
+
+
+#: Cells (replicates times rows) of the arrays one step of :func:`_squared_error_replicates`
+#: holds: the replicates of a block are taken this many cells at a time.
+_REPLICATE_CELLS = 1 << 20
+
+
+def _squared_error_replicates(
+    d: _Data, order: np.ndarray, weights: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """MCB and DSC of the squared error for each row of ``weights`` (replicates times rows, in
+    row order, none summing to 0), for a model whose predictions are all distinct.
+
+    The operations of :func:`_decompose` on each replicate, so its numbers bit for bit: every
+    group is one row, so its mean is ``(w y) / w``; pool-adjacent-violators runs per replicate
+    on its rows of positive weight; the means and scores are the same products summed along
+    each row (NumPy sums a row of a 2-d array as it sums a 1-d one).
+    """
+    ys_sorted = d.ys[order]
+    row_score = _scores(d.ys, d.xs, None)  # the prediction's own score does not change
+    mcb, dsc = np.empty(weights.shape[0]), np.empty(weights.shape[0])
+    step = max(1, _REPLICATE_CELLS // max(1, weights.shape[1]))
+    for first in range(0, weights.shape[0], step):
+        w = weights[first : first + step]
+        sorted_w = w[:, order]
+        recalibrated = np.empty_like(w)
+        blocks = np.zeros(w.shape[1], dtype=np.int64)
+        for r in range(w.shape[0]):
+            kept = np.flatnonzero(sorted_w[r] > 0)
+            kept_w = sorted_w[r, kept]
+            values, firsts = pav_means((kept_w * ys_sorted[kept]) / kept_w, kept_w)
+            # a row takes the block of the last fitted row at or before it (the first block,
+            # before them all), as :func:`_row_values` does
+            blocks[:] = 0
+            blocks[kept[firsts]] = 1
+            at = np.clip(np.cumsum(blocks) - 1, 0, None)
+            recalibrated[r, order] = np.asarray(values, dtype=np.float64)[at]
+        total = w.sum(axis=1)
+        reference = (w * d.ys).sum(axis=1) / total
+        s_x = (w * row_score).sum(axis=1) / total
+        s_rc = (w * (recalibrated - d.ys) ** 2).sum(axis=1) / total
+        s_r = (w * (reference[:, None] - d.ys) ** 2).sum(axis=1) / total
+        gained, resolved = s_x - s_rc, s_r - s_rc
+        with np.errstate(over="ignore", under="ignore"):
+            # max(difference, 0.0) as the function takes it (a negative is rounding)
+            mcb[first : first + step] = np.ldexp(np.where(gained < 0.0, 0.0, gained), 2 * d.e)
+            dsc[first : first + step] = np.ldexp(np.where(resolved < 0.0, 0.0, resolved), 2 * d.e)
+    return mcb, dsc
 
 
 def _sweep_evaluate(state: _SweepState, weights: FloatArray, wanted: tuple[Any, ...]) -> Any:
     """``(rows, len(wanted), models)`` replicates of the miscalibration and the discrimination:
-    one recalibration per replicate and model serves both, on the rows sorted once."""
+    one recalibration per replicate and model serves both, on the rows sorted once; for the
+    squared error and distinct predictions the replicates' sums are taken together."""
     n_models = len(state.data)
     out = np.full((weights.shape[0], len(wanted), n_models), np.nan)
     n = weights.shape[1]
-    for r in range(weights.shape[0]):
-        if not weights[r].sum() > 0:
-            continue  # the functions refuse weights summing to 0
+    live = np.flatnonzero(weights.sum(axis=1) > 0)  # the functions refuse weights summing to 0
+    if live.size == 0:
+        return out
+    scaled = np.empty((live.size, n))
+    for k, r in enumerate(live):
         w, _ = check_sample_weight_scaled(weights[r], n, integers_as_given=True)
-        for m, (d, order) in enumerate(zip(state.data, state.by_prediction, strict=True)):
-            parts = _decompose(_Data(d.ys, d.xs, w, d.e), state.level, order)
-            for j, statistic in enumerate(wanted):
-                out[r, j, m] = parts.mcb if statistic == "mcb" else parts.dsc
+        scaled[k] = w  # never None: these are weights
+    for m, (d, order) in enumerate(zip(state.data, state.by_prediction, strict=True)):
+        if state.level is None and state.distinct[m]:
+            mcb, dsc = _squared_error_replicates(d, order, scaled)
+        else:
+            parts = [_decompose(_Data(d.ys, d.xs, w, d.e), state.level, order) for w in scaled]
+            mcb = np.array([p.mcb for p in parts])
+            dsc = np.array([p.dsc for p in parts])
+        for j, statistic in enumerate(wanted):
+            out[live, j, m] = mcb if statistic == "mcb" else dsc
     return out
 
 

@@ -518,3 +518,38 @@ def test_band_taken_at_the_steps_equals_every_column(monkeypatch, weighted, leve
     low, high = _band_brute_force(y, p, w, level, 30, 0.8, 3)
     assert got.band_low.tobytes() == low.tobytes()
     assert got.band_high.tobytes() == high.tobytes()
+
+
+@pytest.mark.parametrize("cells", [1, 1 << 20])
+@pytest.mark.parametrize("scale", [1.0, 1e6])
+@pytest.mark.parametrize("ties", [False, True])
+def test_the_bootstrap_sweep_equals_the_functions_bit_for_bit(monkeypatch, cells, scale, ties):
+    """Each replicate of the miscalibration and discrimination sweep is what the functions give
+    with that replicate's weights, to the bit: integer and fractional weights, a replicate of
+    zero total (NaN), rows of zero weight first and last, replicates taken a few cells at a time
+    or all at once."""
+    from ranklens import calibration
+
+    monkeypatch.setattr(calibration, "_REPLICATE_CELLS", cells)
+    rng = np.random.default_rng(21)
+    n = 60
+    y = rng.lognormal(0.0, 1.0, n) * scale
+    preds = np.stack([y * rng.lognormal(0.0, 0.4, n), y + rng.normal(0.0, scale, n)])
+    if ties:
+        preds = np.round(preds / scale, 0) * scale
+    weights = rng.poisson(1.0, size=(7, n)).astype(np.float64)
+    weights[1] = 0.0  # refused by the functions: NaN
+    weights[2] *= rng.uniform(0.5, 1.5, n)  # fractional: rescaled to mean 1
+    weights[3, np.argsort(preds[0])[:5]] = 0.0  # the lowest predictions out
+    state = calibration._SWEEP.prepare(y, preds, {})
+    got = calibration._SWEEP.evaluate(state, weights, ("mcb", "dsc"))
+    for r in range(weights.shape[0]):
+        for m in range(preds.shape[0]):
+            if r == 1:
+                assert np.isnan(got[r, :, m]).all()
+                continue
+            want = [
+                miscalibration(y, preds[m], sample_weight=weights[r]),
+                discrimination(y, preds[m], sample_weight=weights[r]),
+            ]
+            assert np.array(want).tobytes() == got[r, :, m].tobytes(), (r, m)
