@@ -167,7 +167,8 @@ class ModelEvaluation(Result):
         ``metric_agreement``, ``best_model_by_depth``, ``bands`` (curve name ->
         :func:`ranklens.bands.curve_bands` result), ``calibration`` (the decomposition of each
         model's mean squared error, :func:`ranklens.calibration.score_decompositions`, its
-        reliability diagrams and the model whose diagram has the consistency band),
+        reliability diagrams and the model whose diagram has the consistency band, None in a
+        run without resampling),
         ``at_depth`` (for a 0/1 target, each model's precision, recall and 2x2 counts at the
         budget's depth: :func:`counts_at_depth`), ``y_true``
         (the evaluated truth) and ``predictions`` (model -> the evaluated predictions), for the
@@ -2317,7 +2318,8 @@ def _task_extras(
         if problem is not None:
             problems.setdefault(ALL_MODELS, {})["best model by depth"] = problem
     band_resamples = _RELIABILITY_BAND_RESAMPLES if resamples else 0
-    calibration = _calibration_extras(y, preds, weight, problems, band_resamples)
+    with shared_results():  # the table and the diagrams share each model's fit
+        calibration = _calibration_extras(y, preds, weight, problems, band_resamples)
     if calibration is not None:
         extras["calibration"] = calibration
     return extras
@@ -2348,18 +2350,6 @@ def _calibration_extras(
     """
     if not preds:
         return None
-    with shared_results():  # the table and the diagrams share each model's fit
-        return _calibration_block(y, preds, weight, problems, band_resamples)
-
-
-def _calibration_block(
-    y: np.ndarray,
-    preds: Mapping[str, np.ndarray],
-    weight: np.ndarray | None,
-    problems: dict[str, dict[str, Problem]],
-    band_resamples: int,
-) -> dict[str, Any] | None:
-    """:func:`_calibration_extras`' block, computed within one sharing block."""
     table, problem = call_quietly(
         score_decompositions, y, dict(preds), sample_weight=weight, score="squared_error"
     )

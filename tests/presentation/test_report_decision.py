@@ -270,9 +270,12 @@ def test_format_money(value, currency, text):
 
 def test_events_and_problems_in_words():
     assert events_words("top:0.1 (y >= 512.013; event share 0.1002)") == (
-        "the top 10% of values, at least 512.0"
+        "the top 10% of values, at least 512"
     )
     assert events_words("y >= 1234.5", unit="EUR") == "values at least 1,234 EUR"
+    # the report's plain numbers: never scientific notation, large values in words
+    assert events_words("y >= 1.234e-05") == "values at least 0.00001234"
+    assert events_words("y < -2500000", unit="$") == "values below -$2.5 million"
     message = (
         "undefined: y_true must be non-negative for NDCG (it is the relevance gain); got "
         "-0.36 at position 2. Transform the target first"

@@ -220,7 +220,8 @@ def evaluate_models(
         ``gains`` (``"linear"`` or ``"exponential"``, :func:`ranklens.ndcg_score`).
     n_bootstrap : int
         Paired bootstrap replicates for :func:`ranklens.compare_models`: 0 draws none (the
-        analytic intervals and tests of ``inference="auto"`` remain), else an integer >= 2
+        analytic intervals and tests of ``inference="auto"`` remain; no curve bands, and no
+        consistency band on the reliability diagram), else an integer >= 2
         (checked as :func:`ranklens.compare_models` checks it; 1 or a fraction is a
         ``ValueError``, not a comparison left out).
     random_state : int or None

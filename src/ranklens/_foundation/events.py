@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ranklens._foundation.format import plain_number
 from ranklens._foundation.validation import check_probability
 
 __all__ = [
@@ -141,15 +142,10 @@ _RELEVANCE_TEXT = re.compile(r"^relevance >= ([-0-9.eE+]+)")
 
 
 def _amount(value: float, unit: str | None = None) -> str:
-    """A threshold as a reader writes it: "512.0", "1,234", "0.0312", with its unit ("$512.0",
-    "512.0 EUR")."""
+    """A threshold as a reader writes it, the report's plain numbers to four significant digits
+    ("512", "1,235", "0.0312", "25.2 million"), with its unit ("$512", "512 EUR")."""
     v = float(value)
-    if abs(v) >= 1000:
-        text = f"{abs(v):,.0f}"
-    elif abs(v) >= 100:
-        text = f"{abs(v):.1f}"
-    else:
-        text = f"{abs(v):.3g}"
+    text = plain_number(abs(v), 4)
     sign = "-" if v < 0 else ""
     if not unit:
         return sign + text
@@ -162,7 +158,7 @@ def events_words(definition: str, unit: str | None = None) -> str:
     """An event definition, as the results write it, in a reader's words.
 
     The results keep the precise definition (``"top:0.1 (y >= 512.013; event share 0.1)"``);
-    the report writes it as a phrase: "the top 10% of values, at least 512.0".
+    the report writes it as a phrase: "the top 10% of values, at least 512".
 
     Parameters
     ----------
@@ -180,7 +176,7 @@ def events_words(definition: str, unit: str | None = None) -> str:
     Examples
     --------
     >>> events_words("top:0.1 (y >= 512.013; event share 0.1002)")
-    'the top 10% of values, at least 512.0'
+    'the top 10% of values, at least 512'
     >>> events_words("y > 3", unit="$")
     'values above $3'
     >>> events_words("binary")

@@ -155,7 +155,7 @@ def goal_of(family: str) -> Goal | None:
 
 def _events_text(evaluation: Any) -> str:
     """The events of this evaluation in words ("events: the top 10% of values, at least
-    512.0"), from the definition the targeting curves recorded, else the settings."""
+    512"), from the definition the targeting curves recorded, else the settings."""
     definition = ""
     for kind in ("gain", "roc", "lift"):
         for curve in (evaluation.curves.get(kind) or {}).values():
