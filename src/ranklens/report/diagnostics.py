@@ -519,7 +519,7 @@ def calibration_view(ev: Any) -> Built | None:
     return "Calibration by decile", caption, fig, ""
 
 
-def reliability_band_sentence(band_model: str | None, level: float) -> str:
+def _band_sentence(band_model: str | None, level: float) -> str:
     """What the reliability diagram's band shows, or why there is none (a run without
     resampling draws no band)."""
     if band_model is None:
@@ -581,7 +581,7 @@ def reliability_view(ev: Any) -> Built | None:
         "Each step curve is a model's predictions after the best monotone recalibration: "
         "where it follows the dashed diagonal the predictions are right on average, and the "
         "further away it runs, the more a recalibration would remove. "
-        + reliability_band_sentence(band_model, level)
+        + _band_sentence(band_model, level)
     )
     return "Reliability diagram", caption, fig, ""
 
