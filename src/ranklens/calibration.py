@@ -307,13 +307,17 @@ def _fit(d: _Data, level: float | None, by_prediction: np.ndarray | None = None)
     return _Fit(order, starts, xs[starts], group_weight, group_value, len(values))
 
 
+def _fitted_values(fit: _Fit) -> FloatArray:
+    """The recalibrated value (scaled) of each fitted row, in the order of the fit: its group's."""
+    return np.repeat(fit.group_value, np.diff(np.append(fit.starts, fit.order.shape[0])))
+
+
 def _row_values(d: _Data, fit: _Fit) -> FloatArray:
     """The recalibrated value of every row (scaled), in row order; a row of zero weight takes the
     value at the largest weighted prediction not above its own (the first, below them all)."""
     n = d.xs.shape[0]
     values = np.empty(n)
-    # a fitted row takes its group's value, in the order of the fit (no search)
-    values[fit.order] = np.repeat(fit.group_value, np.diff(np.append(fit.starts, fit.order.size)))
+    values[fit.order] = _fitted_values(fit)  # a fitted row: by the sort, no search
     if fit.order.shape[0] < n:
         unfitted = np.ones(n, dtype=bool)
         unfitted[fit.order] = False
@@ -870,7 +874,7 @@ def _consistency_band(
         nan = np.broadcast_to(np.float64(np.nan), (m,))
         return nan, nan
     rows = fit.order  # rows of positive weight, sorted by prediction
-    rc = _row_values(d, fit)[rows]
+    rc = _fitted_values(fit)
     residuals = d.ys[rows] - rc
     w = np.ones(rows.shape[0]) if d.w is None else d.w[rows]
     p = None if d.w is None else w / w.sum()
@@ -1173,9 +1177,8 @@ def _sweep_prepare(y_true: FloatArray, preds: FloatArray, params: Mapping[str, A
     level = _check_score(params.get("score", "squared_error"), params.get("quantile_level"))
     data = tuple(_prepare(y_true, p, None) for p in preds)
     orders = tuple(np.argsort(d.xs, kind="stable") for d in data)
-    distinct = tuple(
-        bool(np.all(d.xs[o][1:] != d.xs[o][:-1])) for d, o in zip(data, orders, strict=True)
-    )
+    in_order = [d.xs[o] for d, o in zip(data, orders, strict=True)]
+    distinct = tuple(bool(np.all(xs[1:] != xs[:-1])) for xs in in_order)
     return _SweepState(data, orders, distinct, level)
 
 

@@ -1177,7 +1177,14 @@ def _curves_and_extras(
     budget_depth = depth_of_budget(profits)
     extras.update(
         _task_extras(
-            y, preds, agreement_predictions, context, weight, problems, progress, plan is not None
+            y,
+            preds,
+            agreement_predictions,
+            context,
+            weight,
+            problems,
+            progress,
+            resamples=plan is not None,
         )
     )
     if context.get("relevance") is not None:
@@ -2286,6 +2293,7 @@ def _task_extras(
     weight: np.ndarray | None,
     problems: dict[str, dict[str, Problem]],
     progress: ProgressCallback | None,
+    *,
     resamples: bool,
 ) -> dict[str, Any]:
     """Results about the set of models rather than one model (best by depth, agreement, the
